@@ -1,0 +1,78 @@
+"""An in-memory emulator of etcd v3's MVCC store. It knows bytes and revisions, nothing of
+Kubernetes.
+
+Semantics follow etcd 3.5/3.6 (``../shared/reference/etcd-semantics.md``): one global revision
+(a fresh store is at 1), per-key create/mod revision, version and lease; ranges over
+``[key, range_end)`` with limit/count/revision; txns with compares; compaction; watches with
+progress notifications; leases. Errors carry etcd's exact messages (errors.py).
+
+Concurrency model
+-----------------
+One thread owns a ``Store``: in the server, the asyncio event loop thread. Every method is plain
+synchronous code that never blocks and never awaits, so each request runs to completion without
+interleaving: a txn is atomic and serializable by construction, with no locks. Other threads
+must hand work to the owning loop (``loop.call_soon_threadsafe``) rather than call in.
+
+Watchers are notified synchronously at commit: the revision's events are pushed into each
+matching synced watcher's stream queue, then the stream's ``on_ready`` callback runs (on the
+owning thread; typically it sets an ``asyncio.Event``). Consumers ``poll()`` the stream from their
+own task. A consumer that falls behind never blocks the writer: its queue is bounded, and its
+watchers switch to catching up from the store's revision log (watcher.py), as etcd's victims do.
+
+Time (progress ticks, lease expiry) enters only through ``StoreTimers`` (timers.py) or explicit
+calls, so tests drive it deterministically.
+
+Layout: kv.py (records, requests, responses), key_history.py (one key's versions), kvstore.py
+(revisions, range, txn, compaction), watcher.py (watchers, streams), watchable_store.py
+(dispatch, progress), lease.py (lessor), server.py (``Store``), timers.py (the clock).
+"""
+
+from .errors import (
+    EtcdError,
+    ErrCompacted,
+    ErrDuplicateKey,
+    ErrEmptyKey,
+    ErrFutureRev,
+    ErrKeyNotFound,
+    ErrLeaseExist,
+    ErrLeaseNotFound,
+    ErrLeaseProvided,
+    ErrLeaseTTLTooLarge,
+    ErrTooManyOps,
+    ErrValueProvided,
+    ErrWatcherDuplicateID,
+)
+from .kv import (
+    Compare,
+    CompareResult,
+    CompareTarget,
+    DeleteRangeRequest,
+    DeleteRangeResponse,
+    Event,
+    EventType,
+    KeyValue,
+    PutRequest,
+    PutResponse,
+    RangeRequest,
+    RangeResponse,
+    TxnRequest,
+    TxnResponse,
+    WatchFilter,
+    WatchResponse,
+    prefix_range_end,
+)
+from .lease import LeaseTimeToLive
+from .server import LeaseGrantResponse, Store
+from .timers import StoreTimers
+from .watcher import STREAM_PROGRESS_ID, WatchStream
+
+__all__ = [
+    "Compare", "CompareResult", "CompareTarget", "DeleteRangeRequest", "DeleteRangeResponse",
+    "ErrCompacted", "ErrDuplicateKey", "ErrEmptyKey", "ErrFutureRev", "ErrKeyNotFound",
+    "ErrLeaseExist", "ErrLeaseNotFound", "ErrLeaseProvided", "ErrLeaseTTLTooLarge",
+    "ErrTooManyOps", "ErrValueProvided", "ErrWatcherDuplicateID", "EtcdError", "Event",
+    "EventType", "KeyValue", "LeaseGrantResponse", "LeaseTimeToLive", "PutRequest",
+    "PutResponse", "RangeRequest", "RangeResponse", "STREAM_PROGRESS_ID", "Store", "StoreTimers",
+    "TxnRequest", "TxnResponse", "WatchFilter", "WatchResponse", "WatchStream",
+    "prefix_range_end",
+]

@@ -1,0 +1,489 @@
+"""The MVCC key-value store: one global revision, per-key history, ranges, txns, compaction.
+
+Data layout
+- ``_history``: SortedDict key -> KeyHistory (see key_history.py) for every key with a retained
+  version, live or not; it answers reads of the past.
+- ``_live``: SortedList of the keys alive at the current revision; it answers reads of the present,
+  including ``count``, in O(log n) whatever the size of the range.
+- ``_log``: the events of every revision since the compaction point, ``_log[rev - _log_base]``.
+  Revisions are dense (every revision is one committed change set), so locating a revision is
+  arithmetic, not a search. Watch catch-up reads from it; compaction trims it.
+
+A write request is staged in a ``_WriteTxn`` and applied all at once at its end, so a request that
+fails half-way (a bad lease, a future revision in a txn's range) changes nothing, and the revision
+moves by exactly one when, and only when, the request changed something.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from sortedcontainers import SortedDict, SortedList
+
+from . import key_history
+from .errors import (
+    ErrCompacted,
+    ErrDuplicateKey,
+    ErrEmptyKey,
+    ErrFutureRev,
+    ErrKeyNotFound,
+    ErrLeaseNotFound,
+    ErrLeaseProvided,
+    ErrTooManyOps,
+    ErrValueProvided,
+)
+from .kv import (
+    Compare,
+    CompareResult,
+    CompareTarget,
+    DeleteRangeRequest,
+    DeleteRangeResponse,
+    Event,
+    EventType,
+    KeyValue,
+    PutRequest,
+    PutResponse,
+    RangeRequest,
+    RangeResponse,
+    Request,
+    Response,
+    TxnRequest,
+    TxnResponse,
+)
+
+if TYPE_CHECKING:
+    from .lease import Lessor
+
+#: etcd's ``--max-txn-ops`` default.
+DEFAULT_MAX_TXN_OPS = 128
+
+_TO_THE_END = b"\0"
+
+
+def _range_bounds(key: bytes, range_end: bytes) -> tuple[bytes, bytes | None, bool]:
+    """(start, end, single) for etcd's range rules: empty end = the one key, ``b"\\0"`` = every key
+    from ``key`` on (``key == range_end == b"\\0"`` is then every key)."""
+    if not range_end:
+        return key, None, True
+    if range_end == _TO_THE_END:
+        return key, None, False
+    return key, range_end, False
+
+
+class KVStore:
+    def __init__(self, *, max_txn_ops: int = DEFAULT_MAX_TXN_OPS) -> None:
+        self._rev = 1  # a fresh etcd is at revision 1; the first write gets 2
+        self._compact_rev = -1  # etcd's compactMainRev before any compaction
+        self._history: SortedDict = SortedDict()
+        self._live: SortedList = SortedList()
+        self._log: list[tuple[Event, ...]] = []
+        self._log_base = 2  # revision of _log[0]
+        self.max_txn_ops = max_txn_ops
+        self.lessor: Lessor | None = None  # set by Store; None means "no lease may be attached"
+
+    # ----------------------------------------------------------------- revisions
+
+    @property
+    def revision(self) -> int:
+        return self._rev
+
+    @property
+    def compact_revision(self) -> int:
+        """The last compaction's revision, -1 before any."""
+        return self._compact_rev
+
+    def _check_read_revision(self, rev: int, current: int) -> int:
+        if rev <= 0:
+            return current
+        if rev > current:
+            raise ErrFutureRev()
+        if rev < self._compact_rev:
+            raise ErrCompacted()
+        return rev
+
+    # ----------------------------------------------------------------- reads
+
+    def range(self, req: RangeRequest) -> RangeResponse:
+        if not req.key:
+            raise ErrEmptyKey()
+        rev = self._check_read_revision(req.revision, self._rev)
+        kvs, count = self._range_at(req.key, req.range_end, rev, req.limit, req.count_only)
+        return self._range_response(req, kvs, count)
+
+    def _range_response(self, req: RangeRequest, kvs: list[KeyValue], count: int) -> RangeResponse:
+        if req.keys_only:
+            kvs = [kv._replace(value=b"") for kv in kvs]
+        more = 0 < req.limit < count
+        return RangeResponse(self._rev, kvs, count, more)
+
+    def _range_at(
+        self, key: bytes, range_end: bytes, rev: int, limit: int, count_only: bool
+    ) -> tuple[list[KeyValue], int]:
+        start, end, single = _range_bounds(key, range_end)
+        if single:
+            history = self._history.get(start)
+            kv = key_history.visible_at(history, rev) if history else None
+            return ([] if kv is None or count_only else [kv]), (0 if kv is None else 1)
+        if rev == self._rev:
+            return self._range_present(start, end, limit, count_only)
+        return self._range_past(start, end, rev, limit, count_only)
+
+    def _range_present(
+        self, start: bytes, end: bytes | None, limit: int, count_only: bool
+    ) -> tuple[list[KeyValue], int]:
+        live = self._live
+        lo = live.bisect_left(start)
+        hi = len(live) if end is None else live.bisect_left(end)
+        count = max(0, hi - lo)
+        if count_only:
+            return [], count
+        stop = hi if limit <= 0 else min(hi, lo + limit)
+        history = self._history
+        return [history[k][-1] for k in live.islice(lo, stop)], count
+
+    def _range_past(
+        self, start: bytes, end: bytes | None, rev: int, limit: int, count_only: bool
+    ) -> tuple[list[KeyValue], int]:
+        kvs: list[KeyValue] = []
+        count = 0
+        history = self._history
+        for k in history.irange(start, end, inclusive=(True, False)):
+            kv = key_history.visible_at(history[k], rev)
+            if kv is None:
+                continue
+            count += 1
+            if not count_only and (limit <= 0 or len(kvs) < limit):
+                kvs.append(kv)
+        return kvs, count
+
+    def _live_keys(self, start: bytes, end: bytes | None) -> Iterator[bytes]:
+        return self._live.irange(start, end, inclusive=(True, False))
+
+    def get(self, key: bytes, rev: int = 0) -> KeyValue | None:
+        """The key's value at ``rev`` (0 = now), or None; a convenience over ``range``."""
+        rev = self._check_read_revision(rev, self._rev)
+        history = self._history.get(key)
+        return key_history.visible_at(history, rev) if history else None
+
+    # ----------------------------------------------------------------- writes
+
+    def put(self, req: PutRequest) -> PutResponse:
+        resp = self.txn(TxnRequest(success=(req,)))
+        put: PutResponse = resp.responses[0]  # type: ignore[assignment]
+        return put._replace(header_revision=resp.header_revision)
+
+    def delete_range(self, req: DeleteRangeRequest) -> DeleteRangeResponse:
+        resp = self.txn(TxnRequest(success=(req,)))
+        deleted: DeleteRangeResponse = resp.responses[0]  # type: ignore[assignment]
+        return deleted._replace(header_revision=resp.header_revision)
+
+    def txn(self, req: TxnRequest) -> TxnResponse:
+        _check_txn_shape(req, self.max_txn_ops)
+        wtxn = _WriteTxn(self)
+        succeeded = all(self._compare(c) for c in req.compare)
+        responses = wtxn.run(req.success if succeeded else req.failure)
+        return TxnResponse(wtxn.commit(), succeeded, responses)
+
+    def _compare(self, cmp: Compare) -> bool:
+        start, end, single = _range_bounds(cmp.key, cmp.range_end)
+        if single:
+            kv = self.get(start)
+            kvs = [] if kv is None else [kv]
+        else:
+            history = self._history
+            kvs = [history[k][-1] for k in self._live_keys(start, end)]
+        if not kvs:
+            # etcd compares a missing key against an all-zero KeyValue, except VALUE, which fails.
+            if cmp.target is CompareTarget.VALUE:
+                return False
+            return _compare_kv(cmp, KeyValue(cmp.key, 0, 0, 0))
+        return all(_compare_kv(cmp, kv) for kv in kvs)
+
+    def _apply(self, rev: int, changes: list[tuple[KeyValue, KeyValue | None]]) -> tuple[Event, ...]:
+        """Install one revision's changes (new record, previous live value) and log its events."""
+        history = self._history
+        live = self._live
+        lessor = self.lessor
+        events = []
+        for kv, prev in changes:
+            key = kv.key
+            h = history.get(key)
+            if h is None:
+                history[key] = [kv]
+            else:
+                h.append(kv)
+            deleted = kv.version == 0
+            if deleted:
+                live.remove(key)
+                events.append(Event(EventType.DELETE, kv, prev))
+            else:
+                if prev is None:
+                    live.add(key)
+                events.append(Event(EventType.PUT, kv, prev))
+            if lessor is not None:
+                old_lease = prev.lease if prev is not None else 0
+                new_lease = 0 if deleted else kv.lease
+                if old_lease != new_lease:
+                    lessor.detach(old_lease, key)
+                    lessor.attach(new_lease, key)
+        logged = tuple(events)
+        self._log.append(logged)
+        self._rev = rev
+        return logged
+
+    def _commit(self, changes: list[tuple[KeyValue, KeyValue | None]]) -> int:
+        """Apply staged changes at the next revision and announce them; returns the revision."""
+        if changes:
+            events = self._apply(self._rev + 1, changes)
+            self._on_commit(self._rev, events)
+        return self._rev
+
+    def _on_commit(self, rev: int, events: tuple[Event, ...]) -> None:
+        """Called once per new revision, after it is visible to reads; the watchable store
+        overrides it to feed watchers."""
+
+    # ----------------------------------------------------------------- compaction
+
+    def compact(self, rev: int) -> int:
+        """Compact history at ``rev``: reads below it fail from now on, and every version
+        superseded at ``rev`` is released. Returns the header revision."""
+        if rev <= self._compact_rev:
+            raise ErrCompacted()
+        if rev > self._rev:
+            raise ErrFutureRev()
+        self._compact_rev = rev
+        # Only keys changed since the previous compaction can hold superseded versions, and those
+        # are exactly the keys in the log below ``rev``: compaction costs what was written, not
+        # the size of the key space.
+        cut = rev - self._log_base
+        touched = {ev.kv.key for evs in self._log[:cut] for ev in evs}
+        history = self._history
+        for key in touched:
+            h = history.get(key)
+            if h is None:
+                continue
+            kept = key_history.compact(h, rev)
+            if not kept:
+                del history[key]
+            elif kept is not h:
+                history[key] = kept
+        if cut > 0:
+            del self._log[:cut]
+            self._log_base = rev
+        # An event at exactly ``rev`` keeps no prev_kv: etcd would read it at rev-1, which is gone.
+        if self._log:
+            self._log[0] = tuple(ev._replace(prev_kv=None) for ev in self._log[0])
+        return self._rev
+
+    # ----------------------------------------------------------------- log access
+
+    def _events_between(self, first: int, last: int) -> list[tuple[int, tuple[Event, ...]]]:
+        """(revision, events) for every revision in [first, last], from the log."""
+        base = self._log_base
+        lo = max(first, base) - base
+        hi = last - base + 1
+        return [(base + i, self._log[i]) for i in range(lo, hi)]
+
+    def stats(self) -> dict[str, int]:
+        """Sizes for metrics and benchmarks."""
+        return {
+            "revision": self._rev,
+            "compact_revision": self._compact_rev,
+            "keys_live": len(self._live),
+            "keys_indexed": len(self._history),
+            "versions": sum(len(h) for h in self._history.values()),
+            "log_revisions": len(self._log),
+        }
+
+
+def _compare_kv(cmp: Compare, kv: KeyValue) -> bool:
+    target = cmp.target
+    if target is CompareTarget.VALUE:
+        actual: int | bytes = kv.value
+    elif target is CompareTarget.VERSION:
+        actual = kv.version
+    elif target is CompareTarget.CREATE:
+        actual = kv.create_revision
+    elif target is CompareTarget.MOD:
+        actual = kv.mod_revision
+    else:
+        actual = kv.lease
+    operand = cmp.operand
+    result = cmp.result
+    if result is CompareResult.EQUAL:
+        return actual == operand
+    if result is CompareResult.NOT_EQUAL:
+        return actual != operand
+    if result is CompareResult.GREATER:
+        return actual > operand  # type: ignore[operator]
+    return actual < operand  # type: ignore[operator]
+
+
+def _check_txn_shape(req: TxnRequest, max_ops: int) -> None:
+    """etcd's request checks, before anything runs: op counts, then no key written twice."""
+    if len(req.compare) > max_ops or len(req.success) > max_ops or len(req.failure) > max_ops:
+        raise ErrTooManyOps()
+    for branch in (req.success, req.failure):
+        for op in branch:
+            if isinstance(op, TxnRequest):
+                _check_txn_shape(op, max_ops)
+            elif isinstance(op, RangeRequest | PutRequest | DeleteRangeRequest) and not op.key:
+                raise ErrEmptyKey()
+        _written_intervals(branch)
+
+
+def _written_intervals(ops: tuple[Request, ...]) -> tuple[set[bytes], list[tuple[bytes, bytes]]]:
+    """etcd's ``checkIntervals``: the keys put and ranges deleted by ``ops`` (nested txns
+    included), raising ErrDuplicateKey when one key would be written twice."""
+    puts: set[bytes] = set()
+    dels: list[tuple[bytes, bytes]] = []
+    for op in ops:
+        if isinstance(op, DeleteRangeRequest):
+            dels.append((op.key, op.range_end))
+    for op in ops:
+        if isinstance(op, TxnRequest):
+            # Each branch of a nested txn is checked on its own, then against this level.
+            for branch in (op.success, op.failure):
+                inner_puts, inner_dels = _written_intervals(branch)
+                if inner_puts & puts:
+                    raise ErrDuplicateKey()
+                for key in inner_puts:
+                    if any(_in_range(key, d) for d in dels):
+                        raise ErrDuplicateKey()
+                puts |= inner_puts
+                dels.extend(inner_dels)
+        elif isinstance(op, PutRequest):
+            if op.key in puts or any(_in_range(op.key, d) for d in dels):
+                raise ErrDuplicateKey()
+            puts.add(op.key)
+    return puts, dels
+
+
+def _in_range(key: bytes, interval: tuple[bytes, bytes]) -> bool:
+    start, end, single = _range_bounds(*interval)
+    if single:
+        return key == start
+    return key >= start and (end is None or key < end)
+
+
+class _WriteTxn:
+    """One write request in flight: ops run in order against the store overlaid with the
+    request's own earlier writes (etcd reads at ``beginRev+1`` once a txn has changes)."""
+
+    def __init__(self, store: KVStore) -> None:
+        self.store = store
+        self.rev = store.revision + 1  # the revision this request's writes will get
+        self.staged: dict[bytes, KeyValue] = {}  # key -> new record (tombstone for deletes)
+        self.changes: list[tuple[KeyValue, KeyValue | None]] = []
+
+    def current(self, key: bytes) -> KeyValue | None:
+        if key in self.staged:
+            kv = self.staged[key]
+            return None if kv.version == 0 else kv
+        return self.store.get(key)
+
+    def run(self, ops: tuple[Request, ...]) -> list[Response]:
+        return [self.run_op(op) for op in ops]
+
+    def run_op(self, op: Request) -> Response:
+        if isinstance(op, RangeRequest):
+            return self.range(op)
+        if isinstance(op, PutRequest):
+            return self.put(op)
+        if isinstance(op, DeleteRangeRequest):
+            return self.delete_range(op)
+        succeeded = all(self.compare(c) for c in op.compare)
+        responses = self.run(op.success if succeeded else op.failure)
+        return TxnResponse(self.store.revision, succeeded, responses)
+
+    def compare(self, cmp: Compare) -> bool:
+        if not self.staged:
+            return self.store._compare(cmp)
+        # A nested txn compares against what this request has written so far.
+        start, end, single = _range_bounds(cmp.key, cmp.range_end)
+        if single:
+            kv = self.current(start)
+            kvs = [] if kv is None else [kv]
+        else:
+            kvs = self._merged_live(start, end)
+        if not kvs:
+            return cmp.target is not CompareTarget.VALUE and _compare_kv(cmp, KeyValue(cmp.key, 0, 0, 0))
+        return all(_compare_kv(cmp, kv) for kv in kvs)
+
+    def range(self, req: RangeRequest) -> RangeResponse:
+        store = self.store
+        if not self.staged or req.revision not in (0, self.rev):
+            rev = store._check_read_revision(req.revision, store.revision)
+            kvs, count = store._range_at(req.key, req.range_end, rev, req.limit, req.count_only)
+            return store._range_response(req, kvs, count)
+        start, end, single = _range_bounds(req.key, req.range_end)
+        if single:
+            kv = self.current(start)
+            merged = [] if kv is None else [kv]
+        else:
+            merged = self._merged_live(start, end)
+        count = len(merged)
+        if req.count_only:
+            merged = []
+        elif req.limit > 0:
+            merged = merged[: req.limit]
+        return store._range_response(req, merged, count)
+
+    def _merged_live(self, start: bytes, end: bytes | None) -> list[KeyValue]:
+        history = self.store._history
+        merged = {k: history[k][-1] for k in self.store._live_keys(start, end)}
+        for key, kv in self.staged.items():
+            if key >= start and (end is None or key < end):
+                if kv.version == 0:
+                    merged.pop(key, None)
+                else:
+                    merged[key] = kv
+        return [merged[k] for k in sorted(merged)]
+
+    def put(self, req: PutRequest) -> PutResponse:
+        prev = self.current(req.key)
+        value, lease = req.value, req.lease
+        if req.ignore_value or req.ignore_lease:
+            if req.ignore_value and value:
+                raise ErrValueProvided()
+            if req.ignore_lease and lease:
+                raise ErrLeaseProvided()
+            if prev is None:
+                raise ErrKeyNotFound()
+            if req.ignore_value:
+                value = prev.value
+            if req.ignore_lease:
+                lease = prev.lease
+        if lease:
+            lessor = self.store.lessor
+            if lessor is None or not lessor.exists(lease):
+                raise ErrLeaseNotFound()
+        if prev is None:
+            kv = KeyValue(req.key, self.rev, self.rev, 1, value, lease)
+        else:
+            kv = KeyValue(req.key, prev.create_revision, self.rev, prev.version + 1, value, lease)
+        self.staged[req.key] = kv
+        self.changes.append((kv, prev))
+        return PutResponse(self.store.revision, prev if req.prev_kv else None)
+
+    def delete_range(self, req: DeleteRangeRequest) -> DeleteRangeResponse:
+        start, end, single = _range_bounds(req.key, req.range_end)
+        if single:
+            kv = self.current(start)
+            victims = [] if kv is None else [kv]
+        else:
+            victims = self._merged_live(start, end) if self.staged else [
+                self.store._history[k][-1] for k in self.store._live_keys(start, end)
+            ]
+        for prev in victims:
+            tomb = KeyValue(prev.key, 0, self.rev, 0)
+            self.staged[prev.key] = tomb
+            self.changes.append((tomb, prev))
+        return DeleteRangeResponse(
+            self.store.revision, len(victims), victims if req.prev_kv else []
+        )
+
+    def commit(self) -> int:
+        return self.store._commit(self.changes)
+

@@ -1,0 +1,61 @@
+"""``Store``: the etcd server's KV, Watch and Lease services over one MVCC store."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import NamedTuple
+
+from .kvstore import DEFAULT_MAX_TXN_OPS, _WriteTxn
+from .kv import DeleteRangeRequest
+from .lease import MIN_LEASE_TTL, Lessor, LeaseTimeToLive
+from .watchable_store import WatchableStore
+
+
+class LeaseGrantResponse(NamedTuple):
+    header_revision: int
+    id: int
+    ttl: int
+
+
+class Store(WatchableStore):
+    """The whole etcd emulator. Not thread-safe by design: see the package docstring."""
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        max_txn_ops: int = DEFAULT_MAX_TXN_OPS,
+        min_lease_ttl: int = MIN_LEASE_TTL,
+    ) -> None:
+        super().__init__(max_txn_ops=max_txn_ops)
+        self.lessor = Lessor(clock, min_lease_ttl)
+
+    def lease_grant(self, ttl: int, lease_id: int = 0) -> LeaseGrantResponse:
+        lease = self.lessor.grant(ttl, lease_id)
+        return LeaseGrantResponse(self._rev, lease.id, lease.ttl)
+
+    def lease_revoke(self, lease_id: int) -> int:
+        """Revoke the lease and delete its keys, in key order, at one revision (none when the
+        lease holds no key). Returns the header revision."""
+        lease = self.lessor.remove(lease_id)
+        wtxn = _WriteTxn(self)
+        for key in sorted(lease.keys):
+            wtxn.delete_range(DeleteRangeRequest(key))
+        return wtxn.commit()
+
+    def lease_keep_alive(self, lease_id: int) -> int:
+        return self.lessor.keep_alive(lease_id)
+
+    def lease_time_to_live(self, lease_id: int, keys: bool = False) -> LeaseTimeToLive:
+        return self.lessor.time_to_live(lease_id, keys)
+
+    def leases(self) -> list[int]:
+        return self.lessor.leases()
+
+    def expire_leases(self) -> list[int]:
+        """Revoke every lease past its deadline, each at its own revision; returns their ids."""
+        expired = self.lessor.expired()
+        for lease_id in expired:
+            self.lease_revoke(lease_id)
+        return expired

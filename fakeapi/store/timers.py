@@ -1,0 +1,42 @@
+"""The store's clock-driven work, as tasks on the event loop that owns the store.
+
+Nothing in the store sleeps or spawns; time enters only here: periodic progress notifications
+(etcd's ``--watch-progress-notify-interval``; kubeadm runs etcd with 5 s) and lease expiry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from .server import Store
+
+#: How often leases are checked for expiry; etcd's lessor checks every 500 ms.
+LEASE_CHECK_INTERVAL = 0.5
+
+
+class StoreTimers:
+    def __init__(self, store: Store, progress_interval: float = 5.0) -> None:
+        self.store = store
+        self.progress_interval = progress_interval
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def start(self) -> None:
+        self._tasks = [
+            asyncio.create_task(self._every(self.progress_interval, self.store.notify_progress)),
+            asyncio.create_task(self._every(LEASE_CHECK_INTERVAL, self.store.expire_leases)),
+        ]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+
+    @staticmethod
+    async def _every(interval: float, tick: object) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            tick()  # type: ignore[operator]

@@ -1,0 +1,123 @@
+"""The KV store plus watches: an index of synced watchers and per-revision dispatch.
+
+Synced watchers are indexed by what they watch, so a commit costs one check per *distinct*
+watched range, not per watcher: one dict lookup per event for single-key watchers, one interval
+test per distinct range otherwise (a thousand watchers on one prefix cost one test). Unsynced
+watchers are not indexed; their stream catches them up from the revision log (watcher.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .kv import Event, EventType, WatchResponse
+from .kvstore import DEFAULT_MAX_TXN_OPS, KVStore
+from .watcher import DEFAULT_STREAM_CAPACITY, Watcher, WatchStream
+
+_RangeKey = tuple[bytes, bytes | None]
+
+
+class WatchableStore(KVStore):
+    def __init__(self, *, max_txn_ops: int = DEFAULT_MAX_TXN_OPS) -> None:
+        super().__init__(max_txn_ops=max_txn_ops)
+        self._synced_single: dict[bytes, set[Watcher]] = {}
+        self._synced_ranges: dict[_RangeKey, set[Watcher]] = {}
+        self._streams: set[WatchStream] = set()
+
+    def new_stream(
+        self,
+        capacity: int = DEFAULT_STREAM_CAPACITY,
+        on_ready: Callable[[], None] | None = None,
+    ) -> WatchStream:
+        stream = WatchStream(self, capacity, on_ready)
+        self._streams.add(stream)
+        return stream
+
+    def close_stream(self, stream: WatchStream) -> None:
+        stream.close()
+        self._streams.discard(stream)
+
+    # ----------------------------------------------------------------- synced index
+
+    def _add_synced(self, w: Watcher) -> None:
+        w.synced = True
+        if w.single:
+            self._synced_single.setdefault(w.key, set()).add(w)
+        else:
+            self._synced_ranges.setdefault((w.key, w.end), set()).add(w)
+
+    def _remove_synced(self, w: Watcher) -> None:
+        w.synced = False
+        if w.single:
+            index, slot = self._synced_single, w.key
+        else:
+            index, slot = self._synced_ranges, (w.key, w.end)  # type: ignore[assignment]
+        group = index.get(slot)
+        if group is not None:
+            group.discard(w)
+            if not group:
+                del index[slot]
+
+    # ----------------------------------------------------------------- dispatch
+
+    def _on_commit(self, rev: int, events: tuple[Event, ...]) -> None:
+        if self._synced_single:
+            for ev in events:
+                group = self._synced_single.get(ev.kv.key)
+                if group:
+                    self._deliver(group, rev, (ev,))
+        for (start, end), group in list(self._synced_ranges.items()):
+            matched = tuple(
+                ev for ev in events if ev.kv.key >= start and (end is None or ev.kv.key < end)
+            )
+            if matched:
+                self._deliver(group, rev, matched)
+
+    def _deliver(self, group: set[Watcher], rev: int, matched: tuple[Event, ...]) -> None:
+        without_prev: list[Event] | None = None
+        for w in list(group):
+            if rev < w.next_rev:  # a watch from a future revision that is not there yet
+                continue
+            if w.no_put or w.no_delete:
+                evs = w.select(matched, self._compact_rev)
+                if not evs:
+                    continue
+            elif w.prev_kv:
+                evs = list(matched)
+            else:
+                if without_prev is None:
+                    without_prev = [
+                        ev if ev.prev_kv is None else ev._replace(prev_kv=None) for ev in matched
+                    ]
+                evs = without_prev
+            w.stream._deliver_live(w, rev, evs)
+
+    # ----------------------------------------------------------------- progress
+
+    def notify_progress(self) -> int:
+        """The periodic progress tick (etcd's ``--watch-progress-notify-interval``): every synced
+        watcher that asked for progress notifications and got no event since the last tick is
+        told the current revision. Returns how many were notified."""
+        current = self._rev
+        sent = 0
+        for stream in list(self._streams):
+            for w in stream.watchers.values():
+                if not w.progress_notify:
+                    continue
+                if not w.sent_since_progress and w.caught_up(current):
+                    sent += stream._offer(WatchResponse(w.id, current))
+                w.sent_since_progress = False
+        return sent
+
+    # ----------------------------------------------------------------- compaction
+
+    def compact(self, rev: int) -> int:
+        header = super().compact(rev)
+        # Watchers behind the new compaction point must hear about it even if no write comes.
+        for stream in list(self._streams):
+            if stream.has_pending:
+                stream._wake()
+        return header
+
+
+__all__ = ["WatchableStore", "EventType"]
