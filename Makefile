@@ -1,0 +1,42 @@
+# The two commands of the README's quick start: `make serve` and `make test`.
+# Both create .venv and install what they need; nothing else has to be set up by hand.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+HOST   ?= 127.0.0.1
+PORT   ?= 6443
+PYTEST_ARGS ?=
+
+.PHONY: serve test venv test-deps clientgo bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test,load]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## Start fakeapi on 127.0.0.1:6443 with the in-memory store; writes ./kubeconfig.
+serve: venv
+	$(BIN)/fakeapi serve --host $(HOST) --port $(PORT) --kubeconfig ./kubeconfig
+
+## System dependencies of the tests (etcd for differential tests, kubectl, Go); fails loudly.
+test-deps:
+	bash scripts/ensure-test-deps.sh
+
+## Build the Go client-go harness used by tests/clientgo.
+clientgo: test-deps
+	cd tests/clientgo && go build -o bin/ ./...
+
+## Everything: unit, differential (real etcd), HTTP with real clients (kubectl, Python, client-go).
+test: venv test-deps clientgo
+	$(BIN)/pytest -q $(PYTEST_ARGS)
+
+bench: venv
+	$(BIN)/python benchmarks/store_bench.py
+
+clean:
+	rm -rf $(VENV) tests/clientgo/bin .pytest_cache .hypothesis

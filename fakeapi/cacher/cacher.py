@@ -1,0 +1,232 @@
+"""The cacher of one resource: keeps a ``WatchCache`` in step with the store and fans events out
+to client watchers (kube's ``Cacher``, ``pkg/storage/cacher/cacher.go``).
+
+It lists the resource's key prefix once, then follows a store watch from the next revision with
+progress notifications on. Its own task applies each store event to the cache and offers it to
+every ``CacheWatcher``; progress notifications move the cache's revision forward when other
+resources are written, which is what lets a consistent read (RV "") be served from the cache:
+``wait_fresh`` asks the store for progress until the cache has reached the revision the read
+must reflect. If the store cancels the watch (its start fell behind a compaction) the cacher
+relists and ends every client watch, as kube's cacher does on a reflector relist.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..store import EventType, RangeRequest, Store, WatchStream, prefix_range_end
+from .cache_watcher import DEFAULT_QUEUE_CAPACITY, CacheWatcher, ObjectFilter
+from .watch_cache import (
+    DEFAULT_FRESH_WINDOW,
+    DEFAULT_LOWER_BOUND,
+    DEFAULT_UPPER_BOUND,
+    CachedObject,
+    WatchCache,
+)
+
+#: Decodes one stored value into a cached object: (key, raw, mod_revision) -> CachedObject.
+Decoder = Callable[[str, bytes, int], CachedObject]
+
+#: kube's cacher asks etcd for progress every 100 ms while a consistent read waits.
+PROGRESS_REQUEST_INTERVAL = 0.1
+#: How often the owner should call ``send_due_bookmarks`` (kube: every second, with jitter).
+BOOKMARK_TICK = 1.0
+
+
+@dataclass(slots=True)
+class CacherConfig:
+    lower_bound: int = DEFAULT_LOWER_BOUND
+    upper_bound: int = DEFAULT_UPPER_BOUND
+    fresh_window: float = DEFAULT_FRESH_WINDOW
+    bookmark_interval: float = 60.0
+    watcher_queue: int = DEFAULT_QUEUE_CAPACITY
+    #: kube's blockTimeout: how long a read waits for the cache to reach a revision.
+    fresh_timeout: float = 3.0
+
+
+class Cacher:
+    def __init__(
+        self,
+        store: Store,
+        prefix: str,
+        decode: Decoder,
+        config: CacherConfig | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.store = store
+        self.prefix = prefix
+        self._prefix_bytes = prefix.encode()
+        self._decode = decode
+        self.config = config or CacherConfig()
+        self._clock = clock
+        self.cache = WatchCache(
+            lower_bound=self.config.lower_bound,
+            upper_bound=self.config.upper_bound,
+            fresh_window=self.config.fresh_window,
+            clock=clock,
+        )
+        self.watchers: set[CacheWatcher] = set()
+        self.terminated_watchers = 0  # closed for falling behind (apiserver_terminated_watchers_total)
+        self._stream: WatchStream | None = None
+        self._ready = asyncio.Event()
+        self._fresh = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # ----------------------------------------------------------------- lifecycle
+
+    def start(self) -> None:
+        """List and start following the store; must run on the store's event loop."""
+        self._list_and_watch()
+        self._tasks = [asyncio.create_task(self._follow(), name=f"cacher {self.prefix}")]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+        if self._stream is not None:
+            self.store.close_stream(self._stream)
+            self._stream = None
+        self.terminate_all()
+
+    def _list_and_watch(self) -> None:
+        store = self.store
+        if self._stream is not None:
+            store.close_stream(self._stream)
+        start, end = self._prefix_bytes, prefix_range_end(self._prefix_bytes)
+        rev = store.revision
+        kvs = store.range(RangeRequest(start, end)).kvs
+        decode = self._decode
+        self.cache.replace((decode(kv.key.decode(), kv.value, kv.mod_revision) for kv in kvs), rev)
+        self._stream = store.new_stream(on_ready=self._ready.set)
+        self._stream.watch(start, end, rev + 1, progress_notify=True)
+        self._fresh.set()
+
+    def relist(self) -> None:
+        """Start over from the store's present: every client watch ends, the event history is
+        dropped, so resuming from an older resourceVersion gets 410 (an apiserver restart)."""
+        self.terminate_all()
+        self._list_and_watch()
+
+    def terminate_all(self) -> None:
+        for w in self.watchers:
+            w.close()
+        self.watchers.clear()
+
+    # ----------------------------------------------------------------- following the store
+
+    async def _follow(self) -> None:
+        cache = self.cache
+        decode = self._decode
+        while True:
+            stream = self._stream
+            assert stream is not None
+            self._ready.clear()
+            responses = stream.poll()
+            if not responses:
+                if stream.has_pending:
+                    await asyncio.sleep(0)
+                else:
+                    await self._ready.wait()
+                continue
+            before = cache.rv
+            for resp in responses:
+                if resp.canceled:  # compacted past us: relist, like a reflector on 410
+                    self.relist()
+                    break
+                if not resp.events:
+                    cache.advance(resp.header_revision)
+                    continue
+                for ev in resp.events:
+                    kv = ev.kv
+                    key = kv.key.decode()
+                    if ev.type is EventType.DELETE:
+                        event = cache.apply(key, None, kv.mod_revision)
+                    else:
+                        event = cache.apply(key, decode(key, kv.value, kv.mod_revision), kv.mod_revision)
+                    if event is not None:
+                        self._dispatch(event)
+            if cache.rv != before:
+                self._fresh.set()
+
+    def _dispatch(self, event) -> None:  # type: ignore[no-untyped-def]
+        closed = None
+        for w in self.watchers:
+            w.add(event)
+            if w.closed:
+                closed = closed or []
+                closed.append(w)
+        if closed:
+            for w in closed:
+                self.watchers.discard(w)
+                if w.overflowed:
+                    self.terminated_watchers += 1
+
+    async def wait_fresh(self, rv: int) -> bool:
+        """Wait until the cache has reached ``rv`` (at most ``fresh_timeout``), asking the store
+        for progress notifications meanwhile; False on timeout."""
+        cache = self.cache
+        if cache.rv >= rv:
+            return True
+        deadline = self._clock() + self.config.fresh_timeout
+        while cache.rv < rv:
+            remaining = deadline - self._clock()
+            if remaining <= 0:
+                return False
+            if self._stream is not None:
+                self._stream.request_progress()
+            self._fresh.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._fresh.wait(), min(PROGRESS_REQUEST_INTERVAL, remaining))
+        return True
+
+    def send_due_bookmarks(self) -> None:
+        now = self._clock()
+        rv = self.cache.rv
+        for w in self.watchers:
+            if w.allow_bookmarks and now >= w.next_bookmark:
+                w.add_bookmark(rv, now)
+
+    # ----------------------------------------------------------------- client watches
+
+    def new_watcher(
+        self,
+        *,
+        kind: str,
+        api_version: str,
+        matches: ObjectFilter | None,
+        allow_bookmarks: bool,
+        timeout: float,
+    ) -> CacheWatcher:
+        return CacheWatcher(
+            kind=kind,
+            api_version=api_version,
+            matches=matches,
+            allow_bookmarks=allow_bookmarks,
+            deadline=self._clock() + timeout,
+            bookmark_interval=self.config.bookmark_interval,
+            capacity=self.config.watcher_queue,
+            clock=self._clock,
+        )
+
+    def register(self, watcher: CacheWatcher) -> None:
+        """Start live delivery; the watcher's initial part must already be filled in, in the
+        same loop step, so no event falls between the two."""
+        self.watchers.add(watcher)
+
+    def unregister(self, watcher: CacheWatcher) -> None:
+        watcher.close()
+        self.watchers.discard(watcher)
+
+    def snapshot(self, start: str, end: str | None) -> list[CachedObject]:
+        return self.cache.snapshot(start, end)
+
+    def set_bounds(self, lower: int, upper: int) -> None:
+        self.config.lower_bound, self.config.upper_bound = lower, upper
+        self.cache.set_bounds(lower, upper)

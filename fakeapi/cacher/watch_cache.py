@@ -1,0 +1,203 @@
+"""The watch cache of one resource: current objects plus a cyclic buffer of recent events.
+
+Like kube-apiserver's ``watchCache`` (``pkg/storage/cacher/watch_cache.go``):
+- ``objects`` is the state at ``rv``, the cache's revision, which moves on the resource's own
+  events and on store progress notifications;
+- the event buffer keeps the most recent events, sized automatically: when full it doubles while
+  its oldest event is younger than ``fresh_window`` (kube: 75 s) and halves when the event at a
+  quarter of its capacity from the newest end is older than that, between ``lower_bound`` and
+  ``upper_bound`` (kube: 100 and 100 Ki);
+- a watch from revision R can be served iff every event after R is still here: R >= oldest - 1,
+  where oldest is the first buffered event's revision, or ``list_rv + 1`` while nothing has been
+  evicted since the cache was (re)filled; otherwise it is "too old" (410 Expired).
+
+Objects are the stored bytes, never re-encoded: the JSON served for an ADDED or MODIFIED event,
+a GET or a LIST item is the very ``raw`` the registry wrote. Only an object shown at a revision
+other than its own (a DELETED event, or an update that stops matching a selector, which kube
+sends as DELETED of the previous state at the event's revision) is re-encoded, once per event.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+import orjson
+from sortedcontainers import SortedList
+
+ADDED = "ADDED"
+MODIFIED = "MODIFIED"
+DELETED = "DELETED"
+
+DEFAULT_LOWER_BOUND = 100
+DEFAULT_UPPER_BOUND = 100 * 1024
+#: kube's DefaultEventFreshDuration: bookmark frequency (1 min) + 15 s.
+DEFAULT_FRESH_WINDOW = 75.0
+
+
+@dataclass(slots=True, eq=False)
+class CachedObject:
+    key: str
+    namespace: str
+    name: str
+    rv: int
+    raw: bytes  # the stored JSON; its metadata.resourceVersion is rv
+    labels: Mapping[str, str]
+    fields: Mapping[str, str]
+
+
+def with_resource_version(raw: bytes, rv: int) -> bytes:
+    """The object's JSON with ``metadata.resourceVersion`` set to ``rv``."""
+    obj = orjson.loads(raw)
+    obj["metadata"]["resourceVersion"] = str(rv)
+    return orjson.dumps(obj)
+
+
+@dataclass(slots=True, eq=False)
+class CacheEvent:
+    type: str
+    rv: int
+    obj: CachedObject  # the new state; for DELETED, the last state before the delete
+    prev: CachedObject | None
+    record_time: float
+    _lines: dict[str, bytes] = field(default_factory=dict)
+
+    def line(self, event_type: str) -> bytes:
+        """The watch line (one JSON event and a newline) for this event seen as ``event_type``,
+        built once and shared by every watcher that sees it so."""
+        line = self._lines.get(event_type)
+        if line is None:
+            if event_type == DELETED:
+                # kube sends the last state, stamped with the deleting revision.
+                source = self.prev if self.type != DELETED and self.prev is not None else self.obj
+                raw = with_resource_version(source.raw, self.rv)
+            else:
+                raw = self.obj.raw
+            line = b'{"type":"' + event_type.encode() + b'","object":' + raw + b"}\n"
+            self._lines[event_type] = line
+        return line
+
+
+class TooOldResourceVersion(Exception):
+    """A watch asked for events that have left the buffer; ``oldest`` is the oldest revision it
+    could have asked for (kube: ``too old resource version: %d (%d)``)."""
+
+    def __init__(self, requested: int, oldest: int) -> None:
+        super().__init__(f"too old resource version: {requested} ({oldest})")
+        self.requested = requested
+        self.oldest = oldest
+
+
+class WatchCache:
+    def __init__(
+        self,
+        *,
+        lower_bound: int = DEFAULT_LOWER_BOUND,
+        upper_bound: int = DEFAULT_UPPER_BOUND,
+        fresh_window: float = DEFAULT_FRESH_WINDOW,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.lower_bound = lower_bound
+        self.upper_bound = max(upper_bound, lower_bound)
+        self.fresh_window = fresh_window
+        self._clock = clock
+        self.objects: dict[str, CachedObject] = {}
+        self.keys: SortedList = SortedList()
+        self.rv = 0
+        self.list_rv = 0
+        self.capacity = lower_bound
+        self.buffer: deque[CacheEvent] = deque()
+        self.evicted = False
+
+    # ----------------------------------------------------------------- filling
+
+    def replace(self, objects: Iterable[CachedObject], rv: int) -> None:
+        """(Re)fill from a list at ``rv``; the event history starts over from there."""
+        self.objects = {o.key: o for o in objects}
+        self.keys = SortedList(self.objects)
+        self.rv = self.list_rv = rv
+        self.buffer.clear()
+        self.evicted = False
+
+    def advance(self, rv: int) -> None:
+        """A progress notification: nothing of this resource changed up to ``rv``."""
+        if rv > self.rv:
+            self.rv = rv
+
+    def apply(self, key: str, new: CachedObject | None, rv: int) -> CacheEvent | None:
+        """Record one change of ``key`` at ``rv`` (``new`` None = deleted); returns the event,
+        or None for the delete of an object the cache never had."""
+        prev = self.objects.get(key)
+        if new is None:
+            if prev is None:
+                self.rv = max(self.rv, rv)
+                return None
+            del self.objects[key]
+            self.keys.remove(key)
+            event = CacheEvent(DELETED, rv, prev, prev, self._clock())
+        else:
+            if prev is None:
+                self.keys.add(key)
+            self.objects[key] = new
+            event = CacheEvent(ADDED if prev is None else MODIFIED, rv, new, prev, self._clock())
+        self.rv = rv
+        self._append(event)
+        return event
+
+    def _append(self, event: CacheEvent) -> None:
+        self._resize(event.record_time)
+        if len(self.buffer) >= self.capacity:
+            self.buffer.popleft()
+            self.evicted = True
+        self.buffer.append(event)
+
+    def _resize(self, now: float) -> None:
+        buf = self.buffer
+        if len(buf) < self.capacity:
+            return
+        if now - buf[0].record_time < self.fresh_window:
+            self.capacity = min(self.capacity * 2, self.upper_bound)
+        elif now - buf[len(buf) - self.capacity // 4].record_time > self.fresh_window:
+            self.capacity = max(self.capacity // 2, self.lower_bound)
+            while len(buf) > self.capacity:
+                buf.popleft()
+                self.evicted = True
+
+    def set_bounds(self, lower: int, upper: int) -> None:
+        """Change the buffer's bounds at run time, evicting at once if it shrinks."""
+        self.lower_bound = lower
+        self.upper_bound = max(upper, lower)
+        self.capacity = min(max(self.capacity, lower), self.upper_bound)
+        while len(self.buffer) > self.capacity:
+            self.buffer.popleft()
+            self.evicted = True
+
+    # ----------------------------------------------------------------- reading
+
+    @property
+    def oldest_watchable(self) -> int:
+        """The oldest resourceVersion a watch may start from."""
+        if not self.evicted:
+            return self.list_rv
+        return self.buffer[0].rv - 1 if self.buffer else self.rv
+
+    def events_since(self, rv: int) -> list[CacheEvent]:
+        """Every buffered event after ``rv``, or TooOldResourceVersion."""
+        oldest = self.oldest_watchable
+        if rv < oldest:
+            raise TooOldResourceVersion(rv, oldest)
+        buf = self.buffer
+        if not buf or buf[-1].rv <= rv:
+            return []
+        # Events are in revision order; scan from the end, since watchers resume near the head.
+        i = len(buf)
+        while i > 0 and buf[i - 1].rv > rv:
+            i -= 1
+        return [buf[j] for j in range(i, len(buf))]
+
+    def snapshot(self, start: str = "", end: str | None = None) -> list[CachedObject]:
+        """The objects with start <= key < end, in key order."""
+        objects = self.objects
+        return [objects[k] for k in self.keys.irange(start, end, inclusive=(True, False))]

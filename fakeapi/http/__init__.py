@@ -1,0 +1,6 @@
+"""The HTTP surface: routing of /api and /apis, discovery, streaming watches, Status errors and
+control endpoints, on FastAPI/Starlette served by uvicorn."""
+
+from .app import Server, ServerConfig, create_app
+
+__all__ = ["Server", "ServerConfig", "create_app"]

@@ -1,0 +1,155 @@
+"""The ASGI application: one ``Server`` (store, registry, timers) behind a FastAPI app."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import orjson
+from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ..cacher import CacherConfig
+from ..registry.registry import Registry
+from ..registry.status import StatusError, bad_request, not_found_path
+from ..store import ErrCompacted, ErrFutureRev, Store, StoreTimers
+from . import resources
+from .discovery import Discovery
+from .responses import JSON, json_bytes, json_response, status_response
+
+log = logging.getLogger("fakeapi")
+
+
+@dataclass(slots=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 6443
+    #: kube-apiserver's --etcd-compaction-interval (5 min); 0 disables.
+    compaction_interval: float = 300.0
+    #: etcd's --watch-progress-notify-interval as kubeadm sets it.
+    progress_interval: float = 5.0
+    cacher: CacherConfig = field(default_factory=CacherConfig)
+
+
+class Server:
+    """Everything one fakeapi instance owns; started and stopped with the app's lifespan."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.store = Store()
+        self.registry = Registry(self.store, cacher_config=config.cacher)
+        self.discovery = Discovery(self.registry, f"{config.host}:{config.port}")
+        self.timers = StoreTimers(self.store, config.progress_interval)
+        self._compactor: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.registry.start()
+        self.timers.start()
+        if self.config.compaction_interval > 0:
+            self._compactor = asyncio.create_task(self._compact_periodically())
+
+    async def stop(self) -> None:
+        if self._compactor is not None:
+            self._compactor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._compactor
+        await self.timers.stop()
+        await self.registry.stop()
+
+    def compact(self, revision: int | None = None) -> int:
+        rev = self.store.revision if revision is None else revision
+        self.store.compact(rev)
+        log.info("compacted at revision %d", rev)
+        return rev
+
+    async def _compact_periodically(self) -> None:
+        """kube-apiserver compacts one interval behind: each tick compacts at the revision the
+        previous tick saw, so clients always have at least one interval of history."""
+        previous = 0
+        while True:
+            await asyncio.sleep(self.config.compaction_interval)
+            if previous > self.store.compact_revision:
+                self.compact(previous)
+            previous = self.store.revision
+
+
+def create_app(config: ServerConfig | None = None) -> FastAPI:
+    server = Server(config or ServerConfig())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        server.start()
+        try:
+            yield
+        finally:
+            await server.stop()
+
+    app = FastAPI(lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
+    app.state.server = server
+    registry = server.registry
+    discovery = server.discovery
+
+    for path in ("/healthz", "/livez", "/readyz"):
+        app.add_api_route(path, lambda: Response(b"ok", media_type="text/plain"), methods=["GET"])
+
+    @app.get("/version")
+    async def version() -> Response:
+        return json_bytes(discovery.version)
+
+    @app.get("/api")
+    async def api() -> Response:
+        return json_bytes(discovery.api_versions)
+
+    @app.get("/apis")
+    async def apis() -> Response:
+        return json_bytes(discovery.api_groups)
+
+    @app.api_route("/api/{version}", methods=["GET"])
+    async def core_resources(version: str) -> Response:
+        return _resource_list(discovery, "", version)
+
+    @app.api_route("/apis/{group}/{version}", methods=["GET"])
+    async def group_resources(group: str, version: str) -> Response:
+        return _resource_list(discovery, group, version)
+
+    methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
+
+    @app.api_route("/api/{version}/{rest:path}", methods=methods)
+    async def core(request: Request, version: str, rest: str) -> Response:
+        return await resources.handle(registry, request, "", version, rest)
+
+    @app.api_route("/apis/{group}/{version}/{rest:path}", methods=methods)
+    async def grouped(request: Request, group: str, version: str, rest: str) -> Response:
+        return await resources.handle(registry, request, group, version, rest)
+
+    @app.post("/fakeapi/v1/compact")
+    async def compact(request: Request) -> Response:
+        try:
+            raw = await request.body()
+            try:
+                body = orjson.loads(raw) if raw else {}
+            except orjson.JSONDecodeError as err:
+                raise bad_request(f"error decoding JSON: {err}") from None
+            revision = body.get("revision") if isinstance(body, dict) else None
+            if revision is not None and not isinstance(revision, int):
+                raise bad_request("revision must be an integer")
+            try:
+                rev = server.compact(revision)
+            except (ErrCompacted, ErrFutureRev) as err:
+                raise bad_request(str(err)) from None
+            return json_response({"revision": rev, "currentRevision": server.store.revision})
+        except StatusError as err:
+            return status_response(err)
+
+    return app
+
+
+def _resource_list(discovery: Discovery, group: str, version: str) -> Response:
+    body = discovery.resource_list(group, version)
+    if body is None:
+        return status_response(not_found_path())
+    return Response(body, media_type=JSON)

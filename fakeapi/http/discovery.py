@@ -1,0 +1,83 @@
+"""Legacy (unaggregated) discovery: ``/api``, ``/apis``, ``/api/v1``, ``/apis/<g>/<v>``, and
+``/version``. Bodies are built once per registry and served as bytes."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import cached_property
+from typing import Any
+
+import orjson
+
+from .. import __version__
+from ..registry.registry import Registry
+
+KUBERNETES_VERSION = ("1", "32", "v1.32.0")
+
+
+class Discovery:
+    def __init__(self, registry: Registry, server_address: str) -> None:
+        self.registry = registry
+        self.server_address = server_address
+
+    @cached_property
+    def _by_group_version(self) -> dict[tuple[str, str], list[Any]]:
+        gvs: dict[tuple[str, str], list[Any]] = defaultdict(list)
+        for (group, version, _plural), rs in sorted(self.registry.resources.items()):
+            gvs[(group, version)].append(rs.rt)
+        return gvs
+
+    @cached_property
+    def api_versions(self) -> bytes:
+        return orjson.dumps({
+            "kind": "APIVersions",
+            "versions": ["v1"],
+            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": self.server_address}],
+        })
+
+    @cached_property
+    def api_groups(self) -> bytes:
+        groups = []
+        for group, versions in self.registry.catalogue.group_versions():
+            served = [v for v in versions if (group, v) in self._by_group_version]
+            if not group or not served:
+                continue
+            gvs = [{"groupVersion": f"{group}/{v}", "version": v} for v in served]
+            groups.append({"name": group, "versions": gvs, "preferredVersion": gvs[0]})
+        return orjson.dumps({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+
+    def resource_list(self, group: str, version: str) -> bytes | None:
+        rts = self._by_group_version.get((group, version))
+        if rts is None:
+            return None
+        resources = []
+        for rt in rts:
+            entry: dict[str, Any] = {
+                "name": rt.plural,
+                "singularName": rt.singular,
+                "namespaced": rt.namespaced,
+                "kind": rt.kind,
+                "verbs": list(rt.verbs),
+            }
+            if rt.short_names:
+                entry["shortNames"] = list(rt.short_names)
+            if rt.categories:
+                entry["categories"] = list(rt.categories)
+            resources.append(entry)
+        gv = f"{group}/{version}" if group else version
+        return orjson.dumps({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources})
+
+    @cached_property
+    def version(self) -> bytes:
+        major, minor, git_version = KUBERNETES_VERSION
+        return orjson.dumps({
+            "major": major,
+            "minor": minor,
+            "gitVersion": git_version,
+            "gitCommit": f"fakeapi-{__version__}",
+            "gitTreeState": "clean",
+            "buildDate": "2026-01-01T00:00:00Z",
+            "goVersion": "go1.23.0",
+            "compiler": "gc",
+            "platform": "linux/amd64",
+        })

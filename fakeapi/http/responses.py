@@ -1,0 +1,28 @@
+"""Response helpers: JSON bytes out, Kubernetes ``Status`` for every error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+from ..registry.status import StatusError
+
+JSON = "application/json"
+
+
+def json_bytes(body: bytes, status: int = 200) -> Response:
+    return Response(body, status_code=status, media_type=JSON)
+
+
+def json_response(obj: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(obj), status_code=status, media_type=JSON)
+
+
+def status_response(err: StatusError) -> Response:
+    headers = {}
+    retry = err.retry_after_seconds
+    if retry:
+        headers["Retry-After"] = str(retry)
+    return Response(orjson.dumps(err.to_dict()), status_code=err.code, media_type=JSON, headers=headers)

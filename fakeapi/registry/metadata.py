@@ -1,0 +1,117 @@
+"""Server-owned metadata: what kube-apiserver's ``BeforeCreate``/``BeforeUpdate`` and the
+generic store set or keep (``rest/create.go``, ``rest/update.go``, ``names/generate.go``)."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from .status import bad_request, invalid
+
+#: apimachinery's util/rand alphabet (no vowels, no confusable characters).
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_GENERATED_SUFFIX = 5
+_MAX_NAME = 63
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+#: Fields a client may not set on create: the server owns them.
+_SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
+                 "deletionGracePeriodSeconds", "selfLink", "generation")
+#: Fields an update keeps from the stored object.
+_KEPT_ON_UPDATE = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds")
+
+
+def now_rfc3339() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def generate_name(prefix: str) -> str:
+    """``names.SimpleNameGenerator``: prefix cut to leave room, plus 5 random characters."""
+    if len(prefix) > _MAX_NAME - _GENERATED_SUFFIX:
+        prefix = prefix[: _MAX_NAME - _GENERATED_SUFFIX]
+    return prefix + "".join(secrets.choice(_NAME_ALPHABET) for _ in range(_GENERATED_SUFFIX))
+
+
+def validate_name(group: str, kind: str, name: str) -> None:
+    """Object names must be DNS-1123 subdomains (the rule most built-in kinds use)."""
+    problems = []
+    if len(name) > 253:
+        problems.append("must be no more than 253 characters")
+    if not _DNS1123_SUBDOMAIN.match(name):
+        problems.append(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+            "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+            "'example.com', regex used for validation is "
+            "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+        )
+    if problems:
+        raise invalid(group, kind, name, [
+            ("metadata.name", "FieldValueInvalid", f'Invalid value: "{name}": {p}') for p in problems
+        ])
+
+
+def ordered(obj: dict[str, Any], kind: str, api_version: str) -> dict[str, Any]:
+    """The object with apiVersion, kind and metadata first, the order kube-apiserver emits."""
+    out: dict[str, Any] = {"kind": kind, "apiVersion": api_version, "metadata": obj.get("metadata", {})}
+    for k, v in obj.items():
+        if k not in out:
+            out[k] = v
+    return out
+
+
+def check_type(obj: Any, kind: str, api_version: str) -> dict[str, Any]:
+    """The body must be an object of this resource's kind and version (kube: 400 BadRequest)."""
+    if not isinstance(obj, dict):
+        raise bad_request("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
+    body_kind = obj.get("kind")
+    body_version = obj.get("apiVersion")
+    if body_kind and body_kind != kind:
+        raise bad_request(f"the kind in the data ({body_kind}) does not match the expected kind ({kind})")
+    if body_version and body_version != api_version:
+        raise bad_request(
+            f"the API version in the data ({body_version}) does not match the expected API version ({api_version})"
+        )
+    meta = obj.get("metadata")
+    if meta is None:
+        obj["metadata"] = {}
+    elif not isinstance(meta, dict):
+        raise bad_request("metadata must be an object")
+    return obj
+
+
+def prepare_create(meta: dict[str, Any], namespace: str | None) -> None:
+    """Fill in server-owned fields of a new object (name generation happens at the caller,
+    which retries on collisions)."""
+    for field in _SERVER_OWNED:
+        meta.pop(field, None)
+    if namespace is None:
+        meta.pop("namespace", None)
+    else:
+        meta["namespace"] = namespace
+    meta["uid"] = str(uuid.uuid4())
+    meta["creationTimestamp"] = now_rfc3339()
+    meta["generation"] = 1
+
+
+def prepare_update(meta: dict[str, Any], old_meta: dict[str, Any], namespace: str | None) -> None:
+    for field in _KEPT_ON_UPDATE:
+        if field in old_meta:
+            meta[field] = old_meta[field]
+        else:
+            meta.pop(field, None)
+    meta.pop("selfLink", None)
+    if namespace is None:
+        meta.pop("namespace", None)
+    else:
+        meta["namespace"] = namespace
+    meta["generation"] = old_meta.get("generation", 1)
+
+
+def check_namespace(meta: dict[str, Any], namespace: str | None) -> None:
+    """``EnsureObjectNamespaceMatchesRequestNamespace``."""
+    body_ns = meta.get("namespace")
+    if namespace is not None and body_ns and body_ns != namespace:
+        raise bad_request("the namespace of the provided object does not match the namespace sent on the request")

@@ -1,0 +1,70 @@
+"""The registry: one ``ResourceStore`` per served resource, the default namespaces, and the
+clock-driven work of the caches (bookmarks)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from ..cacher import CacherConfig
+from ..cacher.cacher import BOOKMARK_TICK
+from ..store import Store
+from .catalogue import Catalogue, ResourceType, default_catalogue
+from .rest import ResourceStore
+
+DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+class Registry:
+    def __init__(
+        self,
+        store: Store,
+        catalogue: Catalogue | None = None,
+        cacher_config: CacherConfig | None = None,
+    ) -> None:
+        self.store = store
+        self.catalogue = catalogue or default_catalogue()
+        self.cacher_config = cacher_config or CacherConfig()
+        self.resources: dict[tuple[str, str, str], ResourceStore] = {}
+        for rt in self.catalogue.served():
+            if rt.stored:
+                self.resources[(rt.group, rt.version, rt.plural)] = ResourceStore(
+                    rt, store, self.cacher_config, self.namespace_exists
+                )
+        self._namespaces = self.resources[("", "v1", "namespaces")]
+        self._ticker: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Create the default namespaces and start every cache (on the store's loop)."""
+        for name in DEFAULT_NAMESPACES:
+            if not self.namespace_exists(name):
+                self._namespaces.create(None, {
+                    "metadata": {"name": name}, "spec": {"finalizers": ["kubernetes"]},
+                    "status": {"phase": "Active"},
+                })
+        for rs in self.resources.values():
+            rs.cacher.start()
+        self._ticker = asyncio.create_task(self._tick_bookmarks(), name="bookmarks")
+
+    async def stop(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+            self._ticker = None
+        for rs in self.resources.values():
+            await rs.cacher.stop()
+
+    async def _tick_bookmarks(self) -> None:
+        while True:
+            await asyncio.sleep(BOOKMARK_TICK)
+            for rs in self.resources.values():
+                rs.cacher.send_due_bookmarks()
+
+    def namespace_exists(self, name: str) -> bool:
+        return self.store.get(self._namespaces.key(None, name).encode()) is not None
+
+    def resource_type(self, group: str, version: str, plural: str) -> ResourceType | None:
+        rs = self.resources.get((group, version, plural))
+        return rs.rt if rs else None
+

@@ -1,0 +1,451 @@
+"""REST storage of one resource: kube's generic registry ``Store`` over our store and cacher.
+
+Writes go to the store as the same txn shapes kube-apiserver sends etcd (create: ``mod == 0``
+then put; update and delete: ``mod == <read revision>``). Every object is encoded once, at write
+time, with its resourceVersion already in it: the store is driven from a single thread, so the
+revision a write will get is known before the write (and checked after it). Those bytes are what
+GET, LIST and every watcher serve. Reads follow kube-apiserver 1.32's routing between the watch
+cache and etcd (``cacher/delegator.go``): see ``list``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..cacher import Cacher, CachedObject, CacheWatcher, TooOldResourceVersion
+from ..store import (
+    Compare,
+    CompareResult,
+    CompareTarget,
+    DeleteRangeRequest,
+    ErrCompacted,
+    ErrFutureRev,
+    KeyValue,
+    PutRequest,
+    RangeRequest,
+    Store,
+    TxnRequest,
+)
+from . import continue_token, metadata
+from .catalogue import ResourceType
+from .list_options import EXACT, NOT_OLDER_THAN, ListOptions
+from .selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector, selectable_fields
+from .status import (
+    StatusError,
+    already_exists,
+    bad_request,
+    conflict,
+    not_found,
+    resource_expired,
+    too_large_resource_version,
+    invalid,
+)
+
+OPTIMISTIC_LOCK_MESSAGE = (
+    "the object has been modified; please apply your changes to the latest version and try again"
+)
+#: kube retries a generated name this many times before giving up.
+_NAME_GENERATION_ATTEMPTS = 8
+
+Json = dict[str, Any]
+
+
+@dataclass(slots=True)
+class WatchStart:
+    """A watch ready to stream, or the error to send in-stream as its only event."""
+
+    watcher: CacheWatcher | None
+    error: StatusError | None = None
+
+
+class ResourceStore:
+    def __init__(
+        self,
+        rt: ResourceType,
+        store: Store,
+        cacher_config: Any,
+        namespace_exists: Callable[[str], bool],
+    ) -> None:
+        self.rt = rt
+        self.store = store
+        self.kind = rt.kind
+        self.api_version = rt.group_version
+        self.list_kind = rt.kind + "List"
+        self.prefix = rt.storage_prefix  # e.g. "/registry/pods/"
+        self._namespace_exists = namespace_exists
+        self.cacher = Cacher(store, self.prefix, self._decode, cacher_config)
+
+    # ----------------------------------------------------------------- keys
+
+    def key(self, namespace: str | None, name: str) -> str:
+        if self.rt.namespaced:
+            return f"{self.prefix}{namespace}/{name}"
+        return f"{self.prefix}{name}"
+
+    def _scope(self, namespace: str | None) -> tuple[str, str]:
+        """[start, end) of the keys of one namespace, or of the whole resource."""
+        if namespace and self.rt.namespaced:
+            start = f"{self.prefix}{namespace}/"
+            return start, start[:-1] + "0"  # "0" is "/" + 1
+        return self.prefix, self.prefix[:-1] + "0"
+
+    def _decode(self, key: str, raw: bytes, rv: int) -> CachedObject:
+        obj = orjson.loads(raw)
+        meta = obj.get("metadata") or {}
+        return CachedObject(
+            key=key,
+            namespace=meta.get("namespace", ""),
+            name=meta.get("name", ""),
+            rv=rv,
+            raw=raw,
+            labels=meta.get("labels") or {},
+            fields=selectable_fields(self.rt, obj),
+        )
+
+    # ----------------------------------------------------------------- reads
+
+    def get(self, namespace: str | None, name: str) -> bytes:
+        kv = self.store.get(self.key(namespace, name).encode())
+        if kv is None:
+            raise not_found(self.rt.group, self.rt.plural, name)
+        return kv.value
+
+    def _current(self, namespace: str | None, name: str) -> tuple[KeyValue, Json]:
+        kv = self.store.get(self.key(namespace, name).encode())
+        if kv is None:
+            raise not_found(self.rt.group, self.rt.plural, name)
+        return kv, orjson.loads(kv.value)
+
+    # ----------------------------------------------------------------- writes
+
+    def _next_revision(self) -> int:
+        return self.store.revision + 1
+
+    def _encode(self, obj: Json) -> tuple[bytes, int]:
+        rev = self._next_revision()
+        obj["metadata"]["resourceVersion"] = str(rev)
+        return orjson.dumps(obj), rev
+
+    def create(self, namespace: str | None, body: Any, dry_run: bool = False) -> bytes:
+        rt = self.rt
+        obj = metadata.check_type(body, rt.kind, self.api_version)
+        meta = obj["metadata"]
+        ns = namespace if rt.namespaced else None
+        if rt.namespaced:
+            metadata.check_namespace(meta, namespace)
+            if not self._namespace_exists(namespace or ""):
+                raise not_found("", "namespaces", namespace or "")
+        generate = not meta.get("name") and meta.get("generateName")
+        if not meta.get("name") and not generate:
+            raise invalid(rt.group, rt.kind, "", [
+                ("metadata.name", "FieldValueRequired", "Required value: name or generateName is required")
+            ])
+        metadata.prepare_create(meta, ns)
+        obj = metadata.ordered(obj, rt.kind, self.api_version)
+        meta = obj["metadata"]
+        for _ in range(_NAME_GENERATION_ATTEMPTS if generate else 1):
+            if generate:
+                meta["name"] = metadata.generate_name(meta["generateName"])
+            metadata.validate_name(rt.group, rt.kind, meta["name"])
+            key = self.key(ns, meta["name"]).encode()
+            raw, rev = self._encode(obj)
+            if dry_run:
+                if self.store.get(key) is None:
+                    return raw
+                continue
+            resp = self.store.txn(TxnRequest(
+                compare=(Compare(key, CompareTarget.MOD, CompareResult.EQUAL, 0),),
+                success=(PutRequest(key, raw),),
+            ))
+            if resp.succeeded:
+                assert resp.header_revision == rev, "a write ran between encode and txn"
+                return raw
+        err = already_exists(rt.group, rt.plural, meta["name"])
+        if generate:
+            err.message += ", the server was not able to generate a unique name for the object"
+        raise err
+
+    def update(self, namespace: str | None, name: str, body: Any, dry_run: bool = False) -> bytes:
+        rt = self.rt
+        obj = metadata.check_type(body, rt.kind, self.api_version)
+        meta = obj["metadata"]
+        if meta.get("name") and meta["name"] != name:
+            raise _name_mismatch(meta["name"], name)
+        meta["name"] = name
+        ns = namespace if rt.namespaced else None
+        if rt.namespaced:
+            metadata.check_namespace(meta, namespace)
+        kv, old = self._current(ns, name)
+        wanted_rv = meta.get("resourceVersion")
+        if wanted_rv and wanted_rv != str(kv.mod_revision):
+            raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
+        old_meta = old.get("metadata", {})
+        metadata.prepare_update(meta, old_meta, ns)
+        obj = metadata.ordered(obj, rt.kind, self.api_version)
+        if _spec_changed(obj, old):
+            obj["metadata"]["generation"] = old_meta.get("generation", 1) + 1
+        obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
+        if obj == old:
+            return kv.value  # a no-op update writes nothing: same resourceVersion, no event
+        raw, rev = self._encode(obj)
+        if dry_run:
+            return raw
+        key = kv.key
+        resp = self.store.txn(TxnRequest(
+            compare=(Compare(key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
+            success=(PutRequest(key, raw),),
+        ))
+        if not resp.succeeded:
+            raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
+        assert resp.header_revision == rev, "a write ran between encode and txn"
+        return raw
+
+    def delete(
+        self,
+        namespace: str | None,
+        name: str,
+        preconditions: Json | None = None,
+        dry_run: bool = False,
+    ) -> bytes:
+        rt = self.rt
+        ns = namespace if rt.namespaced else None
+        kv, old = self._current(ns, name)
+        old_meta = old.get("metadata", {})
+        if preconditions:
+            uid = preconditions.get("uid")
+            if uid is not None and uid != old_meta.get("uid"):
+                raise conflict(rt.group, rt.plural, name, (
+                    f"Precondition failed: UID in precondition: {uid}, UID in object meta: {old_meta.get('uid')}"
+                ))
+            rv = preconditions.get("resourceVersion")
+            if rv is not None and rv != str(kv.mod_revision):
+                raise conflict(rt.group, rt.plural, name, (
+                    f"Precondition failed: ResourceVersion in precondition: {rv}, "
+                    f"ResourceVersion in object meta: {kv.mod_revision}"
+                ))
+        if not dry_run:
+            resp = self.store.txn(TxnRequest(
+                compare=(Compare(kv.key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
+                success=(DeleteRangeRequest(kv.key),),
+            ))
+            if not resp.succeeded:
+                raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
+        if rt.returns_deleted_object:
+            return kv.value
+        return orjson.dumps({
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+            "details": {"name": name, "group": rt.group, "kind": rt.plural, "uid": old_meta.get("uid")},
+        })
+
+    def delete_collection(self, namespace: str | None, opts: ListOptions, dry_run: bool = False) -> bytes:
+        """Delete every object matching the list options, one write each (as kube does); the
+        response is the list of what was deleted."""
+        matches = self._filter(opts)
+        start, end = self._scope(namespace)
+        kvs = self.store.range(RangeRequest(start.encode(), end.encode())).kvs
+        deleted = []
+        for kv in kvs:
+            obj = self._decode(kv.key.decode(), kv.value, kv.mod_revision)
+            if matches is not None and not matches(obj):
+                continue
+            if not dry_run:
+                self.store.txn(TxnRequest(
+                    compare=(Compare(kv.key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
+                    success=(DeleteRangeRequest(kv.key),),
+                ))
+            deleted.append(kv.value)
+        return self._list_body(deleted, self.store.revision, None, None)
+
+    # ----------------------------------------------------------------- list
+
+    def _filter(self, opts: ListOptions) -> Callable[[CachedObject], bool] | None:
+        labels = parse_label_selector(opts.label_selector)
+        fields = parse_field_selector(self.rt, opts.field_selector)
+        return _compile_filter(labels, fields)
+
+    async def list(self, namespace: str | None, opts: ListOptions) -> bytes:
+        """kube 1.32 routing: RV "0" -> cache, limit ignored; RV "" -> consistent read from the
+        cache once it has caught up with the store; RV N (NotOlderThan, or no match without a
+        limit) -> cache once it has reached N; RV N Exact (or no match with a limit) and every
+        continue page -> the store at that revision."""
+        opts.validate()
+        matches = self._filter(opts)
+        has_selector = matches is not None
+        start, end = self._scope(namespace)
+        limit = opts.limit
+        if opts.continue_token:
+            rv, start_key = continue_token.decode(opts.continue_token)
+            return self._list_from_store(start, end, self.prefix + start_key, rv, limit, matches, paged=True)
+        rv_text = opts.resource_version
+        if rv_text == "0":
+            return self._list_from_cache(start, end, 0, matches, has_selector)
+        if rv_text == "":
+            cacher = self.cacher
+            if not await cacher.wait_fresh(self.store.revision):
+                return self._list_from_store(start, end, start, 0, limit, matches, paged=False)
+            return self._list_from_cache(start, end, limit, matches, has_selector)
+        rv = opts.resource_version_number()
+        match = opts.resource_version_match
+        if match == EXACT or (match != NOT_OLDER_THAN and limit > 0):
+            return self._list_from_store(start, end, start, rv, limit, matches, paged=False)
+        if not await self.cacher.wait_fresh(rv):
+            raise too_large_resource_version(rv, self.cacher.cache.rv)
+        return self._list_from_cache(start, end, limit, matches, has_selector)
+
+    def _list_from_cache(
+        self,
+        start: str,
+        end: str,
+        limit: int,
+        matches: Callable[[CachedObject], bool] | None,
+        has_selector: bool,
+    ) -> bytes:
+        cache = self.cacher.cache
+        rv = cache.rv
+        objects = cache.snapshot(start, end)
+        items: list[bytes] = []
+        token = remaining = None
+        for i, obj in enumerate(objects):
+            if matches is not None and not matches(obj):
+                continue
+            items.append(obj.raw)
+            if limit and len(items) == limit:
+                if i + 1 < len(objects):
+                    token = continue_token.encode(rv, obj.key[len(self.prefix):] + "\x00")
+                    if not has_selector:
+                        remaining = len(objects) - i - 1
+                break
+        return self._list_body(items, rv, token, remaining)
+
+    def _list_from_store(
+        self,
+        start: str,
+        end: str,
+        from_key: str,
+        rv: int,
+        limit: int,
+        matches: Callable[[CachedObject], bool] | None,
+        paged: bool,
+    ) -> bytes:
+        store = self.store
+        try:
+            read_rv = rv if rv > 0 else store.revision
+            resp = store.range(RangeRequest(from_key.encode(), end.encode(), revision=read_rv))
+        except ErrCompacted:
+            if paged:
+                raise _inconsistent_continue(from_key[len(self.prefix):]) from None
+            raise resource_expired("The resourceVersion for the provided list is too old.") from None
+        except ErrFutureRev:
+            raise too_large_resource_version(rv, store.revision) from None
+        items: list[bytes] = []
+        token = remaining = None
+        kvs = resp.kvs
+        for i, kv in enumerate(kvs):
+            if matches is not None and not matches(self._decode(kv.key.decode(), kv.value, kv.mod_revision)):
+                continue
+            items.append(kv.value)
+            if limit and len(items) == limit:
+                if i + 1 < len(kvs):
+                    token = continue_token.encode(read_rv, kv.key.decode()[len(self.prefix):] + "\x00")
+                    if matches is None:
+                        remaining = len(kvs) - i - 1
+                break
+        return self._list_body(items, read_rv, token, remaining)
+
+    def _list_body(self, items: list[bytes], rv: int, token: str | None, remaining: int | None) -> bytes:
+        meta: Json = {"resourceVersion": str(rv)}
+        if token:
+            meta["continue"] = token
+            if remaining is not None:
+                meta["remainingItemCount"] = remaining
+        head = orjson.dumps({"kind": self.list_kind, "apiVersion": self.api_version, "metadata": meta})
+        return head[:-1] + b',"items":[' + b",".join(items) + b"]}"
+
+    # ----------------------------------------------------------------- watch
+
+    async def watch(self, namespace: str | None, opts: ListOptions) -> WatchStart:
+        """Start a watch from the cache (see kube's ``Cacher.Watch``). Too-old resource versions
+        come back as an in-stream error, as kube-apiserver sends them."""
+        opts.validate()
+        matches = self._filter(opts)
+        if namespace and self.rt.namespaced:
+            matches = _and_namespace(matches, namespace)
+        start, end = self._scope(namespace)
+        cacher = self.cacher
+        rv_text = opts.resource_version
+        if rv_text not in ("", "0"):
+            rv = opts.resource_version_number()
+            if not await cacher.wait_fresh(rv):
+                raise too_large_resource_version(rv, cacher.cache.rv)
+        elif rv_text == "" and (opts.send_initial_events or opts.send_initial_events is None):
+            # Initial state "most recent": the cache must have caught up with the store.
+            await cacher.wait_fresh(self.store.revision)
+        watcher = cacher.new_watcher(
+            kind=self.kind,
+            api_version=self.api_version,
+            matches=matches,
+            allow_bookmarks=opts.allow_watch_bookmarks,
+            timeout=opts.watch_timeout(),
+        )
+        cache = cacher.cache
+        if opts.send_initial_events or (opts.send_initial_events is None and rv_text in ("", "0")):
+            watcher.add_initial(cacher.snapshot(start, end), cache.rv)
+            if opts.send_initial_events and opts.allow_watch_bookmarks:
+                watcher.add_initial_events_end(cache.rv)
+        elif rv_text in ("", "0"):
+            watcher.last_rv = cache.rv  # sendInitialEvents=false: changes from now on
+        else:
+            rv = int(rv_text)
+            try:
+                watcher.add_initial_events(cache.events_since(rv))
+            except TooOldResourceVersion as err:
+                return WatchStart(None, resource_expired(str(err)))
+            watcher.last_rv = max(watcher.last_rv, rv)
+        cacher.register(watcher)
+        return WatchStart(watcher)
+
+
+def _spec_changed(new: Json, old: Json) -> bool:
+    """Generation moves when anything outside metadata and status changes."""
+    keys = (set(new) | set(old)) - {"metadata", "status", "kind", "apiVersion"}
+    return any(new.get(k) != old.get(k) for k in keys)
+
+
+def _name_mismatch(body_name: str, url_name: str) -> StatusError:
+    return bad_request(f"the name of the object ({body_name}) does not match the name on the URL ({url_name})")
+
+
+def _inconsistent_continue(start_key: str) -> StatusError:
+    err = resource_expired(
+        "The provided continue parameter is too old to display a consistent list result. You can "
+        "start a new list without the continue parameter, or use the continue token in this "
+        "response to retrieve the remainder of the results. Continuing with the provided token "
+        "results in an inconsistent list - objects that were created, modified, or deleted between "
+        "the time the first chunk was returned and now may show up in the list."
+    )
+    err.continue_token = continue_token.encode(-1, start_key)
+    return err
+
+
+def _compile_filter(
+    labels: LabelSelector, fields: FieldSelector
+) -> Callable[[CachedObject], bool] | None:
+    if labels.empty and fields.empty:
+        return None
+    if fields.empty:
+        return lambda o: labels.matches(o.labels)
+    if labels.empty:
+        return lambda o: fields.matches(o.fields)
+    return lambda o: labels.matches(o.labels) and fields.matches(o.fields)
+
+
+def _and_namespace(
+    matches: Callable[[CachedObject], bool] | None, namespace: str
+) -> Callable[[CachedObject], bool]:
+    if matches is None:
+        return lambda o: o.namespace == namespace
+    return lambda o: o.namespace == namespace and matches(o)
