@@ -9,7 +9,9 @@ HOST   ?= 127.0.0.1
 PORT   ?= 6443
 PYTEST_ARGS ?=
 
-.PHONY: serve test venv test-deps clientgo bench clean
+.PHONY: serve test venv test-deps bench clean
+
+export PATH := /usr/local/go/bin:$(PATH)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,16 +29,9 @@ serve: venv
 test-deps:
 	bash scripts/ensure-test-deps.sh
 
-## Build the Go client-go harness used by tests/clientgo.
-clientgo: test-deps
-	cd tests/clientgo && go build -o bin/ ./...
-
-## Everything: unit, differential (real etcd), HTTP with real clients (kubectl, Python, client-go).
-test: venv test-deps clientgo
+## Everything: store unit tests, HTTP tests with real clients (kubectl, the Python client).
+test: venv test-deps
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
-bench: venv
-	$(BIN)/python benchmarks/store_bench.py
-
 clean:
-	rm -rf $(VENV) tests/clientgo/bin .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis
