@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..tasks import cancel_and_wait
 from ..store import EventType, RangeRequest, Store, WatchStream, prefix_range_end
 from .cache_watcher import DEFAULT_QUEUE_CAPACITY, CacheWatcher, ObjectFilter
 from .watch_cache import (
@@ -84,11 +85,7 @@ class Cacher:
         self._tasks = [asyncio.create_task(self._follow(), name=f"cacher {self.prefix}")]
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(self._tasks)
         self._tasks = []
         if self._stream is not None:
             self.store.close_stream(self._stream)

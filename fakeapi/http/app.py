@@ -17,6 +17,7 @@ from ..cacher import CacherConfig
 from ..registry.registry import Registry
 from ..registry.status import StatusError, bad_request, not_found_path
 from ..store import ErrCompacted, ErrFutureRev, Store, StoreTimers
+from ..tasks import cancel_and_wait
 from . import resources
 from .discovery import Discovery
 from .responses import JSON, json_bytes, json_response, status_response
@@ -53,10 +54,7 @@ class Server:
             self._compactor = asyncio.create_task(self._compact_periodically())
 
     async def stop(self) -> None:
-        if self._compactor is not None:
-            self._compactor.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._compactor
+        await cancel_and_wait([self._compactor])
         await self.timers.stop()
         await self.registry.stop()
 

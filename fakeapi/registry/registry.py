@@ -4,11 +4,11 @@ clock-driven work of the caches (bookmarks)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 from ..cacher import CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
 from ..store import Store
+from ..tasks import cancel_and_wait
 from .catalogue import Catalogue, ResourceType, default_catalogue
 from .rest import ResourceStore
 
@@ -47,11 +47,8 @@ class Registry:
         self._ticker = asyncio.create_task(self._tick_bookmarks(), name="bookmarks")
 
     async def stop(self) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._ticker
-            self._ticker = None
+        await cancel_and_wait([self._ticker])
+        self._ticker = None
         for rs in self.resources.values():
             await rs.cacher.stop()
 

@@ -7,8 +7,8 @@ Nothing in the store sleeps or spawns; time enters only here: periodic progress 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
+from ..tasks import cancel_and_wait
 from .server import Store
 
 #: How often leases are checked for expiry; etcd's lessor checks every 500 ms.
@@ -28,11 +28,7 @@ class StoreTimers:
         ]
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(self._tasks)
         self._tasks = []
 
     @staticmethod
