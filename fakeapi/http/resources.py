@@ -12,7 +12,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from ..registry.list_options import ListOptions, parse_bool
+from ..registry.list_options import ListOptions
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore
 from ..registry.status import StatusError, bad_request, method_not_supported, not_found_path, request_entity_too_large, unsupported_media_type
@@ -143,5 +143,3 @@ async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions) -> 
 async def _once(line: bytes):  # type: ignore[no-untyped-def]
     yield line
 
-
-__all__ = ["handle", "parse_bool"]

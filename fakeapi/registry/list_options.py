@@ -7,7 +7,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .status import StatusError, bad_request, invalid
+from .status import bad_request, invalid
 
 NOT_OLDER_THAN = "NotOlderThan"
 EXACT = "Exact"
@@ -138,4 +138,4 @@ class ListOptions:
             raise bad_request("specifying resource version is not allowed when using continue")
 
 
-__all__ = ["ListOptions", "StatusError", "NOT_OLDER_THAN", "EXACT", "parse_bool"]
+__all__ = ["ListOptions", "NOT_OLDER_THAN", "EXACT", "parse_bool"]

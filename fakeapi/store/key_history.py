@@ -36,12 +36,6 @@ def visible_at(history: KeyHistory, rev: int) -> KeyValue | None:
     return None if kv.version == 0 else kv
 
 
-def latest(history: KeyHistory) -> KeyValue | None:
-    """The key's current live value, or None when its newest record is a tombstone."""
-    last = history[-1]
-    return None if last.version == 0 else last
-
-
 def compact(history: KeyHistory, rev: int) -> KeyHistory:
     """Drop every version superseded at ``rev``; keep the one visible at ``rev`` unless it is a
     tombstone older than ``rev`` (a tombstone *at* ``rev`` stays, so a watch from ``rev`` still

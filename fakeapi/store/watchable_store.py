@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .kv import Event, EventType, WatchResponse
+from .kv import Event, WatchResponse
 from .kvstore import DEFAULT_MAX_TXN_OPS, KVStore
 from .watcher import DEFAULT_STREAM_CAPACITY, Watcher, WatchStream
 
@@ -120,4 +120,4 @@ class WatchableStore(KVStore):
         return header
 
 
-__all__ = ["WatchableStore", "EventType"]
+__all__ = ["WatchableStore"]
