@@ -32,6 +32,7 @@ from .errors import (
     ErrCompacted,
     ErrDuplicateKey,
     ErrEmptyKey,
+    ErrEmptyWatcherRange,
     ErrFutureRev,
     ErrKeyNotFound,
     ErrLeaseExist,
@@ -68,7 +69,8 @@ from .watcher import STREAM_PROGRESS_ID, WatchStream
 
 __all__ = [
     "Compare", "CompareResult", "CompareTarget", "DeleteRangeRequest", "DeleteRangeResponse",
-    "ErrCompacted", "ErrDuplicateKey", "ErrEmptyKey", "ErrFutureRev", "ErrKeyNotFound",
+    "ErrCompacted", "ErrDuplicateKey", "ErrEmptyKey", "ErrEmptyWatcherRange", "ErrFutureRev",
+    "ErrKeyNotFound",
     "ErrLeaseExist", "ErrLeaseNotFound", "ErrLeaseProvided", "ErrLeaseTTLTooLarge",
     "ErrTooManyOps", "ErrValueProvided", "ErrWatcherDuplicateID", "EtcdError", "Event",
     "EventType", "KeyValue", "LeaseGrantResponse", "LeaseTimeToLive", "PutRequest",

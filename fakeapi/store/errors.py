@@ -83,3 +83,10 @@ class ErrWatcherDuplicateID(EtcdError):
     # mvcc.ErrWatcherDuplicateID; the gRPC layer reports it as a canceled watch with this reason.
     message = "mvcc: duplicate watch ID provided on the WatchStream"
     grpc_code = "InvalidArgument"
+
+
+class ErrEmptyWatcherRange(EtcdError):
+    # mvcc.ErrEmptyWatcherRange: a watch whose range_end is not after its key (b"\0", "to the
+    # end", excepted). The gRPC layer answers created+canceled, watch_id -1, with this reason.
+    message = "mvcc: watcher range is empty"
+    grpc_code = "InvalidArgument"

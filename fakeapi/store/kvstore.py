@@ -114,7 +114,8 @@ class KVStore:
     def _range_response(self, req: RangeRequest, kvs: list[KeyValue], count: int) -> RangeResponse:
         if req.keys_only:
             kvs = [kv._replace(value=b"") for kv in kvs]
-        more = 0 < req.limit < count
+        # etcd sets ``more`` when it fetched more than ``limit`` kvs: never for count_only.
+        more = not req.count_only and 0 < req.limit < count
         return RangeResponse(self._rev, kvs, count, more)
 
     def _range_at(
@@ -145,17 +146,50 @@ class KVStore:
     def _range_past(
         self, start: bytes, end: bytes | None, rev: int, limit: int, count_only: bool
     ) -> tuple[list[KeyValue], int]:
-        kvs: list[KeyValue] = []
-        count = 0
         history = self._history
-        for k in history.irange(start, end, inclusive=(True, False)):
-            kv = key_history.visible_at(history[k], rev)
-            if kv is None:
-                continue
-            count += 1
-            if not count_only and (limit <= 0 or len(kvs) < limit):
-                kvs.append(kv)
-        return kvs, count
+        visible_at = key_history.visible_at
+        if limit <= 0 and not count_only:  # every kv is wanted: one pass gives them all
+            kvs = [
+                kv for k in history.irange(start, end, inclusive=(True, False))
+                if (kv := visible_at(history[k], rev)) is not None
+            ]
+            return kvs, len(kvs)
+        kvs = []
+        if not count_only:  # stop at the limit: a page costs its size, not the range's
+            for k in history.irange(start, end, inclusive=(True, False)):
+                kv = visible_at(history[k], rev)
+                if kv is not None:
+                    kvs.append(kv)
+                    if len(kvs) == limit:
+                        break
+        return kvs, self._count_past(start, end, rev)
+
+    def _count_past(self, start: bytes, end: bytes | None, rev: int) -> int:
+        """The number of keys in [start, end) alive at ``rev``: the live count now (O(log n)),
+        corrected by the keys changed since ``rev``, read from the log; a scan of the range
+        when more revisions have passed than it holds keys."""
+        live = self._live
+        lo = live.bisect_left(start)
+        hi = len(live) if end is None else live.bisect_left(end)
+        count = max(0, hi - lo)
+        history = self._history
+        visible_at = key_history.visible_at
+        if self._rev - rev > count:
+            return sum(
+                1 for k in history.irange(start, end, inclusive=(True, False))
+                if visible_at(history[k], rev) is not None
+            )
+        # The log holds every revision after the compaction point, and rev >= that point.
+        changed = {
+            ev.kv.key
+            for evs in self._log[rev + 1 - self._log_base:]
+            for ev in evs
+            if ev.kv.key >= start and (end is None or ev.kv.key < end)
+        }
+        for key in changed:
+            h = history[key]
+            count += (visible_at(h, rev) is not None) - (h[-1].version != 0)
+        return count
 
     def _live_keys(self, start: bytes, end: bytes | None) -> Iterator[bytes]:
         return self._live.irange(start, end, inclusive=(True, False))
@@ -169,7 +203,14 @@ class KVStore:
     # ----------------------------------------------------------------- writes
 
     def put(self, req: PutRequest) -> PutResponse:
-        resp = self.txn(TxnRequest(success=(req,)))
+        txn = TxnRequest(success=(req,))
+        if req.lease and (req.ignore_value or req.ignore_lease):
+            # etcd's plain Put looks its lease up before ignore_*'s key (a txn does the reverse):
+            # after the request checks, a missing lease wins over a missing key.
+            _check_txn_shape(txn, self.max_txn_ops)
+            if self.lessor is None or not self.lessor.exists(req.lease):
+                raise ErrLeaseNotFound()
+        resp = self.txn(txn)
         put: PutResponse = resp.responses[0]  # type: ignore[assignment]
         return put._replace(header_revision=resp.header_revision)
 
@@ -182,8 +223,34 @@ class KVStore:
         _check_txn_shape(req, self.max_txn_ops)
         wtxn = _WriteTxn(self)
         succeeded = all(self._compare(c) for c in req.compare)
-        responses = wtxn.run(req.success if succeeded else req.failure)
+        ops = req.success if succeeded else req.failure
+        self._check_txn_path(ops)
+        responses = wtxn.run(ops)
         return TxnResponse(wtxn.commit(), succeeded, responses)
+
+    def _check_txn_path(self, ops: tuple[Request, ...]) -> None:
+        """etcd's ``checkRequests`` before a txn runs, on the ops it will run (nested compares
+        see the store before the txn): first every put (ignore_value/ignore_lease need the key,
+        a lease must exist), then every range's revision. So which error a txn reports does not
+        depend on the order of its ops."""
+        path = list(self._txn_path(ops))
+        lessor = self.lessor
+        for op in path:
+            if isinstance(op, PutRequest):
+                if (op.ignore_value or op.ignore_lease) and self.get(op.key) is None:
+                    raise ErrKeyNotFound()
+                if op.lease and (lessor is None or not lessor.exists(op.lease)):
+                    raise ErrLeaseNotFound()
+        for op in path:
+            if isinstance(op, RangeRequest) and op.revision > 0:
+                self._check_read_revision(op.revision, self._rev)
+
+    def _txn_path(self, ops: tuple[Request, ...]) -> Iterator[Request]:
+        for op in ops:
+            yield op
+            if isinstance(op, TxnRequest):
+                succeeded = all(self._compare(c) for c in op.compare)
+                yield from self._txn_path(op.success if succeeded else op.failure)
 
     def _compare(self, cmp: Compare) -> bool:
         start, end, single = _range_bounds(cmp.key, cmp.range_end)
@@ -216,7 +283,12 @@ class KVStore:
             deleted = kv.version == 0
             if deleted:
                 live.remove(key)
-                events.append(Event(EventType.DELETE, kv, prev))
+                ev_prev = prev
+                if prev is not None and prev.mod_revision == rev:
+                    # Put earlier in this same revision (a txn may put a key, then delete it with
+                    # a from-key delete): the event's prev_kv is the key at rev-1, as etcd reads.
+                    ev_prev = next(e.prev_kv for e in events if e.kv.key == key)
+                events.append(Event(EventType.DELETE, kv, ev_prev))
             else:
                 if prev is None:
                     live.add(key)
@@ -254,10 +326,11 @@ class KVStore:
             raise ErrFutureRev()
         self._compact_rev = rev
         # Only keys changed since the previous compaction can hold superseded versions, and those
-        # are exactly the keys in the log below ``rev``: compaction costs what was written, not
-        # the size of the key space.
+        # are exactly the keys in the log up to ``rev``: compaction costs what was written, not
+        # the size of the key space. Revision ``rev`` itself counts: a version written at ``rev``
+        # supersedes one that may predate the log.
         cut = rev - self._log_base
-        touched = {ev.kv.key for evs in self._log[:cut] for ev in evs}
+        touched = {ev.kv.key for evs in self._log[: max(0, cut + 1)] for ev in evs}
         history = self._history
         for key in touched:
             h = history.get(key)
@@ -272,8 +345,14 @@ class KVStore:
             del self._log[:cut]
             self._log_base = rev
         # An event at exactly ``rev`` keeps no prev_kv: etcd would read it at rev-1, which is gone.
-        if self._log:
-            self._log[0] = tuple(ev._replace(prev_kv=None) for ev in self._log[0])
+        # And of revision ``rev`` etcd keeps only each key's last change: a key changed twice in
+        # one txn (a put, then a from-key delete) loses the superseded change.
+        if self._log and self._log_base == rev:
+            first = self._log[0]
+            last = {ev.kv.key: i for i, ev in enumerate(first)}
+            self._log[0] = tuple(
+                ev._replace(prev_kv=None) for i, ev in enumerate(first) if last[ev.kv.key] == i
+            )
         return self._rev
 
     # ----------------------------------------------------------------- log access
@@ -321,16 +400,29 @@ def _compare_kv(cmp: Compare, kv: KeyValue) -> bool:
 
 
 def _check_txn_shape(req: TxnRequest, max_ops: int) -> None:
-    """etcd's request checks, before anything runs: op counts, then no key written twice."""
-    if len(req.compare) > max_ops or len(req.success) > max_ops or len(req.failure) > max_ops:
+    """etcd's request checks, before anything runs (``checkTxnRequest``, then ``checkIntervals``
+    on each branch): op counts, keys and put flags in the whole tree, then no key written twice."""
+    _check_txn_request(req, max_ops)
+    _written_intervals(req.success)
+    _written_intervals(req.failure)
+
+
+def _check_txn_request(req: TxnRequest, max_ops: int) -> None:
+    opc = max(len(req.compare), len(req.success), len(req.failure))
+    if opc > max_ops:
         raise ErrTooManyOps()
-    for branch in (req.success, req.failure):
-        for op in branch:
-            if isinstance(op, TxnRequest):
-                _check_txn_shape(op, max_ops)
-            elif isinstance(op, RangeRequest | PutRequest | DeleteRangeRequest) and not op.key:
-                raise ErrEmptyKey()
-        _written_intervals(branch)
+    if any(not c.key for c in req.compare):
+        raise ErrEmptyKey()
+    for op in (*req.success, *req.failure):
+        if isinstance(op, TxnRequest):
+            _check_txn_request(op, max_ops - opc)  # a nested txn gets what its parent left
+        elif not op.key:
+            raise ErrEmptyKey()
+        elif isinstance(op, PutRequest):
+            if op.ignore_value and op.value:
+                raise ErrValueProvided()
+            if op.ignore_lease and op.lease:
+                raise ErrLeaseProvided()
 
 
 def _written_intervals(ops: tuple[Request, ...]) -> tuple[set[bytes], list[tuple[bytes, bytes]]]:
@@ -343,17 +435,23 @@ def _written_intervals(ops: tuple[Request, ...]) -> tuple[set[bytes], list[tuple
             dels.append((op.key, op.range_end))
     for op in ops:
         if isinstance(op, TxnRequest):
-            # Each branch of a nested txn is checked on its own, then against this level.
-            for branch in (op.success, op.failure):
-                inner_puts, inner_dels = _written_intervals(branch)
-                if inner_puts & puts:
+            # Each branch of a nested txn is checked on its own, then against this level; then
+            # and else are exclusive, so they may write the same key. Their deletes count only
+            # after both, and against every put of this level (checked below, as etcd does).
+            then_puts, then_dels = _written_intervals(op.success)
+            else_puts, else_dels = _written_intervals(op.failure)
+            for key in then_puts:
+                if key in puts or any(_in_range(key, d) for d in dels):
                     raise ErrDuplicateKey()
-                for key in inner_puts:
-                    if any(_in_range(key, d) for d in dels):
-                        raise ErrDuplicateKey()
-                puts |= inner_puts
-                dels.extend(inner_dels)
-        elif isinstance(op, PutRequest):
+            puts |= then_puts
+            for key in else_puts:
+                if (key in puts and key not in then_puts) or any(_in_range(key, d) for d in dels):
+                    raise ErrDuplicateKey()
+            puts |= else_puts
+            dels.extend(then_dels)
+            dels.extend(else_dels)
+    for op in ops:
+        if isinstance(op, PutRequest):
             if op.key in puts or any(_in_range(op.key, d) for d in dels):
                 raise ErrDuplicateKey()
             puts.add(op.key)
@@ -361,10 +459,13 @@ def _written_intervals(ops: tuple[Request, ...]) -> tuple[set[bytes], list[tuple
 
 
 def _in_range(key: bytes, interval: tuple[bytes, bytes]) -> bool:
-    start, end, single = _range_bounds(*interval)
-    if single:
+    # etcd's checkIntervals uses adt string intervals, where range_end is taken literally: the
+    # "to the end" marker b"\0" is not special there, so [key, "\0") overlaps no put and a txn
+    # may put a key that the same request deletes with a from-key (or all-keys) delete.
+    start, end = interval
+    if not end:
         return key == start
-    return key >= start and (end is None or key < end)
+    return start <= key < end
 
 
 class _WriteTxn:
@@ -395,28 +496,29 @@ class _WriteTxn:
             return self.delete_range(op)
         succeeded = all(self.compare(c) for c in op.compare)
         responses = self.run(op.success if succeeded else op.failure)
-        return TxnResponse(self.store.revision, succeeded, responses)
+        return TxnResponse(0, succeeded, responses)  # etcd leaves a nested txn's header empty
+
+    def header_revision(self) -> int:
+        """The header of a response inside a txn, as etcd fills it: the revision the txn reads
+        at so far (``beginRev``, or ``beginRev+1`` once it has changes). Clients should not
+        interpret it (the top-level header is the txn's revision), but it is on the wire."""
+        return self.rev if self.changes else self.store.revision
 
     def compare(self, cmp: Compare) -> bool:
-        if not self.staged:
-            return self.store._compare(cmp)
-        # A nested txn compares against what this request has written so far.
-        start, end, single = _range_bounds(cmp.key, cmp.range_end)
-        if single:
-            kv = self.current(start)
-            kvs = [] if kv is None else [kv]
-        else:
-            kvs = self._merged_live(start, end)
-        if not kvs:
-            return cmp.target is not CompareTarget.VALUE and _compare_kv(cmp, KeyValue(cmp.key, 0, 0, 0))
-        return all(_compare_kv(cmp, kv) for kv in kvs)
+        # etcd evaluates every compare of the txn tree before any op runs (``compareToPath``), so
+        # a nested txn compares against the store as it was before this request: nothing is
+        # applied to the store until commit.
+        return self.store._compare(cmp)
 
     def range(self, req: RangeRequest) -> RangeResponse:
         store = self.store
-        if not self.staged or req.revision not in (0, self.rev):
+        # An explicit revision is checked against the store before the txn (etcd's
+        # ``checkRange``): the txn's own revision is a future one.
+        if not self.staged or req.revision > 0:
             rev = store._check_read_revision(req.revision, store.revision)
             kvs, count = store._range_at(req.key, req.range_end, rev, req.limit, req.count_only)
-            return store._range_response(req, kvs, count)
+            resp = store._range_response(req, kvs, count)
+            return resp._replace(header_revision=self.header_revision())
         start, end, single = _range_bounds(req.key, req.range_end)
         if single:
             kv = self.current(start)
@@ -428,7 +530,7 @@ class _WriteTxn:
             merged = []
         elif req.limit > 0:
             merged = merged[: req.limit]
-        return store._range_response(req, merged, count)
+        return store._range_response(req, merged, count)._replace(header_revision=self.rev)
 
     def _merged_live(self, start: bytes, end: bytes | None) -> list[KeyValue]:
         history = self.store._history
@@ -465,7 +567,7 @@ class _WriteTxn:
             kv = KeyValue(req.key, prev.create_revision, self.rev, prev.version + 1, value, lease)
         self.staged[req.key] = kv
         self.changes.append((kv, prev))
-        return PutResponse(self.store.revision, prev if req.prev_kv else None)
+        return PutResponse(self.rev, prev if req.prev_kv else None)
 
     def delete_range(self, req: DeleteRangeRequest) -> DeleteRangeResponse:
         start, end, single = _range_bounds(req.key, req.range_end)
@@ -481,7 +583,7 @@ class _WriteTxn:
             self.staged[prev.key] = tomb
             self.changes.append((tomb, prev))
         return DeleteRangeResponse(
-            self.store.revision, len(victims), victims if req.prev_kv else []
+            self.header_revision(), len(victims), victims if req.prev_kv else []
         )
 
     def commit(self) -> int:

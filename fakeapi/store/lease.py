@@ -9,7 +9,6 @@ as etcd's lessor does.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -32,7 +31,7 @@ class Lease:
 @dataclass(frozen=True, slots=True)
 class LeaseTimeToLive:
     id: int
-    ttl: int  # seconds left, rounded up; -1 when the lease does not exist (as etcd answers)
+    ttl: int  # whole seconds left (truncated, as etcd); -1 when the lease does not exist
     granted_ttl: int
     keys: tuple[bytes, ...]
 
@@ -76,14 +75,18 @@ class Lessor:
 
     def keep_alive(self, lease_id: int) -> int:
         lease = self.get(lease_id)
-        lease.deadline = self._clock() + lease.ttl
+        now = self._clock()
+        if lease.deadline <= now:
+            raise ErrLeaseNotFound()  # expired, only not revoked yet: too late to renew
+        lease.deadline = now + lease.ttl
         return lease.ttl
 
     def time_to_live(self, lease_id: int, with_keys: bool = False) -> LeaseTimeToLive:
         lease = self._leases.get(lease_id)
         if lease is None:
             return LeaseTimeToLive(lease_id, -1, 0, ())
-        left = max(0, math.ceil(lease.deadline - self._clock()))
+        # etcd answers int64(Remaining().Seconds()): whole seconds left, truncated.
+        left = max(0, int(lease.deadline - self._clock()))
         keys = tuple(sorted(lease.keys)) if with_keys else ()
         return LeaseTimeToLive(lease_id, left, lease.ttl, keys)
 

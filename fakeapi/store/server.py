@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
+from .errors import ErrLeaseNotFound
 from .kvstore import DEFAULT_MAX_TXN_OPS, _WriteTxn
 from .kv import DeleteRangeRequest
 from .lease import MIN_LEASE_TTL, Lessor, LeaseTimeToLive
@@ -45,7 +46,13 @@ class Store(WatchableStore):
         return wtxn.commit()
 
     def lease_keep_alive(self, lease_id: int) -> int:
-        return self.lessor.keep_alive(lease_id)
+        try:
+            return self.lessor.keep_alive(lease_id)
+        except ErrLeaseNotFound:
+            # etcd answers a renewal of an expired lease once it is revoked: revoke it now.
+            if self.lessor.exists(lease_id):
+                self.lease_revoke(lease_id)
+            raise
 
     def lease_time_to_live(self, lease_id: int, keys: bool = False) -> LeaseTimeToLive:
         return self.lessor.time_to_live(lease_id, keys)

@@ -62,10 +62,15 @@ class WatchableStore(KVStore):
 
     def _on_commit(self, rev: int, events: tuple[Event, ...]) -> None:
         if self._synced_single:
+            single = self._synced_single
+            by_key: dict[bytes, list[Event]] = {}
             for ev in events:
-                group = self._synced_single.get(ev.kv.key)
-                if group:
-                    self._deliver(group, rev, (ev,))
+                if ev.kv.key in single:
+                    by_key.setdefault(ev.kv.key, []).append(ev)
+            # One response per revision: a key can change twice in one txn (put, then a
+            # from-key delete), and both events must reach its watchers.
+            for key, evs in by_key.items():
+                self._deliver(single[key], rev, tuple(evs))
         for (start, end), group in list(self._synced_ranges.items()):
             matched = tuple(
                 ev for ev in events if ev.kv.key >= start and (end is None or ev.kv.key < end)

@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .errors import ErrWatcherDuplicateID
+from .errors import ErrEmptyWatcherRange, ErrWatcherDuplicateID
 from .kv import Event, EventType, WatchFilter, WatchResponse
 from .kvstore import _range_bounds
 
@@ -141,6 +141,8 @@ class WatchStream:
         and a future revision waits for it. Returns the watch id."""
         if not key:
             key = b"\0"  # etcd treats an empty key as "\0"
+        if range_end and range_end != b"\0" and key >= range_end:
+            raise ErrEmptyWatcherRange()  # checked before an id is taken, as etcd does
         if watch_id < 0:
             while self._next_id in self.watchers:
                 self._next_id += 1
@@ -179,6 +181,8 @@ class WatchStream:
         current = self._store.revision
         if self._behind or any(not w.caught_up(current) for w in self.watchers.values()):
             return False
+        if not self.watchers:
+            return True  # etcd's progressIfSync has no watcher to send it through: nothing
         return self._offer(WatchResponse(STREAM_PROGRESS_ID, current))
 
     def close(self) -> None:
@@ -235,11 +239,12 @@ class WatchStream:
             if len(self._queue) >= self.capacity:
                 return
             if w.next_rev < compact_rev:
-                # etcd: an unsynced watcher below the compaction point is told and removed.
+                # etcd: an unsynced watcher below the compaction point is told and removed. Its
+                # response carries no revision (etcd's chooseAll leaves it 0: header.revision 0).
                 self.watchers.pop(w.id)
                 self._behind -= 1
                 self._queue.append(
-                    WatchResponse(w.id, current, (), compact_revision=compact_rev, canceled=True)
+                    WatchResponse(w.id, 0, (), compact_revision=compact_rev, canceled=True)
                 )
                 continue
             last = min(current, w.next_rev + CATCHUP_BATCH_REVISIONS - 1)
