@@ -35,3 +35,7 @@ test: venv test-deps
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
+
+## Store benchmark (prints numbers; not a test). `make bench ARGS=--quick` for a short run.
+bench: venv
+	$(BIN)/python benchmarks/store_bench.py $(ARGS)
