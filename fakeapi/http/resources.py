@@ -36,9 +36,9 @@ def parse_path(registry: Registry, group: str, version: str, rest: str) -> Resou
     """``[namespaces/<ns>/]<plural>[/<name>[/<subresource>]]``."""
     parts = [p for p in rest.split("/") if p]
     namespace = None
-    if len(parts) >= 3 and parts[0] == "namespaces" and group == "" and parts[2] not in ("status", "finalize"):
-        namespace, parts = parts[1], parts[2:]
-    elif len(parts) >= 3 and parts[0] == "namespaces" and group != "":
+    # namespaces/<ns>/status and /finalize are the namespace's own subresources, not a resource.
+    namespace_subresource = group == "" and len(parts) >= 3 and parts[2] in ("status", "finalize")
+    if len(parts) >= 3 and parts[0] == "namespaces" and not namespace_subresource:
         namespace, parts = parts[1], parts[2:]
     if not parts or len(parts) > 3:
         raise not_found_path()

@@ -307,19 +307,7 @@ class ResourceStore:
         cache = self.cacher.cache
         rv = cache.rv
         objects = cache.snapshot(start, end)
-        items: list[bytes] = []
-        token = remaining = None
-        for i, obj in enumerate(objects):
-            if matches is not None and not matches(obj):
-                continue
-            items.append(obj.raw)
-            if limit and len(items) == limit:
-                if i + 1 < len(objects):
-                    token = continue_token.encode(rv, obj.key[len(self.prefix):] + "\x00")
-                    if not has_selector:
-                        remaining = len(objects) - i - 1
-                break
-        return self._list_body(items, rv, token, remaining)
+        return self._page(objects, matches, rv, limit, count_remaining=not has_selector)
 
     def _list_from_store(
         self,
@@ -341,20 +329,37 @@ class ResourceStore:
             raise resource_expired("The resourceVersion for the provided list is too old.") from None
         except ErrFutureRev:
             raise too_large_resource_version(rv, store.revision) from None
+        # Stored values are decoded only when a selector has to look inside, and only as far as
+        # the page goes.
+        objects = [CachedObject(kv.key.decode(), "", "", kv.mod_revision, kv.value, {}, {}) for kv in resp.kvs]
+        decoded = None if matches is None else (
+            lambda o: matches(self._decode(o.key, o.raw, o.rv))  # type: ignore[misc]
+        )
+        return self._page(objects, decoded, read_rv, limit, count_remaining=matches is None)
+
+    def _page(
+        self,
+        objects: list[CachedObject],
+        matches: Callable[[CachedObject], bool] | None,
+        rv: int,
+        limit: int,
+        count_remaining: bool,
+    ) -> bytes:
+        """One LIST page of ``objects`` (in key order): the first ``limit`` that match, and a
+        continue token at ``rv`` when objects remain after the last one taken."""
         items: list[bytes] = []
         token = remaining = None
-        kvs = resp.kvs
-        for i, kv in enumerate(kvs):
-            if matches is not None and not matches(self._decode(kv.key.decode(), kv.value, kv.mod_revision)):
+        for i, obj in enumerate(objects):
+            if matches is not None and not matches(obj):
                 continue
-            items.append(kv.value)
+            items.append(obj.raw)
             if limit and len(items) == limit:
-                if i + 1 < len(kvs):
-                    token = continue_token.encode(read_rv, kv.key.decode()[len(self.prefix):] + "\x00")
-                    if matches is None:
-                        remaining = len(kvs) - i - 1
+                if i + 1 < len(objects):
+                    token = continue_token.encode(rv, obj.key[len(self.prefix):] + "\x00")
+                    if count_remaining:
+                        remaining = len(objects) - i - 1
                 break
-        return self._list_body(items, read_rv, token, remaining)
+        return self._list_body(items, rv, token, remaining)
 
     def _list_body(self, items: list[bytes], rv: int, token: str | None, remaining: int | None) -> bytes:
         meta: Json = {"resourceVersion": str(rv)}
