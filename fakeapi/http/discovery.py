@@ -10,9 +10,11 @@ from typing import Any
 import orjson
 
 from .. import __version__
+from ..registry.catalogue import TARGET_RELEASE
 from ..registry.registry import Registry
 
-KUBERNETES_VERSION = ("1", "32", "v1.32.0")
+#: /version answers as the release whose API surface the catalogue serves.
+KUBERNETES_VERSION = (*TARGET_RELEASE.split("."), f"v{TARGET_RELEASE}.0")
 
 
 class Discovery:

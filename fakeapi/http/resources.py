@@ -20,6 +20,8 @@ from .responses import JSON, json_bytes, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
 MAX_BODY_BYTES = 3 * 1024 * 1024
+#: The verb kube names in a MethodNotAllowed message, by HTTP method.
+_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete", "GET": "get"}
 
 
 class ResourceRequest:
@@ -55,7 +57,7 @@ def parse_path(registry: Registry, group: str, version: str, rest: str) -> Resou
 async def read_json_body(request: Request) -> Any:
     ctype = request.headers.get("content-type", JSON).split(";")[0].strip()
     if ctype not in (JSON, "application/yaml", "*/*", ""):
-        raise unsupported_media_type(ctype)
+        raise unsupported_media_type(accepted=(JSON, "application/yaml"))
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
@@ -106,7 +108,7 @@ async def handle(registry: Registry, request: Request, group: str, version: str,
                 opts = ListOptions.from_query(request.query_params)
                 return json_bytes(rs.delete_collection(ns, opts, dry_run(request)))
             return json_bytes(rs.delete(ns, name, options.get("preconditions"), dry_run(request)))
-        raise method_not_supported(rs.rt.plural, method)
+        raise method_not_supported(rs.rt.group, rs.rt.plural, _VERBS.get(method, method.lower()))
     except StatusError as err:
         return status_response(err)
 

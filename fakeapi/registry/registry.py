@@ -15,6 +15,26 @@ from .rest import ResourceStore
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 
+def servable_types(catalogue: Catalogue) -> list[ResourceType]:
+    """The stored types served, one per storage prefix.
+
+    kube-apiserver serves some resources in several versions or groups over one etcd prefix
+    (autoscaling v1 and v2 horizontalpodautoscalers; core and events.k8s.io events) and converts
+    between them. fakeapi has no conversions yet, so it serves one version per prefix rather than
+    answer in the wrong shape: the core group's if it has one, else the group's preferred version.
+    """
+    preference = {(g.name, v): i for g in catalogue.group_versions() for i, v in enumerate(g.versions)}
+    chosen: dict[str, ResourceType] = {}
+    for rt in catalogue.served():
+        if not rt.stored:
+            continue
+        rank = (rt.group != "", preference[(rt.group, rt.version)])
+        best = chosen.get(rt.storage_prefix)
+        if best is None or rank < (best.group != "", preference[(best.group, best.version)]):
+            chosen[rt.storage_prefix] = rt
+    return sorted(chosen.values(), key=lambda rt: (rt.group, rt.version, rt.plural))
+
+
 class Registry:
     def __init__(
         self,
@@ -26,11 +46,10 @@ class Registry:
         self.catalogue = catalogue or default_catalogue()
         self.cacher_config = cacher_config or CacherConfig()
         self.resources: dict[tuple[str, str, str], ResourceStore] = {}
-        for rt in self.catalogue.served():
-            if rt.stored:
-                self.resources[(rt.group, rt.version, rt.plural)] = ResourceStore(
-                    rt, store, self.cacher_config, self.namespace_exists
-                )
+        for rt in servable_types(self.catalogue):
+            self.resources[(rt.group, rt.version, rt.plural)] = ResourceStore(
+                rt, store, self.cacher_config, self.namespace_exists
+            )
         self._namespaces = self.resources[("", "v1", "namespaces")]
         self._ticker: asyncio.Task[None] | None = None
 

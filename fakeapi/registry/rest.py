@@ -35,7 +35,9 @@ from .catalogue import ResourceType
 from .list_options import EXACT, NOT_OLDER_THAN, ListOptions
 from .selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector, selectable_fields
 from .status import (
+    OPTIMISTIC_LOCK_MESSAGE,
     StatusError,
+    generate_name_conflict,
     already_exists,
     bad_request,
     conflict,
@@ -45,9 +47,6 @@ from .status import (
     invalid,
 )
 
-OPTIMISTIC_LOCK_MESSAGE = (
-    "the object has been modified; please apply your changes to the latest version and try again"
-)
 #: kube retries a generated name this many times before giving up.
 _NAME_GENERATION_ATTEMPTS = 8
 
@@ -164,10 +163,9 @@ class ResourceStore:
             if resp.succeeded:
                 assert resp.header_revision == rev, "a write ran between encode and txn"
                 return raw
-        err = already_exists(rt.group, rt.plural, meta["name"])
         if generate:
-            err.message += ", the server was not able to generate a unique name for the object"
-        raise err
+            raise generate_name_conflict(rt.group, rt.plural, meta["name"])
+        raise already_exists(rt.group, rt.plural, meta["name"])
 
     def update(self, namespace: str | None, name: str, body: Any, dry_run: bool = False) -> bytes:
         rt = self.rt

@@ -1,217 +1,602 @@
-"""Label and field selectors, parsed once per request into matchers.
+"""Label and field selectors, parsed once per request into matchers, with kube-apiserver's errors.
 
-Label grammar (apimachinery ``labels.Parse``): requirements joined by ``,`` (AND), each one of
-``k``, ``!k``, ``k=v``, ``k==v``, ``k!=v``, ``k in (v1,v2)``, ``k notin (v1,v2)``. Field grammar
-(``fields.ParseSelector``): ``f=v``, ``f==v``, ``f!=v`` joined by ``,``, with ``\\`` escaping.
+Label selectors are apimachinery's ``labels.Parse``, ported token for token (its lexer, its
+parser and ``NewRequirement``'s validation), so that every selector kube accepts is accepted here
+with the same meaning and every one it refuses is refused with the same message: ``unable to parse
+requirement: ...`` for a bad requirement, the bare parser message for bad structure. Key and value
+errors use Kubernetes 1.32's wording (``a qualified name``, ``no more than 63 characters``).
+
+Field selectors are ``fields.ParseSelector`` (terms split on unescaped ``,``; ``\\,``, ``\\=`` and
+``\\\\`` escape values), then, per kind, the field label conversion kube registers: it decides
+which labels a selector may use for that kind and may rename them (pods' ``spec.host``,
+events.k8s.io's ``regarding.*``); any other label is a 400 with that kind's message.
+``selectable_fields`` is each registry's ``GetAttrs``: the fields an object offers, as strings.
+A field an accepted label names but an object does not offer compares as ``""``, as in kube.
+
+All parse errors are ``StatusError`` 400 BadRequest with kube's message.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
-from .status import bad_request
+from ._golang import go_parse_int64, go_quote
+from .status import FieldError, bad_request, field_errors_message
 
-_NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"
-_KEY = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?" + _NAME + "$")
-_VALUE = re.compile(r"^(" + _NAME + ")?$")
-_TOKEN = re.compile(r"\s*(\(|\)|,|==|=|!=|!|[^\s(),=!]+)")
+# ----------------------------------------------------------------------------- label selectors
 
-Requirement = Callable[[Mapping[str, str]], bool]
+_EOS, _IDENTIFIER = "end of string", "identifier"  # token kinds; operators are their own kind
+_OPERATOR_TOKENS = frozenset(("(", ")", ",", "!", "=", "==", "!=", ">", "<"))
+_KEYWORDS = frozenset(("in", "notin"))
+_SPECIAL = frozenset("=!(),><")
+_WHITESPACE = frozenset(" \t\r\n")
+#: ``selection.Operator`` of each binary operator token, in the order kube's errors list them.
+_BINARY_OPERATORS = {"in": "in", "notin": "notin", "=": "=", "==": "==", "!=": "!=", ">": "gt", "<": "lt"}
+_EXISTS, _DOES_NOT_EXIST = "exists", "!"
+
+_NAME = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_NAME_RE = re.compile(_NAME)
+_VALUE = f"({_NAME})?"
+_VALUE_RE = re.compile(_VALUE)
+_DNS1123_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN)
+
+
+def _regex_error(message: str, regex: str, *examples: str) -> str:
+    """``validation.RegexError`` (the double spaces before ``or`` are upstream's)."""
+    return message + " (e.g. " + " or ".join(f"'{e}', " for e in examples) + f"regex used for validation is '{regex}')"
+
+
+_NAME_ERROR = _regex_error(
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+    _NAME, "MyName", "my.name", "123-abc")
+_VALUE_ERROR = _regex_error(
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character", _VALUE, "MyValue", "my_value", "12345")
+_SUBDOMAIN_ERROR = _regex_error(
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character", _DNS1123_SUBDOMAIN, "example.com")
+
+
+def _too_long(limit: int) -> str:
+    return f"must be no more than {limit} characters"
+
+
+def _label_key_errors(key: str) -> list[str]:
+    """``validation.IsQualifiedName``. Lengths are in bytes, as in Go."""
+    parts = key.split("/")
+    if len(parts) > 2:
+        return [f"a qualified name {_NAME_ERROR} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    errors = []
+    name = parts[-1]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            errors.append("prefix part must be non-empty")
+        else:
+            if len(prefix.encode()) > 253:
+                errors.append("prefix part " + _too_long(253))
+            if not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
+                errors.append("prefix part " + _SUBDOMAIN_ERROR)
+    if not name:
+        errors.append("name part must be non-empty")
+    elif len(name.encode()) > 63:
+        errors.append("name part " + _too_long(63))
+    if not _NAME_RE.fullmatch(name):
+        errors.append("name part " + _NAME_ERROR)
+    return errors
+
+
+def _label_value_errors(value: str) -> list[str]:
+    """``validation.IsValidLabelValue``."""
+    errors = [_too_long(63)] if len(value.encode()) > 63 else []
+    if not _VALUE_RE.fullmatch(value):
+        errors.append(_VALUE_ERROR)
+    return errors
+
+
+def _invalid_value(field: str, value: str, detail: str) -> FieldError:
+    """``field.Invalid(path, value, detail)`` for a string value."""
+    return field, "FieldValueInvalid", f"Invalid value: {go_quote(value)}: {detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class LabelRequirement:
+    """``labels.Requirement``: ``operator`` is a ``selection.Operator`` (``=``, ``==``, ``!=``,
+    ``in``, ``notin``, ``exists``, ``!``, ``gt``, ``lt``)."""
+
+    key: str
+    operator: str
+    values: frozenset[str] = frozenset()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        value = labels.get(self.key)
+        op = self.operator
+        if op in ("=", "==", "in"):
+            return value is not None and value in self.values
+        if op in ("!=", "notin"):
+            return value is None or value not in self.values
+        if op == _EXISTS:
+            return value is not None
+        if op == _DOES_NOT_EXIST:
+            return value is None
+        actual = go_parse_int64(value) if value is not None else None
+        if actual is None:
+            return False
+        (bound,) = self.values  # validated as one int64 when parsed
+        return actual > int(bound) if op == "gt" else actual < int(bound)
 
 
 @dataclass(frozen=True, slots=True)
 class LabelSelector:
-    requirements: tuple[Requirement, ...] = ()
+    """A parsed label selector: the AND of its requirements; empty selects everything."""
+
+    requirements: tuple[LabelRequirement, ...] = ()
 
     @property
     def empty(self) -> bool:
         return not self.requirements
 
     def matches(self, labels: Mapping[str, str]) -> bool:
-        return all(r(labels) for r in self.requirements)
+        return all(r.matches(labels) for r in self.requirements)
 
 
-def _label_error(selector: str, detail: str) -> Exception:
-    return bad_request(f"unable to parse requirement: {detail}")
+class _LabelSyntaxError(Exception):
+    pass
 
 
-def parse_label_selector(selector: str) -> LabelSelector:
-    tokens = [t for t in _TOKEN.findall(selector)]
-    if "".join(tokens).strip() != re.sub(r"\s+", "", selector):
-        raise _label_error(selector, f"found invalid characters in '{selector}'")
-    reqs: list[Requirement] = []
-    i = 0
-    n = len(tokens)
+def _lex(text: str) -> list[tuple[str, str]]:
+    """``labels.Lexer``: ``(kind, literal)`` tokens up to the first end of string. Like Go's
+    byte reader, a NUL character reads as end of input where a token may start."""
+    tokens: list[tuple[str, str]] = []
+    pos = 0
 
-    def check_key(key: str) -> str:
-        if not _KEY.match(key) or len(key) > 316:
-            raise _label_error(selector, f"invalid label key \"{key}\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character")
-        return key
+    def read() -> str:
+        nonlocal pos
+        if pos < len(text):
+            pos += 1
+            return text[pos - 1]
+        return "\0"
 
-    def check_value(value: str) -> str:
-        if not _VALUE.match(value):
-            raise _label_error(selector, f"invalid label value: \"{value}\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character")
-        return value
-
-    while i < n:
-        tok = tokens[i]
-        if tok == "!":
-            if i + 1 >= n:
-                raise _label_error(selector, "found '', expected: identifier")
-            key = check_key(tokens[i + 1])
-            reqs.append(lambda labels, k=key: k not in labels)
-            i += 2
+    while True:
+        char = read()
+        while char in _WHITESPACE:
+            char = read()
+        if char == "\0":
+            tokens.append((_EOS, ""))
+            return tokens
+        pos -= 1
+        if char in _SPECIAL:  # the longest operator: every special character alone is one
+            operator = ""
+            while (char := read()) != "\0":
+                if char not in _SPECIAL or (operator and operator + char not in _OPERATOR_TOKENS):
+                    pos -= 1
+                    break
+                operator += char
+            tokens.append((operator, operator))
         else:
-            key = check_key(tok)
-            i += 1
-            op = tokens[i] if i < n else ","
-            if op == ",":
-                reqs.append(lambda labels, k=key: k in labels)
-            elif op in ("=", "==", "!="):
-                value = check_value(tokens[i + 1] if i + 1 < n and tokens[i + 1] != "," else "")
-                i += 1 if value == "" else 2
-                if op == "!=":
-                    reqs.append(lambda labels, k=key, v=value: labels.get(k) != v)
-                else:
-                    reqs.append(lambda labels, k=key, v=value: labels.get(k) == v)
-            elif op in ("in", "notin"):
-                if i + 1 >= n or tokens[i + 1] != "(":
-                    raise _label_error(selector, f"found '{tokens[i + 1] if i + 1 < n else ''}', expected: '('")
-                i += 2
-                values: set[str] = set()
-                while i < n and tokens[i] != ")":
-                    if tokens[i] != ",":
-                        values.add(check_value(tokens[i]))
-                    i += 1
-                if i >= n:
-                    raise _label_error(selector, "found '', expected: ')'")
-                i += 1
-                if op == "in":
-                    reqs.append(lambda labels, k=key, vs=frozenset(values): labels.get(k) in vs)
-                else:
-                    reqs.append(lambda labels, k=key, vs=frozenset(values): labels.get(k) not in vs)
+            word = ""
+            while (char := read()) != "\0":
+                if char in _SPECIAL or char in _WHITESPACE:
+                    pos -= 1
+                    break
+                word += char
+            tokens.append((word if word in _KEYWORDS else _IDENTIFIER, word))
+
+
+class _LabelParser:
+    """``labels.Parser``. Where values are expected, ``in`` and ``notin`` are identifiers."""
+
+    def __init__(self, text: str) -> None:
+        self.tokens = _lex(text)
+        self.position = 0
+
+    def lookahead(self, values: bool = True) -> tuple[str, str]:
+        kind, literal = self.tokens[self.position]
+        return (_IDENTIFIER if values and kind in _KEYWORDS else kind), literal
+
+    def consume(self, values: bool = True) -> tuple[str, str]:
+        token = self.lookahead(values)
+        self.position += 1
+        return token
+
+    def parse(self) -> LabelSelector:
+        requirements: list[LabelRequirement] = []
+        while True:
+            kind, literal = self.lookahead()
+            if kind == _EOS:
+                return LabelSelector(tuple(requirements))
+            if kind not in (_IDENTIFIER, "!"):
+                raise _LabelSyntaxError(f"found '{literal}', expected: !, identifier, or 'end of string'")
+            try:
+                requirements.append(self.requirement())
+            except _LabelSyntaxError as err:
+                raise _LabelSyntaxError(f"unable to parse requirement: {err}") from None
+            kind, literal = self.consume()
+            if kind == _EOS:
+                return LabelSelector(tuple(requirements))
+            if kind != ",":
+                raise _LabelSyntaxError(f"found '{literal}', expected: ',' or 'end of string'")
+            kind, literal = self.lookahead()
+            if kind not in (_IDENTIFIER, "!"):
+                raise _LabelSyntaxError(f"found '{literal}', expected: identifier after ','")
+
+    def requirement(self) -> LabelRequirement:
+        operator = ""
+        kind, key = self.consume()
+        if kind == "!":
+            operator = _DOES_NOT_EXIST
+            kind, key = self.consume()
+        if kind != _IDENTIFIER:
+            raise _LabelSyntaxError(f"found '{key}', expected: identifier")
+        if errors := _label_key_errors(key):
+            raise _LabelSyntaxError(field_errors_message([_invalid_value("<nil>", key, "; ".join(errors))]))
+        if operator == _DOES_NOT_EXIST or self.lookahead()[0] in (_EOS, ","):
+            return LabelRequirement(key, operator or _EXISTS)
+        kind, literal = self.consume(values=False)
+        if kind not in _BINARY_OPERATORS:
+            raise _LabelSyntaxError(f"found '{literal}', expected: {', '.join(_BINARY_OPERATORS.values())}")
+        operator = _BINARY_OPERATORS[kind]
+        values = self.value_set() if operator in ("in", "notin") else self.exact_value()
+        return _new_requirement(key, operator, values)
+
+    def value_set(self) -> set[str]:
+        kind, literal = self.consume()
+        if kind != "(":
+            raise _LabelSyntaxError(f"found '{literal}' expected: '('")
+        kind, literal = self.lookahead()
+        if kind == ")":  # "()" is the set of the empty value
+            self.consume()
+            return {""}
+        if kind not in (_IDENTIFIER, ","):
+            raise _LabelSyntaxError(f"found '{literal}', expected: ',', ')' or identifier")
+        values = self.identifiers()
+        self.consume()  # the ")" identifiers() stopped at
+        return values
+
+    def identifiers(self) -> set[str]:
+        """Comma-separated, possibly empty, values up to ``)``: ``(,a)`` holds ``""`` and ``a``."""
+        values: set[str] = set()
+        while True:
+            kind, literal = self.consume()
+            if kind == _IDENTIFIER:
+                values.add(literal)
+                kind, literal = self.lookahead()
+                if kind == ")":
+                    return values
+                if kind != ",":
+                    raise _LabelSyntaxError(f"found '{literal}', expected: ',' or ')'")
+            elif kind == ",":
+                following = self.lookahead()[0]
+                if not values or following in (")", ","):
+                    values.add("")
+                if following == ")":
+                    return values
             else:
-                raise _label_error(selector, f"found '{op}', expected: in, notin, =, ==, !=, gt, lt, or ,")
-        if i < n:
-            if tokens[i] != ",":
-                raise _label_error(selector, f"found '{tokens[i]}', expected: ',' or 'end of string'")
-            i += 1
-            if i >= n:
-                raise _label_error(selector, "found '', expected: !, identifier, or 'end of string'")
-    return LabelSelector(tuple(reqs))
+                raise _LabelSyntaxError(f"found '{literal}', expected: ',', or identifier")
+
+    def exact_value(self) -> set[str]:
+        if self.lookahead()[0] in (_EOS, ","):
+            return {""}
+        kind, literal = self.consume()
+        if kind != _IDENTIFIER:
+            raise _LabelSyntaxError(f"found '{literal}', expected: identifier")
+        return {literal}
+
+
+def _new_requirement(key: str, operator: str, values: set[str]) -> LabelRequirement:
+    """``labels.NewRequirement``'s value checks (the parser has checked the key and guarantees
+    the number of values), errors in the order of the sorted values."""
+    errors: list[FieldError] = []
+    ordered = sorted(values)
+    if operator in ("gt", "lt"):
+        errors += [_invalid_value(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer")
+                   for i, v in enumerate(ordered) if go_parse_int64(v) is None]
+    for i, value in enumerate(ordered):
+        if value_errors := _label_value_errors(value):
+            errors.append(_invalid_value(f"values[{i}][{key}]", value, "; ".join(value_errors)))
+    if errors:
+        raise _LabelSyntaxError(field_errors_message(errors))
+    return LabelRequirement(key, operator, frozenset(values))
+
+
+def parse_label_selector(text: str) -> LabelSelector:
+    """``labels.Parse``; a selector kube refuses is a 400 with kube's message."""
+    try:
+        return _LabelParser(text).parse()
+    except _LabelSyntaxError as err:
+        raise bad_request(str(err)) from None
+
+
+# ----------------------------------------------------------------------------- field selectors
+
+
+@dataclass(frozen=True, slots=True)
+class FieldRequirement:
+    """One term: ``field=value`` (or ``==``) when ``equal``, ``field!=value`` otherwise."""
+
+    field: str
+    value: str
+    equal: bool
+
+    def matches(self, fields: Mapping[str, str]) -> bool:
+        return (fields.get(self.field, "") == self.value) == self.equal
 
 
 @dataclass(frozen=True, slots=True)
 class FieldSelector:
-    terms: tuple[tuple[str, str, bool], ...] = ()  # (field, value, equal)
+    """A parsed field selector: the AND of its terms, in the sorted order kube checks them."""
+
+    requirements: tuple[FieldRequirement, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not self.terms
+        return not self.requirements
 
     def matches(self, fields: Mapping[str, str]) -> bool:
-        return all((fields.get(f, "") == v) == eq for f, v, eq in self.terms)
+        return all(r.matches(fields) for r in self.requirements)
+
+    @classmethod
+    def parse(cls, text: str) -> FieldSelector:
+        """``fields.ParseSelector``: no whitespace is trimmed; each term splits at its first
+        operator (``!=``, then ``==``, then ``=``, tried at each position in turn)."""
+        requirements: list[FieldRequirement] = []
+        for term in sorted(_split_terms(text)):
+            if not term:
+                continue
+            for i in range(len(term)):
+                operator = next((op for op in ("!=", "==", "=") if term.startswith(op, i)), None)
+                if operator:
+                    field, value = term[:i], _unescape(term[i + len(operator):])
+                    if field or value:  # Go's Transform turns an empty term into "everything"
+                        requirements.append(FieldRequirement(field, value, operator != "!="))
+                    break
+            else:
+                raise bad_request(f"invalid selector: '{text}'; can't understand '{term}'")
+        return cls(tuple(requirements))
 
 
-def _split_unescaped(text: str, sep: str) -> list[str]:
-    parts, cur, i = [], [], 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and i + 1 < len(text):
-            cur.append(text[i : i + 2])
-            i += 2
-            continue
-        if c == sep:
-            parts.append("".join(cur))
-            cur = []
-        else:
-            cur.append(c)
-        i += 1
-    parts.append("".join(cur))
-    return parts
+def _split_terms(text: str) -> list[str]:
+    """``splitTerms``: split at commas not escaped by a backslash, escapes kept."""
+    if not text:
+        return []
+    terms, start, escaped = [], 0, False
+    for i, char in enumerate(text):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == ",":
+            terms.append(text[start:i])
+            start = i + 1
+    terms.append(text[start:])
+    return terms
 
 
 def _unescape(value: str) -> str:
-    return re.sub(r"\\(.)", r"\1", value)
-
-
-def parse_field_selector(rt: Any, selector: str) -> FieldSelector:
-    if not selector.strip():
-        return FieldSelector()
-    supported = supported_fields(rt)
-    terms = []
-    for part in _split_unescaped(selector, ","):
-        for op, eq in (("!=", False), ("==", True), ("=", True)):
-            idx = _find_unescaped(part, op)
-            if idx >= 0:
-                field, value = part[:idx].strip(), _unescape(part[idx + len(op):])
-                break
+    """``UnescapeValue``: ``\\\\``, ``\\,`` and ``\\=`` are the only escapes; a bare ``,`` or ``=``
+    is refused (Go's error shows the character as its code point)."""
+    out, escaped = [], False
+    for char in value:
+        if escaped:
+            if char not in "\\,=":
+                raise bad_request(f"invalid field selector: invalid escape sequence: \\{char}")
+            out.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char in ",=":
+            raise bad_request(f"invalid field selector: unescaped character in value: {ord(char)}")
         else:
-            raise bad_request(f"invalid selector: '{selector}'; can't understand '{part}'")
-        if field not in supported:
-            raise bad_request(f'field label not supported: {field}')
-        terms.append((field, value, eq))
-    return FieldSelector(tuple(terms))
+            out.append(char)
+    if escaped:
+        raise bad_request("invalid field selector: invalid escape sequence: \\")
+    return "".join(out)
 
 
-def _find_unescaped(text: str, op: str) -> int:
-    i = 0
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text.startswith(op, i):
-            return i
-        i += 1
-    return -1
+class SelectableKind(Protocol):
+    """What field selection needs to know of a resource (a catalogue ``ResourceType`` is one)."""
+
+    @property
+    def group(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def namespaced(self) -> bool: ...
 
 
-#: Per-resource selectable fields beyond metadata.name / metadata.namespace (each registry's
-#: ``GetAttrs``/``ToSelectableFields`` in kubernetes/kubernetes ``pkg/registry``).
-_EXTRA_FIELDS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("", "pods"): ("spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
-                   "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
-                   "status.nominatedNodeName"),
-    ("", "events"): ("involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-                     "involvedObject.uid", "involvedObject.apiVersion",
-                     "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
-                     "reportingComponent", "source", "type"),
-    ("", "secrets"): ("type",),
-    ("", "namespaces"): ("status.phase",),
-    ("", "nodes"): ("spec.unschedulable",),
-    ("", "replicationcontrollers"): ("status.replicas",),
-    ("", "persistentvolumeclaims"): (),
-    ("batch", "jobs"): ("status.successful",),
-    ("certificates.k8s.io", "certificatesigningrequests"): ("spec.signerName",),
+Json = Mapping[str, Any]
+FieldGetter = Callable[[Json], str]
+
+
+def _get(obj: Json, path: str) -> Any:
+    """The value at a dotted path; a numeric step indexes a list."""
+    value: Any = obj
+    for key in path.split("."):
+        if isinstance(value, Mapping):
+            value = value.get(key)
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            return None
+    return value
+
+
+def _text(path: str, zero: str = "") -> FieldGetter:
+    """The field at ``path`` as Go prints it (``true``/``false``, decimal integers), ``zero`` when
+    unset: what Go's zero value of the field's type prints as."""
+    def get(obj: Json) -> str:
+        value = _get(obj, path)
+        if value is None:
+            return zero
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
+    return get
+
+
+def _first_of(*getters: FieldGetter) -> FieldGetter:
+    """The first non-empty of several fields: how v1 fields fold into one internal field (a pod's
+    ``status.podIP`` wins over ``status.podIPs``; an event's ``source`` falls back to its
+    reporting controller)."""
+    return lambda obj: next((v for v in (get(obj) for get in getters) if v), "")
+
+
+@dataclass(frozen=True, slots=True)
+class _KindFields:
+    """One kind's field selector support: ``labels`` maps each label its field label conversion
+    func accepts to the field it selects, ``unsupported`` is that func's error for any other
+    label, and ``values`` is what its ``GetAttrs`` adds to ``metadata.name`` (and, for namespaced
+    kinds, ``metadata.namespace``)."""
+
+    labels: Mapping[str, str]
+    unsupported: Callable[[str], str]
+    values: Mapping[str, FieldGetter]
+
+
+def _accepting(*labels: str) -> dict[str, str]:
+    return {label: label for label in labels}
+
+
+def _field_label_not_supported(label: str) -> str:
+    """The message of core/v1's (and most groups') conversion funcs."""
+    return f"field label not supported: {label}"
+
+
+#: ``runtime.DefaultMetaV1FieldSelectorConversion``: kinds that register no conversion func.
+_DEFAULT_FIELDS = _KindFields(
+    labels=_accepting("metadata.name", "metadata.namespace"),
+    unsupported=lambda label: f'{go_quote(label)} is not a known field selector: only "metadata.name", "metadata.namespace"',
+    values={},
+)
+
+#: The object reference fields of an event (core ``involvedObject``, events.k8s.io ``regarding``).
+_REFERENCE_FIELDS = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
+_EVENT_VALUES: dict[str, FieldGetter] = {
+    **{f"involvedObject.{f}": _text(f"involvedObject.{f}") for f in _REFERENCE_FIELDS},
+    "reason": _text("reason"),
+    "reportingComponent": _text("reportingComponent"),
+    "source": _first_of(_text("source.component"), _text("reportingComponent")),
+    "type": _text("type"),
+}
+
+#: Kinds with their own conversion func (``pkg/apis/<group>/<version>/conversion.go``) and their
+#: ``GetAttrs`` (``pkg/registry/<group>/<resource>/strategy.go``), read from the v1 object.
+_KIND_FIELDS: dict[tuple[str, str], _KindFields] = {
+    ("", "Pod"): _KindFields(
+        labels={**_accepting("metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy",
+                             "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
+                             "status.podIP", "status.podIPs", "status.nominatedNodeName"),
+                "spec.host": "spec.nodeName"},  # what pre-1.0 clients sent
+        unsupported=_field_label_not_supported,
+        values={
+            "spec.nodeName": _text("spec.nodeName"),
+            "spec.restartPolicy": _text("spec.restartPolicy"),
+            "spec.schedulerName": _text("spec.schedulerName"),
+            "spec.serviceAccountName": _text("spec.serviceAccountName"),
+            "spec.hostNetwork": _text("spec.hostNetwork", "false"),
+            "status.phase": _text("status.phase"),
+            "status.podIP": _first_of(_text("status.podIP"), _text("status.podIPs.0.ip")),
+            "status.nominatedNodeName": _text("status.nominatedNodeName"),
+        },
+    ),
+    ("", "Node"): _KindFields(
+        labels=_accepting("metadata.name", "spec.unschedulable"),
+        unsupported=_field_label_not_supported,
+        values={"spec.unschedulable": _text("spec.unschedulable", "false")},
+    ),
+    ("", "ReplicationController"): _KindFields(
+        labels=_accepting("metadata.name", "metadata.namespace", "status.replicas"),
+        unsupported=_field_label_not_supported,
+        values={"status.replicas": _text("status.replicas", "0")},
+    ),
+    ("", "Event"): _KindFields(
+        labels=_accepting("metadata.name", "metadata.namespace", *_EVENT_VALUES),
+        unsupported=_field_label_not_supported,
+        values=_EVENT_VALUES,
+    ),
+    ("events.k8s.io", "Event"): _KindFields(
+        # events.k8s.io names the core Event's fields differently; selectors use its names
+        labels={**_accepting("metadata.name", "metadata.namespace", "reason", "source", "type"),
+                **{f"regarding.{f}": f"involvedObject.{f}" for f in _REFERENCE_FIELDS},
+                "reportingController": "reportingComponent"},
+        unsupported=_field_label_not_supported,
+        values={
+            **{f"involvedObject.{f}": _text(f"regarding.{f}") for f in _REFERENCE_FIELDS},
+            "reason": _text("reason"),
+            "reportingComponent": _text("reportingController"),
+            "source": _first_of(_text("deprecatedSource.component"), _text("reportingController")),
+            "type": _text("type"),
+        },
+    ),
+    ("", "Namespace"): _KindFields(
+        labels=_accepting("metadata.name", "status.phase"),
+        unsupported=_field_label_not_supported,
+        values={"status.phase": _text("status.phase")},
+    ),
+    ("", "Secret"): _KindFields(
+        labels=_accepting("metadata.name", "metadata.namespace", "type"),
+        unsupported=_field_label_not_supported,
+        values={"type": _text("type")},
+    ),
+    ("", "Service"): _KindFields(
+        labels=_accepting("metadata.name", "metadata.namespace", "spec.clusterIP", "spec.type"),
+        unsupported=_field_label_not_supported,
+        values={"spec.clusterIP": _text("spec.clusterIP"), "spec.type": _text("spec.type")},
+    ),
+    ("batch", "Job"): _KindFields(
+        labels=_accepting("metadata.name", "metadata.namespace", "status.successful"),
+        unsupported=lambda label: f"field label {go_quote(label)} not supported for batchv1.Job",
+        values={"status.successful": _text("status.succeeded", "0")},
+    ),
+    ("certificates.k8s.io", "CertificateSigningRequest"): _KindFields(
+        labels=_accepting("metadata.name", "spec.signerName"),
+        unsupported=_field_label_not_supported,
+        values={"spec.signerName": _text("spec.signerName")},
+    ),
+    ("resource.k8s.io", "ResourceSlice"): _KindFields(
+        labels=_accepting("metadata.name", "spec.nodeName", "spec.driver"),
+        unsupported=lambda label: f"field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: {label}",
+        values={"spec.nodeName": _text("spec.nodeName"), "spec.driver": _text("spec.driver")},
+    ),
 }
 
 
-def supported_fields(rt: Any) -> frozenset[str]:
-    extra = _EXTRA_FIELDS.get((rt.group, rt.plural), ())
-    return frozenset(("metadata.name", "metadata.namespace", *extra))
+def _kind_fields(resource: SelectableKind) -> _KindFields:
+    return _KIND_FIELDS.get((resource.group, resource.kind), _DEFAULT_FIELDS)
 
 
-def _lookup(obj: Any, path: str) -> str:
-    for part in path.split("."):
-        if not isinstance(obj, dict):
-            return ""
-        obj = obj.get(part)
-    if obj is None:
-        return ""
-    if isinstance(obj, bool):
-        return "true" if obj else "false"
-    return str(obj)
+def validate_field_selector(resource: SelectableKind, selector: FieldSelector) -> FieldSelector:
+    """The field label conversion kube applies to a parsed selector for ``resource``'s kind: the
+    selector with each label replaced by the field it selects, or a 400 for the first label (in
+    term order) the kind does not support."""
+    fields = _kind_fields(resource)
+    converted = []
+    for requirement in selector.requirements:
+        field = fields.labels.get(requirement.field)
+        if field is None:
+            raise bad_request(fields.unsupported(requirement.field))
+        converted.append(replace(requirement, field=field))
+    return FieldSelector(tuple(converted))
 
 
-def selectable_fields(rt: Any, obj: dict[str, Any]) -> dict[str, str]:
-    meta = obj.get("metadata") or {}
-    fields = {"metadata.name": meta.get("name", ""), "metadata.namespace": meta.get("namespace", "")}
-    for path in _EXTRA_FIELDS.get((rt.group, rt.plural), ()):
-        if path == "source":
-            fields[path] = _lookup(obj, "reportingComponent") or _lookup(obj, "source.component")
-        else:
-            fields[path] = _lookup(obj, path)
+def parse_field_selector(resource: SelectableKind, text: str) -> FieldSelector:
+    """A request's ``fieldSelector`` for ``resource``: parsed, then validated and converted."""
+    return validate_field_selector(resource, FieldSelector.parse(text))
+
+
+def selectable_fields(resource: SelectableKind, obj: Json) -> dict[str, str]:
+    """``GetAttrs``: the fields ``obj`` (a stored object of ``resource``) offers to selectors."""
+    metadata = obj.get("metadata") or {}
+    fields = {"metadata.name": str(metadata.get("name", ""))}
+    if resource.namespaced:
+        fields["metadata.namespace"] = str(metadata.get("namespace", ""))
+    for field, get in _kind_fields(resource).values.items():
+        fields[field] = get(obj)
     return fields
+

@@ -1,0 +1,361 @@
+"""Go ``encoding/json``'s ``Unmarshal`` into a flat struct of ``string`` and ``int64`` fields, with
+Go's exact error messages, for errors kube-apiserver passes on to clients verbatim (the continue
+token's).
+
+``Unmarshal`` first checks the whole input with ``scanner.go``'s state machine, ported here byte
+for byte (``checkValid``: a syntax error names the offending byte and what the scanner was
+doing), then stores each object member in the field whose JSON name matches the key exactly or
+case-insensitively, ignoring unknown keys and ``null``, and returns the first type error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from ._golang import go_parse_int64, go_quote
+
+_SPACE = frozenset(b" \t\r\n")
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+_DIGITS = frozenset(b"0123456789")
+_MAX_NESTING_DEPTH = 10000
+_OBJECT_KEY, _OBJECT_VALUE, _ARRAY_VALUE = range(3)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SCALAR = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+Step = Callable[[int], None]
+
+
+class GoJSONError(ValueError):
+    """An error whose ``str`` is what Go's ``json.Unmarshal`` returns."""
+
+
+def _quote_char(byte: int) -> str:
+    """``scanner.go``'s ``quoteChar``: a byte as Go shows it in a syntax error."""
+    if byte == 0x27:
+        return "'\\''"
+    if byte == 0x22:
+        return "'\"'"
+    return "'" + go_quote(chr(byte))[1:-1] + "'"
+
+
+class _Scanner:
+    """``scanner.go``: each state is a step taking the next byte; the first error stops the scan."""
+
+    def __init__(self) -> None:
+        self.step: Step = self._begin_value
+        self.stack: list[int] = []
+        self.end_top = False
+        self.error: str | None = None
+        self._literal = ""
+        self._hex_digits_left = 0
+
+    def check(self, data: bytes) -> None:
+        """``checkValid``: scan every byte, then end of input as Go does, by feeding a space."""
+        for byte in data:
+            self.step(byte)
+            if self.error:
+                raise GoJSONError(self.error)
+        if not self.end_top:
+            self.step(0x20)
+        if self.error:
+            raise GoJSONError(self.error)
+        if not self.end_top:
+            raise GoJSONError("unexpected end of JSON input")
+
+    def _fail(self, byte: int, context: str) -> None:
+        self.error = f"invalid character {_quote_char(byte)} {context}"
+
+    def _push(self, byte: int, state: int) -> None:
+        self.stack.append(state)
+        if len(self.stack) > _MAX_NESTING_DEPTH:
+            self._fail(byte, "exceeded max depth")
+
+    def _pop(self) -> None:
+        self.stack.pop()
+        if self.stack:
+            self.step = self._end_value
+        else:
+            self.step = self._end_of_top
+            self.end_top = True
+
+    def _begin_value_or_empty(self, byte: int) -> None:
+        if byte in _SPACE:
+            return
+        if byte == ord("]"):
+            self._end_value(byte)
+        else:
+            self._begin_value(byte)
+
+    def _begin_value(self, byte: int) -> None:
+        if byte in _SPACE:
+            return
+        if byte == ord("{"):
+            self.step = self._begin_string_or_empty
+            self._push(byte, _OBJECT_KEY)
+        elif byte == ord("["):
+            self.step = self._begin_value_or_empty
+            self._push(byte, _ARRAY_VALUE)
+        elif byte == ord('"'):
+            self.step = self._in_string
+        elif byte == ord("-"):
+            self.step = self._negative
+        elif byte == ord("0"):
+            self.step = self._zero
+        elif byte in _DIGITS:
+            self.step = self._integer
+        elif byte in b"tfn":
+            self._literal = {ord("t"): "true", ord("f"): "false", ord("n"): "null"}[byte]
+            self._expect_literal(1)
+        else:
+            self._fail(byte, "looking for beginning of value")
+
+    def _begin_string_or_empty(self, byte: int) -> None:
+        if byte in _SPACE:
+            return
+        if byte == ord("}"):
+            self.stack[-1] = _OBJECT_VALUE
+            self._end_value(byte)
+        else:
+            self._begin_string(byte)
+
+    def _begin_string(self, byte: int) -> None:
+        if byte in _SPACE:
+            return
+        if byte == ord('"'):
+            self.step = self._in_string
+        else:
+            self._fail(byte, "looking for beginning of object key string")
+
+    def _end_value(self, byte: int) -> None:
+        if not self.stack:
+            self.step = self._end_of_top
+            self.end_top = True
+            self._end_of_top(byte)
+            return
+        if byte in _SPACE:
+            self.step = self._end_value
+            return
+        state = self.stack[-1]
+        if state == _OBJECT_KEY:
+            if byte == ord(":"):
+                self.stack[-1] = _OBJECT_VALUE
+                self.step = self._begin_value
+            else:
+                self._fail(byte, "after object key")
+        elif state == _OBJECT_VALUE:
+            if byte == ord(","):
+                self.stack[-1] = _OBJECT_KEY
+                self.step = self._begin_string
+            elif byte == ord("}"):
+                self._pop()
+            else:
+                self._fail(byte, "after object key:value pair")
+        elif byte == ord(","):
+            self.step = self._begin_value
+        elif byte == ord("]"):
+            self._pop()
+        else:
+            self._fail(byte, "after array element")
+
+    def _end_of_top(self, byte: int) -> None:
+        if byte not in _SPACE:
+            self._fail(byte, "after top-level value")
+
+    def _in_string(self, byte: int) -> None:
+        if byte == ord('"'):
+            self.step = self._end_value
+        elif byte == ord("\\"):
+            self.step = self._in_string_escape
+        elif byte < 0x20:
+            self._fail(byte, "in string literal")
+
+    def _in_string_escape(self, byte: int) -> None:
+        if byte in b'bfnrt\\/"':
+            self.step = self._in_string
+        elif byte == ord("u"):
+            self._hex_digits_left = 4
+            self.step = self._in_unicode_escape
+        else:
+            self._fail(byte, "in string escape code")
+
+    def _in_unicode_escape(self, byte: int) -> None:
+        if byte not in _HEX:
+            self._fail(byte, "in \\u hexadecimal character escape")
+            return
+        self._hex_digits_left -= 1
+        if not self._hex_digits_left:
+            self.step = self._in_string
+
+    def _negative(self, byte: int) -> None:
+        if byte == ord("0"):
+            self.step = self._zero
+        elif byte in _DIGITS:
+            self.step = self._integer
+        else:
+            self._fail(byte, "in numeric literal")
+
+    def _integer(self, byte: int) -> None:
+        if byte not in _DIGITS:
+            self._zero(byte)
+
+    def _zero(self, byte: int) -> None:
+        if byte == ord("."):
+            self.step = self._dot
+        elif byte in b"eE":
+            self.step = self._exponent
+        else:
+            self._end_value(byte)
+
+    def _dot(self, byte: int) -> None:
+        if byte in _DIGITS:
+            self.step = self._fraction
+        else:
+            self._fail(byte, "after decimal point in numeric literal")
+
+    def _fraction(self, byte: int) -> None:
+        if byte in b"eE":
+            self.step = self._exponent
+        elif byte not in _DIGITS:
+            self._end_value(byte)
+
+    def _exponent(self, byte: int) -> None:
+        if byte in b"+-":
+            self.step = self._exponent_sign
+        else:
+            self._exponent_sign(byte)
+
+    def _exponent_sign(self, byte: int) -> None:
+        if byte in _DIGITS:
+            self.step = self._exponent_digits
+        else:
+            self._fail(byte, "in exponent of numeric literal")
+
+    def _exponent_digits(self, byte: int) -> None:
+        if byte not in _DIGITS:
+            self._end_value(byte)
+
+    def _expect_literal(self, index: int) -> None:
+        """Expect ``self._literal[index]`` next (``stateT``, ``stateTr``, ... in Go)."""
+        if index == len(self._literal):
+            self.step = self._end_value
+            return
+
+        def step(byte: int) -> None:
+            expected = self._literal[index]
+            if byte == ord(expected):
+                self._expect_literal(index + 1)
+            else:
+                self._fail(byte, f"in literal {self._literal} (expecting '{expected}')")
+
+        self.step = step
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index] in " \t\r\n":
+        index += 1
+    return index
+
+
+def _value_end(text: str, index: int) -> int:
+    """The end of the (already validated) value at ``index``, found without building it: nested
+    values are skipped by counting brackets, so no depth Go accepts can exhaust Python's stack."""
+    depth = 0
+    while True:
+        char = text[index]
+        if char == '"':
+            index = _token_end(_STRING, text, index)
+        elif char in "{[":
+            depth += 1
+            index += 1
+        elif char in "}]":
+            depth -= 1
+            index += 1
+        elif char in ",: \t\r\n":
+            index += 1
+            continue
+        else:
+            index = _token_end(_SCALAR, text, index)
+        if depth == 0:
+            return index
+
+
+def _token_end(token: re.Pattern[str], text: str, index: int) -> int:
+    match = token.match(text, index)
+    assert match is not None, "the scanner accepted the input"
+    return match.end()
+
+
+def _members(text: str, index: int) -> Iterator[tuple[str, str]]:
+    """The members of the object starting at ``index``, in order, repeats kept: (key, raw value)."""
+    index = _skip_space(text, index + 1)
+    if text[index] == "}":
+        return
+    while True:
+        key_end = _token_end(_STRING, text, index)
+        key: str = json.loads(text[index:key_end])
+        index = _skip_space(text, _skip_space(text, key_end) + 1)  # past the ':'
+        end = _value_end(text, index)
+        yield key, text[index:end]
+        index = _skip_space(text, end)
+        if text[index] == "}":
+            return
+        index = _skip_space(text, index + 1)  # past the ','
+
+
+def _json_kind(raw: str) -> str:
+    """How Go's ``UnmarshalTypeError`` names a JSON value by its first character."""
+    return {"{": "object", "[": "array", '"': "string", "t": "bool", "f": "bool", "n": "null"}.get(raw[0], "number")
+
+
+def _fold(name: str) -> str:
+    """``foldName``: Go matches a JSON key to a field name ignoring (simple) case."""
+    return "".join(c.lower().upper() if len(c.lower().upper()) == 1 else c for c in name)
+
+
+def _store(raw: str, go_type: type[str] | type[int]) -> str | int | None:
+    """``literalStore`` of a JSON value into a string or int64 field; None if Go refuses it."""
+    kind = _json_kind(raw)
+    if go_type is str and kind == "string":
+        return _SURROGATE.sub("\ufffd", json.loads(raw))  # Go decodes a lone \\uD800 to U+FFFD
+    if go_type is int and kind == "number":
+        return go_parse_int64(raw)
+    return None
+
+
+def unmarshal_struct(data: bytes, go_type_name: str, fields: Mapping[str, type[str] | type[int]]) -> dict[str, Any]:
+    """``json.Unmarshal(data, &v)`` for ``v`` of type ``go_type_name`` (``pkg.name``) whose fields
+    are ``fields`` (JSON name -> ``str`` for string, ``int`` for int64). Returns every field, zero
+    when absent; raises ``GoJSONError`` with Go's message."""
+    _Scanner().check(data)
+    text = data.decode("utf-8", "replace")  # Go reads invalid UTF-8 in strings as U+FFFD too
+    start = _skip_space(text, 0)
+    result: dict[str, Any] = {name: go_type() for name, go_type in fields.items()}
+    kind = _json_kind(text[start:])
+    if kind == "null":
+        return result
+    if kind != "object":
+        raise GoJSONError(f"json: cannot unmarshal {kind} into Go value of type {go_type_name}")
+    by_folded_name = {_fold(name): name for name in fields}
+    struct_name = go_type_name.rpartition(".")[2]
+    first_error: str | None = None
+    for key, raw in _members(text, start):
+        name = key if key in fields else by_folded_name.get(_fold(key))
+        if name is None or raw == "null":  # unknown keys are skipped; null leaves the field as it is
+            continue
+        go_type = fields[name]
+        value = _store(raw, go_type)
+        if value is not None:
+            result[name] = value
+        elif first_error is None:
+            kind = _json_kind(raw)
+            if kind == "number" and go_type is int:
+                kind = f"number {raw}"
+            type_name = "int64" if go_type is int else "string"
+            first_error = f"json: cannot unmarshal {kind} into Go struct field {struct_name}.{name} of type {type_name}"
+    if first_error:
+        raise GoJSONError(first_error)
+    return result
