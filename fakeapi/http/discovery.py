@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from .. import __version__
-from ..registry.catalogue import TARGET_RELEASE
+from ..registry.release import TARGET_RELEASE
 from ..registry.registry import Registry
 
 #: /version answers as the release whose API surface the catalogue serves.

@@ -36,20 +36,17 @@ served but never stored, as in kube. Short names and categories are not in light
 from __future__ import annotations
 
 import ast
-import importlib.util
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cmp_to_key
 from importlib import resources as importlib_resources
-from pathlib import Path
 from types import MappingProxyType
 from typing import NamedTuple
 
-import orjson
+from .release import TARGET_RELEASE
+from .schema import release_kinds
 
-#: The Kubernetes release whose default API surface is served.
-TARGET_RELEASE = "1.35"
 
 _KUBE_VERBS = {"post": "create", "put": "update"}
 #: lightkube's all-namespaces list and watch are kube's list and watch on another path.
@@ -283,23 +280,6 @@ def _read_api_infos() -> Iterator[_ApiInfo]:
                 )
 
 
-def _release_kinds(release: str) -> frozenset[tuple[str, str, str]]:
-    """Every group/version/kind in the OpenAPI of Kubernetes ``release`` (alpha and beta APIs
-    included: the published document is built with everything on), from kubernetes-validate's
-    schemas. Located without importing the package, which would load jsonschema for nothing."""
-    spec = importlib.util.find_spec("kubernetes_validate")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("the resource catalogue needs the kubernetes-validate package (its OpenAPI schemas)")
-    schema = (Path(next(iter(spec.submodule_search_locations))) / "kubernetes-json-schema"
-              / f"v{release}.0-local" / "_definitions.json")
-    definitions = orjson.loads(schema.read_bytes())["$defs"]
-    return frozenset(
-        (gvk["group"], gvk["version"], gvk["kind"])
-        for definition in definitions.values()
-        for gvk in definition.get("x-kubernetes-group-version-kind", ())
-    )
-
-
 def _is_ga(version: str) -> bool:
     match = _KUBE_VERSION.fullmatch(version)
     return match is not None and match[2] is None
@@ -313,7 +293,7 @@ def _storage_prefix(group: str, plural: str) -> str:
 
 def load_catalogue(release: str = TARGET_RELEASE) -> Catalogue:
     """The catalogue of what a default kube-apiserver of ``release`` serves (see the module doc)."""
-    existing = _release_kinds(release)
+    existing = release_kinds(release)
     infos = list(_read_api_infos())
     subresources: dict[tuple[str, str, str], dict[str, SubresourceType]] = {}  # by parent group, version, plural
     for info in infos:

@@ -1,0 +1,140 @@
+"""Schemas of objects: the built-in kinds of a Kubernetes release, and custom resources.
+
+Built-in schemas come from kubernetes-validate's copy of a release's OpenAPI (one JSON Schema
+document of ``$defs`` named like OpenAPI's ``io.k8s.api.core.v1.Pod``, with kube's extensions kept:
+``x-kubernetes-patch-strategy``, ``x-kubernetes-patch-merge-key``, ``x-kubernetes-list-type``,
+``x-kubernetes-list-map-keys``, ``x-kubernetes-map-type``, ``x-kubernetes-group-version-kind``).
+Types there are JSON Schema's nullable form, ``["string", "null"]``. A CRD's ``openAPIV3Schema``
+is the same kind of tree without ``$ref``s. ``Schema`` walks either one, resolving references as
+it goes, so patching, apply and validation code reads every schema the same way.
+
+The file is located without importing kubernetes_validate, which would load jsonschema for
+nothing; it is read once per process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .release import TARGET_RELEASE
+
+_REF_PREFIX = "#/$defs/"
+_EMPTY: Mapping[str, Any] = {}
+
+
+class Schema:
+    """One node of a schema tree. Navigation returns ``None`` where the schema says nothing
+    (an unknown field, ``x-kubernetes-preserve-unknown-fields`` subtrees, free-form objects)."""
+
+    __slots__ = ("node", "_defs")
+
+    def __init__(self, node: Mapping[str, Any], defs: Mapping[str, Any] = _EMPTY) -> None:
+        while "$ref" in node:  # a $ref's siblings are only a description
+            node = defs[node["$ref"].removeprefix(_REF_PREFIX)]
+        self.node = node
+        self._defs = defs
+
+    def _child(self, node: Mapping[str, Any] | None) -> Schema | None:
+        return None if node is None else Schema(node, self._defs)
+
+    @property
+    def type(self) -> str | None:
+        """The JSON type (``object``, ``array``, ``string``, ...), ``null`` aside; ``None`` when any."""
+        declared = self.node.get("type")
+        if isinstance(declared, list):
+            return next((t for t in declared if t != "null"), None)
+        return declared
+
+    def field(self, name: str) -> Schema | None:
+        """The schema of an object field."""
+        return self._child(self.node.get("properties", _EMPTY).get(name))
+
+    @property
+    def properties(self) -> Mapping[str, Any]:
+        return self.node.get("properties", _EMPTY)
+
+    @property
+    def items(self) -> Schema | None:
+        """The schema of an array's items."""
+        return self._child(self.node.get("items"))
+
+    @property
+    def additional_properties(self) -> Schema | None:
+        """The schema of a map's values (``additionalProperties`` as a schema, not ``true``)."""
+        extra = self.node.get("additionalProperties")
+        return self._child(extra) if isinstance(extra, Mapping) else None
+
+    @property
+    def patch_strategies(self) -> tuple[str, ...]:
+        """``x-kubernetes-patch-strategy`` split on commas: ``("merge",)``, ``("merge", "retainKeys")``."""
+        strategy = self.node.get("x-kubernetes-patch-strategy")
+        return tuple(strategy.split(",")) if strategy else ()
+
+    @property
+    def patch_merge_key(self) -> str | None:
+        return self.node.get("x-kubernetes-patch-merge-key")
+
+    @property
+    def list_type(self) -> str | None:
+        """``atomic``, ``set`` or ``map`` (``x-kubernetes-list-type``); ``None`` when undeclared."""
+        return self.node.get("x-kubernetes-list-type")
+
+    @property
+    def list_map_keys(self) -> tuple[str, ...]:
+        return tuple(self.node.get("x-kubernetes-list-map-keys", ()))
+
+    @property
+    def map_type(self) -> str | None:
+        """``atomic`` or ``granular`` (``x-kubernetes-map-type``); ``None`` when undeclared."""
+        return self.node.get("x-kubernetes-map-type")
+
+    @property
+    def preserves_unknown_fields(self) -> bool:
+        return bool(self.node.get("x-kubernetes-preserve-unknown-fields"))
+
+    def __repr__(self) -> str:
+        return f"Schema({self.type or 'any'}, {sorted(self.properties)[:5]})"
+
+
+@cache
+def definitions(release: str = TARGET_RELEASE) -> Mapping[str, Any]:
+    """Every definition of ``release``'s OpenAPI, by OpenAPI name (alpha and beta APIs included:
+    the published document is built with everything enabled)."""
+    spec = importlib.util.find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("fakeapi needs the kubernetes-validate package (its OpenAPI schemas)")
+    path = (Path(next(iter(spec.submodule_search_locations))) / "kubernetes-json-schema"
+            / f"v{release}.0-local" / "_definitions.json")
+    return orjson.loads(path.read_bytes())["$defs"]
+
+
+@cache
+def _by_kind(release: str) -> Mapping[tuple[str, str, str], str]:
+    return {
+        (gvk["group"], gvk["version"], gvk["kind"]): name
+        for name, definition in definitions(release).items()
+        for gvk in definition.get("x-kubernetes-group-version-kind", ())
+    }
+
+
+def release_kinds(release: str = TARGET_RELEASE) -> frozenset[tuple[str, str, str]]:
+    """Every (group, version, kind) ``release``'s OpenAPI defines."""
+    return frozenset(_by_kind(release))
+
+
+def definition_name(group: str, version: str, kind: str, release: str = TARGET_RELEASE) -> str | None:
+    """The OpenAPI name of a kind's definition: ``io.k8s.api.apps.v1.Deployment``."""
+    return _by_kind(release).get((group, version, kind))
+
+
+def kind_schema(group: str, version: str, kind: str, release: str = TARGET_RELEASE) -> Schema | None:
+    """The schema of a built-in kind, or ``None`` for a kind the release does not define."""
+    name = definition_name(group, version, kind, release)
+    defs = definitions(release)
+    return None if name is None else Schema(defs[name], defs)
