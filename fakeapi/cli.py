@@ -11,6 +11,8 @@ from pathlib import Path
 import uvicorn
 import yaml
 
+from .cacher import CacherConfig
+from .cacher.watch_cache import DEFAULT_LOWER_BOUND, DEFAULT_UPPER_BOUND
 from .http import ServerConfig, create_app
 
 
@@ -21,6 +23,13 @@ def parse_duration(text: str) -> float:
         if text.endswith(suffix):
             return float(text[: -len(suffix)]) * units[suffix]
     return float(text)
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
 
 
 def write_kubeconfig(path: Path, server_url: str) -> None:
@@ -44,6 +53,12 @@ async def serve(args: argparse.Namespace) -> None:
         host=args.host,
         port=args.port,
         compaction_interval=parse_duration(args.compaction_interval),
+        progress_interval=parse_duration(args.progress_interval),
+        cacher=CacherConfig(
+            lower_bound=args.watch_cache_min_events,
+            upper_bound=max(args.watch_cache_max_events, args.watch_cache_min_events),
+            bookmark_interval=parse_duration(args.bookmark_interval),
+        ),
     )
     app = create_app(config)
     server = uvicorn.Server(uvicorn.Config(
@@ -73,6 +88,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--port", type=int, default=6443, help="port (default 6443; 0 picks a free one)")
     p.add_argument("--kubeconfig", default="kubeconfig", help="where to write the kubeconfig")
     p.add_argument("--compaction-interval", default="5m", help="store compaction period (0 = off)")
+    p.add_argument("--progress-interval", default="5s",
+                   help="store progress-notify interval, which keeps watch caches current (default 5s)")
+    p.add_argument("--watch-cache-min-events", type=_positive_int, default=DEFAULT_LOWER_BOUND,
+                   help=f"smallest event buffer per resource (default {DEFAULT_LOWER_BOUND}, as kube)")
+    p.add_argument("--watch-cache-max-events", type=_positive_int, default=DEFAULT_UPPER_BOUND,
+                   help=f"largest event buffer per resource (default {DEFAULT_UPPER_BOUND}, as kube); "
+                        "a watch resuming from an event that has left it gets 410 Expired")
+    p.add_argument("--bookmark-interval", default="1m", help="how often watches get a BOOKMARK (default 1m, as kube)")
     p.add_argument("--log-level", default="warning")
     args = parser.parse_args(argv)
     if args.command == "serve":

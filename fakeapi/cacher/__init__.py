@@ -14,6 +14,7 @@ from .watch_cache import (
     MODIFIED,
     CachedObject,
     CacheEvent,
+    ObjectView,
     TooOldResourceVersion,
     WatchCache,
     with_resource_version,
@@ -21,6 +22,6 @@ from .watch_cache import (
 
 __all__ = [
     "ADDED", "DELETED", "INITIAL_EVENTS_END_ANNOTATION", "MODIFIED", "CacheEvent",
-    "CacheWatcher", "CachedObject", "Cacher", "CacherConfig", "TooOldResourceVersion",
+    "CacheWatcher", "CachedObject", "Cacher", "CacherConfig", "ObjectView", "TooOldResourceVersion",
     "WatchCache", "with_resource_version",
 ]

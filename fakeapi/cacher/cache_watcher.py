@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 
 import orjson
 
-from .watch_cache import ADDED, DELETED, CacheEvent, CachedObject
+from .watch_cache import ADDED, DELETED, CacheEvent, CachedObject, ObjectView
 
 DEFAULT_QUEUE_CAPACITY = 1000
 #: Initial events are written in chunks of about this size rather than one write per object.
@@ -37,11 +37,13 @@ class CacheWatcher:
         allow_bookmarks: bool,
         deadline: float,
         bookmark_interval: float,
+        view: ObjectView | None = None,
         capacity: int = DEFAULT_QUEUE_CAPACITY,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.kind = kind
+        self.kind = kind  # of bookmark objects: the resource's kind, or the view's
         self.api_version = api_version
+        self.view = view
         self.matches = matches  # None: every object of the resource
         self.allow_bookmarks = allow_bookmarks
         self.deadline = deadline
@@ -63,7 +65,7 @@ class CacheWatcher:
         """Synthetic ADDED events for the current state (legacy watch from RV 0, or WatchList)."""
         for obj in objects:
             if self.matches is None or self.matches(obj):
-                self.initial.append(b'{"type":"ADDED","object":' + obj.raw + b"}\n")
+                self.initial.append(b'{"type":"ADDED","object":' + obj.encoded(self.view) + b"}\n")
         self.last_rv = rv
 
     def add_initial_events(self, events: Iterable[CacheEvent]) -> None:
@@ -113,17 +115,17 @@ class CacheWatcher:
     def _line_for(self, event: CacheEvent) -> bytes | None:
         """kube's ``convertToWatchEvent``: an update that makes the object start matching is
         ADDED, one that makes it stop matching is DELETED, others pass as they are."""
-        matches = self.matches
+        matches, view = self.matches, self.view
         if matches is None:
-            return event.line(event.type)
+            return event.line(event.type, view)
         cur = event.type != DELETED and matches(event.obj)
         old = event.prev is not None and matches(event.prev)
         if cur and old:
-            return event.line(event.type)
+            return event.line(event.type, view)
         if cur:
-            return event.line(ADDED)
+            return event.line(ADDED, view)
         if old:
-            return event.line(DELETED)
+            return event.line(DELETED, view)
         return None
 
     def _bookmark_line(self, rv: int, initial_events_end: bool = False) -> bytes:

@@ -26,6 +26,7 @@ from .watch_cache import (
     DEFAULT_LOWER_BOUND,
     DEFAULT_UPPER_BOUND,
     CachedObject,
+    ObjectView,
     WatchCache,
 )
 
@@ -111,10 +112,14 @@ class Cacher:
         self.terminate_all()
         self._list_and_watch()
 
-    def terminate_all(self) -> None:
+    def terminate_all(self) -> int:
+        """End every client watch (they see their stream close, as on an apiserver restart);
+        returns how many there were."""
+        count = len(self.watchers)
         for w in self.watchers:
             w.close()
         self.watchers.clear()
+        return count
 
     # ----------------------------------------------------------------- following the store
 
@@ -200,12 +205,14 @@ class Cacher:
         matches: ObjectFilter | None,
         allow_bookmarks: bool,
         timeout: float,
+        view: ObjectView | None = None,
     ) -> CacheWatcher:
         return CacheWatcher(
             kind=kind,
             api_version=api_version,
             matches=matches,
             allow_bookmarks=allow_bookmarks,
+            view=view,
             deadline=self._clock() + timeout,
             bookmark_interval=self.config.bookmark_interval,
             capacity=self.config.watcher_queue,

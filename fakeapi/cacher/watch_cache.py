@@ -23,6 +23,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import orjson
 from sortedcontainers import SortedList
@@ -37,6 +38,16 @@ DEFAULT_UPPER_BOUND = 100 * 1024
 DEFAULT_FRESH_WINDOW = 75.0
 
 
+class ObjectView(Protocol):
+    """Another representation of stored objects, asked for by a client (kube's ``as=`` in the
+    Accept header: ``PartialObjectMetadata``, ``Table``). ``name`` keys the encodings cached on
+    objects and events, so each object is converted at most once per view."""
+
+    name: str
+
+    def encode(self, raw: bytes) -> bytes: ...
+
+
 @dataclass(slots=True, eq=False)
 class CachedObject:
     key: str
@@ -46,6 +57,18 @@ class CachedObject:
     raw: bytes  # the stored JSON; its metadata.resourceVersion is rv
     labels: Mapping[str, str]
     fields: Mapping[str, str]
+    views: dict[str, bytes] | None = None  # encodings of raw in other views, made on first use
+
+    def encoded(self, view: ObjectView | None) -> bytes:
+        """The object as ``view`` shows it (``None``: the stored JSON itself)."""
+        if view is None:
+            return self.raw
+        if self.views is None:
+            self.views = {}
+        encoded = self.views.get(view.name)
+        if encoded is None:
+            encoded = self.views[view.name] = view.encode(self.raw)
+        return encoded
 
 
 def with_resource_version(raw: bytes, rv: int) -> bytes:
@@ -62,21 +85,24 @@ class CacheEvent:
     obj: CachedObject  # the new state; for DELETED, the last state before the delete
     prev: CachedObject | None
     record_time: float
-    _lines: dict[str, bytes] = field(default_factory=dict)
+    _lines: dict[tuple[str, str], bytes] = field(default_factory=dict)
 
-    def line(self, event_type: str) -> bytes:
-        """The watch line (one JSON event and a newline) for this event seen as ``event_type``,
-        built once and shared by every watcher that sees it so."""
-        line = self._lines.get(event_type)
+    def line(self, event_type: str, view: ObjectView | None = None) -> bytes:
+        """The watch line (one JSON event and a newline) for this event seen as ``event_type``
+        in ``view``, built once and shared by every watcher that sees it so."""
+        cache_key = (event_type, view.name if view is not None else "")
+        line = self._lines.get(cache_key)
         if line is None:
             if event_type == DELETED:
                 # kube sends the last state, stamped with the deleting revision.
                 source = self.prev if self.type != DELETED and self.prev is not None else self.obj
                 raw = with_resource_version(source.raw, self.rv)
+                if view is not None:
+                    raw = view.encode(raw)
             else:
-                raw = self.obj.raw
+                raw = self.obj.encoded(view)
             line = b'{"type":"' + event_type.encode() + b'","object":' + raw + b"}\n"
-            self._lines[event_type] = line
+            self._lines[cache_key] = line
         return line
 
 

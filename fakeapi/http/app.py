@@ -7,6 +7,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 from fastapi import FastAPI
@@ -127,14 +128,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/fakeapi/v1/compact")
     async def compact(request: Request) -> Response:
         try:
-            raw = await request.body()
-            try:
-                body = orjson.loads(raw) if raw else {}
-            except orjson.JSONDecodeError as err:
-                raise bad_request(f"error decoding JSON: {err}") from None
-            revision = body.get("revision") if isinstance(body, dict) else None
-            if revision is not None and not isinstance(revision, int):
-                raise bad_request("revision must be an integer")
+            revision = _optional(await _control_body(request), "revision", int)
             try:
                 rev = server.compact(revision)
             except (ErrCompacted, ErrFutureRev) as err:
@@ -143,7 +137,40 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         except StatusError as err:
             return status_response(err)
 
+    @app.post("/fakeapi/v1/faults/close-watches")
+    async def close_watches(request: Request) -> Response:
+        """End open watches: all, or one group's (``{"group": "apps"}``, core is ``""``), or one
+        resource's (``{"group": "", "resource": "pods"}``)."""
+        try:
+            body = await _control_body(request)
+            group = _optional(body, "group", str)
+            resource = _optional(body, "resource", str)
+            closed = registry.close_watches(group, resource)
+            log.info("closed %d watches (group=%r resource=%r)", closed, group, resource)
+            return json_response({"closed": closed})
+        except StatusError as err:
+            return status_response(err)
+
     return app
+
+
+async def _control_body(request: Request) -> dict[str, object]:
+    """The JSON object body of a control request; an empty body is ``{}``."""
+    raw = await request.body()
+    try:
+        body = orjson.loads(raw) if raw else {}
+    except orjson.JSONDecodeError as err:
+        raise bad_request(f"error decoding JSON: {err}") from None
+    if not isinstance(body, dict):
+        raise bad_request("the request body must be a JSON object")
+    return body
+
+
+def _optional(body: dict[str, object], name: str, kind: type) -> Any:
+    value = body.get(name)
+    if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+        raise bad_request(f"{name} must be {'an integer' if kind is int else 'a string'}")
+    return value
 
 
 def _resource_list(discovery: Discovery, group: str, version: str) -> Response:

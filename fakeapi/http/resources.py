@@ -16,6 +16,8 @@ from ..registry.list_options import ListOptions
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore
 from ..registry.status import StatusError, bad_request, method_not_supported, not_found_path, request_entity_too_large, unsupported_media_type
+from ..registry.views import MetadataView
+from .negotiation import response_view
 from .responses import JSON, json_bytes, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
@@ -92,12 +94,13 @@ async def handle(registry: Registry, request: Request, group: str, version: str,
         method = request.method
         rs, ns, name = req.rs, req.namespace, req.name
         if method == "GET":
+            accept = request.headers.get("accept")
             if name is not None:
-                return json_bytes(rs.get(ns, name))
+                return json_bytes(rs.get(ns, name, response_view(accept, "object")))
             opts = ListOptions.from_query(request.query_params)
             if opts.watch:
-                return await watch(rs, ns, opts)
-            return json_bytes(await rs.list(ns, opts))
+                return await watch(rs, ns, opts, response_view(accept, "object"))
+            return json_bytes(await rs.list(ns, opts, response_view(accept, "list")))
         if method == "POST" and name is None:
             return json_bytes(rs.create(ns, await read_json_body(request), dry_run(request)), 201)
         if method == "PUT" and name is not None:
@@ -121,8 +124,8 @@ async def _delete_options(request: Request) -> dict[str, Any]:
     return options
 
 
-async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions) -> Response:
-    start = await rs.watch(namespace, opts)
+async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, view: MetadataView | None) -> Response:
+    start = await rs.watch(namespace, opts, view)
     if start.watcher is None:
         # kube sends a too-old resourceVersion as the stream's only event, after a 200.
         err = start.error

@@ -77,6 +77,15 @@ class Registry:
             for rs in self.resources.values():
                 rs.cacher.send_due_bookmarks()
 
+    def close_watches(self, group: str | None = None, resource: str | None = None) -> int:
+        """End the open watches of every resource, of one group, or of one resource; returns
+        how many were closed. Clients re-watch from the last resourceVersion they saw."""
+        closed = 0
+        for (rs_group, _version, plural), rs in self.resources.items():
+            if (group is None or group == rs_group) and (resource is None or resource == plural):
+                closed += rs.cacher.terminate_all()
+        return closed
+
     def namespace_exists(self, name: str) -> bool:
         return self.store.get(self._namespaces.key(None, name).encode()) is not None
 

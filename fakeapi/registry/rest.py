@@ -46,6 +46,7 @@ from .status import (
     too_large_resource_version,
     invalid,
 )
+from .views import MetadataView
 
 #: kube retries a generated name this many times before giving up.
 _NAME_GENERATION_ATTEMPTS = 8
@@ -107,11 +108,11 @@ class ResourceStore:
 
     # ----------------------------------------------------------------- reads
 
-    def get(self, namespace: str | None, name: str) -> bytes:
+    def get(self, namespace: str | None, name: str, view: MetadataView | None = None) -> bytes:
         kv = self.store.get(self.key(namespace, name).encode())
         if kv is None:
             raise not_found(self.rt.group, self.rt.plural, name)
-        return kv.value
+        return kv.value if view is None else view.encode(kv.value)
 
     def _current(self, namespace: str | None, name: str) -> tuple[KeyValue, Json]:
         kv = self.store.get(self.key(namespace, name).encode())
@@ -265,7 +266,7 @@ class ResourceStore:
         fields = parse_field_selector(self.rt, opts.field_selector)
         return _compile_filter(labels, fields)
 
-    async def list(self, namespace: str | None, opts: ListOptions) -> bytes:
+    async def list(self, namespace: str | None, opts: ListOptions, view: MetadataView | None = None) -> bytes:
         """kube 1.32 routing: RV "0" -> cache, limit ignored; RV "" -> consistent read from the
         cache once it has caught up with the store; RV N (NotOlderThan, or no match without a
         limit) -> cache once it has reached N; RV N Exact (or no match with a limit) and every
@@ -277,22 +278,22 @@ class ResourceStore:
         limit = opts.limit
         if opts.continue_token:
             rv, start_key = continue_token.decode(opts.continue_token)
-            return self._list_from_store(start, end, self.prefix + start_key, rv, limit, matches, paged=True)
+            return self._list_from_store(start, end, self.prefix + start_key, rv, limit, matches, view, paged=True)
         rv_text = opts.resource_version
         if rv_text == "0":
-            return self._list_from_cache(start, end, 0, matches, has_selector)
+            return self._list_from_cache(start, end, 0, matches, view, has_selector)
         if rv_text == "":
             cacher = self.cacher
             if not await cacher.wait_fresh(self.store.revision):
-                return self._list_from_store(start, end, start, 0, limit, matches, paged=False)
-            return self._list_from_cache(start, end, limit, matches, has_selector)
+                return self._list_from_store(start, end, start, 0, limit, matches, view, paged=False)
+            return self._list_from_cache(start, end, limit, matches, view, has_selector)
         rv = opts.resource_version_number()
         match = opts.resource_version_match
         if match == EXACT or (match != NOT_OLDER_THAN and limit > 0):
-            return self._list_from_store(start, end, start, rv, limit, matches, paged=False)
+            return self._list_from_store(start, end, start, rv, limit, matches, view, paged=False)
         if not await self.cacher.wait_fresh(rv):
             raise too_large_resource_version(rv, self.cacher.cache.rv)
-        return self._list_from_cache(start, end, limit, matches, has_selector)
+        return self._list_from_cache(start, end, limit, matches, view, has_selector)
 
     def _list_from_cache(
         self,
@@ -300,12 +301,13 @@ class ResourceStore:
         end: str,
         limit: int,
         matches: Callable[[CachedObject], bool] | None,
+        view: MetadataView | None,
         has_selector: bool,
     ) -> bytes:
         cache = self.cacher.cache
         rv = cache.rv
         objects = cache.snapshot(start, end)
-        return self._page(objects, matches, rv, limit, count_remaining=not has_selector)
+        return self._page(objects, matches, view, rv, limit, count_remaining=not has_selector)
 
     def _list_from_store(
         self,
@@ -315,6 +317,7 @@ class ResourceStore:
         rv: int,
         limit: int,
         matches: Callable[[CachedObject], bool] | None,
+        view: MetadataView | None,
         paged: bool,
     ) -> bytes:
         store = self.store
@@ -333,12 +336,13 @@ class ResourceStore:
         decoded = None if matches is None else (
             lambda o: matches(self._decode(o.key, o.raw, o.rv))  # type: ignore[misc]
         )
-        return self._page(objects, decoded, read_rv, limit, count_remaining=matches is None)
+        return self._page(objects, decoded, view, read_rv, limit, count_remaining=matches is None)
 
     def _page(
         self,
         objects: list[CachedObject],
         matches: Callable[[CachedObject], bool] | None,
+        view: MetadataView | None,
         rv: int,
         limit: int,
         count_remaining: bool,
@@ -350,27 +354,30 @@ class ResourceStore:
         for i, obj in enumerate(objects):
             if matches is not None and not matches(obj):
                 continue
-            items.append(obj.raw)
+            items.append(obj.encoded(view))
             if limit and len(items) == limit:
                 if i + 1 < len(objects):
                     token = continue_token.encode(rv, obj.key[len(self.prefix):] + "\x00")
                     if count_remaining:
                         remaining = len(objects) - i - 1
                 break
-        return self._list_body(items, rv, token, remaining)
+        return self._list_body(items, rv, token, remaining, view)
 
-    def _list_body(self, items: list[bytes], rv: int, token: str | None, remaining: int | None) -> bytes:
+    def _list_body(
+        self, items: list[bytes], rv: int, token: str | None, remaining: int | None, view: MetadataView | None = None,
+    ) -> bytes:
         meta: Json = {"resourceVersion": str(rv)}
         if token:
             meta["continue"] = token
             if remaining is not None:
                 meta["remainingItemCount"] = remaining
-        head = orjson.dumps({"kind": self.list_kind, "apiVersion": self.api_version, "metadata": meta})
+        kind, api_version = (self.list_kind, self.api_version) if view is None else (view.list_kind, view.api_version)
+        head = orjson.dumps({"kind": kind, "apiVersion": api_version, "metadata": meta})
         return head[:-1] + b',"items":[' + b",".join(items) + b"]}"
 
     # ----------------------------------------------------------------- watch
 
-    async def watch(self, namespace: str | None, opts: ListOptions) -> WatchStart:
+    async def watch(self, namespace: str | None, opts: ListOptions, view: MetadataView | None = None) -> WatchStart:
         """Start a watch from the cache (see kube's ``Cacher.Watch``). Too-old resource versions
         come back as an in-stream error, as kube-apiserver sends them."""
         opts.validate()
@@ -388,11 +395,12 @@ class ResourceStore:
             # Initial state "most recent": the cache must have caught up with the store.
             await cacher.wait_fresh(self.store.revision)
         watcher = cacher.new_watcher(
-            kind=self.kind,
-            api_version=self.api_version,
+            kind=self.kind if view is None else view.kind,
+            api_version=self.api_version if view is None else view.api_version,
             matches=matches,
             allow_bookmarks=opts.allow_watch_bookmarks,
             timeout=opts.watch_timeout(),
+            view=view,
         )
         cache = cacher.cache
         if opts.send_initial_events or (opts.send_initial_events is None and rv_text in ("", "0")):

@@ -1,0 +1,138 @@
+"""Real client-go informers (typed, dynamic, metadata; client-go 1.32) against a real fakeapi
+process, with and without the WatchList (streaming list) client: they sync, see a scripted
+sequence of changes exactly once and in order, and when their watch resumes after the events it
+missed have left a deliberately small event buffer, they get 410, relist and converge."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from fakeapi.testing import ServerProcess
+
+#: Event buffer per resource, tiny so that a paused watch falls out of it.
+BUFFER_EVENTS = 20
+NS = "/api/v1/namespaces/default"
+CONFIGMAP_INFORMERS = ("configmaps", "dyn-configmaps")
+POD_INFORMERS = ("pods", "meta-pods")
+
+
+class Cluster:
+    """Writes through the HTTP API, returning the resourceVersion each write produced."""
+
+    def __init__(self, http: httpx.Client) -> None:
+        self.http = http
+
+    def _check(self, resp: httpx.Response) -> dict[str, Any]:
+        assert resp.status_code < 300, resp.text
+        return resp.json()
+
+    def create(self, resource: str, name: str, **fields: Any) -> str:
+        body = {"metadata": {"name": name}, **fields}
+        return self._check(self.http.post(f"{NS}/{resource}", json=body))["metadata"]["resourceVersion"]
+
+    def label(self, resource: str, name: str, value: str) -> str:
+        obj = self._check(self.http.get(f"{NS}/{resource}/{name}"))
+        obj["metadata"].setdefault("labels", {})["step"] = value
+        return self._check(self.http.put(f"{NS}/{resource}/{name}", json=obj))["metadata"]["resourceVersion"]
+
+    def delete(self, resource: str, name: str) -> str:
+        self._check(self.http.delete(f"{NS}/{resource}/{name}"))
+        return self.revision(resource)
+
+    def revision(self, resource: str) -> str:
+        """The store's revision: the list resourceVersion (nothing else writes meanwhile)."""
+        return self._check(self.http.get(f"{NS}/{resource}"))["metadata"]["resourceVersion"]
+
+    def state(self, resource: str) -> dict[str, str]:
+        items = self._check(self.http.get(f"{NS}/{resource}"))["items"]
+        return {o["metadata"]["name"]: o["metadata"]["resourceVersion"] for o in items}
+
+
+def pod(image: str = "nginx") -> dict[str, Any]:
+    return {"spec": {"containers": [{"name": "c", "image": image}]}}
+
+
+@pytest.mark.parametrize("watch_list", [False, True], ids=["WatchListClient=false", "WatchListClient=true"])
+def test_informers_sync_see_every_change_once_in_order_and_relist_after_410(
+    watch_list: bool, start_harness: Any, tmp_path: Path
+) -> None:
+    with ServerProcess(tmp_path, "--watch-cache-min-events", str(BUFFER_EVENTS),
+                       "--watch-cache-max-events", str(BUFFER_EVENTS)) as server:
+        cluster = Cluster(server.http)
+        initial = {"configmaps": {}, "pods": {}}
+        for i in range(3):
+            initial["configmaps"][f"before-{i}"] = cluster.create("configmaps", f"before-{i}", data={"i": str(i)})
+            initial["pods"][f"before-{i}"] = cluster.create("pods", f"before-{i}", **pod())
+        pause_file = tmp_path / "pause-pods-watch"
+        harness = start_harness(server.kubeconfig, watch_list, pause_file)
+
+        # 1. Sync: one initial add per existing object in every informer.
+        harness.wait_for(lambda ms: any(m["kind"] == "synced" for m in ms), "synced")
+        synced_at = len(harness.snapshot())
+        for informer in CONFIGMAP_INFORMERS + POD_INFORMERS:
+            resource = "configmaps" if informer in CONFIGMAP_INFORMERS else "pods"
+            adds = sorted(harness.events(informer, 0, synced_at))
+            assert adds == sorted(("add", n, rv) for n, rv in initial[resource].items()), informer
+        expected_call = "watchlist" if watch_list else "list"
+        first_calls = {}
+        for m in harness.snapshot()[:synced_at]:
+            if m["kind"] == "call":
+                first_calls.setdefault(m["informer"], m["call"])
+        assert first_calls == dict.fromkeys(CONFIGMAP_INFORMERS + POD_INFORMERS, expected_call)
+
+        # 2. A scripted sequence: every informer sees each change once, in order, at its rv.
+        script_start = len(harness.snapshot())
+        expected: dict[str, list[tuple[str, str, str]]] = {"configmaps": [], "pods": []}
+        expected["configmaps"].append(("add", "c1", cluster.create("configmaps", "c1", data={"v": "0"})))
+        expected["pods"].append(("add", "p1", cluster.create("pods", "p1", **pod())))
+        for step in range(3):
+            expected["configmaps"].append(("update", "c1", cluster.label("configmaps", "c1", str(step))))
+            expected["pods"].append(("update", "p1", cluster.label("pods", "p1", str(step))))
+        expected["configmaps"].append(("update", "before-0", cluster.label("configmaps", "before-0", "x")))
+        expected["configmaps"].append(("delete", "c1", cluster.delete("configmaps", "c1")))
+        expected["pods"].append(("delete", "p1", cluster.delete("pods", "p1")))
+        expected["pods"].append(("delete", "before-2", cluster.delete("pods", "before-2")))
+        for informer in CONFIGMAP_INFORMERS + POD_INFORMERS:
+            want = expected["configmaps" if informer in CONFIGMAP_INFORMERS else "pods"]
+            harness.wait_for(lambda ms, i=informer, n=len(want): len(harness.events(i, script_start)) >= n,
+                             f"{len(want)} events in {informer}")
+        # Let any duplicate arrive before comparing (a second copy would come right behind).
+        harness.dump()
+        for informer in CONFIGMAP_INFORMERS + POD_INFORMERS:
+            want = expected["configmaps" if informer in CONFIGMAP_INFORMERS else "pods"]
+            assert harness.events(informer, script_start) == want, informer
+
+        # 3. The pods watch ends and stays away while more pod events happen than the buffer
+        # holds: on its return it must get 410 Expired, relist, and converge.
+        pause_file.touch()
+        outage_start = len(harness.snapshot())
+        assert server.close_watches(group="", resource="pods") == 2  # pods and meta-pods
+        harness.wait_for(lambda ms: any(m["kind"] == "watch-paused" for m in ms[outage_start:]), "paused pods watch")
+        for i in range(BUFFER_EVENTS // 2 + 1):
+            cluster.create("pods", f"during-{i}", **pod())
+            cluster.label("pods", f"during-{i}", "x")
+        cluster.delete("pods", "during-0")
+        cluster.delete("pods", "before-1")
+        cluster.label("pods", "before-0", "y")
+        pause_file.unlink()
+        expired = harness.wait_for(
+            lambda ms: [m for m in ms[outage_start:] if m["kind"] == "watch-error" and m["informer"] == "pods"],
+            "410 on the resumed pods watch")
+        assert expired[0]["code"] == 410 and expired[0]["reason"] == "Expired"
+        assert expired[0]["message"].startswith("too old resource version: ")
+        relist_from = harness.snapshot().index(expired[0])
+        harness.wait_for(
+            lambda ms: any(m["kind"] == "call" and m["informer"] == "pods" and m["call"] == expected_call
+                           for m in ms[relist_from:]), "relist after 410")
+
+        # 4. Every informer converges to the server's state.
+        want = {"pods": cluster.state("pods"), "meta-pods": cluster.state("pods"),
+                "configmaps": cluster.state("configmaps"), "dyn-configmaps": cluster.state("configmaps")}
+        harness.wait_for(lambda ms: harness.dump() == want, "informer stores equal to the server's state")
+        # The metadata informer was not paused: it resumed inside the buffer, without a relist.
+        assert not [m for m in harness.snapshot()[outage_start:] if m["kind"] == "watch-error" and m["informer"] == "meta-pods"]
+        assert harness.quit() == 0
