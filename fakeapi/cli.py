@@ -14,6 +14,7 @@ import yaml
 from .cacher import CacherConfig
 from .cacher.watch_cache import DEFAULT_LOWER_BOUND, DEFAULT_UPPER_BOUND
 from .http import ServerConfig, create_app
+from .http.app import CONTROLLERS
 
 
 def parse_duration(text: str) -> float:
@@ -30,6 +31,13 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
     return value
+
+
+def _controller_list(text: str) -> str:
+    unknown = set(filter(None, text.split(","))) - set(CONTROLLERS)
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown controllers {sorted(unknown)}; known: {', '.join(CONTROLLERS)}")
+    return text
 
 
 def write_kubeconfig(path: Path, server_url: str) -> None:
@@ -54,6 +62,7 @@ async def serve(args: argparse.Namespace) -> None:
         port=args.port,
         compaction_interval=parse_duration(args.compaction_interval),
         progress_interval=parse_duration(args.progress_interval),
+        controllers=frozenset(filter(None, args.controllers.split(","))),
         cacher=CacherConfig(
             lower_bound=args.watch_cache_min_events,
             upper_bound=max(args.watch_cache_max_events, args.watch_cache_min_events),
@@ -96,6 +105,8 @@ def main(argv: list[str] | None = None) -> None:
                    help=f"largest event buffer per resource (default {DEFAULT_UPPER_BOUND}, as kube); "
                         "a watch resuming from an event that has left it gets 410 Expired")
     p.add_argument("--bookmark-interval", default="1m", help="how often watches get a BOOKMARK (default 1m, as kube)")
+    p.add_argument("--controllers", default=",".join(CONTROLLERS), type=_controller_list,
+                   help=f"built-in controllers to run, comma-separated; '' runs none (default {','.join(CONTROLLERS)})")
     p.add_argument("--log-level", default="warning")
     args = parser.parse_args(argv)
     if args.command == "serve":

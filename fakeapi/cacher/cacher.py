@@ -25,6 +25,7 @@ from .watch_cache import (
     DEFAULT_FRESH_WINDOW,
     DEFAULT_LOWER_BOUND,
     DEFAULT_UPPER_BOUND,
+    CacheEvent,
     CachedObject,
     ObjectView,
     WatchCache,
@@ -73,6 +74,9 @@ class Cacher:
         )
         self.watchers: set[CacheWatcher] = set()
         self.terminated_watchers = 0  # closed for falling behind (apiserver_terminated_watchers_total)
+        #: In-process observers of every event (controllers); called in the dispatch, so they
+        #: must only note work and return, never write.
+        self.listeners: list[Callable[[CacheEvent], None]] = []
         self._stream: WatchStream | None = None
         self._ready = asyncio.Event()
         self._fresh = asyncio.Event()
@@ -157,7 +161,9 @@ class Cacher:
             if cache.rv != before:
                 self._fresh.set()
 
-    def _dispatch(self, event) -> None:  # type: ignore[no-untyped-def]
+    def _dispatch(self, event: CacheEvent) -> None:
+        for listener in self.listeners:
+            listener(event)
         closed = None
         for w in self.watchers:
             w.add(event)

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..cacher import CacherConfig
+from ..controllers import GarbageCollector, NamespaceController
 from ..registry.registry import Registry
 from ..registry.status import StatusError, bad_request, not_found_path
 from ..store import ErrCompacted, ErrFutureRev, Store, StoreTimers
@@ -24,6 +25,10 @@ from .discovery import Discovery
 from .responses import JSON, json_bytes, json_response, status_response
 
 log = logging.getLogger("fakeapi")
+
+GARBAGE_COLLECTOR = "garbage-collector-controller"
+NAMESPACE_CONTROLLER = "namespace-controller"
+CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER)
 
 
 @dataclass(slots=True)
@@ -35,6 +40,8 @@ class ServerConfig:
     #: etcd's --watch-progress-notify-interval as kubeadm sets it.
     progress_interval: float = 5.0
     cacher: CacherConfig = field(default_factory=CacherConfig)
+    #: Built-in controllers to run, by kube-controller-manager's names (see ``CONTROLLERS``).
+    controllers: frozenset[str] = frozenset(CONTROLLERS)
 
 
 class Server:
@@ -43,19 +50,29 @@ class Server:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.store = Store()
-        self.registry = Registry(self.store, cacher_config=config.cacher)
+        gc = GARBAGE_COLLECTOR in config.controllers
+        self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc)
+        self.controllers: list[GarbageCollector | NamespaceController] = []
+        if gc:
+            self.controllers.append(GarbageCollector(self.registry))
+        if NAMESPACE_CONTROLLER in config.controllers:
+            self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
         self.discovery = Discovery(self.registry, f"{config.host}:{config.port}")
         self.timers = StoreTimers(self.store, config.progress_interval)
         self._compactor: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         self.registry.start()
+        for controller in self.controllers:
+            controller.start()
         self.timers.start()
         if self.config.compaction_interval > 0:
             self._compactor = asyncio.create_task(self._compact_periodically())
 
     async def stop(self) -> None:
         await cancel_and_wait([self._compactor])
+        for controller in self.controllers:
+            await controller.stop()
         await self.timers.stop()
         await self.registry.stop()
 
@@ -91,6 +108,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.server = server
     registry = server.registry
     discovery = server.discovery
+
 
     for path in ("/healthz", "/livez", "/readyz"):
         app.add_api_route(path, lambda: Response(b"ok", media_type="text/plain"), methods=["GET"])

@@ -12,6 +12,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from ..registry.delete_options import DeleteOptions
 from ..registry.list_options import ListOptions
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore
@@ -90,7 +91,7 @@ async def handle(registry: Registry, request: Request, group: str, version: str,
     try:
         req = parse_path(registry, group, version, rest)
         if req.subresource is not None:
-            raise not_found_path()
+            return await _subresource(registry, request, req)
         method = request.method
         rs, ns, name = req.rs, req.namespace, req.name
         if method == "GET":
@@ -104,24 +105,43 @@ async def handle(registry: Registry, request: Request, group: str, version: str,
         if method == "POST" and name is None:
             return json_bytes(rs.create(ns, await read_json_body(request), dry_run(request)), 201)
         if method == "PUT" and name is not None:
-            return json_bytes(rs.update(ns, name, await read_json_body(request), dry_run(request)))
+            return json_bytes(rs.update(ns, name, await read_json_body(request), dry_run=dry_run(request)))
         if method == "DELETE":
             options = await _delete_options(request)
             if name is None:
                 opts = ListOptions.from_query(request.query_params)
-                return json_bytes(rs.delete_collection(ns, opts, dry_run(request)))
-            return json_bytes(rs.delete(ns, name, options.get("preconditions"), dry_run(request)))
+                return json_bytes(rs.delete_collection(ns, opts, options, gc_finalizers=registry.garbage_collection))
+            body, _gone = rs.delete(ns, name, options, gc_finalizers=registry.garbage_collection)
+            return json_bytes(body)
         raise method_not_supported(rs.rt.group, rs.rt.plural, _VERBS.get(method, method.lower()))
     except StatusError as err:
         return status_response(err)
 
 
-async def _delete_options(request: Request) -> dict[str, Any]:
+async def _subresource(registry: Registry, request: Request, req: ResourceRequest) -> Response:
+    """``/status`` and ``/scale`` where the resource has them, and namespaces' ``/finalize``."""
+    rs, ns, name, sub = req.rs, req.namespace, req.name, req.subresource
+    assert name is not None and sub is not None
+    method = request.method
+    if sub == "finalize" and rs is registry.namespaces:
+        if method != "PUT":
+            raise method_not_supported("", "namespaces/finalize", _VERBS.get(method, method.lower()))
+        return json_bytes(registry.namespaces.finalize(name, await read_json_body(request), dry_run(request)))
+    if sub not in rs.rt.subresources or sub not in ("status", "scale"):
+        raise not_found_path()
+    if method == "GET":
+        return json_bytes(rs.get_scale(ns, name) if sub == "scale" else rs.get(ns, name))
+    if method == "PUT":
+        body = await read_json_body(request)
+        if sub == "scale":
+            return json_bytes(rs.update_scale(ns, name, lambda _current: body, dry_run(request)))
+        return json_bytes(rs.update(ns, name, body, subresource=sub, dry_run=dry_run(request)))
+    raise method_not_supported(rs.rt.group, f"{rs.rt.plural}/{sub}", _VERBS.get(method, method.lower()))
+
+
+async def _delete_options(request: Request) -> DeleteOptions:
     body = await read_json_body(request) if int(request.headers.get("content-length") or 0) else None
-    options = body if isinstance(body, dict) else {}
-    if "dryRun" in options and options["dryRun"] not in ([], ["All"]):
-        raise bad_request(f"invalid dry run option: {options['dryRun']}")
-    return options
+    return DeleteOptions.parse(body, request.query_params)
 
 
 async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, view: MetadataView | None) -> Response:

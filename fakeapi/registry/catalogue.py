@@ -167,6 +167,8 @@ class ResourceType:
     subresources: Mapping[str, SubresourceType] = field(default_factory=dict, hash=False)
     virtual: bool = False
     storage_prefix: str = ""
+    #: Served for a CustomResourceDefinition (unstructured: no Go struct defaults).
+    custom: bool = False
 
     @property
     def group_version(self) -> str:

@@ -10,6 +10,7 @@ from ..cacher.cacher import BOOKMARK_TICK
 from ..store import Store
 from ..tasks import cancel_and_wait
 from .catalogue import Catalogue, ResourceType, default_catalogue
+from .namespaces import NamespaceStore
 from .rest import ResourceStore
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
@@ -41,26 +42,32 @@ class Registry:
         store: Store,
         catalogue: Catalogue | None = None,
         cacher_config: CacherConfig | None = None,
+        *,
+        garbage_collection: bool = True,
     ) -> None:
         self.store = store
+        #: Whether a garbage collector runs, so DELETE may leave its finalizers (foreground,
+        #: orphan) on owners: without one they would never go.
+        self.garbage_collection = garbage_collection
         self.catalogue = catalogue or default_catalogue()
         self.cacher_config = cacher_config or CacherConfig()
         self.resources: dict[tuple[str, str, str], ResourceStore] = {}
+        self._by_kind: dict[tuple[str, str], ResourceStore] = {}
         for rt in servable_types(self.catalogue):
-            self.resources[(rt.group, rt.version, rt.plural)] = ResourceStore(
-                rt, store, self.cacher_config, self.namespace_exists
-            )
-        self._namespaces = self.resources[("", "v1", "namespaces")]
+            store_class = NamespaceStore if (rt.group, rt.plural) == ("", "namespaces") else ResourceStore
+            rs = store_class(rt, store, self.cacher_config, self.namespace_phase)
+            self.resources[(rt.group, rt.version, rt.plural)] = rs
+            self._by_kind[(rt.group, rt.kind)] = rs
+        namespaces = self.resources[("", "v1", "namespaces")]
+        assert isinstance(namespaces, NamespaceStore)
+        self.namespaces = namespaces
         self._ticker: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         """Create the default namespaces and start every cache (on the store's loop)."""
         for name in DEFAULT_NAMESPACES:
-            if not self.namespace_exists(name):
-                self._namespaces.create(None, {
-                    "metadata": {"name": name}, "spec": {"finalizers": ["kubernetes"]},
-                    "status": {"phase": "Active"},
-                })
+            if self.namespace_phase(name) is None:
+                self.namespaces.create(None, {"metadata": {"name": name}})
         for rs in self.resources.values():
             rs.cacher.start()
         self._ticker = asyncio.create_task(self._tick_bookmarks(), name="bookmarks")
@@ -86,8 +93,12 @@ class Registry:
                 closed += rs.cacher.terminate_all()
         return closed
 
-    def namespace_exists(self, name: str) -> bool:
-        return self.store.get(self._namespaces.key(None, name).encode()) is not None
+    def namespace_phase(self, name: str) -> str | None:
+        """The namespace's phase (``Active``, ``Terminating``); None if it does not exist."""
+        return self.namespaces.phase(name)
+
+    def resource_for_kind(self, group: str, kind: str) -> ResourceStore | None:
+        return self._by_kind.get((group, kind))
 
     def resource_type(self, group: str, version: str, plural: str) -> ResourceType | None:
         rs = self.resources.get((group, version, plural))

@@ -30,8 +30,9 @@ from ..store import (
     Store,
     TxnRequest,
 )
-from . import continue_token, metadata
+from . import continue_token, metadata, scale, strategy
 from .catalogue import ResourceType
+from .delete_options import FOREGROUND, ORPHAN, DeleteOptions
 from .list_options import EXACT, NOT_OLDER_THAN, ListOptions
 from .selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector, selectable_fields
 from .status import (
@@ -41,6 +42,7 @@ from .status import (
     already_exists,
     bad_request,
     conflict,
+    forbidden,
     not_found,
     resource_expired,
     too_large_resource_version,
@@ -52,6 +54,10 @@ from .views import MetadataView
 _NAME_GENERATION_ATTEMPTS = 8
 
 Json = dict[str, Any]
+
+#: The finalizer a propagation policy puts on an owner for the garbage collector to act on
+#: (``Background`` needs none: the collector deletes dependents after the owner is gone).
+_GC_FINALIZERS = {FOREGROUND: "foregroundDeletion", ORPHAN: "orphan"}
 
 
 @dataclass(slots=True)
@@ -68,7 +74,7 @@ class ResourceStore:
         rt: ResourceType,
         store: Store,
         cacher_config: Any,
-        namespace_exists: Callable[[str], bool],
+        namespace_phase: Callable[[str], str | None],
     ) -> None:
         self.rt = rt
         self.store = store
@@ -76,7 +82,7 @@ class ResourceStore:
         self.api_version = rt.group_version
         self.list_kind = rt.kind + "List"
         self.prefix = rt.storage_prefix  # e.g. "/registry/pods/"
-        self._namespace_exists = namespace_exists
+        self._namespace_phase = namespace_phase  # None: no such namespace
         self.cacher = Cacher(store, self.prefix, self._decode, cacher_config)
 
     # ----------------------------------------------------------------- keys
@@ -86,7 +92,12 @@ class ResourceStore:
             return f"{self.prefix}{namespace}/{name}"
         return f"{self.prefix}{name}"
 
-    def _scope(self, namespace: str | None) -> tuple[str, str]:
+    def count(self, namespace: str | None = None) -> int:
+        """How many objects are stored (in one namespace, or in all)."""
+        start, end = self.key_range(namespace)
+        return self.store.range(RangeRequest(start.encode(), end.encode(), count_only=True)).count
+
+    def key_range(self, namespace: str | None) -> tuple[str, str]:
         """[start, end) of the keys of one namespace, or of the whole resource."""
         if namespace and self.rt.namespaced:
             start = f"{self.prefix}{namespace}/"
@@ -137,14 +148,14 @@ class ResourceStore:
         ns = namespace if rt.namespaced else None
         if rt.namespaced:
             metadata.check_namespace(meta, namespace)
-            if not self._namespace_exists(namespace or ""):
-                raise not_found("", "namespaces", namespace or "")
+            self._check_namespace_accepts(namespace or "", meta.get("name") or "")
         generate = not meta.get("name") and meta.get("generateName")
         if not meta.get("name") and not generate:
             raise invalid(rt.group, rt.kind, "", [
                 ("metadata.name", "FieldValueRequired", "Required value: name or generateName is required")
             ])
         metadata.prepare_create(meta, ns)
+        strategy.prepare_for_create(rt, obj)
         obj = metadata.ordered(obj, rt.kind, self.api_version)
         meta = obj["metadata"]
         for _ in range(_NAME_GENERATION_ATTEMPTS if generate else 1):
@@ -168,65 +179,106 @@ class ResourceStore:
             raise generate_name_conflict(rt.group, rt.plural, meta["name"])
         raise already_exists(rt.group, rt.plural, meta["name"])
 
-    def update(self, namespace: str | None, name: str, body: Any, dry_run: bool = False) -> bytes:
+    def _check_namespace_accepts(self, namespace: str, name: str) -> None:
+        """NamespaceLifecycle admission: the namespace exists and is not terminating."""
+        phase = self._namespace_phase(namespace)
+        if phase is None:
+            raise not_found("", "namespaces", namespace)
+        if phase == "Terminating":
+            raise forbidden(self.rt.group, self.rt.plural, name,
+                            f"unable to create new content in namespace {namespace} because it is being terminated")
+
+    def update(
+        self, namespace: str | None, name: str, body: Any, *, subresource: str | None = None, dry_run: bool = False,
+    ) -> bytes:
+        """PUT of the object or its ``status``: the body replaces the stored object (as the
+        strategy allows); a resourceVersion in it must be the stored one."""
+        kv, old = self._current(namespace, name)
+        return self._commit_update(kv, old, self._prepare_update(name, body, old, kv, subresource), dry_run)
+
+    def rewrite(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
+        subresource: str | None = None, dry_run: bool = False,
+    ) -> bytes:
+        """Update the stored object by ``change(copy of it)`` (PATCH, /scale, controllers).
+        Reading and writing happen in one loop step, so no other write can come between:
+        the compare-and-swap can only fail on a stale resourceVersion the change put in."""
+        kv, old = self._current(namespace, name)
+        changed = change(orjson.loads(kv.value))
+        return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource), dry_run)
+
+    def _prepare_update(self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None) -> Json:
         rt = self.rt
         obj = metadata.check_type(body, rt.kind, self.api_version)
         meta = obj["metadata"]
         if meta.get("name") and meta["name"] != name:
             raise _name_mismatch(meta["name"], name)
         meta["name"] = name
-        ns = namespace if rt.namespaced else None
+        ns = old["metadata"].get("namespace") if rt.namespaced else None
         if rt.namespaced:
-            metadata.check_namespace(meta, namespace)
-        kv, old = self._current(ns, name)
+            metadata.check_namespace(meta, ns)
         wanted_rv = meta.get("resourceVersion")
         if wanted_rv and wanted_rv != str(kv.mod_revision):
             raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
         old_meta = old.get("metadata", {})
         metadata.prepare_update(meta, old_meta, ns)
-        obj = metadata.ordered(obj, rt.kind, self.api_version)
-        if _spec_changed(obj, old):
-            obj["metadata"]["generation"] = old_meta.get("generation", 1) + 1
+        obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource)
+        strategy.check_finalizers(rt, name, obj["metadata"], old_meta)
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
-        if obj == old:
+        return obj
+
+    def _commit_update(self, kv: KeyValue, old: Json, new: Json, dry_run: bool) -> bytes:
+        """Write ``new`` over ``kv`` unless nothing changed; a deleting object whose last
+        finalizer went is deleted by the same write (``ShouldDeleteDuringUpdate``)."""
+        if new == old:
             return kv.value  # a no-op update writes nothing: same resourceVersion, no event
-        raw, rev = self._encode(obj)
+        raw, rev = self._encode(new)
         if dry_run:
             return raw
-        key = kv.key
+        op = DeleteRangeRequest(kv.key) if self._finished(new) else PutRequest(kv.key, raw)
         resp = self.store.txn(TxnRequest(
-            compare=(Compare(key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
-            success=(PutRequest(key, raw),),
+            compare=(Compare(kv.key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
+            success=(op,),
         ))
         if not resp.succeeded:
-            raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
+            raise conflict(self.rt.group, self.rt.plural, new["metadata"]["name"], OPTIMISTIC_LOCK_MESSAGE)
         assert resp.header_revision == rev, "a write ran between encode and txn"
         return raw
 
+    def _finished(self, obj: Json) -> bool:
+        """Whether a deleting object has nothing left holding it."""
+        meta = obj["metadata"]
+        return bool(meta.get("deletionTimestamp")) and not meta.get("finalizers")
+
     def delete(
-        self,
-        namespace: str | None,
-        name: str,
-        preconditions: Json | None = None,
-        dry_run: bool = False,
-    ) -> bytes:
+        self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,
+        gc_finalizers: bool = False,
+    ) -> tuple[bytes, bool]:
+        """kube's ``Store.Delete``: returns the response body and whether the object is gone.
+        An object with finalizers (or one whose propagation policy needs the garbage
+        collector's, when ``gc_finalizers``) is marked deleting instead: deletionTimestamp,
+        deletionGracePeriodSeconds 0, generation + 1, and it stays until its finalizers go.
+        Grace periods end at once: no kubelet waits on a pod here."""
         rt = self.rt
-        ns = namespace if rt.namespaced else None
-        kv, old = self._current(ns, name)
+        kv, old = self._current(namespace, name)
         old_meta = old.get("metadata", {})
-        if preconditions:
-            uid = preconditions.get("uid")
-            if uid is not None and uid != old_meta.get("uid"):
-                raise conflict(rt.group, rt.plural, name, (
-                    f"Precondition failed: UID in precondition: {uid}, UID in object meta: {old_meta.get('uid')}"
-                ))
-            rv = preconditions.get("resourceVersion")
-            if rv is not None and rv != str(kv.mod_revision):
-                raise conflict(rt.group, rt.plural, name, (
-                    f"Precondition failed: ResourceVersion in precondition: {rv}, "
-                    f"ResourceVersion in object meta: {kv.mod_revision}"
-                ))
-        if not dry_run:
+        self._check_preconditions(name, options, old_meta, kv)
+        finalizers = list(old_meta.get("finalizers") or ())
+        gc_finalizer = _GC_FINALIZERS.get(options.propagation_policy or "") if gc_finalizers else None
+        if gc_finalizer is not None and gc_finalizer not in finalizers:
+            finalizers.append(gc_finalizer)
+        if finalizers:
+            if old_meta.get("deletionTimestamp") and finalizers == list(old_meta.get("finalizers") or ()):
+                return kv.value, False  # already deleting: unchanged
+            marked = orjson.loads(kv.value)
+            meta = marked["metadata"]
+            meta["finalizers"] = finalizers
+            if not meta.get("deletionTimestamp"):
+                meta["deletionTimestamp"] = metadata.now_rfc3339()
+                meta["deletionGracePeriodSeconds"] = 0
+                meta["generation"] = meta.get("generation", 1) + 1
+            return self._commit_update(kv, old, marked, options.dry_run), False
+        if not options.dry_run:
             resp = self.store.txn(TxnRequest(
                 compare=(Compare(kv.key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
                 success=(DeleteRangeRequest(kv.key),),
@@ -234,30 +286,60 @@ class ResourceStore:
             if not resp.succeeded:
                 raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
         if rt.returns_deleted_object:
-            return kv.value
+            return kv.value, True
         return orjson.dumps({
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
             "details": {"name": name, "group": rt.group, "kind": rt.plural, "uid": old_meta.get("uid")},
-        })
+        }), True
 
-    def delete_collection(self, namespace: str | None, opts: ListOptions, dry_run: bool = False) -> bytes:
-        """Delete every object matching the list options, one write each (as kube does); the
-        response is the list of what was deleted."""
+    def _check_preconditions(self, name: str, options: DeleteOptions, old_meta: Json, kv: KeyValue) -> None:
+        rt = self.rt
+        uid = options.precondition_uid
+        if uid is not None and uid != old_meta.get("uid"):
+            raise conflict(rt.group, rt.plural, name, (
+                f"Precondition failed: UID in precondition: {uid}, UID in object meta: {old_meta.get('uid')}"
+            ))
+        rv = options.precondition_resource_version
+        if rv is not None and rv != str(kv.mod_revision):
+            raise conflict(rt.group, rt.plural, name, (
+                f"Precondition failed: ResourceVersion in precondition: {rv}, "
+                f"ResourceVersion in object meta: {kv.mod_revision}"
+            ))
+
+    def delete_collection(
+        self, namespace: str | None, opts: ListOptions, options: DeleteOptions = DeleteOptions(), *,
+        gc_finalizers: bool = False,
+    ) -> bytes:
+        """Delete every object matching the list options, one delete each (as kube does); the
+        response is the list of the objects as the deletes left them."""
         matches = self._filter(opts)
-        start, end = self._scope(namespace)
+        start, end = self.key_range(namespace)
         kvs = self.store.range(RangeRequest(start.encode(), end.encode())).kvs
-        deleted = []
+        items = []
         for kv in kvs:
             obj = self._decode(kv.key.decode(), kv.value, kv.mod_revision)
             if matches is not None and not matches(obj):
                 continue
-            if not dry_run:
-                self.store.txn(TxnRequest(
-                    compare=(Compare(kv.key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
-                    success=(DeleteRangeRequest(kv.key),),
-                ))
-            deleted.append(kv.value)
-        return self._list_body(deleted, self.store.revision, None, None)
+            ns = obj.namespace or None
+            body, _gone = self.delete(ns, obj.name, options, gc_finalizers=gc_finalizers)
+            items.append(kv.value if body.startswith(b'{"kind":"Status"') else body)
+        return self._list_body(items, self.store.revision, None, None)
+
+    # ----------------------------------------------------------------- scale
+
+    def get_scale(self, namespace: str | None, name: str) -> bytes:
+        _kv, obj = self._current(namespace, name)
+        return orjson.dumps(scale.to_scale(obj))
+
+    def update_scale(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], dry_run: bool = False,
+    ) -> bytes:
+        """Write ``change(current Scale)``'s spec.replicas into the object; answers the new Scale."""
+        def write_replicas(obj: Json) -> Json:
+            return scale.apply_scale(obj, change(scale.to_scale(obj)))
+
+        raw = self.rewrite(namespace, name, write_replicas, dry_run=dry_run)
+        return orjson.dumps(scale.to_scale(orjson.loads(raw)))
 
     # ----------------------------------------------------------------- list
 
@@ -274,7 +356,7 @@ class ResourceStore:
         opts.validate()
         matches = self._filter(opts)
         has_selector = matches is not None
-        start, end = self._scope(namespace)
+        start, end = self.key_range(namespace)
         limit = opts.limit
         if opts.continue_token:
             rv, start_key = continue_token.decode(opts.continue_token)
@@ -384,7 +466,7 @@ class ResourceStore:
         matches = self._filter(opts)
         if namespace and self.rt.namespaced:
             matches = _and_namespace(matches, namespace)
-        start, end = self._scope(namespace)
+        start, end = self.key_range(namespace)
         cacher = self.cacher
         rv_text = opts.resource_version
         if rv_text not in ("", "0"):
@@ -418,12 +500,6 @@ class ResourceStore:
             watcher.last_rv = max(watcher.last_rv, rv)
         cacher.register(watcher)
         return WatchStart(watcher)
-
-
-def _spec_changed(new: Json, old: Json) -> bool:
-    """Generation moves when anything outside metadata and status changes."""
-    keys = (set(new) | set(old)) - {"metadata", "status", "kind", "apiVersion"}
-    return any(new.get(k) != old.get(k) for k in keys)
 
 
 def _name_mismatch(body_name: str, url_name: str) -> StatusError:

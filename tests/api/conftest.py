@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -25,6 +26,21 @@ def kubectl_env(server: ServerProcess, tmp_path_factory: pytest.TempPathFactory)
     env["KUBECONFIG"] = str(server.kubeconfig)
     env["KUBECACHEDIR"] = str(tmp_path_factory.mktemp("kubecache"))
     return env
+
+
+@pytest.fixture(scope="module")
+def kubectl(kubectl_env: dict[str, str]) -> Callable[..., str]:
+    """Runs kubectl against the server: ``kubectl("get", "pods")`` -> stdout. A failure raises,
+    unless ``check=False``, which returns stdout and stderr together."""
+
+    def run(*args: str, input: str | None = None, check: bool = True) -> str:
+        proc = subprocess.run(["kubectl", *args], env=kubectl_env, input=input, capture_output=True, text=True,
+                              timeout=60)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)} failed: {proc.stderr}")
+        return proc.stdout + (proc.stderr if not check else "")
+
+    return run
 
 
 @pytest.fixture(scope="module")

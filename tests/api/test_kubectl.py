@@ -14,23 +14,16 @@ import pytest
 NO_OPENAPI = "--validate=false"
 
 
-def kubectl(env: dict[str, str], *args: str, input: str | None = None, check: bool = True) -> str:
-    proc = subprocess.run(["kubectl", *args], env=env, input=input, capture_output=True, text=True, timeout=60)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"kubectl {' '.join(args)} failed: {proc.stderr}")
-    return proc.stdout + (proc.stderr if not check else "")
-
-
-def test_api_resources_lists_core_and_groups(kubectl_env):
-    out = kubectl(kubectl_env, "api-resources", "-o", "name")
+def test_api_resources_lists_core_and_groups(kubectl):
+    out = kubectl("api-resources", "-o", "name")
     names = set(out.split())
     for name in ("pods", "configmaps", "namespaces", "deployments.apps", "leases.coordination.k8s.io",
                  "customresourcedefinitions.apiextensions.k8s.io"):
         assert name in names
 
 
-def test_default_namespaces_exist(kubectl_env):
-    out = kubectl(kubectl_env, "get", "namespaces", "-o", "name")
+def test_default_namespaces_exist(kubectl):
+    out = kubectl("get", "namespaces", "-o", "name")
     assert set(out.split()) >= {"namespace/default", "namespace/kube-system", "namespace/kube-public",
                                 "namespace/kube-node-lease"}
 
@@ -63,24 +56,24 @@ spec: {holderIdentity: me}
 """
 
 
-def test_create_get_delete_several_kinds(kubectl_env):
-    out = kubectl(kubectl_env, "create", NO_OPENAPI, "-f", "-", input=MANIFESTS)
+def test_create_get_delete_several_kinds(kubectl):
+    out = kubectl("create", NO_OPENAPI, "-f", "-", input=MANIFESTS)
     assert "configmap/cm-1 created" in out and "deployment.apps/web created" in out
-    got = json.loads(kubectl(kubectl_env, "get", "cm", "cm-1", "-o", "json"))
+    got = json.loads(kubectl("get", "cm", "cm-1", "-o", "json"))
     assert got["data"] == {"a": "1"}
     assert got["metadata"]["uid"] and got["metadata"]["resourceVersion"]
-    deploy = json.loads(kubectl(kubectl_env, "get", "deploy", "web", "-o", "json"))
+    deploy = json.loads(kubectl("get", "deploy", "web", "-o", "json"))
     assert deploy["metadata"]["generation"] == 1
-    labelled = kubectl(kubectl_env, "get", "cm,deploy", "-l", "tier=web", "-o", "name").split()
+    labelled = kubectl("get", "cm,deploy", "-l", "tier=web", "-o", "name").split()
     assert sorted(labelled) == ["configmap/cm-1", "deployment.apps/web"]
-    err = kubectl(kubectl_env, "create", NO_OPENAPI, "-f", "-", input=MANIFESTS, check=False)
+    err = kubectl("create", NO_OPENAPI, "-f", "-", input=MANIFESTS, check=False)
     assert "AlreadyExists" in err or "already exists" in err
-    kubectl(kubectl_env, "delete", "-f", "-", input=MANIFESTS)
-    missing = kubectl(kubectl_env, "get", "cm", "cm-1", check=False)
+    kubectl("delete", "-f", "-", input=MANIFESTS)
+    missing = kubectl("get", "cm", "cm-1", check=False)
     assert 'configmaps "cm-1" not found' in missing
 
 
-def test_chunked_list_across_namespaces(kubectl_env):
+def test_chunked_list_across_namespaces(kubectl):
     # (kubectl's generator commands such as `create namespace` send protobuf, which fakeapi
     # answers with 415 for now; manifests go as JSON.)
     docs = [json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
@@ -89,27 +82,27 @@ def test_chunked_list_across_namespaces(kubectl_env):
         for ns in ("chunk-a", "chunk-b"):
             docs.append(json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
                                     "metadata": {"name": f"c{i}", "namespace": ns, "labels": {"set": "chunk"}}}))
-    kubectl(kubectl_env, "create", NO_OPENAPI, "-f", "-", input="".join(d + "\n" for d in docs))
-    out = kubectl(kubectl_env, "get", "cm", "-A", "--chunk-size=3", "-l", "set=chunk", "-o", "name", "-v=6")
+    kubectl("create", NO_OPENAPI, "-f", "-", input="".join(d + "\n" for d in docs))
+    out = kubectl("get", "cm", "-A", "--chunk-size=3", "-l", "set=chunk", "-o", "name", "-v=6")
     assert len(out.split()) == 20
-    full = kubectl(kubectl_env, "get", "cm", "-A", "--chunk-size=3", "-v=6", check=False)
+    full = kubectl("get", "cm", "-A", "--chunk-size=3", "-v=6", check=False)
     assert full.count("continue=") >= 5  # the pager really paged
 
 
-def test_get_watch_sees_changes_and_wait_for_delete(kubectl_env):
-    kubectl(kubectl_env, "create", NO_OPENAPI, "-f", "-", input='{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"w-1"},"data":{"v":"0"}}')
+def test_get_watch_sees_changes_and_wait_for_delete(kubectl, kubectl_env):
+    kubectl("create", NO_OPENAPI, "-f", "-", input='{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"w-1"},"data":{"v":"0"}}')
     watch = subprocess.Popen(["kubectl", "get", "cm", "w-1", "-w", "-o", "json", "--output-watch-events"],
                              env=kubectl_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(1.0)
         for v in ("1", "2"):
-            body = json.loads(kubectl(kubectl_env, "get", "cm", "w-1", "-o", "json"))
+            body = json.loads(kubectl("get", "cm", "w-1", "-o", "json"))
             body["data"]["v"] = v
-            kubectl(kubectl_env, "replace", NO_OPENAPI, "-f", "-", input=json.dumps(body))
+            kubectl("replace", NO_OPENAPI, "-f", "-", input=json.dumps(body))
         waiter = subprocess.Popen(["kubectl", "wait", "--for=delete", "cm/w-1", "--timeout=20s"],
                                   env=kubectl_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(0.5)
-        kubectl(kubectl_env, "delete", "cm", "w-1")
+        kubectl("delete", "cm", "w-1")
         assert waiter.wait(30) == 0, waiter.stderr.read()
         time.sleep(0.5)
     finally:
@@ -130,6 +123,6 @@ def test_get_watch_sees_changes_and_wait_for_delete(kubectl_env):
 
 
 @pytest.mark.parametrize("bad", ["a in (", "!", "a==b==c"])
-def test_bad_label_selector_is_400(kubectl_env, bad):
-    err = kubectl(kubectl_env, "get", "pods", "-l", bad, check=False)
+def test_bad_label_selector_is_400(kubectl, bad):
+    err = kubectl("get", "pods", "-l", bad, check=False)
     assert "unable to parse requirement" in err or "BadRequest" in err or "couldn't parse" in err

@@ -1,0 +1,72 @@
+"""The namespace controller (kube-controller-manager's ``namespace`` controller): a namespace
+marked for deletion has its contents deleted (objects with finalizers stay until those go),
+and once it is empty its ``kubernetes`` finalizer is removed through ``/finalize``, which
+deletes it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Hashable
+
+import orjson
+
+from ..cacher import DELETED, CacheEvent
+from ..registry.delete_options import BACKGROUND, DeleteOptions
+from ..registry.list_options import ListOptions
+from ..registry.namespaces import TERMINATING, NamespaceStore
+from ..registry.registry import Registry
+from ..registry.strategy import NAMESPACE_FINALIZER
+from .workqueue import WorkQueue
+
+log = logging.getLogger("fakeapi.controllers")
+
+_BACKGROUND = DeleteOptions(propagation_policy=BACKGROUND)
+
+
+class NamespaceController:
+    def __init__(self, registry: Registry, *, gc_finalizers: bool) -> None:
+        self.registry = registry
+        self.namespaces: NamespaceStore = registry.namespaces
+        self._gc_finalizers = gc_finalizers
+        self._terminating: set[str] = set()
+        self.queue = WorkQueue("namespace-controller", self._process)
+        self.namespaces.cacher.listeners.append(self._observe_namespace)
+        for rs in registry.resources.values():
+            if rs.rt.namespaced:
+                rs.cacher.listeners.append(self._observe_content)
+
+    def start(self) -> None:
+        self.queue.start()
+
+    async def stop(self) -> None:
+        await self.queue.stop()
+
+    def _observe_namespace(self, event: CacheEvent) -> None:
+        name = event.obj.name
+        if event.type == DELETED:
+            self._terminating.discard(name)
+        elif b'"deletionTimestamp"' in event.obj.raw:
+            self._terminating.add(name)
+            self.queue.add(name)
+
+    def _observe_content(self, event: CacheEvent) -> None:
+        if event.type == DELETED and event.obj.namespace in self._terminating:
+            self.queue.add(event.obj.namespace)
+
+    def _process(self, key: Hashable) -> None:
+        name = str(key)
+        if self.namespaces.phase(name) != TERMINATING:
+            return
+        remaining = 0
+        for rs in self.registry.resources.values():
+            if not rs.rt.namespaced:
+                continue
+            if rs.count(name):
+                rs.delete_collection(name, ListOptions(), _BACKGROUND, gc_finalizers=self._gc_finalizers)
+                remaining += rs.count(name)
+        if remaining:
+            return  # objects held by finalizers: their DELETED events bring the namespace back
+        namespace = orjson.loads(self.namespaces.get(None, name))
+        finalizers = [f for f in (namespace.get("spec") or {}).get("finalizers") or [] if f != NAMESPACE_FINALIZER]
+        log.info("namespace controller: %s is empty, finalizing", name)
+        self.namespaces.finalize(name, {"spec": {"finalizers": finalizers}})

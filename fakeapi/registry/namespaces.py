@@ -1,0 +1,63 @@
+"""Namespaces' storage (``pkg/registry/core/namespace/storage/storage.go``).
+
+A namespace is held by ``spec.finalizers`` (``kubernetes`` on every new one) as well as by
+metadata finalizers. The first DELETE marks it: deletionTimestamp and phase ``Terminating``;
+the namespace controller empties it and then removes ``kubernetes`` through ``/finalize``, and
+that write deletes the namespace (``ShouldDeleteNamespaceDuringUpdate``). A repeated DELETE
+answers the namespace unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from . import metadata
+from .delete_options import DeleteOptions
+from .rest import Json, ResourceStore
+
+TERMINATING = "Terminating"
+
+
+class NamespaceStore(ResourceStore):
+    def _finished(self, obj: Json) -> bool:
+        return super()._finished(obj) and not (obj.get("spec") or {}).get("finalizers")
+
+    def phase(self, name: str) -> str | None:
+        """The namespace's phase, None if there is no such namespace."""
+        kv = self.store.get(self.key(None, name).encode())
+        if kv is None:
+            return None
+        return (orjson.loads(kv.value).get("status") or {}).get("phase", "Active")
+
+    def delete(
+        self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,
+        gc_finalizers: bool = False,
+    ) -> tuple[bytes, bool]:
+        kv, old = self._current(None, name)
+        if not (old.get("spec") or {}).get("finalizers"):
+            return super().delete(None, name, options, gc_finalizers=gc_finalizers)
+        self._check_preconditions(name, options, old.get("metadata", {}), kv)
+        if old["metadata"].get("deletionTimestamp"):
+            return kv.value, False
+
+        marked = orjson.loads(kv.value)  # server-owned fields: written as they are, no strategy
+        marked["metadata"]["deletionTimestamp"] = metadata.now_rfc3339()
+        marked["metadata"]["deletionGracePeriodSeconds"] = 0
+        marked.setdefault("status", {})["phase"] = TERMINATING
+        return self._commit_update(kv, old, marked, options.dry_run), False
+
+    def finalize(self, name: str, body: Any, dry_run: bool = False) -> bytes:
+        """PUT ``/finalize``: only ``spec.finalizers`` is taken from the body."""
+        finalizers = ((body or {}).get("spec") or {}).get("finalizers") if isinstance(body, dict) else None
+
+        def set_finalizers(ns: Json) -> Json:
+            spec = ns.setdefault("spec", {})
+            if finalizers:
+                spec["finalizers"] = list(finalizers)
+            else:
+                spec.pop("finalizers", None)
+            return ns
+
+        return self.rewrite(None, name, set_finalizers, subresource="finalize", dry_run=dry_run)

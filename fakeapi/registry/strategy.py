@@ -1,0 +1,93 @@
+"""What the generic registry's strategies do to an object on create and update, beyond
+server-owned metadata (kube's ``RESTCreateStrategy``/``RESTUpdateStrategy`` of each resource,
+and the customresource strategies): status ownership, generation, finalizer rules.
+
+* With a ``status`` subresource, the main resource does not write status: create starts from
+  the kind's initial status, update keeps the stored one. ``/status`` writes the other way round:
+  the stored object with only ``status`` (and managedFields) taken from the request
+  (``customresource/status_strategy.go``; built-ins behave alike for what clients can see).
+* ``metadata.generation`` moves by one when anything outside metadata and status changes
+  (CRs: ``PrepareForUpdate``); ``/status`` writes never move it.
+* Once ``deletionTimestamp`` is set, finalizers may only be removed
+  (``ValidateNoNewFinalizers``).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .catalogue import ResourceType
+from .status import invalid
+
+Json = dict[str, Any]
+
+#: Status a freshly created object of these kinds starts with (the kinds' ``PrepareForCreate``);
+#: other kinds with a status subresource start with an empty status.
+_INITIAL_STATUS: dict[tuple[str, str], Json] = {
+    ("", "Pod"): {"phase": "Pending"},
+    ("", "Namespace"): {"phase": "Active"},
+}
+#: The finalizer the namespace controller removes once a namespace is empty.
+NAMESPACE_FINALIZER = "kubernetes"
+
+
+def has_status_subresource(rt: ResourceType) -> bool:
+    return "status" in rt.subresources
+
+
+def prepare_for_create(rt: ResourceType, obj: Json) -> None:
+    if has_status_subresource(rt):
+        initial = _INITIAL_STATUS.get((rt.group, rt.kind))
+        if initial is not None:
+            obj["status"] = copy.deepcopy(initial)
+        elif rt.custom:
+            obj.pop("status", None)
+        else:
+            obj["status"] = {}  # a Go status struct: serialised even when empty
+    if (rt.group, rt.kind) == ("", "Namespace"):
+        finalizers = obj.setdefault("spec", {}).setdefault("finalizers", [])
+        if NAMESPACE_FINALIZER not in finalizers:
+            finalizers.append(NAMESPACE_FINALIZER)
+
+
+def prepare_for_update(rt: ResourceType, new: Json, old: Json, subresource: str | None) -> Json:
+    """The object to store for an update of ``old`` with ``new`` (already holding the kept
+    server-owned metadata) through the main resource or a subresource."""
+    if subresource == "status":
+        result = copy.deepcopy(old)
+        if "status" in new:
+            result["status"] = new["status"]
+        else:
+            result.pop("status", None)
+        managed = new.get("metadata", {}).get("managedFields")
+        if managed is not None:
+            result["metadata"]["managedFields"] = managed
+        return result
+    if has_status_subresource(rt):
+        if "status" in old:
+            new["status"] = old["status"]
+        else:
+            new.pop("status", None)
+    if spec_changed(new, old):
+        new["metadata"]["generation"] = old.get("metadata", {}).get("generation", 1) + 1
+    return new
+
+
+def spec_changed(new: Json, old: Json) -> bool:
+    """Anything outside metadata and status (and the type fields) differs."""
+    keys = (set(new) | set(old)) - {"metadata", "status", "kind", "apiVersion"}
+    return any(new.get(k) != old.get(k) for k in keys)
+
+
+def check_finalizers(rt: ResourceType, name: str, new_meta: Json, old_meta: Json) -> None:
+    """No new finalizers on an object being deleted (422, kube's wording)."""
+    if not old_meta.get("deletionTimestamp"):
+        return
+    added = [f for f in new_meta.get("finalizers") or () if f not in (old_meta.get("finalizers") or ())]
+    if added:
+        found = ", ".join(f'"{f}"' for f in added)
+        raise invalid(rt.group, rt.kind, name, [(
+            "metadata.finalizers", "FieldValueForbidden",
+            f"Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{{{found}}}",
+        )])
