@@ -63,6 +63,7 @@ async def serve(args: argparse.Namespace) -> None:
         compaction_interval=parse_duration(args.compaction_interval),
         progress_interval=parse_duration(args.progress_interval),
         controllers=frozenset(filter(None, args.controllers.split(","))),
+        event_ttl=int(parse_duration(args.event_ttl)),
         cacher=CacherConfig(
             lower_bound=args.watch_cache_min_events,
             upper_bound=max(args.watch_cache_max_events, args.watch_cache_min_events),
@@ -107,6 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--bookmark-interval", default="1m", help="how often watches get a BOOKMARK (default 1m, as kube)")
     p.add_argument("--controllers", default=",".join(CONTROLLERS), type=_controller_list,
                    help=f"built-in controllers to run, comma-separated; '' runs none (default {','.join(CONTROLLERS)})")
+    p.add_argument("--event-ttl", default="1h", help="how long events live after their last write (default 1h, as kube; 0 = forever)")
     p.add_argument("--log-level", default="warning")
     args = parser.parse_args(argv)
     if args.command == "serve":

@@ -16,11 +16,11 @@ from starlette.responses import Response
 
 from ..cacher import CacherConfig
 from ..controllers import GarbageCollector, NamespaceController
-from ..registry.registry import Registry
+from ..registry.registry import DEFAULT_EVENT_TTL, Registry
 from ..registry.status import StatusError, bad_request, not_found_path
 from ..store import ErrCompacted, ErrFutureRev, Store, StoreTimers
 from ..tasks import cancel_and_wait
-from . import resources
+from . import openapi, resources
 from .discovery import Discovery
 from .responses import JSON, json_bytes, json_response, status_response
 
@@ -42,6 +42,8 @@ class ServerConfig:
     cacher: CacherConfig = field(default_factory=CacherConfig)
     #: Built-in controllers to run, by kube-controller-manager's names (see ``CONTROLLERS``).
     controllers: frozenset[str] = frozenset(CONTROLLERS)
+    #: kube-apiserver's --event-ttl in seconds; 0 keeps events forever.
+    event_ttl: int = DEFAULT_EVENT_TTL
 
 
 class Server:
@@ -51,13 +53,15 @@ class Server:
         self.config = config
         self.store = Store()
         gc = GARBAGE_COLLECTOR in config.controllers
-        self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc)
+        self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
+                                 event_ttl=config.event_ttl)
         self.controllers: list[GarbageCollector | NamespaceController] = []
         if gc:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
             self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
         self.discovery = Discovery(self.registry, f"{config.host}:{config.port}")
+        self.openapi = openapi.OpenAPIV3(self.registry)
         self.timers = StoreTimers(self.store, config.progress_interval)
         self._compactor: asyncio.Task[None] | None = None
 
@@ -109,6 +113,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     registry = server.registry
     discovery = server.discovery
 
+    openapi.add_routes(app, server.openapi)
 
     for path in ("/healthz", "/livez", "/readyz"):
         app.add_api_route(path, lambda: Response(b"ok", media_type="text/plain"), methods=["GET"])

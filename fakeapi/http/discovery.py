@@ -11,6 +11,7 @@ import orjson
 
 from .. import __version__
 from ..registry.release import TARGET_RELEASE
+from ..registry.catalogue import ResourceType
 from ..registry.registry import Registry
 
 #: /version answers as the release whose API surface the catalogue serves.
@@ -66,6 +67,7 @@ class Discovery:
             if rt.categories:
                 entry["categories"] = list(rt.categories)
             resources.append(entry)
+            resources.extend(_subresource_entries(rt))
         gv = f"{group}/{version}" if group else version
         return orjson.dumps({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources})
 
@@ -83,3 +85,23 @@ class Discovery:
             "compiler": "gc",
             "platform": "linux/amd64",
         })
+
+
+#: The subresources fakeapi serves (others of the catalogue, such as pods/log, are not listed).
+SERVED_SUBRESOURCES = ("finalize", "scale", "status")
+
+
+def _subresource_entries(rt: ResourceType) -> list[dict[str, Any]]:
+    """Discovery entries of ``<plural>/<subresource>``; one of another kind (``Scale``) names its
+    group and version, which client-go's scale client looks for."""
+    entries = []
+    for name, sub in rt.subresources.items():
+        if name not in SERVED_SUBRESOURCES:
+            continue
+        entry: dict[str, Any] = {"name": f"{rt.plural}/{name}", "singularName": "", "namespaced": rt.namespaced}
+        if (sub.group, sub.version) != (rt.group, rt.version):
+            entry["group"], entry["version"] = sub.group, sub.version
+        entry["kind"] = sub.kind
+        entry["verbs"] = list(sub.verbs)
+        entries.append(entry)
+    return entries

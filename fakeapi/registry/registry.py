@@ -11,9 +11,12 @@ from ..store import Store
 from ..tasks import cancel_and_wait
 from .catalogue import Catalogue, ResourceType, default_catalogue
 from .namespaces import NamespaceStore
-from .rest import ResourceStore
+from .lease_manager import LeaseManager
+from .rest import LeaseTTL, ResourceStore
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+#: kube-apiserver's --event-ttl: events are deleted an hour after their last write.
+DEFAULT_EVENT_TTL = 3600
 
 
 def servable_types(catalogue: Catalogue) -> list[ResourceType]:
@@ -44,6 +47,7 @@ class Registry:
         cacher_config: CacherConfig | None = None,
         *,
         garbage_collection: bool = True,
+        event_ttl: int = DEFAULT_EVENT_TTL,
     ) -> None:
         self.store = store
         #: Whether a garbage collector runs, so DELETE may leave its finalizers (foreground,
@@ -53,9 +57,11 @@ class Registry:
         self.cacher_config = cacher_config or CacherConfig()
         self.resources: dict[tuple[str, str, str], ResourceStore] = {}
         self._by_kind: dict[tuple[str, str], ResourceStore] = {}
+        event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         for rt in servable_types(self.catalogue):
             store_class = NamespaceStore if (rt.group, rt.plural) == ("", "namespaces") else ResourceStore
-            rs = store_class(rt, store, self.cacher_config, self.namespace_phase)
+            ttl = event_leases if rt.kind == "Event" and event_ttl > 0 else None
+            rs = store_class(rt, store, self.cacher_config, self.namespace_phase, ttl)
             self.resources[(rt.group, rt.version, rt.plural)] = rs
             self._by_kind[(rt.group, rt.kind)] = rs
         namespaces = self.resources[("", "v1", "namespaces")]

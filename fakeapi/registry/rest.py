@@ -33,6 +33,7 @@ from ..store import (
 from . import continue_token, metadata, scale, strategy
 from .catalogue import ResourceType
 from .delete_options import FOREGROUND, ORPHAN, DeleteOptions
+from .lease_manager import LeaseManager
 from .list_options import EXACT, NOT_OLDER_THAN, ListOptions
 from .selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector, selectable_fields
 from .status import (
@@ -60,6 +61,14 @@ Json = dict[str, Any]
 _GC_FINALIZERS = {FOREGROUND: "foregroundDeletion", ORPHAN: "orphan"}
 
 
+@dataclass(frozen=True, slots=True)
+class LeaseTTL:
+    """Objects of a resource live ``seconds`` after their last write, on leases from ``leases``."""
+
+    seconds: int
+    leases: LeaseManager
+
+
 @dataclass(slots=True)
 class WatchStart:
     """A watch ready to stream, or the error to send in-stream as its only event."""
@@ -75,6 +84,7 @@ class ResourceStore:
         store: Store,
         cacher_config: Any,
         namespace_phase: Callable[[str], str | None],
+        ttl: LeaseTTL | None = None,
     ) -> None:
         self.rt = rt
         self.store = store
@@ -83,6 +93,7 @@ class ResourceStore:
         self.list_kind = rt.kind + "List"
         self.prefix = rt.storage_prefix  # e.g. "/registry/pods/"
         self._namespace_phase = namespace_phase  # None: no such namespace
+        self._ttl = ttl  # objects expire this long after their last write (events)
         self.cacher = Cacher(store, self.prefix, self._decode, cacher_config)
 
     # ----------------------------------------------------------------- keys
@@ -170,7 +181,7 @@ class ResourceStore:
                 continue
             resp = self.store.txn(TxnRequest(
                 compare=(Compare(key, CompareTarget.MOD, CompareResult.EQUAL, 0),),
-                success=(PutRequest(key, raw),),
+                success=(PutRequest(key, raw, lease=self._lease()),),
             ))
             if resp.succeeded:
                 assert resp.header_revision == rev, "a write ran between encode and txn"
@@ -235,7 +246,7 @@ class ResourceStore:
         raw, rev = self._encode(new)
         if dry_run:
             return raw
-        op = DeleteRangeRequest(kv.key) if self._finished(new) else PutRequest(kv.key, raw)
+        op = DeleteRangeRequest(kv.key) if self._finished(new) else PutRequest(kv.key, raw, lease=self._lease())
         resp = self.store.txn(TxnRequest(
             compare=(Compare(kv.key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
             success=(op,),
@@ -244,6 +255,10 @@ class ResourceStore:
             raise conflict(self.rt.group, self.rt.plural, new["metadata"]["name"], OPTIMISTIC_LOCK_MESSAGE)
         assert resp.header_revision == rev, "a write ran between encode and txn"
         return raw
+
+    def _lease(self) -> int:
+        """The store lease a write attaches (0: none), renewed by every write as in kube."""
+        return 0 if self._ttl is None else self._ttl.leases.lease_for(self._ttl.seconds)
 
     def _finished(self, obj: Json) -> bool:
         """Whether a deleting object has nothing left holding it."""

@@ -38,7 +38,7 @@ class LeaseTimeToLive:
 
 class Lessor:
     def __init__(self, clock: Callable[[], float], min_ttl: int = MIN_LEASE_TTL) -> None:
-        self._clock = clock
+        self.clock = clock
         self._min_ttl = min_ttl
         self._leases: dict[int, Lease] = {}
         # etcd derives ids from the member id and a counter; any unique positive int64 will do.
@@ -54,7 +54,7 @@ class Lessor:
         elif lease_id in self._leases:
             raise ErrLeaseExist()
         ttl = max(ttl, self._min_ttl)
-        lease = Lease(lease_id, ttl, self._clock() + ttl)
+        lease = Lease(lease_id, ttl, self.clock() + ttl)
         self._leases[lease_id] = lease
         return lease
 
@@ -75,7 +75,7 @@ class Lessor:
 
     def keep_alive(self, lease_id: int) -> int:
         lease = self.get(lease_id)
-        now = self._clock()
+        now = self.clock()
         if lease.deadline <= now:
             raise ErrLeaseNotFound()  # expired, only not revoked yet: too late to renew
         lease.deadline = now + lease.ttl
@@ -86,7 +86,7 @@ class Lessor:
         if lease is None:
             return LeaseTimeToLive(lease_id, -1, 0, ())
         # etcd answers int64(Remaining().Seconds()): whole seconds left, truncated.
-        left = max(0, int(lease.deadline - self._clock()))
+        left = max(0, int(lease.deadline - self.clock()))
         keys = tuple(sorted(lease.keys)) if with_keys else ()
         return LeaseTimeToLive(lease_id, left, lease.ttl, keys)
 
@@ -94,7 +94,7 @@ class Lessor:
         return sorted(self._leases)
 
     def expired(self) -> list[int]:
-        now = self._clock()
+        now = self.clock()
         return [lid for lid, lease in self._leases.items() if lease.deadline <= now]
 
     def attach(self, lease_id: int, key: bytes) -> None:

@@ -9,11 +9,6 @@ import time
 import pytest
 
 
-#: OpenAPI v3 (needed by kubectl's default --validate=strict) arrives with the write-semantics
-#: issue; until then manifests are sent without client-side schema validation.
-NO_OPENAPI = "--validate=false"
-
-
 def test_api_resources_lists_core_and_groups(kubectl):
     out = kubectl("api-resources", "-o", "name")
     names = set(out.split())
@@ -57,7 +52,7 @@ spec: {holderIdentity: me}
 
 
 def test_create_get_delete_several_kinds(kubectl):
-    out = kubectl("create", NO_OPENAPI, "-f", "-", input=MANIFESTS)
+    out = kubectl("create", "-f", "-", input=MANIFESTS)
     assert "configmap/cm-1 created" in out and "deployment.apps/web created" in out
     got = json.loads(kubectl("get", "cm", "cm-1", "-o", "json"))
     assert got["data"] == {"a": "1"}
@@ -66,7 +61,7 @@ def test_create_get_delete_several_kinds(kubectl):
     assert deploy["metadata"]["generation"] == 1
     labelled = kubectl("get", "cm,deploy", "-l", "tier=web", "-o", "name").split()
     assert sorted(labelled) == ["configmap/cm-1", "deployment.apps/web"]
-    err = kubectl("create", NO_OPENAPI, "-f", "-", input=MANIFESTS, check=False)
+    err = kubectl("create", "-f", "-", input=MANIFESTS, check=False)
     assert "AlreadyExists" in err or "already exists" in err
     kubectl("delete", "-f", "-", input=MANIFESTS)
     missing = kubectl("get", "cm", "cm-1", check=False)
@@ -82,7 +77,7 @@ def test_chunked_list_across_namespaces(kubectl):
         for ns in ("chunk-a", "chunk-b"):
             docs.append(json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
                                     "metadata": {"name": f"c{i}", "namespace": ns, "labels": {"set": "chunk"}}}))
-    kubectl("create", NO_OPENAPI, "-f", "-", input="".join(d + "\n" for d in docs))
+    kubectl("create", "-f", "-", input="".join(d + "\n" for d in docs))
     out = kubectl("get", "cm", "-A", "--chunk-size=3", "-l", "set=chunk", "-o", "name", "-v=6")
     assert len(out.split()) == 20
     full = kubectl("get", "cm", "-A", "--chunk-size=3", "-v=6", check=False)
@@ -90,7 +85,7 @@ def test_chunked_list_across_namespaces(kubectl):
 
 
 def test_get_watch_sees_changes_and_wait_for_delete(kubectl, kubectl_env):
-    kubectl("create", NO_OPENAPI, "-f", "-", input='{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"w-1"},"data":{"v":"0"}}')
+    kubectl("create", "-f", "-", input='{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"w-1"},"data":{"v":"0"}}')
     watch = subprocess.Popen(["kubectl", "get", "cm", "w-1", "-w", "-o", "json", "--output-watch-events"],
                              env=kubectl_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -98,7 +93,7 @@ def test_get_watch_sees_changes_and_wait_for_delete(kubectl, kubectl_env):
         for v in ("1", "2"):
             body = json.loads(kubectl("get", "cm", "w-1", "-o", "json"))
             body["data"]["v"] = v
-            kubectl("replace", NO_OPENAPI, "-f", "-", input=json.dumps(body))
+            kubectl("replace", "-f", "-", input=json.dumps(body))
         waiter = subprocess.Popen(["kubectl", "wait", "--for=delete", "cm/w-1", "--timeout=20s"],
                                   env=kubectl_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(0.5)

@@ -194,3 +194,17 @@ def test_namespace_termination(core, kubectl):
     core.replace_namespaced_config_map("held", "doomed", held)
     kubectl("wait", "--for=delete", "namespace/doomed", "--timeout=10s")
     assert absent(lambda: core.read_namespace("doomed"))
+
+
+def test_events_expire_after_the_event_ttl(tmp_path):
+    """``--event-ttl``: events live on store leases (as in kube) and are deleted when they expire."""
+    from fakeapi.testing import ServerProcess
+
+    with ServerProcess(tmp_path, "--event-ttl", "2s") as server:
+        body = {"metadata": {"name": "e1"}, "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
+                "reason": "Test", "message": "expires", "type": "Normal"}
+        assert server.http.post("/api/v1/namespaces/default/events", json=body).status_code == 201
+        assert server.http.post("/api/v1/namespaces/default/configmaps", json={"metadata": {"name": "stays"}}).status_code == 201
+        eventually(lambda: server.http.get("/api/v1/namespaces/default/events/e1").status_code == 404,
+                   "the event expired", timeout=8)
+        assert server.http.get("/api/v1/namespaces/default/configmaps/stays").status_code == 200

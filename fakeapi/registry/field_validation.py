@@ -1,0 +1,165 @@
+"""Server-side field validation: the unknown and duplicate fields of a request body, and the
+``fieldValidation`` policy (``Strict``, ``Warn``, ``Ignore``) kube-apiserver applies to them.
+
+kube-apiserver finds them while decoding a built-in object with sigs.k8s.io/json's
+``UnmarshalStrict`` (``internal/golang/encoding/json/kubernetes_patch.go``): an object key with
+no field of that name, compared case-sensitively, is an ``unknown field``, and its value is not
+looked into; a key seen twice in one object or map is a ``duplicate field``. Each error names the
+field's path (``spec.template.spec.containers[0].bogus``, map keys joined like fields), is reported
+once, in document order, and at most 100 are kept. Types that decode themselves from the raw
+bytes (``RawExtension``, ``FieldsV1``, ``JSON``, ``Patch``) are not looked into at all.
+
+Duplicates exist only in the bytes (a decoded dict keeps the last value), so the body is parsed
+again here with ``object_pairs_hook``, which keeps every member in order; the caller skips that
+parse when the policy is ``Ignore``. Custom resources are checked the same way against their
+structural schema, which is how kube's pruning reports their unknown fields too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from functools import cache
+from typing import Any, Literal
+
+from ._golang import go_quote
+from .schema import Schema, definitions
+from .status import StatusError, bad_request, invalid
+
+#: sigs.k8s.io/json stops recording strict errors after this many (``saveStrictError``).
+MAX_ERRORS = 100
+#: Definitions whose Go types unmarshal themselves from raw JSON: kube does not look inside them,
+#: although their schemas look like objects without fields.
+_SELF_DECODING = (
+    "io.k8s.apimachinery.pkg.runtime.RawExtension",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Patch",
+)
+
+OptionsKind = Literal["CreateOptions", "UpdateOptions", "PatchOptions"]
+
+
+class FieldValidation(StrEnum):
+    """``metav1.FieldValidation*``, the values of the ``fieldValidation`` query parameter."""
+
+    IGNORE = "Ignore"
+    WARN = "Warn"
+    STRICT = "Strict"
+
+
+def field_validation(value: str | None, options: OptionsKind) -> FieldValidation:
+    """The policy a write asks for. Absent or empty is ``Warn`` (the handlers' ``fieldValidation()``
+    default since 1.23); any other value is the 422 of ``ValidateCreateOptions`` /
+    ``ValidateUpdateOptions`` / ``ValidatePatchOptions``, named after ``options``."""
+    if not value:
+        return FieldValidation.WARN
+    try:
+        return FieldValidation(value)
+    except ValueError:
+        supported = ", ".join(go_quote(v) for v in sorted(("", *FieldValidation)))
+        raise invalid("meta.k8s.io", options, "", [
+            ("fieldValidation", "FieldValueNotSupported", f"Unsupported value: {go_quote(value)}: supported values: {supported}"),
+        ]) from None
+
+
+def strict_decoding_errors(body: bytes, schema: Schema) -> list[str]:
+    """The unknown and duplicate fields of a JSON body, as kube words them:
+    ``unknown field "spec.foo"``, ``duplicate field "spec.replicas"`` (see the module doc)."""
+    errors: dict[str, None] = {}  # an ordered set: each error is reported once
+    _check(json.loads(body, object_pairs_hook=_Members), schema, "", errors)
+    return list(errors)[:MAX_ERRORS]
+
+
+def check_fields(policy: FieldValidation, body: bytes, schema: Schema | None, kind: str, version: str) -> list[str]:
+    """Apply ``policy`` to the JSON body of a create or update of ``kind`` in ``version`` (the
+    body's ``apiVersion``'s version): the ``Warning`` header values to send with the response
+    (``Warn``), or raises the 400 kube's create and update handlers send (``Strict``). Nothing is
+    parsed for ``Ignore`` or a kind without a schema."""
+    if policy is FieldValidation.IGNORE or schema is None:
+        return []
+    errors = strict_decoding_errors(body, schema)
+    if errors and policy is FieldValidation.STRICT:
+        raise cannot_be_handled(kind, version, strict_decoding_message(errors))
+    return [warning_header(error) for error in errors]
+
+
+def strict_decoding_message(errors: Sequence[str]) -> str:
+    """``runtime.NewStrictDecodingError(errors).Error()``."""
+    return "strict decoding error: " + ", ".join(errors)
+
+
+def cannot_be_handled(kind: str, version: str, reason: str) -> StatusError:
+    """The handlers' ``transformDecodeError`` for a body whose kind is known:
+    ``Deployment in version "v1" cannot be handled as a Deployment: <reason>``."""
+    return bad_request(f"{kind} in version {go_quote(version)} cannot be handled as a {kind}: {reason}")
+
+
+def warning_header(text: str) -> str:
+    """A ``Warning`` header value as kube-apiserver writes it (``net.NewWarningHeader(299, "-",
+    text)``): ``299 - "unknown field \\"spec.foo\\""``."""
+    return '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class _Members(list[tuple[str, Any]]):
+    """A JSON object as its members in document order, duplicates kept."""
+
+
+@cache
+def _self_decoding_definitions() -> tuple[Mapping[str, Any], ...]:
+    """The self-decoding definitions' nodes: their shape alone does not tell them from empty
+    structs, whose keys are all unknown, but their descriptions do."""
+    defs = definitions()
+    return tuple(defs[name] for name in _SELF_DECODING)
+
+
+def _check(value: Any, schema: Schema, path: str, errors: dict[str, None]) -> None:
+    """Record the strict errors of ``value`` at ``path``. A value of another JSON type than its
+    schema's is left alone: that is a decoding error, reported elsewhere."""
+    if isinstance(value, _Members):  # before list: _Members is one
+        _check_object(value, schema, path, errors)
+    elif isinstance(value, list) and (items := schema.items) is not None:
+        for index, item in enumerate(value):
+            _check(item, items, f"{path}[{index}]", errors)
+
+
+def _check_object(members: _Members, schema: Schema, path: str, errors: dict[str, None]) -> None:
+    """A struct's fields or a map's values; nothing in a free-form or self-decoding value."""
+    if schema.type not in ("object", None):
+        return
+    if schema.properties or _is_empty_struct(schema):
+        _check_struct(members, schema, path, errors)
+    elif (values := schema.additional_properties) is not None:
+        seen: set[str] = set()
+        for key, item in members:
+            _check_duplicate(key, seen, path, errors)
+            _check(item, values, _join(path, key), errors)
+
+
+def _is_empty_struct(schema: Schema) -> bool:
+    """An object schema with no fields and no map values: a Go struct without fields (a CRD's
+    ``subresources.status``), unless its type decodes itself."""
+    return (schema.type == "object" and "additionalProperties" not in schema.node
+            and not schema.preserves_unknown_fields and schema.node not in _self_decoding_definitions())
+
+
+def _check_struct(members: _Members, schema: Schema, path: str, errors: dict[str, None]) -> None:
+    seen: set[str] = set()
+    for key, item in members:
+        field = schema.field(key)
+        if field is None:
+            if not schema.preserves_unknown_fields:
+                errors[f"unknown field {go_quote(_join(path, key))}"] = None
+            continue
+        _check_duplicate(key, seen, path, errors)
+        _check(item, field, _join(path, key), errors)
+
+
+def _check_duplicate(key: str, seen: set[str], path: str, errors: dict[str, None]) -> None:
+    if key in seen:
+        errors[f"duplicate field {go_quote(_join(path, key))}"] = None
+    seen.add(key)
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key

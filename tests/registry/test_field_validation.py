@@ -1,0 +1,143 @@
+"""Server-side field validation against what kube-apiserver reports.
+
+Every expected message below was produced by decoding the same bytes with apimachinery v0.32.13's
+strict ``CodecFactory`` (``serializer.EnableStrict``, client-go's scheme plus apiextensions v1),
+which is the decoder kube-apiserver's create and update handlers use for ``Strict`` and ``Warn``;
+the 422 body by ``ValidateCreateOptions`` through ``errors.NewInvalid``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fakeapi.registry.field_validation import (
+    FieldValidation,
+    MAX_ERRORS,
+    check_fields,
+    field_validation,
+    strict_decoding_errors,
+    warning_header,
+)
+from fakeapi.registry.schema import kind_schema
+from fakeapi.registry.status import StatusError
+
+
+def errors_of(body: str) -> str:
+    obj = json.loads(body)
+    group, _, version = obj["apiVersion"].rpartition("/")
+    schema = kind_schema(group, version, obj["kind"])
+    assert schema is not None
+    errors = strict_decoding_errors(body.encode(), schema)
+    return "strict decoding error: " + ", ".join(errors) if errors else "OK"
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"a":"1"},"foo":1}',
+     'strict decoding error: unknown field "foo"'),
+    ('{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"},"spec":{"foo":1,"replicas":1,"replicas":2,'
+     '"template":{"spec":{"containers":[{"name":"c","image":"x","bogus":true},{"name":"d","Image":"y"}]}}}}',
+     'strict decoding error: unknown field "spec.foo", duplicate field "spec.replicas", '
+     'unknown field "spec.template.spec.containers[0].bogus", unknown field "spec.template.spec.containers[1].Image"'),
+    # Map keys are paths too; an unknown field seen twice is reported once.
+    ('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"x":"1","x":"2"},"name":"b"},'
+     '"data":{"a":"1"},"foo":1,"foo":2}',
+     'strict decoding error: duplicate field "metadata.labels.x", duplicate field "metadata.name", unknown field "foo"'),
+    # An unknown field's value is not looked into; null is a value like any other.
+    ('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","annotations":null,"unknownMeta":{"deep":{"deeper":1}}}}',
+     'strict decoding error: unknown field "metadata.unknownMeta"'),
+    # RawExtension and FieldsV1 decode themselves: nothing inside them is reported.
+    ('{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"a"},"revision":1,'
+     '"data":{"x":1,"x":2,"y":{"z":1}}}', "OK"),
+    ('{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","managedFields":[{"manager":"m","fieldsV1":'
+     '{"f:x":{},"f:x":{}},"nope":1}]},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"1","cpu":"2"}}}]}}',
+     'strict decoding error: unknown field "metadata.managedFields[0].nope", '
+     'duplicate field "spec.containers[0].resources.limits.cpu"'),
+    ('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"spec":"x","spec":"y"}',
+     'strict decoding error: unknown field "spec"'),
+    ('{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","ports":'
+     '[{"containerPort":80,"containerPort":81,"x":1}]}],"nodeSelector":{"a":"b","a":"c"}}}',
+     'strict decoding error: duplicate field "spec.containers[0].ports[0].containerPort", '
+     'unknown field "spec.containers[0].ports[0].x", duplicate field "spec.nodeSelector.a"'),
+    # Field names are matched case-sensitively.
+    ('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"a":"1"},"Data":{"b":"2"},'
+     '"binaryData":null,"extra":[1,{"x":1}]}',
+     'strict decoding error: unknown field "Data", unknown field "extra"'),
+    ('{"apiVersion":"v1","kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}',
+     'strict decoding error: duplicate field "apiVersion"'),
+    ('{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","livenessProbe":'
+     '{"httpGet":{"port":8080,"port":"http","path":"/"}}}]}}',
+     'strict decoding error: duplicate field "spec.containers[0].livenessProbe.httpGet.port"'),
+    # An empty struct (subresources.status) knows no field; JSON (default) decodes itself;
+    # a map of structs (properties) is checked inside.
+    ('{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"a"},"spec":'
+     '{"versions":[{"name":"v1","subresources":{"status":{"x":1}},"schema":{"openAPIV3Schema":{"type":"object",'
+     '"x-kubernetes-preserve-unknown-fields":true,"default":{"a":1,"a":2},"properties":{"a":{"type":"string",'
+     '"bogus":1}}}}}]}}',
+     'strict decoding error: unknown field "spec.versions[0].subresources.status.x", '
+     'unknown field "spec.versions[0].schema.openAPIV3Schema.properties.a.bogus"'),
+])
+def test_strict_decoding_errors_match_kube(body: str, expected: str) -> None:
+    assert errors_of(body) == expected
+
+
+def test_at_most_100_errors_are_kept() -> None:
+    fields = ",".join(f'"f{i}":1' for i in range(150))
+    errors = strict_decoding_errors(
+        ('{"apiVersion":"v1","kind":"ConfigMap",' + fields + "}").encode(), kind_schema("", "v1", "ConfigMap"))
+    assert len(errors) == MAX_ERRORS
+    assert errors[-1] == 'unknown field "f99"'
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (None, FieldValidation.WARN), ("", FieldValidation.WARN), ("Ignore", FieldValidation.IGNORE),
+    ("Warn", FieldValidation.WARN), ("Strict", FieldValidation.STRICT),
+])
+def test_field_validation_defaults_to_warn(value: str | None, expected: FieldValidation) -> None:
+    assert field_validation(value, "CreateOptions") is expected
+
+
+def test_unsupported_field_validation_is_the_options_422() -> None:
+    with pytest.raises(StatusError) as raised:
+        field_validation("strict", "CreateOptions")
+    assert raised.value.to_dict() == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": 'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "strict": '
+                   'supported values: "", "Ignore", "Strict", "Warn"',
+        "reason": "Invalid",
+        "details": {"group": "meta.k8s.io", "kind": "CreateOptions", "causes": [{
+            "reason": "FieldValueNotSupported", "field": "fieldValidation",
+            "message": 'Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"',
+        }]},
+        "code": 422,
+    }
+
+
+UNKNOWN = b'{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"},"spec":{"foo":1,"replicas":1,"replicas":2}}'
+
+
+def test_strict_is_the_create_and_update_handlers_400() -> None:
+    with pytest.raises(StatusError) as raised:
+        check_fields(FieldValidation.STRICT, UNKNOWN, kind_schema("apps", "v1", "Deployment"), "Deployment", "v1")
+    assert raised.value.code == 400
+    assert raised.value.to_dict()["reason"] == "BadRequest"
+    assert raised.value.to_dict()["message"] == (
+        'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: '
+        'unknown field "spec.foo", duplicate field "spec.replicas"')
+
+
+def test_warn_is_one_warning_header_per_error() -> None:
+    headers = check_fields(FieldValidation.WARN, UNKNOWN, kind_schema("apps", "v1", "Deployment"), "Deployment", "v1")
+    assert headers == ['299 - "unknown field \\"spec.foo\\""', '299 - "duplicate field \\"spec.replicas\\""']
+
+
+def test_ignore_and_schemaless_kinds_report_nothing() -> None:
+    schema = kind_schema("apps", "v1", "Deployment")
+    assert check_fields(FieldValidation.IGNORE, b"not even json", schema, "Deployment", "v1") == []
+    assert check_fields(FieldValidation.STRICT, UNKNOWN, None, "Deployment", "v1") == []
+    assert check_fields(FieldValidation.STRICT, b'{"metadata":{"name":"a"}}', schema, "Deployment", "v1") == []
+
+
+def test_warning_header_escapes_quotes_and_backslashes() -> None:
+    assert warning_header('unknown field "a\\b"') == '299 - "unknown field \\"a\\\\b\\""'
