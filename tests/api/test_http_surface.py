@@ -1,5 +1,6 @@
-"""HTTP-level answers that clients rely on: /version, which versions are served, and Status
-errors for requests the server cannot decode."""
+"""HTTP-level answers that clients rely on: /version, which versions are served, Status errors
+for requests the server cannot decode, content negotiation, control endpoints. (Protobuf bodies:
+test_protobuf.py.)"""
 
 from __future__ import annotations
 
@@ -23,18 +24,6 @@ def test_one_version_is_served_per_storage_prefix(server):
     assert httpx.get(f"{server.url}/apis/autoscaling/v1").status_code == 404
     core = {r["name"] for r in httpx.get(f"{server.url}/api/v1").json()["resources"]}
     assert "events" in core
-
-
-def test_protobuf_body_is_415_with_accepted_types(server):
-    resp = httpx.post(f"{server.url}/api/v1/namespaces/default/configmaps", content=b"k8s\x00",
-                      headers={"Content-Type": "application/vnd.kubernetes.protobuf"})
-    assert resp.status_code == 415
-    body = resp.json()
-    assert body["kind"] == "Status" and body["reason"] == "UnsupportedMediaType"
-    assert body["message"] == ("the body of the request was in an unknown format - accepted media types include: "
-                               "application/json, application/yaml")
-    # nothing was created
-    assert httpx.get(f"{server.url}/api/v1/namespaces/default/configmaps").json()["items"] == []
 
 
 def test_malformed_json_is_400(server):

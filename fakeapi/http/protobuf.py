@@ -1,0 +1,306 @@
+"""Kubernetes protobuf request bodies (``application/vnd.kubernetes.protobuf``), decoded into the
+JSON object kube-apiserver's JSON encoder would write for the same Go value.
+
+The wire form (apimachinery ``pkg/runtime/serializer/protobuf/protobuf.go``) is the magic
+``k8s\\x00`` and a ``runtime.Unknown`` whose ``typeMeta`` names the object's apiVersion and kind
+and whose ``raw`` is the typed message of ``k8s.io/api``'s ``generated.proto``. The typed message
+is found through the release's OpenAPI (``schema.definition_name``: group, version and kind to
+``io.k8s.api.apps.v1.Deployment``), whose names are Go package paths like the proto files'
+``go_package``: so no table of groups is kept here.
+
+The message becomes JSON as Go would print it after gogo-protobuf unmarshals it into the Go
+struct: keys are the Go ``json`` names in struct order, ``inline`` structs are flattened,
+``omitempty`` drops zero scalars and empty lists and maps but never a struct, a pointer prints
+when it was on the wire (zero or not), a field without ``omitempty`` prints its zero value
+(``null`` for a list or map). Types with their own ``MarshalJSON`` (``metav1.Time``,
+``resource.Quantity``, ``intstr.IntOrString``, ``runtime.RawExtension``, ...) print as theirs
+do. Which Go fields are pointers, ``omitempty``, ``omitzero`` or ``inline`` is not in the proto
+files: ``scripts/gen-protobuf-descriptors.py`` reads it from the Go structs into
+``k8s_gofields.json.gz``, beside the compiled ``k8s_protobuf.desc.gz``. Both load on the first
+protobuf body, not at import.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import orjson
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import DecodeError, Message
+
+from ..registry.schema import definition_name
+from ..registry.status import bad_request
+
+#: ``runtime.ContentTypeProtobuf``.
+MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
+#: ``protoEncodingPrefix``: every encoded object starts with it.
+MAGIC = b"k8s\x00"
+UNKNOWN = "k8s.io.apimachinery.pkg.runtime.Unknown"
+_META = "k8s.io.apimachinery.pkg.apis.meta.v1."
+_APIEXTENSIONS = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1."
+#: The scheme kube-apiserver names when a kind is not registered (``legacyscheme.Scheme``).
+_SCHEME = "pkg/api/legacyscheme/scheme.go:30"
+
+GoField = tuple[str, str, str]
+"""A Go struct field: (proto field name, json name, flags): ``p`` pointer, ``o`` omitempty,
+``z`` omitzero, ``i`` inline."""
+
+
+class _DecodingError(Exception):
+    """What gogo-protobuf or a ``MarshalJSON`` would have returned as an error."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Types:
+    """The compiled Kubernetes proto files and the Go fields of their messages."""
+
+    pool: descriptor_pool.DescriptorPool
+    #: Proto package by OpenAPI package: ``io.k8s.api.core.v1`` -> ``k8s.io.api.core.v1``.
+    packages: dict[str, str]
+    #: Go fields by message name; ``"items"`` for a message standing for a Go slice.
+    go_fields: dict[str, list[GoField] | str]
+
+    def message_class(self, name: str) -> type[Message]:
+        return message_factory.GetMessageClass(self.pool.FindMessageTypeByName(name))
+
+
+def _openapi_package(go_package: str) -> str:
+    """kube-openapi's definition namespace for a Go package: its host reversed,
+    ``k8s.io/api/core/v1`` -> ``io.k8s.api.core.v1``."""
+    host, _, path = go_package.partition("/")
+    return ".".join([*reversed(host.split(".")), *path.split("/")])
+
+
+@cache
+def _types() -> _Types:
+    data = resources.files(__package__)
+    files = descriptor_pb2.FileDescriptorSet.FromString(
+        gzip.decompress(data.joinpath("k8s_protobuf.desc.gz").read_bytes())).file
+    pool = descriptor_pool.DescriptorPool()
+    for file in files:  # protoc --include_imports writes dependencies first
+        pool.Add(file)
+    packages = {_openapi_package(file.options.go_package): file.package for file in files}
+    go_fields = orjson.loads(gzip.decompress(data.joinpath("k8s_gofields.json.gz").read_bytes()))
+    return _Types(pool, packages, go_fields)
+
+
+def message_class(name: str) -> type[Message]:
+    """The class of a Kubernetes message, by proto name (``k8s.io.api.core.v1.ConfigMap``)."""
+    return _types().message_class(name)
+
+
+def _message_name(types: _Types, api_version: str, kind: str) -> str | None:
+    group, _, version = api_version.rpartition("/")
+    definition = definition_name(group, version, kind)
+    if definition is None:
+        return None
+    package, _, name = definition.rpartition(".")
+    proto_package = types.packages.get(package)
+    return None if proto_package is None else f"{proto_package}.{name}"
+
+
+def decode_body(body: bytes) -> dict[str, Any]:
+    """The JSON object of a protobuf request body (protobuf.go ``Serializer.Decode``); 400
+    BadRequest for a body kube cannot decode. Once the body's kind is known the message has the
+    create handler's form (``transformDecodeError``: ``<kind> in version "<v>" cannot be handled
+    as a <kind>: <error>``), naming the body's kind where kube names the resource's, which this
+    function is not told (they differ only for a body of another kind); before that it is the
+    bare error, as the delete handler sends it."""
+    types = _types()
+    if not body:
+        raise bad_request("empty data")
+    if not body.startswith(MAGIC):
+        raise bad_request("provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]")
+    if len(body) == len(MAGIC):
+        raise bad_request("empty body")
+    try:
+        unknown = message_class(UNKNOWN).FromString(body[len(MAGIC):])
+    except DecodeError as err:
+        raise bad_request(str(err)) from None
+    api_version, kind = unknown.typeMeta.apiVersion, unknown.typeMeta.kind
+    if not kind:
+        raise bad_request(f"Object 'Kind' is missing in '{_go_type_meta(api_version, kind)}'")
+    if not api_version:
+        raise bad_request(f"Object 'apiVersion' is missing in '{_go_type_meta(api_version, kind)}'")
+    name = _message_name(types, api_version, kind)
+    try:
+        if name is None:
+            raise _DecodingError(f'no kind "{kind}" is registered for version "{api_version}" in scheme "{_SCHEME}"')
+        try:
+            message = message_class(name).FromString(unknown.raw)
+        except DecodeError as err:
+            raise _DecodingError(str(err)) from None
+        obj = _Converter(types).message(message)
+    except _DecodingError as err:
+        version = api_version.rpartition("/")[2]
+        raise bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {err}') from None
+    return {"kind": kind, "apiVersion": api_version, **obj}
+
+
+def _go_type_meta(api_version: str, kind: str) -> str:
+    """``fmt.Sprintf("%#v", unk.TypeMeta)``."""
+    return f'runtime.TypeMeta{{APIVersion:"{api_version}", Kind:"{kind}"}}'
+
+
+class _Converter:
+    """Go's ``encoding/json`` over the Go value of a decoded message (see the module doc)."""
+
+    def __init__(self, types: _Types) -> None:
+        self._types = types
+        self._custom: dict[str, Callable[[Message], Any]] = {
+            _META + "Time": _time,
+            _META + "MicroTime": _micro_time,
+            _META + "Duration": lambda m: go_duration(m.duration),
+            _META + "FieldsV1": lambda m: _raw_json(m, "Raw"),
+            "k8s.io.apimachinery.pkg.runtime.RawExtension": lambda m: _raw_json(m, "raw"),
+            "k8s.io.apimachinery.pkg.api.resource.Quantity": lambda m: m.string or "0",
+            "k8s.io.apimachinery.pkg.util.intstr.IntOrString": _int_or_string,
+            _APIEXTENSIONS + "JSON": lambda m: _raw_json(m, "raw") if m.raw else None,
+            _APIEXTENSIONS + "JSONSchemaPropsOrBool": self._schema_or_bool,
+            _APIEXTENSIONS + "JSONSchemaPropsOrArray": self._schema_or_array,
+            _APIEXTENSIONS + "JSONSchemaPropsOrStringArray": self._schema_or_string_array,
+        }
+
+    def message(self, message: Message) -> Any:
+        """The JSON of a Go struct, or of a type with its own ``MarshalJSON``."""
+        name = message.DESCRIPTOR.full_name
+        custom = self._custom.get(name)
+        if custom is not None:
+            return custom(message)
+        go_fields = self._types.go_fields[name]
+        if go_fields == "items":  # a Go slice type, e.g. ``type ExtraValue []string``
+            return self._field(message, message.DESCRIPTOR.fields_by_name["items"], "")[1]
+        out: dict[str, Any] = {}
+        for proto_name, json_name, flags in go_fields:
+            field = message.DESCRIPTOR.fields_by_name[proto_name]
+            if "i" in flags:
+                out.update(self.message(getattr(message, proto_name)))
+                continue
+            printed, value = self._field(message, field, flags)
+            if printed:
+                out[json_name] = value
+        return out
+
+    def _field(self, message: Message, field: FieldDescriptor, flags: str) -> tuple[bool, Any]:
+        """Whether Go prints the field, and its JSON."""
+        omit_empty = "o" in flags or "z" in flags  # the same for lists, maps and scalars
+        value = getattr(message, field.name)
+        if field.is_repeated:
+            if not value:
+                return not omit_empty, None  # a nil slice or map
+            if _is_map(field):
+                value_field = field.message_type.fields_by_name["value"]
+                return True, {key: self._value(item, value_field) for key, item in value.items()}
+            return True, [self._value(item, field) for item in value]
+        if "p" in flags:  # printed when on the wire; an absent message may recurse (JSONSchemaProps.not)
+            present = message.HasField(field.name)
+            return present, self._value(value, field) if present else None
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            json_value = self.message(value)
+            # omitempty never drops a struct; omitzero drops the zero value (its IsZero()).
+            zero = "z" in flags and json_value == self.message(type(value)())
+            return not zero, json_value
+        if field.type == FieldDescriptor.TYPE_BYTES and not message.HasField(field.name):
+            return not omit_empty, None  # a nil []byte
+        return not (omit_empty and not value), self._value(value, field)
+
+    def _value(self, value: Any, field: FieldDescriptor) -> Any:
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            return self.message(value)
+        if field.type == FieldDescriptor.TYPE_BYTES:
+            return base64.b64encode(value).decode()  # Go's JSON of a []byte
+        return value
+
+    def _schema_or_bool(self, message: Message) -> Any:
+        """apiextensions ``JSONSchemaPropsOrBool.MarshalJSON``: the schema, else the bool."""
+        return self.message(message.schema) if message.HasField("schema") else message.allows
+
+    def _schema_or_array(self, message: Message) -> Any:
+        """``JSONSchemaPropsOrArray.MarshalJSON``: the schemas if any, else the schema or null."""
+        if message.jSONSchemas:
+            return [self.message(schema) for schema in message.jSONSchemas]
+        return self.message(message.schema) if message.HasField("schema") else None
+
+    def _schema_or_string_array(self, message: Message) -> Any:
+        """``JSONSchemaPropsOrStringArray.MarshalJSON``: the strings if any, else the schema or null."""
+        if message.property:
+            return list(message.property)
+        return self.message(message.schema) if message.HasField("schema") else None
+
+
+def _is_map(field: FieldDescriptor) -> bool:
+    message_type: Descriptor | None = field.message_type
+    return message_type is not None and message_type.GetOptions().map_entry
+
+
+def _time(message: Message) -> str | None:
+    """``metav1.Time``: its proto ``Unmarshal`` keeps whole seconds and makes an empty message
+    the zero time, which ``MarshalJSON`` prints as null; else RFC 3339 in UTC."""
+    if not message.ByteSize():
+        return None
+    return _utc(message.seconds).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _micro_time(message: Message) -> str | None:
+    """``metav1.MicroTime``: nanoseconds truncated to microseconds, ``RFC3339Micro`` in UTC."""
+    if not message.ByteSize():
+        return None
+    return _utc(message.seconds).strftime("%Y-%m-%dT%H:%M:%S.") + f"{message.nanos // 1000:06d}Z"
+
+
+def _utc(seconds: int) -> datetime:
+    try:
+        return datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, ValueError, OSError) as err:
+        raise _DecodingError(f"Time.MarshalJSON: {err}") from None
+
+
+def _raw_json(message: Message, field: str) -> Any:
+    """``RawExtension``/``FieldsV1``/``JSON``: a nil ``Raw`` is null, else the bytes are the JSON."""
+    if not message.HasField(field):
+        return None
+    try:
+        return orjson.loads(getattr(message, field))
+    except orjson.JSONDecodeError as err:
+        raise _DecodingError(f"json: error calling MarshalJSON: {err}") from None
+
+
+def _int_or_string(message: Message) -> int | str:
+    """``intstr.IntOrString.MarshalJSON``: type 0 is the int, 1 the string."""
+    if message.type == 0:
+        return message.intVal
+    if message.type == 1:
+        return message.strVal
+    raise _DecodingError("json: error calling MarshalJSON for type intstr.IntOrString: impossible IntOrString.Type")
+
+
+def go_duration(nanoseconds: int) -> str:
+    """Go's ``time.Duration.String``: ``1h2m3.5s``, ``1.5ms``, ``0s``."""
+    if nanoseconds == 0:
+        return "0s"
+    sign, magnitude = ("-" if nanoseconds < 0 else ""), abs(nanoseconds)
+    if magnitude < 1_000_000_000:
+        for size, unit in ((1_000_000, "ms"), (1_000, "µs"), (1, "ns")):
+            if magnitude >= size:
+                return sign + _decimal(magnitude, size) + unit
+    seconds, fraction = divmod(magnitude, 1_000_000_000)
+    text = _decimal(seconds % 60 * 1_000_000_000 + fraction, 1_000_000_000) + "s"
+    minutes, hours = seconds // 60 % 60, seconds // 3600
+    if hours:
+        return f"{sign}{hours}h{minutes}m{text}"
+    return f"{sign}{minutes}m{text}" if minutes else sign + text
+
+
+def _decimal(value: int, unit: int) -> str:
+    """``value / unit`` with the fraction's trailing zeros dropped (Go's ``fmtFrac``)."""
+    whole, fraction = divmod(value, unit)
+    digits = f"{fraction:0{len(str(unit)) - 1}d}".rstrip("0") if unit > 1 else ""
+    return f"{whole}.{digits}" if digits else str(whole)

@@ -1,0 +1,256 @@
+"""Kubernetes protobuf request bodies: kubectl's generator commands (which send protobuf) against a
+real fakeapi, and the converter from messages to the JSON kube's Go encoder writes."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+from typing import Any
+
+import pytest
+
+from fakeapi.http.protobuf import MAGIC, MEDIA_TYPE, UNKNOWN, decode_body, go_duration, message_class
+from fakeapi.registry.status import StatusError
+
+CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
+
+
+def kubectl(env: dict[str, str], *args: str) -> str:
+    proc = subprocess.run(["kubectl", *args], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, f"kubectl {' '.join(args)} failed: {proc.stderr}"
+    return proc.stdout
+
+
+def without_null_timestamps(value: Any) -> Any:
+    """kubectl 1.32 prints a zero ``creationTimestamp`` as null; kube 1.35's Go types omit it (omitzero)."""
+    if isinstance(value, dict):
+        return {k: without_null_timestamps(v) for k, v in value.items() if not (k == "creationTimestamp" and v is None)}
+    if isinstance(value, list):
+        return [without_null_timestamps(v) for v in value]
+    return value
+
+
+# (kubectl create arguments, resource to get, command after "--", top-level fields compared)
+GENERATORS = [
+    (["configmap", "pb-cm", "--from-literal=a=b", "--from-literal=empty="], "configmap", [], ["data"]),
+    (["secret", "generic", "pb-secret", "--from-literal=password=s3cr3t"], "secret", [], ["data", "type"]),
+    (["namespace", "pb-ns"], "namespace", [], []),
+    (["deployment", "pb-web", "--image=nginx", "--replicas=0", "--port=80"], "deployment", [], ["spec"]),
+    (["job", "pb-job", "--image=busybox"], "job", ["echo", "hi"], ["spec"]),
+    (["service", "clusterip", "pb-svc", "--tcp=80:8080"], "service", [], ["spec"]),
+    (["serviceaccount", "pb-sa"], "serviceaccount", [], []),
+    (["role", "pb-role", "--verb=get,list", "--resource=pods,deployments.apps", "--resource-name=x"], "role", [],
+     ["rules"]),
+    (["rolebinding", "pb-rb", "--role=pb-role", "--user=alice", "--serviceaccount=default:pb-sa"], "rolebinding", [],
+     ["roleRef", "subjects"]),
+    (["priorityclass", "pb-pc", "--value=1000", "--description=d", "--preemption-policy=Never"], "priorityclass", [],
+     ["value", "description", "preemptionPolicy", "globalDefault"]),
+    (["poddisruptionbudget", "pb-pdb", "--selector=app=web", "--min-available=50%"], "poddisruptionbudget", [],
+     ["spec"]),
+    (["quota", "pb-quota", "--hard=cpu=1,memory=1G,pods=2"], "resourcequota", [], ["spec"]),
+]
+
+
+@pytest.mark.parametrize(("args", "resource", "command", "fields"), GENERATORS, ids=lambda v: v[0] if isinstance(v, list) and v else None)
+def test_kubectl_create_sends_protobuf_and_stores_its_json(kubectl_env, args, resource, command, fields):
+    name = args[2] if args[0] in ("secret", "service") else args[1]
+    tail = ["--", *command] if command else []
+    sent_as_json = json.loads(kubectl(kubectl_env, "create", *args, "--dry-run=client", "-o", "json", *tail))
+    log = subprocess.run(["kubectl", "create", *args, "-v=8", *tail], env=kubectl_env, capture_output=True, text=True,
+                         timeout=60)
+    assert log.returncode == 0, log.stderr
+    assert f"Content-Type: {MEDIA_TYPE}" in log.stderr  # kubectl really sent protobuf
+    stored = json.loads(kubectl(kubectl_env, "get", resource, name, "-o", "json"))
+    assert stored["metadata"]["name"] == name
+    assert stored["metadata"].get("labels") == sent_as_json["metadata"].get("labels")
+    for field in fields:
+        assert without_null_timestamps(stored.get(field)) == without_null_timestamps(sent_as_json.get(field)), field
+
+
+def test_secret_data_round_trips_as_base64(kubectl_env, tmp_path):
+    key = tmp_path / "key"
+    key.write_bytes(bytes(range(256)))
+    kubectl(kubectl_env, "create", "secret", "generic", "pb-bytes", f"--from-file=k={key}")
+    stored = json.loads(kubectl(kubectl_env, "get", "secret", "pb-bytes", "-o", "json"))
+    assert base64.b64decode(stored["data"]["k"]) == bytes(range(256))
+
+
+def unknown(api_version: str, kind: str, raw: bytes) -> bytes:
+    """An encoded object as client-go's protobuf serializer writes it."""
+    envelope = message_class(UNKNOWN)(raw=raw)
+    envelope.typeMeta.apiVersion = api_version
+    envelope.typeMeta.kind = kind
+    return MAGIC + envelope.SerializeToString()
+
+
+def configmap_names(server) -> set[str]:
+    return {item["metadata"]["name"] for item in server.http.get(CONFIGMAPS).json()["items"]}
+
+
+@pytest.mark.parametrize("body", [
+    b"",
+    b"not protobuf",
+    MAGIC,
+    MAGIC + b"\x0a\xff\x01",  # a typeMeta longer than the body
+    unknown("v1", "ConfigMap", b"\x0a\xff\x01"),  # a ConfigMap whose metadata is cut short
+])
+def test_malformed_protobuf_is_400_and_creates_nothing(server, body):
+    before = configmap_names(server)
+    response = server.http.post(CONFIGMAPS, content=body, headers={"Content-Type": MEDIA_TYPE})
+    assert response.status_code == 400, response.text
+    assert response.json()["reason"] == "BadRequest"
+    assert configmap_names(server) == before
+
+
+def test_kind_without_a_message_is_400_as_kube_answers(server):
+    """A kind the scheme does not know (a custom resource's kind in the Unknown) is the decode
+    error ``no kind "Widget" is registered`` (400): kube decodes protobuf for any resource,
+    custom resources included, and fails on the kind."""
+    message = message_class("k8s.io.api.core.v1.ConfigMap")()
+    message.metadata.name = "widget"
+    response = server.http.post(CONFIGMAPS, content=unknown("example.com/v1", "Widget", message.SerializeToString()),
+                                headers={"Content-Type": MEDIA_TYPE})
+    assert response.status_code == 400
+    assert 'no kind "Widget" is registered for version "example.com/v1"' in response.json()["message"]
+    assert "widget" not in configmap_names(server)
+
+
+def test_unknown_media_type_is_415_listing_what_kube_decodes(server):
+    response = server.http.post(CONFIGMAPS, content=b"{}", headers={"Content-Type": "application/cbor"})
+    assert response.status_code == 415
+    assert response.json()["message"] == (
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json, application/yaml, application/vnd.kubernetes.protobuf")
+
+
+def test_protobuf_first_accept_is_answered_in_json(server):
+    message = message_class("k8s.io.api.core.v1.ConfigMap")()
+    message.metadata.name = "pb-accept"
+    response = server.http.post(CONFIGMAPS, content=unknown("v1", "ConfigMap", message.SerializeToString()),
+                                headers={"Content-Type": MEDIA_TYPE, "Accept": f"{MEDIA_TYPE}, application/json"})
+    assert response.status_code == 201
+    assert response.headers["content-type"].startswith("application/json")
+    assert response.json()["metadata"]["name"] == "pb-accept"
+
+
+# ------------------------------------------------------------------ the converter, message by message
+
+
+def decode(api_version: str, kind: str, message: Any) -> dict[str, Any]:
+    return decode_body(unknown(api_version, kind, message.SerializeToString()))
+
+
+def test_pointer_zero_prints_and_struct_fields_always_print():
+    deployment = message_class("k8s.io.api.apps.v1.Deployment")()
+    deployment.metadata.name = "web"
+    deployment.metadata.namespace = ""  # gogo writes every non-pointer field, zero or not
+    deployment.spec.replicas = 0  # *int32 set to 0
+    deployment.spec.paused = False  # bool, omitempty
+    deployment.spec.template.spec.containers.add(name="c", image="nginx")
+    assert decode("apps/v1", "Deployment", deployment) == {
+        "kind": "Deployment", "apiVersion": "apps/v1",
+        "metadata": {"name": "web"},  # creationTimestamp is omitzero
+        "spec": {"replicas": 0, "template": {"metadata": {}, "spec": {"containers": [
+            {"name": "c", "image": "nginx", "resources": {}}]}}, "strategy": {}},
+        "status": {},
+    }
+
+
+def test_fields_without_omitempty_print_their_zero_value():
+    role = message_class("k8s.io.api.rbac.v1.Role")()
+    role.metadata.name = "r"
+    assert decode("rbac.authorization.k8s.io/v1", "Role", role)["rules"] is None  # `json:"rules"`: a nil slice
+    csr = message_class("k8s.io.api.certificates.v1.CertificateSigningRequest")()
+    assert decode("certificates.k8s.io/v1", "CertificateSigningRequest", csr)["spec"] == {
+        "request": None, "signerName": ""}  # a nil []byte and an empty string, both without omitempty
+
+
+def test_bytes_are_base64():
+    secret = message_class("k8s.io.api.core.v1.Secret")()
+    secret.data["k"] = b"\x00\xffbinary"
+    secret.data["empty"] = b""
+    secret.stringData["s"] = "plain"
+    assert decode("v1", "Secret", secret) == {
+        "kind": "Secret", "apiVersion": "v1", "metadata": {},
+        "data": {"k": base64.b64encode(b"\x00\xffbinary").decode(), "empty": ""}, "stringData": {"s": "plain"},
+    }
+
+
+def test_quantity_int_or_string_and_inline_volume_source():
+    pod = message_class("k8s.io.api.core.v1.Pod")()
+    container = pod.spec.containers.add(name="c")
+    container.resources.limits["cpu"].string = "500m"
+    container.resources.requests["memory"].string = "1Gi"
+    probe = container.readinessProbe.handler.httpGet
+    probe.port.type = 1
+    probe.port.strVal = "http"
+    liveness = container.livenessProbe.handler.tcpSocket
+    liveness.port.type = 0
+    liveness.port.intVal = 8080
+    volume = pod.spec.volumes.add(name="v")
+    volume.volumeSource.emptyDir.sizeLimit.string = "1Gi"
+    spec = decode("v1", "Pod", pod)["spec"]
+    assert spec["containers"][0]["resources"] == {"limits": {"cpu": "500m"}, "requests": {"memory": "1Gi"}}
+    assert spec["containers"][0]["readinessProbe"]["httpGet"]["port"] == "http"
+    assert spec["containers"][0]["livenessProbe"]["tcpSocket"]["port"] == 8080
+    assert spec["volumes"] == [{"name": "v", "emptyDir": {"sizeLimit": "1Gi"}}]  # VolumeSource is inline
+    assert "httpGet" in spec["containers"][0]["readinessProbe"]  # so is the probe's ProbeHandler
+
+
+def test_time_micro_time_and_zero_time():
+    event = message_class("k8s.io.api.events.v1.Event")()
+    event.metadata.name = "e"
+    event.metadata.creationTimestamp.seconds = 1_700_000_000
+    event.metadata.creationTimestamp.nanos = 999  # metav1.Time keeps whole seconds
+    event.eventTime.seconds = 1_700_000_000
+    event.eventTime.nanos = 123_456_789  # MicroTime truncates to microseconds
+    event.deprecatedLastTimestamp.SetInParent()  # an empty Time is the zero time: null
+    obj = decode("events.k8s.io/v1", "Event", event)
+    assert obj["metadata"]["creationTimestamp"] == "2023-11-14T22:13:20Z"
+    assert obj["eventTime"] == "2023-11-14T22:13:20.123456Z"
+    assert obj["deprecatedLastTimestamp"] is None
+    assert obj["deprecatedFirstTimestamp"] is None  # non-pointer Time: printed even when absent
+
+
+def test_raw_extension_and_fields_v1_are_embedded_json():
+    revision = message_class("k8s.io.api.apps.v1.ControllerRevision")()
+    revision.data.raw = b'{"spec":{"replicas":2}}'
+    entry = revision.metadata.managedFields.add(manager="kubectl", operation="Update", fieldsType="FieldsV1")
+    entry.fieldsV1.Raw = b'{"f:data":{}}'
+    obj = decode("apps/v1", "ControllerRevision", revision)
+    assert obj["data"] == {"spec": {"replicas": 2}}
+    assert obj["metadata"]["managedFields"] == [
+        {"manager": "kubectl", "operation": "Update", "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {}}}]
+    assert obj["revision"] == 0  # int64 without omitempty
+
+
+def test_raw_extension_that_is_not_json_is_400():
+    revision = message_class("k8s.io.api.apps.v1.ControllerRevision")()
+    revision.data.raw = b"\x00not json"
+    with pytest.raises(StatusError) as err:
+        decode("apps/v1", "ControllerRevision", revision)
+    assert err.value.code == 400
+
+
+def test_slice_types_and_durations():
+    review = message_class("k8s.io.api.authorization.v1.SubjectAccessReview")()
+    review.spec.extra["groups"].items.extend(["a", "b"])  # ExtraValue is a Go []string
+    assert decode("authorization.k8s.io/v1", "SubjectAccessReview", review)["spec"]["extra"] == {"groups": ["a", "b"]}
+    assert [go_duration(n) for n in (0, 1500, 1_500_000, 1_500_000_000, 61_000_000_000, 3_600_000_000_000, -2)] == [
+        "0s", "1.5µs", "1.5ms", "1.5s", "1m1s", "1h0m0s", "-2ns"]
+
+
+def test_json_schema_props_or_bool_and_array():
+    crd = message_class("k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition")()
+    version = crd.spec.versions.add(name="v1", served=True, storage=True)
+    schema = version.schema.openAPIV3Schema
+    schema.type = "object"
+    schema.additionalProperties.allows = True
+    schema.properties["list"].items.schema.type = "string"
+    schema.properties["list"].default.raw = b'["x"]'
+    obj = decode("apiextensions.k8s.io/v1", "CustomResourceDefinition", crd)
+    props = obj["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    assert props["additionalProperties"] is True
+    assert props["properties"]["list"]["items"] == {"type": "string"}
+    assert props["properties"]["list"]["default"] == ["x"]
