@@ -6,14 +6,19 @@ has thousands of entries, and a lookup in the registry's dict is both simpler an
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
+import yaml
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from ..registry import patch as patching
+from ..registry.apply import validate_patch_options
 from ..registry.delete_options import DeleteOptions
-from ..registry.list_options import ListOptions
+from ..registry.field_validation import OptionsKind, check_fields, field_validation
+from ..registry.list_options import ListOptions, parse_bool
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore
 from ..registry.status import StatusError, bad_request, method_not_supported, not_found_path, request_entity_too_large, unsupported_media_type
@@ -58,31 +63,64 @@ def parse_path(registry: Registry, group: str, version: str, rest: str) -> Resou
     return ResourceRequest(rs, namespace, name, sub)
 
 
-async def read_json_body(request: Request) -> Any:
-    """The request body as JSON would give it; a protobuf body decoded to the same JSON. The 415
-    lists the media types kube's serializers decode (``codec_factory.go``; the custom resource
-    handler lists the same three)."""
-    ctype = request.headers.get("content-type", JSON).split(";")[0].strip()
-    if ctype not in (JSON, "application/yaml", protobuf.MEDIA_TYPE, "*/*", ""):
-        raise unsupported_media_type(accepted=(JSON, "application/yaml", protobuf.MEDIA_TYPE))
+#: The media types of object bodies (``codec_factory.go``; the custom resource handler lists the
+#: same three), in the order kube's 415 lists them.
+OBJECT_MEDIA_TYPES = (JSON, "application/yaml", protobuf.MEDIA_TYPE)
+
+
+async def read_body(request: Request, accepted: Sequence[str]) -> tuple[str, bytes]:
+    """The body's media type (one of ``accepted``; none given means JSON) and its bytes, at
+    most ``MAX_BODY_BYTES``."""
+    media_type = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
+    if media_type in ("", "*/*"):
+        media_type = JSON
+    if media_type not in accepted:
+        raise unsupported_media_type(accepted=accepted)
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY_BYTES:
             raise request_entity_too_large("the request body is too large")
-    if ctype == protobuf.MEDIA_TYPE:
-        return protobuf.decode_body(bytes(body))
-    if ctype == "application/yaml":
-        import yaml
+    return media_type, bytes(body)
 
+
+def decode_object(media_type: str, raw: bytes) -> Any:
+    """A JSON, YAML or protobuf body as the JSON value kube would decode it to."""
+    if media_type == protobuf.MEDIA_TYPE:
+        return protobuf.decode_body(raw)
+    if media_type == JSON:
         try:
-            return yaml.safe_load(bytes(body))
-        except yaml.YAMLError as err:
-            raise bad_request(f"error decoding YAML: {err}") from None
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError as err:
+            raise bad_request(f"error decoding JSON: {err}") from None
     try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError as err:
-        raise bad_request(f"error decoding JSON: {err}") from None
+        return yaml.safe_load(raw)
+    except yaml.YAMLError as err:
+        raise bad_request(f"error decoding YAML: {err}") from None
+
+
+async def read_json_body(request: Request) -> Any:
+    """An object body (JSON, YAML or protobuf), decoded."""
+    return decode_object(*await read_body(request, OBJECT_MEDIA_TYPES))
+
+
+async def read_object(request: Request, rs: ResourceStore, options: OptionsKind) -> tuple[Any, list[str]]:
+    """A create or update body, decoded, and the ``Warning`` headers its unknown or duplicate
+    fields earn under the request's ``fieldValidation`` (``Strict`` makes them a 400)."""
+    policy = field_validation(request.query_params.get("fieldValidation"), options)
+    media_type, raw = await read_body(request, OBJECT_MEDIA_TYPES)
+    obj = decode_object(media_type, raw)
+    if rs.schema is None or not isinstance(obj, dict):
+        return obj, []
+    json_raw = raw if media_type == JSON else orjson.dumps(obj)
+    version = str(obj.get("apiVersion", "")).rpartition("/")[2]
+    return obj, check_fields(policy, json_raw, rs.schema, rs.rt.kind, version)
+
+
+def with_warnings(response: Response, warnings: Sequence[str]) -> Response:
+    for warning in warnings:
+        response.headers.append("Warning", warning)
+    return response
 
 
 def dry_run(request: Request) -> bool:
@@ -109,9 +147,15 @@ async def handle(registry: Registry, request: Request, group: str, version: str,
                 return await watch(rs, ns, opts, response_view(accept, "object"))
             return json_bytes(await rs.list(ns, opts, response_view(accept, "list")))
         if method == "POST" and name is None:
-            return json_bytes(rs.create(ns, await read_json_body(request), dry_run(request)), 201)
+            body, warnings = await read_object(request, rs, "CreateOptions")
+            created = rs.create(ns, body, dry_run(request), manager=field_manager(request))
+            return with_warnings(json_bytes(created, 201), warnings)
         if method == "PUT" and name is not None:
-            return json_bytes(rs.update(ns, name, await read_json_body(request), dry_run=dry_run(request)))
+            body, warnings = await read_object(request, rs, "UpdateOptions")
+            updated = rs.update(ns, name, body, dry_run=dry_run(request), manager=field_manager(request))
+            return with_warnings(json_bytes(updated), warnings)
+        if method == "PATCH" and name is not None:
+            return await _patch(request, rs, ns, name, None)
         if method == "DELETE":
             options = await _delete_options(request)
             if name is None:
@@ -141,8 +185,29 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
         body = await read_json_body(request)
         if sub == "scale":
             return json_bytes(rs.update_scale(ns, name, lambda _current: body, dry_run(request)))
-        return json_bytes(rs.update(ns, name, body, subresource=sub, dry_run=dry_run(request)))
+        return json_bytes(rs.update(ns, name, body, subresource=sub, dry_run=dry_run(request), manager=field_manager(request)))
+    if method == "PATCH":
+        return await _patch(request, rs, ns, name, sub)
     raise method_not_supported(rs.rt.group, f"{rs.rt.plural}/{sub}", _VERBS.get(method, method.lower()))
+
+
+async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str, sub: str | None) -> Response:
+    media_type, raw = await read_body(request, patching.accepted_patch_types(rs.schema))
+    query = request.query_params
+    is_apply = media_type == patching.APPLY_PATCH
+    validate_patch_options(query.get("fieldManager", ""), apply=is_apply, force_given="force" in query)
+    if is_apply:
+        body, created = rs.apply(ns, name, raw, manager=query["fieldManager"], force=parse_bool(query.get("force", "false"), "force"),
+                                 subresource=sub, dry_run=dry_run(request))
+        return json_bytes(body, 201 if created else 200)
+    return json_bytes(rs.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry_run(request),
+                               manager=field_manager(request)))
+
+
+def field_manager(request: Request) -> str:
+    """The request's field manager: ``fieldManager``, else the User-Agent's product name
+    (``prefixFromUserAgent``: ``kubectl`` of ``kubectl/v1.32.4 (linux/amd64) ...``)."""
+    return request.query_params.get("fieldManager") or request.headers.get("user-agent", "").split("/")[0][:128]
 
 
 async def _delete_options(request: Request) -> DeleteOptions:

@@ -93,7 +93,7 @@ def prepare_create(meta: dict[str, Any], namespace: str | None) -> None:
         meta["namespace"] = namespace
     meta["uid"] = str(uuid.uuid4())
     meta["creationTimestamp"] = now_rfc3339()
-    meta["generation"] = 1
+    drop_empty(meta)
 
 
 def prepare_update(meta: dict[str, Any], old_meta: dict[str, Any], namespace: str | None) -> None:
@@ -107,7 +107,22 @@ def prepare_update(meta: dict[str, Any], old_meta: dict[str, Any], namespace: st
         meta.pop("namespace", None)
     else:
         meta["namespace"] = namespace
-    meta["generation"] = old_meta.get("generation", 1)
+    if "generation" in old_meta:
+        meta["generation"] = old_meta["generation"]
+    else:
+        meta.pop("generation", None)
+    drop_empty(meta)
+
+
+#: ObjectMeta's collections, all ``omitempty``: an empty one is not stored (as kube's Go structs
+#: drop them when they encode).
+_OMITTED_WHEN_EMPTY = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
+
+
+def drop_empty(meta: dict[str, Any]) -> None:
+    for field in _OMITTED_WHEN_EMPTY:
+        if field in meta and not meta[field]:
+            del meta[field]
 
 
 def check_namespace(meta: dict[str, Any], namespace: str | None) -> None:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import orjson
+import yaml
 
 from ..cacher import Cacher, CachedObject, CacheWatcher, TooOldResourceVersion
 from ..store import (
@@ -31,10 +33,13 @@ from ..store import (
     TxnRequest,
 )
 from . import continue_token, metadata, scale, strategy
+from . import patch as patching
+from .apply import FieldManager, check_name
 from .catalogue import ResourceType
 from .delete_options import FOREGROUND, ORPHAN, DeleteOptions
 from .lease_manager import LeaseManager
 from .list_options import EXACT, NOT_OLDER_THAN, ListOptions
+from .schema import Schema, kind_schema
 from .selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector, selectable_fields
 from .status import (
     OPTIMISTIC_LOCK_MESSAGE,
@@ -94,6 +99,8 @@ class ResourceStore:
         self.prefix = rt.storage_prefix  # e.g. "/registry/pods/"
         self._namespace_phase = namespace_phase  # None: no such namespace
         self._ttl = ttl  # objects expire this long after their last write (events)
+        self.scale_paths = scale.BUILT_IN
+        self._field_managers: dict[str | None, FieldManager] = {}
         self.cacher = Cacher(store, self.prefix, self._decode, cacher_config)
 
     # ----------------------------------------------------------------- keys
@@ -152,7 +159,8 @@ class ResourceStore:
         obj["metadata"]["resourceVersion"] = str(rev)
         return orjson.dumps(obj), rev
 
-    def create(self, namespace: str | None, body: Any, dry_run: bool = False) -> bytes:
+    def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "") -> bytes:
+        """POST: a new object; ``manager`` (the request's field manager) owns the fields it set."""
         rt = self.rt
         obj = metadata.check_type(body, rt.kind, self.api_version)
         meta = obj["metadata"]
@@ -168,6 +176,9 @@ class ResourceStore:
         metadata.prepare_create(meta, ns)
         strategy.prepare_for_create(rt, obj)
         obj = metadata.ordered(obj, rt.kind, self.api_version)
+        self._admit_create(obj)
+        if manager:
+            obj = self._field_manager(None).update(None, obj, manager, now=metadata.now_rfc3339())
         meta = obj["metadata"]
         for _ in range(_NAME_GENERATION_ATTEMPTS if generate else 1):
             if generate:
@@ -185,6 +196,7 @@ class ResourceStore:
             ))
             if resp.succeeded:
                 assert resp.header_revision == rev, "a write ran between encode and txn"
+                self._committed(None, obj)
                 return raw
         if generate:
             raise generate_name_conflict(rt.group, rt.plural, meta["name"])
@@ -201,24 +213,31 @@ class ResourceStore:
 
     def update(
         self, namespace: str | None, name: str, body: Any, *, subresource: str | None = None, dry_run: bool = False,
+        manager: str = "",
     ) -> bytes:
         """PUT of the object or its ``status``: the body replaces the stored object (as the
         strategy allows); a resourceVersion in it must be the stored one."""
         kv, old = self._current(namespace, name)
-        return self._commit_update(kv, old, self._prepare_update(name, body, old, kv, subresource), dry_run)
+        if self.rt.custom and isinstance(body, dict) and not (body.get("metadata") or {}).get("resourceVersion"):
+            # Custom resources do not allow unconditional updates (AllowUnconditionalUpdate).
+            raise invalid(self.rt.group, self.rt.kind, name, [(
+                "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0x0: must be specified for an update")])
+        return self._commit_update(kv, old, self._prepare_update(name, body, old, kv, subresource, manager), dry_run)
 
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
-        subresource: str | None = None, dry_run: bool = False,
+        subresource: str | None = None, dry_run: bool = False, manager: str = "",
     ) -> bytes:
         """Update the stored object by ``change(copy of it)`` (PATCH, /scale, controllers).
         Reading and writing happen in one loop step, so no other write can come between:
         the compare-and-swap can only fail on a stale resourceVersion the change put in."""
         kv, old = self._current(namespace, name)
         changed = change(orjson.loads(kv.value))
-        return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource), dry_run)
+        return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager), dry_run)
 
-    def _prepare_update(self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None) -> Json:
+    def _prepare_update(
+        self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
+    ) -> Json:
         rt = self.rt
         obj = metadata.check_type(body, rt.kind, self.api_version)
         meta = obj["metadata"]
@@ -235,8 +254,24 @@ class ResourceStore:
         metadata.prepare_update(meta, old_meta, ns)
         obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource)
         strategy.check_finalizers(rt, name, obj["metadata"], old_meta)
+        self._admit_update(obj, old, subresource)
+        if manager:
+            obj = self._field_manager(subresource).update(old, obj, manager, now=metadata.now_rfc3339())
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         return obj
+
+    def _field_manager(self, subresource: str | None) -> FieldManager:
+        """managedFields bookkeeping for the main resource or a subresource (kube keeps one field
+        manager per endpoint)."""
+        managers = self._field_managers
+        fm = managers.get(subresource)
+        if fm is None:
+            schema = self.schema if not self.rt.custom else self.custom_schema
+            fm = managers[subresource] = FieldManager(self.api_version, self.kind, schema, subresource=subresource or "")
+        return fm
+
+    #: A custom resource's schema for field tracking (None: kube's deduced types).
+    custom_schema: Schema | None = None
 
     def _commit_update(self, kv: KeyValue, old: Json, new: Json, dry_run: bool) -> bytes:
         """Write ``new`` over ``kv`` unless nothing changed; a deleting object whose last
@@ -254,7 +289,20 @@ class ResourceStore:
         if not resp.succeeded:
             raise conflict(self.rt.group, self.rt.plural, new["metadata"]["name"], OPTIMISTIC_LOCK_MESSAGE)
         assert resp.header_revision == rev, "a write ran between encode and txn"
+        self._committed(old, None if isinstance(op, DeleteRangeRequest) else new)
         return raw
+
+    # Hooks for resources with more semantics (CRDs, custom resources); called in the write's
+    # loop step, so what they read is the state the write sees.
+
+    def _admit_create(self, obj: Json) -> None:
+        """Default, validate or refuse a new object (after the strategy)."""
+
+    def _admit_update(self, new: Json, old: Json, subresource: str | None) -> None:
+        """Default, validate or refuse an update (after the strategy)."""
+
+    def _committed(self, old: Json | None, new: Json | None) -> None:
+        """A write landed: ``old`` -> ``new`` (None: absent before / deleted)."""
 
     def _lease(self) -> int:
         """The store lease a write attaches (0: none), renewed by every write as in kube."""
@@ -291,7 +339,8 @@ class ResourceStore:
             if not meta.get("deletionTimestamp"):
                 meta["deletionTimestamp"] = metadata.now_rfc3339()
                 meta["deletionGracePeriodSeconds"] = 0
-                meta["generation"] = meta.get("generation", 1) + 1
+                if meta.get("generation"):  # markAsDeleting bumps a tracked generation
+                    meta["generation"] += 1
             return self._commit_update(kv, old, marked, options.dry_run), False
         if not options.dry_run:
             resp = self.store.txn(TxnRequest(
@@ -300,6 +349,7 @@ class ResourceStore:
             ))
             if not resp.succeeded:
                 raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
+            self._committed(old, None)
         if rt.returns_deleted_object:
             return kv.value, True
         return orjson.dumps({
@@ -340,21 +390,67 @@ class ResourceStore:
             items.append(kv.value if body.startswith(b'{"kind":"Status"') else body)
         return self._list_body(items, self.store.revision, None, None)
 
+    def patch(
+        self, namespace: str | None, name: str, patch_type: str, body: bytes, *,
+        subresource: str | None = None, dry_run: bool = False, manager: str = "",
+    ) -> bytes:
+        """PATCH of the object, its ``status`` or its ``scale``: the patch applies to the stored
+        object (for ``/status`` too, so a JSON-patch ``test`` of any field works there), then the
+        result is written like a PUT of it."""
+        rt = self.rt
+        if subresource == "scale":
+            scale_schema = kind_schema("autoscaling", "v1", "Scale")
+            return self.update_scale(namespace, name, lambda current: patching.apply_patch(
+                patch_type, current, body, scale_schema, group="autoscaling", kind="Scale", name=name), dry_run)
+        return self.rewrite(namespace, name, lambda current: patching.apply_patch(
+            patch_type, current, body, self.schema, group=rt.group, kind=rt.kind, name=name),
+            subresource=subresource, dry_run=dry_run, manager=manager)
+
+    def apply(
+        self, namespace: str | None, name: str, body: bytes, *, manager: str, force: bool,
+        subresource: str | None = None, dry_run: bool = False,
+    ) -> tuple[bytes, bool]:
+        """Server-side apply (``application/apply-patch+yaml``): the applied configuration is
+        merged into the stored object by field ownership, or creates it. Returns the object and
+        whether it was created."""
+        try:
+            applied = yaml.safe_load(body)
+        except yaml.YAMLError as err:
+            raise bad_request(f"error decoding YAML: {err}") from None
+        if not isinstance(applied, dict):
+            raise bad_request("the body of an apply patch must be an object")
+        fm = self._field_manager(subresource)
+        now = metadata.now_rfc3339()
+        if self.store.get(self.key(namespace, name).encode()) is None:
+            if subresource:
+                raise not_found(self.rt.group, self.rt.plural, name)
+            created = fm.apply(None, applied, manager, force=force, now=now)
+            check_name(created, name, namespace or "")
+            return self.create(namespace, created, dry_run), True
+        raw = self.rewrite(namespace, name, lambda current: fm.apply(current, applied, manager, force=force, now=now),
+                           subresource=subresource, dry_run=dry_run)
+        return raw, False
+
+    @cached_property
+    def schema(self) -> Schema | None:
+        """The built-in kind's schema (patch strategies, list types); None for custom resources."""
+        return None if self.rt.custom else kind_schema(self.rt.group, self.rt.version, self.rt.kind)
+
     # ----------------------------------------------------------------- scale
 
     def get_scale(self, namespace: str | None, name: str) -> bytes:
         _kv, obj = self._current(namespace, name)
-        return orjson.dumps(scale.to_scale(obj))
+        return orjson.dumps(scale.to_scale(obj, self.scale_paths))
 
     def update_scale(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], dry_run: bool = False,
     ) -> bytes:
         """Write ``change(current Scale)``'s spec.replicas into the object; answers the new Scale."""
         def write_replicas(obj: Json) -> Json:
-            return scale.apply_scale(obj, change(scale.to_scale(obj)))
+            return scale.apply_scale(obj, change(scale.to_scale(obj, self.scale_paths)), self.scale_paths)
 
         raw = self.rewrite(namespace, name, write_replicas, dry_run=dry_run)
-        return orjson.dumps(scale.to_scale(orjson.loads(raw)))
+        return orjson.dumps(scale.to_scale(orjson.loads(raw), self.scale_paths))
 
     # ----------------------------------------------------------------- list
 

@@ -35,8 +35,13 @@ class Schema:
     __slots__ = ("node", "_defs")
 
     def __init__(self, node: Mapping[str, Any], defs: Mapping[str, Any] = _EMPTY) -> None:
-        while "$ref" in node:  # a $ref's siblings are only a description
+        while "$ref" in node:
+            # A $ref's siblings are a description and the field's own extensions (a patch
+            # strategy or map type of this use of the definition): those are kept.
+            extensions = {k: v for k, v in node.items() if k.startswith("x-kubernetes-")}
             node = defs[node["$ref"].removeprefix(_REF_PREFIX)]
+            if extensions:
+                node = {**node, **extensions}
         self.node = node
         self._defs = defs
 

@@ -9,8 +9,10 @@ here serialises byte-for-byte like kube's.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from ._golang import go_quote
@@ -246,3 +248,114 @@ def not_acceptable(*, accepted: Sequence[str]) -> StatusError:
 def request_entity_too_large(message: str) -> StatusError:
     """``NewRequestEntityTooLargeError``: ``Request entity too large: <message>``."""
     return StatusError(413, "RequestEntityTooLarge", f"Request entity too large: {message}")
+
+
+def apply_conflict(causes: Sequence[Cause], message: str) -> StatusError:
+    """``NewApplyConflict``: a 409 Conflict whose details hold only the causes (one
+    ``FieldManagerConflict`` per conflicting field), no name or kind."""
+    return StatusError(409, "Conflict", message, Details(causes=tuple(causes)))
+
+
+def unclassified_error(message: str) -> StatusError:
+    """What ``responsewriters.ErrorToAPIStatus`` makes of an error that is not a Status: a 500
+    with reason ``StatusReasonUnknown`` (the empty string) and the error's text as message."""
+    return StatusError(500, "", message)
+
+
+# ``field.Error`` constructors (apimachinery ``util/validation/field/errors.go``): the error type
+# and ``ErrorBody()``, whose bad value is printed as Go's ``%v``/``%q``/``%#v`` would (``go_value``).
+
+def go_float(number: float) -> str:
+    """``strconv.FormatFloat(f, 'g', -1, 64)``, Go's ``%v`` of a float64: the shortest digits,
+    in exponent form below 1e-4 and from 1e+06 (``1e+06``, ``1.5``, ``-0``)."""
+    if math.isinf(number) or math.isnan(number):
+        return "NaN" if math.isnan(number) else ("+Inf" if number > 0 else "-Inf")
+    sign, digits, exponent = Decimal(repr(number)).normalize().as_tuple()
+    text = "".join(map(str, digits)) if number else "0"
+    point = len(text) + int(exponent) if number else 1  # digits before the decimal point
+    prefix = "-" if sign else ""
+    if point - 1 < -4 or point - 1 >= 6:
+        mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
+        return f"{prefix}{mantissa}e{'-' if point - 1 < 0 else '+'}{abs(point - 1):02d}"
+    if point <= 0:
+        return f"{prefix}0.{'0' * -point}{text}"
+    if point >= len(text):
+        return prefix + text + "0" * (point - len(text))
+    return f"{prefix}{text[:point]}.{text[point:]}"
+
+
+def go_sharp_value(value: Any) -> str:
+    """Go's ``%#v`` of a decoded JSON value (``map[string]interface {}{"a":1}``), keys sorted."""
+    if isinstance(value, dict):
+        return "map[string]interface {}{" + ", ".join(
+            f"{go_quote(key)}:{go_sharp_value(value[key])}" for key in sorted(value)) + "}"
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(go_sharp_value(item) for item in value) + "}"
+    if value is None:
+        return "interface {}(nil)"
+    return go_value(value)
+
+
+def go_value(value: Any) -> str:
+    """How ``ErrorBody`` prints a bad value: ``%v`` for numbers and bools, ``%q`` for strings,
+    ``"null"`` for nil, ``%#v`` for anything else."""
+    if value is None:
+        return '"null"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return go_float(value)
+    if isinstance(value, str):
+        return go_quote(value)
+    return go_sharp_value(value)
+
+
+def required_error(field: str, detail: str = "") -> FieldError:
+    """``field.Required``."""
+    return field, "FieldValueRequired", f"Required value: {detail}" if detail else "Required value"
+
+
+def forbidden_error(field: str, detail: str) -> FieldError:
+    """``field.Forbidden``."""
+    return field, "FieldValueForbidden", f"Forbidden: {detail}" if detail else "Forbidden"
+
+
+def invalid_error(field: str, value: Any, detail: str, *, type_invalid: bool = False) -> FieldError:
+    """``field.Invalid`` (``field.TypeInvalid`` with ``type_invalid``: same body, another type)."""
+    body = f"Invalid value: {go_value(value)}"
+    return field, "FieldValueTypeInvalid" if type_invalid else "FieldValueInvalid", f"{body}: {detail}" if detail else body
+
+
+def not_supported_error(field: str, value: Any, supported: Sequence[str]) -> FieldError:
+    """``field.NotSupported``: ``Unsupported value: "pink": supported values: "red", "blue"``."""
+    body = f"Unsupported value: {go_value(value)}"
+    if supported:
+        body += ": supported values: " + ", ".join(go_quote(v) for v in supported)
+    return field, "FieldValueNotSupported", body
+
+
+def duplicate_error(field: str, value: Any) -> FieldError:
+    """``field.Duplicate``."""
+    return field, "FieldValueDuplicate", f"Duplicate value: {go_value(value)}"
+
+
+def too_long_error(field: str, max_length: int) -> FieldError:
+    """``field.TooLong`` (the value is omitted)."""
+    detail = f"may not be more than {max_length} bytes" if max_length >= 0 else "value is too long"
+    return field, "FieldValueTooLong", f"Too long: {detail}"
+
+
+def too_many_error(field: str, actual: int, maximum: int) -> FieldError:
+    """``field.TooMany``."""
+    detail = f"must have at most {maximum} items" if maximum >= 0 else "has too many items"
+    shown = f"Too many: {actual}" if actual >= 0 else "Too many"
+    return field, "FieldValueTooMany", f"{shown}: {detail}"
+
+
+def generic_unprocessable_entity() -> StatusError:
+    """``NewGenericServerResponse(422, "", GroupResource{}, "", msg, 0, false)``, which the patch
+    handler returns for a JSON patch that does not apply: the message is the generic one (the
+    server message only becomes a cause for unexpected responses, so it is dropped), details empty."""
+    return StatusError(422, "Invalid", "the server rejected our request due to an error in our request", Details())

@@ -15,9 +15,11 @@ and the customresource strategies): status ownership, generation, finalizer rule
 from __future__ import annotations
 
 import copy
+from functools import cache
 from typing import Any
 
 from .catalogue import ResourceType
+from .schema import kind_schema
 from .status import invalid
 
 Json = dict[str, Any]
@@ -36,7 +38,30 @@ def has_status_subresource(rt: ResourceType) -> bool:
     return "status" in rt.subresources
 
 
+#: Built-in kinds whose strategies set generation but whose status has no observedGeneration.
+_GENERATION_WITHOUT_OBSERVED = frozenset((
+    ("batch", "Job"), ("batch", "CronJob"),
+    ("networking.k8s.io", "Ingress"), ("networking.k8s.io", "NetworkPolicy"),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+))
+
+
+@cache
+def tracks_generation(rt: ResourceType) -> bool:
+    """Whether objects of the kind carry ``metadata.generation``: custom resources do; built-in
+    kinds do when their strategy sets it, which is where the status reports an
+    ``observedGeneration`` (deployments, pods, disruption budgets, ...), plus a few without."""
+    if rt.custom or (rt.group, rt.kind) in _GENERATION_WITHOUT_OBSERVED:
+        return True
+    schema = kind_schema(rt.group, rt.version, rt.kind)
+    status = schema.field("status") if schema is not None else None
+    return status is not None and "observedGeneration" in status.properties
+
+
 def prepare_for_create(rt: ResourceType, obj: Json) -> None:
+    if tracks_generation(rt):
+        obj["metadata"]["generation"] = 1
     if has_status_subresource(rt):
         initial = _INITIAL_STATUS.get((rt.group, rt.kind))
         if initial is not None:
@@ -69,7 +94,7 @@ def prepare_for_update(rt: ResourceType, new: Json, old: Json, subresource: str 
             new["status"] = old["status"]
         else:
             new.pop("status", None)
-    if spec_changed(new, old):
+    if tracks_generation(rt) and spec_changed(new, old):
         new["metadata"]["generation"] = old.get("metadata", {}).get("generation", 1) + 1
     return new
 

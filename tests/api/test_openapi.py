@@ -128,7 +128,6 @@ def test_create_replace_apply_are_validated_by_the_server(kubectl_env) -> None: 
 APPLIED = CONFIGMAP_AND_DEPLOYMENT.replace("oa-", "oa-applied-")
 
 
-@pytest.mark.xfail(reason="fakeapi does not serve PATCH yet: 405", strict=False)
 def test_apply_patches_with_v3_patch_metadata(kubectl_env) -> None:  # type: ignore[no-untyped-def]
     ok(kubectl(kubectl_env, "apply", "-f", "-", input=APPLIED % {"value": "1"}))
     reapplied = kubectl(kubectl_env, "apply", "-f", "-", "-v=6", input=APPLIED % {"value": "2"})
@@ -137,16 +136,17 @@ def test_apply_patches_with_v3_patch_metadata(kubectl_env) -> None:  # type: ign
     assert "/openapi/v2" not in reapplied.stderr  # the strategic-merge patch's metadata came from v3
 
 
-def test_unknown_field_is_left_to_the_server(kubectl_env) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_field_is_rejected_by_the_server(kubectl_env) -> None:  # type: ignore[no-untyped-def]
     """With the server claiming fieldValidation, kubectl does not validate client-side: the
-    manifest reaches the server with fieldValidation=Strict. Until the write path applies
-    ``field_validation.check_fields``, the server accepts it (kube answers 400: Deployment in
-    version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.foo")."""
+    manifest reaches the server with fieldValidation=Strict, and the server answers 400."""
     manifest = CONFIGMAP_AND_DEPLOYMENT.split("---")[1].replace("oa-web", "oa-unknown").replace(
         "replicas: 1", "replicas: 1\n  foo: bar") % {"value": "1"}
     out = kubectl(kubectl_env, "create", "-f", "-", input=manifest)
-    assert "deployment.apps/oa-unknown created" in out.stdout or "strict decoding error" in out.stderr
+    assert ('Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: '
+            'unknown field "spec.foo"') in out.stderr
     assert "ValidationError" not in out.stderr  # the client-side validator's wording
+    warned = kubectl(kubectl_env, "create", "--validate=warn", "-f", "-", input=manifest)
+    assert 'unknown field "spec.foo"' in warned.stderr and "deployment.apps/oa-unknown created" in warned.stdout
 
 
 def test_explain_reads_v3(kubectl_env) -> None:  # type: ignore[no-untyped-def]

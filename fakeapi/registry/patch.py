@@ -1,0 +1,622 @@
+"""PATCH bodies applied to an object: JSON patch, JSON merge patch and strategic merge patch, as
+kube-apiserver's patch handler applies them (``apiserver/pkg/endpoints/handlers/patch.go``,
+``jsonPatcher.applyJSPatch`` and ``strategicPatchObject``), with its status codes and messages.
+
+* ``application/json-patch+json``: ``gopkg.in/evanphx/json-patch.v4`` (``DecodePatch`` and
+  ``Patch.Apply``), with the settings kube-apiserver gives it: negative indexes allowed, copies
+  limited to ``JSON_PATCH_MAX_COPY_BYTES`` (genericapiserver's ``JSONPatchMaxCopyBytes``). Its
+  quirks are kept: ``replace`` of a missing object key adds it, ``add`` at index ``-1`` appends,
+  ``copy`` from a missing key copies null, ``test`` compares scalars by their JSON text as Go wrote
+  it (``"<"`` is ``"\\u003c"`` in the document, so a test for ``"<"`` fails) and takes ``null``
+  for ``{}``. That is why this is not the ``jsonpatch`` package, which follows RFC 6902.
+* ``application/merge-patch+json``: evanphx's ``MergePatch`` (RFC 7386).
+* ``application/strategic-merge-patch+json``: ``strategic_merge`` (built-in kinds only: kube
+  refuses it for custom resources with 415 before reading the body).
+
+The document a patch applies to is the stored object; numbers decode as kube's
+``UnmarshalCaseSensitivePreserveInts`` does: int64 where integral and in range, else float64.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from typing import Any
+
+from ._gojson import GoJSONError, _Scanner
+from ._golang import go_parse_int64, go_quote
+from .schema import Schema
+from .status import (
+    StatusError,
+    bad_request,
+    generic_unprocessable_entity,
+    invalid,
+    invalid_error,
+    request_entity_too_large,
+    unclassified_error,
+    unsupported_media_type,
+)
+from .strategic_merge import BadPatchFormatError, MergeError, NoListOfListsError, strategic_merge
+
+JSON_PATCH = "application/json-patch+json"
+MERGE_PATCH = "application/merge-patch+json"
+STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
+APPLY_PATCH = "application/apply-patch+yaml"
+
+#: The patch types a built-in resource accepts, in the order the 415 message lists them
+#: (``endpoints/installer.go``; apply-patch+cbor only with the CBOR feature gate, off by default).
+BUILT_IN_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
+#: A custom resource's (``apiextensions-apiserver/pkg/apiserver/customresource_handler.go``).
+CUSTOM_RESOURCE_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, APPLY_PATCH)
+
+#: ``maxJSONPatchOperations`` (patch.go).
+MAX_JSON_PATCH_OPERATIONS = 10000
+#: genericapiserver's default ``MaxRequestBodyBytes`` (3 MiB), which ``limitedReadBody`` enforces.
+MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
+#: genericapiserver's default ``JSONPatchMaxCopyBytes``, set as evanphx's ``AccumulatedCopySizeLimit``.
+JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024
+
+
+def accepted_patch_types(schema: Schema | None) -> tuple[str, ...]:
+    """The patch media types a resource accepts: a built-in kind has a schema, a custom resource not."""
+    return BUILT_IN_PATCH_TYPES if schema is not None else CUSTOM_RESOURCE_PATCH_TYPES
+
+
+def apply_patch(patch_type: str, original: Mapping[str, Any], patch: bytes, schema: Schema | None, *,
+                group: str, kind: str, name: str) -> dict[str, Any]:
+    """The object ``original`` becomes under ``patch`` of media type ``patch_type`` (the request's
+    Content-Type without parameters). ``schema`` is the built-in kind's, ``None`` for a custom
+    resource. ``original`` is not modified.
+
+    ``group``, ``kind`` and ``name`` identify the object for the caller's messages; the patch stage
+    of kube names none of them (its errors carry an empty GroupKind).
+
+    Raises ``StatusError``: 415 for a type the resource does not accept, 413 for a body over 3 MiB
+    or a JSON patch of more than 10000 operations, 400 for a body that does not decode, 422 for a
+    JSON patch that does not apply or a result that is not an object, 500 for the strategic merge
+    errors kube does not classify. Server-side apply (``APPLY_PATCH``) is not a patch this module
+    applies: a caller passing it gets ``ValueError``.
+    """
+    del group, kind, name  # see the docstring: kube's patch stage does not use them
+    accepted = accepted_patch_types(schema)
+    if patch_type not in accepted:
+        raise unsupported_media_type(accepted=accepted)
+    if patch_type == APPLY_PATCH:
+        raise ValueError("server-side apply is not applied by fakeapi.registry.patch")
+    if len(patch) > MAX_REQUEST_BODY_BYTES:
+        raise request_entity_too_large(f"limit is {MAX_REQUEST_BODY_BYTES}")
+    if patch_type == JSON_PATCH:
+        return _apply_json_patch(original, patch)
+    if patch_type == MERGE_PATCH:
+        return _apply_merge_patch(original, patch)
+    assert schema is not None
+    return _apply_strategic_merge_patch(original, patch, schema)
+
+
+# ----------------------------------------------------------------------------- Go's JSON
+
+
+class _Scalar:
+    """A JSON string, number or boolean as evanphx's ``lazyNode`` holds it: its compact JSON text,
+    which is what ``test`` compares."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Scalar) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return f"_Scalar({self.text})"
+
+
+_TOKEN = re.compile(r'[ \t\r\n]*(?:("(?:[^"\\]|\\.)*")|([\[\]{}:,])|([^ \t\r\n\[\]{}:,"]+))', re.DOTALL)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_HTML_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_HTML_UNSAFE = re.compile("[<>&\u2028\u2029]")
+
+
+def _decode_string(token: str) -> str:
+    """A JSON string token as Go decodes it (a lone surrogate escape becomes U+FFFD)."""
+    return _SURROGATE.sub("\ufffd", json.loads(token))
+
+
+def _plain_scalar(token: str) -> Any:
+    """A scalar token as ``UnmarshalCaseSensitivePreserveInts`` decodes it."""
+    if token[0] == '"':
+        return _decode_string(token)
+    literal = {"null": None, "true": True, "false": False}
+    if token in literal:
+        return literal[token]
+    number = go_parse_int64(token)
+    return number if number is not None else float(token)
+
+
+def _node_scalar(token: str) -> _Scalar | None:
+    """A scalar token as a ``lazyNode``: null is a nil node."""
+    return None if token == "null" else _Scalar(token)
+
+
+def _decode(data: bytes, scalar: Callable[[str], Any] = _plain_scalar) -> Any:
+    """Go's ``json.Unmarshal`` into ``interface{}``: ``GoJSONError`` with Go's message for invalid
+    JSON, else the value, its scalars made by ``scalar`` from their tokens. Iterative, so any depth
+    Go accepts decodes."""
+    _Scanner().check(data)
+    text = data.decode("utf-8", "replace")  # Go reads invalid UTF-8 as U+FFFD too
+    containers: list[dict[str, Any] | list[Any]] = []
+    keys: list[str | None] = []
+    value: Any = None
+    for match in _TOKEN.finditer(text):
+        string, punctuation, literal = match.groups()
+        if punctuation in ("{", "["):
+            containers.append({} if punctuation == "{" else [])
+            keys.append(None)
+            continue
+        if punctuation in (":", ","):
+            continue
+        if punctuation:  # a closing bracket: the container is the value
+            value = containers.pop()
+            keys.pop()
+        elif string is not None and containers and isinstance(containers[-1], dict) and keys[-1] is None:
+            keys[-1] = _decode_string(string)
+            continue
+        elif string is not None or literal is not None:
+            value = scalar(string if string is not None else literal)
+        else:
+            continue
+        if not containers:
+            return value
+        parent = containers[-1]
+        if isinstance(parent, dict):
+            parent[keys[-1]] = value  # a repeated key: the last wins, as in Go
+            keys[-1] = None
+        else:
+            parent.append(value)
+    return value
+
+
+def _json_kind(value: Any) -> str:
+    """How Go's ``UnmarshalTypeError`` names a JSON value."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str | _Scalar) and (not isinstance(value, _Scalar) or value.text[0] == '"'):
+        return "string"
+    if isinstance(value, bool) or (isinstance(value, _Scalar) and value.text in ("true", "false")):
+        return "bool"
+    return "number"
+
+
+def _go_string(text: str) -> str:
+    """``encoding/json``'s encoding of a string (HTML-safe, as kube's encoder writes)."""
+    encoded = json.dumps(_SURROGATE.sub("\ufffd", text), ensure_ascii=False)
+    return _HTML_UNSAFE.sub(lambda m: _HTML_ESCAPES[m.group()], encoded)
+
+
+def _go_scalar_json(value: Any) -> str:
+    """``encoding/json``'s encoding of a decoded scalar: float64 in 'e' form below 1e-6 and from
+    1e21, with ``e-07`` shortened to ``e-7``."""
+    if isinstance(value, str):
+        return _go_string(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if value == 0 or 1e-6 <= abs(value) < 1e21:
+        return format(Decimal(repr(value)).normalize(), "f")
+    return re.sub(r"e-0(\d)$", r"e-\1", repr(value))  # Python's repr here is Go's 'e' form
+
+
+def _to_node(value: Any) -> Any:
+    """A decoded value as evanphx's nodes: scalars as the JSON text Go encoded them to."""
+    if isinstance(value, dict):
+        return {key: _to_node(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_to_node(item) for item in value]
+    return None if value is None else _Scalar(_go_scalar_json(value))
+
+
+def _from_node(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {key: _from_node(item) for key, item in node.items()}
+    if isinstance(node, list):
+        return [_from_node(item) for item in node]
+    return None if node is None else _plain_scalar(node.text)
+
+
+def _go_marshal(node: Any) -> str:
+    """``json.Marshal`` of nodes: keys sorted, strings HTML-safe (``RawMessage`` is re-escaped)."""
+    if isinstance(node, dict):
+        return "{" + ",".join(f"{_go_string(key)}:{_go_marshal(node[key])}" for key in sorted(node)) + "}"
+    if isinstance(node, list):
+        return "[" + ",".join(map(_go_marshal, node)) + "]"
+    if node is None:
+        return "null"
+    return _HTML_UNSAFE.sub(lambda m: _HTML_ESCAPES[m.group()], node.text)
+
+
+def _not_an_object(patched: Any) -> StatusError:
+    """A patch result that is no object fails to decode into the object (``runtime.DecodeInto``
+    in ``applyPatchToCurrentObject``): the JSON serializer cannot read its kind."""
+    detail = ('couldn\'t get version/kind; json parse error: json: cannot unmarshal '
+              f'{_json_kind(patched)} into Go value of type struct {{ APIVersion string '
+              '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }')
+    return invalid("", "", "", [invalid_error("patch", _go_marshal(patched), detail)])
+
+
+# ----------------------------------------------------------------------------- JSON patch
+
+
+class JSONPatchError(Exception):
+    """An error of evanphx's ``Patch.Apply`` (kube answers every one with the same generic 422)."""
+
+
+def _wrap(message: str, cause: Exception | str) -> JSONPatchError:
+    """``errors.Wrapf`` (github.com/pkg/errors): ``message: cause``."""
+    return JSONPatchError(f"{message}: {cause}")
+
+
+_MISSING = "missing value"  # ErrMissing
+_INVALID_INDEX = "invalid index referenced"  # ErrInvalidIndex
+_ABSENT = object()  # an operation member that is not there (Go: no map entry)
+_INDEX = re.compile(r"[+-]?[0-9]+")
+_POINTER_ESCAPE = re.compile("~[01]")
+
+Container = dict[str, Any] | list[Any]
+
+
+def _apply_json_patch(original: Mapping[str, Any], patch: bytes) -> dict[str, Any]:
+    """``applyJSPatch`` for ``JSONPatchType``."""
+    try:
+        operations = _decode(patch, _node_scalar)
+    except GoJSONError as err:
+        raise bad_request(str(err)) from err
+    _check_operations_type(operations)
+    if operations and len(operations) > MAX_JSON_PATCH_OPERATIONS:
+        raise request_entity_too_large(
+            f"The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {len(operations)}")
+    try:
+        patched = _apply_operations(_to_node(dict(original)), operations or [])
+    except JSONPatchError as err:
+        raise generic_unprocessable_entity() from err
+    if not isinstance(patched, dict):
+        raise _not_an_object(patched)
+    return _from_node(patched)
+
+
+def _check_operations_type(operations: Any) -> None:
+    """``DecodePatch`` into ``jsonpatch.Patch`` (``[]map[string]*json.RawMessage``): Go's type
+    error for the first value that does not fit; null is an empty patch, a null op a nil map."""
+    if operations is None:
+        return
+    if not isinstance(operations, list):
+        raise bad_request(f"json: cannot unmarshal {_json_kind(operations)} into Go value of type jsonpatch.Patch")
+    for operation in operations:
+        if operation is not None and not isinstance(operation, dict):
+            raise bad_request(
+                f"json: cannot unmarshal {_json_kind(operation)} into Go value of type jsonpatch.Operation")
+
+
+def _apply_operations(document: Any, operations: list[dict[str, Any] | None]) -> Any:
+    """``Patch.ApplyIndent``: each operation in turn; the first error stops the patch."""
+    copied_bytes = [0]
+    for operation in operations:
+        operation = operation or {}
+        kind = _string_member(operation, "op")
+        if kind == "add":
+            _add(document, operation)
+        elif kind == "remove":
+            _remove(document, operation)
+        elif kind == "replace":
+            document = _replace(document, operation)
+        elif kind == "move":
+            _move(document, operation)
+        elif kind == "test":
+            _test(document, operation)
+        elif kind == "copy":
+            _copy(document, operation, copied_bytes)
+        else:
+            raise JSONPatchError(f"Unexpected kind: {kind if isinstance(kind, str) else 'unknown'}")
+    return document
+
+
+def _string_member(operation: Mapping[str, Any], member: str) -> str | Exception:
+    """``Kind``/``Path``/``From``: a string member, or the error Go's decoding gives."""
+    node = operation.get(member)
+    if node is None:
+        missing = {"path": "operation missing path field", "from": "operation, missing from field"}
+        return JSONPatchError(f"{missing.get(member, 'unknown')}: {_MISSING}")
+    if not isinstance(node, _Scalar) or node.text[0] != '"':
+        return JSONPatchError(f"json: cannot unmarshal {_json_kind(node)} into Go value of type string")
+    return _decode_string(node.text)
+
+
+def _path(operation: Mapping[str, Any], member: str, message: str, keep_cause: bool = True) -> str:
+    """A path member; ``message: <decoding error>`` when it is not a string (add, remove and the
+    copy destination say only ``missing value``)."""
+    path = _string_member(operation, member)
+    if isinstance(path, Exception):
+        raise _wrap(message, path if keep_cause else _MISSING)
+    return path
+
+
+def _unescape(token: str) -> str:
+    """RFC 6901: ``~1`` is ``/``, ``~0`` is ``~``, in one left-to-right pass."""
+    return _POINTER_ESCAPE.sub(lambda m: "/" if m.group() == "~1" else "~", token)
+
+
+def _find_container(document: Any, path: str) -> tuple[Container, str] | None:
+    """``findObject``: the container of the path's last token, and that token. Only the tokens
+    after the first ``/`` count (a path without one finds nothing)."""
+    tokens = path.split("/")
+    if len(tokens) < 2:
+        return None
+    container = document
+    for token in tokens[1:-1]:
+        try:
+            container = _get(container, _unescape(token))
+        except JSONPatchError:
+            return None
+        if not isinstance(container, dict | list):
+            return None
+    return container, _unescape(tokens[-1])
+
+
+def _find(document: Any, path: str, message: str) -> tuple[Container, str]:
+    found = _find_container(document, path)
+    if found is None:
+        raise _wrap(message, _MISSING)
+    return found
+
+
+def _atoi(token: str) -> int:
+    """``strconv.Atoi``."""
+    if not _INDEX.fullmatch(token):
+        raise JSONPatchError(f"strconv.Atoi: parsing {go_quote(token)}: invalid syntax")
+    digits = token.lstrip("+-").lstrip("0") or "0"
+    number = go_parse_int64(token[0] + digits if token[0] in "+-" else digits)
+    if number is None:
+        raise JSONPatchError(f"strconv.Atoi: parsing {go_quote(token)}: value out of range")
+    return number
+
+
+def _invalid_index(index: int) -> JSONPatchError:
+    return _wrap(f"Unable to access invalid index: {index}", _INVALID_INDEX)
+
+
+def _existing_index(items: list[Any], token: str) -> int:
+    """The index ``token`` names in ``items`` (negative counts from the end)."""
+    index = _atoi(token)
+    if index < 0:
+        if index < -len(items):
+            raise _invalid_index(index)
+        index += len(items)
+    if index >= len(items):
+        raise _invalid_index(index)
+    return index
+
+
+def _get(container: Container, key: str) -> Any:
+    """``container.get``: an object's member (None when missing), an array's item."""
+    if isinstance(container, dict):
+        return container.get(key)
+    return container[_existing_index(container, key)]
+
+
+def _put(container: Container, key: str, value: Any) -> None:
+    """``container.add``: set a member, insert an item (``-`` appends; ``-1`` too)."""
+    if isinstance(container, dict):
+        container[key] = value
+        return
+    if key == "-":
+        container.append(value)
+        return
+    try:
+        index = _atoi(key)
+    except JSONPatchError as err:
+        raise _wrap(f"value was not a proper array index: '{key}'", err) from err
+    size = len(container) + 1
+    if index >= size or index < -size:
+        raise _invalid_index(index)
+    container.insert(index + size if index < 0 else index, value)
+
+
+def _delete(container: Container, key: str) -> None:
+    """``container.remove``."""
+    if isinstance(container, dict):
+        if key not in container:
+            raise _wrap(f"Unable to remove nonexistent key: {key}", _MISSING)
+        del container[key]
+        return
+    index = _atoi(key)
+    if index >= len(container) or index < -len(container):
+        raise _invalid_index(index)
+    del container[index]
+
+
+def _value(operation: Mapping[str, Any]) -> Any:
+    """The ``value`` member (absent and null are both a nil node where it is stored)."""
+    return operation.get("value")
+
+
+def _add(document: Any, operation: Mapping[str, Any]) -> None:
+    path = _path(operation, "path", "add operation failed to decode path", keep_cause=False)
+    container, key = _find(document, path, f'add operation does not apply: doc is missing path: "{path}"')
+    try:
+        _put(container, key, _value(operation))
+    except JSONPatchError as err:
+        raise _wrap(f"error in add for path: '{path}'", err) from err
+
+
+def _remove(document: Any, operation: Mapping[str, Any]) -> None:
+    path = _path(operation, "path", "remove operation failed to decode path", keep_cause=False)
+    container, key = _find(document, path, f'remove operation does not apply: doc is missing path: "{path}"')
+    try:
+        _delete(container, key)
+    except JSONPatchError as err:
+        raise _wrap(f"error in remove for path: '{path}'", err) from err
+
+
+def _replace(document: Any, operation: Mapping[str, Any]) -> Any:
+    """Returns the document, which a replace of ``""`` by an object or array swaps (by anything
+    else it is left alone: evanphx wraps a nil error, which is no error)."""
+    path = _path(operation, "path", "replace operation failed to decode path")
+    value = _value(operation)
+    if path == "":
+        return value if isinstance(value, dict | list) else document
+    container, key = _find(document, path, f"replace operation does not apply: doc is missing path: {path}")
+    if isinstance(container, dict):
+        container[key] = value  # a missing member is no error: it is added
+        return document
+    try:
+        index = _existing_index(container, key)
+    except JSONPatchError as err:
+        raise _wrap(f"replace operation does not apply: doc is missing key: {path}", _MISSING) from err
+    container[index] = value
+    return document
+
+
+def _move(document: Any, operation: Mapping[str, Any]) -> None:
+    source = _path(operation, "from", "move operation failed to decode from")
+    container, key = _find(document, source, f"move operation does not apply: doc is missing from path: {source}")
+    try:
+        value = _get(container, key)
+        _delete(container, key)
+    except JSONPatchError as err:
+        raise _wrap(f"error in move for path: '{key}'", err) from err
+    path = _path(operation, "path", "move operation failed to decode path")
+    container, key = _find(document, path, f"move operation does not apply: doc is missing destination path: {path}")
+    try:
+        _put(container, key, value)
+    except JSONPatchError as err:
+        raise _wrap(f"error in move for path: '{path}'", err) from err
+
+
+def _test(document: Any, operation: Mapping[str, Any]) -> None:
+    path = _path(operation, "path", "test operation failed to decode path")
+    expected = operation.get("value", _ABSENT)
+    failed = _wrap(f"testing value {path} failed", "test failed")
+    if path == "":
+        if expected is _ABSENT or not _nodes_equal(document, expected):
+            raise failed
+        return
+    container, key = _find(document, path, f"test operation does not apply: is missing path: {path}")
+    try:
+        actual = _get(container, key)
+    except JSONPatchError as err:
+        raise _wrap(f"error in test for path: '{path}'", err) from err
+    if actual is None:
+        if expected not in (None, _ABSENT):  # a missing or null member passes only a null test
+            raise failed
+    elif expected is _ABSENT or not _nodes_equal(actual, expected):
+        raise failed
+
+
+def _nodes_equal(actual: Any, expected: Any) -> bool:
+    """``lazyNode.equal``: scalars by JSON text; objects by members, a null member matching only a
+    null one; arrays item by item. Not symmetric in Go either: ``actual`` is the document's."""
+    if isinstance(actual, _Scalar):
+        return actual == expected
+    if isinstance(actual, dict):
+        return (isinstance(expected, dict) and len(actual) == len(expected) and all(
+            key in expected and (value is None) == (expected[key] is None)
+            and (value is None or _nodes_equal(value, expected[key]))
+            for key, value in actual.items()))
+    return (isinstance(expected, list) and len(actual) == len(expected) and all(
+        (mine is None and theirs is None) or (mine is not None and theirs is not None and _nodes_equal(mine, theirs))
+        for mine, theirs in zip(actual, expected)))
+
+
+def _copy(document: Any, operation: Mapping[str, Any], copied_bytes: list[int]) -> None:
+    """``copy``: ``copied_bytes`` accumulates the copies' JSON sizes over the patch."""
+    source = _path(operation, "from", "copy operation failed to decode from")
+    container, key = _find(document, source, f"copy operation does not apply: doc is missing from path: {source}")
+    try:
+        value = _get(container, key)
+    except JSONPatchError as err:
+        raise _wrap(f"error in copy for from: '{source}'", err) from err
+    path = _path(operation, "path", "copy operation failed to decode path", keep_cause=False)
+    container, key = _find(document, path, f"copy operation does not apply: doc is missing destination path: {path}")
+    if value is not None:
+        copied_bytes[0] += len(_go_marshal(value).encode())
+        if copied_bytes[0] > JSON_PATCH_MAX_COPY_BYTES:
+            raise JSONPatchError(f"Unable to complete the copy, the accumulated size increase of copy is "
+                                 f"{copied_bytes[0]}, exceeding the limit {JSON_PATCH_MAX_COPY_BYTES}")
+    try:
+        _put(container, key, copy.deepcopy(value))
+    except JSONPatchError as err:
+        raise _wrap("error while adding value during copy", err) from err
+
+
+# ----------------------------------------------------------------------------- merge patch
+
+
+def _apply_merge_patch(original: Mapping[str, Any], patch: bytes) -> dict[str, Any]:
+    """``applyJSPatch`` for ``MergePatchType``: evanphx's ``MergePatch``, whose only error here is
+    ``ErrBadJSONPatch`` (400): invalid JSON, or JSON that is neither an object nor an array. An
+    array replaces the document (and fails to decode as the object)."""
+    try:
+        decoded = _decode(patch)
+    except GoJSONError as err:
+        raise bad_request("Invalid JSON Patch") from err
+    if isinstance(decoded, list):
+        raise _not_an_object(_to_node(_prune_nulls(decoded)))
+    if not isinstance(decoded, dict):
+        raise bad_request("Invalid JSON Patch")
+    document = copy.deepcopy(dict(original))
+    _merge_objects(document, decoded)
+    return document
+
+
+def _merge_objects(document: dict[str, Any], patch: dict[str, Any]) -> None:
+    """``mergeDocs``: null deletes; a member missing or null in the document takes the patch's
+    value without its nulls; an object merges into an object; anything else replaces."""
+    for key, value in patch.items():
+        if value is None:
+            document.pop(key, None)
+        elif document.get(key) is None or not isinstance(document[key], dict):
+            document[key] = _prune_nulls(value)
+        elif isinstance(value, dict):
+            _merge_objects(document[key], value)
+        else:
+            document[key] = value  # not pruned: evanphx returns a non-object patch value as is
+
+
+def _prune_nulls(value: Any) -> Any:
+    """``pruneNulls``: null members of objects go, at every depth (null array items stay)."""
+    if isinstance(value, dict):
+        return {key: _prune_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_prune_nulls(item) for item in value]
+    return value
+
+
+# ----------------------------------------------------------------------------- strategic merge patch
+
+
+def _apply_strategic_merge_patch(original: Mapping[str, Any], patch: bytes, schema: Schema) -> dict[str, Any]:
+    """``strategicPatchObject`` and ``interpretStrategicMergePatchError``."""
+    try:
+        decoded = _decode(patch)
+    except GoJSONError as err:
+        raise bad_request(str(err)) from err
+    if decoded is not None and not isinstance(decoded, dict):
+        raise bad_request(
+            f"json: cannot unmarshal {_json_kind(decoded)} into Go value of type map[string]interface {{}}")
+    try:
+        return strategic_merge(original, decoded, schema)
+    except BadPatchFormatError as err:
+        raise bad_request(str(err)) from err
+    except NoListOfListsError as err:
+        raise generic_unprocessable_entity() from err
+    except MergeError as err:
+        raise unclassified_error(str(err)) from err

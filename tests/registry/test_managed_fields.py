@@ -1,0 +1,133 @@
+"""Field sets and managedFields encoding (``fakeapi.registry.managed_fields``).
+
+Expected FieldsV1 texts and path strings follow structured-merge-diff v4.4.2's
+``fieldpath/serialize_test.go``, ``element_test.go`` and ``set_test.go``; entry ordering and
+identifiers follow apimachinery's ``managedfields/internal/managedfields_test.go``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fakeapi.registry.managed_fields import (
+    FieldSet,
+    Managed,
+    ManagedFieldsError,
+    PathElement,
+    VersionedSet,
+    compare_values,
+    decode_managed_fields,
+    encode_managed_fields,
+    go_json,
+    is_reset,
+    manager_identifier,
+    path_string,
+)
+
+F, K, V, I = PathElement.field, PathElement.key, PathElement.value, PathElement.index
+
+
+def fields_json(fields: FieldSet) -> str:
+    return json.dumps(fields.to_fields(), separators=(",", ":"))
+
+
+@pytest.mark.parametrize(("text", "paths"), [
+    ('{"f:a":{}}', [".a"]),
+    ('{"f:a":{".":{},"f:b":{}}}', [".a", ".a.b"]),
+    ('{"f:spec":{"f:containers":{"k:{\\"name\\":\\"app\\"}":{".":{},"f:image":{}}}}}',
+     ['.spec.containers[name="app"]', '.spec.containers[name="app"].image']),
+    ('{"f:ports":{"k:{\\"containerPort\\":80,\\"protocol\\":\\"TCP\\"}":{}}}',
+     ['.ports[containerPort=80,protocol="TCP"]']),
+    ('{"f:finalizers":{"v:\\"a\\"":{},"v:\\"b\\\\u003c\\"":{}}}', ['.finalizers[="a"]', '.finalizers[="b<"]']),
+    ('{"f:list":{"i:0":{},"i:10":{}}}', [".list[0]", ".list[10]"]),
+])
+def test_fields_v1_round_trip(text: str, paths: list[str]) -> None:
+    fields = FieldSet.from_fields(json.loads(text))
+    assert [path_string(p) for p in fields.iterate()] == paths
+    assert fields_json(fields) == text
+
+
+def test_fields_v1_orders_keys_like_go() -> None:
+    # field names before keys before values before indices; values: numbers, strings, bools
+    fields = FieldSet.of((I(1),), (V("x"),), (V(2),), (V(True),), (K({"b": 1, "a": "z"}),), (F("z"),), (F("a"),))
+    assert list(fields.to_fields()) == ["f:a", "f:z", 'k:{"a":"z","b":1}', "v:2", 'v:"x"', "v:true", "i:1"]
+
+
+def test_decoding_skips_unknown_kinds_and_rejects_bad_keys() -> None:
+    assert fields_json(FieldSet.from_fields({"f:a": {"x:y": {}}})) == '{"f:a":{}}'
+    with pytest.raises(ValueError):
+        FieldSet.from_fields({"k:notjson": {}})
+    with pytest.raises(ValueError, match="missing colon"):
+        FieldSet.from_fields({"fa": {}})
+
+
+def test_set_operations() -> None:
+    a = FieldSet.of((F("m"),), (F("m"), F("x")), (F("m"), F("y")), (F("n"),))
+    b = FieldSet.of((F("m"), F("y")), (F("n"),), (F("o"),))
+    assert str(a.union(b)) == ".m\n.n\n.o\n.m.x\n.m.y"
+    assert str(a.intersection(b)) == ".n\n.m.y"
+    assert str(a.difference(b)) == ".m\n.m.x"
+    assert str(a.recursive_difference(FieldSet.of((F("m"),)))) == ".n"
+    assert a.difference(a).empty and a.has((F("m"), F("x"))) and not a.has((F("m"), F("z")))
+
+
+def test_values_compare_as_go() -> None:
+    assert compare_values(1, 1.0) == 0 and compare_values(1, "a") < 0 and compare_values("a", True) < 0
+    assert compare_values([1], [1, 2]) < 0 and compare_values({}, None) < 0
+    assert V(1) == V(1.0) and V(1) != V(True)
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    ("a<b>&", '"a\\u003cb\\u003e\\u0026"'), (1.0, "1"), (0.5, "0.5"), (1e21, "1e+21"), (1e-7, "1e-7"),
+    ({"b": [1, None], "a": False}, '{"a":false,"b":[1,null]}'),
+])
+def test_go_json(value: object, text: str) -> None:
+    assert go_json(value) == text
+
+
+def test_manager_identifiers() -> None:
+    assert manager_identifier("kubectl", "Apply", "apps/v1", "") == '{"manager":"kubectl","operation":"Apply"}'
+    assert (manager_identifier("ctl", "Update", "v1", "status")
+            == '{"manager":"ctl","operation":"Update","apiVersion":"v1","subresource":"status"}')
+
+
+ENTRIES = [
+    {"manager": "b", "operation": "Update", "apiVersion": "v1", "time": "2024-01-01T00:00:02Z",
+     "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:x": {}}}},
+    {"manager": "z", "operation": "Update", "apiVersion": "v1", "time": "2024-01-01T00:00:01Z",
+     "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:y": {}}}},
+    {"manager": "a", "operation": "Apply", "apiVersion": "v1", "time": "2024-01-01T00:00:09Z",
+     "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:z": {}}}, "subresource": "status"},
+]
+
+
+def test_encoding_sorts_by_operation_time_manager() -> None:
+    encoded = encode_managed_fields(decode_managed_fields(ENTRIES))
+    assert [entry["manager"] for entry in encoded] == ["a", "z", "b"]
+    assert encoded[0] == ENTRIES[2]
+    assert encode_managed_fields(Managed()) is None
+
+
+def test_time_without_entry_time_is_omitted() -> None:
+    managed = Managed({manager_identifier("m", "Update", "v1", ""): VersionedSet(FieldSet.of((F("a"),)), "v1", False)})
+    assert encode_managed_fields(managed) == [
+        {"manager": "m", "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:a": {}}}]
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ({"manager": "m", "operation": "Patch", "apiVersion": "v1", "fieldsType": "FieldsV1"},
+     "operation must be `Apply` or `Update`"),
+    ({"manager": "m", "operation": "Update", "fieldsType": "FieldsV1"}, "apiVersion must not be empty"),
+    ({"manager": "m", "operation": "Update", "apiVersion": "v1"}, "missing fieldsType in managed fields entry 0"),
+    ({"manager": "m", "operation": "Update", "apiVersion": "v1", "fieldsType": "FieldsV2"},
+     'invalid fieldsType "FieldsV2" in managed fields entry 0'),
+])
+def test_decode_errors(entry: dict[str, str], message: str) -> None:
+    with pytest.raises(ManagedFieldsError, match=message):
+        decode_managed_fields([entry])
+
+
+def test_reset_requests() -> None:
+    assert is_reset([]) and is_reset([{}]) and not is_reset(None) and not is_reset([{"fieldsV1": {}}])
