@@ -45,8 +45,12 @@ class GarbageCollector:
         self._owners_of: dict[ObjectRef, tuple[str, ...]] = {}  # dependent -> owner uids
         self._deleting: dict[str, ObjectRef] = {}  # uid -> owner waiting on a GC finalizer
         self.queue = WorkQueue("garbage-collector", self._process)
-        for rs in registry.resources.values():
-            rs.cacher.listeners.append(lambda event, rs=rs: self._observe(rs, event))
+        for rs in registry.stores():
+            self._watch(rs)
+        registry.on_resource_added.append(self._watch)
+
+    def _watch(self, rs: ResourceStore) -> None:
+        rs.cacher.listeners.append(lambda event: self._observe(rs, event))
 
     def start(self) -> None:
         self.queue.start()

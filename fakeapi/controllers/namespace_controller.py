@@ -15,6 +15,7 @@ from ..registry.delete_options import BACKGROUND, DeleteOptions
 from ..registry.list_options import ListOptions
 from ..registry.namespaces import TERMINATING, NamespaceStore
 from ..registry.registry import Registry
+from ..registry.rest import ResourceStore
 from ..registry.strategy import NAMESPACE_FINALIZER
 from .workqueue import WorkQueue
 
@@ -31,9 +32,13 @@ class NamespaceController:
         self._terminating: set[str] = set()
         self.queue = WorkQueue("namespace-controller", self._process)
         self.namespaces.cacher.listeners.append(self._observe_namespace)
-        for rs in registry.resources.values():
-            if rs.rt.namespaced:
-                rs.cacher.listeners.append(self._observe_content)
+        for rs in registry.stores():
+            self._watch(rs)
+        registry.on_resource_added.append(self._watch)
+
+    def _watch(self, rs: ResourceStore) -> None:
+        if rs.rt.namespaced:
+            rs.cacher.listeners.append(self._observe_content)
 
     def start(self) -> None:
         self.queue.start()
@@ -58,7 +63,7 @@ class NamespaceController:
         if self.namespaces.phase(name) != TERMINATING:
             return
         remaining = 0
-        for rs in self.registry.resources.values():
+        for rs in self.registry.stores():
             if not rs.rt.namespaced:
                 continue
             if rs.count(name):

@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..cacher import CacherConfig
-from ..controllers import GarbageCollector, NamespaceController
+from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceController
 from ..registry.registry import DEFAULT_EVENT_TTL, Registry
 from ..registry.status import StatusError, bad_request, not_found_path
 from ..store import ErrCompacted, ErrFutureRev, Store, StoreTimers
@@ -55,13 +55,15 @@ class Server:
         gc = GARBAGE_COLLECTOR in config.controllers
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl)
-        self.controllers: list[GarbageCollector | NamespaceController] = []
+        self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup] = []
         if gc:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
             self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
+        self.controllers.append(CustomResourceCleanup(self.registry, gc_finalizers=gc))
         self.discovery = Discovery(self.registry, f"{config.host}:{config.port}")
         self.openapi = openapi.OpenAPIV3(self.registry)
+        self.registry.on_resources_changed.append(self._resources_changed)
         self.timers = StoreTimers(self.store, config.progress_interval)
         self._compactor: asyncio.Task[None] | None = None
 
@@ -79,6 +81,10 @@ class Server:
             await controller.stop()
         await self.timers.stop()
         await self.registry.stop()
+
+    def _resources_changed(self) -> None:
+        self.discovery.invalidate()
+        self.openapi.sync_custom_resources(self.registry)
 
     def compact(self, revision: int | None = None) -> int:
         rev = self.store.revision if revision is None else revision

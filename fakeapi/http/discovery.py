@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from functools import cached_property
+from functools import cached_property, cmp_to_key
 from typing import Any
 
 import orjson
 
 from .. import __version__
 from ..registry.release import TARGET_RELEASE
-from ..registry.catalogue import ResourceType
+from ..registry.catalogue import ResourceType, compare_kube_aware_versions
 from ..registry.registry import Registry
 
 #: /version answers as the release whose API surface the catalogue serves.
@@ -38,14 +38,26 @@ class Discovery:
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": self.server_address}],
         })
 
+    def invalidate(self) -> None:
+        """The served resources changed (a CRD came or went): rebuild on next use."""
+        for cached in ("_by_group_version", "api_groups"):
+            self.__dict__.pop(cached, None)
+
     @cached_property
     def api_groups(self) -> bytes:
+        """Built-in groups in the catalogue's order, then custom resource groups by name (kube
+        lists CRD groups after its own); versions most preferred first."""
+        versions: dict[str, list[str]] = defaultdict(list)
+        for group, version in self._by_group_version:
+            if group:
+                versions[group].append(version)
+        builtin = [g.name for g in self.registry.catalogue.group_versions() if g.name in versions]
+        ordered = builtin + sorted(set(versions) - set(builtin))
+        by_preference = cmp_to_key(compare_kube_aware_versions)
         groups = []
-        for group, versions in self.registry.catalogue.group_versions():
-            served = [v for v in versions if (group, v) in self._by_group_version]
-            if not group or not served:
-                continue
-            gvs = [{"groupVersion": f"{group}/{v}", "version": v} for v in served]
+        for group in ordered:
+            gvs = [{"groupVersion": f"{group}/{v}", "version": v}
+                   for v in sorted(versions[group], key=by_preference, reverse=True)]
             groups.append({"name": group, "versions": gvs, "preferredVersion": gvs[0]})
         return orjson.dumps({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 from collections import ChainMap
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from email.utils import format_datetime
 from typing import Any
@@ -437,6 +437,7 @@ class OpenAPIV3:
         }
         self._documents: dict[str, Document] = {}
         self._root: Document | None = None
+        self._custom_group_versions: set[tuple[str, str]] = set()
 
     def register_group_version(self, group: str, version: str, resources: Sequence[ResourceType],
                                schemas: Mapping[str, Any]) -> None:
@@ -448,6 +449,22 @@ class OpenAPIV3:
         self._sources[path] = GroupVersionSource(
             group, version, tuple(resources), ChainMap(dict(schemas), definitions()), _CUSTOM_MEDIA_TYPES)
         self._forget(path)
+
+    def sync_custom_resources(self, registry: Registry) -> None:
+        """Serve one document per group version of the custom resources the registry serves
+        now, and drop those no longer served."""
+        served: dict[tuple[str, str], list[ResourceType]] = {}
+        schemas: dict[tuple[str, str], dict[str, Any]] = {}
+        for (group, version, _plural), rs in registry.resources.items():
+            if rs.rt.custom:
+                rt = replace(rs.rt, version=version)
+                served.setdefault((group, version), []).append(rt)
+                schemas.setdefault((group, version), {}).update(_custom_definitions(rt, rs.custom_schema))
+        for group, version in self._custom_group_versions - served.keys():
+            self.remove_group_version(group, version)
+        for (group, version), rts in served.items():
+            self.register_group_version(group, version, rts, schemas[(group, version)])
+        self._custom_group_versions = set(served)
 
     def remove_group_version(self, group: str, version: str) -> None:
         path = group_version_path(group, version)
@@ -478,6 +495,31 @@ class OpenAPIV3:
                 paths[path] = {"serverRelativeURL": server_relative_url(path, document.etag)}
             self._root = Document.of({"paths": paths})
         return self._root
+
+
+_OBJECT_META = {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
+_LIST_META = {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"}
+
+
+def _custom_definitions(rt: ResourceType, schema: Any) -> dict[str, Any]:
+    """A custom resource's definition and its list's, named as apiextensions-apiserver names
+    them (``com.example.v1.Widget``: the group reversed), with metadata as ObjectMeta."""
+    prefix = ".".join(reversed(rt.group.split("."))) + f".{rt.version}."
+    node = dict(schema.node) if schema is not None else {"type": "object"}
+    properties = dict(node.get("properties") or {})
+    properties.update({"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": _OBJECT_META})
+    node["properties"] = properties
+    node["x-kubernetes-group-version-kind"] = [{"group": rt.group, "version": rt.version, "kind": rt.kind}]
+    list_kind = f"{rt.kind}List"
+    return {
+        prefix + rt.kind: node,
+        prefix + list_kind: {
+            "type": "object", "required": ["items"],
+            "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": _LIST_META,
+                           "items": {"type": "array", "items": {"$ref": f"#/$defs/{prefix}{rt.kind}"}}},
+            "x-kubernetes-group-version-kind": [{"group": rt.group, "version": rt.version, "kind": list_kind}],
+        },
+    }
 
 
 def server_relative_url(path: str, etag: str) -> str:

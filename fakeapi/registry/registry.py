@@ -4,19 +4,32 @@ clock-driven work of the caches (bookmarks)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from ..cacher import CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
 from ..store import Store
 from ..tasks import cancel_and_wait
 from .catalogue import Catalogue, ResourceType, default_catalogue
-from .namespaces import NamespaceStore
+from .custom_resources import (
+    CustomResourceDefinitionStore,
+    CustomResourceStore,
+    is_established,
+    resource_type,
+    served_definitions,
+)
 from .lease_manager import LeaseManager
-from .rest import LeaseTTL, ResourceStore
+from .namespaces import NamespaceStore
+from .rest import Json, LeaseTTL, ResourceStore
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 #: kube-apiserver's --event-ttl: events are deleted an hour after their last write.
 DEFAULT_EVENT_TTL = 3600
+#: Resources whose storage has more semantics than the generic store's.
+_STORE_CLASSES: dict[tuple[str, str], type[ResourceStore]] = {
+    ("", "namespaces"): NamespaceStore,
+    ("apiextensions.k8s.io", "customresourcedefinitions"): CustomResourceDefinitionStore,
+}
 
 
 def servable_types(catalogue: Catalogue) -> list[ResourceType]:
@@ -59,7 +72,7 @@ class Registry:
         self._by_kind: dict[tuple[str, str], ResourceStore] = {}
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         for rt in servable_types(self.catalogue):
-            store_class = NamespaceStore if (rt.group, rt.plural) == ("", "namespaces") else ResourceStore
+            store_class = _STORE_CLASSES.get((rt.group, rt.plural), ResourceStore)
             ttl = event_leases if rt.kind == "Event" and event_ttl > 0 else None
             rs = store_class(rt, store, self.cacher_config, self.namespace_phase, ttl)
             self.resources[(rt.group, rt.version, rt.plural)] = rs
@@ -67,6 +80,17 @@ class Registry:
         namespaces = self.resources[("", "v1", "namespaces")]
         assert isinstance(namespaces, NamespaceStore)
         self.namespaces = namespaces
+        definitions = self.resources[("apiextensions.k8s.io", "v1", "customresourcedefinitions")]
+        assert isinstance(definitions, CustomResourceDefinitionStore)
+        self.definitions = definitions
+        definitions.on_change = self._sync_custom_resources
+        self._custom: dict[str, CustomResourceStore] = {}  # by CRD name
+        #: Called with each resource store added after start (custom resources): controllers
+        #: subscribe to its cache.
+        self.on_resource_added: list[Callable[[ResourceStore], None]] = []
+        #: Called after the set of served resources changed (discovery, OpenAPI).
+        self.on_resources_changed: list[Callable[[], None]] = []
+        self._stopping: set[asyncio.Task[None]] = set()
         self._ticker: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -79,15 +103,15 @@ class Registry:
         self._ticker = asyncio.create_task(self._tick_bookmarks(), name="bookmarks")
 
     async def stop(self) -> None:
-        await cancel_and_wait([self._ticker])
+        await cancel_and_wait([self._ticker, *self._stopping])
         self._ticker = None
-        for rs in self.resources.values():
+        for rs in self.stores():
             await rs.cacher.stop()
 
     async def _tick_bookmarks(self) -> None:
         while True:
             await asyncio.sleep(BOOKMARK_TICK)
-            for rs in self.resources.values():
+            for rs in self.stores():
                 rs.cacher.send_due_bookmarks()
 
     def close_watches(self, group: str | None = None, resource: str | None = None) -> int:
@@ -98,6 +122,57 @@ class Registry:
             if (group is None or group == rs_group) and (resource is None or resource == plural):
                 closed += rs.cacher.terminate_all()
         return closed
+
+    # ----------------------------------------------------------------- custom resources
+
+    def _sync_custom_resources(self, crd_name: str, crd: Json | None) -> None:
+        """Serve what a CRD defines, from the write that established it until it is gone. All
+        served versions share the storage version's store (no conversion: objects keep the
+        storage version's apiVersion)."""
+        rs = self._custom.get(crd_name)
+        if crd is None or not is_established(crd):
+            if rs is not None:
+                self._remove_custom(crd_name, rs)
+            return
+        storage, served = served_definitions(crd)
+        if rs is not None and rs.prefix != resource_type(storage).storage_prefix:
+            self._remove_custom(crd_name, rs)
+            rs = None
+        if rs is None:
+            rs = CustomResourceStore(resource_type(storage), self.store, self.cacher_config, self.namespace_phase)
+            rs.cacher.start()
+            self._custom[crd_name] = rs
+            for listener in self.on_resource_added:
+                listener(rs)
+        else:
+            self._unregister_custom(rs)
+        rs.define(storage)
+        rs.custom_schema = storage.schema
+        for definition in served:
+            self.resources[(definition.group, definition.version, definition.plural)] = rs
+        self._by_kind[(storage.group, storage.kind)] = rs
+        self._changed()
+
+    def _unregister_custom(self, rs: ResourceStore) -> None:
+        for key in [key for key, served in self.resources.items() if served is rs]:
+            del self.resources[key]
+        self._by_kind = {key: served for key, served in self._by_kind.items() if served is not rs}
+
+    def _remove_custom(self, crd_name: str, rs: CustomResourceStore) -> None:
+        self._unregister_custom(rs)
+        del self._custom[crd_name]
+        task = asyncio.get_running_loop().create_task(rs.cacher.stop())
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
+        self._changed()
+
+    def _changed(self) -> None:
+        for listener in self.on_resources_changed:
+            listener()
+
+    def stores(self) -> list[ResourceStore]:
+        """Every resource store once (a custom resource's serves several versions)."""
+        return list({id(rs): rs for rs in self.resources.values()}.values())
 
     def namespace_phase(self, name: str) -> str | None:
         """The namespace's phase (``Active``, ``Terminating``); None if it does not exist."""

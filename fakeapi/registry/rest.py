@@ -301,6 +301,9 @@ class ResourceStore:
     def _admit_update(self, new: Json, old: Json, subresource: str | None) -> None:
         """Default, validate or refuse an update (after the strategy)."""
 
+    def _admit_applied(self, applied: Json) -> None:
+        """Normalise an apply configuration as decoding it would (custom resources: pruning)."""
+
     def _committed(self, old: Json | None, new: Json | None) -> None:
         """A write landed: ``old`` -> ``new`` (None: absent before / deleted)."""
 
@@ -419,6 +422,7 @@ class ResourceStore:
             raise bad_request(f"error decoding YAML: {err}") from None
         if not isinstance(applied, dict):
             raise bad_request("the body of an apply patch must be an object")
+        self._admit_applied(applied)
         fm = self._field_manager(subresource)
         now = metadata.now_rfc3339()
         if self.store.get(self.key(namespace, name).encode()) is None:

@@ -1,0 +1,149 @@
+"""CustomResourceDefinitions and the custom resources they define, as apiextensions-apiserver
+serves them (``pkg/registry/customresourcedefinition``, ``pkg/registry/customresource``).
+
+``CustomResourceDefinitionStore``: a CRD is defaulted, validated and given its status (names
+accepted, established) in the write that creates or changes it, and the registry serves its
+resources from that same write on: clients may create custom resources right after the CRD.
+DELETE marks the CRD with the ``customresourcecleanup.apiextensions.k8s.io`` finalizer and a
+``Terminating`` condition; the CRD cleanup controller deletes its objects, then the finalizer.
+
+``CustomResourceStore``: every write of a custom resource is pruned, defaulted and validated
+against the version's structural schema; ``/status`` writes validate the status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from ..store import RangeRequest, prefix_range_end
+from . import crd as crds
+from . import metadata
+from .catalogue import ResourceType, SubresourceType
+from .delete_options import DeleteOptions
+from .rest import Json, ResourceStore
+from .scale import ScalePaths
+from .status import invalid
+
+CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
+_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+_SUBRESOURCE_VERBS = ("get", "patch", "update")
+
+
+def resource_type(crt: crds.CustomResourceType) -> ResourceType:
+    """The registry's view of one version of a CRD."""
+    subresources = {}
+    if crt.status_subresource:
+        subresources["status"] = SubresourceType(crt.kind, crt.group, crt.version, _SUBRESOURCE_VERBS)
+    if crt.scale is not None:
+        subresources["scale"] = SubresourceType("Scale", "autoscaling", "v1", _SUBRESOURCE_VERBS)
+    return ResourceType(
+        group=crt.group, version=crt.version, kind=crt.kind, plural=crt.plural, singular=crt.singular,
+        namespaced=crt.namespaced, verbs=_VERBS, short_names=crt.short_names, categories=crt.categories,
+        subresources=subresources, storage_prefix=f"/registry/{crt.group}/{crt.plural}/", custom=True,
+    )
+
+
+def is_established(crd: Json) -> bool:
+    return any(c.get("type") == "Established" and c.get("status") == "True"
+               for c in (crd.get("status") or {}).get("conditions") or ())
+
+
+class CustomResourceStore(ResourceStore):
+    """A custom resource's storage: ``definition`` (its CRD version) is swapped in place when
+    the CRD changes without moving the resource."""
+
+    definition: crds.CustomResourceType
+
+    def define(self, definition: crds.CustomResourceType) -> None:
+        self.definition = definition
+        self.rt = resource_type(definition)
+        self.list_kind = definition.list_kind
+        scale = definition.scale
+        self.scale_paths = scale and ScalePaths(
+            scale.spec_replicas_path, scale.status_replicas_path, scale.label_selector_path) or self.scale_paths
+
+    def _admit_create(self, obj: Json) -> None:
+        self._raise_if(obj, self.definition.structural.admit(obj))
+
+    def _admit_update(self, new: Json, old: Json, subresource: str | None) -> None:
+        structural = self.definition.structural
+        if subresource == "status":
+            structural.prune(new)
+            self._raise_if(new, structural.validate_status(new))
+        else:
+            self._raise_if(new, structural.admit(new))
+
+    def _admit_applied(self, applied: Json) -> None:
+        self.definition.structural.prune(applied)
+
+    def _raise_if(self, obj: Json, errors: list[Any]) -> None:
+        if errors:
+            raise invalid(self.rt.group, self.rt.kind, obj["metadata"].get("name", ""), errors)
+
+
+class CustomResourceDefinitionStore(ResourceStore):
+    #: Called after every landed write of a CRD: (name, the CRD or None once it is gone).
+    on_change: Callable[[str, Json | None], None] = staticmethod(lambda name, crd: None)
+
+    def definitions(self, excluding: str = "") -> list[Json]:
+        """Every stored CRD but ``excluding``."""
+        start = self.prefix.encode()
+        kvs = self.store.range(RangeRequest(start, prefix_range_end(start))).kvs
+        return [crd for crd in (orjson.loads(kv.value) for kv in kvs) if crd["metadata"]["name"] != excluding]
+
+    def _with_status(self, crd: Json) -> None:
+        name = crd["metadata"].get("name", "")
+        group = (crd.get("spec") or {}).get("group", "")
+        crd["status"] = crds.crd_status(crd, *crds.accepted_names_of_group(self.definitions(name), group, name))
+
+    def _admit_create(self, obj: Json) -> None:
+        crds.default_crd(obj)
+        crds.validate_crd(obj)
+        crds.prepare_crd_create(obj)
+        self._with_status(obj)
+
+    def _admit_update(self, new: Json, old: Json, subresource: str | None) -> None:
+        if subresource == "status":
+            return
+        crds.default_crd(new)
+        crds.validate_crd(new, old)
+        crds.prepare_crd_update(new, old)
+        self._with_status(new)
+
+    def _committed(self, old: Json | None, new: Json | None) -> None:
+        self.on_change((new or old or {}).get("metadata", {}).get("name", ""), new)
+
+    def delete(
+        self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,
+        gc_finalizers: bool = False,
+    ) -> tuple[bytes, bool]:
+        """kube's CRD ``Delete``: never at once; mark it terminating with the cleanup finalizer."""
+        kv, old = self._current(None, name)
+        self._check_preconditions(name, options, old.get("metadata", {}), kv)
+        if old["metadata"].get("deletionTimestamp"):
+            return kv.value, False
+        marked = orjson.loads(kv.value)
+        meta = marked["metadata"]
+        meta["deletionTimestamp"] = metadata.now_rfc3339()
+        meta["deletionGracePeriodSeconds"] = 0
+        if CLEANUP_FINALIZER not in (meta.get("finalizers") or ()):
+            meta["finalizers"] = [*(meta.get("finalizers") or ()), CLEANUP_FINALIZER]
+        conditions = [c for c in (marked.get("status") or {}).get("conditions") or () if c.get("type") != "Terminating"]
+        conditions.append({"type": "Terminating", "status": "True", "lastTransitionTime": meta["deletionTimestamp"],
+                           "reason": "InstanceDeletionPending",
+                           "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"})
+        marked.setdefault("status", {})["conditions"] = conditions
+        return self._commit_update(kv, old, marked, options.dry_run), False
+
+
+def served_definitions(crd: Json) -> tuple[crds.CustomResourceType, list[crds.CustomResourceType]]:
+    """The storage version's definition and the served ones (the storage version first)."""
+    types = crds.custom_resource_types(crd)
+    storage = next(t for t in types if t.storage)
+    served = [t for t in types if t.served]
+    served.sort(key=lambda t: t is not storage)
+    return storage, served
+
