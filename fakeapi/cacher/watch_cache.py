@@ -44,6 +44,7 @@ class ObjectView(Protocol):
     objects and events, so each object is converted at most once per view."""
 
     name: str
+    shared: bool  # False: a per-request view (its encodings are not cached for others)
 
     def encode(self, raw: bytes) -> bytes: ...
 
@@ -63,6 +64,8 @@ class CachedObject:
         """The object as ``view`` shows it (``None``: the stored JSON itself)."""
         if view is None:
             return self.raw
+        if not view.shared:
+            return view.encode(self.raw)
         if self.views is None:
             self.views = {}
         encoded = self.views.get(view.name)
@@ -91,7 +94,7 @@ class CacheEvent:
         """The watch line (one JSON event and a newline) for this event seen as ``event_type``
         in ``view``, built once and shared by every watcher that sees it so."""
         cache_key = (event_type, view.name if view is not None else "")
-        line = self._lines.get(cache_key)
+        line = self._lines.get(cache_key) if view is None or view.shared else None
         if line is None:
             if event_type == DELETED:
                 # kube sends the last state, stamped with the deleting revision.
@@ -102,7 +105,8 @@ class CacheEvent:
             else:
                 raw = self.obj.encoded(view)
             line = b'{"type":"' + event_type.encode() + b'","object":' + raw + b"}\n"
-            self._lines[cache_key] = line
+            if view is None or view.shared:
+                self._lines[cache_key] = line
         return line
 
 

@@ -22,9 +22,10 @@ from ..registry.list_options import ListOptions, parse_bool
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore
 from ..registry.status import StatusError, bad_request, method_not_supported, not_found_path, request_entity_too_large, unsupported_media_type
-from ..registry.views import MetadataView
+from ..registry.tables import validate_include_object
+from ..registry.views import MetadataView, ResponseView, TableView
 from . import protobuf
-from .negotiation import response_view
+from .negotiation import TableRequest, response_view
 from .responses import JSON, json_bytes, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
@@ -141,11 +142,11 @@ async def handle(registry: Registry, request: Request, group: str, version: str,
         if method == "GET":
             accept = request.headers.get("accept")
             if name is not None:
-                return json_bytes(rs.get(ns, name, response_view(accept, "object")))
+                return json_bytes(rs.get(ns, name, _view(request, rs, response_view(accept, "object"))))
             opts = ListOptions.from_query(request.query_params)
             if opts.watch:
-                return await watch(rs, ns, opts, response_view(accept, "object"))
-            return json_bytes(await rs.list(ns, opts, response_view(accept, "list")))
+                return await watch(rs, ns, opts, _view(request, rs, response_view(accept, "object")))
+            return json_bytes(await rs.list(ns, opts, _view(request, rs, response_view(accept, "list"))))
         if method == "POST" and name is None:
             body, warnings = await read_object(request, rs, "CreateOptions")
             created = rs.create(ns, body, dry_run(request), manager=field_manager(request))
@@ -166,6 +167,17 @@ async def handle(registry: Registry, request: Request, group: str, version: str,
         raise method_not_supported(rs.rt.group, rs.rt.plural, _VERBS.get(method, method.lower()))
     except StatusError as err:
         return status_response(err)
+
+
+def _view(request: Request, rs: ResourceStore, wanted: MetadataView | TableRequest | None) -> ResponseView | None:
+    if not isinstance(wanted, TableRequest):
+        return wanted
+    include_object = request.query_params.get("includeObject")
+    error = validate_include_object(include_object)
+    if error is not None:
+        raise error
+    return TableView(rs.rt, api_version=wanted.api_version, include_object=include_object,
+                     printer_columns=rs.printer_columns)
 
 
 async def _subresource(registry: Registry, request: Request, req: ResourceRequest) -> Response:
@@ -215,7 +227,7 @@ async def _delete_options(request: Request) -> DeleteOptions:
     return DeleteOptions.parse(body, request.query_params)
 
 
-async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, view: MetadataView | None) -> Response:
+async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, view: ResponseView | None) -> Response:
     start = await rs.watch(namespace, opts, view)
     if start.watcher is None:
         # kube sends a too-old resourceVersion as the stream's only event, after a 200.

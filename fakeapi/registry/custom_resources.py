@@ -61,6 +61,7 @@ class CustomResourceStore(ResourceStore):
         self.definition = definition
         self.rt = resource_type(definition)
         self.list_kind = definition.list_kind
+        self.printer_columns = tuple(definition.printer_columns)
         scale = definition.scale
         self.scale_paths = scale and ScalePaths(
             scale.spec_replicas_path, scale.status_replicas_path, scale.label_selector_path) or self.scale_paths

@@ -54,7 +54,7 @@ from .status import (
     too_large_resource_version,
     invalid,
 )
-from .views import MetadataView
+from .views import ResponseView
 
 #: kube retries a generated name this many times before giving up.
 _NAME_GENERATION_ATTEMPTS = 8
@@ -137,7 +137,7 @@ class ResourceStore:
 
     # ----------------------------------------------------------------- reads
 
-    def get(self, namespace: str | None, name: str, view: MetadataView | None = None) -> bytes:
+    def get(self, namespace: str | None, name: str, view: ResponseView | None = None) -> bytes:
         kv = self.store.get(self.key(namespace, name).encode())
         if kv is None:
             raise not_found(self.rt.group, self.rt.plural, name)
@@ -272,6 +272,8 @@ class ResourceStore:
 
     #: A custom resource's schema for field tracking (None: kube's deduced types).
     custom_schema: Schema | None = None
+    #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).
+    printer_columns: tuple[Json, ...] | None = None
 
     def _commit_update(self, kv: KeyValue, old: Json, new: Json, dry_run: bool) -> bytes:
         """Write ``new`` over ``kv`` unless nothing changed; a deleting object whose last
@@ -463,7 +465,7 @@ class ResourceStore:
         fields = parse_field_selector(self.rt, opts.field_selector)
         return _compile_filter(labels, fields)
 
-    async def list(self, namespace: str | None, opts: ListOptions, view: MetadataView | None = None) -> bytes:
+    async def list(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> bytes:
         """kube 1.32 routing: RV "0" -> cache, limit ignored; RV "" -> consistent read from the
         cache once it has caught up with the store; RV N (NotOlderThan, or no match without a
         limit) -> cache once it has reached N; RV N Exact (or no match with a limit) and every
@@ -498,7 +500,7 @@ class ResourceStore:
         end: str,
         limit: int,
         matches: Callable[[CachedObject], bool] | None,
-        view: MetadataView | None,
+        view: ResponseView | None,
         has_selector: bool,
     ) -> bytes:
         cache = self.cacher.cache
@@ -514,7 +516,7 @@ class ResourceStore:
         rv: int,
         limit: int,
         matches: Callable[[CachedObject], bool] | None,
-        view: MetadataView | None,
+        view: ResponseView | None,
         paged: bool,
     ) -> bytes:
         store = self.store
@@ -539,7 +541,7 @@ class ResourceStore:
         self,
         objects: list[CachedObject],
         matches: Callable[[CachedObject], bool] | None,
-        view: MetadataView | None,
+        view: ResponseView | None,
         rv: int,
         limit: int,
         count_remaining: bool,
@@ -551,7 +553,7 @@ class ResourceStore:
         for i, obj in enumerate(objects):
             if matches is not None and not matches(obj):
                 continue
-            items.append(obj.encoded(view))
+            items.append(obj.raw if view is None else view.item(obj))
             if limit and len(items) == limit:
                 if i + 1 < len(objects):
                     token = continue_token.encode(rv, obj.key[len(self.prefix):] + "\x00")
@@ -561,20 +563,21 @@ class ResourceStore:
         return self._list_body(items, rv, token, remaining, view)
 
     def _list_body(
-        self, items: list[bytes], rv: int, token: str | None, remaining: int | None, view: MetadataView | None = None,
+        self, items: list[bytes], rv: int, token: str | None, remaining: int | None, view: ResponseView | None = None,
     ) -> bytes:
         meta: Json = {"resourceVersion": str(rv)}
         if token:
             meta["continue"] = token
             if remaining is not None:
                 meta["remainingItemCount"] = remaining
-        kind, api_version = (self.list_kind, self.api_version) if view is None else (view.list_kind, view.api_version)
-        head = orjson.dumps({"kind": kind, "apiVersion": api_version, "metadata": meta})
+        if view is not None:
+            return view.list_body(items, meta)
+        head = orjson.dumps({"kind": self.list_kind, "apiVersion": self.api_version, "metadata": meta})
         return head[:-1] + b',"items":[' + b",".join(items) + b"]}"
 
     # ----------------------------------------------------------------- watch
 
-    async def watch(self, namespace: str | None, opts: ListOptions, view: MetadataView | None = None) -> WatchStart:
+    async def watch(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> WatchStart:
         """Start a watch from the cache (see kube's ``Cacher.Watch``). Too-old resource versions
         come back as an in-stream error, as kube-apiserver sends them."""
         opts.validate()

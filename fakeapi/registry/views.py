@@ -1,23 +1,50 @@
 """Representations of objects other than themselves, as clients ask for them with ``as=`` in
 the Accept header (kube's ``endpoints/handlers/response.go`` ``transformObject``).
 
-``PartialObjectMetadata`` (metadata informers, the garbage collector, kubectl's metadata-only
-reads): the object's metadata under kind ``PartialObjectMetadata`` of ``meta.k8s.io/v1``, in
-lists ``PartialObjectMetadataList`` whose items carry that kind too
-(``asPartialObjectMetadataList``).
+* ``PartialObjectMetadata`` (metadata informers, the garbage collector, kubectl's metadata-only
+  reads): the object's metadata under kind ``PartialObjectMetadata`` of ``meta.k8s.io/v1``, in
+  lists ``PartialObjectMetadataList`` whose items carry that kind too
+  (``asPartialObjectMetadataList``). Shared by every request: each object is converted once.
+* ``Table`` (``kubectl get``): rows printed by ``tables``; one per request, since ages move and
+  a watch sends its column definitions only once.
+
+A view is a ``cacher.ObjectView`` (``encode`` one stored object) that also assembles LIST pages
+(``item``, ``list_body``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
 import orjson
+
+from ..cacher import CachedObject
+from .catalogue import ResourceType
+from .tables import WatchTables, table
 
 META_API_VERSION = "meta.k8s.io/v1"
 
 
+class ResponseView(Protocol):
+    name: str
+    shared: bool  # encodings may be cached on objects and events and reused by other requests
+    kind: str  # of bookmark objects
+    api_version: str
+
+    def encode(self, raw: bytes) -> bytes: ...
+
+    def item(self, obj: CachedObject) -> bytes: ...
+
+    def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes: ...
+
+
 class MetadataView:
-    """An object as ``PartialObjectMetadata``; a ``cacher.ObjectView``."""
+    """An object as ``PartialObjectMetadata``."""
 
     name = "PartialObjectMetadata"
+    shared = True
     kind = "PartialObjectMetadata"
     list_kind = "PartialObjectMetadataList"
     api_version = META_API_VERSION
@@ -26,5 +53,42 @@ class MetadataView:
         metadata = orjson.loads(raw)["metadata"]
         return orjson.dumps({"kind": self.kind, "apiVersion": self.api_version, "metadata": metadata})
 
+    def item(self, obj: CachedObject) -> bytes:
+        return obj.encoded(self)
+
+    def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes:
+        head = orjson.dumps({"kind": self.list_kind, "apiVersion": self.api_version, "metadata": list_meta})
+        return head[:-1] + b',"items":[' + b",".join(items) + b"]}"
+
 
 PARTIAL_OBJECT_METADATA = MetadataView()
+
+
+class TableView:
+    """Objects of one resource as a ``Table`` (``meta.k8s.io/v1`` or ``v1beta1``)."""
+
+    name = "Table"
+    shared = False
+
+    def __init__(self, rt: ResourceType, *, api_version: str, include_object: str | None,
+                 printer_columns: Sequence[Mapping[str, Any]] | None = None) -> None:
+        self.rt = rt
+        self.kind = rt.kind
+        self.api_version = api_version
+        self._include_object = include_object
+        self._printer_columns = printer_columns
+        self._watch = WatchTables(rt, include_object=include_object, api_version=api_version,
+                                  additional_printer_columns=printer_columns)
+
+    def encode(self, raw: bytes) -> bytes:
+        """One object's Table (a GET, or a watch event: column definitions the first time only)."""
+        return orjson.dumps(self._watch.event_object(orjson.loads(raw), datetime.now(UTC)))
+
+    def item(self, obj: CachedObject) -> bytes:
+        return obj.raw
+
+    def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes:
+        objects = [orjson.loads(raw) for raw in items]
+        return orjson.dumps(table(self.rt, objects, list_meta=list_meta, include_object=self._include_object,
+                                  now=datetime.now(UTC), api_version=self.api_version,
+                                  additional_printer_columns=self._printer_columns))
