@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal
+from typing import Any
 
 _SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 _DECIMAL = re.compile(r"[+-]?[0-9]+")
@@ -38,3 +41,50 @@ def go_parse_int64(text: str) -> int | None:
         return None
     number = int(text)
     return number if -(2**63) <= number < 2**63 else None
+
+
+def go_float(number: float) -> str:
+    """``strconv.FormatFloat(f, 'g', -1, 64)``, Go's ``%v`` of a float64: the shortest digits,
+    in exponent form below 1e-4 and from 1e+06 (``1e+06``, ``1.5``, ``-0``)."""
+    if math.isinf(number) or math.isnan(number):
+        return "NaN" if math.isnan(number) else ("+Inf" if number > 0 else "-Inf")
+    sign, digits, exponent = Decimal(repr(number)).normalize().as_tuple()
+    text = "".join(map(str, digits)) if number else "0"
+    point = len(text) + int(exponent) if number else 1  # digits before the decimal point
+    prefix = "-" if sign else ""
+    if point - 1 < -4 or point - 1 >= 6:
+        mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
+        return f"{prefix}{mantissa}e{'-' if point - 1 < 0 else '+'}{abs(point - 1):02d}"
+    if point <= 0:
+        return f"{prefix}0.{'0' * -point}{text}"
+    if point >= len(text):
+        return prefix + text + "0" * (point - len(text))
+    return f"{prefix}{text[:point]}.{text[point:]}"
+
+
+def go_sharp_value(value: Any) -> str:
+    """Go's ``%#v`` of a decoded JSON value (``map[string]interface {}{"a":1}``), keys sorted."""
+    if isinstance(value, dict):
+        return "map[string]interface {}{" + ", ".join(
+            f"{go_quote(key)}:{go_sharp_value(value[key])}" for key in sorted(value)) + "}"
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(go_sharp_value(item) for item in value) + "}"
+    if value is None:
+        return "interface {}(nil)"
+    return go_value(value)
+
+
+def go_value(value: Any) -> str:
+    """How ``ErrorBody`` prints a bad value: ``%v`` for numbers and bools, ``%q`` for strings,
+    ``"null"`` for nil, ``%#v`` for anything else."""
+    if value is None:
+        return '"null"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return go_float(value)
+    if isinstance(value, str):
+        return go_quote(value)
+    return go_sharp_value(value)

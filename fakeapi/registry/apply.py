@@ -34,7 +34,7 @@ from functools import cache, cached_property
 from typing import Any
 
 from . import status
-from ._golang import go_quote
+from ._golang import go_quote, go_sharp_value
 from .managed_fields import (
     UPDATE,
     FieldSet,
@@ -322,18 +322,6 @@ def _go_v(value: Value) -> str:
     return go_json(value) if isinstance(value, (bool, int, float)) else value
 
 
-def _go_sharp_v(value: Value) -> str:
-    """Go's ``%#v`` of an unstructured value."""
-    if isinstance(value, dict):
-        return "map[string]interface {}{" + ", ".join(
-            f"{go_quote(key)}:{_go_sharp_v(value[key])}" for key in sorted(value)) + "}"
-    if isinstance(value, list):
-        return "[]interface {}{" + ", ".join(_go_sharp_v(item) for item in value) + "}"
-    if value is None:
-        return "interface {}(nil)"
-    return go_quote(value) if isinstance(value, str) else go_json(value)
-
-
 def _item_key(type_: ListType, item: Value) -> PathElement:
     """``listItemToPathElement``: an associative list item's key, or a set item's value.
     Raises ``ValueError`` with upstream's message."""
@@ -382,7 +370,7 @@ def _validate_scalar(scalar: str, value: Value, prefix: str = "") -> str | None:
     if scalar == NUMERIC and not (isinstance(value, (int, float)) and not isinstance(value, bool)):
         return f"{prefix}expected numeric (int or float), got {_go_type(value)}"
     if scalar == STRING and not isinstance(value, str):
-        return f"{prefix}expected string, got &value.valueUnstructured{{Value:{_go_sharp_v(value)}}}"
+        return f"{prefix}expected string, got &value.valueUnstructured{{Value:{go_sharp_value(value)}}}"
     if scalar == BOOLEAN and not isinstance(value, bool):
         return f"{prefix}expected boolean, got &{{{_go_v(value)}}}"
     if scalar == UNTYPED and isinstance(value, (dict, list)):

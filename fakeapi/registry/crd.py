@@ -32,14 +32,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from ._golang import go_quote
+from ._golang import go_quote, go_sharp_value
 from .catalogue import ResourceType, SubresourceType
 from .metadata import now_rfc3339
 from .schema import Schema
 from .status import (
     FieldError,
     forbidden_error,
-    go_sharp_value,
     invalid,
     invalid_error,
     not_supported_error,

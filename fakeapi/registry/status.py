@@ -9,13 +9,11 @@ here serialises byte-for-byte like kube's.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
-from ._golang import go_quote
+from ._golang import go_quote, go_value
 
 #: ``storage.OptimisticLockErrorMsg``: the Conflict message for a stale resourceVersion.
 OPTIMISTIC_LOCK_MESSAGE = "the object has been modified; please apply your changes to the latest version and try again"
@@ -225,6 +223,14 @@ def too_many_requests(message: str, retry_after_seconds: int) -> StatusError:
     return StatusError(429, "TooManyRequests", message, Details(retry_after_seconds=retry_after_seconds))
 
 
+def service_unavailable(message: str, retry_after_seconds: int = 0) -> StatusError:
+    """``NewServiceUnavailable``: 503 with the message as given and no details; kube's filters
+    that answer 503 with a ``Retry-After`` (a shutting-down apiserver) are mirrored by
+    ``retry_after_seconds``, which adds it as ``details.retryAfterSeconds`` too."""
+    details = Details(retry_after_seconds=retry_after_seconds) if retry_after_seconds else None
+    return StatusError(503, "ServiceUnavailable", message, details)
+
+
 def internal_error(message: str) -> StatusError:
     """``NewInternalError``: ``Internal error occurred: <message>``, the error also as a cause."""
     return StatusError(500, "InternalError", f"Internal error occurred: {message}",
@@ -264,53 +270,6 @@ def unclassified_error(message: str) -> StatusError:
 
 # ``field.Error`` constructors (apimachinery ``util/validation/field/errors.go``): the error type
 # and ``ErrorBody()``, whose bad value is printed as Go's ``%v``/``%q``/``%#v`` would (``go_value``).
-
-def go_float(number: float) -> str:
-    """``strconv.FormatFloat(f, 'g', -1, 64)``, Go's ``%v`` of a float64: the shortest digits,
-    in exponent form below 1e-4 and from 1e+06 (``1e+06``, ``1.5``, ``-0``)."""
-    if math.isinf(number) or math.isnan(number):
-        return "NaN" if math.isnan(number) else ("+Inf" if number > 0 else "-Inf")
-    sign, digits, exponent = Decimal(repr(number)).normalize().as_tuple()
-    text = "".join(map(str, digits)) if number else "0"
-    point = len(text) + int(exponent) if number else 1  # digits before the decimal point
-    prefix = "-" if sign else ""
-    if point - 1 < -4 or point - 1 >= 6:
-        mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
-        return f"{prefix}{mantissa}e{'-' if point - 1 < 0 else '+'}{abs(point - 1):02d}"
-    if point <= 0:
-        return f"{prefix}0.{'0' * -point}{text}"
-    if point >= len(text):
-        return prefix + text + "0" * (point - len(text))
-    return f"{prefix}{text[:point]}.{text[point:]}"
-
-
-def go_sharp_value(value: Any) -> str:
-    """Go's ``%#v`` of a decoded JSON value (``map[string]interface {}{"a":1}``), keys sorted."""
-    if isinstance(value, dict):
-        return "map[string]interface {}{" + ", ".join(
-            f"{go_quote(key)}:{go_sharp_value(value[key])}" for key in sorted(value)) + "}"
-    if isinstance(value, list):
-        return "[]interface {}{" + ", ".join(go_sharp_value(item) for item in value) + "}"
-    if value is None:
-        return "interface {}(nil)"
-    return go_value(value)
-
-
-def go_value(value: Any) -> str:
-    """How ``ErrorBody`` prints a bad value: ``%v`` for numbers and bools, ``%q`` for strings,
-    ``"null"`` for nil, ``%#v`` for anything else."""
-    if value is None:
-        return '"null"'
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return go_float(value)
-    if isinstance(value, str):
-        return go_quote(value)
-    return go_sharp_value(value)
-
 
 def required_error(field: str, detail: str = "") -> FieldError:
     """``field.Required``."""

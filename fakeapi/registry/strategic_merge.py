@@ -27,7 +27,7 @@ from typing import Any
 
 from ._golang import go_quote
 from .schema import Schema, definitions
-from .status import go_float
+from ._golang import go_float
 
 DIRECTIVE_MARKER = "$patch"
 DELETE_DIRECTIVE = "delete"

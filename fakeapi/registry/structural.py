@@ -48,11 +48,10 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from ._golang import go_quote
+from ._golang import go_float, go_quote
 from .status import (
     FieldError,
     duplicate_error,
-    go_float,
     invalid_error,
     not_supported_error,
     required_error,

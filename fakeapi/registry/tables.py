@@ -29,7 +29,8 @@ from typing import Any, Protocol
 
 from .catalogue import ResourceType
 from .printers import NAME, PRINTERS, Cell, Column, Obj, doc, parse_time, since
-from .status import StatusError, bad_request, field_errors_message, go_float, invalid_error
+from ._golang import go_float
+from .status import StatusError, bad_request, field_errors_message, invalid_error
 
 META_V1 = "meta.k8s.io/v1"
 INCLUDE_OBJECT_POLICIES = ("Metadata", "Object", "None")
