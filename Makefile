@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 6443
 PYTEST_ARGS ?=
 
-.PHONY: serve test venv test-deps bench clean
+.PHONY: serve test venv test-deps bench clean load
 
 export PATH := /usr/local/go/bin:$(PATH)
 
@@ -39,3 +39,11 @@ clean:
 ## Store benchmark (prints numbers; not a test). `make bench ARGS=--quick` for a short run.
 bench: venv
 	$(BIN)/python benchmarks/store_bench.py $(ARGS)
+
+## A load profile, headless, against a freshly seeded fakeapi on 127.0.0.1; reports and plots
+## in results/<profile>-<timestamp>/. `make load PROFILE=watch-fanout USERS=200 DURATION=60s`
+## (profiles: loadtests/README.md; knobs: KNOBS="WRITE_QPS=10 WRITERS=4").
+PROFILE ?= watch-fanout
+load: venv
+	$(BIN)/python loadtests/run.py $(PROFILE) $(if $(USERS),--users $(USERS)) $(if $(DURATION),--duration $(DURATION)) \
+		$(foreach knob,$(KNOBS),--set $(knob))

@@ -1,15 +1,27 @@
-"""Fixtures shared by every test directory."""
+"""Fixtures shared by every test directory, and the client-go informer harness
+(``clientgo/cmd/informer-harness``) driven from pytest (tests/clientgo, tests/faults)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+#: tests/plugin runs whole pytest sessions of user test files (pytest_plugins may only be set here).
+pytest_plugins = ["pytester"]
+
 GO_FALLBACK_DIR = "/usr/local/go/bin"
+CLIENTGO_DIR = Path(__file__).parent / "clientgo"
+INFORMERS = ("pods", "configmaps", "dyn-configmaps", "meta-pods")
+
+Message = dict[str, Any]
 
 
 def _go() -> str:
@@ -39,3 +51,92 @@ def go_build() -> Callable[[Path, str], Path]:
         return built[key]
 
     return build
+
+
+
+class Harness:
+    """One harness process: its stdout messages are collected by a reader thread into
+    ``messages`` (in order); ``wait_for`` polls them."""
+
+    def __init__(self, binary: Path, kubeconfig: Path, watch_list: bool, pause_file: Path, stderr: Path) -> None:
+        self._stderr = stderr.open("w")
+        self.process = subprocess.Popen(
+            [str(binary), "--kubeconfig", str(kubeconfig), "--timeout", "120s", "--pause-watch-file", str(pause_file)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
+            env={"KUBE_FEATURE_WatchListClient": "true" if watch_list else "false", "PATH": "/usr/bin:/bin"},
+        )
+        self.stderr_path = stderr
+        self.messages: list[Message] = []
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            with self._lock:
+                self.messages.append(json.loads(line))
+
+    def snapshot(self) -> list[Message]:
+        with self._lock:
+            return list(self.messages)
+
+    def wait_for(self, predicate: Callable[[list[Message]], Any], what: str, timeout: float = 30.0) -> Any:
+        """Poll until ``predicate(messages)`` is truthy and return it."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            result = predicate(self.snapshot())
+            if result:
+                return result
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.02)
+        raise AssertionError(f"harness: no {what} within {timeout}s\nstdout: {self.snapshot()[-30:]}\n"
+                             f"stderr: {self.stderr_path.read_text()[-3000:]}")
+
+    def events(self, informer: str, after: int = 0, until: int | None = None) -> list[tuple[str, str, str]]:
+        """(type, name, rv) of the informer's handler events in messages ``[after:until]``."""
+        return [(m["type"], m["name"], m["rv"]) for m in self.snapshot()[after:until]
+                if m["kind"] == "event" and m["informer"] == informer]
+
+    def dump(self) -> dict[str, dict[str, str]]:
+        """Each informer's store as {name: resourceVersion}."""
+        start = len(self.snapshot())
+        self._send("dump")
+        dumps = self.wait_for(
+            lambda ms: [m for m in ms[start:] if m["kind"] == "dump"] if
+            sum(m["kind"] == "dump" for m in ms[start:]) == len(INFORMERS) else None, "dump")
+        return {m["informer"]: m["objects"] for m in dumps}
+
+    def _send(self, command: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+
+    def quit(self) -> int:
+        self._send("quit")
+        code = self.process.wait(15)
+        self._reader.join(5)
+        self._stderr.close()
+        return code
+
+
+@pytest.fixture(scope="session")
+def harness_binary(go_build: Callable[[Path, str], Path]) -> Path:
+    return go_build(CLIENTGO_DIR, "./cmd/informer-harness")
+
+
+@pytest.fixture
+def start_harness(harness_binary: Path, tmp_path: Path) -> Iterator[Callable[..., Harness]]:
+    started: list[Harness] = []
+
+    def start(kubeconfig: Path, watch_list: bool, pause_file: Path) -> Harness:
+        harness = Harness(harness_binary, kubeconfig, watch_list, pause_file, tmp_path / f"harness-{len(started)}.err")
+        started.append(harness)
+        return harness
+
+    yield start
+    for harness in started:
+        if harness.process.poll() is None:
+            harness.process.kill()
+            harness.process.wait()

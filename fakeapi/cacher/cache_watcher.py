@@ -4,12 +4,18 @@ The cacher pushes ready-made watch lines into a bounded queue; the HTTP layer dr
 socket through ``lines()``. A watcher that cannot keep up (its queue is full) is closed and
 counted, never waited for: one slow client must not delay the others or grow memory without
 bound. Its client re-watches from the last resourceVersion it saw, as client-go does.
+
+A watcher can be stalled (a fault: the network or the apiserver holding a watch back): while
+stalled, lines go to ``held``, which is upstream of the bounded queue and unbounded, so a stall
+delays events without ever overflowing the watcher; when the last stall ends, ``held`` is
+written before anything queued after it. Stalls are bounded in time, and so is ``held``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from bisect import bisect_left
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
 
@@ -26,6 +32,45 @@ INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end"
 
 ObjectFilter = Callable[[CachedObject], bool]
 
+#: apiserver_watch_events_sizes' bucket edges: 1 KiB ... 128 KiB (kube's
+#: ``ExponentialBuckets(1024, 2.0, 8)``, apiserver pkg/endpoints/metrics/metrics.go).
+WATCH_EVENT_SIZE_EDGES: tuple[float, ...] = tuple(1024.0 * 2**k for k in range(8))
+#: Edges fine enough for sub-millisecond latencies: 1-2.5-5 steps from 10 µs to 60 s.
+FINE_LATENCY_EDGES: tuple[float, ...] = (
+    0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+    0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+
+class BucketCounts:
+    """A histogram as plain numbers, observed on the hot path without locks (one event-loop
+    thread) and read by the metrics collector at scrape time. ``counts[i]`` counts observations
+    ``v`` with ``edges[i-1] < v <= edges[i]`` (Prometheus' ``le``); the last slot is +Inf."""
+
+    __slots__ = ("edges", "counts", "sum")
+
+    def __init__(self, edges: tuple[float, ...]) -> None:
+        self.edges = edges
+        self.counts = [0] * (len(edges) + 1)
+        self.sum = 0.0
+
+    def observe(self, value: float) -> None:
+        self.counts[bisect_left(self.edges, value)] += 1
+        self.sum += value
+
+
+class WatchStats:
+    """What one resource's client watches did, for the metrics (kube: apiserver_init_events_total,
+    apiserver_watch_events_total and _sizes) plus dispatch latencies: from the store commit to
+    the event queued for every watcher, and to it written on each watcher's socket."""
+
+    __slots__ = ("init_events", "event_sizes", "queued_latency", "written_latency")
+
+    def __init__(self) -> None:
+        self.init_events = 0
+        self.event_sizes = BucketCounts(WATCH_EVENT_SIZE_EDGES)  # one per line written
+        self.queued_latency = BucketCounts(FINE_LATENCY_EDGES)
+        self.written_latency = BucketCounts(FINE_LATENCY_EDGES)
+
 
 class CacheWatcher:
     def __init__(
@@ -40,6 +85,7 @@ class CacheWatcher:
         view: ObjectView | None = None,
         capacity: int = DEFAULT_QUEUE_CAPACITY,
         clock: Callable[[], float] = time.monotonic,
+        stats: WatchStats | None = None,
     ) -> None:
         self.kind = kind  # of bookmark objects: the resource's kind, or the view's
         self.api_version = api_version
@@ -52,7 +98,17 @@ class CacheWatcher:
         self._clock = clock
         self.initial: deque[bytes] = deque()  # sent before anything queued, not bounded
         self.queue: deque[bytes] = deque()
+        #: Lines kept back while stalled; always older than everything in ``queue``.
+        self.held: deque[bytes] = deque()
+        self._stalls = 0  # stalls in force (they may overlap)
+        #: The namespace the watch is scoped to (None: every namespace), for faults that select
+        #: watches by namespace; set by whoever serves the watch.
+        self.namespace: str | None = None
         self.last_rv = 0  # resourceVersion of the last event or bookmark handed over
+        self.stats = stats if stats is not None else WatchStats()
+        #: perf_counter() of the store commit of the oldest live event not yet written; 0.0
+        #: when none is pending or its commit time is unknown.
+        self._unwritten_since = 0.0
         self.closed = False
         self.overflowed = False
         self._ready = asyncio.Event()
@@ -63,31 +119,39 @@ class CacheWatcher:
 
     def add_initial(self, objects: Iterable[CachedObject], rv: int) -> None:
         """Synthetic ADDED events for the current state (legacy watch from RV 0, or WatchList)."""
+        before = len(self.initial)
         for obj in objects:
             if self.matches is None or self.matches(obj):
                 self.initial.append(b'{"type":"ADDED","object":' + obj.encoded(self.view) + b"}\n")
+        self.stats.init_events += len(self.initial) - before
         self.last_rv = rv
 
     def add_initial_events(self, events: Iterable[CacheEvent]) -> None:
         """Buffered events a watch resumes from; not bounded by the live queue."""
+        before = len(self.initial)
         for event in events:
             line = self._line_for(event)
             if line is not None:
                 self.initial.append(line)
             self.last_rv = event.rv
+        self.stats.init_events += len(self.initial) - before
 
     def add_initial_events_end(self, rv: int) -> None:
         """The WatchList bookmark that tells the client its initial list is complete."""
         self.initial.append(self._bookmark_line(rv, initial_events_end=True))
         self.last_rv = rv
 
-    def add(self, event: CacheEvent) -> None:
+    def add(self, event: CacheEvent, committed_at: float = 0.0) -> None:
+        """Queue ``event``; ``committed_at`` is the perf_counter() of its store commit (0.0:
+        unknown), for the commit-to-socket latency."""
         if self.closed or event.rv <= self.last_rv:
             return
         line = self._line_for(event)
         self.last_rv = event.rv
         if line is not None:
-            self._enqueue(line)
+            if not self._unwritten_since:
+                self._unwritten_since = committed_at
+            self._push(line)
 
     def add_bookmark(self, rv: int, now: float) -> None:
         """A BOOKMARK at ``rv`` (queued after every earlier event, so the promise that all
@@ -98,11 +162,46 @@ class CacheWatcher:
         if rv < self.last_rv:
             return
         self.last_rv = rv
-        self._enqueue(self._bookmark_line(rv))
+        self._push(self._bookmark_line(rv))
 
     def close(self) -> None:
         self.closed = True
         self._ready.set()
+
+    def stall(self) -> None:
+        """Hold every line back until as many ``resume`` calls as ``stall`` calls; what was
+        queued but not yet written is held too, so order is kept."""
+        self._stalls += 1
+        if self._stalls == 1:
+            self.held.extend(self.queue)
+            self.queue.clear()
+
+    def resume(self) -> None:
+        """End one stall; after the last, the held lines are written first."""
+        if self._stalls > 0:
+            self._stalls -= 1
+            if self._stalls == 0:
+                self._ready.set()
+
+    @property
+    def stalled(self) -> bool:
+        return self._stalls > 0
+
+    def set_deadline(self, deadline: float) -> None:
+        """Move the end of the watch (a shorter watch-timeout cap); the writer wakes to see it."""
+        self.deadline = deadline
+        self.next_bookmark = min(self.next_bookmark, self._bookmark_time(self._clock()))
+        self._ready.set()
+
+    def set_bookmark_interval(self, interval: float) -> None:
+        self.bookmark_interval = interval
+        self.next_bookmark = self._bookmark_time(self._clock())
+
+    def _push(self, line: bytes) -> None:
+        if self._stalls:
+            self.held.append(line)
+        else:
+            self._enqueue(line)
 
     def _enqueue(self, line: bytes) -> None:
         if len(self.queue) >= self.capacity:
@@ -154,14 +253,20 @@ class CacheWatcher:
                 line = initial.popleft()
                 chunk.append(line)
                 size += len(line)
-            yield b"".join(chunk)
-        queue = self.queue
+            yield self._take(chunk)
+        queue, held = self.queue, self.held
         while True:
-            if queue:
-                batch = b"".join(queue)
-                queue.clear()
-                yield batch
-                continue
+            # A closed watcher's held lines are still written: they are events in order.
+            if not self._stalls or self.closed:
+                pending = held or queue
+                if pending:
+                    # Lines added while this batch is written get a stamp of their own. After
+                    # a stall, the held batch takes the stamp; what queued behind it goes without.
+                    committed_at, self._unwritten_since = self._unwritten_since, 0.0
+                    yield self._take(pending)
+                    if committed_at:  # the generator resumes once the batch reached the socket
+                        self.stats.written_latency.observe(time.perf_counter() - committed_at)
+                    continue
             if self.closed:
                 return
             remaining = self.deadline - self._clock()
@@ -172,3 +277,12 @@ class CacheWatcher:
                 await asyncio.wait_for(self._ready.wait(), remaining)
             except TimeoutError:
                 return
+
+    def _take(self, lines: deque[bytes] | list[bytes]) -> bytes:
+        """``lines`` joined for one write (and emptied), each counted as a written event."""
+        sizes = self.stats.event_sizes
+        for line in lines:
+            sizes.observe(len(line))
+        batch = b"".join(lines)
+        lines.clear()
+        return batch

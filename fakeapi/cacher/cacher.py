@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..tasks import cancel_and_wait
 from ..store import EventType, RangeRequest, Store, WatchStream, prefix_range_end
-from .cache_watcher import DEFAULT_QUEUE_CAPACITY, CacheWatcher, ObjectFilter
+from .cache_watcher import DEFAULT_QUEUE_CAPACITY, CacheWatcher, ObjectFilter, WatchStats
 from .watch_cache import (
     DEFAULT_FRESH_WINDOW,
     DEFAULT_LOWER_BOUND,
@@ -49,6 +49,8 @@ class CacherConfig:
     watcher_queue: int = DEFAULT_QUEUE_CAPACITY
     #: kube's blockTimeout: how long a read waits for the cache to reach a revision.
     fresh_timeout: float = 3.0
+    #: The longest a watch may last, whatever timeout it asked for (0: no cap).
+    max_watch_timeout: float = 0.0
 
 
 class Cacher:
@@ -74,6 +76,7 @@ class Cacher:
         )
         self.watchers: set[CacheWatcher] = set()
         self.terminated_watchers = 0  # closed for falling behind (apiserver_terminated_watchers_total)
+        self.stats = WatchStats()  # shared by this resource's client watches
         #: In-process observers of every event (controllers); called in the dispatch, so they
         #: must only note work and return, never write.
         self.listeners: list[Callable[[CacheEvent], None]] = []
@@ -116,19 +119,25 @@ class Cacher:
         self.terminate_all()
         self._list_and_watch()
 
-    def terminate_all(self) -> int:
-        """End every client watch (they see their stream close, as on an apiserver restart);
-        returns how many there were."""
-        count = len(self.watchers)
-        for w in self.watchers:
+    def terminate_all(self, namespace: str | None = None) -> int:
+        """End every client watch, or only those scoped to ``namespace`` (they see their stream
+        close, as on an apiserver restart); returns how many were ended."""
+        ended = self.watchers_in(namespace)
+        for w in ended:
             w.close()
-        self.watchers.clear()
-        return count
+        self.watchers.difference_update(ended)
+        return len(ended)
+
+    def watchers_in(self, namespace: str | None) -> list[CacheWatcher]:
+        """Every client watch (namespace None), or those scoped to ``namespace``."""
+        if namespace is None:
+            return list(self.watchers)
+        return [w for w in self.watchers if w.namespace == namespace]
 
     # ----------------------------------------------------------------- following the store
 
     async def _follow(self) -> None:
-        cache = self.cache
+        store, cache = self.store, self.cache
         decode = self._decode
         while True:
             stream = self._stream
@@ -157,19 +166,23 @@ class Cacher:
                     else:
                         event = cache.apply(key, decode(key, kv.value, kv.mod_revision), kv.mod_revision)
                     if event is not None:
-                        self._dispatch(event)
+                        self._dispatch(event, store.commit_time(kv.mod_revision))
             if cache.rv != before:
                 self._fresh.set()
 
-    def _dispatch(self, event: CacheEvent) -> None:
+    def _dispatch(self, event: CacheEvent, committed_at: float) -> None:
+        """Offer ``event`` to the listeners and every watcher; ``committed_at`` is the
+        perf_counter() of its store commit (0.0: unknown)."""
         for listener in self.listeners:
             listener(event)
         closed = None
         for w in self.watchers:
-            w.add(event)
+            w.add(event, committed_at)
             if w.closed:
                 closed = closed or []
                 closed.append(w)
+        if committed_at and self.watchers:
+            self.stats.queued_latency.observe(time.perf_counter() - committed_at)
         if closed:
             for w in closed:
                 self.watchers.discard(w)
@@ -219,10 +232,11 @@ class Cacher:
             matches=matches,
             allow_bookmarks=allow_bookmarks,
             view=view,
-            deadline=self._clock() + timeout,
+            deadline=self._clock() + self._capped(timeout),
             bookmark_interval=self.config.bookmark_interval,
             capacity=self.config.watcher_queue,
             clock=self._clock,
+            stats=self.stats,
         )
 
     def register(self, watcher: CacheWatcher) -> None:
@@ -240,3 +254,23 @@ class Cacher:
     def set_bounds(self, lower: int, upper: int) -> None:
         self.config.lower_bound, self.config.upper_bound = lower, upper
         self.cache.set_bounds(lower, upper)
+
+    def set_bookmark_interval(self, interval: float) -> None:
+        """For new watches and, from now on, for the open ones."""
+        self.config.bookmark_interval = interval
+        for w in self.watchers:
+            w.set_bookmark_interval(interval)
+
+    def set_max_watch_timeout(self, seconds: float) -> None:
+        """Cap how long watches last (0: no cap); open watches then end at most that long from
+        now."""
+        self.config.max_watch_timeout = seconds
+        if seconds > 0:
+            deadline = self._clock() + seconds
+            for w in self.watchers:
+                if w.deadline > deadline:
+                    w.set_deadline(deadline)
+
+    def _capped(self, timeout: float) -> float:
+        cap = self.config.max_watch_timeout
+        return min(timeout, cap) if cap > 0 else timeout

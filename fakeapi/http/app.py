@@ -16,11 +16,16 @@ from starlette.responses import Response
 
 from ..cacher import CacherConfig
 from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceController
+from ..faults import Faults
+from ..metrics import ServerMetrics, TimedStore, version_labels
 from ..registry.registry import DEFAULT_EVENT_TTL, Registry
 from ..registry.status import StatusError, bad_request, not_found_path
-from ..store import ErrCompacted, ErrFutureRev, Store, StoreTimers
+from ..store import ErrCompacted, ErrFutureRev, StoreTimers
 from ..tasks import cancel_and_wait
+from . import faults as fault_routes
+from . import metrics as metric_routes
 from . import openapi, resources
+from .faults import control_body
 from .discovery import Discovery
 from .responses import JSON, json_bytes, json_response, status_response
 
@@ -44,6 +49,8 @@ class ServerConfig:
     controllers: frozenset[str] = frozenset(CONTROLLERS)
     #: kube-apiserver's --event-ttl in seconds; 0 keeps events forever.
     event_ttl: int = DEFAULT_EVENT_TTL
+    #: Faults in force from the start, as flat specs (``fakeapi.faults.parse_spec``).
+    faults: tuple[dict[str, object], ...] = ()
 
 
 class Server:
@@ -51,7 +58,7 @@ class Server:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self.store = Store()
+        self.store = TimedStore()
         gc = GARBAGE_COLLECTOR in config.controllers
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl)
@@ -65,6 +72,9 @@ class Server:
         self.openapi = openapi.OpenAPIV3(self.registry)
         self.registry.on_resources_changed.append(self._resources_changed)
         self.timers = StoreTimers(self.store, config.progress_interval)
+        self.faults = Faults(self.registry, self.timers)
+        self.metrics = ServerMetrics(self.registry, self.store, version_labels(orjson.loads(self.discovery.version)),
+                                     self.faults.totals)
         self._compactor: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -74,8 +84,11 @@ class Server:
         self.timers.start()
         if self.config.compaction_interval > 0:
             self._compactor = asyncio.create_task(self._compact_periodically())
+        for spec in self.config.faults:
+            self.faults.apply(spec)
 
     async def stop(self) -> None:
+        self.faults.clear()  # ends stalls, whose timers would outlive the loop's tasks
         await cancel_and_wait([self._compactor])
         for controller in self.controllers:
             await controller.stop()
@@ -148,16 +161,16 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.api_route("/api/{version}/{rest:path}", methods=methods)
     async def core(request: Request, version: str, rest: str) -> Response:
-        return await resources.handle(registry, request, "", version, rest)
+        return await resources.handle(registry, request, "", version, rest, server.faults)
 
     @app.api_route("/apis/{group}/{version}/{rest:path}", methods=methods)
     async def grouped(request: Request, group: str, version: str, rest: str) -> Response:
-        return await resources.handle(registry, request, group, version, rest)
+        return await resources.handle(registry, request, group, version, rest, server.faults)
 
     @app.post("/fakeapi/v1/compact")
     async def compact(request: Request) -> Response:
         try:
-            revision = _optional(await _control_body(request), "revision", int)
+            revision = _optional(await control_body(request), "revision", int)
             try:
                 rev = server.compact(revision)
             except (ErrCompacted, ErrFutureRev) as err:
@@ -166,33 +179,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         except StatusError as err:
             return status_response(err)
 
-    @app.post("/fakeapi/v1/faults/close-watches")
-    async def close_watches(request: Request) -> Response:
-        """End open watches: all, or one group's (``{"group": "apps"}``, core is ``""``), or one
-        resource's (``{"group": "", "resource": "pods"}``)."""
-        try:
-            body = await _control_body(request)
-            group = _optional(body, "group", str)
-            resource = _optional(body, "resource", str)
-            closed = registry.close_watches(group, resource)
-            log.info("closed %d watches (group=%r resource=%r)", closed, group, resource)
-            return json_response({"closed": closed})
-        except StatusError as err:
-            return status_response(err)
-
+    fault_routes.add_routes(app, server.faults)
+    metric_routes.add_routes(app, server.metrics)
+    app.add_middleware(metric_routes.MetricsMiddleware, registry=registry, metrics=server.metrics)
     return app
-
-
-async def _control_body(request: Request) -> dict[str, object]:
-    """The JSON object body of a control request; an empty body is ``{}``."""
-    raw = await request.body()
-    try:
-        body = orjson.loads(raw) if raw else {}
-    except orjson.JSONDecodeError as err:
-        raise bad_request(f"error decoding JSON: {err}") from None
-    if not isinstance(body, dict):
-        raise bad_request("the request body must be a JSON object")
-    return body
 
 
 def _optional(body: dict[str, object], name: str, kind: type) -> Any:

@@ -14,6 +14,7 @@ import yaml
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from ..faults import Faults
 from ..registry import patch as patching
 from ..registry.apply import validate_patch_options
 from ..registry.delete_options import DeleteOptions
@@ -25,6 +26,7 @@ from ..registry.status import StatusError, bad_request, method_not_supported, no
 from ..registry.tables import validate_include_object
 from ..registry.views import MetadataView, ResponseView, TableView
 from . import protobuf
+from .faults import apply_request_faults, slow_list
 from .negotiation import TableRequest, response_view
 from .responses import JSON, json_bytes, status_response
 
@@ -132,9 +134,13 @@ def dry_run(request: Request) -> bool:
     return bool(values)
 
 
-async def handle(registry: Registry, request: Request, group: str, version: str, rest: str) -> Response:
+async def handle(registry: Registry, request: Request, group: str, version: str, rest: str,
+                 faults: Faults) -> Response:
     try:
         req = parse_path(registry, group, version, rest)
+        # The fault hook: with no request fault active, one truthiness test is all it costs.
+        per_item = await apply_request_faults(faults, request, req.rs, req.namespace, req.name is not None) \
+            if faults.request_faults else 0.0
         if req.subresource is not None:
             return await _subresource(registry, request, req)
         method = request.method
@@ -146,7 +152,10 @@ async def handle(registry: Registry, request: Request, group: str, version: str,
             opts = ListOptions.from_query(request.query_params)
             if opts.watch:
                 return await watch(rs, ns, opts, _view(request, rs, response_view(accept, "object")))
-            return json_bytes(await rs.list(ns, opts, _view(request, rs, response_view(accept, "list"))))
+            listed = await rs.list(ns, opts, _view(request, rs, response_view(accept, "list")))
+            if per_item:
+                await slow_list(listed, per_item)
+            return json_bytes(listed)
         if method == "POST" and name is None:
             body, warnings = await read_object(request, rs, "CreateOptions")
             created = rs.create(ns, body, dry_run(request), manager=field_manager(request))
@@ -236,6 +245,7 @@ async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, vie
         line = b'{"type":"ERROR","object":' + orjson.dumps(err.to_dict()) + b"}\n"
         return StreamingResponse(_once(line), media_type=JSON)
     watcher = start.watcher
+    watcher.namespace = namespace  # its scope, for faults that select watches by namespace
     cacher = rs.cacher
 
     async def body():  # type: ignore[no-untyped-def]

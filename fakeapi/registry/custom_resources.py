@@ -60,6 +60,9 @@ class CustomResourceStore(ResourceStore):
     def define(self, definition: crds.CustomResourceType) -> None:
         self.definition = definition
         self.rt = resource_type(definition)
+        self.kind = definition.kind
+        self.api_version = definition.group_version  # the storage version may change
+        self._field_managers = {}
         self.list_kind = definition.list_kind
         self.printer_columns = tuple(definition.printer_columns)
         scale = definition.scale
@@ -77,7 +80,7 @@ class CustomResourceStore(ResourceStore):
         else:
             self._raise_if(new, structural.admit(new))
 
-    def _admit_applied(self, applied: Json) -> None:
+    def admit_applied(self, applied: Json) -> None:
         self.definition.structural.prune(applied)
 
     def _raise_if(self, obj: Json, errors: list[Any]) -> None:

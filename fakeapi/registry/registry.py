@@ -11,6 +11,9 @@ from ..cacher.cacher import BOOKMARK_TICK
 from ..store import Store
 from ..tasks import cancel_and_wait
 from .catalogue import Catalogue, ResourceType, default_catalogue
+from .conversion import built_in_conversion, none_conversion
+from .converting import ConvertingStore
+from .crd import CustomResourceType
 from .custom_resources import (
     CustomResourceDefinitionStore,
     CustomResourceStore,
@@ -21,6 +24,9 @@ from .custom_resources import (
 from .lease_manager import LeaseManager
 from .namespaces import NamespaceStore
 from .rest import Json, LeaseTTL, ResourceStore
+
+#: A served resource: its storage version's store, or a conversion over it.
+ServedStore = ResourceStore | ConvertingStore
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 #: kube-apiserver's --event-ttl: events are deleted an hour after their last write.
@@ -33,23 +39,26 @@ _STORE_CLASSES: dict[tuple[str, str], type[ResourceStore]] = {
 
 
 def servable_types(catalogue: Catalogue) -> list[ResourceType]:
-    """The stored types served, one per storage prefix.
+    """The stored types served, every version of each: kube-apiserver serves some resources in
+    several versions or groups over one etcd prefix (autoscaling v1 and v2
+    horizontalpodautoscalers; core and events.k8s.io events), each but the storage version
+    through a conversion (``storage_versions``)."""
+    return sorted((rt for rt in catalogue.served() if rt.stored), key=lambda rt: (rt.group, rt.version, rt.plural))
 
-    kube-apiserver serves some resources in several versions or groups over one etcd prefix
-    (autoscaling v1 and v2 horizontalpodautoscalers; core and events.k8s.io events) and converts
-    between them. fakeapi has no conversions yet, so it serves one version per prefix rather than
-    answer in the wrong shape: the core group's if it has one, else the group's preferred version.
-    """
+
+def storage_versions(catalogue: Catalogue, types: list[ResourceType]) -> dict[str, ResourceType]:
+    """The type each storage prefix is stored as: the core group's if it has one (events are
+    core/v1 in etcd: ``AddCohabitatingResources(api.Resource("events"), events.Resource("events"))``),
+    else the group's preferred version (``DefaultResourceEncoding``; kube 1.35 has no override for
+    the served GA kinds: HPAs are stored as autoscaling/v2)."""
     preference = {(g.name, v): i for g in catalogue.group_versions() for i, v in enumerate(g.versions)}
     chosen: dict[str, ResourceType] = {}
-    for rt in catalogue.served():
-        if not rt.stored:
-            continue
+    for rt in types:
         rank = (rt.group != "", preference[(rt.group, rt.version)])
         best = chosen.get(rt.storage_prefix)
         if best is None or rank < (best.group != "", preference[(best.group, best.version)]):
             chosen[rt.storage_prefix] = rt
-    return sorted(chosen.values(), key=lambda rt: (rt.group, rt.version, rt.plural))
+    return chosen
 
 
 class Registry:
@@ -68,15 +77,22 @@ class Registry:
         self.garbage_collection = garbage_collection
         self.catalogue = catalogue or default_catalogue()
         self.cacher_config = cacher_config or CacherConfig()
-        self.resources: dict[tuple[str, str, str], ResourceStore] = {}
-        self._by_kind: dict[tuple[str, str], ResourceStore] = {}
+        self.resources: dict[tuple[str, str, str], ServedStore] = {}
+        self._by_kind: dict[tuple[str, str], ServedStore] = {}
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
-        for rt in servable_types(self.catalogue):
+        types = servable_types(self.catalogue)
+        storage: dict[str, ResourceStore] = {}
+        for prefix, rt in storage_versions(self.catalogue, types).items():
             store_class = _STORE_CLASSES.get((rt.group, rt.plural), ResourceStore)
             ttl = event_leases if rt.kind == "Event" and event_ttl > 0 else None
-            rs = store_class(rt, store, self.cacher_config, self.namespace_phase, ttl)
+            storage[prefix] = store_class(rt, store, self.cacher_config, self.namespace_phase, ttl)
+        for rt in types:
+            rs: ServedStore = storage[rt.storage_prefix]
+            if rs.rt != rt:
+                rs = ConvertingStore(rs, rt, built_in_conversion(rs.api_version, rt.group_version, rt.kind))
             self.resources[(rt.group, rt.version, rt.plural)] = rs
-            self._by_kind[(rt.group, rt.kind)] = rs
+            if self.catalogue.lookup_kind(rt.group, rt.kind) == rt:
+                self._by_kind[(rt.group, rt.kind)] = rs
         namespaces = self.resources[("", "v1", "namespaces")]
         assert isinstance(namespaces, NamespaceStore)
         self.namespaces = namespaces
@@ -98,7 +114,7 @@ class Registry:
         for name in DEFAULT_NAMESPACES:
             if self.namespace_phase(name) is None:
                 self.namespaces.create(None, {"metadata": {"name": name}})
-        for rs in self.resources.values():
+        for rs in self.stores():
             rs.cacher.start()
         self._ticker = asyncio.create_task(self._tick_bookmarks(), name="bookmarks")
 
@@ -114,21 +130,25 @@ class Registry:
             for rs in self.stores():
                 rs.cacher.send_due_bookmarks()
 
-    def close_watches(self, group: str | None = None, resource: str | None = None) -> int:
-        """End the open watches of every resource, of one group, or of one resource; returns
-        how many were closed. Clients re-watch from the last resourceVersion they saw."""
-        closed = 0
-        for (rs_group, _version, plural), rs in self.resources.items():
-            if (group is None or group == rs_group) and (resource is None or resource == plural):
-                closed += rs.cacher.terminate_all()
-        return closed
+    def close_watches(self, group: str | None = None, resource: str | None = None,
+                      namespace: str | None = None) -> int:
+        """End the open watches of every resource, of one group, or of one resource, and of
+        those only the ones scoped to ``namespace`` if given; returns how many were closed.
+        Clients re-watch from the last resourceVersion they saw."""
+        return sum(rs.cacher.terminate_all(namespace) for rs in self.stores_of(group, resource))
+
+    def stores_of(self, group: str | None = None, resource: str | None = None) -> list[ResourceStore]:
+        """The storage stores of every resource (None, None), of one group, or of one resource
+        (once each, although a resource may be served in several versions)."""
+        return list({id(rs.storage): rs.storage for (rs_group, _version, plural), rs in self.resources.items()
+                     if (group is None or group == rs_group) and (resource is None or resource == plural)}.values())
 
     # ----------------------------------------------------------------- custom resources
 
     def _sync_custom_resources(self, crd_name: str, crd: Json | None) -> None:
-        """Serve what a CRD defines, from the write that established it until it is gone. All
-        served versions share the storage version's store (no conversion: objects keep the
-        storage version's apiVersion)."""
+        """Serve what a CRD defines, from the write that established it until it is gone: the
+        storage version from its store, every other served version through a conversion over it
+        (strategy ``None``: objects change apiVersion only)."""
         rs = self._custom.get(crd_name)
         if crd is None or not is_established(crd):
             if rs is not None:
@@ -149,14 +169,15 @@ class Registry:
         rs.define(storage)
         rs.custom_schema = storage.schema
         for definition in served:
-            self.resources[(definition.group, definition.version, definition.plural)] = rs
+            self.resources[(definition.group, definition.version, definition.plural)] = (
+                rs if definition is storage else _custom_version(rs, definition))
         self._by_kind[(storage.group, storage.kind)] = rs
         self._changed()
 
     def _unregister_custom(self, rs: ResourceStore) -> None:
-        for key in [key for key, served in self.resources.items() if served is rs]:
+        for key in [key for key, served in self.resources.items() if served.storage is rs]:
             del self.resources[key]
-        self._by_kind = {key: served for key, served in self._by_kind.items() if served is not rs}
+        self._by_kind = {key: served for key, served in self._by_kind.items() if served.storage is not rs}
 
     def _remove_custom(self, crd_name: str, rs: CustomResourceStore) -> None:
         self._unregister_custom(rs)
@@ -171,17 +192,23 @@ class Registry:
             listener()
 
     def stores(self) -> list[ResourceStore]:
-        """Every resource store once (a custom resource's serves several versions)."""
-        return list({id(rs): rs for rs in self.resources.values()}.values())
+        """Every storage store once (each owns the watch cache of its prefix)."""
+        return self.stores_of()
 
     def namespace_phase(self, name: str) -> str | None:
         """The namespace's phase (``Active``, ``Terminating``); None if it does not exist."""
         return self.namespaces.phase(name)
 
-    def resource_for_kind(self, group: str, kind: str) -> ResourceStore | None:
+    def resource_for_kind(self, group: str, kind: str) -> ServedStore | None:
         return self._by_kind.get((group, kind))
 
     def resource_type(self, group: str, version: str, plural: str) -> ResourceType | None:
         rs = self.resources.get((group, version, plural))
         return rs.rt if rs else None
 
+
+def _custom_version(rs: CustomResourceStore, definition: CustomResourceType) -> ConvertingStore:
+    """A served version of a custom resource other than its storage version."""
+    return ConvertingStore(rs, resource_type(definition), none_conversion(rs.api_version, definition.group_version),
+                           list_kind=definition.list_kind, custom_schema=definition.schema,
+                           printer_columns=definition.printer_columns)

@@ -40,7 +40,14 @@ from .delete_options import FOREGROUND, ORPHAN, DeleteOptions
 from .lease_manager import LeaseManager
 from .list_options import EXACT, NOT_OLDER_THAN, ListOptions
 from .schema import Schema, kind_schema
-from .selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector, selectable_fields
+from .selectors import (
+    FieldSelector,
+    LabelSelector,
+    SelectableKind,
+    parse_field_selector,
+    parse_label_selector,
+    selectable_fields,
+)
 from .status import (
     OPTIMISTIC_LOCK_MESSAGE,
     StatusError,
@@ -82,7 +89,105 @@ class WatchStart:
     error: StatusError | None = None
 
 
-class ResourceStore:
+class FieldManagedWrites:
+    """PATCH and server-side apply over a store's ``create``/``rewrite``, with managedFields
+    kept by one field manager per endpoint of the served version (``api_version``, ``kind``):
+    shared by the storage version's ``ResourceStore`` and the other served versions'
+    ``ConvertingStore``, whose patches apply to the object in their own version."""
+
+    rt: ResourceType
+    api_version: str
+    kind: str
+    schema: Schema | None
+    #: A custom resource's schema for field tracking (None: kube's deduced types).
+    custom_schema: Schema | None = None
+    _field_managers: dict[str | None, FieldManager]
+
+    def exists(self, namespace: str | None, name: str) -> bool:
+        raise NotImplementedError
+
+    def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "") -> bytes:
+        raise NotImplementedError
+
+    def rewrite(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
+        subresource: str | None = None, dry_run: bool = False, manager: str = "",
+    ) -> bytes:
+        raise NotImplementedError
+
+    def update_scale(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], dry_run: bool = False,
+    ) -> bytes:
+        raise NotImplementedError
+
+    def admit_applied(self, applied: Json) -> None:
+        """Normalise an apply configuration as decoding it would (custom resources: pruning)."""
+
+    def _field_manager(self, subresource: str | None) -> FieldManager:
+        """managedFields bookkeeping for the main resource or a subresource (kube keeps one field
+        manager per endpoint)."""
+        managers = self._field_managers
+        fm = managers.get(subresource)
+        if fm is None:
+            schema = self.schema if not self.rt.custom else self.custom_schema
+            fm = managers[subresource] = FieldManager(self.api_version, self.kind, schema, subresource=subresource or "")
+        return fm
+
+    def patch(
+        self, namespace: str | None, name: str, patch_type: str, body: bytes, *,
+        subresource: str | None = None, dry_run: bool = False, manager: str = "",
+    ) -> bytes:
+        """PATCH of the object, its ``status`` or its ``scale``: the patch applies to the stored
+        object (for ``/status`` too, so a JSON-patch ``test`` of any field works there), then the
+        result is written like a PUT of it."""
+        rt = self.rt
+        if subresource == "scale":
+            scale_schema = kind_schema("autoscaling", "v1", "Scale")
+            return self.update_scale(namespace, name, lambda current: patching.apply_patch(
+                patch_type, current, body, scale_schema, group="autoscaling", kind="Scale", name=name), dry_run)
+        return self.rewrite(namespace, name, lambda current: patching.apply_patch(
+            patch_type, current, body, self.schema, group=rt.group, kind=rt.kind, name=name),
+            subresource=subresource, dry_run=dry_run, manager=manager)
+
+    def apply(
+        self, namespace: str | None, name: str, body: bytes, *, manager: str, force: bool,
+        subresource: str | None = None, dry_run: bool = False,
+    ) -> tuple[bytes, bool]:
+        """Server-side apply (``application/apply-patch+yaml``): the applied configuration is
+        merged into the stored object by field ownership, or creates it. Returns the object and
+        whether it was created."""
+        try:
+            applied = yaml.safe_load(body)
+        except yaml.YAMLError as err:
+            raise bad_request(f"error decoding YAML: {err}") from None
+        if not isinstance(applied, dict):
+            raise bad_request("the body of an apply patch must be an object")
+        self.admit_applied(applied)
+        fm = self._field_manager(subresource)
+        now = metadata.now_rfc3339()
+        if not self.exists(namespace, name):
+            if subresource:
+                raise not_found(self.rt.group, self.rt.plural, name)
+            created = fm.apply(None, applied, manager, force=force, now=now)
+            check_name(created, name, namespace or "")
+            return self.create(namespace, created, dry_run), True
+        raw = self.rewrite(namespace, name, lambda current: fm.apply(current, applied, manager, force=force, now=now),
+                           subresource=subresource, dry_run=dry_run)
+        return raw, False
+
+
+def is_status(body: bytes) -> bool:
+    """Whether a DELETE answered with a Status rather than the object."""
+    return body.startswith(b'{"kind":"Status"')
+
+
+def list_bytes(kind: str, api_version: str, list_meta: Json, items: list[bytes]) -> bytes:
+    """A LIST body around already encoded items."""
+    head = orjson.dumps({"kind": kind, "apiVersion": api_version, "metadata": list_meta})
+    return head[:-1] + b',"items":[' + b",".join(items) + b"]}"
+
+
+class ResourceStore(FieldManagedWrites):
     def __init__(
         self,
         rt: ResourceType,
@@ -102,6 +207,12 @@ class ResourceStore:
         self.scale_paths = scale.BUILT_IN
         self._field_managers: dict[str | None, FieldManager] = {}
         self.cacher = Cacher(store, self.prefix, self._decode, cacher_config)
+
+    @property
+    def storage(self) -> ResourceStore:
+        """The store holding the objects: this one (a ``ConvertingStore`` serves another
+        version of the objects of its storage version's store)."""
+        return self
 
     # ----------------------------------------------------------------- keys
 
@@ -142,6 +253,9 @@ class ResourceStore:
         if kv is None:
             raise not_found(self.rt.group, self.rt.plural, name)
         return kv.value if view is None else view.encode(kv.value)
+
+    def exists(self, namespace: str | None, name: str) -> bool:
+        return self.store.get(self.key(namespace, name).encode()) is not None
 
     def _current(self, namespace: str | None, name: str) -> tuple[KeyValue, Json]:
         kv = self.store.get(self.key(namespace, name).encode())
@@ -260,18 +374,6 @@ class ResourceStore:
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         return obj
 
-    def _field_manager(self, subresource: str | None) -> FieldManager:
-        """managedFields bookkeeping for the main resource or a subresource (kube keeps one field
-        manager per endpoint)."""
-        managers = self._field_managers
-        fm = managers.get(subresource)
-        if fm is None:
-            schema = self.schema if not self.rt.custom else self.custom_schema
-            fm = managers[subresource] = FieldManager(self.api_version, self.kind, schema, subresource=subresource or "")
-        return fm
-
-    #: A custom resource's schema for field tracking (None: kube's deduced types).
-    custom_schema: Schema | None = None
     #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).
     printer_columns: tuple[Json, ...] | None = None
 
@@ -303,9 +405,6 @@ class ResourceStore:
     def _admit_update(self, new: Json, old: Json, subresource: str | None) -> None:
         """Default, validate or refuse an update (after the strategy)."""
 
-    def _admit_applied(self, applied: Json) -> None:
-        """Normalise an apply configuration as decoding it would (custom resources: pruning)."""
-
     def _committed(self, old: Json | None, new: Json | None) -> None:
         """A write landed: ``old`` -> ``new`` (None: absent before / deleted)."""
 
@@ -322,7 +421,8 @@ class ResourceStore:
         self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,
         gc_finalizers: bool = False,
     ) -> tuple[bytes, bool]:
-        """kube's ``Store.Delete``: returns the response body and whether the object is gone.
+        """kube's ``Store.Delete``: returns the response body (the object, or a Status: see
+        ``is_status``) and whether the object is gone.
         An object with finalizers (or one whose propagation policy needs the garbage
         collector's, when ``gc_finalizers``) is marked deleting instead: deletionTimestamp,
         deletionGracePeriodSeconds 0, generation + 1, and it stays until its finalizers go.
@@ -378,11 +478,11 @@ class ResourceStore:
 
     def delete_collection(
         self, namespace: str | None, opts: ListOptions, options: DeleteOptions = DeleteOptions(), *,
-        gc_finalizers: bool = False,
+        gc_finalizers: bool = False, view: ResponseView | None = None, field_labels: SelectableKind | None = None,
     ) -> bytes:
         """Delete every object matching the list options, one delete each (as kube does); the
-        response is the list of the objects as the deletes left them."""
-        matches = self._filter(opts)
+        response is the list of the objects as the deletes left them (in ``view``)."""
+        matches = self._filter(opts, field_labels)
         start, end = self.key_range(namespace)
         kvs = self.store.range(RangeRequest(start.encode(), end.encode())).kvs
         items = []
@@ -392,50 +492,9 @@ class ResourceStore:
                 continue
             ns = obj.namespace or None
             body, _gone = self.delete(ns, obj.name, options, gc_finalizers=gc_finalizers)
-            items.append(kv.value if body.startswith(b'{"kind":"Status"') else body)
-        return self._list_body(items, self.store.revision, None, None)
-
-    def patch(
-        self, namespace: str | None, name: str, patch_type: str, body: bytes, *,
-        subresource: str | None = None, dry_run: bool = False, manager: str = "",
-    ) -> bytes:
-        """PATCH of the object, its ``status`` or its ``scale``: the patch applies to the stored
-        object (for ``/status`` too, so a JSON-patch ``test`` of any field works there), then the
-        result is written like a PUT of it."""
-        rt = self.rt
-        if subresource == "scale":
-            scale_schema = kind_schema("autoscaling", "v1", "Scale")
-            return self.update_scale(namespace, name, lambda current: patching.apply_patch(
-                patch_type, current, body, scale_schema, group="autoscaling", kind="Scale", name=name), dry_run)
-        return self.rewrite(namespace, name, lambda current: patching.apply_patch(
-            patch_type, current, body, self.schema, group=rt.group, kind=rt.kind, name=name),
-            subresource=subresource, dry_run=dry_run, manager=manager)
-
-    def apply(
-        self, namespace: str | None, name: str, body: bytes, *, manager: str, force: bool,
-        subresource: str | None = None, dry_run: bool = False,
-    ) -> tuple[bytes, bool]:
-        """Server-side apply (``application/apply-patch+yaml``): the applied configuration is
-        merged into the stored object by field ownership, or creates it. Returns the object and
-        whether it was created."""
-        try:
-            applied = yaml.safe_load(body)
-        except yaml.YAMLError as err:
-            raise bad_request(f"error decoding YAML: {err}") from None
-        if not isinstance(applied, dict):
-            raise bad_request("the body of an apply patch must be an object")
-        self._admit_applied(applied)
-        fm = self._field_manager(subresource)
-        now = metadata.now_rfc3339()
-        if self.store.get(self.key(namespace, name).encode()) is None:
-            if subresource:
-                raise not_found(self.rt.group, self.rt.plural, name)
-            created = fm.apply(None, applied, manager, force=force, now=now)
-            check_name(created, name, namespace or "")
-            return self.create(namespace, created, dry_run), True
-        raw = self.rewrite(namespace, name, lambda current: fm.apply(current, applied, manager, force=force, now=now),
-                           subresource=subresource, dry_run=dry_run)
-        return raw, False
+            deleted = kv.value if is_status(body) else body
+            items.append(deleted if view is None else view.encode(deleted))
+        return self._list_body(items, self.store.revision, None, None, view)
 
     @cached_property
     def schema(self) -> Schema | None:
@@ -460,18 +519,23 @@ class ResourceStore:
 
     # ----------------------------------------------------------------- list
 
-    def _filter(self, opts: ListOptions) -> Callable[[CachedObject], bool] | None:
+    def _filter(self, opts: ListOptions, field_labels: SelectableKind | None) -> Callable[[CachedObject], bool] | None:
+        """The request's selectors as a matcher of cached objects; the field selector names the
+        field labels of ``field_labels`` (a served version's kind; default this resource's)."""
         labels = parse_label_selector(opts.label_selector)
-        fields = parse_field_selector(self.rt, opts.field_selector)
+        fields = parse_field_selector(field_labels or self.rt, opts.field_selector)
         return _compile_filter(labels, fields)
 
-    async def list(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> bytes:
+    async def list(
+        self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None, *,
+        field_labels: SelectableKind | None = None,
+    ) -> bytes:
         """kube 1.32 routing: RV "0" -> cache, limit ignored; RV "" -> consistent read from the
         cache once it has caught up with the store; RV N (NotOlderThan, or no match without a
         limit) -> cache once it has reached N; RV N Exact (or no match with a limit) and every
         continue page -> the store at that revision."""
         opts.validate()
-        matches = self._filter(opts)
+        matches = self._filter(opts, field_labels)
         has_selector = matches is not None
         start, end = self.key_range(namespace)
         limit = opts.limit
@@ -572,16 +636,18 @@ class ResourceStore:
                 meta["remainingItemCount"] = remaining
         if view is not None:
             return view.list_body(items, meta)
-        head = orjson.dumps({"kind": self.list_kind, "apiVersion": self.api_version, "metadata": meta})
-        return head[:-1] + b',"items":[' + b",".join(items) + b"]}"
+        return list_bytes(self.list_kind, self.api_version, meta, items)
 
     # ----------------------------------------------------------------- watch
 
-    async def watch(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> WatchStart:
+    async def watch(
+        self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None, *,
+        field_labels: SelectableKind | None = None,
+    ) -> WatchStart:
         """Start a watch from the cache (see kube's ``Cacher.Watch``). Too-old resource versions
         come back as an in-stream error, as kube-apiserver sends them."""
         opts.validate()
-        matches = self._filter(opts)
+        matches = self._filter(opts, field_labels)
         if namespace and self.rt.namespaced:
             matches = _and_namespace(matches, namespace)
         start, end = self.key_range(namespace)

@@ -27,6 +27,14 @@ class StoreTimers:
             asyncio.create_task(self._every(LEASE_CHECK_INTERVAL, self.store.expire_leases)),
         ]
 
+    def set_progress_interval(self, interval: float) -> None:
+        """Change the progress-notify interval at run time: the next notification comes one new
+        interval from now (the progress task, always ``_tasks[0]``, is replaced)."""
+        self.progress_interval = interval
+        if self._tasks:
+            self._tasks[0].cancel()
+            self._tasks[0] = asyncio.create_task(self._every(interval, self.store.notify_progress))
+
     async def stop(self) -> None:
         await cancel_and_wait(self._tasks)
         self._tasks = []

@@ -8,6 +8,8 @@ watchers are not indexed; their stream catches them up from the revision log (wa
 
 from __future__ import annotations
 
+import time
+from collections import deque
 from collections.abc import Callable
 
 from .kv import Event, WatchResponse
@@ -16,6 +18,9 @@ from .watcher import DEFAULT_STREAM_CAPACITY, Watcher, WatchStream
 
 _RangeKey = tuple[bytes, bytes | None]
 
+#: How many of the latest commits keep their commit time (watch dispatch latency); 8 bytes each.
+COMMIT_TIMES_KEPT = 1 << 16
+
 
 class WatchableStore(KVStore):
     def __init__(self, *, max_txn_ops: int = DEFAULT_MAX_TXN_OPS) -> None:
@@ -23,6 +28,9 @@ class WatchableStore(KVStore):
         self._synced_single: dict[bytes, set[Watcher]] = {}
         self._synced_ranges: dict[_RangeKey, set[Watcher]] = {}
         self._streams: set[WatchStream] = set()
+        #: perf_counter() of the latest commits, oldest first: revisions are dense and
+        #: ``_on_commit`` runs once per revision, so the last entry is revision ``_rev``.
+        self._commit_times: deque[float] = deque(maxlen=COMMIT_TIMES_KEPT)
 
     def new_stream(
         self,
@@ -60,7 +68,15 @@ class WatchableStore(KVStore):
 
     # ----------------------------------------------------------------- dispatch
 
+    def commit_time(self, rev: int) -> float:
+        """perf_counter() when ``rev`` was committed; 0.0 once it is older than the last
+        ``COMMIT_TIMES_KEPT`` commits."""
+        back = self._rev - rev
+        times = self._commit_times
+        return times[-1 - back] if 0 <= back < len(times) else 0.0
+
     def _on_commit(self, rev: int, events: tuple[Event, ...]) -> None:
+        self._commit_times.append(time.perf_counter())
         if self._synced_single:
             single = self._synced_single
             by_key: dict[bytes, list[Event]] = {}

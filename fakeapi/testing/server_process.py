@@ -56,7 +56,47 @@ class ServerProcess:
         """Compact the store at ``revision`` (default: the current one)."""
         return self._control("compact", {} if revision is None else {"revision": revision})
 
-    def close_watches(self, group: str | None = None, resource: str | None = None) -> int:
-        """End open watches (all, a group's, or a resource's); returns how many were closed."""
-        body = {k: v for k, v in (("group", group), ("resource", resource)) if v is not None}
-        return self._control("faults/close-watches", body)["closed"]
+    def close_watches(self, group: str | None = None, resource: str | None = None,
+                      namespace: str | None = None) -> int:
+        """End open watches (all, a group's, a resource's, a namespace's); returns how many."""
+        return self._control("faults/close-watches", _spec(group=group, resource=resource, namespace=namespace))["closed"]
+
+    # Faults: thin wrappers of the HTTP control API, named and shaped like ``fakeapi.faults.Faults``.
+
+    def faults(self) -> dict[str, Any]:
+        """Every fault with its counters, the knobs in force and the totals."""
+        resp = self.http.get("/fakeapi/v1/faults")
+        resp.raise_for_status()
+        return resp.json()
+
+    def restart(self) -> int:
+        """An apiserver restart (watches end, watch caches forget their history); returns how
+        many watches ended."""
+        return self._control("faults/restart", {})["closed"]
+
+    def stall_watches(self, seconds: float, **target: Any) -> dict[str, Any]:
+        """Hold the open watches' events for ``seconds`` (``group``, ``resource``, ``namespace``)."""
+        return self._control("faults/stall", _spec(seconds=seconds, **target))
+
+    def inject_error(self, **spec: Any) -> dict[str, Any]:
+        """``code``, ``verb``, ``resource``, ``count`` or ``rate``, ... (``Faults.inject_error``)."""
+        return self._control("faults/error", _spec(**spec))
+
+    def inject_latency(self, **spec: Any) -> dict[str, Any]:
+        """``seconds``, ``uniform``, ``per_item``, ``verb``, ... (``Faults.inject_latency``)."""
+        return self._control("faults/latency", _spec(**spec))
+
+    def set(self, **knobs: Any) -> dict[str, Any]:
+        """Run-time knobs: ``bookmark_interval``, ``max_watch_timeout``, ... (``Faults.set``)."""
+        return self._control("faults/set", _spec(**knobs))
+
+    def clear_faults(self, fault_id: str | None = None) -> int:
+        """Clear one fault, or all of them; returns how many were cleared."""
+        resp = self.http.delete("/fakeapi/v1/faults" + (f"/{fault_id}" if fault_id else ""))
+        resp.raise_for_status()
+        return resp.json()["cleared"]
+
+
+def _spec(**fields: Any) -> dict[str, Any]:
+    """A fault spec body: the fields given (None means not given)."""
+    return {k: v for k, v in fields.items() if v is not None}

@@ -15,17 +15,6 @@ def test_version_is_the_release_the_catalogue_serves(server):
     assert (info["major"], info["minor"]) == tuple(TARGET_RELEASE.split("."))
 
 
-def test_one_version_is_served_per_storage_prefix(server):
-    # autoscaling v1 and v2 share an etcd prefix, as do core and events.k8s.io events; without
-    # conversions only one of each is served (never the same bytes under two shapes).
-    groups = {g["name"]: [v["version"] for v in g["versions"]] for g in httpx.get(f"{server.url}/apis").json()["groups"]}
-    assert groups["autoscaling"] == ["v2"]
-    assert "events.k8s.io" not in groups
-    assert httpx.get(f"{server.url}/apis/autoscaling/v1").status_code == 404
-    core = {r["name"] for r in httpx.get(f"{server.url}/api/v1").json()["resources"]}
-    assert "events" in core
-
-
 def test_malformed_json_is_400(server):
     resp = httpx.post(f"{server.url}/api/v1/namespaces/default/configmaps", content=b"{not json",
                       headers={"Content-Type": "application/json"})

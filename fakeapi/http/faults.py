@@ -1,0 +1,122 @@
+"""Faults over HTTP: the control API under ``/fakeapi/v1/faults`` and the request hook.
+
+Control API (bodies are the flat specs of ``fakeapi.faults.parse_spec``, keys in camelCase):
+
+- ``GET    /fakeapi/v1/faults``               the faults with their counters, knobs, totals
+- ``POST   /fakeapi/v1/faults``               ``{"type": "error"|"latency"|"stall"|"set"|
+  "close-watches"|"restart", ...}``: a fault (201, the fault as listed) or an action (200)
+- ``DELETE /fakeapi/v1/faults``               clear every fault; ``/faults/<id>`` one
+- ``POST   /fakeapi/v1/faults/<type>``         the same as POST with that type, for the actions
+  (``restart``, ``close-watches``) and the others alike
+
+A bad body is a 400 Status, an unknown id a 404 Status; never a 500.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import orjson
+from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ..faults import Fault, Faults
+from ..registry.list_options import parse_bool
+from ..registry.rest import ResourceStore
+from ..registry.status import StatusError, bad_request, not_found
+from .responses import json_response, status_response
+
+PREFIX = "/fakeapi/v1/faults"
+#: The verb of a request without a name, by HTTP method (kube's ``RequestInfo``).
+_COLLECTION_VERBS = {"GET": "list", "POST": "create", "DELETE": "deletecollection"}
+_OBJECT_VERBS = {"GET": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete", "POST": "create"}
+
+
+def request_verb(request: Request, has_name: bool) -> str:
+    """kube's verb for a resource request: get, list, watch, create, update, patch, delete,
+    deletecollection."""
+    method = request.method
+    if has_name:
+        return _OBJECT_VERBS.get(method, method.lower())
+    verb = _COLLECTION_VERBS.get(method, method.lower())
+    if verb == "list" and parse_bool(request.query_params.get("watch", "false"), "watch"):
+        return "watch"
+    return verb
+
+
+async def apply_request_faults(faults: Faults, request: Request, rs: ResourceStore, namespace: str | None,
+                               has_name: bool) -> float:
+    """The request hook, called only while ``faults.request_faults`` is non-empty and before
+    the handler does anything: sleeps the injected latency, then raises the injected error (so
+    a failed request changes nothing). Returns the per-item cost a LIST must pay (``slow_list``)."""
+    rt = rs.rt
+    effect = faults.effect(request_verb(request, has_name), rt.group, rt.plural, namespace)
+    if effect.delay:
+        await asyncio.sleep(effect.delay)
+    if effect.error is not None:
+        raise effect.error
+    return effect.per_item
+
+
+async def slow_list(body: bytes, per_item: float) -> None:
+    """Sleep ``per_item`` seconds per item of a LIST body (rows, for a Table)."""
+    listed = orjson.loads(body)
+    items = listed.get("items") or listed.get("rows") or ()
+    await asyncio.sleep(per_item * len(items))
+
+
+def add_routes(app: FastAPI, faults: Faults) -> None:
+    @app.get(PREFIX)
+    async def list_faults() -> Response:
+        return json_response(faults.snapshot())
+
+    @app.post(PREFIX)
+    async def add_fault(request: Request) -> Response:
+        return await _apply(faults, request, None)
+
+    @app.delete(PREFIX)
+    async def clear_faults() -> Response:
+        return json_response({"cleared": faults.clear()})
+
+    @app.delete(PREFIX + "/{fault_id}")
+    async def clear_fault(fault_id: str) -> Response:
+        try:
+            return json_response({"cleared": faults.clear(fault_id)})
+        except KeyError:
+            return status_response(not_found("", "faults", fault_id))
+
+    @app.post(PREFIX + "/{kind}")
+    async def add_fault_of(request: Request, kind: str) -> Response:
+        return await _apply(faults, request, kind)
+
+
+async def _apply(faults: Faults, request: Request, kind: str | None) -> Response:
+    try:
+        spec = await control_body(request)
+        if kind is not None:
+            if spec.get("type", kind) != kind:
+                raise bad_request(f"the body's type {spec['type']!r} is not the path's {kind!r}")
+            spec["type"] = kind
+        try:
+            result = faults.apply(spec)
+        except (ValueError, TypeError) as err:
+            raise bad_request(str(err)) from None
+        if isinstance(result, Fault):
+            return json_response(result.to_dict(), 201)
+        return json_response({"closed": result})
+    except StatusError as err:
+        return status_response(err)
+
+
+async def control_body(request: Request) -> dict[str, Any]:
+    """The JSON object body of a control request; an empty body is ``{}``."""
+    raw = await request.body()
+    try:
+        body = orjson.loads(raw) if raw else {}
+    except orjson.JSONDecodeError as err:
+        raise bad_request(f"error decoding JSON: {err}") from None
+    if not isinstance(body, dict):
+        raise bad_request("the request body must be a JSON object")
+    return body

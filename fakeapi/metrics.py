@@ -1,0 +1,385 @@
+"""The metrics of one server, in kube-apiserver's names, labels and bucket edges, plus ``fakeapi_*``
+histograms fine enough for sub-millisecond latencies.
+
+Sources (k8s.io/apiserver, the release fakeapi emulates):
+- ``pkg/endpoints/metrics/metrics.go``: apiserver_request_total, _request_duration_seconds,
+  _request_sli_duration_seconds, _response_sizes, _longrunning_requests,
+  _current_inflight_requests, _watch_events_total, _watch_events_sizes,
+  _watch_list_duration_seconds;
+- ``pkg/storage/cacher/metrics/metrics.go``: apiserver_init_events_total,
+  apiserver_terminated_watchers_total, watch_cache_capacity (no ``apiserver_`` prefix);
+- ``pkg/storage/etcd3/metrics/metrics.go``: etcd_request_duration_seconds (labels operation,
+  group, resource since kube 1.34, PR #131845; ``type`` before), apiserver_resource_objects
+  (replaces etcd_object_counts / apiserver_storage_objects);
+- ``k8s.io/component-base/metrics/version.go``: kubernetes_build_info.
+
+Nothing here is observed through prometheus_client on the hot path: requests, store calls and
+watches bump plain numbers (``BucketCounts``, ints; one event-loop thread, so no locks) and one
+custom collector turns them into metric families at scrape time, on a registry per server. A
+latency is observed once, into buckets whose edges are the union of kube's and the fine ones,
+and each exported histogram takes its own edges from them: the cumulative count at an edge of a
+subset is exact.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
+
+from prometheus_client import CollectorRegistry
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
+
+from .cacher.cache_watcher import FINE_LATENCY_EDGES, WATCH_EVENT_SIZE_EDGES, BucketCounts
+from .registry.registry import Registry
+from .registry.rest import ResourceStore
+from .store import DeleteRangeRequest, KeyValue, RangeRequest, RangeResponse, Store, TxnRequest, TxnResponse
+
+#: apiserver_request_duration_seconds (and etcd_request_duration_seconds, "keep consistent").
+REQUEST_DURATION_EDGES = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0,
+                          4.0, 5.0, 6.0, 8.0, 10.0, 15.0, 20.0, 30.0, 45.0, 60.0)
+#: apiserver_request_sli_duration_seconds.
+SLI_DURATION_EDGES = (0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0,
+                      10.0, 15.0, 20.0, 30.0, 45.0, 60.0)
+#: apiserver_watch_list_duration_seconds.
+WATCH_LIST_DURATION_EDGES = (0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0, 15.0,
+                             20.0, 30.0, 45.0, 60.0)
+#: apiserver_response_sizes: ``ExponentialBuckets(1000, 10.0, 7)``, 1 kB ... 1 GB.
+RESPONSE_SIZE_EDGES = tuple(1000.0 * 10**k for k in range(7))
+#: Where every latency is observed: kube's edges and the fine ones together.
+LATENCY_EDGES = tuple(sorted({*FINE_LATENCY_EDGES, *REQUEST_DURATION_EDGES, *SLI_DURATION_EDGES,
+                              *WATCH_LIST_DURATION_EDGES}))
+
+COMPONENT = "apiserver"
+
+
+def _add_buckets(family: HistogramMetricFamily, labels: list[str], counts: BucketCounts,
+                 edges: tuple[float, ...] | None = None) -> None:
+    """Add one series of ``counts`` with ``edges``, a subset of ``counts.edges`` (default: all)."""
+    cumulative: dict[float, int] = {}
+    running = 0
+    for edge, n in zip(counts.edges, counts.counts):
+        running += n
+        cumulative[edge] = running
+    total = running + counts.counts[-1]
+    buckets = [(_le(edge), cumulative[edge]) for edge in (edges or counts.edges)]
+    buckets.append(("+Inf", total))
+    family.add_metric(labels, buckets, counts.sum)
+
+
+def _le(edge: float) -> str:
+    """``edge`` as client_golang writes ``le`` (Go's ``FormatFloat(f, 'g', -1, 64)``: "1", "0.005",
+    "1e+06"), which PromQL matches as a string (CL2 counts slow calls with ``le="1"``). Python's
+    ``g`` format is the same for edges of at most 6 significant digits, as all of ours are."""
+    return format(edge, "g")
+
+
+def _merge(into: BucketCounts | None, counts: BucketCounts) -> BucketCounts:
+    if into is None:
+        into = BucketCounts(counts.edges)
+    for i, n in enumerate(counts.counts):
+        into.counts[i] += n
+    into.sum += counts.sum
+    return into
+
+
+class RequestKey(NamedTuple):
+    """The labels kube gives a request (``MonitorRequest``), but the status code."""
+
+    verb: str
+    dry_run: str
+    group: str
+    version: str
+    resource: str
+    subresource: str
+    scope: str
+
+
+class RequestSeries:
+    """What the requests of one ``RequestKey`` did."""
+
+    __slots__ = ("codes", "latency", "sizes")
+
+    def __init__(self, with_sizes: bool) -> None:
+        self.codes: dict[int, int] = {}
+        self.latency = BucketCounts(LATENCY_EDGES)
+        #: Response sizes, kept for GET and LIST only, as kube does.
+        self.sizes = BucketCounts(RESPONSE_SIZE_EDGES) if with_sizes else None
+
+
+class InflightWatermark:
+    """apiserver_current_inflight_requests: the most requests of a kind in flight at once during
+    the last full second (kube's maxinflight filter samples its watermark every second)."""
+
+    __slots__ = ("current", "_high", "_window_end", "reported")
+
+    def __init__(self) -> None:
+        self.current = 0
+        self._high = 0
+        self._window_end = 0.0
+        self.reported = 0
+
+    def change(self, delta: int, now: float) -> None:
+        self.roll(now)
+        self.current += delta
+        if self.current > self._high:
+            self._high = self.current
+
+    def roll(self, now: float) -> None:
+        if now < self._window_end:
+            return
+        # A window that ended with no change since had ``current`` in flight throughout.
+        self.reported = self._high if now < self._window_end + 1.0 else self.current
+        self._high = self.current
+        self._window_end = now + 1.0
+
+
+class TimedStore(Store):
+    """The store with each call a client of etcd would make timed per kube operation and
+    resource (``etcd3/metrics``: ``RecordEtcdRequest``): get, list, listWithCount, create,
+    update, delete. A call made inside another (a txn's compares) is part of the outer one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: Key prefix -> (group, resource), kept current by ``ServerMetrics``.
+        self.resource_prefixes: dict[bytes, tuple[str, str]] = {}
+        self.timings: dict[tuple[str, str, str], BucketCounts] = {}
+        self._depth = 0
+
+    def get(self, key: bytes, rev: int = 0) -> KeyValue | None:
+        if self._depth:
+            return super().get(key, rev)
+        start = time.perf_counter()
+        self._depth += 1
+        try:
+            return super().get(key, rev)
+        finally:
+            self._depth -= 1
+            self._observe("get", key, start)
+
+    def range(self, req: RangeRequest) -> RangeResponse:
+        if self._depth:
+            return super().range(req)
+        start = time.perf_counter()
+        self._depth += 1
+        try:
+            return super().range(req)
+        finally:
+            self._depth -= 1
+            operation = "listWithCount" if req.count_only else "list" if req.range_end else "get"
+            self._observe(operation, req.key, start)
+
+    def txn(self, req: TxnRequest) -> TxnResponse:
+        if self._depth or not req.success:
+            return super().txn(req)
+        start = time.perf_counter()
+        self._depth += 1
+        try:
+            return super().txn(req)
+        finally:
+            self._depth -= 1
+            op = req.success[0]
+            creates = any(c.operand == 0 for c in req.compare)
+            operation = "delete" if isinstance(op, DeleteRangeRequest) else "create" if creates else "update"
+            self._observe(operation, op.key, start)
+
+    def _observe(self, operation: str, key: bytes, start: float) -> None:
+        elapsed = time.perf_counter() - start
+        resource = self._resource_of(key)
+        if resource is None:
+            return
+        series = self.timings.get((operation, *resource))
+        if series is None:
+            series = self.timings[(operation, *resource)] = BucketCounts(LATENCY_EDGES)
+        series.observe(elapsed)
+
+    def _resource_of(self, key: bytes) -> tuple[str, str] | None:
+        """Keys are ``/registry/<resource>/...`` or ``/registry/<group>/<resource>/...``."""
+        prefixes = self.resource_prefixes
+        end = key.find(b"/", len(b"/registry/"))
+        if end < 0:
+            return None
+        found = prefixes.get(key[:end + 1])
+        if found is None:
+            end = key.find(b"/", end + 1)
+            if end >= 0:
+                found = prefixes.get(key[:end + 1])
+        return found
+
+
+class ServerMetrics:
+    """The numbers behind ``/metrics`` and the collector that exports them."""
+
+    def __init__(self, registry: Registry, store: TimedStore, version: Mapping[str, str],
+                 faults_fired: Mapping[str, int]) -> None:
+        self.registry = registry
+        self.store = store
+        self.version = version
+        #: Times each fault type fired (``fakeapi.faults.Faults.totals``).
+        self.faults_fired = faults_fired
+        self.requests: dict[RequestKey, RequestSeries] = {}
+        self.longrunning: dict[RequestKey, int] = {}
+        self.inflight = {"readOnly": InflightWatermark(), "mutating": InflightWatermark()}
+        self.watch_lists: dict[tuple[str, str, str, str], BucketCounts] = {}
+        self.prometheus = CollectorRegistry(auto_describe=False)
+        self.prometheus.register(self)  # type: ignore[arg-type]
+        registry.on_resources_changed.append(self._resources_changed)
+        self._resources_changed()
+
+    def _resources_changed(self) -> None:
+        self.store.resource_prefixes = {rs.prefix.encode(): (rs.rt.group, rs.rt.plural) for rs in self._stores()}
+
+    def _stores(self) -> list[ResourceStore]:
+        return [rs for rs in self.registry.stores() if rs.rt.stored]
+
+    # ----------------------------------------------------------------- recording
+
+    def series(self, key: RequestKey, with_sizes: bool) -> RequestSeries:
+        series = self.requests.get(key)
+        if series is None:
+            series = self.requests[key] = RequestSeries(with_sizes)
+        return series
+
+    def watch_list_latency(self, group: str, version: str, resource: str, scope: str) -> BucketCounts:
+        key = (group, version, resource, scope)
+        counts = self.watch_lists.get(key)
+        if counts is None:
+            counts = self.watch_lists[key] = BucketCounts(LATENCY_EDGES)
+        return counts
+
+    # ----------------------------------------------------------------- the collector
+
+    def collect(self) -> Iterator[Metric]:
+        yield from self._request_metrics()
+        yield from self._watch_cache_metrics()
+        yield from self._storage_metrics()
+        build = GaugeMetricFamily(
+            "kubernetes_build_info",
+            "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, "
+            "build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
+            labels=["major", "minor", "git_version", "git_commit", "git_tree_state", "build_date", "go_version",
+                    "compiler", "platform"])
+        v = self.version
+        build.add_metric([v["major"], v["minor"], v["gitVersion"], v["gitCommit"], v["gitTreeState"], v["buildDate"],
+                          v["goVersion"], v["compiler"], v["platform"]], 1)
+        yield build
+        faults = CounterMetricFamily("fakeapi_faults_fired_total", "Times each type of fault fired.", labels=["fault"])
+        for fault, fired in sorted(self.faults_fired.items()):
+            faults.add_metric([fault], fired)
+        yield faults
+
+    def _request_metrics(self) -> Iterator[Metric]:
+        labels = ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"]
+        no_dry_run = [label for label in labels if label != "dry_run"]
+        total = CounterMetricFamily(
+            "apiserver_request_total",
+            "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, "
+            "scope, component, and HTTP response code.", labels=[*labels, "code"])
+        duration = HistogramMetricFamily(
+            "apiserver_request_duration_seconds",
+            "Response latency distribution in seconds for each verb, dry run value, group, version, resource, "
+            "subresource, scope and component.", labels=labels)
+        sizes = HistogramMetricFamily(
+            "apiserver_response_sizes",
+            "Response size distribution in bytes for each group, version, verb, resource, subresource, scope and "
+            "component.", labels=no_dry_run)
+        without_dry_run: dict[tuple[str, ...], BucketCounts] = {}
+        for key, series in self.requests.items():
+            values = [*key, COMPONENT]
+            for code, n in series.codes.items():
+                total.add_metric([*values, str(code)], n)
+            _add_buckets(duration, values, series.latency, REQUEST_DURATION_EDGES)
+            short = (key.verb, *key[2:], COMPONENT)
+            without_dry_run[short] = _merge(without_dry_run.get(short), series.latency)
+            if series.sizes is not None:
+                _add_buckets(sizes, list(short), series.sizes)
+        sli = HistogramMetricFamily(
+            "apiserver_request_sli_duration_seconds",
+            "Response latency distribution (not counting webhook duration and priority & fairness queue wait "
+            "times) in seconds for each verb, group, version, resource, subresource, scope and component.",
+            labels=no_dry_run)
+        fine = HistogramMetricFamily(
+            "fakeapi_request_duration_seconds",
+                          "Request handling time in seconds, in buckets from 10 µs.", labels=no_dry_run)
+        for short, counts in without_dry_run.items():
+            _add_buckets(sli, list(short), counts, SLI_DURATION_EDGES)
+            _add_buckets(fine, list(short), counts, FINE_LATENCY_EDGES)
+        longrunning = GaugeMetricFamily(
+            "apiserver_longrunning_requests",
+            "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, "
+            "scope and component. Not all requests are tracked this way.", labels=no_dry_run)
+        for key, n in self.longrunning.items():
+            longrunning.add_metric([key.verb, *key[2:], COMPONENT], n)
+        inflight = GaugeMetricFamily(
+            "apiserver_current_inflight_requests",
+            "Maximal number of currently used inflight request limit of this apiserver per request kind in last "
+            "second.", labels=["request_kind"])
+        now = time.perf_counter()
+        for kind, watermark in self.inflight.items():
+            watermark.roll(now)
+            inflight.add_metric([kind], watermark.reported)
+        watch_list = HistogramMetricFamily(
+            "apiserver_watch_list_duration_seconds",
+            "Response latency distribution in seconds for watch list requests broken by group, version, resource "
+            "and scope.", labels=["group", "version", "resource", "scope"])
+        for gvrs, counts in self.watch_lists.items():
+            _add_buckets(watch_list, list(gvrs), counts, WATCH_LIST_DURATION_EDGES)
+        yield from (total, duration, sli, fine, sizes, longrunning, inflight, watch_list)
+
+    def _watch_cache_metrics(self) -> Iterator[Metric]:
+        gr, gvr = ["group", "resource"], ["group", "version", "resource"]
+        events = CounterMetricFamily("apiserver_watch_events_total", "Number of events sent in watch clients",
+                                     labels=gvr)
+        sizes = HistogramMetricFamily(
+            "apiserver_watch_events_sizes", "Watch event size distribution in bytes", labels=gvr)
+        init = CounterMetricFamily("apiserver_init_events_total",
+                                   "Counter of init events processed in watch cache broken by resource type.",
+                                   labels=gr)
+        terminated = CounterMetricFamily(
+            "apiserver_terminated_watchers_total",
+            "Counter of watchers closed due to unresponsiveness broken by resource type.", labels=gr)
+        objects = GaugeMetricFamily(
+            "apiserver_resource_objects",
+            "Number of stored objects at the time of last check split by kind. In case of a fetching error, the "
+            "value will be -1.", labels=gr)
+        capacity = GaugeMetricFamily("watch_cache_capacity", "Total capacity of watch cache broken by resource type.",
+                                     labels=gr)
+        queued = HistogramMetricFamily(
+            "fakeapi_watch_dispatch_queued_seconds",
+            "Time from the store commit of an event to it being queued for every watcher of its resource.", labels=gr)
+        written = HistogramMetricFamily(
+            "fakeapi_watch_dispatch_written_seconds",
+            "Time from the store commit of an event to it being written on a watcher's socket (once per write, "
+            "for the oldest event written).", labels=gr)
+        for rs in self._stores():
+            rt, cacher = rs.rt, rs.cacher
+            stats = cacher.stats
+            group_resource = [rt.group, rt.plural]
+            events.add_metric([rt.group, rt.version, rt.plural], sum(stats.event_sizes.counts))
+            _add_buckets(sizes, [rt.group, rt.version, rt.plural], stats.event_sizes)
+            init.add_metric(group_resource, stats.init_events)
+            terminated.add_metric(group_resource, cacher.terminated_watchers)
+            objects.add_metric(group_resource, len(cacher.cache.objects))
+            capacity.add_metric(group_resource, cacher.cache.capacity)
+            _add_buckets(queued, group_resource, stats.queued_latency)
+            _add_buckets(written, group_resource, stats.written_latency)
+        yield from (events, sizes, init, terminated, objects, capacity, queued, written)
+
+    def _storage_metrics(self) -> Iterator[Metric]:
+        labels = ["operation", "group", "resource"]
+        etcd = HistogramMetricFamily(
+            "etcd_request_duration_seconds",
+                          "Etcd request latency in seconds for each operation and object type.", labels=labels)
+        fine = HistogramMetricFamily(
+            "fakeapi_store_request_duration_seconds",
+                          "Store call time in seconds for each operation and resource, in buckets from 10 µs.",
+                          labels=labels)
+        for key, counts in self.store.timings.items():
+            _add_buckets(etcd, list(key), counts, REQUEST_DURATION_EDGES)
+            _add_buckets(fine, list(key), counts, FINE_LATENCY_EDGES)
+        yield from (etcd, fine)
+
+
+def version_labels(version: Mapping[str, Any]) -> dict[str, str]:
+    """The ``/version`` body's fields as strings, for kubernetes_build_info."""
+    return {name: str(value) for name, value in version.items()}

@@ -1,0 +1,200 @@
+"""Serving a resource in a version other than its storage version, over the storage version's
+``ResourceStore`` (its keys, its watch cache), as kube-apiserver serves core and events.k8s.io
+events, autoscaling v1 and v2 HPAs, and the versions of a multi-version CRD.
+
+Reads are the stored objects converted (``ConvertedView``: each object and watch event is
+converted once, the result cached on it for every reader of that version). Writes follow
+kube's handlers: the field manager of the served version records the request's fields in the
+object of that version (``fieldmanager`` converts to its own version), patches apply to the
+object in the served version, then the result is converted to the storage version and goes
+through the storage version's strategy and write; the response is converted back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import orjson
+
+from ..cacher import Cacher, CachedObject
+from . import metadata
+from .catalogue import ResourceType
+from .conversion import Conversion, Convert
+from .delete_options import DeleteOptions
+from .list_options import ListOptions
+from .rest import FieldManagedWrites, Json, ResourceStore, WatchStart, is_status, list_bytes
+from .schema import Schema, kind_schema
+from .views import MetadataView, ResponseView
+
+
+class ConvertedView:
+    """Stored objects as a served version shows them; shared by every request of that version."""
+
+    shared = True
+
+    def __init__(self, rt: ResourceType, list_kind: str, convert: Convert) -> None:
+        self.name = rt.group_version  # unique among the versions of one storage prefix
+        self.kind = rt.kind
+        self.api_version = rt.group_version
+        self.list_kind = list_kind
+        self._convert = convert
+
+    def encode(self, raw: bytes) -> bytes:
+        return orjson.dumps(self._convert(orjson.loads(raw)))
+
+    def item(self, obj: CachedObject) -> bytes:
+        return obj.encoded(self)
+
+    def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes:
+        return list_bytes(self.list_kind, self.api_version, list_meta, items)
+
+
+class ConvertedThen:
+    """A client's view (``Table``) of the objects converted to the served version first."""
+
+    def __init__(self, converted: ConvertedView, then: ResponseView) -> None:
+        self.name = f"{then.name}@{converted.name}"
+        self.shared = then.shared
+        self.kind = then.kind
+        self.api_version = then.api_version
+        self._converted = converted
+        self._then = then
+
+    def encode(self, raw: bytes) -> bytes:
+        return self._then.encode(self._converted.encode(raw))
+
+    def item(self, obj: CachedObject) -> bytes:
+        return self._then.item(dataclasses.replace(obj, raw=obj.encoded(self._converted), views=None))
+
+    def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes:
+        return self._then.list_body(items, list_meta)
+
+
+class ConvertingStore(FieldManagedWrites):
+    """One served version (``rt``) of the objects ``storage`` keeps in its storage version.
+    Exposes what the HTTP layer calls on a ``ResourceStore``."""
+
+    def __init__(
+        self, storage: ResourceStore, rt: ResourceType, conversion: Conversion, *,
+        list_kind: str | None = None, custom_schema: Schema | None = None,
+        printer_columns: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        self.storage = storage
+        self.rt = rt
+        self.kind = rt.kind
+        self.api_version = rt.group_version
+        self.list_kind = list_kind or f"{rt.kind}List"
+        self.schema = None if rt.custom else kind_schema(rt.group, rt.version, rt.kind)
+        self.custom_schema = custom_schema
+        self.printer_columns = tuple(printer_columns) if printer_columns is not None else None
+        self._conversion = conversion
+        self._view = ConvertedView(rt, self.list_kind, conversion.to_served)
+        self._field_managers = {}
+
+    @property
+    def cacher(self) -> Cacher:
+        return self.storage.cacher
+
+    # ----------------------------------------------------------------- conversions
+
+    def _served_view(self, view: ResponseView | None) -> ResponseView:
+        """What a read in ``view`` asks of the storage version's store: the converted objects,
+        in ``view`` if any. Metadata is the same in every version: PartialObjectMetadata needs
+        no conversion."""
+        if view is None:
+            return self._view
+        if isinstance(view, MetadataView):
+            return view
+        return ConvertedThen(self._view, view)
+
+    def _served(self, raw: bytes) -> bytes:
+        return self._view.encode(raw)
+
+    def _served_object(self, obj: Json) -> Json:
+        return self._conversion.to_served(obj)
+
+    def _stored_object(self, obj: Json) -> Json:
+        return self._conversion.to_storage(obj)
+
+    def _typed(self, body: Any) -> Json:
+        """The request body, checked to be of the served kind and version."""
+        return metadata.check_type(body, self.kind, self.api_version)
+
+    def _managed(self, subresource: str | None, live: Json | None, new: Json, manager: str) -> Json:
+        """``new`` with managedFields recomputed by the served version's field manager."""
+        if not manager:
+            return new
+        return self._field_manager(subresource).update(live, new, manager, now=metadata.now_rfc3339())
+
+    # ----------------------------------------------------------------- reads
+
+    def exists(self, namespace: str | None, name: str) -> bool:
+        return self.storage.exists(namespace, name)
+
+    def get(self, namespace: str | None, name: str, view: ResponseView | None = None) -> bytes:
+        return self.storage.get(namespace, name, self._served_view(view))
+
+    async def list(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> bytes:
+        return await self.storage.list(namespace, opts, self._served_view(view), field_labels=self.rt)
+
+    async def watch(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> WatchStart:
+        return await self.storage.watch(namespace, opts, self._served_view(view), field_labels=self.rt)
+
+    # ----------------------------------------------------------------- writes
+
+    def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "") -> bytes:
+        obj = self._managed(None, None, self._typed(body), manager)
+        return self._served(self.storage.create(namespace, self._stored_object(obj), dry_run))
+
+    def update(
+        self, namespace: str | None, name: str, body: Any, *, subresource: str | None = None, dry_run: bool = False,
+        manager: str = "",
+    ) -> bytes:
+        obj = self._typed(body)
+        if manager:
+            live = self._served_object(orjson.loads(self.storage.get(namespace, name)))
+            obj = self._managed(subresource, live, obj, manager)
+        return self._served(self.storage.update(
+            namespace, name, self._stored_object(obj), subresource=subresource, dry_run=dry_run))
+
+    def rewrite(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
+        subresource: str | None = None, dry_run: bool = False, manager: str = "",
+    ) -> bytes:
+        """``ResourceStore.rewrite`` with ``change`` made to the object in the served version."""
+        def change_served(stored: Json) -> Json:
+            live = self._served_object(stored)
+            changed = change(self._served_object(stored))
+            return self._stored_object(self._managed(subresource, live, changed, manager))
+
+        return self._served(self.storage.rewrite(namespace, name, change_served, subresource=subresource,
+                                                 dry_run=dry_run))
+
+    def admit_applied(self, applied: Json) -> None:
+        self.storage.admit_applied(applied)
+
+    def delete(
+        self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,
+        gc_finalizers: bool = False,
+    ) -> tuple[bytes, bool]:
+        body, gone = self.storage.delete(namespace, name, options, gc_finalizers=gc_finalizers)
+        return (body if is_status(body) else self._served(body)), gone
+
+    def delete_collection(
+        self, namespace: str | None, opts: ListOptions, options: DeleteOptions = DeleteOptions(), *,
+        gc_finalizers: bool = False,
+    ) -> bytes:
+        return self.storage.delete_collection(namespace, opts, options, gc_finalizers=gc_finalizers,
+                                              view=self._view, field_labels=self.rt)
+
+    # ----------------------------------------------------------------- scale
+
+    def get_scale(self, namespace: str | None, name: str) -> bytes:
+        return self.storage.get_scale(namespace, name)
+
+    def update_scale(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], dry_run: bool = False,
+    ) -> bytes:
+        return self.storage.update_scale(namespace, name, change, dry_run)

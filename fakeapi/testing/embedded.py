@@ -1,0 +1,203 @@
+"""A fakeapi server inside the test process: uvicorn on a background thread with its own event
+loop, serving one fakeapi app at a time behind a fixed loopback port.
+
+The port (and so the URL and the kubeconfig) lives as long as the ``EmbeddedServer``; the app
+behind it — a whole ``fakeapi.http.Server`` with its store, registry, caches, controllers and
+faults — is created by ``start_app`` and destroyed by ``stop_app``. A fresh app per test is a few
+milliseconds and shares nothing with the previous one, which is what makes per-test isolation
+leak-proof without a reset path in the server itself.
+
+Threading invariant: the store is single-threaded on the server's loop. Everything that touches
+an app (creating, stopping, calling into ``Server``) runs on that loop through ``run_on_loop``;
+the test thread only waits for results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import functools
+import inspect
+import socket
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import orjson
+import fastapi.dependencies.models
+import uvicorn
+from fastapi import FastAPI
+
+from ..cli import write_kubeconfig
+from ..http import Server, ServerConfig, create_app
+
+T = TypeVar("T")
+
+HOST = "127.0.0.1"
+#: How long the test thread waits for work on the server's loop before giving up.
+CALL_TIMEOUT = 30.0
+
+_NO_APP_STATUS = orjson.dumps({
+    "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "code": 503,
+    "reason": "ServiceUnavailable",
+    "message": "fakeapi: no test is using this server right now (its state ended with the previous test)",
+})
+
+
+class _AppSlot:
+    """The ASGI app uvicorn serves: forwards each connection to the current fakeapi app, or
+    answers 503 between tests (a client leaked from an earlier test must not see new state)."""
+
+    def __init__(self) -> None:
+        self.app: FastAPI | None = None
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        app = self.app
+        if app is not None:
+            await app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        await send({"type": "http.response.start", "status": 503,
+                    "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": _NO_APP_STATUS})
+
+
+def _forget_endpoint_classifications() -> None:
+    """FastAPI memoises whether each endpoint is a coroutine/generator function in module-level
+    LRU caches (4096 entries) keyed by the function. fakeapi's endpoints are closures over their
+    ``Server``, so without this every stopped app — store, registry and all — stays alive until
+    evicted: hundreds of them, and garbage collections of hundreds of milliseconds. The next app
+    has new endpoint functions anyway, so nothing useful is lost."""
+    for value in vars(fastapi.dependencies.models).values():
+        if isinstance(value, functools._lru_cache_wrapper):
+            value.cache_clear()
+
+
+def _listening_socket() -> socket.socket:
+    """A loopback TCP socket on a free port. The explicit IPPROTO_TCP matters: asyncio sets
+    TCP_NODELAY only on connections whose socket says TCP, and without it every response waits
+    40 ms for a delayed ACK (``socket.create_server`` leaves the protocol 0)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind((HOST, 0))
+    sock.listen(socket.SOMAXCONN)
+    return sock
+
+
+@dataclasses.dataclass(slots=True)
+class _RunningApp:
+    app: FastAPI
+    #: Holds the app's lifespan: closing it stops the Server (watches end, timers and
+    #: controllers are cancelled).
+    lifespan: contextlib.AsyncExitStack
+
+    @property
+    def server(self) -> Server:
+        return self.app.state.server  # type: ignore[no-any-return]
+
+
+class EmbeddedServer:
+    """One loopback port served from a background thread; ``start_app``/``stop_app`` put a
+    fresh fakeapi behind it. ``kubeconfig`` is written once and stays valid for its life."""
+
+    def __init__(self, workdir: Path) -> None:
+        self._socket = _listening_socket()
+        self.port: int = self._socket.getsockname()[1]
+        self.url = f"http://{HOST}:{self.port}"
+        self.workdir = workdir
+        self.kubeconfig = workdir / "kubeconfig"
+        write_kubeconfig(self.kubeconfig, self.url)
+        #: Counts apps started; names per-app scratch space such as kubectl's discovery cache.
+        self.generation = 0
+        self._slot = _AppSlot()
+        self._running: _RunningApp | None = None
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name=f"fakeapi:{self.port}", daemon=True)
+        self._thread.start()
+        # lifespan="off": the slot has no lifespan of its own; each app's runs in start_app.
+        self._uvicorn = uvicorn.Server(uvicorn.Config(
+            self._slot, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=1,
+        ))
+        self._serving = asyncio.run_coroutine_threadsafe(self._uvicorn.serve(sockets=[self._socket]), self._loop)
+        self.run_on_loop(self._until_started)
+
+    async def _until_started(self) -> None:
+        while not self._uvicorn.started:
+            if self._serving.done():
+                raise RuntimeError("fakeapi: uvicorn did not start") from self._serving.exception()
+            await asyncio.sleep(0.001)
+
+    # ------------------------------------------------------------------ the app behind the port
+
+    def start_app(self, config: ServerConfig | None = None) -> None:
+        """Serve a brand-new fakeapi app (stopping the current one first, if any). ``config``'s
+        host and port are replaced by this server's."""
+        base = config or ServerConfig()
+        self.run_on_loop(lambda: self._start_app(dataclasses.replace(base, host=HOST, port=self.port)))
+
+    def stop_app(self) -> None:
+        """Stop the current app: its watches end, its state is gone; requests get 503 until the
+        next ``start_app``."""
+        self.run_on_loop(self._stop_app)
+
+    @property
+    def server(self) -> Server:
+        """The current app's ``Server``. Only touch it on the loop (``run_on_loop``)."""
+        if self._running is None:
+            raise RuntimeError("fakeapi: no app is running")
+        return self._running.server
+
+    async def _start_app(self, config: ServerConfig) -> None:
+        await self._stop_app()
+        app = create_app(config)
+        lifespan = contextlib.AsyncExitStack()
+        await lifespan.enter_async_context(app.router.lifespan_context(app))
+        self._running = _RunningApp(app, lifespan)
+        self._slot.app = app
+        self.generation += 1
+
+    async def _stop_app(self) -> None:
+        running, self._running, self._slot.app = self._running, None, None
+        if running is not None:
+            await running.lifespan.aclose()
+            _forget_endpoint_classifications()
+
+    # ------------------------------------------------------------------ the loop thread
+
+    def run_on_loop(self, fn: Callable[[], T | Awaitable[T]], timeout: float = CALL_TIMEOUT) -> T:
+        """Run ``fn()`` on the server's loop (awaiting it when it returns an awaitable) and
+        return its result to the calling thread."""
+        if threading.current_thread() is self._thread:
+            raise RuntimeError("fakeapi: run_on_loop called from the server's own loop would deadlock")
+
+        async def call() -> T:
+            result = fn()
+            if inspect.isawaitable(result):
+                return await result  # type: ignore[no-any-return]
+            return result
+
+        return asyncio.run_coroutine_threadsafe(call(), self._loop).result(timeout)
+
+    def close(self) -> None:
+        """Stop the app, then uvicorn, then the loop thread."""
+        if not self._thread.is_alive():
+            return
+        self.stop_app()
+
+        def shut_down() -> None:
+            self._uvicorn.should_exit = True
+
+        self._loop.call_soon_threadsafe(shut_down)
+        self._serving.result(CALL_TIMEOUT)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(CALL_TIMEOUT)
+        self._loop.close()
+        self._socket.close()
+
+    def __enter__(self) -> EmbeddedServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
