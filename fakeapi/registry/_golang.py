@@ -88,3 +88,20 @@ def go_value(value: Any) -> str:
     if isinstance(value, str):
         return go_quote(value)
     return go_sharp_value(value)
+
+
+_GO_TYPES = {dict: "map[string]interface {}", list: "[]interface {}", str: "string", bool: "bool",
+             int: "int64", float: "float64"}
+#: ``reflect.Kind`` names of the types a JSON value decodes to.
+_GO_KINDS = {"map[string]interface {}": "map", "[]interface {}": "slice"}
+
+
+def go_type(value: Any) -> str | None:
+    """Go's ``%T`` of a decoded JSON value (integers decode to int64); None for null."""
+    return None if value is None else _GO_TYPES[type(value)]
+
+
+def go_kind(value: Any) -> str:
+    """The ``reflect.Kind`` of a decoded JSON value: ``map``, ``slice``, ``int64``, ..., ``nil``."""
+    name = go_type(value)
+    return "nil" if name is None else _GO_KINDS.get(name, name)

@@ -34,7 +34,7 @@ from functools import cache, cached_property
 from typing import Any
 
 from . import status
-from ._golang import go_quote, go_sharp_value
+from ._golang import go_quote, go_sharp_value, go_type
 from .managed_fields import (
     UPDATE,
     FieldSet,
@@ -298,19 +298,6 @@ class ValidationError(Exception):
         return texts[0] if len(texts) == 1 else "\n".join(["errors:", *("  " + text for text in texts)])
 
 
-def _go_type(value: Value) -> str:
-    """Go's ``%T`` of an unstructured value."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    return "[]interface {}" if isinstance(value, list) else "map[string]interface {}"
-
-
 def _go_v(value: Value) -> str:
     """Go's ``%v`` of an unstructured value."""
     if isinstance(value, dict):
@@ -368,7 +355,7 @@ def _validate_scalar(scalar: str, value: Value, prefix: str = "") -> str | None:
     if value is MISSING or value is None:
         return None
     if scalar == NUMERIC and not (isinstance(value, (int, float)) and not isinstance(value, bool)):
-        return f"{prefix}expected numeric (int or float), got {_go_type(value)}"
+        return f"{prefix}expected numeric (int or float), got {go_type(value)}"
     if scalar == STRING and not isinstance(value, str):
         return f"{prefix}expected string, got &value.valueUnstructured{{Value:{go_sharp_value(value)}}}"
     if scalar == BOOLEAN and not isinstance(value, bool):

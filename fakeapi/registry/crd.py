@@ -1231,7 +1231,7 @@ class CustomResourceType:
             group=self.group, version=self.version, kind=self.kind, plural=self.plural, singular=self.singular,
             namespaced=self.namespaced, verbs=_CUSTOM_RESOURCE_VERBS, short_names=self.short_names,
             categories=self.categories, subresources=MappingProxyType(subresources),
-            storage_prefix=f"/registry/{self.group}/{self.plural}/",
+            storage_prefix=f"/registry/{self.group}/{self.plural}/", custom=True,
         )
 
 

@@ -21,29 +21,12 @@ import orjson
 from ..store import RangeRequest, prefix_range_end
 from . import crd as crds
 from . import metadata
-from .catalogue import ResourceType, SubresourceType
 from .delete_options import DeleteOptions
 from .rest import Json, ResourceStore
 from .scale import ScalePaths
 from .status import invalid
 
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
-_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
-_SUBRESOURCE_VERBS = ("get", "patch", "update")
-
-
-def resource_type(crt: crds.CustomResourceType) -> ResourceType:
-    """The registry's view of one version of a CRD."""
-    subresources = {}
-    if crt.status_subresource:
-        subresources["status"] = SubresourceType(crt.kind, crt.group, crt.version, _SUBRESOURCE_VERBS)
-    if crt.scale is not None:
-        subresources["scale"] = SubresourceType("Scale", "autoscaling", "v1", _SUBRESOURCE_VERBS)
-    return ResourceType(
-        group=crt.group, version=crt.version, kind=crt.kind, plural=crt.plural, singular=crt.singular,
-        namespaced=crt.namespaced, verbs=_VERBS, short_names=crt.short_names, categories=crt.categories,
-        subresources=subresources, storage_prefix=f"/registry/{crt.group}/{crt.plural}/", custom=True,
-    )
 
 
 def is_established(crd: Json) -> bool:
@@ -59,7 +42,7 @@ class CustomResourceStore(ResourceStore):
 
     def define(self, definition: crds.CustomResourceType) -> None:
         self.definition = definition
-        self.rt = resource_type(definition)
+        self.rt = definition.resource_type()
         self.kind = definition.kind
         self.api_version = definition.group_version  # the storage version may change
         self._field_managers = {}

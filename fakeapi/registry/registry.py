@@ -18,7 +18,6 @@ from .custom_resources import (
     CustomResourceDefinitionStore,
     CustomResourceStore,
     is_established,
-    resource_type,
     served_definitions,
 )
 from .lease_manager import LeaseManager
@@ -155,11 +154,11 @@ class Registry:
                 self._remove_custom(crd_name, rs)
             return
         storage, served = served_definitions(crd)
-        if rs is not None and rs.prefix != resource_type(storage).storage_prefix:
+        if rs is not None and rs.prefix != storage.resource_type().storage_prefix:
             self._remove_custom(crd_name, rs)
             rs = None
         if rs is None:
-            rs = CustomResourceStore(resource_type(storage), self.store, self.cacher_config, self.namespace_phase)
+            rs = CustomResourceStore(storage.resource_type(), self.store, self.cacher_config, self.namespace_phase)
             rs.cacher.start()
             self._custom[crd_name] = rs
             for listener in self.on_resource_added:
@@ -209,6 +208,6 @@ class Registry:
 
 def _custom_version(rs: CustomResourceStore, definition: CustomResourceType) -> ConvertingStore:
     """A served version of a custom resource other than its storage version."""
-    return ConvertingStore(rs, resource_type(definition), none_conversion(rs.api_version, definition.group_version),
+    return ConvertingStore(rs, definition.resource_type(), none_conversion(rs.api_version, definition.group_version),
                            list_kind=definition.list_kind, custom_schema=definition.schema,
                            printer_columns=definition.printer_columns)

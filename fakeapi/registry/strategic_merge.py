@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from ._golang import go_quote
+from ._golang import go_float, go_quote, go_type
 from .schema import Schema, definitions
-from ._golang import go_float
 
 DIRECTIVE_MARKER = "$patch"
 DELETE_DIRECTIVE = "delete"
@@ -80,10 +79,7 @@ def _go_key(value: Any) -> tuple[type, Any]:
 
 def _go_type_name(value: Any) -> str:
     """``reflect.TypeOf(v).String()`` for a decoded JSON value (``%s`` of a nil Type for null)."""
-    if value is None:
-        return "%!s(<nil>)"
-    return {dict: "map[string]interface {}", list: "[]interface {}", str: "string", bool: "bool",
-            int: "int64", float: "float64"}[type(value)]
+    return go_type(value) or "%!s(<nil>)"
 
 
 def go_sprint(value: Any, verb: str = "v") -> str:

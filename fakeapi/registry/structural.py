@@ -48,7 +48,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from ._golang import go_float, go_quote
+from ._golang import go_float, go_kind, go_quote
 from .status import (
     FieldError,
     duplicate_error,
@@ -95,27 +95,10 @@ def _go_json(value: Any) -> str:
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def _go_kind(value: Any) -> str:
-    """The Go type a JSON value decodes to (``apimachinery/pkg/util/json``): integers are int64."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "slice"
-    if isinstance(value, dict):
-        return "map"
-    return "nil"
-
-
 def _deep_equal(a: Any, b: Any) -> bool:
     """``reflect.DeepEqual`` of decoded JSON: int64 1 and float64 1 differ, as do 1 and true."""
-    kind = _go_kind(a)
-    if kind != _go_kind(b):
+    kind = go_kind(a)
+    if kind != go_kind(b):
         return False
     if kind == "map":
         return a.keys() == b.keys() and all(_deep_equal(a[k], b[k]) for k in a)
@@ -127,7 +110,7 @@ def _deep_equal(a: Any, b: Any) -> bool:
 def _enum_matches(value: Any, allowed: Any) -> bool:
     """kube-openapi's enum test: the value converted to the allowed value's Go type, then
     DeepEqual (so 3.7 matches an int64 3, and int64 97 matches ``"a"``, as in Go)."""
-    kind, allowed_kind = _go_kind(value), _go_kind(allowed)
+    kind, allowed_kind = go_kind(value), go_kind(allowed)
     if kind == allowed_kind:
         return _deep_equal(value, allowed)
     if allowed_kind == "int64" and kind == "float64":
@@ -512,7 +495,7 @@ class _Node:
             result.merge(self._validate_type(data, "nil", path))
             result.merge(self._validate_enum(data, path))
             return result
-        kind = _go_kind(data)
+        kind = go_kind(data)
         # The validators in kube-openapi's order, each counted as a match when it applies.
         if self.types or self.format:
             result.merge(self._validate_type(data, kind, path))
@@ -829,11 +812,11 @@ def _multiple_of(path: str, data: int | float, factor: float, is_int: bool) -> _
 def _set_key(value: Any) -> Any:
     """What ``validateListSet`` tells values apart by: scalars with their Go type, compound
     values by their JSON (where int64 1 and float64 1 are both ``1``)."""
-    if isinstance(value, dict) and all(_go_kind(v) in ("string", "bool", "nil") for v in value.values()):
+    if isinstance(value, dict) and all(go_kind(v) in ("string", "bool", "nil") for v in value.values()):
         return "map", tuple(sorted(value.items()))  # a list-map key of strings: no JSON needed
     if isinstance(value, (dict, list)):
         return "json", _go_json(value)
-    return _go_kind(value), value
+    return go_kind(value), value
 
 
 def _repeated(values: list[Any]) -> list[int]:

@@ -1,10 +1,11 @@
 """Helpers for testing against fakeapi: a ``fakeapi serve`` process and its control API, and
 the pieces of the pytest plugin (``fakeapi.testing.plugin``) a test suite may name in hints."""
 
+from .eventually import eventually
 from .resources import ApiError
 from .server_process import ServerProcess
 
-__all__ = ["ApiError", "FakeAPI", "ServerProcess"]
+__all__ = ["ApiError", "FakeAPI", "ServerProcess", "eventually"]
 
 
 def __getattr__(name: str) -> object:

@@ -4,13 +4,14 @@ collection (background, foreground, orphan) and namespace termination."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from kubernetes import client, watch
 from kubernetes.client.exceptions import ApiException
+
+from fakeapi.testing import ServerProcess, eventually
 
 NS = "life"
 
@@ -25,16 +26,6 @@ def core(api_client):
 @pytest.fixture(scope="module")
 def apps(api_client):
     return client.AppsV1Api(api_client)
-
-
-def eventually(check: Callable[[], Any], what: str, timeout: float = 10.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.05)
-    raise AssertionError(f"not within {timeout}s: {what}")
 
 
 def message(err: pytest.ExceptionInfo[ApiException]) -> str:
@@ -198,8 +189,6 @@ def test_namespace_termination(core, kubectl):
 
 def test_events_expire_after_the_event_ttl(tmp_path):
     """``--event-ttl``: events live on store leases (as in kube) and are deleted when they expire."""
-    from fakeapi.testing import ServerProcess
-
     with ServerProcess(tmp_path, "--event-ttl", "2s") as server:
         body = {"metadata": {"name": "e1"}, "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
                 "reason": "Test", "message": "expires", "type": "Normal"}

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from fakeapi.testing import ServerProcess
+from fakeapi.testing import ServerProcess, eventually
 
 HERE = Path(__file__).parent
 FINALIZER = "kopf.zalando.org/KopfFinalizerMarker"
@@ -32,16 +30,6 @@ CRD = {
     },
 }
 WIDGETS = "/apis/example.com/v1/namespaces/default/widgets"
-
-
-def eventually(check: Callable[[], Any], what: str, timeout: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.1)
-    raise AssertionError(f"not within {timeout}s: {what}")
 
 
 def test_kopf_operator_handles_a_custom_resource_lifecycle(tmp_path: Path) -> None:
@@ -75,17 +63,18 @@ def _exercise(http: httpx.Client) -> None:
         status = widget.get("status") or {}
         return widget if status.get("phase") == "Ready" and status.get("create_widget") == {"size": 3} else None
 
-    widget = eventually(handled, "the create handler's status")
+    widget = eventually(handled, "the create handler's status", timeout=20)
     assert FINALIZER in widget["metadata"]["finalizers"]
     events = eventually(lambda: [e for e in http.get("/api/v1/namespaces/default/events").json()["items"]
-                                 if e["reason"] == "Building"], "the operator's Event")
+                                 if e["reason"] == "Building"], "the operator's Event", timeout=20)
     assert events[0]["involvedObject"]["name"] == "w1" and events[0]["message"] == "building widget of size 3"
 
     widget["spec"]["size"] = 5
     assert http.put(f"{WIDGETS}/w1", json=widget).status_code == 200
     eventually(lambda: (http.get(f"{WIDGETS}/w1").json().get("status") or {}).get("resizedFrom") == 3,
-               "the update handler's status")
+               "the update handler's status", timeout=20)
 
     assert http.delete(f"{WIDGETS}/w1").status_code == 200
-    eventually(lambda: http.get(f"{WIDGETS}/w1").status_code == 404, "the widget deleted after its finalizer went")
+    eventually(lambda: http.get(f"{WIDGETS}/w1").status_code == 404, "the widget deleted after its finalizer went",
+               timeout=20)
     assert http.get("/api/v1/namespaces/default/configmaps/w1-deleted").json()["data"] == {"widget": "w1"}
