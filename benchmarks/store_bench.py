@@ -27,6 +27,7 @@ from fakeapi.store import (  # noqa: E402
     PutRequest,
     RangeRequest,
     Store,
+    WatchStream,
     prefix_range_end,
 )
 
@@ -148,31 +149,41 @@ def bench_kv(table: Table, n: int) -> None:
     table.rate(f"paged LIST of {n:,} keys at a past rev", ops, secs, "keys/s")
 
 
+def _drain(streams: list[WatchStream]) -> int:
+    """Events waiting on ``streams`` (one poll each)."""
+    return sum(len(resp.events) for st in streams for resp in st.poll())
+
+
+def _put_and_poll(s: Store, streams: list[WatchStream], keys: Callable[[int], bytes], writes: int,
+                  poll_every: int) -> tuple[int, float]:
+    """``writes`` puts to ``keys(i)``, the consumers polling every ``poll_every`` puts (so their
+    bounded queues never fill) and once at the end; returns the events received and the seconds."""
+    value = b"v" * VALUE_SIZE
+    received = 0
+
+    def run() -> None:
+        nonlocal received
+        put = s.put
+        for i in range(writes):
+            put(PutRequest(keys(i), value))
+            if i % poll_every == poll_every - 1:
+                received += _drain(streams)
+        received += _drain(streams)
+
+    _, secs = timed(0, run)
+    return received, secs
+
+
 def bench_watch(table: Table, watchers: int, writes: int) -> None:
-    # 1) Every watcher on one prefix, each on its own stream (one client each).
+    # 1) Every watcher on one prefix, each on its own stream (one client each); consumers poll
+    # every 50 puts (queues hold 128 responses).
     s = Store()
     streams = []
     for _ in range(watchers):
         st = s.new_stream()
         st.watch(PREFIX, END, prev_kv=True)
         streams.append(st)
-    value = b"v" * VALUE_SIZE
-    received = 0
-
-    def prefix_run() -> None:
-        nonlocal received
-        put = s.put
-        for i in range(writes):
-            put(PutRequest(key_of(i % 1000), value))
-            if i % 50 == 49:  # consumers poll now and then (queues hold 128 responses)
-                for st in streams:
-                    for resp in st.poll():
-                        received += len(resp.events)
-        for st in streams:
-            for resp in st.poll():
-                received += len(resp.events)
-
-    _, secs = timed(0, prefix_run)
+    received, secs = _put_and_poll(s, streams, lambda i: key_of(i % 1000), writes, 50)
     assert received == writes * watchers, (received, writes * watchers)
     table.rate(f"watch: {watchers:,} watchers on one prefix, {writes:,} puts", received, secs,
                "events/s")
@@ -185,22 +196,7 @@ def bench_watch(table: Table, watchers: int, writes: int) -> None:
         st.watch(key_of(i), prev_kv=True)
         streams.append(st)
     single_writes = writes * 20
-    received = 0
-
-    def single_run() -> None:
-        nonlocal received
-        put = s.put
-        for i in range(single_writes):
-            put(PutRequest(key_of(i % watchers), value))
-            if i % (watchers * 50) == watchers * 50 - 1:
-                for st in streams:
-                    for resp in st.poll():
-                        received += len(resp.events)
-        for st in streams:
-            for resp in st.poll():
-                received += len(resp.events)
-
-    _, secs = timed(0, single_run)
+    received, secs = _put_and_poll(s, streams, lambda i: key_of(i % watchers), single_writes, watchers * 50)
     assert received == single_writes, (received, single_writes)
     table.rate(f"watch: {watchers:,} watchers on distinct keys, {single_writes:,} puts",
                received, secs, "events/s")
@@ -212,6 +208,7 @@ def bench_watch(table: Table, watchers: int, writes: int) -> None:
         st = s.new_stream(capacity=2)
         st.watch(PREFIX, END)
         streams.append(st)
+    value = b"v" * VALUE_SIZE
     received = 0
 
     def catch_up_run() -> None:
