@@ -999,21 +999,20 @@ _DEPLOYMENT = Printer((
     AGE, CONTAINERS, IMAGES, selector_column("extensionsv1beta1.DeploymentSpec"),
 ), _deployment_cells)
 
-_REPLICA_SET = Printer((
-    NAME,
-    Column("Desired", doc("extensionsv1beta1.ReplicaSetSpec", "replicas"), type="integer"),
-    Column("Current", doc("extensionsv1beta1.ReplicaSetStatus", "replicas"), type="integer"),
-    Column("Ready", doc("extensionsv1beta1.ReplicaSetStatus", "readyReplicas"), type="integer"),
-    AGE, CONTAINERS, IMAGES, selector_column("extensionsv1beta1.ReplicaSetSpec"),
-), _replica_set_cells)
+def _replicas_columns(kind: str) -> tuple[Column, ...]:
+    """Replica sets' and replication controllers' shared columns (``kind``: the doc type prefix,
+    e.g. ``extensionsv1beta1.ReplicaSet``)."""
+    return (
+        NAME,
+        Column("Desired", doc(f"{kind}Spec", "replicas"), type="integer"),
+        Column("Current", doc(f"{kind}Status", "replicas"), type="integer"),
+        Column("Ready", doc(f"{kind}Status", "readyReplicas"), type="integer"),
+        AGE, CONTAINERS, IMAGES, selector_column(f"{kind}Spec"),
+    )
 
-_REPLICATION_CONTROLLER = Printer((
-    NAME,
-    Column("Desired", doc("apiv1.ReplicationControllerSpec", "replicas"), type="integer"),
-    Column("Current", doc("apiv1.ReplicationControllerStatus", "replicas"), type="integer"),
-    Column("Ready", doc("apiv1.ReplicationControllerStatus", "readyReplicas"), type="integer"),
-    AGE, CONTAINERS, IMAGES, selector_column("apiv1.ReplicationControllerSpec"),
-), _replication_controller_cells)
+
+_REPLICA_SET = Printer(_replicas_columns("extensionsv1beta1.ReplicaSet"), _replica_set_cells)
+_REPLICATION_CONTROLLER = Printer(_replicas_columns("apiv1.ReplicationController"), _replication_controller_cells)
 
 _STATEFUL_SET = Printer((NAME, _READY, AGE, CONTAINERS, IMAGES), _stateful_set_cells)
 
