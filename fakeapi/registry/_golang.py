@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from decimal import Decimal
@@ -105,3 +106,21 @@ def go_kind(value: Any) -> str:
     """The ``reflect.Kind`` of a decoded JSON value: ``map``, ``slice``, ``int64``, ..., ``nil``."""
     name = go_type(value)
     return "nil" if name is None else _GO_KINDS.get(name, name)
+
+
+def go_json(value: Any) -> str:
+    """``encoding/json``'s ``Marshal`` of a decoded JSON value (Go 1.22+): map keys sorted, Go's
+    float format, HTML characters escaped."""
+    if isinstance(value, float) and math.isfinite(value):
+        magnitude = abs(value)
+        if magnitude != 0 and (magnitude < 1e-6 or magnitude >= 1e21):
+            return re.sub(r"e-0(\d)$", r"e-\1", go_float(value))  # Go writes 1e-7, not 1e-07
+        positional = format(Decimal(repr(value)), "f")
+        return positional.rstrip("0").rstrip(".") if "." in positional else positional
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{go_json(k)}:{go_json(value[k])}" for k in sorted(value)) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(map(go_json, value)) + "]"
+    text = json.dumps(value, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
+        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")

@@ -39,16 +39,14 @@ import base64
 import binascii
 import copy
 import ipaddress
-import json
 import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from datetime import date
-from decimal import Decimal
 from typing import Any
 
-from ._golang import go_float, go_kind, go_quote
+from ._golang import go_float, go_json, go_kind, go_quote
 from .status import (
     FieldError,
     duplicate_error,
@@ -77,23 +75,6 @@ _OTHER = "Other"
 
 
 # --- Go value semantics ------------------------------------------------------------------------
-
-def _go_json(value: Any) -> str:
-    """``json.Marshal`` of a decoded value: sorted keys, Go's float format, HTML-safe escapes."""
-    if isinstance(value, float) and math.isfinite(value):
-        magnitude = abs(value)
-        if magnitude != 0 and (magnitude < 1e-6 or magnitude >= 1e21):
-            return re.sub(r"e-0(\d)$", r"e-\1", go_float(value))  # Go writes 1e-7, not 1e-07
-        positional = format(Decimal(repr(value)), "f")
-        return positional.rstrip("0").rstrip(".") if "." in positional else positional
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{_go_json(k)}:{_go_json(value[k])}" for k in sorted(value)) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(map(_go_json, value)) + "]"
-    text = json.dumps(value, ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
-        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-
 
 def _deep_equal(a: Any, b: Any) -> bool:
     """``reflect.DeepEqual`` of decoded JSON: int64 1 and float64 1 differ, as do 1 and true."""
@@ -648,7 +629,7 @@ class _Node:
         if not self.enum or (data is not None and any(_enum_matches(data, allowed) for allowed in self.enum)):
             return None
         # The message is only what repeats are recognised by: kube reports NotSupported.
-        values = " ".join(_go_json(v) if not isinstance(v, str) else v for v in self.enum)
+        values = " ".join(go_json(v) if not isinstance(v, str) else v for v in self.enum)
         return _failure(_Error(_ENUM, path, f"{_located(path)} should be one of [{values}]", data, values=self.enum))
 
     def _validate_object(self, data: dict[str, Any], path: str) -> _Result:
@@ -815,7 +796,7 @@ def _set_key(value: Any) -> Any:
     if isinstance(value, dict) and all(go_kind(v) in ("string", "bool", "nil") for v in value.values()):
         return "map", tuple(sorted(value.items()))  # a list-map key of strings: no JSON needed
     if isinstance(value, (dict, list)):
-        return "json", _go_json(value)
+        return "json", go_json(value)
     return go_kind(value), value
 
 
@@ -897,7 +878,7 @@ def _field_errors(errors: list[_Error], base: str | None) -> list[FieldError]:
         if error.code == _REQUIRED:
             out.append(required_error(path))
         elif error.code == _ENUM:
-            out.append(not_supported_error(path, error.value, [v if isinstance(v, str) else _go_json(v) for v in error.values]))
+            out.append(not_supported_error(path, error.value, [v if isinstance(v, str) else go_json(v) for v in error.values]))
         elif error.code == _TOO_LONG:
             out.append(too_long_error(path, error.valid))
         elif error.code in (_MAX_ITEMS, _TOO_MANY_PROPERTIES):

@@ -20,7 +20,6 @@ event's object on its own, with column definitions on the first event only
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from typing import Any, Protocol
 
 from .catalogue import ResourceType
 from .printers import NAME, PRINTERS, Cell, Column, Obj, doc, parse_time, since
-from ._golang import go_float
+from ._golang import go_float, go_json
 from .status import StatusError, bad_request, field_errors_message, invalid_error
 
 META_V1 = "meta.k8s.io/v1"
@@ -246,21 +245,14 @@ def evaluate_jsonpath(steps: Sequence[_Step], data: Any) -> list[Any]:
 # --- custom resources --------------------------------------------------------------------------
 
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})", re.IGNORECASE)
-_HTML_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 _AGE_COLUMN = {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp",
                "description": doc("metav1.ObjectMeta", "creationTimestamp")}
-
-
-def _go_json(value: Any) -> str:
-    """``json.Marshal`` of decoded JSON: map keys sorted, compact, HTML characters escaped."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return re.sub("[<>&\u2028\u2029]", lambda match: _HTML_ESCAPES[match.group()], text)
 
 
 def _printed(value: Any) -> str:
     """JSONPath ``PrintResults`` of one value: JSON for maps and lists, Go's ``%v`` otherwise."""
     if isinstance(value, (dict, list)):
-        return _go_json(value)
+        return go_json(value)
     if value is None:
         return "<no value>"
     if isinstance(value, bool):
