@@ -83,6 +83,7 @@ class CacheWatcher:
         deadline: float,
         bookmark_interval: float,
         view: ObjectView | None = None,
+        namespace: str | None = None,
         capacity: int = DEFAULT_QUEUE_CAPACITY,
         clock: Callable[[], float] = time.monotonic,
         stats: WatchStats | None = None,
@@ -102,8 +103,8 @@ class CacheWatcher:
         self.held: deque[bytes] = deque()
         self._stalls = 0  # stalls in force (they may overlap)
         #: The namespace the watch is scoped to (None: every namespace), for faults that select
-        #: watches by namespace; set by whoever serves the watch.
-        self.namespace: str | None = None
+        #: watches by namespace.
+        self.namespace = namespace
         self.last_rv = 0  # resourceVersion of the last event or bookmark handed over
         self.stats = stats if stats is not None else WatchStats()
         #: perf_counter() of the store commit of the oldest live event not yet written; 0.0

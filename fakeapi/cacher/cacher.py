@@ -225,6 +225,7 @@ class Cacher:
         allow_bookmarks: bool,
         timeout: float,
         view: ObjectView | None = None,
+        namespace: str | None = None,
     ) -> CacheWatcher:
         return CacheWatcher(
             kind=kind,
@@ -232,6 +233,7 @@ class Cacher:
             matches=matches,
             allow_bookmarks=allow_bookmarks,
             view=view,
+            namespace=namespace,
             deadline=self._clock() + self._capped(timeout),
             bookmark_interval=self.config.bookmark_interval,
             capacity=self.config.watcher_queue,

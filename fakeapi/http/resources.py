@@ -245,7 +245,6 @@ async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, vie
         line = b'{"type":"ERROR","object":' + orjson.dumps(err.to_dict()) + b"}\n"
         return StreamingResponse(_once(line), media_type=JSON)
     watcher = start.watcher
-    watcher.namespace = namespace  # its scope, for faults that select watches by namespace
     cacher = rs.cacher
 
     async def body():  # type: ignore[no-untyped-def]

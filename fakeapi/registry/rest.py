@@ -667,6 +667,7 @@ class ResourceStore(FieldManagedWrites):
             allow_bookmarks=opts.allow_watch_bookmarks,
             timeout=opts.watch_timeout(),
             view=view,
+            namespace=namespace if self.rt.namespaced else None,
         )
         cache = cacher.cache
         if opts.send_initial_events or (opts.send_initial_events is None and rv_text in ("", "0")):
