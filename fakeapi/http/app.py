@@ -27,7 +27,7 @@ from . import metrics as metric_routes
 from . import openapi, resources
 from .faults import control_body
 from .discovery import Discovery
-from .responses import JSON, json_bytes, json_response, status_response
+from .responses import JSON, json_bytes, json_response, served_by, status_response
 
 log = logging.getLogger("fakeapi")
 
@@ -129,60 +129,69 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     app = FastAPI(lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
     app.state.server = server
-    registry = server.registry
-    discovery = server.discovery
-
-    openapi.add_routes(app, server.openapi)
-
+    openapi.add_routes(app)
     for path in ("/healthz", "/livez", "/readyz"):
-        app.add_api_route(path, lambda: Response(b"ok", media_type="text/plain"), methods=["GET"])
-
-    @app.get("/version")
-    async def version() -> Response:
-        return json_bytes(discovery.version)
-
-    @app.get("/api")
-    async def api() -> Response:
-        return json_bytes(discovery.api_versions)
-
-    @app.get("/apis")
-    async def apis() -> Response:
-        return json_bytes(discovery.api_groups)
-
-    @app.api_route("/api/{version}", methods=["GET"])
-    async def core_resources(version: str) -> Response:
-        return _resource_list(discovery, "", version)
-
-    @app.api_route("/apis/{group}/{version}", methods=["GET"])
-    async def group_resources(group: str, version: str) -> Response:
-        return _resource_list(discovery, group, version)
-
+        app.add_api_route(path, _ok, methods=["GET"])
+    app.add_api_route("/version", _version, methods=["GET"])
+    app.add_api_route("/api", _api_versions, methods=["GET"])
+    app.add_api_route("/apis", _api_groups, methods=["GET"])
+    app.add_api_route("/api/{version}", _core_resources, methods=["GET"])
+    app.add_api_route("/apis/{group}/{version}", _group_resources, methods=["GET"])
     methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
-
-    @app.api_route("/api/{version}/{rest:path}", methods=methods)
-    async def core(request: Request, version: str, rest: str) -> Response:
-        return await resources.handle(registry, request, "", version, rest, server.faults)
-
-    @app.api_route("/apis/{group}/{version}/{rest:path}", methods=methods)
-    async def grouped(request: Request, group: str, version: str, rest: str) -> Response:
-        return await resources.handle(registry, request, group, version, rest, server.faults)
-
-    @app.post("/fakeapi/v1/compact")
-    async def compact(request: Request) -> Response:
-        try:
-            revision = _optional(await control_body(request), "revision", int)
-            try:
-                rev = server.compact(revision)
-            except (ErrCompacted, ErrFutureRev) as err:
-                raise bad_request(str(err)) from None
-            return json_response({"revision": rev, "currentRevision": server.store.revision})
-        except StatusError as err:
-            return status_response(err)
-
-    fault_routes.add_routes(app, server.faults)
-    metric_routes.add_routes(app, server.metrics)
-    app.add_middleware(metric_routes.MetricsMiddleware, registry=registry, metrics=server.metrics)
+    app.add_api_route("/api/{version}/{rest:path}", _core, methods=methods)
+    app.add_api_route("/apis/{group}/{version}/{rest:path}", _grouped, methods=methods)
+    app.add_api_route("/fakeapi/v1/compact", _compact, methods=["POST"])
+    fault_routes.add_routes(app)
+    metric_routes.add_routes(app)
+    app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics)
     return app
+
+
+async def _ok() -> Response:
+    return Response(b"ok", media_type="text/plain")
+
+
+async def _version(request: Request) -> Response:
+    return json_bytes(served_by(request).discovery.version)
+
+
+async def _api_versions(request: Request) -> Response:
+    return json_bytes(served_by(request).discovery.api_versions)
+
+
+async def _api_groups(request: Request) -> Response:
+    return json_bytes(served_by(request).discovery.api_groups)
+
+
+async def _core_resources(request: Request, version: str) -> Response:
+    return _resource_list(served_by(request).discovery, "", version)
+
+
+async def _group_resources(request: Request, group: str, version: str) -> Response:
+    return _resource_list(served_by(request).discovery, group, version)
+
+
+async def _core(request: Request, version: str, rest: str) -> Response:
+    server = served_by(request)
+    return await resources.handle(server.registry, request, "", version, rest, server.faults)
+
+
+async def _grouped(request: Request, group: str, version: str, rest: str) -> Response:
+    server = served_by(request)
+    return await resources.handle(server.registry, request, group, version, rest, server.faults)
+
+
+async def _compact(request: Request) -> Response:
+    server = served_by(request)
+    try:
+        revision = _optional(await control_body(request), "revision", int)
+        try:
+            rev = server.compact(revision)
+        except (ErrCompacted, ErrFutureRev) as err:
+            raise bad_request(str(err)) from None
+        return json_response({"revision": rev, "currentRevision": server.store.revision})
+    except StatusError as err:
+        return status_response(err)
 
 
 def _optional(body: dict[str, object], name: str, kind: type) -> Any:

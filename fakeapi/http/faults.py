@@ -26,7 +26,7 @@ from ..faults import Fault, Faults
 from ..registry.list_options import parse_bool
 from ..registry.rest import ResourceStore
 from ..registry.status import StatusError, bad_request, not_found
-from .responses import json_response, status_response
+from .responses import json_response, served_by, status_response
 
 PREFIX = "/fakeapi/v1/faults"
 #: The verb of a request without a name, by HTTP method (kube's ``RequestInfo``).
@@ -67,29 +67,36 @@ async def slow_list(body: bytes, per_item: float) -> None:
     await asyncio.sleep(per_item * len(items))
 
 
-def add_routes(app: FastAPI, faults: Faults) -> None:
-    @app.get(PREFIX)
-    async def list_faults() -> Response:
-        return json_response(faults.snapshot())
+def add_routes(app: FastAPI) -> None:
+    """The control API of the server's ``faults``."""
+    app.add_api_route(PREFIX, _list_faults, methods=["GET"])
+    app.add_api_route(PREFIX, _add_fault, methods=["POST"])
+    app.add_api_route(PREFIX, _clear_faults, methods=["DELETE"])
+    app.add_api_route(PREFIX + "/{fault_id}", _clear_fault, methods=["DELETE"])
+    app.add_api_route(PREFIX + "/{kind}", _add_fault_of, methods=["POST"])
 
-    @app.post(PREFIX)
-    async def add_fault(request: Request) -> Response:
-        return await _apply(faults, request, None)
 
-    @app.delete(PREFIX)
-    async def clear_faults() -> Response:
-        return json_response({"cleared": faults.clear()})
+async def _list_faults(request: Request) -> Response:
+    return json_response(served_by(request).faults.snapshot())
 
-    @app.delete(PREFIX + "/{fault_id}")
-    async def clear_fault(fault_id: str) -> Response:
-        try:
-            return json_response({"cleared": faults.clear(fault_id)})
-        except KeyError:
-            return status_response(not_found("", "faults", fault_id))
 
-    @app.post(PREFIX + "/{kind}")
-    async def add_fault_of(request: Request, kind: str) -> Response:
-        return await _apply(faults, request, kind)
+async def _add_fault(request: Request) -> Response:
+    return await _apply(served_by(request).faults, request, None)
+
+
+async def _clear_faults(request: Request) -> Response:
+    return json_response({"cleared": served_by(request).faults.clear()})
+
+
+async def _clear_fault(request: Request, fault_id: str) -> Response:
+    try:
+        return json_response({"cleared": served_by(request).faults.clear(fault_id)})
+    except KeyError:
+        return status_response(not_found("", "faults", fault_id))
+
+
+async def _add_fault_of(request: Request, kind: str) -> Response:
+    return await _apply(served_by(request).faults, request, kind)
 
 
 async def _apply(faults: Faults, request: Request, kind: str | None) -> Response:

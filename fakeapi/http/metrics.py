@@ -21,6 +21,7 @@ from urllib.parse import parse_qs
 
 from fastapi import FastAPI
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -29,6 +30,7 @@ from ..metrics import RequestKey, ServerMetrics
 from ..registry.registry import Registry
 from ..registry.status import StatusError
 from .resources import parse_path
+from .responses import served_by
 
 APPLY_PATCH = "application/apply-patch+yaml"
 #: kube's ``validConnectRequests``.
@@ -173,7 +175,9 @@ class MetricsMiddleware:
                     first_chunk_at - start)
 
 
-def add_routes(app: FastAPI, metrics: ServerMetrics) -> None:
-    @app.get("/metrics")
-    async def scrape() -> Response:
-        return Response(generate_latest(metrics.prometheus), media_type=CONTENT_TYPE_LATEST)
+def add_routes(app: FastAPI) -> None:
+    app.add_api_route("/metrics", _scrape, methods=["GET"])
+
+
+async def _scrape(request: Request) -> Response:
+    return Response(generate_latest(served_by(request).metrics.prometheus), media_type=CONTENT_TYPE_LATEST)

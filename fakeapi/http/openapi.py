@@ -42,7 +42,7 @@ from starlette.responses import Response
 from ..registry.catalogue import ResourceType
 from ..registry.registry import Registry
 from ..registry.schema import definitions
-from .responses import JSON
+from .responses import JSON, served_by
 
 Json = dict[str, Any]
 
@@ -569,28 +569,31 @@ def _one_year_from_now() -> str:
     return later.strftime("%a, %d %b %Y %H:%M:%S UTC")
 
 
-def add_routes(app: FastAPI, documents: OpenAPIV3) -> None:
+def add_routes(app: FastAPI) -> None:
     """``GET /openapi/v3`` and ``GET /openapi/v3/<group version>``, as kube-openapi's
-    ``HandleDiscovery`` and ``HandleGroupVersion`` answer them."""
+    ``HandleDiscovery`` and ``HandleGroupVersion`` answer them (the server's ``openapi``)."""
+    app.add_api_route("/openapi/v3", _discovery, methods=["GET"])
+    app.add_api_route("/openapi/v3/{path:path}", _group_version, methods=["GET"])
 
-    @app.get("/openapi/v3")
-    async def discovery(request: Request) -> Response:
-        return _serve(request, documents.root(), {})
 
-    @app.get("/openapi/v3/{path:path}")
-    async def group_version(request: Request, path: str) -> Response:
-        headers = {"Vary": "Accept"}
-        if not _accepts_json(request.headers.get("accept") or "*/*"):
-            return Response(status_code=406, headers=headers)
-        document = documents.document(path)
-        if document is None:
-            return Response(headers=headers)  # kube drops getSingleGroupBytes' error: 200, no body
-        wanted = request.query_params.get("hash")
-        if wanted and wanted != document.etag:
-            location = server_relative_url(path, document.etag)
-            return Response(status_code=301, media_type=JSON,
-                            headers={**headers, "ETag": f'"{document.etag}"', "Location": location})
-        if wanted:
-            headers["Cache-Control"] = "public, immutable"
-            headers["Expires"] = _one_year_from_now()
-        return _serve(request, document, headers)
+async def _discovery(request: Request) -> Response:
+    return _serve(request, served_by(request).openapi.root(), {})
+
+
+async def _group_version(request: Request, path: str) -> Response:
+    headers = {"Vary": "Accept"}
+    if not _accepts_json(request.headers.get("accept") or "*/*"):
+        return Response(status_code=406, headers=headers)
+    document = served_by(request).openapi.document(path)
+    if document is None:
+        return Response(headers=headers)  # kube drops getSingleGroupBytes' error: 200, no body
+    wanted = request.query_params.get("hash")
+    if wanted and wanted != document.etag:
+        location = server_relative_url(path, document.etag)
+        return Response(status_code=301, media_type=JSON,
+                        headers={**headers, "ETag": f'"{document.etag}"', "Location": location})
+    if wanted:
+        headers["Cache-Control"] = "public, immutable"
+        headers["Expires"] = _one_year_from_now()
+    return _serve(request, document, headers)
+

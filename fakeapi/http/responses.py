@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+from starlette.requests import Request
 from starlette.responses import Response
 
 from ..registry.status import StatusError
@@ -26,3 +27,10 @@ def status_response(err: StatusError) -> Response:
     if retry:
         headers["Retry-After"] = str(retry)
     return Response(orjson.dumps(err.to_dict()), status_code=err.code, media_type=JSON, headers=headers)
+
+
+def served_by(request: Request) -> Any:
+    """The ``Server`` of the app answering ``request`` (``app.state.server``). Endpoints are
+    module-level functions that look it up here rather than closures over it: FastAPI memoises
+    facts about each endpoint function, and a closure would keep a stopped server alive."""
+    return request.app.state.server

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import functools
 import inspect
 import socket
 import threading
@@ -26,7 +25,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
-import fastapi.dependencies.models
 import uvicorn
 from fastapi import FastAPI
 
@@ -63,17 +61,6 @@ class _AppSlot:
         await send({"type": "http.response.start", "status": 503,
                     "headers": [(b"content-type", b"application/json")]})
         await send({"type": "http.response.body", "body": _NO_APP_STATUS})
-
-
-def _forget_endpoint_classifications() -> None:
-    """FastAPI memoises whether each endpoint is a coroutine/generator function in module-level
-    LRU caches (4096 entries) keyed by the function. fakeapi's endpoints are closures over their
-    ``Server``, so without this every stopped app — store, registry and all — stays alive until
-    evicted: hundreds of them, and garbage collections of hundreds of milliseconds. The next app
-    has new endpoint functions anyway, so nothing useful is lost."""
-    for value in vars(fastapi.dependencies.models).values():
-        if isinstance(value, functools._lru_cache_wrapper):
-            value.cache_clear()
 
 
 def _listening_socket() -> socket.socket:
@@ -162,7 +149,6 @@ class EmbeddedServer:
         running, self._running, self._slot.app = self._running, None, None
         if running is not None:
             await running.lifespan.aclose()
-            _forget_endpoint_classifications()
 
     # ------------------------------------------------------------------ the loop thread
 
