@@ -10,7 +10,7 @@ import time
 
 import orjson
 
-from fakeapi.registry.list_options import ListOptions
+from fakeapi.machinery.list_options import ListOptions
 from fakeapi.registry.registry import Registry
 from fakeapi.store import Store
 

@@ -35,8 +35,14 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .cacher import CacheWatcher
+from .machinery.status import (
+    StatusError,
+    internal_error,
+    service_unavailable,
+    timeout,
+    too_many_requests,
+)
 from .registry.registry import Registry
-from .registry.status import StatusError, internal_error, service_unavailable, timeout, too_many_requests
 from .store import StoreTimers
 
 log = logging.getLogger("fakeapi.faults")

@@ -11,9 +11,9 @@ from collections.abc import Hashable
 import orjson
 
 from ..cacher import DELETED, CacheEvent
+from ..machinery.delete_options import BACKGROUND, DeleteOptions
+from ..machinery.list_options import ListOptions
 from ..registry.custom_resources import CLEANUP_FINALIZER
-from ..registry.delete_options import BACKGROUND, DeleteOptions
-from ..registry.list_options import ListOptions
 from ..registry.registry import Registry
 from ..registry.rest import Json, ResourceStore
 from .workqueue import WorkQueue

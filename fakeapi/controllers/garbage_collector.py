@@ -22,10 +22,10 @@ from typing import Any
 import orjson
 
 from ..cacher import DELETED, CacheEvent
-from ..registry.delete_options import BACKGROUND, DeleteOptions
+from ..machinery.delete_options import BACKGROUND, DeleteOptions
+from ..machinery.status import StatusError
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore
-from ..registry.status import StatusError
 from .workqueue import WorkQueue
 
 log = logging.getLogger("fakeapi.controllers")

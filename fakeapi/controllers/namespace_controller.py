@@ -11,8 +11,8 @@ from collections.abc import Hashable
 import orjson
 
 from ..cacher import DELETED, CacheEvent
-from ..registry.delete_options import BACKGROUND, DeleteOptions
-from ..registry.list_options import ListOptions
+from ..machinery.delete_options import BACKGROUND, DeleteOptions
+from ..machinery.list_options import ListOptions
 from ..registry.namespaces import TERMINATING, NamespaceStore
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore

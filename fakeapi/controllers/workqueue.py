@@ -7,7 +7,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Hashable
 
-from ..registry.status import StatusError
+from ..machinery.status import StatusError
 from ..tasks import cancel_and_wait
 
 log = logging.getLogger("fakeapi.controllers")

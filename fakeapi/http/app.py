@@ -17,16 +17,16 @@ from starlette.responses import Response
 from ..cacher import CacherConfig
 from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceController
 from ..faults import Faults
+from ..machinery.status import StatusError, bad_request, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
 from ..registry.registry import DEFAULT_EVENT_TTL, Registry
-from ..registry.status import StatusError, bad_request, not_found_path
 from ..store import ErrCompacted, ErrFutureRev, StoreTimers
 from ..tasks import cancel_and_wait
 from . import faults as fault_routes
 from . import metrics as metric_routes
 from . import openapi, resources
-from .faults import control_body
 from .discovery import Discovery
+from .faults import control_body
 from .responses import JSON, json_bytes, json_response, served_by, status_response
 
 log = logging.getLogger("fakeapi")

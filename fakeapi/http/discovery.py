@@ -10,8 +10,8 @@ from typing import Any
 import orjson
 
 from .. import __version__
-from ..registry.release import TARGET_RELEASE
-from ..registry.catalogue import ResourceType, compare_kube_aware_versions
+from ..apis.catalogue import ResourceType, compare_kube_aware_versions
+from ..machinery.release import TARGET_RELEASE
 from ..registry.registry import Registry
 
 #: /version answers as the release whose API surface the catalogue serves.

@@ -23,9 +23,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..faults import Fault, Faults
-from ..registry.list_options import parse_bool
+from ..machinery.list_options import parse_bool
+from ..machinery.status import StatusError, bad_request, not_found
 from ..registry.rest import ResourceStore
-from ..registry.status import StatusError, bad_request, not_found
 from .responses import json_response, served_by, status_response
 
 PREFIX = "/fakeapi/v1/faults"

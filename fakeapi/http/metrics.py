@@ -26,9 +26,9 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..cacher import INITIAL_EVENTS_END_ANNOTATION
+from ..machinery.status import StatusError
 from ..metrics import RequestKey, ServerMetrics
 from ..registry.registry import Registry
-from ..registry.status import StatusError
 from .resources import parse_path
 from .responses import served_by
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..registry.status import not_acceptable
+from ..machinery.status import not_acceptable
 from ..registry.views import PARTIAL_OBJECT_METADATA, MetadataView
 
 

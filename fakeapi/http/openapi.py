@@ -39,9 +39,9 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..registry.catalogue import ResourceType
+from ..apis.catalogue import ResourceType
+from ..machinery.schema import definitions
 from ..registry.registry import Registry
-from ..registry.schema import definitions
 from .responses import JSON, served_by
 
 Json = dict[str, Any]

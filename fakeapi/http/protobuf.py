@@ -36,8 +36,8 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
-from ..registry.schema import definition_name
-from ..registry.status import bad_request
+from ..machinery.schema import definition_name
+from ..machinery.status import bad_request
 
 #: ``runtime.ContentTypeProtobuf``.
 MEDIA_TYPE = "application/vnd.kubernetes.protobuf"

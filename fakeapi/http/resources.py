@@ -15,15 +15,22 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from ..faults import Faults
-from ..registry import patch as patching
-from ..registry.apply import validate_patch_options
-from ..registry.delete_options import DeleteOptions
-from ..registry.field_validation import OptionsKind, check_fields, field_validation
-from ..registry.list_options import ListOptions, parse_bool
+from ..machinery import patch as patching
+from ..machinery.apply import validate_patch_options
+from ..machinery.delete_options import DeleteOptions
+from ..machinery.field_validation import OptionsKind, check_fields, field_validation
+from ..machinery.list_options import ListOptions, parse_bool
+from ..machinery.status import (
+    StatusError,
+    bad_request,
+    method_not_supported,
+    not_found_path,
+    request_entity_too_large,
+    unsupported_media_type,
+)
+from ..printers.tables import validate_include_object
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore
-from ..registry.status import StatusError, bad_request, method_not_supported, not_found_path, request_entity_too_large, unsupported_media_type
-from ..registry.tables import validate_include_object
 from ..registry.views import MetadataView, ResponseView, TableView
 from . import protobuf
 from .faults import apply_request_faults, slow_list

@@ -8,7 +8,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..registry.status import StatusError
+from ..machinery.status import StatusError
 
 JSON = "application/json"
 

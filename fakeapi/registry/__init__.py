@@ -1,2 +1,3 @@
-"""Kubernetes semantics over the store: the resource catalogue, Status errors, selectors,
-continue tokens, and REST storage per resource."""
+"""The registry engine (kube's ``pkg/registry`` generic store): REST storage per resource over the
+store and its watch cache, the strategies run on create/update/delete, list/watch routing between
+cache and store, subresources, and the set of served resources."""

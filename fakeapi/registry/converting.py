@@ -18,14 +18,21 @@ from typing import Any
 
 import orjson
 
-from ..cacher import Cacher, CachedObject
-from . import metadata
-from .catalogue import ResourceType
-from .conversion import Conversion, Convert
-from .delete_options import DeleteOptions
-from .list_options import ListOptions
-from .rest import FieldManagedWrites, Json, ResourceStore, WatchStart, is_status, list_bytes
-from .schema import Schema, kind_schema
+from ..apis.catalogue import ResourceType
+from ..cacher import CachedObject, Cacher
+from ..machinery import metadata
+from ..machinery.conversion import Conversion, Convert
+from ..machinery.delete_options import DeleteOptions
+from ..machinery.list_options import ListOptions
+from ..machinery.schema import Schema, kind_schema
+from .rest import (
+    FieldManagedWrites,
+    Json,
+    ResourceStore,
+    WatchStart,
+    is_status,
+    list_bytes,
+)
 from .views import MetadataView, ResponseView
 
 

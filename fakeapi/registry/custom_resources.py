@@ -18,13 +18,13 @@ from typing import Any
 
 import orjson
 
+from ..apiextensions import crd as crds
+from ..machinery import metadata
+from ..machinery.delete_options import DeleteOptions
+from ..machinery.status import invalid
 from ..store import RangeRequest, prefix_range_end
-from . import crd as crds
-from . import metadata
-from .delete_options import DeleteOptions
 from .rest import Json, ResourceStore
 from .scale import ScalePaths
-from .status import invalid
 
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import orjson
 
-from . import metadata
-from .delete_options import DeleteOptions
+from ..machinery import metadata
+from ..machinery.delete_options import DeleteOptions
 from .rest import Json, ResourceStore
 
 TERMINATING = "Terminating"

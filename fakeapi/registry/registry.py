@@ -6,14 +6,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from ..apiextensions.crd import CustomResourceType
+from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
 from ..cacher import CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
+from ..machinery.conversion import built_in_conversion, none_conversion
 from ..store import Store
 from ..tasks import cancel_and_wait
-from .catalogue import Catalogue, ResourceType, default_catalogue
-from .conversion import built_in_conversion, none_conversion
 from .converting import ConvertingStore
-from .crd import CustomResourceType
 from .custom_resources import (
     CustomResourceDefinitionStore,
     CustomResourceStore,

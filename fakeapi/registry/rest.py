@@ -18,7 +18,35 @@ from typing import Any
 import orjson
 import yaml
 
-from ..cacher import Cacher, CachedObject, CacheWatcher, TooOldResourceVersion
+from ..apis.catalogue import ResourceType
+from ..cacher import CachedObject, Cacher, CacheWatcher, TooOldResourceVersion
+from ..machinery import continue_token, metadata
+from ..machinery import patch as patching
+from ..machinery.apply import FieldManager, check_name
+from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
+from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
+from ..machinery.schema import Schema, kind_schema
+from ..machinery.selectors import (
+    FieldSelector,
+    LabelSelector,
+    SelectableKind,
+    parse_field_selector,
+    parse_label_selector,
+    selectable_fields,
+)
+from ..machinery.status import (
+    OPTIMISTIC_LOCK_MESSAGE,
+    StatusError,
+    already_exists,
+    bad_request,
+    conflict,
+    forbidden,
+    generate_name_conflict,
+    invalid,
+    not_found,
+    resource_expired,
+    too_large_resource_version,
+)
 from ..store import (
     Compare,
     CompareResult,
@@ -32,35 +60,8 @@ from ..store import (
     Store,
     TxnRequest,
 )
-from . import continue_token, metadata, scale, strategy
-from . import patch as patching
-from .apply import FieldManager, check_name
-from .catalogue import ResourceType
-from .delete_options import FOREGROUND, ORPHAN, DeleteOptions
+from . import scale, strategy
 from .lease_manager import LeaseManager
-from .list_options import EXACT, NOT_OLDER_THAN, ListOptions
-from .schema import Schema, kind_schema
-from .selectors import (
-    FieldSelector,
-    LabelSelector,
-    SelectableKind,
-    parse_field_selector,
-    parse_label_selector,
-    selectable_fields,
-)
-from .status import (
-    OPTIMISTIC_LOCK_MESSAGE,
-    StatusError,
-    generate_name_conflict,
-    already_exists,
-    bad_request,
-    conflict,
-    forbidden,
-    not_found,
-    resource_expired,
-    too_large_resource_version,
-    invalid,
-)
 from .views import ResponseView
 
 #: kube retries a generated name this many times before giving up.

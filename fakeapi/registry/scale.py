@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .status import bad_request, invalid
+from ..machinery.status import bad_request, invalid
 
 Json = dict[str, Any]
 

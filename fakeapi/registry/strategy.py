@@ -18,9 +18,9 @@ import copy
 from functools import cache
 from typing import Any
 
-from .catalogue import ResourceType
-from .schema import kind_schema
-from .status import invalid
+from ..apis.catalogue import ResourceType
+from ..machinery.schema import kind_schema
+from ..machinery.status import invalid
 
 Json = dict[str, Any]
 

@@ -20,9 +20,9 @@ from typing import Any, Protocol
 
 import orjson
 
+from ..apis.catalogue import ResourceType
 from ..cacher import CachedObject
-from .catalogue import ResourceType
-from .tables import WatchTables, table
+from ..printers.tables import WatchTables, table
 
 META_API_VERSION = "meta.k8s.io/v1"
 

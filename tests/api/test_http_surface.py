@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import httpx
 
-from fakeapi.registry.release import TARGET_RELEASE
+from fakeapi.machinery.release import TARGET_RELEASE
 
 
 def test_version_is_the_release_the_catalogue_serves(server):

@@ -12,7 +12,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
-from fakeapi.registry.release import TARGET_RELEASE
+from fakeapi.machinery.release import TARGET_RELEASE
 from fakeapi.testing import ServerProcess
 
 NS = "metrics-test"

@@ -10,8 +10,15 @@ from typing import Any
 
 import pytest
 
-from fakeapi.http.protobuf import MAGIC, MEDIA_TYPE, UNKNOWN, decode_body, go_duration, message_class
-from fakeapi.registry.status import StatusError
+from fakeapi.http.protobuf import (
+    MAGIC,
+    MEDIA_TYPE,
+    UNKNOWN,
+    decode_body,
+    go_duration,
+    message_class,
+)
+from fakeapi.machinery.status import StatusError
 
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 

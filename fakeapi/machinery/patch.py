@@ -39,7 +39,12 @@ from .status import (
     unclassified_error,
     unsupported_media_type,
 )
-from .strategic_merge import BadPatchFormatError, MergeError, NoListOfListsError, strategic_merge
+from .strategic_merge import (
+    BadPatchFormatError,
+    MergeError,
+    NoListOfListsError,
+    strategic_merge,
+)
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -85,7 +90,7 @@ def apply_patch(patch_type: str, original: Mapping[str, Any], patch: bytes, sche
     if patch_type not in accepted:
         raise unsupported_media_type(accepted=accepted)
     if patch_type == APPLY_PATCH:
-        raise ValueError("server-side apply is not applied by fakeapi.registry.patch")
+        raise ValueError("server-side apply is not applied by fakeapi.machinery.patch")
     if len(patch) > MAX_REQUEST_BODY_BYTES:
         raise request_entity_too_large(f"limit is {MAX_REQUEST_BODY_BYTES}")
     if patch_type == JSON_PATCH:

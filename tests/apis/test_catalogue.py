@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from fakeapi.registry.catalogue import (
+from fakeapi.apis.catalogue import (
     TARGET_RELEASE,
     ResourceType,
     SubresourceType,

@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from fakeapi.registry.apply import FieldManager
-from fakeapi.registry.release import TARGET_RELEASE
-from fakeapi.registry.schema import Schema, kind_schema
-from fakeapi.registry.status import StatusError
+from fakeapi.machinery.apply import FieldManager
+from fakeapi.machinery.release import TARGET_RELEASE
+from fakeapi.machinery.schema import Schema, kind_schema
+from fakeapi.machinery.status import StatusError
 
 SSADIFF = Path(__file__).resolve().parents[1] / "ssadiff"
 NOW = "2025-01-01T00:00:00Z"

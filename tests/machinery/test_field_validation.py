@@ -12,16 +12,16 @@ import json
 
 import pytest
 
-from fakeapi.registry.field_validation import (
-    FieldValidation,
+from fakeapi.machinery.field_validation import (
     MAX_ERRORS,
+    FieldValidation,
     check_fields,
     field_validation,
     strict_decoding_errors,
     warning_header,
 )
-from fakeapi.registry.schema import kind_schema
-from fakeapi.registry.status import StatusError
+from fakeapi.machinery.schema import kind_schema
+from fakeapi.machinery.status import StatusError
 
 
 def errors_of(body: str) -> str:

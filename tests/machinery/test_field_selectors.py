@@ -13,15 +13,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fakeapi.registry.catalogue import default_catalogue
-from fakeapi.registry.selectors import (
+from fakeapi.apis.catalogue import default_catalogue
+from fakeapi.machinery.selectors import (
     FieldRequirement,
     FieldSelector,
     parse_field_selector,
     selectable_fields,
     validate_field_selector,
 )
-from fakeapi.registry.status import StatusError
+from fakeapi.machinery.status import StatusError
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Field sets and managedFields encoding (``fakeapi.registry.managed_fields``).
+"""Field sets and managedFields encoding (``fakeapi.machinery.managed_fields``).
 
 Expected FieldsV1 texts and path strings follow structured-merge-diff v4.4.2's
 ``fieldpath/serialize_test.go``, ``element_test.go`` and ``set_test.go``; entry ordering and
@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from fakeapi.registry.managed_fields import (
+from fakeapi.machinery.managed_fields import (
     FieldSet,
     Managed,
     ManagedFieldsError,

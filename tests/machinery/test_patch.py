@@ -1,4 +1,4 @@
-"""``fakeapi.registry.patch``: the handler-level rules (media types, limits, Status shapes) and one
+"""``fakeapi.machinery.patch``: the handler-level rules (media types, limits, Status shapes) and one
 case per operation and directive. ``test_patch_differential.py`` checks the semantics against Go
 at scale; the expected values here were taken from that harness (kube-apiserver v1.32 libraries)."""
 
@@ -10,19 +10,19 @@ from typing import Any
 
 import pytest
 
-from fakeapi.registry.patch import (
+from fakeapi.machinery.patch import (
     APPLY_PATCH,
     JSON_PATCH,
     MAX_JSON_PATCH_OPERATIONS,
     MAX_REQUEST_BODY_BYTES,
     MERGE_PATCH,
     STRATEGIC_MERGE_PATCH,
+    _go_scalar_json,
     apply_patch,
 )
-from fakeapi.registry.schema import kind_schema
-from fakeapi.registry.status import StatusError
-from fakeapi.registry.patch import _go_scalar_json
-from fakeapi.registry.strategic_merge import go_sprint
+from fakeapi.machinery.schema import kind_schema
+from fakeapi.machinery.status import StatusError
+from fakeapi.machinery.strategic_merge import go_sprint
 
 POD_SCHEMA = kind_schema("", "v1", "Pod")
 POD: dict[str, Any] = {

@@ -1,4 +1,4 @@
-"""Server-side apply and managedFields tracking (``fakeapi.registry.apply``), case by case.
+"""Server-side apply and managedFields tracking (``fakeapi.machinery.apply``), case by case.
 
 The behaviours are also run through kube's own field manager in ``test_apply_vs_go.py``; the
 expectations here follow apimachinery's ``managedfields/internal/*_test.go``
@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from fakeapi.registry.apply import FieldManager, check_name, validate_patch_options
-from fakeapi.registry.schema import Schema, kind_schema
-from fakeapi.registry.status import StatusError
+from fakeapi.machinery.apply import FieldManager, check_name, validate_patch_options
+from fakeapi.machinery.schema import Schema, kind_schema
+from fakeapi.machinery.status import StatusError
 
 NOW = "2025-01-01T00:00:00Z"
 LATER = "2025-01-01T00:01:00Z"

@@ -44,9 +44,8 @@ from importlib import resources as importlib_resources
 from types import MappingProxyType
 from typing import NamedTuple
 
-from .release import TARGET_RELEASE
-from .schema import release_kinds
-
+from ..machinery.release import TARGET_RELEASE
+from ..machinery.schema import release_kinds
 
 _KUBE_VERBS = {"post": "create", "put": "update"}
 #: lightkube's all-namespaces list and watch are kube's list and watch on another path.

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fakeapi.registry import continue_token
-from fakeapi.registry.status import StatusError
+from fakeapi.machinery import continue_token
+from fakeapi.machinery.status import StatusError
 
 
 def token(raw: bytes) -> str:

@@ -1,4 +1,4 @@
-"""Pruning, defaulting and validation of custom resources (``fakeapi.registry.structural``).
+"""Pruning, defaulting and validation of custom resources (``fakeapi.apiextensions.structural``).
 
 Expected messages are kube's: the ones marked with a source are quoted from apiextensions-apiserver
 v0.32 tests (``apiext`` = staging/src/k8s.io/apiextensions-apiserver); the others were produced by
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from fakeapi.registry.status import invalid
-from fakeapi.registry.structural import StructuralSchema, go_regexp_error
+from fakeapi.apiextensions.structural import StructuralSchema, go_regexp_error
+from fakeapi.machinery.status import invalid
 
 
 def spec_schema(**properties: Any) -> dict[str, Any]:

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fakeapi.registry.selectors import parse_label_selector
-from fakeapi.registry.status import StatusError
+from fakeapi.machinery.selectors import parse_label_selector
+from fakeapi.machinery.status import StatusError
 
 NAME_RULE = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
              "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "

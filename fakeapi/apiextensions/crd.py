@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from ._golang import go_quote, go_sharp_value
-from .catalogue import ResourceType, SubresourceType
-from .metadata import now_rfc3339
-from .schema import Schema
-from .status import (
+from ..apis.catalogue import ResourceType, SubresourceType
+from ..machinery._golang import go_quote, go_sharp_value
+from ..machinery.metadata import now_rfc3339
+from ..machinery.schema import Schema
+from ..machinery.status import (
     FieldError,
     forbidden_error,
     invalid,

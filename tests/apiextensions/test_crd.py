@@ -1,4 +1,4 @@
-"""CRD defaulting, validation and status (``fakeapi.registry.crd``).
+"""CRD defaulting, validation and status (``fakeapi.apiextensions.crd``).
 
 Messages are kube's: those marked with a source are quoted from kubernetes v1.32 tests
 (``apiext`` = staging/src/k8s.io/apiextensions-apiserver), the rest were produced by
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.registry.crd import (
+from fakeapi.apiextensions.crd import (
     accepted_names_of_group,
     crd_errors,
     crd_status,
@@ -22,7 +22,7 @@ from fakeapi.registry.crd import (
     prepare_crd_update,
     validate_crd,
 )
-from fakeapi.registry.status import StatusError
+from fakeapi.machinery.status import StatusError
 
 NOW = "2026-01-01T00:00:00Z"
 

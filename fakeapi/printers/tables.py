@@ -26,10 +26,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
-from .catalogue import ResourceType
+from ..apis.catalogue import ResourceType
+from ..machinery._golang import go_float, go_json
+from ..machinery.status import (
+    StatusError,
+    bad_request,
+    field_errors_message,
+    invalid_error,
+)
 from .printers import NAME, PRINTERS, Cell, Column, Obj, doc, parse_time, since
-from ._golang import go_float, go_json
-from .status import StatusError, bad_request, field_errors_message, invalid_error
 
 META_V1 = "meta.k8s.io/v1"
 INCLUDE_OBJECT_POLICIES = ("Metadata", "Object", "None")

@@ -46,8 +46,8 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import date
 from typing import Any
 
-from ._golang import go_float, go_json, go_kind, go_quote
-from .status import (
+from ..machinery._golang import go_float, go_json, go_kind, go_quote
+from ..machinery.status import (
     FieldError,
     duplicate_error,
     invalid_error,

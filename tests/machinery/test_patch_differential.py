@@ -1,4 +1,4 @@
-"""``fakeapi.registry.patch`` against Go: the libraries kube-apiserver v1.32 patches with, driven by
+"""``fakeapi.machinery.patch`` against Go: the libraries kube-apiserver v1.32 patches with, driven by
 ``tests/patchdiff`` (built here with ``go build``), on hand-written and generated patches over
 realistic Pods, Deployments, Services and ConfigMaps. Results must be equal; errors must have the
 same code, reason and message, and the same library error behind them."""
@@ -17,9 +17,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fakeapi.registry.patch import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, apply_patch
-from fakeapi.registry.schema import kind_schema
-from fakeapi.registry.status import StatusError
+from fakeapi.machinery.patch import (
+    JSON_PATCH,
+    MERGE_PATCH,
+    STRATEGIC_MERGE_PATCH,
+    apply_patch,
+)
+from fakeapi.machinery.schema import kind_schema
+from fakeapi.machinery.status import StatusError
 
 HARNESS = Path(__file__).parents[1] / "patchdiff"
 MEDIA_TYPES = {"json": JSON_PATCH, "merge": MERGE_PATCH, "strategic": STRATEGIC_MERGE_PATCH}

@@ -15,11 +15,16 @@ from typing import Any
 
 import pytest
 
-from fakeapi.registry.catalogue import ResourceType, default_catalogue
-from fakeapi.registry.printers import human_duration
-from fakeapi.registry.status import StatusError
-from fakeapi.registry.tables import (
-    WatchTables, column_definitions, custom_column_definitions, row_cells, table, validate_include_object,
+from fakeapi.apis.catalogue import ResourceType, default_catalogue
+from fakeapi.machinery.status import StatusError
+from fakeapi.printers.printers import human_duration
+from fakeapi.printers.tables import (
+    WatchTables,
+    column_definitions,
+    custom_column_definitions,
+    row_cells,
+    table,
+    validate_include_object,
 )
 
 NOW = datetime(2025, 6, 1, 12, 0, 0, tzinfo=timezone.utc)

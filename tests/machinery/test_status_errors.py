@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from fakeapi.registry import status
-from fakeapi.registry._golang import go_quote
-from fakeapi.registry.status import StatusError
+from fakeapi.machinery import status
+from fakeapi.machinery._golang import go_quote
+from fakeapi.machinery.status import StatusError
 
 FAILURE = '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from fakeapi.registry.crd import crd_errors, default_crd
-from fakeapi.registry.structural import StructuralSchema
+from fakeapi.apiextensions.crd import crd_errors, default_crd
+from fakeapi.apiextensions.structural import StructuralSchema
 
 HARNESS = Path(__file__).resolve().parents[1] / "crddiff"
 GO_PATH = "/usr/local/go/bin"
