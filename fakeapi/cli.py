@@ -1,4 +1,4 @@
-"""``fakeapi`` command line: ``fakeapi serve`` and ``fakeapi seed``."""
+"""``fakeapi`` command line: ``fakeapi serve``, ``fakeapi seed`` and ``fakeapi snapshot``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+import httpx
 import uvicorn
 import yaml
 
@@ -17,6 +18,7 @@ from .cacher.watch_cache import DEFAULT_LOWER_BOUND, DEFAULT_UPPER_BOUND
 from .faults import check_startup_spec, parse_cli_spec
 from .http import ServerConfig, create_app
 from .http.app import CONTROLLERS
+from .store import DataDirInUse, FsyncPolicy, Journal, SnapshotError, Store, snapshot
 
 
 def parse_duration(text: str) -> float:
@@ -95,8 +97,15 @@ async def serve(args: argparse.Namespace) -> None:
             max_watch_timeout=parse_duration(args.max_watch_timeout),
         ),
         faults=tuple(args.fault),
+        data_dir=args.data_dir,
+        fsync=FsyncPolicy(args.fsync),
+        fsync_interval=parse_duration(args.fsync_interval),
+        from_snapshot=args.from_snapshot,
     )
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except (DataDirInUse, SnapshotError, FileExistsError) as err:
+        raise SystemExit(f"fakeapi: {err}") from None
     if args.seed is not None:
         seed.seed_at_startup(app, args.seed, report=_report_seed)
     server = uvicorn.Server(uvicorn.Config(
@@ -141,6 +150,41 @@ def run_seed(args: argparse.Namespace) -> None:
     print(result, flush=True)
 
 
+def run_snapshot(args: argparse.Namespace) -> None:
+    """``fakeapi snapshot save|restore|status``, like ``etcdctl snapshot``."""
+    path = Path(args.file)
+    try:
+        if args.action == "save":
+            if args.data_dir is not None:
+                data = _save_from_data_dir(Path(args.data_dir))
+            else:
+                resp = httpx.get(args.url.rstrip("/") + "/fakeapi/v1/snapshot", timeout=300)
+                resp.raise_for_status()
+                data = resp.content
+            info = snapshot.info(data)  # checks what came before writing it
+            snapshot.write_file(path, [data])
+        elif args.action == "restore":
+            info = snapshot.restore(path, Path(args.data_dir))
+        else:
+            info = snapshot.info(path.read_bytes())
+    except (OSError, httpx.HTTPError, SnapshotError, DataDirInUse) as err:
+        raise SystemExit(f"fakeapi snapshot {args.action}: {err}") from None
+    print(f"{path}: revision {info.revision}, compacted at {info.compact_revision}, {info.keys} keys, "
+          f"{info.versions} versions, {info.leases} leases, {info.size} bytes, crc32 {info.crc32:08x}", flush=True)
+
+
+def _save_from_data_dir(directory: Path) -> bytes:
+    """The store a stopped server left in ``directory``, as snapshot bytes."""
+    if not directory.is_dir():
+        raise FileNotFoundError(f"no data directory {directory}")
+    store = Store()
+    journal = Journal.open(store, directory)
+    try:
+        return b"".join(snapshot.encode(store))
+    finally:
+        journal.close()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="fakeapi", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -170,12 +214,35 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=_seed_spec, metavar="SPEC",
                    help="write a synthetic cluster into the registry before accepting requests "
                         "(see `fakeapi seed --help` for SPEC)")
+    p.add_argument("--data-dir", type=Path, metavar="DIR",
+                   help="persist the store in DIR (write-ahead log + snapshots) and load it from there on start; "
+                        "default: memory only")
+    p.add_argument("--fsync", choices=[policy.value for policy in FsyncPolicy], default=FsyncPolicy.INTERVAL.value,
+                   help="with --data-dir, when writes reach the disk: always (before each is acknowledged), "
+                        "interval (every --fsync-interval), never (left to the OS); all three survive a process "
+                        "crash (default interval)")
+    p.add_argument("--fsync-interval", default="100ms", help="the flush period of --fsync interval (default 100ms)")
+    p.add_argument("--from-snapshot", type=Path, metavar="FILE",
+                   help="start from a `fakeapi snapshot save` file (restored into --data-dir if given, which "
+                        "must then be empty)")
     s = sub.add_parser("seed", help="write a synthetic cluster through a running server's API",
                        description=seed.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("spec", type=_seed_spec, metavar="SPEC",
                    help="e.g. namespaces=10,nodes=50,pods=5000,deployments=200,seed=1, or a YAML/JSON file")
     s.add_argument("--server", default="http://127.0.0.1:6443", help="the API's URL (default http://127.0.0.1:6443)")
     s.add_argument("--concurrency", type=_positive_int, default=16, help="requests in flight (default 16)")
+    snap = sub.add_parser("snapshot", help="save, restore or inspect a snapshot of the store (like etcdctl snapshot)")
+    actions = snap.add_subparsers(dest="action", required=True)
+    save = actions.add_parser("save", help="write the store of a running server (--url) or of a data directory to FILE")
+    save.add_argument("file", metavar="FILE")
+    source = save.add_mutually_exclusive_group()
+    source.add_argument("--url", default="http://127.0.0.1:6443", help="a running server (default http://127.0.0.1:6443)")
+    source.add_argument("--data-dir", help="the data directory of a stopped server")
+    restore = actions.add_parser("restore", help="make a new data directory from FILE (then: fakeapi serve --data-dir DIR)")
+    restore.add_argument("file", metavar="FILE")
+    restore.add_argument("--data-dir", required=True, help="the data directory to create (missing or empty)")
+    status = actions.add_parser("status", help="check FILE and print its revision, keys and size")
+    status.add_argument("file", metavar="FILE")
     args = parser.parse_args(argv)
     if args.command == "serve":
         try:
@@ -184,6 +251,8 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(0)
     elif args.command == "seed":
         run_seed(args)
+    elif args.command == "snapshot":
+        run_snapshot(args)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pathlib import Path
+
 import orjson
 from fastapi import FastAPI
 from starlette.requests import Request
@@ -20,7 +22,8 @@ from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
 from ..registry.registry import DEFAULT_EVENT_TTL, Registry
-from ..store import ErrCompacted, ErrFutureRev, StoreTimers
+from ..store import ErrCompacted, ErrFutureRev, FsyncPolicy, Journal, StoreTimers, snapshot
+from ..store.journal import DEFAULT_FSYNC_INTERVAL
 from ..tasks import cancel_and_wait
 from . import faults as fault_routes
 from . import metrics as metric_routes
@@ -51,6 +54,13 @@ class ServerConfig:
     event_ttl: int = DEFAULT_EVENT_TTL
     #: Faults in force from the start, as flat specs (``fakeapi.faults.parse_spec``).
     faults: tuple[dict[str, object], ...] = ()
+    #: Where the store persists (write-ahead log + snapshots); None: memory only.
+    data_dir: Path | None = None
+    #: When a logged write reaches the disk (see the README's "Persistence").
+    fsync: FsyncPolicy = FsyncPolicy.INTERVAL
+    fsync_interval: float = DEFAULT_FSYNC_INTERVAL
+    #: A ``fakeapi snapshot save`` file the store starts from (into an empty ``data_dir``, if set).
+    from_snapshot: Path | None = None
 
 
 class Server:
@@ -59,6 +69,7 @@ class Server:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.store = TimedStore()
+        self.journal = _load_store(self.store, config)
         gc = GARBAGE_COLLECTOR in config.controllers
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl)
@@ -94,6 +105,8 @@ class Server:
             await controller.stop()
         await self.timers.stop()
         await self.registry.stop()
+        if self.journal is not None:
+            self.journal.close()
 
     def _resources_changed(self) -> None:
         self.discovery.invalidate()
@@ -114,6 +127,19 @@ class Server:
             if previous > self.store.compact_revision:
                 self.compact(previous)
             previous = self.store.revision
+
+
+def _load_store(store: TimedStore, config: ServerConfig) -> Journal | None:
+    """Fill the fresh ``store`` from ``config.from_snapshot`` and/or ``config.data_dir``; returns
+    the journal that persists it from now on (None: memory only)."""
+    if config.from_snapshot is not None:
+        if config.data_dir is not None:
+            snapshot.restore(config.from_snapshot, config.data_dir)
+        else:
+            snapshot.load(store, config.from_snapshot.read_bytes())
+    if config.data_dir is None:
+        return None
+    return Journal.open(store, config.data_dir, policy=config.fsync, interval=config.fsync_interval)
 
 
 def create_app(config: ServerConfig | None = None) -> FastAPI:
@@ -141,6 +167,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_api_route("/api/{version}/{rest:path}", _core, methods=methods)
     app.add_api_route("/apis/{group}/{version}/{rest:path}", _grouped, methods=methods)
     app.add_api_route("/fakeapi/v1/compact", _compact, methods=["POST"])
+    app.add_api_route("/fakeapi/v1/snapshot", _snapshot, methods=["GET"])
     fault_routes.add_routes(app)
     metric_routes.add_routes(app)
     app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics)
@@ -192,6 +219,13 @@ async def _compact(request: Request) -> Response:
         return json_response({"revision": rev, "currentRevision": server.store.revision})
     except StatusError as err:
         return status_response(err)
+
+
+async def _snapshot(request: Request) -> Response:
+    """The whole store as a ``fakeapi snapshot`` file (``fakeapi snapshot save --url``): encoded
+    in one step of the loop, so it is the store at one revision."""
+    chunks = snapshot.encode(served_by(request).store)
+    return Response(b"".join(chunks), media_type="application/octet-stream")
 
 
 def _optional(body: dict[str, object], name: str, kind: type) -> Any:
