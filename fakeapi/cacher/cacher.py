@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -108,7 +109,15 @@ class Cacher:
         rev = store.revision
         kvs = store.range(RangeRequest(start, end)).kvs
         decode = self._decode
-        self.cache.replace((decode(kv.key.decode(), kv.value, kv.mod_revision) for kv in kvs), rev)
+        # A bulk of long-lived objects and no garbage: the cyclic collector would only walk
+        # them over and over (a store loaded with 100,000 objects fills its caches at once).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self.cache.replace((decode(kv.key.decode(), kv.value, kv.mod_revision) for kv in kvs), rev)
+        finally:
+            if collecting:
+                gc.enable()
         self._stream = store.new_stream(on_ready=self._ready.set)
         self._stream.watch(start, end, rev + 1, progress_notify=True)
         self._fresh.set()

@@ -132,14 +132,15 @@ class Server:
 def _load_store(store: TimedStore, config: ServerConfig) -> Journal | None:
     """Fill the fresh ``store`` from ``config.from_snapshot`` and/or ``config.data_dir``; returns
     the journal that persists it from now on (None: memory only)."""
+    data_dir = None if config.data_dir is None else Path(config.data_dir)
     if config.from_snapshot is not None:
-        if config.data_dir is not None:
-            snapshot.restore(config.from_snapshot, config.data_dir)
+        if data_dir is not None:
+            snapshot.restore(Path(config.from_snapshot), data_dir)
         else:
-            snapshot.load(store, config.from_snapshot.read_bytes())
-    if config.data_dir is None:
+            snapshot.load_file(store, Path(config.from_snapshot))
+    if data_dir is None:
         return None
-    return Journal.open(store, config.data_dir, policy=config.fsync, interval=config.fsync_interval)
+    return Journal.open(store, data_dir, policy=FsyncPolicy(config.fsync), interval=config.fsync_interval)
 
 
 def create_app(config: ServerConfig | None = None) -> FastAPI:

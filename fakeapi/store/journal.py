@@ -255,7 +255,7 @@ def _load_newest(store: Store, directory: Path, replay_clock: list[float]) -> in
     def continue_clock(header: dict) -> None:
         replay_clock[0] = float(header["leaseClock"])
 
-    snapshot.load(store, (directory / snapshot_name(index)).read_bytes(), on_header=continue_clock)
+    snapshot.load_file(store, directory / snapshot_name(index), on_header=continue_clock)
     return index
 
 
