@@ -32,12 +32,11 @@ from fakeapi.store import (
 )
 
 
-class FakeTime:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+def open_on_fake_time(directory: Path) -> tuple[list[float], Store, Journal]:
+    """A store journaled in ``directory`` whose lease clock runs on ``now[0]``, moved by hand."""
+    now = [1000.0]
+    store = Store()
+    return now, store, Journal.open(store, directory, monotonic=lambda: now[0])
 
 
 def state(store: Store) -> tuple[Any, ...]:
@@ -138,39 +137,35 @@ def test_compaction_is_kept(tmp_path: Path) -> None:
 
 
 def test_leases_resume_with_their_remaining_ttl_and_keys(tmp_path: Path) -> None:
-    clock = FakeTime()
-    store = Store()
-    journal = Journal.open(store, tmp_path, monotonic=clock)
+    now, store, journal = open_on_fake_time(tmp_path)
     lease = store.lease_grant(60).id
     store.put(PutRequest(b"/owned", b"x", lease=lease))
-    clock.now += 20
+    now[0] += 20
     journal.tick()  # logs the lease clock: 20 s of the lease are spent
-    clock.now += 0.4  # less than a tick: not logged, so at most this much is given back
+    now[0] += 0.4  # less than a tick: not logged, so at most this much is given back
     journal.close()
 
-    clock.now += 3600  # the server is down for an hour: that does not count against leases
+    now[0] += 3600  # the server is down for an hour: that does not count against leases
     store = Store()
-    journal = Journal.open(store, tmp_path, monotonic=clock)
+    journal = Journal.open(store, tmp_path, monotonic=lambda: now[0])
     ttl = store.lease_time_to_live(lease, keys=True)
     assert (ttl.ttl, ttl.granted_ttl, ttl.keys) == (40, 60, (b"/owned",))
-    clock.now += 40
+    now[0] += 40
     assert store.expire_leases() == [lease]
     assert store.get(b"/owned") is None
     # The revocation is logged with its deletes; a new lease never gets the revoked id.
-    store, journal = reopen(journal, tmp_path, monotonic=clock)
+    store, journal = reopen(journal, tmp_path, monotonic=lambda: now[0])
     assert store.get(b"/owned") is None and store.leases() == []
     assert store.lease_grant(10).id != lease
     journal.close()
 
 
 def test_a_renewal_is_logged(tmp_path: Path) -> None:
-    clock = FakeTime()
-    store = Store()
-    journal = Journal.open(store, tmp_path, monotonic=clock)
+    now, store, journal = open_on_fake_time(tmp_path)
     lease = store.lease_grant(30).id
-    clock.now += 25
+    now[0] += 25
     store.lease_keep_alive(lease)
-    store, journal = reopen(journal, tmp_path, monotonic=clock)
+    store, journal = reopen(journal, tmp_path, monotonic=lambda: now[0])
     assert store.lease_time_to_live(lease).ttl == 30
     journal.close()
 
