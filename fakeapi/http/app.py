@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 from fastapi import FastAPI
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from ..cacher import CacherConfig
 from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceController
@@ -223,10 +223,11 @@ async def _compact(request: Request) -> Response:
 
 
 async def _snapshot(request: Request) -> Response:
-    """The whole store as a ``fakeapi snapshot`` file (``fakeapi snapshot save --url``): encoded
-    in one step of the loop, so it is the store at one revision."""
-    chunks = snapshot.encode(served_by(request).store)
-    return Response(b"".join(chunks), media_type="application/octet-stream")
+    """The whole store as a ``fakeapi snapshot`` file (``fakeapi snapshot save --url``): captured
+    in one step of the loop, so it is the store at one revision, and encoded off the loop."""
+    image = snapshot.capture(served_by(request).store)
+    chunks = await asyncio.to_thread(image.chunks)
+    return StreamingResponse(iter(chunks), media_type="application/octet-stream")
 
 
 def _optional(body: dict[str, object], name: str, kind: type) -> Any:

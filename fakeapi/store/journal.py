@@ -16,10 +16,13 @@ than it had left.
 
 Directory layout: ``<index>.wal`` segments and ``<index>.snap`` snapshots (16 hex digits); the
 snapshot of index i is the state before segment i. A snapshot is taken when the open segment
-holds ``snapshot_records`` records or ``snapshot_bytes`` bytes: the state is encoded on the
-store's thread, a new segment starts, and a background thread writes the snapshot (temporary
-file, fsync, rename) and only then deletes the segments and snapshots it supersedes. So the log
-stays bounded by what is written between two snapshots, and compaction bounds the snapshot. On
+holds ``snapshot_records`` records or ``snapshot_bytes`` bytes, or as many as the newest
+snapshot holds versions or bytes if that is more: a snapshot costs about what the store weighs,
+so taking one only after as much was logged keeps its cost a fraction of the writes', and a
+restart replays at most a snapshot's worth of log. The store is captured on its thread (lists
+of immutable records, copied: milliseconds), a new segment starts, and a background thread
+encodes and writes the snapshot (temporary file, fsync, rename) and only then deletes the
+segments and snapshots it supersedes. Compaction bounds the snapshot. On
 start: the newest snapshot, then every segment from its index, in order; a torn last record is
 dropped (and truncated away); damage anywhere else refuses to start (``CorruptLog``). ``LOCK``
 (flock) keeps a second server off a directory in use.
@@ -87,6 +90,8 @@ class Journal:
         self.writer: SegmentWriter | None = None
         self._clock_logged = 0.0
         self._snapshot_thread: threading.Thread | None = None
+        #: (bytes, versions) of the newest snapshot: the log may grow as large before the next.
+        self._last_snapshot = (0, 0)
         #: Snapshots written, and what loading found: for logs, metrics and tests.
         self.snapshots_taken = 0
         self.replayed_records = 0
@@ -120,7 +125,7 @@ class Journal:
         store = self.store
         replay_clock = [0.0]  # the lease clock stands still while the log is replayed
         store.lessor.clock = lambda: replay_clock[0]
-        first = _load_newest(store, self.directory, replay_clock)
+        first, self._last_snapshot = _load_newest(store, self.directory, replay_clock)
         segments = [i for i in segment_indexes(self.directory) if i >= first]
         if segments and segments != list(range(first, segments[-1] + 1)):
             raise CorruptLog(f"{self.directory}: log segments missing between {first} and {segments[-1]}")
@@ -184,7 +189,11 @@ class Journal:
                 self._append(_CLOCK.pack(b"t", now))
                 self._clock_logged = now
         writer = self.writer
-        if writer is not None and (writer.records >= self.snapshot_records or writer.size >= self.snapshot_bytes):
+        if writer is None:
+            return
+        last_bytes, last_versions = self._last_snapshot
+        if writer.records >= max(self.snapshot_records, last_versions) or \
+                writer.size >= max(self.snapshot_bytes, last_bytes):
             self.snapshot()
 
     def snapshot(self) -> threading.Thread | None:
@@ -193,22 +202,23 @@ class Journal:
         supersedes. Returns that thread (None if one was already running)."""
         if self._snapshot_thread is not None and self._snapshot_thread.is_alive():
             return None
-        chunks = snapshot.encode(self.store)
+        image = snapshot.capture(self.store)
         old = self.writer
         assert old is not None
         self.segment += 1
         self.writer = SegmentWriter(self.directory / segment_name(self.segment), self.policy, self.interval)
         fsync_directory(self.directory)
         old.close()
-        thread = threading.Thread(target=self._write_snapshot, args=(self.segment, chunks),
+        thread = threading.Thread(target=self._write_snapshot, args=(self.segment, image),
                                   name="snapshot", daemon=True)
         self._snapshot_thread = thread
         thread.start()
         return thread
 
-    def _write_snapshot(self, index: int, chunks: list[bytes]) -> None:
+    def _write_snapshot(self, index: int, image: snapshot.Image) -> None:
         started = time.perf_counter()
         try:
+            chunks = image.chunks()
             snapshot.write_file(self.directory / snapshot_name(index), chunks)
             fsync_directory(self.directory)
             for old in segment_indexes(self.directory):
@@ -222,6 +232,7 @@ class Journal:
             log.exception("%s: writing snapshot %d failed; the log is kept", self.directory, index)
             return
         self.snapshots_taken += 1
+        self._last_snapshot = (sum(map(len, chunks)), sum(map(len, image.histories)))
         log.info("%s: snapshot %d written (%d bytes, %.3f s)", self.directory, index, sum(map(len, chunks)),
                  time.perf_counter() - started)
 
@@ -244,19 +255,20 @@ class Journal:
             self._lock_fd = -1
 
 
-def _load_newest(store: Store, directory: Path, replay_clock: list[float]) -> int:
+def _load_newest(store: Store, directory: Path, replay_clock: list[float]) -> tuple[int, tuple[int, int]]:
     """Load the newest snapshot into ``store``; returns its index (1 without any: the log then
-    starts at segment 1)."""
+    starts at segment 1) and its (bytes, versions)."""
     indexes = snapshot_indexes(directory)
     if not indexes:
-        return 1
+        return 1, (0, 0)
     index = indexes[-1]
 
     def continue_clock(header: dict) -> None:
         replay_clock[0] = float(header["leaseClock"])
 
-    snapshot.load_file(store, directory / snapshot_name(index), on_header=continue_clock)
-    return index
+    path = directory / snapshot_name(index)
+    header = snapshot.load_file(store, path, on_header=continue_clock)
+    return index, (path.stat().st_size, int(header["versions"]))
 
 
 def _replay(store: Store, record: memoryview, replay_clock: list[float]) -> None:

@@ -25,7 +25,7 @@ Sections, each ``<u64 length><bytes>``:
 
 from __future__ import annotations
 
-import gc
+import contextlib
 import mmap
 import os
 import shutil
@@ -39,11 +39,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import accumulate, chain, repeat
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from sortedcontainers import SortedDict, SortedList
 
+from ..bulk import collector_paused
 from .kv import Event, EventType, KeyValue
 from .wal import numbered_files
 
@@ -102,57 +103,92 @@ def _read_column(code: str, data: memoryview) -> array:
     return arr
 
 
-def encode(store: Store) -> list[bytes]:
-    """The store as snapshot bytes (a list of chunks to write in order, the last one the crc).
-    Runs on the store's thread; the chunks are immutable, so writing them may happen anywhere."""
+@dataclass(frozen=True, slots=True)
+class Image:
+    """A store at one revision, taken on the store's thread (``capture``) in a few tens of
+    milliseconds per 100,000 keys: the lists of records are copied, the records themselves are
+    immutable and shared. Encoding it (``chunks``) may then run on any thread while the store
+    goes on."""
+
+    keys: list[bytes]
+    histories: list[list[KeyValue]]
+    log: list[tuple[Event, ...]]
+    header: dict[str, Any]
+
+    def chunks(self) -> list[bytes]:
+        """The snapshot file's bytes, as chunks to write in order (the last one the crc32)."""
+        keys, histories = self.keys, self.histories
+        kvs = list(chain.from_iterable(histories))
+        if kvs:
+            _keys, creates, mods, versions, values, leases = zip(*kvs)
+        else:
+            creates = mods = versions = values = leases = ()
+        position = {id(kv): i for i, kv in enumerate(kvs)}
+        events = list(chain.from_iterable(self.log))
+        columns: dict[str, list[bytes]] = {
+            "keys": [b"".join(keys)],
+            "key_sizes": [_column("I", map(len, keys))],
+            "versions": [_column("I", map(len, histories))],
+            # Joined a few MiB at a time: no one step holds the interpreter long.
+            "values": _batches(values),
+            "value_sizes": [_column("I", map(len, values))],
+            "create": [_column("q", creates)],
+            "mod": [_column("q", mods)],
+            "version": [_column("q", versions)],
+            "lease": [_column("q", leases)],
+            "log_sizes": [_column("I", map(len, self.log))],
+            "log_kv": [_column("I", [position[id(ev.kv)] for ev in events])],
+            "log_prev": [_column("i", [-1 if ev.prev_kv is None else position[id(ev.prev_kv)] for ev in events])],
+        }
+        header = orjson.dumps({**self.header, "keys": len(keys), "versions": len(kvs)})
+        chunks = [MAGIC, _U64.pack(len(header)), header]
+        for name in _SECTIONS:
+            chunks.append(_U64.pack(sum(map(len, columns[name]))))
+            chunks.extend(columns[name])
+        crc = 0
+        for chunk in chunks:
+            crc = zlib.crc32(chunk, crc)  # lets go of the interpreter for chunks over 5 KiB
+        chunks.append(struct.pack("<I", crc))
+        return chunks
+
+
+def capture(store: Store) -> Image:
+    """The store as it is now; runs on the store's thread (a 100,000-key store: ~30 ms)."""
     history = store._history
-    keys = list(history.keys())
-    histories = list(history.values())
-    kvs = list(chain.from_iterable(histories))
-    columns: dict[str, bytes] = {
-        "keys": b"".join(keys),
-        "key_sizes": _column("I", map(len, keys)),
-        "versions": _column("I", map(len, histories)),
-    }
-    if kvs:
-        _keys, creates, mods, versions, values, leases = zip(*kvs)
-    else:
-        creates = mods = versions = values = leases = ()
-    columns["values"] = b"".join(values)
-    columns["value_sizes"] = _column("I", map(len, values))
-    columns["create"] = _column("q", creates)
-    columns["mod"] = _column("q", mods)
-    columns["version"] = _column("q", versions)
-    columns["lease"] = _column("q", leases)
-    position = {id(kv): i for i, kv in enumerate(kvs)}
-    events = list(chain.from_iterable(store._log))
-    columns["log_sizes"] = _column("I", map(len, store._log))
-    columns["log_kv"] = _column("I", [position[id(ev.kv)] for ev in events])
-    columns["log_prev"] = _column("i", [-1 if ev.prev_kv is None else position[id(ev.prev_kv)] for ev in events])
     lessor = store.lessor
     now = lessor.clock()
-    header = orjson.dumps({
+    keys = list(history.keys())
+    with collector_paused():
+        histories = list(map(list, map(history.__getitem__, keys)))
+    return Image(keys, histories, list(store._log), {
         "revision": store._rev,
         "compactRevision": store._compact_rev,
         "logBase": store._log_base,
         "nextLeaseId": lessor.next_id,
-        #: The lessor's clock when saved: a data directory's clock continues from it.
+        # The lessor's clock when saved: a data directory's clock continues from it.
         "leaseClock": now,
         # Time left, not deadlines: the reader's clock is not ours.
         "leases": [[lease.id, lease.ttl, max(0.0, lease.deadline - now)] for lease in lessor.all()],
-        "keys": len(keys),
-        "versions": len(kvs),
         "savedAt": time.time(),
     })
-    chunks = [MAGIC, _U64.pack(len(header)), header]
-    for name in _SECTIONS:
-        chunks.append(_U64.pack(len(columns[name])))
-        chunks.append(columns[name])
-    crc = 0
-    for chunk in chunks:
-        crc = zlib.crc32(chunk, crc)
-    chunks.append(struct.pack("<I", crc))
-    return chunks
+
+
+def encode(store: Store) -> list[bytes]:
+    """``capture`` and encode at once (on the store's thread)."""
+    return capture(store).chunks()
+
+
+def _batches(values: tuple[bytes, ...], size: int = 4 << 20) -> list[bytes]:
+    batches = []
+    start = 0
+    total = 0
+    for i, value in enumerate(values):
+        total += len(value)
+        if total >= size:
+            batches.append(b"".join(values[start:i + 1]))
+            start, total = i + 1, 0
+    batches.append(b"".join(values[start:]))
+    return batches
 
 
 def _split(data: bytes, start: int, sizes: array) -> list[bytes]:
@@ -164,31 +200,32 @@ def _split(data: bytes, start: int, sizes: array) -> list[bytes]:
 
 def parse(data: bytes) -> tuple[dict, dict[str, tuple[int, int]], int]:
     """Check ``data`` and find its parts: (header, section name -> (offset, size), crc32)."""
-    view = memoryview(data)
-    if len(view) < len(MAGIC) + 12 or bytes(view[:len(MAGIC)]) != MAGIC:
+    if len(data) < len(MAGIC) + 12 or data[:len(MAGIC)] != MAGIC:
         raise SnapshotError("not a fakeapi snapshot (bad magic)")
     offset = len(MAGIC)
     sections: dict[str, tuple[int, int]] = {}
     try:
-        (size,) = _U64.unpack_from(view, offset)
-        header = orjson.loads(view[offset + 8:offset + 8 + size])
+        (size,) = _U64.unpack_from(data, offset)
+        header = orjson.loads(data[offset + 8:offset + 8 + size])
         offset += 8 + size
         for name in _SECTIONS:
-            (size,) = _U64.unpack_from(view, offset)
+            (size,) = _U64.unpack_from(data, offset)
             sections[name] = (offset + 8, size)
             offset += 8 + size
-        if offset != len(view) - 4 or not isinstance(header, dict):
+        if offset != len(data) - 4 or not isinstance(header, dict):
             raise SnapshotError("malformed snapshot: sections do not add up")
     except (struct.error, orjson.JSONDecodeError, SnapshotError) as err:
         # Damage is the likelier story, and the more useful message.
-        _check_crc(data, struct.unpack_from("<I", view, len(view) - 4)[0])
+        _check_crc(data, struct.unpack_from("<I", data, len(data) - 4)[0])
         raise SnapshotError(f"malformed snapshot: {err}") from None
-    (crc,) = struct.unpack_from("<I", view, len(view) - 4)
+    (crc,) = struct.unpack_from("<I", data, len(data) - 4)
     return header, sections, crc
 
 
 def _check_crc(data: bytes, crc: int) -> None:
-    if zlib.crc32(memoryview(data)[:-4]) != crc:
+    with memoryview(data) as view:
+        computed = zlib.crc32(view[:-4])
+    if computed != crc:
         raise SnapshotError("snapshot checksum mismatch: the file is damaged or incomplete")
 
 
@@ -213,18 +250,14 @@ def load(store: Store, data: bytes, on_header: Callable[[dict], None] | None = N
     header, sections, crc = parse(data)
     with ThreadPoolExecutor(1, thread_name_prefix="snapshot crc") as pool:
         checked = pool.submit(_check_crc, data, crc)
-        collecting = gc.isenabled()
-        gc.disable()
         try:
             if on_header is not None:
                 on_header(header)
-            _install(store, header, data, sections)
+            with collector_paused():
+                _install(store, header, data, sections)
         except (KeyError, IndexError, TypeError, ValueError) as err:
             checked.result()  # damage explains it better, if that is what it is
             raise SnapshotError(f"malformed snapshot: {err!r}") from None
-        finally:
-            if collecting:
-                gc.enable()
         checked.result()
     return header
 
@@ -236,16 +269,18 @@ def load_file(store: Store, path: Path, on_header: Callable[[dict], None] | None
         if os.fstat(f.fileno()).st_size == 0:
             raise SnapshotError(f"{path}: empty file")
         flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)  # fault the pages in at once
-        with mmap.mmap(f.fileno(), 0, flags=flags, prot=mmap.PROT_READ) as mapped:
-            try:
-                return load(store, mapped, on_header)  # type: ignore[arg-type]
-            finally:
-                gc.collect(0)  # views of the map held by frames must go before it closes
+        mapped = mmap.mmap(f.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
+    try:
+        return load(store, mapped, on_header)  # type: ignore[arg-type]
+    finally:
+        with contextlib.suppress(BufferError):  # a view held by a traceback: unmapped with it
+            mapped.close()
 
 
 def _install(store: Store, header: dict, data: bytes, sections: dict[str, tuple[int, int]]) -> None:
-    view = memoryview(data)
-    col = {name: _read_column(code, view[sections[name][0]:sum(sections[name])]) for name, code in _TYPECODES.items()}
+    with memoryview(data) as view:
+        col = {name: _read_column(code, view[sections[name][0]:sum(sections[name])])
+               for name, code in _TYPECODES.items()}
     keys = _split(data, sections["keys"][0], col["key_sizes"])
     counts = col["versions"]
     values = _split(data, sections["values"][0], col["value_sizes"])
