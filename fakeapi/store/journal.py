@@ -186,7 +186,11 @@ class Journal:
         if lessor.count():
             now = lessor.clock()
             if now - self._clock_logged >= CLOCK_TICK:
-                self._append(_CLOCK.pack(b"t", now))
+                try:
+                    self._append(_CLOCK.pack(b"t", now))
+                except OSError:  # the disk is full: writes fail and say so; the clock tries again
+                    log.exception("%s: logging the lease clock failed", self.directory)
+                    return
                 self._clock_logged = now
         writer = self.writer
         if writer is None:
@@ -194,7 +198,10 @@ class Journal:
         last_bytes, last_versions = self._last_snapshot
         if writer.records >= max(self.snapshot_records, last_versions) or \
                 writer.size >= max(self.snapshot_bytes, last_bytes):
-            self.snapshot()
+            try:
+                self.snapshot()
+            except OSError:
+                log.exception("%s: starting a snapshot failed; the log goes on", self.directory)
 
     def snapshot(self) -> threading.Thread | None:
         """Snapshot the store now (unless one is being written): the state is encoded here, a
@@ -205,9 +212,10 @@ class Journal:
         image = snapshot.capture(self.store)
         old = self.writer
         assert old is not None
-        self.segment += 1
-        self.writer = SegmentWriter(self.directory / segment_name(self.segment), self.policy, self.interval)
+        # The new segment first: if it cannot be made, logging goes on where it was.
+        writer = SegmentWriter(self.directory / segment_name(self.segment + 1), self.policy, self.interval)
         fsync_directory(self.directory)
+        self.writer, self.segment = writer, self.segment + 1
         old.close()
         thread = threading.Thread(target=self._write_snapshot, args=(self.segment, image),
                                   name="snapshot", daemon=True)

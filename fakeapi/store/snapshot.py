@@ -34,7 +34,7 @@ import sys
 import time
 import zlib
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import accumulate, chain, repeat
@@ -265,13 +265,20 @@ def load(store: Store, data: bytes, on_header: Callable[[dict], None] | None = N
 def load_file(store: Store, path: Path, on_header: Callable[[dict], None] | None = None) -> dict:
     """``load`` from a file, mapped rather than read: each value is copied once, straight from
     the page cache into its bytes object."""
+    with mapped_file(path) as mapped:
+        return load(store, mapped, on_header)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def mapped_file(path: Path) -> Iterator[mmap.mmap]:
+    """The snapshot file at ``path``, mapped read-only with its pages faulted in at once."""
     with path.open("rb") as f:
         if os.fstat(f.fileno()).st_size == 0:
             raise SnapshotError(f"{path}: empty file")
-        flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)  # fault the pages in at once
-        mapped = mmap.mmap(f.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
+        mapped = mmap.mmap(f.fileno(), 0, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
+                           prot=mmap.PROT_READ)
     try:
-        return load(store, mapped, on_header)  # type: ignore[arg-type]
+        yield mapped
     finally:
         with contextlib.suppress(BufferError):  # a view held by a traceback: unmapped with it
             mapped.close()
@@ -341,18 +348,16 @@ def write_file(path: Path, chunks: list[bytes]) -> None:
 
 def restore(path: Path, directory: Path) -> SnapshotInfo:
     """``etcdctl snapshot restore``: make ``directory`` (missing or empty) a data directory whose
-    store is the snapshot at ``path``. The snapshot is checked whole (checksum and a full load)
-    before anything is written."""
-    from .server import Store  # server imports journal, which imports this module
-
+    store is the snapshot at ``path``. The snapshot's checksum and layout are checked before
+    anything is written; the data directory's first start loads it."""
     if directory.exists() and any(directory.iterdir()):
         raise FileExistsError(f"{directory} is not empty: restore into a new data directory")
-    header = load_file(Store(), path)
+    with mapped_file(path) as mapped:
+        checked = info(mapped)  # type: ignore[arg-type]
     directory.mkdir(parents=True, exist_ok=True)
     tmp = directory / (snapshot_name(1) + ".tmp")
     shutil.copyfile(path, tmp)
     with tmp.open("rb") as f:
         os.fsync(f.fileno())
     os.replace(tmp, directory / snapshot_name(1))
-    return SnapshotInfo(header["revision"], header["compactRevision"], header["keys"], header["versions"],
-                        len(header["leases"]), os.path.getsize(path), 0)
+    return checked
