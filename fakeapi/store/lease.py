@@ -57,7 +57,8 @@ class Lessor:
             self.next_id = lease_id + 1
         elif lease_id in self._leases:
             raise ErrLeaseExist()
-        return self.restore(lease_id, max(ttl, self._min_ttl), self.clock() + max(ttl, self._min_ttl))
+        ttl = max(ttl, self._min_ttl)
+        return self.restore(lease_id, ttl, self.clock() + ttl)
 
     def restore(self, lease_id: int, ttl: int, deadline: float) -> Lease:
         """Install a lease as granted (``grant``, or replaying a log); keys attach as their
