@@ -22,7 +22,7 @@ from ..admission import Admission
 from ..apis.catalogue import ResourceType
 from ..apis.rules import NO_RULES, KindRules, rules_for
 from ..cacher import CachedObject, Cacher, CacheWatcher, TooOldResourceVersion
-from ..machinery import continue_token, metadata, warning
+from ..machinery import continue_token, gostruct, metadata, warning
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
@@ -133,8 +133,22 @@ class FieldManagedWrites:
         fm = managers.get(subresource)
         if fm is None:
             schema = self.schema if not self.rt.custom else self.custom_schema
-            fm = managers[subresource] = FieldManager(self.api_version, self.kind, schema, subresource=subresource or "")
+            fm = managers[subresource] = FieldManager(
+                self.api_version, self.kind, schema, subresource=subresource or "",
+                reset_fields=self._reset_fields(subresource),
+                new_object=None if self.rt.custom else gostruct.zero_object(self.api_version, self.kind))
         return fm
+
+    def _reset_fields(self, subresource: str | None) -> tuple[tuple[str, ...], ...]:
+        """The strategy's ``GetResetFields`` for the endpoint (see ``KindRules``)."""
+        rules = NO_RULES if self.rt.custom else rules_for(self.rt.group, self.rt.version, self.rt.kind)
+        if subresource == "status":
+            return rules.status_reset_fields if rules.status_reset_fields is not None else (("spec",),)
+        if subresource:
+            return ()
+        if rules.reset_fields is not None:
+            return rules.reset_fields
+        return (("status",),) if "status" in self.rt.subresources else ()
 
     def patch(
         self, namespace: str | None, name: str, patch_type: str, body: bytes, *,
@@ -148,9 +162,17 @@ class FieldManagedWrites:
             scale_schema = kind_schema("autoscaling", "v1", "Scale")
             return self.update_scale(namespace, name, lambda current: patching.apply_patch(
                 patch_type, current, body, scale_schema, group="autoscaling", kind="Scale", name=name), dry_run)
-        return self.rewrite(namespace, name, lambda current: patching.apply_patch(
-            patch_type, current, body, self.schema, group=rt.group, kind=rt.kind, name=name),
-            subresource=subresource, dry_run=dry_run, manager=manager)
+        def patched(current: Json) -> Json:
+            result = patching.apply_patch(patch_type, current, body, self.schema, group=rt.group, kind=rt.kind,
+                                          name=name)
+            if rt.custom:
+                return result
+            try:  # decoded here, not in the write's decoding, for the patch handler's error
+                return gostruct.decode(result, self.api_version, self.kind)
+            except gostruct.GoDecodeError as err:
+                raise patching.undecodable_result(patch_type, result, body, str(err)) from None
+
+        return self.rewrite(namespace, name, patched, subresource=subresource, dry_run=dry_run, manager=manager)
 
     def apply(
         self, namespace: str | None, name: str, body: bytes, *, manager: str, force: bool,
@@ -182,6 +204,19 @@ class FieldManagedWrites:
 def is_status(body: bytes) -> bool:
     """Whether a DELETE answered with a Status rather than the object."""
     return body.startswith(b'{"kind":"Status"')
+
+
+def list_item(raw: bytes) -> bytes:
+    """A stored built-in object as a LIST item: without ``kind`` and ``apiVersion``, which kube's
+    lists of built-in kinds leave out (the items' ``TypeMeta`` is empty once decoded). Stored
+    objects start with exactly those two members (``gostruct.decode`` puts them first), so this is
+    one slice. Custom resources keep theirs (unstructured objects carry them)."""
+    if not raw.startswith(b'{"kind":'):
+        return raw
+    kind_end = raw.index(b'",', 9)
+    if not raw.startswith(b'"apiVersion":"', kind_end + 2):
+        return raw
+    return b"{" + raw[raw.index(b'",', kind_end + 16) + 2:]
 
 
 def list_bytes(kind: str, api_version: str, list_meta: Json, items: list[bytes]) -> bytes:
@@ -284,9 +319,7 @@ class ResourceStore(FieldManagedWrites):
         """POST: a new object; ``manager`` (the request's field manager) owns the fields it set."""
         rt = self.rt
         rules = self.rules
-        obj = metadata.check_type(body, rt.kind, self.api_version)
-        if rules.default is not None:
-            rules.default(obj)
+        obj = self._decode_body(body)
         meta = obj["metadata"]
         ns = namespace if rt.namespaced else None
         if rt.namespaced:
@@ -329,6 +362,18 @@ class ResourceStore(FieldManagedWrites):
         if generate:
             raise generate_name_conflict(rt.group, rt.plural, meta["name"])
         raise already_exists(rt.group, rt.plural, meta["name"])
+
+    def _decode_body(self, body: Any) -> Json:
+        """A request body (or a patch's result) as kube decodes it: of this kind and version,
+        through the Go type (``gostruct``: unknown fields dropped, zero values and Go's field
+        order), then defaulted."""
+        obj = metadata.check_type(body, self.rt.kind, self.api_version)
+        if self.rt.custom:
+            return obj
+        obj = gostruct.decode_body(obj, self.api_version, self.rt.kind)
+        if self.rules.default is not None:
+            self.rules.default(obj)
+        return obj
 
     def _validate_create(self, obj: Json) -> None:
         """The kind's validation of a new object (kube's ``BeforeCreate``), its warnings recorded;
@@ -395,9 +440,7 @@ class ResourceStore(FieldManagedWrites):
     ) -> Json:
         rt = self.rt
         rules = self.rules
-        obj = metadata.check_type(body, rt.kind, self.api_version)
-        if rules.default is not None:
-            rules.default(obj)
+        obj = self._decode_body(body)
         meta = obj["metadata"]
         if meta.get("name") and meta["name"] != name:
             raise _name_mismatch(meta["name"], name)
@@ -509,7 +552,8 @@ class ResourceStore(FieldManagedWrites):
             return kv.value, True
         return orjson.dumps({
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-            "details": {"name": name, "group": rt.group, "kind": rt.plural, "uid": old_meta.get("uid")},
+            "details": {"name": name, **({"group": rt.group} if rt.group else {}), "kind": rt.plural,
+                        "uid": old_meta.get("uid")},
         }), True
 
     def _check_preconditions(self, name: str, options: DeleteOptions, old_meta: Json, kv: KeyValue) -> None:
@@ -667,7 +711,7 @@ class ResourceStore(FieldManagedWrites):
         for i, obj in enumerate(objects):
             if matches is not None and not matches(obj):
                 continue
-            items.append(obj.raw if view is None else view.item(obj))
+            items.append((obj.raw if self.rt.custom else list_item(obj.raw)) if view is None else view.item(obj))
             if limit and len(items) == limit:
                 if i + 1 < len(objects):
                     token = continue_token.encode(rv, obj.key[len(self.prefix):] + "\x00")

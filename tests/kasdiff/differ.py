@@ -19,6 +19,9 @@ import httpx
 
 Json = Any
 
+#: The namespace every namespaced case works in (created on both servers).
+NAMESPACE = "kasdiff"
+
 #: Keys whose values are per-server by nature, replaced by a placeholder wherever they occur in
 #: metadata.
 _METADATA_VOLATILE = ("uid", "creationTimestamp", "deletionTimestamp")
@@ -98,6 +101,8 @@ class Normaliser:
                 node[key] = self.resource_version(value)
             elif key in ("clusterIP", "clusterIPs", "nodePort"):
                 node[key] = _ip_placeholder(value)
+            elif key == "message" and isinstance(value, str):
+                node[key] = _volatile_in_text(value)
             else:
                 self._walk(value)
 
@@ -115,6 +120,19 @@ class Normaliser:
             meta["name"] = self.generated_name(meta["name"])
         if isinstance(meta.get("continue"), str) and meta["continue"]:
             meta["continue"] = "<continue>"
+
+
+_UID_TEXT = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_TIME_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
+_VERSION_TEXT = re.compile(r'(resourceVersion\\?":\\?")\d+')
+
+
+def _volatile_in_text(text: str) -> str:
+    """Messages that quote an object (a patch that did not decode) quote its uid, times and
+    resourceVersion: those parts are the servers' own."""
+    text = _UID_TEXT.sub("<uid>", text)
+    text = _TIME_TEXT.sub("<time>", text)
+    return _VERSION_TEXT.sub(r"\1<rv>", text)
 
 
 def _ip_placeholder(value: Json) -> Json:
@@ -142,6 +160,11 @@ def differences(fake: Json, real: Json, path: str = "") -> Iterator[str]:
     elif isinstance(fake, list) and isinstance(real, list) and len(fake) == len(real):
         for i, (a, b) in enumerate(zip(fake, real, strict=True)):
             yield from differences(a, b, f"{path}[{i}]")
+    elif isinstance(fake, str) and isinstance(real, str) and fake != real and len(fake) + len(real) > 200:
+        at = next((i for i, (a, b) in enumerate(zip(fake, real)) if a != b), min(len(fake), len(real)))
+        start = max(0, at - 60)
+        yield (f"{path or '<body>'}: strings differ at {at}: fakeapi ...{fake[start:at + 80]!r} != kube "
+               f"...{real[start:at + 80]!r}")
     elif fake != real or type(fake) is not type(real):
         yield f"{path or '<body>'}: fakeapi {_short(fake)} != kube {_short(real)}"
 

@@ -30,8 +30,7 @@ import yaml
 
 from fakeapi.apis.catalogue import default_catalogue
 
-from conftest import NAMESPACE
-from differ import Outcome, Pair
+from differ import NAMESPACE, Outcome, Pair
 
 CORPUS = Path(__file__).parent / "corpus"
 KNOWN = Path(__file__).parent / "known-differences.yaml"
