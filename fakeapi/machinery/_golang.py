@@ -108,9 +108,10 @@ def go_kind(value: Any) -> str:
     return "nil" if name is None else _GO_KINDS.get(name, name)
 
 
-def go_json(value: Any) -> str:
+def go_json(value: Any, *, sort_keys: bool = True) -> str:
     """``encoding/json``'s ``Marshal`` of a decoded JSON value (Go 1.22+): map keys sorted, Go's
-    float format, HTML characters escaped."""
+    float format, HTML characters escaped. ``sort_keys=False`` keeps each object's key order, for
+    a value standing for a Go struct whose keys are already in field order."""
     if isinstance(value, float) and math.isfinite(value):
         magnitude = abs(value)
         if magnitude != 0 and (magnitude < 1e-6 or magnitude >= 1e21):
@@ -118,9 +119,10 @@ def go_json(value: Any) -> str:
         positional = format(Decimal(repr(value)), "f")
         return positional.rstrip("0").rstrip(".") if "." in positional else positional
     if isinstance(value, dict):
-        return "{" + ",".join(f"{go_json(k)}:{go_json(value[k])}" for k in sorted(value)) + "}"
+        keys = sorted(value) if sort_keys else value
+        return "{" + ",".join(f"{go_json(k)}:{go_json(value[k], sort_keys=sort_keys)}" for k in keys) + "}"
     if isinstance(value, list):
-        return "[" + ",".join(map(go_json, value)) + "]"
+        return "[" + ",".join(go_json(item, sort_keys=sort_keys) for item in value) + "]"
     text = json.dumps(value, ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")

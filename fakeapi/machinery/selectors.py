@@ -65,7 +65,7 @@ def _too_long(limit: int) -> str:
     return f"must be no more than {limit} characters"
 
 
-def _label_key_errors(key: str) -> list[str]:
+def label_key_errors(key: str) -> list[str]:
     """``validation.IsQualifiedName``. Lengths are in bytes, as in Go."""
     parts = key.split("/")
     if len(parts) > 2:
@@ -90,7 +90,7 @@ def _label_key_errors(key: str) -> list[str]:
     return errors
 
 
-def _label_value_errors(value: str) -> list[str]:
+def label_value_errors(value: str) -> list[str]:
     """``validation.IsValidLabelValue``."""
     errors = [_too_long(63)] if len(value.encode()) > 63 else []
     if not _VALUE_RE.fullmatch(value):
@@ -232,7 +232,7 @@ class _LabelParser:
             kind, key = self.consume()
         if kind != _IDENTIFIER:
             raise _LabelSyntaxError(f"found '{key}', expected: identifier")
-        if errors := _label_key_errors(key):
+        if errors := label_key_errors(key):
             raise _LabelSyntaxError(field_errors_message([_invalid_value("<nil>", key, "; ".join(errors))]))
         if operator == _DOES_NOT_EXIST or self.lookahead()[0] in (_EOS, ","):
             return LabelRequirement(key, operator or _EXISTS)
@@ -296,7 +296,7 @@ def _new_requirement(key: str, operator: str, values: set[str]) -> LabelRequirem
         errors += [_invalid_value(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer")
                    for i, v in enumerate(ordered) if go_parse_int64(v) is None]
     for i, value in enumerate(ordered):
-        if value_errors := _label_value_errors(value):
+        if value_errors := label_value_errors(value):
             errors.append(_invalid_value(f"values[{i}][{key}]", value, "; ".join(value_errors)))
     if errors:
         raise _LabelSyntaxError(field_errors_message(errors))
@@ -309,6 +309,39 @@ def parse_label_selector(text: str) -> LabelSelector:
         return _LabelParser(text).parse()
     except _LabelSyntaxError as err:
         raise bad_request(str(err)) from None
+
+
+#: ``metav1.LabelSelectorOperator`` to ``selection.Operator``.
+_SELECTOR_OPERATORS = {"In": "in", "NotIn": "notin", "Exists": _EXISTS, "DoesNotExist": _DOES_NOT_EXIST}
+
+
+def label_selector_as_selector(selector: Mapping[str, Any]) -> LabelSelector:
+    """``metav1.LabelSelectorAsSelector`` of a non-nil ``metav1.LabelSelector`` object (an empty
+    one selects everything; kube's nil selects nothing, which callers decide before): raises
+    ``ValueError`` for a selector kube refuses to convert (bad operator, key or value)."""
+    requirements = []
+    try:
+        for key, value in sorted((selector.get("matchLabels") or {}).items()):
+            requirements.append(_checked_requirement(key, "=", {value}))
+        for expression in selector.get("matchExpressions") or ():
+            operator = _SELECTOR_OPERATORS.get(expression.get("operator"))
+            if operator is None:
+                raise ValueError(f"{go_quote(str(expression.get('operator')))} is not a valid label selector operator")
+            requirements.append(_checked_requirement(expression.get("key", ""), operator, set(expression.get("values") or ())))
+    except _LabelSyntaxError as err:
+        raise ValueError(str(err)) from None
+    return LabelSelector(tuple(requirements))
+
+
+def _checked_requirement(key: str, operator: str, values: set[str]) -> LabelRequirement:
+    """``labels.NewRequirement`` with its key check (the parser checks keys as it reads them)."""
+    if key_errors := label_key_errors(key):
+        raise _LabelSyntaxError(field_errors_message([_invalid_value("key", key, "; ".join(key_errors))]))
+    if operator in ("in", "notin") and not values:
+        raise _LabelSyntaxError("for 'in', 'notin' operators, values set can't be empty")
+    if operator in (_EXISTS, _DOES_NOT_EXIST) and values:
+        raise _LabelSyntaxError("values set must be empty for exists and does not exist")
+    return _new_requirement(key, operator, values)
 
 
 # ----------------------------------------------------------------------------- field selectors

@@ -130,6 +130,12 @@ def not_found_path() -> StatusError:
     return StatusError(404, "NotFound", "the server could not find the requested resource", Details())
 
 
+def method_not_allowed_path() -> StatusError:
+    """The 405 for a path served, but not with this method (no route for it): go-restful's,
+    through ``NewGenericServerResponse``."""
+    return StatusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", Details())
+
+
 def already_exists(group: str, resource: str, name: str) -> StatusError:
     """``NewAlreadyExists``: ``pods "x" already exists``."""
     return StatusError(409, "AlreadyExists", f"{qualified_resource(group, resource)} {go_quote(name)} already exists",
