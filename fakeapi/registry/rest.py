@@ -390,6 +390,22 @@ class ResourceStore(FieldManagedWrites):
         changed = change(orjson.loads(kv.value))
         return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager), dry_run)
 
+    def guaranteed_update(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], *, dry_run: bool = False,
+    ) -> bytes:
+        """kube's ``Storage.GuaranteedUpdate`` with a plain update function, as subresource
+        storages use it (``pods/binding``): ``change`` gets a copy of the stored object and returns
+        it changed (or raises), and that is written as it is — no strategy, validation, admission
+        or managedFields, no generation bump."""
+        kv, old = self._current(namespace, name)
+        return self._commit_update(kv, old, change(orjson.loads(kv.value)), dry_run)
+
+    def stored_objects(self, namespace: str | None) -> list[Json]:
+        """Every object of one namespace (or all), decoded, in key order: a storage's read of
+        another resource (the eviction's disruption budgets)."""
+        start, end = self.key_range(namespace)
+        return [orjson.loads(kv.value) for kv in self.store.range(RangeRequest(start.encode(), end.encode())).kvs]
+
     def _prepare_update(
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
     ) -> Json:
