@@ -235,9 +235,9 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
         return await _create_only(registry, request, creater, ns, name, sub)
     if sub == "finalize" and rs is registry.namespaces:
         if method != "PUT":
-            raise method_not_supported("", "namespaces/finalize", _VERBS.get(method, method.lower()))
+            raise method_not_allowed_path()
         return json_bytes(registry.namespaces.finalize(name, await read_json_body(request), dry_run(request)))
-    if sub not in rs.rt.subresources or sub not in ("status", "scale"):
+    if sub not in rs.rt.subresources or sub not in ("status", "scale") and sub not in rs.storage.subresource_strategies:
         raise not_found_path()
     if method == "GET":
         return json_bytes(rs.get_scale(ns, name) if sub == "scale" else rs.get(ns, name))
@@ -248,7 +248,7 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
         return json_bytes(rs.update(ns, name, body, subresource=sub, dry_run=dry_run(request), manager=field_manager(request)))
     if method == "PATCH":
         return await _patch(request, rs, ns, name, sub)
-    raise method_not_supported(rs.rt.group, f"{rs.rt.plural}/{sub}", _VERBS.get(method, method.lower()))
+    raise method_not_allowed_path()  # no route: kube serves these subresources GET, PUT and PATCH only
 
 
 async def _create_only(registry: Registry, request: Request, creater: CreateOnly, namespace: str | None,

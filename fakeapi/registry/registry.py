@@ -34,6 +34,7 @@ from .custom_resources import (
 from .lease_manager import LeaseManager
 from .namespaces import NamespaceStore
 from .eviction import PodEvictions
+from .pod_subresources import POD_SUBRESOURCE_STRATEGIES
 from .rest import Json, LeaseTTL, ResourceStore
 from .serviceaccount_tokens import TokenSigner
 from .token_request import ServiceAccountTokens
@@ -122,7 +123,7 @@ class Registry:
         self.definitions = definitions
         definitions.on_change = self._sync_custom_resources
         self._custom: dict[str, CustomResourceStore] = {}  # by CRD name
-        self._serve_create_only(service_account_issuer)
+        self._serve_subresources(service_account_issuer)
         #: Called with each resource store added after start (custom resources): controllers
         #: subscribe to its cache.
         self.on_resource_added: list[Callable[[ResourceStore], None]] = []
@@ -131,14 +132,16 @@ class Registry:
         self._stopping: set[asyncio.Task[None]] = set()
         self._ticker: asyncio.Task[None] | None = None
 
-    def _serve_create_only(self, issuer: str) -> None:
+    def _serve_subresources(self, issuer: str) -> None:
         """The create-only storages: resources answered, never stored (``create_only``), and
-        the create-only subresources of stored ones (``subresource_creaters``)."""
+        the create-only subresources of stored ones (``subresource_creaters``); the pods' spec
+        subresources."""
         #: Service-account tokens: their signer, and the authenticator that knows them.
         self.token_signer = TokenSigner(issuer)
         api_audiences = (issuer,)
         self.authenticator = Authenticator(self.token_signer, self._lookup, api_audiences)
         pods = self.resources[("", "v1", "pods")].storage
+        pods.subresource_strategies = POD_SUBRESOURCE_STRATEGIES
         budgets = self.resources[("policy", "v1", "poddisruptionbudgets")].storage
         bindings = PodBindings(pods)
         self.create_only: dict[tuple[str, str, str], CreateOnly] = {

@@ -38,6 +38,7 @@ from ..machinery.selectors import (
 )
 from ..machinery.status import (
     OPTIMISTIC_LOCK_MESSAGE,
+    FieldError,
     StatusError,
     already_exists,
     bad_request,
@@ -213,6 +214,10 @@ class ResourceStore(FieldManagedWrites):
         self._ttl = ttl  # objects expire this long after their last write (events)
         self.scale_paths = scale.BUILT_IN
         self._field_managers: dict[str | None, FieldManager] = {}
+        #: Subresources whose updates have a strategy of their own: subresource -> (prepare,
+        #: validate), each given the new and the stored object (pods' ephemeralcontainers, resize).
+        self.subresource_strategies: dict[str, tuple[Callable[[Json, Json], Json],
+                                                     Callable[[Json, Json], list[FieldError]]]] = {}
         self.cacher = Cacher(store, self.prefix, self._decode, cacher_config)
 
     @property
@@ -347,7 +352,9 @@ class ResourceStore(FieldManagedWrites):
     def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
         """The kind's validation of an update (kube's ``BeforeUpdate``), its warnings recorded."""
         rules = self.rules
-        validate = rules.validate_status_update if subresource == "status" else rules.validate_update
+        own_strategy = self.subresource_strategies.get(subresource) if subresource else None
+        validate = own_strategy[1] if own_strategy is not None else \
+            rules.validate_status_update if subresource == "status" else rules.validate_update
         if validate is None:
             return
         errors = validate(new, old)
@@ -426,7 +433,11 @@ class ResourceStore(FieldManagedWrites):
             raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
         old_meta = old.get("metadata", {})
         metadata.prepare_update(meta, old_meta, ns)
-        obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource)
+        own_strategy = self.subresource_strategies.get(subresource) if subresource else None
+        if own_strategy is not None:
+            obj = own_strategy[0](metadata.ordered(obj, rt.kind, self.api_version), old)
+        else:
+            obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource)
         prepare = rules.prepare_for_status_update if subresource == "status" else rules.prepare_for_update
         if prepare is not None and subresource in (None, "status"):
             prepare(obj, old)

@@ -164,3 +164,21 @@ def test_real_scheduler_binds_pods(scheduler: Scheduler, server: ServerProcess) 
         return pod if any(c["type"] == "PodScheduled" and c.get("reason") == "Unschedulable" for c in conditions) else None
     pod = eventually(unschedulable, "the scheduler reports the pod unschedulable", timeout=30)
     assert not pod["spec"].get("nodeName")
+
+
+def test_kubectl_debug_and_resize(kubectl: Callable[..., subprocess.CompletedProcess[str]], server: ServerProcess) -> None:
+    # kubectl debug reads spec.securityContext, which kube defaults to {} (given here until the
+    # pod defaults are ported).
+    kubectl("run", "debugged", "--image", "nginx", "--overrides", '{"spec": {"securityContext": {}}}')
+    kubectl("debug", "debugged", "--image", "busybox", "-c", "debugger", "--attach=false", "--profile", "general")
+    pod = server.http.get("/api/v1/namespaces/default/pods/debugged").json()
+    assert [(c["name"], c["image"]) for c in pod["spec"]["ephemeralContainers"]] == [("debugger", "busybox")]
+    assert [c["name"] for c in pod["spec"]["containers"]] == ["debugged"]
+    kubectl("patch", "pod", "debugged", "--subresource", "resize", "-p",
+            '{"spec": {"containers": [{"name": "debugged", "image": "ignored", "resources": {"requests": {"cpu": "250m"}}}]}}')
+    pod = server.http.get("/api/v1/namespaces/default/pods/debugged").json()
+    assert pod["spec"]["containers"][0]["resources"] == {"requests": {"cpu": "250m"}}
+    assert pod["spec"]["containers"][0]["image"] == "nginx"
+    refused = kubectl("patch", "pod", "debugged", "--subresource", "resize", "--type", "json", "-p",
+                      '[{"op": "remove", "path": "/spec/containers/0/resources/requests"}]', check=False)
+    assert refused.returncode != 0 and "resource requests cannot be removed" in refused.stderr

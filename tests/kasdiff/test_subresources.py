@@ -578,3 +578,77 @@ def test_self_subject_review(servers: Servers) -> None:
     fake_user, real_user = (client.post(ssr, json=body, headers={"Authorization": f"Bearer {token}"}).json()["status"]
                             for client, token in zip((s.pair.fake, s.pair.real), tokens, strict=True))
     assert scrub(fake_user) == scrub(real_user)
+
+
+# ----------------------------------------------------------------------------- pod spec subresources
+
+def spec_view(pod: Json, _is_fake: bool = False) -> Json:
+    """What the pod's spec subresources change: containers' resources, ephemeral containers,
+    generation, who wrote what (the rest of a pod is its defaults' business)."""
+    if pod.get("kind") != "Pod":
+        return scrub(pod)
+    meta, spec = pod["metadata"], pod["spec"]
+    return scrub({
+        "generation": meta.get("generation"), "labels": meta.get("labels"), "resourceVersion": meta["resourceVersion"],
+        "managers": [(m["manager"], m.get("subresource"), m["fieldsV1"]) for m in meta.get("managedFields") or ()
+                     if m.get("subresource")],
+        # An empty resources is how kube's Go struct writes none (the encoding's business).
+        "containers": [{key: c.get(key) or None for key in ("name", "image", "resources", "resizePolicy")}
+                       for c in spec["containers"]],
+        "ephemeralContainers": [{key: c.get(key) for key in ("name", "image", "targetContainerName")}
+                                for c in spec.get("ephemeralContainers") or ()],
+    })
+
+
+STRATEGIC = "application/strategic-merge-patch+json"
+
+
+def test_pod_resize(servers: Servers) -> None:
+    s = servers
+    # No memory limit: kube would default a removed memory request to it.
+    resources = {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"cpu": "200m"}}
+    s.pod("sized", spec={"containers": [{"name": "c", "image": "nginx", "resources": resources}]})
+    resize = s.path("pods", "sized", "resize")
+    s.send("resize", "Pod", "get", "GET", resize, rewrite=spec_view)
+    s.send("resize", "Pod", "patch", "PATCH", resize, {"metadata": {"labels": {"ignored": "yes"}}, "spec": {"containers": [
+        {"name": "c", "image": "ignored:latest", "resources": {"requests": {"cpu": "150m"}}}]}},
+        content_type=STRATEGIC, rewrite=spec_view)
+    s.send("resize", "Pod", "patch-remove-request", "PATCH", resize, [
+        {"op": "remove", "path": "/spec/containers/0/resources/requests/memory"}],
+        content_type="application/json-patch+json", rewrite=spec_view)
+    s.send("resize", "Pod", "patch-other-resource", "PATCH", resize, {"spec": {"containers": [
+        {"name": "c", "resources": {"limits": {"ephemeral-storage": "1Gi"}}}]}}, content_type=STRATEGIC, rewrite=spec_view)
+    s.send("resize", "Pod", "patch-add-container", "PATCH", resize, {"spec": {"containers": [
+        {"name": "d", "image": "nginx"}]}}, content_type=STRATEGIC, rewrite=spec_view)
+    s.send("resize", "Pod", "get-after", "GET", s.path("pods", "sized"), rewrite=spec_view)
+    s.send("resize", "Pod", "post-not-allowed", "POST", resize, {})
+
+
+def test_pod_ephemeral_containers(servers: Servers) -> None:
+    s = servers
+    s.pod("debugged")
+    path = s.path("pods", "debugged", "ephemeralcontainers")
+    s.send("ephemeral", "Pod", "get", "GET", path, rewrite=spec_view)
+    debugger = {"name": "debugger", "image": "busybox", "targetContainerName": "c", "stdin": True, "tty": True,
+                "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent"}
+    s.send("ephemeral", "Pod", "patch", "PATCH", path, {"spec": {"ephemeralContainers": [debugger],
+                                                                 "containers": [{"name": "c", "image": "ignored"}]}},
+           content_type=STRATEGIC, rewrite=spec_view)
+    s.send("ephemeral", "Pod", "patch-remove", "PATCH", path, {"spec": {"ephemeralContainers": None}},
+           content_type=MERGE, rewrite=spec_view)
+    s.send("ephemeral", "Pod", "get-after", "GET", s.path("pods", "debugged"), rewrite=spec_view)
+
+
+def test_pod_status(servers: Servers) -> None:
+    s = servers
+    s.pod("reported")
+    status = s.path("pods", "reported", "status")
+    s.send("pod-status", "Pod", "get", "GET", status, rewrite=pod_view)
+    s.send("pod-status", "Pod", "patch", "PATCH", status, {"status": {"phase": "Running", "conditions": [
+        {"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}},
+        content_type=STRATEGIC, rewrite=pod_view)
+    # What the pod's status strategy keeps of the rest of the request: its labels, not its spec.
+    s.send("pod-status", "Pod", "patch-metadata", "PATCH", status, {"metadata": {"labels": {"via": "status"}},
+                                                                    "spec": {"nodeName": "ignored"}},
+           content_type=MERGE, rewrite=pod_view)
+    s.send("pod-status", "Pod", "post-not-allowed", "POST", status, {})
