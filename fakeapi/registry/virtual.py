@@ -60,6 +60,12 @@ def _schema(group: str, version: str, kind: str) -> Schema | None:
     return kind_schema(group, version, kind)
 
 
+@cache
+def _field_manager(body_type: BodyType, subresource: str) -> FieldManager:
+    """One field manager per endpoint, as kube keeps one per handler."""
+    return FieldManager(body_type.api_version, body_type.kind, body_type.schema, subresource=subresource)
+
+
 @dataclass(slots=True)
 class CreateRequest:
     """A create-only request, decoded: ``name`` is the parent object's for a subresource;
@@ -107,9 +113,8 @@ class CreateOnly:
             metadata.check_namespace(meta, namespace)
             meta["namespace"] = namespace
         if self.answers_request and manager:
-            field_manager = FieldManager(body_type.api_version, body_type.kind, body_type.schema, subresource=subresource)
             live = {"apiVersion": body_type.api_version, "kind": body_type.kind, **self.zero_object}
-            obj = field_manager.update(live, obj, manager, now=metadata.now_rfc3339())
+            obj = _field_manager(body_type, subresource).update(live, obj, manager, now=metadata.now_rfc3339())
         if admission is not None:
             admission.admit(body_type.group, body_type.kind, obj, None, subresource or None)
         return self.create(CreateRequest(namespace, name, obj, dry_run, user))
