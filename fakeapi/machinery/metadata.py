@@ -93,6 +93,11 @@ def check_type(obj: Any, kind: str, api_version: str) -> dict[str, Any]:
         raise bad_request(
             f"the API version in the data ({body_version}) does not match the expected API version ({api_version})"
         )
+    return _with_metadata(obj)
+
+
+def _with_metadata(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` with a ``metadata`` object (an empty one if it had none)."""
     meta = obj.get("metadata")
     if meta is None:
         obj["metadata"] = {}
@@ -130,12 +135,7 @@ def decode_as(obj: Any, raw: bytes, group: str, versions: tuple[str, ...], kind:
         raise bad_request(f"{body_kind} in version {go_quote(body_version)} cannot be handled as a {kind}: {reason}")
     obj["apiVersion"] = f"{group}/{body_version}" if group else body_version
     obj["kind"] = kind
-    meta = obj.get("metadata")
-    if meta is None:
-        obj["metadata"] = {}
-    elif not isinstance(meta, dict):
-        raise bad_request("metadata must be an object")
-    return obj
+    return _with_metadata(obj)
 
 
 def prepare_create(meta: dict[str, Any], namespace: str | None) -> None:

@@ -58,9 +58,7 @@ class PodBindings(CreateOnly):
 
     def create(self, request: CreateRequest) -> Json:
         binding = request.body
-        name = request.name or ""
-        if name != binding["metadata"].get("name", ""):
-            raise bad_request("name in URL does not match name in Binding object")
+        name = request.named()
         errors = validate_pod_binding(binding)
         if errors:
             # kube returns the field errors' aggregate, not a StatusError: a 500 without a reason.

@@ -30,7 +30,6 @@ from ..machinery.status import (
     Cause,
     Details,
     StatusError,
-    bad_request,
     conflict,
     forbidden,
     invalid,
@@ -93,9 +92,7 @@ class PodEvictions(CreateOnly):
 
     def create(self, request: CreateRequest) -> Json:
         eviction = request.body
-        name = request.name or ""
-        if name != eviction["metadata"].get("name", ""):
-            raise bad_request("name in URL does not match name in Eviction object")
+        name = request.named()
         given = eviction.get("deleteOptions") or {}
         if given.get("ignoreStoreReadErrorWithClusterBreakingPotential") is True:
             raise invalid("policy", "Eviction", name, [invalid_error(

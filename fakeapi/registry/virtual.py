@@ -25,6 +25,7 @@ from ..apis.rules import rules_for
 from ..machinery import metadata
 from ..machinery.apply import FieldManager
 from ..machinery.schema import Schema, kind_schema
+from ..machinery.status import bad_request
 
 if TYPE_CHECKING:
     from .authentication import UserInfo
@@ -76,6 +77,13 @@ class CreateRequest:
     body: Json
     dry_run: bool
     user: Callable[[], UserInfo]
+
+    def named(self) -> str:
+        """The name in the URL, which a named subresource's body must carry too."""
+        name = self.name or ""
+        if name != self.body["metadata"].get("name", ""):
+            raise bad_request(f"name in URL does not match name in {self.body['kind']} object")
+        return name
 
 
 class CreateOnly:
