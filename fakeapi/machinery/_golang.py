@@ -108,10 +108,9 @@ def go_kind(value: Any) -> str:
     return "nil" if name is None else _GO_KINDS.get(name, name)
 
 
-def go_json(value: Any, *, sort_keys: bool = True) -> str:
+def go_json(value: Any) -> str:
     """``encoding/json``'s ``Marshal`` of a decoded JSON value (Go 1.22+): map keys sorted, Go's
-    float format, HTML characters escaped. ``sort_keys=False`` keeps each object's key order, for
-    a value standing for a Go struct whose keys are already in field order."""
+    float format, HTML characters escaped."""
     if isinstance(value, float) and math.isfinite(value):
         magnitude = abs(value)
         if magnitude != 0 and (magnitude < 1e-6 or magnitude >= 1e21):
@@ -119,10 +118,9 @@ def go_json(value: Any, *, sort_keys: bool = True) -> str:
         positional = format(Decimal(repr(value)), "f")
         return positional.rstrip("0").rstrip(".") if "." in positional else positional
     if isinstance(value, dict):
-        keys = sorted(value) if sort_keys else value
-        return "{" + ",".join(f"{go_json(k)}:{go_json(value[k], sort_keys=sort_keys)}" for k in keys) + "}"
+        return "{" + ",".join(f"{go_json(k)}:{go_json(value[k])}" for k in sorted(value)) + "}"
     if isinstance(value, list):
-        return "[" + ",".join(go_json(item, sort_keys=sort_keys) for item in value) + "]"
+        return "[" + ",".join(map(go_json, value)) + "]"
     text = json.dumps(value, ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")

@@ -6,22 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...machinery._golang import go_json
 from ...machinery.metadata import go_object_meta
-from ...machinery.selectors import label_key_errors, label_value_errors
 from ...machinery.status import FieldError, forbidden_error, invalid_error, required_error
+from ...machinery.validation import LabelSelectorValidationOptions, invalid_json, validate_label_selector_requirement
 
 Json = dict[str, Any]
 
-
-
-def _struct_value(value: Any) -> str:
-    """A bad value that is a Go struct (or nil), as ``ErrorBody`` marshals it."""
-    return "null" if value is None else go_json(value, sort_keys=False)
-
-
-def _invalid_struct(field: str, value: Any, detail: str) -> FieldError:
-    return field, "FieldValueInvalid", f"Invalid value: {_struct_value(value)}: {detail}"
+_UNKNOWN_OPERATORS_ALLOWED = LabelSelectorValidationOptions(allow_unknown_operator_in_requirement=True)
 
 
 def _non_resource_attributes(value: Json | None) -> Json | None:
@@ -36,10 +27,10 @@ def _spec_errors(spec: Json, *, subject: bool) -> list[FieldError]:
     errors: list[FieldError] = []
     resource, non_resource = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
     if resource is not None and non_resource is not None:
-        errors.append(_invalid_struct("spec.nonResourceAttributes", _non_resource_attributes(non_resource),
+        errors.append(invalid_json("spec.nonResourceAttributes", _non_resource_attributes(non_resource),
                                       "cannot be specified in combination with resourceAttributes"))
     if resource is None and non_resource is None:
-        errors.append(_invalid_struct("spec.resourceAttributes", None,
+        errors.append(invalid_json("spec.resourceAttributes", None,
                                       "exactly one of nonResourceAttributes or resourceAttributes must be specified"))
     if subject and not spec.get("user") and not spec.get("groups"):
         errors.append(invalid_error("spec.user", spec.get("user", ""), "at least one of user or group must be specified"))
@@ -60,19 +51,23 @@ def _selector_errors(selector: Json | None, path: str, *, labels: bool) -> list[
         errors.append(invalid_error(f"{path}.rawSelector", raw, "may not specified at the same time as requirements"))
     if not raw and not requirements:
         errors.append(required_error(f"{path}.requirements", f"when {path} is specified, requirements or rawSelector is required"))
-    for index, requirement in enumerate(requirements):
-        at = f"{path}.requirements[{index}]"
-        key, operator, values = requirement.get("key", ""), requirement.get("operator", ""), requirement.get("values") or []
-        if not labels and not key:
-            errors.append(required_error(f"{at}.key", "must be specified"))
-        if operator in ("In", "NotIn") and not values:
-            errors.append(required_error(f"{at}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
-        elif operator in ("Exists", "DoesNotExist") and values:
-            errors.append(forbidden_error(f"{at}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+    for i, requirement in enumerate(requirements):
+        at = f"{path}.requirements[{i}]"
         if labels:
-            errors += [invalid_error(f"{at}.key", key, message) for message in label_key_errors(key)]
-            errors += [invalid_error(f"{at}.values[{i}]", value, message)
-                       for i, value in enumerate(values) for message in label_value_errors(value)]
+            errors += validate_label_selector_requirement(requirement, _UNKNOWN_OPERATORS_ALLOWED, at)
+        else:
+            errors += _field_requirement_errors(requirement, at)
+    return errors
+
+
+def _field_requirement_errors(requirement: Json, path: str) -> list[FieldError]:
+    """``ValidateFieldSelectorRequirement`` with unknown operators allowed."""
+    operator, values = requirement.get("operator", ""), requirement.get("values") or []
+    errors = [] if requirement.get("key") else [required_error(f"{path}.key", "must be specified")]
+    if operator in ("In", "NotIn") and not values:
+        errors.append(required_error(f"{path}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif operator in ("Exists", "DoesNotExist") and values:
+        errors.append(forbidden_error(f"{path}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
     return errors
 
 
@@ -82,7 +77,7 @@ def _metadata_errors(meta: Json, *, keep_namespace: bool) -> list[FieldError]:
     if all(value in (None, "", 0, [], {}) for key, value in meta.items() if key not in ignored):
         return []
     detail = "must be empty except for namespace" if keep_namespace else "must be empty"
-    return [_invalid_struct("metadata", go_object_meta(meta), detail)]
+    return [invalid_json("metadata", go_object_meta(meta), detail)]
 
 
 def validate_subject_access_review(review: Json) -> list[FieldError]:
@@ -101,6 +96,6 @@ def validate_local_subject_access_review(review: Json) -> list[FieldError]:
     if resource is not None and resource.get("namespace", "") != namespace:
         errors.append(invalid_error("spec.resourceAttributes.namespace", resource.get("namespace", ""), "must match metadata.namespace"))
     if spec.get("nonResourceAttributes") is not None:
-        errors.append(_invalid_struct("spec.nonResourceAttributes", _non_resource_attributes(spec["nonResourceAttributes"]),
+        errors.append(invalid_json("spec.nonResourceAttributes", _non_resource_attributes(spec["nonResourceAttributes"]),
                                       "disallowed on this kind of request"))
     return errors
