@@ -175,7 +175,7 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
         per_item = await apply_request_faults(faults, request, req.group, req.resource, req.namespace, req.name is not None) \
             if faults.request_faults else 0.0
         if req.creater is not None:
-            return await _create_only(registry, request, req.creater, req.namespace, None, "")
+            return await _create_only(registry, request, req.creater, (req.group, req.resource), req.namespace, None, "")
         if req.subresource is not None:
             return await _subresource(registry, request, req)
         method = request.method
@@ -226,13 +226,14 @@ def _view(request: Request, rs: ResourceStore, wanted: MetadataView | TableReque
 
 
 async def _subresource(registry: Registry, request: Request, req: ResourceRequest) -> Response:
-    """``/status`` and ``/scale`` where the resource has them, and namespaces' ``/finalize``."""
+    """``/status``, ``/scale`` and the pods' spec subresources where the resource has them, the
+    create-only subresources (``pods/binding``, ...), and namespaces' ``/finalize``."""
     rs, ns, name, sub = req.rs, req.namespace, req.name, req.subresource
     assert rs is not None and name is not None and sub is not None
     method = request.method
     creater = registry.subresource_creaters.get((rs.rt.group, rs.rt.version, rs.rt.plural, sub))
     if creater is not None:
-        return await _create_only(registry, request, creater, ns, name, sub)
+        return await _create_only(registry, request, creater, (req.group, req.resource), ns, name, sub)
     if sub == "finalize" and rs is registry.namespaces:
         if method != "PUT":
             raise method_not_allowed_path()
@@ -251,8 +252,8 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
     raise method_not_allowed_path()  # no route: kube serves these subresources GET, PUT and PATCH only
 
 
-async def _create_only(registry: Registry, request: Request, creater: CreateOnly, namespace: str | None,
-                       name: str | None, subresource: str) -> Response:
+async def _create_only(registry: Registry, request: Request, creater: CreateOnly, resource: tuple[str, str],
+                       namespace: str | None, name: str | None, subresource: str) -> Response:
     """A create-only resource or subresource: POST only (no other route exists for it)."""
     if request.method != "POST":
         raise method_not_allowed_path()
@@ -261,8 +262,8 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
     body, raw, warnings = await read_object(request, body_type.schema, body_type.kind, "CreateOptions")
     headers = request.headers
     answer = creater.handle(
-        body, raw, namespace=namespace, name=name, subresource=subresource, dry_run=dry,
-        manager=field_manager(request), admission=registry.admission,
+        body, raw, resource=resource, namespace=namespace, name=name, subresource=subresource, dry_run=dry,
+        manager=field_manager(request), admission=registry.admission, namespace_phase=registry.namespace_phase,
         user=lambda: registry.authenticator.requester(headers.get("authorization"), headers.items()))
     # A Status answer is sent with its own code (an eviction's failure is a 500).
     code = answer["code"] if answer.get("kind") == "Status" else 201

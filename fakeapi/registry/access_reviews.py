@@ -124,6 +124,7 @@ class SelfSubjectAccessReviews(_AccessReviews):
 class LocalSubjectAccessReviews(_AccessReviews):
     body_type = BodyType(_GROUP, ("v1",), "LocalSubjectAccessReview")
     validate = staticmethod(validation.validate_local_subject_access_review)
+    namespace_lifecycle = False
 
     def _check_namespace(self, review: Json, namespace: str | None) -> None:
         resource = (review.get("spec") or {}).get("resourceAttributes")

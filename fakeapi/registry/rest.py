@@ -38,6 +38,7 @@ from ..machinery.selectors import (
 )
 from ..machinery.status import (
     OPTIMISTIC_LOCK_MESSAGE,
+    Cause,
     FieldError,
     StatusError,
     already_exists,
@@ -178,6 +179,20 @@ class FieldManagedWrites:
         raw = self.rewrite(namespace, name, lambda current: fm.apply(current, applied, manager, force=force, now=now),
                            subresource=subresource, dry_run=dry_run)
         return raw, False
+
+
+def check_namespace_accepts(namespace_phase: Callable[[str], str | None], group: str, resource: str, namespace: str,
+                            name: str) -> None:
+    """NamespaceLifecycle admission of a create of ``resource`` in ``namespace``: the namespace
+    exists and is not terminating."""
+    phase = namespace_phase(namespace)
+    if phase is None:
+        raise not_found("", "namespaces", namespace)
+    if phase == "Terminating":
+        raise forbidden(group, resource, name,
+                        f"unable to create new content in namespace {namespace} because it is being terminated",
+                        (Cause(reason="NamespaceTerminating", message=f"namespace {namespace} is being terminated",
+                               field="metadata.namespace"),))
 
 
 def is_status(body: bytes) -> bool:
@@ -365,13 +380,7 @@ class ResourceStore(FieldManagedWrites):
                 warning.add(text)
 
     def _check_namespace_accepts(self, namespace: str, name: str) -> None:
-        """NamespaceLifecycle admission: the namespace exists and is not terminating."""
-        phase = self._namespace_phase(namespace)
-        if phase is None:
-            raise not_found("", "namespaces", namespace)
-        if phase == "Terminating":
-            raise forbidden(self.rt.group, self.rt.plural, name,
-                            f"unable to create new content in namespace {namespace} because it is being terminated")
+        check_namespace_accepts(self._namespace_phase, self.rt.group, self.rt.plural, namespace, name)
 
     def update(
         self, namespace: str | None, name: str, body: Any, *, subresource: str | None = None, dry_run: bool = False,

@@ -26,6 +26,7 @@ from ..machinery import metadata
 from ..machinery.apply import FieldManager
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.status import bad_request
+from .rest import check_namespace_accepts
 
 if TYPE_CHECKING:
     from .authentication import UserInfo
@@ -95,6 +96,9 @@ class CreateOnly:
     #: ``rest.SubresourceObjectMetaPreserver``: uid and resourceVersion in the body are
     #: preconditions, not wiped.
     keeps_system_fields = False
+    #: Whether NamespaceLifecycle admission applies: a namespaced request needs its namespace
+    #: there and not terminating (local access reviews are exempt: they must not reveal it).
+    namespace_lifecycle = True
     #: The Go zero value of the kind as its JSON shows it (fields without ``omitempty``): what
     #: kube's ``objectCreater.New`` gives, the object its field manager compares the request with
     #: on a create — so a field Go always writes (``spec``) is not owned as a whole.
@@ -103,9 +107,11 @@ class CreateOnly:
     def create(self, request: CreateRequest) -> Json:
         raise NotImplementedError
 
-    def handle(self, body: Any, raw: bytes, *, namespace: str | None, name: str | None, subresource: str,
-               dry_run: bool, manager: str, user: Callable[[], UserInfo], admission: Admission | None) -> Json:
-        """kube's create handler around ``create`` (see the module doc)."""
+    def handle(self, body: Any, raw: bytes, *, resource: tuple[str, str], namespace: str | None, name: str | None,
+               subresource: str, dry_run: bool, manager: str, user: Callable[[], UserInfo],
+               admission: Admission | None, namespace_phase: Callable[[str], str | None]) -> Json:
+        """kube's create handler around ``create`` (see the module doc); ``resource`` is the
+        (group, plural) the request names (``("", "pods")`` for ``pods/binding``)."""
         body_type = self.body_type
         obj = metadata.decode_as(body, raw, body_type.group, body_type.versions, body_type.kind)
         rules = rules_for(body_type.group, obj["apiVersion"].rpartition("/")[2], body_type.kind)
@@ -123,6 +129,10 @@ class CreateOnly:
         if self.answers_request and manager:
             live = {"apiVersion": body_type.api_version, "kind": body_type.kind, **self.zero_object}
             obj = _field_manager(body_type, subresource).update(live, obj, manager, now=metadata.now_rfc3339())
+        if namespace is not None and self.namespace_lifecycle:
+            meta = obj["metadata"]
+            check_namespace_accepts(namespace_phase, *resource, namespace,
+                                    name or meta.get("name") or meta.get("generateName") or "Unknown")
         if admission is not None:
             admission.admit(body_type.group, body_type.kind, obj, None, subresource or None)
         return self.create(CreateRequest(namespace, name, obj, dry_run, user))

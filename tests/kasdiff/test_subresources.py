@@ -652,3 +652,29 @@ def test_pod_status(servers: Servers) -> None:
                                                                     "spec": {"nodeName": "ignored"}},
            content_type=MERGE, rewrite=pod_view)
     s.send("pod-status", "Pod", "post-not-allowed", "POST", status, {})
+
+
+def test_namespace_lifecycle(servers: Servers) -> None:
+    """Creates in a namespace that does not exist: refused, but for the local access review
+    (which must not tell whether a namespace exists)."""
+    s = servers
+    missing = "/api/v1/namespaces/sub-no-such-namespace"
+    s.send("lifecycle", "Binding", "create", "POST", f"{missing}/pods/p/binding", _binding("p"))
+    s.send("lifecycle", "Binding", "create-legacy", "POST", f"{missing}/bindings", _binding("p"))
+    s.send("lifecycle", "Eviction", "create", "POST", f"{missing}/pods/p/eviction", _eviction("p"))
+    s.send("lifecycle", "TokenRequest", "create", "POST", f"{missing}/serviceaccounts/robot/token", _token_request())
+    s.send("lifecycle", "LocalSubjectAccessReview", "create", "POST",
+           f"{_AUTHORIZATION}/namespaces/sub-no-such-namespace/localsubjectaccessreviews",
+           _review("LocalSubjectAccessReview", user="jane", resourceAttributes={"namespace": "sub-no-such-namespace"}))
+
+
+def test_namespace_terminating(servers: Servers) -> None:
+    s = servers
+    s.setup("POST", s.path("serviceaccounts"), {"metadata": {"name": "robot"}})
+    s.pod("p")
+    # Without a namespace controller on either server, a deleted namespace stays Terminating.
+    s.setup("DELETE", f"/api/v1/namespaces/{s.namespace}")
+    s.send("terminating", "TokenRequest", "create", "POST", s.path("serviceaccounts", "robot", "token"), _token_request())
+    s.send("terminating", "Binding", "create", "POST", s.path("pods", "p", "binding"), _binding("p"))
+    s.send("terminating", "Pod", "create", "POST", s.path("pods"), {"metadata": {"name": "late"}, "spec": {
+        "containers": [{"name": "c", "image": "nginx"}]}})
