@@ -38,6 +38,8 @@ from ..machinery.selectors import (
 )
 from ..machinery.status import (
     OPTIMISTIC_LOCK_MESSAGE,
+    Cause,
+    FieldError,
     StatusError,
     already_exists,
     bad_request,
@@ -201,6 +203,20 @@ class FieldManagedWrites:
         return raw, False
 
 
+def check_namespace_accepts(namespace_phase: Callable[[str], str | None], group: str, resource: str, namespace: str,
+                            name: str) -> None:
+    """NamespaceLifecycle admission of a create of ``resource`` in ``namespace``: the namespace
+    exists and is not terminating."""
+    phase = namespace_phase(namespace)
+    if phase is None:
+        raise not_found("", "namespaces", namespace)
+    if phase == "Terminating":
+        raise forbidden(group, resource, name,
+                        f"unable to create new content in namespace {namespace} because it is being terminated",
+                        (Cause(reason="NamespaceTerminating", message=f"namespace {namespace} is being terminated",
+                               field="metadata.namespace"),))
+
+
 def is_status(body: bytes) -> bool:
     """Whether a DELETE answered with a Status rather than the object."""
     return body.startswith(b'{"kind":"Status"')
@@ -248,6 +264,10 @@ class ResourceStore(FieldManagedWrites):
         self._ttl = ttl  # objects expire this long after their last write (events)
         self.scale_paths = scale.BUILT_IN
         self._field_managers: dict[str | None, FieldManager] = {}
+        #: Subresources whose updates have a strategy of their own: subresource -> (prepare,
+        #: validate), each given the new and the stored object (pods' ephemeralcontainers, resize).
+        self.subresource_strategies: dict[str, tuple[Callable[[Json, Json], Json],
+                                                     Callable[[Json, Json], list[FieldError]]]] = {}
         self.cacher = Cacher(store, self.prefix, self._decode, cacher_config)
 
     @property
@@ -392,7 +412,9 @@ class ResourceStore(FieldManagedWrites):
     def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
         """The kind's validation of an update (kube's ``BeforeUpdate``), its warnings recorded."""
         rules = self.rules
-        validate = rules.validate_status_update if subresource == "status" else rules.validate_update
+        own_strategy = self.subresource_strategies.get(subresource) if subresource else None
+        validate = own_strategy[1] if own_strategy is not None else \
+            rules.validate_status_update if subresource == "status" else rules.validate_update
         if validate is None:
             return
         errors = validate(new, old)
@@ -403,13 +425,7 @@ class ResourceStore(FieldManagedWrites):
                 warning.add(text)
 
     def _check_namespace_accepts(self, namespace: str, name: str) -> None:
-        """NamespaceLifecycle admission: the namespace exists and is not terminating."""
-        phase = self._namespace_phase(namespace)
-        if phase is None:
-            raise not_found("", "namespaces", namespace)
-        if phase == "Terminating":
-            raise forbidden(self.rt.group, self.rt.plural, name,
-                            f"unable to create new content in namespace {namespace} because it is being terminated")
+        check_namespace_accepts(self._namespace_phase, self.rt.group, self.rt.plural, namespace, name)
 
     def update(
         self, namespace: str | None, name: str, body: Any, *, subresource: str | None = None, dry_run: bool = False,
@@ -435,6 +451,22 @@ class ResourceStore(FieldManagedWrites):
         changed = change(orjson.loads(kv.value))
         return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager), dry_run)
 
+    def guaranteed_update(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], *, dry_run: bool = False,
+    ) -> bytes:
+        """kube's ``Storage.GuaranteedUpdate`` with a plain update function, as subresource
+        storages use it (``pods/binding``): ``change`` gets a copy of the stored object and returns
+        it changed (or raises), and that is written as it is — no strategy, validation, admission
+        or managedFields, no generation bump."""
+        kv, old = self._current(namespace, name)
+        return self._commit_update(kv, old, change(orjson.loads(kv.value)), dry_run)
+
+    def stored_objects(self, namespace: str | None) -> list[Json]:
+        """Every object of one namespace (or all), decoded, in key order: a storage's read of
+        another resource (the eviction's disruption budgets)."""
+        start, end = self.key_range(namespace)
+        return [orjson.loads(kv.value) for kv in self.store.range(RangeRequest(start.encode(), end.encode())).kvs]
+
     def _prepare_update(
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
     ) -> Json:
@@ -453,7 +485,11 @@ class ResourceStore(FieldManagedWrites):
             raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
         old_meta = old.get("metadata", {})
         metadata.prepare_update(meta, old_meta, ns)
-        obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource)
+        own_strategy = self.subresource_strategies.get(subresource) if subresource else None
+        if own_strategy is not None:
+            obj = own_strategy[0](metadata.ordered(obj, rt.kind, self.api_version), old)
+        else:
+            obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource)
         prepare = rules.prepare_for_status_update if subresource == "status" else rules.prepare_for_update
         if prepare is not None and subresource in (None, "status"):
             prepare(obj, old)
