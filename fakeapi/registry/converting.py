@@ -18,8 +18,9 @@ from typing import Any
 import orjson
 
 from ..apis.catalogue import ResourceType
+from ..apis.rules import rules_for
 from ..cacher import CachedObject, Cacher
-from ..machinery import metadata
+from ..machinery import gostruct, metadata
 from ..machinery.conversion import Conversion, Convert
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.list_options import ListOptions
@@ -31,6 +32,7 @@ from .rest import (
     WatchStart,
     is_status,
     list_bytes,
+    list_item,
 )
 from .views import MetadataView, ResponseView
 
@@ -46,12 +48,14 @@ class ConvertedView:
         self.api_version = rt.group_version
         self.list_kind = list_kind
         self._convert = convert
+        self._custom = rt.custom
 
     def encode(self, raw: bytes) -> bytes:
         return orjson.dumps(self._convert(orjson.loads(raw)))
 
     def item(self, obj: CachedObject) -> bytes:
-        return obj.encoded(self)
+        encoded = obj.encoded(self)
+        return encoded if self._custom else list_item(encoded)
 
     def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes:
         return list_bytes(self.list_kind, self.api_version, list_meta, items)
@@ -98,6 +102,9 @@ class ConvertingStore(FieldManagedWrites):
         self._conversion = conversion
         self._view = ConvertedView(rt, self.list_kind, conversion.to_served)
         self._field_managers = {}
+        #: The served version's defaulting runs on bodies in that version, before conversion
+        #: (kube defaults a body in the version it was decoded from).
+        self._default = None if rt.custom else rules_for(rt.group, rt.version, rt.kind).default
 
     @property
     def cacher(self) -> Cacher:
@@ -125,8 +132,14 @@ class ConvertingStore(FieldManagedWrites):
         return self._conversion.to_storage(obj)
 
     def _typed(self, body: Any) -> Json:
-        """The request body, checked to be of the served kind and version."""
-        return metadata.check_type(body, self.kind, self.api_version)
+        """The request body, checked to be of the served kind and version, and defaulted."""
+        obj = metadata.check_type(body, self.kind, self.api_version)
+        if self.rt.custom:
+            return obj
+        obj = gostruct.decode_body(obj, self.api_version, self.kind)
+        if self._default is not None:
+            self._default(obj)
+        return obj
 
     def _managed(self, subresource: str | None, live: Json | None, new: Json, manager: str) -> Json:
         """``new`` with managedFields recomputed by the served version's field manager."""
@@ -172,7 +185,7 @@ class ConvertingStore(FieldManagedWrites):
         """``ResourceStore.rewrite`` with ``change`` made to the object in the served version."""
         def change_served(stored: Json) -> Json:
             live = self._served_object(stored)
-            changed = change(self._served_object(stored))
+            changed = self._typed(change(self._served_object(stored)))
             return self._stored_object(self._managed(subresource, live, changed, manager))
 
         return self._served(self.storage.rewrite(namespace, name, change_served, subresource=subresource,
