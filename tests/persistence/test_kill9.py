@@ -34,7 +34,7 @@ from fakeapi.testing import ServerProcess
 ROUNDS = 20
 #: The client-go informers live through the last rounds only: client-go backs off longer after
 #: each failed reconnection, and twenty restarts in a row would make them slow to come back.
-HARNESS_ROUNDS = 6
+HARNESS_ROUNDS = 3
 WRITERS = 3
 NS = "default"
 CMS = f"/api/v1/namespaces/{NS}/configmaps"
@@ -189,7 +189,7 @@ def test_sigkill_under_writes_loses_nothing_acknowledged(tmp_path: Path, start_h
             dump = harness.dump()
             return dump["configmaps"] == want and dump["dyn-configmaps"] == want
 
-        harness.wait_for(converged, "client-go's configmaps (typed and dynamic) equal to the server's", timeout=60)
+        harness.wait_for(converged, "client-go's configmaps (typed and dynamic) equal to the server's", timeout=90)
         assert harness.quit() == 0
     finally:
         if server is not None and server.process.poll() is None:
