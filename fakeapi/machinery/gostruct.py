@@ -19,6 +19,7 @@ write pays one pass over its object.
 from __future__ import annotations
 
 import base64
+import copy
 import binascii
 import re
 from collections.abc import Callable
@@ -269,13 +270,13 @@ class _Field:
 class _Struct:
     """One Go struct: its fields in order; decoding a JSON object gives the object Go prints."""
 
-    __slots__ = ("name", "go_name", "fields", "inline")
+    __slots__ = ("name", "go_name", "fields")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.go_name = name.rpartition(".")[2]
-        self.fields: list[_Field] = []
-        self.inline: list[_Struct] = []
+        #: In struct order; an embedded (``inline``) struct stands where Go prints its fields.
+        self.fields: list[_Field | _Struct] = []
 
     def decode(self, value: Any, context: _Context) -> Any:
         if value is None:
@@ -290,6 +291,10 @@ class _Struct:
     def _decode_into(self, value: Json, context: _Context, out: Json) -> None:
         struct, path = context.struct, context.path
         for field in self.fields:
+            if isinstance(field, _Struct):
+                field._decode_into(value, context, out)
+                context.struct, context.path = struct, path
+                continue
             raw = value.get(field.json_name)
             context.struct = self.go_name
             context.path = f"{path}.{field.json_name}" if path else field.json_name
@@ -310,8 +315,6 @@ class _Struct:
                 continue
             out[field.json_name] = decoded
         context.struct, context.path = struct, path
-        for inline in self.inline:
-            inline._decode_into(value, context, out)
 
 
 def _empty(value: Any) -> bool:
@@ -336,7 +339,7 @@ def _struct(name: str) -> _Struct:
     for proto_name, json_name, flags in go_fields:
         field = descriptor.fields_by_name[proto_name]
         if "i" in flags:
-            struct.inline.append(_struct(field.message_type.full_name))
+            struct.fields.append(_struct(field.message_type.full_name))
             continue
         decode, zero, go_struct = _field_decoder(field, flags)
         if go_struct and "z" in flags:
@@ -453,7 +456,14 @@ def decode(obj: Json, api_version: str, kind: str) -> Json:
 
 
 def zero_object(api_version: str, kind: str) -> Json | None:
-    """The zero value of a built-in kind as Go prints it (None for kinds without a Go type)."""
+    """The zero value of a built-in kind as Go prints it (None for kinds without a Go type); a
+    new object each call, for the caller to keep or change."""
+    zero = _zero_object(api_version, kind)
+    return None if zero is None else copy.deepcopy(zero)
+
+
+@cache
+def _zero_object(api_version: str, kind: str) -> Json | None:
     if gotypes.message_name(api_version, kind) is None:
         return None
     return decode({}, api_version, kind)
