@@ -1,9 +1,10 @@
-"""``fakeapi`` command line: ``fakeapi serve`` and ``fakeapi seed``."""
+"""``fakeapi`` command line: ``fakeapi serve``, ``fakeapi etcd`` and ``fakeapi seed``."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import sys
 from pathlib import Path
@@ -118,6 +119,27 @@ async def serve(args: argparse.Namespace) -> None:
     await task
 
 
+async def serve_etcd(args: argparse.Namespace) -> None:
+    """``fakeapi etcd``: a fresh store served over etcd's gRPC API only."""
+    from .etcd import EtcdServer
+    from .store import Store, StoreTimers
+
+    store = Store()
+    timers = StoreTimers(store, progress_interval=parse_duration(args.watch_progress_notify_interval))
+    timers.start()
+    server = EtcdServer(store, max_request_bytes=args.max_request_bytes, name=args.name)
+    try:
+        urls = await server.start(args.listen_client_urls.split(","))
+    except (ValueError, RuntimeError) as err:
+        raise SystemExit(f"fakeapi etcd: {err}") from None
+    print(f"fakeapi etcd: serving etcd v3 gRPC on {', '.join(urls)}", flush=True)
+    try:
+        await server.wait_closed()
+    finally:
+        await server.stop(None)
+        await timers.stop()
+
+
 def _seed_spec(text: str) -> seed.SeedSpec:
     try:
         return seed.parse_spec(text)
@@ -170,6 +192,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=_seed_spec, metavar="SPEC",
                    help="write a synthetic cluster into the registry before accepting requests "
                         "(see `fakeapi seed --help` for SPEC)")
+    e = sub.add_parser("etcd", help="serve an empty in-memory store over etcd's v3 gRPC API")
+    e.add_argument("--listen-client-urls", default="http://127.0.0.1:2379",
+                   help="comma-separated http://HOST:PORT to serve on (default http://127.0.0.1:2379; port 0 picks one)")
+    e.add_argument("--max-request-bytes", type=_positive_int, default=1536 * 1024,
+                   help="the largest write request accepted, as etcd's flag (default 1572864)")
+    e.add_argument("--watch-progress-notify-interval", default="10m",
+                   help="progress notifications to watches that asked for them (default 10m, as etcd)")
+    e.add_argument("--name", default="default", help="the member's name (default 'default')")
+    e.add_argument("--log-level", default="warning")
     s = sub.add_parser("seed", help="write a synthetic cluster through a running server's API",
                        description=seed.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("spec", type=_seed_spec, metavar="SPEC",
@@ -180,6 +211,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "serve":
         try:
             asyncio.run(serve(args))
+        except KeyboardInterrupt:
+            sys.exit(0)
+    elif args.command == "etcd":
+        logging.basicConfig(level=args.log_level.upper())
+        try:
+            asyncio.run(serve_etcd(args))
         except KeyboardInterrupt:
             sys.exit(0)
     elif args.command == "seed":

@@ -77,13 +77,45 @@ class Compare(NamedTuple):
     range_end: bytes = b""
 
 
+class SortOrder(IntEnum):
+    NONE = 0
+    ASCEND = 1
+    DESCEND = 2
+
+
+class SortTarget(IntEnum):
+    KEY = 0
+    VERSION = 1
+    CREATE = 2
+    MOD = 3
+    VALUE = 4
+
+
 class RangeRequest(NamedTuple):
+    """etcd's ``RangeRequest``. The min/max revision filters (0: none) drop kvs after the range
+    is read; ``count`` stays the range's size, as etcd's does. ``serializable`` changes nothing
+    here (one member: every read is linearizable)."""
+
     key: bytes
     range_end: bytes = b""
     limit: int = 0
     revision: int = 0
     keys_only: bool = False
     count_only: bool = False
+    sort_order: SortOrder = SortOrder.NONE
+    sort_target: SortTarget = SortTarget.KEY
+    min_mod_revision: int = 0
+    max_mod_revision: int = 0
+    min_create_revision: int = 0
+    max_create_revision: int = 0
+
+    @property
+    def sorts_or_filters(self) -> bool:
+        """True when etcd reads the whole range before limiting (``executeRange``)."""
+        return bool(
+            self.sort_order or self.min_mod_revision or self.max_mod_revision
+            or self.min_create_revision or self.max_create_revision
+        )
 
 
 class PutRequest(NamedTuple):

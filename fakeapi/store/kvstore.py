@@ -16,6 +16,7 @@ moves by exactly one when, and only when, the request changed something.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,8 @@ from .kv import (
     RangeResponse,
     Request,
     Response,
+    SortOrder,
+    SortTarget,
     TxnRequest,
     TxnResponse,
 )
@@ -108,14 +111,24 @@ class KVStore:
         if not req.key:
             raise ErrEmptyKey()
         rev = self._check_read_revision(req.revision, self._rev)
-        kvs, count = self._range_at(req.key, req.range_end, rev, req.limit, req.count_only)
+        limit = 0 if req.sorts_or_filters else req.limit
+        kvs, count = self._range_at(req.key, req.range_end, rev, limit, req.count_only)
         return self._range_response(req, kvs, count)
 
     def _range_response(self, req: RangeRequest, kvs: list[KeyValue], count: int) -> RangeResponse:
+        """etcd's ``executeRange`` after the read: filters, sort, limit, keys_only. ``kvs`` is the
+        whole range when the request sorts or filters, else at most ``limit`` kvs of it."""
+        limit = req.limit
+        if req.sorts_or_filters:
+            kvs = _filter_and_sort(req, kvs)
+            more = 0 < limit < len(kvs)
+        else:
+            # etcd fetches limit+1 kvs and sets ``more`` when it got them: never for count_only.
+            more = not req.count_only and 0 < limit < count
+        if more:
+            kvs = kvs[:limit]
         if req.keys_only:
             kvs = [kv._replace(value=b"") for kv in kvs]
-        # etcd sets ``more`` when it fetched more than ``limit`` kvs: never for count_only.
-        more = not req.count_only and 0 < req.limit < count
         return RangeResponse(self._rev, kvs, count, more)
 
     def _range_at(
@@ -364,6 +377,32 @@ class KVStore:
         hi = last - base + 1
         return [(base + i, self._log[i]) for i in range(lo, hi)]
 
+    def hash_kv(self, rev: int = 0) -> tuple[int, int, int]:
+        """(hash, compact revision, revision) of every version retained at ``rev`` (0: now), as
+        etcd's ``HashKV`` answers, to tell whether two stores hold the same history. The hash
+        is a CRC-32 of our own record layout, not etcd's bytes: equal between fakeapi stores,
+        not comparable with a real etcd's."""
+        if rev <= 0:
+            rev = self._rev
+        elif rev < self._compact_rev:
+            raise ErrCompacted()
+        elif rev > self._rev:
+            raise ErrFutureRev()
+        crc = 0
+        for key, history in self._history.items():
+            for kv in history:
+                if kv.mod_revision > rev:
+                    break
+                crc = zlib.crc32(b"%s\0%d\0%d\0%d\0%d\0" % (
+                    key, kv.create_revision, kv.mod_revision, kv.version, kv.lease), crc)
+                crc = zlib.crc32(kv.value, crc)
+        return crc, self._compact_rev, rev
+
+    def approximate_size(self) -> int:
+        """Bytes of keys and values over every retained version: what Status reports as the
+        database size (etcd's is its bbolt file)."""
+        return sum(len(kv.key) + len(kv.value) for h in self._history.values() for kv in h)
+
     def stats(self) -> dict[str, int]:
         """Sizes for metrics and benchmarks."""
         return {
@@ -374,6 +413,37 @@ class KVStore:
             "versions": sum(len(h) for h in self._history.values()),
             "log_revisions": len(self._log),
         }
+
+
+#: etcd's ``kvSortBy*``: the field each sort target orders by.
+_SORT_FIELD = {
+    SortTarget.KEY: 0, SortTarget.CREATE: 1, SortTarget.MOD: 2, SortTarget.VERSION: 3,
+    SortTarget.VALUE: 4,
+}
+
+
+def _filter_and_sort(req: RangeRequest, kvs: list[KeyValue]) -> list[KeyValue]:
+    """etcd's min/max revision filters, then its sort. A target other than KEY with order NONE
+    sorts ascending; KEY ascending is the range's own order. Ties keep key order, as Go's
+    ``sort.Sort`` does on etcd-sized results (insertion sort up to 12 kvs; above that Go's order
+    of equal kvs is unspecified)."""
+    if req.max_mod_revision:
+        kvs = [kv for kv in kvs if kv.mod_revision <= req.max_mod_revision]
+    if req.min_mod_revision:
+        kvs = [kv for kv in kvs if kv.mod_revision >= req.min_mod_revision]
+    if req.max_create_revision:
+        kvs = [kv for kv in kvs if kv.create_revision <= req.max_create_revision]
+    if req.min_create_revision:
+        kvs = [kv for kv in kvs if kv.create_revision >= req.min_create_revision]
+    order, target = req.sort_order, req.sort_target
+    if target is not SortTarget.KEY and order is SortOrder.NONE:
+        order = SortOrder.ASCEND
+    elif target is SortTarget.KEY and order is SortOrder.ASCEND:
+        order = SortOrder.NONE
+    if order is not SortOrder.NONE:
+        field = _SORT_FIELD[target]
+        kvs = sorted(kvs, key=lambda kv: kv[field], reverse=order is SortOrder.DESCEND)
+    return kvs
 
 
 def _compare_kv(cmp: Compare, kv: KeyValue) -> bool:
@@ -416,6 +486,8 @@ def _check_txn_request(req: TxnRequest, max_ops: int) -> None:
     for op in (*req.success, *req.failure):
         if isinstance(op, TxnRequest):
             _check_txn_request(op, max_ops - opc)  # a nested txn gets what its parent left
+        elif op is None:  # an empty RequestOp on the wire: etcd's checkRequestOp default
+            raise ErrKeyNotFound()
         elif not op.key:
             raise ErrEmptyKey()
         elif isinstance(op, PutRequest):
@@ -516,7 +588,8 @@ class _WriteTxn:
         # ``checkRange``): the txn's own revision is a future one.
         if not self.staged or req.revision > 0:
             rev = store._check_read_revision(req.revision, store.revision)
-            kvs, count = store._range_at(req.key, req.range_end, rev, req.limit, req.count_only)
+            limit = 0 if req.sorts_or_filters else req.limit
+            kvs, count = store._range_at(req.key, req.range_end, rev, limit, req.count_only)
             resp = store._range_response(req, kvs, count)
             return resp._replace(header_revision=self.header_revision())
         start, end, single = _range_bounds(req.key, req.range_end)
@@ -528,7 +601,7 @@ class _WriteTxn:
         count = len(merged)
         if req.count_only:
             merged = []
-        elif req.limit > 0:
+        elif req.limit > 0 and not req.sorts_or_filters:
             merged = merged[: req.limit]
         return store._range_response(req, merged, count)._replace(header_revision=self.rev)
 

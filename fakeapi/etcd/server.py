@@ -1,0 +1,366 @@
+"""``EtcdServer``: a ``Store`` served over etcd's v3 gRPC API (grpcio's asyncio server).
+
+Services: KV, Watch, Lease, Cluster.MemberList and Maintenance (Status, Hash, HashKV, Alarm,
+Defragment); Auth and the membership changes are left out (UNIMPLEMENTED). The server runs on
+the event loop that owns the store (``fakeapi.store``'s concurrency model): every handler calls
+the store synchronously, so each request is atomic without locks.
+
+What etcd's gRPC layer does on top of its store, this does on top of ours, following
+``server/etcdserver/api/v3rpc`` of etcd v3.6.6: request checks before the store sees a request
+(empty keys, put flags, txn op counts and duplicate keys, sort options), error codes and
+messages (``EtcdError.grpc_code``), ``etcdserver: request is too large`` for a write whose raft
+entry would exceed ``--max-request-bytes`` and gRPC's own limit at that plus 512 KiB, response
+headers (cluster and member id, raft term, revision), watch streams (watch.py), lease
+keep-alive streams.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import grpc
+
+from ..store import EtcdError, Store
+from ..store.errors import ErrRequestTooLarge
+from . import convert
+from .pb import rpc_pb2, rpc_pb2_grpc
+from .watch import WatchSession
+
+log = logging.getLogger("fakeapi.etcd")
+
+#: etcd's ``--max-request-bytes`` default (1.5 MiB) and the gRPC overhead etcd adds to it for
+#: the transport's receive limit (``grpcOverheadBytes``).
+DEFAULT_MAX_REQUEST_BYTES = 1536 * 1024
+GRPC_OVERHEAD_BYTES = 512 * 1024
+#: What ``etcdctl version`` and ``Status`` report: the etcd release whose API this serves.
+ETCD_VERSION = "3.6.6"
+STORAGE_VERSION = "3.6.0"
+#: etcd's default backend quota (2 GiB) reported by Status.
+DEFAULT_QUOTA_BYTES = 2 * 1024 * 1024 * 1024
+#: The ids of a single-member etcd started with default flags (``--name default``,
+#: ``--initial-advertise-peer-urls http://localhost:2380``), so headers look like one.
+DEFAULT_CLUSTER_ID = 0xCDF818194E3A8C32
+DEFAULT_MEMBER_ID = 0x8E9E05C52164694D
+#: A freshly elected single member is in term 2.
+RAFT_TERM = 2
+#: The raft index of a fresh single member once it serves (its bootstrap entries).
+INITIAL_RAFT_INDEX = 4
+#: gRPC's int32 message limit, etcd's ``maxSendBytes``.
+MAX_SEND_BYTES = 2**31 - 1
+
+_STATUS = {
+    "OK": grpc.StatusCode.OK, "Canceled": grpc.StatusCode.CANCELLED,
+    "Unknown": grpc.StatusCode.UNKNOWN, "InvalidArgument": grpc.StatusCode.INVALID_ARGUMENT,
+    "DeadlineExceeded": grpc.StatusCode.DEADLINE_EXCEEDED, "NotFound": grpc.StatusCode.NOT_FOUND,
+    "AlreadyExists": grpc.StatusCode.ALREADY_EXISTS,
+    "PermissionDenied": grpc.StatusCode.PERMISSION_DENIED,
+    "ResourceExhausted": grpc.StatusCode.RESOURCE_EXHAUSTED,
+    "FailedPrecondition": grpc.StatusCode.FAILED_PRECONDITION,
+    "Aborted": grpc.StatusCode.ABORTED, "OutOfRange": grpc.StatusCode.OUT_OF_RANGE,
+    "Unimplemented": grpc.StatusCode.UNIMPLEMENTED, "Unavailable": grpc.StatusCode.UNAVAILABLE,
+}
+#: ``checkRangeRequest``'s answer to an unknown sort order or target.
+INVALID_SORT_OPTION = "etcdserver: invalid sort option"
+
+#: Field numbers of the requests in etcd's ``InternalRaftRequest`` (raft_internal.proto).
+_RAFT_FIELD_PUT, _RAFT_FIELD_DELETE, _RAFT_FIELD_TXN = 4, 5, 6
+_RAFT_FIELD_COMPACTION, _RAFT_FIELD_LEASE_GRANT, _RAFT_FIELD_LEASE_REVOKE = 7, 8, 9
+#: The ``RequestHeader`` every raft entry carries: tag (2 bytes, field 100), length, and the
+#: request id (tag + a 9-byte varint: the member id's low 16 bits in the top bits).
+_RAFT_HEADER_BYTES = 2 + 1 + 1 + 9
+
+
+def _varint_size(n: int) -> int:
+    size = 1
+    while n >= 0x80:
+        n >>= 7
+        size += 1
+    return size
+
+
+def grpc_status(err: EtcdError) -> grpc.StatusCode:
+    return _STATUS[err.grpc_code]
+
+
+def parse_listen_url(url: str) -> str:
+    """``http://HOST:PORT`` (etcd's ``--listen-client-urls`` form) -> gRPC's ``HOST:PORT``."""
+    parts = urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname or parts.port is None:
+        raise ValueError(f"unsupported listen URL {url!r}: want http://HOST:PORT (no TLS)")
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{host}:{parts.port}"
+
+
+class EtcdServer:
+    """The gRPC front of one ``Store``. ``start`` binds the URLs; ``client_urls`` are the bound
+    ones (port 0 picks a free port)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+        name: str = "default",
+        cluster_id: int = DEFAULT_CLUSTER_ID,
+        member_id: int = DEFAULT_MEMBER_ID,
+        peer_urls: Sequence[str] = ("http://localhost:2380",),
+    ) -> None:
+        self.store = store
+        self.max_request_bytes = max_request_bytes
+        self.name = name
+        self.cluster_id = cluster_id
+        self.member_id = member_id
+        self.peer_urls = list(peer_urls)
+        self.client_urls: list[str] = []
+        self.raft_term = RAFT_TERM
+        #: Raft entries this member would have appended: writes, lease grants and revokes,
+        #: compactions (read-only requests do not go through raft).
+        self.raft_index = INITIAL_RAFT_INDEX
+        self._server: grpc.aio.Server | None = None
+
+    # ----------------------------------------------------------------- lifecycle
+
+    @property
+    def max_receive_bytes(self) -> int:
+        """gRPC's receive limit, and the size above which a fragmenting watch splits."""
+        return self.max_request_bytes + GRPC_OVERHEAD_BYTES
+
+    async def start(self, listen_urls: Sequence[str]) -> list[str]:
+        server = grpc.aio.server(options=[
+            ("grpc.max_receive_message_length", self.max_receive_bytes),
+            ("grpc.max_send_message_length", MAX_SEND_BYTES),
+            ("grpc.so_reuseport", 0),
+            # etcd's keepalive enforcement (--grpc-keepalive-min-time 5s): clients such as
+            # kube-apiserver ping every 30 s; gRPC core's default (5 min) would GOAWAY them.
+            ("grpc.http2.min_ping_interval_without_data_ms", 5000),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.max_ping_strikes", 0),
+        ])
+        rpc_pb2_grpc.add_KVServicer_to_server(KVService(self), server)
+        rpc_pb2_grpc.add_WatchServicer_to_server(WatchService(self), server)
+        rpc_pb2_grpc.add_LeaseServicer_to_server(LeaseService(self), server)
+        rpc_pb2_grpc.add_ClusterServicer_to_server(ClusterService(self), server)
+        rpc_pb2_grpc.add_MaintenanceServicer_to_server(MaintenanceService(self), server)
+        bound = []
+        for url in listen_urls:
+            address = parse_listen_url(url)
+            port = server.add_insecure_port(address)
+            host = address.rsplit(":", 1)[0]
+            bound.append(f"http://{host}:{port}")
+        await server.start()
+        self._server = server
+        self.client_urls = bound
+        log.info("etcd gRPC API serving on %s", ", ".join(bound))
+        return bound
+
+    async def stop(self, grace: float | None = 1.0) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            await server.stop(grace)
+
+    async def wait_closed(self) -> None:
+        if self._server is not None:
+            await self._server.wait_for_termination()
+
+    # ----------------------------------------------------------------- helpers
+
+    def header(self, revision: int | None = None) -> Any:
+        """A top-level response header (etcd's ``header.fill``): revision 0 means "current"."""
+        return rpc_pb2.ResponseHeader(
+            cluster_id=self.cluster_id, member_id=self.member_id,
+            revision=revision or self.store.revision, raft_term=self.raft_term,
+        )
+
+    def check_raft_size(self, request: Any, field: int) -> None:
+        """etcd refuses a raft entry larger than ``--max-request-bytes`` after wrapping the
+        request in an ``InternalRaftRequest`` (``processInternalRaftRequestOnce``)."""
+        size = request.ByteSize()
+        if _RAFT_HEADER_BYTES + 1 + _varint_size(size) + size > self.max_request_bytes:
+            raise ErrRequestTooLarge()
+        self.raft_index += 1
+
+
+async def _abort(context: grpc.aio.ServicerContext, code: grpc.StatusCode, message: str) -> Any:
+    await context.abort(code, message)
+
+
+async def abort_etcd(context: grpc.aio.ServicerContext, err: EtcdError) -> Any:
+    await context.abort(grpc_status(err), str(err))
+
+
+def _is_read_only(txn: Any) -> bool:
+    """etcd's ``IsTxnReadonly``: only ranges in every branch, nested txns included."""
+    for op in (*txn.success, *txn.failure):
+        which = op.WhichOneof("request")
+        if which == "request_txn":
+            if not _is_read_only(op.request_txn):
+                return False
+        elif which != "request_range":
+            return False
+    return True
+
+
+class KVService(rpc_pb2_grpc.KVServicer):
+    def __init__(self, server: EtcdServer) -> None:
+        self.server = server
+        self.store = server.store
+
+    async def Range(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            req = convert.range_request(request)
+        except KeyError:
+            return await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, INVALID_SORT_OPTION)
+        try:
+            resp = self.store.range(req)
+        except EtcdError as err:
+            return await abort_etcd(context, err)
+        return convert.range_response(resp, self.server.header(resp.header_revision))
+
+    async def Put(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            self.server.check_raft_size(request, _RAFT_FIELD_PUT)
+            resp = self.store.put(convert.put_request(request))
+        except EtcdError as err:
+            return await abort_etcd(context, err)
+        return convert.put_response(resp, self.server.header(resp.header_revision))
+
+    async def DeleteRange(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            self.server.check_raft_size(request, _RAFT_FIELD_DELETE)
+            resp = self.store.delete_range(convert.delete_request(request))
+        except EtcdError as err:
+            return await abort_etcd(context, err)
+        return convert.delete_response(resp, self.server.header(resp.header_revision))
+
+    async def Txn(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            txn = convert.txn_request(request)
+        except KeyError:
+            return await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, INVALID_SORT_OPTION)
+        try:
+            if not _is_read_only(request):
+                self.server.check_raft_size(request, _RAFT_FIELD_TXN)
+            resp = self.store.txn(txn)
+        except EtcdError as err:
+            return await abort_etcd(context, err)
+        return convert.txn_response(resp, self.server.header(resp.header_revision))
+
+    async def Compact(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            self.server.check_raft_size(request, _RAFT_FIELD_COMPACTION)
+            revision = self.store.compact(request.revision)
+        except EtcdError as err:
+            return await abort_etcd(context, err)
+        return rpc_pb2.CompactionResponse(header=self.server.header(revision))
+
+
+class WatchService(rpc_pb2_grpc.WatchServicer):
+    def __init__(self, server: EtcdServer) -> None:
+        self.server = server
+
+    async def Watch(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        await WatchSession(self.server, context).run()
+
+
+class LeaseService(rpc_pb2_grpc.LeaseServicer):
+    def __init__(self, server: EtcdServer) -> None:
+        self.server = server
+        self.store = server.store
+
+    async def LeaseGrant(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            self.server.check_raft_size(request, _RAFT_FIELD_LEASE_GRANT)
+            resp = self.store.lease_grant(request.TTL, request.ID)
+        except EtcdError as err:
+            return await abort_etcd(context, err)
+        return rpc_pb2.LeaseGrantResponse(
+            header=self.server.header(resp.header_revision), ID=resp.id, TTL=resp.ttl
+        )
+
+    async def LeaseRevoke(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            self.server.check_raft_size(request, _RAFT_FIELD_LEASE_REVOKE)
+            revision = self.store.lease_revoke(request.ID)
+        except EtcdError as err:
+            return await abort_etcd(context, err)
+        return rpc_pb2.LeaseRevokeResponse(header=self.server.header(revision))
+
+    async def LeaseKeepAlive(
+        self, request_iterator: Any, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[Any]:
+        async for request in request_iterator:
+            header = self.server.header()
+            try:
+                ttl = self.store.lease_keep_alive(request.ID)
+            except EtcdError:
+                ttl = 0  # etcd answers a lease it does not know (any more) with TTL 0
+            yield rpc_pb2.LeaseKeepAliveResponse(header=header, ID=request.ID, TTL=ttl)
+
+    async def LeaseTimeToLive(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        ttl = self.store.lease_time_to_live(request.ID, request.keys)
+        return rpc_pb2.LeaseTimeToLiveResponse(
+            header=self.server.header(), ID=ttl.id, TTL=ttl.ttl, grantedTTL=ttl.granted_ttl,
+            keys=list(ttl.keys),
+        )
+
+    async def LeaseLeases(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        leases = [rpc_pb2.LeaseStatus(ID=lease_id) for lease_id in self.store.leases_by_expiry()]
+        return rpc_pb2.LeaseLeasesResponse(header=self.server.header(), leases=leases)
+
+
+class ClusterService(rpc_pb2_grpc.ClusterServicer):
+    def __init__(self, server: EtcdServer) -> None:
+        self.server = server
+
+    async def MemberList(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        server = self.server
+        member = rpc_pb2.Member(
+            ID=server.member_id, name=server.name, peerURLs=server.peer_urls,
+            clientURLs=server.client_urls,
+        )
+        # etcd's ClusterServer header carries no revision.
+        header = rpc_pb2.ResponseHeader(
+            cluster_id=server.cluster_id, member_id=server.member_id, raft_term=server.raft_term
+        )
+        return rpc_pb2.MemberListResponse(header=header, members=[member])
+
+
+class MaintenanceService(rpc_pb2_grpc.MaintenanceServicer):
+    def __init__(self, server: EtcdServer) -> None:
+        self.server = server
+        self.store = server.store
+
+    async def Status(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        server = self.server
+        size = self.store.approximate_size()
+        return rpc_pb2.StatusResponse(
+            header=server.header(), version=ETCD_VERSION, dbSize=size, leader=server.member_id,
+            raftIndex=server.raft_index, raftTerm=server.raft_term,
+            raftAppliedIndex=server.raft_index, dbSizeInUse=size,
+            storageVersion=STORAGE_VERSION, dbSizeQuota=DEFAULT_QUOTA_BYTES,
+            downgradeInfo=rpc_pb2.DowngradeInfo(),
+        )
+
+    async def Alarm(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return rpc_pb2.AlarmResponse(header=self.server.header())  # never any alarm
+
+    async def Defragment(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return rpc_pb2.DefragmentResponse()  # nothing to defragment in memory
+
+    async def Hash(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        hash_value, _compact, revision = self.store.hash_kv(0)
+        return rpc_pb2.HashResponse(header=self.server.header(revision), hash=hash_value)
+
+    async def HashKV(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            hash_value, compact_revision, revision = self.store.hash_kv(request.revision)
+        except EtcdError as err:
+            return await abort_etcd(context, err)
+        return rpc_pb2.HashKVResponse(
+            header=self.server.header(), hash=hash_value, compact_revision=compact_revision,
+            hash_revision=revision,
+        )
+
