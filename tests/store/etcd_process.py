@@ -91,8 +91,8 @@ def etcd_binary() -> str:
 
 
 class EtcdProcess:
-    def __init__(self) -> None:
-        self.binary = etcd_binary()
+    def __init__(self, binary: str | None = None) -> None:
+        self.binary = binary or etcd_binary()
         self.proc: subprocess.Popen[bytes] | None = None
         self.data_root: str | None = None
         self.client_url = ""
