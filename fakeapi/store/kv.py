@@ -110,12 +110,15 @@ class RangeRequest(NamedTuple):
     max_create_revision: int = 0
 
     @property
-    def sorts_or_filters(self) -> bool:
-        """True when etcd reads the whole range before limiting (``executeRange``)."""
-        return bool(
-            self.sort_order or self.min_mod_revision or self.max_mod_revision
-            or self.min_create_revision or self.max_create_revision
-        )
+    def fetch_limit(self) -> int:
+        """How many kvs etcd's ``executeRange`` reads before it filters, sorts and limits: the
+        whole range (0) when the request has a sort order or a revision filter, else
+        ``limit + 1`` (the extra one tells ``more``). A sort target other than KEY with order
+        NONE sorts only what was read."""
+        if (self.sort_order or self.min_mod_revision or self.max_mod_revision
+                or self.min_create_revision or self.max_create_revision):
+            return 0
+        return self.limit + 1 if self.limit > 0 else 0
 
 
 class PutRequest(NamedTuple):

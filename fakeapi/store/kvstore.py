@@ -111,20 +111,16 @@ class KVStore:
         if not req.key:
             raise ErrEmptyKey()
         rev = self._check_read_revision(req.revision, self._rev)
-        limit = 0 if req.sorts_or_filters else req.limit
-        kvs, count = self._range_at(req.key, req.range_end, rev, limit, req.count_only)
+        kvs, count = self._range_at(req.key, req.range_end, rev, req.fetch_limit, req.count_only)
         return self._range_response(req, kvs, count)
 
     def _range_response(self, req: RangeRequest, kvs: list[KeyValue], count: int) -> RangeResponse:
-        """etcd's ``executeRange`` after the read: filters, sort, limit, keys_only. ``kvs`` is the
-        whole range when the request sorts or filters, else at most ``limit`` kvs of it."""
-        limit = req.limit
-        if req.sorts_or_filters:
+        """etcd's ``executeRange`` after the read of ``req.fetch_limit`` kvs: filters, sort,
+        then ``limit`` (``more`` when more kvs were read than it lets through), keys_only."""
+        if req.fetch_limit == 0 or req.sort_order or req.sort_target:
             kvs = _filter_and_sort(req, kvs)
-            more = 0 < limit < len(kvs)
-        else:
-            # etcd fetches limit+1 kvs and sets ``more`` when it got them: never for count_only.
-            more = not req.count_only and 0 < limit < count
+        limit = req.limit
+        more = 0 < limit < len(kvs)
         if more:
             kvs = kvs[:limit]
         if req.keys_only:
@@ -242,20 +238,17 @@ class KVStore:
         return TxnResponse(wtxn.commit(), succeeded, responses)
 
     def _check_txn_path(self, ops: tuple[Request, ...]) -> None:
-        """etcd's ``checkRequests`` before a txn runs, on the ops it will run (nested compares
-        see the store before the txn): first every put (ignore_value/ignore_lease need the key,
-        a lease must exist), then every range's revision. So which error a txn reports does not
-        depend on the order of its ops."""
-        path = list(self._txn_path(ops))
+        """etcd 3.6's ``checkTxn`` before a txn runs, on the ops it will run, in order (nested
+        compares see the store before the txn): a range's revision must be readable; a put with
+        ignore_value/ignore_lease needs its key, and its lease must exist."""
         lessor = self.lessor
-        for op in path:
+        for op in self._txn_path(ops):
             if isinstance(op, PutRequest):
                 if (op.ignore_value or op.ignore_lease) and self.get(op.key) is None:
                     raise ErrKeyNotFound()
                 if op.lease and (lessor is None or not lessor.exists(op.lease)):
                     raise ErrLeaseNotFound()
-        for op in path:
-            if isinstance(op, RangeRequest) and op.revision > 0:
+            elif isinstance(op, RangeRequest) and op.revision > 0:
                 self._check_read_revision(op.revision, self._rev)
 
     def _txn_path(self, ops: tuple[Request, ...]) -> Iterator[Request]:
@@ -588,8 +581,9 @@ class _WriteTxn:
         # ``checkRange``): the txn's own revision is a future one.
         if not self.staged or req.revision > 0:
             rev = store._check_read_revision(req.revision, store.revision)
-            limit = 0 if req.sorts_or_filters else req.limit
-            kvs, count = store._range_at(req.key, req.range_end, rev, limit, req.count_only)
+            kvs, count = store._range_at(
+                req.key, req.range_end, rev, req.fetch_limit, req.count_only
+            )
             resp = store._range_response(req, kvs, count)
             return resp._replace(header_revision=self.header_revision())
         start, end, single = _range_bounds(req.key, req.range_end)
@@ -601,8 +595,8 @@ class _WriteTxn:
         count = len(merged)
         if req.count_only:
             merged = []
-        elif req.limit > 0 and not req.sorts_or_filters:
-            merged = merged[: req.limit]
+        elif req.fetch_limit:
+            merged = merged[: req.fetch_limit]
         return store._range_response(req, merged, count)._replace(header_revision=self.rev)
 
     def _merged_live(self, start: bytes, end: bytes | None) -> list[KeyValue]:
