@@ -214,7 +214,10 @@ def main(argv: list[str] | None = None) -> None:
         except KeyboardInterrupt:
             sys.exit(0)
     elif args.command == "etcd":
+        import uvloop  # uvicorn[standard]'s; gRPC's asyncio server runs a third faster on it
+
         logging.basicConfig(level=args.log_level.upper())
+        uvloop.install()
         try:
             asyncio.run(serve_etcd(args))
         except KeyboardInterrupt:

@@ -17,7 +17,6 @@ from ..store import (
     CompareTarget,
     DeleteRangeRequest,
     DeleteRangeResponse,
-    Event,
     KeyValue,
     PutRequest,
     PutResponse,
@@ -109,12 +108,6 @@ def kv(record: KeyValue) -> Any:
         mod_revision=record.mod_revision, version=record.version, value=record.value,
         lease=record.lease,
     )
-
-
-def event(ev: Event) -> Any:
-    if ev.prev_kv is None:
-        return kv_pb2.Event(type=ev.type.value, kv=kv(ev.kv))
-    return kv_pb2.Event(type=ev.type.value, kv=kv(ev.kv), prev_kv=kv(ev.prev_kv))
 
 
 def range_response(r: RangeResponse, header: Any) -> Any:

@@ -22,12 +22,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import grpc
+from google.protobuf import message_factory
 
 from ..store import EtcdError, Store
 from ..store.errors import ErrRequestTooLarge
 from . import convert
-from .pb import rpc_pb2, rpc_pb2_grpc
+from .pb import rpc_pb2
 from .watch import WatchSession
+from .wire import Encoder
 
 log = logging.getLogger("fakeapi.etcd")
 
@@ -119,6 +121,7 @@ class EtcdServer:
         #: Raft entries this member would have appended: writes, lease grants and revokes,
         #: compactions (read-only requests do not go through raft).
         self.raft_index = INITIAL_RAFT_INDEX
+        self.encoder = Encoder(cluster_id, member_id, self.raft_term)
         self._server: grpc.aio.Server | None = None
 
     # ----------------------------------------------------------------- lifecycle
@@ -139,11 +142,13 @@ class EtcdServer:
             ("grpc.keepalive_permit_without_calls", 1),
             ("grpc.http2.max_ping_strikes", 0),
         ])
-        rpc_pb2_grpc.add_KVServicer_to_server(KVService(self), server)
-        rpc_pb2_grpc.add_WatchServicer_to_server(WatchService(self), server)
-        rpc_pb2_grpc.add_LeaseServicer_to_server(LeaseService(self), server)
-        rpc_pb2_grpc.add_ClusterServicer_to_server(ClusterService(self), server)
-        rpc_pb2_grpc.add_MaintenanceServicer_to_server(MaintenanceService(self), server)
+        server.add_generic_rpc_handlers([
+            _service_handler("KV", KVService(self)),
+            _service_handler("Watch", WatchService(self)),
+            _service_handler("Lease", LeaseService(self)),
+            _service_handler("Cluster", ClusterService(self)),
+            _service_handler("Maintenance", MaintenanceService(self)),
+        ])
         bound = []
         for url in listen_urls:
             address = parse_listen_url(url)
@@ -191,6 +196,34 @@ async def abort_etcd(context: grpc.aio.ServicerContext, err: EtcdError) -> Any:
     await context.abort(grpc_status(err), str(err))
 
 
+def _serialize(response: Any) -> bytes:
+    """Handlers answer with a message or, on hot paths, with its bytes (wire.py)."""
+    return response if type(response) is bytes else response.SerializeToString()
+
+
+def _service_handler(name: str, servicer: object) -> grpc.GenericRpcHandler:
+    """The handlers of etcd service ``name`` that ``servicer`` implements (the others answer
+    UNIMPLEMENTED), each deserializing its request message and serializing with ``_serialize``."""
+    kinds = {
+        (False, False): grpc.unary_unary_rpc_method_handler,
+        (False, True): grpc.unary_stream_rpc_method_handler,
+        (True, False): grpc.stream_unary_rpc_method_handler,
+        (True, True): grpc.stream_stream_rpc_method_handler,
+    }
+    handlers = {}
+    for method in rpc_pb2.DESCRIPTOR.services_by_name[name].methods:
+        behaviour = getattr(type(servicer), method.name, None)
+        if behaviour is None:
+            continue
+        request_class = message_factory.GetMessageClass(method.input_type)
+        make = kinds[(method.client_streaming, method.server_streaming)]
+        handlers[method.name] = make(
+            getattr(servicer, method.name), request_deserializer=request_class.FromString,
+            response_serializer=_serialize,
+        )
+    return grpc.method_handlers_generic_handler(f"etcdserverpb.{name}", handlers)
+
+
 def _is_read_only(txn: Any) -> bool:
     """etcd's ``IsTxnReadonly``: only ranges in every branch, nested txns included."""
     for op in (*txn.success, *txn.failure):
@@ -203,10 +236,11 @@ def _is_read_only(txn: Any) -> bool:
     return True
 
 
-class KVService(rpc_pb2_grpc.KVServicer):
+class KVService:
     def __init__(self, server: EtcdServer) -> None:
         self.server = server
         self.store = server.store
+        self.encoder = server.encoder
 
     async def Range(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
@@ -217,7 +251,10 @@ class KVService(rpc_pb2_grpc.KVServicer):
             resp = self.store.range(req)
         except EtcdError as err:
             return await abort_etcd(context, err)
-        return convert.range_response(resp, self.server.header(resp.header_revision))
+        encoder = self.encoder
+        return encoder.range_response(
+            encoder.header(resp.header_revision), resp.kvs, resp.more, resp.count, req.keys_only
+        )
 
     async def Put(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
@@ -225,7 +262,8 @@ class KVService(rpc_pb2_grpc.KVServicer):
             resp = self.store.put(convert.put_request(request))
         except EtcdError as err:
             return await abort_etcd(context, err)
-        return convert.put_response(resp, self.server.header(resp.header_revision))
+        encoder = self.encoder
+        return encoder.put_response(encoder.header(resp.header_revision), resp.prev_kv)
 
     async def DeleteRange(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
@@ -257,7 +295,7 @@ class KVService(rpc_pb2_grpc.KVServicer):
         return rpc_pb2.CompactionResponse(header=self.server.header(revision))
 
 
-class WatchService(rpc_pb2_grpc.WatchServicer):
+class WatchService:
     def __init__(self, server: EtcdServer) -> None:
         self.server = server
 
@@ -265,7 +303,7 @@ class WatchService(rpc_pb2_grpc.WatchServicer):
         await WatchSession(self.server, context).run()
 
 
-class LeaseService(rpc_pb2_grpc.LeaseServicer):
+class LeaseService:
     def __init__(self, server: EtcdServer) -> None:
         self.server = server
         self.store = server.store
@@ -311,7 +349,7 @@ class LeaseService(rpc_pb2_grpc.LeaseServicer):
         return rpc_pb2.LeaseLeasesResponse(header=self.server.header(), leases=leases)
 
 
-class ClusterService(rpc_pb2_grpc.ClusterServicer):
+class ClusterService:
     def __init__(self, server: EtcdServer) -> None:
         self.server = server
 
@@ -328,7 +366,7 @@ class ClusterService(rpc_pb2_grpc.ClusterServicer):
         return rpc_pb2.MemberListResponse(header=header, members=[member])
 
 
-class MaintenanceService(rpc_pb2_grpc.MaintenanceServicer):
+class MaintenanceService:
     def __init__(self, server: EtcdServer) -> None:
         self.server = server
         self.store = server.store

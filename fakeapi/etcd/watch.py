@@ -44,6 +44,7 @@ class WatchSession:
         self.control: deque[Any] = deque()  # responses to write before the stream's
         self.fragment_ids: set[int] = set()
         self.fragment_limit = server.max_receive_bytes
+        self.encoder = server.encoder
 
     async def run(self) -> None:
         reader = asyncio.create_task(self._read())
@@ -117,25 +118,24 @@ class WatchSession:
         for resp in self.stream.poll():
             message = self._message(resp)
             if resp.watch_id in self.fragment_ids and len(resp.events) > 1:
-                self.control.extend(_fragments(message, self.fragment_limit))
+                whole = rpc_pb2.WatchResponse.FromString(message)
+                self.control.extend(_fragments(whole, self.fragment_limit))
             else:
                 self.control.append(message)
 
     def _message(self, resp: WatchResponse) -> Any:
-        server = self.server
-        header = rpc_pb2.ResponseHeader(
-            cluster_id=server.cluster_id, member_id=server.member_id,
-            revision=resp.header_revision, raft_term=server.raft_term,
-        )
+        """The response's message, or its bytes (events and progress: the hot path)."""
         if resp.canceled:
+            server = self.server
+            header = rpc_pb2.ResponseHeader(
+                cluster_id=server.cluster_id, member_id=server.member_id,
+                revision=resp.header_revision, raft_term=server.raft_term,
+            )
             return rpc_pb2.WatchResponse(
                 header=header, watch_id=resp.watch_id, canceled=True,
                 compact_revision=resp.compact_revision, cancel_reason=resp.cancel_reason,
             )
-        return rpc_pb2.WatchResponse(
-            header=header, watch_id=resp.watch_id,
-            events=[convert.event(ev) for ev in resp.events],
-        )
+        return self.encoder.watch_events(resp.header_revision, resp.watch_id, resp.events)
 
 
 def _fragments(message: Any, limit: int) -> list[Any]:

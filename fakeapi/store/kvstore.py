@@ -212,16 +212,19 @@ class KVStore:
     # ----------------------------------------------------------------- writes
 
     def put(self, req: PutRequest) -> PutResponse:
-        txn = TxnRequest(success=(req,))
-        if req.lease and (req.ignore_value or req.ignore_lease):
-            # etcd's plain Put looks its lease up before ignore_*'s key (a txn does the reverse):
-            # after the request checks, a missing lease wins over a missing key.
-            _check_txn_shape(txn, self.max_txn_ops)
-            if self.lessor is None or not self.lessor.exists(req.lease):
-                raise ErrLeaseNotFound()
-        resp = self.txn(txn)
-        put: PutResponse = resp.responses[0]  # type: ignore[assignment]
-        return put._replace(header_revision=resp.header_revision)
+        """etcd's plain Put, checked in its order: the request (empty key, put flags), then its
+        lease (before ignore_*'s key: a txn does the reverse), then ignore_*'s key."""
+        if not req.key:
+            raise ErrEmptyKey()
+        if req.ignore_value and req.value:
+            raise ErrValueProvided()
+        if req.ignore_lease and req.lease:
+            raise ErrLeaseProvided()
+        if req.lease and (self.lessor is None or not self.lessor.exists(req.lease)):
+            raise ErrLeaseNotFound()
+        wtxn = _WriteTxn(self)
+        prev_kv = wtxn.put(req).prev_kv
+        return PutResponse(wtxn.commit(), prev_kv)
 
     def delete_range(self, req: DeleteRangeRequest) -> DeleteRangeResponse:
         resp = self.txn(TxnRequest(success=(req,)))

@@ -91,8 +91,12 @@ def etcd_binary() -> str:
 
 
 class EtcdProcess:
-    def __init__(self, binary: str | None = None) -> None:
+    def __init__(self, binary: str | None = None, *, fsync: bool = False,
+                 data_parent: str | None = None) -> None:
+        """``fsync`` and a ``data_parent`` on disk run it as in production (benchmarks)."""
         self.binary = binary or etcd_binary()
+        self.fsync = fsync
+        self.data_parent = data_parent
         self.proc: subprocess.Popen[bytes] | None = None
         self.data_root: str | None = None
         self.client_url = ""
@@ -101,6 +105,7 @@ class EtcdProcess:
     def start(self) -> None:
         shm = "/dev/shm"
         tmp_parent = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+        tmp_parent = self.data_parent or tmp_parent
         last_error = ""
         for _attempt in range(3):  # a free port can be taken between probing and binding it
             self.data_root = tempfile.mkdtemp(prefix="fakeapi-etcd-", dir=tmp_parent)
@@ -120,7 +125,7 @@ class EtcdProcess:
                 "--initial-advertise-peer-urls", peer_url,
                 "--initial-cluster", f"default={peer_url}",
                 "--initial-cluster-state", "new",
-                "--unsafe-no-fsync",
+                *([] if self.fsync else ["--unsafe-no-fsync"]),
             ]
             with open(self.log_path, "wb") as log:
                 self.proc = subprocess.Popen(

@@ -1,0 +1,86 @@
+"""fakeapi's etcd server against a real etcd v3.6.6 on this machine, side by side (not a test).
+
+The load comes from ``benchmarks/etcdload`` (Go, etcd's clientv3 v3.6.6, built from the module
+proxy), so the client is not the bottleneck:
+- a gRPC range of 10,000 keys x 1.5 KB (median of 10 reads, after one warm-up read);
+- puts/s of 1.5 KB values at 1 and 16 clients (one connection each).
+
+The real etcd runs as in production, with fsync, its data dir on disk; fakeapi has no fsync.
+Targets (issue 12): range within 1.5x of etcd's time; puts/s at 16 clients >= etcd's.
+
+Usage: ``.venv/bin/python benchmarks/etcd_bench.py [--duration 5] [--keep-going]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "store"))
+
+from etcd_process import EtcdProcess  # noqa: E402
+
+from fakeapi.testing.control_plane import kube_binaries  # noqa: E402
+from fakeapi.testing.etcd import FakeEtcdProcess  # noqa: E402
+
+LOAD_DIR = ROOT / "benchmarks" / "etcdload"
+
+
+def build_load() -> Path:
+    go = shutil.which("go") or "/usr/local/go/bin/go"
+    output = LOAD_DIR / "bin" / "etcdload"
+    subprocess.run([go, "build", "-o", str(output), "."], cwd=LOAD_DIR, check=True)
+    return output
+
+
+def run(load: Path, url: str, *args: str) -> dict[str, float]:
+    out = subprocess.run([str(load), "-endpoint", url, *args], check=True, capture_output=True,
+                         text=True, timeout=600).stdout
+    return json.loads(out)
+
+
+def measure(load: Path, url: str, duration: float) -> dict[str, float]:
+    numbers = {"range_ms": run(load, url, "-mode", "range", "-repeat", "10")["median_ms"]}
+    for clients in (1, 16):
+        numbers[f"puts_{clients}"] = run(
+            load, url, "-mode", "put", "-clients", str(clients), "-duration", f"{duration}s"
+        )["puts_per_s"]
+    return numbers
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=float, default=5.0, help="seconds per put run")
+    args = parser.parse_args()
+    load = build_load()
+    etcd_binary = kube_binaries("etcd") / "etcd"
+
+    with FakeEtcdProcess() as fake:
+        ours = measure(load, fake.client_url, args.duration)
+    with tempfile.TemporaryDirectory(dir=ROOT) as on_disk:
+        real = EtcdProcess(str(etcd_binary), fsync=True, data_parent=on_disk)
+        real.start()
+        try:
+            theirs = measure(load, real.client_url, args.duration)
+        finally:
+            real.stop()
+
+    rows = [
+        ("range 10,000 x 1.5 KB (ms, median)", "range_ms", "time ratio (target <= 1.5)"),
+        ("puts/s, 1 client", "puts_1", "throughput ratio"),
+        ("puts/s, 16 clients", "puts_16", "throughput ratio (target >= 1)"),
+    ]
+    print(f"{'':38} {'fakeapi etcd':>14} {'etcd 3.6.6':>12} {'ratio':>8}")
+    for label, key, what in rows:
+        ratio = ours[key] / theirs[key]
+        print(f"{label:38} {ours[key]:14.1f} {theirs[key]:12.1f} {ratio:8.2f}  {what}")
+
+
+if __name__ == "__main__":
+    main()
