@@ -8,7 +8,7 @@ proxy), so the client is not the bottleneck:
 The real etcd runs as in production, with fsync, its data dir on disk; fakeapi has no fsync.
 Targets (issue 12): range within 1.5x of etcd's time; puts/s at 16 clients >= etcd's.
 
-Usage: ``.venv/bin/python benchmarks/etcd_bench.py [--duration 5] [--keep-going]``.
+Usage: ``.venv/bin/python benchmarks/etcd_bench.py [--duration 5]``.
 """
 
 from __future__ import annotations
@@ -17,17 +17,13 @@ import argparse
 import json
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
+from fakeapi.testing.control_plane import Etcd
+from fakeapi.testing.etcd import FakeEtcdProcess
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "store"))
-
-from etcd_process import EtcdProcess  # noqa: E402
-
-from fakeapi.testing.control_plane import kube_binaries  # noqa: E402
-from fakeapi.testing.etcd import FakeEtcdProcess  # noqa: E402
 
 LOAD_DIR = ROOT / "benchmarks" / "etcdload"
 
@@ -59,17 +55,11 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=5.0, help="seconds per put run")
     args = parser.parse_args()
     load = build_load()
-    etcd_binary = kube_binaries("etcd") / "etcd"
 
     with FakeEtcdProcess() as fake:
         ours = measure(load, fake.client_url, args.duration)
-    with tempfile.TemporaryDirectory(dir=ROOT) as on_disk:
-        real = EtcdProcess(str(etcd_binary), fsync=True, data_parent=on_disk)
-        real.start()
-        try:
-            theirs = measure(load, real.client_url, args.duration)
-        finally:
-            real.stop()
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as on_disk, Etcd(Path(on_disk), fsync=True) as real:
+        theirs = measure(load, real.client_url, args.duration)
 
     rows = [
         ("range 10,000 x 1.5 KB (ms, median)", "range_ms", "time ratio (target <= 1.5)"),

@@ -7,7 +7,8 @@ Source: etcd v3.6.6's own proto files, from the Go module ``go.etcd.io/etcd/api/
 versionpb, google.api and openapiv2 annotations (code-generation hints for Go and the
 grpc-gateway; none changes the wire format), so they are stripped, and the imports are
 rewritten to ``fakeapi/etcd/pb/...`` so the generated modules import each other as
-``fakeapi.etcd.pb``. The proto packages (``etcdserverpb``, ``mvccpb``, ``authpb``) are kept:
+``fakeapi.etcd.pb``. They are built into a descriptor pool of their own
+(``fakeapi.etcd.pb.POOL``), so another etcd client's stubs can live in the same process. The proto packages (``etcdserverpb``, ``mvccpb``, ``authpb``) are kept:
 the gRPC method paths (``/etcdserverpb.KV/Range``) are etcd's.
 
 The generated ``*_pb2.py`` / ``*_pb2_grpc.py`` files are committed, so an install needs no
@@ -107,6 +108,16 @@ def main() -> int:
     for generated in OUT.glob("*_pb2_grpc.py"):
         if generated.name != "rpc_pb2_grpc.py":
             generated.unlink()  # kv and auth define no service
+    for generated in OUT.glob("*_pb2.py"):
+        # Our own descriptor pool: another etcd client in the same process (aetcd, etcd3)
+        # registers etcd's protos, same names, in the default pool.
+        text = generated.read_text()
+        assert "_descriptor_pool.Default()" in text
+        text = text.replace("_descriptor_pool.Default()", "_etcd_pb.POOL").replace(
+            "from google.protobuf import descriptor_pool as _descriptor_pool\n",
+            "from fakeapi.etcd import pb as _etcd_pb\n",
+        )
+        generated.write_text(text)
     print(f"generated {sorted(p.name for p in OUT.glob('*_pb2*'))} from {ETCD_API_MODULE}")
     return 0
 

@@ -2,9 +2,10 @@
 what ``SerializeToString`` of the generated messages gives (fields in number order, zero values
 left out), without building a message object per key-value.
 
-A key-value's encoding is kept, keyed by (key, mod_revision, version), which names one record for good:
-a range of 10,000 keys costs 10,000 dict lookups and one join, not 10,000 message objects. The
-cache holds at most ``KV_CACHE_BYTES`` of encodings and is dropped whole when it would exceed it.
+A key-value's encoding is kept, keyed by the record itself (the store's records are immutable
+and shared; their bytes fields cache their hashes): a range of 10,000 keys costs 10,000 dict
+lookups and one join, not 10,000 message objects. The cache holds at most ``KV_CACHE_BYTES`` of
+encodings and is dropped whole when it would exceed it.
 """
 
 from __future__ import annotations
@@ -59,9 +60,7 @@ class Encoder:
     def __init__(self, cluster_id: int, member_id: int, raft_term: int) -> None:
         self._header_head = _field(b"\x08", cluster_id) + _field(b"\x10", member_id)
         self._header_tail = _field(b"\x20", raft_term)
-        # (key, mod_revision, version) -> the KeyValue as field 2; a put and a delete of one key
-        # can share a revision (a txn), never a version.
-        self._kvs: dict[tuple[bytes, int, int], bytes] = {}
+        self._kvs: dict[KeyValue, bytes] = {}  # record -> its encoding as field 2
         self._kv_bytes = 0
 
     def header(self, revision: int) -> bytes:
@@ -72,15 +71,14 @@ class Encoder:
 
     def _tagged_kv(self, tag: bytes, kv: KeyValue) -> bytes:
         """``kv`` as a length-delimited field with ``tag`` (cached for tag b"\\x12")."""
-        slot = (kv.key, kv.mod_revision, kv.version)
-        encoded = self._kvs.get(slot)
+        encoded = self._kvs.get(kv)
         if encoded is None:
             encoded = length_delimited(b"\x12", key_value(kv))
             self._kv_bytes += len(encoded)
             if self._kv_bytes > KV_CACHE_BYTES:
                 self._kvs.clear()
                 self._kv_bytes = len(encoded)
-            self._kvs[slot] = encoded
+            self._kvs[kv] = encoded
         return encoded if tag == b"\x12" else tag + encoded[1:]
 
     def kvs(self, tag: bytes, kvs: Iterable[KeyValue], keys_only: bool = False) -> bytes:

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.etcd
+
 #: (arguments, stdin) in order; ``{lease}`` is the id of the last lease granted on that server.
 COMMANDS: list[tuple[list[str], str | None]] = [
     (["put", "a", "1"], None),

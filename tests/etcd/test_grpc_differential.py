@@ -1,14 +1,14 @@
 """Differential tests over gRPC: ``fakeapi etcd`` against a real etcd v3.6.6, request by request.
 
-The seeded random workload of tests/store/test_etcd_differential.py (puts, deletes, ranges, txns
-nested and at etcd's limits, compactions, leases, watches from the past, now, the future and
-compacted revisions, with prev_kv and filters) is sent over gRPC to both servers, plus what that
-test cannot send through the store API: range sort orders and targets, min/max revision filters,
-serializable reads. Every answer is compared as a protobuf message, field by field (text form,
-so presence counts: an empty header inside a txn is not an absent one), after the values that
-differ by nature are normalized: ``cluster_id`` and ``member_id`` of headers, and lease ids
-(both servers choose their own; theirs are mapped to ours wherever one appears: kv.lease, lease
-responses; ours are mapped to theirs in requests). Errors are compared as (gRPC code, message).
+A seeded random workload (workload.py: puts, deletes, ranges with sort orders and revision
+filters, txns nested and at etcd's limits, compactions, leases, watches from the past, now, the
+future and compacted revisions, with prev_kv and filters) and targeted cases (txn request checks
+and their order, compaction edges, leases and their expiry) are sent over gRPC to both servers.
+Every answer is compared as a protobuf message, field by field (text form, so presence counts:
+an empty header inside a txn is not an absent one), after the values that differ by nature are
+normalized: ``cluster_id`` and ``member_id`` of headers, and lease ids (each server chooses its
+own; theirs are mapped to ours wherever one appears: kv.lease, lease responses; ours are mapped
+to theirs in requests). Errors are compared as (gRPC code, message).
 
 Watches: each watch set is one gRPC Watch stream per server; creates are sent one at a time and
 both answers compared. A companion watch on the whole key space from the current revision is
@@ -18,9 +18,15 @@ and reads prev_kv when it sends, so no write or compaction may overtake that). A
 write to both flushes the streams, and every watch's responses are compared one by one.
 
 What is adjusted, and why
-- Lease time-to-live's remaining TTL is compared within one second (granted milliseconds apart).
-- The workload never sends a txn with an ignore_value/ignore_lease put and a delete: etcd panics
-  on it (see the store differential test's docstring).
+- A lease's remaining TTL is compared within one second (granted milliseconds apart, each
+  server on its own clock), exactly when one side says -1 (not found).
+- A lease's keys are compared sorted: etcd lists them from a Go map.
+- A watch that starts at the compaction revision: compaction removes the changes superseded
+  within that revision (a key put, then deleted, by one txn), and a watch opened long after does
+  not get them from etcd either; but etcd still sends them for a while after the compaction
+  (read views of its backend), so they are dropped from etcd's side. fakeapi never sends them.
+
+``FAKEAPI_DIFF_SEED`` picks other seeds. A difference that is none of the above is a bug.
 """
 
 from __future__ import annotations
@@ -36,12 +42,13 @@ from typing import Any, NamedTuple
 
 import grpc
 import pytest
-import test_etcd_differential as store_diff  # tests/store, on sys.path through conftest.py
 from google.protobuf import text_format
+from workload import MISSING_LEASE, Workload
 
 from fakeapi.etcd.pb import kv_pb2, rpc_pb2, rpc_pb2_grpc
 from fakeapi.store import (
     Compare,
+    CompareResult,
     CompareTarget,
     DeleteRangeRequest,
     KeyValue,
@@ -52,6 +59,8 @@ from fakeapi.store import (
     TxnRequest,
     WatchFilter,
 )
+
+pytestmark = pytest.mark.etcd
 
 SEED = int(os.environ.get("FAKEAPI_DIFF_SEED", "20261121"))
 N_OPS = 1500
@@ -340,8 +349,10 @@ class GrpcWatchSet:
         self.differ = differ
         self.specs = specs
         self.current = differ.store.revision
+        self.compacted_at_open = differ.store.compact_revision
         self.clients = (WatchClient(differ.ours), WatchClient(differ.theirs))
         self.ids: set[int] = set()
+        self.from_compaction: set[int] = set()  # watches starting at the compaction revision
         for spec in specs:
             create = {
                 "key": spec["key"], "range_end": spec["range_end"],
@@ -355,6 +366,8 @@ class GrpcWatchSet:
                             f"  etcd:    {real!r}", pytrace=False)
             if not mine[2]:
                 self.ids.add(mine[1])
+                if spec["start"] == self.compacted_at_open:
+                    self.from_compaction.add(mine[1])
         companion = {"key": b"\0", "range_end": b"\0", "start_revision": self.current}
         self.companion = self._create(self.clients[0], companion)[1]
         assert self._create(self.clients[1], companion)[1] == self.companion
@@ -381,7 +394,7 @@ class GrpcWatchSet:
                 r.watch_id == self.companion and not r.created
                 and any(ev.kv.mod_revision >= rev for ev in r.events)
                 for r in responses
-            ) or rev <= self.current
+            )
 
         deadline = time.monotonic() + timeout
         for client in self.clients:
@@ -404,6 +417,8 @@ class GrpcWatchSet:
                 continue
             if r.events and all(ev.kv.mod_revision > last_rev for ev in r.events):
                 continue  # the final flush write
+            if r.watch_id in self.from_compaction and client is self.clients[1]:
+                r = _without_superseded(r, self.compacted_at_open)
             out[r.watch_id].append(client.side.normalize(r))
         return out
 
@@ -428,6 +443,24 @@ class GrpcWatchSet:
             client.close()
 
 
+def _without_superseded(response: Any, revision: int) -> Any:
+    """etcd's response without the changes superseded within compaction revision ``revision``
+    (a key put, then deleted, by one txn): compaction removes them, but etcd can still send
+    them for a while (see the module docstring)."""
+    last = {}
+    for i, ev in enumerate(response.events):
+        if ev.kv.mod_revision == revision:
+            last[ev.kv.key] = i
+    kept = [ev for i, ev in enumerate(response.events)
+            if ev.kv.mod_revision != revision or last[ev.kv.key] == i]
+    if len(kept) == len(response.events):
+        return response
+    copy = type(response).FromString(response.SerializeToString())
+    del copy.events[:]
+    copy.events.extend(kept)
+    return copy
+
+
 def finish_watches(differ: GrpcDiffer, watch_sets: list[GrpcWatchSet]) -> None:
     """One write to both flushes every stream; then every watch is compared."""
     last = differ.store.revision
@@ -439,54 +472,6 @@ def finish_watches(differ: GrpcDiffer, watch_sets: list[GrpcWatchSet]) -> None:
 
 
 # =================================================================== the workload
-
-
-class GrpcWorkload(store_diff.Workload):
-    """The store differential test's workload, plus sort orders, revision filters and
-    serializable reads, with its watches over gRPC."""
-
-    def gen_range(self) -> RangeRequest:
-        r = super().gen_range()
-        rng = self.rng
-        if rng.random() < 0.3:
-            r = r._replace(sort_order=rng.choice(list(SortOrder)),
-                           sort_target=rng.choice(list(SortTarget)))
-        if rng.random() < 0.2:
-            cur = self.store.revision
-            field = rng.choice(["min_mod_revision", "max_mod_revision", "min_create_revision",
-                                "max_create_revision"])
-            r = r._replace(**{field: rng.randint(1, cur + 1)})
-        return r
-
-    def open_watches(self) -> None:
-        rng, store = self.rng, self.store
-        cur, comp = store.revision, store.compact_revision
-        if cur < 2 or comp >= cur:
-            return
-        specs = []
-        for _ in range(rng.randint(3, 6)):
-            r = rng.random()
-            if r < 0.15:
-                start = 0
-            elif r < 0.25:
-                start = cur + rng.randint(1, 20)
-            elif r < 0.4 and comp >= 1:
-                start = comp
-            elif r < 0.55 and comp > 1:
-                start = rng.randint(max(1, comp - 10), comp - 1)  # compacted
-            else:
-                start = rng.randint(max(1, comp, cur - 900), cur)
-            key, end = self.bounds(wide=1.5)
-            filters: tuple[WatchFilter, ...] = ()
-            f = rng.random()
-            if f < 0.12:
-                filters = (WatchFilter.NOPUT,)
-            elif f < 0.24:
-                filters = (WatchFilter.NODELETE,)
-            specs.append({"key": key, "range_end": end, "start": start,
-                          "prev_kv": rng.random() < 0.5, "filters": filters})
-        self.kinds["watch"] += len(specs)
-        self.watch_sets.append(GrpcWatchSet(self.d, specs))  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -501,9 +486,9 @@ def differ(fake_etcd: str, real_etcd: str) -> Iterator[GrpcDiffer]:
 @pytest.mark.parametrize("seed", [SEED, SEED + 1])
 def test_random_workload_over_grpc_matches_etcd(differ: GrpcDiffer, seed: int) -> None:
     started = time.monotonic()
-    work = GrpcWorkload(differ, random.Random(seed))  # type: ignore[arg-type]
+    work = Workload(differ, random.Random(seed), GrpcWatchSet)
     work.run(N_OPS)
-    finish_watches(differ, work.watch_sets)  # type: ignore[arg-type]
+    finish_watches(differ, work.watch_sets)
     outcomes = differ.outcomes
     print(f"\nseed {seed}: {N_OPS} ops, final revision {differ.store.revision}, "
           f"{time.monotonic() - started:.1f}s")
@@ -522,3 +507,193 @@ def test_random_workload_over_grpc_matches_etcd(differ: GrpcDiffer, seed: int) -
     ]
     missing = [w for w in want if not outcomes[w]]
     assert not missing, f"seed {seed} does not exercise {missing}"
+
+
+K = [b"k%03d" % i for i in range(130)]
+
+
+def _puts(keys: list[bytes]) -> tuple[PutRequest, ...]:
+    return tuple(PutRequest(k, b"v") for k in keys)
+
+
+def test_txn_request_checks_match_etcd(differ: GrpcDiffer) -> None:
+    """Op limits (nested txns get what their parent left), empty keys, put flags in branches that
+    do not run, duplicate-key rules (then/else, nesting, etcd's literal "\\0" range ends), the
+    order of those checks, checks before a txn runs (lease, ignore_*, revisions) and their order,
+    and keys written twice in one txn as watchers see them."""
+    d = differ
+    store = d.store
+    for key in (b"a", b"b", b"c"):
+        d.put(PutRequest(key, b"v-" + key))
+    lease = d.lease_grant(3600)
+    assert lease is not None
+    watches = GrpcWatchSet(d, [
+        {"key": b"\0", "range_end": b"\0", "start": 0, "prev_kv": True, "filters": ()},
+        {"key": b"c", "range_end": b"", "start": 0, "prev_kv": True, "filters": ()},
+        {"key": b"a", "range_end": b"", "start": 0, "prev_kv": False, "filters": ()},
+        {"key": b"b", "range_end": b"a", "start": 0, "prev_kv": False, "filters": ()},  # empty
+        {"key": b"a", "range_end": b"a", "start": 0, "prev_kv": False, "filters": ()},  # empty
+    ])
+    r = RangeRequest
+    put, delete, txn, cmp = PutRequest, DeleteRangeRequest, TxnRequest, Compare
+    v0 = cmp(b"a", CompareTarget.VERSION, CompareResult.GREATER, 0)
+    cases: list[TxnRequest] = [
+        # how many ops
+        txn(success=_puts(K[:129])),
+        txn(failure=tuple(r(k) for k in K[:129])),
+        txn(compare=(v0,) * 129),
+        txn(success=_puts(K[:128])),
+        txn(success=(*(r(k) for k in K[:100]), txn(success=tuple(r(k) for k in K[:29])))),
+        txn(success=(*(r(k) for k in K[:100]), txn(success=tuple(r(k) for k in K[:28])))),
+        txn(compare=(v0,) * 100, success=(txn(failure=tuple(r(k) for k in K[:29])),)),
+        # empty keys and put flags, checked in branches that do not run too
+        txn(compare=(cmp(b"", CompareTarget.VERSION, CompareResult.EQUAL, 0),)),
+        txn(compare=(cmp(b"", CompareTarget.VERSION, CompareResult.EQUAL, 0),) * 129),
+        txn(compare=(v0,), failure=(put(b"a", b"x", ignore_value=True),)),
+        txn(compare=(v0,), failure=(put(b"a", lease=lease.id, ignore_lease=True),)),
+        txn(compare=(v0,), failure=(txn(success=(r(b""),)),)),
+        txn(success=(put(b"a"), put(b"a")), failure=(delete(b""),)),
+        # duplicate keys
+        txn(success=(put(b"a"), put(b"a"))),
+        txn(success=(put(b"a"), delete(b"a"))),
+        txn(success=(delete(b"a"), put(b"a"))),
+        txn(success=(put(b"a"), delete(b"a", b"b"))),
+        txn(success=(put(b"b"), delete(b"a", b"b"))),
+        txn(success=(put(b"b"), delete(b"c", b"a"))),
+        txn(failure=(put(b"a"), put(b"a"))),
+        txn(success=(txn(success=(put(b"a"),), failure=(put(b"a"),)),)),
+        txn(success=(put(b"a"), txn(success=(put(b"a"),)))),
+        txn(success=(put(b"a"), txn(failure=(delete(b"a"),)))),
+        txn(success=(txn(success=(delete(b"a"),)), put(b"a"))),
+        txn(success=(txn(success=(delete(b"a"),)), txn(success=(put(b"a"),)))),
+        txn(success=(txn(success=(put(b"a"),), failure=(delete(b"a"),)),)),
+        # etcd's duplicate check takes range_end literally: "\0" overlaps nothing, so these run,
+        # writing a key twice in one revision
+        txn(success=(put(b"c", b"c2"), delete(b"b", b"\0", prev_kv=True))),
+        txn(success=(put(b"c", b"c3"),)),
+        txn(success=(delete(b"b", b"\0"), put(b"c", b"c4"), r(b"\0", b"\0"))),
+        txn(success=(put(b"a", b"a2", prev_kv=True), delete(b"\0", b"\0", prev_kv=True))),
+        txn(success=(put(b"a", b"a3"), put(b"c", b"c5"))),
+        txn(success=(txn(success=(put(b"a", b"a4"),)), txn(success=(delete(b"a"),)))),
+        # nested compares see the store before the txn
+        txn(success=(put(b"z", b"1"), txn(compare=(cmp(b"z", CompareTarget.VERSION,
+                                                        CompareResult.EQUAL, 0),),
+                                          success=(r(b"z"),), failure=(delete(b"z"),)))),
+        # checks before a txn runs: every put (ignore_* key, lease), then every range revision
+        txn(success=(put(b"q", b"1"), r(b"q", revision=store.revision + 1))),
+        txn(success=(r(b"a", revision=store.revision + 5), put(b"a", lease=MISSING_LEASE))),
+        txn(success=(r(b"a", revision=store.revision + 5), put(b"nope", ignore_value=True))),
+        txn(success=(put(b"a", lease=MISSING_LEASE), put(b"nope", ignore_value=True))),
+        txn(success=(put(b"nope", ignore_lease=True, lease=0), put(b"a", lease=MISSING_LEASE))),
+        txn(success=(txn(success=(put(b"nope", ignore_value=True),)),)),
+        txn(success=(put(b"a", b"x", lease=lease.id, prev_kv=True),
+                     put(b"b", ignore_value=True, lease=0, prev_kv=True))),
+        txn(success=(put(b"a", ignore_value=True, ignore_lease=True, prev_kv=True),)),
+        # ranges inside txns: count_only with a limit, keys_only, reads after writes
+        txn(success=(r(b"\0", b"\0", limit=1, count_only=True),
+                     r(b"\0", b"\0", limit=1, keys_only=True), put(b"d", b"1"),
+                     r(b"\0", b"\0", limit=2), r(b"a", revision=store.revision))),
+    ]
+    for t in cases:
+        d.txn(t)
+    # Plain requests: empty keys, put flags, and a plain put checks its lease before ignore_*.
+    d.put(PutRequest(b"", b"x"))
+    d.delete(DeleteRangeRequest(b""))
+    d.range(RangeRequest(b""))
+    d.put(PutRequest(b"a", b"x", ignore_value=True))
+    d.put(PutRequest(b"a", lease=lease.id, ignore_lease=True))
+    d.put(PutRequest(b"nope", lease=MISSING_LEASE, ignore_value=True))
+    d.txn(TxnRequest(success=(PutRequest(b"nope", lease=MISSING_LEASE, ignore_value=True),)))
+    d.put(PutRequest(b"nope", ignore_lease=True))
+    d.range(RangeRequest(b"\0", b"\0", limit=1, count_only=True))
+    finish_watches(d, [watches])
+    assert d.outcomes["txn:ok"] >= 10 and d.outcomes["watch:rejected"] == 2
+
+
+def test_compaction_edges_match_etcd(differ: GrpcDiffer) -> None:
+    """Compacting at 1 and twice at the same revision, reads at and below the compaction
+    revision, watches from it (with the 3.4 adjustment of the module docstring) and below it."""
+    d = differ
+    store = d.store
+    d.compact(2)  # future
+    d.compact(-1)  # not above etcd's initial compactMainRev (-1)
+    d.compact(0)
+    d.compact(0)
+    d.compact(1)
+    d.compact(1)
+    d.range(RangeRequest(b"a", revision=1))
+    for i in range(6):
+        d.put(PutRequest(b"a", b"%d" % i, prev_kv=True))
+        d.put(PutRequest(b"b", b"%d" % i))
+    d.delete(DeleteRangeRequest(b"a", prev_kv=True))  # revision 14
+    d.put(PutRequest(b"c", b"1"))
+    d.txn(TxnRequest(success=(PutRequest(b"c", b"2"), DeleteRangeRequest(b"b", b"\0"))))  # 16
+    d.put(PutRequest(b"a", b"again"))
+    watch_sets = []
+    for rev in (14, 16):
+        d.compact(rev)
+        d.compact(rev)
+        d.compact(rev - 1)
+        for read_rev in (0, rev - 1, rev, rev + 1, store.revision + 1):
+            d.range(RangeRequest(b"\0", b"\0", revision=read_rev))
+            d.range(RangeRequest(b"a", revision=read_rev))
+            d.range(RangeRequest(b"\0", b"\0", revision=read_rev, limit=1, count_only=True))
+        specs = [
+            {"key": b"\0", "range_end": b"\0", "start": start, "prev_kv": prev, "filters": ()}
+            for start in (rev - 1, rev, rev + 1) for prev in (False, True)
+        ]
+        watch_sets.append(GrpcWatchSet(d, specs))
+        d.put(PutRequest(b"b", b"after-%d" % rev, prev_kv=True))
+    d.compact(store.revision + 1)
+    for ws in watch_sets:
+        ws.wait_delivered()
+    d.compact(store.revision)
+    finish_watches(d, watch_sets)
+    assert d.outcomes["watch:canceled"] == 4
+
+
+def test_leases_match_etcd(differ: GrpcDiffer) -> None:
+    """Granted TTLs (the minimum TTL clamp: 2 s with etcd's default election timeout), explicit
+    ids, time-to-live, keep-alive, revoke, and expiry deleting every attached key at one
+    revision per lease, on both servers' own clocks."""
+    d = differ
+    for ttl in (1, 0, -5, 2, 3, 9_000_000_000, 9_000_000_001):
+        d.lease_grant(ttl)
+    d.lease_grant(5, lease_id=77)
+    d.lease_grant(5, lease_id=77)  # lease already exists
+    long = d.lease_grant(10)
+    assert long is not None
+    d.put(PutRequest(b"held", b"1", lease=long.id))
+    d.lease_time_to_live(long.id, keys=True)
+    d.lease_time_to_live(77, keys=False)
+    d.lease_time_to_live(MISSING_LEASE, keys=True, exact=True)
+
+    # Expiry: leases of 2 s (the minimum) and 3 s, keys on each, one key without. etcd revokes
+    # the leases that expired together concurrently (one goroutine each, in any order), so the
+    # two expire one second apart, in different passes of the 500 ms expiry loop.
+    short1 = d.lease_grant(1)
+    short2 = d.lease_grant(3)
+    assert short1 is not None and short2 is not None
+    d.put(PutRequest(b"e/2", b"x", lease=short1.id))
+    d.put(PutRequest(b"e/1", b"x", lease=short1.id))
+    d.put(PutRequest(b"e/3", b"x", lease=short2.id))
+    d.put(PutRequest(b"e/4", b"x"))
+    d.put(PutRequest(b"e/1", b"y", lease=short2.id, prev_kv=True))  # moves e/1 to short2
+    ws = GrpcWatchSet(d, [
+        {"key": b"e/", "range_end": b"e0", "start": 0, "prev_kv": True, "filters": ()},
+    ])
+    d.lease_time_to_live(short1.id, keys=True)
+    d.lease_time_to_live(short2.id, keys=True)
+    deadline = time.monotonic() + 10
+    count = rpc_pb2.RangeRequest(key=b"e/", range_end=b"e0", count_only=True)
+    for side in (d.ours, d.theirs):
+        while side.kv.Range(count, timeout=5).count != 1:
+            assert time.monotonic() < deadline, f"{side.name} did not expire the leases"
+            time.sleep(0.05)
+    d.store.revision = d.ours.kv.Range(count, timeout=5).header.revision
+    d.range(RangeRequest(b"e/", b"e0"))
+    d.lease_time_to_live(short1.id, keys=True, exact=True)
+    d.lease_revoke(short2.id)
+    d.lease_revoke(long.id)
+    d.range(RangeRequest(b"held"))
+    finish_watches(d, [ws])

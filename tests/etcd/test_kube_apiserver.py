@@ -26,6 +26,8 @@ from fakeapi.etcd.pb import rpc_pb2, rpc_pb2_grpc
 from fakeapi.testing.control_plane import Etcd, KubeAPIServer, kubectl_binary
 from fakeapi.testing.etcd import FakeEtcdProcess
 
+pytestmark = pytest.mark.etcd
+
 #: kube-apiserver compacts every interval (its first compaction comes two intervals in).
 COMPACTION_INTERVAL = "2s"
 
