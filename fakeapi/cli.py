@@ -115,8 +115,26 @@ async def serve(args: argparse.Namespace) -> None:
     url = f"http://{args.host}:{port}"
     kubeconfig = Path(args.kubeconfig).resolve()
     write_kubeconfig(kubeconfig, url)
-    print(f"fakeapi: listening on {url} (kubeconfig: {kubeconfig})", flush=True)
-    await task
+    etcd = await _start_etcd(app.state.server.store, args) if args.etcd_listen_client_urls else None
+    also = f"; etcd: {', '.join(etcd.client_urls)}" if etcd is not None else ""
+    print(f"fakeapi: listening on {url} (kubeconfig: {kubeconfig}{also})", flush=True)
+    try:
+        await task
+    finally:
+        if etcd is not None:
+            await etcd.stop(None)
+
+
+async def _start_etcd(store: object, args: argparse.Namespace) -> object:
+    """The in-process store served over etcd's gRPC API too (``--etcd-listen-client-urls``)."""
+    from .etcd import EtcdServer
+
+    etcd = EtcdServer(store, max_request_bytes=args.max_request_bytes)  # type: ignore[arg-type]
+    try:
+        await etcd.start(args.etcd_listen_client_urls.split(","))
+    except (ValueError, RuntimeError) as err:
+        raise SystemExit(f"fakeapi: --etcd-listen-client-urls: {err}") from None
+    return etcd
 
 
 async def serve_etcd(args: argparse.Namespace) -> None:
@@ -189,6 +207,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--latency", action="append", type=_latency, dest="fault", metavar="KEY=VALUE,...",
                    help="the same as --fault latency:KEY=VALUE,..., e.g. --latency verb=get,uniform=0.01:0.05")
     p.add_argument("--log-level", default="warning")
+    p.add_argument("--etcd-listen-client-urls", metavar="URLS",
+                   help="also serve the store over etcd's v3 gRPC API on these http://HOST:PORT "
+                        "(comma-separated; port 0 picks one), as `fakeapi etcd` does")
+    p.add_argument("--max-request-bytes", type=_positive_int, default=1536 * 1024,
+                   help="with --etcd-listen-client-urls: etcd's write request limit (default 1572864)")
     p.add_argument("--seed", type=_seed_spec, metavar="SPEC",
                    help="write a synthetic cluster into the registry before accepting requests "
                         "(see `fakeapi seed --help` for SPEC)")
