@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 import yaml
@@ -56,6 +57,20 @@ def _fault(text: str) -> dict[str, object]:
     try:
         spec = parse_cli_spec(text)
         check_startup_spec(spec)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text}: {err}") from None
+    return spec
+
+
+def _etcd_fault(text: str) -> dict[str, object]:
+    from .etcd import faults as etcd_faults
+
+    try:
+        spec = etcd_faults.parse_cli_spec(text)
+        if spec["type"] not in ("etcd-error", "etcd-latency"):
+            raise ValueError("only etcd-error and etcd-latency can be given at start")
+        kind, kwargs = etcd_faults.parse_spec(spec)
+        etcd_faults.EtcdFault("check", kind, **kwargs)
     except ValueError as err:
         raise argparse.ArgumentTypeError(f"{text}: {err}") from None
     return spec
@@ -115,7 +130,9 @@ async def serve(args: argparse.Namespace) -> None:
     url = f"http://{args.host}:{port}"
     kubeconfig = Path(args.kubeconfig).resolve()
     write_kubeconfig(kubeconfig, url)
-    etcd = await _start_etcd(app.state.server.store, args) if args.etcd_listen_client_urls else None
+    etcd = None
+    if args.etcd_listen_client_urls:
+        etcd = await _start_etcd(app.state.server.store, app.state.server.faults, args)
     also = f"; etcd: {', '.join(etcd.client_urls)}" if etcd is not None else ""
     print(f"fakeapi: listening on {url} (kubeconfig: {kubeconfig}{also})", flush=True)
     try:
@@ -125,7 +142,7 @@ async def serve(args: argparse.Namespace) -> None:
             await etcd.stop(None)
 
 
-async def _start_etcd(store: object, args: argparse.Namespace) -> object:
+async def _start_etcd(store: object, faults: Any, args: argparse.Namespace) -> object:
     """The in-process store served over etcd's gRPC API too (``--etcd-listen-client-urls``)."""
     from .etcd import EtcdServer
 
@@ -134,6 +151,7 @@ async def _start_etcd(store: object, args: argparse.Namespace) -> object:
         await etcd.start(args.etcd_listen_client_urls.split(","))
     except (ValueError, RuntimeError) as err:
         raise SystemExit(f"fakeapi: --etcd-listen-client-urls: {err}") from None
+    faults.etcd = etcd.faults  # the faults API reaches the etcd level too
     return etcd
 
 
@@ -146,6 +164,8 @@ async def serve_etcd(args: argparse.Namespace) -> None:
     timers = StoreTimers(store, progress_interval=parse_duration(args.watch_progress_notify_interval))
     timers.start()
     server = EtcdServer(store, max_request_bytes=args.max_request_bytes, name=args.name)
+    for spec in args.fault:
+        server.faults.apply(spec)
     try:
         urls = await server.start(args.listen_client_urls.split(","))
     except (ValueError, RuntimeError) as err:
@@ -223,6 +243,11 @@ def main(argv: list[str] | None = None) -> None:
     e.add_argument("--watch-progress-notify-interval", default="10m",
                    help="progress notifications to watches that asked for them (default 10m, as etcd)")
     e.add_argument("--name", default="default", help="the member's name (default 'default')")
+    e.add_argument("--fault", action="append", type=_etcd_fault, default=[], metavar="TYPE:KEY=VALUE,...",
+                   help="an etcd-level fault in force from the start, repeatable: etcd-error:error=timeout|"
+                        "leader-changed|no-leader|too-many-requests or etcd-latency:seconds=S, with "
+                        "method=range|put|delete_range|txn|compact|lease_grant|lease_revoke|read|write, "
+                        "prefix=KEY, count=N or rate=P (seed=N); e.g. --fault etcd-latency:seconds=0.05,method=write")
     e.add_argument("--log-level", default="warning")
     s = sub.add_parser("seed", help="write a synthetic cluster through a running server's API",
                        description=seed.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

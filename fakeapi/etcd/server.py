@@ -16,6 +16,7 @@ keep-alive streams.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -29,6 +30,7 @@ from ..store.errors import ErrRequestTooLarge
 from . import convert
 from .pb import rpc_pb2
 from .watch import WatchSession
+from .faults import EtcdFaults
 from .wire import Encoder
 
 log = logging.getLogger("fakeapi.etcd")
@@ -122,6 +124,8 @@ class EtcdServer:
         #: compactions (read-only requests do not go through raft).
         self.raft_index = INITIAL_RAFT_INDEX
         self.encoder = Encoder(cluster_id, member_id, self.raft_term)
+        self.faults = EtcdFaults(self)
+        self.watch_sessions: set[WatchSession] = set()
         self._server: grpc.aio.Server | None = None
 
     # ----------------------------------------------------------------- lifecycle
@@ -179,6 +183,22 @@ class EtcdServer:
             revision=revision or self.store.revision, raft_term=self.raft_term,
         )
 
+    def drop_watches(self) -> int:
+        """End every open Watch stream as etcd does when it loses its leader; returns how many."""
+        sessions = list(self.watch_sessions)
+        for session in sessions:
+            session.drop()
+        return len(sessions)
+
+    async def apply_faults(self, context: grpc.aio.ServicerContext, method: str, write: bool,
+                           keys: tuple[bytes, ...]) -> None:
+        """The fault hook, called while faults are active, before a request does anything."""
+        delay, error = self.faults.effect(method, write, keys)
+        if delay:
+            await asyncio.sleep(delay)
+        if error is not None:
+            await context.abort(*error)
+
     def check_raft_size(self, request: Any, field: int) -> None:
         """etcd refuses a raft entry larger than ``--max-request-bytes`` after wrapping the
         request in an ``InternalRaftRequest`` (``processInternalRaftRequestOnce``)."""
@@ -224,6 +244,16 @@ def _service_handler(name: str, servicer: object) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(f"etcdserverpb.{name}", handlers)
 
 
+def _txn_keys(txn: Any) -> tuple[bytes, ...]:
+    """The keys a txn names at its top level (compares and ops), for the faults' prefixes."""
+    keys = [c.key for c in txn.compare]
+    for op in (*txn.success, *txn.failure):
+        which = op.WhichOneof("request")
+        if which is not None and which != "request_txn":
+            keys.append(getattr(op, which).key)
+    return tuple(keys)
+
+
 def _is_read_only(txn: Any) -> bool:
     """etcd's ``IsTxnReadonly``: only ranges in every branch, nested txns included."""
     for op in (*txn.success, *txn.failure):
@@ -243,6 +273,8 @@ class KVService:
         self.encoder = server.encoder
 
     async def Range(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if self.server.faults.active:
+            await self.server.apply_faults(context, "range", False, (request.key,))
         try:
             req = convert.range_request(request)
         except KeyError:
@@ -257,6 +289,8 @@ class KVService:
         )
 
     async def Put(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if self.server.faults.active:
+            await self.server.apply_faults(context, "put", True, (request.key,))
         try:
             self.server.check_raft_size(request, _RAFT_FIELD_PUT)
             resp = self.store.put(convert.put_request(request))
@@ -266,6 +300,8 @@ class KVService:
         return encoder.put_response(encoder.header(resp.header_revision), resp.prev_kv)
 
     async def DeleteRange(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if self.server.faults.active:
+            await self.server.apply_faults(context, "delete_range", True, (request.key,))
         try:
             self.server.check_raft_size(request, _RAFT_FIELD_DELETE)
             resp = self.store.delete_range(convert.delete_request(request))
@@ -278,8 +314,11 @@ class KVService:
             txn = convert.txn_request(request)
         except KeyError:
             return await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, INVALID_SORT_OPTION)
+        read_only = _is_read_only(request)
+        if self.server.faults.active:
+            await self.server.apply_faults(context, "txn", not read_only, _txn_keys(request))
         try:
-            if not _is_read_only(request):
+            if not read_only:
                 self.server.check_raft_size(request, _RAFT_FIELD_TXN)
             resp = self.store.txn(txn)
         except EtcdError as err:
@@ -287,6 +326,8 @@ class KVService:
         return convert.txn_response(resp, self.server.header(resp.header_revision))
 
     async def Compact(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if self.server.faults.active:
+            await self.server.apply_faults(context, "compact", True, ())
         try:
             self.server.check_raft_size(request, _RAFT_FIELD_COMPACTION)
             revision = self.store.compact(request.revision)
@@ -309,6 +350,8 @@ class LeaseService:
         self.store = server.store
 
     async def LeaseGrant(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if self.server.faults.active:
+            await self.server.apply_faults(context, "lease_grant", True, ())
         try:
             self.server.check_raft_size(request, _RAFT_FIELD_LEASE_GRANT)
             resp = self.store.lease_grant(request.TTL, request.ID)
@@ -319,6 +362,8 @@ class LeaseService:
         )
 
     async def LeaseRevoke(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if self.server.faults.active:
+            await self.server.apply_faults(context, "lease_revoke", True, ())
         try:
             self.server.check_raft_size(request, _RAFT_FIELD_LEASE_REVOKE)
             revision = self.store.lease_revoke(request.ID)

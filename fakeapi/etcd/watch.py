@@ -25,6 +25,7 @@ import grpc
 
 from ..store import ErrCompacted, EtcdError, WatchResponse
 from . import convert
+from .faults import ERRORS
 from .pb import rpc_pb2
 
 if TYPE_CHECKING:
@@ -45,19 +46,29 @@ class WatchSession:
         self.fragment_ids: set[int] = set()
         self.fragment_limit = server.max_receive_bytes
         self.encoder = server.encoder
+        self.dropped = False
+
+    def drop(self) -> None:
+        """End the stream as etcd does when it loses its leader (a fault)."""
+        self.dropped = True
+        self.ready.set()
 
     async def run(self) -> None:
         reader = asyncio.create_task(self._read())
+        self.server.watch_sessions.add(self)
         try:
             while True:
                 await self.ready.wait()
                 self.ready.clear()
+                if self.dropped:
+                    await self.context.abort(*ERRORS["no-leader"])
                 if reader.done() and reader.exception() is not None:
                     raise reader.exception()  # type: ignore[misc]
                 self._take_stream()
                 while self.control:
                     await self.context.write(self.control.popleft())
         finally:
+            self.server.watch_sessions.discard(self)
             reader.cancel()
             self.store.close_stream(self.stream)
 
