@@ -3,7 +3,8 @@
 The load comes from ``benchmarks/etcdload`` (Go, etcd's clientv3 v3.6.6, built from the module
 proxy), so the client is not the bottleneck:
 - a gRPC range of 10,000 keys x 1.5 KB (median of 10 reads, after one warm-up read);
-- puts/s of 1.5 KB values at 1 and 16 clients (one connection each).
+- puts/s of 1.5 KB values at 1 and 16 clients (one connection each), and the server's CPU
+  time per put (user + system, from /proc: steadier than throughput on a shared machine).
 
 The real etcd runs as in production, with fsync, its data dir on disk; fakeapi has no fsync.
 Targets (issue 12): range within 1.5x of etcd's time; puts/s at 16 clients >= etcd's.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -41,12 +43,21 @@ def run(load: Path, url: str, *args: str) -> dict[str, float]:
     return json.loads(out)
 
 
-def measure(load: Path, url: str, duration: float) -> dict[str, float]:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU the process used so far (from /proc): what a request costs the
+    server, whatever else the machine is doing."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(load: Path, url: str, pid: int, duration: float) -> dict[str, float]:
     numbers = {"range_ms": run(load, url, "-mode", "range", "-repeat", "10")["median_ms"]}
     for clients in (1, 16):
-        numbers[f"puts_{clients}"] = run(
-            load, url, "-mode", "put", "-clients", str(clients), "-duration", f"{duration}s"
-        )["puts_per_s"]
+        before = cpu_seconds(pid)
+        result = run(load, url, "-mode", "put", "-clients", str(clients), "-duration", f"{duration}s")
+        numbers[f"puts_{clients}"] = result["puts_per_s"]
+        puts = result["puts_per_s"] * duration
+        numbers[f"cpu_us_{clients}"] = (cpu_seconds(pid) - before) / puts * 1e6
     return numbers
 
 
@@ -57,14 +68,18 @@ def main() -> None:
     load = build_load()
 
     with FakeEtcdProcess() as fake:
-        ours = measure(load, fake.client_url, args.duration)
+        assert fake.process is not None
+        ours = measure(load, fake.client_url, fake.process.pid, args.duration)
     with tempfile.TemporaryDirectory(dir="/var/tmp") as on_disk, Etcd(Path(on_disk), fsync=True) as real:
-        theirs = measure(load, real.client_url, args.duration)
+        assert real.process is not None
+        theirs = measure(load, real.client_url, real.process.pid, args.duration)
 
     rows = [
         ("range 10,000 x 1.5 KB (ms, median)", "range_ms", "time ratio (target <= 1.5)"),
         ("puts/s, 1 client", "puts_1", "throughput ratio"),
         ("puts/s, 16 clients", "puts_16", "throughput ratio (target >= 1)"),
+        ("server CPU per put (µs), 1 client", "cpu_us_1", "cost ratio"),
+        ("server CPU per put (µs), 16 clients", "cpu_us_16", "cost ratio"),
     ]
     print(f"{'':38} {'fakeapi etcd':>14} {'etcd 3.6.6':>12} {'ratio':>8}")
     for label, key, what in rows:

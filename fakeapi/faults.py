@@ -37,9 +37,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .cacher import CacheWatcher
+from .flatspec import check_count_and_rate
 from .flatspec import integer as _integer
 from .flatspec import number as _number
-from .flatspec import parse_cli_spec
+from .flatspec import parse_cli_spec, parse_fields
 from .flatspec import text as _text
 from .machinery.status import (
     StatusError,
@@ -140,12 +141,7 @@ class RequestFault(Fault):
     def __post_init__(self) -> None:
         if self.verb is not None and self.verb not in VERBS:
             raise ValueError(f"unknown verb {self.verb!r}; known: {', '.join(VERBS)}")
-        if self.count is not None and self.rate is not None:
-            raise ValueError("give count or rate, not both")
-        if self.count is not None and self.count < 1:
-            raise ValueError("count must be at least 1")
-        if self.rate is not None and not 0.0 < self.rate <= 1.0:
-            raise ValueError("rate must be in (0, 1]")
+        check_count_and_rate(self.count, self.rate)
         self._rng = random.Random(self.seed)
 
     def wants(self, effect: RequestEffect) -> bool:
@@ -569,20 +565,7 @@ def parse_spec(spec: Mapping[str, object]) -> tuple[str, dict[str, Any]]:
     """A flat spec — ``type`` plus the keyword arguments of that type's method, keys in
     camelCase or snake_case, values typed (JSON) or text (the CLI) — as (type, kwargs).
     ValueError says what is wrong."""
-    kind = spec.get("type")
-    if kind not in _FIELDS:
-        raise ValueError(f"type must be one of {', '.join(_FIELDS)}")
-    kwargs: dict[str, Any] = {}
-    for key, value in spec.items():
-        if key == "type" or value is None:
-            continue
-        name = _snake(key)
-        if name not in _FIELDS[kind]:
-            raise ValueError(f"unknown field {key!r} for type {kind}; known: {', '.join(map(_camel, _FIELDS[kind]))}")
-        try:
-            kwargs[name] = _COERCE[name](value)
-        except ValueError as err:
-            raise ValueError(f"{key} {err}") from None
+    kind, kwargs = parse_fields(spec, _FIELDS, _COERCE, _snake, _camel)
     if kind == "error" and "code" not in kwargs:
         raise ValueError("an error fault needs a code")
     if kind == "stall" and "seconds" not in kwargs:

@@ -1,8 +1,11 @@
 """Flat specs, the one shape every fault takes in every face (Python keywords, JSON bodies, CLI
 text): ``type`` plus fields whose values are typed (JSON) or text (the command line). These are
-the coercions both fault engines (``fakeapi.faults``, ``fakeapi.etcd.faults``) share."""
+the coercions and checks both fault engines (``fakeapi.faults``, ``fakeapi.etcd.faults``) share."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
 
 
 def integer(value: object) -> int:
@@ -40,3 +43,40 @@ def parse_cli_spec(line: str) -> dict[str, object]:
             raise ValueError(f"expected key=value, got {item!r}")
         spec[key.strip()] = value.strip()
     return spec
+
+
+def check_count_and_rate(count: int | None, rate: float | None) -> None:
+    """A fault fires on every match, on the first ``count`` or with probability ``rate``."""
+    if count is not None and rate is not None:
+        raise ValueError("give count or rate, not both")
+    if count is not None and count < 1:
+        raise ValueError("count must be at least 1")
+    if rate is not None and not 0.0 < rate <= 1.0:
+        raise ValueError("rate must be in (0, 1]")
+
+
+def parse_fields(
+    spec: Mapping[str, object],
+    fields: Mapping[str, tuple[str, ...]],
+    coerce: Mapping[str, Callable[[object], object]],
+    name: Callable[[str], str] = str,
+    shown: Callable[[str], str] = str,
+) -> tuple[str, dict[str, Any]]:
+    """(type, kwargs) of a flat spec whose type is a key of ``fields``, which lists the fields
+    of each type; a key is turned into a field by ``name`` (camelCase to snake_case, say) and a
+    field shown in errors by ``shown``. ValueError says what is wrong."""
+    kind = spec.get("type")
+    if kind not in fields:
+        raise ValueError(f"type must be one of {', '.join(fields)}")
+    kwargs: dict[str, Any] = {}
+    for key, value in spec.items():
+        if key == "type" or value is None:
+            continue
+        field = name(key)
+        if field not in fields[kind]:
+            raise ValueError(f"unknown field {key!r} for type {kind}; known: {', '.join(map(shown, fields[kind]))}")
+        try:
+            kwargs[field] = coerce[field](value)
+        except ValueError as err:
+            raise ValueError(f"{key} {err}") from None
+    return kind, kwargs

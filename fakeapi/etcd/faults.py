@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from ..flatspec import integer, number, parse_cli_spec, text
+from ..flatspec import check_count_and_rate, integer, number, parse_cli_spec, parse_fields, text
 
 if TYPE_CHECKING:
     from .server import EtcdServer
@@ -47,7 +47,6 @@ ERRORS: dict[str, tuple[grpc.StatusCode, str]] = {
     "too-many-requests": (grpc.StatusCode.RESOURCE_EXHAUSTED, "etcdserver: too many requests"),
 }
 METHODS = ("range", "put", "delete_range", "txn", "compact", "lease_grant", "lease_revoke")
-TYPES = ("etcd-error", "etcd-latency", "etcd-drop-watches", "etcd-compact")
 
 
 @dataclass(eq=False)
@@ -70,12 +69,7 @@ class EtcdFault:
     def __post_init__(self) -> None:
         if self.method is not None and self.method not in (*METHODS, "read", "write"):
             raise ValueError(f"unknown method {self.method!r}; known: {', '.join(METHODS)}, read, write")
-        if self.count is not None and self.rate is not None:
-            raise ValueError("give count or rate, not both")
-        if self.count is not None and self.count < 1:
-            raise ValueError("count must be at least 1")
-        if self.rate is not None and not 0.0 < self.rate <= 1.0:
-            raise ValueError("rate must be in (0, 1]")
+        check_count_and_rate(self.count, self.rate)
         if self.type == "etcd-error" and self.error not in ERRORS:
             raise ValueError(f"error must be one of {', '.join(ERRORS)}")
         if self.type == "etcd-latency" and not self.seconds > 0:
@@ -208,20 +202,7 @@ _COERCE: dict[str, Callable[[object], object]] = {
 def parse_spec(spec: Mapping[str, object]) -> tuple[str, dict[str, Any]]:
     """A flat spec (``type`` plus fields, values typed or text) as (type, kwargs); ValueError
     says what is wrong."""
-    kind = spec.get("type")
-    if kind not in _FIELDS:
-        raise ValueError(f"type must be one of {', '.join(TYPES)}")
-    kwargs: dict[str, Any] = {}
-    for key, value in spec.items():
-        if key == "type" or value is None:
-            continue
-        if key not in _FIELDS[kind]:
-            raise ValueError(f"unknown field {key!r} for type {kind}; known: {', '.join(_FIELDS[kind])}")
-        try:
-            kwargs[key] = _COERCE[key](value)
-        except ValueError as err:
-            raise ValueError(f"{key} {err}") from None
-    return kind, kwargs
+    return parse_fields(spec, _FIELDS, _COERCE)
 
 
 __all__ = ["ERRORS", "EtcdFault", "EtcdFaults", "parse_cli_spec", "parse_spec"]
