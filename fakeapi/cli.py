@@ -66,7 +66,7 @@ def _etcd_fault(text: str) -> dict[str, object]:
     from .etcd import faults as etcd_faults
 
     try:
-        spec = etcd_faults.parse_cli_spec(text)
+        spec = parse_cli_spec(text)
         if spec["type"] not in ("etcd-error", "etcd-latency"):
             raise ValueError("only etcd-error and etcd-latency can be given at start")
         kind, kwargs = etcd_faults.parse_spec(spec)

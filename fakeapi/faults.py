@@ -40,7 +40,8 @@ from .cacher import CacheWatcher
 from .flatspec import check_count_and_rate
 from .flatspec import integer as _integer
 from .flatspec import number as _number
-from .flatspec import parse_cli_spec, parse_fields
+from .flatspec import parse_cli_spec as parse_cli_spec  # the CLI and the pytest plugin's
+from .flatspec import parse_fields
 from .flatspec import text as _text
 from .machinery.status import (
     StatusError,

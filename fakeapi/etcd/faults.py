@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from ..flatspec import check_count_and_rate, integer, number, parse_cli_spec, parse_fields, text
+from ..flatspec import check_count_and_rate, integer, number, parse_fields, text
 
 if TYPE_CHECKING:
     from .server import EtcdServer
@@ -205,4 +205,4 @@ def parse_spec(spec: Mapping[str, object]) -> tuple[str, dict[str, Any]]:
     return parse_fields(spec, _FIELDS, _COERCE)
 
 
-__all__ = ["ERRORS", "EtcdFault", "EtcdFaults", "parse_cli_spec", "parse_spec"]
+__all__ = ["ERRORS", "EtcdFault", "EtcdFaults", "parse_spec"]

@@ -28,9 +28,9 @@ from google.protobuf import message_factory
 from ..store import EtcdError, Store
 from ..store.errors import ErrRequestTooLarge
 from . import convert
+from .faults import EtcdFaults
 from .pb import rpc_pb2
 from .watch import WatchSession
-from .faults import EtcdFaults
 from .wire import Encoder
 
 log = logging.getLogger("fakeapi.etcd")

@@ -54,10 +54,7 @@ from fakeapi.store import (
     KeyValue,
     PutRequest,
     RangeRequest,
-    SortOrder,
-    SortTarget,
     TxnRequest,
-    WatchFilter,
 )
 
 pytestmark = pytest.mark.etcd
