@@ -72,9 +72,6 @@ INVALID_SORT_OPTION = "etcdserver: invalid sort option"
 #: Field numbers of the requests in etcd's ``InternalRaftRequest`` (raft_internal.proto).
 _RAFT_FIELD_PUT, _RAFT_FIELD_DELETE, _RAFT_FIELD_TXN = 4, 5, 6
 _RAFT_FIELD_COMPACTION, _RAFT_FIELD_LEASE_GRANT, _RAFT_FIELD_LEASE_REVOKE = 7, 8, 9
-#: The ``RequestHeader`` every raft entry carries: tag (2 bytes, field 100), length, and the
-#: request id (tag + a 9-byte varint: the member id's low 16 bits in the top bits).
-_RAFT_HEADER_BYTES = 2 + 1 + 1 + 9
 
 
 def _varint_size(n: int) -> int:
@@ -123,6 +120,10 @@ class EtcdServer:
         #: Raft entries this member would have appended: writes, lease grants and revokes,
         #: compactions (read-only requests do not go through raft).
         self.raft_index = INITIAL_RAFT_INDEX
+        # The ``RequestHeader`` every raft entry carries: tag (2 bytes, field 100), length, and
+        # the request id (tag + varint): etcd's ids hold the member id's low 16 bits on top of
+        # a 48-bit time-and-counter suffix.
+        self._raft_header_bytes = 2 + 1 + 1 + _varint_size(((member_id & 0xFFFF) << 48) | (1 << 47))
         self.encoder = Encoder(cluster_id, member_id, self.raft_term)
         self.faults = EtcdFaults(self)
         self.watch_sessions: set[WatchSession] = set()
@@ -203,7 +204,7 @@ class EtcdServer:
         """etcd refuses a raft entry larger than ``--max-request-bytes`` after wrapping the
         request in an ``InternalRaftRequest`` (``processInternalRaftRequestOnce``)."""
         size = request.ByteSize()
-        if _RAFT_HEADER_BYTES + 1 + _varint_size(size) + size > self.max_request_bytes:
+        if self._raft_header_bytes + 1 + _varint_size(size) + size > self.max_request_bytes:
             raise ErrRequestTooLarge()
         self.raft_index += 1
 
