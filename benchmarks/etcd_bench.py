@@ -2,7 +2,8 @@
 
 The load comes from ``benchmarks/etcdload`` (Go, etcd's clientv3 v3.6.6, built from the module
 proxy), so the client is not the bottleneck:
-- a gRPC range of 10,000 keys x 1.5 KB (median of 10 reads, after one warm-up read);
+- a gRPC range of 10,000 keys x 1.5 KB (median of 10 reads, after one warm-up read), and the
+  server's CPU time per range;
 - puts/s of 1.5 KB values at 1 and 16 clients (one connection each), and the server's CPU
   time per put (user + system, from /proc: steadier than throughput on a shared machine).
 
@@ -52,6 +53,9 @@ def cpu_seconds(pid: int) -> float:
 
 def measure(load: Path, url: str, pid: int, duration: float) -> dict[str, float]:
     numbers = {"range_ms": run(load, url, "-mode", "range", "-repeat", "10")["median_ms"]}
+    before = cpu_seconds(pid)
+    run(load, url, "-mode", "range", "-repeat", "9", "-load=false")  # 10 reads, keys in place
+    numbers["range_cpu_ms"] = (cpu_seconds(pid) - before) / 10 * 1e3
     for clients in (1, 16):
         before = cpu_seconds(pid)
         result = run(load, url, "-mode", "put", "-clients", str(clients), "-duration", f"{duration}s")
@@ -76,6 +80,7 @@ def main() -> None:
 
     rows = [
         ("range 10,000 x 1.5 KB (ms, median)", "range_ms", "time ratio (target <= 1.5)"),
+        ("server CPU per range (ms)", "range_cpu_ms", "cost ratio"),
         ("puts/s, 1 client", "puts_1", "throughput ratio"),
         ("puts/s, 16 clients", "puts_16", "throughput ratio (target >= 1)"),
         ("server CPU per put (µs), 1 client", "cpu_us_1", "cost ratio"),

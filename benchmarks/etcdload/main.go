@@ -2,8 +2,8 @@
 // client is not what limits the numbers: benchmarks/etcd_bench.py runs it against fakeapi's etcd
 // server and a real etcd. Modes:
 //
-//	range: writes -keys keys of -value-size bytes under one prefix, then times -repeat
-//	       range reads of the whole prefix; prints the median and best read in ms.
+//	range: writes -keys keys of -value-size bytes under one prefix (unless -load=false), then
+//	       times -repeat range reads of the whole prefix; prints the median and best read in ms.
 //	put:   -clients clients (one connection each) put -value-size values on random keys among
 //	       -keys for -duration; prints puts/s.
 //
@@ -42,6 +42,7 @@ func main() {
 	repeat := flag.Int("repeat", 10, "range reads to time")
 	clients := flag.Int("clients", 1, "concurrent clients (put)")
 	duration := flag.Duration("duration", 5*time.Second, "how long to put")
+	load := flag.Bool("load", true, "range: write the keys first (false: they are there)")
 	flag.Parse()
 
 	value := make([]byte, *valueSize)
@@ -55,7 +56,7 @@ func main() {
 	case "range":
 		c := newClient(*endpoint)
 		defer c.Close()
-		for i := 0; i < *keys; i += 100 {
+		for i := 0; *load && i < *keys; i += 100 {
 			ops := []clientv3.Op{}
 			for j := i; j < i+100 && j < *keys; j++ {
 				ops = append(ops, clientv3.OpPut(fmt.Sprintf("/bench/range/%08d", j), string(value)))
