@@ -1,12 +1,14 @@
-"""``fakeapi`` command line: ``fakeapi serve``, ``fakeapi seed`` and ``fakeapi snapshot``."""
+"""``fakeapi`` command line: ``fakeapi serve``, ``fakeapi etcd``, ``fakeapi seed`` and ``fakeapi snapshot``."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 import uvicorn
@@ -59,6 +61,20 @@ def _fault(text: str) -> dict[str, object]:
     try:
         spec = parse_cli_spec(text)
         check_startup_spec(spec)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text}: {err}") from None
+    return spec
+
+
+def _etcd_fault(text: str) -> dict[str, object]:
+    from .etcd import faults as etcd_faults
+
+    try:
+        spec = parse_cli_spec(text)
+        if spec["type"] not in ("etcd-error", "etcd-latency"):
+            raise ValueError("only etcd-error and etcd-latency can be given at start")
+        kind, kwargs = etcd_faults.parse_spec(spec)
+        etcd_faults.EtcdFault("check", kind, **kwargs)
     except ValueError as err:
         raise argparse.ArgumentTypeError(f"{text}: {err}") from None
     return spec
@@ -126,8 +142,52 @@ async def serve(args: argparse.Namespace) -> None:
     url = f"http://{args.host}:{port}"
     kubeconfig = Path(args.kubeconfig).resolve()
     write_kubeconfig(kubeconfig, url)
-    print(f"fakeapi: listening on {url} (kubeconfig: {kubeconfig})", flush=True)
-    await task
+    etcd = None
+    if args.etcd_listen_client_urls:
+        etcd = await _start_etcd(app.state.server.store, app.state.server.faults, args)
+    also = f"; etcd: {', '.join(etcd.client_urls)}" if etcd is not None else ""
+    print(f"fakeapi: listening on {url} (kubeconfig: {kubeconfig}{also})", flush=True)
+    try:
+        await task
+    finally:
+        if etcd is not None:
+            await etcd.stop(None)
+
+
+async def _start_etcd(store: object, faults: Any, args: argparse.Namespace) -> object:
+    """The in-process store served over etcd's gRPC API too (``--etcd-listen-client-urls``)."""
+    from .etcd import EtcdServer
+
+    etcd = EtcdServer(store, max_request_bytes=args.max_request_bytes)  # type: ignore[arg-type]
+    try:
+        await etcd.start(args.etcd_listen_client_urls.split(","))
+    except (ValueError, RuntimeError) as err:
+        raise SystemExit(f"fakeapi: --etcd-listen-client-urls: {err}") from None
+    faults.etcd = etcd.faults  # the faults API reaches the etcd level too
+    return etcd
+
+
+async def serve_etcd(args: argparse.Namespace) -> None:
+    """``fakeapi etcd``: a fresh store served over etcd's gRPC API only."""
+    from .etcd import EtcdServer
+    from .store import Store, StoreTimers
+
+    store = Store()
+    timers = StoreTimers(store, progress_interval=parse_duration(args.watch_progress_notify_interval))
+    timers.start()
+    server = EtcdServer(store, max_request_bytes=args.max_request_bytes, name=args.name)
+    for spec in args.fault:
+        server.faults.apply(spec)
+    try:
+        urls = await server.start(args.listen_client_urls.split(","))
+    except (ValueError, RuntimeError) as err:
+        raise SystemExit(f"fakeapi etcd: {err}") from None
+    print(f"fakeapi etcd: serving etcd v3 gRPC on {', '.join(urls)}", flush=True)
+    try:
+        await server.wait_closed()
+    finally:
+        await server.stop(None)
+        await timers.stop()
 
 
 def _seed_spec(text: str) -> seed.SeedSpec:
@@ -217,6 +277,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--latency", action="append", type=_latency, dest="fault", metavar="KEY=VALUE,...",
                    help="the same as --fault latency:KEY=VALUE,..., e.g. --latency verb=get,uniform=0.01:0.05")
     p.add_argument("--log-level", default="warning")
+    p.add_argument("--etcd-listen-client-urls", metavar="URLS",
+                   help="also serve the store over etcd's v3 gRPC API on these http://HOST:PORT "
+                        "(comma-separated; port 0 picks one), as `fakeapi etcd` does")
+    p.add_argument("--max-request-bytes", type=_positive_int, default=1536 * 1024,
+                   help="with --etcd-listen-client-urls: etcd's write request limit (default 1572864)")
     p.add_argument("--seed", type=_seed_spec, metavar="SPEC",
                    help="write a synthetic cluster into the registry before accepting requests "
                         "(see `fakeapi seed --help` for SPEC)")
@@ -231,6 +296,20 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--from-snapshot", type=Path, metavar="FILE",
                    help="start from a `fakeapi snapshot save` file (restored into --data-dir if given, which "
                         "must then be empty)")
+    e = sub.add_parser("etcd", help="serve an empty in-memory store over etcd's v3 gRPC API")
+    e.add_argument("--listen-client-urls", default="http://127.0.0.1:2379",
+                   help="comma-separated http://HOST:PORT to serve on (default http://127.0.0.1:2379; port 0 picks one)")
+    e.add_argument("--max-request-bytes", type=_positive_int, default=1536 * 1024,
+                   help="the largest write request accepted, as etcd's flag (default 1572864)")
+    e.add_argument("--watch-progress-notify-interval", default="10m",
+                   help="progress notifications to watches that asked for them (default 10m, as etcd)")
+    e.add_argument("--name", default="default", help="the member's name (default 'default')")
+    e.add_argument("--fault", action="append", type=_etcd_fault, default=[], metavar="TYPE:KEY=VALUE,...",
+                   help="an etcd-level fault in force from the start, repeatable: etcd-error:error=timeout|"
+                        "leader-changed|no-leader|too-many-requests or etcd-latency:seconds=S, with "
+                        "method=range|put|delete_range|txn|compact|lease_grant|lease_revoke|read|write, "
+                        "prefix=KEY, count=N or rate=P (seed=N); e.g. --fault etcd-latency:seconds=0.05,method=write")
+    e.add_argument("--log-level", default="warning")
     s = sub.add_parser("seed", help="write a synthetic cluster through a running server's API",
                        description=seed.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("spec", type=_seed_spec, metavar="SPEC",
@@ -253,6 +332,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "serve":
         try:
             asyncio.run(serve(args))
+        except KeyboardInterrupt:
+            sys.exit(0)
+    elif args.command == "etcd":
+        import uvloop  # uvicorn[standard]'s; gRPC's asyncio server runs a third faster on it
+
+        logging.basicConfig(level=args.log_level.upper())
+        uvloop.install()
+        try:
+            asyncio.run(serve_etcd(args))
         except KeyboardInterrupt:
             sys.exit(0)
     elif args.command == "seed":

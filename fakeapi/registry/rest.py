@@ -146,7 +146,7 @@ class FieldManagedWrites:
         rules = NO_RULES if self.rt.custom else rules_for(self.rt.group, self.rt.version, self.rt.kind)
         if subresource == "status":
             return rules.status_reset_fields if rules.status_reset_fields is not None else (("spec",),)
-        if subresource:
+        if subresource == "scale":
             return ()
         if rules.reset_fields is not None:
             return rules.reset_fields
@@ -349,16 +349,19 @@ class ResourceStore(FieldManagedWrites):
             raise invalid(rt.group, rt.kind, "", [
                 ("metadata.name", "FieldValueRequired", "Required value: name or generateName is required")
             ])
+        # kube's order: the field manager records the request's object, mutating admission
+        # changes it (fields nobody owns), then the strategy (reset fields are owned by nobody).
+        if manager:
+            obj = self._field_manager(None).update(None, obj, manager, now=metadata.now_rfc3339())
+        if self._admission is not None:
+            self._admission.admit(rt.group, rt.kind, obj, None, None)
+        meta = obj["metadata"]
         metadata.prepare_create(meta, ns)
         strategy.prepare_for_create(rt, obj)
         if rules.prepare_for_create is not None:
             rules.prepare_for_create(obj)
         obj = metadata.ordered(obj, rt.kind, self.api_version)
         self._admit_create(obj)
-        if manager:
-            obj = self._field_manager(None).update(None, obj, manager, now=metadata.now_rfc3339())
-        if self._admission is not None:
-            self._admission.admit(rt.group, rt.kind, obj, None, None)
         meta = obj["metadata"]
         for _ in range(_NAME_GENERATION_ATTEMPTS if generate else 1):
             if generate:
@@ -388,6 +391,7 @@ class ResourceStore(FieldManagedWrites):
         order), then defaulted."""
         obj = metadata.check_type(body, self.rt.kind, self.api_version)
         if self.rt.custom:
+            self._default_custom(obj)
             return obj
         obj = gostruct.decode_body(obj, self.api_version, self.rt.kind)
         if self.rules.default is not None:
@@ -484,6 +488,12 @@ class ResourceStore(FieldManagedWrites):
             raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
         old_meta = old.get("metadata", {})
         metadata.prepare_update(meta, old_meta, ns)
+        # As on create: the field manager sees the request's object, before admission and the
+        # strategy drop what the endpoint may not change (kube's update and patch handlers).
+        if manager:
+            obj = self._field_manager(subresource).update(old, obj, manager, now=metadata.now_rfc3339())
+        if self._admission is not None:
+            self._admission.admit(rt.group, rt.kind, obj, old, subresource)
         own_strategy = self.subresource_strategies.get(subresource) if subresource else None
         if own_strategy is not None:
             obj = own_strategy[0](metadata.ordered(obj, rt.kind, self.api_version), old)
@@ -494,10 +504,6 @@ class ResourceStore(FieldManagedWrites):
             prepare(obj, old)
         strategy.check_finalizers(rt, name, obj["metadata"], old_meta)
         self._admit_update(obj, old, subresource)
-        if manager:
-            obj = self._field_manager(subresource).update(old, obj, manager, now=metadata.now_rfc3339())
-        if self._admission is not None:
-            self._admission.admit(rt.group, rt.kind, obj, old, subresource)
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         self._validate_update(obj, old, subresource)
         return obj
@@ -526,6 +532,9 @@ class ResourceStore(FieldManagedWrites):
 
     # Hooks for resources with more semantics (CRDs, custom resources); called in the write's
     # loop step, so what they read is the state the write sees.
+
+    def _default_custom(self, obj: Json) -> None:
+        """What decoding does to a custom resource (pruning, its schema's defaults)."""
 
     def _admit_create(self, obj: Json) -> None:
         """Default, validate or refuse a new object (after the strategy)."""

@@ -20,6 +20,7 @@ from functools import cache
 from typing import Any
 
 from ..apis.catalogue import ResourceType
+from ..machinery import gostruct
 from ..machinery.schema import kind_schema
 from ..machinery.status import invalid
 
@@ -64,13 +65,13 @@ def prepare_for_create(rt: ResourceType, obj: Json) -> None:
     if tracks_generation(rt):
         obj["metadata"]["generation"] = 1
     if has_status_subresource(rt):
-        initial = _INITIAL_STATUS.get((rt.group, rt.kind))
-        if initial is not None:
-            obj["status"] = copy.deepcopy(initial)
-        elif rt.custom:
+        if rt.custom:
             obj.pop("status", None)
         else:
-            obj["status"] = {}  # a Go status struct: serialised even when empty
+            # The status struct's zero value as Go prints it (non-omitempty fields show their
+            # zeros: a PodDisruptionBudget's counts), then what the kind starts with.
+            obj["status"] = {**gostruct.zero_object(rt.group_version, rt.kind).get("status", {}),
+                             **copy.deepcopy(_INITIAL_STATUS.get((rt.group, rt.kind), {}))}
     if (rt.group, rt.kind) == ("", "Namespace"):
         finalizers = obj.setdefault("spec", {}).setdefault("finalizers", [])
         if NAMESPACE_FINALIZER not in finalizers:

@@ -30,6 +30,8 @@ class ServerProcess:
             self.process.kill()
             raise RuntimeError(f"fakeapi did not start: {line}{self.process.stdout.read()}")
         self.url = line.split("listening on ")[1].split()[0]
+        #: With ``--etcd-listen-client-urls``: where the store is served over etcd's gRPC API.
+        self.etcd_urls = line.split("; etcd: ")[1].rstrip(")\n").split(", ") if "; etcd: " in line else []
         self.http = httpx.Client(base_url=self.url, timeout=30)
 
     def stop(self) -> None:
