@@ -22,7 +22,7 @@ from .http import ServerConfig, create_app
 from .http.app import CONTROLLERS
 from .registry.authentication import ADMIN_TOKEN
 from .registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
-from .store import DataDirInUse, FsyncPolicy, Journal, SnapshotError, Store, snapshot
+from .store import CorruptLog, DataDirInUse, FsyncPolicy, Journal, SnapshotError, Store, snapshot
 
 
 def parse_duration(text: str) -> float:
@@ -123,7 +123,7 @@ async def serve(args: argparse.Namespace) -> None:
     )
     try:
         app = create_app(config)
-    except (DataDirInUse, SnapshotError, FileExistsError) as err:
+    except (DataDirInUse, SnapshotError, CorruptLog, FileExistsError) as err:
         raise SystemExit(f"fakeapi: {err}") from None
     if args.seed is not None:
         seed.seed_at_startup(app, args.seed, report=_report_seed)
@@ -168,11 +168,18 @@ async def _start_etcd(store: object, faults: Any, args: argparse.Namespace) -> o
 
 
 async def serve_etcd(args: argparse.Namespace) -> None:
-    """``fakeapi etcd``: a fresh store served over etcd's gRPC API only."""
+    """``fakeapi etcd``: a store served over etcd's gRPC API only (fresh, or kept in --data-dir)."""
     from .etcd import EtcdServer
-    from .store import Store, StoreTimers
+    from .store import StoreTimers
 
     store = Store()
+    journal = None
+    if args.data_dir is not None:
+        try:
+            journal = Journal.open(store, args.data_dir, policy=FsyncPolicy(args.fsync),
+                                   interval=parse_duration(args.fsync_interval))
+        except (DataDirInUse, SnapshotError, CorruptLog) as err:
+            raise SystemExit(f"fakeapi etcd: {err}") from None
     timers = StoreTimers(store, progress_interval=parse_duration(args.watch_progress_notify_interval))
     timers.start()
     server = EtcdServer(store, max_request_bytes=args.max_request_bytes, name=args.name)
@@ -188,6 +195,8 @@ async def serve_etcd(args: argparse.Namespace) -> None:
     finally:
         await server.stop(None)
         await timers.stop()
+        if journal is not None:
+            journal.close()
 
 
 def _seed_spec(text: str) -> seed.SeedSpec:
@@ -248,6 +257,19 @@ def _save_from_data_dir(directory: Path) -> bytes:
         journal.close()
 
 
+def _add_persistence_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", type=Path, metavar="DIR",
+                        help="persist the store in DIR (write-ahead log + snapshots) and load it from there on "
+                             "start; default: memory only")
+    parser.add_argument("--fsync", choices=[policy.value for policy in FsyncPolicy],
+                        default=FsyncPolicy.INTERVAL.value,
+                        help="with --data-dir, when writes reach the disk: always (before each is acknowledged), "
+                             "interval (every --fsync-interval), never (left to the OS); all three survive a "
+                             "process crash (default interval)")
+    parser.add_argument("--fsync-interval", default="100ms",
+                        help="the flush period of --fsync interval (default 100ms)")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="fakeapi", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -285,14 +307,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=_seed_spec, metavar="SPEC",
                    help="write a synthetic cluster into the registry before accepting requests "
                         "(see `fakeapi seed --help` for SPEC)")
-    p.add_argument("--data-dir", type=Path, metavar="DIR",
-                   help="persist the store in DIR (write-ahead log + snapshots) and load it from there on start; "
-                        "default: memory only")
-    p.add_argument("--fsync", choices=[policy.value for policy in FsyncPolicy], default=FsyncPolicy.INTERVAL.value,
-                   help="with --data-dir, when writes reach the disk: always (before each is acknowledged), "
-                        "interval (every --fsync-interval), never (left to the OS); all three survive a process "
-                        "crash (default interval)")
-    p.add_argument("--fsync-interval", default="100ms", help="the flush period of --fsync interval (default 100ms)")
+    _add_persistence_args(p)
     p.add_argument("--from-snapshot", type=Path, metavar="FILE",
                    help="start from a `fakeapi snapshot save` file (restored into --data-dir if given, which "
                         "must then be empty)")
@@ -310,6 +325,7 @@ def main(argv: list[str] | None = None) -> None:
                         "method=range|put|delete_range|txn|compact|lease_grant|lease_revoke|read|write, "
                         "prefix=KEY, count=N or rate=P (seed=N); e.g. --fault etcd-latency:seconds=0.05,method=write")
     e.add_argument("--log-level", default="warning")
+    _add_persistence_args(e)
     s = sub.add_parser("seed", help="write a synthetic cluster through a running server's API",
                        description=seed.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("spec", type=_seed_spec, metavar="SPEC",
