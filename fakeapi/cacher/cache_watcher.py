@@ -110,6 +110,8 @@ class CacheWatcher:
         #: perf_counter() of the store commit of the oldest live event not yet written; 0.0
         #: when none is pending or its commit time is unknown.
         self._unwritten_since = 0.0
+        #: Lines written to the client so far (events and bookmarks), for the client report.
+        self.events_written = 0
         self.closed = False
         self.overflowed = False
         self._ready = asyncio.Event()
@@ -284,6 +286,7 @@ class CacheWatcher:
         sizes = self.stats.event_sizes
         for line in lines:
             sizes.observe(len(line))
+        self.events_written += len(lines)
         batch = b"".join(lines)
         lines.clear()
         return batch
