@@ -114,6 +114,9 @@ class CacheWatcher:
         self.events_written = 0
         self.closed = False
         self.overflowed = False
+        #: Ended by the server (a restart, a close-watches fault), not by its client, its
+        #: timeout or falling behind.
+        self.ended_by_server = False
         self._ready = asyncio.Event()
         now = clock()
         self.next_bookmark = self._bookmark_time(now)

@@ -5,13 +5,13 @@ their state is bounded per client and resource (``Recent``, ``BoundedDict``).
 
 | name | rule (default knobs) |
 |---|---|
-| ``relist-storm`` | a client starts over ``relists`` (3) times within ``window`` (60 s) on one resource: a LIST, or a watch that begins with the whole state (``sendInitialEvents=true``), after its watch of that resource (same namespace scope) ended |
+| ``relist-storm`` | a client starts over ``relists`` (3) times within ``window`` (60 s) on one resource: when one of its watches of that resource (same namespace scope) has ended, it LISTs (or opens a watch that begins with the whole state, ``sendInitialEvents=true``) instead of resuming with a watch from where it was |
 | ``unpaged-list`` | a consistent LIST (``resourceVersion`` unset) without ``limit`` over more than ``objects`` (500) objects |
 | ``selector-scan`` | ``lists`` (5) LISTs within ``window`` (60 s) by one client of one resource, each with a label or field selector that went through at least ``examined`` (500) objects and at least ``ratio`` (10) times as many as it returned |
 | ``hot-loop`` | one client writes one object ``writes`` (20) times within a ``window`` (60 s; fixed windows), or makes ``noop_writes`` (5) writes of a resource within ``window`` that change nothing |
-| ``watch-churn`` | one client's watches of one resource (same namespace scope) end before ``lifetime`` (5 s) ``watches`` (5) times within ``window`` (60 s) |
+| ``watch-churn`` | one client's watches of one resource (same namespace scope) end before ``lifetime`` (5 s) ``watches`` (5) times within ``window`` (60 s); watches the server ended (a restart, a close-watches fault) do not count, those closed for falling behind do |
 | ``conflict-storm`` | one client gets ``conflicts`` (10) 409 Conflicts on one resource within ``window`` (60 s) |
-| ``lock-step`` | LISTs of one resource come in bursts — ``clients`` (3) or more sources (a client on a connection) in one ``slot`` (1 s) — and ``bursts`` (3) bursts in a row are evenly spaced (gaps equal within one slot, at least two slots apart): many clients resyncing on the same period |
+| ``lock-step`` | LISTs of one resource come in bursts — ``clients`` (3) or more sources (a client on a connection) within ``slot`` (1 s) of the burst's first LIST — and ``bursts`` (3) bursts in a row are evenly spaced (gaps equal within one slot, at least 1.5 slots): many clients resyncing on the same period |
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ MAX_EXAMPLE = 300
 MAX_FINDING_CLIENTS = 20
 #: Keys each detector tracks at once (the oldest is forgotten first).
 MAX_TRACKED = 10_000
+#: Ended watches (and LISTs) of one client and resource remembered as not yet followed up.
+MAX_PENDING = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,8 +254,12 @@ class Detectors:
         self.config = config
         self.findings = findings
         c = config
-        #: (client, resource, namespace) -> a watch of it ended and no list followed yet.
-        self._watch_ended: BoundedDict[tuple[str, str, str], float] = BoundedDict()
+        #: (client, resource, namespace) -> its watches that ended and were neither resumed (a
+        #: new watch) nor relisted since (each resume or relist takes one), and its LISTs not yet
+        #: followed by their watch (which is then no resume). Counts, not times: several
+        #: informers of one client share the key.
+        self._unresumed: BoundedDict[tuple[str, str, str], int] = BoundedDict()
+        self._listed: BoundedDict[tuple[str, str, str], int] = BoundedDict()
         self._relists = Recent(c.relist_storm.relists, c.relist_storm.window)
         self._scans = Recent(c.selector_scan.lists, c.selector_scan.window)
         self._noop_writes = Recent(c.hot_loop.noop_writes, c.hot_loop.window)
@@ -279,12 +285,10 @@ class Detectors:
     def _list(self, call: Call, now: float) -> None:
         info, cost, client = call.info, call.cost, call.client.name
         if not info.query_value("continue"):  # later pages belong to the LIST that began them
-            started_at = now - call.seconds
             key = (client, info.resource, info.namespace)
-            ended = self._watch_ended.get(key)
-            if ended is not None and ended <= started_at:  # after its watch ended: a relist
-                del self._watch_ended[key]
-                self._relisted(call, started_at, "list")
+            if _take(self._unresumed, key):  # instead of resuming
+                self._relisted(call, now - call.seconds, "list")
+            self._listed[key] = min(self._listed.get(key, 0) + 1, MAX_PENDING)
             unpaged = self.config.unpaged_list
             if (cost.examined > unpaged.objects and not info.query_value("resourceVersion")
                     and info.query_value("limit") in ("", "0")):
@@ -303,16 +307,24 @@ class Detectors:
                     "fieldSelector": info.query_value("fieldSelector"),
                 }, call.example())
 
+    def watch_opened(self, call: Call) -> None:
+        """A watch begins: the watch of a LIST just made, or one that resumes a watch of the
+        client's that ended, or one that starts over with the whole state (a relist)."""
+        info = call.info
+        key = (call.client.name, info.resource, info.namespace)
+        if not _take(self._listed, key) and _take(self._unresumed, key) and _starts_with_state(call):
+            self._relisted(call, call.started_at, "watch with the whole state")
+
     def _watch(self, call: Call, now: float) -> None:
-        """Called when a watch ended (``call.seconds`` is its lifetime)."""
+        """A watch ended (``call.seconds`` is its lifetime)."""
         info, client = call.info, call.client.name
         key = (client, info.resource, info.namespace)
-        ended_before = self._watch_ended.pop(key, None)
-        if ended_before is not None and ended_before <= call.started_at and _starts_with_state(call):
-            self._relisted(call, call.started_at, "watch with the whole state")
-        self._watch_ended[key] = now
+        self._unresumed[key] = min(self._unresumed.get(key, 0) + 1, MAX_PENDING)
         churn = self.config.watch_churn
-        if call.seconds < churn.lifetime:
+        watcher = call.cost.watcher
+        # A watch the server ended (a restart, a close-watches fault) is not the client's churn;
+        # one it closed for falling behind is.
+        if call.seconds < churn.lifetime and not (watcher is not None and watcher.ended_by_server):
             span = self._short_watches.add(key, now)
             if span is not None:
                 self.findings.fire("watch-churn", client, info.resource, now, {
@@ -434,7 +446,16 @@ class _Bursts:
             return False
         starts = [start for start, _ in self.recent]
         gaps = [b - a for a, b in zip(starts, starts[1:])]
-        return min(gaps) >= 2 * slot and max(gaps) - min(gaps) <= slot
+        return min(gaps) >= 1.5 * slot and max(gaps) - min(gaps) <= slot
+
+
+def _take(counts: BoundedDict[tuple[str, str, str], int], key: tuple[str, str, str]) -> bool:
+    """Take one from a pending count; whether there was one."""
+    count = counts.get(key)
+    if not count:
+        return False
+    counts[key] = count - 1
+    return True
 
 
 def _starts_with_state(call: Call) -> bool:

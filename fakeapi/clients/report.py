@@ -102,6 +102,7 @@ class ClientReport:
         client.last_seen = now
         call = Call(client, (client.name, scope.get("client")), info, cost, request_bytes, now, scope)
         if info.verb == "watch":
+            self.detectors.watch_opened(call)
             client.open_watches.add(call)
             usage = self.history.cell(UsageKey(client.name, "watch", info.resource, info.key.scope), now)
             usage.requests += 1
