@@ -392,12 +392,12 @@ class Detectors:
                 self._lock_step_fired(resource, bursts, now)
 
     def _lock_step_fired(self, resource: str, bursts: _Bursts, now: float) -> None:
-        starts = [start for start, _ in bursts.recent]
+        starts = [start for start, _, _ in bursts.recent]
         gaps = [b - a for a, b in zip(starts, starts[1:])]
-        clients = sorted({name for _, names in bursts.recent for name in names})
+        clients = sorted({name for _, names, _ in bursts.recent for name in names})
         self.findings.fire("lock-step", "", resource, now, {
             "periodSeconds": round(sum(gaps) / len(gaps), 3), "bursts": len(starts),
-            "burstsAt": [round(s, 3) for s in starts], "clientsPerBurst": [len(n) for _, n in bursts.recent],
+            "burstsAt": [round(s, 3) for s in starts], "sourcesPerBurst": [n for _, _, n in bursts.recent],
         }, bursts.example, clients=iter(clients))
 
 
@@ -413,7 +413,8 @@ class _Bursts:
         self.window_start = -math.inf
         self.sources: set[object] = set()
         self.names: set[str] = set()
-        self.recent: deque[tuple[float, frozenset[str]]] = deque(maxlen=knobs.bursts)
+        #: (start, client names, sources) of the last bursts.
+        self.recent: deque[tuple[float, frozenset[str], int]] = deque(maxlen=knobs.bursts)
         self.example = ""
 
     def add(self, now: float, call: Call) -> bool:
@@ -439,12 +440,12 @@ class _Bursts:
             return False
         burst = len(self.sources) >= self.knobs.clients
         if burst:
-            self.recent.append((self.window_start, frozenset(self.names)))
+            self.recent.append((self.window_start, frozenset(self.names), len(self.sources)))
         self.sources = set()
         self.names = set()
         if not burst or len(self.recent) < self.knobs.bursts:
             return False
-        starts = [start for start, _ in self.recent]
+        starts = [start for start, _, _ in self.recent]
         gaps = [b - a for a, b in zip(starts, starts[1:])]
         return min(gaps) >= 1.5 * slot and max(gaps) - min(gaps) <= slot
 

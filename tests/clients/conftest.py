@@ -3,14 +3,13 @@ the test's choosing (each its own ApiClient, so its own connections)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 from kubernetes import client, config
+from report_helpers import Clients
 
 from fakeapi.testing import FakeAPI
-
-Clients = Callable[[str], client.CoreV1Api]
 
 
 @pytest.fixture
@@ -29,16 +28,3 @@ def python_client(fakeapi: FakeAPI) -> Iterator[Clients]:
     yield make
     for api in opened:
         api.close()
-
-
-def row(report: dict, client_name: str, verb: str, resource: str, scope: str | None = None) -> dict:
-    """One client's counters for a verb and resource (summed over scopes unless one is named)."""
-    client_data = next(c for c in report["clients"] if c["client"] == client_name)
-    rows = [r for r in client_data["requests"] if r["verb"] == verb and r["resource"] == resource
-            and (scope is None or r["scope"] == scope)]
-    assert rows, f"no {verb} {resource} rows for {client_name}: {client_data['requests']}"
-    total = dict.fromkeys(rows[0], 0)
-    for r in rows:
-        for key, value in r.items():
-            total[key] = value if isinstance(value, str) else total[key] + value
-    return total

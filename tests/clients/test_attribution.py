@@ -9,9 +9,9 @@ import time
 
 import httpx
 import pytest
-from conftest import Clients, row
 from kubernetes import watch
 from kubernetes.client.rest import ApiException
+from report_helpers import Clients, row
 
 from fakeapi.clients import ClientReportConfig
 from fakeapi.testing import FakeAPI, eventually

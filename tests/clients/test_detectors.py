@@ -8,9 +8,9 @@ import time
 
 import pytest
 import urllib3
-from conftest import Clients
 from kubernetes import watch
 from kubernetes.client.rest import ApiException
+from report_helpers import Clients
 
 from fakeapi.clients import ClientReportConfig, DetectorConfig
 from fakeapi.testing import FakeAPI, eventually
@@ -166,7 +166,7 @@ def test_lock_step_clients_listing_on_the_same_period(fakeapi: FakeAPI, python_c
     time.sleep(1.05)  # the last burst's slot is over
     finding = only_finding(fakeapi, "lock-step", "resyncer-*")
     assert finding["resource"] == "pods" and finding["clients"] == ["resyncer-0", "resyncer-1", "resyncer-2"]
-    assert finding["evidence"]["bursts"] == 3 and finding["evidence"]["clientsPerBurst"] == [3, 3, 3]
+    assert finding["evidence"]["bursts"] == 3 and finding["evidence"]["sourcesPerBurst"] == [3, 3, 3]
     assert abs(finding["evidence"]["periodSeconds"] - period) < 0.5
 
 
