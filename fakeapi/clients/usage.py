@@ -52,21 +52,24 @@ class Usage:
     nothing (answered with the stored object; no new resourceVersion, no event)."""
 
     __slots__ = tuple(FIELDS)
+    # The attributes, typed; __init__ sets each to zero.
+    requests: int
+    serving_seconds: float
+    request_bytes: int
+    response_bytes: int
+    objects_returned: int
+    objects_examined: int
+    store_reads: int
+    watches_opened: int
+    watch_seconds: float
+    watch_events: int
+    expired: int
+    conflicts: int
+    noop_writes: int
 
     def __init__(self) -> None:
-        self.requests = 0
-        self.serving_seconds = 0.0
-        self.request_bytes = 0
-        self.response_bytes = 0
-        self.objects_returned = 0
-        self.objects_examined = 0
-        self.store_reads = 0
-        self.watches_opened = 0
-        self.watch_seconds = 0.0
-        self.watch_events = 0
-        self.expired = 0
-        self.conflicts = 0
-        self.noop_writes = 0
+        for name in FIELDS:
+            setattr(self, name, 0)
 
     def add(self, other: Usage) -> None:
         for name in FIELDS:

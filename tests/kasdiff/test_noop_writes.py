@@ -1,40 +1,28 @@
-"""Writes that change nothing, on fakeapi and on the real kube-apiserver v1.35.4 over etcd 3.6.6
-(``fakeapi.testing.control_plane``): kube's GuaranteedUpdate stores nothing when the new object
-equals the stored one (same resourceVersion, no watch event), and a write whose only change is
-managedFields timestamps gets the old timestamps back first
-(``IgnoreManagedFieldsTimestampsTransformer``). The client report counts these as no-op writes."""
+"""Writes that change nothing, on fakeapi and on the real kube-apiserver: kube's GuaranteedUpdate
+stores nothing when the new object equals the stored one (same resourceVersion, no watch event),
+and a write whose only change is managedFields timestamps gets the old timestamps back first
+(``IgnoreManagedFieldsTimestampsTransformer``). Each write is checked by whether it moved the
+resourceVersion and by the watch events it made; fakeapi's client report counts the others as
+no-op writes."""
 
 from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import orjson
-import pytest
 
 from fakeapi.testing import ServerProcess
-from fakeapi.testing.control_plane import KubeAPIServer, real_apiserver
 
-CMS = "/api/v1/namespaces/default/configmaps"
+from conftest import NAMESPACE
+from differ import Pair
+
+CMS = f"/api/v1/namespaces/{NAMESPACE}/configmaps"
 AGENT = {"user-agent": "noop-writer/1.0"}
 APPLY = {"content-type": "application/apply-patch+yaml", **AGENT}
 MERGE = {"content-type": "application/merge-patch+json", **AGENT}
 STRATEGIC = {"content-type": "application/strategic-merge-patch+json", **AGENT}
-
-
-@pytest.fixture(scope="module")
-def real(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeAPIServer]:
-    with real_apiserver(tmp_path_factory.mktemp("kube")) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def fake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("fakeapi")) as server:
-        yield server
 
 
 def rv(response: httpx.Response) -> str:
@@ -107,13 +95,13 @@ EXPECTED = [
 ]
 
 
-def test_no_op_writes_match_the_real_kube_apiserver(real: KubeAPIServer, fake: ServerProcess) -> None:
-    kube_outcome, kube_delivered, kube_answered = writes(real.http)
-    fake_outcome, fake_delivered, fake_answered = writes(fake.http)
+def test_no_op_writes_match_the_real_kube_apiserver(pair: Pair, fake_server: ServerProcess) -> None:
+    kube_outcome, kube_delivered, kube_answered = writes(pair.real)
+    fake_outcome, fake_delivered, fake_answered = writes(pair.fake)
     assert kube_outcome == EXPECTED
     assert fake_outcome == kube_outcome
     # One watch event per resourceVersion a write made, none for the rest.
     for delivered, answered in ((kube_delivered, kube_answered), (fake_delivered, fake_answered)):
         assert delivered == [version for version, (_, moved) in zip(answered, EXPECTED) if moved]
-    noop = fake.report().client("noop-writer")["totals"]
+    noop = fake_server.report().client("noop-writer")["totals"]
     assert noop["noopWrites"] == sum(not moved for _, moved in EXPECTED)
