@@ -14,7 +14,8 @@ _COLUMNS = (
     ("409", "conflicts"), ("NO-OP", "noopWrites"),
 )
 _BYTES = {"requestBytes", "responseBytes"}
-_NAME_WIDTH = 48
+#: The client column is as wide as the longest row name, within these bounds.
+_NAME_WIDTHS = (24, 64)
 
 
 def render(report: dict[str, Any], rows_per_client: int = 3) -> str:
@@ -22,16 +23,18 @@ def render(report: dict[str, Any], rows_per_client: int = 3) -> str:
     since = report.get("since")
     window = f"last {_duration(since)}" if since else "since the server started"
     lines = [f"clients by {report['sort']}, {window} (from {_clock(report['from'])} to {_clock(report['generatedAt'])})"]
-    headings = ["CLIENT".ljust(_NAME_WIDTH), *(heading.rjust(_width(heading)) for heading, _ in _COLUMNS),
-                "FINDINGS"]
-    lines.append(" ".join(headings))
+    rows: list[tuple[str, dict[str, Any], str]] = []
     for client in report["clients"]:
         name = client["client"]
         if client.get("openWatches"):
             name += f" ({client['openWatches']} watching)"
-        lines.append(_row(name, client["totals"], ",".join(client["findings"])))
-        for row in client["requests"][:rows_per_client]:
-            lines.append(_row(f"  {row['verb']} {row['resource']} ({row['scope']})", row, ""))
+        rows.append((name, client["totals"], ",".join(client["findings"])))
+        rows.extend((f"  {row['verb']} {row['resource']} ({row['scope']})", row, "")
+                    for row in client["requests"][:rows_per_client])
+    width = min(max([_NAME_WIDTHS[0], *(len(name) for name, _, _ in rows)]), _NAME_WIDTHS[1])
+    lines.append(" ".join(["CLIENT".ljust(width), *(heading.rjust(_width(heading)) for heading, _ in _COLUMNS),
+                           "FINDINGS"]))
+    lines.extend(_row(name, counters, findings, width) for name, counters, findings in rows)
     if not report["clients"]:
         lines.append("(no requests)")
     findings = report["findings"]
@@ -57,10 +60,10 @@ def finding_lines(findings: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _row(name: str, counters: dict[str, Any], findings: str) -> str:
-    if len(name) > _NAME_WIDTH:
-        name = name[:_NAME_WIDTH - 1] + "…"
-    cells = [name.ljust(_NAME_WIDTH)]
+def _row(name: str, counters: dict[str, Any], findings: str, width: int) -> str:
+    if len(name) > width:
+        name = name[:width - 1] + "…"
+    cells = [name.ljust(width)]
     for heading, counter in _COLUMNS:
         value = counters.get(counter, 0)
         text = _size(value) if counter in _BYTES else f"{value:.3f}" if isinstance(value, float) else _count(value)
