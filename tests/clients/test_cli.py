@@ -7,6 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from fakeapi.cli import main
 from fakeapi.testing import ServerProcess
 
 NS = "/api/v1/namespaces/default/configmaps"
@@ -47,13 +50,20 @@ def test_report_table_and_json_with_the_serve_flags(tmp_path: Path) -> None:
         assert server.report().findings("hot-loop", client="payments")
 
 
-def test_bad_flags_and_an_unreachable_server_are_reported(tmp_path: Path) -> None:
-    bad = fakeapi_cli("serve", "--detector", "hot-loop:speed=3")
-    assert bad.returncode == 2 and "hot-loop has no knob 'speed'" in bad.stderr
-    unknown = fakeapi_cli("serve", "--detector", "slow-poke:x=1")
-    assert unknown.returncode == 2 and "unknown detector 'slow-poke'" in unknown.stderr
-    negative = fakeapi_cli("serve", "--detector", "relist-storm:relists=0")
-    assert negative.returncode == 2 and "relists must be positive" in negative.stderr
-    assert fakeapi_cli("report", "--since", "never").returncode == 2
-    unreachable = fakeapi_cli("report", "--url", "http://127.0.0.1:9")
-    assert unreachable.returncode == 1 and unreachable.stderr.startswith("fakeapi report: http://127.0.0.1:9/")
+@pytest.mark.parametrize(("args", "message"), [
+    (["serve", "--detector", "hot-loop:speed=3"], "hot-loop has no knob 'speed'"),
+    (["serve", "--detector", "slow-poke:x=1"], "unknown detector 'slow-poke'"),
+    (["serve", "--detector", "relist-storm:relists=0"], "relists must be positive"),
+    (["serve", "--detector", "relist-storm:relists"], "expected KNOB=VALUE"),
+    (["report", "--since", "never"], "not a positive duration: never"),
+])
+def test_bad_flags_are_refused(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(args)
+    assert exited.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_an_unreachable_server_is_reported() -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["report", "--url", "http://127.0.0.1:9"])
+    assert str(exited.value.code).startswith("fakeapi report: http://127.0.0.1:9/fakeapi/v1/report?sort=time: ")

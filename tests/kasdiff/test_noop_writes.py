@@ -15,10 +15,9 @@ import orjson
 
 from fakeapi.testing import ServerProcess
 
-from conftest import NAMESPACE
 from differ import Pair
 
-CMS = f"/api/v1/namespaces/{NAMESPACE}/configmaps"
+CMS = "/api/v1/namespaces/default/configmaps"
 AGENT = {"user-agent": "noop-writer/1.0"}
 APPLY = {"content-type": "application/apply-patch+yaml", **AGENT}
 MERGE = {"content-type": "application/merge-patch+json", **AGENT}
