@@ -91,12 +91,11 @@ def request_info(registry: Registry, scope: Scope) -> RequestInfo | None:
         metric_verb = "APPLY"
     if req.subresource in CONNECT_SUBRESOURCES:
         metric_verb = "CONNECT"
-    rt = req.rs.rt
-    key = RequestKey(metric_verb, _dry_run(query.get("dryRun")), group, version, rt.plural, req.subresource or "",
+    key = RequestKey(metric_verb, _dry_run(query.get("dryRun")), group, version, req.resource, req.subresource or "",
                      scope_label)
     watch_list = watch and query.get("sendInitialEvents", ["false"])[0] == "true"
     verb = "watch" if watch else (_OBJECT_VERBS if req.name else _COLLECTION_VERBS).get(method, method.lower())
-    resource = f"{rt.plural}.{group}" if group else rt.plural
+    resource = f"{req.resource}.{group}" if group else req.resource
     if req.subresource:
         resource = f"{resource}/{req.subresource}"
     return RequestInfo(key, canonical, watch_list, verb, req.namespace or "", name, resource, query)
