@@ -4,7 +4,9 @@
 
 The middleware is pure ASGI (Starlette's BaseHTTPMiddleware would buffer watch streams). A
 watch counts once it ends, with its whole duration, as in kube. For the client report it puts a
-``RequestCost`` in the request's context for the registry to fill (``registry.request_cost``).
+``RequestCost`` in the request's context for the registry to fill (``registry.request_cost``),
+and reports the request just before its last body message goes out, so that a client holding
+its answer finds it in the report.
 """
 
 from __future__ import annotations
@@ -49,10 +51,12 @@ class MetricsMiddleware:
         first_chunk_at = 0.0
         cost = request_cost.RequestCost()
         cost_token = request_cost.current.set(cost)
-        call = self.clients.begin(scope, info, cost)
+        clients = self.clients
+        call = clients.begin(scope, info, cost)
+        reported = False
 
         async def measured_send(message: Message) -> None:
-            nonlocal status, first_chunk_at
+            nonlocal status, first_chunk_at, reported
             if message["type"] == "http.response.start":
                 status = message["status"]
             elif message["type"] == "http.response.body":
@@ -60,6 +64,10 @@ class MetricsMiddleware:
                 cost.response_bytes += len(body)
                 if info.watch_list and not first_chunk_at and _INITIAL_EVENTS_END in body:
                     first_chunk_at = time.perf_counter()
+                if not message.get("more_body", False):
+                    # Before the last byte leaves: a client that has its answer finds it reported.
+                    reported = True
+                    clients.end(call, status, time.perf_counter() - start)
             await send(message)
 
         # Watches are long-running: counted in apiserver_longrunning_requests, not in flight.
@@ -87,7 +95,8 @@ class MetricsMiddleware:
             if first_chunk_at:
                 metrics.watch_list_latency(key.group, key.version, key.resource, key.scope).observe(
                     first_chunk_at - start)
-            self.clients.end(call, status, end - start)
+            if not reported:  # the response never finished (the client went away, the handler failed)
+                clients.end(call, status, end - start)
 
 
 def add_routes(app: FastAPI) -> None:
