@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from ..cacher import CacherConfig
+from ..clients import ClientReport, ClientReportConfig
 from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceController
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, not_found_path
@@ -25,6 +26,7 @@ from ..registry.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
 from ..store import ErrCompacted, ErrFutureRev, FsyncPolicy, Journal, StoreTimers, snapshot
 from ..store.journal import DEFAULT_FSYNC_INTERVAL
 from ..tasks import cancel_and_wait
+from . import clients as client_routes
 from . import faults as fault_routes
 from . import metrics as metric_routes
 from . import openapi, resources
@@ -64,6 +66,8 @@ class ServerConfig:
     fsync_interval: float = DEFAULT_FSYNC_INTERVAL
     #: A ``fakeapi snapshot save`` file the store starts from (into an empty ``data_dir``, if set).
     from_snapshot: Path | None = None
+    #: The per-client report: client cap, client header, history, detectors' knobs.
+    clients: ClientReportConfig = field(default_factory=ClientReportConfig)
 
 
 class Server:
@@ -89,6 +93,8 @@ class Server:
         self.faults = Faults(self.registry, self.timers)
         self.metrics = ServerMetrics(self.registry, self.store, version_labels(orjson.loads(self.discovery.version)),
                                      self.faults.totals)
+        self.clients = ClientReport(config.clients)
+        self.metrics.prometheus.register(self.clients)  # type: ignore[arg-type]
         self._compactor: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -176,7 +182,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_api_route("/fakeapi/v1/snapshot", _snapshot, methods=["GET"])
     fault_routes.add_routes(app)
     metric_routes.add_routes(app)
-    app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics)
+    client_routes.add_routes(app)
+    app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
+                       clients=server.clients)
     return app
 
 
