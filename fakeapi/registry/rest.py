@@ -297,17 +297,16 @@ class ResourceStore(FieldManagedWrites):
         return self.prefix, self.prefix[:-1] + "0"
 
     def _decode(self, key: str, raw: bytes, rv: int) -> CachedObject:
+        """The cached form of a stored object: namespace and name are read off its key (the
+        registry stores every object under ``key(namespace, name)``); what selectors match is
+        decoded from ``raw`` only when one asks."""
+        path = key[len(self.prefix):]
+        namespace, _, name = path.partition("/") if self.rt.namespaced else ("", "", path)
+        return CachedObject(key, namespace, name, rv, raw, decode_selectors=self._selectors)
+
+    def _selectors(self, raw: bytes) -> tuple[Json, Json]:
         obj = orjson.loads(raw)
-        meta = obj.get("metadata") or {}
-        return CachedObject(
-            key=key,
-            namespace=meta.get("namespace", ""),
-            name=meta.get("name", ""),
-            rv=rv,
-            raw=raw,
-            labels=meta.get("labels") or {},
-            fields=selectable_fields(self.rt, obj),
-        )
+        return (obj.get("metadata") or {}).get("labels") or {}, selectable_fields(self.rt, obj)
 
     # ----------------------------------------------------------------- reads
 
