@@ -454,7 +454,8 @@ def _map_decoder(element: Decoder, element_type: str) -> Decoder:
         if not isinstance(value, dict):
             context.mismatch(value, f"map[string]{element_type}")
             return None
-        return {key: element(item, context) for key, item in value.items()}
+        # encoding/json writes a map's keys sorted.
+        return {key: element(value[key], context) for key in sorted(value)}
     return decode
 
 
