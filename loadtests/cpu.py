@@ -1,13 +1,18 @@
 """CPU over a run: the server process, each Locust process, the whole host; and whether the
 run measured the server or Locust.
 
-A Locust process is one gevent loop: it saturates at one core. When one is at ~100 % while
+A Locust process is one gevent loop: it saturates at one core. When one is saturated while
 the server is not, its users' requests queue in Locust, and the latencies and rates the run
 reports are Locust's limits, not the server's: the run is *client-bound*. ``judge`` says so
 from the samples ``Sampler`` takes; ``run.py`` prints it, stores it in ``summary.json`` and
 does not judge missed thresholds of a client-bound run as the server's.
 
-Locust-free (psutil reads /proc), so ``run.py`` and the tests import it without gevent.
+Saturated means busy: on a core, or ready to run and waiting for one (Linux's run-queue
+delay, ``/proc/<pid>/task/*/schedstat``), at least ``SATURATED`` of the time. On a host
+shared with other work a process that always has work may get 60 % of a core and wait the
+rest; CPU alone would call it idle.
+
+Locust-free (psutil and /proc), so ``run.py`` and the tests import it without gevent.
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ from typing import Any
 import psutil
 
 SAMPLE_INTERVAL_SECONDS = 2.0
-#: A process at or above this share of a core (the server: of its cores) is saturated.
+#: A process busy (on a core or waiting for one) at least this share of the time (the server:
+#: of its cores) is saturated.
 SATURATED = 0.9
 #: A run is client-bound when it was so for at least this share of its sampled time: enough to
 #: move a p99.
@@ -41,20 +47,35 @@ def locust_processes_for(server_cores: int = 1, cores: int | None = None) -> int
     return max(1, (cores or os.cpu_count() or 1) - server_cores)
 
 
-def _cpu_seconds(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return times.user + times.system
+def run_queue_seconds(pid: int) -> float | None:
+    """Seconds the threads of ``pid`` have waited, ready to run, for a core; None without
+    schedstat (not Linux, or a kernel built without it)."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    waited = 0
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/schedstat") as f:
+                waited += int(f.read().split()[1])
+        except FileNotFoundError:
+            continue  # the thread ended
+        except (OSError, IndexError, ValueError):
+            return None
+    return waited / 1e9
 
 
 @dataclass
 class Sampler:
-    """Samples every ``SAMPLE_INTERVAL_SECONDS`` in a thread: CPU seconds and RSS of the server
-    (``server_pid``, when it runs here), CPU seconds of the Locust process ``locust_pid`` and of
-    each process it forked (``--processes``), the host's busy CPU seconds, and the ``METRICS``
-    sums from the server's /metrics when it serves them.
+    """Samples every ``SAMPLE_INTERVAL_SECONDS`` in a thread: CPU and run-queue seconds and RSS
+    of the server (``server_pid``, when it runs here), CPU and run-queue seconds of the Locust
+    process ``locust_pid`` and of each process it forked (``--processes``), the host's busy CPU
+    seconds, and the ``METRICS`` sums from the server's /metrics when it serves them.
 
-    A sample: ``time``, ``cpu_seconds`` and ``rss_bytes`` (the server), ``locust_cpu_seconds``
-    ({pid: seconds}), ``host_cpu_seconds``, ``host_cores``, and the metrics by name."""
+    A sample: ``time``; ``cpu_seconds``, ``wait_seconds`` and ``rss_bytes`` (the server);
+    ``locust_cpu_seconds`` and ``locust_wait_seconds`` ({pid: seconds}); ``host_cpu_seconds``;
+    the metrics by name."""
 
     url: str
     server_pid: int | None
@@ -83,9 +104,8 @@ class Sampler:
 
     def _sample(self) -> Sample:
         host = psutil.cpu_times()
-        return {"time": time.time(), **self._server(), "locust_cpu_seconds": self._locust(),
-                "host_cpu_seconds": sum(host) - host.idle - getattr(host, "iowait", 0.0),
-                "host_cores": psutil.cpu_count() or 1, **self._metrics()}
+        return {"time": time.time(), **self._server(), **self._locust(),
+                "host_cpu_seconds": sum(host) - host.idle - getattr(host, "iowait", 0.0), **self._metrics()}
 
     def _process(self, pid: int) -> psutil.Process:
         # One Process object per pid: psutil checks it is still the same process (start time).
@@ -93,30 +113,38 @@ class Sampler:
             self._processes[pid] = psutil.Process(pid)
         return self._processes[pid]
 
+    def _usage(self, pid: int) -> tuple[float, float | None]:
+        times = self._process(pid).cpu_times()
+        return times.user + times.system, run_queue_seconds(pid)
+
     def _server(self) -> Sample:
         if self.server_pid is None:
             return {}
         try:
-            process = self._process(self.server_pid)
-            return {"cpu_seconds": _cpu_seconds(process), "rss_bytes": process.memory_info().rss}
+            cpu, waited = self._usage(self.server_pid)
+            sample = {"cpu_seconds": cpu, "rss_bytes": self._process(self.server_pid).memory_info().rss}
         except psutil.Error:
             return {}
+        return sample if waited is None else {**sample, "wait_seconds": waited}
 
-    def _locust(self) -> dict[str, float]:
-        if self.locust_pid is None:
-            return {}
-        out: dict[str, float] = {}
-        try:
-            root = self._process(self.locust_pid)
-            family = [root, *root.children(recursive=True)]
-        except psutil.Error:
-            return out
-        for process in family:
+    def _locust(self) -> Sample:
+        cpu: dict[str, float] = {}
+        waits: dict[str, float] = {}
+        if self.locust_pid is not None:
             try:
-                out[str(process.pid)] = _cpu_seconds(self._process(process.pid))
+                root = self._process(self.locust_pid)
+                family = [root, *root.children(recursive=True)]
             except psutil.Error:
-                continue  # exited between the listing and the read
-        return out
+                family = []
+            for process in family:
+                try:
+                    seconds, waited = self._usage(process.pid)
+                except psutil.Error:
+                    continue  # exited between the listing and the read
+                cpu[str(process.pid)] = seconds
+                if waited is not None:
+                    waits[str(process.pid)] = waited
+        return {"locust_cpu_seconds": cpu, "locust_wait_seconds": waits}
 
     def _metrics(self) -> Sample:
         try:
@@ -145,28 +173,38 @@ def parse_metrics(text: str) -> dict[str, float]:
 
 @dataclass
 class Interval:
-    """CPU use between two samples, in cores (1.0 = one core busy)."""
+    """Use between two samples, in cores (1.0 = one core's worth of the time): CPU, and busy
+    (CPU plus waiting for a core; CPU alone where the run-queue wait is unknown)."""
 
     seconds: float
     server: float | None  # None: the server's CPU is unknown (not a process of this host)
+    server_busy: float | None
     locust: dict[str, float]  # per Locust process
-    host: float | None  # everything on the host
+    locust_busy: dict[str, float]
+    host: float | None  # CPU of everything on the host
+
+
+def _per_second(before: Sample, after: Sample, key: str, seconds: float) -> float | None:
+    return (after[key] - before[key]) / seconds if key in before and key in after else None
+
+
+def _per_process(before: Sample, after: Sample, key: str, seconds: float) -> dict[str, float]:
+    earlier, later = before.get(key, {}), after.get(key, {})
+    return {pid: (value - earlier[pid]) / seconds for pid, value in later.items() if pid in earlier}
 
 
 def interval(before: Sample, after: Sample) -> Interval | None:
-    """CPU use between two samples; None if no time passed."""
+    """Use between two samples; None if no time passed."""
     seconds = after["time"] - before["time"]
     if seconds <= 0:
         return None
-
-    def rate(earlier: float | None, later: float | None) -> float | None:
-        return (later - earlier) / seconds if earlier is not None and later is not None else None
-
-    locust_before = before.get("locust_cpu_seconds", {})
-    return Interval(seconds, rate(before.get("cpu_seconds"), after.get("cpu_seconds")),
-                    {pid: (value - locust_before[pid]) / seconds
-                     for pid, value in after.get("locust_cpu_seconds", {}).items() if pid in locust_before},
-                    rate(before.get("host_cpu_seconds"), after.get("host_cpu_seconds")))
+    server = _per_second(before, after, "cpu_seconds", seconds)
+    server_wait = _per_second(before, after, "wait_seconds", seconds)
+    locust = _per_process(before, after, "locust_cpu_seconds", seconds)
+    locust_wait = _per_process(before, after, "locust_wait_seconds", seconds)
+    return Interval(seconds, server, server + (server_wait or 0.0) if server is not None else None,
+                    locust, {pid: cores + locust_wait.get(pid, 0.0) for pid, cores in locust.items()},
+                    _per_second(before, after, "host_cpu_seconds", seconds))
 
 
 def intervals(samples: list[Sample]) -> list[Interval]:
@@ -178,16 +216,19 @@ class Verdict:
     """Whether a run measured the server: ``bound`` is ``client-bound`` (a Locust process
     saturated while the server was not, for at least ``CLIENT_BOUND_SHARE`` of the run),
     ``server-bound`` (the server saturated for that share), ``not saturated``, or ``unknown``
-    (too few samples). Shares are of the sampled time; CPU in cores (server: of its cores)."""
+    (too few samples). Shares are of the sampled time; means are time-weighted, in cores (the
+    server's: of its cores); "busy" counts the time waiting for a core."""
 
     bound: str
     client_bound_share: float = 0.0
     server_saturated_share: float = 0.0
-    server_cpu: float | None = None  # mean, share of the server's cores
+    server_cpu: float | None = None
     server_cpu_peak: float | None = None
-    locust_cpu: float = 0.0  # mean of the busiest Locust process, share of a core
+    server_busy: float | None = None
+    locust_cpu: float = 0.0  # the busiest Locust process, interval by interval
+    locust_busy: float = 0.0
     locust_processes: int = 0
-    others_cpu: float | None = None  # mean cores used by the host's other processes
+    others_cpu: float | None = None  # cores used by the host's other processes
 
     @property
     def client_bound(self) -> bool:
@@ -200,20 +241,27 @@ class Verdict:
         """What the run measured, in words."""
         if self.bound == "unknown":
             return "bound: unknown (too few CPU samples to tell whether Locust or the server was saturated)"
-        server = (f"fakeapi averaged {self.server_cpu:.0%} of its core (peak {self.server_cpu_peak:.0%})"
-                  if self.server_cpu is not None else "fakeapi's CPU unknown (not a process of this host)")
-        locust = f"the busiest of {self.locust_processes} Locust process(es) averaged {self.locust_cpu:.0%} of a core"
+        server = "fakeapi's CPU unknown (not a process of this host)"
+        if self.server_cpu is not None and self.server_busy is not None:
+            server = (f"fakeapi used {self.server_cpu:.0%} of its core (peak {self.server_cpu_peak:.0%}), "
+                      f"busy {self.server_busy:.0%}")
+        locust = (f"the busiest of {self.locust_processes} Locust process(es) used {self.locust_cpu:.0%} of a core, "
+                  f"busy {self.locust_busy:.0%}")
         others = (f"; other processes on this host used {self.others_cpu:.1f} cores"
                   if self.others_cpu is not None and self.others_cpu >= 0.25 else "")
+        means = f"{server}; {locust} (means; busy = on a core or waiting for one){others}"
         if self.bound == "client-bound":
-            return (f"CLIENT-BOUND: a Locust process was saturated (>= {SATURATED:.0%} of a core) while fakeapi was not "
-                    f"for {self.client_bound_share:.0%} of the run; {server}, {locust}{others}. The latencies and "
-                    "rates below are Locust's limits, not fakeapi's: run more Locust processes (--processes), "
-                    "fewer users, or a lighter profile.")
+            return (f"CLIENT-BOUND: a Locust process was saturated (busy >= {SATURATED:.0%}) while fakeapi was not for "
+                    f"{self.client_bound_share:.0%} of the run; {means}. The latencies and rates are Locust's limits, "
+                    "not fakeapi's: run more Locust processes (--processes), fewer users, or a lighter profile.")
         if self.bound == "server-bound":
-            return (f"server-bound: fakeapi was saturated (>= {SATURATED:.0%} of its core) for "
-                    f"{self.server_saturated_share:.0%} of the run; {locust}{others}.")
-        return f"not saturated: {server}; {locust}{others}."
+            return (f"server-bound: fakeapi was saturated (busy >= {SATURATED:.0%}) for "
+                    f"{self.server_saturated_share:.0%} of the run; {means}.")
+        return f"not saturated: {means}."
+
+
+def _mean(values: list[float], spans: list[Interval], total: float) -> float:
+    return sum(value * span.seconds for value, span in zip(values, spans)) / total
 
 
 def judge(samples: list[Sample], server_cores: int = 1) -> Verdict:
@@ -223,28 +271,23 @@ def judge(samples: list[Sample], server_cores: int = 1) -> Verdict:
     if not spans or total <= 0:
         return Verdict("unknown")
     client_bound = server_saturated = 0.0
-    server_known = all(span.server is not None for span in spans)
     for span in spans:
-        locust_saturated = max(span.locust.values(), default=0.0) >= SATURATED
-        server_busy = span.server is not None and span.server / server_cores >= SATURATED
-        server_saturated += span.seconds if server_busy else 0.0
-        client_bound += span.seconds if locust_saturated and not server_busy else 0.0
-    busiest = [max(span.locust.values(), default=0.0) for span in spans]
-    server = [span.server / server_cores for span in spans] if server_known else None
-    others = None
-    if server_known and all(span.host is not None for span in spans):
-        used = sum((span.host - span.server - sum(span.locust.values())) * span.seconds for span in spans)  # type: ignore[operator]
-        others = max(0.0, used / total)
+        locust_saturated = max(span.locust_busy.values(), default=0.0) >= SATURATED
+        server_saturated_now = span.server_busy is not None and span.server_busy / server_cores >= SATURATED
+        server_saturated += span.seconds if server_saturated_now else 0.0
+        client_bound += span.seconds if locust_saturated and not server_saturated_now else 0.0
     verdict = Verdict(
-        "not saturated",
-        client_bound_share=client_bound / total,
-        server_saturated_share=server_saturated / total,
-        server_cpu=sum(s * span.seconds for s, span in zip(server, spans)) / total if server else None,
-        server_cpu_peak=max(server) if server else None,
-        locust_cpu=sum(b * span.seconds for b, span in zip(busiest, spans)) / total,
-        locust_processes=max(len(span.locust) for span in spans),
-        others_cpu=others,
-    )
+        "not saturated", client_bound_share=client_bound / total, server_saturated_share=server_saturated / total,
+        locust_cpu=_mean([max(span.locust.values(), default=0.0) for span in spans], spans, total),
+        locust_busy=_mean([max(span.locust_busy.values(), default=0.0) for span in spans], spans, total),
+        locust_processes=max(len(span.locust) for span in spans))
+    if all(span.server is not None and span.server_busy is not None for span in spans):
+        server = [span.server / server_cores for span in spans]  # type: ignore[operator]
+        verdict.server_cpu, verdict.server_cpu_peak = _mean(server, spans, total), max(server)
+        verdict.server_busy = _mean([span.server_busy / server_cores for span in spans], spans, total)  # type: ignore[operator]
+        if all(span.host is not None for span in spans):
+            used = [span.host - span.server - sum(span.locust.values()) for span in spans]  # type: ignore[operator]
+            verdict.others_cpu = max(0.0, _mean(used, spans, total))
     if verdict.client_bound_share >= CLIENT_BOUND_SHARE:
         verdict.bound = "client-bound"
     elif verdict.server_saturated_share >= CLIENT_BOUND_SHARE:

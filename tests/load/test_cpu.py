@@ -15,23 +15,28 @@ from cpu import Sampler, judge, locust_processes_for
 from run import CLIENT_BOUND_THRESHOLD_MISSED, THRESHOLD_MISSED, RunResult, print_summary
 
 
-def samples(server: list[float | None], locust: list[list[float]], others: float = 0.0,
-            seconds: float = 2.0) -> list[dict]:
-    """Cumulative samples from per-interval CPU use (cores): the server's (None: unknown),
-    each Locust process's, and the host's other processes'."""
-    out = [{"time": 0.0, "cpu_seconds": 0.0, "locust_cpu_seconds": {str(pid): 0.0 for pid in range(len(locust[0]))},
-            "host_cpu_seconds": 0.0}]
+def samples(server: list[float | None], locust: list[list[float]], others: float = 0.0, seconds: float = 2.0,
+            server_wait: float = 0.0, locust_wait: float = 0.0) -> list[dict]:
+    """Cumulative samples from per-interval use (cores): the server's CPU (None: unknown), each
+    Locust process's, the host's other processes'; the server's and each Locust process's
+    run-queue wait (constant)."""
+    processes = range(len(locust[0]))
+    out = [{"time": 0.0, "locust_cpu_seconds": {str(pid): 0.0 for pid in processes},
+            "locust_wait_seconds": {str(pid): 0.0 for pid in processes}, "host_cpu_seconds": 0.0}]
+    if server[0] is not None:
+        out[0].update(cpu_seconds=0.0, wait_seconds=0.0)
     for step, (server_cores, locust_cores) in enumerate(zip(server, locust), 1):
         before = out[-1]
         sample = {"time": step * seconds,
                   "locust_cpu_seconds": {str(pid): before["locust_cpu_seconds"][str(pid)] + cores * seconds
                                          for pid, cores in enumerate(locust_cores)},
+                  "locust_wait_seconds": {str(pid): before["locust_wait_seconds"][str(pid)] + locust_wait * seconds
+                                          for pid in processes},
                   "host_cpu_seconds": before["host_cpu_seconds"] + ((server_cores or 0.0) + sum(locust_cores) + others) * seconds}
         if server_cores is not None:
             sample["cpu_seconds"] = before["cpu_seconds"] + server_cores * seconds
+            sample["wait_seconds"] = before["wait_seconds"] + server_wait * seconds
         out.append(sample)
-    if server[0] is None:
-        del out[0]["cpu_seconds"]
     return out
 
 
@@ -43,7 +48,19 @@ def test_locust_saturated_while_the_server_idles_is_client_bound() -> None:
     assert verdict.server_cpu == pytest.approx(0.24) and verdict.server_cpu_peak == pytest.approx(0.35)
     assert verdict.locust_cpu == pytest.approx(1.0) and verdict.locust_processes == 1
     assert verdict.sentence().startswith("CLIENT-BOUND: ")
-    assert "24% of its core" in verdict.sentence()
+    assert "fakeapi used 24% of its core (peak 35%), busy 24%" in verdict.sentence()
+
+
+def test_a_starved_locust_is_saturated() -> None:
+    """On a shared host Locust may get 60 % of a core and wait for one the rest of the time:
+    it is the bottleneck all the same, while a server that is idle half the time is not."""
+    verdict = judge(samples([0.3, 0.3, 0.3], [[0.6]] * 3, others=1.1, server_wait=0.2, locust_wait=0.35))
+    assert verdict.bound == "client-bound"
+    assert verdict.locust_cpu == pytest.approx(0.6) and verdict.locust_busy == pytest.approx(0.95)
+    assert verdict.server_busy == pytest.approx(0.5)
+    assert "other processes on this host used 1.1 cores" in verdict.sentence()
+    # A server starved the same way is saturated: the run is not Locust's fault.
+    assert judge(samples([0.6] * 3, [[0.6]] * 3, server_wait=0.35, locust_wait=0.35)).bound == "server-bound"
 
 
 def test_one_saturated_worker_of_several_is_enough() -> None:
@@ -68,7 +85,7 @@ def test_server_saturated_client_idle_is_server_bound() -> None:
     verdict = judge(samples([0.95, 0.98, 0.6], [[0.3], [0.3], [0.2]]))
     assert verdict.bound == "server-bound"
     assert verdict.server_saturated_share == pytest.approx(2 / 3)
-    assert verdict.sentence().startswith("server-bound: fakeapi was saturated (>= 90% of its core) for 67% of the run")
+    assert verdict.sentence().startswith("server-bound: fakeapi was saturated (busy >= 90%) for 67% of the run")
 
 
 def test_brief_saturation_is_not_a_verdict() -> None:
@@ -76,7 +93,7 @@ def test_brief_saturation_is_not_a_verdict() -> None:
     verdict = judge(samples([0.2] * 20, [[1.0]] + [[0.3]] * 19))
     assert verdict.client_bound_share == pytest.approx(0.05)
     assert verdict.bound == "not saturated"
-    assert verdict.sentence().startswith("not saturated: fakeapi averaged 20% of its core")
+    assert verdict.sentence().startswith("not saturated: fakeapi used 20% of its core")
 
 
 def test_server_cpu_unknown_counts_saturated_locust_as_client_bound() -> None:
@@ -129,6 +146,7 @@ def test_sampler_reads_a_busy_process_tree(tmp_path: Path) -> None:
     assert max(span.locust.get(child[0], 0.0) for span in spans) > 0.5
     assert all(span.locust.get(str(parent.pid), 0.0) < 0.2 for span in spans)
     assert all("host_cpu_seconds" in sample for sample in sampler.samples)
+    assert all(sample["locust_wait_seconds"].keys() == sample["locust_cpu_seconds"].keys() for sample in sampler.samples)
 
 
 def test_a_missed_threshold_on_a_client_bound_run_is_not_a_verdict(capsys: pytest.CaptureFixture[str]) -> None:
