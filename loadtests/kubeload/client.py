@@ -10,10 +10,7 @@ The client has to cost far less than the server it loads, or a run measures Locu
 through geventhttpclient (what Locust's ``FastHttpUser`` is built on): its connection pool and
 its C HTTP parser read the responses; the request head is one formatted string (its
 ``HTTPClient`` merges and validates header objects per request: a quarter of the cost of a
-GET). Bodies are decoded only as far as the profile needs: a LIST's ``metadata``
-(resourceVersion, continue token) is read from the bytes before ``"items"`` (``list_head``):
-decoding 5,000 pods (15 MB) with orjson takes ~0.35 s of a Locust process's core, reading the
-head a microsecond.
+GET). Bodies are decoded only as far as the profile needs (``decode.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +27,8 @@ from geventhttpclient._parser import HTTPParseError
 from geventhttpclient.connectionpool import ConnectionPool
 from geventhttpclient.response import HTTPConnectionClosed, HTTPSocketPoolResponse
 from locust.env import Environment
+
+from .decode import ListMeta, list_head, list_names
 
 Json = dict[str, Any]
 
@@ -72,50 +71,6 @@ class Response:
 
     def json(self) -> Json:
         return orjson.loads(self.body)
-
-
-class ListMeta(msgspec.Struct):
-    resourceVersion: str = ""  # noqa: N815 (kube's field names)
-    continue_: str = msgspec.field(name="continue", default="")
-
-
-class _ListHead(msgspec.Struct):
-    """A list's ``metadata``; decoding skips ``items`` (and all else) without building them."""
-
-    metadata: ListMeta
-
-
-class _NameMeta(msgspec.Struct):
-    name: str
-    namespace: str = ""
-
-
-class _Named(msgspec.Struct):
-    metadata: _NameMeta
-
-
-class _NamesList(msgspec.Struct):
-    items: list[_Named] = []
-
-
-_list_head = msgspec.json.Decoder(_ListHead)
-_list_names = msgspec.json.Decoder(_NamesList)
-
-
-def list_head(body: bytes) -> ListMeta:
-    """A LIST body's ``metadata``. kube's encoders and fakeapi's write ``kind``, ``apiVersion``
-    and ``metadata`` before ``items``, so the bytes before the first ``"items":`` plus ``}``
-    are the list without its items. That prefix decodes only if it ends at the top level (a
-    ``"items":`` inside a string is escaped, one inside an object leaves it unclosed), so a
-    decoded prefix with ``metadata`` is the real head; any other layout falls back to a decode
-    that skips items. A body that is no list raises ``msgspec.DecodeError`` (a ValueError)."""
-    end = body.find(b'"items":')
-    if end > 0:
-        try:
-            return _list_head.decode(body[:end].rstrip().rstrip(b",") + b"}").metadata
-        except msgspec.DecodeError:
-            pass
-    return _list_head.decode(body).metadata
 
 
 class KubeClient:
@@ -191,20 +146,29 @@ class KubeClient:
         if label_selector:
             params["labelSelector"] = label_selector
         if not limit:
-            response = self.call(verb, name, "GET", path, params=params)
-            return list_head(response.body) if response is not None else None
+            return self._head(verb, name, self.call(verb, name, "GET", path, params=params))
         params["limit"] = limit
         started, total = time.perf_counter(), 0
         while True:
             response = self.call(verb, f"{name} page", "GET", path, params=params)
-            if response is None:
+            meta = self._head(verb, f"{name} page", response)
+            if response is None or meta is None:
                 return None
             total += len(response.body)
-            meta = list_head(response.body)
             if not meta.continue_:
                 self.fire(verb, name, (time.perf_counter() - started) * 1000, total)
                 return meta
             params = {"limit": limit, "continue": meta.continue_}
+
+    def _head(self, verb: str, name: str, response: Response | None) -> ListMeta | None:
+        """A LIST response's metadata; a body that is no list is a failed sample of its own."""
+        if response is None:
+            return None
+        try:
+            return list_head(response.body)
+        except msgspec.DecodeError as err:
+            self.fire(verb, f"{name} (not a list)", 0, len(response.body), err)
+            return None
 
     def list_names(self, path: str, name: str, *, resource_version: str | None = None) -> list[tuple[str, str]] | None:
         """(namespace, name) of every item of a LIST (decoding nothing else of them)."""
@@ -212,7 +176,7 @@ class KubeClient:
         response = self.call("LIST", name, "GET", path, params=params)
         if response is None:
             return None
-        return [(item.metadata.namespace, item.metadata.name) for item in _list_names.decode(response.body).items]
+        return list_names(response.body)
 
 
 def stamp() -> dict[str, str]:

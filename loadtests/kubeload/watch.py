@@ -29,6 +29,7 @@ import orjson
 from geventhttpclient.response import HTTPSocketPoolResponse
 
 from .client import TRANSPORT_ERRORS, KubeClient, delivery_latency_ms
+from .decode import watch_event
 
 #: client-go's reflector asks for a server-side timeout of 5-10 min; 300 s is its minimum.
 WATCH_TIMEOUT_SECONDS = 300
@@ -39,23 +40,6 @@ class WatchEnd(enum.Enum):
     ENDED = "ended"  # the server closed the stream: re-watch from the last resourceVersion
     EXPIRED = "expired"  # 410: the resourceVersion left the server's window: relist
     FAILED = "failed"  # could not open or read: wait, then re-watch
-
-
-class _ObjectMeta(msgspec.Struct):
-    resourceVersion: str = ""  # noqa: N815 (kube's field names)
-    annotations: dict[str, str] | None = None
-
-
-class _EventObject(msgspec.Struct):
-    metadata: _ObjectMeta = msgspec.field(default_factory=_ObjectMeta)
-
-
-class _WatchEvent(msgspec.Struct):
-    type: str
-    object: _EventObject
-
-
-_watch_event = msgspec.json.Decoder(_WatchEvent)
 
 
 class Informer:
@@ -112,7 +96,7 @@ class Informer:
             if failure is not None:
                 return WatchEnd.FAILED
             return self._read(response)
-        except TRANSPORT_ERRORS as err:
+        except (*TRANSPORT_ERRORS, msgspec.DecodeError, orjson.JSONDecodeError) as err:  # a broken stream or line
             self.client.fire("WATCH_EVENT", f"read {self.name}", 0, 0, err)
             return WatchEnd.FAILED
         finally:
@@ -122,7 +106,7 @@ class Informer:
         previous = time.time()
         while line := response.readline(b"\n"):  # b"" once the stream has ended
             now = time.time()
-            event = _watch_event.decode(line)
+            event = watch_event(line)
             kind = event.type
             if kind == "ERROR":
                 status = orjson.loads(line)["object"]
