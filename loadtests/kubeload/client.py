@@ -10,7 +10,8 @@ The client has to cost far less than the server it loads, or a run measures Locu
 through geventhttpclient (what Locust's ``FastHttpUser`` is built on): its connection pool and
 its C HTTP parser read the responses; the request head is one formatted string (its
 ``HTTPClient`` merges and validates header objects per request: a quarter of the cost of a
-GET). Bodies are decoded only as far as the profile needs (``decode.py``).
+GET). Bodies are decoded only as far as the profile needs (``decode.py``); of a LIST only the bytes up to its
+items are kept.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from geventhttpclient.connectionpool import ConnectionPool
 from geventhttpclient.response import HTTPConnectionClosed, HTTPSocketPoolResponse
 from locust.env import Environment
 
-from .decode import ListMeta, list_head, list_names
+from .decode import ListMeta, list_head, list_names, read_list_head
 
 Json = dict[str, Any]
 
@@ -67,7 +68,8 @@ class ApiError(Exception):
 @dataclass(frozen=True)
 class Response:
     status: int
-    body: bytes
+    body: bytes  # a LIST read for its head: the bytes up to its items
+    length: int  # bytes of the whole body
 
     def json(self) -> Json:
         return orjson.loads(self.body)
@@ -114,21 +116,26 @@ class KubeClient:
 
     def call(self, verb: str, name: str, method: str, path: str, *, params: dict[str, Any] | None = None,
              body: Json | None = None, headers: dict[str, str] | None = None,
-             ok: Iterable[int] = (200, 201)) -> Response | None:
+             ok: Iterable[int] = (200, 201), list_head_only: bool = False) -> Response | None:
         """One request recorded as ``verb``/``name`` (time to the whole body); the response, or
-        None when it failed (transport error or a status outside ``ok``), recorded as a failure."""
+        None when it failed (transport error or a status outside ``ok``), recorded as a failure.
+        ``list_head_only``: a 200's body is kept only up to its items (``list_head`` reads it)."""
         started = time.perf_counter()
         exception: Exception | None = None
         response: Response | None = None
         try:
             raw = self.open(method, path, params=params, body=body, headers=headers)
-            response = Response(raw.status_code, raw.read())
+            if list_head_only and raw.status_code == 200:
+                response = Response(200, *read_list_head(raw.read, BLOCK_SIZE))
+            else:
+                content = raw.read()
+                response = Response(raw.status_code, content, len(content))
             if response.status not in ok:
                 exception = ApiError(response.status, response.body)
         except TRANSPORT_ERRORS as err:
             exception = err
         self.fire(verb, name, (time.perf_counter() - started) * 1000,
-                  len(response.body) if response is not None else 0, exception)
+                  response.length if response is not None else 0, exception)
         return None if exception else response
 
     def fire(self, verb: str, name: str, milliseconds: float, length: int = 0, exception: Exception | None = None) -> None:
@@ -146,15 +153,15 @@ class KubeClient:
         if label_selector:
             params["labelSelector"] = label_selector
         if not limit:
-            return self._head(verb, name, self.call(verb, name, "GET", path, params=params))
+            return self._head(verb, name, self.call(verb, name, "GET", path, params=params, list_head_only=True))
         params["limit"] = limit
         started, total = time.perf_counter(), 0
         while True:
-            response = self.call(verb, f"{name} page", "GET", path, params=params)
+            response = self.call(verb, f"{name} page", "GET", path, params=params, list_head_only=True)
             meta = self._head(verb, f"{name} page", response)
             if response is None or meta is None:
                 return None
-            total += len(response.body)
+            total += response.length
             if not meta.continue_:
                 self.fire(verb, name, (time.perf_counter() - started) * 1000, total)
                 return meta
@@ -167,7 +174,7 @@ class KubeClient:
         try:
             return list_head(response.body)
         except msgspec.DecodeError as err:
-            self.fire(verb, f"{name} (not a list)", 0, len(response.body), err)
+            self.fire(verb, f"{name} (not a list)", 0, response.length, err)
             return None
 
     def list_names(self, path: str, name: str, *, resource_version: str | None = None) -> list[tuple[str, str]] | None:

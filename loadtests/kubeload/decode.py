@@ -10,6 +10,8 @@ msgspec into structs of the fields used, skipping the rest without building it (
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgspec
 
 
@@ -78,3 +80,21 @@ def list_head(body: bytes) -> ListMeta:
 def list_names(body: bytes) -> list[tuple[str, str]]:
     """(namespace, name) of every item of a LIST body."""
     return [(item.metadata.namespace, item.metadata.name) for item in _list_names.decode(body).items]
+
+
+def read_list_head(read: Callable[..., bytes], block_size: int) -> tuple[bytes, int]:
+    """A LIST body's bytes up to its items, and the whole body's length, from ``read`` (a
+    response's: ``read(n)`` up to n bytes, b"" at the end; ``read()`` the rest). The items are
+    read off the socket block by block and dropped: a third less CPU than keeping 15 MB to
+    read a head off it. Where ``metadata`` does not come before the items (not kube's order)
+    the whole body is kept, for ``list_head``'s fallback."""
+    head = b""
+    while (end := head.find(b'"items":')) < 0 and (block := read(block_size)):
+        head += block
+    if end < 0 or b'"metadata"' not in head[:end]:
+        head += read()
+        return head, len(head)
+    length = len(head)
+    while block := read(block_size):
+        length += len(block)
+    return head, length

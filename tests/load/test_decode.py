@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from fakeapi.testing import ServerProcess
-from kubeload.decode import list_head, list_names, watch_event
+from kubeload.decode import list_head, list_names, read_list_head, watch_event
 
 STAMP = "load.fakeapi.dev/written-at"
 
@@ -64,6 +64,36 @@ def test_paging_with_the_head_walks_every_item(server: ServerProcess) -> None:
 def test_list_head_of_other_layouts(body: bytes, resource_version: str, token: str) -> None:
     head = list_head(body)
     assert (head.resourceVersion, head.continue_) == (resource_version, token)
+
+
+class Body:
+    """A response body read the way geventhttpclient's response reads it."""
+
+    def __init__(self, content: bytes) -> None:
+        self.rest = content
+
+    def read(self, size: int | None = None) -> bytes:
+        size = len(self.rest) if size is None else size
+        block, self.rest = self.rest[:size], self.rest[size:]
+        return block
+
+
+@pytest.mark.parametrize("block_size", [7, 64, 65536])
+def test_read_list_head_keeps_what_list_head_reads(server: ServerProcess, block_size: int) -> None:
+    body = server.http.get("/api/v1/pods", params={"resourceVersion": "0"}).content
+    head, length = read_list_head(Body(body).read, block_size)
+    assert length == len(body)
+    assert len(head) < body.index(b'"items":') + len(b'"items":') + block_size  # not a block past the items
+    assert list_head(head) == list_head(body)
+    assert list_head(head).resourceVersion == orjson.loads(body)["metadata"]["resourceVersion"]
+
+
+@pytest.mark.parametrize("body", [
+    b'{"kind":"PodList","items":[{"metadata":{"resourceVersion":"3"}}],"metadata":{"resourceVersion":"9"}}',
+    b'{"kind":"PodList","metadata":{"resourceVersion":"4"}}',
+])
+def test_read_list_head_keeps_bodies_in_other_orders_whole(body: bytes) -> None:
+    assert read_list_head(Body(body).read, 5) == (body, len(body))
 
 
 def test_a_body_that_is_no_list_raises() -> None:
