@@ -10,8 +10,8 @@ The client has to cost far less than the server it loads, or a run measures Locu
 through geventhttpclient (what Locust's ``FastHttpUser`` is built on): its connection pool and
 its C HTTP parser read the responses; the request head is one formatted string (its
 ``HTTPClient`` merges and validates header objects per request: a quarter of the cost of a
-GET). Bodies are decoded only as far as the profile needs (``decode.py``); of a LIST only the bytes up to its
-items are kept.
+GET). Bodies are decoded only as far as the profile needs (``decode.py``); of a LIST only the
+bytes up to its items are kept.
 """
 
 from __future__ import annotations
