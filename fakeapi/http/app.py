@@ -124,6 +124,7 @@ class Server:
     def compact(self, revision: int | None = None) -> int:
         rev = self.store.revision if revision is None else revision
         self.store.compact(rev)
+        self.registry.compacted(rev)
         log.info("compacted at revision %d", rev)
         return rev
 
