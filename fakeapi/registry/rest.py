@@ -139,7 +139,8 @@ class FieldManagedWrites:
             fm = managers[subresource] = FieldManager(
                 self.api_version, self.kind, schema, subresource=subresource or "",
                 reset_fields=self._reset_fields(subresource),
-                new_object=None if self.rt.custom else gostruct.zero_object(self.api_version, self.kind))
+                new_object=None if self.rt.custom else gostruct.zero_object(self.api_version, self.kind),
+                typed_input=not self.rt.custom)
         return fm
 
     def _reset_fields(self, subresource: str | None) -> tuple[tuple[str, ...], ...]:
