@@ -14,6 +14,7 @@ import yaml
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from ..cacher import json_event
 from ..faults import Faults
 from ..machinery import patch as patching
 from ..machinery.apply import validate_patch_options
@@ -24,18 +25,21 @@ from ..machinery.status import (
     StatusError,
     bad_request,
     method_not_supported,
+    not_acceptable,
     not_found_path,
     request_entity_too_large,
     unsupported_media_type,
 )
 from ..printers.tables import validate_include_object
 from ..registry.registry import Registry
-from ..registry.rest import ResourceStore
-from ..registry.views import MetadataView, ResponseView, TableView
-from . import protobuf
+from ..registry.rest import ResourceStore, is_status
+from ..registry.views import PARTIAL_OBJECT_METADATA, ResponseView, TableView
+from . import protobuf, protobuf_views
 from .faults import apply_request_faults, slow_list
-from .negotiation import TableRequest, response_view
-from .responses import JSON, json_bytes, status_response
+from .negotiation import JSON, PROTOBUF, SERVER_MEDIA_TYPES, Negotiated, error_media_type, negotiate, negotiate_stream
+from .protobuf_views import PARTIAL_OBJECT_METADATA as PROTOBUF_METADATA
+from .protobuf_views import status_body, status_event
+from .responses import json_bytes, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
 MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -141,6 +145,56 @@ def dry_run(request: Request) -> bool:
     return bool(values)
 
 
+class Output:
+    """How a response is written: the view its objects are encoded in (None: the stored JSON)
+    and its media type."""
+
+    __slots__ = ("view", "media_type")
+
+    def __init__(self, view: ResponseView | None, media_type: str) -> None:
+        self.view = view
+        self.media_type = media_type
+
+    def respond(self, body: bytes, status: int = 200) -> Response:
+        """A body already in this output's form (what the registry's reads return)."""
+        return Response(body, status_code=status, media_type=self.media_type)
+
+    def object(self, raw: bytes, status: int = 200) -> Response:
+        """An object a write returned as stored JSON (or the Status a DELETE answers with)."""
+        view = self.view
+        if is_status(raw):
+            if self.media_type == PROTOBUF:
+                return Response(status_body(orjson.loads(raw)), status_code=status, media_type=PROTOBUF)
+            return json_bytes(raw, status)
+        return self.respond(raw if view is None else view.body(view.encode(raw)), status)
+
+
+def output(request: Request, rs: ResourceStore, target: str) -> Output:
+    """The negotiated output of a request for one object or a watch (``target`` "object") or a
+    list ("list")."""
+    negotiated = negotiate(request.headers.get("accept"), target, custom=rs.rt.custom)
+    return _output(request, rs, negotiated)
+
+
+def _output(request: Request, rs: ResourceStore, negotiated: Negotiated) -> Output:
+    convert = negotiated.convert
+    if negotiated.media_type == PROTOBUF:
+        view = PROTOBUF_METADATA if convert is not None else protobuf_views.object_view(rs.api_version, rs.kind)
+        if view is None:  # a kind kube has no message for: a custom resource (JSON)
+            raise not_acceptable(accepted=SERVER_MEDIA_TYPES)
+        return Output(view, PROTOBUF)
+    if convert is None:
+        return Output(None, JSON)
+    if convert.kind == "Table":
+        include_object = request.query_params.get("includeObject")
+        error = validate_include_object(include_object)
+        if error is not None:
+            raise error
+        return Output(TableView(rs.rt, api_version=convert.api_version, include_object=include_object,
+                                printer_columns=rs.printer_columns), JSON)
+    return Output(PARTIAL_OBJECT_METADATA, JSON)
+
+
 async def handle(registry: Registry, request: Request, group: str, version: str, rest: str,
                  faults: Faults) -> Response:
     try:
@@ -153,47 +207,43 @@ async def handle(registry: Registry, request: Request, group: str, version: str,
         method = request.method
         rs, ns, name = req.rs, req.namespace, req.name
         if method == "GET":
-            accept = request.headers.get("accept")
             if name is not None:
-                return json_bytes(rs.get(ns, name, _view(request, rs, response_view(accept, "object"))))
+                out = output(request, rs, "object")
+                return out.respond(rs.get(ns, name, out.view))
             opts = ListOptions.from_query(request.query_params)
             if opts.watch:
-                return await watch(rs, ns, opts, _view(request, rs, response_view(accept, "object")))
-            listed = await rs.list(ns, opts, _view(request, rs, response_view(accept, "list")))
+                negotiated = negotiate_stream(request.headers.get("accept"), custom=rs.rt.custom)
+                return await watch(rs, ns, opts, _output(request, rs, negotiated))
+            out = output(request, rs, "list")
+            listed = await rs.list(ns, opts, out.view)
             if per_item:
                 await slow_list(listed, per_item)
-            return json_bytes(listed)
+            return out.respond(listed)
         if method == "POST" and name is None:
+            out = output(request, rs, "object")
             body, warnings = await read_object(request, rs, "CreateOptions")
             created = rs.create(ns, body, dry_run(request), manager=field_manager(request))
-            return with_warnings(json_bytes(created, 201), warnings)
+            return with_warnings(out.object(created, 201), warnings)
         if method == "PUT" and name is not None:
+            out = output(request, rs, "object")
             body, warnings = await read_object(request, rs, "UpdateOptions")
             updated = rs.update(ns, name, body, dry_run=dry_run(request), manager=field_manager(request))
-            return with_warnings(json_bytes(updated), warnings)
+            return with_warnings(out.object(updated), warnings)
         if method == "PATCH" and name is not None:
             return await _patch(request, rs, ns, name, None)
         if method == "DELETE":
             options = await _delete_options(request)
             if name is None:
+                out = output(request, rs, "list")
                 opts = ListOptions.from_query(request.query_params)
-                return json_bytes(rs.delete_collection(ns, opts, options, gc_finalizers=registry.garbage_collection))
+                return out.respond(rs.delete_collection(ns, opts, options, gc_finalizers=registry.garbage_collection,
+                                                        view=out.view))
+            out = output(request, rs, "object")
             body, _gone = rs.delete(ns, name, options, gc_finalizers=registry.garbage_collection)
-            return json_bytes(body)
+            return out.object(body)
         raise method_not_supported(rs.rt.group, rs.rt.plural, _VERBS.get(method, method.lower()))
     except StatusError as err:
-        return status_response(err)
-
-
-def _view(request: Request, rs: ResourceStore, wanted: MetadataView | TableRequest | None) -> ResponseView | None:
-    if not isinstance(wanted, TableRequest):
-        return wanted
-    include_object = request.query_params.get("includeObject")
-    error = validate_include_object(include_object)
-    if error is not None:
-        raise error
-    return TableView(rs.rt, api_version=wanted.api_version, include_object=include_object,
-                     printer_columns=rs.printer_columns)
+        return status_response(err, error_media_type(request.headers.get("accept")))
 
 
 async def _subresource(registry: Registry, request: Request, req: ResourceRequest) -> Response:
@@ -204,22 +254,43 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
     if sub == "finalize" and rs is registry.namespaces:
         if method != "PUT":
             raise method_not_supported("", "namespaces/finalize", _VERBS.get(method, method.lower()))
-        return json_bytes(registry.namespaces.finalize(name, await read_json_body(request), dry_run(request)))
+        out = output(request, rs, "object")
+        return out.object(registry.namespaces.finalize(name, await read_json_body(request), dry_run(request)))
     if sub not in rs.rt.subresources or sub not in ("status", "scale"):
         raise not_found_path()
+    if sub == "scale":
+        return await _scale(request, rs, ns, name)
+    out = output(request, rs, "object")
     if method == "GET":
-        return json_bytes(rs.get_scale(ns, name) if sub == "scale" else rs.get(ns, name))
+        return out.respond(rs.get(ns, name, out.view))
     if method == "PUT":
         body = await read_json_body(request)
-        if sub == "scale":
-            return json_bytes(rs.update_scale(ns, name, lambda _current: body, dry_run(request)))
-        return json_bytes(rs.update(ns, name, body, subresource=sub, dry_run=dry_run(request), manager=field_manager(request)))
+        return out.object(rs.update(ns, name, body, subresource=sub, dry_run=dry_run(request),
+                                    manager=field_manager(request)))
     if method == "PATCH":
         return await _patch(request, rs, ns, name, sub)
     raise method_not_supported(rs.rt.group, f"{rs.rt.plural}/{sub}", _VERBS.get(method, method.lower()))
 
 
-async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str, sub: str | None) -> Response:
+async def _scale(request: Request, rs: ResourceStore, ns: str | None, name: str) -> Response:
+    """``/scale``: an ``autoscaling/v1`` Scale, in protobuf when asked for (custom resources'
+    scale too: kube serves it with the built-in Scale's codecs)."""
+    method = request.method
+    media_type = negotiate(request.headers.get("accept"), "object").media_type
+    out = Output(protobuf_views.object_view("autoscaling/v1", "Scale") if media_type == PROTOBUF else None, media_type)
+    if method == "GET":
+        return out.object(rs.get_scale(ns, name))
+    if method == "PUT":
+        body = await read_json_body(request)
+        return out.object(rs.update_scale(ns, name, lambda _current: body, dry_run(request)))
+    if method == "PATCH":
+        return await _patch(request, rs, ns, name, "scale", out)
+    raise method_not_supported(rs.rt.group, f"{rs.rt.plural}/scale", _VERBS.get(method, method.lower()))
+
+
+async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str, sub: str | None,
+                 out: Output | None = None) -> Response:
+    out = out or output(request, rs, "object")
     media_type, raw = await read_body(request, patching.accepted_patch_types(rs.schema))
     query = request.query_params
     is_apply = media_type == patching.APPLY_PATCH
@@ -227,8 +298,8 @@ async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str,
     if is_apply:
         body, created = rs.apply(ns, name, raw, manager=query["fieldManager"], force=parse_bool(query.get("force", "false"), "force"),
                                  subresource=sub, dry_run=dry_run(request))
-        return json_bytes(body, 201 if created else 200)
-    return json_bytes(rs.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry_run(request),
+        return out.object(body, 201 if created else 200)
+    return out.object(rs.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry_run(request),
                                manager=field_manager(request)))
 
 
@@ -243,14 +314,18 @@ async def _delete_options(request: Request) -> DeleteOptions:
     return DeleteOptions.parse(body, request.query_params)
 
 
-async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, view: ResponseView | None) -> Response:
-    start = await rs.watch(namespace, opts, view)
+async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out: Output) -> Response:
+    start = await rs.watch(namespace, opts, out.view)
+    media_type = out.media_type if out.media_type == JSON else out.media_type + ";stream=watch"
     if start.watcher is None:
         # kube sends a too-old resourceVersion as the stream's only event, after a 200.
         err = start.error
         assert err is not None
-        line = b'{"type":"ERROR","object":' + orjson.dumps(err.to_dict()) + b"}\n"
-        return StreamingResponse(_once(line), media_type=JSON)
+        if out.media_type == PROTOBUF:
+            event = status_event(err.to_dict())
+        else:
+            event = json_event("ERROR", orjson.dumps(err.to_dict()))
+        return StreamingResponse(_once(event), media_type=media_type)
     watcher = start.watcher
     cacher = rs.cacher
 
@@ -261,9 +336,8 @@ async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, vie
         finally:
             cacher.unregister(watcher)
 
-    return StreamingResponse(body(), media_type=JSON)
+    return StreamingResponse(body(), media_type=media_type)
 
 
 async def _once(line: bytes):  # type: ignore[no-untyped-def]
     yield line
-

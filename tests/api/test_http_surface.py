@@ -28,8 +28,8 @@ META = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
 def test_metadata_only_get_and_list(server):
     ns = f"{server.url}/api/v1/namespaces/default/configmaps"
     created = httpx.post(ns, json={"metadata": {"name": "meta", "labels": {"a": "b"}}, "data": {"k": "v"}}).json()
-    # client-go's metadata client offers protobuf first; it is passed over.
-    accept = f"application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,{META_LIST},application/json"
+    # (client-go's metadata client offers protobuf first: test_protobuf_responses.py.)
+    accept = f"{META_LIST},application/json"
     listed = httpx.get(ns, headers={"Accept": accept}).json()
     assert (listed["kind"], listed["apiVersion"]) == ("PartialObjectMetadataList", "meta.k8s.io/v1")
     item = next(i for i in listed["items"] if i["metadata"]["name"] == "meta")
@@ -42,10 +42,17 @@ def test_metadata_only_get_and_list(server):
 
 def test_unservable_accept_is_406(server):
     ns = f"{server.url}/api/v1/namespaces/default/configmaps"
-    for accept in ("application/vnd.kubernetes.protobuf", META, "application/json;as=Nope;g=meta.k8s.io;v=v1"):
+    for accept in ("text/html", META, "application/json;as=Nope;g=meta.k8s.io;v=v1",
+                   "application/json;as=Table;g=example.com;v=v1"):
         resp = httpx.get(ns, headers={"Accept": accept})  # META names the item kind on a list: 406
         assert resp.status_code == 406, accept
         assert resp.json()["reason"] == "NotAcceptable"
+        assert resp.json()["message"] == ("only the following media types are accepted: application/json, "
+                                          "application/yaml, application/vnd.kubernetes.protobuf")
+    watch = httpx.get(ns, params={"watch": "1"}, headers={"Accept": "text/html"})
+    assert watch.status_code == 406
+    assert watch.json()["message"] == ("only the following media types are accepted: application/json;stream=watch, "
+                                       "application/vnd.kubernetes.protobuf;stream=watch")
 
 
 def test_control_endpoints_reject_bad_bodies(server):
