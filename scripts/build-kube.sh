@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the real control plane fakeapi is judged against, from the Go module proxy:
-# kube-apiserver, kube-controller-manager, kube-scheduler v1.35.4, etcd and etcdctl v3.6.6
+# kube-apiserver, kube-controller-manager, kube-scheduler and kubectl v1.35.4, etcd and etcdctl v3.6.6
 # (module kube/: go.mod pins kubernetes' staging modules to v0.35.4).
 #
 # Binaries land in $FAKEAPI_KUBE_BIN (default ~/.cache/fakeapi/kube-v1.35.4), outside the work tree so
 # every clone on a machine shares them; a binary is rebuilt only when kube/go.sum or this script
 # changed. The Go build cache makes a rebuild take seconds; a cold build takes ~15 minutes on 2 cores.
 #
-#   scripts/build-kube.sh            # all five
+#   scripts/build-kube.sh            # all six
 #   scripts/build-kube.sh kube-apiserver etcd
 # Prints the bin directory on stdout.
 set -euo pipefail
@@ -26,11 +26,12 @@ declare -A package=(
     [kube-apiserver]=k8s.io/kubernetes/cmd/kube-apiserver
     [kube-controller-manager]=k8s.io/kubernetes/cmd/kube-controller-manager
     [kube-scheduler]=k8s.io/kubernetes/cmd/kube-scheduler
+    [kubectl]=k8s.io/kubernetes/cmd/kubectl
     [etcd]=go.etcd.io/etcd/server/v3
     [etcdctl]=go.etcd.io/etcd/etcdctl/v3
 )
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(kube-apiserver kube-controller-manager kube-scheduler etcd etcdctl)
+[ ${#targets[@]} -gt 0 ] || targets=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd etcdctl)
 
 # What the binaries are built from: a change to either file rebuilds them.
 stamp=$(cat go.sum ../scripts/build-kube.sh | sha256sum | cut -c1-16)
