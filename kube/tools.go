@@ -2,8 +2,7 @@
 
 // Package tools pins the real control plane fakeapi is judged against: kube-apiserver,
 // kube-controller-manager and kube-scheduler v1.35.4, and etcd v3.6.6 (the etcd that
-// kubernetes 1.35.4 pins), and the kubectl of the same release. scripts/build-kube.sh builds
-// them from this module.
+// kubernetes 1.35.4 pins). scripts/build-kube.sh builds them from this module.
 package tools
 
 import (

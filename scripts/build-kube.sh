@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the real control plane fakeapi is judged against, from the Go module proxy:
-# kube-apiserver, kube-controller-manager, kube-scheduler and kubectl v1.35.4, etcd and etcdctl v3.6.6
+# kube-apiserver, kube-controller-manager, kube-scheduler, kubectl v1.35.4, etcd and etcdctl v3.6.6
 # (module kube/: go.mod pins kubernetes' staging modules to v0.35.4).
 #
 # Binaries land in $FAKEAPI_KUBE_BIN (default ~/.cache/fakeapi/kube-v1.35.4), outside the work tree so

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate the Kubernetes protobuf data ``fakeapi/http/protobuf.py`` decodes request bodies with.
+"""Regenerate the Go type data of Kubernetes' API objects (``fakeapi/machinery/gotypes.py``).
 
 Writes two files beside that module, both gzip'd and reproducible (no timestamps):
 
@@ -37,7 +37,7 @@ MODULES = ("k8s.io/api", "k8s.io/apimachinery", "k8s.io/apiextensions-apiserver"
 #: The apimachinery packages the API types import; the rest of apimachinery is not API types.
 APIMACHINERY_PACKAGES = ("pkg/apis/meta/v1", "pkg/runtime", "pkg/runtime/schema", "pkg/api/resource", "pkg/util/intstr")
 _GA_VERSION = re.compile(r"/v[0-9]+$")
-OUT_DIR = Path(__file__).resolve().parent.parent / "fakeapi" / "http"
+OUT_DIR = Path(__file__).resolve().parent.parent / "fakeapi" / "machinery"
 GO = shutil.which("go") or "/usr/local/go/bin/go"
 
 #: Prints the Go field facts of every struct (and slice type) in the package directories given

@@ -37,8 +37,9 @@ from typing import Any
 import orjson
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from ..machinery import quantity
-from .protobuf import MAGIC, GoField, _message_name, _types
+from ..machinery import gotypes, quantity
+from ..machinery.gotypes import GoField
+from .protobuf import MAGIC
 
 Encoder = Callable[[Any], bytes]
 """The message bytes of a JSON value (``None``: the Go zero value)."""
@@ -240,7 +241,7 @@ class _Generator:
     is what a ``null`` or absent non-pointer struct encodes to."""
 
     def __init__(self) -> None:
-        types = _types()
+        types = gotypes.types()
         self._pool = types.pool
         self._go_fields = types.go_fields
         self.namespace: dict[str, Any] = {
@@ -528,7 +529,7 @@ _META_KINDS = {
 
 def message_name(api_version: str, kind: str) -> str | None:
     """The proto message of a built-in kind, or ``None`` when kube has none (custom resources)."""
-    return _META_KINDS.get((api_version, kind)) or _message_name(_types(), api_version, kind)
+    return _META_KINDS.get((api_version, kind)) or gotypes.message_name(api_version, kind)
 
 
 # ----------------------------------------------------------------- wire forms
@@ -570,4 +571,4 @@ def watch_frame(event_type: str, enveloped: bytes) -> bytes:
 
 def go_fields(message_name: str) -> list[GoField] | str:
     """The Go fields of a message (for tests that build sample objects)."""
-    return _types().go_fields[message_name]
+    return gotypes.types().go_fields[message_name]

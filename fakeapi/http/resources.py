@@ -17,6 +17,7 @@ from starlette.responses import Response, StreamingResponse
 from ..cacher import json_event
 from ..faults import Faults
 from ..machinery import patch as patching
+from ..machinery import warning
 from ..machinery.apply import validate_patch_options
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.field_validation import OptionsKind, check_fields, field_validation
@@ -132,8 +133,8 @@ async def read_object(request: Request, rs: ResourceStore, options: OptionsKind)
 
 
 def with_warnings(response: Response, warnings: Sequence[str]) -> Response:
-    for warning in warnings:
-        response.headers.append("Warning", warning)
+    for text in warnings:
+        response.headers.append("Warning", text)
     return response
 
 
@@ -197,6 +198,14 @@ def _output(request: Request, rs: ResourceStore, negotiated: Negotiated) -> Outp
 
 async def handle(registry: Registry, request: Request, group: str, version: str, rest: str,
                  faults: Faults) -> Response:
+    """One request to a resource endpoint, with the ``Warning`` headers the write earned."""
+    with warning.recording() as warnings:
+        response = await _handle(registry, request, group, version, rest, faults)
+    return with_warnings(response, warnings)
+
+
+async def _handle(registry: Registry, request: Request, group: str, version: str, rest: str,
+                  faults: Faults) -> Response:
     try:
         req = parse_path(registry, group, version, rest)
         # The fault hook: with no request fault active, one truthiness test is all it costs.

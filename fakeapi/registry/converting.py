@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from ..apis.catalogue import ResourceType
+from ..apis.rules import rules_for
 from ..cacher import CachedObject, Cacher
 from ..machinery import metadata
 from ..machinery.conversion import Conversion, Convert
@@ -113,6 +114,9 @@ class ConvertingStore(FieldManagedWrites):
         self._conversion = conversion
         self._view = ConvertedView(rt, self.list_kind, conversion.to_served)
         self._field_managers = {}
+        #: The served version's defaulting runs on bodies in that version, before conversion
+        #: (kube defaults a body in the version it was decoded from).
+        self._default = None if rt.custom else rules_for(rt.group, rt.version, rt.kind).default
 
     @property
     def cacher(self) -> Cacher:
@@ -140,8 +144,11 @@ class ConvertingStore(FieldManagedWrites):
         return self._conversion.to_storage(obj)
 
     def _typed(self, body: Any) -> Json:
-        """The request body, checked to be of the served kind and version."""
-        return metadata.check_type(body, self.kind, self.api_version)
+        """The request body, checked to be of the served kind and version, and defaulted."""
+        obj = metadata.check_type(body, self.kind, self.api_version)
+        if self._default is not None:
+            self._default(obj)
+        return obj
 
     def _managed(self, subresource: str | None, live: Json | None, new: Json, manager: str) -> Json:
         """``new`` with managedFields recomputed by the served version's field manager."""
@@ -188,6 +195,8 @@ class ConvertingStore(FieldManagedWrites):
         def change_served(stored: Json) -> Json:
             live = self._served_object(stored)
             changed = change(self._served_object(stored))
+            if self._default is not None:
+                self._default(changed)
             return self._stored_object(self._managed(subresource, live, changed, manager))
 
         return self._served(self.storage.rewrite(namespace, name, change_served, subresource=subresource,

@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+import orjson
+
+from ..admission import Admission
 from ..apiextensions.crd import CustomResourceType
 from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
 from ..cacher import CacherConfig
@@ -78,13 +81,16 @@ class Registry:
         self.cacher_config = cacher_config or CacherConfig()
         self.resources: dict[tuple[str, str, str], ServedStore] = {}
         self._by_kind: dict[tuple[str, str], ServedStore] = {}
+        #: The mutating admission plugins (they read other objects through ``_lookup``).
+        self.admission = Admission(self._lookup)
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         types = servable_types(self.catalogue)
         storage: dict[str, ResourceStore] = {}
         for prefix, rt in storage_versions(self.catalogue, types).items():
             store_class = _STORE_CLASSES.get((rt.group, rt.plural), ResourceStore)
             ttl = event_leases if rt.kind == "Event" and event_ttl > 0 else None
-            storage[prefix] = store_class(rt, store, self.cacher_config, self.namespace_phase, ttl)
+            storage[prefix] = store_class(rt, store, self.cacher_config, self.namespace_phase, ttl,
+                                          admission=self.admission)
         for rt in types:
             rs: ServedStore = storage[rt.storage_prefix]
             if rs.rt != rt:
@@ -200,6 +206,14 @@ class Registry:
 
     def resource_for_kind(self, group: str, kind: str) -> ServedStore | None:
         return self._by_kind.get((group, kind))
+
+    def _lookup(self, group: str, kind: str, namespace: str | None, name: str) -> Json | None:
+        """A stored object of a kind, in its storage version, or None."""
+        served = self._by_kind.get((group, kind))
+        if served is None:
+            return None
+        kv = self.store.get(served.storage.key(namespace, name).encode())
+        return None if kv is None else orjson.loads(kv.value)
 
     def resource_type(self, group: str, version: str, plural: str) -> ResourceType | None:
         rs = self.resources.get((group, version, plural))

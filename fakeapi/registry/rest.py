@@ -18,9 +18,11 @@ from typing import Any
 import orjson
 import yaml
 
+from ..admission import Admission
 from ..apis.catalogue import ResourceType
+from ..apis.rules import NO_RULES, KindRules, rules_for
 from ..cacher import CachedObject, Cacher, CacheWatcher, TooOldResourceVersion
-from ..machinery import continue_token, metadata
+from ..machinery import continue_token, metadata, warning
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
@@ -196,9 +198,13 @@ class ResourceStore(FieldManagedWrites):
         cacher_config: Any,
         namespace_phase: Callable[[str], str | None],
         ttl: LeaseTTL | None = None,
+        admission: Admission | None = None,
     ) -> None:
         self.rt = rt
         self.store = store
+        #: The kind's defaulting, strategy and validation (built-in kinds; none for custom resources).
+        self.rules: KindRules = NO_RULES if rt.custom else rules_for(rt.group, rt.version, rt.kind)
+        self._admission = admission
         self.kind = rt.kind
         self.api_version = rt.group_version
         self.list_kind = rt.kind + "List"
@@ -284,7 +290,10 @@ class ResourceStore(FieldManagedWrites):
     def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "") -> bytes:
         """POST: a new object; ``manager`` (the request's field manager) owns the fields it set."""
         rt = self.rt
+        rules = self.rules
         obj = metadata.check_type(body, rt.kind, self.api_version)
+        if rules.default is not None:
+            rules.default(obj)
         meta = obj["metadata"]
         ns = namespace if rt.namespaced else None
         if rt.namespaced:
@@ -297,15 +306,19 @@ class ResourceStore(FieldManagedWrites):
             ])
         metadata.prepare_create(meta, ns)
         strategy.prepare_for_create(rt, obj)
+        if rules.prepare_for_create is not None:
+            rules.prepare_for_create(obj)
         obj = metadata.ordered(obj, rt.kind, self.api_version)
         self._admit_create(obj)
         if manager:
             obj = self._field_manager(None).update(None, obj, manager, now=metadata.now_rfc3339())
+        if self._admission is not None:
+            self._admission.admit(rt.group, rt.kind, obj, None, None)
         meta = obj["metadata"]
         for _ in range(_NAME_GENERATION_ATTEMPTS if generate else 1):
             if generate:
                 meta["name"] = metadata.generate_name(meta["generateName"])
-            metadata.validate_name(rt.group, rt.kind, meta["name"])
+            self._validate_create(obj)
             key = self.key(ns, meta["name"]).encode()
             raw, rev = self._encode(obj)
             if dry_run:
@@ -323,6 +336,33 @@ class ResourceStore(FieldManagedWrites):
         if generate:
             raise generate_name_conflict(rt.group, rt.plural, meta["name"])
         raise already_exists(rt.group, rt.plural, meta["name"])
+
+    def _validate_create(self, obj: Json) -> None:
+        """The kind's validation of a new object (kube's ``BeforeCreate``), its warnings recorded;
+        kinds without rules get the generic name check."""
+        rules, meta = self.rules, obj["metadata"]
+        if rules.validate is None:
+            metadata.validate_name(self.rt.group, self.rt.kind, meta["name"])
+            return
+        errors = rules.validate(obj)
+        if errors:
+            raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
+        if rules.warnings_on_create is not None:
+            for text in rules.warnings_on_create(obj):
+                warning.add(text)
+
+    def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
+        """The kind's validation of an update (kube's ``BeforeUpdate``), its warnings recorded."""
+        rules = self.rules
+        validate = rules.validate_status_update if subresource == "status" else rules.validate_update
+        if validate is None:
+            return
+        errors = validate(new, old)
+        if errors:
+            raise invalid(self.rt.group, self.rt.kind, new["metadata"]["name"], errors)
+        if rules.warnings_on_update is not None and subresource is None:
+            for text in rules.warnings_on_update(new, old):
+                warning.add(text)
 
     def _check_namespace_accepts(self, namespace: str, name: str) -> None:
         """NamespaceLifecycle admission: the namespace exists and is not terminating."""
@@ -361,7 +401,10 @@ class ResourceStore(FieldManagedWrites):
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
     ) -> Json:
         rt = self.rt
+        rules = self.rules
         obj = metadata.check_type(body, rt.kind, self.api_version)
+        if rules.default is not None:
+            rules.default(obj)
         meta = obj["metadata"]
         if meta.get("name") and meta["name"] != name:
             raise _name_mismatch(meta["name"], name)
@@ -375,11 +418,17 @@ class ResourceStore(FieldManagedWrites):
         old_meta = old.get("metadata", {})
         metadata.prepare_update(meta, old_meta, ns)
         obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource)
+        prepare = rules.prepare_for_status_update if subresource == "status" else rules.prepare_for_update
+        if prepare is not None and subresource in (None, "status"):
+            prepare(obj, old)
         strategy.check_finalizers(rt, name, obj["metadata"], old_meta)
         self._admit_update(obj, old, subresource)
         if manager:
             obj = self._field_manager(subresource).update(old, obj, manager, now=metadata.now_rfc3339())
+        if self._admission is not None:
+            self._admission.admit(rt.group, rt.kind, obj, old, subresource)
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
+        self._validate_update(obj, old, subresource)
         return obj
 
     #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).

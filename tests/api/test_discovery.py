@@ -14,8 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
-from fakeapi.http.protobuf import MAGIC, UNKNOWN, message_class, message_json
+from fakeapi.http.protobuf import MAGIC, message_json
 from fakeapi.http.protobuf_encoding import message_name
+from fakeapi.machinery.gotypes import UNKNOWN, message_class
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 AS_V2 = "g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"

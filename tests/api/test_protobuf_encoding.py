@@ -24,7 +24,8 @@ from google.protobuf.descriptor import FieldDescriptor
 from fakeapi import seed_objects
 from fakeapi.apis.catalogue import default_catalogue
 from fakeapi.http import protobuf_encoding
-from fakeapi.http.protobuf import _types, decode_body
+from fakeapi.http.protobuf import decode_body
+from fakeapi.machinery.gotypes import types as go_types
 
 _META = "k8s.io.apimachinery.pkg.apis.meta.v1."
 _APIEXTENSIONS = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1."
@@ -37,7 +38,7 @@ MAX_DEPTH = 5
 class SampleMaker:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
-        types = _types()
+        types = go_types()
         self.pool = types.pool
         self.go_fields = types.go_fields
 

@@ -16,8 +16,9 @@ import httpx
 import orjson
 import pytest
 
-from fakeapi.http.protobuf import MAGIC, UNKNOWN, message_class, message_json
+from fakeapi.http.protobuf import MAGIC, message_json
 from fakeapi.http.protobuf_encoding import WATCH_EVENT, encoder, envelope, message_name
+from fakeapi.machinery.gotypes import UNKNOWN, message_class
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 PREFERS_PROTOBUF = f"{PROTOBUF}, application/json"  # client-go 1.35's typed clients

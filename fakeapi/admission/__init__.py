@@ -1,0 +1,60 @@
+"""The admission plugins of kube-apiserver that change what is stored (mutating admission; kube's
+``plugin/pkg/admission/<plugin>``), one module each in this package, run where kube runs them:
+after the field manager recorded the request's fields (so what a plugin sets is owned by nobody,
+as in kube) and before the strategy's validation.
+
+fakeapi's oracle is kube-apiserver with its default plugins except ``ServiceAccount`` (see
+``fakeapi.testing.control_plane``). A plugin is a function registered for a kind with
+``mutating``; it gets the ``Admission`` of the registry, the object, the stored object (None on
+create) and the subresource written (None for the main resource). ``Admission.lookup`` reads
+other objects (a PriorityClass, the default StorageClass). A plugin refuses a write by raising a
+``StatusError``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from typing import Any, Protocol
+
+Json = dict[str, Any]
+
+
+class Lookup(Protocol):
+    def __call__(self, group: str, kind: str, namespace: str | None, name: str) -> Json | None: ...
+
+
+#: (admission, new object, stored object or None on create, subresource or None).
+Plugin = Callable[["Admission", Json, Json | None, str | None], None]
+
+_plugins: dict[tuple[str, str], list[Plugin]] = {}
+_installed = False
+
+
+def mutating(group: str, kind: str) -> Callable[[Plugin], Plugin]:
+    """Register a mutating admission plugin for a kind (plugins run in registration order)."""
+    def register(plugin: Plugin) -> Plugin:
+        _plugins.setdefault((group, kind), []).append(plugin)
+        return plugin
+    return register
+
+
+def plugins_for(group: str, kind: str) -> list[Plugin]:
+    global _installed
+    if not _installed:
+        for module in pkgutil.iter_modules(__path__):
+            importlib.import_module(f"{__name__}.{module.name}")
+        _installed = True
+    return _plugins.get((group, kind), [])
+
+
+class Admission:
+    """The admission chain of one registry; ``lookup`` reads a stored object (or None)."""
+
+    def __init__(self, lookup: Lookup) -> None:
+        self.lookup = lookup
+
+    def admit(self, group: str, kind: str, obj: Json, old: Json | None, subresource: str | None) -> None:
+        for plugin in plugins_for(group, kind):
+            plugin(self, obj, old, subresource)

@@ -1,0 +1,82 @@
+"""The rules of each built-in kind, as kube spreads them over ``pkg/apis/<group>/v1/defaults.go``
+(defaulting), ``pkg/apis/<group>/validation`` (validation) and ``pkg/registry/<group>/<resource>/
+strategy.go`` (what create and update do to an object beyond the generic store).
+
+Each group package (``fakeapi/apis/<group>/``) registers its kinds' rules with ``register`` when
+it is imported; ``install.py`` imports them all, once, the first time rules are asked for (kube's
+``pkg/apis/<group>/install``). A kind without rules gets the generic behaviour of the registry.
+
+When kube runs each hook, and so when the registry calls it:
+
+* ``default``: when a body is decoded — the body of a create or an update, and the object a patch
+  or an apply produced (kube decodes it again). Runs on the object in the *served* version, whole,
+  in place; idempotent (a stored object defaulted again is unchanged).
+* ``prepare_for_create`` / ``prepare_for_update``: the strategy's ``PrepareFor*``, after the
+  server-owned metadata is set: reset what clients may not set (status through the main
+  resource, spec through ``/status``), clear fields whose feature is off, bump generation.
+  ``prepare_for_status_update`` is the ``/status`` endpoint's.
+* ``validate`` / ``validate_update`` / ``validate_status_update``: the strategy's ``Validate*``,
+  after admission, returning field errors (``fakeapi.machinery.status.FieldError``) in kube's
+  order; any error refuses the write with 422 Invalid. They include the ObjectMeta checks
+  (``ValidateObjectMeta`` with the kind's name rule), as kube's per-kind validators do.
+* ``warnings_on_create`` / ``warnings_on_update``: ``Warning`` headers of an accepted write.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ..machinery.status import FieldError
+
+Json = dict[str, Any]
+Defaulter = Callable[[Json], None]
+CreatePreparer = Callable[[Json], None]
+UpdatePreparer = Callable[[Json, Json], None]  # (new, old), new in place
+Validator = Callable[[Json], list[FieldError]]
+UpdateValidator = Callable[[Json, Json], list[FieldError]]  # (new, old)
+CreateWarnings = Callable[[Json], list[str]]
+UpdateWarnings = Callable[[Json, Json], list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class KindRules:
+    """The hooks of one kind in one version; None: nothing beyond the generic registry."""
+
+    default: Defaulter | None = None
+    prepare_for_create: CreatePreparer | None = None
+    prepare_for_update: UpdatePreparer | None = None
+    prepare_for_status_update: UpdatePreparer | None = None
+    validate: Validator | None = None
+    validate_update: UpdateValidator | None = None
+    validate_status_update: UpdateValidator | None = None
+    warnings_on_create: CreateWarnings | None = None
+    warnings_on_update: UpdateWarnings | None = None
+
+
+NO_RULES = KindRules()
+_HOOKS = frozenset(f.name for f in fields(KindRules))
+_rules: dict[tuple[str, str, str], KindRules] = {}
+_installed = False
+
+
+def register(group: str, version: str, kind: str, **hooks: Any) -> None:
+    """Register hooks (``KindRules`` field names) for a kind; registering again adds to or
+    replaces the hooks given, so defaulting and validation modules can register separately."""
+    unknown = set(hooks) - _HOOKS
+    if unknown:
+        raise TypeError(f"unknown rule hooks {sorted(unknown)}")
+    key = (group, version, kind)
+    current = _rules.get(key, NO_RULES)
+    _rules[key] = KindRules(**{name: hooks.get(name, getattr(current, name)) for name in _HOOKS})
+
+
+def rules_for(group: str, version: str, kind: str) -> KindRules:
+    """The rules of a built-in kind (``NO_RULES`` for custom resources and kinds without any)."""
+    global _installed
+    if not _installed:
+        importlib.import_module(f"{__package__}.install")
+        _installed = True
+    return _rules.get((group, version, kind), NO_RULES)

@@ -1,0 +1,30 @@
+"""Warnings of a request (``Warning: 299 - "..."`` response headers), collected the way kube's
+``warning.AddWarning(ctx, ...)`` collects them: code deep in a write adds to the request's
+recorder without every layer passing a list along. The HTTP layer opens a recorder per request
+(``recording``) and writes what was added; outside a recorder, ``add`` drops the warning."""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+
+_recorder: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("warnings", default=None)
+
+
+def add(text: str) -> None:
+    """Record a warning for the current request; repeats are kept once (kube dedups them)."""
+    recorded = _recorder.get()
+    if recorded is not None and text not in recorded:
+        recorded.append(text)
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[str]]:
+    """The warnings ``add`` records while the block runs, in order."""
+    recorded: list[str] = []
+    token = _recorder.set(recorded)
+    try:
+        yield recorded
+    finally:
+        _recorder.reset(token)

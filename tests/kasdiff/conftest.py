@@ -1,0 +1,58 @@
+"""The differential suite's two servers: one ``fakeapi serve`` process and one real
+kube-apiserver v1.35.4 over a real etcd v3.6.6 (``fakeapi.testing.control_plane``; the binaries
+are built by ``scripts/build-kube.sh``, a warm Go build cache makes that seconds). Both live for
+the whole session; every case works in namespaces of its own, created on both.
+
+fakeapi runs without its built-in controllers: the oracle runs no controller-manager either, so
+neither server has a garbage collector or a namespace controller."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from fakeapi.testing import ServerProcess
+from fakeapi.testing.control_plane import KubeAPIServer, real_apiserver
+
+from differ import Outcome, Pair, table
+
+#: The namespace every namespaced case works in (created on both servers).
+NAMESPACE = "kasdiff"
+_REPORT = Path(__file__).parent / "last-report.txt"
+
+
+@pytest.fixture(scope="session")
+def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeAPIServer]:
+    with real_apiserver(tmp_path_factory.mktemp("oracle")) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def fake_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with ServerProcess(tmp_path_factory.mktemp("fakeapi"), "--controllers", "") as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def outcomes() -> Iterator[list[Outcome]]:
+    """Every compared step of the session; the table is printed and written at the end."""
+    recorded: list[Outcome] = []
+    yield recorded
+    if recorded:
+        report = table(recorded)
+        _REPORT.write_text(report + "\n")
+        print("\n" + report)
+
+
+@pytest.fixture(scope="session")
+def pair(real_server: KubeAPIServer, fake_server: ServerProcess, outcomes: list[Outcome]) -> Iterator[Pair]:
+    with httpx.Client(base_url=fake_server.url, timeout=30) as fake:
+        both = Pair(fake, real_server.http)
+        both.outcomes = outcomes
+        for client in (fake, real_server.http):
+            response = client.post("/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}})
+            assert response.status_code in (201, 409), response.text
+        yield both

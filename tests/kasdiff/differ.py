@@ -1,0 +1,217 @@
+"""The machinery of the differential suite: one request sent to fakeapi and to the real
+kube-apiserver, both answers normalised, and the difference — if any — described.
+
+What must differ between two servers is normalised away, nothing else: uids, timestamps,
+resourceVersion *numbers* (but not whether a write moved it), the random suffix of a generated
+name, the IPs a Service allocation picked, the issue time of a token. A normalised answer keeps
+its status code, reason, message and causes, its body and the ``Warning`` headers.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+Json = Any
+
+#: Keys whose values are per-server by nature, replaced by a placeholder wherever they occur in
+#: metadata.
+_METADATA_VOLATILE = ("uid", "creationTimestamp", "deletionTimestamp")
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
+_UID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+@dataclass
+class Answer:
+    """A server's answer, normalised."""
+
+    status: int
+    body: Json
+    warnings: list[str]
+
+    def summary(self) -> str:
+        reason = self.body.get("reason", "") if isinstance(self.body, dict) else ""
+        return f"{self.status} {reason}".strip()
+
+
+@dataclass
+class Outcome:
+    """One step of a case: what each server answered and where they differ."""
+
+    case: str
+    kind: str
+    verb: str
+    fake: Answer
+    real: Answer
+    differences: list[str] = field(default_factory=list)
+
+    @property
+    def matched(self) -> bool:
+        return not self.differences
+
+
+class Normaliser:
+    """Makes two servers' answers comparable. Resource versions are renumbered in the order
+    each server first showed them, per server, so "the same write happened" stays visible;
+    generated names are mapped the same way."""
+
+    def __init__(self) -> None:
+        self._versions: dict[str, str] = {}
+        self._names: dict[str, str] = {}
+
+    def resource_version(self, value: str) -> str:
+        if value in ("", "0"):
+            return value
+        return self._versions.setdefault(value, f"rv{len(self._versions) + 1}")
+
+    def generated_name(self, name: str) -> str:
+        return self._names.setdefault(name, f"generated{len(self._names) + 1}")
+
+    def __call__(self, body: Json) -> Json:
+        body = copy.deepcopy(body)
+        self._walk(body)
+        return body
+
+    def _walk(self, node: Json) -> None:
+        if isinstance(node, list):
+            for item in node:
+                self._walk(item)
+            return
+        if not isinstance(node, dict):
+            return
+        meta = node.get("metadata")
+        if isinstance(meta, dict):
+            self._metadata(meta)
+        for key, value in list(node.items()):
+            if key in ("time", "lastTransitionTime", "lastHeartbeatTime", "lastProbeTime", "eventTime",
+                       "firstTimestamp", "lastTimestamp", "renewTime", "acquireTime") and isinstance(value, str) \
+                    and _RFC3339.match(value):
+                node[key] = "<time>"
+            elif key == "uid" and isinstance(value, str) and _UID.match(value):
+                node[key] = "<uid>"
+            elif key in ("resourceVersion",) and isinstance(value, str):
+                node[key] = self.resource_version(value)
+            elif key in ("clusterIP", "clusterIPs", "nodePort"):
+                node[key] = _ip_placeholder(value)
+            else:
+                self._walk(value)
+
+    def _metadata(self, meta: dict[str, Any]) -> None:
+        for key in _METADATA_VOLATILE:
+            if key in meta:
+                meta[key] = f"<{key}>"
+        if "resourceVersion" in meta:
+            # A list's (or a Status's) revision is the store's, which kube-apiserver's own
+            # writers (its identity Lease) move at any time: only an object's compares.
+            is_object = "name" in meta
+            meta["resourceVersion"] = self.resource_version(meta["resourceVersion"]) if is_object else "<rv>"
+        prefix = meta.get("generateName")
+        if prefix and isinstance(meta.get("name"), str) and meta["name"].startswith(prefix):
+            meta["name"] = self.generated_name(meta["name"])
+        if isinstance(meta.get("continue"), str) and meta["continue"]:
+            meta["continue"] = "<continue>"
+
+
+def _ip_placeholder(value: Json) -> Json:
+    """Allocated addresses and ports: only whether one was allocated, and its shape, compare."""
+    if isinstance(value, list):
+        return [_ip_placeholder(v) for v in value]
+    if isinstance(value, int):
+        return "<port>" if value else 0
+    if isinstance(value, str) and value not in ("", "None"):
+        return "<ip>"
+    return value
+
+
+def differences(fake: Json, real: Json, path: str = "") -> Iterator[str]:
+    """Where two normalised JSON values differ, as ``path: fake=... real=...`` lines."""
+    if isinstance(fake, dict) and isinstance(real, dict):
+        for key in sorted(set(fake) | set(real), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in fake:
+                yield f"{sub}: missing in fakeapi (kube: {_short(real[key])})"
+            elif key not in real:
+                yield f"{sub}: only in fakeapi ({_short(fake[key])})"
+            else:
+                yield from differences(fake[key], real[key], sub)
+    elif isinstance(fake, list) and isinstance(real, list) and len(fake) == len(real):
+        for i, (a, b) in enumerate(zip(fake, real, strict=True)):
+            yield from differences(a, b, f"{path}[{i}]")
+    elif fake != real or type(fake) is not type(real):
+        yield f"{path or '<body>'}: fakeapi {_short(fake)} != kube {_short(real)}"
+
+
+def _short(value: Json, limit: int = 300) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+class Pair:
+    """fakeapi and the real kube-apiserver, side by side; every step is recorded in ``outcomes``."""
+
+    def __init__(self, fake: httpx.Client, real: httpx.Client) -> None:
+        self.fake = fake
+        self.real = real
+        self._fake_normaliser = Normaliser()
+        self._real_normaliser = Normaliser()
+        self.outcomes: list[Outcome] = []
+
+    def send(self, case: str, kind: str, verb: str, method: str, path: str | tuple[str, str], *,
+             body: bytes | None | tuple[bytes | None, bytes | None] = None,
+             content_type: str = "application/json", headers: dict[str, str] | None = None) -> Outcome:
+        """One request to both servers; ``path`` and ``body`` may differ per server as a
+        (fakeapi, kube) pair (objects with generated names, bodies built from each server's
+        own stored object)."""
+        paths = path if isinstance(path, tuple) else (path, path)
+        bodies = body if isinstance(body, tuple) else (body, body)
+        answers = []
+        servers = ((self.fake, self._fake_normaliser), (self.real, self._real_normaliser))
+        for (client, normaliser), server_path, server_body in zip(servers, paths, bodies, strict=True):
+            request_headers = dict(headers or {})
+            if server_body is not None:
+                request_headers.setdefault("Content-Type", content_type)
+            response = client.request(method, server_path, content=server_body, headers=request_headers)
+            try:
+                parsed: Json = response.json()
+            except ValueError:
+                parsed = response.text
+            answers.append(Answer(response.status_code, normaliser(parsed), response.headers.get_list("warning")))
+        fake, real = answers
+        outcome = Outcome(case, kind, verb, fake, real)
+        if fake.status != real.status:
+            outcome.differences.append(f"status: fakeapi {fake.status} != kube {real.status}")
+        outcome.differences.extend(differences(fake.body, real.body))
+        if fake.warnings != real.warnings:
+            outcome.differences.append(f"Warning headers: fakeapi {fake.warnings} != kube {real.warnings}")
+        self.outcomes.append(outcome)
+        return outcome
+
+
+def table(outcomes: list[Outcome]) -> str:
+    """Matched/different counts per kind and verb, as the closing note quotes them."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for outcome in outcomes:
+        row = counts.setdefault((outcome.kind, outcome.verb), [0, 0])
+        row[0 if outcome.matched else 1] += 1
+    verbs = sorted({verb for _, verb in counts})
+    kinds = sorted({kind for kind, _ in counts})
+    width = max([len(k) for k in kinds] + [4])
+    lines = [f"{'kind':<{width}}  " + "  ".join(f"{v:>11}" for v in verbs) + "   matched"]
+    total = [0, 0]
+    for kind in kinds:
+        cells = []
+        matched = different = 0
+        for verb in verbs:
+            ok, bad = counts.get((kind, verb), (0, 0))
+            matched, different = matched + ok, different + bad
+            cells.append(f"{ok:>5}/{ok + bad:<5}" if ok + bad else f"{'-':>11}")
+        total[0] += matched
+        total[1] += different
+        lines.append(f"{kind:<{width}}  " + "  ".join(cells) + f"   {100 * matched / max(1, matched + different):5.1f}%")
+    lines.append(f"total: {total[0]}/{sum(total)} matched ({100 * total[0] / max(1, sum(total)):.1f}%)")
+    return "\n".join(lines)

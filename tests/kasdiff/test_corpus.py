@@ -1,0 +1,181 @@
+"""The corpus of manifests (``corpus/*.yaml``), each put through the same lifecycle on fakeapi and
+on the real kube-apiserver; every answer must be the same after normalisation (``differ.py``).
+
+A corpus file holds YAML documents, one case each::
+
+    case: pod-minimal              # unique; names the case in reports
+    manifest: {apiVersion: v1, kind: Pod, metadata: {name: ...}, spec: {...}}
+    updates:                       # optional: PUTs of the stored object changed by a merge patch
+      - {spec: {activeDeadlineSeconds: 5}}
+    patches:                       # optional: PATCH requests
+      - {type: strategic, body: {...}, subresource: status}
+    lifecycle: false               # optional: only the create and the case's own steps
+
+The lifecycle: create; get; list by name; a PUT of the object unchanged (a no-op: same
+resourceVersion); the case's updates and patches; a label by merge patch, an annotation by
+strategic merge patch, a label by JSON patch; server-side apply of the manifest; delete; get.
+An invalid manifest stops after the create (whose Status must be the same). Differences not
+listed in ``known-differences.yaml`` fail the test, and a listed difference that no longer
+happens fails it too, so the list stays true.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fakeapi.apis.catalogue import default_catalogue
+
+from conftest import NAMESPACE
+from differ import Outcome, Pair
+
+CORPUS = Path(__file__).parent / "corpus"
+KNOWN = Path(__file__).parent / "known-differences.yaml"
+_PATCH_TYPES = {
+    "merge": "application/merge-patch+json",
+    "strategic": "application/strategic-merge-patch+json",
+    "json": "application/json-patch+json",
+    "apply": "application/apply-patch+yaml",
+}
+
+
+def _cases() -> list[dict[str, Any]]:
+    cases = []
+    for path in sorted(CORPUS.glob("**/*.yaml")):
+        for document in yaml.safe_load_all(path.read_text()):
+            if document:
+                document["file"] = str(path.relative_to(CORPUS))
+                cases.append(document)
+    names = [case["case"] for case in cases]
+    duplicates = {name for name in names if names.count(name) > 1}
+    assert not duplicates, f"case names must be unique: {sorted(duplicates)}"
+    return cases
+
+
+def _known() -> dict[str, list[str]]:
+    """case -> the differences (as ``differ`` prints them) accepted for now, with a reason."""
+    if not KNOWN.exists():
+        return {}
+    return {entry["case"]: entry["differences"] for entry in yaml.safe_load(KNOWN.read_text()) or []}
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386."""
+    if not isinstance(patch, dict):
+        return patch
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+class Case:
+    def __init__(self, pair: Pair, spec: dict[str, Any]) -> None:
+        self.pair = pair
+        self.spec = spec
+        self.name = spec["case"]
+        manifest = spec["manifest"]
+        group, _, version = manifest["apiVersion"].rpartition("/")
+        resource = default_catalogue().lookup_kind(group, manifest["kind"])
+        assert resource is not None, f"{self.name}: no resource for {manifest['apiVersion']} {manifest['kind']}"
+        root = f"/apis/{group}/{version}" if group else f"/api/{version}"
+        self.collection = f"{root}/namespaces/{NAMESPACE}/{resource.plural}" if resource.namespaced \
+            else f"{root}/{resource.plural}"
+        self.kind = manifest["kind"]
+        #: The object's name on (fakeapi, kube): they differ when the manifest has generateName.
+        self.names = (manifest.get("metadata", {}).get("name", ""),) * 2
+
+    def send(self, verb: str, method: str, subresource: str | None = None, body: Any = None, *,
+             query: str = "", content_type: str = "application/json", collection: bool = False) -> Outcome:
+        raw = None
+        if body is not None:
+            raw = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        if collection:
+            path: str | tuple[str, str] = self.collection + query
+        else:
+            path = tuple(self.item(name, subresource) + query for name in self.names)  # type: ignore[assignment]
+        return self.pair.send(self.name, self.kind, verb, method, path, body=raw, content_type=content_type)
+
+    def item(self, name: str, subresource: str | None = None) -> str:
+        return f"{self.collection}/{name}" + (f"/{subresource}" if subresource else "")
+
+    def run(self) -> None:
+        spec = self.spec
+        created = self.send("create", "POST", body=spec["manifest"], collection=True)
+        if created.real.status >= 300 or created.fake.status >= 300:
+            return
+        self.names = (self._created_name(self.pair.fake), self._created_name(self.pair.real))
+        lifecycle = spec.get("lifecycle", True)
+        if lifecycle:
+            self.send("get", "GET")
+            self.pair.send(self.name, self.kind, "list", "GET", tuple(  # type: ignore[arg-type]
+                f"{self.collection}?fieldSelector=metadata.name%3D{name}" for name in self.names))
+            self._put_changed("update-noop", {})
+        for change in spec.get("updates", ()):
+            self._put_changed("update", change)
+        for patch in spec.get("patches", ()):
+            kind = patch["type"]
+            body = yaml.safe_dump(patch["body"]) if kind == "apply" else patch["body"]
+            self.send(f"patch-{kind}", "PATCH", patch.get("subresource"), body, content_type=_PATCH_TYPES[kind],
+                      query="?fieldManager=kasdiff&force=true" if kind == "apply" else "")
+        if not lifecycle:
+            return
+        self.send("patch-merge", "PATCH", body={"metadata": {"labels": {"kasdiff/merge": "yes"}}},
+                  content_type=_PATCH_TYPES["merge"])
+        self.send("patch-strategic", "PATCH", body={"metadata": {"annotations": {"kasdiff/strategic": "yes"}}},
+                  content_type=_PATCH_TYPES["strategic"])
+        self.send("patch-json", "PATCH", body=[{"op": "add", "path": "/metadata/labels/kasdiff~1json", "value": "yes"}],
+                  content_type=_PATCH_TYPES["json"])
+        self.pair.send(self.name, self.kind, "apply", "PATCH", tuple(  # type: ignore[arg-type]
+            self.item(name) + "?fieldManager=kasdiff-apply&force=true" for name in self.names),
+            body=tuple(_applied(spec["manifest"], name) for name in self.names),  # type: ignore[arg-type]
+            content_type=_PATCH_TYPES["apply"])
+        self.send("delete", "DELETE")
+        self.send("get-deleted", "GET")
+
+    def _created_name(self, client: Any) -> str:
+        """The name the server gave the object (the newest object of the case's kind there)."""
+        if self.names[0]:
+            return self.names[0]
+        items = client.get(self.collection).json()["items"]
+        prefix = self.spec["manifest"]["metadata"]["generateName"]
+        mine = [item for item in items if item["metadata"]["name"].startswith(prefix)]
+        return max(mine, key=lambda item: int(item["metadata"]["resourceVersion"]))["metadata"]["name"]
+
+    def _put_changed(self, verb: str, change: dict[str, Any]) -> None:
+        """PUT the object as each server stores it, changed by ``change`` (a merge patch): both
+        servers get the same change to their own current object."""
+        bodies = []
+        for client, name in zip((self.pair.fake, self.pair.real), self.names, strict=True):
+            current = client.get(self.item(name)).json()
+            bodies.append(json.dumps(merge_patch(current, change)).encode())
+        self.pair.send(self.name, self.kind, verb, "PUT", tuple(self.item(name) for name in self.names),  # type: ignore[arg-type]
+                       body=(bodies[0], bodies[1]))
+
+
+def _applied(manifest: dict[str, Any], name: str) -> bytes:
+    """The manifest as an apply configuration of the object named ``name`` on one server."""
+    metadata = {key: value for key, value in manifest.get("metadata", {}).items() if key != "generateName"}
+    return yaml.safe_dump({**manifest, "metadata": {**metadata, "name": name}}).encode()
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("spec", CASES, ids=[case["case"] for case in CASES])
+def test_case(pair: Pair, spec: dict[str, Any]) -> None:
+    start = len(pair.outcomes)
+    Case(pair, spec).run()
+    found = [f"{o.verb}: {d}" for o in pair.outcomes[start:] for d in o.differences]
+    known = _known().get(spec["case"], [])
+    unexpected = [d for d in found if d not in known]
+    gone = [d for d in known if d not in found]
+    assert not unexpected, f"{spec['case']} ({spec['file']}) differs from kube-apiserver:\n" + "\n".join(unexpected)
+    assert not gone, f"{spec['case']}: known differences no longer happen, remove them:\n" + "\n".join(gone)
