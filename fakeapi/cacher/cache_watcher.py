@@ -14,6 +14,7 @@ written before anything queued after it. Stalls are bounded in time, and so is `
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from bisect import bisect_left
 from collections import deque
@@ -246,9 +247,11 @@ class CacheWatcher:
 
     def _bookmark_time(self, now: float) -> float:
         """Next bookmark: one interval from now, but no later than 2 s before the deadline, so
-        a client gets a fresh resourceVersion before the server ends the watch (kube's
+        a client gets a fresh resourceVersion before the server ends the watch; none at all
+        (infinity) once that moment has passed, as for a watch shorter than 2 s (kube's
         ``nextBookmarkTime``)."""
-        return min(now + self.bookmark_interval, self.deadline - 2.0)
+        heartbeat = min(now + self.bookmark_interval, self.deadline - 2.0)
+        return heartbeat if heartbeat >= now else math.inf
 
     # ----------------------------------------------------------------- consumer side
 

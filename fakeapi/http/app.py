@@ -27,7 +27,14 @@ from . import metrics as metric_routes
 from . import openapi, resources
 from .discovery import AGGREGATED_KIND, AggregatedDocument, Discovery
 from .faults import control_body
-from .negotiation import DISCOVERY_GROUP, PROTOBUF, error_media_type, negotiate_discovery, negotiate_plain
+from .negotiation import (
+    DISCOVERY_GROUP,
+    PROTOBUF,
+    check_route_accepts,
+    error_media_type,
+    negotiate_discovery,
+    negotiate_plain,
+)
 from .responses import json_bytes, json_response, served_by, status_response
 
 log = logging.getLogger("fakeapi")
@@ -169,6 +176,10 @@ async def _api_groups(request: Request) -> Response:
 def _discovery(request: Request, discovery: Discovery, legacy: bytes, aggregated: AggregatedDocument) -> Response:
     """``/api`` or ``/apis``: the aggregated document when the Accept header asks for it (with
     kube's ETag and 304 on ``If-None-Match``), else the legacy one (kube's ``WrappedHandler``)."""
+    try:
+        check_route_accepts(request.headers.get("accept"))
+    except StatusError as err:
+        return status_response(err)
     negotiated = negotiate_discovery(request.headers.get("accept"))
     if negotiated is None:
         return _legacy_discovery(request, discovery, legacy)
@@ -229,6 +240,10 @@ def _optional(body: dict[str, object], name: str, kind: type) -> Any:
 
 
 def _resource_list(request: Request, discovery: Discovery, group: str, version: str) -> Response:
+    try:
+        check_route_accepts(request.headers.get("accept"))
+    except StatusError as err:
+        return status_response(err)
     body = discovery.resource_list(group, version)
     if body is None:
         return status_response(not_found_path(), error_media_type(request.headers.get("accept")))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..machinery.status import StatusError, not_acceptable
+from ..machinery.status import Details, StatusError, not_acceptable
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -132,16 +132,32 @@ def _options(clause: Clause, media_type: str) -> tuple[bool, Target | None]:
     return True, Target(params.get("g", ""), params.get("v", ""), params.get("as", ""))
 
 
-#: The metadata conversion a request may name, by what it reads: one object (or a watch's
-#: objects) or a list. (kube accepts the other name too, then fails the conversion with a 406;
-#: here a range naming it is passed over.)
-_METADATA_KINDS = {"object": "PartialObjectMetadata", "list": "PartialObjectMetadataList"}
+METADATA_KINDS = ("PartialObjectMetadata", "PartialObjectMetadataList")
 
 
-def negotiate(accept: str | None, target: str, *, custom: bool = False) -> Negotiated:
-    """A resource endpoint's output (kube's ``RequestScope.AllowsMediaTypeTransform``) for a
-    ``target`` "object" or "list"; 406 when nothing is acceptable. ``custom``: a custom
-    resource's endpoint."""
+#: What kube's routes produce (go-restful's ``Produces``), which its 406 lists: a collection's
+#: GET (list and watch) also produces the watch streams.
+ROUTE_MEDIA_TYPES = SERVER_MEDIA_TYPES
+COLLECTION_GET_MEDIA_TYPES = (*SERVER_MEDIA_TYPES, f"{JSON};stream=watch", f"{PROTOBUF};stream=watch")
+
+
+def check_route_accepts(accept: str | None, produces: tuple[str, ...] = ROUTE_MEDIA_TYPES) -> None:
+    """go-restful's route selection, before kube's own negotiation: unless some range, its
+    parameters cut off, is ``*/*`` or exactly one of the route's media types, the request is
+    406 with go-restful's message (``application/*`` and ``text/html`` are such requests)."""
+    if not accept:
+        return
+    for text in accept.split(","):
+        media_type = text.split(";", 1)[0].strip(" ")
+        if media_type == "*/*" or media_type in produces:
+            return
+    raise StatusError(406, "NotAcceptable", "406: Not Acceptable\n\nAvailable representations: " + ", ".join(produces),
+                      Details())
+
+
+def negotiate(accept: str | None, *, custom: bool = False) -> Negotiated:
+    """A resource endpoint's output (kube's ``RequestScope.AllowsMediaTypeTransform``); 406
+    when nothing is acceptable. ``custom``: a custom resource's endpoint."""
     if not accept:
         return Negotiated(JSON, None)
     for clause in parse_accept(accept):
@@ -159,7 +175,7 @@ def negotiate(accept: str | None, target: str, *, custom: bool = False) -> Negot
                 continue
             if convert.kind == "Table" and media_type == JSON:
                 return Negotiated(media_type, convert)
-            if convert.kind == _METADATA_KINDS[target]:
+            if convert.kind in METADATA_KINDS:  # either name is accepted here; the wrong one fails later
                 return Negotiated(media_type, convert)
     raise not_acceptable(accepted=SERVER_MEDIA_TYPES)
 
@@ -167,7 +183,7 @@ def negotiate(accept: str | None, target: str, *, custom: bool = False) -> Negot
 def negotiate_stream(accept: str | None, *, custom: bool = False) -> Negotiated:
     """A watch's output: as ``negotiate``, but its 406 names the stream media types."""
     try:
-        return negotiate(accept, "object", custom=custom)
+        return negotiate(accept, custom=custom)
     except StatusError:
         raise not_acceptable(accepted=tuple(f"{m};stream=watch" for m in SERVER_MEDIA_TYPES if m in _STREAMING)) from None
 

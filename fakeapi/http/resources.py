@@ -37,7 +37,19 @@ from ..registry.rest import ResourceStore, is_status
 from ..registry.views import PARTIAL_OBJECT_METADATA, ResponseView, TableView
 from . import protobuf, protobuf_views
 from .faults import apply_request_faults, slow_list
-from .negotiation import JSON, PROTOBUF, SERVER_MEDIA_TYPES, Negotiated, error_media_type, negotiate, negotiate_stream
+from .negotiation import (
+    COLLECTION_GET_MEDIA_TYPES,
+    JSON,
+    METADATA_KINDS,
+    PROTOBUF,
+    ROUTE_MEDIA_TYPES,
+    SERVER_MEDIA_TYPES,
+    Negotiated,
+    check_route_accepts,
+    error_media_type,
+    negotiate,
+    negotiate_stream,
+)
 from .protobuf_views import PARTIAL_OBJECT_METADATA as PROTOBUF_METADATA
 from .protobuf_views import status_body, status_event
 from .responses import json_bytes, status_response
@@ -148,20 +160,26 @@ def dry_run(request: Request) -> bool:
 
 class Output:
     """How a response is written: the view its objects are encoded in (None: the stored JSON)
-    and its media type."""
+    and its media type; or the error kube answers once it has the result (a conversion that
+    does not fit it), raised by ``respond`` and ``object``."""
 
-    __slots__ = ("view", "media_type")
+    __slots__ = ("view", "media_type", "error")
 
-    def __init__(self, view: ResponseView | None, media_type: str) -> None:
+    def __init__(self, view: ResponseView | None, media_type: str, error: StatusError | None = None) -> None:
         self.view = view
         self.media_type = media_type
+        self.error = error
 
     def respond(self, body: bytes, status: int = 200) -> Response:
         """A body already in this output's form (what the registry's reads return)."""
+        if self.error is not None:
+            raise self.error
         return Response(body, status_code=status, media_type=self.media_type)
 
     def object(self, raw: bytes, status: int = 200) -> Response:
         """An object a write returned as stored JSON (or the Status a DELETE answers with)."""
+        if self.error is not None:
+            raise self.error
         view = self.view
         if is_status(raw):
             if self.media_type == PROTOBUF:
@@ -173,12 +191,14 @@ class Output:
 def output(request: Request, rs: ResourceStore, target: str) -> Output:
     """The negotiated output of a request for one object or a watch (``target`` "object") or a
     list ("list")."""
-    negotiated = negotiate(request.headers.get("accept"), target, custom=rs.rt.custom)
-    return _output(request, rs, negotiated)
+    negotiated = negotiate(request.headers.get("accept"), custom=rs.rt.custom)
+    return _output(request, rs, negotiated, target)
 
 
-def _output(request: Request, rs: ResourceStore, negotiated: Negotiated) -> Output:
+def _output(request: Request, rs: ResourceStore, negotiated: Negotiated, target: str) -> Output:
     convert = negotiated.convert
+    if convert is not None and convert.kind in METADATA_KINDS and (convert.kind == METADATA_KINDS[1]) != (target == "list"):
+        return Output(None, negotiated.media_type, _metadata_conversion_failed(rs, convert.kind, target))
     if negotiated.media_type == PROTOBUF:
         view = PROTOBUF_METADATA if convert is not None else protobuf_views.object_view(rs.api_version, rs.kind)
         if view is None:  # a kind kube has no message for: a custom resource (JSON)
@@ -196,6 +216,25 @@ def _output(request: Request, rs: ResourceStore, negotiated: Negotiated) -> Outp
     return Output(PARTIAL_OBJECT_METADATA, JSON)
 
 
+def _metadata_conversion_failed(rs: ResourceStore, kind: str, target: str) -> StatusError:
+    """kube's ``asPartialObjectMetadata(List)`` of the wrong shape, naming the Go type of the
+    handler's result: the group's internal type (``*core.ConfigMapList``), or unstructured."""
+    if rs.rt.custom:
+        go_type = "*unstructured.UnstructuredList" if target == "list" else "*unstructured.Unstructured"
+    else:
+        package = _INTERNAL_PACKAGES.get(rs.rt.group, rs.rt.group.split(".")[0])
+        go_type = f"*{package}.{rs.rt.kind}" + ("List" if target == "list" else "")
+    if kind == METADATA_KINDS[0]:
+        message = f"you requested PartialObjectMetadata, but the requested object is a list ({go_type})"
+    else:
+        message = f"you requested PartialObjectMetadataList, but the requested object is not a list ({go_type})"
+    return StatusError(406, "NotAcceptable", message)
+
+
+#: The internal API packages whose name is not the group's first label.
+_INTERNAL_PACKAGES = {"": "core", "events.k8s.io": "core"}
+
+
 async def handle(registry: Registry, request: Request, group: str, version: str, rest: str,
                  faults: Faults) -> Response:
     """One request to a resource endpoint, with the ``Warning`` headers the write earned."""
@@ -208,6 +247,8 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
                   faults: Faults) -> Response:
     try:
         req = parse_path(registry, group, version, rest)
+        collection_get = request.method == "GET" and req.name is None
+        check_route_accepts(request.headers.get("accept"), COLLECTION_GET_MEDIA_TYPES if collection_get else ROUTE_MEDIA_TYPES)
         # The fault hook: with no request fault active, one truthiness test is all it costs.
         per_item = await apply_request_faults(faults, request, req.rs, req.namespace, req.name is not None) \
             if faults.request_faults else 0.0
@@ -222,7 +263,7 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
             opts = ListOptions.from_query(request.query_params)
             if opts.watch:
                 negotiated = negotiate_stream(request.headers.get("accept"), custom=rs.rt.custom)
-                return await watch(rs, ns, opts, _output(request, rs, negotiated))
+                return await watch(rs, ns, opts, _output(request, rs, negotiated, "object"))
             out = output(request, rs, "list")
             listed = await rs.list(ns, opts, out.view)
             if per_item:
@@ -285,7 +326,7 @@ async def _scale(request: Request, rs: ResourceStore, ns: str | None, name: str)
     """``/scale``: an ``autoscaling/v1`` Scale, in protobuf when asked for (custom resources'
     scale too: kube serves it with the built-in Scale's codecs)."""
     method = request.method
-    media_type = negotiate(request.headers.get("accept"), "object").media_type
+    media_type = negotiate(request.headers.get("accept")).media_type
     out = Output(protobuf_views.object_view("autoscaling/v1", "Scale") if media_type == PROTOBUF else None, media_type)
     if method == "GET":
         return out.object(rs.get_scale(ns, name))
@@ -324,6 +365,8 @@ async def _delete_options(request: Request) -> DeleteOptions:
 
 
 async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out: Output) -> Response:
+    if out.error is not None:
+        raise out.error
     start = await rs.watch(namespace, opts, out.view)
     media_type = out.media_type if out.media_type == JSON else out.media_type + ";stream=watch"
     if start.watcher is None:

@@ -42,17 +42,29 @@ def test_metadata_only_get_and_list(server):
 
 def test_unservable_accept_is_406(server):
     ns = f"{server.url}/api/v1/namespaces/default/configmaps"
-    for accept in ("text/html", META, "application/json;as=Nope;g=meta.k8s.io;v=v1",
-                   "application/json;as=Table;g=example.com;v=v1"):
-        resp = httpx.get(ns, headers={"Accept": accept})  # META names the item kind on a list: 406
+    # Ranges of media types the server writes, but not as asked: kube's handler refuses them.
+    for accept in ("application/json;as=Nope;g=meta.k8s.io;v=v1", "application/json;as=Table;g=example.com;v=v1"):
+        resp = httpx.get(ns, headers={"Accept": accept})
         assert resp.status_code == 406, accept
         assert resp.json()["reason"] == "NotAcceptable"
         assert resp.json()["message"] == ("only the following media types are accepted: application/json, "
                                           "application/yaml, application/vnd.kubernetes.protobuf")
-    watch = httpx.get(ns, params={"watch": "1"}, headers={"Accept": "text/html"})
-    assert watch.status_code == 406
-    assert watch.json()["message"] == ("only the following media types are accepted: application/json;stream=watch, "
-                                       "application/vnd.kubernetes.protobuf;stream=watch")
+    # The metadata of one object asked of a list (and the reverse) fails on the result, naming its Go type.
+    assert httpx.get(ns, headers={"Accept": META}).json()["message"] == (
+        "you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)")
+    assert httpx.get(f"{ns}/meta", headers={"Accept": META_LIST}).json()["message"] == (
+        "you requested PartialObjectMetadataList, but the requested object is not a list (*core.ConfigMap)")
+    # No media type the route produces (application/* is not */*): go-restful refuses them first,
+    # listing the route's media types (a collection's GET also produces the watch streams).
+    streams = ", application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
+    for path, accept, produced in ((ns, "text/html", streams), (ns, "application/*", streams),
+                                   (f"{ns}?watch=1", "text/html", streams), (f"{ns}/x", "text/html", ""),
+                                   (f"{server.url}/api", "text/html", "")):
+        resp = httpx.get(path, headers={"Accept": accept})
+        assert resp.status_code == 406, (path, accept)
+        assert resp.json()["message"] == ("406: Not Acceptable\n\nAvailable representations: application/json, "
+                                          "application/yaml, application/vnd.kubernetes.protobuf" + produced)
+        assert resp.json()["details"] == {}
 
 
 def test_control_endpoints_reject_bad_bodies(server):
