@@ -73,18 +73,14 @@ class Discovery:
             return None
         resources = []
         for rt in rts:
-            entry: dict[str, Any] = {
+            resources.append({
                 "name": rt.plural,
                 "singularName": rt.singular,
                 "namespaced": rt.namespaced,
                 "kind": rt.kind,
                 "verbs": list(rt.verbs),
-            }
-            if rt.short_names:
-                entry["shortNames"] = list(rt.short_names)
-            if rt.categories:
-                entry["categories"] = list(rt.categories)
-            resources.append(entry)
+                **_names_and_categories(rt),
+            })
             resources.extend(_subresource_entries(rt))
         # kube's core list carries no apiVersion; the groups' lists do.
         head = {"kind": "APIResourceList", "groupVersion": version} if not group else {
@@ -167,6 +163,12 @@ AGGREGATED_API_VERSION = "apidiscovery.k8s.io/v2"
 AGGREGATED_KIND = "APIGroupDiscoveryList"
 
 
+def _names_and_categories(rt: ResourceType) -> dict[str, list[str]]:
+    """A discovery entry's ``shortNames`` and ``categories``, each only when it has some."""
+    return {key: list(values) for key, values in (("shortNames", rt.short_names), ("categories", rt.categories))
+            if values}
+
+
 def _served_subresources(rt: ResourceType) -> list[tuple[str, Any]]:
     return [(name, sub) for name, sub in rt.subresources.items() if name in SERVED_SUBRESOURCES]
 
@@ -199,11 +201,8 @@ def _aggregated_resource(rt: ResourceType) -> dict[str, Any]:
         "scope": "Namespaced" if rt.namespaced else "Cluster",
         "singularResource": rt.singular,
         "verbs": list(rt.verbs),
+        **_names_and_categories(rt),
     }
-    if rt.short_names:
-        entry["shortNames"] = list(rt.short_names)
-    if rt.categories:
-        entry["categories"] = list(rt.categories)
     subresources = [{"subresource": name, "responseKind": _response_kind(rt, sub.group, sub.version, sub.kind),
                      "verbs": list(sub.verbs)} for name, sub in _served_subresources(rt)]
     if subresources:

@@ -181,22 +181,15 @@ def _encode_duration(value: Any) -> bytes:
 
 
 def _encode_quantity(value: Any) -> bytes:
-    """``resource.Quantity.Marshal``: its canonical string (``"0"`` for null)."""
+    """``resource.Quantity.Marshal``: its canonical string (``"0"`` for null; a JSON number is
+    parsed from its text, as ``Quantity.UnmarshalJSON`` does)."""
     if value.__class__ is str:
         return _quantity_message(value)
     if value is None:
-        text = "0"
-    else:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = orjson.dumps(value).decode()
-        if not isinstance(value, str):
-            raise EncodingError(f"cannot unmarshal {orjson.dumps(value).decode()} into a quantity")
-        try:
-            text = quantity.canonical(value.strip())
-        except quantity.QuantityError as err:
-            raise EncodingError(str(err)) from None
-    encoded = text.encode()
-    return b"\x0a" + varint(len(encoded)) + encoded
+        return _quantity_message("0")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _quantity_message(orjson.dumps(value).decode())
+    raise EncodingError(f"cannot unmarshal {orjson.dumps(value).decode()[:100]} into a quantity")
 
 
 @lru_cache(maxsize=4096)
@@ -264,8 +257,8 @@ class _Generator:
         }
         self._unions: dict[str, Callable[[Any], Mapping[str, Any] | None]] = {
             _APIEXTENSIONS + "JSONSchemaPropsOrBool": _schema_or_bool,
-            _APIEXTENSIONS + "JSONSchemaPropsOrArray": _schema_or_array,
-            _APIEXTENSIONS + "JSONSchemaPropsOrStringArray": _schema_or_string_array,
+            _APIEXTENSIONS + "JSONSchemaPropsOrArray": _schema_or_list("jSONSchemas"),
+            _APIEXTENSIONS + "JSONSchemaPropsOrStringArray": _schema_or_list("property"),
         }
 
     def encoder(self, name: str) -> Encoder:
@@ -480,22 +473,16 @@ def _schema_or_bool(value: Any) -> Mapping[str, Any] | None:
     return None
 
 
-def _schema_or_array(value: Any) -> Mapping[str, Any] | None:
-    """``JSONSchemaPropsOrArray``: an object is the schema, a list the schemas."""
-    if isinstance(value, list):
-        return {"jSONSchemas": value}
-    if isinstance(value, dict):
-        return {"schema": value}
-    return None
-
-
-def _schema_or_string_array(value: Any) -> Mapping[str, Any] | None:
-    """``JSONSchemaPropsOrStringArray``: an object is the schema, a list the property names."""
-    if isinstance(value, list):
-        return {"property": value}
-    if isinstance(value, dict):
-        return {"schema": value}
-    return None
+def _schema_or_list(list_field: str) -> Callable[[Any], Mapping[str, Any] | None]:
+    """``JSONSchemaPropsOrArray`` (``jSONSchemas``) and ``JSONSchemaPropsOrStringArray``
+    (``property``): an object is the schema, a list goes to ``list_field``."""
+    def fields(value: Any) -> Mapping[str, Any] | None:
+        if isinstance(value, list):
+            return {list_field: value}
+        if isinstance(value, dict):
+            return {"schema": value}
+        return None
+    return fields
 
 
 @cache
@@ -567,6 +554,18 @@ def watch_frame(event_type: str, enveloped: bytes) -> bytes:
     raw_extension = b"\x0a" + varint(len(enveloped)) + enveloped
     event = _length_delimited(b"\x0a", event_type.encode()) + b"\x12" + varint(len(raw_extension)) + raw_extension
     return struct.pack(">I", len(event)) + event
+
+
+def read_watch_frames(stream: bytes) -> list[tuple[str, bytes]]:
+    """A protobuf watch stream read back: (type, enveloped object) per frame (what a client sees)."""
+    events, at = [], 0
+    event_class = gotypes.message_class(WATCH_EVENT)
+    while at < len(stream):
+        (length,) = struct.unpack(">I", stream[at:at + 4])
+        event = event_class.FromString(stream[at + 4:at + 4 + length])
+        events.append((event.type, event.object.raw))
+        at += 4 + length
+    return events
 
 
 def go_fields(message_name: str) -> list[GoField] | str:

@@ -51,7 +51,7 @@ from .negotiation import (
     negotiate_stream,
 )
 from .protobuf_views import PARTIAL_OBJECT_METADATA as PROTOBUF_METADATA
-from .protobuf_views import status_body, status_event
+from .protobuf_views import ProtobufView, status_body, status_event
 from .responses import json_bytes, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
@@ -176,8 +176,10 @@ class Output:
             raise self.error
         return Response(body, status_code=status, media_type=self.media_type)
 
-    def object(self, raw: bytes, status: int = 200) -> Response:
-        """An object a write returned as stored JSON (or the Status a DELETE answers with)."""
+    def object(self, raw: bytes, status: int = 200, *, written_to: ResourceStore | None = None) -> Response:
+        """An object a write returned as stored JSON (or the Status a DELETE answers with). A
+        protobuf encoding of what ``written_to`` (the storage version's store; not given for a
+        dry run) just stored is handed to its cacher, for the LISTs and watches to come."""
         if self.error is not None:
             raise self.error
         view = self.view
@@ -185,7 +187,16 @@ class Output:
             if self.media_type == PROTOBUF:
                 return Response(status_body(orjson.loads(raw)), status_code=status, media_type=PROTOBUF)
             return json_bytes(raw, status)
-        return self.respond(raw if view is None else view.body(view.encode(raw)), status)
+        if view is None:
+            return self.respond(raw, status)
+        if not isinstance(view, ProtobufView) or written_to is None or written_to.storage is not written_to:
+            return self.respond(view.body(view.encode(raw)), status)
+        obj = orjson.loads(raw)
+        encoded = view.encode_object(obj)
+        meta = obj["metadata"]
+        written_to.cacher.prepare(written_to.key(meta.get("namespace") or None, meta["name"]),
+                                  int(meta["resourceVersion"]), view.name, encoded)
+        return self.respond(view.body(encoded), status)
 
 
 def output(request: Request, rs: ResourceStore, target: str) -> Output:
@@ -272,13 +283,15 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
         if method == "POST" and name is None:
             out = output(request, rs, "object")
             body, warnings = await read_object(request, rs, "CreateOptions")
-            created = rs.create(ns, body, dry_run(request), manager=field_manager(request))
-            return with_warnings(out.object(created, 201), warnings)
+            dry = dry_run(request)
+            created = rs.create(ns, body, dry, manager=field_manager(request))
+            return with_warnings(out.object(created, 201, written_to=None if dry else rs), warnings)
         if method == "PUT" and name is not None:
             out = output(request, rs, "object")
             body, warnings = await read_object(request, rs, "UpdateOptions")
-            updated = rs.update(ns, name, body, dry_run=dry_run(request), manager=field_manager(request))
-            return with_warnings(out.object(updated), warnings)
+            dry = dry_run(request)
+            updated = rs.update(ns, name, body, dry_run=dry, manager=field_manager(request))
+            return with_warnings(out.object(updated, written_to=None if dry else rs), warnings)
         if method == "PATCH" and name is not None:
             return await _patch(request, rs, ns, name, None)
         if method == "DELETE":
@@ -315,8 +328,9 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
         return out.respond(rs.get(ns, name, out.view))
     if method == "PUT":
         body = await read_json_body(request)
-        return out.object(rs.update(ns, name, body, subresource=sub, dry_run=dry_run(request),
-                                    manager=field_manager(request)))
+        dry = dry_run(request)
+        return out.object(rs.update(ns, name, body, subresource=sub, dry_run=dry, manager=field_manager(request)),
+                          written_to=None if dry else rs)
     if method == "PATCH":
         return await _patch(request, rs, ns, name, sub)
     raise method_not_supported(rs.rt.group, f"{rs.rt.plural}/{sub}", _VERBS.get(method, method.lower()))
@@ -345,12 +359,14 @@ async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str,
     query = request.query_params
     is_apply = media_type == patching.APPLY_PATCH
     validate_patch_options(query.get("fieldManager", ""), apply=is_apply, force_given="force" in query)
+    dry = dry_run(request)
+    written_to = None if dry or sub == "scale" else rs
     if is_apply:
         body, created = rs.apply(ns, name, raw, manager=query["fieldManager"], force=parse_bool(query.get("force", "false"), "force"),
-                                 subresource=sub, dry_run=dry_run(request))
-        return out.object(body, 201 if created else 200)
-    return out.object(rs.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry_run(request),
-                               manager=field_manager(request)))
+                                 subresource=sub, dry_run=dry)
+        return out.object(body, 201 if created else 200, written_to=written_to)
+    return out.object(rs.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry,
+                               manager=field_manager(request)), written_to=written_to)
 
 
 def field_manager(request: Request) -> str:

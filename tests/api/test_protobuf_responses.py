@@ -8,7 +8,6 @@ speak protobuf to fakeapi in tests/clientgo and test_kubectl.py."""
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +16,7 @@ import orjson
 import pytest
 
 from fakeapi.http.protobuf import MAGIC, message_json
-from fakeapi.http.protobuf_encoding import WATCH_EVENT, encoder, envelope, message_name
+from fakeapi.http.protobuf_encoding import encoder, envelope, message_name, read_watch_frames
 from fakeapi.machinery.gotypes import UNKNOWN, message_class
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
@@ -59,18 +58,6 @@ def encoded(obj: dict[str, Any]) -> bytes:
     """The object's protobuf body, as the encoder writes it."""
     message = encoder(message_name(obj["apiVersion"], obj["kind"]))(obj)  # type: ignore[arg-type]
     return envelope(obj["apiVersion"], obj["kind"], message)
-
-
-def frames(body: bytes) -> list[tuple[str, bytes]]:
-    """A protobuf watch stream: (type, enveloped object) per length-prefixed WatchEvent."""
-    events, at = [], 0
-    event_class = message_class(WATCH_EVENT)
-    while at < len(body):
-        (length,) = struct.unpack(">I", body[at:at + 4])
-        event = event_class.FromString(body[at + 4:at + 4 + length])
-        events.append((event.type, event.object.raw))
-        at += 4 + length
-    return events
 
 
 def test_get_and_list_are_protobuf_when_preferred(http):
@@ -178,7 +165,7 @@ def test_watch_frames_events_and_the_watch_list_bookmark(http):
                                     sendInitialEvents="true", allowWatchBookmarks="true",
                                     resourceVersionMatch="NotOlderThan")
     assert content_type == f"{PROTOBUF};stream=watch"
-    events = frames(body)
+    events = read_watch_frames(body)
     added = {decode_body(raw)["metadata"]["name"]: raw for kind, raw in events if kind == "ADDED"}
     assert added["pb-watch"] == encoded(created)
     bookmarks = [decode_body(raw) for kind, raw in events if kind == "BOOKMARK"]
@@ -193,12 +180,12 @@ def test_watch_frames_events_and_the_watch_list_bookmark(http):
 def test_watch_of_metadata_and_a_too_old_resource_version(http):
     create_config_map(http, "pb-watch-meta")
     _type, body = watch_body(http, f"{NS}/configmaps", f"{PROTOBUF};{META}", labelSelector="t=pb")
-    names = {decode_body(raw)["metadata"]["name"] for kind, raw in frames(body) if kind == "ADDED"}
+    names = {decode_body(raw)["metadata"]["name"] for kind, raw in read_watch_frames(body) if kind == "ADDED"}
     assert "pb-watch-meta" in names
-    assert all(decode_body(raw)["kind"] == "PartialObjectMetadata" for _kind, raw in frames(body))
+    assert all(decode_body(raw)["kind"] == "PartialObjectMetadata" for _kind, raw in read_watch_frames(body))
     http.post("/fakeapi/v1/faults/restart")  # the watch cache forgets its history: old versions are gone
     _type, body = watch_body(http, f"{NS}/configmaps", PREFERS_PROTOBUF, resourceVersion="1")
-    [(kind, raw)] = frames(body)
+    [(kind, raw)] = read_watch_frames(body)
     status = decode_body(raw)
     assert (kind, status["kind"], status["code"], status["reason"]) == ("ERROR", "Status", 410, "Expired")
 
@@ -235,3 +222,31 @@ def test_stored_value_of_the_wrong_type_is_an_internal_error_not_a_crash(http):
     bad = http.get(f"{NS}/configmaps/pb-bad", headers={"Accept": PREFERS_PROTOBUF})
     assert bad.status_code == 500 and decode_body(bad.content)["reason"] == "InternalError"
     assert http.get(f"{NS}/configmaps/pb-bad").json()["immutable"] == "yes"
+
+
+def cached_views(fakeapi: Any, name: str) -> dict[str, bytes]:
+    """The encodings the watch cache holds for one ConfigMap of the in-process server."""
+    def views(server: Any) -> dict[str, bytes]:
+        store = server.registry.resources[("", "v1", "configmaps")]
+        cached = store.cacher.cache.objects[store.key("default", name)]
+        return dict(cached.views or {})
+    return fakeapi.server_call(views)
+
+
+def test_each_object_version_is_encoded_once(fakeapi):
+    """A write answered in protobuf leaves its bytes with the watch cache: the LISTs, GETs and
+    watches that follow serve them without encoding the object again; JSON writes leave nothing."""
+    http = fakeapi.http
+    response = http.post(f"{NS}/configmaps", json={"metadata": {"name": "once"}, "data": {"a": "1"}},
+                         headers={"Accept": PREFERS_PROTOBUF})
+    fakeapi.wait_for("configmaps", "once", namespace="default")
+    view = "protobuf:k8s.io.api.core.v1.ConfigMap"
+    message = cached_views(fakeapi, "once")[view]
+    assert response.content.find(message) > 0  # the very message the response carried
+    listed = http.get(f"{NS}/configmaps", headers={"Accept": PROTOBUF}).content
+    assert listed.find(message) > 0
+    http.post(f"{NS}/configmaps", json={"metadata": {"name": "json"}})
+    fakeapi.wait_for("configmaps", "json", namespace="default")
+    assert cached_views(fakeapi, "json") == {}
+    http.get(f"{NS}/configmaps/json", headers={"Accept": PROTOBUF})  # a GET encodes the cached copy
+    assert view in cached_views(fakeapi, "json")

@@ -14,7 +14,6 @@ decoded trees (``differ.differences``) and recorded in the session's table."""
 from __future__ import annotations
 
 import re
-import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +22,7 @@ import pytest
 from google.protobuf.message import Message
 
 from fakeapi.http.protobuf import MAGIC, message_json
-from fakeapi.http.protobuf_encoding import WATCH_EVENT, message_name
+from fakeapi.http.protobuf_encoding import message_name, read_watch_frames
 from fakeapi.machinery.gotypes import UNKNOWN, message_class
 
 from conftest import NAMESPACE
@@ -156,17 +155,6 @@ class WirePair:
         return self.record(case, kind, verb, fake, real, found, trees[0], trees[1])
 
 
-def watch_frames(body: bytes) -> list[tuple[str, bytes]]:
-    frames, at = [], 0
-    event_class = message_class(WATCH_EVENT)
-    while at < len(body):
-        (length,) = struct.unpack(">I", body[at:at + 4])
-        event = event_class.FromString(body[at + 4:at + 4 + length])
-        frames.append((event.type, event.object.raw))
-        at += 4 + length
-    return frames
-
-
 @pytest.fixture(scope="module")
 def wire(pair: Pair, outcomes: list[Outcome]) -> WirePair:
     wire = WirePair(pair, outcomes)
@@ -215,7 +203,7 @@ def test_get_list_and_watch_list_in_protobuf(wire, collection, manifest):
     assert_matched(wire.compare("protobuf", kind, "pb-get", "GET", f"{collection}/{name}", headers=headers))
     selector = {"labelSelector": f"{LABEL}={kind}"}
     assert_matched(wire.compare("protobuf", kind, "pb-list", "GET", collection, headers=headers, params=selector))
-    assert_matched(wire.compare("protobuf", kind, "pb-watchlist", "GET", collection, headers=headers, decode=watch_frames,
+    assert_matched(wire.compare("protobuf", kind, "pb-watchlist", "GET", collection, headers=headers, decode=read_watch_frames,
                                 params={**selector, "watch": "1", "sendInitialEvents": "true",
                                         "allowWatchBookmarks": "true", "resourceVersionMatch": "NotOlderThan",
                                         "timeoutSeconds": "1"}))
