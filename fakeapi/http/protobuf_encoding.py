@@ -38,7 +38,6 @@ import orjson
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from ..machinery import gotypes, quantity
-from ..machinery.gotypes import GoField
 from .protobuf import MAGIC
 
 Encoder = Callable[[Any], bytes]
@@ -240,7 +239,7 @@ class _Generator:
         self.namespace: dict[str, Any] = {
             "VARINTS": _SMALL_VARINTS, "TAGGED": _TAGGED, "varint": varint, "int_varint": _int_varint,
             "bool_bytes": _encode_bool, "bytes_field": _encode_bytes, "double_bytes": _encode_double,
-            "string_bytes": _encode_string, "EMPTY": _EMPTY, "sorted": sorted, "dict": dict,
+            "EMPTY": _EMPTY, "sorted": sorted, "dict": dict,
             "not_an_object": _not_an_object,
         }
         self._functions: dict[str, str] = {}  # message name -> function name
@@ -380,7 +379,7 @@ class _Generator:
 
 #: Names the generated functions read as locals (bound as default arguments), not globals.
 _LOCALS = ", ".join(f"{name}={name}" for name in (
-    "VARINTS", "varint", "int_varint", "bool_bytes", "bytes_field", "double_bytes", "string_bytes",
+    "VARINTS", "varint", "int_varint", "bool_bytes", "bytes_field", "double_bytes",
     "sorted", "dict"))
 
 
@@ -423,13 +422,6 @@ def _wire_type(field: FieldDescriptor) -> int:
     if field.type in (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES, FieldDescriptor.TYPE_MESSAGE):
         return 2
     return 0
-
-
-def _encode_string(value: Any) -> bytes:
-    """A string's UTF-8 (the generated code's slow path: anything but a str is an error)."""
-    if value.__class__ is not str:
-        raise EncodingError(f"cannot unmarshal {orjson.dumps(value).decode()[:100]} into a string field")
-    return value.encode()
 
 
 def _encode_bytes(value: Any) -> bytes:
@@ -567,7 +559,3 @@ def read_watch_frames(stream: bytes) -> list[tuple[str, bytes]]:
         at += 4 + length
     return events
 
-
-def go_fields(message_name: str) -> list[GoField] | str:
-    """The Go fields of a message (for tests that build sample objects)."""
-    return gotypes.types().go_fields[message_name]
