@@ -543,9 +543,22 @@ def list_envelope(api_version: str, kind: str, list_meta: Mapping[str, Any], ite
 def watch_frame(event_type: str, enveloped: bytes) -> bytes:
     """One watch event: its length (4 bytes, big-endian), then ``WatchEvent{type, object}`` whose
     object is a ``RawExtension`` holding the enveloped object."""
-    raw_extension = b"\x0a" + varint(len(enveloped)) + enveloped
-    event = _length_delimited(b"\x0a", event_type.encode()) + b"\x12" + varint(len(raw_extension)) + raw_extension
-    return struct.pack(">I", len(event)) + event
+    return _watch_frame(event_type, [enveloped], len(enveloped))
+
+
+def object_watch_frame(event_type: str, api_version: str, kind: str, message: bytes) -> bytes:
+    """``watch_frame`` of ``envelope(api_version, kind, message)``, the object copied once."""
+    head, length = _envelope_head(api_version, kind), varint(len(message))
+    size = len(head) + 1 + len(length) + len(message) + len(_ENVELOPE_TRAILER)
+    return _watch_frame(event_type, [head, b"\x12", length, message, _ENVELOPE_TRAILER], size)
+
+
+def _watch_frame(event_type: str, enveloped: list[bytes], size: int) -> bytes:
+    object_length = varint(size)
+    raw_extension_size = 1 + len(object_length) + size
+    raw_extension_length = varint(raw_extension_size)
+    event_head = _length_delimited(b"\x0a", event_type.encode()) + b"\x12" + raw_extension_length + b"\x0a" + object_length
+    return b"".join([struct.pack(">I", len(event_head) + size), event_head, *enveloped])
 
 
 def read_watch_frames(stream: bytes) -> list[tuple[str, bytes]]:

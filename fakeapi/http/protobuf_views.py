@@ -60,7 +60,7 @@ class ProtobufView:
         return encoding.list_envelope(self.list_api_version, self.list_kind, list_meta, items)
 
     def event(self, event_type: str, encoded: bytes) -> bytes:
-        return encoding.watch_frame(event_type, self.body(encoded))
+        return encoding.object_watch_frame(event_type, self.api_version, self.kind, encoded)
 
     def bookmark(self, rv: int, annotations: Mapping[str, str] | None) -> bytes:
         """kube's bookmark: an empty object of the kind with only its resourceVersion (and
