@@ -14,6 +14,7 @@ decoded trees (``differ.differences``) and recorded in the session's table."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -279,5 +280,40 @@ def test_aggregated_discovery_as_kube_serves_it(wire):
 def test_deletes_answer_alike(wire):
     outcomes = [wire.compare("protobuf", manifest["kind"], "pb-delete", "DELETE", f"{collection}/{manifest['metadata']['name']}",
                              headers={"Accept": PREFERS_PROTOBUF}) for collection, manifest in OBJECTS]
+    for outcome in outcomes:
+        assert_matched(outcome)
+
+
+def test_custom_resources_negotiate_as_kube(wire):
+    """Custom resources are never protobuf, though their metadata and errors are."""
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "pbwidgets.kasdiff.example.com"},
+           "spec": {"group": "kasdiff.example.com", "scope": "Namespaced",
+                    "names": {"plural": "pbwidgets", "singular": "pbwidget", "kind": "PbWidget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                        "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    for response in wire.both("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd):
+        assert response.status_code == 201, response.text
+    collection = f"/apis/kasdiff.example.com/v1/namespaces/{NAMESPACE}/pbwidgets"
+    for client in (wire.pair.fake, wire.pair.real):  # kube serves a new CRD once it is established
+        deadline = time.monotonic() + 30
+        while client.get(collection).status_code != 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
+    widget = {"apiVersion": "kasdiff.example.com/v1", "kind": "PbWidget", "metadata": {"name": "w"}, "spec": {"a": 1}}
+    outcomes = []
+    for accept in (PREFERS_PROTOBUF, PROTOBUF, f"{PROTOBUF};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"):
+        fake, real = wire.both("GET", collection, headers={"Accept": accept})
+        found = [] if (fake.status_code, fake.headers.get("content-type")) == (real.status_code, real.headers.get("content-type")) \
+            else [f"{accept}: fakeapi {fake.status_code} {fake.headers.get('content-type')} != kube {real.status_code} "
+                  f"{real.headers.get('content-type')}"]
+        if not found and fake.status_code == 406 and fake.content != real.content:  # no per-server values
+            found.append(f"{accept}: 406 bodies differ: {fake.content[:300]!r} != {real.content[:300]!r}")
+        outcomes.append(wire.record("custom resources", "PbWidget", "accept", fake, real, found))
+    fake, real = wire.both("POST", collection, json=widget, headers={"Accept": PREFERS_PROTOBUF})
+    outcomes.append(wire.record("custom resources", "PbWidget", "create", fake, real, [] if (
+        fake.status_code, fake.headers.get("content-type")) == (real.status_code, real.headers.get("content-type"))
+        else [f"create: {fake.status_code} {fake.headers.get('content-type')} != {real.status_code} {real.headers.get('content-type')}"]))
+    outcomes.append(wire.compare("custom resources", "PbWidget", "pb-missing", "GET", f"{collection}/nope",
+                                 headers={"Accept": PREFERS_PROTOBUF}))
     for outcome in outcomes:
         assert_matched(outcome)
