@@ -31,7 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-#: The module versions of Kubernetes 1.35 (``fakeapi/machinery/release.py`` TARGET_RELEASE; its published patch release).
+#: The module versions of Kubernetes 1.35 (``fakeapi/machinery/release.py`` TARGET_RELEASE).
 MODULE_VERSION = "v0.35.4"
 MODULES = ("k8s.io/api", "k8s.io/apimachinery", "k8s.io/apiextensions-apiserver", "k8s.io/kube-aggregator")
 #: The apimachinery packages the API types import; the rest of apimachinery is not API types.
@@ -71,13 +71,10 @@ func fields(st *ast.StructType) [][3]string {
 			continue
 		}
 		tag := reflect.StructTag(strings.Trim(f.Tag.Value, "`"))
-		if tag.Get("protobuf") == "" {
-			continue
-		}
 		name := protoName(tag)
-		if name == "" && len(f.Names) == 0 {
-			// An embedded struct whose tag names no field (EphemeralContainer's
-			// EphemeralContainerCommon): go-to-protobuf names it after its type.
+		if name == "" && len(f.Names) == 0 && tag.Get("protobuf") != "" {
+			// An embedded struct whose tag names no field (core/v1 EphemeralContainerCommon):
+			// go-to-protobuf names it after its type, first letter lowered.
 			if ident, ok := f.Type.(*ast.Ident); ok {
 				name = strings.ToLower(ident.Name[:1]) + ident.Name[1:]
 			}

@@ -186,16 +186,19 @@ def _encode_quantity(value: Any) -> bytes:
         return _quantity_message(value)
     if value is None:
         return _quantity_message("0")
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _quantity_message(orjson.dumps(value).decode())
-    raise EncodingError(f"cannot unmarshal {orjson.dumps(value).decode()[:100]} into a quantity")
+    try:
+        text = quantity.canonical(value)
+    except quantity.QuantityError as err:
+        raise EncodingError(str(err)) from None
+    encoded = text.encode()
+    return b"\x0a" + varint(len(encoded)) + encoded
 
 
 @lru_cache(maxsize=4096)
 def _quantity_message(text: str) -> bytes:
     """Per distinct text: a cluster's quantities are few (``100m``, ``128Mi``, ...)."""
     try:
-        canonical = quantity.canonical(text.strip())
+        canonical = quantity.canonical(text)
     except quantity.QuantityError as err:
         raise EncodingError(str(err)) from None
     encoded = canonical.encode()

@@ -1,198 +1,307 @@
-"""``resource.Quantity`` as apimachinery parses and prints it (``pkg/api/resource/quantity.go``).
+"""``resource.Quantity`` (apimachinery ``pkg/api/resource``): parsing, kube's canonical string,
+comparison.
 
-``canonical(text)`` is Go's ``resource.MustParse(text).String()``: the form kube-apiserver writes
-a quantity in, in JSON and in protobuf (whose ``Quantity`` message carries that string). The value
-is kept exact (Python integers stand for Go's ``int64Amount`` and ``inf.Dec`` alike), rounded up
-to nano units as ``ParseQuantity`` rounds. Go keeps the text as given when it is already
-canonical by its own test (``ParseQuantity``'s int64 fast path): that test does not look at a
-sign or leading zeros, so ``"+1"`` and ``"0100m"`` print as given, and so they do here.
+kube decodes every quantity of a built-in object into a ``Quantity`` and encodes it back with
+``String()``: what is stored and served is the canonical form (``cpu: "0.5"`` becomes ``500m``,
+``memory: 1.5Gi`` becomes ``1536Mi``, ``1000m`` becomes ``1``). ``canonical`` gives that string,
+``parse`` the value; a string kube cannot parse raises ``QuantityError`` with kube's message.
+
+A value is exact: an integer ``unscaled`` times ``10 ** scale`` (``scale`` may be negative),
+rounded away from zero to nano units as kube rounds what it parses. Like kube, a string already
+in canonical form is kept as written (the fast path of ``ParseQuantity``), which keeps some
+non-canonical spellings too (``+1Ki``, ``01``, ``1E3``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
-_DECIMAL_SI = "DecimalSI"
-_BINARY_SI = "BinarySI"
-_DECIMAL_EXPONENT = "DecimalExponent"
+from ._golang import go_parse_int64
 
-#: suffix -> (base, exponent) of the suffixes with a fixed meaning (``quantitySuffixer``).
-_SUFFIXES = {
-    "": (10, 0), "n": (10, -9), "u": (10, -6), "m": (10, -3), "k": (10, 3), "M": (10, 6), "G": (10, 9),
-    "T": (10, 12), "P": (10, 15), "E": (10, 18),
-    "Ki": (2, 10), "Mi": (2, 20), "Gi": (2, 30), "Ti": (2, 40), "Pi": (2, 50), "Ei": (2, 60),
-}
-_DECIMAL_SUFFIX = {exponent: suffix for suffix, (base, exponent) in _SUFFIXES.items() if base == 10}
-_BINARY_SUFFIX = {exponent: suffix for suffix, (base, exponent) in _SUFFIXES.items() if base == 2}
-_SUFFIX_CHARACTERS = frozenset("eEinumkKMGTP")
+#: ``Format``s.
+DECIMAL_EXPONENT, BINARY_SI, DECIMAL_SI = "DecimalExponent", "BinarySI", "DecimalSI"
+
+_SPLIT_REGEX = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
+FORMAT_WRONG = f"quantities must match the regular expression '{_SPLIT_REGEX}'"
+NUMERIC = "unable to parse numeric part of quantity"
+SUFFIX = "unable to parse quantity's suffix"
+
 _DIGITS = frozenset("0123456789")
-_MAX_INT64 = (1 << 63) - 1
-#: ``maxInt64Factors``: decimal digits an int64 always holds.
-_MAX_INT64_FACTORS = 18
-#: Values are kept as integers of nano units: ``ParseQuantity`` rounds up to ``Nano``.
-_NANO_DIGITS = 9
+_SUFFIX_CHARACTERS = frozenset("eEinumkKMGTP")
+_MAX_INT64 = 2**63 - 1
+_MIN_INT64 = -(2**63)
+_NANO = -9
+
+#: suffix -> (base, exponent, format)
+_SUFFIXES: dict[str, tuple[int, int, str]] = {
+    "": (10, 0, DECIMAL_SI), "n": (10, -9, DECIMAL_SI), "u": (10, -6, DECIMAL_SI), "m": (10, -3, DECIMAL_SI),
+    "k": (10, 3, DECIMAL_SI), "M": (10, 6, DECIMAL_SI), "G": (10, 9, DECIMAL_SI), "T": (10, 12, DECIMAL_SI),
+    "P": (10, 15, DECIMAL_SI), "E": (10, 18, DECIMAL_SI),
+    "Ki": (2, 10, BINARY_SI), "Mi": (2, 20, BINARY_SI), "Gi": (2, 30, BINARY_SI), "Ti": (2, 40, BINARY_SI),
+    "Pi": (2, 50, BINARY_SI), "Ei": (2, 60, BINARY_SI),
+}
+_DECIMAL_SUFFIX = {exponent: suffix for suffix, (base, exponent, _f) in _SUFFIXES.items() if base == 10}
+_BINARY_SUFFIX = {exponent // 10: suffix for suffix, (base, exponent, _f) in _SUFFIXES.items() if base == 2}
 
 
 class QuantityError(ValueError):
-    """The text is not a quantity (Go's ``ErrFormatWrong``, ``ErrNumeric``, ``ErrSuffix``)."""
+    """A string ``ParseQuantity`` refuses; the message is kube's."""
 
 
-@lru_cache(maxsize=4096)
-def canonical(text: str) -> str:
-    """Go's ``ParseQuantity(text).String()``; ``QuantityError`` where Go's parse fails."""
-    if not text:
-        raise QuantityError("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-    if text == "0":
-        return text
-    positive, value, num, denom, suffix = _split(text)
-    base, exponent, form = _interpret(suffix)
-    fast = _int64_path(num, denom, exponent, form)
-    if fast is not None:
-        nanos, keeps_text = fast
-        if keeps_text:
-            return text
-        return _canonical_bytes(nanos if positive else -nanos, form)
-    nanos = _nanos(value, base, exponent)
-    if form == _BINARY_SI:
-        nanos = min(abs(nanos), _MAX_INT64 * 10**_NANO_DIGITS) * (1 if nanos >= 0 else -1)
-        if 0 < abs(nanos) < 10**_NANO_DIGITS:
-            form = _DECIMAL_SI
-    return _canonical_bytes(nanos, form)
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A parsed quantity: ``unscaled * 10 ** scale`` in ``format``; ``text`` is the string kube
+    keeps from parsing (None: it prints the canonical form)."""
 
+    unscaled: int
+    scale: int
+    format: str
+    text: str | None = None
 
-def _split(text: str) -> tuple[bool, str, str, str, str]:
-    """``parseQuantityString``: sign, the numeric text (with its sign), the integer digits
-    without leading zeros, the fraction digits and the suffix."""
-    positive, pos, end = True, 0, len(text)
-    if text[0] in "+-":
-        positive = text[0] == "+"
-        pos = 1
-    while pos < end and text[pos] == "0":
-        pos += 1
-    if pos >= end:
-        return positive, "0", "0", "", ""
-    start = pos
-    while pos < end and text[pos] in _DIGITS:
-        pos += 1
-    num = text[start:pos] or "0"
-    if pos >= end:
-        return positive, text, num, "", ""
-    denom = ""
-    if text[pos] == ".":
-        pos += 1
-        start = pos
-        while pos < end and text[pos] in _DIGITS:
-            pos += 1
-        denom = text[start:pos]
-        if pos >= end:
-            return positive, text, num, denom, ""
-    value = text[:pos]
-    suffix_start = pos
-    while pos < end and text[pos] in _SUFFIX_CHARACTERS:
-        pos += 1
-    if pos < end and text[pos] in "+-":
-        pos += 1
-    while pos < end and text[pos] in _DIGITS:
-        pos += 1
-    if pos < end:
-        raise QuantityError("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-    return positive, value, num, denom, text[suffix_start:]
+    # ------------------------------------------------------------------ value
 
+    def sign(self) -> int:
+        return (self.unscaled > 0) - (self.unscaled < 0)
 
-def _interpret(suffix: str) -> tuple[int, int, str]:
-    fixed = _SUFFIXES.get(suffix)
-    if fixed is not None:
-        base, exponent = fixed
-        return base, exponent, _BINARY_SI if base == 2 else _DECIMAL_SI
-    if len(suffix) > 1 and suffix[0] in "eE":
-        try:
-            exponent = int(suffix[1:], 10)
-        except ValueError:
-            exponent = None
-        digits = suffix[2:] if suffix[1] in "+-" else suffix[1:]
-        if exponent is not None and digits.isascii() and digits.isdigit() and -(1 << 63) <= exponent <= _MAX_INT64:
-            return 10, _int32(exponent), _DECIMAL_EXPONENT
-    raise QuantityError("unable to parse quantity's suffix")
+    def is_zero(self) -> bool:
+        return self.unscaled == 0
 
+    def as_fraction(self) -> Fraction:
+        """The exact value (materialised: only for quantities of sane magnitude)."""
+        return Fraction(self.unscaled * 10**self.scale) if self.scale >= 0 else Fraction(self.unscaled, 10**-self.scale)
 
-def _int32(value: int) -> int:
-    """Go's ``int32(x)`` of an int64: the low 32 bits, signed."""
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value >= 1 << 31 else value
+    def cmp(self, other: Quantity) -> int:
+        """``Cmp``: -1, 0 or 1."""
+        a, b = self.sign(), other.sign()
+        if a != b or a == 0:
+            return (a > b) - (a < b)
+        # Same sign, both non-zero: compare magnitudes by decimal order first (no huge powers).
+        order_a = len(str(abs(self.unscaled))) + self.scale
+        order_b = len(str(abs(other.unscaled))) + other.scale
+        if order_a != order_b:
+            return a if order_a > order_b else -a
+        x, y = self.as_fraction(), other.as_fraction()
+        return (x > y) - (x < y)
 
+    def cmp_int(self, value: int) -> int:
+        return self.cmp(Quantity(value, 0, DECIMAL_SI))
 
-def _int64_path(num: str, denom: str, exponent: int, form: str) -> tuple[int, bool] | None:
-    """``ParseQuantity``'s int64 path, where it applies: the magnitude in nano units and
-    whether Go keeps the text as written (its test of canonical form ignores the sign)."""
-    if form == _BINARY_SI:
-        if exponent < 0 or denom:
-            return None
-        precision = 15 - len(num) - int(exponent * 3 / 10) - 1  # Go: int32(float32(exponent)*3/10)
-        scale, mantissa = 0, 1 << exponent
-    else:
-        precision = _MAX_INT64_FACTORS - (len(num) + len(denom))
-        scale, mantissa = exponent, 1
-    if precision < 0:
-        return None
-    scale -= len(denom)
-    if scale < -_NANO_DIGITS:
-        return None
-    shifted = num + denom
-    value = int(shifted, 10)
-    result = value * mantissa
-    if result > _MAX_INT64:
-        return None
-    if form == _BINARY_SI:
-        keeps_text = exponent % 10 == 0 and value & 0x07 != 0
-    else:
-        keeps_text = scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
-    return result * 10 ** (_NANO_DIGITS + scale), keeps_text
+    def scaled_value(self, scale: int) -> int:
+        """``ScaledValue``: the value in units of ``10 ** scale``, rounded up (away from zero)."""
+        value = self.as_fraction() / (Fraction(10) ** scale)
+        whole = value.numerator // value.denominator if value >= 0 else -((-value.numerator) // value.denominator)
+        if whole != value:
+            whole += 1 if value > 0 else -1
+        return whole
 
+    def value(self) -> int:
+        """``Value()``: whole units, rounded up."""
+        return self.scaled_value(0)
 
-def _nanos(value: str, base: int, exponent: int) -> int:
-    """The quantity in nano units, rounded up (away from zero) as ``inf.RoundUp`` at ``Nano``."""
-    negative = value.startswith("-")
-    digits = value.lstrip("+-")
-    whole, _, fraction = digits.partition(".")
-    if not (whole or fraction) or not (whole + fraction).isascii() or not (whole + fraction).isdigit():
-        raise QuantityError("unable to parse numeric part of quantity")
-    unscaled, scale = int(whole + fraction or "0"), len(fraction)  # value = unscaled * 10**-scale
-    if base == 10:
-        scale -= exponent
-    else:
-        unscaled <<= exponent
-    shift = _NANO_DIGITS - scale
-    if shift >= 0:
-        nanos = unscaled * 10**shift
-    else:
-        nanos = -(-unscaled // 10**-shift)  # ceiling of a non-negative value
-    return -nanos if negative else nanos
+    def milli_value(self) -> int:
+        """``MilliValue()``."""
+        return self.scaled_value(-3)
 
+    def __add__(self, other: Quantity) -> Quantity:
+        """``Add``: the sum in this quantity's format (the other's when this one is zero)."""
+        scale = min(self.scale, other.scale)
+        unscaled = self.unscaled * 10 ** (self.scale - scale) + other.unscaled * 10 ** (other.scale - scale)
+        return Quantity(unscaled, scale, other.format if self.is_zero() else self.format)
 
-def _canonical_bytes(nanos: int, form: str) -> str:
-    """``Quantity.CanonicalizeBytes`` of a value in nano units."""
-    if nanos == 0:
-        return "0"
-    unit = 10**_NANO_DIGITS
-    if form == _BINARY_SI:
-        if -1024 * unit < nanos < 1024 * unit or nanos % unit:
-            form = _DECIMAL_SI
-        else:
-            amount, times = _remove_factors(nanos // unit, 1024)
-            return str(amount) + _BINARY_SUFFIX.get(times * 10, "")
-    amount, times = _remove_factors(nanos, 10)
-    exponent = times - _NANO_DIGITS
-    while exponent % 3:
-        amount *= 10
-        exponent -= 1
-    if form == _DECIMAL_EXPONENT:
-        return str(amount) + (f"e{exponent}" if exponent else "")
-    return str(amount) + _DECIMAL_SUFFIX.get(exponent, "")
+    def round_up(self, scale: int) -> Quantity:
+        """``RoundUp(scale)``: the value rounded away from zero to units of ``10 ** scale`` (a
+        quantity already that coarse is returned as it is, its text kept)."""
+        if self.scale >= scale:
+            return self
+        magnitude, rest = divmod(abs(self.unscaled), 10 ** (scale - self.scale))
+        if rest:
+            magnitude += 1
+        return Quantity(magnitude * self.sign(), scale, self.format)
+
+    # ------------------------------------------------------------------ String()
+
+    def __str__(self) -> str:
+        if self.text is not None:
+            return self.text
+        if self.unscaled == 0:
+            return "0"
+        fmt = self.format
+        if fmt == BINARY_SI:
+            if -1024 < self.as_fraction() < 1024:
+                fmt = DECIMAL_SI
+            else:
+                whole = self._integral()
+                if whole is None:
+                    fmt = DECIMAL_SI
+                else:
+                    mantissa, times = _remove_factors(whole, 1024)
+                    return f"{mantissa}{_BINARY_SUFFIX.get(times, '')}"
+        mantissa, times = _remove_factors(self.unscaled, 10)
+        exponent = self.scale + times
+        while exponent % 3:
+            mantissa *= 10
+            exponent -= 1
+        if fmt == DECIMAL_SI:
+            return f"{mantissa}{_DECIMAL_SUFFIX.get(exponent, '')}"
+        return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+
+    def _integral(self) -> int | None:
+        """The value as an integer, or None when it has a fraction."""
+        if self.scale >= 0:
+            return self.unscaled * 10**self.scale
+        whole, rest = divmod(abs(self.unscaled), 10**-self.scale)
+        return None if rest else whole * self.sign()
 
 
 def _remove_factors(value: int, base: int) -> tuple[int, int]:
+    """``removeInt64Factors``/``removeBigIntFactors``: value / base**n for the largest such n."""
     times = 0
     while value and value % base == 0:
         value //= base
         times += 1
     return value, times
+
+
+def _int32(value: int) -> int:
+    """Go's ``int32(x)`` of an int64: wraps."""
+    return (value + 2**31) % 2**32 - 2**31
+
+
+def _split(text: str) -> tuple[bool, str, str, str, str]:
+    """``parseQuantityString``: (positive, value, num, denom, suffix)."""
+    positive = True
+    position = 0
+    end = len(text)
+    if end and text[0] in "+-":
+        positive = text[0] == "+"
+        position = 1
+    while position < end and text[position] == "0":  # leading zeros
+        position += 1
+    if position >= end:
+        return positive, "0", "0", "", ""
+    start = position
+    while position < end and text[position] in _DIGITS:
+        position += 1
+    num = text[start:position] or "0"
+    if position >= end:
+        return positive, text, num, "", ""
+    denom = ""
+    if text[position] == ".":
+        position += 1
+        start = position
+        while position < end and text[position] in _DIGITS:
+            position += 1
+        denom = text[start:position]
+        if position >= end:
+            return positive, text, num, denom, ""
+    value = text[:position]
+    suffix_start = position
+    while position < end and text[position] in _SUFFIX_CHARACTERS:
+        position += 1
+    if position < end and text[position] in "+-":
+        position += 1
+    while position < end and text[position] in _DIGITS:
+        position += 1
+    if position < end:
+        raise QuantityError(FORMAT_WRONG)
+    return positive, value, num, denom, text[suffix_start:]
+
+
+def _interpret(suffix: str) -> tuple[int, int, str]:
+    known = _SUFFIXES.get(suffix)
+    if known is not None:
+        return known
+    if len(suffix) > 1 and suffix[0] in "eE":
+        exponent = go_parse_int64(suffix[1:])
+        if exponent is not None:
+            return 10, _int32(exponent), DECIMAL_EXPONENT
+    raise QuantityError(SUFFIX)
+
+
+def _parse_decimal(value: str) -> tuple[int, int]:
+    """``inf.Dec.SetString``: (unscaled, scale in kube's sense: value = unscaled * 10**scale)."""
+    sign = -1 if value.startswith("-") else 1
+    whole, _, fraction = value.lstrip("+-").partition(".")
+    digits = whole + fraction
+    if not digits:
+        raise QuantityError(NUMERIC)
+    return sign * int(digits), -len(fraction)
+
+
+@lru_cache(maxsize=4096)
+def parse(text: str) -> Quantity:
+    """``ParseQuantity`` (the string as written; ``UnmarshalJSON`` trims spaces first)."""
+    if not text:
+        raise QuantityError(FORMAT_WRONG)
+    if text == "0":
+        return Quantity(0, 0, DECIMAL_SI, text)
+    positive, value, num, denom, suffix = _split(text)
+    base, exponent, fmt = _interpret(suffix)
+
+    mantissa = 1
+    if fmt == BINARY_SI:
+        scale = 0
+        if exponent >= 0 and not denom:
+            mantissa = 1 << exponent
+            precision = 15 - len(num) - int(exponent * 3 / 10) - 1
+        else:
+            precision = -1
+    else:
+        scale = exponent
+        precision = 18 - (len(num) + len(denom))
+    if precision >= 0:
+        scale -= len(denom)
+        if scale >= _NANO:
+            shifted = num + denom
+            number = go_parse_int64(shifted)
+            if number is None:
+                raise QuantityError(NUMERIC)
+            result = number * mantissa
+            if result <= _MAX_INT64:
+                if not positive:
+                    result = -result
+                if fmt == BINARY_SI:
+                    keep = exponent % 10 == 0 and number & 0x07 != 0
+                else:
+                    keep = scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
+                return Quantity(result, scale, fmt, text if keep else None)
+
+    unscaled, scale = _parse_decimal(value)
+    if base == 10:
+        scale += exponent
+    else:
+        unscaled <<= exponent
+    negative = unscaled < 0
+    unscaled = abs(unscaled)
+    if unscaled and scale < _NANO:  # round up to nano units
+        shift = _NANO - scale
+        if shift > len(str(unscaled)):
+            unscaled = 1
+        else:
+            whole, rest = divmod(unscaled, 10**shift)
+            unscaled = whole + (1 if rest else 0)
+        scale = _NANO
+    if fmt == BINARY_SI:
+        quantity = Quantity(unscaled, scale, fmt)
+        if quantity.cmp_int(_MAX_INT64) > 0:
+            unscaled, scale = _MAX_INT64, 0
+        elif unscaled and quantity.cmp_int(1) < 0:
+            fmt = DECIMAL_SI
+    return Quantity(-unscaled if negative else unscaled, scale, fmt)
+
+
+def decode(value: Any) -> Quantity:
+    """A quantity as JSON carries it (``UnmarshalJSON``): a string (spaces trimmed) or a number."""
+    if isinstance(value, str):
+        return parse(value.strip())
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise QuantityError(FORMAT_WRONG)
+    return parse(str(value) if isinstance(value, int) else repr(value))
+
+
+def canonical(value: Any) -> str:
+    """The string kube stores for a quantity sent as ``value`` (``QuantityError`` if invalid)."""
+    return str(decode(value))

@@ -1,4 +1,4 @@
-"""kubectl v1.35.4 (built by scripts/build-kube.sh; the machine's kubectl may be older) against a
+"""kubectl v1.35.4 (built by scripts/build-kube.sh, whatever kubectl the PATH holds) against a
 real fakeapi: its generator commands send protobuf and, unlike older kubectls, ask for protobuf
 back (``Accept: application/vnd.kubernetes.protobuf,application/json``), which it decodes into
 what it prints; its discovery is aggregated (``apidiscovery.k8s.io/v2``); errors reach it as
@@ -14,17 +14,14 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).parents[2]
+from fakeapi.testing.control_plane import kubectl_binary
+
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 
 
 @pytest.fixture(scope="module")
 def kubectl_135() -> Path:
-    build = subprocess.run([str(ROOT / "scripts" / "build-kube.sh"), "kubectl"], capture_output=True, text=True,
-                           timeout=3600)
-    if build.returncode != 0:
-        pytest.fail(f"scripts/build-kube.sh kubectl failed:\n{build.stderr[-3000:]}")
-    binary = Path(build.stdout.strip().splitlines()[-1]) / "kubectl"
+    binary = kubectl_binary()
     version = subprocess.run([str(binary), "version", "--client", "-o", "json"], capture_output=True, text=True)
     assert json.loads(version.stdout)["clientVersion"]["gitVersion"] == "v1.35.4"
     return binary
@@ -101,12 +98,19 @@ def test_discovery_is_aggregated(kubectl_135, kubectl_env, tmp_path):
         assert call["contentType"] == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
 
-def test_errors_arrive_as_protobuf_status(kubectl_135, kubectl_env):
+def test_create_only_answers_and_errors_arrive_in_protobuf(kubectl_135, kubectl_env):
+    """``create token`` POSTs a TokenRequest asking for protobuf: the token comes back as one, and
+    a missing service account as a protobuf Status."""
     missing = run(kubectl_135, kubectl_env, "create", "token", "k135-nobody", "-v=8", check=False)
     assert missing.returncode != 0
     [post] = [e for e in exchanges(missing.stderr) if e["verb"] == "POST"]
     assert (post["status"], post["contentType"]) == ("404 Not Found", PROTOBUF)
-    assert "the server could not find the requested resource" in missing.stderr
+    assert 'serviceaccounts "k135-nobody" not found' in missing.stderr
+    run(kubectl_135, kubectl_env, "create", "serviceaccount", "k135-token")
+    issued = run(kubectl_135, kubectl_env, "create", "token", "k135-token", "-v=8")
+    [post] = [e for e in exchanges(issued.stderr) if e["verb"] == "POST"]
+    assert (post["status"], post["contentType"]) == ("201 Created", PROTOBUF)
+    assert issued.stdout.count(".") == 2  # a JWT, decoded from the TokenRequest's status
 
 
 def test_writes_by_patch_and_scale(kubectl_135, kubectl_env):
