@@ -38,7 +38,7 @@ from .negotiation import (
     negotiate_discovery,
     negotiate_plain,
 )
-from .responses import json_bytes, json_response, served_by, status_response
+from .responses import JSON, json_bytes, json_response, served_by, status_response
 
 log = logging.getLogger("fakeapi")
 
