@@ -182,23 +182,15 @@ def _encode_duration(value: Any) -> bytes:
 def _encode_quantity(value: Any) -> bytes:
     """``resource.Quantity.Marshal``: its canonical string (``"0"`` for null; a JSON number is
     parsed from its text, as ``Quantity.UnmarshalJSON`` does)."""
-    if value.__class__ is str:
-        return _quantity_message(value)
-    if value is None:
-        return _quantity_message("0")
-    try:
-        text = quantity.canonical(value)
-    except quantity.QuantityError as err:
-        raise EncodingError(str(err)) from None
-    encoded = text.encode()
-    return b"\x0a" + varint(len(encoded)) + encoded
+    return _quantity_message("0" if value is None else value)
 
 
-@lru_cache(maxsize=4096)
-def _quantity_message(text: str) -> bytes:
-    """Per distinct text: a cluster's quantities are few (``100m``, ``128Mi``, ...)."""
+@lru_cache(maxsize=4096, typed=True)
+def _quantity_message(value: Any) -> bytes:
+    """Per distinct value: a cluster's quantities are few (``100m``, ``128Mi``, ...). (A list or
+    an object is unhashable here: a TypeError, reported as an ``EncodingError``.)"""
     try:
-        canonical = quantity.canonical(text)
+        canonical = quantity.canonical(value)
     except quantity.QuantityError as err:
         raise EncodingError(str(err)) from None
     encoded = canonical.encode()
