@@ -12,7 +12,6 @@ through the storage version's strategy and write; the response is converted back
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -85,7 +84,7 @@ class ConvertedThen:
     def item(self, obj: CachedObject) -> bytes:
         if self.shared:  # a shared view's item is its encoding: cached on the stored object
             return obj.encoded(self)
-        return self._then.item(dataclasses.replace(obj, raw=obj.encoded(self._converted), views=None))
+        return self._then.item(obj.with_raw(obj.encoded(self._converted)))
 
     def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes:
         return self._then.list_body(items, list_meta)
