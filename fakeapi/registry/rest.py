@@ -312,14 +312,21 @@ class ResourceStore(FieldManagedWrites):
     # ----------------------------------------------------------------- reads
 
     def get(self, namespace: str | None, name: str, view: ResponseView | None = None) -> bytes:
-        kv = self.store.get(self.key(namespace, name).encode())
+        key = self.key(namespace, name)
+        kv = self.store.get(key.encode())
         if kv is None:
             raise not_found(self.rt.group, self.rt.plural, name)
         cost = request_cost.current.get()
         if cost is not None:  # a GET reads the store, as kube's does etcd for RV ""
             cost.from_store = True
             cost.returned = cost.examined = 1
-        return kv.value if view is None else view.encode(kv.value)
+        if view is None:
+            return kv.value
+        # The watch cache's copy of this version keeps its encodings: converted once per view.
+        cached = self.cacher.cache.objects.get(key) if view.shared else None
+        if cached is not None and cached.rv == kv.mod_revision:
+            return view.body(cached.encoded(view))
+        return view.body(view.encode(kv.value))
 
     def exists(self, namespace: str | None, name: str) -> bool:
         return self.store.get(self.key(namespace, name).encode()) is not None
