@@ -92,7 +92,8 @@ class Normaliser:
                        "firstTimestamp", "lastTimestamp", "renewTime", "acquireTime") and isinstance(value, str) \
                     and _RFC3339.match(value):
                 node[key] = "<time>"
-            elif key == "uid" and isinstance(value, str) and _UID.match(value):
+            elif isinstance(value, str) and _UID.match(value):
+                # uids, and the labels and selectors made of them (a Job's controller-uid)
                 node[key] = "<uid>"
             elif key in ("resourceVersion",) and isinstance(value, str):
                 node[key] = self.resource_version(value)
