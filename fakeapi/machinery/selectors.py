@@ -3,8 +3,8 @@
 Label selectors are apimachinery's ``labels.Parse``, ported token for token (its lexer, its
 parser and ``NewRequirement``'s validation), so that every selector kube accepts is accepted here
 with the same meaning and every one it refuses is refused with the same message: ``unable to parse
-requirement: ...`` for a bad requirement, the bare parser message for bad structure. Key and value
-errors use Kubernetes 1.32's wording (``a qualified name``, ``no more than 63 characters``).
+requirement: ...`` for a bad requirement, the bare parser message for bad structure. Keys and values are
+checked by ``fakeapi.machinery.validation`` (``content.IsLabelKey``/``IsLabelValue``).
 
 Field selectors are ``fields.ParseSelector`` (terms split on unescaped ``,``; ``\\,``, ``\\=`` and
 ``\\\\`` escape values), then, per kind, the field label conversion kube registers: it decides
@@ -18,13 +18,13 @@ All parse errors are ``StatusError`` 400 BadRequest with kube's message.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ._golang import go_parse_int64, go_quote
-from .status import FieldError, bad_request, field_errors_message
+from .status import FieldError, bad_request, field_errors_message, invalid_error
+from .validation import is_qualified_name, is_valid_label_value
 
 # ----------------------------------------------------------------------------- label selectors
 
@@ -36,71 +36,6 @@ _WHITESPACE = frozenset(" \t\r\n")
 #: ``selection.Operator`` of each binary operator token, in the order kube's errors list them.
 _BINARY_OPERATORS = {"in": "in", "notin": "notin", "=": "=", "==": "==", "!=": "!=", ">": "gt", "<": "lt"}
 _EXISTS, _DOES_NOT_EXIST = "exists", "!"
-
-_NAME = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_NAME_RE = re.compile(_NAME)
-_VALUE = f"({_NAME})?"
-_VALUE_RE = re.compile(_VALUE)
-_DNS1123_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN)
-
-
-def _regex_error(message: str, regex: str, *examples: str) -> str:
-    """``validation.RegexError`` (the double spaces before ``or`` are upstream's)."""
-    return message + " (e.g. " + " or ".join(f"'{e}', " for e in examples) + f"regex used for validation is '{regex}')"
-
-
-_NAME_ERROR = _regex_error(
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-    _NAME, "MyName", "my.name", "123-abc")
-_VALUE_ERROR = _regex_error(
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character", _VALUE, "MyValue", "my_value", "12345")
-_SUBDOMAIN_ERROR = _regex_error(
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character", _DNS1123_SUBDOMAIN, "example.com")
-
-
-def _too_long(limit: int) -> str:
-    return f"must be no more than {limit} characters"
-
-
-def _label_key_errors(key: str) -> list[str]:
-    """``validation.IsQualifiedName``. Lengths are in bytes, as in Go."""
-    parts = key.split("/")
-    if len(parts) > 2:
-        return [f"a qualified name {_NAME_ERROR} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    errors = []
-    name = parts[-1]
-    if len(parts) == 2:
-        prefix = parts[0]
-        if not prefix:
-            errors.append("prefix part must be non-empty")
-        else:
-            if len(prefix.encode()) > 253:
-                errors.append("prefix part " + _too_long(253))
-            if not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
-                errors.append("prefix part " + _SUBDOMAIN_ERROR)
-    if not name:
-        errors.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
-        errors.append("name part " + _too_long(63))
-    if not _NAME_RE.fullmatch(name):
-        errors.append("name part " + _NAME_ERROR)
-    return errors
-
-
-def _label_value_errors(value: str) -> list[str]:
-    """``validation.IsValidLabelValue``."""
-    errors = [_too_long(63)] if len(value.encode()) > 63 else []
-    if not _VALUE_RE.fullmatch(value):
-        errors.append(_VALUE_ERROR)
-    return errors
-
-
-def _invalid_value(field: str, value: str, detail: str) -> FieldError:
-    """``field.Invalid(path, value, detail)`` for a string value."""
-    return field, "FieldValueInvalid", f"Invalid value: {go_quote(value)}: {detail}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,8 +167,8 @@ class _LabelParser:
             kind, key = self.consume()
         if kind != _IDENTIFIER:
             raise _LabelSyntaxError(f"found '{key}', expected: identifier")
-        if errors := _label_key_errors(key):
-            raise _LabelSyntaxError(field_errors_message([_invalid_value("<nil>", key, "; ".join(errors))]))
+        if errors := is_qualified_name(key):
+            raise _LabelSyntaxError(field_errors_message([invalid_error("<nil>", key, "; ".join(errors))]))
         if operator == _DOES_NOT_EXIST or self.lookahead()[0] in (_EOS, ","):
             return LabelRequirement(key, operator or _EXISTS)
         kind, literal = self.consume(values=False)
@@ -293,11 +228,11 @@ def _new_requirement(key: str, operator: str, values: set[str]) -> LabelRequirem
     errors: list[FieldError] = []
     ordered = sorted(values)
     if operator in ("gt", "lt"):
-        errors += [_invalid_value(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer")
+        errors += [invalid_error(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer")
                    for i, v in enumerate(ordered) if go_parse_int64(v) is None]
     for i, value in enumerate(ordered):
-        if value_errors := _label_value_errors(value):
-            errors.append(_invalid_value(f"values[{i}][{key}]", value, "; ".join(value_errors)))
+        if value_errors := is_valid_label_value(value):
+            errors.append(invalid_error(f"values[{i}][{key}]", value, "; ".join(value_errors)))
     if errors:
         raise _LabelSyntaxError(field_errors_message(errors))
     return LabelRequirement(key, operator, frozenset(values))

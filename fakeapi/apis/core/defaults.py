@@ -1,0 +1,606 @@
+"""Defaulting of the core (legacy, ``v1``) group: kube's ``pkg/apis/core/v1/defaults.go`` and the
+generated ``zz_generated.defaults.go`` (``SetObjectDefaults_<Kind>``, which applies the
+``SetDefaults_*`` functions and the ``+default=`` markers to every nested type), plus what kube's
+decoding does first: every ``resource.Quantity`` is parsed and stored in canonical form.
+
+Each function works in place on the decoded JSON object, in the *served* version, and is
+idempotent. A quantity kube cannot parse raises ``QuantityError``; ``decoding`` turns it into
+kube's 400 for the kind being decoded.
+
+``set_defaults_pod_template_spec`` is what other groups' defaulters call for the pod templates
+they embed (Deployment, StatefulSet, Job, ...), as their generated defaulters recurse into
+``PodTemplateSpec``; ``set_defaults_persistent_volume_claim_spec`` likewise for StatefulSet
+volume claim templates.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ...machinery.field_validation import cannot_be_handled
+from ...machinery.quantity import Quantity, QuantityError, decode, parse
+from .. import features
+
+Json = dict[str, Any]
+
+#: ``v1.TerminationMessagePathDefault``.
+TERMINATION_MESSAGE_PATH_DEFAULT = "/dev/termination-log"
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30
+#: Default ``defaultMode`` of secret, configMap, downwardAPI and projected volumes (0644).
+DEFAULT_VOLUME_MODE = 0o644
+DEFAULT_CLIENT_IP_SERVICE_AFFINITY_SECONDS = 10800
+_MILLI = -3
+
+
+@contextlib.contextmanager
+def decoding(kind: str, version: str = "v1") -> Iterator[None]:
+    """Decoding errors of a body as the create and update handlers answer them: 400
+    ``Pod in version "v1" cannot be handled as a Pod: <error>``."""
+    try:
+        yield
+    except QuantityError as err:
+        raise cannot_be_handled(kind, version, str(err)) from None
+
+
+# ----------------------------------------------------------------------------- quantities
+
+def canonical_quantities(quantities: Json | None) -> None:
+    """Decoding a ``ResourceList`` (or any map of quantities): each value as kube re-encodes it."""
+    if not quantities:
+        return
+    for name, value in quantities.items():
+        quantities[name] = "0" if value is None else str(decode(value))
+
+
+def set_defaults_resource_list(resources: Json | None) -> None:
+    """``SetDefaults_ResourceList`` after decoding: quantities rounded up to milli-units."""
+    if not resources:
+        return
+    for name, value in resources.items():
+        resources[name] = "0" if value is None else str(decode(value).round_up(_MILLI))
+
+
+def canonical_quantity(obj: Json | None, name: str) -> None:
+    """Decoding one ``Quantity`` field (``emptyDir.sizeLimit``, ``capacity.storage``, ...)."""
+    if obj is not None and obj.get(name) is not None:
+        obj[name] = str(decode(obj[name]))
+
+
+# ----------------------------------------------------------------------------- image names
+
+# distribution/reference's grammar, for ``ParseImageName``: only whether an image names the tag
+# ``latest`` (explicitly or by naming neither tag nor digest) matters to defaulting.
+_ALPHANUMERIC = "[a-z0-9]+"
+_SEPARATOR = "(?:[._]|__|[-]+)"
+_PATH_COMPONENT = f"{_ALPHANUMERIC}(?:{_SEPARATOR}{_ALPHANUMERIC})*"
+_DOMAIN_COMPONENT = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_DOMAIN = rf"(?:{_DOMAIN_COMPONENT}(?:\.{_DOMAIN_COMPONENT})*|\[[a-fA-F0-9:]+\])(?::[0-9]+)?"
+_NAME = f"(?:{_DOMAIN}/)?{_PATH_COMPONENT}(?:/{_PATH_COMPONENT})*"
+_TAG = r"[\w][\w.-]{0,127}"
+_DIGEST = "[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}"
+_REFERENCE = re.compile(f"({_NAME})(?::({_TAG}))?(?:@({_DIGEST}))?", re.ASCII)
+_HEX64 = re.compile("[a-f0-9]{64}")
+_DIGEST_LENGTHS = {"sha256": 64, "sha384": 96, "sha512": 128}
+_NAME_TOTAL_LENGTH_MAX = 255
+
+
+def _image_tag(image: str) -> str:
+    """The tag ``parsers.ParseImageName`` gives (``latest`` when neither tag nor digest is
+    named); "" for a reference it cannot parse."""
+    if _HEX64.fullmatch(image):
+        return ""
+    match = _REFERENCE.fullmatch(image)
+    if match is None:
+        return ""
+    name, tag, digest = match.groups()
+    first, _, rest = name.partition("/")
+    if not rest or ("." not in first and ":" not in first and first != "localhost" and first.lower() == first):
+        remote = name  # a Docker Hub name: no domain part
+        full = ("docker.io/" + ("library/" if "/" not in name else "") + name)
+    else:
+        remote = rest
+        full = name
+    if remote.lower() != remote or len(full) > _NAME_TOTAL_LENGTH_MAX:
+        return ""
+    if digest:
+        algorithm, _, hex_digits = digest.partition(":")
+        if _DIGEST_LENGTHS.get(algorithm) != len(hex_digits):
+            return ""
+    return tag or ("" if digest else "latest")
+
+
+def _default_pull_policy(image: str | None) -> str:
+    return "Always" if _image_tag(image or "") == "latest" else "IfNotPresent"
+
+
+# ----------------------------------------------------------------------------- pod specs
+
+def _set_defaults_http_get(action: Json | None) -> None:
+    """``SetDefaults_HTTPGetAction``."""
+    if action is not None:
+        if not action.get("path"):
+            action["path"] = "/"
+        if not action.get("scheme"):
+            action["scheme"] = "HTTP"
+
+
+def _set_defaults_probe(probe: Json | None) -> None:
+    """``SetDefaults_Probe`` and its handler's defaults."""
+    if probe is None:
+        return
+    if not probe.get("timeoutSeconds"):
+        probe["timeoutSeconds"] = 1
+    if not probe.get("periodSeconds"):
+        probe["periodSeconds"] = 10
+    if not probe.get("successThreshold"):
+        probe["successThreshold"] = 1
+    if not probe.get("failureThreshold"):
+        probe["failureThreshold"] = 3
+    _set_defaults_http_get(probe.get("httpGet"))
+    grpc = probe.get("grpc")
+    if grpc is not None and grpc.get("service") is None:
+        grpc["service"] = ""
+
+
+def _set_defaults_field_ref(field_ref: Json | None) -> None:
+    """``SetDefaults_ObjectFieldSelector``."""
+    if field_ref is not None and not field_ref.get("apiVersion"):
+        field_ref["apiVersion"] = "v1"
+
+
+def _set_defaults_container(container: Json) -> None:
+    """``SetDefaults_Container`` and what the generated defaulter adds under a container."""
+    if not container.get("imagePullPolicy"):
+        container["imagePullPolicy"] = _default_pull_policy(container.get("image"))
+    if not container.get("terminationMessagePath"):
+        container["terminationMessagePath"] = TERMINATION_MESSAGE_PATH_DEFAULT
+    if not container.get("terminationMessagePolicy"):
+        container["terminationMessagePolicy"] = "File"
+    for port in container.get("ports") or ():
+        if not port.get("protocol"):
+            port["protocol"] = "TCP"
+    for env in container.get("env") or ():
+        value_from = env.get("valueFrom")
+        if value_from is not None:
+            _set_defaults_field_ref(value_from.get("fieldRef"))
+            file_key_ref = value_from.get("fileKeyRef")
+            if file_key_ref is not None and file_key_ref.get("optional") is None:
+                file_key_ref["optional"] = False
+            resource_field_ref = value_from.get("resourceFieldRef")
+            if resource_field_ref is not None:
+                canonical_quantity(resource_field_ref, "divisor")
+    resources = container.get("resources")
+    if resources:
+        set_defaults_resource_list(resources.get("limits"))
+        set_defaults_resource_list(resources.get("requests"))
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        _set_defaults_probe(container.get(probe))
+    lifecycle = container.get("lifecycle")
+    if lifecycle is not None:
+        for hook in ("postStart", "preStop"):
+            handler = lifecycle.get(hook)
+            if handler is not None:
+                _set_defaults_http_get(handler.get("httpGet"))
+
+
+#: The volume source fields of ``v1.VolumeSource`` (``AllPtrFieldsNil`` looks at these).
+VOLUME_SOURCES = (
+    "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs", "iscsi",
+    "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "downwardAPI", "fc",
+    "azureFile", "configMap", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "projected",
+    "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral", "image",
+)
+
+
+def _set_defaults_downward_api_items(items: list[Json] | None) -> None:
+    for item in items or ():
+        _set_defaults_field_ref(item.get("fieldRef"))
+        resource_field_ref = item.get("resourceFieldRef")
+        if resource_field_ref is not None:
+            canonical_quantity(resource_field_ref, "divisor")
+
+
+def _set_defaults_volume(volume: Json) -> None:
+    """``SetDefaults_Volume`` and the generated defaults of each volume source."""
+    if all(volume.get(source) is None for source in VOLUME_SOURCES):
+        volume["emptyDir"] = {}
+    if (source := volume.get("hostPath")) is not None and source.get("type") is None:
+        source["type"] = ""
+    if (source := volume.get("emptyDir")) is not None:
+        canonical_quantity(source, "sizeLimit")
+    if (source := volume.get("secret")) is not None and source.get("defaultMode") is None:
+        source["defaultMode"] = DEFAULT_VOLUME_MODE
+    if (source := volume.get("configMap")) is not None and source.get("defaultMode") is None:
+        source["defaultMode"] = DEFAULT_VOLUME_MODE
+    if (source := volume.get("downwardAPI")) is not None:
+        if source.get("defaultMode") is None:
+            source["defaultMode"] = DEFAULT_VOLUME_MODE
+        _set_defaults_downward_api_items(source.get("items"))
+    if (source := volume.get("projected")) is not None:
+        if source.get("defaultMode") is None:
+            source["defaultMode"] = DEFAULT_VOLUME_MODE
+        for projection in source.get("sources") or ():
+            downward_api = projection.get("downwardAPI")
+            if downward_api is not None:
+                _set_defaults_downward_api_items(downward_api.get("items"))
+            token = projection.get("serviceAccountToken")
+            if token is not None and token.get("expirationSeconds") is None:
+                token["expirationSeconds"] = 3600
+    _set_defaults_legacy_volume_sources(volume)
+    if (source := volume.get("ephemeral")) is not None:
+        claim_template = source.get("volumeClaimTemplate")
+        if claim_template is not None:
+            claim_spec = claim_template.get("spec")
+            if claim_spec is None:
+                claim_spec = claim_template["spec"] = {}
+            set_defaults_persistent_volume_claim_spec(claim_spec)
+    if (source := volume.get("image")) is not None and features.enabled("ImageVolume") and not source.get("pullPolicy"):
+        source["pullPolicy"] = _default_pull_policy(source.get("reference"))
+
+
+def _set_defaults_legacy_volume_sources(source: Json) -> None:
+    """The ``+default=`` markers of the in-tree volume sources (pod volumes and PVs alike)."""
+    if (iscsi := source.get("iscsi")) is not None and not iscsi.get("iscsiInterface"):
+        iscsi["iscsiInterface"] = "default"
+    if (rbd := source.get("rbd")) is not None:
+        if not rbd.get("pool"):
+            rbd["pool"] = "rbd"
+        if not rbd.get("user"):
+            rbd["user"] = "admin"
+        if not rbd.get("keyring"):
+            rbd["keyring"] = "/etc/ceph/keyring"
+    if (azure_disk := source.get("azureDisk")) is not None:
+        for name, value in (("cachingMode", "ReadWrite"), ("fsType", "ext4"), ("readOnly", False),
+                            ("kind", "Shared")):
+            if azure_disk.get(name) is None:
+                azure_disk[name] = value
+    if (scale_io := source.get("scaleIO")) is not None:
+        if not scale_io.get("storageMode"):
+            scale_io["storageMode"] = "ThinProvisioned"
+        if not scale_io.get("fsType"):
+            scale_io["fsType"] = "xfs"
+
+
+def set_defaults_pod_spec(spec: Json) -> None:
+    """``SetDefaults_PodSpec`` and the generated defaults of everything in a pod spec (what
+    ``SetObjectDefaults_Pod`` and ``SetObjectDefaults_PodTemplate`` share)."""
+    if not spec.get("dnsPolicy"):
+        spec["dnsPolicy"] = "ClusterFirst"
+    if not spec.get("restartPolicy"):
+        spec["restartPolicy"] = "Always"
+    if spec.get("securityContext") is None:
+        spec["securityContext"] = {}
+    if spec.get("terminationGracePeriodSeconds") is None:
+        spec["terminationGracePeriodSeconds"] = DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
+    if not spec.get("schedulerName"):
+        spec["schedulerName"] = DEFAULT_SCHEDULER_NAME
+    for volume in spec.get("volumes") or ():
+        _set_defaults_volume(volume)
+    for containers in ("initContainers", "containers", "ephemeralContainers"):
+        for container in spec.get(containers) or ():
+            _set_defaults_container(container)
+    set_defaults_resource_list(spec.get("overhead"))
+    resources = spec.get("resources")
+    if resources is not None:
+        set_defaults_resource_list(resources.get("limits"))
+        set_defaults_resource_list(resources.get("requests"))
+
+
+def set_defaults_pod_template_spec(template: Json) -> None:
+    """The defaults of a ``PodTemplateSpec`` embedded in another object (its ``spec`` is a
+    struct in Go: an absent one is defaulted as an empty one)."""
+    spec = template.get("spec")
+    if spec is None:
+        spec = template["spec"] = {}
+    set_defaults_pod_spec(spec)
+
+
+def _set_defaults_pod_status(status: Json | None) -> None:
+    """The generated defaults of ``PodStatus``: its resource lists."""
+    if not status:
+        return
+    for statuses in ("initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses"):
+        for container_status in status.get(statuses) or ():
+            set_defaults_resource_list(container_status.get("allocatedResources"))
+            resources = container_status.get("resources")
+            if resources is not None:
+                set_defaults_resource_list(resources.get("limits"))
+                set_defaults_resource_list(resources.get("requests"))
+    set_defaults_resource_list(status.get("allocatedResources"))
+    resources = status.get("resources")
+    if resources is not None:
+        set_defaults_resource_list(resources.get("limits"))
+        set_defaults_resource_list(resources.get("requests"))
+
+
+def _requests_from_limits(containers: list[Json] | None) -> None:
+    """A container's limits are its requests where it names none (``SetDefaults_Pod``)."""
+    for container in containers or ():
+        resources = container.get("resources")
+        limits = resources.get("limits") if resources else None
+        if limits:
+            requests = resources.get("requests")
+            if requests is None:
+                requests = resources["requests"] = {}
+            for name, value in limits.items():
+                requests.setdefault(name, value)
+
+
+def set_defaults_pod(pod: Json) -> None:
+    """``SetObjectDefaults_Pod``."""
+    spec = pod.get("spec")
+    if spec is None:
+        spec = pod["spec"] = {}
+    # SetDefaults_Pod runs first, on quantities already decoded.
+    for containers in ("containers", "initContainers"):
+        for container in spec.get(containers) or ():
+            resources = container.get("resources")
+            if resources:
+                canonical_quantities(resources.get("limits"))
+                canonical_quantities(resources.get("requests"))
+    _requests_from_limits(spec.get("containers"))
+    _requests_from_limits(spec.get("initContainers"))
+    if features.enabled("PodLevelResources"):
+        _default_pod_level_resources(spec)
+    if spec.get("enableServiceLinks") is None:
+        spec["enableServiceLinks"] = True
+    if spec.get("hostNetwork"):
+        for containers in ("containers", "initContainers"):
+            for container in spec.get(containers) or ():
+                for port in container.get("ports") or ():
+                    if not port.get("hostPort"):
+                        port["hostPort"] = port.get("containerPort") or 0
+    set_defaults_pod_spec(spec)
+    _set_defaults_pod_status(pod.get("status"))
+
+
+def _default_pod_level_resources(spec: Json) -> None:
+    """``defaultHugePagePodLimits`` and ``defaultPodRequests``: pod-level requests from the
+    containers' requests and the pod's limits, for the resources supported at pod level."""
+    resources = spec.get("resources")
+    if not resources:
+        return
+    canonical_quantities(resources.get("limits"))
+    canonical_quantities(resources.get("requests"))
+    limits = resources.get("limits") or {}
+    requests = resources.get("requests") or {}
+    if limits or requests:
+        aggregated_limits = _aggregate_container_resources(spec, "limits")
+        pod_limits = dict(limits)
+        for name, value in aggregated_limits.items():
+            if _supported_at_pod_level(name) and name.startswith("hugepages-") and name not in requests \
+                    and name not in pod_limits:
+                pod_limits[name] = value
+        if pod_limits:
+            resources["limits"] = limits = pod_limits
+    if not limits:
+        return
+    pod_requests = dict(requests)
+    for name, value in _aggregate_container_resources(spec, "requests").items():
+        if name not in pod_requests and _supported_at_pod_level(name) and not name.startswith("hugepages-"):
+            pod_requests[name] = value
+    for name, value in limits.items():
+        if name not in pod_requests and _supported_at_pod_level(name):
+            pod_requests[name] = value
+    if pod_requests:
+        resources["requests"] = pod_requests
+
+
+def _supported_at_pod_level(name: str) -> bool:
+    """``resourcehelper.IsSupportedPodLevelResource``: cpu, memory and hugepages."""
+    return name in ("cpu", "memory") or name.startswith("hugepages-")
+
+
+def _aggregate_container_resources(spec: Json, which: str) -> dict[str, str]:
+    """``AggregateContainerRequests``/``AggregateContainerLimits`` (no pod overhead): the sum
+    over regular and sidecar containers, and the max with each init container's needs."""
+    total: dict[str, Quantity] = {}
+    for container in spec.get("containers") or ():
+        for name, value in ((container.get("resources") or {}).get(which) or {}).items():
+            total[name] = total[name] + parse(value) if name in total else parse(value)
+    sidecars: dict[str, Quantity] = {}
+    for container in spec.get("initContainers") or ():
+        own = (container.get("resources") or {}).get(which) or {}
+        if container.get("restartPolicy") == "Always":
+            for name, value in own.items():
+                sidecars[name] = sidecars[name] + parse(value) if name in sidecars else parse(value)
+                total[name] = total[name] + parse(value) if name in total else parse(value)
+            continue
+        for name, value in own.items():
+            needed = parse(value) + sidecars[name] if name in sidecars else parse(value)
+            if name not in total or needed.cmp(total[name]) > 0:
+                total[name] = needed
+    return {name: str(value) for name, value in total.items()}
+
+
+# ----------------------------------------------------------------------------- other kinds
+
+def set_defaults_pod_template(template: Json) -> None:
+    """``SetObjectDefaults_PodTemplate``."""
+    inner = template.get("template")
+    if inner is None:
+        inner = template["template"] = {}
+    set_defaults_pod_template_spec(inner)
+
+
+def set_defaults_replication_controller(controller: Json) -> None:
+    """``SetObjectDefaults_ReplicationController``: the selector and labels from the template's
+    labels, replicas 1, and the template's defaults."""
+    spec = controller.get("spec")
+    if spec is None:
+        spec = controller["spec"] = {}
+    template = spec.get("template")
+    labels = (template.get("metadata") or {}).get("labels") if template else None
+    if labels:  # an empty map would be omitted anyway
+        if not spec.get("selector"):
+            spec["selector"] = dict(labels)
+        meta = controller.setdefault("metadata", {})
+        if not meta.get("labels"):
+            meta["labels"] = dict(labels)
+    if spec.get("replicas") is None:
+        spec["replicas"] = 1
+    if template is not None:
+        set_defaults_pod_template_spec(template)
+
+
+def set_defaults_persistent_volume_claim_spec(spec: Json) -> None:
+    """``SetDefaults_PersistentVolumeClaimSpec`` and its resource lists."""
+    if spec.get("volumeMode") is None:
+        spec["volumeMode"] = "Filesystem"
+    resources = spec.get("resources")
+    if resources is not None:
+        set_defaults_resource_list(resources.get("limits"))
+        set_defaults_resource_list(resources.get("requests"))
+
+
+def set_defaults_persistent_volume_claim(claim: Json) -> None:
+    """``SetObjectDefaults_PersistentVolumeClaim``."""
+    status = claim.get("status")
+    if status is None:
+        status = claim["status"] = {}
+    if not status.get("phase"):
+        status["phase"] = "Pending"
+    spec = claim.get("spec")
+    if spec is None:
+        spec = claim["spec"] = {}
+    set_defaults_persistent_volume_claim_spec(spec)
+    set_defaults_resource_list(status.get("capacity"))
+    set_defaults_resource_list(status.get("allocatedResources"))
+
+
+def set_defaults_persistent_volume(volume: Json) -> None:
+    """``SetObjectDefaults_PersistentVolume``."""
+    status = volume.get("status")
+    if status is None:
+        status = volume["status"] = {}
+    if not status.get("phase"):
+        status["phase"] = "Pending"
+    spec = volume.get("spec")
+    if spec is None:
+        spec = volume["spec"] = {}
+    if not spec.get("persistentVolumeReclaimPolicy"):
+        spec["persistentVolumeReclaimPolicy"] = "Retain"
+    if spec.get("volumeMode") is None:
+        spec["volumeMode"] = "Filesystem"
+    set_defaults_resource_list(spec.get("capacity"))
+    if (host_path := spec.get("hostPath")) is not None and host_path.get("type") is None:
+        host_path["type"] = ""
+    _set_defaults_legacy_volume_sources(spec)
+
+
+def set_defaults_service(service: Json) -> None:
+    """``SetObjectDefaults_Service``."""
+    spec = service.get("spec")
+    if spec is None:
+        spec = service["spec"] = {}
+    if not spec.get("sessionAffinity"):
+        spec["sessionAffinity"] = "None"
+    if spec["sessionAffinity"] == "None":
+        spec.pop("sessionAffinityConfig", None)
+    if spec["sessionAffinity"] == "ClientIP":
+        config = spec.get("sessionAffinityConfig") or {}
+        if (config.get("clientIP") or {}).get("timeoutSeconds") is None:
+            spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": DEFAULT_CLIENT_IP_SERVICE_AFFINITY_SECONDS}}
+    if not spec.get("type"):
+        spec["type"] = "ClusterIP"
+    service_type = spec["type"]
+    for port in spec.get("ports") or ():
+        if not port.get("protocol"):
+            port["protocol"] = "TCP"
+        if port.get("targetPort") in (None, 0, ""):
+            port["targetPort"] = port.get("port") or 0
+    externally_accessible = service_type in ("LoadBalancer", "NodePort") or (
+        service_type == "ClusterIP" and bool(spec.get("externalIPs")))
+    if externally_accessible and not spec.get("externalTrafficPolicy"):
+        spec["externalTrafficPolicy"] = "Cluster"
+    if spec.get("internalTrafficPolicy") is None and service_type in ("NodePort", "LoadBalancer", "ClusterIP"):
+        spec["internalTrafficPolicy"] = "Cluster"
+    if service_type == "LoadBalancer":
+        if spec.get("allocateLoadBalancerNodePorts") is None:
+            spec["allocateLoadBalancerNodePorts"] = True
+        for ingress in ((service.get("status") or {}).get("loadBalancer") or {}).get("ingress") or ():
+            if ingress.get("ip") and ingress.get("ipMode") is None:
+                ingress["ipMode"] = "VIP"
+
+
+def set_defaults_secret(secret: Json) -> None:
+    """``SetObjectDefaults_Secret``."""
+    if not secret.get("type"):
+        secret["type"] = "Opaque"
+
+
+def set_defaults_config_map(config_map: Json) -> None:
+    """``SetDefaults_ConfigMap``: ``data`` is a non-nil map, but ``omitempty``: nothing shows."""
+
+
+def set_defaults_namespace(namespace: Json) -> None:
+    """``SetObjectDefaults_Namespace``: the ``kubernetes.io/metadata.name`` label, phase Active."""
+    meta = namespace.setdefault("metadata", {})
+    name = meta.get("name")
+    if name:
+        labels = meta.get("labels")
+        if labels is None:
+            labels = meta["labels"] = {}
+        labels["kubernetes.io/metadata.name"] = name
+    status = namespace.get("status")
+    if status is None:
+        status = namespace["status"] = {}
+    if not status.get("phase"):
+        status["phase"] = "Active"
+
+
+def set_defaults_node(node: Json) -> None:
+    """``SetObjectDefaults_Node``: allocatable is the capacity when not given."""
+    status = node.get("status")
+    if not status:
+        return
+    if status.get("allocatable") is None and status.get("capacity") is not None:
+        status["allocatable"] = dict(status["capacity"])
+    set_defaults_resource_list(status.get("capacity"))
+    set_defaults_resource_list(status.get("allocatable"))
+
+
+def set_defaults_endpoints(endpoints: Json) -> None:
+    """``SetObjectDefaults_Endpoints``: ports' protocol TCP."""
+    for subset in endpoints.get("subsets") or ():
+        for port in subset.get("ports") or ():
+            if not port.get("protocol"):
+                port["protocol"] = "TCP"
+
+
+def set_defaults_limit_range(limit_range: Json) -> None:
+    """``SetObjectDefaults_LimitRange``: a container item's default limit is its max, its default
+    request its default limit or its min."""
+    for item in (limit_range.get("spec") or {}).get("limits") or ():
+        for name in ("max", "min", "default", "defaultRequest", "maxLimitRequestRatio"):
+            canonical_quantities(item.get(name))
+        if item.get("type") == "Container":
+            default = item.get("default")
+            if default is None:
+                default = item["default"] = {}
+            default_request = item.get("defaultRequest")
+            if default_request is None:
+                default_request = item["defaultRequest"] = {}
+            for name, value in (item.get("max") or {}).items():
+                default.setdefault(name, value)
+            for name, value in default.items():
+                default_request.setdefault(name, value)
+            for name, value in (item.get("min") or {}).items():
+                default_request.setdefault(name, value)
+            for name in ("default", "defaultRequest"):  # empty maps are omitted (omitempty)
+                if not item[name]:
+                    del item[name]
+        for name in ("max", "min", "default", "defaultRequest", "maxLimitRequestRatio"):
+            set_defaults_resource_list(item.get(name))
+
+
+def set_defaults_resource_quota(quota: Json) -> None:
+    """``SetObjectDefaults_ResourceQuota``: its resource lists."""
+    set_defaults_resource_list((quota.get("spec") or {}).get("hard"))
+    status = quota.get("status") or {}
+    set_defaults_resource_list(status.get("hard"))
+    set_defaults_resource_list(status.get("used"))

@@ -1,0 +1,2783 @@
+"""Validation of the core group's pods and pod templates: kube's ``pkg/apis/core/validation``
+(``ValidatePodCreate``, ``ValidatePodUpdate``, ``ValidatePodStatusUpdate``,
+``ValidatePodTemplateSpec``, ``ValidatePodSpec`` and everything under them), in Go's order so
+errors come out in kube's order.
+
+kube validates its internal types, converted from v1; here the v1 JSON is read directly, with
+the internal type's zero values for absent fields. Where internal and v1 differ in shape (pod
+``hostNetwork``/``hostPID``/``hostIPC``, which the internal type keeps in the security context)
+the v1 location is read.
+
+``validate_pod_template_spec`` and ``PodValidationOptions`` are what other groups (apps, batch)
+call for the pod templates they embed, as kube's do; ``pod_validation_options`` is
+``GetValidationOptionsFromPodTemplate``/``GetValidationOptionsFromPodSpecAndMeta``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...machinery import quantity as quantities
+from ...machinery._golang import go_quote as _quote
+from ...machinery.status import (
+    FieldError,
+    duplicate_error,
+    forbidden_error,
+    invalid_error,
+    not_supported_error,
+    required_error,
+    too_long_error,
+)
+from ...machinery.validation import (
+    DEFAULT_LABEL_SELECTOR_OPTIONS,
+    LabelSelectorValidationOptions,
+    child,
+    index,
+    inclusive_range_error,
+    invalid_json,
+    is_config_map_key,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_env_var_name,
+    is_http_header_name,
+    is_qualified_name,
+    is_relaxed_env_var_name,
+    is_valid_group_id,
+    is_valid_ip_for_legacy_field,
+    is_valid_label_value,
+    is_valid_port_name,
+    is_valid_port_num,
+    is_valid_user_id,
+    key,
+    label_selector_has_invalid_label_value,
+    name_is_dns_label,
+    name_is_dns_subdomain,
+    validate_annotations,
+    validate_label_name,
+    validate_label_selector,
+    validate_labels,
+    validate_nonnegative_field,
+    validate_object_meta,
+    validate_object_meta_update,
+)
+from .. import features
+
+Json = dict[str, Any]
+_EMPTY: Json = {}
+
+FILE_MODE_ERROR = "must be a number between 0 and 0777 (octal), both inclusive"
+IS_NOT_INTEGER_ERROR = "must be an integer"
+IS_NOT_POSITIVE_ERROR = "must be greater than zero"
+_MAX_INT32 = 2**31 - 1
+MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
+POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
+SECCOMP_POD_ANNOTATION = "seccomp.security.alpha.kubernetes.io/pod"
+SECCOMP_CONTAINER_ANNOTATION_PREFIX = "container.seccomp.security.alpha.kubernetes.io/"
+APPARMOR_CONTAINER_ANNOTATION_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
+
+# Name rules of the core kinds (``ValidatePodName``, ...).
+validate_pod_name = name_is_dns_subdomain
+validate_node_name = name_is_dns_subdomain
+validate_secret_name = name_is_dns_subdomain
+validate_config_map_name = name_is_dns_subdomain
+validate_class_name = name_is_dns_subdomain
+validate_priority_class_name = name_is_dns_subdomain
+validate_persistent_volume_name = name_is_dns_subdomain
+
+
+def _s(obj: Json | None, name: str) -> str:
+    """A string field, "" when absent (Go's zero value)."""
+    value = obj.get(name) if obj else None
+    return value if isinstance(value, str) else ""
+
+
+def _i(obj: Json | None, name: str) -> int:
+    value = obj.get(name) if obj else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _list(obj: Json | None, name: str) -> list[Any]:
+    value = obj.get(name) if obj else None
+    return value if isinstance(value, list) else []
+
+
+def _map(obj: Json | None, name: str) -> Json:
+    value = obj.get(name) if obj else None
+    return value if isinstance(value, dict) else _EMPTY
+
+
+def _invalid_each(path: str, value: Any, messages: Sequence[str]) -> list[FieldError]:
+    return [invalid_error(path, value, message) for message in messages]
+
+
+def validate_dns1123_label(value: str, path: str) -> list[FieldError]:
+    """``ValidateDNS1123Label``."""
+    return _invalid_each(path, value, is_dns1123_label(value))
+
+
+def validate_dns1123_subdomain(value: str, path: str) -> list[FieldError]:
+    """``ValidateDNS1123Subdomain``."""
+    return _invalid_each(path, value, is_dns1123_subdomain(value))
+
+
+def validate_qualified_name(value: str, path: str) -> list[FieldError]:
+    """``ValidateQualifiedName``."""
+    return _invalid_each(path, value, is_qualified_name(value))
+
+
+def validate_kube_finalizer_name(name: str, path: str) -> list[FieldError]:
+    """``validateKubeFinalizerName``: a name without ``/`` must be a standard one."""
+    if "/" not in name and name not in ("kubernetes", "orphan", "foregroundDeletion"):
+        return [invalid_error(path, name, "name is neither a standard finalizer name nor is it fully qualified")]
+    return []
+
+
+def validate_core_object_meta(meta: Json, namespaced: bool, name_fn: Any, path: str = "metadata") -> list[FieldError]:
+    """Core's ``ValidateObjectMeta``: apimachinery's, plus the legacy finalizer names."""
+    errors = validate_object_meta(meta, namespaced, name_fn, path)
+    for i, finalizer in enumerate(_list(meta, "finalizers")):
+        errors += validate_kube_finalizer_name(finalizer, index(child(path, "finalizers"), i))
+    return errors
+
+
+def validate_core_object_meta_update(new: Json, old: Json, path: str = "metadata") -> list[FieldError]:
+    """Core's ``ValidateObjectMetaUpdate``."""
+    errors = validate_object_meta_update(new, old, path)
+    for i, finalizer in enumerate(_list(new, "finalizers")):
+        errors += validate_kube_finalizer_name(finalizer, index(child(path, "finalizers"), i))
+    return errors
+
+
+def is_valid_ip(path: str, value: str, valid_old: Sequence[str] = ()) -> list[FieldError]:
+    """Core's ``IsValidIPForLegacyField`` (strict only with StrictIPCIDRValidation)."""
+    return is_valid_ip_for_legacy_field(path, value, features.enabled("StrictIPCIDRValidation"), valid_old)
+
+
+# ----------------------------------------------------------------------------- options
+
+@dataclass(frozen=True, slots=True)
+class PodValidationOptions:
+    """``PodValidationOptions``: what a pod (or template) validation allows, decided from the
+    feature gates and, on update, from what the old object already had."""
+
+    allow_invalid_pod_deletion_cost: bool = False
+    allow_invalid_label_value_in_selector: bool = False
+    allow_indivisible_huge_pages_values: bool = False
+    allow_invalid_topology_spread_constraint_label_selector: bool = False
+    allow_non_local_projected_token_path: bool = False
+    allow_namespaced_sysctls_for_host_net_and_host_ipc: bool = False
+    resource_is_pod: bool = False
+    allow_relaxed_environment_variable_validation: bool = True
+    allow_relaxed_dns_search_validation: bool = True
+    allow_pod_lifecycle_sleep_action_zero_value: bool = True
+    allow_only_recursive_selinux_change_policy: bool = False
+    pod_level_resources_enabled: bool = True
+    allow_sidecar_resize_policy: bool = True
+    allow_invalid_label_value_in_required_node_affinity: bool = False
+    allow_match_label_keys_in_pod_topology_spread: bool = True
+    allow_match_label_keys_in_pod_topology_spread_selector_merge: bool = True
+    old_pod_violates_match_label_keys_validation: bool = False
+    allow_env_files_validation: bool = True
+    allow_container_restart_policy_rules: bool = True
+    allow_user_namespaces_with_volume_devices: bool = False
+    allow_taint_toleration_comparison_operators: bool = False
+    allow_user_namespaces_host_network_support: bool = False
+    allow_restart_all_containers: bool = False
+
+
+def pod_validation_options(spec: Json | None, old_spec: Json | None, meta: Json | None = None,
+                           old_meta: Json | None = None, *, resource_is_pod: bool = False) -> PodValidationOptions:
+    """``GetValidationOptionsFromPodSpecAndMeta`` at kube 1.35's default feature gates: the
+    relaxations an update gets because the old object already used them."""
+    relaxed_env = features.enabled("RelaxedEnvironmentVariableValidation")
+    allow_invalid_deletion_cost = not features.enabled("PodDeletionCost")
+    if old_meta is not None and not allow_invalid_deletion_cost:
+        allow_invalid_deletion_cost = _deletion_cost_error(_map(old_meta, "annotations"))
+    if old_spec is None:
+        return PodValidationOptions(
+            allow_invalid_pod_deletion_cost=allow_invalid_deletion_cost, resource_is_pod=resource_is_pod,
+            allow_relaxed_environment_variable_validation=relaxed_env,
+            allow_taint_toleration_comparison_operators=features.enabled("TaintTolerationComparisonOperators"))
+    return PodValidationOptions(
+        allow_invalid_pod_deletion_cost=allow_invalid_deletion_cost,
+        allow_invalid_label_value_in_selector=_has_invalid_label_value_in_affinity_selector(old_spec),
+        allow_indivisible_huge_pages_values=_uses_indivisible_huge_pages(old_spec),
+        allow_invalid_topology_spread_constraint_label_selector=any(
+            validate_label_selector(c.get("labelSelector"), DEFAULT_LABEL_SELECTOR_OPTIONS, "")
+            for c in _list(old_spec, "topologySpreadConstraints")),
+        allow_non_local_projected_token_path=_has_non_local_projected_token_path(old_spec),
+        allow_namespaced_sysctls_for_host_net_and_host_ipc=any(
+            _host_sysctl_error(_s(sysctl, "name"), old_spec, "") is not None
+            for sysctl in _list(_map(old_spec, "securityContext"), "sysctls")),
+        resource_is_pod=resource_is_pod,
+        allow_relaxed_environment_variable_validation=relaxed_env,
+        allow_invalid_label_value_in_required_node_affinity=_has_invalid_label_value_in_required_node_affinity(
+            old_spec),
+        allow_user_namespaces_with_volume_devices=(
+            _map(old_spec, "securityContext").get("hostUsers") is False
+            and any(_list(c, "volumeDevices") for c, _path in _visit_containers(old_spec, ""))),
+        allow_taint_toleration_comparison_operators=features.enabled("TaintTolerationComparisonOperators") or any(
+            t.get("operator") in ("Lt", "Gt") for t in _list(old_spec, "tolerations")),
+    )
+
+
+def pod_template_validation_options(template: Json | None, old_template: Json | None) -> PodValidationOptions:
+    """``GetValidationOptionsFromPodTemplate``: the options for a template and its old version
+    (None on create)."""
+    return pod_validation_options(
+        (template or _EMPTY).get("spec") if template is not None else None,
+        _map(old_template, "spec") if old_template is not None else None,
+        _map(template, "metadata") if template is not None else None,
+        _map(old_template, "metadata") if old_template is not None else None)
+
+
+def _has_invalid_label_value_in_affinity_selector(spec: Json) -> bool:
+    affinity = _map(spec, "affinity")
+    for kind in ("podAffinity", "podAntiAffinity"):
+        terms = _map(affinity, kind)
+        for term in _list(terms, "requiredDuringSchedulingIgnoredDuringExecution"):
+            if label_selector_has_invalid_label_value(term.get("labelSelector")):
+                return True
+        for weighted in _list(terms, "preferredDuringSchedulingIgnoredDuringExecution"):
+            if label_selector_has_invalid_label_value(_map(weighted, "podAffinityTerm").get("labelSelector")):
+                return True
+    return False
+
+
+def _has_invalid_label_value_in_required_node_affinity(spec: Json) -> bool:
+    required = _map(_map(_map(spec, "affinity"), "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution")
+    return any(is_valid_label_value(value) for term in _list(required, "nodeSelectorTerms")
+               for expression in _list(term, "matchExpressions") for value in _list(expression, "values"))
+
+
+def _uses_indivisible_huge_pages(spec: Json) -> bool:
+    for container, _path in _visit_containers(spec, ""):
+        resources = _map(container, "resources")
+        for which in ("limits", "requests"):
+            for name, value in _map(resources, which).items():
+                if name.startswith("hugepages-") and not _huge_page_value_divisible(name, value):
+                    return True
+    return False
+
+
+def _has_non_local_projected_token_path(spec: Json) -> bool:
+    for volume in _list(spec, "volumes"):
+        for source in _list(_map(volume, "projected"), "sources"):
+            token = source.get("serviceAccountToken")
+            if token and validate_local_non_reserved_path(_s(token, "path"), ""):
+                return True
+    return False
+
+
+def _deletion_cost_error(annotations: Json) -> bool:
+    """Whether ``helper.GetDeletionCostFromPodAnnotations`` fails."""
+    value = annotations.get(POD_DELETION_COST_ANNOTATION)
+    if value is None:
+        return False
+    if not isinstance(value, str) or not re.fullmatch(r"[+-]?[0-9]+", value):
+        return True
+    return not -(2**31) <= int(value) <= _MAX_INT32
+
+
+# ----------------------------------------------------------------------------- containers of a spec
+
+def _visit_containers(spec: Json, path: str) -> Iterator[tuple[Json, str]]:
+    """``podshelper.VisitContainersWithPath``: init, regular, then ephemeral containers."""
+    for kind in ("initContainers", "containers", "ephemeralContainers"):
+        for i, container in enumerate(_list(spec, kind)):
+            yield container, index(child(path, kind), i)
+
+
+# ----------------------------------------------------------------------------- volumes
+
+_HOST_PATH_TYPES = ("", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate",
+                    "Socket")
+_DOWNWARD_VOLUME_FIELDS = ("metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
+                           "metadata.uid")
+_DOWNWARD_ENV_FIELDS = ("metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
+                        "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs")
+_CONTAINER_RESOURCE_FIELDS = ("limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu",
+                              "requests.ephemeral-storage", "requests.memory")
+_ISCSI_IQN = re.compile(r"iqn\.\d{4}-\d{2}\.([a-zA-Z0-9\-.]+)(:[^,;*&$|\s]+)$")
+_ISCSI_EUI = re.compile(r"^eui.[a-zA-Z0-9]{16}$")
+_ISCSI_NAA = re.compile(r"^naa.[a-zA-Z0-9]{32}$")
+
+
+def validate_path_no_backsteps(target: str, path: str) -> list[FieldError]:
+    """``validatePathNoBacksteps``."""
+    if ".." in target.split("/"):
+        return [invalid_error(path, target, "must not contain '..'")]
+    return []
+
+
+def validate_local_descending_path(target: str, path: str) -> list[FieldError]:
+    """``validateLocalDescendingPath``: relative, no ``..``."""
+    errors = [invalid_error(path, target, "must be a relative path")] if target.startswith("/") else []
+    return errors + validate_path_no_backsteps(target, path)
+
+
+def validate_local_non_reserved_path(target: str, path: str) -> list[FieldError]:
+    """``ValidateLocalNonReservedPath``."""
+    errors = validate_local_descending_path(target, path)
+    if target.startswith("..") and not target.startswith("../"):
+        errors.append(invalid_error(path, target, "must not start with '..'"))
+    return errors
+
+
+def _validate_file_mode(mode: Any, path: str) -> list[FieldError]:
+    if mode is not None and (mode > 0o777 or mode < 0):
+        return [invalid_error(path, mode, FILE_MODE_ERROR)]
+    return []
+
+
+def _validate_key_to_path(item: Json, path: str) -> list[FieldError]:
+    """``validateKeyToPath``."""
+    errors = []
+    if not _s(item, "key"):
+        errors.append(required_error(child(path, "key")))
+    item_path = _s(item, "path")
+    if not item_path:
+        errors.append(required_error(child(path, "path")))
+    errors += validate_local_non_reserved_path(item_path, child(path, "path"))
+    return errors + _validate_file_mode(item.get("mode"), child(path, "mode"))
+
+
+def _validate_object_field_selector(selector: Json, expressions: Sequence[str], path: str) -> list[FieldError]:
+    """``validateObjectFieldSelector``."""
+    api_version = _s(selector, "apiVersion")
+    if not api_version:
+        return [required_error(child(path, "apiVersion"))]
+    field_path = _s(selector, "fieldPath")
+    if not field_path:
+        return [required_error(child(path, "fieldPath"))]
+    if api_version != "v1":
+        return [invalid_error(child(path, "fieldPath"), field_path, (
+            f"error converting fieldPath: unsupported pod version: {api_version}"))]
+    internal = field_path
+    match = re.fullmatch(r"(metadata\.(?:annotations|labels))\['(.*)'\]", internal, re.S)
+    if match is None and "[" in internal and internal.endswith("]"):
+        match = re.fullmatch(r"([^\[]*)\['(.*)'\]", internal, re.S)
+    if match is not None:
+        base, subscript = match.groups()
+        if base == "metadata.annotations":
+            return validate_qualified_name(subscript.lower(), path)
+        if base == "metadata.labels":
+            return validate_qualified_name(subscript, path)
+        return [invalid_error(path, base, "does not support subscript")]
+    if internal in ("metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
+                    "metadata.uid", "spec.nodeName", "spec.restartPolicy", "spec.serviceAccountName",
+                    "spec.schedulerName", "status.phase", "status.hostIP", "status.hostIPs", "status.podIP",
+                    "status.podIPs"):
+        if internal not in expressions:
+            return [not_supported_error(child(path, "fieldPath"), internal, expressions)]
+        return []
+    return [invalid_error(child(path, "fieldPath"), field_path,
+                          f'error converting fieldPath: field label not supported: {field_path}')]
+
+
+_DIVISORS_CPU = ("1m", "1")
+_DIVISORS_OTHER = ("1", "1k", "1M", "1G", "1T", "1P", "1E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei")
+
+
+def _validate_resource_divisor(resource: str, divisor: Any, path: str) -> list[FieldError]:
+    """``validateContainerResourceDivisor``."""
+    if divisor is None:
+        return []
+    text = str(quantities.decode(divisor))
+    if text == "0":
+        return []
+    errors = []
+    if resource in ("limits.cpu", "requests.cpu") and text not in _DIVISORS_CPU:
+        errors.append(invalid_error(child(path, "divisor"), resource,
+                                    "only divisor's values 1m and 1 are supported with the cpu resource"))
+    elif resource in ("limits.memory", "requests.memory") and text not in _DIVISORS_OTHER:
+        errors.append(invalid_error(child(path, "divisor"), resource, (
+            "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the "
+            "memory resource")))
+    elif resource in ("limits.ephemeral-storage", "requests.ephemeral-storage") and text not in _DIVISORS_OTHER:
+        errors.append(invalid_error(child(path, "divisor"), resource, (
+            "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the "
+            "local ephemeral storage resource")))
+    if resource.startswith(("requests.hugepages-", "limits.hugepages-")) and text not in _DIVISORS_OTHER:
+        errors.append(invalid_error(child(path, "divisor"), resource, (
+            "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the "
+            "hugepages resource")))
+    return errors
+
+
+def _validate_resource_field_selector(selector: Json, path: str, volume: bool) -> list[FieldError]:
+    """``validateContainerResourceFieldSelector``."""
+    errors = []
+    resource = _s(selector, "resource")
+    if volume and not _s(selector, "containerName"):
+        errors.append(required_error(child(path, "containerName")))
+    elif not resource:
+        errors.append(required_error(child(path, "resource")))
+    elif resource not in _CONTAINER_RESOURCE_FIELDS and not resource.startswith(
+            ("limits.hugepages-", "requests.hugepages-")):
+        errors.append(not_supported_error(child(path, "resource"), resource, _CONTAINER_RESOURCE_FIELDS))
+    return errors + _validate_resource_divisor(resource, selector.get("divisor"), path)
+
+
+def _validate_downward_api_file(item: Json, path: str) -> list[FieldError]:
+    """``validateDownwardAPIVolumeFile``."""
+    errors = []
+    file_path = _s(item, "path")
+    if not file_path:
+        errors.append(required_error(child(path, "path")))
+    errors += validate_local_non_reserved_path(file_path, child(path, "path"))
+    if item.get("fieldRef") is not None:
+        errors += _validate_object_field_selector(item["fieldRef"], _DOWNWARD_VOLUME_FIELDS, child(path, "fieldRef"))
+        if item.get("resourceFieldRef") is not None:
+            errors.append(invalid_error(path, "resource", "fieldRef and resourceFieldRef can not be specified "
+                                                          "simultaneously"))
+    elif item.get("resourceFieldRef") is not None:
+        errors += _validate_resource_field_selector(item["resourceFieldRef"], child(path, "resourceFieldRef"), True)
+    else:
+        errors.append(required_error(path, "one of fieldRef and resourceFieldRef is required"))
+    return errors + _validate_file_mode(item.get("mode"), child(path, "mode"))
+
+
+def _validate_projection_sources(projected: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
+    """``validateProjectionSources`` (secrets, config maps, downward API, service account tokens;
+    cluster trust bundles and pod certificates are behind gates that are off)."""
+    errors: list[FieldError] = []
+    paths: set[str] = set()
+    for i, source in enumerate(_list(projected, "sources")):
+        sources = 0
+        source_path = index(child(path, "sources"), i)
+        for kind in ("secret", "configMap"):
+            projection = source.get(kind)
+            if projection is None:
+                continue
+            sources += 1
+            projection_path = child(source_path, kind)
+            if not _s(projection, "name"):
+                errors.append(required_error(child(projection_path, "name")))
+            for j, item in enumerate(_list(projection, "items")):
+                errors += _validate_key_to_path(item, index(child(projection_path, "items"), j))
+                item_path = _s(item, "path")
+                if item_path:
+                    if item_path in paths:
+                        errors.append(invalid_error(path, _s(projection, "name"), "conflicting duplicate paths"))
+                    paths.add(item_path)
+        if (downward_api := source.get("downwardAPI")) is not None:
+            sources += 1
+            for item in _list(downward_api, "items"):
+                errors += _validate_downward_api_file(item, child(source_path, "downwardAPI"))
+                item_path = _s(item, "path")
+                if item_path:
+                    if item_path in paths:
+                        errors.append(invalid_error(path, item_path, "conflicting duplicate paths"))
+                    paths.add(item_path)
+        if (token := source.get("serviceAccountToken")) is not None:
+            sources += 1
+            token_path = child(source_path, "serviceAccountToken")
+            expiration = _i(token, "expirationSeconds")
+            if expiration < 600:
+                errors.append(invalid_error(child(token_path, "expirationSeconds"), expiration,
+                                            "may not specify a duration less than 10 minutes"))
+            if expiration > 1 << 32:
+                errors.append(invalid_error(child(token_path, "expirationSeconds"), expiration,
+                                            "may not specify a duration larger than 2^32 seconds"))
+            if not _s(token, "path"):
+                errors.append(required_error(child(path, "path")))
+            elif not options.allow_non_local_projected_token_path:
+                errors += validate_local_non_reserved_path(_s(token, "path"), child(path, "path"))
+        if sources > 1:
+            errors.append(forbidden_error(source_path, "may not specify more than 1 volume type per source"))
+    return errors
+
+
+def _validate_projected(projected: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
+    return _validate_file_mode(projected.get("defaultMode"), child(path, "defaultMode")) + \
+        _validate_projection_sources(projected, path, options)
+
+
+def _required_fields(source: Json, path: str, *names: str) -> list[FieldError]:
+    return [required_error(child(path, name)) for name in names if not source.get(name)]
+
+
+def _validate_iscsi(source: Json, path: str) -> list[FieldError]:
+    errors = _required_fields(source, path, "targetPortal")
+    iqn = _s(source, "iqn")
+    if not iqn:
+        errors.append(required_error(child(path, "iqn")))
+    elif not iqn.startswith(("iqn", "eui", "naa")):
+        errors.append(invalid_error(child(path, "iqn"), iqn, "must be valid format starting with iqn, eui, or naa"))
+    elif (iqn.startswith("iqn") and not _ISCSI_IQN.search(iqn)) or (
+            iqn.startswith("eui") and not _ISCSI_EUI.search(iqn)) or (
+            iqn.startswith("naa") and not _ISCSI_NAA.search(iqn)):
+        errors.append(invalid_error(child(path, "iqn"), iqn, "must be valid format"))
+    lun = _i(source, "lun")
+    if lun < 0 or lun > 255:
+        errors.append(invalid_error(child(path, "lun"), lun, inclusive_range_error(0, 255)))
+    if (source.get("chapAuthDiscovery") or source.get("chapAuthSession")) and source.get("secretRef") is None:
+        errors.append(required_error(child(path, "secretRef")))
+    initiator = source.get("initiatorName")
+    if initiator is not None:
+        if not initiator.startswith(("iqn", "eui", "naa")):
+            errors.append(invalid_error(child(path, "initiatorname"), initiator,
+                                        "must be valid format starting with iqn, eui, or naa"))
+        if (initiator.startswith("iqn") and not _ISCSI_IQN.search(initiator)) or (
+                initiator.startswith("eui") and not _ISCSI_EUI.search(initiator)) or (
+                initiator.startswith("naa") and not _ISCSI_NAA.search(initiator)):
+            errors.append(invalid_error(child(path, "initiatorname"), initiator, "must be valid format"))
+    return errors
+
+
+def _validate_partition(source: Json, path: str) -> list[FieldError]:
+    partition = _i(source, "partition")
+    if partition < 0 or partition > 255:
+        return [invalid_error(child(path, "partition"), partition, inclusive_range_error(1, 255))]
+    return []
+
+
+def validate_csi_driver_name(driver: str, path: str) -> list[FieldError]:
+    """``ValidateCSIDriverName``."""
+    if not driver:
+        return [required_error(path)]
+    errors = [too_long_error(path, 63)] if len(driver.encode()) > 63 else []
+    return errors + _invalid_each(path, driver, is_dns1123_subdomain(driver.lower()))
+
+
+def _validate_volume_source(volume: Json, path: str, pod_meta: Json | None,
+                            options: PodValidationOptions) -> list[FieldError]:
+    """``validateVolumeSource``: exactly one source, each checked by its own rules."""
+    errors: list[FieldError] = []
+    count = 0
+    name = _s(volume, "name")
+
+    def one(kind: str, source_path: str | None = None) -> Json | None:
+        nonlocal count
+        source = volume.get(kind)
+        if source is None:
+            return None
+        if count > 0:
+            errors.append(forbidden_error(child(path, source_path or kind), "may not specify more than 1 volume type"))
+            return None
+        count += 1
+        return source
+
+    if (source := one("emptyDir")) is not None:
+        size_limit = source.get("sizeLimit")
+        if size_limit is not None and quantities.decode(size_limit).sign() < 0:
+            errors.append(forbidden_error(child(path, "emptyDir", "sizeLimit"),
+                                          "SizeLimit field must be a valid resource quantity"))
+    if (source := one("hostPath")) is not None:
+        host_path = _s(source, "path")
+        if not host_path:
+            errors.append(required_error(child(path, "hostPath", "path")))
+        else:
+            errors += validate_path_no_backsteps(host_path, child(path, "hostPath", "path"))
+            host_path_type = source.get("type")
+            if host_path_type is not None and host_path_type not in _HOST_PATH_TYPES:
+                errors.append(not_supported_error(child(path, "hostPath", "type"), host_path_type, _HOST_PATH_TYPES))
+    if (source := one("gitRepo")) is not None:
+        errors += _required_fields(source, child(path, "gitRepo"), "repository")
+        errors += validate_local_descending_path(_s(source, "directory"), child(path, "gitRepo", "directory"))
+    if (source := one("gcePersistentDisk")) is not None:
+        errors += _required_fields(source, child(path, "persistentDisk"), "pdName")
+        errors += _validate_partition(source, child(path, "persistentDisk"))
+    if (source := one("awsElasticBlockStore")) is not None:
+        errors += _required_fields(source, child(path, "awsElasticBlockStore"), "volumeID")
+        errors += _validate_partition(source, child(path, "awsElasticBlockStore"))
+    if (source := one("secret")) is not None:
+        source_path = child(path, "secret")
+        errors += _required_fields(source, source_path, "secretName")
+        errors += _validate_file_mode(source.get("defaultMode"), child(source_path, "defaultMode"))
+        for i, item in enumerate(_list(source, "items")):
+            errors += _validate_key_to_path(item, index(child(source_path, "items"), i))
+    if (source := one("nfs")) is not None:
+        errors += _required_fields(source, child(path, "nfs"), "server", "path")
+        if not _s(source, "path").startswith("/"):
+            errors.append(invalid_error(child(path, "nfs", "path"), _s(source, "path"), "must be an absolute path"))
+    if (source := one("iscsi")) is not None:
+        errors += _validate_iscsi(source, child(path, "iscsi"))
+    if volume.get("iscsi") is not None and volume["iscsi"].get("initiatorName") is not None and \
+            len(f"{name}:{_s(volume['iscsi'], 'targetPortal')}") > 64:
+        errors.append(invalid_error(child(path, "name"), name, (
+            "Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if "
+            "iscsi.initiatorName is specified.")))
+    if (source := one("glusterfs")) is not None:
+        errors += _required_fields(source, child(path, "glusterfs"), "endpoints", "path")
+    if (source := one("flocker")) is not None:
+        dataset_name, dataset_uuid = _s(source, "datasetName"), _s(source, "datasetUUID")
+        if not dataset_name and not dataset_uuid:
+            errors.append(required_error(child(path, "flocker"), "one of datasetName and datasetUUID is required"))
+        if dataset_name and dataset_uuid:
+            errors.append(invalid_error(child(path, "flocker"), "resource",
+                                        "datasetName and datasetUUID can not be specified simultaneously"))
+        if "/" in dataset_name:
+            errors.append(invalid_error(child(path, "flocker", "datasetName"), dataset_name, "must not contain '/'"))
+    if (source := one("persistentVolumeClaim")) is not None:
+        errors += _required_fields(source, child(path, "persistentVolumeClaim"), "claimName")
+    if (source := one("rbd")) is not None:
+        errors += _required_fields(source, child(path, "rbd"), "monitors", "image")
+    if (source := one("cinder")) is not None:
+        errors += _required_fields(source, child(path, "cinder"), "volumeID")
+        secret_ref = source.get("secretRef")
+        if secret_ref is not None and not _s(secret_ref, "name"):
+            errors.append(required_error(child(path, "cinder", "secretRef", "name")))
+    if (source := one("cephfs", "cephFS")) is not None:
+        errors += _required_fields(source, child(path, "cephfs"), "monitors")
+    if (source := one("quobyte")) is not None:
+        registry = _s(source, "registry")
+        if not registry:
+            errors.append(required_error(child(path, "quobyte", "registry"),
+                                         "must be a host:port pair or multiple pairs separated by commas"))
+        elif len(_s(source, "tenant")) >= 65:
+            errors.append(required_error(child(path, "quobyte", "tenant"),
+                                         "must be a UUID and may not exceed a length of 64 characters"))
+        else:
+            for pair in registry.split(","):
+                if not re.fullmatch(r"(\[[^\]]*\]|[^:\[\]]*):[^:]*", pair):
+                    errors.append(invalid_error(child(path, "quobyte", "registry"), registry,
+                                                "must be a host:port pair or multiple pairs separated by commas"))
+        errors += _required_fields(source, child(path, "quobyte"), "volume")
+    if (source := one("downwardAPI", "downwarAPI")) is not None:
+        errors += _validate_file_mode(source.get("defaultMode"), child(path, "downwardAPI", "defaultMode"))
+        for item in _list(source, "items"):
+            errors += _validate_downward_api_file(item, child(path, "downwardAPI"))
+    if (source := one("fc")) is not None:
+        wwns, wwids = _list(source, "targetWWNs"), _list(source, "wwids")
+        if not wwns and not wwids:
+            errors.append(required_error(child(path, "fc", "targetWWNs"),
+                                         "must specify either targetWWNs or wwids, but not both"))
+        if wwns and wwids:
+            errors.append(invalid_json(child(path, "fc", "targetWWNs"), wwns,
+                                       "targetWWNs and wwids can not be specified simultaneously"))
+        if wwns:
+            if source.get("lun") is None:
+                errors.append(required_error(child(path, "fc", "lun"), "lun is required if targetWWNs is specified"))
+            elif not 0 <= source["lun"] <= 255:
+                errors.append(invalid_error(child(path, "fc", "lun"), source["lun"], inclusive_range_error(0, 255)))
+    if (source := one("flexVolume")) is not None:
+        errors += _required_fields(source, child(path, "flexVolume"), "driver")
+        for option in _map(source, "options"):
+            if option.lower().startswith("kubernetes.io/"):
+                errors.append(invalid_error(child(path, "flexVolume", "options"), option,
+                                            "kubernetes.io and subdomains are reserved"))
+    if (source := one("configMap")) is not None:
+        source_path = child(path, "configMap")
+        errors += _required_fields(source, source_path, "name")
+        errors += _validate_file_mode(source.get("defaultMode"), child(source_path, "defaultMode"))
+        for i, item in enumerate(_list(source, "items")):
+            errors += _validate_key_to_path(item, index(child(source_path, "items"), i))
+    if (source := one("azureFile")) is not None:
+        errors += _required_fields(source, child(path, "azureFile"), "secretName", "shareName")
+    if (source := one("vsphereVolume")) is not None:
+        errors += _required_fields(source, child(path, "vsphereVolume"), "volumePath")
+    if (source := one("photonPersistentDisk")) is not None:
+        errors += _required_fields(source, child(path, "photonPersistentDisk"), "pdID")
+    if (source := one("portworxVolume")) is not None:
+        errors += _required_fields(source, child(path, "portworxVolume"), "volumeID")
+    if (source := one("azureDisk")) is not None:
+        errors += _validate_azure_disk(source, child(path, "azureDisk"))
+    if (source := one("storageos")) is not None:
+        errors += _required_fields(source, child(path, "storageos"), "volumeName")
+        secret_ref = source.get("secretRef")
+        if secret_ref is not None and not _s(secret_ref, "name"):
+            errors.append(required_error(child(path, "storageos", "secretRef", "name")))
+    if (source := one("projected")) is not None:
+        errors += _validate_projected(source, child(path, "projected"), options)
+    if (source := one("scaleIO")) is not None:
+        errors += _required_fields(source, child(path, "scaleIO"), "gateway", "system", "volumeName")
+    if (source := one("csi")) is not None:
+        errors += validate_csi_driver_name(_s(source, "driver"), child(path, "csi", "driver"))
+        secret_ref = source.get("nodePublishSecretRef")
+        if secret_ref is not None:
+            if not _s(secret_ref, "name"):
+                errors.append(required_error(child(path, "csi", "nodePublishSecretRef", "name")))
+            else:
+                errors += _invalid_each(child(path, "csi", "name"), secret_ref["name"],
+                                        validate_secret_name(secret_ref["name"], False))
+    if (source := one("ephemeral")) is not None:
+        claim_template = source.get("volumeClaimTemplate")
+        if claim_template is None:
+            errors.append(required_error(child(path, "ephemeral", "volumeClaimTemplate")))
+        else:
+            from .validation_storage import validate_persistent_volume_claim_template
+
+            errors += validate_persistent_volume_claim_template(
+                claim_template, child(path, "ephemeral", "volumeClaimTemplate"))
+        pod_name = _s(pod_meta, "name")
+        if pod_name and name:
+            claim_name = f"{pod_name}-{name}"
+            for message in validate_persistent_volume_name(claim_name, False):
+                errors.append(invalid_error(child(path, "name"), name, f"PVC name {_quote(claim_name)}: {message}"))
+    if (source := one("image")) is not None:
+        errors += _validate_image_volume_source(source, child(path, "image"), options)
+    if count == 0:
+        errors.append(required_error(path, "must specify a volume type"))
+    return errors
+
+
+def _validate_azure_disk(source: Json, path: str) -> list[FieldError]:
+    errors = _required_fields(source, path, "diskName", "diskURI")
+    caching = source.get("cachingMode")
+    if caching is not None and caching not in ("None", "ReadOnly", "ReadWrite"):
+        errors.append(not_supported_error(child(path, "cachingMode"), caching, ("None", "ReadOnly", "ReadWrite")))
+    kind = source.get("kind")
+    if kind is not None and kind not in ("Dedicated", "Managed", "Shared"):
+        errors.append(not_supported_error(child(path, "kind"), kind, ("Dedicated", "Managed", "Shared")))
+    if kind == "Managed" and not _s(source, "diskURI").startswith("/subscriptions/"):
+        errors.append(not_supported_error(child(path, "diskURI"), _s(source, "diskURI"),
+                                          ("/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/"
+                                           "microsoft.compute/disks/{disk-id}",)))
+    if kind not in (None, "Managed") and not _s(source, "diskURI").startswith("https"):
+        errors.append(not_supported_error(child(path, "diskURI"), _s(source, "diskURI"),
+                                          ("https://{account-name}.blob.core.windows.net/{container-name}/"
+                                           "{disk-name}.vhd",)))
+    return errors
+
+
+def _validate_image_volume_source(source: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
+    """``validateImageVolumeSource``."""
+    errors = []
+    reference = _s(source, "reference")
+    if not reference and options.resource_is_pod:
+        errors.append(required_error(child(path, "reference")))
+    if reference.strip() != reference:
+        errors.append(invalid_error(child(path, "reference"), reference,
+                                    "must not have leading or trailing whitespace"))
+    return errors + _validate_pull_policy(_s(source, "pullPolicy"), child(path, "pullPolicy"))
+
+
+def validate_volumes(volumes: list[Json], pod_meta: Json | None, path: str,
+                     options: PodValidationOptions) -> tuple[dict[str, Json], list[FieldError]]:
+    """``ValidateVolumes``: the volumes by name (those without errors) and the errors."""
+    errors: list[FieldError] = []
+    by_name: dict[str, Json] = {}
+    pod_name = _s(pod_meta, "name")
+    created_claims = {f"{pod_name}-{_s(v, 'name')}" for v in volumes if v.get("ephemeral") is not None} \
+        if pod_name else set()
+    for i, volume in enumerate(volumes):
+        volume_path = index(path, i)
+        name_path = child(volume_path, "name")
+        name = _s(volume, "name")
+        volume_errors = _validate_volume_source(volume, volume_path, pod_meta, options)
+        if not name:
+            volume_errors.append(required_error(name_path))
+        else:
+            volume_errors += validate_dns1123_label(name, name_path)
+        if name in by_name:
+            volume_errors.append(duplicate_error(name_path, name))
+        if volume_errors:
+            errors += volume_errors
+        else:
+            by_name[name] = volume
+        claim = volume.get("persistentVolumeClaim")
+        if claim is not None and _s(claim, "claimName") in created_claims:
+            errors.append(invalid_error(child(volume_path, "persistentVolumeClaim", "claimName"), claim["claimName"],
+                                        "must not reference a PVC that gets created for an ephemeral volume"))
+    return by_name, errors
+
+
+# ----------------------------------------------------------------------------- containers
+
+_PORT_PROTOCOLS = ("SCTP", "TCP", "UDP")
+
+
+def _validate_container_ports(ports: list[Json], path: str) -> list[FieldError]:
+    """``validateContainerPorts``."""
+    errors: list[FieldError] = []
+    names: set[str] = set()
+    for i, port in enumerate(ports):
+        port_path = index(path, i)
+        name = _s(port, "name")
+        if name:
+            if messages := is_valid_port_name(name):
+                errors += _invalid_each(child(port_path, "name"), name, messages)
+            elif name in names:
+                errors.append(duplicate_error(child(port_path, "name"), name))
+            else:
+                names.add(name)
+        container_port = _i(port, "containerPort")
+        if container_port == 0:
+            errors.append(required_error(child(port_path, "containerPort")))
+        else:
+            errors += _invalid_each(child(port_path, "containerPort"), container_port, is_valid_port_num(container_port))
+        host_port = _i(port, "hostPort")
+        if host_port:
+            errors += _invalid_each(child(port_path, "hostPort"), host_port, is_valid_port_num(host_port))
+        protocol = _s(port, "protocol")
+        if not protocol:
+            errors.append(required_error(child(port_path, "protocol")))
+        elif protocol not in _PORT_PROTOCOLS:
+            errors.append(not_supported_error(child(port_path, "protocol"), protocol, _PORT_PROTOCOLS))
+    return errors
+
+
+def _env_name_errors(name: str, options: PodValidationOptions) -> list[str]:
+    return is_relaxed_env_var_name(name) if options.allow_relaxed_environment_variable_validation \
+        else is_env_var_name(name)
+
+
+def _validate_key_selector(selector: Json, path: str) -> list[FieldError]:
+    """``validateConfigMapKeySelector``/``validateSecretKeySelector``."""
+    name = _s(selector, "name")
+    errors = _invalid_each(child(path, "name"), name, validate_secret_name(name, False))
+    selector_key = _s(selector, "key")
+    if not selector_key:
+        errors.append(required_error(child(path, "key")))
+    else:
+        errors += _invalid_each(child(path, "key"), selector_key, is_config_map_key(selector_key))
+    return errors
+
+
+def _validate_env(env: list[Json], path: str, options: PodValidationOptions) -> list[FieldError]:
+    """``ValidateEnv``."""
+    errors: list[FieldError] = []
+    for i, variable in enumerate(env):
+        variable_path = index(path, i)
+        name = _s(variable, "name")
+        if not name:
+            errors.append(required_error(child(variable_path, "name")))
+        else:
+            errors += _invalid_each(child(variable_path, "name"), name, _env_name_errors(name, options))
+        value_from = variable.get("valueFrom")
+        if value_from is None:
+            continue
+        from_path = child(variable_path, "valueFrom")
+        sources = 0
+        if value_from.get("fieldRef") is not None:
+            sources += 1
+            errors += _validate_object_field_selector(value_from["fieldRef"], _DOWNWARD_ENV_FIELDS,
+                                                      child(from_path, "fieldRef"))
+        if value_from.get("resourceFieldRef") is not None:
+            sources += 1
+            errors += _validate_resource_field_selector(value_from["resourceFieldRef"],
+                                                        child(from_path, "resourceFieldRef"), False)
+        if value_from.get("configMapKeyRef") is not None:
+            sources += 1
+            errors += _validate_key_selector(value_from["configMapKeyRef"], child(from_path, "configMapKeyRef"))
+        if value_from.get("secretKeyRef") is not None:
+            sources += 1
+            errors += _validate_key_selector(value_from["secretKeyRef"], child(from_path, "secretKeyRef"))
+        if value_from.get("fileKeyRef") is not None:
+            sources += 1
+            errors += _validate_file_key_selector(value_from["fileKeyRef"], child(from_path, "fileKeyRef"))
+        if sources == 0:
+            errors.append(invalid_error(from_path, "", (
+                "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or "
+                "`fileKeyRef`") if options.allow_env_files_validation else (
+                "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`")))
+        elif _s(variable, "value"):
+            errors.append(invalid_error(from_path, "", "may not be specified when `value` is not empty"))
+        elif sources > 1:
+            errors.append(invalid_error(from_path, "", "may not have more than one field specified at a time"))
+    return errors
+
+
+def _validate_file_key_selector(selector: Json, path: str) -> list[FieldError]:
+    """``validateFileKeySelector``."""
+    errors = []
+    selector_key = _s(selector, "key")
+    if not selector_key:
+        errors.append(required_error(child(path, "key")))
+    else:
+        errors += _invalid_each(child(path, "key"), selector_key, is_relaxed_env_var_name(selector_key))
+    volume_name = _s(selector, "volumeName")
+    if not volume_name:
+        errors.append(required_error(child(path, "volumeName")))
+    else:
+        errors += validate_dns1123_label(volume_name, child(path, "volumeName"))
+    file_path = _s(selector, "path")
+    if not file_path:
+        errors.append(required_error(child(path, "path")))
+    else:
+        errors += validate_path_no_backsteps(file_path, child(path, "path"))
+    return errors
+
+
+def _validate_env_from(sources: list[Json], path: str, options: PodValidationOptions) -> list[FieldError]:
+    """``ValidateEnvFrom``."""
+    errors: list[FieldError] = []
+    for i, source in enumerate(sources):
+        source_path = index(path, i)
+        prefix = _s(source, "prefix")
+        if prefix:
+            errors += _invalid_each(child(source_path, "prefix"), prefix, _env_name_errors(prefix, options))
+        count = 0
+        for kind in ("configMapRef", "secretRef"):
+            ref = source.get(kind)
+            if ref is None:
+                continue
+            count += 1
+            name = _s(ref, "name")
+            if not name:
+                errors.append(required_error(child(source_path, kind, "name")))
+            else:
+                errors += _invalid_each(child(source_path, kind, "name"), name, name_is_dns_subdomain(name, True))
+        if count == 0:
+            errors.append(invalid_error(path, "", "must specify one of: `configMapRef` or `secretRef`"))
+        elif count > 1:
+            errors.append(invalid_error(path, "", "may not have more than one field specified at a time"))
+    return errors
+
+
+def _validate_volume_mounts(container: Json, volumes: dict[str, Json], path: str) -> list[FieldError]:
+    """``ValidateVolumeMounts``."""
+    errors: list[FieldError] = []
+    devices = {_s(d, "name"): _s(d, "devicePath") for d in _list(container, "volumeDevices")}
+    device_paths = set(devices.values())
+    mount_points: set[str] = set()
+    privileged = _map(container, "securityContext").get("privileged") is True
+    for i, mount in enumerate(_list(container, "volumeMounts")):
+        mount_path = index(path, i)
+        name = _s(mount, "name")
+        point = _s(mount, "mountPath")
+        if not name:
+            errors.append(required_error(child(mount_path, "name")))
+        if name not in volumes:
+            errors.append((child(mount_path, "name"), "FieldValueNotFound", f"Not found: {_quote(name)}"))
+        if not point:
+            errors.append(required_error(child(mount_path, "mountPath")))
+        if point in mount_points:
+            errors.append(invalid_error(child(mount_path, "mountPath"), point, "must be unique"))
+        mount_points.add(point)
+        if name in devices:
+            errors.append(invalid_error(child(mount_path, "name"), name, "must not already exist in volumeDevices"))
+        if point in device_paths:
+            errors.append(invalid_error(child(mount_path, "mountPath"), point,
+                                        "must not already exist as a path in volumeDevices"))
+        sub_path = _s(mount, "subPath")
+        if sub_path:
+            errors += validate_local_descending_path(sub_path, child(path, "subPath"))
+        sub_path_expr = _s(mount, "subPathExpr")
+        if sub_path_expr:
+            if sub_path:
+                errors.append(invalid_error(child(mount_path, "subPathExpr"), sub_path_expr,
+                                            "subPathExpr and subPath are mutually exclusive"))
+            errors += validate_local_descending_path(sub_path_expr, child(path, "subPathExpr"))
+        propagation = mount.get("mountPropagation")
+        if propagation is not None:
+            supported = ("Bidirectional", "HostToContainer", "None")
+            if propagation not in supported:
+                errors.append(not_supported_error(child(path, "mountPropagation"), propagation, supported))
+            if propagation == "Bidirectional" and not privileged:
+                errors.append(forbidden_error(child(path, "mountPropagation"),
+                                              "Bidirectional mount propagation is available only to privileged "
+                                              "containers"))
+        recursive = mount.get("recursiveReadOnly")
+        if recursive is not None and recursive != "Disabled":
+            if recursive in ("Enabled", "IfPossible"):
+                if not mount.get("readOnly"):
+                    errors.append(forbidden_error(child(path, "recursiveReadOnly"),
+                                                  "may only be specified when readOnly is true"))
+                if propagation not in (None, "None"):
+                    errors.append(forbidden_error(child(path, "recursiveReadOnly"),
+                                                  "may only be specified when mountPropagation is None or not "
+                                                  "specified"))
+            else:
+                errors.append(not_supported_error(child(path, "recursiveReadOnly"), recursive,
+                                                  ("Disabled", "Enabled", "IfPossible")))
+    return errors
+
+
+def _validate_volume_devices(container: Json, volumes: dict[str, Json], path: str) -> list[FieldError]:
+    """``ValidateVolumeDevices``."""
+    errors: list[FieldError] = []
+    mounts = {_s(m, "name"): _s(m, "mountPath") for m in _list(container, "volumeMounts")}
+    mount_paths = set(mounts.values())
+    device_paths: set[str] = set()
+    device_names: set[str] = set()
+    for i, device in enumerate(_list(container, "volumeDevices")):
+        device_path = index(path, i)
+        name = _s(device, "name")
+        target = _s(device, "devicePath")
+        volume = volumes.get(name)
+        if not name:
+            errors.append(required_error(child(device_path, "name")))
+        if name in device_names:
+            errors.append(invalid_error(child(device_path, "name"), name, "must be unique"))
+        if volume is not None and volume.get("persistentVolumeClaim") is None and volume.get("ephemeral") is None:
+            errors.append(invalid_error(child(device_path, "name"), name, (
+                "can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode")))
+        if volume is None:
+            errors.append((child(device_path, "name"), "FieldValueNotFound", f"Not found: {_quote(name)}"))
+        if not target:
+            errors.append(required_error(child(device_path, "devicePath")))
+        if target in device_paths:
+            errors.append(invalid_error(child(device_path, "devicePath"), target, "must be unique"))
+        if target and validate_path_no_backsteps(target, ""):
+            errors.append(invalid_error(child(device_path, "devicePath"), target, "can not contain backsteps ('..')"))
+        else:
+            device_paths.add(target)
+        if name in mounts:
+            errors.append(invalid_error(child(device_path, "name"), name, "must not already exist in volumeMounts"))
+        if target in mount_paths:
+            errors.append(invalid_error(child(device_path, "devicePath"), target,
+                                        "must not already exist as a path in volumeMounts"))
+        if name:
+            device_names.add(name)
+    return errors
+
+
+_PULL_POLICIES = ("Always", "IfNotPresent", "Never")
+
+
+def _validate_pull_policy(policy: str, path: str) -> list[FieldError]:
+    """``validatePullPolicy``."""
+    if policy in _PULL_POLICIES:
+        return []
+    if not policy:
+        return [required_error(path)]
+    return [not_supported_error(path, policy, _PULL_POLICIES)]
+
+
+def _validate_port_num_or_name(port: Any, path: str) -> list[FieldError]:
+    """``ValidatePortNumOrName`` of an IntOrString."""
+    if isinstance(port, str):
+        return _invalid_each(path, port, is_valid_port_name(port))
+    number = port if isinstance(port, int) else 0
+    return _invalid_each(path, number, is_valid_port_num(number))
+
+
+def _validate_handler(handler: Json, grace_period: int | None, path: str, options: PodValidationOptions, *,
+                      probe: bool) -> list[FieldError]:
+    """``validateHandler`` of a probe (exec, httpGet, tcpSocket, grpc) or a lifecycle hook
+    (exec, httpGet, tcpSocket, sleep)."""
+    errors: list[FieldError] = []
+    count = 0
+    for kind in ("exec", "httpGet", "tcpSocket", "grpc" if probe else "sleep"):
+        action = handler.get(kind)
+        if action is None:
+            continue
+        if count:
+            errors.append(forbidden_error(child(path, kind), "may not specify more than 1 handler type"))
+            continue
+        count += 1
+        action_path = child(path, kind)
+        if kind == "exec":
+            if not _list(action, "command"):
+                errors.append(required_error(child(action_path, "command")))
+        elif kind == "httpGet":
+            if not _s(action, "path"):
+                errors.append(required_error(child(action_path, "path")))
+            errors += _validate_port_num_or_name(action.get("port"), child(action_path, "port"))
+            scheme = _s(action, "scheme")
+            if scheme not in ("HTTP", "HTTPS"):
+                errors.append(not_supported_error(child(action_path, "scheme"), scheme, ("HTTP", "HTTPS")))
+            for header in _list(action, "httpHeaders"):
+                errors += _invalid_each(child(action_path, "httpHeaders"), _s(header, "name"),
+                                        is_http_header_name(_s(header, "name")))
+        elif kind == "tcpSocket":
+            errors += _validate_port_num_or_name(action.get("port"), child(action_path, "port"))
+        elif kind == "grpc":
+            port = _i(action, "port")
+            errors += _invalid_each(child(action_path, "port"), port, is_valid_port_num(port))
+        else:
+            seconds = _i(action, "seconds")
+            if grace_period is not None:
+                if options.allow_pod_lifecycle_sleep_action_zero_value:
+                    if seconds < 0 or seconds > grace_period:
+                        errors.append(invalid_error(action_path, seconds, (
+                            f"must be non-negative and less than terminationGracePeriodSeconds ({grace_period})")))
+                elif seconds <= 0 or seconds > grace_period:
+                    errors.append(invalid_error(action_path, seconds, (
+                        f"must be greater than 0 and less than terminationGracePeriodSeconds ({grace_period}). "
+                        "Enable AllowPodLifecycleSleepActionZeroValue feature gate for zero sleep.")))
+    if count == 0:
+        errors.append(required_error(path, "must specify a handler type"))
+    return errors
+
+
+def _validate_probe(probe: Json | None, grace_period: int | None, path: str, options: PodValidationOptions,
+                    kind: str) -> list[FieldError]:
+    """``validateLivenessProbe``/``validateReadinessProbe``/``validateStartupProbe``."""
+    if probe is None:
+        return []
+    errors = _validate_handler(probe, grace_period, path, options, probe=True)
+    for name in ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"):
+        errors += validate_nonnegative_field(_i(probe, name), child(path, name))
+    termination = probe.get("terminationGracePeriodSeconds")
+    if termination is not None and termination <= 0:
+        errors.append(invalid_error(child(path, "terminationGracePeriodSeconds"), termination,
+                                    "must be greater than 0"))
+    if kind == "readiness":
+        if termination is not None:
+            errors.append(invalid_error(child(path, "terminationGracePeriodSeconds"), termination,
+                                        "must not be set for readinessProbes"))
+    elif _i(probe, "successThreshold") != 1:
+        errors.append(invalid_error(child(path, "successThreshold"), _i(probe, "successThreshold"), "must be 1"))
+    return errors
+
+
+def _validate_probes(container: Json, grace_period: int | None, path: str,
+                     options: PodValidationOptions) -> list[FieldError]:
+    return (_validate_probe(container.get("livenessProbe"), grace_period, child(path, "livenessProbe"), options,
+                            "liveness")
+            + _validate_probe(container.get("readinessProbe"), grace_period, child(path, "readinessProbe"), options,
+                              "readiness")
+            + _validate_probe(container.get("startupProbe"), grace_period, child(path, "startupProbe"), options,
+                              "startup"))
+
+
+_LINUX_SIGNALS = tuple(sorted(
+    ["SIGABRT", "SIGALRM", "SIGBUS", "SIGCHLD", "SIGCLD", "SIGCONT", "SIGFPE", "SIGHUP", "SIGILL", "SIGINT", "SIGIO",
+     "SIGIOT", "SIGKILL", "SIGPIPE", "SIGPOLL", "SIGPROF", "SIGPWR", "SIGQUIT", "SIGSEGV", "SIGSTKFLT", "SIGSTOP",
+     "SIGSYS", "SIGTERM", "SIGTRAP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGUSR1", "SIGUSR2", "SIGVTALRM",
+     "SIGWINCH", "SIGXCPU", "SIGXFSZ", "SIGRTMIN", "SIGRTMAX"]
+    + [f"SIGRTMIN+{i}" for i in range(1, 16)] + [f"SIGRTMAX-{i}" for i in range(1, 15)]))
+
+
+def _validate_lifecycle(lifecycle: Json, grace_period: int | None, path: str, options: PodValidationOptions,
+                        pod_os: Json | None) -> list[FieldError]:
+    """``validateLifecycle``."""
+    errors: list[FieldError] = []
+    for hook in ("postStart", "preStop"):
+        if lifecycle.get(hook) is not None:
+            errors += _validate_handler(lifecycle[hook], grace_period, child(path, hook), options, probe=False)
+    signal = lifecycle.get("stopSignal")
+    if signal is not None:
+        signal_path = child(path, "stopSignal")
+        if pod_os is None:
+            errors.append(forbidden_error(signal_path, "may not be set for containers with empty `spec.os.name`"))
+        elif pod_os.get("name") == "windows" and signal not in ("SIGKILL", "SIGTERM"):
+            errors.append(not_supported_error(signal_path, signal, ("SIGKILL", "SIGTERM")))
+        elif pod_os.get("name") == "linux" and signal not in _LINUX_SIGNALS:
+            errors.append(not_supported_error(signal_path, signal, _LINUX_SIGNALS))
+    return errors
+
+
+def _validate_resize_policy(policies: list[Json], path: str, restart_policy: str) -> list[FieldError]:
+    """``validateResizePolicy``."""
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for i, policy in enumerate(policies):
+        resource = _s(policy, "resourceName")
+        if resource in seen:
+            errors.append(duplicate_error(index(path, i), resource))
+        seen.add(resource)
+        if resource not in ("cpu", "memory"):
+            errors.append(required_error(path) if not resource else not_supported_error(path, resource,
+                                                                                        ("cpu", "memory")))
+        restart = _s(policy, "restartPolicy")
+        if restart not in ("NotRequired", "RestartContainer"):
+            errors.append(required_error(path) if not restart else not_supported_error(
+                path, restart, ("NotRequired", "RestartContainer")))
+        if restart_policy == "Never" and restart != "NotRequired":
+            errors.append(invalid_error(path, restart, "must be 'NotRequired' when `restartPolicy` is 'Never'"))
+    return errors
+
+
+def _validate_container_restart_policy(container: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
+    """``validateContainerRestartPolicy``."""
+    errors: list[FieldError] = []
+    policy = container.get("restartPolicy")
+    rules = _list(container, "restartPolicyRules")
+    policy_path = child(path, "restartPolicy")
+    if policy is None:
+        if not rules:
+            return errors
+        errors.append(required_error(policy_path, "must specify restartPolicy when restart rules are used"))
+    elif policy not in ("Always", "Never", "OnFailure"):
+        errors.append(not_supported_error(policy_path, policy, ("Always", "Never", "OnFailure")))
+    if len(rules) > 20:
+        errors.append(too_long_error(child(path, "restartPolicyRules"), 20))
+    for i, rule in enumerate(rules):
+        rule_path = index(child(path, "restartPolicyRules"), i)
+        allowed = ("Restart", "RestartAllContainers") if options.allow_restart_all_containers else ("Restart",)
+        if _s(rule, "action") not in allowed:
+            errors.append(not_supported_error(child(rule_path, "action"), _s(rule, "action"), ("Restart",)))
+        exit_codes = rule.get("exitCodes")
+        if exit_codes is None:
+            errors.append(required_error(child(rule_path, "exitCodes"), "must be specified"))
+            continue
+        if _s(exit_codes, "operator") not in ("In", "NotIn"):
+            errors.append(not_supported_error(child(rule_path, "exitCodes", "operator"), _s(exit_codes, "operator"),
+                                              ("In", "NotIn")))
+        if len(_list(exit_codes, "values")) > 255:
+            errors.append(too_long_error(child(rule_path, "exitCodes", "values"), 255))
+    return errors
+
+
+def _validate_container_common(container: Json, volumes: dict[str, Json], claim_names: set[str], path: str,
+                               options: PodValidationOptions, restart_policy: str,
+                               host_users: bool) -> list[FieldError]:
+    """``validateContainerCommon``."""
+    errors: list[FieldError] = []
+    name = _s(container, "name")
+    if not name:
+        errors.append(required_error(child(path, "name")))
+    else:
+        errors += validate_dns1123_label(name, child(path, "name"))
+    if not _s(container, "image"):
+        errors.append(required_error(child(path, "image")))
+    policy = _s(container, "terminationMessagePolicy")
+    if not policy:
+        errors.append(required_error(child(path, "terminationMessagePolicy")))
+    elif policy not in ("File", "FallbackToLogsOnError"):
+        errors.append(not_supported_error(child(path, "terminationMessagePolicy"), policy,
+                                          ("File", "FallbackToLogsOnError")))
+    errors += _validate_container_ports(_list(container, "ports"), child(path, "ports"))
+    errors += _validate_env(_list(container, "env"), child(path, "env"), options)
+    errors += _validate_env_from(_list(container, "envFrom"), child(path, "envFrom"), options)
+    errors += _validate_volume_mounts(container, volumes, child(path, "volumeMounts"))
+    errors += _validate_volume_devices(container, volumes, child(path, "volumeDevices"))
+    errors += _validate_pull_policy(_s(container, "imagePullPolicy"), child(path, "imagePullPolicy"))
+    errors += validate_resource_requirements(_map(container, "resources"), validate_container_resource_name,
+                                             claim_names, child(path, "resources"), options)
+    errors += _validate_resize_policy(_list(container, "resizePolicy"), child(path, "resizePolicy"), restart_policy)
+    errors += validate_security_context(container.get("securityContext"), child(path, "securityContext"), host_users)
+    return errors
+
+
+def _host_port_conflicts(containers: list[Json], path: str) -> list[FieldError]:
+    """``checkHostPortConflicts``."""
+    errors: list[FieldError] = []
+    seen: set[str] = set()
+    for ci, container in enumerate(containers):
+        for pi, port in enumerate(_list(container, "ports")):
+            host_port = _i(port, "hostPort")
+            if not host_port:
+                continue
+            text = f"{_s(port, 'protocol')}/{_s(port, 'hostIP')}/{host_port}"
+            if text in seen:
+                errors.append(duplicate_error(child(index(child(index(path, ci), "ports"), pi), "hostPort"), text))
+            seen.add(text)
+    return errors
+
+
+def _validate_containers(spec: Json, volumes: dict[str, Json], claim_names: set[str], grace_period: int | None,
+                         path: str, options: PodValidationOptions, host_users: bool) -> list[FieldError]:
+    """``validateContainers``."""
+    containers = _list(spec, "containers")
+    if not containers:
+        return [required_error(path)]
+    errors: list[FieldError] = []
+    names: set[str] = set()
+    restart_policy = _s(spec, "restartPolicy")
+    pod_os = spec.get("os")
+    for i, container in enumerate(containers):
+        container_path = index(path, i)
+        errors += _validate_container_common(container, volumes, claim_names, container_path, options,
+                                             restart_policy, host_users)
+        name = _s(container, "name")
+        if name in names:
+            errors.append(duplicate_error(child(container_path, "name"), name))
+        names.add(name)
+        if container.get("lifecycle") is not None:
+            errors += _validate_lifecycle(container["lifecycle"], grace_period, child(container_path, "lifecycle"),
+                                          options, pod_os)
+        errors += _validate_probes(container, grace_period, container_path, options)
+        if options.allow_container_restart_policy_rules:
+            errors += _validate_container_restart_policy(container, container_path, options)
+        elif container.get("restartPolicy") is not None:
+            errors.append(forbidden_error(child(container_path, "restartPolicy"),
+                                          "may not be set for non-init containers"))
+    return errors + _host_port_conflicts(containers, path)
+
+
+_INIT_ONLY_WITH_ALWAYS = "may not be set for init containers without restartPolicy=Always"
+
+
+def _validate_init_containers(spec: Json, volumes: dict[str, Json], claim_names: set[str],
+                              grace_period: int | None, path: str, options: PodValidationOptions,
+                              host_users: bool) -> list[FieldError]:
+    """``validateInitContainers``."""
+    errors: list[FieldError] = []
+    names = {_s(c, "name") for c in _list(spec, "containers")}
+    restart_policy = _s(spec, "restartPolicy")
+    for i, container in enumerate(_list(spec, "initContainers")):
+        container_path = index(path, i)
+        errors += _validate_container_common(container, volumes, claim_names, container_path, options,
+                                             restart_policy, host_users)
+        policy = container.get("restartPolicy")
+        rules = _list(container, "restartPolicyRules")
+        if policy is None:
+            if rules:
+                errors.append(required_error(child(container_path, "restartPolicy"),
+                                             "must specify restartPolicy when restart rules are used"))
+        elif options.allow_container_restart_policy_rules:
+            if policy == "Always":
+                if options.allow_restart_all_containers:
+                    errors += _validate_container_restart_policy(container, container_path, options)
+                elif rules:
+                    errors.append(forbidden_error(child(container_path, "restartPolicyRules"),
+                                                  "restartPolicyRules are not allowed for init containers with "
+                                                  "restart policy Always"))
+            else:
+                errors += _validate_container_restart_policy(container, container_path, options)
+        elif policy != "Always":
+            errors.append(not_supported_error(child(container_path, "restartPolicy"), policy, ("Always",)))
+        name = _s(container, "name")
+        if name in names:
+            errors.append(duplicate_error(child(container_path, "name"), name))
+        elif name:
+            names.add(name)
+        errors += _host_port_conflicts([container], path)
+        if policy == "Always":
+            if container.get("lifecycle") is not None:
+                errors += _validate_lifecycle(container["lifecycle"], grace_period,
+                                              child(container_path, "lifecycle"), options, spec.get("os"))
+            errors += _validate_probes(container, grace_period, container_path, options)
+        else:
+            for field_name in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
+                if container.get(field_name) is not None:
+                    errors.append(forbidden_error(child(container_path, field_name), _INIT_ONLY_WITH_ALWAYS))
+        if not options.allow_sidecar_resize_policy and _list(container, "resizePolicy"):
+            errors.append(invalid_json(child(container_path, "resizePolicy"), container["resizePolicy"],
+                                       "must not be set for init containers"))
+    return errors
+
+
+_EPHEMERAL_FORBIDDEN = ("ports", "resources", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle",
+                        "resizePolicy", "restartPolicy", "restartPolicyRules")
+
+
+def _validate_ephemeral_containers(spec: Json, volumes: dict[str, Json], claim_names: set[str], path: str,
+                                   options: PodValidationOptions, host_users: bool) -> list[FieldError]:
+    """``validateEphemeralContainers``."""
+    ephemeral = _list(spec, "ephemeralContainers")
+    if not ephemeral:
+        return []
+    errors: list[FieldError] = []
+    others = {_s(c, "name") for c in _list(spec, "containers") + _list(spec, "initContainers")}
+    names = set(others)
+    for i, container in enumerate(ephemeral):
+        container_path = index(path, i)
+        errors += _validate_container_common(container, volumes, claim_names, container_path, options,
+                                             _s(spec, "restartPolicy"), host_users)
+        errors += _validate_container_only_for_pod(container, container_path)
+        name = _s(container, "name")
+        if name in names:
+            errors.append(duplicate_error(child(container_path, "name"), name))
+        names.add(name)
+        target = _s(container, "targetContainerName")
+        if target and target not in others:
+            errors.append((child(container_path, "targetContainerName"), "FieldValueNotFound",
+                           f"Not found: {_quote(target)}"))
+        for field_name in _EPHEMERAL_FORBIDDEN:
+            if container.get(field_name):
+                errors.append(forbidden_error(child(container_path, field_name),
+                                              "cannot be set for an Ephemeral Container"))
+        for j, mount in enumerate(_list(container, "volumeMounts")):
+            for field_name in ("subPath", "subPathExpr"):
+                if _s(mount, field_name):
+                    errors.append(forbidden_error(child(index(child(container_path, "volumeMounts"), j), field_name),
+                                                  "cannot be set for an Ephemeral Container"))
+    return errors
+
+
+def _validate_container_only_for_pod(container: Json, path: str) -> list[FieldError]:
+    """``validateContainerOnlyForPod``."""
+    image = _s(container, "image")
+    if image != image.strip():
+        return [invalid_error(child(path, "image"), image, "must not have leading or trailing whitespace")]
+    return []
+
+
+# ----------------------------------------------------------------------------- resources
+
+_STANDARD_RESOURCES = frozenset((
+    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+    "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "quotas", "services",
+    "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
+    "services.nodeports", "services.loadbalancers"))
+_INTEGER_RESOURCES = frozenset(("pods", "quotas", "services", "replicationcontrollers", "secrets", "configmaps",
+                                "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"))
+
+
+def is_huge_page_resource(name: str) -> bool:
+    return name.startswith("hugepages-")
+
+
+def is_native_resource(name: str) -> bool:
+    """``helper.IsNativeResource``."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def is_extended_resource(name: str) -> bool:
+    """``helper.IsExtendedResourceName``."""
+    if is_native_resource(name) or name.startswith("requests."):
+        return False
+    return not is_qualified_name("requests." + name)
+
+
+def is_overcommit_allowed(name: str) -> bool:
+    """``helper.IsOvercommitAllowed``."""
+    return is_native_resource(name) and not is_huge_page_resource(name)
+
+
+def is_standard_resource(name: str) -> bool:
+    return name in _STANDARD_RESOURCES or name.startswith(("hugepages-", "requests.hugepages-"))
+
+
+def validate_resource_name(name: str, path: str) -> list[FieldError]:
+    """``validateResourceName``."""
+    errors = _invalid_each(path, name, is_qualified_name(name))
+    if errors:
+        return errors
+    if "/" not in name and not is_standard_resource(name):
+        return [invalid_error(path, name, "must be a standard resource type or fully qualified")]
+    return []
+
+
+def validate_container_resource_name(name: str, path: str) -> list[FieldError]:
+    """``validateContainerResourceName``."""
+    errors = validate_resource_name(name, path)
+    if "/" not in name:
+        if name not in ("cpu", "memory", "ephemeral-storage") and not is_huge_page_resource(name):
+            errors.append(invalid_error(path, name, "must be a standard resource for containers"))
+    elif not is_native_resource(name) and not is_extended_resource(name):
+        errors.append(invalid_error(path, name, "doesn't follow extended resource name standard"))
+    return errors
+
+
+_POD_LEVEL_RESOURCES = ("cpu", "hugepages-", "memory")
+
+
+def _validate_pod_resource_name(name: str, path: str) -> list[FieldError]:
+    """``validatePodResourceName``."""
+    errors = validate_resource_name(name, path)
+    if errors:
+        return errors
+    if name not in ("cpu", "memory") and not is_huge_page_resource(name):
+        return [not_supported_error(path, name, _POD_LEVEL_RESOURCES)]
+    return []
+
+
+def validate_resource_quantity_value(name: str, value: quantities.Quantity, path: str) -> list[FieldError]:
+    """``ValidateResourceQuantityValue``: not negative; whole for integer resources."""
+    errors = []
+    if value.sign() < 0:
+        errors.append(invalid_error(path, str(value), "must be greater than or equal to 0"))
+    if (name in _INTEGER_RESOURCES or is_extended_resource(name)) and value.milli_value() % 1000:
+        errors.append(invalid_error(path, str(value), IS_NOT_INTEGER_ERROR))
+    return errors
+
+
+def _huge_page_value_divisible(name: str, value: Any) -> bool:
+    """``helper.IsHugePageResourceValueDivisible``."""
+    try:
+        page = quantities.parse(name.removeprefix("hugepages-"))
+        amount = quantities.decode(value)
+    except quantities.QuantityError:
+        return False
+    if page.sign() <= 0 or page.milli_value() % 1000:
+        return False
+    return amount.value() % page.value() == 0
+
+
+def validate_resource_requirements(requirements: Json, name_fn: Any, claim_names: set[str], path: str,
+                                   options: PodValidationOptions) -> list[FieldError]:
+    """``validateResourceRequirements`` (resources sorted by name: Go's map order is random)."""
+    errors: list[FieldError] = []
+    limits_path, requests_path = child(path, "limits"), child(path, "requests")
+    limits = _map(requirements, "limits")
+    requests = _map(requirements, "requests")
+    parsed_limits = {name: quantities.decode(value) for name, value in limits.items()}
+    compute = huge_pages = False
+    for name in sorted(limits):
+        value = parsed_limits[name]
+        name_path = key(limits_path, name)
+        errors += name_fn(name, name_path)
+        errors += validate_resource_quantity_value(name, value, name_path)
+        if is_huge_page_resource(name):
+            huge_pages = True
+            if not options.allow_indivisible_huge_pages_values and not _huge_page_value_divisible(name, str(value)):
+                errors.append(invalid_error(name_path, str(value), f"{value} is not positive integer multiple of {name}"))
+        if name in ("cpu", "memory"):
+            compute = True
+    for name in sorted(requests):
+        value = quantities.decode(requests[name])
+        name_path = key(requests_path, name)
+        errors += name_fn(name, name_path)
+        errors += validate_resource_quantity_value(name, value, name_path)
+        limit = parsed_limits.get(name)
+        if limit is not None:
+            if value.cmp(limit) != 0 and not is_overcommit_allowed(name):
+                errors.append(invalid_error(requests_path, str(value), f"must be equal to {name} limit of {limit}"))
+            elif value.cmp(limit) > 0:
+                errors.append(invalid_error(requests_path, str(value),
+                                            f"must be less than or equal to {name} limit of {limit}"))
+        elif not is_overcommit_allowed(name):
+            errors.append(required_error(limits_path, "Limit must be set for non overcommitable resources"))
+        if is_huge_page_resource(name):
+            huge_pages = True
+            if not options.allow_indivisible_huge_pages_values and not _huge_page_value_divisible(name, str(value)):
+                errors.append(invalid_error(name_path, str(value), f"{value} is not positive integer multiple of {name}"))
+        if name in ("cpu", "memory"):
+            compute = True
+    if not compute and huge_pages:
+        errors.append(forbidden_error(path, "HugePages require cpu or memory"))
+    return errors + _validate_resource_claim_names(_list(requirements, "claims"), claim_names, child(path, "claims"))
+
+
+def _validate_resource_claim_names(claims: list[Json], claim_names: set[str], path: str) -> list[FieldError]:
+    """``validateResourceClaimNames``."""
+    errors: list[FieldError] = []
+    names: set[str] = set()
+    for i, claim in enumerate(claims):
+        name = _s(claim, "name")
+        claim_path = index(path, i)
+        if not name:
+            errors.append(required_error(claim_path))
+            continue
+        if name in names:
+            errors.append(duplicate_error(claim_path, name))
+        else:
+            claim_key = name
+            request = _s(claim, "request")
+            if request:
+                errors += validate_dns1123_label(request, child(claim_path, "request"))
+                claim_key += "/" + request
+            if claim_key in names:
+                errors.append(duplicate_error(claim_path, claim_key))
+            elif not request:
+                for known in names:
+                    if "/" in known and known.split("/", 1)[0] == name:
+                        errors.append(duplicate_error(claim_path, name))
+            names.add(claim_key)
+        if name not in claim_names:
+            detail = "must be one of the names in pod.spec.resourceClaims"
+            detail += " which is empty" if not claim_names else ": " + ", ".join(sorted(claim_names))
+            errors.append((claim_path, "FieldValueNotFound", f"Not found: {_quote(name)}: {detail}"))
+    return errors
+
+
+# ----------------------------------------------------------------------------- security
+
+_PROC_MOUNT_TYPES = ("Default", "Unmasked")
+
+
+def _validate_seccomp_profile(profile: Json | None, path: str) -> list[FieldError]:
+    """``validateSeccompProfileField``."""
+    if profile is None:
+        return []
+    errors = []
+    kind = _s(profile, "type")
+    if kind not in ("Localhost", "RuntimeDefault", "Unconfined"):
+        errors.append(required_error(child(path, "type"), "type is required when seccompProfile is set") if not kind
+                      else not_supported_error(child(path, "type"), kind, ("Localhost", "RuntimeDefault",
+                                                                           "Unconfined")))
+    localhost = profile.get("localhostProfile")
+    if kind == "Localhost":
+        if localhost is None:
+            errors.append(required_error(child(path, "localhostProfile"),
+                                         "must be set when seccomp type is Localhost"))
+        else:
+            errors += validate_local_descending_path(localhost, child(path, "localhostProfile"))
+    elif localhost is not None:
+        errors.append(invalid_json(child(path, "localhostProfile"), {"type": kind, "localhostProfile": localhost},
+                                   "can only be set when seccomp type is Localhost"))
+    return errors
+
+
+def _validate_apparmor_profile(profile: Json | None, path: str) -> list[FieldError]:
+    """``ValidateAppArmorProfileField``."""
+    if profile is None:
+        return []
+    errors = []
+    kind = _s(profile, "type")
+    localhost = profile.get("localhostProfile")
+    if kind == "Localhost":
+        if localhost is None:
+            errors.append(required_error(child(path, "localhostProfile"), "must be set when AppArmor type is Localhost"))
+        else:
+            if localhost.strip() != localhost:
+                errors.append(invalid_error(child(path, "localhostProfile"), localhost,
+                                            "must not be padded with whitespace"))
+            elif not localhost:
+                errors.append(required_error(child(path, "localhostProfile"),
+                                             "must be set when AppArmor type is Localhost"))
+            if len(localhost.encode()) > 4095:
+                errors.append(too_long_error(child(path, "localhostProfile"), 4095))
+    elif kind in ("RuntimeDefault", "Unconfined"):
+        if localhost is not None:
+            errors.append(invalid_error(child(path, "localhostProfile"), localhost,
+                                        "can only be set when AppArmor type is Localhost"))
+    elif not kind:
+        errors.append(required_error(child(path, "type"), "type is required when appArmorProfile is set"))
+    else:
+        errors.append(not_supported_error(child(path, "type"), kind, ("Localhost", "RuntimeDefault", "Unconfined")))
+    return errors
+
+
+def validate_security_context(context: Json | None, path: str, host_users: bool) -> list[FieldError]:
+    """``ValidateSecurityContext`` of a container (privileged containers are allowed: the
+    oracle runs with ``--allow-privileged``)."""
+    if context is None:
+        return []
+    errors: list[FieldError] = []
+    if context.get("runAsUser") is not None:
+        errors += _invalid_each(child(path, "runAsUser"), context["runAsUser"], is_valid_user_id(context["runAsUser"]))
+    if context.get("runAsGroup") is not None:
+        errors += _invalid_each(child(path, "runAsGroup"), context["runAsGroup"],
+                                is_valid_group_id(context["runAsGroup"]))
+    proc_mount = context.get("procMount")
+    if proc_mount is not None:
+        if proc_mount not in _PROC_MOUNT_TYPES:
+            errors.append(not_supported_error(child(path, "procMount"), proc_mount, _PROC_MOUNT_TYPES))
+        if host_users and proc_mount == "Unmasked":
+            errors.append(invalid_error(child(path, "procMount"), proc_mount,
+                                        "`hostUsers` must be false to use `Unmasked`"))
+    errors += _validate_seccomp_profile(context.get("seccompProfile"), child(path, "seccompProfile"))
+    if context.get("allowPrivilegeEscalation") is False:
+        if context.get("privileged") is True:
+            errors.append(invalid_json(path, context, "cannot set `allowPrivilegeEscalation` to false and "
+                                                      "`privileged` to true"))
+        for capability in _list(_map(context, "capabilities"), "add"):
+            if capability == "CAP_SYS_ADMIN":
+                errors.append(invalid_json(path, context, "cannot set `allowPrivilegeEscalation` to false and "
+                                                          "`capabilities.Add` CAP_SYS_ADMIN"))
+    errors += _validate_apparmor_profile(context.get("appArmorProfile"), child(path, "appArmorProfile"))
+    return errors
+
+
+_SYSCTL = re.compile(r"([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?")
+_SYSCTL_PATTERN_TEXT = "^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$"
+_NET_SYSCTL_PREFIXES = ("net.",)
+_IPC_SYSCTLS = ("kernel.shmall", "kernel.shmmax", "kernel.shmmni", "kernel.shm_rmid_forced", "kernel.msgmax",
+                "kernel.msgmnb", "kernel.msgmni", "kernel.sem")
+
+
+def _host_sysctl_error(name: str, spec: Json, path: str) -> FieldError | None:
+    """``ValidateHostSysctl`` (``utilsysctl.GetNamespace``: ``net.*`` is the network
+    namespace's, ``kernel.shm*``/``kernel.msg*``/``kernel.sem`` and ``fs.mqueue.*`` IPC's)."""
+    normalized = name.replace("/", ".")
+    is_net = normalized.startswith(_NET_SYSCTL_PREFIXES)
+    is_ipc = normalized in _IPC_SYSCTLS or normalized.startswith(("fs.mqueue.", "kernel.msg", "kernel.shm"))
+    if spec.get("hostNetwork") and is_net:
+        return invalid_error(path, name, "may not be specified when 'hostNetwork' is true")
+    if spec.get("hostIPC") and is_ipc:
+        return invalid_error(path, name, "may not be specified when 'hostIPC' is true")
+    return None
+
+
+def _validate_pod_security_context(spec: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
+    """``validatePodSpecSecurityContext``."""
+    context = spec.get("securityContext")
+    if context is None:
+        return []
+    errors: list[FieldError] = []
+    if context.get("fsGroup") is not None:
+        errors += _invalid_each(child(path, "fsGroup"), context["fsGroup"], is_valid_group_id(context["fsGroup"]))
+    if context.get("runAsUser") is not None:
+        errors += _invalid_each(child(path, "runAsUser"), context["runAsUser"], is_valid_user_id(context["runAsUser"]))
+    if context.get("runAsGroup") is not None:
+        errors += _invalid_each(child(path, "runAsGroup"), context["runAsGroup"],
+                                is_valid_group_id(context["runAsGroup"]))
+    for i, gid in enumerate(_list(context, "supplementalGroups")):
+        errors += _invalid_each(index(child(path, "supplementalGroups"), i), gid, is_valid_group_id(gid))
+    if spec.get("shareProcessNamespace") and spec.get("hostPID"):
+        errors.append(invalid_error(child(path, "shareProcessNamespace"), True,
+                                    "ShareProcessNamespace and HostPID cannot both be enabled"))
+    names: set[str] = set()
+    for i, sysctl in enumerate(_list(context, "sysctls")):
+        name_path = child(index(child(path, "sysctls"), i), "name")
+        name = _s(sysctl, "name")
+        if not name:
+            errors.append(required_error(name_path))
+        elif len(name) > 253 or not _SYSCTL.fullmatch(name):
+            errors.append(invalid_error(name_path, name,
+                                        f"must have at most 253 characters and match regex {_SYSCTL_PATTERN_TEXT}"))
+        elif name in names:
+            errors.append(duplicate_error(name_path, name))
+        if not options.allow_namespaced_sysctls_for_host_net_and_host_ipc:
+            error = _host_sysctl_error(name, spec, name_path)
+            if error is not None:
+                errors.append(error)
+        names.add(name)
+    policy = context.get("fsGroupChangePolicy")
+    if policy is not None and policy not in ("Always", "OnRootMismatch"):
+        errors.append(not_supported_error(child(path, "fsGroupChangePolicy"), policy, ("Always", "OnRootMismatch")))
+    errors += _validate_seccomp_profile(context.get("seccompProfile"), child(path, "seccompProfile"))
+    errors += _validate_apparmor_profile(context.get("appArmorProfile"), child(path, "appArmorProfile"))
+    supplemental_policy = context.get("supplementalGroupsPolicy")
+    if supplemental_policy is not None and supplemental_policy not in ("Merge", "Strict"):
+        errors.append(not_supported_error(child(path, "supplementalGroupsPolicy"), supplemental_policy,
+                                          ("Merge", "Strict")))
+    selinux_policy = context.get("seLinuxChangePolicy")
+    if selinux_policy is not None:
+        supported = ("Recursive",) if options.allow_only_recursive_selinux_change_policy else ("MountOption",
+                                                                                                 "Recursive")
+        if selinux_policy not in supported:
+            errors.append(not_supported_error(child(path, "seLinuxChangePolicy"), selinux_policy, supported))
+    return errors
+
+
+# ----------------------------------------------------------------------------- scheduling
+
+def validate_tolerations(tolerations: list[Json], path: str, options: PodValidationOptions) -> list[FieldError]:
+    """``ValidateTolerations``."""
+    errors: list[FieldError] = []
+    for i, toleration in enumerate(tolerations):
+        toleration_path = index(path, i)
+        toleration_key = _s(toleration, "key")
+        operator = _s(toleration, "operator")
+        effect = _s(toleration, "effect")
+        value = _s(toleration, "value")
+        if toleration_key:
+            errors += validate_label_name(toleration_key, child(toleration_path, "key"))
+        if not toleration_key and operator != "Exists":
+            errors.append(invalid_error(child(toleration_path, "operator"), operator, (
+                'operator must be Exists when `key` is empty, which means "match all values and all keys"')))
+        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
+            errors.append(invalid_error(child(toleration_path, "effect"), effect,
+                                        "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+        if operator in ("Equal", ""):
+            if messages := is_valid_label_value(value):
+                errors.append(invalid_error(child(toleration_path, "operator"), value, ";".join(messages)))
+        elif operator == "Exists":
+            if value:
+                errors.append(invalid_error(child(toleration_path, "operator"), value,
+                                            "value must be empty when `operator` is 'Exists'"))
+        elif operator in ("Lt", "Gt") and not options.allow_taint_toleration_comparison_operators:
+            errors.append(not_supported_error(child(toleration_path, "operator"), operator,
+                                              ("Equal", "Exists", "Lt", "Gt")))
+        else:
+            errors.append(not_supported_error(child(toleration_path, "operator"), operator, ("Equal", "Exists")))
+        if effect:
+            errors += validate_taint_effect(effect, True, child(toleration_path, "effect"))
+    return errors
+
+
+_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def validate_taint_effect(effect: str, allow_empty: bool, path: str) -> list[FieldError]:
+    """``validateTaintEffect``."""
+    if not allow_empty and not effect:
+        return [required_error(path)]
+    if effect not in _TAINT_EFFECTS:
+        return [not_supported_error(path, effect, _TAINT_EFFECTS)]
+    return []
+
+
+def validate_node_selector_requirement(requirement: Json, allow_invalid_values: bool, path: str) -> list[FieldError]:
+    """``ValidateNodeSelectorRequirement``."""
+    errors: list[FieldError] = []
+    operator = _s(requirement, "operator")
+    values = _list(requirement, "values")
+    if operator in ("In", "NotIn"):
+        if not values:
+            errors.append(required_error(child(path, "values"), "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif operator in ("Exists", "DoesNotExist"):
+        if values:
+            errors.append(forbidden_error(child(path, "values"),
+                                          "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+    elif operator in ("Gt", "Lt"):
+        if len(values) != 1:
+            errors.append(required_error(child(path, "values"),
+                                         "must be specified single value when `operator` is 'Lt' or 'Gt'"))
+    else:
+        errors.append(invalid_error(child(path, "operator"), operator, "not a valid selector operator"))
+    errors += validate_label_name(_s(requirement, "key"), child(path, "key"))
+    if not allow_invalid_values:
+        for i, value in enumerate(values):
+            errors += _invalid_each(index(child(path, "values"), i), value, is_valid_label_value(value))
+    return errors
+
+
+def validate_node_selector_term(term: Json, allow_invalid_values: bool, path: str) -> list[FieldError]:
+    """``ValidateNodeSelectorTerm``."""
+    errors: list[FieldError] = []
+    for j, requirement in enumerate(_list(term, "matchExpressions")):
+        errors += validate_node_selector_requirement(requirement, allow_invalid_values,
+                                                     index(child(path, "matchExpressions"), j))
+    for j, requirement in enumerate(_list(term, "matchFields")):
+        field_path = index(child(path, "matchFields"), j)
+        operator = _s(requirement, "operator")
+        values = _list(requirement, "values")
+        if operator in ("In", "NotIn"):
+            if len(values) != 1:
+                errors.append(required_error(child(field_path, "values"), (
+                    "must be only one value when `operator` is 'In' or 'NotIn' for node field selector")))
+        else:
+            errors.append(invalid_error(child(field_path, "operator"), operator, "not a valid selector operator"))
+        if _s(requirement, "key") != "metadata.name":
+            errors.append(invalid_error(child(field_path, "key"), _s(requirement, "key"),
+                                        "not a valid field selector key"))
+        else:
+            for i, value in enumerate(values):
+                errors += _invalid_each(index(child(field_path, "values"), i), value, validate_node_name(value, False))
+    return errors
+
+
+def validate_node_selector(selector: Json, allow_invalid_values: bool, path: str) -> list[FieldError]:
+    """``ValidateNodeSelector``."""
+    terms = _list(selector, "nodeSelectorTerms")
+    terms_path = child(path, "nodeSelectorTerms")
+    if not terms:
+        return [required_error(terms_path, "must have at least one node selector term")]
+    errors: list[FieldError] = []
+    for i, term in enumerate(terms):
+        errors += validate_node_selector_term(term, allow_invalid_values, index(terms_path, i))
+    return errors
+
+
+def _validate_label_keys(path: str, keys: list[str], selector: Json | None) -> list[FieldError]:
+    if not keys:
+        return []
+    if selector is None:
+        return [forbidden_error(path, "must not be specified when labelSelector is not set")]
+    errors: list[FieldError] = []
+    for i, label_key in enumerate(keys):
+        errors += validate_label_name(label_key, index(path, i))
+    return errors
+
+
+def validate_match_label_keys_and_mismatch_label_keys(path: str, match: list[str], mismatch: list[str],
+                                                      selector: Json | None) -> list[FieldError]:
+    """``ValidateMatchLabelKeysAndMismatchLabelKeys``."""
+    errors = _validate_label_keys(child(path, "matchLabelKeys"), match, selector)
+    errors += _validate_label_keys(child(path, "mismatchLabelKeys"), mismatch, selector)
+    if selector is not None:
+        positions = {label_key: i for i, label_key in enumerate(match)}
+        selector_keys = set(_map(selector, "matchLabels"))
+        for expression in _list(selector, "matchExpressions"):
+            expression_key = _s(expression, "key")
+            if expression_key in positions and expression_key in selector_keys:
+                errors.append(invalid_error(index(path, positions[expression_key]), expression_key,
+                                            "exists in both matchLabelKeys and labelSelector"))
+            selector_keys.add(expression_key)
+    mismatched = set(mismatch)
+    for i, label_key in enumerate(match):
+        if label_key in mismatched:
+            errors.append(invalid_error(index(child(path, "matchLabelKeys"), i), label_key,
+                                        "exists in both matchLabelKeys and mismatchLabelKeys"))
+    return errors
+
+
+def _validate_pod_affinity_term(term: Json, allow_invalid: bool, path: str) -> list[FieldError]:
+    """``validatePodAffinityTerm``."""
+    options = LabelSelectorValidationOptions(allow_invalid_label_value_in_selector=allow_invalid)
+    errors = validate_label_selector(term.get("labelSelector"), options, child(path, "labelSelector"))
+    errors += validate_label_selector(term.get("namespaceSelector"), options, child(path, "namespaceSelector"))
+    for name in _list(term, "namespaces"):
+        errors += _invalid_each(child(path, "namespace"), name, name_is_dns_label(name, False))
+    errors += validate_match_label_keys_and_mismatch_label_keys(path, _list(term, "matchLabelKeys"),
+                                                                _list(term, "mismatchLabelKeys"),
+                                                                term.get("labelSelector"))
+    topology_key = _s(term, "topologyKey")
+    if not topology_key:
+        errors.append(required_error(child(path, "topologyKey"), "can not be empty"))
+    return errors + validate_label_name(topology_key, child(path, "topologyKey"))
+
+
+def _validate_pod_affinity_kind(affinity: Json, allow_invalid: bool, path: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    required_path = child(path, "requiredDuringSchedulingIgnoredDuringExecution")
+    for i, term in enumerate(_list(affinity, "requiredDuringSchedulingIgnoredDuringExecution")):
+        errors += _validate_pod_affinity_term(term, allow_invalid, index(required_path, i))
+    preferred_path = child(path, "preferredDuringSchedulingIgnoredDuringExecution")
+    for i, weighted in enumerate(_list(affinity, "preferredDuringSchedulingIgnoredDuringExecution")):
+        weight = _i(weighted, "weight")
+        if weight <= 0 or weight > 100:
+            errors.append(invalid_error(child(index(preferred_path, i), "weight"), weight, "must be in the range 1-100"))
+        errors += _validate_pod_affinity_term(_map(weighted, "podAffinityTerm"), allow_invalid,
+                                              child(index(preferred_path, i), "podAffinityTerm"))
+    return errors
+
+
+def _validate_affinity(affinity: Json | None, options: PodValidationOptions, path: str) -> list[FieldError]:
+    """``validateAffinity``."""
+    if affinity is None:
+        return []
+    errors: list[FieldError] = []
+    node_affinity = affinity.get("nodeAffinity")
+    if node_affinity is not None:
+        node_path = child(path, "nodeAffinity")
+        required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        if required is not None:
+            errors += validate_node_selector(required, options.allow_invalid_label_value_in_required_node_affinity,
+                                             child(node_path, "requiredDuringSchedulingIgnoredDuringExecution"))
+        preferred_path = child(node_path, "preferredDuringSchedulingIgnoredDuringExecution")
+        for i, term in enumerate(_list(node_affinity, "preferredDuringSchedulingIgnoredDuringExecution")):
+            weight = _i(term, "weight")
+            if weight <= 0 or weight > 100:
+                errors.append(invalid_error(child(index(preferred_path, i), "weight"), weight,
+                                            "must be in the range 1-100"))
+            errors += validate_node_selector_term(_map(term, "preference"), True,
+                                                  child(index(preferred_path, i), "preference"))
+    for kind in ("podAffinity", "podAntiAffinity"):
+        if affinity.get(kind) is not None:
+            errors += _validate_pod_affinity_kind(affinity[kind], options.allow_invalid_label_value_in_selector,
+                                                  child(path, kind))
+    return errors
+
+
+def _validate_topology_spread_constraints(constraints: list[Json], path: str,
+                                          options: PodValidationOptions) -> list[FieldError]:
+    """``validateTopologySpreadConstraints``."""
+    errors: list[FieldError] = []
+    for i, constraint in enumerate(constraints):
+        constraint_path = index(path, i)
+        max_skew = _i(constraint, "maxSkew")
+        if max_skew <= 0:
+            errors.append(invalid_error(child(constraint_path, "maxSkew"), max_skew, IS_NOT_POSITIVE_ERROR))
+        topology_key = _s(constraint, "topologyKey")
+        if not topology_key:
+            errors.append(required_error(child(constraint_path, "topologyKey"), "can not be empty"))
+        action = _s(constraint, "whenUnsatisfiable")
+        if action not in ("DoNotSchedule", "ScheduleAnyway"):
+            errors.append(not_supported_error(child(constraint_path, "whenUnsatisfiable"), action,
+                                              ("DoNotSchedule", "ScheduleAnyway")))
+        for rest in constraints[i + 1:]:
+            if _s(rest, "topologyKey") == topology_key and _s(rest, "whenUnsatisfiable") == action:
+                errors.append(duplicate_error(child(constraint_path, "{topologyKey, whenUnsatisfiable}"),
+                                              f"{{{topology_key}, {action}}}"))
+                break
+        min_domains = constraint.get("minDomains")
+        if min_domains is not None:
+            if min_domains <= 0:
+                errors.append(invalid_error(child(constraint_path, "minDomains"), min_domains, IS_NOT_POSITIVE_ERROR))
+            if action != "DoNotSchedule":
+                errors.append(invalid_error(child(constraint_path, "minDomains"), min_domains, (
+                    f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}")))
+        for policy_name in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+            policy = constraint.get(policy_name)
+            if policy is not None and policy not in ("Honor", "Ignore"):
+                errors.append(not_supported_error(child(constraint_path, policy_name), policy, ("Honor", "Ignore")))
+        selector = constraint.get("labelSelector")
+        match_keys = _list(constraint, "matchLabelKeys")
+        if options.old_pod_violates_match_label_keys_validation:
+            errors += _validate_match_label_keys_in_topology_spread(child(constraint_path, "matchLabelKeys"),
+                                                                    match_keys, selector)
+        else:
+            errors += validate_match_label_keys_and_mismatch_label_keys(constraint_path, match_keys, [], selector)
+        if not options.allow_invalid_topology_spread_constraint_label_selector:
+            errors += validate_label_selector(selector, DEFAULT_LABEL_SELECTOR_OPTIONS,
+                                              child(constraint_path, "labelSelector"))
+    return errors
+
+
+def _validate_match_label_keys_in_topology_spread(path: str, keys: list[str], selector: Json | None) -> list[FieldError]:
+    """``ValidateMatchLabelKeysInTopologySpread``."""
+    if not keys:
+        return []
+    errors: list[FieldError] = []
+    selector_keys: set[str] = set()
+    if selector is not None:
+        selector_keys = set(_map(selector, "matchLabels")) | {_s(e, "key") for e in _list(selector, "matchExpressions")}
+    else:
+        errors.append(forbidden_error(path, "must not be specified when labelSelector is not set"))
+    for i, label_key in enumerate(keys):
+        errors += validate_label_name(label_key, index(path, i))
+        if label_key in selector_keys:
+            errors.append(invalid_error(index(path, i), label_key, "exists in both matchLabelKeys and labelSelector"))
+    return errors
+
+
+_DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
+_RESTART_POLICIES = ("Always", "OnFailure", "Never")
+
+
+def _validate_dns_config(spec: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
+    """``validatePodDNSConfig``."""
+    config = spec.get("dnsConfig")
+    if _s(spec, "dnsPolicy") == "None":
+        if config is None:
+            return [required_error(path, "must provide `dnsConfig` when `dnsPolicy` is None")]
+        if not _list(config, "nameservers"):
+            return [required_error(child(path, "nameservers"),
+                                   "must provide at least one DNS nameserver when `dnsPolicy` is None")]
+    if config is None:
+        return []
+    errors: list[FieldError] = []
+    nameservers = _list(config, "nameservers")
+    if len(nameservers) > 3:
+        errors.append(invalid_json(child(path, "nameservers"), nameservers, "must not have more than 3 nameservers"))
+    for i, nameserver in enumerate(nameservers):
+        errors += is_valid_ip(index(child(path, "nameservers"), i), nameserver)
+    searches = _list(config, "searches")
+    if len(searches) > 32:
+        errors.append(invalid_json(child(path, "searches"), searches, "must not have more than 32 search paths"))
+    if len(" ".join(searches)) > 2048:
+        errors.append(invalid_json(child(path, "searches"), searches, (
+            "must not have more than 2048 characters (including spaces) in the search list")))
+    for i, search in enumerate(searches):
+        search_path = index(child(path, "searches"), i)
+        if options.allow_relaxed_dns_search_validation:
+            if search != ".":
+                search = search.removesuffix(".")
+                errors += _invalid_each(search_path, search, _is_dns1123_subdomain_with_underscore(search))
+        else:
+            errors += validate_dns1123_subdomain(search.removesuffix("."), search_path)
+    for i, option in enumerate(_list(config, "options")):
+        if not _s(option, "name"):
+            errors.append(required_error(index(child(path, "options"), i), "must not be empty"))
+    return errors
+
+
+_DNS1123_LABEL_UNDERSCORE = "_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_UNDERSCORE = _DNS1123_LABEL_UNDERSCORE + "(\\." + _DNS1123_LABEL_UNDERSCORE + ")*"
+_DNS1123_SUBDOMAIN_UNDERSCORE_RE = re.compile(_DNS1123_SUBDOMAIN_UNDERSCORE)
+
+
+def _is_dns1123_subdomain_with_underscore(value: str) -> list[str]:
+    """``IsDNS1123SubdomainWithUnderscore``."""
+    from ...machinery.validation import max_len_error, regex_error
+
+    errors = [max_len_error(253)] if len(value.encode()) > 253 else []
+    if not _DNS1123_SUBDOMAIN_UNDERSCORE_RE.fullmatch(value):
+        errors.append(regex_error(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', "
+            "and must start and end with an alphanumeric character", _DNS1123_SUBDOMAIN_UNDERSCORE, "example.com"))
+    return errors
+
+
+# ----------------------------------------------------------------------------- pod spec
+
+def validate_pod_spec(spec: Json, pod_meta: Json | None, path: str, options: PodValidationOptions) -> list[FieldError]:
+    """``ValidatePodSpec``."""
+    errors: list[FieldError] = []
+    grace_period = spec.get("terminationGracePeriodSeconds")
+    if grace_period is None:
+        errors.append(required_error(child(path, "terminationGracePeriodSeconds")))
+    host_users = _map(spec, "securityContext").get("hostUsers") is not False
+    volumes, volume_errors = validate_volumes(_list(spec, "volumes"), pod_meta, child(path, "volumes"), options)
+    errors += volume_errors
+    claims = _list(spec, "resourceClaims")
+    claim_names = {_s(c, "name") for c in claims if _s(c, "name")}
+    errors += _validate_pod_resource_claims(pod_meta, claims, child(path, "resourceClaims"))
+    errors += _validate_containers(spec, volumes, claim_names, grace_period, child(path, "containers"), options,
+                                   host_users)
+    errors += _validate_init_containers(spec, volumes, claim_names, grace_period, child(path, "initContainers"),
+                                        options, host_users)
+    errors += _validate_ephemeral_containers(spec, volumes, claim_names, child(path, "ephemeralContainers"),
+                                             options, host_users)
+    if options.pod_level_resources_enabled:
+        errors += _validate_pod_resources(spec, claim_names, path, options)
+    if spec.get("hostNetwork"):
+        containers_path = child(path, "containers")
+        for i, container in enumerate(_list(spec, "containers")):
+            for j, port in enumerate(_list(container, "ports")):
+                host_port, container_port = _i(port, "hostPort"), _i(port, "containerPort")
+                if (options.resource_is_pod or host_port != 0) and host_port != container_port:
+                    errors.append(invalid_error(child(index(child(index(containers_path, i), "ports"), j), "hostPort"),
+                                                host_port, "must match `containerPort` when `hostNetwork` is true"))
+    restart_policy = _s(spec, "restartPolicy")
+    if restart_policy not in _RESTART_POLICIES:
+        errors.append(required_error(child(path, "restartPolicy")) if not restart_policy else not_supported_error(
+            child(path, "restartPolicy"), restart_policy, _RESTART_POLICIES))
+    dns_policy = _s(spec, "dnsPolicy")
+    if dns_policy not in _DNS_POLICIES:
+        errors.append(required_error(child(path, "dnsPolicy")) if not dns_policy else not_supported_error(
+            child(path, "dnsPolicy"), dns_policy, _DNS_POLICIES))
+    errors += validate_labels(spec.get("nodeSelector"), child(path, "nodeSelector"))
+    errors += _validate_pod_security_context(spec, child(path, "securityContext"), options)
+    for i, secret in enumerate(_list(spec, "imagePullSecrets")):
+        if set(secret) - {"name"}:
+            errors.append(invalid_json(index(child(path, "imagePullSecrets"), i), {"name": _s(secret, "name")},
+                                       "only name may be set"))
+    errors += _validate_affinity(spec.get("affinity"), options, child(path, "affinity"))
+    errors += _validate_dns_config(spec, child(path, "dnsConfig"), options)
+    for i, gate in enumerate(_list(spec, "readinessGates")):
+        errors += validate_qualified_name(_s(gate, "conditionType"),
+                                          child(index(child(path, "readinessGates"), i), "conditionType"))
+    seen_gates: set[str] = set()
+    for i, gate in enumerate(_list(spec, "schedulingGates")):
+        gate_name = _s(gate, "name")
+        errors += validate_qualified_name(gate_name, index(child(path, "schedulingGates"), i))
+        if gate_name in seen_gates:
+            errors.append(duplicate_error(index(child(path, "schedulingGates"), i), gate_name))
+        seen_gates.add(gate_name)
+    errors += _validate_topology_spread_constraints(_list(spec, "topologySpreadConstraints"),
+                                                    child(path, "topologySpreadConstraints"), options)
+    errors += _validate_host_users(spec, path, options)
+    errors += _validate_pod_host_name(spec, path)
+    account = _s(spec, "serviceAccountName")
+    if account:
+        errors += _invalid_each(child(path, "serviceAccountName"), account, name_is_dns_subdomain(account, False))
+    node_name = _s(spec, "nodeName")
+    if node_name:
+        errors += _invalid_each(child(path, "nodeName"), node_name, validate_node_name(node_name, False))
+    deadline = spec.get("activeDeadlineSeconds")
+    if deadline is not None and (deadline < 1 or deadline > _MAX_INT32):
+        errors.append(invalid_error(child(path, "activeDeadlineSeconds"), deadline,
+                                    inclusive_range_error(1, _MAX_INT32)))
+    if _s(spec, "hostname"):
+        errors += validate_dns1123_label(spec["hostname"], child(path, "hostname"))
+    if _s(spec, "subdomain"):
+        errors += validate_dns1123_label(spec["subdomain"], child(path, "subdomain"))
+    if _list(spec, "tolerations"):
+        errors += validate_tolerations(spec["tolerations"], child(path, "tolerations"), options)
+    for i, alias in enumerate(_list(spec, "hostAliases")):
+        alias_path = index(child(path, "hostAliases"), i)
+        errors += is_valid_ip(child(alias_path, "ip"), _s(alias, "ip"))
+        for j, hostname in enumerate(_list(alias, "hostnames")):
+            errors += validate_dns1123_subdomain(hostname, index(child(alias_path, "hostnames"), j))
+    priority_class = _s(spec, "priorityClassName")
+    if priority_class:
+        errors += _invalid_each(child(path, "priorityClassName"), priority_class,
+                                validate_priority_class_name(priority_class, False))
+    runtime_class = spec.get("runtimeClassName")
+    if runtime_class is not None:
+        errors += _invalid_each(child(path, "runtimeClassName"), runtime_class,
+                                name_is_dns_subdomain(runtime_class, False))
+    preemption = spec.get("preemptionPolicy")
+    if preemption is not None and preemption not in ("PreemptLowerPriority", "Never"):
+        errors.append(required_error(child(path, "preemptionPolicy")) if not preemption else not_supported_error(
+            child(path, "preemptionPolicy"), preemption, ("PreemptLowerPriority", "Never")))
+    if spec.get("overhead") is not None:
+        errors += validate_resource_requirements({"limits": spec["overhead"]}, validate_container_resource_name,
+                                                 set(), child(path, "overhead"), options)
+    pod_os = spec.get("os")
+    if pod_os is not None:
+        os_name = _s(pod_os, "name")
+        if not os_name:
+            errors.append(required_error(child(path, "os", "name")))
+        elif os_name not in ("linux", "windows"):
+            errors.append(not_supported_error(child(path, "os"), os_name, ("linux", "windows")))
+        elif os_name == "linux":
+            errors += _validate_linux(spec, path)
+        else:
+            errors += _validate_windows(spec, path)
+    return errors + _validate_file_key_ref_volumes(spec, path)
+
+
+def _validate_pod_resource_claims(pod_meta: Json | None, claims: list[Json], path: str) -> list[FieldError]:
+    """``validatePodResourceClaims``."""
+    errors: list[FieldError] = []
+    names: set[str] = set()
+    for i, claim in enumerate(claims):
+        if pod_meta is not None and MIRROR_POD_ANNOTATION in _map(pod_meta, "annotations"):
+            errors.append(forbidden_error("", "static pods do not support resource claims"))
+            continue
+        claim_path = index(path, i)
+        name = _s(claim, "name")
+        if not name:
+            errors.append(required_error(child(claim_path, "name")))
+        elif name in names:
+            errors.append(duplicate_error(child(claim_path, "name"), name))
+        else:
+            errors += validate_dns1123_label(name, child(claim_path, "name"))
+            names.add(name)
+        claim_name, template_name = claim.get("resourceClaimName"), claim.get("resourceClaimTemplateName")
+        shown = {"name": name, **({"resourceClaimName": claim_name} if claim_name is not None else {}),
+                 **({"resourceClaimTemplateName": template_name} if template_name is not None else {})}
+        if claim_name is not None and template_name is not None:
+            errors.append(invalid_json(claim_path, shown, (
+                "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified")))
+        if claim_name is None and template_name is None:
+            errors.append(invalid_json(claim_path, shown,
+                                       "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"))
+        if claim_name is not None:
+            errors += _invalid_each(child(claim_path, "resourceClaimName"), claim_name,
+                                    name_is_dns_subdomain(claim_name, False))
+        if template_name is not None:
+            errors += _invalid_each(child(claim_path, "resourceClaimTemplateName"), template_name,
+                                    name_is_dns_subdomain(template_name, False))
+    return errors
+
+
+def _validate_pod_resources(spec: Json, claim_names: set[str], path: str,
+                            options: PodValidationOptions) -> list[FieldError]:
+    """``validatePodResources``: pod-level resources."""
+    resources = spec.get("resources")
+    if resources is None:
+        return []
+    resources_path = child(path, "resources")
+    if _s(spec.get("os"), "name") == "windows":
+        return [forbidden_error(resources_path, "may not be set for a windows pod")]
+    errors: list[FieldError] = []
+    if resources.get("claims") is not None:
+        errors.append(forbidden_error(child(resources_path, "claims"), "claims may not be set for Resources at "
+                                                                       "pod-level"))
+    errors += validate_resource_requirements(resources, _validate_pod_resource_name, claim_names, resources_path,
+                                             options)
+    return errors + _validate_pod_resource_consistency(spec, resources_path)
+
+
+def _validate_pod_resource_consistency(spec: Json, path: str) -> list[FieldError]:
+    """``validatePodResourceConsistency``."""
+    from .defaults import _aggregate_container_resources
+
+    errors: list[FieldError] = []
+    resources = _map(spec, "resources")
+    pod_requests = _map(resources, "requests")
+    pod_limits = _map(resources, "limits")
+    for name, aggregate in sorted(_aggregate_container_resources(spec, "requests").items()):
+        if name in pod_requests and quantities.parse(aggregate).cmp(quantities.decode(pod_requests[name])) > 0:
+            errors.append(invalid_error(key(child(path, "requests"), name), str(quantities.decode(pod_requests[name])),
+                                        f"must be greater than or equal to aggregate container requests of {aggregate}"))
+    for name, aggregate in sorted(_aggregate_container_resources(spec, "limits").items()):
+        if is_huge_page_resource(name) and name in pod_limits and \
+                quantities.parse(aggregate).cmp(quantities.decode(pod_limits[name])) > 0:
+            errors.append(invalid_error(key(child(path, "limits"), name), str(quantities.decode(pod_limits[name])),
+                                        f"must be greater than or equal to aggregate container limits of {aggregate}"))
+    for i, container in enumerate(_list(spec, "containers")):
+        for name, limit in sorted(_map(_map(container, "resources"), "limits").items()):
+            if name in pod_limits and quantities.decode(limit).cmp(quantities.decode(pod_limits[name])) > 0:
+                errors.append(invalid_error(child(key(index(child(path, "containers"), i), name), "limits"),
+                                            str(quantities.decode(limit)),
+                                            f"must be less than or equal to pod limits of "
+                                            f"{quantities.decode(pod_limits[name])}"))
+    return errors
+
+
+def _validate_host_users(spec: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
+    """``validateHostUsers``."""
+    if _map(spec, "securityContext").get("hostUsers") is not False:
+        return []
+    errors: list[FieldError] = []
+    if not options.allow_user_namespaces_host_network_support and spec.get("hostNetwork"):
+        errors.append(forbidden_error(child(path, "hostNetwork"), "when `hostUsers` is false"))
+    if spec.get("hostPID"):
+        errors.append(forbidden_error(child(path, "HostPID"), "when `hostUsers` is false"))
+    if spec.get("hostIPC"):
+        errors.append(forbidden_error(child(path, "HostIPC"), "when `hostUsers` is false"))
+    if not options.allow_user_namespaces_with_volume_devices:
+        for container, container_path in _visit_containers(spec, path):
+            if _list(container, "volumeDevices"):
+                errors.append(forbidden_error(child(container_path, "volumeDevices"), "when `hostUsers` is false"))
+    return errors
+
+
+def _validate_pod_host_name(spec: Json, path: str) -> list[FieldError]:
+    """``validatePodHostName``."""
+    override = spec.get("hostnameOverride")
+    if override is None:
+        return []
+    errors: list[FieldError] = []
+    if spec.get("setHostnameAsFQDN"):
+        errors.append(forbidden_error(child(path, "hostnameOverride"),
+                                      "may not be specified when setHostnameAsFQDN is true"))
+    if spec.get("hostNetwork"):
+        errors.append(forbidden_error(child(path, "hostnameOverride"), "may not be specified when hostNetwork is true"))
+    if len(override.encode()) > 64:
+        errors.append(too_long_error(child(path, "hostnameOverride"), 64))
+    return errors + validate_dns1123_subdomain(override, child(path, "hostnameOverride"))
+
+
+def _validate_linux(spec: Json, path: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    if _map(spec, "securityContext").get("windowsOptions") is not None:
+        errors.append(forbidden_error(child(path, "securityContext", "windowsOptions"),
+                                      "windows options cannot be set for a linux pod"))
+    for container, container_path in _visit_containers(spec, path):
+        if _map(container, "securityContext").get("windowsOptions") is not None:
+            errors.append(forbidden_error(child(container_path, "securityContext", "windowsOptions"),
+                                          "windows options cannot be set for a linux pod"))
+    return errors
+
+
+_WINDOWS_FORBIDDEN_POD = (("securityContext", "appArmorProfile"), ("securityContext", "seLinuxOptions"),
+                          ("hostUsers",), ("hostPID",), ("hostIPC",), ("securityContext", "seccompProfile"),
+                          ("securityContext", "fsGroup"), ("securityContext", "fsGroupChangePolicy"),
+                          ("securityContext", "sysctls"), ("shareProcessNamespace",),
+                          ("securityContext", "runAsUser"), ("securityContext", "runAsGroup"),
+                          ("securityContext", "supplementalGroups"), ("securityContext", "supplementalGroupsPolicy"),
+                          ("securityContext", "seLinuxChangePolicy"))
+_WINDOWS_FORBIDDEN_CONTAINER = ("appArmorProfile", "seLinuxOptions", "seccompProfile", "capabilities",
+                                "readOnlyRootFilesystem", "privileged", "allowPrivilegeEscalation", "procMount",
+                                "runAsUser", "runAsGroup")
+
+
+def _validate_windows(spec: Json, path: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    context = _map(spec, "securityContext")
+    for field_path in _WINDOWS_FORBIDDEN_POD:
+        name = field_path[-1]
+        if name in ("hostUsers",):
+            value = context.get("hostUsers")
+        elif name in ("hostPID", "hostIPC"):
+            value = spec.get(name) or None
+        elif name == "shareProcessNamespace":
+            value = spec.get(name)
+        elif name == "sysctls":
+            value = context.get(name) or None
+        else:
+            value = context.get(name)
+        if value is not None:
+            errors.append(forbidden_error(child(path, *field_path), "cannot be set for a windows pod"))
+    for container, container_path in _visit_containers(spec, path):
+        container_context = container.get("securityContext")
+        if container_context is None:
+            continue
+        for name in _WINDOWS_FORBIDDEN_CONTAINER:
+            if container_context.get(name) is not None:
+                errors.append(forbidden_error(child(container_path, "securityContext", name),
+                                              "cannot be set for a windows pod"))
+    return errors
+
+
+def _validate_file_key_ref_volumes(spec: Json, path: str) -> list[FieldError]:
+    """``validateFileKeyRefVolumes``."""
+    sources = {_s(v, "name"): v for v in _list(spec, "volumes")}
+    errors: list[FieldError] = []
+    for container, container_path in _visit_containers(spec, path):
+        for j, variable in enumerate(_list(container, "env")):
+            file_key_ref = _map(variable, "valueFrom").get("fileKeyRef")
+            if file_key_ref is None:
+                continue
+            volume_name = _s(file_key_ref, "volumeName")
+            name_path = child(index(child(container_path, "env"), j), "valueFrom", "fileKeyRef", "volumeName")
+            volume = sources.get(volume_name)
+            if volume is None:
+                errors.append((name_path, "FieldValueNotFound", f"Not found: {_quote(volume_name)}"))
+            elif volume.get("emptyDir") is None:
+                errors.append(invalid_error(name_path, volume_name, "referenced volume must be of type emptyDir"))
+    return errors
+
+
+# ----------------------------------------------------------------------------- annotations
+
+def validate_pod_specific_annotations(annotations: Json, spec: Json, path: str,
+                                      options: PodValidationOptions) -> list[FieldError]:
+    """``ValidatePodSpecificAnnotations``."""
+    errors: list[FieldError] = []
+    if MIRROR_POD_ANNOTATION in annotations and not _s(spec, "nodeName"):
+        errors.append(invalid_error(key(path, MIRROR_POD_ANNOTATION), annotations[MIRROR_POD_ANNOTATION],
+                                    "must set spec.nodeName if mirror pod annotation is set"))
+    if not options.allow_invalid_pod_deletion_cost and _deletion_cost_error(annotations):
+        errors.append(invalid_error(key(path, POD_DELETION_COST_ANNOTATION),
+                                    annotations.get(POD_DELETION_COST_ANNOTATION, ""), "must be a 32bit integer"))
+    if SECCOMP_POD_ANNOTATION in annotations:
+        errors += _validate_seccomp_annotation(annotations[SECCOMP_POD_ANNOTATION],
+                                               child(path, SECCOMP_POD_ANNOTATION))
+    for name in sorted(annotations):
+        if name.startswith(SECCOMP_CONTAINER_ANNOTATION_PREFIX):
+            errors += _validate_seccomp_annotation(annotations[name], child(path, name))
+    for name in sorted(annotations):
+        if not name.startswith(APPARMOR_CONTAINER_ANNOTATION_PREFIX):
+            continue
+        container_name = name.removeprefix(APPARMOR_CONTAINER_ANNOTATION_PREFIX)
+        if not any(_s(c, "name") == container_name for c, _p in _visit_containers(spec, "")):
+            errors.append(invalid_error(key(path, name), container_name, "container not found"))
+        profile = annotations[name]
+        if profile not in ("", "runtime/default", "unconfined") and not profile.startswith("localhost/"):
+            errors.append(invalid_error(key(path, name), profile, f"invalid AppArmor profile name: {_quote(profile)}"))
+    return errors
+
+
+def _validate_seccomp_annotation(profile: str, path: str) -> list[FieldError]:
+    """``ValidateSeccompProfile`` (annotation form)."""
+    if profile in ("runtime/default", "docker/default", "unconfined"):
+        return []
+    if profile.startswith("localhost/"):
+        return validate_local_descending_path(profile.removeprefix("localhost/"), path)
+    return [invalid_error(path, profile, "must be a valid seccomp profile")]
+
+
+def _validate_seccomp_annotations_and_fields(meta: Json, spec: Json, path: str) -> list[FieldError]:
+    """``validateSeccompAnnotationsAndFields``."""
+    annotations = _map(meta, "annotations")
+    errors: list[FieldError] = []
+    profile = _map(spec, "securityContext").get("seccompProfile")
+    if profile is not None and SECCOMP_POD_ANNOTATION in annotations:
+        errors += _seccomp_mismatch(annotations[SECCOMP_POD_ANNOTATION], profile,
+                                    child(path, "securityContext", "seccompProfile"))
+    for container, container_path in _visit_containers(spec, path):
+        container_profile = _map(container, "securityContext").get("seccompProfile")
+        annotation = annotations.get(SECCOMP_CONTAINER_ANNOTATION_PREFIX + _s(container, "name"))
+        if container_profile is not None and annotation is not None:
+            errors += _seccomp_mismatch(annotation, container_profile,
+                                        child(container_path, "securityContext", "seccompProfile"))
+    return errors
+
+
+def _seccomp_mismatch(annotation: str, profile: Json, path: str) -> list[FieldError]:
+    kind = _s(profile, "type")
+    if kind == "Unconfined" and annotation != "unconfined":
+        return [forbidden_error(child(path, "type"), "seccomp type in annotation and field must match")]
+    if kind == "RuntimeDefault" and annotation not in ("runtime/default", "docker/default"):
+        return [forbidden_error(child(path, "type"), "seccomp type in annotation and field must match")]
+    if kind == "Localhost":
+        if not annotation.startswith("localhost/"):
+            return [forbidden_error(child(path, "type"), "seccomp type in annotation and field must match")]
+        if annotation.removeprefix("localhost/") != profile.get("localhostProfile"):
+            return [forbidden_error(child(path, "localhostProfile"), "seccomp profile in annotation and field must "
+                                                                     "match")]
+    return []
+
+
+def _validate_apparmor_annotations_and_fields_on_create(meta: Json, spec: Json, path: str) -> list[FieldError]:
+    """``validateAppArmorAnnotationsAndFieldsMatchOnCreate``."""
+    if _s(spec.get("os"), "name") == "windows":
+        return []
+    annotations = _map(meta, "annotations")
+    pod_profile = _map(spec, "securityContext").get("appArmorProfile")
+    errors: list[FieldError] = []
+    for container, container_path in _visit_containers(spec, path):
+        profile = _map(container, "securityContext").get("appArmorProfile") or pod_profile
+        if profile is None:
+            continue
+        annotation = annotations.get(APPARMOR_CONTAINER_ANNOTATION_PREFIX + _s(container, "name"))
+        if annotation is None:
+            continue
+        apparmor_path = child(container_path, "securityContext", "appArmorProfile")
+        kind = _s(profile, "type")
+        if (kind == "Unconfined" and annotation != "unconfined") or (
+                kind == "RuntimeDefault" and annotation != "runtime/default") or (
+                kind == "Localhost" and not annotation.startswith("localhost/")):
+            errors.append(forbidden_error(child(apparmor_path, "type"), "apparmor type in annotation and field must "
+                                                                        "match"))
+        elif kind == "Localhost" and annotation.removeprefix("localhost/") != profile.get("localhostProfile"):
+            errors.append(forbidden_error(child(apparmor_path, "localhostProfile"),
+                                          "apparmor profile in annotation and field must match"))
+    return errors
+
+
+# ----------------------------------------------------------------------------- templates
+
+def validate_pod_template_spec(template: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
+    """``ValidatePodTemplateSpec``: a pod template embedded in another object (``path`` is where
+    it sits: ``spec.template``)."""
+    meta = _map(template, "metadata")
+    spec = _map(template, "spec")
+    annotations = _map(meta, "annotations")
+    errors = validate_labels(meta.get("labels"), child(path, "labels"))
+    errors += validate_annotations(annotations, child(path, "annotations"))
+    errors += validate_pod_specific_annotations(annotations, spec, child(path, "annotations"), options)
+    errors += validate_pod_spec(spec, None, child(path, "spec"), options)
+    errors += _validate_seccomp_annotations_and_fields(meta, spec, child(path, "spec"))
+    errors += _validate_apparmor_annotations_and_fields_on_create(meta, spec, child(path, "spec"))
+    if _list(spec, "ephemeralContainers"):
+        errors.append(forbidden_error(child(path, "spec", "ephemeralContainers"),
+                                      "ephemeral containers not allowed in pod template"))
+    return errors
+
+
+# ----------------------------------------------------------------------------- pods
+
+def _validate_pod_metadata_and_spec(pod: Json, options: PodValidationOptions) -> list[FieldError]:
+    """``validatePodMetadataAndSpec``."""
+    meta = _map(pod, "metadata")
+    spec = _map(pod, "spec")
+    errors = validate_core_object_meta(meta, True, validate_pod_name)
+    errors += validate_pod_specific_annotations(_map(meta, "annotations"), spec, "metadata.annotations", options)
+    errors += validate_pod_spec(spec, meta, "spec", options)
+    if not _s(spec, "serviceAccountName"):
+        for vi, volume in enumerate(_list(spec, "volumes")):
+            for si, source in enumerate(_list(_map(volume, "projected"), "sources")):
+                if source.get("serviceAccountToken") is not None:
+                    errors.append(forbidden_error(
+                        f"spec.volumes[{vi}].projected.sources[{si}].serviceAccountToken",
+                        "must not be specified when serviceAccountName is not set"))
+    for kind in ("containers", "initContainers"):
+        for i, container in enumerate(_list(spec, kind)):
+            errors += _validate_container_only_for_pod(container, f"spec.{kind}[{i}]")
+    return errors
+
+
+def validate_pod_create(pod: Json, options: PodValidationOptions) -> list[FieldError]:
+    """``ValidatePodCreate``."""
+    errors = _validate_pod_metadata_and_spec(pod, options)
+    spec = _map(pod, "spec")
+    meta = _map(pod, "metadata")
+    if _list(spec, "ephemeralContainers"):
+        errors.append(forbidden_error("spec.ephemeralContainers", "cannot be set on create"))
+    if _s(spec, "nodeName") and _list(spec, "schedulingGates"):
+        errors.append(forbidden_error("spec.nodeName", "cannot be set until all schedulingGates have been cleared"))
+    errors += _validate_seccomp_annotations_and_fields(meta, spec, "spec")
+    return errors + _validate_apparmor_annotations_and_fields_on_create(meta, spec, "spec")
+
+
+def validate_pod_specific_annotation_updates(new: Json, old: Json, path: str,
+                                             options: PodValidationOptions) -> list[FieldError]:
+    """``ValidatePodSpecificAnnotationUpdates``."""
+    new_annotations = _map(_map(new, "metadata"), "annotations")
+    old_annotations = _map(_map(old, "metadata"), "annotations")
+    errors: list[FieldError] = []
+    for name in sorted(old_annotations):
+        if new_annotations.get(name) == old_annotations[name] and name in new_annotations:
+            continue
+        if name.startswith(APPARMOR_CONTAINER_ANNOTATION_PREFIX):
+            errors.append(forbidden_error(key(path, name), "may not remove or update AppArmor annotations"))
+        if name == MIRROR_POD_ANNOTATION:
+            errors.append(forbidden_error(key(path, name), "may not remove or update mirror pod annotation"))
+    for name in sorted(new_annotations):
+        if name in old_annotations:
+            continue
+        if name.startswith(APPARMOR_CONTAINER_ANNOTATION_PREFIX):
+            errors.append(forbidden_error(key(path, name), "may not add AppArmor annotations"))
+        if name == MIRROR_POD_ANNOTATION:
+            errors.append(forbidden_error(key(path, name), "may not add mirror pod annotation"))
+    return errors + validate_pod_specific_annotations(new_annotations, _map(new, "spec"), path, options)
+
+
+def _container_updates(new: list[Json], old: list[Json], path: str) -> tuple[list[FieldError], bool]:
+    """``ValidateContainerUpdates``."""
+    if len(new) != len(old):
+        return [forbidden_error(path, "pod updates may not add or remove containers")], True
+    errors: list[FieldError] = []
+    for i, container in enumerate(new):
+        image = _s(container, "image")
+        if not image:
+            errors.append(required_error(child(index(path, i), "image")))
+        if image.strip() != image:
+            errors.append(invalid_error(child(index(path, i), "image"), image,
+                                        "must not have leading or trailing whitespace"))
+    return errors, False
+
+
+UPDATABLE_POD_SPEC_FIELDS = (
+    "`spec.containers[*].image`", "`spec.initContainers[*].image`", "`spec.activeDeadlineSeconds`",
+    "`spec.tolerations` (only additions to existing tolerations)",
+    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
+)
+
+
+def validate_pod_update(new: Json, old: Json, options: PodValidationOptions) -> list[FieldError]:
+    """``ValidatePodUpdate``: beyond metadata, only images, a lower activeDeadlineSeconds, added
+    tolerations and removed scheduling gates (and a gated pod's node selector and affinity
+    additions) may change."""
+    from .pod_spec_diff import pod_spec_diff
+
+    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
+    errors += _validate_pod_metadata_and_spec(new, options)
+    errors += validate_pod_specific_annotation_updates(new, old, "metadata.annotations", options)
+    new_spec, old_spec = _map(new, "spec"), _map(old, "spec")
+    for kind in ("containers", "initContainers"):
+        container_errors, stop = _container_updates(_list(new_spec, kind), _list(old_spec, kind), f"spec.{kind}")
+        errors += container_errors
+        if stop:
+            return errors
+    new_deadline, old_deadline = new_spec.get("activeDeadlineSeconds"), old_spec.get("activeDeadlineSeconds")
+    if new_deadline is not None:
+        if new_deadline < 0 or new_deadline > _MAX_INT32:
+            errors.append(invalid_error("spec.activeDeadlineSeconds", new_deadline,
+                                        inclusive_range_error(0, _MAX_INT32)))
+            return errors
+        if old_deadline is not None and old_deadline < new_deadline:
+            errors.append(invalid_error("spec.activeDeadlineSeconds", new_deadline,
+                                        "must be less than or equal to previous value"))
+            return errors
+    elif old_deadline is not None:
+        errors.append(invalid_json("spec.activeDeadlineSeconds", None,
+                                   "must not update from a positive integer to nil value"))
+    errors += _validate_only_added_tolerations(_list(new_spec, "tolerations"), _list(old_spec, "tolerations"),
+                                               "spec.tolerations", options)
+    errors += _validate_only_deleted_scheduling_gates(_list(new_spec, "schedulingGates"),
+                                                      _list(old_spec, "schedulingGates"), "spec.schedulingGates")
+    if new_spec == old_spec:
+        return errors
+    munged = dict(new_spec)
+    for kind in ("containers", "initContainers"):
+        if kind in munged:
+            munged[kind] = [{**c, "image": old_c.get("image")} if "image" in old_c or "image" in c else c
+                            for c, old_c in zip(munged[kind], _list(old_spec, kind), strict=True)]
+            for c, old_c in zip(munged[kind], _list(old_spec, kind), strict=True):
+                if "image" not in old_c:
+                    c.pop("image", None)
+    _set_or_drop(munged, "activeDeadlineSeconds", old_deadline)
+    _set_or_drop(munged, "schedulingGates", old_spec.get("schedulingGates"))
+    _set_or_drop(munged, "tolerations", old_spec.get("tolerations"))
+    old_grace = old_spec.get("terminationGracePeriodSeconds")
+    if old_grace is not None and old_grace < 0 and munged.get("terminationGracePeriodSeconds") == 1:
+        munged["terminationGracePeriodSeconds"] = old_grace
+    if _list(old_spec, "schedulingGates"):
+        if (munged.get("nodeSelector") or {}) != (old_spec.get("nodeSelector") or {}):
+            errors += _validate_node_selector_mutation("spec.nodeSelector", _map(munged, "nodeSelector"),
+                                                       _map(old_spec, "nodeSelector"))
+            _set_or_drop(munged, "nodeSelector", old_spec.get("nodeSelector"))
+        old_node_affinity = _map(old_spec, "affinity").get("nodeAffinity")
+        new_node_affinity = _map(munged, "affinity").get("nodeAffinity")
+        if old_node_affinity != new_node_affinity:
+            errors += _validate_node_affinity_mutation("spec.affinity.nodeAffinity", new_node_affinity,
+                                                       old_node_affinity)
+            affinity = munged.get("affinity")
+            if affinity is None and old_node_affinity is None:
+                pass
+            elif affinity is None:
+                munged["affinity"] = {"nodeAffinity": old_node_affinity}
+            elif old_spec.get("affinity") is None and affinity.get("podAntiAffinity") is None and \
+                    affinity.get("podAffinity") is None:
+                munged.pop("affinity")
+            else:
+                munged["affinity"] = {**affinity}
+                _set_or_drop(munged["affinity"], "nodeAffinity", old_node_affinity)
+    if munged != old_spec:
+        message = "pod updates may not change fields other than " + ",".join(UPDATABLE_POD_SPEC_FIELDS)
+        errors.append(forbidden_error("spec", message + "\n" + pod_spec_diff(old_spec, munged)))
+    return errors
+
+
+def _set_or_drop(obj: Json, name: str, value: Any) -> None:
+    if value is None:
+        obj.pop(name, None)
+    else:
+        obj[name] = value
+
+
+def _validate_only_added_tolerations(new: list[Json], old: list[Json], path: str,
+                                     options: PodValidationOptions) -> list[FieldError]:
+    """``validateOnlyAddedTolerations``: existing tolerations stay (their tolerationSeconds may
+    change)."""
+    for existing in old:
+        if not any({**existing, "tolerationSeconds": t.get("tolerationSeconds")} == _with_seconds(t) for t in new):
+            return [forbidden_error(path, "existing toleration can not be modified except its tolerationSeconds")]
+    return validate_tolerations(new, path, options)
+
+
+def _with_seconds(toleration: Json) -> Json:
+    return {**toleration, "tolerationSeconds": toleration.get("tolerationSeconds")}
+
+
+def _validate_only_deleted_scheduling_gates(new: list[Json], old: list[Json], path: str) -> list[FieldError]:
+    """``validateOnlyDeletedSchedulingGates``."""
+    if not new:
+        return []
+    added = {_s(g, "name"): i for i, g in enumerate(new)}
+    for gate in old:
+        added.pop(_s(gate, "name"), None)
+    return [forbidden_error(child(index(path, i), "name"),
+                            f"only deletion is allowed, but found new scheduling gate '{name}'")
+            for name, i in added.items()]
+
+
+def _validate_node_selector_mutation(path: str, new: Json, old: Json) -> list[FieldError]:
+    """``validateNodeSelectorMutation``: a gated pod's node selector may only gain entries."""
+    errors: list[FieldError] = []
+    for name, value in sorted(old.items()):
+        if name not in new:
+            errors.append(forbidden_error(key(path, name), "cannot be deleted"))
+        elif new[name] != value:
+            errors.append(invalid_error(key(path, name), new[name], "cannot be updated"))
+    return errors
+
+
+def _validate_node_affinity_mutation(path: str, new: Json | None, old: Json | None) -> list[FieldError]:
+    """``validateNodeAffinityMutation``: a gated pod's required node affinity may only gain
+    requirements in each term."""
+    old_required = _map(old, "requiredDuringSchedulingIgnoredDuringExecution")
+    new_required = _map(new, "requiredDuringSchedulingIgnoredDuringExecution")
+    required_path = child(path, "requiredDuringSchedulingIgnoredDuringExecution")
+    if not old_required:
+        return []
+    old_terms, new_terms = _list(old_required, "nodeSelectorTerms"), _list(new_required, "nodeSelectorTerms")
+    if len(old_terms) != len(new_terms):
+        return [invalid_json(child(required_path, "nodeSelectorTerms"), new_terms,
+                             "no additions/deletions to non-empty NodeSelectorTerms list are allowed while pod "
+                             "is gated")]
+    errors: list[FieldError] = []
+    for i, (old_term, new_term) in enumerate(zip(old_terms, new_terms, strict=True)):
+        for kind in ("matchExpressions", "matchFields"):
+            old_list, new_list = _list(old_term, kind), _list(new_term, kind)
+            if old_list != new_list[:len(old_list)]:
+                errors.append(invalid_json(child(index(child(required_path, "nodeSelectorTerms"), i), kind),
+                                           new_list, "only additions are allowed (no mutations/deletions)"))
+    return errors
+
+
+# ----------------------------------------------------------------------------- pod status
+
+def validate_pod_status_update(new: Json, old: Json, options: PodValidationOptions) -> list[FieldError]:
+    """``ValidatePodStatusUpdate``."""
+    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
+    errors += validate_pod_specific_annotation_updates(new, old, "metadata.annotations", options)
+    status, old_status = _map(new, "status"), _map(old, "status")
+    spec, old_spec = _map(new, "spec"), _map(old, "spec")
+    for i, condition in enumerate(_list(status, "conditions")):
+        condition_path = index("status.conditions", i)
+        generation = _i(condition, "observedGeneration")
+        if generation < 0:
+            errors.append(invalid_error(child(condition_path, "observedGeneration"), generation,
+                                        "must be a non-negative integer"))
+        kind = _s(condition, "type")
+        if kind not in ("PodScheduled", "Ready", "Initialized"):
+            errors += validate_qualified_name(kind, child(condition_path, "Type"))
+    if _s(spec, "nodeName") != _s(old_spec, "nodeName"):
+        errors.append(forbidden_error("status.nodeName", "may not be changed directly"))
+    nominated, old_nominated = _s(status, "nominatedNodeName"), _s(old_status, "nominatedNodeName")
+    if nominated != old_nominated and nominated:
+        errors += _invalid_each("status.nominatedNodeName", nominated, validate_node_name(nominated, False))
+    if _s(old_spec, "nodeName") and nominated and nominated != old_nominated:
+        errors.append(forbidden_error("status.nominatedNodeName", "may not be set on pods that are already bound "
+                                                                  "to a node"))
+    if _i(status, "observedGeneration") < 0:
+        errors.append(invalid_error("status.observedGeneration", status["observedGeneration"],
+                                    "must be a non-negative integer"))
+    if _s(status, "qosClass") != _s(old_status, "qosClass"):
+        errors.append(invalid_error("status.qosClass", _s(status, "qosClass"), "field is immutable"))
+    errors += _container_state_transitions(status, old_status, old_spec, "containerStatuses", options)
+    errors += _container_state_transitions(status, old_status, old_spec, "initContainerStatuses", options)
+    errors += _container_state_transitions(status, old_status, old_spec, "ephemeralContainerStatuses", options)
+    errors += _validate_pod_ips(status, old_status, "podIPs", "ip")
+    errors += _validate_host_ips(status, old_status)
+    return errors
+
+
+def _container_state_transitions(status: Json, old_status: Json, old_spec: Json, kind: str,
+                                 options: PodValidationOptions) -> list[FieldError]:
+    """``ValidateContainerStateTransition`` and its init/ephemeral variants: a terminated
+    container may not run again unless the restart policies allow it."""
+    path = f"status.{kind}"
+    new_statuses = _list(status, kind)
+    errors: list[FieldError] = []
+    restart_policy = _s(old_spec, "restartPolicy")
+    spec_kind = {"containerStatuses": "containers", "initContainerStatuses": "initContainers"}.get(kind)
+    for i, old_container in enumerate(_list(old_status, kind)):
+        terminated = _map(old_container, "state").get("terminated")
+        if terminated is None:
+            continue
+        name = _s(old_container, "name")
+        restarted = any(_s(n, "name") == name and _map(n, "state").get("terminated") is None for n in new_statuses)
+        if not restarted:
+            continue
+        if spec_kind is None:
+            allowed = False
+        elif options.allow_container_restart_policy_rules:
+            container = next((c for c in _list(old_spec, spec_kind) if _s(c, "name") == name), None)
+            allowed = container is not None and _container_should_restart(container, old_spec,
+                                                                          _i(terminated, "exitCode"))
+        else:
+            allowed = restart_policy == "Always" or (
+                restart_policy == "OnFailure" and _i(terminated, "exitCode") != 0)
+            if spec_kind == "initContainers":
+                container = next((c for c in _list(old_spec, spec_kind) if _s(c, "name") == name), None)
+                allowed = allowed or (container is not None and container.get("restartPolicy") == "Always")
+        if not allowed:
+            errors.append(forbidden_error(child(index(path, i), "state"),
+                                          "may not be transitioned to non-terminated state"))
+    return errors
+
+
+def _container_should_restart(container: Json, spec: Json, exit_code: int) -> bool:
+    """``podutil.ContainerShouldRestart``."""
+    for rule in _list(container, "restartPolicyRules"):
+        codes = _map(rule, "exitCodes")
+        values = _list(codes, "values")
+        matched = (exit_code in values) if _s(codes, "operator") == "In" else (exit_code not in values)
+        if matched:
+            return _s(rule, "action") == "Restart"
+    policy = container.get("restartPolicy") or _s(spec, "restartPolicy")
+    return policy == "Always" or (policy == "OnFailure" and exit_code != 0)
+
+
+def _validate_pod_ips(status: Json, old_status: Json, kind: str, name: str) -> list[FieldError]:
+    """``validatePodIPs``."""
+    path = f"status.{kind}"
+    existing = [_s(ip, name) for ip in _list(old_status, kind)]
+    ips = _list(status, kind)
+    errors: list[FieldError] = []
+    for i, ip in enumerate(ips):
+        errors += is_valid_ip(index(path, i), _s(ip, name), existing)
+    if len(ips) > 1 and not _dual_stack([_s(ip, name) for ip in ips]):
+        errors.append(invalid_json(path, ips, "may specify no more than one IP for each IP family"))
+    return errors
+
+
+def _validate_host_ips(status: Json, old_status: Json) -> list[FieldError]:
+    """``validateHostIPs``."""
+    ips = _list(status, "hostIPs")
+    if not ips:
+        return []
+    errors: list[FieldError] = []
+    if _s(status, "hostIP") != _s(ips[0], "ip"):
+        errors.append(invalid_error("status.hostIPs[0].ip", _s(ips[0], "ip"), "must be equal to `hostIP`"))
+    existing = [_s(ip, "ip") for ip in _list(old_status, "hostIPs")]
+    for i, ip in enumerate(ips):
+        errors += is_valid_ip(index("status.hostIPs", i), _s(ip, "ip"), existing)
+    if len(ips) > 1 and not _dual_stack([_s(ip, "ip") for ip in ips]):
+        errors.append(invalid_json("status.hostIPs", ips, "may specify no more than one IP for each IP family"))
+    return errors
+
+
+def _dual_stack(addresses: list[str]) -> bool:
+    """``netutils.IsDualStackIPStrings`` for two addresses (more are never dual stack here)."""
+    from ...machinery.validation import parse_ip_sloppy
+
+    if len(addresses) != 2:
+        return False
+    versions = {getattr(parse_ip_sloppy(a), "version", None) for a in addresses}
+    return versions == {4, 6}

@@ -1,0 +1,76 @@
+"""The pod template functions other groups call (``fakeapi.apis.core``): defaults and validation
+as kube-apiserver v1.35.4 applies them (expected values are what it stored and answered)."""
+
+from __future__ import annotations
+
+import pytest
+
+from fakeapi.apis.core import (
+    decoding,
+    pod_template_validation_options,
+    set_defaults_pod_template_spec,
+    validate_pod_template_spec,
+)
+from fakeapi.machinery.status import StatusError
+
+
+def template(**container: object) -> dict:
+    return {"metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx", **container}]}}
+
+
+def test_template_defaults_are_kubes() -> None:
+    value = template(resources={"requests": {"cpu": "0.5", "memory": "1.5Gi"}, "limits": {"cpu": "1"}},
+                     livenessProbe={"httpGet": {"port": 80}}, ports=[{"containerPort": 80}])
+    value["spec"]["volumes"] = [{"name": "v"}, {"name": "s", "secret": {"secretName": "x"}}]
+    set_defaults_pod_template_spec(value)
+    spec = value["spec"]
+    assert spec["volumes"] == [{"name": "v", "emptyDir": {}},
+                               {"name": "s", "secret": {"secretName": "x", "defaultMode": 420}}]
+    assert spec["containers"][0] == {
+        "name": "c", "image": "nginx", "ports": [{"containerPort": 80, "protocol": "TCP"}],
+        "resources": {"limits": {"cpu": "1"}, "requests": {"cpu": "500m", "memory": "1536Mi"}},
+        "livenessProbe": {"httpGet": {"path": "/", "port": 80, "scheme": "HTTP"}, "timeoutSeconds": 1,
+                          "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3},
+        "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+        "imagePullPolicy": "Always"}
+    assert {k: spec[k] for k in ("restartPolicy", "terminationGracePeriodSeconds", "dnsPolicy", "securityContext",
+                                 "schedulerName")} == {
+        "restartPolicy": "Always", "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst",
+        "securityContext": {}, "schedulerName": "default-scheduler"}
+    assert "enableServiceLinks" not in spec  # a Pod's default, not a template's
+
+
+@pytest.mark.parametrize("image, policy", [("nginx", "Always"), ("nginx:latest", "Always"), ("nginx:1.27", "IfNotPresent"),
+                                           ("registry.k8s.io/pause:3.10", "IfNotPresent"),
+                                           ("nginx@sha256:" + "a" * 64, "IfNotPresent"), ("Nginx", "IfNotPresent")])
+def test_pull_policy_follows_the_tag(image: str, policy: str) -> None:
+    value = template(image=image)
+    set_defaults_pod_template_spec(value)
+    assert value["spec"]["containers"][0]["imagePullPolicy"] == policy
+
+
+def test_invalid_quantity_is_kubes_bad_request() -> None:
+    with pytest.raises(StatusError) as err, decoding("Deployment"):
+        set_defaults_pod_template_spec(template(resources={"requests": {"cpu": "abc"}}))
+    assert (err.value.code, err.value.message) == (400, (
+        'Deployment in version "v1" cannot be handled as a Deployment: quantities must match the regular '
+        "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"))
+
+
+def test_template_validation_is_kubes() -> None:
+    value = template(resources={"requests": {"cpu": "500m"}, "limits": {"cpu": "1m"}})
+    value["metadata"]["labels"] = {"app": "b c"}
+    value["spec"]["containers"].append({"name": "c", "image": ""})
+    set_defaults_pod_template_spec(value)
+    errors = validate_pod_template_spec(value, "spec.template", pod_template_validation_options(value, None))
+    assert errors == [
+        ("spec.template.labels", "FieldValueInvalid",
+         'Invalid value: "b c": a valid label must be an empty string or consist of alphanumeric characters, '
+         "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+         "'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"),
+        ("spec.template.spec.containers[0].resources.requests", "FieldValueInvalid",
+         'Invalid value: "500m": must be less than or equal to cpu limit of 1m'),
+        ("spec.template.spec.containers[1].image", "FieldValueRequired", "Required value"),
+        ("spec.template.spec.containers[1].name", "FieldValueDuplicate", 'Duplicate value: "c"'),
+    ]
