@@ -26,6 +26,7 @@ from ..machinery import continue_token, metadata, warning
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
+from ..machinery.field_validation import warning_header
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import (
@@ -342,7 +343,7 @@ class ResourceStore(FieldManagedWrites):
             raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
         if rules.warnings_on_create is not None:
             for text in rules.warnings_on_create(obj):
-                warning.add(text)
+                warning.add(warning_header(text))
 
     def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
         """The kind's validation of an update (kube's ``BeforeUpdate``), its warnings recorded."""
@@ -355,7 +356,7 @@ class ResourceStore(FieldManagedWrites):
             raise invalid(self.rt.group, self.rt.kind, new["metadata"]["name"], errors)
         if rules.warnings_on_update is not None and subresource is None:
             for text in rules.warnings_on_update(new, old):
-                warning.add(text)
+                warning.add(warning_header(text))
 
     def _check_namespace_accepts(self, namespace: str, name: str) -> None:
         """NamespaceLifecycle admission: the namespace exists and is not terminating."""
@@ -482,7 +483,8 @@ class ResourceStore(FieldManagedWrites):
         old_meta = old.get("metadata", {})
         self._check_preconditions(name, options, old_meta, kv)
         finalizers = list(old_meta.get("finalizers") or ())
-        gc_finalizer = _GC_FINALIZERS.get(options.propagation_policy or "") if gc_finalizers else None
+        policy = self._propagation_policy(options)
+        gc_finalizer = _GC_FINALIZERS.get(policy or "") if gc_finalizers else None
         if gc_finalizer is not None and gc_finalizer not in finalizers:
             finalizers.append(gc_finalizer)
         if finalizers:
@@ -511,6 +513,15 @@ class ResourceStore(FieldManagedWrites):
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
             "details": {"name": name, "group": rt.group, "kind": rt.plural, "uid": old_meta.get("uid")},
         }), True
+
+    def _propagation_policy(self, options: DeleteOptions) -> str | None:
+        """The request's propagation policy, or the kind's default (with its warning)."""
+        if options.propagation_policy is not None:
+            return options.propagation_policy
+        rules = self.rules
+        if rules.default_propagation_warning is not None:
+            warning.add(warning_header(rules.default_propagation_warning))
+        return rules.default_propagation_policy
 
     def _check_preconditions(self, name: str, options: DeleteOptions, old_meta: Json, kv: KeyValue) -> None:
         rt = self.rt
