@@ -23,7 +23,7 @@ Json = Any
 #: metadata.
 _METADATA_VOLATILE = ("uid", "creationTimestamp", "deletionTimestamp")
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
-_UID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_UID_ANYWHERE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 @dataclass
@@ -92,9 +92,9 @@ class Normaliser:
                        "firstTimestamp", "lastTimestamp", "renewTime", "acquireTime") and isinstance(value, str) \
                     and _RFC3339.match(value):
                 node[key] = "<time>"
-            elif isinstance(value, str) and _UID.match(value):
-                # uids, and the labels and selectors made of them (a Job's controller-uid)
-                node[key] = "<uid>"
+            elif isinstance(value, str) and _UID_ANYWHERE.search(value):
+                # uids, and the labels, selectors and messages made of them (a Job's controller-uid)
+                node[key] = _UID_ANYWHERE.sub("<uid>", value)
             elif key in ("resourceVersion",) and isinstance(value, str):
                 node[key] = self.resource_version(value)
             elif key in ("clusterIP", "clusterIPs", "nodePort"):
