@@ -16,6 +16,7 @@ from ..cacher.cacher import BOOKMARK_TICK
 from ..machinery.conversion import built_in_conversion, none_conversion
 from ..store import Store
 from ..tasks import cancel_and_wait
+from .bootstrap import create_bootstrap_objects
 from .converting import ConvertingStore
 from .custom_resources import (
     CustomResourceDefinitionStore,
@@ -72,8 +73,11 @@ class Registry:
         *,
         garbage_collection: bool = True,
         event_ttl: int = DEFAULT_EVENT_TTL,
+        advertise_port: int = 443,
     ) -> None:
         self.store = store
+        #: The port clients reach the server on: the ``kubernetes`` Service's target port.
+        self.advertise_port = advertise_port
         #: Whether a garbage collector runs, so DELETE may leave its finalizers (foreground,
         #: orphan) on owners: without one they would never go.
         self.garbage_collection = garbage_collection
@@ -115,10 +119,12 @@ class Registry:
         self._ticker: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        """Create the default namespaces and start every cache (on the store's loop)."""
+        """Create the default namespaces and kube-apiserver's bootstrap objects, then start every
+        cache (on the store's loop)."""
         for name in DEFAULT_NAMESPACES:
             if self.namespace_phase(name) is None:
                 self.namespaces.create(None, {"metadata": {"name": name}})
+        create_bootstrap_objects(self)
         for rs in self.stores():
             rs.cacher.start()
         self._ticker = asyncio.create_task(self._tick_bookmarks(), name="bookmarks")
