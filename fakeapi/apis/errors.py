@@ -11,8 +11,10 @@ from typing import Any
 
 import orjson
 
+from ..machinery import quantity
 from ..machinery._golang import go_quote
-from ..machinery.status import FieldError
+from ..machinery.status import FieldError, invalid_error
+from ..machinery.validation import IS_NEGATIVE_ERROR_MSG
 
 
 def go_json(value: Any) -> str:
@@ -26,3 +28,11 @@ def not_supported_json(field: str, value: Any, supported: Sequence[str]) -> Fiel
     if supported:
         body += ": supported values: " + ", ".join(go_quote(v) for v in supported)
     return field, "FieldValueNotSupported", body
+
+
+def validate_nonnegative_quantity(value: Any, path: str) -> list[FieldError]:
+    """core's ``ValidateNonnegativeQuantity`` of a decoded quantity (printed canonically)."""
+    decoded = quantity.decode(value)
+    if decoded.sign() < 0:
+        return [invalid_error(path, str(decoded), IS_NEGATIVE_ERROR_MSG)]
+    return []

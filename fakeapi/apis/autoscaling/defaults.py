@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import copy
 
-from ..fields import Json, default, struct
+from ..core.defaults import canonical_quantity
+from ..fields import Json, default, items, struct
 
 #: ``autoscaling.DefaultCPUUtilization``.
 DEFAULT_CPU_UTILIZATION = 80
@@ -49,3 +50,25 @@ def set_defaults_hpa_v2(obj: Json) -> None:
     if isinstance(behavior, dict):
         behavior["scaleUp"] = _scaling_rules(behavior.get("scaleUp"), _SCALE_UP_RULES)
         behavior["scaleDown"] = _scaling_rules(behavior.get("scaleDown"), _SCALE_DOWN_RULES)
+
+
+def _metric_sources(metrics: list[Json]) -> list[Json]:
+    return [source for metric in metrics
+            for name in ("object", "pods", "resource", "containerResource", "external")
+            if isinstance(source := metric.get(name), dict)]
+
+
+def canonical_hpa_v2_quantities(obj: Json) -> None:
+    """Decoding an autoscaling/v2 HPA: its quantities (metric targets and current values, the
+    scaling rules' tolerance) in kube's canonical form."""
+    spec, status = obj.get("spec"), obj.get("status")
+    for source in _metric_sources(items(spec, "metrics")):
+        for name in ("value", "averageValue"):
+            canonical_quantity(source.get("target"), name)
+    for source in _metric_sources(items(status, "currentMetrics")):
+        for name in ("value", "averageValue"):
+            canonical_quantity(source.get("current"), name)
+    behavior = (spec or {}).get("behavior")
+    if isinstance(behavior, dict):
+        for rules in ("scaleUp", "scaleDown"):
+            canonical_quantity(behavior.get(rules), "tolerance")
