@@ -14,7 +14,7 @@ from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
 from ..cacher import CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
 from ..machinery.conversion import built_in_conversion, none_conversion
-from ..store import Store
+from ..store import RangeRequest, Store
 from ..tasks import cancel_and_wait
 from .converting import ConvertingStore
 from .custom_resources import (
@@ -26,16 +26,29 @@ from .custom_resources import (
 from .lease_manager import LeaseManager
 from .namespaces import NamespaceStore
 from .rest import Json, LeaseTTL, ResourceStore
+from .services import ServiceStore
 
 #: A served resource: its storage version's store, or a conversion over it.
 ServedStore = ResourceStore | ConvertingStore
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+#: The PriorityClasses kube-apiserver creates when it starts (``AddSystemPriorityClasses``),
+#: as it stores them.
+SYSTEM_PRIORITY_CLASSES = (
+    {"metadata": {"name": "system-node-critical"}, "value": 2000001000,
+     "description": "Used for system critical pods that must not be moved from their current node.",
+     "preemptionPolicy": "PreemptLowerPriority"},
+    {"metadata": {"name": "system-cluster-critical"}, "value": 2000000000,
+     "description": "Used for system critical pods that must run in the cluster, but can be moved to another node "
+                    "if necessary.",
+     "preemptionPolicy": "PreemptLowerPriority"},
+)
 #: kube-apiserver's --event-ttl: events are deleted an hour after their last write.
 DEFAULT_EVENT_TTL = 3600
 #: Resources whose storage has more semantics than the generic store's.
 _STORE_CLASSES: dict[tuple[str, str], type[ResourceStore]] = {
     ("", "namespaces"): NamespaceStore,
+    ("", "services"): ServiceStore,
     ("apiextensions.k8s.io", "customresourcedefinitions"): CustomResourceDefinitionStore,
 }
 
@@ -82,7 +95,7 @@ class Registry:
         self.resources: dict[tuple[str, str, str], ServedStore] = {}
         self._by_kind: dict[tuple[str, str], ServedStore] = {}
         #: The mutating admission plugins (they read other objects through ``_lookup``).
-        self.admission = Admission(self._lookup)
+        self.admission = Admission(self._lookup, self._list)
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         types = servable_types(self.catalogue)
         storage: dict[str, ResourceStore] = {}
@@ -105,6 +118,9 @@ class Registry:
         assert isinstance(definitions, CustomResourceDefinitionStore)
         self.definitions = definitions
         definitions.on_change = self._sync_custom_resources
+        services = self._by_kind[("", "Service")].storage
+        assert isinstance(services, ServiceStore)
+        services.endpoints = self._by_kind[("", "Endpoints")].storage
         self._custom: dict[str, CustomResourceStore] = {}  # by CRD name
         #: Called with each resource store added after start (custom resources): controllers
         #: subscribe to its cache.
@@ -119,6 +135,11 @@ class Registry:
         for name in DEFAULT_NAMESPACES:
             if self.namespace_phase(name) is None:
                 self.namespaces.create(None, {"metadata": {"name": name}})
+        priority_classes = self._by_kind.get(("scheduling.k8s.io", "PriorityClass"))
+        if priority_classes is not None:
+            for priority_class in SYSTEM_PRIORITY_CLASSES:
+                if not priority_classes.exists(None, priority_class["metadata"]["name"]):
+                    priority_classes.create(None, dict(priority_class), manager="kube-apiserver")
         for rs in self.stores():
             rs.cacher.start()
         self._ticker = asyncio.create_task(self._tick_bookmarks(), name="bookmarks")
@@ -214,6 +235,14 @@ class Registry:
             return None
         kv = self.store.get(served.storage.key(namespace, name).encode())
         return None if kv is None else orjson.loads(kv.value)
+
+    def _list(self, group: str, kind: str, namespace: str | None) -> list[Json]:
+        """The stored objects of a kind (in one namespace, or all), in their storage version."""
+        served = self._by_kind.get((group, kind))
+        if served is None:
+            return []
+        start, end = served.storage.key_range(namespace)
+        return [orjson.loads(kv.value) for kv in self.store.range(RangeRequest(start.encode(), end.encode())).kvs]
 
     def resource_type(self, group: str, version: str, plural: str) -> ResourceType | None:
         rs = self.resources.get((group, version, plural))
