@@ -89,14 +89,14 @@ class Normaliser:
             self._metadata(meta)
         for key, value in list(node.items()):
             if key in ("time", "lastTransitionTime", "lastHeartbeatTime", "lastProbeTime", "eventTime",
-                       "firstTimestamp", "lastTimestamp", "renewTime", "acquireTime") and isinstance(value, str) \
+                       "firstTimestamp", "lastTimestamp", "renewTime", "acquireTime", "lastPhaseTransitionTime") and isinstance(value, str) \
                     and _RFC3339.match(value):
                 node[key] = "<time>"
             elif key == "uid" and isinstance(value, str) and _UID.match(value):
                 node[key] = "<uid>"
             elif key in ("resourceVersion",) and isinstance(value, str):
                 node[key] = self.resource_version(value)
-            elif key in ("clusterIP", "clusterIPs", "nodePort"):
+            elif key in ("clusterIP", "clusterIPs", "nodePort", "healthCheckNodePort"):
                 node[key] = _ip_placeholder(value)
             else:
                 self._walk(value)
