@@ -7,7 +7,8 @@ fakeapi's oracle is kube-apiserver with its default plugins except ``ServiceAcco
 ``fakeapi.testing.control_plane``). A plugin is a function registered for a kind with
 ``mutating``; it gets the ``Admission`` of the registry, the object, the stored object (None on
 create) and the subresource written (None for the main resource). ``Admission.lookup`` reads
-other objects (a PriorityClass, the default StorageClass). A plugin refuses a write by raising a
+another object (a PriorityClass), ``Admission.list`` the objects of a kind (the default
+StorageClass, a namespace's LimitRanges). A plugin refuses a write by raising a
 ``StatusError``.
 """
 
@@ -23,6 +24,10 @@ Json = dict[str, Any]
 
 class Lookup(Protocol):
     def __call__(self, group: str, kind: str, namespace: str | None, name: str) -> Json | None: ...
+
+
+class Lister(Protocol):
+    def __call__(self, group: str, kind: str, namespace: str | None) -> list[Json]: ...
 
 
 #: (admission, new object, stored object or None on create, subresource or None).
@@ -50,10 +55,12 @@ def plugins_for(group: str, kind: str) -> list[Plugin]:
 
 
 class Admission:
-    """The admission chain of one registry; ``lookup`` reads a stored object (or None)."""
+    """The admission chain of one registry; ``lookup`` reads a stored object (or None),
+    ``list`` the stored objects of a kind (in one namespace, or all)."""
 
-    def __init__(self, lookup: Lookup) -> None:
+    def __init__(self, lookup: Lookup, lister: Lister | None = None) -> None:
         self.lookup = lookup
+        self.list: Lister = lister or (lambda group, kind, namespace: [])
 
     def admit(self, group: str, kind: str, obj: Json, old: Json | None, subresource: str | None) -> None:
         for plugin in plugins_for(group, kind):

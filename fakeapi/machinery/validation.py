@@ -154,6 +154,15 @@ def is_wildcard_dns1123_subdomain(value: str) -> list[str]:
     return errors
 
 
+def is_long_name(value: str) -> list[str]:
+    """``content.IsDNS1123Subdomain`` (declarative validation's ``LongName``): a DNS subdomain,
+    its length given in bytes."""
+    errors = [max_bytes_error(DNS1123_SUBDOMAIN_MAX_LENGTH)] if byte_len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH else []
+    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
+        errors.append(_DNS1123_SUBDOMAIN_ERROR)
+    return errors
+
+
 def is_fully_qualified_name(path: str, name: str) -> list[FieldError]:
     """``IsFullyQualifiedName``: a subdomain of at least three segments."""
     if not name:
@@ -242,11 +251,7 @@ def is_qualified_name(value: str) -> list[str]:
         if not prefix:
             errors.append("prefix part " + empty_error())
         else:
-            # content.IsDNS1123Subdomain: util/validation's rule, its length in "bytes"
-            if byte_len(prefix) > DNS1123_SUBDOMAIN_MAX_LENGTH:
-                errors.append("prefix part " + max_bytes_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
-            if not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
-                errors.append("prefix part " + _DNS1123_SUBDOMAIN_ERROR)
+            errors += ["prefix part " + message for message in is_long_name(prefix)]
     else:
         return _remember(_label_key_verdicts, value, [_LABEL_KEY_SHAPE_ERROR])
     if not name:
@@ -698,6 +703,23 @@ def validate_object_meta(meta: Json, requires_namespace: bool, name_fn: NameVali
     else:
         errors += [invalid_error(child(path, "name"), name, message) for message in name_fn(name, False)]
     return errors + _validate_object_meta_common(meta, requires_namespace, path)
+
+
+def validate_object_meta_with_opts(meta: Json, requires_namespace: bool, name_errors: Callable[[str, str], list[FieldError]],
+                                   path: str = "metadata") -> list[FieldError]:
+    """``ValidateObjectMetaWithOpts``: the kinds validated declaratively check the (generated)
+    name with ``name_errors(path, name)`` and not generateName on its own."""
+    name = meta.get("name")
+    if not name:
+        errors = [required_error(child(path, "name"), "name or generateName is required")]
+    else:
+        errors = name_errors(child(path, "name"), name)
+    return errors + _validate_object_meta_common(meta, requires_namespace, path)
+
+
+def long_name_errors(path: str, name: str) -> list[FieldError]:
+    """``validate.LongName``."""
+    return [invalid_error(path, name, message) for message in is_long_name(name)]
 
 
 def _validate_object_meta_common(meta: Json, requires_namespace: bool, path: str) -> list[FieldError]:

@@ -14,7 +14,7 @@ from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
 from ..cacher import CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
 from ..machinery.conversion import built_in_conversion, none_conversion
-from ..store import Store
+from ..store import RangeRequest, Store
 from ..tasks import cancel_and_wait
 from .bootstrap import create_bootstrap_objects
 from .converting import ConvertingStore
@@ -27,6 +27,7 @@ from .custom_resources import (
 from .lease_manager import LeaseManager
 from .namespaces import NamespaceStore
 from .rest import Json, LeaseTTL, ResourceStore
+from .services import ServiceStore
 
 #: A served resource: its storage version's store, or a conversion over it.
 ServedStore = ResourceStore | ConvertingStore
@@ -37,6 +38,7 @@ DEFAULT_EVENT_TTL = 3600
 #: Resources whose storage has more semantics than the generic store's.
 _STORE_CLASSES: dict[tuple[str, str], type[ResourceStore]] = {
     ("", "namespaces"): NamespaceStore,
+    ("", "services"): ServiceStore,
     ("apiextensions.k8s.io", "customresourcedefinitions"): CustomResourceDefinitionStore,
 }
 
@@ -86,7 +88,7 @@ class Registry:
         self.resources: dict[tuple[str, str, str], ServedStore] = {}
         self._by_kind: dict[tuple[str, str], ServedStore] = {}
         #: The mutating admission plugins (they read other objects through ``_lookup``).
-        self.admission = Admission(self._lookup)
+        self.admission = Admission(self._lookup, self._list)
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         types = servable_types(self.catalogue)
         storage: dict[str, ResourceStore] = {}
@@ -109,6 +111,9 @@ class Registry:
         assert isinstance(definitions, CustomResourceDefinitionStore)
         self.definitions = definitions
         definitions.on_change = self._sync_custom_resources
+        services = self._by_kind[("", "Service")].storage
+        assert isinstance(services, ServiceStore)
+        services.endpoints = self._by_kind[("", "Endpoints")].storage
         self._custom: dict[str, CustomResourceStore] = {}  # by CRD name
         #: Called with each resource store added after start (custom resources): controllers
         #: subscribe to its cache.
@@ -124,7 +129,7 @@ class Registry:
         for name in DEFAULT_NAMESPACES:
             if self.namespace_phase(name) is None:
                 self.namespaces.create(None, {"metadata": {"name": name}})
-        create_bootstrap_objects(self)
+        create_bootstrap_objects(self)  # the system PriorityClasses among them
         for rs in self.stores():
             rs.cacher.start()
         self._ticker = asyncio.create_task(self._tick_bookmarks(), name="bookmarks")
@@ -220,6 +225,14 @@ class Registry:
             return None
         kv = self.store.get(served.storage.key(namespace, name).encode())
         return None if kv is None else orjson.loads(kv.value)
+
+    def _list(self, group: str, kind: str, namespace: str | None) -> list[Json]:
+        """The stored objects of a kind (in one namespace, or all), in their storage version."""
+        served = self._by_kind.get((group, kind))
+        if served is None:
+            return []
+        start, end = served.storage.key_range(namespace)
+        return [orjson.loads(kv.value) for kv in self.store.range(RangeRequest(start.encode(), end.encode())).kvs]
 
     def resource_type(self, group: str, version: str, plural: str) -> ResourceType | None:
         rs = self.resources.get((group, version, plural))

@@ -10,8 +10,14 @@ from typing import Any
 
 import pytest
 
-from fakeapi.http.protobuf import MAGIC, MEDIA_TYPE, decode_body, go_duration
-from fakeapi.machinery.gotypes import UNKNOWN, message_class
+from fakeapi.http.protobuf import (
+    MAGIC,
+    MEDIA_TYPE,
+    UNKNOWN,
+    decode_body,
+    go_duration,
+    message_class,
+)
 from fakeapi.machinery.status import StatusError
 
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
@@ -32,13 +38,15 @@ def without_null_timestamps(value: Any) -> Any:
     return value
 
 
-def contains(stored: Any, sent: Any) -> bool:
-    """Whether every field ``sent`` has is in ``stored`` with the same value (lists item by item)."""
+def is_subset(sent: Any, stored: Any) -> bool:
+    """What kubectl sent is in what was stored (the server adds defaults and allocated values)."""
     if isinstance(sent, dict):
-        return isinstance(stored, dict) and all(contains(stored.get(k), v) for k, v in sent.items())
+        return isinstance(stored, dict) and all(is_subset(v, stored.get(k)) for k, v in sent.items())
+    if sent is None:
+        return True
     if isinstance(sent, list):
-        return isinstance(stored, list) and len(stored) == len(sent) and all(map(contains, stored, sent))
-    return stored == sent
+        return isinstance(stored, list) and len(sent) == len(stored) and all(map(is_subset, sent, stored))
+    return sent == stored
 
 
 # (kubectl create arguments, resource to get, command after "--", top-level fields compared)
@@ -73,10 +81,9 @@ def test_kubectl_create_sends_protobuf_and_stores_its_json(kubectl_env, args, re
     assert f"Content-Type: {MEDIA_TYPE}" in log.stderr  # kubectl really sent protobuf
     stored = json.loads(kubectl(kubectl_env, "get", resource, name, "-o", "json"))
     assert stored["metadata"]["name"] == name
-    assert contains(stored["metadata"].get("labels") or {}, sent_as_json["metadata"].get("labels") or {})
+    assert is_subset(sent_as_json["metadata"].get("labels"), stored["metadata"].get("labels"))
     for field in fields:
-        # the server adds its defaults (and a Job's generated selector): what kubectl sent is kept
-        assert contains(without_null_timestamps(stored.get(field)), without_null_timestamps(sent_as_json.get(field))), field
+        assert is_subset(without_null_timestamps(sent_as_json.get(field)), without_null_timestamps(stored.get(field))), field
 
 
 def test_secret_data_round_trips_as_base64(kubectl_env, tmp_path):

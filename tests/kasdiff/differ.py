@@ -89,7 +89,7 @@ class Normaliser:
             self._metadata(meta)
         for key, value in list(node.items()):
             if key in ("time", "lastTransitionTime", "lastHeartbeatTime", "lastProbeTime", "eventTime",
-                       "firstTimestamp", "lastTimestamp", "renewTime", "acquireTime") and isinstance(value, str) \
+                       "firstTimestamp", "lastTimestamp", "renewTime", "acquireTime", "lastPhaseTransitionTime") and isinstance(value, str) \
                     and _RFC3339.match(value):
                 node[key] = "<time>"
             elif isinstance(value, str) and _UID_ANYWHERE.search(value):
@@ -97,7 +97,7 @@ class Normaliser:
                 node[key] = _UID_ANYWHERE.sub("<uid>", value)
             elif key in ("resourceVersion",) and isinstance(value, str):
                 node[key] = self.resource_version(value)
-            elif key in ("clusterIP", "clusterIPs", "nodePort"):
+            elif key in ("clusterIP", "clusterIPs", "nodePort", "healthCheckNodePort"):
                 node[key] = _ip_placeholder(value)
             else:
                 self._walk(value)

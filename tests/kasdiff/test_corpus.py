@@ -11,6 +11,9 @@ A corpus file holds YAML documents, one case each::
       - {type: strategic, body: {...}, subresource: status}
     lifecycle: false               # optional: only the create and the case's own steps
 
+``!repeat [text, count]`` in a manifest is ``text`` repeated ``count`` times (objects over a size
+limit without megabytes of YAML).
+
 The lifecycle: create; get; list by name; a PUT of the object unchanged (a no-op: same
 resourceVersion); the case's updates and patches; a label by merge patch, an annotation by
 strategic merge patch, a label by JSON patch; server-side apply of the manifest; delete; get.
@@ -41,6 +44,14 @@ _PATCH_TYPES = {
     "json": "application/json-patch+json",
     "apply": "application/apply-patch+yaml",
 }
+
+
+def _repeat(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    text, count = loader.construct_sequence(node)  # type: ignore[arg-type]
+    return str(text) * int(count)
+
+
+yaml.SafeLoader.add_constructor("!repeat", _repeat)
 
 
 def _cases() -> list[dict[str, Any]]:
