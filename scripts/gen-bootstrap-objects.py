@@ -13,10 +13,14 @@
   (``k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap``, written by the config producer, the
   FlowSchemas' ``Dangling`` condition by the config consumer).
 
+* the ``kubernetes`` Service in ``default`` (``kubernetes-service`` controller, with the cluster
+  IP it gets, the first of the service range: the script runs kube-apiserver with fakeapi's
+  range, ``10.0.0.0/24``).
+
 What differs per server is dropped: uid, resourceVersion, creationTimestamp and the times of
-managedFields and conditions, which fakeapi fills in when it creates them. The objects whose
-content depends on the server (the ``kubernetes`` Service and its endpoints, the default
-ServiceCIDR, the authentication ConfigMaps) are built by ``fakeapi/registry/bootstrap.py``.
+managedFields and conditions, which fakeapi fills in when it creates them; the Service's target
+port is set to fakeapi's port then. The objects whose content depends on the server more (the
+default ServiceCIDR, the authentication ConfigMaps) are built by ``fakeapi/registry/bootstrap.py``.
 
 Needs the real kube-apiserver and etcd (``scripts/build-kube.sh``, warm: seconds).
 Usage: ``.venv/bin/python scripts/gen-bootstrap-objects.py``.
@@ -47,6 +51,7 @@ COLLECTIONS = (
     ("/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations", "flowcontrol.apiserver.k8s.io", "v1",
      "PriorityLevelConfiguration"),
     ("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", "flowcontrol.apiserver.k8s.io", "v1", "FlowSchema"),
+    ("/api/v1/namespaces/default/services", "", "v1", "Service"),
 )
 _PER_SERVER = ("uid", "resourceVersion", "creationTimestamp")
 
@@ -59,6 +64,9 @@ def _strip(obj: dict) -> dict:
         entry.pop("time", None)
     for condition in (obj.get("status") or {}).get("conditions") or ():
         condition.pop("lastTransitionTime", None)
+    if "ports" in (obj.get("spec") or {}):  # the kubernetes Service
+        for port in obj["spec"]["ports"]:
+            port["targetPort"] = port["port"]  # the server's own port: fakeapi sets its own
     return obj
 
 

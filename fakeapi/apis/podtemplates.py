@@ -19,17 +19,20 @@ from .core import (
     validate_pod_template_spec,
 )
 from .core.defaults import set_defaults_persistent_volume_claim
+from .core.warnings import claim_spec_warnings, warnings_for_pod_template
 
 Json = dict[str, Any]
 
 __all__ = [
     "PodValidationOptions",
+    "claim_spec_warnings",
     "pod_template_validation_options",
     "set_defaults_persistent_volume_claim",
     "set_defaults_pod_template_spec",
     "validate_claim_template_spec",
     "validate_pod_specific_annotations",
     "validate_pod_template_spec",
+    "warnings_for_pod_template",
 ]
 
 

@@ -5,18 +5,18 @@ and tools take for granted:
   aggregation rules, the ``system:*`` roles and their bindings, the Roles of ``kube-system`` and
   ``kube-public``), the PriorityClasses ``system-node-critical`` and ``system-cluster-critical``
   (the Priority admission plugin resolves them), and the API Priority and Fairness FlowSchemas and
-  PriorityLevelConfigurations: kube-apiserver v1.35.4's own, recorded by
-  ``scripts/gen-bootstrap-objects.py`` (``bootstrap_objects.json.gz``);
-* the default ServiceCIDR ``kubernetes`` and the ``kubernetes`` Service in ``default`` with the
-  IPAddress of its cluster IP (the first of the range, kube's default ``10.0.0.0/24``);
+  PriorityLevelConfigurations, the ``kubernetes`` Service in ``default`` (its target port made
+  this server's): kube-apiserver v1.35.4's own, recorded by ``scripts/gen-bootstrap-objects.py``
+  (``bootstrap_objects.json.gz``);
+* the default ServiceCIDR ``kubernetes`` and the IPAddress of the ``kubernetes`` Service's
+  cluster IP (the first of the range, kube's default ``10.0.0.0/24``);
 * in ``kube-system``, the ConfigMaps ``extension-apiserver-authentication`` (delegated
   authentication reads it: it is empty, fakeapi has no client CA) and
   ``kube-apiserver-legacy-service-account-token-tracking``.
 
-The recorded objects are written in one transaction, as stored bytes: starting a server stays
-cheap. Each gets a fresh uid and the start time, as if kube-apiserver had just written it. An
-object that already exists (a store restored from a snapshot) is left as it is. The Service goes
-through the registry's create like any client's (its kind's defaults and validation apply).
+They are written in bulk, as stored bytes: starting a server stays cheap. Each gets a fresh uid
+and the start time, as if kube-apiserver had just written it. An object that already exists (a
+store restored from a snapshot) is left as it is.
 """
 
 from __future__ import annotations
@@ -115,6 +115,8 @@ def create_bootstrap_objects(registry: Registry) -> None:
     now = metadata.now_rfc3339()
     missing = []
     for obj in [*recorded_objects(), *_built_objects(now)]:
+        if obj["kind"] == "Service":
+            obj["spec"]["ports"][0]["targetPort"] = registry.advertise_port
         group, _, _version = obj["apiVersion"].rpartition("/")
         served = registry.resource_for_kind(group, obj["kind"])
         assert served is not None, f"{obj['apiVersion']} {obj['kind']} is not served"
@@ -130,13 +132,3 @@ def create_bootstrap_objects(registry: Registry) -> None:
             puts.append(PutRequest(key, orjson.dumps(obj)))
         response = store.txn(TxnRequest(success=tuple(puts)))
         assert response.header_revision == revision, "a write ran between encode and txn"
-    services = registry.resource_for_kind("", "Service")
-    assert services is not None
-    if not services.exists("default", "kubernetes"):
-        services.create("default", {
-            "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
-            "spec": {"ports": [{"name": "https", "protocol": "TCP", "port": 443,
-                                "targetPort": registry.advertise_port}],
-                     "clusterIP": _first_ip(SERVICE_CLUSTER_IP_RANGE), "type": "ClusterIP",
-                     "sessionAffinity": "None", "ipFamilyPolicy": "SingleStack"},
-        }, manager=KUBE_APISERVER)

@@ -6,7 +6,7 @@ identifying labels are made of its name and uid. Plus the strategies' warnings."
 from __future__ import annotations
 
 from ..fields import Json, get, struct
-from ..podtemplates import name_warnings
+from ..podtemplates import name_warnings, warnings_for_pod_template
 from ..strategies import first_generation, set_generation
 
 #: ``batch.JobNameLabel``, ``LegacyJobNameLabel``, ``ControllerUidLabel``, ``LegacyControllerUidLabel``.
@@ -65,7 +65,8 @@ def _job_spec_warnings(path: str, spec: Json, old_spec: Json | None) -> list[str
         warnings.append(f"{path}: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism "
                         "higher than 10^4, Kubernetes might not be able to track completedIndexes when a big number "
                         "of indexes fail")
-    return warnings
+    return warnings + warnings_for_pod_template(f"{path}.template", _job_template(spec),
+                                                _job_template(old_spec) if old_spec is not None else None)
 
 
 def job_warnings_on_create(obj: Json) -> list[str]:

@@ -28,6 +28,7 @@ _COLLECTIONS: tuple[tuple[str, tuple[str, ...] | None], ...] = (
     ("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", None),
     ("/apis/networking.k8s.io/v1/servicecidrs", ("kubernetes",)),
     ("/apis/networking.k8s.io/v1/ipaddresses", ("10.0.0.1",)),
+    ("/api/v1/services", ("kubernetes",)),
 )
 #: What differs between two servers by nature: the kubernetes Service's target port is each
 #: server's own port; the authentication ConfigMap holds each server's client CA.
@@ -91,17 +92,6 @@ def test_bootstrap_objects_match_kube_apiserver(
     found = [f"{key}: {d}" for key in wanted for d in differences(
         _normalised(_get(fake, path, key)), _normalised(_get(rbac_server.http, path, key)))]
     assert not found, "\n".join(found)
-
-
-def test_the_kubernetes_service(rbac_server: KubeAPIServer, fake: httpx.Client) -> None:
-    """What kube-apiserver's kubernetes-service controller sends to create the Service (the rest
-    is the Service kind's defaulting and IP allocation)."""
-    path = "/api/v1/namespaces/default/services/kubernetes"
-    real, mine = (_normalised(client.get(path).json()) for client in (rbac_server.http, fake))
-    for field in ("labels",):
-        assert mine["metadata"][field] == real["metadata"][field]
-    for field in ("ports", "clusterIP", "type", "sessionAffinity", "ipFamilyPolicy"):
-        assert mine["spec"][field] == real["spec"][field], field
 
 
 def test_bootstrap_config_maps(rbac_server: KubeAPIServer, fake: httpx.Client) -> None:
