@@ -20,6 +20,10 @@ When kube runs each hook, and so when the registry calls it:
   order; any error refuses the write with 422 Invalid. They include the ObjectMeta checks
   (``ValidateObjectMeta`` with the kind's name rule), as kube's per-kind validators do.
 * ``warnings_on_create`` / ``warnings_on_update``: ``Warning`` headers of an accepted write.
+* ``status_resets``: what a ``/status`` write takes from the stored object instead of the
+  request — top-level fields, and ``metadata.<field>`` for metadata — as the kind's status
+  strategy does (most keep the request's metadata and reset ``spec``; Deployments reset their
+  labels too). None: the registry's generic rule, nothing but ``status`` from the request.
 * ``default_propagation_policy``: the strategy's ``DefaultGarbageCollectionPolicy`` for a delete
   that names none (None: background, no finalizer); ``default_propagation_warning`` is the
   warning kube's storage sends when it applies (batch/v1 Jobs orphan their pods by default).
@@ -57,6 +61,7 @@ class KindRules:
     validate_status_update: UpdateValidator | None = None
     warnings_on_create: CreateWarnings | None = None
     warnings_on_update: UpdateWarnings | None = None
+    status_resets: tuple[str, ...] | None = None
     default_propagation_policy: str | None = None
     default_propagation_warning: str | None = None
 

@@ -27,6 +27,8 @@ from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
 from ..machinery.field_validation import warning_header
+from ..machinery.path import validate_path_segment_name
+from ..machinery.validation import validate_object_meta, validate_object_meta_update
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import (
@@ -341,6 +343,10 @@ class ResourceStore(FieldManagedWrites):
         errors = rules.validate(obj)
         if errors:
             raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
+        # BeforeCreate's common validation, after the kind's passed: every name is a path segment
+        errors = validate_object_meta(meta, self.rt.namespaced, validate_path_segment_name)
+        if errors:
+            raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
         if rules.warnings_on_create is not None:
             for text in rules.warnings_on_create(obj):
                 warning.add(warning_header(text))
@@ -351,7 +357,11 @@ class ResourceStore(FieldManagedWrites):
         validate = rules.validate_status_update if subresource == "status" else rules.validate_update
         if validate is None:
             return
-        errors = validate(new, old)
+        # BeforeUpdate's common validation comes first, then the kind's (which repeats some of it)
+        new_meta, old_meta = new["metadata"], old["metadata"]
+        errors = validate_object_meta(new_meta, self.rt.namespaced, validate_path_segment_name)
+        errors += validate_object_meta_update(new_meta, old_meta)
+        errors += validate(new, old)
         if errors:
             raise invalid(self.rt.group, self.rt.kind, new["metadata"]["name"], errors)
         if rules.warnings_on_update is not None and subresource is None:
@@ -411,7 +421,8 @@ class ResourceStore(FieldManagedWrites):
             raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
         old_meta = old.get("metadata", {})
         metadata.prepare_update(meta, old_meta, ns)
-        obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource)
+        obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource,
+                                          rules.status_resets)
         prepare = rules.prepare_for_status_update if subresource == "status" else rules.prepare_for_update
         if prepare is not None and subresource in (None, "status"):
             prepare(obj, old)

@@ -76,9 +76,20 @@ def prepare_for_create(rt: ResourceType, obj: Json) -> None:
             finalizers.append(NAMESPACE_FINALIZER)
 
 
-def prepare_for_update(rt: ResourceType, new: Json, old: Json, subresource: str | None) -> Json:
+def prepare_for_update(rt: ResourceType, new: Json, old: Json, subresource: str | None,
+                       status_resets: tuple[str, ...] | None = None) -> Json:
     """The object to store for an update of ``old`` with ``new`` (already holding the kept
-    server-owned metadata) through the main resource or a subresource."""
+    server-owned metadata) through the main resource or a subresource; ``status_resets`` is the
+    kind's rule for ``/status`` (``KindRules.status_resets``)."""
+    if subresource == "status" and status_resets is not None:
+        for name in status_resets:
+            where_new, where_old, key = (new["metadata"], old.get("metadata") or {}, name[9:]) \
+                if name.startswith("metadata.") else (new, old, name)
+            if key in where_old:
+                where_new[key] = copy.deepcopy(where_old[key])
+            else:
+                where_new.pop(key, None)
+        return new
     if subresource == "status":
         result = copy.deepcopy(old)
         if "status" in new:

@@ -113,6 +113,11 @@ def prepare_daemon_set_for_update(new: Json, old: Json) -> None:
     set_generation(new, old, template_changed or new.get("spec") != old.get("spec"))
 
 
+def prepare_daemon_set_for_status_update(new: Json, old: Json) -> None:
+    """The status strategy resets the internal spec: its template generation annotation too."""
+    _set_template_generation(new, template_generation(old))
+
+
 # ----------------------------------------------------------------------------- StatefulSets
 
 def _max_unavailable_in_use(obj: Json | None) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ...machinery import quantity
+from ...machinery.path import is_valid_path_segment_name
 from ...machinery.status import FieldError, forbidden_error, invalid_error, required_error
 from ...machinery.validation import (
     child,
@@ -49,13 +50,6 @@ class SpecOptions:
     min_replicas_lower_bound: int = 1
     scale_target_ref: ReferenceOptions = ReferenceOptions()
     object_metrics: ReferenceOptions = ReferenceOptions(allow_empty_api_group=True)
-
-
-def is_valid_path_segment_name(name: str) -> list[str]:
-    """``path.IsValidPathSegmentName``."""
-    if name in (".", ".."):
-        return [f"may not be '{name}'"]
-    return [f"may not contain '{part}'" for part in ("/", "%") if part in name]
 
 
 def api_version_error(ref: Json, options: ReferenceOptions) -> str | None:
