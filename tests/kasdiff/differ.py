@@ -95,6 +95,11 @@ class Normaliser:
             elif isinstance(value, str) and _UID_ANYWHERE.search(value):
                 # uids, and the labels, selectors and messages made of them (a Job's controller-uid)
                 node[key] = _UID_ANYWHERE.sub("<uid>", value)
+            elif isinstance(value, str) and any(name in value for name in self._names):
+                # a generated name seen before, in a Status's details or message
+                for name, placeholder in self._names.items():
+                    value = value.replace(name, placeholder)
+                node[key] = value
             elif key in ("resourceVersion",) and isinstance(value, str):
                 node[key] = self.resource_version(value)
             elif key in ("clusterIP", "clusterIPs", "nodePort", "healthCheckNodePort"):

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from ..decoding import decoder
 from ..rules import register
-from ..strategies import first_generation
-from . import defaults, strategy
+from . import defaults, strategy, validation
 
-register("discovery.k8s.io", "v1", "EndpointSlice", default=defaults.set_defaults_endpoint_slice,
-         prepare_for_create=first_generation, prepare_for_update=strategy.prepare_endpoint_slice_for_update)
+register("discovery.k8s.io", "v1", "EndpointSlice",
+         default=decoder("EndpointSlice", defaults.set_defaults_endpoint_slice),
+         prepare_for_create=strategy.prepare_for_create, prepare_for_update=strategy.prepare_for_update,
+         validate=validation.validate_endpoint_slice, validate_update=validation.validate_endpoint_slice_update,
+         warnings_on_create=validation.warnings_on_create, warnings_on_update=validation.warnings_on_update)
