@@ -36,3 +36,8 @@ def validate_nonnegative_quantity(value: Any, path: str) -> list[FieldError]:
     if decoded.sign() < 0:
         return [invalid_error(path, str(decoded), IS_NEGATIVE_ERROR_MSG)]
     return []
+
+
+def duplicate_json(field: str, value: Any) -> FieldError:
+    """``field.Duplicate`` with a bad value that prints as JSON."""
+    return field, "FieldValueDuplicate", f"Duplicate value: {go_json(value)}"
