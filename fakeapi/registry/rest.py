@@ -10,6 +10,7 @@ cache and etcd (``cacher/delegator.go``): see ``list``.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -68,6 +69,11 @@ from ..store import (
 from . import scale, strategy
 from .lease_manager import LeaseManager
 from .views import ResponseView
+
+#: The rules of the version a write was sent in, when it is not the storage version's: kube's
+#: strategies read the request's version from the request context (events.k8s.io Events are
+#: validated more strictly than core ones). Set by ``ConvertingStore`` around its writes.
+request_rules: contextvars.ContextVar[KindRules | None] = contextvars.ContextVar("request_rules", default=None)
 
 #: kube retries a generated name this many times before giving up.
 _NAME_GENERATION_ATTEMPTS = 8
@@ -333,10 +339,15 @@ class ResourceStore(FieldManagedWrites):
             raise generate_name_conflict(rt.group, rt.plural, meta["name"])
         raise already_exists(rt.group, rt.plural, meta["name"])
 
+    def _validation_rules(self) -> KindRules:
+        """The rules that validate this write: the request version's, if it has its own."""
+        served = request_rules.get()
+        return served if served is not None and served.validate is not None else self.rules
+
     def _validate_create(self, obj: Json) -> None:
         """The kind's validation of a new object (kube's ``BeforeCreate``), its warnings recorded;
         kinds without rules get the generic name check."""
-        rules, meta = self.rules, obj["metadata"]
+        rules, meta = self._validation_rules(), obj["metadata"]
         if rules.validate is None:
             metadata.validate_name(self.rt.group, self.rt.kind, meta["name"])
             return
@@ -353,7 +364,7 @@ class ResourceStore(FieldManagedWrites):
 
     def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
         """The kind's validation of an update (kube's ``BeforeUpdate``), its warnings recorded."""
-        rules = self.rules
+        rules = self._validation_rules()
         validate = rules.validate_status_update if subresource == "status" else rules.validate_update
         if validate is None:
             return
