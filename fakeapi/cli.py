@@ -17,6 +17,8 @@ from .cacher.watch_cache import DEFAULT_LOWER_BOUND, DEFAULT_UPPER_BOUND
 from .faults import check_startup_spec, parse_cli_spec
 from .http import ServerConfig, create_app
 from .http.app import CONTROLLERS
+from .registry.authentication import ADMIN_TOKEN
+from .registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
 
 
 def parse_duration(text: str) -> float:
@@ -69,7 +71,7 @@ def write_kubeconfig(path: Path, server_url: str) -> None:
         "apiVersion": "v1",
         "kind": "Config",
         "clusters": [{"name": "fakeapi", "cluster": {"server": server_url}}],
-        "users": [{"name": "fakeapi", "user": {"token": "fakeapi"}}],
+        "users": [{"name": "fakeapi", "user": {"token": ADMIN_TOKEN}}],
         "contexts": [{"name": "fakeapi", "context": {"cluster": "fakeapi", "user": "fakeapi", "namespace": "default"}}],
         "current-context": "fakeapi",
         "preferences": {},
@@ -95,6 +97,7 @@ async def serve(args: argparse.Namespace) -> None:
             max_watch_timeout=parse_duration(args.max_watch_timeout),
         ),
         faults=tuple(args.fault),
+        service_account_issuer=args.service_account_issuer,
     )
     app = create_app(config)
     if args.seed is not None:
@@ -160,6 +163,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--controllers", default=",".join(CONTROLLERS), type=_controller_list,
                    help=f"built-in controllers to run, comma-separated; '' runs none (default {','.join(CONTROLLERS)})")
     p.add_argument("--event-ttl", default="1h", help="how long events live after their last write (default 1h, as kube; 0 = forever)")
+    p.add_argument("--service-account-issuer", default=DEFAULT_SERVICE_ACCOUNT_ISSUER,
+                   help="the issuer (iss) of service-account tokens, also the API audience "
+                        f"(default {DEFAULT_SERVICE_ACCOUNT_ISSUER}, as kubeadm sets it)")
     p.add_argument("--max-watch-timeout", default="0",
                    help="the longest a watch lasts, whatever timeout it asks for (default 0 = no cap)")
     p.add_argument("--fault", action="append", type=_fault, default=[], metavar="TYPE:KEY=VALUE,...",

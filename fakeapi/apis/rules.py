@@ -20,13 +20,13 @@ When kube runs each hook, and so when the registry calls it:
   order; any error refuses the write with 422 Invalid. They include the ObjectMeta checks
   (``ValidateObjectMeta`` with the kind's name rule), as kube's per-kind validators do.
 * ``warnings_on_create`` / ``warnings_on_update``: ``Warning`` headers of an accepted write.
-* ``status_resets``: what a ``/status`` write takes from the stored object instead of the
-  request — top-level fields, and ``metadata.<field>`` for metadata — as the kind's status
-  strategy does (most keep the request's metadata and reset ``spec``; Deployments reset their
-  labels too). None: the registry's generic rule, nothing but ``status`` from the request.
 * ``default_propagation_policy``: the strategy's ``DefaultGarbageCollectionPolicy`` for a delete
   that names none (None: background, no finalizer); ``default_propagation_warning`` is the
   warning kube's storage sends when it applies (batch/v1 Jobs orphan their pods by default).
+* ``reset_fields`` / ``status_reset_fields``: the strategies' ``GetResetFields``, the paths
+  (tuples of field names) a write through the main resource / ``/status`` does not own in
+  managedFields. None: kube's usual pair for a kind with a status subresource (``status`` /
+  ``spec``), nothing without one.
 """
 
 from __future__ import annotations
@@ -61,9 +61,10 @@ class KindRules:
     validate_status_update: UpdateValidator | None = None
     warnings_on_create: CreateWarnings | None = None
     warnings_on_update: UpdateWarnings | None = None
-    status_resets: tuple[str, ...] | None = None
     default_propagation_policy: str | None = None
     default_propagation_warning: str | None = None
+    reset_fields: tuple[tuple[str, ...], ...] | None = None
+    status_reset_fields: tuple[tuple[str, ...], ...] | None = None
 
 
 NO_RULES = KindRules()

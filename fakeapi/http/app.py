@@ -19,7 +19,8 @@ from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceCont
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
-from ..registry.registry import DEFAULT_EVENT_TTL, Registry
+from ..registry.registry import DEFAULT_EVENT_TTL, DEFAULT_SERVICE_ACCOUNT_ISSUER, Registry
+from ..registry.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
 from ..store import ErrCompacted, ErrFutureRev, StoreTimers
 from ..tasks import cancel_and_wait
 from . import faults as fault_routes
@@ -51,6 +52,9 @@ class ServerConfig:
     event_ttl: int = DEFAULT_EVENT_TTL
     #: Faults in force from the start, as flat specs (``fakeapi.faults.parse_spec``).
     faults: tuple[dict[str, object], ...] = ()
+    #: kube-apiserver's --service-account-issuer: the ``iss`` of the tokens ``serviceaccounts/token``
+    #: issues, and the API audience.
+    service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER
 
 
 class Server:
@@ -61,7 +65,8 @@ class Server:
         self.store = TimedStore()
         gc = GARBAGE_COLLECTOR in config.controllers
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
-                                 event_ttl=config.event_ttl, advertise_port=config.port or 443)
+                                 event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
+                                 advertise_port=config.port or 443)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup] = []
         if gc:
             self.controllers.append(GarbageCollector(self.registry))
@@ -140,6 +145,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
     app.add_api_route("/api/{version}/{rest:path}", _core, methods=methods)
     app.add_api_route("/apis/{group}/{version}/{rest:path}", _grouped, methods=methods)
+    app.add_api_route("/.well-known/openid-configuration", _openid_configuration, methods=["GET"])
+    app.add_api_route("/openid/v1/jwks", _openid_keys, methods=["GET"])
     app.add_api_route("/fakeapi/v1/compact", _compact, methods=["POST"])
     fault_routes.add_routes(app)
     metric_routes.add_routes(app)
@@ -179,6 +186,22 @@ async def _core(request: Request, version: str, rest: str) -> Response:
 async def _grouped(request: Request, group: str, version: str, rest: str) -> Response:
     server = served_by(request)
     return await resources.handle(server.registry, request, group, version, rest, server.faults)
+
+
+#: kube-apiserver's answers on the service-account issuer's discovery endpoints are cacheable.
+_OPENID_CACHE_CONTROL = {"Cache-Control": f"public, max-age={METADATA_MAX_AGE_SECONDS}"}
+
+
+async def _openid_configuration(request: Request) -> Response:
+    """The service-account issuer's OpenID discovery document; its keys are at this server."""
+    signer = served_by(request).registry.token_signer
+    jwks_uri = f"{request.url.scheme}://{request.url.netloc}/openid/v1/jwks"
+    return Response(signer.openid_configuration(jwks_uri), media_type=JSON, headers=_OPENID_CACHE_CONTROL)
+
+
+async def _openid_keys(request: Request) -> Response:
+    signer = served_by(request).registry.token_signer
+    return Response(signer.jwks, media_type="application/jwk-set+json", headers=_OPENID_CACHE_CONTROL)
 
 
 async def _compact(request: Request) -> Response:

@@ -25,7 +25,6 @@ from starlette.responses import Response
 from ..faults import Fault, Faults
 from ..machinery.list_options import parse_bool
 from ..machinery.status import StatusError, bad_request, not_found
-from ..registry.rest import ResourceStore
 from .responses import json_response, served_by, status_response
 
 PREFIX = "/fakeapi/v1/faults"
@@ -46,13 +45,12 @@ def request_verb(request: Request, has_name: bool) -> str:
     return verb
 
 
-async def apply_request_faults(faults: Faults, request: Request, rs: ResourceStore, namespace: str | None,
+async def apply_request_faults(faults: Faults, request: Request, group: str, resource: str, namespace: str | None,
                                has_name: bool) -> float:
     """The request hook, called only while ``faults.request_faults`` is non-empty and before
     the handler does anything: sleeps the injected latency, then raises the injected error (so
     a failed request changes nothing). Returns the per-item cost a LIST must pay (``slow_list``)."""
-    rt = rs.rt
-    effect = faults.effect(request_verb(request, has_name), rt.group, rt.plural, namespace)
+    effect = faults.effect(request_verb(request, has_name), group, resource, namespace)
     if effect.delay:
         await asyncio.sleep(effect.delay)
     if effect.error is not None:

@@ -84,8 +84,7 @@ def request_info(registry: Registry, scope: Scope) -> RequestInfo | None:
         verb = "APPLY"
     if req.subresource in CONNECT_SUBRESOURCES:
         verb = "CONNECT"
-    rt = req.rs.rt
-    key = RequestKey(verb, _dry_run(query.get("dryRun")), group, version, rt.plural, req.subresource or "",
+    key = RequestKey(verb, _dry_run(query.get("dryRun")), group, version, req.resource, req.subresource or "",
                      scope_label)
     watch_list = watch and query.get("sendInitialEvents", ["false"])[0] == "true"
     return RequestInfo(key, canonical, watch_list)

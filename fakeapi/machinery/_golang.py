@@ -91,6 +91,22 @@ def go_value(value: Any) -> str:
     return go_sharp_value(value)
 
 
+def go_plain_value(value: Any) -> str:
+    """Go's ``%v`` (and ``%+v``) of a value ``json.Unmarshal`` decoded into ``interface{}``:
+    ``map[a:1 b:[x y]]``, keys sorted, strings bare, numbers as the float64s they decoded to."""
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{key}:{go_plain_value(value[key])}" for key in sorted(value)) + "]"
+    if isinstance(value, list):
+        return "[" + " ".join(go_plain_value(item) for item in value) + "]"
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return go_float(float(value))
+    return str(value)
+
+
 _GO_TYPES = {dict: "map[string]interface {}", list: "[]interface {}", str: "string", bool: "bool",
              int: "int64", float: "float64"}
 #: ``reflect.Kind`` names of the types a JSON value decodes to.

@@ -23,7 +23,7 @@ from ..admission import Admission
 from ..apis.catalogue import ResourceType
 from ..apis.rules import NO_RULES, KindRules, rules_for
 from ..cacher import CachedObject, Cacher, CacheWatcher, TooOldResourceVersion
-from ..machinery import continue_token, metadata, warning
+from ..machinery import continue_token, gostruct, metadata, warning
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
@@ -42,6 +42,8 @@ from ..machinery.selectors import (
 )
 from ..machinery.status import (
     OPTIMISTIC_LOCK_MESSAGE,
+    Cause,
+    FieldError,
     StatusError,
     already_exists,
     bad_request,
@@ -142,8 +144,22 @@ class FieldManagedWrites:
         fm = managers.get(subresource)
         if fm is None:
             schema = self.schema if not self.rt.custom else self.custom_schema
-            fm = managers[subresource] = FieldManager(self.api_version, self.kind, schema, subresource=subresource or "")
+            fm = managers[subresource] = FieldManager(
+                self.api_version, self.kind, schema, subresource=subresource or "",
+                reset_fields=self._reset_fields(subresource),
+                new_object=None if self.rt.custom else gostruct.zero_object(self.api_version, self.kind))
         return fm
+
+    def _reset_fields(self, subresource: str | None) -> tuple[tuple[str, ...], ...]:
+        """The strategy's ``GetResetFields`` for the endpoint (see ``KindRules``)."""
+        rules = NO_RULES if self.rt.custom else rules_for(self.rt.group, self.rt.version, self.rt.kind)
+        if subresource == "status":
+            return rules.status_reset_fields if rules.status_reset_fields is not None else (("spec",),)
+        if subresource:
+            return ()
+        if rules.reset_fields is not None:
+            return rules.reset_fields
+        return (("status",),) if "status" in self.rt.subresources else ()
 
     def patch(
         self, namespace: str | None, name: str, patch_type: str, body: bytes, *,
@@ -157,9 +173,17 @@ class FieldManagedWrites:
             scale_schema = kind_schema("autoscaling", "v1", "Scale")
             return self.update_scale(namespace, name, lambda current: patching.apply_patch(
                 patch_type, current, body, scale_schema, group="autoscaling", kind="Scale", name=name), dry_run)
-        return self.rewrite(namespace, name, lambda current: patching.apply_patch(
-            patch_type, current, body, self.schema, group=rt.group, kind=rt.kind, name=name),
-            subresource=subresource, dry_run=dry_run, manager=manager)
+        def patched(current: Json) -> Json:
+            result = patching.apply_patch(patch_type, current, body, self.schema, group=rt.group, kind=rt.kind,
+                                          name=name)
+            if rt.custom:
+                return result
+            try:  # decoded here, not in the write's decoding, for the patch handler's error
+                return gostruct.decode(result, self.api_version, self.kind)
+            except gostruct.GoDecodeError as err:
+                raise patching.undecodable_result(patch_type, result, body, str(err)) from None
+
+        return self.rewrite(namespace, name, patched, subresource=subresource, dry_run=dry_run, manager=manager)
 
     def apply(
         self, namespace: str | None, name: str, body: bytes, *, manager: str, force: bool,
@@ -188,9 +212,36 @@ class FieldManagedWrites:
         return raw, False
 
 
+def check_namespace_accepts(namespace_phase: Callable[[str], str | None], group: str, resource: str, namespace: str,
+                            name: str) -> None:
+    """NamespaceLifecycle admission of a create of ``resource`` in ``namespace``: the namespace
+    exists and is not terminating."""
+    phase = namespace_phase(namespace)
+    if phase is None:
+        raise not_found("", "namespaces", namespace)
+    if phase == "Terminating":
+        raise forbidden(group, resource, name,
+                        f"unable to create new content in namespace {namespace} because it is being terminated",
+                        (Cause(reason="NamespaceTerminating", message=f"namespace {namespace} is being terminated",
+                               field="metadata.namespace"),))
+
+
 def is_status(body: bytes) -> bool:
     """Whether a DELETE answered with a Status rather than the object."""
     return body.startswith(b'{"kind":"Status"')
+
+
+def list_item(raw: bytes) -> bytes:
+    """A stored built-in object as a LIST item: without ``kind`` and ``apiVersion``, which kube's
+    lists of built-in kinds leave out (the items' ``TypeMeta`` is empty once decoded). Stored
+    objects start with exactly those two members (``gostruct.decode`` puts them first), so this is
+    one slice. Custom resources keep theirs (unstructured objects carry them)."""
+    if not raw.startswith(b'{"kind":'):
+        return raw
+    kind_end = raw.index(b'",', 9)
+    if not raw.startswith(b'"apiVersion":"', kind_end + 2):
+        return raw
+    return b"{" + raw[raw.index(b'",', kind_end + 16) + 2:]
 
 
 def list_bytes(kind: str, api_version: str, list_meta: Json, items: list[bytes]) -> bytes:
@@ -222,6 +273,10 @@ class ResourceStore(FieldManagedWrites):
         self._ttl = ttl  # objects expire this long after their last write (events)
         self.scale_paths = scale.BUILT_IN
         self._field_managers: dict[str | None, FieldManager] = {}
+        #: Subresources whose updates have a strategy of their own: subresource -> (prepare,
+        #: validate), each given the new and the stored object (pods' ephemeralcontainers, resize).
+        self.subresource_strategies: dict[str, tuple[Callable[[Json, Json], Json],
+                                                     Callable[[Json, Json], list[FieldError]]]] = {}
         self.cacher = Cacher(store, self.prefix, self._decode, cacher_config)
 
     @property
@@ -293,9 +348,7 @@ class ResourceStore(FieldManagedWrites):
         """POST: a new object; ``manager`` (the request's field manager) owns the fields it set."""
         rt = self.rt
         rules = self.rules
-        obj = metadata.check_type(body, rt.kind, self.api_version)
-        if rules.default is not None:
-            rules.default(obj)
+        obj = self._decode_body(body)
         meta = obj["metadata"]
         ns = namespace if rt.namespaced else None
         if rt.namespaced:
@@ -344,6 +397,18 @@ class ResourceStore(FieldManagedWrites):
         served = request_rules.get()
         return served if served is not None and served.validate is not None else self.rules
 
+    def _decode_body(self, body: Any) -> Json:
+        """A request body (or a patch's result) as kube decodes it: of this kind and version,
+        through the Go type (``gostruct``: unknown fields dropped, zero values and Go's field
+        order), then defaulted."""
+        obj = metadata.check_type(body, self.rt.kind, self.api_version)
+        if self.rt.custom:
+            return obj
+        obj = gostruct.decode_body(obj, self.api_version, self.rt.kind)
+        if self.rules.default is not None:
+            self.rules.default(obj)
+        return obj
+
     def _validate_create(self, obj: Json) -> None:
         """The kind's validation of a new object (kube's ``BeforeCreate``), its warnings recorded;
         kinds without rules get the generic name check."""
@@ -365,7 +430,9 @@ class ResourceStore(FieldManagedWrites):
     def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
         """The kind's validation of an update (kube's ``BeforeUpdate``), its warnings recorded."""
         rules = self._validation_rules()
-        validate = rules.validate_status_update if subresource == "status" else rules.validate_update
+        own_strategy = self.subresource_strategies.get(subresource) if subresource else None
+        validate = own_strategy[1] if own_strategy is not None else \
+            rules.validate_status_update if subresource == "status" else rules.validate_update
         if validate is None:
             return
         # BeforeUpdate's common validation comes first, then the kind's (which repeats some of it)
@@ -380,13 +447,7 @@ class ResourceStore(FieldManagedWrites):
                 warning.add(warning_header(text))
 
     def _check_namespace_accepts(self, namespace: str, name: str) -> None:
-        """NamespaceLifecycle admission: the namespace exists and is not terminating."""
-        phase = self._namespace_phase(namespace)
-        if phase is None:
-            raise not_found("", "namespaces", namespace)
-        if phase == "Terminating":
-            raise forbidden(self.rt.group, self.rt.plural, name,
-                            f"unable to create new content in namespace {namespace} because it is being terminated")
+        check_namespace_accepts(self._namespace_phase, self.rt.group, self.rt.plural, namespace, name)
 
     def update(
         self, namespace: str | None, name: str, body: Any, *, subresource: str | None = None, dry_run: bool = False,
@@ -412,14 +473,28 @@ class ResourceStore(FieldManagedWrites):
         changed = change(orjson.loads(kv.value))
         return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager), dry_run)
 
+    def guaranteed_update(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], *, dry_run: bool = False,
+    ) -> bytes:
+        """kube's ``Storage.GuaranteedUpdate`` with a plain update function, as subresource
+        storages use it (``pods/binding``): ``change`` gets a copy of the stored object and returns
+        it changed (or raises), and that is written as it is — no strategy, validation, admission
+        or managedFields, no generation bump."""
+        kv, old = self._current(namespace, name)
+        return self._commit_update(kv, old, change(orjson.loads(kv.value)), dry_run)
+
+    def stored_objects(self, namespace: str | None) -> list[Json]:
+        """Every object of one namespace (or all), decoded, in key order: a storage's read of
+        another resource (the eviction's disruption budgets)."""
+        start, end = self.key_range(namespace)
+        return [orjson.loads(kv.value) for kv in self.store.range(RangeRequest(start.encode(), end.encode())).kvs]
+
     def _prepare_update(
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
     ) -> Json:
         rt = self.rt
         rules = self.rules
-        obj = metadata.check_type(body, rt.kind, self.api_version)
-        if rules.default is not None:
-            rules.default(obj)
+        obj = self._decode_body(body)
         meta = obj["metadata"]
         if meta.get("name") and meta["name"] != name:
             raise _name_mismatch(meta["name"], name)
@@ -432,8 +507,11 @@ class ResourceStore(FieldManagedWrites):
             raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
         old_meta = old.get("metadata", {})
         metadata.prepare_update(meta, old_meta, ns)
-        obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource,
-                                          rules.status_resets)
+        own_strategy = self.subresource_strategies.get(subresource) if subresource else None
+        if own_strategy is not None:
+            obj = own_strategy[0](metadata.ordered(obj, rt.kind, self.api_version), old)
+        else:
+            obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource)
         prepare = rules.prepare_for_status_update if subresource == "status" else rules.prepare_for_update
         if prepare is not None and subresource in (None, "status"):
             prepare(obj, old)
@@ -533,7 +611,8 @@ class ResourceStore(FieldManagedWrites):
             return kv.value, True
         return orjson.dumps({
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-            "details": {"name": name, "group": rt.group, "kind": rt.plural, "uid": old_meta.get("uid")},
+            "details": {"name": name, **({"group": rt.group} if rt.group else {}), "kind": rt.plural,
+                        "uid": old_meta.get("uid")},
         }), True
 
     def _propagation_policy(self, options: DeleteOptions) -> str | None:
@@ -700,7 +779,7 @@ class ResourceStore(FieldManagedWrites):
         for i, obj in enumerate(objects):
             if matches is not None and not matches(obj):
                 continue
-            items.append(obj.raw if view is None else view.item(obj))
+            items.append((obj.raw if self.rt.custom else list_item(obj.raw)) if view is None else view.item(obj))
             if limit and len(items) == limit:
                 if i + 1 < len(objects):
                     token = continue_token.encode(rv, obj.key[len(self.prefix):] + "\x00")

@@ -4,8 +4,9 @@ and the customresource strategies): status ownership, generation, finalizer rule
 
 * With a ``status`` subresource, the main resource does not write status: create starts from
   the kind's initial status, update keeps the stored one. ``/status`` writes the other way round:
-  the stored object with only ``status`` (and managedFields) taken from the request
-  (``customresource/status_strategy.go``; built-ins behave alike for what clients can see).
+  the stored object with ``status`` taken from the request, and for built-in kinds its metadata
+  too, but what the kind's status strategy keeps (``_STATUS_KEEPS_METADATA``); custom resources
+  take only status and managedFields (``customresource/status_strategy.go``).
 * ``metadata.generation`` moves by one when anything outside metadata and status changes
   (CRs: ``PrepareForUpdate``); ``/status`` writes never move it.
 * Once ``deletionTimestamp`` is set, finalizers may only be removed
@@ -76,29 +77,47 @@ def prepare_for_create(rt: ResourceType, obj: Json) -> None:
             finalizers.append(NAMESPACE_FINALIZER)
 
 
-def prepare_for_update(rt: ResourceType, new: Json, old: Json, subresource: str | None,
-                       status_resets: tuple[str, ...] | None = None) -> Json:
+#: ``metav1.ResetObjectMetaForStatus``: the metadata a status write may not change.
+_RESET_FOR_STATUS = ("labels", "annotations", "finalizers", "ownerReferences")
+_ALL_METADATA = ("*",)
+#: What a built-in kind's status strategy takes from the stored object's metadata (kube: each
+#: strategy's ``PrepareForUpdate``). Other built-in kinds' ``/status`` writes keep the request's
+#: metadata (pods: a kubelet's labels and annotations); custom resources keep none of it.
+_STATUS_KEEPS_METADATA: dict[tuple[str, str], tuple[str, ...]] = {
+    ("", "Pod"): ("ownerReferences",),  # old kubelets corrupted them
+    ("apps", "Deployment"): ("labels",),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"): _ALL_METADATA,
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"): _ALL_METADATA,
+    **{kind: _RESET_FOR_STATUS for kind in (
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"), ("networking.k8s.io", "ServiceCIDR"),
+        ("storage.k8s.io", "VolumeAttachment"), ("resource.k8s.io", "ResourceClaim"),
+        ("resource.k8s.io", "DeviceTaintRule"), ("certificates.k8s.io", "PodCertificateRequest"),
+        ("internal.apiserver.k8s.io", "StorageVersion"), ("storagemigration.k8s.io", "StorageVersionMigration"),
+    )},
+}
+
+
+def prepare_for_update(rt: ResourceType, new: Json, old: Json, subresource: str | None) -> Json:
     """The object to store for an update of ``old`` with ``new`` (already holding the kept
-    server-owned metadata) through the main resource or a subresource; ``status_resets`` is the
-    kind's rule for ``/status`` (``KindRules.status_resets``)."""
-    if subresource == "status" and status_resets is not None:
-        for name in status_resets:
-            where_new, where_old, key = (new["metadata"], old.get("metadata") or {}, name[9:]) \
-                if name.startswith("metadata.") else (new, old, name)
-            if key in where_old:
-                where_new[key] = copy.deepcopy(where_old[key])
-            else:
-                where_new.pop(key, None)
-        return new
+    server-owned metadata) through the main resource or a subresource."""
     if subresource == "status":
         result = copy.deepcopy(old)
         if "status" in new:
             result["status"] = new["status"]
         else:
             result.pop("status", None)
-        managed = new.get("metadata", {}).get("managedFields")
-        if managed is not None:
-            result["metadata"]["managedFields"] = managed
+        new_meta = new.get("metadata", {})
+        kept = _ALL_METADATA if rt.custom else _STATUS_KEEPS_METADATA.get((rt.group, rt.kind), ())
+        if kept != _ALL_METADATA:
+            meta = dict(new_meta)
+            for key in kept:
+                if key in old["metadata"]:
+                    meta[key] = old["metadata"][key]
+                else:
+                    meta.pop(key, None)
+            result["metadata"] = meta
+        elif new_meta.get("managedFields") is not None:
+            result["metadata"]["managedFields"] = new_meta["managedFields"]
         return result
     if has_status_subresource(rt):
         if "status" in old:

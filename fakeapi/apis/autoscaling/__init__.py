@@ -14,4 +14,4 @@ register("autoscaling", "v2", HPA,
          default=decoder(HPA, defaults.canonical_hpa_v2_quantities, defaults.set_defaults_hpa_v2, version="v2"),
          prepare_for_create=no_generation, prepare_for_update=keep_generation,
          validate=validation.validate_hpa, validate_update=validation.validate_hpa_update,
-         validate_status_update=validation.validate_hpa_status_update, status_resets=("spec",))
+         validate_status_update=validation.validate_hpa_status_update)

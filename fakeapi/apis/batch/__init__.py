@@ -10,7 +10,7 @@ from . import defaults, strategy, validation
 register("batch", "v1", "Job", default=decoder("Job", defaults.set_defaults_job),
          prepare_for_create=strategy.prepare_job_for_create, prepare_for_update=strategy.prepare_job_for_update,
          validate=validation.validate_job, validate_update=validation.validate_job_update,
-         validate_status_update=validation.validate_job_status_update, status_resets=("spec",),
+         validate_status_update=validation.validate_job_status_update,
          warnings_on_create=strategy.job_warnings_on_create, warnings_on_update=strategy.job_warnings_on_update,
          # batch/v1 keeps Jobs' pods by default, for compatibility (job.Strategy's
          # DefaultGarbageCollectionPolicy), and says so (job/storage).
@@ -22,6 +22,6 @@ register("batch", "v1", "CronJob", default=decoder("CronJob", defaults.set_defau
          prepare_for_create=strategy.prepare_cron_job_for_create,
          prepare_for_update=strategy.prepare_cron_job_for_update,
          validate=validation.validate_cron_job, validate_update=validation.validate_cron_job_update,
-         validate_status_update=validation.validate_cron_job_status_update, status_resets=("spec",),
+         validate_status_update=validation.validate_cron_job_status_update,
          warnings_on_create=strategy.cron_job_warnings_on_create,
          warnings_on_update=strategy.cron_job_warnings_on_update)

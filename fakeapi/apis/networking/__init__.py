@@ -11,7 +11,7 @@ from . import defaults, validation
 GROUP = "networking.k8s.io"
 register(GROUP, "v1", "Ingress", prepare_for_create=first_generation, prepare_for_update=generation_on_change("spec"),
          validate=validation.validate_ingress, validate_update=validation.validate_ingress_update,
-         validate_status_update=validation.validate_ingress_status_update, status_resets=("spec",),
+         validate_status_update=validation.validate_ingress_status_update,
          warnings_on_create=validation.ingress_warnings_on_create)
 register(GROUP, "v1", "NetworkPolicy", default=decoder("NetworkPolicy", defaults.set_defaults_network_policy),
          prepare_for_create=first_generation, prepare_for_update=generation_on_change("spec"),

@@ -12,4 +12,4 @@ register("policy", "v1", "PodDisruptionBudget",
          prepare_for_create=first_generation, prepare_for_update=generation_on_change("spec"),
          validate=validation.validate_pod_disruption_budget,
          validate_update=validation.validate_pod_disruption_budget_update,
-         validate_status_update=validation.validate_pod_disruption_budget_status_update, status_resets=("spec",))
+         validate_status_update=validation.validate_pod_disruption_budget_status_update)
