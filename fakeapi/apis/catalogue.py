@@ -115,8 +115,11 @@ _CATEGORIES: dict[tuple[str, str], tuple[str, ...]] = {
 }
 #: Resources whose DELETE answers with the deleted object rather than a Status (the generic
 #: registry's ``ReturnDeletedObject``, which the REST layer follows). kube also sets it for
-#: service accounts, persistent volumes and claims, among others, not listed here yet.
-_RETURNS_DELETED_OBJECT = frozenset((("", "pods"),))
+#: some storage.k8s.io and resource.k8s.io kinds, not listed here yet.
+_RETURNS_DELETED_OBJECT = frozenset((
+    ("", "namespaces"), ("", "persistentvolumeclaims"), ("", "persistentvolumes"), ("", "pods"),
+    ("", "podtemplates"), ("", "resourcequotas"), ("", "serviceaccounts"), ("", "services"),
+))
 
 _KUBE_VERSION = re.compile(r"v([0-9]+)(?:(alpha|beta)([0-9]+))?")
 _STABILITY = {"alpha": 0, "beta": 1, None: 2}

@@ -312,6 +312,8 @@ class ResourceStore(FieldManagedWrites):
             if generate:
                 meta["name"] = metadata.generate_name(meta["generateName"])
             self._validate_create(obj)
+            if self._admission is not None:
+                self._admission.validate(rt.group, rt.kind, obj, None, None)
             key = self.key(ns, meta["name"]).encode()
             raw, rev = self._encode(obj)
             if dry_run:
@@ -422,6 +424,8 @@ class ResourceStore(FieldManagedWrites):
             self._admission.admit(rt.group, rt.kind, obj, old, subresource)
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         self._validate_update(obj, old, subresource)
+        if self._admission is not None:
+            self._admission.validate(rt.group, rt.kind, obj, old, subresource)
         return obj
 
     #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).
