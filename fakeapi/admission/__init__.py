@@ -1,7 +1,8 @@
 """The admission plugins of kube-apiserver that change what is stored (mutating admission; kube's
 ``plugin/pkg/admission/<plugin>``), one module each in this package, run where kube runs them:
 after the field manager recorded the request's fields (so what a plugin sets is owned by nobody,
-as in kube) and before the strategy's validation.
+as in kube) and before the strategy's validation. Validating admission (``validating``) runs
+after the strategy's validation, as kube's ``createValidation``/``updateValidation``.
 
 fakeapi's oracle is kube-apiserver with its default plugins except ``ServiceAccount`` (see
 ``fakeapi.testing.control_plane``). A plugin is a function registered for a kind with
@@ -19,6 +20,8 @@ import pkgutil
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ..machinery.status import StatusError, forbidden
+
 Json = dict[str, Any]
 
 
@@ -34,6 +37,7 @@ class Lister(Protocol):
 Plugin = Callable[["Admission", Json, Json | None, str | None], None]
 
 _plugins: dict[tuple[str, str], list[Plugin]] = {}
+_validators: dict[tuple[str, str], list[Plugin]] = {}
 _installed = False
 
 
@@ -45,13 +49,37 @@ def mutating(group: str, kind: str) -> Callable[[Plugin], Plugin]:
     return register
 
 
-def plugins_for(group: str, kind: str) -> list[Plugin]:
+def validating(group: str, kind: str) -> Callable[[Plugin], Plugin]:
+    """Register a validating admission plugin for a kind: it may only refuse (raise)."""
+    def register(plugin: Plugin) -> Plugin:
+        _validators.setdefault((group, kind), []).append(plugin)
+        return plugin
+    return register
+
+
+def _install() -> None:
     global _installed
     if not _installed:
         for module in pkgutil.iter_modules(__path__):
             importlib.import_module(f"{__name__}.{module.name}")
         _installed = True
+
+
+def plugins_for(group: str, kind: str) -> list[Plugin]:
+    _install()
     return _plugins.get((group, kind), [])
+
+
+def validators_for(group: str, kind: str) -> list[Plugin]:
+    _install()
+    return _validators.get((group, kind), [])
+
+
+def refusal(group: str, resource: str, obj: Json, message: str) -> StatusError:
+    """``admission.NewForbidden``: 403 naming the object, or the generateName it was created
+    with before its name was generated, or "Unknown"."""
+    meta = obj.get("metadata") or {}
+    return forbidden(group, resource, meta.get("name") or meta.get("generateName") or "Unknown", message)
 
 
 class Admission:
@@ -64,4 +92,8 @@ class Admission:
 
     def admit(self, group: str, kind: str, obj: Json, old: Json | None, subresource: str | None) -> None:
         for plugin in plugins_for(group, kind):
+            plugin(self, obj, old, subresource)
+
+    def validate(self, group: str, kind: str, obj: Json, old: Json | None, subresource: str | None) -> None:
+        for plugin in validators_for(group, kind):
             plugin(self, obj, old, subresource)

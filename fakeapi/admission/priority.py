@@ -6,8 +6,8 @@ global default PriorityClass is refused."""
 
 from __future__ import annotations
 
-from ..machinery.status import StatusError, forbidden
-from . import Admission, Json, mutating
+from ..machinery.status import StatusError
+from . import Admission, Json, mutating, refusal, validating
 
 #: ``scheduling.DefaultPriorityWhenNoDefaultClassExists``.
 DEFAULT_PRIORITY = 0
@@ -23,7 +23,7 @@ def _default_class(admission: Admission) -> Json | None:
 
 
 def _refuse(pod: Json, message: str) -> StatusError:
-    return forbidden("", "pods", (pod.get("metadata") or {}).get("name") or "", message)
+    return refusal("", "pods", pod, message)
 
 
 @mutating("", "Pod")
@@ -62,7 +62,7 @@ def priority(admission: Admission, pod: Json, old: Json | None, subresource: str
         spec["preemptionPolicy"] = policy
 
 
-@mutating("scheduling.k8s.io", "PriorityClass")
+@validating("scheduling.k8s.io", "PriorityClass")
 def only_one_default(admission: Admission, priority_class: Json, old: Json | None, subresource: str | None) -> None:
     """``validatePriorityClass``: one global default at most."""
     if subresource is not None or not priority_class.get("globalDefault"):
@@ -70,6 +70,6 @@ def only_one_default(admission: Admission, priority_class: Json, old: Json | Non
     default = _default_class(admission)
     name = (priority_class.get("metadata") or {}).get("name") or ""
     if default is not None and (old is None or default["metadata"]["name"] != name):
-        raise forbidden("scheduling.k8s.io", "priorityclasses", name,
+        raise refusal("scheduling.k8s.io", "priorityclasses", priority_class,
                         f"PriorityClass {default['metadata']['name']} is already marked as default. Only one default "
                         "can exist")

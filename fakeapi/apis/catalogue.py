@@ -113,9 +113,6 @@ _CATEGORIES: dict[tuple[str, str], tuple[str, ...]] = {
         ("apiregistration.k8s.io", "apiservices"),
     )},
 }
-#: Resources whose DELETE answers with the deleted object rather than a Status (the generic
-#: registry's ``ReturnDeletedObject``, which the REST layer follows). kube also sets it for
-#: service accounts, persistent volumes and claims, among others, not listed here yet.
 #: Resources whose DELETE answers with the deleted object rather than a Status (their storage's
 #: ``ReturnDeletedObject``, grep'd from kube's ``pkg/registry``).
 _RETURNS_DELETED_OBJECT = frozenset((

@@ -27,7 +27,6 @@ from ..machinery import continue_token, gostruct, metadata, warning
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
-from ..machinery.field_validation import warning_header
 from ..machinery.path import validate_path_segment_name
 from ..machinery.validation import validate_object_meta, validate_object_meta_update
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
@@ -374,6 +373,8 @@ class ResourceStore(FieldManagedWrites):
             if generate:
                 meta["name"] = metadata.generate_name(meta["generateName"])
             self._validate_create(obj)
+            if self._admission is not None:
+                self._admission.validate(rt.group, rt.kind, obj, None, None)
             key = self.key(ns, meta["name"]).encode()
             raw, rev = self._encode(obj)
             if dry_run:
@@ -425,7 +426,7 @@ class ResourceStore(FieldManagedWrites):
             raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
         if rules.warnings_on_create is not None:
             for text in rules.warnings_on_create(obj):
-                warning.add(warning_header(text))
+                warning.add(text)
 
     def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
         """The kind's validation of an update (kube's ``BeforeUpdate``), its warnings recorded."""
@@ -444,7 +445,7 @@ class ResourceStore(FieldManagedWrites):
             raise invalid(self.rt.group, self.rt.kind, new["metadata"]["name"], errors)
         if rules.warnings_on_update is not None and subresource is None:
             for text in rules.warnings_on_update(new, old):
-                warning.add(warning_header(text))
+                warning.add(text)
 
     def _check_namespace_accepts(self, namespace: str, name: str) -> None:
         check_namespace_accepts(self._namespace_phase, self.rt.group, self.rt.plural, namespace, name)
@@ -523,6 +524,8 @@ class ResourceStore(FieldManagedWrites):
             self._admission.admit(rt.group, rt.kind, obj, old, subresource)
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         self._validate_update(obj, old, subresource)
+        if self._admission is not None:
+            self._admission.validate(rt.group, rt.kind, obj, old, subresource)
         return obj
 
     #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).
@@ -621,7 +624,7 @@ class ResourceStore(FieldManagedWrites):
             return options.propagation_policy
         rules = self.rules
         if rules.default_propagation_warning is not None:
-            warning.add(warning_header(rules.default_propagation_warning))
+            warning.add(rules.default_propagation_warning)
         return rules.default_propagation_policy
 
     def _check_preconditions(self, name: str, options: DeleteOptions, old_meta: Json, kv: KeyValue) -> None:

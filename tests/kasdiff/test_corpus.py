@@ -10,6 +10,7 @@ A corpus file holds YAML documents, one case each::
     patches:                       # optional: PATCH requests
       - {type: strategic, body: {...}, subresource: status}
     lifecycle: false               # optional: only the create and the case's own steps
+    setup: [{apiVersion: v1, kind: LimitRange, ...}]  # optional: created first, deleted after
 
 ``!repeat [text, count]`` in a manifest is ``text`` repeated ``count`` times (objects over a size
 limit without megabytes of YAML).
@@ -84,12 +85,7 @@ class Case:
         self.spec = spec
         self.name = spec["case"]
         manifest = spec["manifest"]
-        group, _, version = manifest["apiVersion"].rpartition("/")
-        resource = default_catalogue().lookup_kind(group, manifest["kind"])
-        assert resource is not None, f"{self.name}: no resource for {manifest['apiVersion']} {manifest['kind']}"
-        root = f"/apis/{group}/{version}" if group else f"/api/{version}"
-        self.collection = f"{root}/namespaces/{NAMESPACE}/{resource.plural}" if resource.namespaced \
-            else f"{root}/{resource.plural}"
+        self.collection = _collection(manifest)
         self.kind = manifest["kind"]
         #: The object's name on (fakeapi, kube): they differ when the manifest has generateName.
         self.names = (manifest.get("metadata", {}).get("name", ""),) * 2
@@ -109,6 +105,20 @@ class Case:
         return f"{self.collection}/{name}" + (f"/{subresource}" if subresource else "")
 
     def run(self) -> None:
+        """The case's lifecycle, between the creation (compared) and the deletion (not compared:
+        deletion is the lifecycle's business) of its setup objects."""
+        setup = self.spec.get("setup", ())
+        for manifest in setup:
+            self.pair.send(self.name, manifest["kind"], "setup-create", "POST", _collection(manifest),
+                           body=json.dumps(manifest).encode())
+        try:
+            self._run()
+        finally:
+            for manifest in reversed(setup):
+                for client in (self.pair.fake, self.pair.real):
+                    client.delete(f"{_collection(manifest)}/{manifest['metadata']['name']}")
+
+    def _run(self) -> None:
         spec = self.spec
         created = self.send("create", "POST", body=spec["manifest"], collection=True)
         if created.real.status >= 300 or created.fake.status >= 300:
@@ -160,6 +170,14 @@ class Case:
             bodies.append(json.dumps(merge_patch(current, change)).encode())
         self.pair.send(self.name, self.kind, verb, "PUT", tuple(self.item(name) for name in self.names),  # type: ignore[arg-type]
                        body=(bodies[0], bodies[1]))
+
+
+def _collection(manifest: dict[str, Any]) -> str:
+    group, _, version = manifest["apiVersion"].rpartition("/")
+    resource = default_catalogue().lookup_kind(group, manifest["kind"])
+    assert resource is not None, f"no resource for {manifest['apiVersion']} {manifest['kind']}"
+    root = f"/apis/{group}/{version}" if group else f"/api/{version}"
+    return f"{root}/namespaces/{NAMESPACE}/{resource.plural}" if resource.namespaced else f"{root}/{resource.plural}"
 
 
 def _applied(manifest: dict[str, Any], name: str) -> bytes:

@@ -45,7 +45,9 @@ __all__ = [
 from ..rules import register
 from . import defaults as _defaults
 from . import strategy as _strategy
-from .validation import validate_replication_controller_status_update as _validate_rc_status
+from .validation import (
+    validate_replication_controller_status_update as _validate_rc_status,
+)
 
 
 def _decoded(kind: str, default):  # type: ignore[no-untyped-def]
@@ -141,6 +143,7 @@ register("", "v1", "PersistentVolume",
 register("", "v1", "PersistentVolumeClaim",
          default=_decoded("PersistentVolumeClaim", _defaults.set_defaults_persistent_volume_claim),
          prepare_for_create=_strategy.prepare_persistent_volume_claim_for_create,
+         prepare_for_update=_strategy.prepare_persistent_volume_claim_for_update,
          validate=_storage.validate_new_persistent_volume_claim,
          validate_update=_storage.validate_persistent_volume_claim_update,
          validate_status_update=_storage.validate_persistent_volume_claim_status_update,

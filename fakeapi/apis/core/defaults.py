@@ -682,8 +682,26 @@ def set_defaults_namespace(namespace: Json) -> None:
         status["phase"] = "Active"
 
 
+def _pod_cidrs_round_trip(spec: Json | None) -> None:
+    """``podCIDR`` and ``podCIDRs`` through the internal type (which has only podCIDRs): podCIDR
+    wins when they differ, and is ``podCIDRs[0]`` on the way out."""
+    if not spec:
+        return
+    pod_cidr = spec.get("podCIDR")
+    pod_cidrs = spec.get("podCIDRs")
+    if pod_cidr and (not pod_cidrs or pod_cidrs[0] != pod_cidr):
+        spec["podCIDRs"] = [pod_cidr]
+    elif pod_cidrs:
+        if pod_cidrs[0]:
+            spec["podCIDR"] = pod_cidrs[0]
+        else:
+            spec.pop("podCIDR", None)
+
+
 def set_defaults_node(node: Json) -> None:
-    """``SetObjectDefaults_Node``: allocatable is the capacity when not given."""
+    """``SetObjectDefaults_Node``: allocatable is the capacity when not given; the podCIDR(s)
+    conversion round trip."""
+    _pod_cidrs_round_trip(node.get("spec"))
     status = node.get("status")
     if not status:
         return

@@ -22,7 +22,11 @@ from typing import Any
 
 from ...machinery.status import StatusError, internal_error, invalid, invalid_error
 from ...machinery.validation import invalid_json, parse_ip_sloppy
-from .validation_service import externally_accessible, needs_health_check, validate_cluster_ips_related_fields
+from .validation_service import (
+    externally_accessible,
+    needs_health_check,
+    validate_cluster_ips_related_fields,
+)
 
 Json = dict[str, Any]
 SERVICE_CLUSTER_IP_RANGE = "10.0.0.0/24"

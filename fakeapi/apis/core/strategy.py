@@ -4,9 +4,13 @@ entry points, and warnings."""
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
+from ...machinery._golang import go_quote
+from ...machinery.metadata import now_rfc3339
 from ...machinery.quantity import decode
+from ...machinery.validation import is_dns1123_label, parse_cidr_sloppy, warnings_for_ip
 from . import warnings as pod_warnings
 from .validation import (
     pod_template_validation_options,
@@ -123,7 +127,7 @@ def prepare_pod_for_create(pod: Json) -> None:
     status: Json = {"phase": "Pending"}
     if spec.get("schedulingGates"):
         status["conditions"] = [{"type": "PodScheduled", "status": "False", "lastProbeTime": None,
-                                 "lastTransitionTime": None, "reason": "SchedulingGated",
+                                 "lastTransitionTime": now_rfc3339(), "reason": "SchedulingGated",
                                  "message": "Scheduling is blocked due to non-empty scheduling gates"}]
     status["qosClass"] = pod_qos_class(spec)
     pod["status"] = status
@@ -169,16 +173,18 @@ def validate_pod_status_update_strategy(new: Json, old: Json) -> list:
     return validate_pod_status_update(new, old, options)
 
 
+def _name_warnings(obj: Json, used_in: str) -> list[str]:
+    """The warning of a name that is not a DNS label where it becomes one (``used_in``)."""
+    messages = is_dns1123_label(_map(obj, "metadata").get("name") or "")
+    if not messages:
+        return []
+    return [f"metadata.name: this is used in {used_in}, which can result in surprising behavior; a DNS label is "
+            f"recommended: [{' '.join(messages)}]"]
+
+
 def pod_warnings_on_create(pod: Json) -> list[str]:
     """``podStrategy.WarningsOnCreate``."""
-    from ...machinery.validation import is_dns1123_label
-
-    warnings = []
-    name = _map(pod, "metadata").get("name") or ""
-    if messages := is_dns1123_label(name):
-        warnings.append("metadata.name: this is used in the Pod's hostname, which can result in surprising "
-                        f"behavior; a DNS label is recommended: [{' '.join(messages)}]")
-    return warnings + pod_warnings.warnings_for_pod(pod, None)
+    return _name_warnings(pod, "the Pod's hostname") + pod_warnings.warnings_for_pod(pod, None)
 
 
 # ----------------------------------------------------------------------------- pod templates
@@ -231,15 +237,9 @@ def validate_replication_controller_update_strategy(new: Json, old: Json) -> lis
 
 
 def replication_controller_warnings_on_create(controller: Json) -> list[str]:
-    from ...machinery.validation import is_dns1123_label
-
-    warnings = []
-    name = _map(controller, "metadata").get("name") or ""
-    if messages := is_dns1123_label(name):
-        warnings.append("metadata.name: this is used in Pod names and hostnames, which can result in surprising "
-                        f"behavior; a DNS label is recommended: [{' '.join(messages)}]")
-    return warnings + pod_warnings.warnings_for_pod_template("spec.template", _map(controller, "spec").get("template"),
-                                                             None)
+    template = _map(controller, "spec").get("template")
+    return _name_warnings(controller, "Pod names and hostnames") + \
+        pod_warnings.warnings_for_pod_template("spec.template", template, None)
 
 
 def replication_controller_warnings_on_update(new: Json, old: Json) -> list[str]:
@@ -264,8 +264,6 @@ def prepare_service_for_create(service: Json) -> None:
 
 def service_warnings(service: Json, old: Json | None = None) -> list[str]:
     """``serviceapi.GetWarningsForService``."""
-    from ...machinery.validation import warnings_for_ip
-
     warnings = []
     spec = _map(service, "spec")
     annotations = _map(_map(service, "metadata"), "annotations")
@@ -299,8 +297,6 @@ def service_warnings(service: Json, old: Json | None = None) -> list[str]:
 
 
 def service_status_warnings(service: Json) -> list[str]:
-    from ...machinery.validation import warnings_for_ip
-
     warnings = []
     for i, ingress in enumerate(_map(_map(service, "status"), "loadBalancer").get("ingress") or ()):
         if ingress.get("ip"):
@@ -310,11 +306,6 @@ def service_status_warnings(service: Json) -> list[str]:
 
 def warnings_for_cidr(path: str, value: str) -> list[str]:
     """``GetWarningsForCIDR``."""
-    import ipaddress
-
-    from ...machinery._golang import go_quote
-    from ...machinery.validation import parse_cidr_sloppy
-
     parsed = parse_cidr_sloppy(value)
     if parsed is None:
         return []
@@ -346,8 +337,6 @@ def warnings_for_cidr(path: str, value: str) -> list[str]:
 
 def endpoints_warnings(endpoints: Json, old: Json | None = None) -> list[str]:
     """``endpointsWarnings``: non-standard addresses (not for the endpoints controller's)."""
-    from ...machinery.validation import warnings_for_ip
-
     if _map(_map(endpoints, "metadata"), "labels").get("endpoints.kubernetes.io/managed-by") == \
             "endpoint-controller":
         return []
@@ -437,15 +426,11 @@ def resource_quota_warnings(quota: Json) -> list[str]:
 
 def prepare_persistent_volume_for_create(volume: Json) -> None:
     """``persistentvolumeStrategy.PrepareForCreate``: phase Pending, since now."""
-    from ...machinery.metadata import now_rfc3339
-
     volume["status"] = {"phase": "Pending", "lastPhaseTransitionTime": now_rfc3339()}
 
 
 def prepare_persistent_volume_for_status_update(new: Json, old: Json) -> None:
     """``persistentvolumeStatusStrategy.PrepareForUpdate``: a phase change is timestamped."""
-    from ...machinery.metadata import now_rfc3339
-
     status = new.setdefault("status", {})
     old_status = _map(old, "status")
     if status.get("phase") == old_status.get("phase"):
@@ -459,6 +444,53 @@ def prepare_persistent_volume_claim_for_create(claim: Json) -> None:
     """``persistentvolumeclaimStrategy.PrepareForCreate``: an empty status (which reads back
     as phase Pending, as kube defaults it on every decode)."""
     claim["status"] = {"phase": "Pending"}
+    spec = claim.get("spec")
+    if spec:
+        _enforce_data_source_backwards_compatibility(spec, None)
+        _normalize_data_sources(spec)
+
+
+def prepare_persistent_volume_claim_for_update(new: Json, old: Json) -> None:
+    """``persistentvolumeclaimStrategy.PrepareForUpdate``'s data sources (the status is the
+    stored one, as for every kind with a status subresource)."""
+    spec = new.get("spec")
+    if spec:
+        _enforce_data_source_backwards_compatibility(spec, _map(old, "spec"))
+        _normalize_data_sources(spec)
+
+
+def _enforce_data_source_backwards_compatibility(spec: Json, old_spec: Json | None) -> None:
+    """``EnforceDataSourceBackwardsCompatibility``: without dataSourceRef, a dataSource other
+    than a PVC or a VolumeSnapshot is dropped (unless the old claim had a data source)."""
+    if old_spec and (old_spec.get("dataSource") is not None or old_spec.get("dataSourceRef") is not None):
+        return
+    if spec.get("dataSourceRef") is not None:
+        return
+    source = spec.get("dataSource")
+    if source is None:
+        return
+    kind, group = source.get("kind") or "", source.get("apiGroup") or ""
+    if not ((kind == "PersistentVolumeClaim" and group == "")
+            or (kind == "VolumeSnapshot" and group == "snapshot.storage.k8s.io")):
+        del spec["dataSource"]
+
+
+def _normalize_data_sources(spec: Json) -> None:
+    """``NormalizeDataSources``: dataSource and dataSourceRef mirror each other when only one
+    is set (a namespaced dataSourceRef is not mirrored)."""
+    source, ref = spec.get("dataSource"), spec.get("dataSourceRef")
+    if source is not None and ref is None:
+        ref = spec["dataSourceRef"] = {}
+        if source.get("apiGroup") is not None:
+            ref["apiGroup"] = source["apiGroup"]
+        ref["kind"] = source.get("kind") or ""
+        ref["name"] = source.get("name") or ""
+    elif ref is not None and source is None and not ref.get("namespace"):
+        source = spec["dataSource"] = {}
+        if ref.get("apiGroup") is not None:
+            source["apiGroup"] = ref["apiGroup"]
+        source["kind"] = ref.get("kind") or ""
+        source["name"] = ref.get("name") or ""
 
 
 _PV_DEPRECATED_ANNOTATIONS = (

@@ -22,7 +22,6 @@ from typing import Any
 
 from ...machinery import quantity as quantities
 from ...machinery._golang import go_quote as _quote
-from .pod_spec_diff import internal_value
 from ...machinery.status import (
     FieldError,
     duplicate_error,
@@ -36,8 +35,8 @@ from ...machinery.validation import (
     DEFAULT_LABEL_SELECTOR_OPTIONS,
     LabelSelectorValidationOptions,
     child,
-    index,
     inclusive_range_error,
+    index,
     invalid_json,
     is_config_map_key,
     is_dns1123_label,
@@ -46,6 +45,7 @@ from ...machinery.validation import (
     is_http_header_name,
     is_qualified_name,
     is_relaxed_env_var_name,
+    is_valid_cidr_for_legacy_field,
     is_valid_group_id,
     is_valid_ip_for_legacy_field,
     is_valid_label_value,
@@ -54,20 +54,24 @@ from ...machinery.validation import (
     is_valid_user_id,
     key,
     label_selector_has_invalid_label_value,
+    long_name_errors,
+    max_len_error,
     name_is_dns_label,
     name_is_dns_subdomain,
+    parse_ip_sloppy,
+    regex_error,
     validate_annotations,
     validate_finalizer_name,
     validate_label_name,
     validate_label_selector,
     validate_labels,
     validate_nonnegative_field,
-    long_name_errors,
     validate_object_meta,
     validate_object_meta_update,
     validate_object_meta_with_opts,
 )
 from .. import features
+from .pod_spec_diff import internal_value
 
 Json = dict[str, Any]
 _EMPTY: Json = {}
@@ -167,8 +171,6 @@ def is_valid_ip(path: str, value: str, valid_old: Sequence[str] = ()) -> list[Fi
 
 def is_valid_ip_for_legacy_field_cidr(path: str, value: str, valid_old: Sequence[str] = ()) -> list[FieldError]:
     """Core's ``IsValidCIDRForLegacyField``."""
-    from ...machinery.validation import is_valid_cidr_for_legacy_field
-
     return is_valid_cidr_for_legacy_field(path, value, features.enabled("StrictIPCIDRValidation"), valid_old)
 
 
@@ -729,7 +731,7 @@ def validate_flex_volume(source: Json, path: str) -> list[FieldError]:
     """``validateFlexVolumeSource`` (and its PV twin): option keys in kubernetes.io or k8s.io
     namespaces are reserved."""
     errors = _required_fields(source, path, "driver")
-    for option in sorted(_map(source, "options")):
+    for option in _map(source, "options"):
         namespace = option.split("/", 1)[0] if "/" in option else option
         normalized = "." + namespace.lower()
         if normalized.endswith((".kubernetes.io", ".k8s.io")):
@@ -1509,14 +1511,14 @@ def _huge_page_value_divisible(name: str, value: Any) -> bool:
 
 def validate_resource_requirements(requirements: Json, name_fn: Any, claim_names: set[str], path: str,
                                    options: PodValidationOptions) -> list[FieldError]:
-    """``validateResourceRequirements`` (resources sorted by name: Go's map order is random)."""
+    """``validateResourceRequirements`` (resources in the JSON's order: Go's map order is random)."""
     errors: list[FieldError] = []
     limits_path, requests_path = child(path, "limits"), child(path, "requests")
     limits = _map(requirements, "limits")
     requests = _map(requirements, "requests")
     parsed_limits = {name: quantities.decode(value) for name, value in limits.items()}
     compute = huge_pages = False
-    for name in sorted(limits):
+    for name in limits:
         value = parsed_limits[name]
         name_path = key(limits_path, name)
         errors += name_fn(name, name_path)
@@ -1527,7 +1529,7 @@ def validate_resource_requirements(requirements: Json, name_fn: Any, claim_names
                 errors.append(invalid_error(name_path, str(value), f"{value} is not positive integer multiple of {name}"))
         if name in ("cpu", "memory"):
             compute = True
-    for name in sorted(requests):
+    for name in requests:
         value = quantities.decode(requests[name])
         name_path = key(requests_path, name)
         errors += name_fn(name, name_path)
@@ -2057,8 +2059,6 @@ _DNS1123_SUBDOMAIN_UNDERSCORE_RE = re.compile(_DNS1123_SUBDOMAIN_UNDERSCORE)
 
 def _is_dns1123_subdomain_with_underscore(value: str) -> list[str]:
     """``IsDNS1123SubdomainWithUnderscore``."""
-    from ...machinery.validation import max_len_error, regex_error
-
     errors = [max_len_error(253)] if len(value.encode()) > 253 else []
     if not _DNS1123_SUBDOMAIN_UNDERSCORE_RE.fullmatch(value):
         errors.append(regex_error(
@@ -2237,17 +2237,17 @@ def _validate_pod_resource_consistency(spec: Json, path: str) -> list[FieldError
     resources = _map(spec, "resources")
     pod_requests = _map(resources, "requests")
     pod_limits = _map(resources, "limits")
-    for name, aggregate in sorted(_aggregate_container_resources(spec, "requests").items()):
+    for name, aggregate in _aggregate_container_resources(spec, "requests").items():
         if name in pod_requests and quantities.parse(aggregate).cmp(quantities.decode(pod_requests[name])) > 0:
             errors.append(invalid_error(key(child(path, "requests"), name), str(quantities.decode(pod_requests[name])),
                                         f"must be greater than or equal to aggregate container requests of {aggregate}"))
-    for name, aggregate in sorted(_aggregate_container_resources(spec, "limits").items()):
+    for name, aggregate in _aggregate_container_resources(spec, "limits").items():
         if is_huge_page_resource(name) and name in pod_limits and \
                 quantities.parse(aggregate).cmp(quantities.decode(pod_limits[name])) > 0:
             errors.append(invalid_error(key(child(path, "limits"), name), str(quantities.decode(pod_limits[name])),
                                         f"must be greater than or equal to aggregate container limits of {aggregate}"))
     for i, container in enumerate(_list(spec, "containers")):
-        for name, limit in sorted(_map(_map(container, "resources"), "limits").items()):
+        for name, limit in _map(_map(container, "resources"), "limits").items():
             if name in pod_limits and quantities.decode(limit).cmp(quantities.decode(pod_limits[name])) > 0:
                 errors.append(invalid_error(child(key(index(child(path, "containers"), i), name), "limits"),
                                             str(quantities.decode(limit)),
@@ -2376,10 +2376,10 @@ def validate_pod_specific_annotations(annotations: Json, spec: Json, path: str,
     if SECCOMP_POD_ANNOTATION in annotations:
         errors += _validate_seccomp_annotation(annotations[SECCOMP_POD_ANNOTATION],
                                                child(path, SECCOMP_POD_ANNOTATION))
-    for name in sorted(annotations):
+    for name in annotations:
         if name.startswith(SECCOMP_CONTAINER_ANNOTATION_PREFIX):
             errors += _validate_seccomp_annotation(annotations[name], child(path, name))
-    for name in sorted(annotations):
+    for name in annotations:
         if not name.startswith(APPARMOR_CONTAINER_ANNOTATION_PREFIX):
             continue
         container_name = name.removeprefix(APPARMOR_CONTAINER_ANNOTATION_PREFIX)
@@ -2520,14 +2520,14 @@ def validate_pod_specific_annotation_updates(new: Json, old: Json, path: str,
     new_annotations = _map(_map(new, "metadata"), "annotations")
     old_annotations = _map(_map(old, "metadata"), "annotations")
     errors: list[FieldError] = []
-    for name in sorted(old_annotations):
+    for name in old_annotations:
         if new_annotations.get(name) == old_annotations[name] and name in new_annotations:
             continue
         if name.startswith(APPARMOR_CONTAINER_ANNOTATION_PREFIX):
             errors.append(forbidden_error(key(path, name), "may not remove or update AppArmor annotations"))
         if name == MIRROR_POD_ANNOTATION:
             errors.append(forbidden_error(key(path, name), "may not remove or update mirror pod annotation"))
-    for name in sorted(new_annotations):
+    for name in new_annotations:
         if name in old_annotations:
             continue
         if name.startswith(APPARMOR_CONTAINER_ANNOTATION_PREFIX):
@@ -2823,8 +2823,6 @@ def _validate_host_ips(status: Json, old_status: Json) -> list[FieldError]:
 
 def _dual_stack(addresses: list[str]) -> bool:
     """``netutils.IsDualStackIPStrings`` for two addresses (more are never dual stack here)."""
-    from ...machinery.validation import parse_ip_sloppy
-
     if len(addresses) != 2:
         return False
     versions = {getattr(parse_ip_sloppy(a), "version", None) for a in addresses}

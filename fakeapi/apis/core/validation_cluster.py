@@ -1,10 +1,11 @@
 """Validation of the core group's cluster and policy kinds: Namespaces, Nodes, Endpoints,
 Events (core/v1), LimitRanges, ResourceQuotas (kube's ``pkg/apis/core/validation``), in Go's
-order. Maps Go walks in random order are walked sorted."""
+order. Maps, which Go walks in random order, are walked in the JSON's order."""
 
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 from typing import Any
 
@@ -20,7 +21,10 @@ from ...machinery.status import (
 from ...machinery.validation import (
     child,
     index,
+    invalid_json,
     is_dns1123_subdomain,
+    is_qualified_name,
+    is_valid_cidr_for_legacy_field,
     is_valid_label_value,
     is_valid_port_num,
     key,
@@ -104,10 +108,9 @@ def _validate_node_taints(taints: list[Json], path: str) -> list[FieldError]:
             errors.append(invalid_error(child(taint_path, "value"), _s(taint, "value"), ";".join(messages)))
         errors += validate_taint_effect(effect, False, child(taint_path, "effect"))
         if taint_key in seen.get(effect, ()):
-            shown = {"key": taint_key, **({"value": taint["value"]} if _s(taint, "value") else {}), "effect": effect}
-            if taint.get("timeAdded"):
-                shown["timeAdded"] = taint["timeAdded"]
-            from ...machinery.validation import invalid_json  # the Duplicate's value, printed as JSON
+            # The Duplicate's value is the internal core.Taint, printed as JSON (no json tags).
+            shown = {"Key": taint_key, "Value": _s(taint, "value"), "Effect": effect,
+                     "TimeAdded": taint.get("timeAdded") or None}
 
             body = invalid_json(taint_path, shown, "")[2].replace("Invalid value", "Duplicate value", 1)
             errors.append((taint_path, "FieldValueDuplicate", f"{body}: taints must be unique by key and effect pair"))
@@ -118,8 +121,6 @@ def _validate_node_taints(taints: list[Json], path: str) -> list[FieldError]:
 
 def _validate_node_specific_annotations(annotations: Json, path: str) -> list[FieldError]:
     """``ValidateNodeSpecificAnnotations``: taints in the legacy annotation."""
-    import json
-
     raw = annotations.get("scheduler.alpha.kubernetes.io/taints")
     if not raw:
         return []
@@ -137,7 +138,7 @@ def _validate_node_resources(node: Json) -> list[FieldError]:
     errors: list[FieldError] = []
     status = _map(node, "status")
     for which in ("capacity", "allocatable"):
-        for name, value in sorted(_map(status, which).items()):
+        for name, value in _map(status, which).items():
             errors += validate_resource_quantity_value(name, quantities.decode(value), f"status.{which}.{name}")
     return errors
 
@@ -177,13 +178,9 @@ def validate_node(node: Json) -> list[FieldError]:
     errors += _validate_declared_features(_list(_map(node, "status"), "declaredFeatures"), "status.declaredFeatures")
     cidrs = _list(spec, "podCIDRs")
     for i, cidr in enumerate(cidrs):
-        from ...machinery.validation import is_valid_cidr_for_legacy_field
-
         errors += is_valid_cidr_for_legacy_field(index("spec.podCIDRs", i), cidr,
                                                  features.enabled("StrictIPCIDRValidation"))
     if len(cidrs) > 1 and not _dual_stack_cidrs(cidrs):
-        from ...machinery.validation import invalid_json
-
         errors.append(invalid_json("spec.podCIDRs", cidrs, "may specify no more than one CIDR for each IP family"))
     return errors
 
@@ -213,10 +210,8 @@ def validate_node_update(new: Json, old: Json) -> list[FieldError]:
     errors += _validate_declared_features(_list(_map(new, "status"), "declaredFeatures"), "status.declaredFeatures")
     seen: list[Json] = []
     for i, address in enumerate(_list(_map(new, "status"), "addresses")):
-        shown = {"type": _s(address, "type"), "address": _s(address, "address")}
+        shown = {"Type": _s(address, "type"), "Address": _s(address, "address")}  # internal core.NodeAddress
         if shown in seen:
-            from ...machinery.validation import invalid_json
-
             body = invalid_json("", shown, "")[2].replace("Invalid value", "Duplicate value", 1)
             errors.append((index("status.addresses", i), "FieldValueDuplicate", body))
         seen.append(shown)
@@ -374,7 +369,7 @@ def validate_limit_range(limit_range: Json) -> list[FieldError]:
         keys: set[str] = set()
         for which in ("max", "min"):
             values[which] = {}
-            for name, value in sorted(_map(item, which).items()):
+            for name, value in _map(item, which).items():
                 errors += _validate_limit_range_resource_name(limit_type, name, key(child(item_path, which), name))
                 keys.add(name)
                 values[which][name] = quantities.decode(value)
@@ -384,7 +379,7 @@ def validate_limit_range(limit_range: Json) -> list[FieldError]:
                 if _map(item, which):
                     errors.append(forbidden_error(child(item_path, which), "may not be specified when `type` is 'Pod'"))
                 continue
-            for name, value in sorted(_map(item, which).items()):
+            for name, value in _map(item, which).items():
                 errors += _validate_limit_range_resource_name(limit_type, name, key(child(item_path, which), name))
                 keys.add(name)
                 values[which][name] = quantities.decode(value)
@@ -394,7 +389,7 @@ def validate_limit_range(limit_range: Json) -> list[FieldError]:
                                          "either minimum or maximum storage value is required, but neither was "
                                          "provided"))
         values["maxLimitRequestRatio"] = {}
-        for name, value in sorted(_map(item, "maxLimitRequestRatio").items()):
+        for name, value in _map(item, "maxLimitRequestRatio").items():
             errors += _validate_limit_range_resource_name(limit_type, name,
                                                           key(child(item_path, "maxLimitRequestRatio"), name))
             keys.add(name)
@@ -405,8 +400,6 @@ def validate_limit_range(limit_range: Json) -> list[FieldError]:
 
 
 def _qualified_name_errors(value: str) -> list[str]:
-    from ...machinery.validation import is_qualified_name
-
     return is_qualified_name(value)
 
 
@@ -489,7 +482,7 @@ def validate_resource_quota_resource_name(name: str, path: str) -> list[FieldErr
 
 def _validate_quota_list(values: Json, path: str) -> list[FieldError]:
     errors: list[FieldError] = []
-    for name, value in sorted(values.items()):
+    for name, value in values.items():
         errors += validate_resource_quota_resource_name(name, key(path, name))
         errors += validate_resource_quantity_value(name, quantities.decode(value), key(path, name))
     return errors
@@ -497,8 +490,6 @@ def _validate_quota_list(values: Json, path: str) -> list[FieldError]:
 
 def _validate_resource_quota_spec(spec: Json) -> list[FieldError]:
     """``ValidateResourceQuotaSpec``."""
-    from ...machinery.validation import invalid_json
-
     hard = _map(spec, "hard")
     errors = _validate_quota_list(hard, "spec.hard")
     scopes = _list(spec, "scopes")
@@ -506,7 +497,7 @@ def _validate_resource_quota_spec(spec: Json) -> list[FieldError]:
         for scope in scopes:
             if scope not in _QUOTA_SCOPES:
                 errors.append(invalid_json("spec.scopes", scopes, "unsupported scope"))
-            for name in sorted(hard):
+            for name in hard:
                 if _is_standard_quota_resource(name) and not _scope_valid_for(scope, name):
                     errors.append(invalid_json("spec.scopes", scopes, "unsupported scope applied to resource"))
         if {"BestEffort", "NotBestEffort"} <= set(scopes) or {"Terminating", "NotTerminating"} <= set(scopes):
@@ -519,7 +510,7 @@ def _validate_resource_quota_spec(spec: Json) -> list[FieldError]:
             scope, operator = _s(requirement, "scopeName"), _s(requirement, "operator")
             if scope not in _QUOTA_SCOPES:
                 errors.append(invalid_error(child(path, "scopeName"), scope, "unsupported scope"))
-            for name in sorted(hard):
+            for name in hard:
                 if _is_standard_quota_resource(name) and not _scope_valid_for(scope, name):
                     errors.append(invalid_json(path, selector, "unsupported scope applied to resource"))
             if scope in ("BestEffort", "NotBestEffort", "Terminating", "NotTerminating",
@@ -556,8 +547,6 @@ def validate_resource_quota(quota: Json) -> list[FieldError]:
 
 def validate_resource_quota_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateResourceQuotaUpdate``: the scopes never change."""
-    from ...machinery.validation import invalid_json
-
     errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
     errors += _validate_resource_quota_spec(_map(new, "spec"))
     scopes, old_scopes = _list(_map(new, "spec"), "scopes"), _list(_map(old, "spec"), "scopes")

@@ -5,12 +5,27 @@ binary data are validated on their decoded sizes, as kube holds them as bytes.""
 from __future__ import annotations
 
 import base64
-import json
 from typing import Any
 
-from ...machinery.status import FieldError, forbidden_error, invalid_error, required_error, too_long_error
-from ...machinery.validation import is_config_map_key, key, name_is_dns_subdomain, validate_service_account_name
-from .validation import _map, validate_core_object_meta, validate_core_object_meta_update
+from ...machinery._gojson import unmarshal_map_error
+from ...machinery.status import (
+    FieldError,
+    forbidden_error,
+    invalid_error,
+    required_error,
+    too_long_error,
+)
+from ...machinery.validation import (
+    is_config_map_key,
+    key,
+    name_is_dns_subdomain,
+    validate_service_account_name,
+)
+from .validation import (
+    _map,
+    validate_core_object_meta,
+    validate_core_object_meta_update,
+)
 
 Json = dict[str, Any]
 #: ``core.MaxSecretSize``: the data of a Secret or ConfigMap, 1 MiB.
@@ -28,13 +43,13 @@ def validate_config_map(config_map: Json) -> list[FieldError]:
     errors = validate_core_object_meta(_map(config_map, "metadata"), True, name_is_dns_subdomain)
     data, binary = _map(config_map, "data"), _map(config_map, "binaryData")
     total = 0
-    for name in sorted(data):
+    for name in data:
         errors += [invalid_error(key("data", name), name, m) for m in is_config_map_key(name)]
         if name in binary:
             errors.append(invalid_error(key("data", name), name, "duplicate of key present in binaryData"))
         value = data[name]
         total += len(value.encode()) if isinstance(value, str) else 0
-    for name in sorted(binary):
+    for name in binary:
         errors += [invalid_error(key("binaryData", name), name, m) for m in is_config_map_key(name)]
         total += _decoded_size(binary[name])
     if total > MAX_SECRET_SIZE:
@@ -64,7 +79,7 @@ def validate_secret(secret: Json) -> list[FieldError]:
     errors = validate_core_object_meta(meta, True, name_is_dns_subdomain)
     data = _map(secret, "data")
     total = 0
-    for name in sorted(data):
+    for name in data:
         errors += [invalid_error(key("data", name), name, m) for m in is_config_map_key(name)]
         total += _decoded_size(data[name])
     if total > MAX_SECRET_SIZE:
@@ -78,7 +93,7 @@ def validate_secret(secret: Json) -> list[FieldError]:
         if config_key not in data:
             errors.append(required_error(key("data", config_key)))
         else:
-            problem = _json_object_error(base64.b64decode(data[config_key] or ""))
+            problem = unmarshal_map_error(base64.b64decode(data[config_key] or ""))
             if problem:
                 errors.append(invalid_error(key("data", config_key), "<secret contents redacted>", problem))
     elif kind == "kubernetes.io/basic-auth":
@@ -92,21 +107,6 @@ def validate_secret(secret: Json) -> list[FieldError]:
             if name not in data:
                 errors.append(required_error(key("data", name)))
     return errors
-
-
-def _json_object_error(raw: bytes) -> str:
-    """The error ``json.Unmarshal(raw, &map[string]interface{}{})`` gives ("" when none), for
-    the failures a docker config has in practice."""
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return "invalid character looking for beginning of value" if raw.strip() else "unexpected end of JSON input"
-    if not isinstance(value, dict):
-        shown = {list: "array", str: "string", bool: "bool", int: "number", float: "number"}.get(type(value), "null")
-        if shown == "null":
-            return ""
-        return f"json: cannot unmarshal {shown} into Go value of type map[string]interface {{}}"
-    return ""
 
 
 def validate_secret_update(new: Json, old: Json) -> list[FieldError]:

@@ -4,15 +4,24 @@ of ephemeral volumes and StatefulSets), PersistentVolumes (kube's ``pkg/apis/cor
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from typing import Any
 
 from ...machinery import quantity as quantities
-from ...machinery.status import FieldError, forbidden_error, invalid_error, not_supported_error, required_error
+from ...machinery.status import (
+    FieldError,
+    forbidden_error,
+    invalid_error,
+    not_supported_error,
+    required_error,
+)
 from ...machinery.validation import (
     LabelSelectorValidationOptions,
     child,
+    invalid_json,
     is_dns1123_subdomain,
+    is_qualified_name,
     key,
     validate_annotations,
     validate_label_selector,
@@ -417,12 +426,10 @@ def _validate_persistent_volume_spec(spec: Json, name: str, allow_invalid_node_a
     if not capacity:
         errors.append(required_error("spec.capacity"))
     if "storage" not in capacity or len(capacity) > 1:
-        from ...machinery.validation import invalid_json
-
         body = invalid_json("", dict(sorted(capacity.items())) or None, "")[2].replace("Invalid value",
                                                                                       "Unsupported value", 1)
         errors.append(("spec.capacity", "FieldValueNotSupported", f'{body}: supported values: "storage"'))
-    for resource, value in sorted(capacity.items()):
+    for resource, value in capacity.items():
         quantity = quantities.decode(value)
         if quantity.value() < 0:
             errors.append(invalid_error(key("spec.capacity", resource), quantity.value(), "must be a valid resource quantity"))
@@ -477,8 +484,6 @@ def _validate_persistent_volume_spec(spec: Json, name: str, allow_invalid_node_a
 
 
 def _clean(path: str) -> str:
-    import posixpath
-
     return posixpath.normpath(path) if path else "."
 
 
@@ -533,7 +538,6 @@ _BETA_TO_GA_LABELS = {"failure-domain.beta.kubernetes.io/zone": "topology.kubern
 
 def _node_affinity_immutable(new: Json | None, old: Json) -> FieldError | None:
     """``validatePvNodeAffinity``: only beta node labels may become their GA names."""
-    from ...machinery.validation import invalid_json
     from .pod_spec_diff import internal_value
 
     def masked(affinity: Json | None, reference: Json | None) -> Any:
@@ -580,7 +584,6 @@ _RESIZE_STATUSES = ("ControllerResizeInProgress", "ControllerResizeInfeasible", 
 
 def _claim_resource_key_errors(name: str, path: str) -> list[FieldError]:
     """``validatePersistentVolumeClaimResourceKey``."""
-    from ...machinery.validation import is_qualified_name
     from .validation import is_native_resource
 
     errors = _invalid_each(path, name, is_qualified_name(name))
@@ -600,16 +603,16 @@ def validate_persistent_volume_claim_status_update(new: Json, old: Json) -> list
     if not _list(_map(new, "spec"), "accessModes"):
         errors.append(required_error("Spec.accessModes"))
     status = _map(new, "status")
-    for name, value in sorted(_map(status, "capacity").items()):
+    for name, value in _map(status, "capacity").items():
         if quantities.decode(value).value() < 0:
             errors.append(invalid_error(key("status.capacity", name), quantities.decode(value).value(),
                                         "must be a valid resource quantity"))
     if options.enable_recover_from_expansion_failure:
-        for name, value in sorted(_map(status, "allocatedResourceStatuses").items()):
+        for name, value in _map(status, "allocatedResourceStatuses").items():
             errors += _claim_resource_key_errors(name, "status.allocatedResourceStatuses")
             if value not in _RESIZE_STATUSES:
                 errors.append(not_supported_error("status.allocatedResourceStatuses", name, _RESIZE_STATUSES))
-        for name, value in sorted(_map(status, "allocatedResources").items()):
+        for name, value in _map(status, "allocatedResources").items():
             name_errors = _claim_resource_key_errors(name, "status.allocatedResources")
             if name_errors:
                 errors += name_errors

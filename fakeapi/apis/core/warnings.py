@@ -8,7 +8,13 @@ from typing import Any
 
 from ...machinery._golang import go_quote
 from ...machinery.quantity import decode
-from ...machinery.validation import child, index, is_valid_label_value, key, warnings_for_ip
+from ...machinery.validation import (
+    child,
+    index,
+    is_valid_label_value,
+    key,
+    warnings_for_ip,
+)
 
 Json = dict[str, Any]
 _EMPTY: Json = {}
@@ -94,7 +100,7 @@ def _warnings(base: str | None, spec: Json, meta: Json) -> list[str]:
 
     warnings: list[str] = []
     annotations = _map(meta, "annotations")
-    for label in sorted(_map(spec, "nodeSelector")):
+    for label in _map(spec, "nodeSelector"):
         if label in DEPRECATED_NODE_LABELS:
             warnings.append(f"{key(at('spec', 'nodeSelector'), label)}: {DEPRECATED_NODE_LABELS[label]}")
     node_affinity = _map(_map(spec, "affinity"), "nodeAffinity")
