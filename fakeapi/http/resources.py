@@ -178,7 +178,7 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
                   faults: Faults) -> Response:
     try:
         req = parse_path(registry, group, version, rest)
-        if DEPRECATED_APIS and (deprecation := DEPRECATED_APIS.get((group, version, req.rs.rt.plural))):
+        if DEPRECATED_APIS and (deprecation := DEPRECATED_APIS.get((group, version, req.resource))):
             warning.add(deprecation)
         # The fault hook: with no request fault active, one truthiness test is all it costs.
         per_item = await apply_request_faults(faults, request, req.group, req.resource, req.namespace, req.name is not None) \

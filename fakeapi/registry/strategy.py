@@ -20,6 +20,7 @@ from functools import cache
 from typing import Any
 
 from ..apis.catalogue import ResourceType
+from ..machinery import gostruct
 from ..machinery.schema import kind_schema
 from ..machinery.status import invalid
 
@@ -33,6 +34,14 @@ _INITIAL_STATUS: dict[tuple[str, str], Json] = {
 }
 #: The finalizer the namespace controller removes once a namespace is empty.
 NAMESPACE_FINALIZER = "kubernetes"
+
+
+@cache
+def _zero_status(api_version: str, kind: str) -> Any:
+    """A built-in kind's status as kube resets it on create (``Status = XStatus{}``): the Go zero
+    value, serialised with its non-omitempty fields (``{"replicas": 0}``)."""
+    zero = gostruct.zero_object(api_version, kind)
+    return {} if zero is None else zero.get("status", {})
 
 
 def has_status_subresource(rt: ResourceType) -> bool:
@@ -70,7 +79,7 @@ def prepare_for_create(rt: ResourceType, obj: Json) -> None:
         elif rt.custom:
             obj.pop("status", None)
         else:
-            obj["status"] = {}  # a Go status struct: serialised even when empty
+            obj["status"] = copy.deepcopy(_zero_status(rt.group_version, rt.kind))
     if (rt.group, rt.kind) == ("", "Namespace"):
         finalizers = obj.setdefault("spec", {}).setdefault("finalizers", [])
         if NAMESPACE_FINALIZER not in finalizers:

@@ -190,9 +190,14 @@ class Pair:
     def __init__(self, fake: httpx.Client, real: httpx.Client) -> None:
         self.fake = fake
         self.real = real
+        self.outcomes: list[Outcome] = []
+        self.start_case()
+
+    def start_case(self) -> None:
+        """Number resource versions and generated names afresh: one case's difference in how
+        many revisions a server showed does not shift every later case's numbers."""
         self._fake_normaliser = Normaliser()
         self._real_normaliser = Normaliser()
-        self.outcomes: list[Outcome] = []
 
     def send(self, case: str, kind: str, verb: str, method: str, path: str | tuple[str, str], *,
              body: bytes | None | tuple[bytes | None, bytes | None] = None,
