@@ -16,7 +16,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..faults import Faults
 from ..machinery import patch as patching
-from ..machinery import warning
+from ..machinery import requester, warning
 from ..machinery.apply import validate_patch_options
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.field_validation import OptionsKind, check_fields, field_validation
@@ -162,7 +162,9 @@ def dry_run(request: Request) -> bool:
 async def handle(registry: Registry, request: Request, group: str, version: str, rest: str,
                  faults: Faults) -> Response:
     """One request to a resource endpoint, with the ``Warning`` headers the write earned."""
-    with warning.recording() as warnings:
+    headers = request.headers
+    with warning.recording() as warnings, requester.requesting(
+            lambda: registry.authenticator.requester(headers.get("authorization"), headers.items()).to_json()):
         response = await _handle(registry, request, group, version, rest, faults)
     return with_warnings(response, warnings)
 

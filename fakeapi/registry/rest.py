@@ -359,13 +359,14 @@ class ResourceStore(FieldManagedWrites):
                 ("metadata.name", "FieldValueRequired", "Required value: name or generateName is required")
             ])
         metadata.prepare_create(meta, ns)
+        if manager:  # kube's create handler runs the field manager before the strategy
+            obj = self._field_manager(None).update(None, metadata.ordered(obj, rt.kind, self.api_version), manager,
+                                                   now=metadata.now_rfc3339())
         strategy.prepare_for_create(rt, obj)
         if rules.prepare_for_create is not None:
             rules.prepare_for_create(obj)
         obj = metadata.ordered(obj, rt.kind, self.api_version)
         self._admit_create(obj)
-        if manager:
-            obj = self._field_manager(None).update(None, obj, manager, now=metadata.now_rfc3339())
         if self._admission is not None:
             self._admission.admit(rt.group, rt.kind, obj, None, None)
         meta = obj["metadata"]
@@ -610,6 +611,11 @@ class ResourceStore(FieldManagedWrites):
             if not resp.succeeded:
                 raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
             self._committed(old, None)
+            if rt.returns_deleted_object:
+                # etcd3's store decodes the deleted object at the delete's revision
+                deleted = orjson.loads(kv.value)
+                deleted["metadata"]["resourceVersion"] = str(resp.header_revision)
+                return orjson.dumps(deleted), True
         if rt.returns_deleted_object:
             return kv.value, True
         return orjson.dumps({

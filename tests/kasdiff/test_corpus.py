@@ -10,6 +10,7 @@ A corpus file holds YAML documents, one case each::
     patches:                       # optional: PATCH requests
       - {type: strategic, body: {...}, subresource: status}
     lifecycle: false               # optional: only the create and the case's own steps
+    delete_query: "?propagationPolicy=Background"  # optional: the lifecycle's DELETE query
     setup: [{apiVersion: v1, kind: LimitRange, ...}]  # optional: created first, deleted after
 
 ``!repeat [text, count]`` in a manifest is ``text`` repeated ``count`` times (objects over a size
@@ -43,6 +44,12 @@ _PATCH_TYPES = {
     "json": "application/json-patch+json",
     "apply": "application/apply-patch+yaml",
 }
+
+
+def _json(value: Any) -> bytes:
+    """A request body as client-go and kubectl send it: compact JSON (kube keeps a RawExtension's
+    bytes as sent, so spacing is visible to byte comparisons such as ControllerRevision data's)."""
+    return json.dumps(value, separators=(",", ":")).encode()
 
 
 def _repeat(loader: yaml.SafeLoader, node: yaml.Node) -> str:
@@ -94,7 +101,7 @@ class Case:
              query: str = "", content_type: str = "application/json", collection: bool = False) -> Outcome:
         raw = None
         if body is not None:
-            raw = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+            raw = body.encode() if isinstance(body, str) else _json(body)
         if collection:
             path: str | tuple[str, str] = self.collection + query
         else:
@@ -110,7 +117,7 @@ class Case:
         setup = self.spec.get("setup", ())
         for manifest in setup:
             self.pair.send(self.name, manifest["kind"], "setup-create", "POST", _collection(manifest),
-                           body=json.dumps(manifest).encode())
+                           body=_json(manifest))
         try:
             self._run()
         finally:
@@ -149,7 +156,7 @@ class Case:
             self.item(name) + "?fieldManager=kasdiff-apply&force=true" for name in self.names),
             body=tuple(_applied(spec["manifest"], name) for name in self.names),  # type: ignore[arg-type]
             content_type=_PATCH_TYPES["apply"])
-        self.send("delete", "DELETE")
+        self.send("delete", "DELETE", query=spec.get("delete_query", ""))
         self.send("get-deleted", "GET")
 
     def _created_name(self, client: Any) -> str:
@@ -167,7 +174,7 @@ class Case:
         bodies = []
         for client, name in zip((self.pair.fake, self.pair.real), self.names, strict=True):
             current = client.get(self.item(name)).json()
-            bodies.append(json.dumps(merge_patch(current, change)).encode())
+            bodies.append(_json(merge_patch(current, change)))
         self.pair.send(self.name, self.kind, verb, "PUT", tuple(self.item(name) for name in self.names),  # type: ignore[arg-type]
                        body=(bodies[0], bodies[1]))
 
