@@ -19,7 +19,7 @@ write pays one pass over its object.
 from __future__ import annotations
 
 import base64
-import binascii
+import copy
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
@@ -120,18 +120,47 @@ def _bytes(value: Any, context: _Context) -> Any:
     if not isinstance(value, str):
         context.mismatch(value, "[]uint8")
         return None
-    try:
-        decoded = base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        raise _Abort(f"illegal base64 data at input byte {_bad_base64_offset(value)}") from None
-    return base64.b64encode(decoded).decode()
+    error_at = _base64_error(value.encode())
+    if error_at is not None:
+        raise _Abort(f"illegal base64 data at input byte {error_at}")
+    return base64.b64encode(base64.b64decode(value.replace("\n", "").replace("\r", ""))).decode()
 
 
-def _bad_base64_offset(text: str) -> int:
-    for offset, char in enumerate(text):
-        if not (char.isalnum() and char.isascii() or char in "+/="):
-            return offset
-    return len(text)
+_BASE64_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+
+def _base64_error(src: bytes) -> int | None:
+    """Where Go's ``base64.StdEncoding.Decode`` finds ``src`` corrupt (its ``CorruptInputError``
+    offset), or None: ``decodeQuantum`` quantum by quantum, newlines skipped."""
+    si, length = 0, len(src)
+    while si < length:
+        j = 0
+        while j < 4:
+            if si == length:
+                if j == 0:
+                    return None
+                return si - j  # a partial quantum without padding
+            char = src[si]
+            si += 1
+            if char in _BASE64_ALPHABET:
+                j += 1
+                continue
+            if char in b"\n\r":
+                continue
+            if char != ord("=") or j < 2:
+                return si - 1
+            if j == 2:  # "==" expected, the first consumed
+                while si < length and src[si] in b"\n\r":
+                    si += 1
+                if si == length:
+                    return length
+                if src[si] != ord("="):
+                    return si - 1
+                si += 1
+            while si < length and src[si] in b"\n\r":
+                si += 1
+            return si if si < length else None  # trailing garbage after the padding
+    return None
 
 
 # ----------------------------------------------------------------- types with their own JSON
@@ -269,13 +298,13 @@ class _Field:
 class _Struct:
     """One Go struct: its fields in order; decoding a JSON object gives the object Go prints."""
 
-    __slots__ = ("name", "go_name", "fields", "inline")
+    __slots__ = ("name", "go_name", "fields")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.go_name = name.rpartition(".")[2]
-        self.fields: list[_Field] = []
-        self.inline: list[_Struct] = []
+        #: In struct order; an embedded (``inline``) struct stands where Go prints its fields.
+        self.fields: list[_Field | _Struct] = []
 
     def decode(self, value: Any, context: _Context) -> Any:
         if value is None:
@@ -290,6 +319,10 @@ class _Struct:
     def _decode_into(self, value: Json, context: _Context, out: Json) -> None:
         struct, path = context.struct, context.path
         for field in self.fields:
+            if isinstance(field, _Struct):
+                field._decode_into(value, context, out)
+                context.struct, context.path = struct, path
+                continue
             raw = value.get(field.json_name)
             context.struct = self.go_name
             context.path = f"{path}.{field.json_name}" if path else field.json_name
@@ -310,8 +343,6 @@ class _Struct:
                 continue
             out[field.json_name] = decoded
         context.struct, context.path = struct, path
-        for inline in self.inline:
-            inline._decode_into(value, context, out)
 
 
 def _empty(value: Any) -> bool:
@@ -336,7 +367,7 @@ def _struct(name: str) -> _Struct:
     for proto_name, json_name, flags in go_fields:
         field = descriptor.fields_by_name[proto_name]
         if "i" in flags:
-            struct.inline.append(_struct(field.message_type.full_name))
+            struct.fields.append(_struct(field.message_type.full_name))
             continue
         decode, zero, go_struct = _field_decoder(field, flags)
         if go_struct and "z" in flags:
@@ -453,7 +484,14 @@ def decode(obj: Json, api_version: str, kind: str) -> Json:
 
 
 def zero_object(api_version: str, kind: str) -> Json | None:
-    """The zero value of a built-in kind as Go prints it (None for kinds without a Go type)."""
+    """The zero value of a built-in kind as Go prints it (None for kinds without a Go type); a
+    new object each call, for the caller to keep or change."""
+    zero = _zero_object(api_version, kind)
+    return None if zero is None else copy.deepcopy(zero)
+
+
+@cache
+def _zero_object(api_version: str, kind: str) -> Json | None:
     if gotypes.message_name(api_version, kind) is None:
         return None
     return decode({}, api_version, kind)

@@ -199,7 +199,6 @@ CASES = _cases()
 @pytest.mark.parametrize("spec", CASES, ids=[case["case"] for case in CASES])
 def test_case(pair: Pair, spec: dict[str, Any]) -> None:
     start = len(pair.outcomes)
-    pair.start_case()
     Case(pair, spec).run()
     found = [f"{o.verb}: {d}" for o in pair.outcomes[start:] for d in o.differences]
     known = known_differences().get(spec["case"], [])
