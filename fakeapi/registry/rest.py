@@ -313,7 +313,7 @@ class ResourceStore(FieldManagedWrites):
                 meta["name"] = metadata.generate_name(meta["generateName"])
             self._validate_create(obj)
             if self._admission is not None:
-                self._admission.validate(rt.group, rt.kind, obj, None, None)
+                self._admission.validate(rt.group, rt.kind, obj, None, None, dry_run)
             key = self.key(ns, meta["name"]).encode()
             raw, rev = self._encode(obj)
             if dry_run:
@@ -379,7 +379,8 @@ class ResourceStore(FieldManagedWrites):
             # Custom resources do not allow unconditional updates (AllowUnconditionalUpdate).
             raise invalid(self.rt.group, self.rt.kind, name, [(
                 "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0x0: must be specified for an update")])
-        return self._commit_update(kv, old, self._prepare_update(name, body, old, kv, subresource, manager), dry_run)
+        return self._commit_update(kv, old, self._prepare_update(name, body, old, kv, subresource, manager, dry_run),
+                                   dry_run)
 
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
@@ -390,10 +391,12 @@ class ResourceStore(FieldManagedWrites):
         the compare-and-swap can only fail on a stale resourceVersion the change put in."""
         kv, old = self._current(namespace, name)
         changed = change(orjson.loads(kv.value))
-        return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager), dry_run)
+        return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager, dry_run),
+                                   dry_run)
 
     def _prepare_update(
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
+        dry_run: bool = False,
     ) -> Json:
         rt = self.rt
         rules = self.rules
@@ -425,7 +428,7 @@ class ResourceStore(FieldManagedWrites):
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         self._validate_update(obj, old, subresource)
         if self._admission is not None:
-            self._admission.validate(rt.group, rt.kind, obj, old, subresource)
+            self._admission.validate(rt.group, rt.kind, obj, old, subresource, dry_run)
         return obj
 
     #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).
@@ -513,7 +516,8 @@ class ResourceStore(FieldManagedWrites):
             return kv.value, True
         return orjson.dumps({
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-            "details": {"name": name, "group": rt.group, "kind": rt.plural, "uid": old_meta.get("uid")},
+            "details": {"name": name, **({"group": rt.group} if rt.group else {}), "kind": rt.plural,
+                        "uid": old_meta.get("uid")},
         }), True
 
     def _check_preconditions(self, name: str, options: DeleteOptions, old_meta: Json, kv: KeyValue) -> None:
