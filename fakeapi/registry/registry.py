@@ -105,7 +105,7 @@ class Registry:
         self.resources: dict[tuple[str, str, str], ServedStore] = {}
         self._by_kind: dict[tuple[str, str], ServedStore] = {}
         #: The mutating admission plugins (they read other objects through ``_lookup``).
-        self.admission = Admission(self._lookup, self._list)
+        self.admission = Admission(self._lookup, self._list, self._update_status)
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         types = servable_types(self.catalogue)
         storage: dict[str, ResourceStore] = {}
@@ -279,6 +279,13 @@ class Registry:
             return []
         start, end = served.storage.key_range(namespace)
         return [orjson.loads(kv.value) for kv in self.store.range(RangeRequest(start.encode(), end.encode())).kvs]
+
+    def _update_status(self, group: str, kind: str, namespace: str | None, name: str,
+                       change: Callable[[Json], Json]) -> None:
+        """Write an object's status as kube-apiserver's loopback client does (admission's
+        ResourceQuota usage): ``change`` of the stored object, managed by "kube-apiserver"."""
+        served = self._by_kind[(group, kind)]
+        served.storage.rewrite(namespace, name, change, subresource="status", manager="kube-apiserver")
 
     def resource_type(self, group: str, version: str, plural: str) -> ResourceType | None:
         rs = self.resources.get((group, version, plural))

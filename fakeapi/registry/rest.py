@@ -382,7 +382,7 @@ class ResourceStore(FieldManagedWrites):
                 meta["name"] = metadata.generate_name(meta["generateName"])
             self._validate_create(obj)
             if self._admission is not None:
-                self._admission.validate(rt.group, rt.kind, obj, None, None)
+                self._admission.validate(rt.group, rt.kind, obj, None, None, dry_run)
             key = self.key(ns, meta["name"]).encode()
             raw, rev = self._encode(obj)
             if dry_run:
@@ -470,7 +470,8 @@ class ResourceStore(FieldManagedWrites):
             # Custom resources do not allow unconditional updates (AllowUnconditionalUpdate).
             raise invalid(self.rt.group, self.rt.kind, name, [(
                 "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0x0: must be specified for an update")])
-        return self._commit_update(kv, old, self._prepare_update(name, body, old, kv, subresource, manager), dry_run)
+        return self._commit_update(kv, old, self._prepare_update(name, body, old, kv, subresource, manager, dry_run),
+                                   dry_run)
 
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
@@ -481,7 +482,8 @@ class ResourceStore(FieldManagedWrites):
         the compare-and-swap can only fail on a stale resourceVersion the change put in."""
         kv, old = self._current(namespace, name)
         changed = change(orjson.loads(kv.value))
-        return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager), dry_run)
+        return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager, dry_run),
+                                   dry_run)
 
     def guaranteed_update(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *, dry_run: bool = False,
@@ -501,6 +503,7 @@ class ResourceStore(FieldManagedWrites):
 
     def _prepare_update(
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
+        dry_run: bool = False,
     ) -> Json:
         rt = self.rt
         rules = self.rules
@@ -536,7 +539,7 @@ class ResourceStore(FieldManagedWrites):
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         self._validate_update(obj, old, subresource)
         if self._admission is not None:
-            self._admission.validate(rt.group, rt.kind, obj, old, subresource)
+            self._admission.validate(rt.group, rt.kind, obj, old, subresource, dry_run)
         return obj
 
     #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).

@@ -11,7 +11,8 @@ A corpus file holds YAML documents, one case each::
       - {type: strategic, body: {...}, subresource: status}
     lifecycle: false               # optional: only the create and the case's own steps
     delete_query: "?propagationPolicy=Background"  # optional: the lifecycle's DELETE query
-    setup: [{apiVersion: v1, kind: LimitRange, ...}]  # optional: created first, deleted after
+    setup: [{apiVersion: v1, kind: LimitRange, ...}]  # optional: created first (a status
+                                   # given is then written through /status), deleted after
 
 ``!repeat [text, count]`` in a manifest is ``text`` repeated ``count`` times (objects over a size
 limit without megabytes of YAML).
@@ -112,15 +113,22 @@ class Case:
         return f"{self.collection}/{name}" + (f"/{subresource}" if subresource else "")
 
     def run(self) -> None:
-        """The case's lifecycle, between the creation (compared) and the deletion (not compared:
-        deletion is the lifecycle's business) of its setup objects."""
+        """The case's lifecycle, between the creation of its setup objects and their deletion
+        (not compared: deletion is the lifecycle's business); they are read (compared) after."""
         setup = self.spec.get("setup", ())
         for manifest in setup:
             self.pair.send(self.name, manifest["kind"], "setup-create", "POST", _collection(manifest),
                            body=_json(manifest))
+            if "status" in manifest:
+                self.pair.send(self.name, manifest["kind"], "setup-status", "PATCH",
+                               f"{_collection(manifest)}/{manifest['metadata']['name']}/status",
+                               body=_json({"status": manifest["status"]}), content_type=_PATCH_TYPES["merge"])
         try:
             self._run()
         finally:
+            for manifest in setup:  # what the case did to them (a quota's usage)
+                self.pair.send(self.name, manifest["kind"], "setup-get", "GET",
+                               f"{_collection(manifest)}/{manifest['metadata']['name']}")
             for manifest in reversed(setup):
                 for client in (self.pair.fake, self.pair.real):
                     client.delete(f"{_collection(manifest)}/{manifest['metadata']['name']}")
