@@ -95,25 +95,24 @@ class Normaliser:
         if isinstance(meta, dict):
             self._metadata(meta)
         for key, value in list(node.items()):
+            if isinstance(value, str):
+                # uids, and the labels, selectors and messages made of them (a Job's
+                # controller-uid); generated names seen before, in a Status's details or message
+                value = _UID_ANYWHERE.sub("<uid>", value)
+                for name, placeholder in self._names.items():
+                    value = value.replace(name, placeholder)
+                node[key] = value
             if key in ("time", "lastTransitionTime", "lastHeartbeatTime", "lastProbeTime", "eventTime",
                        "firstTimestamp", "lastTimestamp", "renewTime", "acquireTime", "lastPhaseTransitionTime") and isinstance(value, str) \
                     and _RFC3339.match(value):
                 node[key] = "<time>"
-            elif isinstance(value, str) and _UID_ANYWHERE.search(value):
-                # uids, and the labels, selectors and messages made of them (a Job's controller-uid)
-                node[key] = _UID_ANYWHERE.sub("<uid>", value)
-            elif isinstance(value, str) and any(name in value for name in self._names):
-                # a generated name seen before, in a Status's details or message
-                for name, placeholder in self._names.items():
-                    value = value.replace(name, placeholder)
-                node[key] = value
             elif key in ("resourceVersion",) and isinstance(value, str):
                 node[key] = self.resource_version(value)
             elif key in ("clusterIP", "clusterIPs", "nodePort", "healthCheckNodePort"):
                 node[key] = _ip_placeholder(value)
             elif key == "message" and isinstance(value, str):
                 node[key] = _volatile_in_text(value)
-            else:
+            elif not isinstance(value, str):
                 self._walk(value)
 
     def _metadata(self, meta: dict[str, Any]) -> None:
