@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate the Kubernetes protobuf data ``fakeapi/http/protobuf.py`` decodes request bodies with.
+"""Regenerate the Go type data of Kubernetes' API objects (``fakeapi/machinery/gotypes.py``).
 
 Writes two files beside that module, both gzip'd and reproducible (no timestamps):
 
@@ -31,13 +31,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-#: The module versions of Kubernetes 1.35 (``fakeapi/registry/release.py`` TARGET_RELEASE).
-MODULE_VERSION = "v0.35.0"
+#: The module versions of Kubernetes 1.35 (``fakeapi/machinery/release.py`` TARGET_RELEASE).
+MODULE_VERSION = "v0.35.4"
 MODULES = ("k8s.io/api", "k8s.io/apimachinery", "k8s.io/apiextensions-apiserver", "k8s.io/kube-aggregator")
 #: The apimachinery packages the API types import; the rest of apimachinery is not API types.
 APIMACHINERY_PACKAGES = ("pkg/apis/meta/v1", "pkg/runtime", "pkg/runtime/schema", "pkg/api/resource", "pkg/util/intstr")
 _GA_VERSION = re.compile(r"/v[0-9]+$")
-OUT_DIR = Path(__file__).resolve().parent.parent / "fakeapi" / "http"
+OUT_DIR = Path(__file__).resolve().parent.parent / "fakeapi" / "machinery"
 GO = shutil.which("go") or "/usr/local/go/bin/go"
 
 #: Prints the Go field facts of every struct (and slice type) in the package directories given
@@ -72,6 +72,13 @@ func fields(st *ast.StructType) [][3]string {
 		}
 		tag := reflect.StructTag(strings.Trim(f.Tag.Value, "`"))
 		name := protoName(tag)
+		if name == "" && len(f.Names) == 0 && tag.Get("protobuf") != "" {
+			// An embedded struct whose tag names no field (core/v1 EphemeralContainerCommon):
+			// go-to-protobuf names it after its type, first letter lowered.
+			if ident, ok := f.Type.(*ast.Ident); ok {
+				name = strings.ToLower(ident.Name[:1]) + ident.Name[1:]
+			}
+		}
 		if name == "" {
 			continue
 		}

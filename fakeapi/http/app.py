@@ -15,13 +15,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..cacher import CacherConfig
+from ..clients import ClientReport, ClientReportConfig
 from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceController
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
-from ..registry.registry import DEFAULT_EVENT_TTL, Registry
+from ..registry.registry import DEFAULT_EVENT_TTL, DEFAULT_SERVICE_ACCOUNT_ISSUER, Registry
+from ..registry.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
 from ..store import ErrCompacted, ErrFutureRev, StoreTimers
 from ..tasks import cancel_and_wait
+from . import clients as client_routes
 from . import faults as fault_routes
 from . import metrics as metric_routes
 from . import openapi, resources
@@ -51,6 +54,11 @@ class ServerConfig:
     event_ttl: int = DEFAULT_EVENT_TTL
     #: Faults in force from the start, as flat specs (``fakeapi.faults.parse_spec``).
     faults: tuple[dict[str, object], ...] = ()
+    #: kube-apiserver's --service-account-issuer: the ``iss`` of the tokens ``serviceaccounts/token``
+    #: issues, and the API audience.
+    service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER
+    #: The per-client report: client cap, client header, history, detectors' knobs.
+    clients: ClientReportConfig = field(default_factory=ClientReportConfig)
 
 
 class Server:
@@ -61,7 +69,7 @@ class Server:
         self.store = TimedStore()
         gc = GARBAGE_COLLECTOR in config.controllers
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
-                                 event_ttl=config.event_ttl)
+                                 event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup] = []
         if gc:
             self.controllers.append(GarbageCollector(self.registry))
@@ -75,6 +83,8 @@ class Server:
         self.faults = Faults(self.registry, self.timers)
         self.metrics = ServerMetrics(self.registry, self.store, version_labels(orjson.loads(self.discovery.version)),
                                      self.faults.totals)
+        self.clients = ClientReport(config.clients)
+        self.metrics.prometheus.register(self.clients)  # type: ignore[arg-type]
         self._compactor: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -140,10 +150,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
     app.add_api_route("/api/{version}/{rest:path}", _core, methods=methods)
     app.add_api_route("/apis/{group}/{version}/{rest:path}", _grouped, methods=methods)
+    app.add_api_route("/.well-known/openid-configuration", _openid_configuration, methods=["GET"])
+    app.add_api_route("/openid/v1/jwks", _openid_keys, methods=["GET"])
     app.add_api_route("/fakeapi/v1/compact", _compact, methods=["POST"])
     fault_routes.add_routes(app)
     metric_routes.add_routes(app)
-    app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics)
+    client_routes.add_routes(app)
+    app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
+                       clients=server.clients)
     return app
 
 
@@ -179,6 +193,22 @@ async def _core(request: Request, version: str, rest: str) -> Response:
 async def _grouped(request: Request, group: str, version: str, rest: str) -> Response:
     server = served_by(request)
     return await resources.handle(server.registry, request, group, version, rest, server.faults)
+
+
+#: kube-apiserver's answers on the service-account issuer's discovery endpoints are cacheable.
+_OPENID_CACHE_CONTROL = {"Cache-Control": f"public, max-age={METADATA_MAX_AGE_SECONDS}"}
+
+
+async def _openid_configuration(request: Request) -> Response:
+    """The service-account issuer's OpenID discovery document; its keys are at this server."""
+    signer = served_by(request).registry.token_signer
+    jwks_uri = f"{request.url.scheme}://{request.url.netloc}/openid/v1/jwks"
+    return Response(signer.openid_configuration(jwks_uri), media_type=JSON, headers=_OPENID_CACHE_CONTROL)
+
+
+async def _openid_keys(request: Request) -> Response:
+    signer = served_by(request).registry.token_signer
+    return Response(signer.jwks, media_type="application/jwk-set+json", headers=_OPENID_CACHE_CONTROL)
 
 
 async def _compact(request: Request) -> Response:

@@ -25,9 +25,15 @@ class Discovery:
 
     @cached_property
     def _by_group_version(self) -> dict[tuple[str, str], list[Any]]:
+        """The served resources of each group version by name: stored and create-only ones."""
+        types = {key: rs.rt for key, rs in self.registry.resources.items()}
+        for key in self.registry.create_only:
+            rt = self.registry.catalogue.lookup(*key)
+            if rt is not None:
+                types[key] = rt
         gvs: dict[tuple[str, str], list[Any]] = defaultdict(list)
-        for (group, version, _plural), rs in sorted(self.registry.resources.items()):
-            gvs[(group, version)].append(rs.rt)
+        for (group, version, _plural), rt in sorted(types.items()):
+            gvs[(group, version)].append(rt)
         return gvs
 
     @cached_property
@@ -100,7 +106,7 @@ class Discovery:
 
 
 #: The subresources fakeapi serves (others of the catalogue, such as pods/log, are not listed).
-SERVED_SUBRESOURCES = ("finalize", "scale", "status")
+SERVED_SUBRESOURCES = ("binding", "ephemeralcontainers", "eviction", "finalize", "resize", "scale", "status", "token")
 
 
 def _subresource_entries(rt: ResourceType) -> list[dict[str, Any]]:

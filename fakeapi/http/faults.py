@@ -22,10 +22,9 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..faults import Fault, Faults
+from ..faults import Faults
 from ..machinery.list_options import parse_bool
 from ..machinery.status import StatusError, bad_request, not_found
-from ..registry.rest import ResourceStore
 from .responses import json_response, served_by, status_response
 
 PREFIX = "/fakeapi/v1/faults"
@@ -46,13 +45,12 @@ def request_verb(request: Request, has_name: bool) -> str:
     return verb
 
 
-async def apply_request_faults(faults: Faults, request: Request, rs: ResourceStore, namespace: str | None,
+async def apply_request_faults(faults: Faults, request: Request, group: str, resource: str, namespace: str | None,
                                has_name: bool) -> float:
     """The request hook, called only while ``faults.request_faults`` is non-empty and before
     the handler does anything: sleeps the injected latency, then raises the injected error (so
     a failed request changes nothing). Returns the per-item cost a LIST must pay (``slow_list``)."""
-    rt = rs.rt
-    effect = faults.effect(request_verb(request, has_name), rt.group, rt.plural, namespace)
+    effect = faults.effect(request_verb(request, has_name), group, resource, namespace)
     if effect.delay:
         await asyncio.sleep(effect.delay)
     if effect.error is not None:
@@ -110,9 +108,11 @@ async def _apply(faults: Faults, request: Request, kind: str | None) -> Response
             result = faults.apply(spec)
         except (ValueError, TypeError) as err:
             raise bad_request(str(err)) from None
-        if isinstance(result, Fault):
-            return json_response(result.to_dict(), 201)
-        return json_response({"closed": result})
+        if isinstance(result, int):
+            return json_response({"closed": result})
+        if isinstance(result, dict):  # an etcd action's outcome
+            return json_response(result)
+        return json_response(result.to_dict(), 201)
     except StatusError as err:
         return status_response(err)
 

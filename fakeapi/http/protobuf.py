@@ -23,88 +23,28 @@ protobuf body, not at import.
 from __future__ import annotations
 
 import base64
-import gzip
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
-from importlib import resources
 from typing import Any
 
 import orjson
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
-from ..machinery.schema import definition_name
+from ..machinery.gotypes import UNKNOWN, GoTypes, message_class, message_name, types
 from ..machinery.status import bad_request
 
 #: ``runtime.ContentTypeProtobuf``.
 MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
 #: ``protoEncodingPrefix``: every encoded object starts with it.
 MAGIC = b"k8s\x00"
-UNKNOWN = "k8s.io.apimachinery.pkg.runtime.Unknown"
 _META = "k8s.io.apimachinery.pkg.apis.meta.v1."
 _APIEXTENSIONS = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1."
 #: The scheme kube-apiserver names when a kind is not registered (``legacyscheme.Scheme``).
 _SCHEME = "pkg/api/legacyscheme/scheme.go:30"
 
-GoField = tuple[str, str, str]
-"""A Go struct field: (proto field name, json name, flags): ``p`` pointer, ``o`` omitempty,
-``z`` omitzero, ``i`` inline."""
-
-
 class _DecodingError(Exception):
     """What gogo-protobuf or a ``MarshalJSON`` would have returned as an error."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Types:
-    """The compiled Kubernetes proto files and the Go fields of their messages."""
-
-    pool: descriptor_pool.DescriptorPool
-    #: Proto package by OpenAPI package: ``io.k8s.api.core.v1`` -> ``k8s.io.api.core.v1``.
-    packages: dict[str, str]
-    #: Go fields by message name; ``"items"`` for a message standing for a Go slice.
-    go_fields: dict[str, list[GoField] | str]
-
-    def message_class(self, name: str) -> type[Message]:
-        return message_factory.GetMessageClass(self.pool.FindMessageTypeByName(name))
-
-
-def _openapi_package(go_package: str) -> str:
-    """kube-openapi's definition namespace for a Go package: its host reversed,
-    ``k8s.io/api/core/v1`` -> ``io.k8s.api.core.v1``."""
-    host, _, path = go_package.partition("/")
-    return ".".join([*reversed(host.split(".")), *path.split("/")])
-
-
-@cache
-def _types() -> _Types:
-    data = resources.files(__package__)
-    files = descriptor_pb2.FileDescriptorSet.FromString(
-        gzip.decompress(data.joinpath("k8s_protobuf.desc.gz").read_bytes())).file
-    pool = descriptor_pool.DescriptorPool()
-    for file in files:  # protoc --include_imports writes dependencies first
-        pool.Add(file)
-    packages = {_openapi_package(file.options.go_package): file.package for file in files}
-    go_fields = orjson.loads(gzip.decompress(data.joinpath("k8s_gofields.json.gz").read_bytes()))
-    return _Types(pool, packages, go_fields)
-
-
-def message_class(name: str) -> type[Message]:
-    """The class of a Kubernetes message, by proto name (``k8s.io.api.core.v1.ConfigMap``)."""
-    return _types().message_class(name)
-
-
-def _message_name(types: _Types, api_version: str, kind: str) -> str | None:
-    group, _, version = api_version.rpartition("/")
-    definition = definition_name(group, version, kind)
-    if definition is None:
-        return None
-    package, _, name = definition.rpartition(".")
-    proto_package = types.packages.get(package)
-    return None if proto_package is None else f"{proto_package}.{name}"
 
 
 def decode_body(body: bytes) -> dict[str, Any]:
@@ -114,7 +54,7 @@ def decode_body(body: bytes) -> dict[str, Any]:
     as a <kind>: <error>``), naming the body's kind where kube names the resource's, which this
     function is not told (they differ only for a body of another kind); before that it is the
     bare error, as the delete handler sends it."""
-    types = _types()
+    loaded = types()
     if not body:
         raise bad_request("empty data")
     if not body.startswith(MAGIC):
@@ -130,7 +70,7 @@ def decode_body(body: bytes) -> dict[str, Any]:
         raise bad_request(f"Object 'Kind' is missing in '{_go_type_meta(api_version, kind)}'")
     if not api_version:
         raise bad_request(f"Object 'apiVersion' is missing in '{_go_type_meta(api_version, kind)}'")
-    name = _message_name(types, api_version, kind)
+    name = message_name(api_version, kind)
     try:
         if name is None:
             raise _DecodingError(f'no kind "{kind}" is registered for version "{api_version}" in scheme "{_SCHEME}"')
@@ -138,7 +78,7 @@ def decode_body(body: bytes) -> dict[str, Any]:
             message = message_class(name).FromString(unknown.raw)
         except DecodeError as err:
             raise _DecodingError(str(err)) from None
-        obj = _Converter(types).message(message)
+        obj = _Converter(loaded).message(message)
     except _DecodingError as err:
         version = api_version.rpartition("/")[2]
         raise bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {err}') from None
@@ -153,8 +93,8 @@ def _go_type_meta(api_version: str, kind: str) -> str:
 class _Converter:
     """Go's ``encoding/json`` over the Go value of a decoded message (see the module doc)."""
 
-    def __init__(self, types: _Types) -> None:
-        self._types = types
+    def __init__(self, loaded: GoTypes) -> None:
+        self._types = loaded
         self._custom: dict[str, Callable[[Message], Any]] = {
             _META + "Time": _time,
             _META + "MicroTime": _micro_time,

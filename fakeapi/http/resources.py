@@ -21,9 +21,11 @@ from ..machinery.apply import validate_patch_options
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.field_validation import OptionsKind, check_fields, field_validation
 from ..machinery.list_options import ListOptions, parse_bool
+from ..machinery.schema import Schema
 from ..machinery.status import (
     StatusError,
     bad_request,
+    method_not_allowed_path,
     method_not_supported,
     not_found_path,
     request_entity_too_large,
@@ -32,11 +34,12 @@ from ..machinery.status import (
 from ..printers.tables import validate_include_object
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore
+from ..registry.virtual import CreateOnly
 from ..registry.views import MetadataView, ResponseView, TableView
 from . import protobuf
 from .faults import apply_request_faults, slow_list
 from .negotiation import TableRequest, response_view
-from .responses import JSON, json_bytes, status_response
+from .responses import JSON, json_bytes, json_response, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
 MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -45,10 +48,17 @@ _VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete
 
 
 class ResourceRequest:
-    __slots__ = ("rs", "namespace", "name", "subresource")
+    """A resource request's path, parsed once (kube's ``RequestInfo``): the stored resource it
+    names (``rs``), or the create-only one (``creater``: access reviews, bindings)."""
 
-    def __init__(self, rs: ResourceStore, namespace: str | None, name: str | None, subresource: str | None):
+    __slots__ = ("group", "resource", "rs", "creater", "namespace", "name", "subresource")
+
+    def __init__(self, group: str, resource: str, rs: ResourceStore | None, namespace: str | None, name: str | None,
+                 subresource: str | None, creater: CreateOnly | None = None):
+        self.group = group
+        self.resource = resource
         self.rs = rs
+        self.creater = creater
         self.namespace = namespace
         self.name = name
         self.subresource = subresource
@@ -66,12 +76,17 @@ def parse_path(registry: Registry, group: str, version: str, rest: str) -> Resou
         raise not_found_path()
     rs = registry.resources.get((group, version, parts[0]))
     if rs is None:
-        raise not_found_path()
+        creater = registry.create_only.get((group, version, parts[0]))
+        # A create-only resource has one route: its collection, in its scope.
+        rt = registry.catalogue.lookup(group, version, parts[0])
+        if creater is None or rt is None or len(parts) > 1 or (namespace is not None) != rt.namespaced:
+            raise not_found_path()
+        return ResourceRequest(group, parts[0], None, namespace, None, None, creater)
     if namespace is not None and not rs.rt.namespaced:
         raise not_found_path()
     name = parts[1] if len(parts) > 1 else None
     sub = parts[2] if len(parts) > 2 else None
-    return ResourceRequest(rs, namespace, name, sub)
+    return ResourceRequest(group, parts[0], rs, namespace, name, sub)
 
 
 #: The media types of object bodies (``codec_factory.go``; the custom resource handler lists the
@@ -115,17 +130,19 @@ async def read_json_body(request: Request) -> Any:
     return decode_object(*await read_body(request, OBJECT_MEDIA_TYPES))
 
 
-async def read_object(request: Request, rs: ResourceStore, options: OptionsKind) -> tuple[Any, list[str]]:
-    """A create or update body, decoded, and the ``Warning`` headers its unknown or duplicate
-    fields earn under the request's ``fieldValidation`` (``Strict`` makes them a 400)."""
+async def read_object(request: Request, schema: Schema | None, kind: str,
+                      options: OptionsKind) -> tuple[Any, bytes, list[str]]:
+    """A create or update body of ``kind``, decoded, its bytes, and the ``Warning`` headers its
+    unknown or duplicate fields earn under the request's ``fieldValidation`` (``Strict`` makes
+    them a 400)."""
     policy = field_validation(request.query_params.get("fieldValidation"), options)
     media_type, raw = await read_body(request, OBJECT_MEDIA_TYPES)
     obj = decode_object(media_type, raw)
-    if rs.schema is None or not isinstance(obj, dict):
-        return obj, []
+    if schema is None or not isinstance(obj, dict):
+        return obj, raw, []
     json_raw = raw if media_type == JSON else orjson.dumps(obj)
     version = str(obj.get("apiVersion", "")).rpartition("/")[2]
-    return obj, check_fields(policy, json_raw, rs.schema, rs.rt.kind, version)
+    return obj, raw, check_fields(policy, json_raw, schema, kind, version)
 
 
 def with_warnings(response: Response, warnings: Sequence[str]) -> Response:
@@ -161,15 +178,18 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
                   faults: Faults) -> Response:
     try:
         req = parse_path(registry, group, version, rest)
-        if DEPRECATED_APIS and (deprecation := DEPRECATED_APIS.get((group, version, req.rs.rt.plural))):
+        if DEPRECATED_APIS and (deprecation := DEPRECATED_APIS.get((group, version, req.resource))):
             warning.add(deprecation)
         # The fault hook: with no request fault active, one truthiness test is all it costs.
-        per_item = await apply_request_faults(faults, request, req.rs, req.namespace, req.name is not None) \
+        per_item = await apply_request_faults(faults, request, req.group, req.resource, req.namespace, req.name is not None) \
             if faults.request_faults else 0.0
+        if req.creater is not None:
+            return await _create_only(registry, request, req.creater, (req.group, req.resource), req.namespace, None, "")
         if req.subresource is not None:
             return await _subresource(registry, request, req)
         method = request.method
         rs, ns, name = req.rs, req.namespace, req.name
+        assert rs is not None
         if method == "GET":
             accept = request.headers.get("accept")
             if name is not None:
@@ -182,13 +202,13 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
                 await slow_list(listed, per_item)
             return json_bytes(listed)
         if method == "POST" and name is None:
-            body, warnings = await read_object(request, rs, "CreateOptions")
+            body, _raw, warnings = await read_object(request, rs.schema, rs.rt.kind, "CreateOptions")
             for value in warnings:
                 warning.add_header(value)
             created = rs.create(ns, body, dry_run(request), manager=field_manager(request))
             return json_bytes(created, 201)
         if method == "PUT" and name is not None:
-            body, warnings = await read_object(request, rs, "UpdateOptions")
+            body, _raw, warnings = await read_object(request, rs.schema, rs.rt.kind, "UpdateOptions")
             for value in warnings:
                 warning.add_header(value)
             updated = rs.update(ns, name, body, dry_run=dry_run(request), manager=field_manager(request))
@@ -219,15 +239,19 @@ def _view(request: Request, rs: ResourceStore, wanted: MetadataView | TableReque
 
 
 async def _subresource(registry: Registry, request: Request, req: ResourceRequest) -> Response:
-    """``/status`` and ``/scale`` where the resource has them, and namespaces' ``/finalize``."""
+    """``/status``, ``/scale`` and the pods' spec subresources where the resource has them, the
+    create-only subresources (``pods/binding``, ...), and namespaces' ``/finalize``."""
     rs, ns, name, sub = req.rs, req.namespace, req.name, req.subresource
-    assert name is not None and sub is not None
+    assert rs is not None and name is not None and sub is not None
     method = request.method
+    creater = registry.subresource_creaters.get((rs.rt.group, rs.rt.version, rs.rt.plural, sub))
+    if creater is not None:
+        return await _create_only(registry, request, creater, (req.group, req.resource), ns, name, sub)
     if sub == "finalize" and rs is registry.namespaces:
         if method != "PUT":
-            raise method_not_supported("", "namespaces/finalize", _VERBS.get(method, method.lower()))
+            raise method_not_allowed_path()
         return json_bytes(registry.namespaces.finalize(name, await read_json_body(request), dry_run(request)))
-    if sub not in rs.rt.subresources or sub not in ("status", "scale"):
+    if sub not in rs.rt.subresources or sub not in ("status", "scale") and sub not in rs.storage.subresource_strategies:
         raise not_found_path()
     if method == "GET":
         return json_bytes(rs.get_scale(ns, name) if sub == "scale" else rs.get(ns, name))
@@ -238,7 +262,25 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
         return json_bytes(rs.update(ns, name, body, subresource=sub, dry_run=dry_run(request), manager=field_manager(request)))
     if method == "PATCH":
         return await _patch(request, rs, ns, name, sub)
-    raise method_not_supported(rs.rt.group, f"{rs.rt.plural}/{sub}", _VERBS.get(method, method.lower()))
+    raise method_not_allowed_path()  # no route: kube serves these subresources GET, PUT and PATCH only
+
+
+async def _create_only(registry: Registry, request: Request, creater: CreateOnly, resource: tuple[str, str],
+                       namespace: str | None, name: str | None, subresource: str) -> Response:
+    """A create-only resource or subresource: POST only (no other route exists for it)."""
+    if request.method != "POST":
+        raise method_not_allowed_path()
+    body_type = creater.body_type
+    dry = dry_run(request)
+    body, raw, warnings = await read_object(request, body_type.schema, body_type.kind, "CreateOptions")
+    headers = request.headers
+    answer = creater.handle(
+        body, raw, resource=resource, namespace=namespace, name=name, subresource=subresource, dry_run=dry,
+        manager=field_manager(request), admission=registry.admission, namespace_phase=registry.namespace_phase,
+        user=lambda: registry.authenticator.requester(headers.get("authorization"), headers.items()))
+    # A Status answer is sent with its own code (an eviction's failure is a 500).
+    code = answer["code"] if answer.get("kind") == "Status" else 201
+    return with_warnings(json_response(answer, code), warnings)
 
 
 async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str, sub: str | None) -> Response:

@@ -91,6 +91,22 @@ def go_value(value: Any) -> str:
     return go_sharp_value(value)
 
 
+def go_plain_value(value: Any) -> str:
+    """Go's ``%v`` (and ``%+v``) of a value ``json.Unmarshal`` decoded into ``interface{}``:
+    ``map[a:1 b:[x y]]``, keys sorted, strings bare, numbers as the float64s they decoded to."""
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{key}:{go_plain_value(value[key])}" for key in sorted(value)) + "]"
+    if isinstance(value, list):
+        return "[" + " ".join(go_plain_value(item) for item in value) + "]"
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return go_float(float(value))
+    return str(value)
+
+
 _GO_TYPES = {dict: "map[string]interface {}", list: "[]interface {}", str: "string", bool: "bool",
              int: "int64", float: "float64"}
 #: ``reflect.Kind`` names of the types a JSON value decodes to.
@@ -124,3 +140,13 @@ def go_json(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def parse_duration(text: str) -> float:
+    """Durations as kube flags take them, in seconds: ``300``, ``5m``, ``30s``, ``1h``, ``0``,
+    ``100ms`` (``ValueError`` for anything else)."""
+    units = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+    for suffix in ("ms", "s", "m", "h"):
+        if text.endswith(suffix):
+            return float(text[: -len(suffix)]) * units[suffix]
+    return float(text)

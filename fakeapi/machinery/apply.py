@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any
@@ -767,10 +767,15 @@ class Conflicts(Exception):
 
 
 def _shrink_others(live: Value, new: Value, type_ref: TypeRef, managers: dict[str, VersionedSet],
-                   writer: str, *, force: bool) -> Comparison:
+                   writer: str, *, force: bool, ignored: FieldSet | None = None) -> Comparison:
     """``Updater.update``: fields ``new`` changed are taken from every other manager (a
-    conflict unless ``force``) and fields it removed are dropped from them; empty managers go."""
+    conflict unless ``force``) and fields it removed are dropped from them; empty managers go.
+    Changes to ``ignored`` fields (and below them) count for nobody (``IgnoreFilter``)."""
     comparison = compare(live, new, type_ref)
+    if ignored is not None:
+        comparison = Comparison(comparison.removed.recursive_difference(ignored),
+                                comparison.modified.recursive_difference(ignored),
+                                comparison.added.recursive_difference(ignored))
     changed = comparison.modified.union(comparison.added)
     conflicts: dict[str, FieldSet] = {}
     for manager, versioned in managers.items():
@@ -790,13 +795,16 @@ def _shrink_others(live: Value, new: Value, type_ref: TypeRef, managers: dict[st
 
 
 def updater_update(live: Value, new: Value, type_ref: TypeRef, api_version: str,
-                   managers: dict[str, VersionedSet], manager: str) -> dict[str, VersionedSet]:
+                   managers: dict[str, VersionedSet], manager: str, ignored: FieldSet | None = None,
+                   ) -> dict[str, VersionedSet]:
     """``Updater.Update``: ``manager`` owns what it changed on top of what it owned (less what
-    it removed); everyone else loses those fields."""
+    it removed); everyone else loses those fields. ``ignored``: the endpoint's reset fields."""
     managers = dict(managers)
-    comparison = _shrink_others(live, new, type_ref, managers, manager, force=True)
+    comparison = _shrink_others(live, new, type_ref, managers, manager, force=True, ignored=ignored)
     previous = managers[manager].set if manager in managers else FieldSet()
     owned = previous.difference(comparison.removed).union(comparison.modified).union(comparison.added)
+    if ignored is not None:
+        owned = owned.recursive_difference(ignored)
     if owned.empty:
         managers.pop(manager, None)
     else:
@@ -805,16 +813,19 @@ def updater_update(live: Value, new: Value, type_ref: TypeRef, api_version: str,
 
 
 def updater_apply(live: Value, config: Value, type_ref: TypeRef, api_version: str,
-                  managers: dict[str, VersionedSet], manager: str, *, force: bool
+                  managers: dict[str, VersionedSet], manager: str, *, force: bool, ignored: FieldSet | None = None,
                   ) -> tuple[Value, dict[str, VersionedSet]]:
     """``Updater.Apply``: the merged object (``MISSING`` when it equals ``live``) and the new
-    managers; raises ``Conflicts``."""
+    managers; raises ``Conflicts``. ``ignored``: the endpoint's reset fields."""
     managers = dict(managers)
     merged = merge(live, config, type_ref)
     last_applied = managers.get(manager)
-    managers[manager] = VersionedSet(to_field_set(config, type_ref), api_version, True)
+    applied = to_field_set(config, type_ref)
+    if ignored is not None:
+        applied = applied.recursive_difference(ignored)
+    managers[manager] = VersionedSet(applied, api_version, True)
     merged = _prune(merged, type_ref, managers, last_applied)
-    _shrink_others(live, merged, type_ref, managers, manager, force=force)
+    _shrink_others(live, merged, type_ref, managers, manager, force=force, ignored=ignored)
     return (MISSING if values_equal(live, merged) else merged), managers
 
 
@@ -954,11 +965,19 @@ class FieldManager:
     resources) or ``None`` for a custom resource without a structural schema, whose fields kube
     tracks with ``NewDeducedTypeConverter``. ``now`` arguments are RFC 3339 timestamps."""
 
-    def __init__(self, api_version: str, kind: str, schema: Schema | None, *, subresource: str = "") -> None:
+    def __init__(self, api_version: str, kind: str, schema: Schema | None, *, subresource: str = "",
+                 reset_fields: Sequence[tuple[str, ...]] = (), new_object: Mapping[str, Any] | None = None) -> None:
         self.api_version = api_version
         self.kind = kind
         self.subresource = subresource
         self.type_ref = object_type(schema)
+        #: The strategy's reset fields: owned by nobody through this endpoint (``IgnoreFilter``).
+        self._ignored = FieldSet.of(*(tuple(map(PathElement.field, path)) for path in reset_fields)) \
+            if reset_fields else None
+        #: ``objectCreater.New(kind)`` as the field manager sees it: for a built-in kind the zero
+        #: value of its Go type (``new_object``: non-pointer structs present); an unstructured
+        #: object with only its type for a custom resource.
+        self._empty = new_object if new_object is not None else {"apiVersion": api_version, "kind": kind}
 
     # public operations ---------------------------------------------------------------------
 
@@ -1005,8 +1024,8 @@ class FieldManager:
         return group, version
 
     def _live_or_empty(self, live: Mapping[str, Any] | None) -> Mapping[str, Any]:
-        """What ``objectCreater.New(kind)`` gives for a create: an object with only its type."""
-        return live if live is not None else {"apiVersion": self.api_version, "kind": self.kind}
+        """The live object, or for a create what ``objectCreater.New(kind)`` gives."""
+        return live if live is not None else self._empty
 
     def _decode_live_or_new(self, live: Mapping[str, Any], new: Mapping[str, Any]) -> Managed:
         """``decodeLiveOrNew``: managedFields the client sent win (``[]`` resets them), unless
@@ -1111,7 +1130,8 @@ class FieldManager:
                 validate(obj, self.type_ref, allow_duplicates=True)
             except ValidationError as err:
                 raise _UpdateFailed(f"failed to convert {role} object ({_object_name(obj)}) to smd typed: {err}") from err
-        return updater_update(live, new, self.type_ref, self.api_version, fields, _CURRENT_OPERATION)
+        return updater_update(live, new, self.type_ref, self.api_version, fields, _CURRENT_OPERATION,
+                              self._ignored)
 
     def _structured_apply(self, live: Mapping[str, Any], applied: Mapping[str, Any], managed: Managed,
                           manager: str, force: bool, now: str) -> tuple[dict[str, Any], Managed]:
@@ -1127,7 +1147,7 @@ class FieldManager:
                 raise status.unclassified_error(
                     f"failed to create typed {role} object ({_object_name(obj)}): {err}") from err
         merged, fields = updater_apply(live, applied, self.type_ref, self.api_version, managed.fields,
-                                       identifier, force=force)
+                                       identifier, force=force, ignored=self._ignored)
         managed = Managed(_strip_meta(fields, identifier), dict(managed.times))
         if merged is MISSING:
             return _without_managed_fields(live), managed

@@ -9,6 +9,8 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from ._golang import go_quote
+from .schema import release_kinds
 from .status import bad_request, invalid
 
 #: apimachinery's util/rand alphabet (no vowels, no confusable characters).
@@ -22,6 +24,23 @@ _SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "deletionTimesta
                  "deletionGracePeriodSeconds", "selfLink", "generation")
 #: Fields an update keeps from the stored object.
 _KEPT_ON_UPDATE = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds")
+
+
+#: ``metav1.ObjectMeta``'s fields in struct order, as Go writes them.
+OBJECT_META_FIELDS = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+                      "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+                      "annotations", "ownerReferences", "finalizers", "managedFields")
+
+
+def go_object_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """``meta`` as Go writes an ``ObjectMeta``: fields in struct order, empty ones omitted,
+    labels and annotations sorted by key."""
+    ordered = {}
+    for key in OBJECT_META_FIELDS:
+        value = meta.get(key)
+        if value not in (None, "", 0, [], {}):
+            ordered[key] = dict(sorted(value.items())) if key in ("labels", "annotations") else value
+    return ordered
 
 
 def now_rfc3339() -> str:
@@ -74,12 +93,49 @@ def check_type(obj: Any, kind: str, api_version: str) -> dict[str, Any]:
         raise bad_request(
             f"the API version in the data ({body_version}) does not match the expected API version ({api_version})"
         )
+    return _with_metadata(obj)
+
+
+def _with_metadata(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` with a ``metadata`` object (an empty one if it had none)."""
     meta = obj.get("metadata")
     if meta is None:
         obj["metadata"] = {}
     elif not isinstance(meta, dict):
         raise bad_request("metadata must be an object")
     return obj
+
+
+#: The JSON type names ``encoding/json`` uses in an unmarshal error.
+_JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "bool"}
+_TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
+
+
+def decode_as(obj: Any, raw: bytes, group: str, versions: tuple[str, ...], kind: str) -> dict[str, Any]:
+    """A body decoded as the endpoint's ``kind`` of ``group``, in one of ``versions`` (the first
+    is the endpoint's), with the create handler's errors (``transformDecodeError``): ``apiVersion``
+    and ``kind`` default to the endpoint's; a kind of another version or another kind is refused
+    as kube's scheme refuses it."""
+    if not isinstance(obj, dict):
+        summary = raw[:30].hex() + ("..." if len(raw) > 30 else "")
+        reason = (f"couldn't get version/kind; json parse error: json: cannot unmarshal {_JSON_TYPES.get(type(obj), 'value')} "
+                  f"into Go value of type {_TYPE_META_STRUCT}")
+        raise bad_request(f"the object provided is unrecognized (must be of type {kind}): {reason} ({summary})")
+    body_group, _, body_version = str(obj.get("apiVersion") or "").rpartition("/")
+    if not obj.get("apiVersion"):
+        body_group, body_version = group, versions[0]
+    body_kind = obj.get("kind") or kind
+    if body_group != group or body_version not in versions or body_kind != kind:
+        group_version = f"{body_group}/{body_version}" if body_group else body_version
+        if (body_group, body_version, body_kind) in release_kinds():
+            internal = body_group.split(".")[0] if body_group else "core"
+            reason = f"converting ({body_version}.{body_kind}) to ({internal}.{kind}): unknown conversion"
+        else:
+            reason = f'no kind "{body_kind}" is registered for version "{group_version}" in scheme "pkg/runtime/scheme.go:111"'
+        raise bad_request(f"{body_kind} in version {go_quote(body_version)} cannot be handled as a {kind}: {reason}")
+    obj["apiVersion"] = f"{group}/{body_version}" if group else body_version
+    obj["kind"] = kind
+    return _with_metadata(obj)
 
 
 def prepare_create(meta: dict[str, Any], namespace: str | None) -> None:
@@ -126,7 +182,10 @@ def drop_empty(meta: dict[str, Any]) -> None:
 
 
 def check_namespace(meta: dict[str, Any], namespace: str | None) -> None:
-    """``EnsureObjectNamespaceMatchesRequestNamespace``."""
+    """``EnsureObjectNamespaceMatchesRequestNamespace``: an object without a namespace gets the
+    request's (admission sees it)."""
     body_ns = meta.get("namespace")
     if namespace is not None and body_ns and body_ns != namespace:
         raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
+    if namespace and not body_ns:
+        meta["namespace"] = namespace

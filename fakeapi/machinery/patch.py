@@ -27,7 +27,7 @@ from decimal import Decimal
 from typing import Any
 
 from ._gojson import GoJSONError, _Scanner
-from ._golang import go_parse_int64, go_quote
+from ._golang import go_json, go_parse_int64, go_plain_value, go_quote
 from .schema import Schema
 from .status import (
     StatusError,
@@ -247,6 +247,58 @@ def _go_marshal(node: Any) -> str:
     if node is None:
         return "null"
     return _HTML_UNSAFE.sub(lambda m: _HTML_ESCAPES[m.group()], node.text)
+
+
+def undecodable_result(patch_type: str, patched: Any, patch: bytes, error: str) -> StatusError:
+    """A patch's result that does not decode into the kind's Go type: 422 on the field ``patch``
+    with the patched object as JSON (JSON and merge patches), or the patch as Go's ``%+v``
+    prints the map (strategic merge patches, decoded from the patched map directly)."""
+    decoded = json.loads(patch)
+    if patch_type == STRATEGIC_MERGE_PATCH:
+        shown = go_plain_value(decoded)
+    else:
+        shown = _lazily_marshalled(patched, _touched_paths(patch_type, decoded))
+    return invalid("", "", "", [invalid_error("patch", shown, error)])
+
+
+def _touched_paths(patch_type: str, patch: Any) -> set[tuple[str, ...]]:
+    """The containers evanphx's patch decoded to apply ``patch`` (every prefix of a path it
+    wrote): only those are marshalled again as Go maps, keys sorted; the rest of the document
+    keeps its bytes."""
+    touched: set[tuple[str, ...]] = {()}
+
+    def add(path: tuple[str, ...]) -> None:
+        for end in range(len(path)):
+            touched.add(path[:end])
+
+    if patch_type == JSON_PATCH:
+        for operation in patch if isinstance(patch, list) else ():
+            for key in ("path", "from"):
+                pointer = operation.get(key) if isinstance(operation, dict) else None
+                if isinstance(pointer, str):
+                    add(tuple(part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]))
+    else:
+        def walk(node: Any, path: tuple[str, ...]) -> None:
+            touched.add(path)
+            for key, value in node.items():
+                if isinstance(value, dict):
+                    walk(value, (*path, key))
+        if isinstance(patch, dict):
+            walk(patch, ())
+    return touched
+
+
+def _lazily_marshalled(value: Any, touched: set[tuple[str, ...]], path: tuple[str, ...] = ()) -> str:
+    """``json.Marshal`` of evanphx's partially decoded document: sorted keys where it decoded
+    (``touched``), the stored order elsewhere."""
+    if isinstance(value, dict):
+        keys = sorted(value) if path in touched else list(value)
+        return "{" + ",".join(f"{go_json(key)}:{_lazily_marshalled(value[key], touched, (*path, key))}"
+                              for key in keys) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_lazily_marshalled(item, touched, (*path, str(index)))
+                              for index, item in enumerate(value)) + "]"
+    return go_json(value)
 
 
 def _not_an_object(patched: Any) -> StatusError:

@@ -246,6 +246,39 @@ def parse_label_selector(text: str) -> LabelSelector:
         raise bad_request(str(err)) from None
 
 
+#: ``metav1.LabelSelectorOperator`` to ``selection.Operator``.
+_SELECTOR_OPERATORS = {"In": "in", "NotIn": "notin", "Exists": _EXISTS, "DoesNotExist": _DOES_NOT_EXIST}
+
+
+def label_selector_as_selector(selector: Mapping[str, Any]) -> LabelSelector:
+    """``metav1.LabelSelectorAsSelector`` of a non-nil ``metav1.LabelSelector`` object (an empty
+    one selects everything; kube's nil selects nothing, which callers decide before): raises
+    ``ValueError`` for a selector kube refuses to convert (bad operator, key or value)."""
+    requirements = []
+    try:
+        for key, value in sorted((selector.get("matchLabels") or {}).items()):
+            requirements.append(_checked_requirement(key, "=", {value}))
+        for expression in selector.get("matchExpressions") or ():
+            operator = _SELECTOR_OPERATORS.get(expression.get("operator"))
+            if operator is None:
+                raise ValueError(f"{go_quote(str(expression.get('operator')))} is not a valid label selector operator")
+            requirements.append(_checked_requirement(expression.get("key", ""), operator, set(expression.get("values") or ())))
+    except _LabelSyntaxError as err:
+        raise ValueError(str(err)) from None
+    return LabelSelector(tuple(requirements))
+
+
+def _checked_requirement(key: str, operator: str, values: set[str]) -> LabelRequirement:
+    """``labels.NewRequirement`` with its key check (the parser checks keys as it reads them)."""
+    if key_errors := is_qualified_name(key):
+        raise _LabelSyntaxError(field_errors_message([invalid_error("key", key, "; ".join(key_errors))]))
+    if operator in ("in", "notin") and not values:
+        raise _LabelSyntaxError("for 'in', 'notin' operators, values set can't be empty")
+    if operator in (_EXISTS, _DOES_NOT_EXIST) and values:
+        raise _LabelSyntaxError("values set must be empty for exists and does not exist")
+    return _new_requirement(key, operator, values)
+
+
 # ----------------------------------------------------------------------------- field selectors
 
 

@@ -10,7 +10,7 @@ here serialises byte-for-byte like kube's.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ._golang import go_quote, go_value
@@ -130,6 +130,12 @@ def not_found_path() -> StatusError:
     return StatusError(404, "NotFound", "the server could not find the requested resource", Details())
 
 
+def method_not_allowed_path() -> StatusError:
+    """The 405 for a path served, but not with this method (no route for it): go-restful's,
+    through ``NewGenericServerResponse``."""
+    return StatusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", Details())
+
+
 def already_exists(group: str, resource: str, name: str) -> StatusError:
     """``NewAlreadyExists``: ``pods "x" already exists``."""
     return StatusError(409, "AlreadyExists", f"{qualified_resource(group, resource)} {go_quote(name)} already exists",
@@ -188,15 +194,17 @@ def method_not_supported(group: str, resource: str, action: str) -> StatusError:
     )
 
 
-def forbidden(group: str, resource: str, name: str, message: str) -> StatusError:
-    """``NewForbidden``, whose message depends on which of resource and name are known."""
+def forbidden(group: str, resource: str, name: str, message: str, causes: tuple[Cause, ...] = ()) -> StatusError:
+    """``NewForbidden``, whose message depends on which of resource and name are known;
+    ``causes`` are what the refusing code appends (a terminating namespace)."""
     if not resource and not group:
         text = f"forbidden: {message}"
     elif not name:
         text = f"{qualified_resource(group, resource)} is forbidden: {message}"
     else:
         text = f"{qualified_resource(group, resource)} {go_quote(name)} is forbidden: {message}"
-    return StatusError(403, "Forbidden", text, _resource_details(group, resource, name))
+    details = _resource_details(group, resource, name)
+    return StatusError(403, "Forbidden", text, replace(details, causes=causes) if causes else details)
 
 
 def resource_expired(message: str) -> StatusError:

@@ -21,7 +21,7 @@ import orjson
 from ..apis.catalogue import ResourceType
 from ..apis.rules import rules_for
 from ..cacher import CachedObject, Cacher
-from ..machinery import metadata
+from ..machinery import gostruct, metadata
 from ..machinery.conversion import Conversion, Convert
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.list_options import ListOptions
@@ -33,6 +33,7 @@ from .rest import (
     WatchStart,
     is_status,
     list_bytes,
+    list_item,
 )
 from .views import MetadataView, ResponseView
 
@@ -48,12 +49,14 @@ class ConvertedView:
         self.api_version = rt.group_version
         self.list_kind = list_kind
         self._convert = convert
+        self._custom = rt.custom
 
     def encode(self, raw: bytes) -> bytes:
         return orjson.dumps(self._convert(orjson.loads(raw)))
 
     def item(self, obj: CachedObject) -> bytes:
-        return obj.encoded(self)
+        encoded = obj.encoded(self)
+        return encoded if self._custom else list_item(encoded)
 
     def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes:
         return list_bytes(self.list_kind, self.api_version, list_meta, items)
@@ -132,6 +135,9 @@ class ConvertingStore(FieldManagedWrites):
     def _typed(self, body: Any) -> Json:
         """The request body, checked to be of the served kind and version, and defaulted."""
         obj = metadata.check_type(body, self.kind, self.api_version)
+        if self.rt.custom:
+            return obj
+        obj = gostruct.decode_body(obj, self.api_version, self.kind)
         if self._default is not None:
             self._default(obj)
         return obj
@@ -180,9 +186,7 @@ class ConvertingStore(FieldManagedWrites):
         """``ResourceStore.rewrite`` with ``change`` made to the object in the served version."""
         def change_served(stored: Json) -> Json:
             live = self._served_object(stored)
-            changed = change(self._served_object(stored))
-            if self._default is not None:
-                self._default(changed)
+            changed = self._typed(change(self._served_object(stored)))
             return self._stored_object(self._managed(subresource, live, changed, manager))
 
         return self._served(self.storage.rewrite(namespace, name, change_served, subresource=subresource,

@@ -52,16 +52,17 @@ class CustomResourceStore(ResourceStore):
         self.scale_paths = scale and ScalePaths(
             scale.spec_replicas_path, scale.status_replicas_path, scale.label_selector_path) or self.scale_paths
 
+    def _default_custom(self, obj: Json) -> None:
+        structural = self.definition.structural
+        structural.prune(obj)
+        structural.default(obj)
+
     def _admit_create(self, obj: Json) -> None:
-        self._raise_if(obj, self.definition.structural.admit(obj))
+        self._raise_if(obj, self.definition.structural.validate(obj))
 
     def _admit_update(self, new: Json, old: Json, subresource: str | None) -> None:
         structural = self.definition.structural
-        if subresource == "status":
-            structural.prune(new)
-            self._raise_if(new, structural.validate_status(new))
-        else:
-            self._raise_if(new, structural.admit(new))
+        self._raise_if(new, structural.validate_status(new) if subresource == "status" else structural.validate(new))
 
     def admit_applied(self, applied: Json) -> None:
         self.definition.structural.prune(applied)

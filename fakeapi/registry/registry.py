@@ -16,6 +16,14 @@ from ..cacher.cacher import BOOKMARK_TICK
 from ..machinery.conversion import built_in_conversion, none_conversion
 from ..store import RangeRequest, Store
 from ..tasks import cancel_and_wait
+from .access_reviews import (
+    LocalSubjectAccessReviews,
+    SelfSubjectAccessReviews,
+    SelfSubjectRulesReviews,
+    SubjectAccessReviews,
+)
+from .authentication import Authenticator, SelfSubjectReviews, TokenReviews
+from .binding import LegacyBindings, PodBindings
 from .converting import ConvertingStore
 from .custom_resources import (
     CustomResourceDefinitionStore,
@@ -25,12 +33,20 @@ from .custom_resources import (
 )
 from .lease_manager import LeaseManager
 from .namespaces import NamespaceStore
+from .eviction import PodEvictions
+from .pod_subresources import POD_SUBRESOURCE_STRATEGIES
 from .rest import Json, LeaseTTL, ResourceStore
 from .services import ServiceStore
+from .serviceaccount_tokens import TokenSigner
+from .token_request import ServiceAccountTokens
+from .virtual import CreateOnly
 
 #: A served resource: its storage version's store, or a conversion over it.
 ServedStore = ResourceStore | ConvertingStore
 
+#: kube-apiserver's ``--service-account-issuer`` as kubeadm, kind and minikube set it (kube
+#: itself has no default); also the API audience.
+DEFAULT_SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local"
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 #: The PriorityClasses kube-apiserver creates when it starts (``AddSystemPriorityClasses``),
 #: as it stores them.
@@ -85,6 +101,7 @@ class Registry:
         *,
         garbage_collection: bool = True,
         event_ttl: int = DEFAULT_EVENT_TTL,
+        service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER,
     ) -> None:
         self.store = store
         #: Whether a garbage collector runs, so DELETE may leave its finalizers (foreground,
@@ -122,6 +139,7 @@ class Registry:
         assert isinstance(services, ServiceStore)
         services.endpoints = self._by_kind[("", "Endpoints")].storage
         self._custom: dict[str, CustomResourceStore] = {}  # by CRD name
+        self._serve_subresources(service_account_issuer)
         #: Called with each resource store added after start (custom resources): controllers
         #: subscribe to its cache.
         self.on_resource_added: list[Callable[[ResourceStore], None]] = []
@@ -129,6 +147,34 @@ class Registry:
         self.on_resources_changed: list[Callable[[], None]] = []
         self._stopping: set[asyncio.Task[None]] = set()
         self._ticker: asyncio.Task[None] | None = None
+
+    def _serve_subresources(self, issuer: str) -> None:
+        """The create-only storages: resources answered, never stored (``create_only``), and
+        the create-only subresources of stored ones (``subresource_creaters``); the pods' spec
+        subresources."""
+        #: Service-account tokens: their signer, and the authenticator that knows them.
+        self.token_signer = TokenSigner(issuer)
+        api_audiences = (issuer,)
+        self.authenticator = Authenticator(self.token_signer, self._lookup, api_audiences)
+        pods = self.resources[("", "v1", "pods")].storage
+        pods.subresource_strategies = POD_SUBRESOURCE_STRATEGIES
+        budgets = self.resources[("policy", "v1", "poddisruptionbudgets")].storage
+        bindings = PodBindings(pods)
+        self.create_only: dict[tuple[str, str, str], CreateOnly] = {
+            ("", "v1", "bindings"): LegacyBindings(bindings),
+            ("authentication.k8s.io", "v1", "selfsubjectreviews"): SelfSubjectReviews(),
+            ("authentication.k8s.io", "v1", "tokenreviews"): TokenReviews(self.authenticator),
+            ("authorization.k8s.io", "v1", "localsubjectaccessreviews"): LocalSubjectAccessReviews(),
+            ("authorization.k8s.io", "v1", "selfsubjectaccessreviews"): SelfSubjectAccessReviews(),
+            ("authorization.k8s.io", "v1", "selfsubjectrulesreviews"): SelfSubjectRulesReviews(),
+            ("authorization.k8s.io", "v1", "subjectaccessreviews"): SubjectAccessReviews(),
+        }
+        #: By (group, version, resource, subresource).
+        self.subresource_creaters: dict[tuple[str, str, str, str], CreateOnly] = {
+            ("", "v1", "pods", "binding"): bindings,
+            ("", "v1", "pods", "eviction"): PodEvictions(pods, budgets, gc_finalizers=self.garbage_collection),
+            ("", "v1", "serviceaccounts", "token"): ServiceAccountTokens(self.token_signer, self._lookup, api_audiences),
+        }
 
     def start(self) -> None:
         """Create the default namespaces and start every cache (on the store's loop)."""

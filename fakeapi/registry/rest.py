@@ -22,11 +22,12 @@ from ..admission import Admission
 from ..apis.catalogue import ResourceType
 from ..apis.rules import NO_RULES, KindRules, rules_for
 from ..cacher import CachedObject, Cacher, CacheWatcher, TooOldResourceVersion
-from ..machinery import continue_token, metadata, warning
+from ..machinery import continue_token, gostruct, metadata, warning
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
+from ..machinery.managed_fields import equal_but_managed_fields_times
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import (
     FieldSelector,
@@ -38,6 +39,8 @@ from ..machinery.selectors import (
 )
 from ..machinery.status import (
     OPTIMISTIC_LOCK_MESSAGE,
+    Cause,
+    FieldError,
     StatusError,
     already_exists,
     bad_request,
@@ -62,7 +65,7 @@ from ..store import (
     Store,
     TxnRequest,
 )
-from . import scale, strategy
+from . import request_cost, scale, strategy
 from .lease_manager import LeaseManager
 from .views import ResponseView
 
@@ -133,8 +136,22 @@ class FieldManagedWrites:
         fm = managers.get(subresource)
         if fm is None:
             schema = self.schema if not self.rt.custom else self.custom_schema
-            fm = managers[subresource] = FieldManager(self.api_version, self.kind, schema, subresource=subresource or "")
+            fm = managers[subresource] = FieldManager(
+                self.api_version, self.kind, schema, subresource=subresource or "",
+                reset_fields=self._reset_fields(subresource),
+                new_object=None if self.rt.custom else gostruct.zero_object(self.api_version, self.kind))
         return fm
+
+    def _reset_fields(self, subresource: str | None) -> tuple[tuple[str, ...], ...]:
+        """The strategy's ``GetResetFields`` for the endpoint (see ``KindRules``)."""
+        rules = NO_RULES if self.rt.custom else rules_for(self.rt.group, self.rt.version, self.rt.kind)
+        if subresource == "status":
+            return rules.status_reset_fields if rules.status_reset_fields is not None else (("spec",),)
+        if subresource == "scale":
+            return ()
+        if rules.reset_fields is not None:
+            return rules.reset_fields
+        return (("status",),) if "status" in self.rt.subresources else ()
 
     def patch(
         self, namespace: str | None, name: str, patch_type: str, body: bytes, *,
@@ -148,9 +165,17 @@ class FieldManagedWrites:
             scale_schema = kind_schema("autoscaling", "v1", "Scale")
             return self.update_scale(namespace, name, lambda current: patching.apply_patch(
                 patch_type, current, body, scale_schema, group="autoscaling", kind="Scale", name=name), dry_run)
-        return self.rewrite(namespace, name, lambda current: patching.apply_patch(
-            patch_type, current, body, self.schema, group=rt.group, kind=rt.kind, name=name),
-            subresource=subresource, dry_run=dry_run, manager=manager)
+        def patched(current: Json) -> Json:
+            result = patching.apply_patch(patch_type, current, body, self.schema, group=rt.group, kind=rt.kind,
+                                          name=name)
+            if rt.custom:
+                return result
+            try:  # decoded here, not in the write's decoding, for the patch handler's error
+                return gostruct.decode(result, self.api_version, self.kind)
+            except gostruct.GoDecodeError as err:
+                raise patching.undecodable_result(patch_type, result, body, str(err)) from None
+
+        return self.rewrite(namespace, name, patched, subresource=subresource, dry_run=dry_run, manager=manager)
 
     def apply(
         self, namespace: str | None, name: str, body: bytes, *, manager: str, force: bool,
@@ -179,9 +204,36 @@ class FieldManagedWrites:
         return raw, False
 
 
+def check_namespace_accepts(namespace_phase: Callable[[str], str | None], group: str, resource: str, namespace: str,
+                            name: str) -> None:
+    """NamespaceLifecycle admission of a create of ``resource`` in ``namespace``: the namespace
+    exists and is not terminating."""
+    phase = namespace_phase(namespace)
+    if phase is None:
+        raise not_found("", "namespaces", namespace)
+    if phase == "Terminating":
+        raise forbidden(group, resource, name,
+                        f"unable to create new content in namespace {namespace} because it is being terminated",
+                        (Cause(reason="NamespaceTerminating", message=f"namespace {namespace} is being terminated",
+                               field="metadata.namespace"),))
+
+
 def is_status(body: bytes) -> bool:
     """Whether a DELETE answered with a Status rather than the object."""
     return body.startswith(b'{"kind":"Status"')
+
+
+def list_item(raw: bytes) -> bytes:
+    """A stored built-in object as a LIST item: without ``kind`` and ``apiVersion``, which kube's
+    lists of built-in kinds leave out (the items' ``TypeMeta`` is empty once decoded). Stored
+    objects start with exactly those two members (``gostruct.decode`` puts them first), so this is
+    one slice. Custom resources keep theirs (unstructured objects carry them)."""
+    if not raw.startswith(b'{"kind":'):
+        return raw
+    kind_end = raw.index(b'",', 9)
+    if not raw.startswith(b'"apiVersion":"', kind_end + 2):
+        return raw
+    return b"{" + raw[raw.index(b'",', kind_end + 16) + 2:]
 
 
 def list_bytes(kind: str, api_version: str, list_meta: Json, items: list[bytes]) -> bytes:
@@ -213,6 +265,10 @@ class ResourceStore(FieldManagedWrites):
         self._ttl = ttl  # objects expire this long after their last write (events)
         self.scale_paths = scale.BUILT_IN
         self._field_managers: dict[str | None, FieldManager] = {}
+        #: Subresources whose updates have a strategy of their own: subresource -> (prepare,
+        #: validate), each given the new and the stored object (pods' ephemeralcontainers, resize).
+        self.subresource_strategies: dict[str, tuple[Callable[[Json, Json], Json],
+                                                     Callable[[Json, Json], list[FieldError]]]] = {}
         self.cacher = Cacher(store, self.prefix, self._decode, cacher_config)
 
     @property
@@ -259,6 +315,10 @@ class ResourceStore(FieldManagedWrites):
         kv = self.store.get(self.key(namespace, name).encode())
         if kv is None:
             raise not_found(self.rt.group, self.rt.plural, name)
+        cost = request_cost.current.get()
+        if cost is not None:  # a GET reads the store, as kube's does etcd for RV ""
+            cost.from_store = True
+            cost.returned = cost.examined = 1
         return kv.value if view is None else view.encode(kv.value)
 
     def exists(self, namespace: str | None, name: str) -> bool:
@@ -284,9 +344,7 @@ class ResourceStore(FieldManagedWrites):
         """POST: a new object; ``manager`` (the request's field manager) owns the fields it set."""
         rt = self.rt
         rules = self.rules
-        obj = metadata.check_type(body, rt.kind, self.api_version)
-        if rules.default is not None:
-            rules.default(obj)
+        obj = self._decode_body(body)
         meta = obj["metadata"]
         ns = namespace if rt.namespaced else None
         if rt.namespaced:
@@ -297,16 +355,19 @@ class ResourceStore(FieldManagedWrites):
             raise invalid(rt.group, rt.kind, "", [
                 ("metadata.name", "FieldValueRequired", "Required value: name or generateName is required")
             ])
+        # kube's order: the field manager records the request's object, mutating admission
+        # changes it (fields nobody owns), then the strategy (reset fields are owned by nobody).
+        if manager:
+            obj = self._field_manager(None).update(None, obj, manager, now=metadata.now_rfc3339())
+        if self._admission is not None:
+            self._admission.admit(rt.group, rt.kind, obj, None, None)
+        meta = obj["metadata"]
         metadata.prepare_create(meta, ns)
         strategy.prepare_for_create(rt, obj)
         if rules.prepare_for_create is not None:
             rules.prepare_for_create(obj)
         obj = metadata.ordered(obj, rt.kind, self.api_version)
         self._admit_create(obj)
-        if manager:
-            obj = self._field_manager(None).update(None, obj, manager, now=metadata.now_rfc3339())
-        if self._admission is not None:
-            self._admission.admit(rt.group, rt.kind, obj, None, None)
         meta = obj["metadata"]
         for _ in range(_NAME_GENERATION_ATTEMPTS if generate else 1):
             if generate:
@@ -332,6 +393,19 @@ class ResourceStore(FieldManagedWrites):
             raise generate_name_conflict(rt.group, rt.plural, meta["name"])
         raise already_exists(rt.group, rt.plural, meta["name"])
 
+    def _decode_body(self, body: Any) -> Json:
+        """A request body (or a patch's result) as kube decodes it: of this kind and version,
+        through the Go type (``gostruct``: unknown fields dropped, zero values and Go's field
+        order), then defaulted."""
+        obj = metadata.check_type(body, self.rt.kind, self.api_version)
+        if self.rt.custom:
+            self._default_custom(obj)
+            return obj
+        obj = gostruct.decode_body(obj, self.api_version, self.rt.kind)
+        if self.rules.default is not None:
+            self.rules.default(obj)
+        return obj
+
     def _validate_create(self, obj: Json) -> None:
         """The kind's validation of a new object (kube's ``BeforeCreate``), its warnings recorded;
         kinds without rules get the generic name check."""
@@ -349,7 +423,9 @@ class ResourceStore(FieldManagedWrites):
     def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
         """The kind's validation of an update (kube's ``BeforeUpdate``), its warnings recorded."""
         rules = self.rules
-        validate = rules.validate_status_update if subresource == "status" else rules.validate_update
+        own_strategy = self.subresource_strategies.get(subresource) if subresource else None
+        validate = own_strategy[1] if own_strategy is not None else \
+            rules.validate_status_update if subresource == "status" else rules.validate_update
         if validate is None:
             return
         errors = validate(new, old)
@@ -360,13 +436,7 @@ class ResourceStore(FieldManagedWrites):
                 warning.add(text)
 
     def _check_namespace_accepts(self, namespace: str, name: str) -> None:
-        """NamespaceLifecycle admission: the namespace exists and is not terminating."""
-        phase = self._namespace_phase(namespace)
-        if phase is None:
-            raise not_found("", "namespaces", namespace)
-        if phase == "Terminating":
-            raise forbidden(self.rt.group, self.rt.plural, name,
-                            f"unable to create new content in namespace {namespace} because it is being terminated")
+        check_namespace_accepts(self._namespace_phase, self.rt.group, self.rt.plural, namespace, name)
 
     def update(
         self, namespace: str | None, name: str, body: Any, *, subresource: str | None = None, dry_run: bool = False,
@@ -394,15 +464,29 @@ class ResourceStore(FieldManagedWrites):
         return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager, dry_run),
                                    dry_run)
 
+    def guaranteed_update(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], *, dry_run: bool = False,
+    ) -> bytes:
+        """kube's ``Storage.GuaranteedUpdate`` with a plain update function, as subresource
+        storages use it (``pods/binding``): ``change`` gets a copy of the stored object and returns
+        it changed (or raises), and that is written as it is — no strategy, validation, admission
+        or managedFields, no generation bump."""
+        kv, old = self._current(namespace, name)
+        return self._commit_update(kv, old, change(orjson.loads(kv.value)), dry_run)
+
+    def stored_objects(self, namespace: str | None) -> list[Json]:
+        """Every object of one namespace (or all), decoded, in key order: a storage's read of
+        another resource (the eviction's disruption budgets)."""
+        start, end = self.key_range(namespace)
+        return [orjson.loads(kv.value) for kv in self.store.range(RangeRequest(start.encode(), end.encode())).kvs]
+
     def _prepare_update(
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
         dry_run: bool = False,
     ) -> Json:
         rt = self.rt
         rules = self.rules
-        obj = metadata.check_type(body, rt.kind, self.api_version)
-        if rules.default is not None:
-            rules.default(obj)
+        obj = self._decode_body(body)
         meta = obj["metadata"]
         if meta.get("name") and meta["name"] != name:
             raise _name_mismatch(meta["name"], name)
@@ -415,16 +499,22 @@ class ResourceStore(FieldManagedWrites):
             raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
         old_meta = old.get("metadata", {})
         metadata.prepare_update(meta, old_meta, ns)
-        obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource)
+        # As on create: the field manager sees the request's object, before admission and the
+        # strategy drop what the endpoint may not change (kube's update and patch handlers).
+        if manager:
+            obj = self._field_manager(subresource).update(old, obj, manager, now=metadata.now_rfc3339())
+        if self._admission is not None:
+            self._admission.admit(rt.group, rt.kind, obj, old, subresource)
+        own_strategy = self.subresource_strategies.get(subresource) if subresource else None
+        if own_strategy is not None:
+            obj = own_strategy[0](metadata.ordered(obj, rt.kind, self.api_version), old)
+        else:
+            obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource)
         prepare = rules.prepare_for_status_update if subresource == "status" else rules.prepare_for_update
         if prepare is not None and subresource in (None, "status"):
             prepare(obj, old)
         strategy.check_finalizers(rt, name, obj["metadata"], old_meta)
         self._admit_update(obj, old, subresource)
-        if manager:
-            obj = self._field_manager(subresource).update(old, obj, manager, now=metadata.now_rfc3339())
-        if self._admission is not None:
-            self._admission.admit(rt.group, rt.kind, obj, old, subresource)
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         self._validate_update(obj, old, subresource)
         if self._admission is not None:
@@ -436,9 +526,13 @@ class ResourceStore(FieldManagedWrites):
 
     def _commit_update(self, kv: KeyValue, old: Json, new: Json, dry_run: bool) -> bytes:
         """Write ``new`` over ``kv`` unless nothing changed; a deleting object whose last
-        finalizer went is deleted by the same write (``ShouldDeleteDuringUpdate``)."""
-        if new == old:
-            return kv.value  # a no-op update writes nothing: same resourceVersion, no event
+        finalizer went is deleted by the same write (``ShouldDeleteDuringUpdate``).
+        As kube's GuaranteedUpdate, a write that would store the same object again writes
+        nothing (same resourceVersion, no event), and so does one that changes nothing but
+        managedFields timestamps (``IgnoreManagedFieldsTimestampsTransformer``)."""
+        if new == old or equal_but_managed_fields_times(new, old):
+            _note_noop_write()
+            return kv.value
         raw, rev = self._encode(new)
         if dry_run:
             return raw
@@ -455,6 +549,9 @@ class ResourceStore(FieldManagedWrites):
 
     # Hooks for resources with more semantics (CRDs, custom resources); called in the write's
     # loop step, so what they read is the state the write sees.
+
+    def _default_custom(self, obj: Json) -> None:
+        """What decoding does to a custom resource (pruning, its schema's defaults)."""
 
     def _admit_create(self, obj: Json) -> None:
         """Default, validate or refuse a new object (after the strategy)."""
@@ -494,6 +591,7 @@ class ResourceStore(FieldManagedWrites):
             finalizers.append(gc_finalizer)
         if finalizers:
             if old_meta.get("deletionTimestamp") and finalizers == list(old_meta.get("finalizers") or ()):
+                _note_noop_write()
                 return kv.value, False  # already deleting: unchanged
             marked = orjson.loads(kv.value)
             meta = marked["metadata"]
@@ -651,6 +749,9 @@ class ResourceStore(FieldManagedWrites):
             raise resource_expired("The resourceVersion for the provided list is too old.") from None
         except ErrFutureRev:
             raise too_large_resource_version(rv, store.revision) from None
+        cost = request_cost.current.get()
+        if cost is not None:
+            cost.from_store = True
         # Stored values are decoded only when a selector has to look inside, and only as far as
         # the page goes.
         objects = [CachedObject(kv.key.decode(), "", "", kv.mod_revision, kv.value, {}, {}) for kv in resp.kvs]
@@ -672,16 +773,22 @@ class ResourceStore(FieldManagedWrites):
         continue token at ``rv`` when objects remain after the last one taken."""
         items: list[bytes] = []
         token = remaining = None
+        examined = len(objects)
         for i, obj in enumerate(objects):
             if matches is not None and not matches(obj):
                 continue
-            items.append(obj.raw if view is None else view.item(obj))
+            items.append((obj.raw if self.rt.custom else list_item(obj.raw)) if view is None else view.item(obj))
             if limit and len(items) == limit:
+                examined = i + 1
                 if i + 1 < len(objects):
                     token = continue_token.encode(rv, obj.key[len(self.prefix):] + "\x00")
                     if count_remaining:
                         remaining = len(objects) - i - 1
                 break
+        cost = request_cost.current.get()
+        if cost is not None:
+            cost.returned += len(items)
+            cost.examined += examined
         return self._list_body(items, rv, token, remaining, view)
 
     def _list_body(
@@ -728,6 +835,7 @@ class ResourceStore(FieldManagedWrites):
             namespace=namespace if self.rt.namespaced else None,
         )
         cache = cacher.cache
+        cost = request_cost.current.get()
         if opts.send_initial_events or (opts.send_initial_events is None and rv_text in ("", "0")):
             watcher.add_initial(cacher.snapshot(start, end), cache.rv)
             if opts.send_initial_events and opts.allow_watch_bookmarks:
@@ -739,10 +847,20 @@ class ResourceStore(FieldManagedWrites):
             try:
                 watcher.add_initial_events(cache.events_since(rv))
             except TooOldResourceVersion as err:
+                if cost is not None:
+                    cost.expired = True
                 return WatchStart(None, resource_expired(str(err)))
             watcher.last_rv = max(watcher.last_rv, rv)
         cacher.register(watcher)
+        if cost is not None:
+            cost.watcher = watcher
         return WatchStart(watcher)
+
+
+def _note_noop_write() -> None:
+    cost = request_cost.current.get()
+    if cost is not None:
+        cost.noop_write = True
 
 
 def _name_mismatch(body_name: str, url_name: str) -> StatusError:

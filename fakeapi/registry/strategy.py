@@ -4,8 +4,9 @@ and the customresource strategies): status ownership, generation, finalizer rule
 
 * With a ``status`` subresource, the main resource does not write status: create starts from
   the kind's initial status, update keeps the stored one. ``/status`` writes the other way round:
-  the stored object with only ``status`` (and managedFields) taken from the request
-  (``customresource/status_strategy.go``; built-ins behave alike for what clients can see).
+  the stored object with ``status`` taken from the request, and for built-in kinds its metadata
+  too, but what the kind's status strategy keeps (``_STATUS_KEEPS_METADATA``); custom resources
+  take only status and managedFields (``customresource/status_strategy.go``).
 * ``metadata.generation`` moves by one when anything outside metadata and status changes
   (CRs: ``PrepareForUpdate``); ``/status`` writes never move it.
 * Once ``deletionTimestamp`` is set, finalizers may only be removed
@@ -19,6 +20,7 @@ from functools import cache
 from typing import Any
 
 from ..apis.catalogue import ResourceType
+from ..machinery import gostruct
 from ..machinery.schema import kind_schema
 from ..machinery.status import invalid
 
@@ -63,17 +65,37 @@ def prepare_for_create(rt: ResourceType, obj: Json) -> None:
     if tracks_generation(rt):
         obj["metadata"]["generation"] = 1
     if has_status_subresource(rt):
-        initial = _INITIAL_STATUS.get((rt.group, rt.kind))
-        if initial is not None:
-            obj["status"] = copy.deepcopy(initial)
-        elif rt.custom:
+        if rt.custom:
             obj.pop("status", None)
         else:
-            obj["status"] = {}  # a Go status struct: serialised even when empty
+            # The status struct's zero value as Go prints it (non-omitempty fields show their
+            # zeros: a PodDisruptionBudget's counts), then what the kind starts with.
+            obj["status"] = {**gostruct.zero_object(rt.group_version, rt.kind).get("status", {}),
+                             **copy.deepcopy(_INITIAL_STATUS.get((rt.group, rt.kind), {}))}
     if (rt.group, rt.kind) == ("", "Namespace"):
         finalizers = obj.setdefault("spec", {}).setdefault("finalizers", [])
         if NAMESPACE_FINALIZER not in finalizers:
             finalizers.append(NAMESPACE_FINALIZER)
+
+
+#: ``metav1.ResetObjectMetaForStatus``: the metadata a status write may not change.
+_RESET_FOR_STATUS = ("labels", "annotations", "finalizers", "ownerReferences")
+_ALL_METADATA = ("*",)
+#: What a built-in kind's status strategy takes from the stored object's metadata (kube: each
+#: strategy's ``PrepareForUpdate``). Other built-in kinds' ``/status`` writes keep the request's
+#: metadata (pods: a kubelet's labels and annotations); custom resources keep none of it.
+_STATUS_KEEPS_METADATA: dict[tuple[str, str], tuple[str, ...]] = {
+    ("", "Pod"): ("ownerReferences",),  # old kubelets corrupted them
+    ("apps", "Deployment"): ("labels",),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"): _ALL_METADATA,
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"): _ALL_METADATA,
+    **{kind: _RESET_FOR_STATUS for kind in (
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"), ("networking.k8s.io", "ServiceCIDR"),
+        ("storage.k8s.io", "VolumeAttachment"), ("resource.k8s.io", "ResourceClaim"),
+        ("resource.k8s.io", "DeviceTaintRule"), ("certificates.k8s.io", "PodCertificateRequest"),
+        ("internal.apiserver.k8s.io", "StorageVersion"), ("storagemigration.k8s.io", "StorageVersionMigration"),
+    )},
+}
 
 
 def prepare_for_update(rt: ResourceType, new: Json, old: Json, subresource: str | None) -> Json:
@@ -85,9 +107,18 @@ def prepare_for_update(rt: ResourceType, new: Json, old: Json, subresource: str 
             result["status"] = new["status"]
         else:
             result.pop("status", None)
-        managed = new.get("metadata", {}).get("managedFields")
-        if managed is not None:
-            result["metadata"]["managedFields"] = managed
+        new_meta = new.get("metadata", {})
+        kept = _ALL_METADATA if rt.custom else _STATUS_KEEPS_METADATA.get((rt.group, rt.kind), ())
+        if kept != _ALL_METADATA:
+            meta = dict(new_meta)
+            for key in kept:
+                if key in old["metadata"]:
+                    meta[key] = old["metadata"][key]
+                else:
+                    meta.pop(key, None)
+            result["metadata"] = meta
+        elif new_meta.get("managedFields") is not None:
+            result["metadata"]["managedFields"] = new_meta["managedFields"]
         return result
     if has_status_subresource(rt):
         if "status" in old:

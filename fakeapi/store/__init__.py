@@ -56,6 +56,8 @@ from .kv import (
     PutResponse,
     RangeRequest,
     RangeResponse,
+    SortOrder,
+    SortTarget,
     TxnRequest,
     TxnResponse,
     WatchFilter,
@@ -74,7 +76,7 @@ __all__ = [
     "ErrLeaseExist", "ErrLeaseNotFound", "ErrLeaseProvided", "ErrLeaseTTLTooLarge",
     "ErrTooManyOps", "ErrValueProvided", "ErrWatcherDuplicateID", "EtcdError", "Event",
     "EventType", "KeyValue", "LeaseGrantResponse", "LeaseTimeToLive", "PutRequest",
-    "PutResponse", "RangeRequest", "RangeResponse", "STREAM_PROGRESS_ID", "Store", "StoreTimers",
+    "PutResponse", "RangeRequest", "RangeResponse", "STREAM_PROGRESS_ID", "SortOrder", "SortTarget", "Store", "StoreTimers",
     "TxnRequest", "TxnResponse", "WatchFilter", "WatchResponse", "WatchStream",
     "prefix_range_end",
 ]

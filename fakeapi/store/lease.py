@@ -28,6 +28,10 @@ class Lease:
     keys: set[bytes] = field(default_factory=set)
 
 
+def _deadline(lease: Lease) -> float:
+    return lease.deadline
+
+
 @dataclass(frozen=True, slots=True)
 class LeaseTimeToLive:
     id: int
@@ -92,6 +96,9 @@ class Lessor:
 
     def leases(self) -> list[int]:
         return sorted(self._leases)
+
+    def leases_by_expiry(self) -> list[int]:
+        return [lease.id for lease in sorted(self._leases.values(), key=_deadline)]
 
     def expired(self) -> list[int]:
         now = self.clock()

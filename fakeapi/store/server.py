@@ -60,6 +60,10 @@ class Store(WatchableStore):
     def leases(self) -> list[int]:
         return self.lessor.leases()
 
+    def leases_by_expiry(self) -> list[int]:
+        """Lease ids, soonest deadline first (the order of etcd's ``LeaseLeases``)."""
+        return self.lessor.leases_by_expiry()
+
     def expire_leases(self) -> list[int]:
         """Revoke every lease past its deadline, each at its own revision; returns their ids."""
         expired = self.lessor.expired()

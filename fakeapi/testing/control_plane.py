@@ -30,6 +30,8 @@ from pathlib import Path
 import httpx
 import yaml
 
+from ..registry.authentication import ADMIN
+
 KUBE_VERSION = "v1.35.4"
 ETCD_VERSION = "v3.6.6"
 #: How long a component gets to report healthy (kube-apiserver: ~3 s here; more on a busy machine).
@@ -208,7 +210,8 @@ class KubeAPIServer(Component):
         self.certificates = Certificates(workdir / "pki")
         self.token = secrets.token_hex(16)
         tokens = workdir / "tokens.csv"
-        tokens.write_text(f'{self.token},admin,admin-uid,"system:masters"\n')
+        # The administrator fakeapi answers every request as (``fakeapi.registry.authentication``).
+        tokens.write_text(f'{self.token},{ADMIN.name},{ADMIN.uid},"{",".join(ADMIN.groups)}"\n')
         port = free_port()
         self.url = f"https://127.0.0.1:{port}"
         binary = kube_binaries("kube-apiserver") / "kube-apiserver"

@@ -10,14 +10,8 @@ from typing import Any
 
 import pytest
 
-from fakeapi.http.protobuf import (
-    MAGIC,
-    MEDIA_TYPE,
-    UNKNOWN,
-    decode_body,
-    go_duration,
-    message_class,
-)
+from fakeapi.http.protobuf import MAGIC, MEDIA_TYPE, decode_body, go_duration
+from fakeapi.machinery.gotypes import UNKNOWN, message_class
 from fakeapi.machinery.status import StatusError
 
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"

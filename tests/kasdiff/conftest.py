@@ -17,10 +17,8 @@ import pytest
 from fakeapi.testing import ServerProcess
 from fakeapi.testing.control_plane import KubeAPIServer, real_apiserver
 
-from differ import Outcome, Pair, table
+from differ import NAMESPACE, Outcome, Pair, table
 
-#: The namespace every namespaced case works in (created on both servers).
-NAMESPACE = "kasdiff"
 _REPORT = Path(__file__).parent / "last-report.txt"
 
 

@@ -35,11 +35,9 @@ import yaml
 
 from fakeapi.apis.catalogue import default_catalogue
 
-from conftest import NAMESPACE
-from differ import Outcome, Pair
+from differ import NAMESPACE, Outcome, Pair, known_differences
 
 CORPUS = Path(__file__).parent / "corpus"
-KNOWN = Path(__file__).parent / "known-differences.yaml"
 _PATCH_TYPES = {
     "merge": "application/merge-patch+json",
     "strategic": "application/strategic-merge-patch+json",
@@ -67,13 +65,6 @@ def _cases() -> list[dict[str, Any]]:
     duplicates = {name for name in names if names.count(name) > 1}
     assert not duplicates, f"case names must be unique: {sorted(duplicates)}"
     return cases
-
-
-def _known() -> dict[str, list[str]]:
-    """case -> the differences (as ``differ`` prints them) accepted for now, with a reason."""
-    if not KNOWN.exists():
-        return {}
-    return {entry["case"]: entry["differences"] for entry in yaml.safe_load(KNOWN.read_text()) or []}
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
@@ -212,7 +203,7 @@ def test_case(pair: Pair, spec: dict[str, Any]) -> None:
     start = len(pair.outcomes)
     Case(pair, spec).run()
     found = [f"{o.verb}: {d}" for o in pair.outcomes[start:] for d in o.differences]
-    known = _known().get(spec["case"], [])
+    known = known_differences().get(spec["case"], [])
     unexpected = [d for d in found if d not in known]
     gone = [d for d in known if d not in found]
     assert not unexpected, f"{spec['case']} ({spec['file']}) differs from kube-apiserver:\n" + "\n".join(unexpected)

@@ -52,9 +52,12 @@ def test_plan_counts() -> None:
 
 
 def _list(server: ServerProcess, path: str) -> list[dict[str, Any]]:
+    """The items of a LIST, each with the kind its list names (kube's list items carry none)."""
     resp = server.http.get(path)
     resp.raise_for_status()
-    return resp.json()["items"]
+    listed = resp.json()
+    kind = listed["kind"].removesuffix("List")
+    return [{"kind": kind, **item} for item in listed["items"]]
 
 
 def _cluster(server: ServerProcess) -> dict[str, list[dict[str, Any]]]:
