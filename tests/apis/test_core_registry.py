@@ -83,6 +83,7 @@ def test_pod_spec_is_immutable_but_image_is_not(registry: Registry) -> None:
     changed = orjson.loads(pods.get("default", "web"))
     changed["spec"]["containers"][0]["image"] = "nginx:2"
     assert orjson.loads(pods.update("default", "web", changed))["spec"]["containers"][0]["image"] == "nginx:2"
+    changed = orjson.loads(pods.get("default", "web"))
     changed["spec"]["restartPolicy"] = "Never"
     with pytest.raises(StatusError) as raised:
         pods.update("default", "web", changed)
