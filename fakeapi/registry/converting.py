@@ -80,7 +80,7 @@ class ConvertedThen:
         return self._then.encode(self._converted.encode(raw))
 
     def item(self, obj: CachedObject) -> bytes:
-        return self._then.item(dataclasses.replace(obj, raw=obj.encoded(self._converted), views=None))
+        return self._then.item(obj.with_raw(obj.encoded(self._converted)))
 
     def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes:
         return self._then.list_body(items, list_meta)
