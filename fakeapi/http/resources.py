@@ -17,7 +17,7 @@ from starlette.responses import Response, StreamingResponse
 from ..cacher import json_event
 from ..faults import Faults
 from ..machinery import patch as patching
-from ..machinery import warning
+from ..machinery import requester, warning
 from ..machinery.apply import validate_patch_options
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.field_validation import OptionsKind, check_fields, field_validation
@@ -36,8 +36,8 @@ from ..machinery.status import (
 from ..printers.tables import validate_include_object
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore, is_status
-from ..registry.virtual import CreateOnly
 from ..registry.views import PARTIAL_OBJECT_METADATA, ResponseView, TableView
+from ..registry.virtual import CreateOnly
 from . import protobuf, protobuf_views
 from .faults import apply_request_faults, slow_list
 from .negotiation import (
@@ -266,9 +266,18 @@ _INTERNAL_PACKAGES = {"": "core", "events.k8s.io": "core"}
 async def handle(registry: Registry, request: Request, group: str, version: str, rest: str,
                  faults: Faults) -> Response:
     """One request to a resource endpoint, with the ``Warning`` headers the write earned."""
-    with warning.recording() as warnings:
+    headers = request.headers
+    with warning.recording() as warnings, requester.requesting(
+            lambda: registry.authenticator.requester(headers.get("authorization"), headers.items()).to_json()):
         response = await _handle(registry, request, group, version, rest, faults)
     return with_warnings(response, warnings)
+
+
+#: The served APIs kube 1.35 marks deprecated (``APILifecycleDeprecated`` at or before 1.35):
+#: every request to them earns this warning first (the installer's ``AddWarningsHandler``).
+DEPRECATED_APIS = {
+    ("", "v1", "endpoints"): "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
+}
 
 
 async def _handle(registry: Registry, request: Request, group: str, version: str, rest: str,
@@ -277,6 +286,8 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
         req = parse_path(registry, group, version, rest)
         collection_get = request.method == "GET" and req.name is None and req.creater is None
         check_route_accepts(request.headers.get("accept"), COLLECTION_GET_MEDIA_TYPES if collection_get else ROUTE_MEDIA_TYPES)
+        if DEPRECATED_APIS and (deprecation := DEPRECATED_APIS.get((group, version, req.resource))):
+            warning.add(deprecation)
         # The fault hook: with no request fault active, one truthiness test is all it costs.
         per_item = await apply_request_faults(faults, request, req.group, req.resource, req.namespace, req.name is not None) \
             if faults.request_faults else 0.0
@@ -303,15 +314,19 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
         if method == "POST" and name is None:
             out = output(request, rs, "object")
             body, _raw, warnings = await read_object(request, rs.schema, rs.rt.kind, "CreateOptions")
+            for value in warnings:
+                warning.add_header(value)
             dry = dry_run(request)
             created = rs.create(ns, body, dry, manager=field_manager(request))
-            return with_warnings(out.object(created, 201, written_to=None if dry else rs), warnings)
+            return out.object(created, 201, written_to=None if dry else rs)
         if method == "PUT" and name is not None:
             out = output(request, rs, "object")
             body, _raw, warnings = await read_object(request, rs.schema, rs.rt.kind, "UpdateOptions")
+            for value in warnings:
+                warning.add_header(value)
             dry = dry_run(request)
             updated = rs.update(ns, name, body, dry_run=dry, manager=field_manager(request))
-            return with_warnings(out.object(updated, written_to=None if dry else rs), warnings)
+            return out.object(updated, written_to=None if dry else rs)
         if method == "PATCH" and name is not None:
             return await _patch(request, rs, ns, name, None)
         if method == "DELETE":
