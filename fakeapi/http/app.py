@@ -21,9 +21,20 @@ from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceCont
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
-from ..registry.registry import DEFAULT_EVENT_TTL, DEFAULT_SERVICE_ACCOUNT_ISSUER, Registry
+from ..registry.registry import (
+    DEFAULT_EVENT_TTL,
+    DEFAULT_SERVICE_ACCOUNT_ISSUER,
+    Registry,
+)
 from ..registry.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
-from ..store import ErrCompacted, ErrFutureRev, FsyncPolicy, Journal, StoreTimers, snapshot
+from ..store import (
+    ErrCompacted,
+    ErrFutureRev,
+    FsyncPolicy,
+    Journal,
+    StoreTimers,
+    snapshot,
+)
 from ..store.journal import DEFAULT_FSYNC_INTERVAL
 from ..tasks import cancel_and_wait
 from . import clients as client_routes
@@ -40,7 +51,14 @@ from .negotiation import (
     negotiate_discovery,
     negotiate_plain,
 )
-from .responses import JSON, json_bytes, json_response, served_by, status_response
+from .responses import (
+    JSON,
+    body_response,
+    json_bytes,
+    json_response,
+    served_by,
+    status_response,
+)
 
 log = logging.getLogger("fakeapi")
 
@@ -241,7 +259,7 @@ def _legacy_discovery(request: Request, discovery: Discovery, body: bytes) -> Re
         return status_response(err)
     if media_type == PROTOBUF:
         return Response(discovery.legacy_protobuf(body), media_type=PROTOBUF)
-    return json_bytes(body)
+    return body_response(body, media_type)
 
 
 async def _core_resources(request: Request, version: str) -> Response:

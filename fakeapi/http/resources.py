@@ -47,6 +47,7 @@ from .negotiation import (
     PROTOBUF,
     ROUTE_MEDIA_TYPES,
     SERVER_MEDIA_TYPES,
+    YAML,
     Negotiated,
     check_route_accepts,
     error_media_type,
@@ -55,7 +56,7 @@ from .negotiation import (
 )
 from .protobuf_views import PARTIAL_OBJECT_METADATA as PROTOBUF_METADATA
 from .protobuf_views import ProtobufView, status_body, status_event
-from .responses import json_bytes, json_response, status_response
+from .responses import body_response, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
 MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -188,10 +189,11 @@ class Output:
         self.error = error
 
     def respond(self, body: bytes, status: int = 200) -> Response:
-        """A body already in this output's form (what the registry's reads return)."""
+        """A body already in this output's form (what the registry's reads return; YAML is
+        written from the JSON)."""
         if self.error is not None:
             raise self.error
-        return Response(body, status_code=status, media_type=self.media_type)
+        return body_response(body, self.media_type, status)
 
     def object(self, raw: bytes, status: int = 200, *, written_to: ResourceStore | None = None) -> Response:
         """An object a write returned as stored JSON (or the Status a DELETE answers with). A
@@ -203,7 +205,7 @@ class Output:
         if is_status(raw):
             if self.media_type == PROTOBUF:
                 return Response(status_body(orjson.loads(raw)), status_code=status, media_type=PROTOBUF)
-            return json_bytes(raw, status)
+            return body_response(raw, self.media_type, status)
         if view is None:
             return self.respond(raw, status)
         if not isinstance(view, ProtobufView) or written_to is None or written_to.storage is not written_to:
@@ -232,16 +234,17 @@ def _output(request: Request, rs: ResourceStore, negotiated: Negotiated, target:
         if view is None:  # a kind kube has no message for: a custom resource (JSON)
             raise not_acceptable(accepted=SERVER_MEDIA_TYPES)
         return Output(view, PROTOBUF)
+    media_type = negotiated.media_type  # JSON or YAML from here on
     if convert is None:
-        return Output(None, JSON)
+        return Output(None, media_type)
     if convert.kind == "Table":
         include_object = request.query_params.get("includeObject")
         error = validate_include_object(include_object)
         if error is not None:
             raise error
         return Output(TableView(rs.rt, api_version=convert.api_version, include_object=include_object,
-                                printer_columns=rs.printer_columns), JSON)
-    return Output(PARTIAL_OBJECT_METADATA, JSON)
+                                printer_columns=rs.printer_columns), media_type)
+    return Output(PARTIAL_OBJECT_METADATA, media_type)
 
 
 def _metadata_conversion_failed(rs: ResourceStore, kind: str, target: str) -> StatusError:
@@ -415,7 +418,8 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
         if view is not None:
             body = view.body(view.encode_object(answer))
             return with_warnings(Response(body, status_code=code, media_type=PROTOBUF), warnings)
-    return with_warnings(json_response(answer, code), warnings)
+    return with_warnings(body_response(orjson.dumps(answer), media_type if media_type == YAML else JSON, code),
+                         warnings)
 
 
 async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str, sub: str | None,
