@@ -13,6 +13,7 @@ from ..machinery.status import StatusError
 from .negotiation import JSON, PROTOBUF, YAML
 from .protobuf_views import status_body
 
+
 class _GoYAMLDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
     """Strings styled as go-yaml v2 (kube's ``sigs.k8s.io/yaml``) styles them: multi-line text as
     a literal block, text that would read back as another type (``"123"``, ``"true"``, ``"n"``,
