@@ -1,33 +1,37 @@
-"""``fakeapi`` command line: ``fakeapi serve`` and ``fakeapi seed``."""
+"""``fakeapi`` command line: ``fakeapi serve``, ``fakeapi etcd``, ``fakeapi seed``, ``fakeapi snapshot`` and
+``fakeapi report``."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import logging
 import os
 import sys
+import urllib.error
+import urllib.parse
+import urllib.request
 from pathlib import Path
+from typing import Any
 
+import httpx
 import uvicorn
 import yaml
 
 from . import seed
 from .cacher import CacherConfig
 from .cacher.watch_cache import DEFAULT_LOWER_BOUND, DEFAULT_UPPER_BOUND
+from .clients import DEFAULT_MAX_CLIENTS, SORT_KEYS, ClientReportConfig, DetectorConfig
+from .clients.detectors import parse_detector_spec
+from .clients.table import render
 from .faults import check_startup_spec, parse_cli_spec
 from .http import ServerConfig, create_app
 from .http.app import CONTROLLERS
+from .machinery._golang import parse_duration
 from .registry.authentication import ADMIN_TOKEN
 from .registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
-
-
-def parse_duration(text: str) -> float:
-    """Go-style durations as kube flags take them: ``300``, ``5m``, ``30s``, ``1h``, ``0``."""
-    units = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-    for suffix in ("ms", "s", "m", "h"):
-        if text.endswith(suffix):
-            return float(text[: -len(suffix)]) * units[suffix]
-    return float(text)
+from .store import CorruptLog, DataDirInUse, FsyncPolicy, Journal, SnapshotError, Store, snapshot
 
 
 def _positive_int(text: str) -> int:
@@ -62,8 +66,46 @@ def _fault(text: str) -> dict[str, object]:
     return spec
 
 
+def _etcd_fault(text: str) -> dict[str, object]:
+    from .etcd import faults as etcd_faults
+
+    try:
+        spec = parse_cli_spec(text)
+        if spec["type"] not in ("etcd-error", "etcd-latency"):
+            raise ValueError("only etcd-error and etcd-latency can be given at start")
+        kind, kwargs = etcd_faults.parse_spec(spec)
+        etcd_faults.EtcdFault("check", kind, **kwargs)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text}: {err}") from None
+    return spec
+
+
 def _latency(text: str) -> dict[str, object]:
     return _fault("latency:" + text)
+
+
+def _detector(text: str) -> tuple[str, dict[str, str]]:
+    try:
+        return parse_detector_spec(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text}: {err}") from None
+
+
+def _duration(text: str) -> float:
+    try:
+        seconds = parse_duration(text)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"not a positive duration: {text}")
+    return seconds
+
+
+def client_report_config(args: argparse.Namespace) -> ClientReportConfig:
+    detectors = DetectorConfig()
+    for name, knobs in args.detector:
+        detectors = detectors.with_knobs(name, **knobs)
+    return ClientReportConfig(max_clients=args.max_clients, client_header=args.client_header, detectors=detectors)
 
 
 def write_kubeconfig(path: Path, server_url: str) -> None:
@@ -97,9 +139,17 @@ async def serve(args: argparse.Namespace) -> None:
             max_watch_timeout=parse_duration(args.max_watch_timeout),
         ),
         faults=tuple(args.fault),
+        data_dir=args.data_dir,
+        fsync=FsyncPolicy(args.fsync),
+        fsync_interval=parse_duration(args.fsync_interval),
+        from_snapshot=args.from_snapshot,
         service_account_issuer=args.service_account_issuer,
+        clients=client_report_config(args),
     )
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except (DataDirInUse, SnapshotError, CorruptLog, FileExistsError) as err:
+        raise SystemExit(f"fakeapi: {err}") from None
     if args.seed is not None:
         seed.seed_at_startup(app, args.seed, report=_report_seed)
     server = uvicorn.Server(uvicorn.Config(
@@ -117,8 +167,61 @@ async def serve(args: argparse.Namespace) -> None:
     url = f"http://{args.host}:{port}"
     kubeconfig = Path(args.kubeconfig).resolve()
     write_kubeconfig(kubeconfig, url)
-    print(f"fakeapi: listening on {url} (kubeconfig: {kubeconfig})", flush=True)
-    await task
+    etcd = None
+    if args.etcd_listen_client_urls:
+        etcd = await _start_etcd(app.state.server.store, app.state.server.faults, args)
+    also = f"; etcd: {', '.join(etcd.client_urls)}" if etcd is not None else ""
+    print(f"fakeapi: listening on {url} (kubeconfig: {kubeconfig}{also})", flush=True)
+    try:
+        await task
+    finally:
+        if etcd is not None:
+            await etcd.stop(None)
+
+
+async def _start_etcd(store: object, faults: Any, args: argparse.Namespace) -> object:
+    """The in-process store served over etcd's gRPC API too (``--etcd-listen-client-urls``)."""
+    from .etcd import EtcdServer
+
+    etcd = EtcdServer(store, max_request_bytes=args.max_request_bytes)  # type: ignore[arg-type]
+    try:
+        await etcd.start(args.etcd_listen_client_urls.split(","))
+    except (ValueError, RuntimeError) as err:
+        raise SystemExit(f"fakeapi: --etcd-listen-client-urls: {err}") from None
+    faults.etcd = etcd.faults  # the faults API reaches the etcd level too
+    return etcd
+
+
+async def serve_etcd(args: argparse.Namespace) -> None:
+    """``fakeapi etcd``: a store served over etcd's gRPC API only (fresh, or kept in --data-dir)."""
+    from .etcd import EtcdServer
+    from .store import StoreTimers
+
+    store = Store()
+    journal = None
+    if args.data_dir is not None:
+        try:
+            journal = Journal.open(store, args.data_dir, policy=FsyncPolicy(args.fsync),
+                                   interval=parse_duration(args.fsync_interval))
+        except (DataDirInUse, SnapshotError, CorruptLog) as err:
+            raise SystemExit(f"fakeapi etcd: {err}") from None
+    timers = StoreTimers(store, progress_interval=parse_duration(args.watch_progress_notify_interval))
+    timers.start()
+    server = EtcdServer(store, max_request_bytes=args.max_request_bytes, name=args.name)
+    for spec in args.fault:
+        server.faults.apply(spec)
+    try:
+        urls = await server.start(args.listen_client_urls.split(","))
+    except (ValueError, RuntimeError) as err:
+        raise SystemExit(f"fakeapi etcd: {err}") from None
+    print(f"fakeapi etcd: serving etcd v3 gRPC on {', '.join(urls)}", flush=True)
+    try:
+        await server.wait_closed()
+    finally:
+        await server.stop(None)
+        await timers.stop()
+        if journal is not None:
+            journal.close()
 
 
 def _seed_spec(text: str) -> seed.SeedSpec:
@@ -142,6 +245,66 @@ def run_seed(args: argparse.Namespace) -> None:
     except seed.SeedError as err:
         raise SystemExit(f"fakeapi seed: {err}") from None
     print(result, flush=True)
+
+
+def run_snapshot(args: argparse.Namespace) -> None:
+    """``fakeapi snapshot save|restore|status``, like ``etcdctl snapshot``."""
+    path = Path(args.file)
+    try:
+        if args.action == "save":
+            if args.data_dir is not None:
+                data = _save_from_data_dir(Path(args.data_dir))
+            else:
+                resp = httpx.get(args.url.rstrip("/") + "/fakeapi/v1/snapshot", timeout=300)
+                resp.raise_for_status()
+                data = resp.content
+            info = snapshot.info(data)  # checks what came before writing it
+            snapshot.write_file(path, [data])
+        elif args.action == "restore":
+            info = snapshot.restore(path, Path(args.data_dir))
+        else:
+            info = snapshot.info(path.read_bytes())
+    except (OSError, httpx.HTTPError, SnapshotError, DataDirInUse) as err:
+        raise SystemExit(f"fakeapi snapshot {args.action}: {err}") from None
+    print(f"{path}: revision {info.revision}, compacted at {info.compact_revision}, {info.keys} keys, "
+          f"{info.versions} versions, {info.leases} leases, {info.size} bytes, crc32 {info.crc32:08x}", flush=True)
+
+
+def _save_from_data_dir(directory: Path) -> bytes:
+    """The store a stopped server left in ``directory``, as snapshot bytes."""
+    if not directory.is_dir():
+        raise FileNotFoundError(f"no data directory {directory}")
+    store = Store()
+    journal = Journal.open(store, directory)
+    try:
+        return b"".join(snapshot.encode(store))
+    finally:
+        journal.close()
+
+
+def _add_persistence_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", type=Path, metavar="DIR",
+                        help="persist the store in DIR (write-ahead log + snapshots) and load it from there on "
+                             "start; default: memory only")
+    parser.add_argument("--fsync", choices=[policy.value for policy in FsyncPolicy],
+                        default=FsyncPolicy.INTERVAL.value,
+                        help="with --data-dir, when writes reach the disk: always (before each is acknowledged), "
+                             "interval (every --fsync-interval), never (left to the OS); all three survive a "
+                             "process crash (default interval)")
+    parser.add_argument("--fsync-interval", default="100ms",
+                        help="the flush period of --fsync interval (default 100ms)")
+def run_report(args: argparse.Namespace) -> None:
+    """``fakeapi report``: a running server's per-client report, as a table or JSON."""
+    query = {"sort": args.sort, **({"since": args.since} if args.since else {})}
+    url = f"{args.url.rstrip('/')}/fakeapi/v1/report?{urllib.parse.urlencode(query)}"
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            report = json.load(response)
+    except urllib.error.HTTPError as err:
+        raise SystemExit(f"fakeapi report: {url}: {err.code} {err.read().decode(errors='replace')}") from None
+    except (urllib.error.URLError, OSError) as err:
+        raise SystemExit(f"fakeapi report: {url}: {err}") from None
+    print(json.dumps(report, indent=2) if args.json else render(report, args.rows))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -173,23 +336,85 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--latency", action="append", type=_latency, dest="fault", metavar="KEY=VALUE,...",
                    help="the same as --fault latency:KEY=VALUE,..., e.g. --latency verb=get,uniform=0.01:0.05")
     p.add_argument("--log-level", default="warning")
+    p.add_argument("--etcd-listen-client-urls", metavar="URLS",
+                   help="also serve the store over etcd's v3 gRPC API on these http://HOST:PORT "
+                        "(comma-separated; port 0 picks one), as `fakeapi etcd` does")
+    p.add_argument("--max-request-bytes", type=_positive_int, default=1536 * 1024,
+                   help="with --etcd-listen-client-urls: etcd's write request limit (default 1572864)")
+    p.add_argument("--client-header", default="", metavar="NAME",
+                   help="a request header that names the client in the client report (default: the User-Agent)")
+    p.add_argument("--max-clients", type=_positive_int, default=DEFAULT_MAX_CLIENTS,
+                   help=f"clients the report tells apart; later ones count as 'other' (default {DEFAULT_MAX_CLIENTS})")
+    p.add_argument("--detector", action="append", type=_detector, default=[], metavar="NAME:KNOB=VALUE,...",
+                   help="a detector's knobs, repeatable, e.g. relist-storm:relists=5,window=2m "
+                        "(detectors and knobs: GET /fakeapi/v1/report)")
     p.add_argument("--seed", type=_seed_spec, metavar="SPEC",
                    help="write a synthetic cluster into the registry before accepting requests "
                         "(see `fakeapi seed --help` for SPEC)")
+    _add_persistence_args(p)
+    p.add_argument("--from-snapshot", type=Path, metavar="FILE",
+                   help="start from a `fakeapi snapshot save` file (restored into --data-dir if given, which "
+                        "must then be empty)")
+    e = sub.add_parser("etcd", help="serve an empty in-memory store over etcd's v3 gRPC API")
+    e.add_argument("--listen-client-urls", default="http://127.0.0.1:2379",
+                   help="comma-separated http://HOST:PORT to serve on (default http://127.0.0.1:2379; port 0 picks one)")
+    e.add_argument("--max-request-bytes", type=_positive_int, default=1536 * 1024,
+                   help="the largest write request accepted, as etcd's flag (default 1572864)")
+    e.add_argument("--watch-progress-notify-interval", default="10m",
+                   help="progress notifications to watches that asked for them (default 10m, as etcd)")
+    e.add_argument("--name", default="default", help="the member's name (default 'default')")
+    e.add_argument("--fault", action="append", type=_etcd_fault, default=[], metavar="TYPE:KEY=VALUE,...",
+                   help="an etcd-level fault in force from the start, repeatable: etcd-error:error=timeout|"
+                        "leader-changed|no-leader|too-many-requests or etcd-latency:seconds=S, with "
+                        "method=range|put|delete_range|txn|compact|lease_grant|lease_revoke|read|write, "
+                        "prefix=KEY, count=N or rate=P (seed=N); e.g. --fault etcd-latency:seconds=0.05,method=write")
+    e.add_argument("--log-level", default="warning")
+    _add_persistence_args(e)
     s = sub.add_parser("seed", help="write a synthetic cluster through a running server's API",
                        description=seed.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("spec", type=_seed_spec, metavar="SPEC",
                    help="e.g. namespaces=10,nodes=50,pods=5000,deployments=200,seed=1, or a YAML/JSON file")
     s.add_argument("--server", default="http://127.0.0.1:6443", help="the API's URL (default http://127.0.0.1:6443)")
     s.add_argument("--concurrency", type=_positive_int, default=16, help="requests in flight (default 16)")
+    snap = sub.add_parser("snapshot", help="save, restore or inspect a snapshot of the store (like etcdctl snapshot)")
+    actions = snap.add_subparsers(dest="action", required=True)
+    save = actions.add_parser("save", help="write the store of a running server (--url) or of a data directory to FILE")
+    save.add_argument("file", metavar="FILE")
+    source = save.add_mutually_exclusive_group()
+    source.add_argument("--url", default="http://127.0.0.1:6443", help="a running server (default http://127.0.0.1:6443)")
+    source.add_argument("--data-dir", help="the data directory of a stopped server")
+    restore = actions.add_parser("restore", help="make a new data directory from FILE (then: fakeapi serve --data-dir DIR)")
+    restore.add_argument("file", metavar="FILE")
+    restore.add_argument("--data-dir", required=True, help="the data directory to create (missing or empty)")
+    status = actions.add_parser("status", help="check FILE and print its revision, keys and size")
+    status.add_argument("file", metavar="FILE")
+    r = sub.add_parser("report", help="a running server's per-client cost report and the detectors that fired")
+    r.add_argument("--url", default="http://127.0.0.1:6443", help="the server (default http://127.0.0.1:6443)")
+    r.add_argument("--since", type=_duration, help="only the last DURATION (5m, 30s); default: since it started")
+    r.add_argument("--sort", choices=sorted(SORT_KEYS), default="time", help="order clients by (default time)")
+    r.add_argument("--rows", type=int, default=3, help="requests shown under each client (default 3)")
+    r.add_argument("--json", action="store_true", help="the report's JSON instead of a table")
     args = parser.parse_args(argv)
     if args.command == "serve":
         try:
             asyncio.run(serve(args))
         except KeyboardInterrupt:
             sys.exit(0)
+    elif args.command == "etcd":
+        import uvloop  # uvicorn[standard]'s; gRPC's asyncio server runs a third faster on it
+
+        logging.basicConfig(level=args.log_level.upper())
+        uvloop.install()
+        try:
+            asyncio.run(serve_etcd(args))
+        except KeyboardInterrupt:
+            sys.exit(0)
     elif args.command == "seed":
         run_seed(args)
+    elif args.command == "snapshot":
+        run_snapshot(args)
+    elif args.command == "report":
+        run_report(args)
 
 
 if __name__ == "__main__":

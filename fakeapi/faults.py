@@ -13,7 +13,9 @@ What there is:
   kube-apiserver restart) and ``close_watches``;
 - faults, listed with an id and counters until cleared (``active`` says whether they still act):
   ``error`` and ``latency`` on requests, matched by verb and resource; ``stall`` on open watches
-  for some seconds; ``set``, run-time knobs (clearing restores the value the server started with).
+  for some seconds; ``set``, run-time knobs (clearing restores the value the server started with);
+- when the store is also served over etcd's gRPC API, the etcd-level faults and actions
+  (``etcd-*``, ``fakeapi/etcd/faults.py``), applied, listed and cleared through this engine.
 
 Invariants: a request failed by a fault changes nothing (the error is raised before the handler
 runs); faults never touch the store, and watches keep their guarantees (ordered, no duplicates,
@@ -32,9 +34,15 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .cacher import CacheWatcher
+from .flatspec import check_count_and_rate
+from .flatspec import integer as _integer
+from .flatspec import number as _number
+from .flatspec import parse_cli_spec as parse_cli_spec  # the CLI and the pytest plugin's
+from .flatspec import parse_fields
+from .flatspec import text as _text
 from .machinery.status import (
     StatusError,
     internal_error,
@@ -44,6 +52,9 @@ from .machinery.status import (
 )
 from .registry.registry import Registry
 from .store import StoreTimers
+
+if TYPE_CHECKING:
+    from .etcd.faults import EtcdFaults
 
 log = logging.getLogger("fakeapi.faults")
 
@@ -131,12 +142,7 @@ class RequestFault(Fault):
     def __post_init__(self) -> None:
         if self.verb is not None and self.verb not in VERBS:
             raise ValueError(f"unknown verb {self.verb!r}; known: {', '.join(VERBS)}")
-        if self.count is not None and self.rate is not None:
-            raise ValueError("give count or rate, not both")
-        if self.count is not None and self.count < 1:
-            raise ValueError("count must be at least 1")
-        if self.rate is not None and not 0.0 < self.rate <= 1.0:
-            raise ValueError("rate must be in (0, 1]")
+        check_count_and_rate(self.count, self.rate)
         self._rng = random.Random(self.seed)
 
     def wants(self, effect: RequestEffect) -> bool:
@@ -319,6 +325,9 @@ class Faults:
         self._ids = itertools.count(1)
         #: Times each type fired since the server started, cleared faults included (metrics).
         self.totals: Counter[str] = Counter()
+        #: The etcd-level engine, once the store is served over gRPC (``fakeapi serve
+        #: --etcd-listen-client-urls``): the ``etcd-*`` types go there.
+        self.etcd: EtcdFaults | None = None
         config = registry.cacher_config
         self._startup_settings: dict[str, float] = {
             "bookmark_interval": config.bookmark_interval,
@@ -420,15 +429,26 @@ class Faults:
         log.info("fault %s: set %s", fault.id, ", ".join(f"{k}={v:g}" for k, v in values.items()))
         return fault
 
-    def apply(self, spec: Mapping[str, object]) -> Fault | int:
+    def apply(self, spec: Mapping[str, object]) -> Any:
         """Do what a flat spec says (``parse_spec``): the fault added, or for an action the
-        number of watches it closed."""
+        number of watches it closed. ``etcd-*`` types go to the etcd server's engine
+        (``fakeapi.etcd.faults``; an action answers a dict)."""
+        if str(spec.get("type", "")).startswith("etcd-"):
+            if self.etcd is None:
+                raise ValueError("etcd faults need the store served over gRPC (--etcd-listen-client-urls)")
+            return self.etcd.apply(spec)
         kind, kwargs = parse_spec(spec)
         return getattr(self, _METHODS[kind])(**kwargs)  # type: ignore[no-any-return]
 
     def clear(self, fault_id: str | None = None) -> int:
         """Clear one fault (KeyError if there is no such id) or, with None, all of them; a
         stall ends at once, settings return to what they were at start. Returns how many."""
+        if self.etcd is not None and (fault_id is None or self.etcd.owns(fault_id)):
+            cleared = self.etcd.clear(fault_id)
+            if fault_id is not None:
+                return cleared
+        else:
+            cleared = 0
         ids = list(self._faults) if fault_id is None else [fault_id]
         faults = [self._faults.pop(i) for i in ids]
         for fault in faults:
@@ -439,7 +459,7 @@ class Faults:
         self.request_faults = [f for f in self.request_faults if f.active]
         if any(isinstance(f, SettingFault) for f in faults):
             self._apply_settings()
-        return len(faults)
+        return cleared + len(faults)
 
     # ----------------------------------------------------------------- reading
 
@@ -454,10 +474,12 @@ class Faults:
     def snapshot(self) -> dict[str, Any]:
         """Faults with their counters, the knobs in force and the totals, as JSON-ready data
         with camelCase keys (what ``GET /fakeapi/v1/faults`` returns)."""
+        etcd_faults = self.etcd.faults() if self.etcd is not None else []
+        etcd_totals = self.etcd.totals if self.etcd is not None else {}
         return {
-            "faults": [f.to_dict() for f in self._faults.values()],
+            "faults": [f.to_dict() for f in self._faults.values()] + etcd_faults,
             "settings": _camel_keys(self.settings()),
-            "fired": dict(self.totals),
+            "fired": {**self.totals, **etcd_totals},
         }
 
     # ----------------------------------------------------------------- the request path
@@ -512,31 +534,6 @@ _METHODS = {"error": "inject_error", "latency": "inject_latency", "stall": "stal
             "close-watches": "close_watches", "restart": "restart", "set": "set"}
 
 
-def _integer(value: object) -> int:
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError("must be an integer")
-    return value
-
-
-def _number(value: object) -> float:
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            raise ValueError("must be a number") from None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError("must be a number")
-    return float(value)
-
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise ValueError("must be a string")
-    return value
-
-
 def _pair(value: object) -> tuple[float, float]:
     """``[a, b]`` in JSON, ``a:b`` on the command line."""
     if isinstance(value, str):
@@ -569,37 +566,12 @@ def parse_spec(spec: Mapping[str, object]) -> tuple[str, dict[str, Any]]:
     """A flat spec — ``type`` plus the keyword arguments of that type's method, keys in
     camelCase or snake_case, values typed (JSON) or text (the CLI) — as (type, kwargs).
     ValueError says what is wrong."""
-    kind = spec.get("type")
-    if kind not in _FIELDS:
-        raise ValueError(f"type must be one of {', '.join(_FIELDS)}")
-    kwargs: dict[str, Any] = {}
-    for key, value in spec.items():
-        if key == "type" or value is None:
-            continue
-        name = _snake(key)
-        if name not in _FIELDS[kind]:
-            raise ValueError(f"unknown field {key!r} for type {kind}; known: {', '.join(map(_camel, _FIELDS[kind]))}")
-        try:
-            kwargs[name] = _COERCE[name](value)
-        except ValueError as err:
-            raise ValueError(f"{key} {err}") from None
+    kind, kwargs = parse_fields(spec, _FIELDS, _COERCE, _snake, _camel)
     if kind == "error" and "code" not in kwargs:
         raise ValueError("an error fault needs a code")
     if kind == "stall" and "seconds" not in kwargs:
         raise ValueError("a stall needs seconds")
     return kind, kwargs
-
-
-def parse_cli_spec(text: str) -> dict[str, object]:
-    """``error:verb=list,resource=pods,code=429,rate=0.1`` as a flat spec (values as text)."""
-    kind, _, rest = text.partition(":")
-    spec: dict[str, object] = {"type": kind.strip()}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"expected key=value, got {item!r}")
-        spec[key.strip()] = value.strip()
-    return spec
 
 
 def check_startup_spec(spec: Mapping[str, object]) -> None:

@@ -49,16 +49,51 @@ class ObjectView(Protocol):
     def encode(self, raw: bytes) -> bytes: ...
 
 
-@dataclass(slots=True, eq=False)
+#: Decodes what selectors read from a stored object: (labels, selectable fields).
+SelectorDecoder = Callable[[bytes], tuple[Mapping[str, str], Mapping[str, str]]]
+
+
 class CachedObject:
-    key: str
-    namespace: str
-    name: str
-    rv: int
-    raw: bytes  # the stored JSON; its metadata.resourceVersion is rv
-    labels: Mapping[str, str]
-    fields: Mapping[str, str]
-    views: dict[str, bytes] | None = None  # encodings of raw in other views, made on first use
+    """One stored object as the cache keeps it. ``labels`` and ``fields`` (what selectors
+    match) are given, or decoded from ``raw`` by ``decode_selectors`` the first time a selector
+    asks: a cache filled with 100,000 objects at start decodes none of them until then."""
+
+    __slots__ = ("key", "namespace", "name", "rv", "raw", "views", "_labels", "_fields", "_decode_selectors")
+
+    def __init__(self, key: str, namespace: str, name: str, rv: int, raw: bytes,
+                 labels: Mapping[str, str] | None = None, fields: Mapping[str, str] | None = None,
+                 decode_selectors: SelectorDecoder | None = None) -> None:
+        self.key = key
+        self.namespace = namespace
+        self.name = name
+        self.rv = rv
+        self.raw = raw  # the stored JSON; its metadata.resourceVersion is rv
+        self.views: dict[str, bytes] | None = None  # encodings of raw in other views, made on first use
+        self._labels = labels
+        self._fields = fields
+        self._decode_selectors = decode_selectors
+
+    @property
+    def labels(self) -> Mapping[str, str]:
+        if self._labels is None:
+            self._decode()
+        return self._labels  # type: ignore[return-value]
+
+    @property
+    def fields(self) -> Mapping[str, str]:
+        if self._fields is None:
+            self._decode()
+        return self._fields  # type: ignore[return-value]
+
+    def with_raw(self, raw: bytes) -> CachedObject:
+        """The same object encoded otherwise (another version of it): what selectors match is
+        shared, the encodings in views are not."""
+        return CachedObject(self.key, self.namespace, self.name, self.rv, raw, self._labels, self._fields,
+                            self._decode_selectors)
+
+    def _decode(self) -> None:
+        assert self._decode_selectors is not None, "a CachedObject needs labels and fields or a decoder"
+        self._labels, self._fields = self._decode_selectors(self.raw)
 
     def encoded(self, view: ObjectView | None) -> bytes:
         """The object as ``view`` shows it (``None``: the stored JSON itself)."""

@@ -7,22 +7,26 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import orjson
 from fastapi import FastAPI
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from ..cacher import CacherConfig
+from ..clients import ClientReport, ClientReportConfig
 from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceController
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
 from ..registry.registry import DEFAULT_EVENT_TTL, DEFAULT_SERVICE_ACCOUNT_ISSUER, Registry
 from ..registry.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
-from ..store import ErrCompacted, ErrFutureRev, StoreTimers
+from ..store import ErrCompacted, ErrFutureRev, FsyncPolicy, Journal, StoreTimers, snapshot
+from ..store.journal import DEFAULT_FSYNC_INTERVAL
 from ..tasks import cancel_and_wait
+from . import clients as client_routes
 from . import faults as fault_routes
 from . import metrics as metric_routes
 from . import openapi, resources
@@ -55,6 +59,15 @@ class ServerConfig:
     #: kube-apiserver's --service-account-issuer: the ``iss`` of the tokens ``serviceaccounts/token``
     #: issues, and the API audience.
     service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER
+    #: Where the store persists (write-ahead log + snapshots); None: memory only.
+    data_dir: Path | None = None
+    #: When a logged write reaches the disk (see the README's "Persistence").
+    fsync: FsyncPolicy = FsyncPolicy.INTERVAL
+    fsync_interval: float = DEFAULT_FSYNC_INTERVAL
+    #: A ``fakeapi snapshot save`` file the store starts from (into an empty ``data_dir``, if set).
+    from_snapshot: Path | None = None
+    #: The per-client report: client cap, client header, history, detectors' knobs.
+    clients: ClientReportConfig = field(default_factory=ClientReportConfig)
 
 
 class Server:
@@ -63,6 +76,7 @@ class Server:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.store = TimedStore()
+        self.journal = _load_store(self.store, config)
         gc = GARBAGE_COLLECTOR in config.controllers
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer)
@@ -79,6 +93,8 @@ class Server:
         self.faults = Faults(self.registry, self.timers)
         self.metrics = ServerMetrics(self.registry, self.store, version_labels(orjson.loads(self.discovery.version)),
                                      self.faults.totals)
+        self.clients = ClientReport(config.clients)
+        self.metrics.prometheus.register(self.clients)  # type: ignore[arg-type]
         self._compactor: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -98,6 +114,8 @@ class Server:
             await controller.stop()
         await self.timers.stop()
         await self.registry.stop()
+        if self.journal is not None:
+            self.journal.close()
 
     def _resources_changed(self) -> None:
         self.discovery.invalidate()
@@ -118,6 +136,20 @@ class Server:
             if previous > self.store.compact_revision:
                 self.compact(previous)
             previous = self.store.revision
+
+
+def _load_store(store: TimedStore, config: ServerConfig) -> Journal | None:
+    """Fill the fresh ``store`` from ``config.from_snapshot`` and/or ``config.data_dir``; returns
+    the journal that persists it from now on (None: memory only)."""
+    data_dir = None if config.data_dir is None else Path(config.data_dir)
+    if config.from_snapshot is not None:
+        if data_dir is not None:
+            snapshot.restore(Path(config.from_snapshot), data_dir)
+        else:
+            snapshot.load_file(store, Path(config.from_snapshot))
+    if data_dir is None:
+        return None
+    return Journal.open(store, data_dir, policy=FsyncPolicy(config.fsync), interval=config.fsync_interval)
 
 
 def create_app(config: ServerConfig | None = None) -> FastAPI:
@@ -147,9 +179,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_api_route("/.well-known/openid-configuration", _openid_configuration, methods=["GET"])
     app.add_api_route("/openid/v1/jwks", _openid_keys, methods=["GET"])
     app.add_api_route("/fakeapi/v1/compact", _compact, methods=["POST"])
+    app.add_api_route("/fakeapi/v1/snapshot", _snapshot, methods=["GET"])
     fault_routes.add_routes(app)
     metric_routes.add_routes(app)
-    app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics)
+    client_routes.add_routes(app)
+    app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
+                       clients=server.clients)
     return app
 
 
@@ -214,6 +249,14 @@ async def _compact(request: Request) -> Response:
         return json_response({"revision": rev, "currentRevision": server.store.revision})
     except StatusError as err:
         return status_response(err)
+
+
+async def _snapshot(request: Request) -> Response:
+    """The whole store as a ``fakeapi snapshot`` file (``fakeapi snapshot save --url``): captured
+    in one step of the loop, so it is the store at one revision, and encoded off the loop."""
+    image = snapshot.capture(served_by(request).store)
+    chunks = await asyncio.to_thread(image.chunks)
+    return StreamingResponse(iter(chunks), media_type="application/octet-stream")
 
 
 def _optional(body: dict[str, object], name: str, kind: type) -> Any:

@@ -22,7 +22,7 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..faults import Fault, Faults
+from ..faults import Faults
 from ..machinery.list_options import parse_bool
 from ..machinery.status import StatusError, bad_request, not_found
 from .responses import json_response, served_by, status_response
@@ -108,9 +108,11 @@ async def _apply(faults: Faults, request: Request, kind: str | None) -> Response
             result = faults.apply(spec)
         except (ValueError, TypeError) as err:
             raise bad_request(str(err)) from None
-        if isinstance(result, Fault):
-            return json_response(result.to_dict(), 201)
-        return json_response({"closed": result})
+        if isinstance(result, int):
+            return json_response({"closed": result})
+        if isinstance(result, dict):  # an etcd action's outcome
+            return json_response(result)
+        return json_response(result.to_dict(), 201)
     except StatusError as err:
         return status_response(err)
 

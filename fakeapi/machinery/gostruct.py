@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import copy
-import binascii
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
@@ -121,18 +120,47 @@ def _bytes(value: Any, context: _Context) -> Any:
     if not isinstance(value, str):
         context.mismatch(value, "[]uint8")
         return None
-    try:
-        decoded = base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        raise _Abort(f"illegal base64 data at input byte {_bad_base64_offset(value)}") from None
-    return base64.b64encode(decoded).decode()
+    error_at = _base64_error(value.encode())
+    if error_at is not None:
+        raise _Abort(f"illegal base64 data at input byte {error_at}")
+    return base64.b64encode(base64.b64decode(value.replace("\n", "").replace("\r", ""))).decode()
 
 
-def _bad_base64_offset(text: str) -> int:
-    for offset, char in enumerate(text):
-        if not (char.isalnum() and char.isascii() or char in "+/="):
-            return offset
-    return len(text)
+_BASE64_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+
+def _base64_error(src: bytes) -> int | None:
+    """Where Go's ``base64.StdEncoding.Decode`` finds ``src`` corrupt (its ``CorruptInputError``
+    offset), or None: ``decodeQuantum`` quantum by quantum, newlines skipped."""
+    si, length = 0, len(src)
+    while si < length:
+        j = 0
+        while j < 4:
+            if si == length:
+                if j == 0:
+                    return None
+                return si - j  # a partial quantum without padding
+            char = src[si]
+            si += 1
+            if char in _BASE64_ALPHABET:
+                j += 1
+                continue
+            if char in b"\n\r":
+                continue
+            if char != ord("=") or j < 2:
+                return si - 1
+            if j == 2:  # "==" expected, the first consumed
+                while si < length and src[si] in b"\n\r":
+                    si += 1
+                if si == length:
+                    return length
+                if src[si] != ord("="):
+                    return si - 1
+                si += 1
+            while si < length and src[si] in b"\n\r":
+                si += 1
+            return si if si < length else None  # trailing garbage after the padding
+    return None
 
 
 # ----------------------------------------------------------------- types with their own JSON

@@ -161,12 +161,15 @@ class Registry:
         }
 
     def start(self) -> None:
-        """Create the default namespaces and start every cache (on the store's loop)."""
+        """Create the default namespaces, start every cache (on the store's loop) and serve the
+        custom resources of the CRDs already stored (a store loaded from disk or a snapshot)."""
         for name in DEFAULT_NAMESPACES:
             if self.namespace_phase(name) is None:
                 self.namespaces.create(None, {"metadata": {"name": name}})
         for rs in self.stores():
             rs.cacher.start()
+        for crd in self.definitions.definitions():
+            self._sync_custom_resources(crd["metadata"]["name"], crd)
         self._ticker = asyncio.create_task(self._tick_bookmarks(), name="bookmarks")
 
     async def stop(self) -> None:

@@ -77,13 +77,48 @@ class Compare(NamedTuple):
     range_end: bytes = b""
 
 
+class SortOrder(IntEnum):
+    NONE = 0
+    ASCEND = 1
+    DESCEND = 2
+
+
+class SortTarget(IntEnum):
+    KEY = 0
+    VERSION = 1
+    CREATE = 2
+    MOD = 3
+    VALUE = 4
+
+
 class RangeRequest(NamedTuple):
+    """etcd's ``RangeRequest``. The min/max revision filters (0: none) drop kvs after the range
+    is read; ``count`` stays the range's size, as etcd's does. ``serializable`` changes nothing
+    here (one member: every read is linearizable)."""
+
     key: bytes
     range_end: bytes = b""
     limit: int = 0
     revision: int = 0
     keys_only: bool = False
     count_only: bool = False
+    sort_order: SortOrder = SortOrder.NONE
+    sort_target: SortTarget = SortTarget.KEY
+    min_mod_revision: int = 0
+    max_mod_revision: int = 0
+    min_create_revision: int = 0
+    max_create_revision: int = 0
+
+    @property
+    def fetch_limit(self) -> int:
+        """How many kvs etcd's ``executeRange`` reads before it filters, sorts and limits: the
+        whole range (0) when the request has a sort order or a revision filter, else
+        ``limit + 1`` (the extra one tells ``more``). A sort target other than KEY with order
+        NONE sorts only what was read."""
+        if (self.sort_order or self.min_mod_revision or self.max_mod_revision
+                or self.min_create_revision or self.max_create_revision):
+            return 0
+        return self.limit + 1 if self.limit > 0 else 0
 
 
 class PutRequest(NamedTuple):

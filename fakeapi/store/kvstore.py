@@ -16,6 +16,7 @@ moves by exactly one when, and only when, the request changed something.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -48,11 +49,14 @@ from .kv import (
     RangeResponse,
     Request,
     Response,
+    SortOrder,
+    SortTarget,
     TxnRequest,
     TxnResponse,
 )
 
 if TYPE_CHECKING:
+    from .journal import Journal
     from .lease import Lessor
 
 #: etcd's ``--max-txn-ops`` default.
@@ -81,6 +85,8 @@ class KVStore:
         self._log_base = 2  # revision of _log[0]
         self.max_txn_ops = max_txn_ops
         self.lessor: Lessor | None = None  # set by Store; None means "no lease may be attached"
+        #: The write-ahead log when the store persists (journal.py); None keeps it in memory only.
+        self.journal: Journal | None = None
 
     # ----------------------------------------------------------------- revisions
 
@@ -108,14 +114,20 @@ class KVStore:
         if not req.key:
             raise ErrEmptyKey()
         rev = self._check_read_revision(req.revision, self._rev)
-        kvs, count = self._range_at(req.key, req.range_end, rev, req.limit, req.count_only)
+        kvs, count = self._range_at(req.key, req.range_end, rev, req.fetch_limit, req.count_only)
         return self._range_response(req, kvs, count)
 
     def _range_response(self, req: RangeRequest, kvs: list[KeyValue], count: int) -> RangeResponse:
+        """etcd's ``executeRange`` after the read of ``req.fetch_limit`` kvs: filters, sort,
+        then ``limit`` (``more`` when more kvs were read than it lets through), keys_only."""
+        if req.fetch_limit == 0 or req.sort_order or req.sort_target:
+            kvs = _filter_and_sort(req, kvs)
+        limit = req.limit
+        more = 0 < limit < len(kvs)
+        if more:
+            kvs = kvs[:limit]
         if req.keys_only:
             kvs = [kv._replace(value=b"") for kv in kvs]
-        # etcd sets ``more`` when it fetched more than ``limit`` kvs: never for count_only.
-        more = not req.count_only and 0 < req.limit < count
         return RangeResponse(self._rev, kvs, count, more)
 
     def _range_at(
@@ -203,16 +215,19 @@ class KVStore:
     # ----------------------------------------------------------------- writes
 
     def put(self, req: PutRequest) -> PutResponse:
-        txn = TxnRequest(success=(req,))
-        if req.lease and (req.ignore_value or req.ignore_lease):
-            # etcd's plain Put looks its lease up before ignore_*'s key (a txn does the reverse):
-            # after the request checks, a missing lease wins over a missing key.
-            _check_txn_shape(txn, self.max_txn_ops)
-            if self.lessor is None or not self.lessor.exists(req.lease):
-                raise ErrLeaseNotFound()
-        resp = self.txn(txn)
-        put: PutResponse = resp.responses[0]  # type: ignore[assignment]
-        return put._replace(header_revision=resp.header_revision)
+        """etcd's plain Put, checked in its order: the request (empty key, put flags), then its
+        lease (before ignore_*'s key: a txn does the reverse), then ignore_*'s key."""
+        if not req.key:
+            raise ErrEmptyKey()
+        if req.ignore_value and req.value:
+            raise ErrValueProvided()
+        if req.ignore_lease and req.lease:
+            raise ErrLeaseProvided()
+        if req.lease and (self.lessor is None or not self.lessor.exists(req.lease)):
+            raise ErrLeaseNotFound()
+        wtxn = _WriteTxn(self)
+        prev_kv = wtxn.put(req).prev_kv
+        return PutResponse(wtxn.commit(), prev_kv)
 
     def delete_range(self, req: DeleteRangeRequest) -> DeleteRangeResponse:
         resp = self.txn(TxnRequest(success=(req,)))
@@ -229,20 +244,17 @@ class KVStore:
         return TxnResponse(wtxn.commit(), succeeded, responses)
 
     def _check_txn_path(self, ops: tuple[Request, ...]) -> None:
-        """etcd's ``checkRequests`` before a txn runs, on the ops it will run (nested compares
-        see the store before the txn): first every put (ignore_value/ignore_lease need the key,
-        a lease must exist), then every range's revision. So which error a txn reports does not
-        depend on the order of its ops."""
-        path = list(self._txn_path(ops))
+        """etcd 3.6's ``checkTxn`` before a txn runs, on the ops it will run, in order (nested
+        compares see the store before the txn): a range's revision must be readable; a put with
+        ignore_value/ignore_lease needs its key, and its lease must exist."""
         lessor = self.lessor
-        for op in path:
+        for op in self._txn_path(ops):
             if isinstance(op, PutRequest):
                 if (op.ignore_value or op.ignore_lease) and self.get(op.key) is None:
                     raise ErrKeyNotFound()
                 if op.lease and (lessor is None or not lessor.exists(op.lease)):
                     raise ErrLeaseNotFound()
-        for op in path:
-            if isinstance(op, RangeRequest) and op.revision > 0:
+            elif isinstance(op, RangeRequest) and op.revision > 0:
                 self._check_read_revision(op.revision, self._rev)
 
     def _txn_path(self, ops: tuple[Request, ...]) -> Iterator[Request]:
@@ -304,8 +316,17 @@ class KVStore:
         self._rev = rev
         return logged
 
-    def _commit(self, changes: list[tuple[KeyValue, KeyValue | None]]) -> int:
-        """Apply staged changes at the next revision and announce them; returns the revision."""
+    def _commit(self, changes: list[tuple[KeyValue, KeyValue | None]], revoked_lease: int = 0) -> int:
+        """Apply staged changes at the next revision and announce them (and forget
+        ``revoked_lease``, whose keys ``changes`` delete); returns the revision. With a journal,
+        the change is logged before anything of it is applied (write-ahead): if logging fails,
+        the store is unchanged."""
+        journal = self.journal
+        if journal is not None and (changes or revoked_lease):
+            journal.log_commit(self._rev + 1, changes, revoked_lease)
+        if revoked_lease:
+            assert self.lessor is not None
+            self.lessor.remove(revoked_lease)
         if changes:
             events = self._apply(self._rev + 1, changes)
             self._on_commit(self._rev, events)
@@ -324,6 +345,8 @@ class KVStore:
             raise ErrCompacted()
         if rev > self._rev:
             raise ErrFutureRev()
+        if self.journal is not None:
+            self.journal.log_compact(rev)
         self._compact_rev = rev
         # Only keys changed since the previous compaction can hold superseded versions, and those
         # are exactly the keys in the log up to ``rev``: compaction costs what was written, not
@@ -364,6 +387,32 @@ class KVStore:
         hi = last - base + 1
         return [(base + i, self._log[i]) for i in range(lo, hi)]
 
+    def hash_kv(self, rev: int = 0) -> tuple[int, int, int]:
+        """(hash, compact revision, revision) of every version retained at ``rev`` (0: now), as
+        etcd's ``HashKV`` answers, to tell whether two stores hold the same history. The hash
+        is a CRC-32 of our own record layout, not etcd's bytes: equal between fakeapi stores,
+        not comparable with a real etcd's."""
+        if rev <= 0:
+            rev = self._rev
+        elif rev < self._compact_rev:
+            raise ErrCompacted()
+        elif rev > self._rev:
+            raise ErrFutureRev()
+        crc = 0
+        for key, history in self._history.items():
+            for kv in history:
+                if kv.mod_revision > rev:
+                    break
+                crc = zlib.crc32(b"%s\0%d\0%d\0%d\0%d\0" % (
+                    key, kv.create_revision, kv.mod_revision, kv.version, kv.lease), crc)
+                crc = zlib.crc32(kv.value, crc)
+        return crc, self._compact_rev, rev
+
+    def approximate_size(self) -> int:
+        """Bytes of keys and values over every retained version: what Status reports as the
+        database size (etcd's is its bbolt file)."""
+        return sum(len(kv.key) + len(kv.value) for h in self._history.values() for kv in h)
+
     def stats(self) -> dict[str, int]:
         """Sizes for metrics and benchmarks."""
         return {
@@ -374,6 +423,37 @@ class KVStore:
             "versions": sum(len(h) for h in self._history.values()),
             "log_revisions": len(self._log),
         }
+
+
+#: etcd's ``kvSortBy*``: the field each sort target orders by.
+_SORT_FIELD = {
+    SortTarget.KEY: 0, SortTarget.CREATE: 1, SortTarget.MOD: 2, SortTarget.VERSION: 3,
+    SortTarget.VALUE: 4,
+}
+
+
+def _filter_and_sort(req: RangeRequest, kvs: list[KeyValue]) -> list[KeyValue]:
+    """etcd's min/max revision filters, then its sort. A target other than KEY with order NONE
+    sorts ascending; KEY ascending is the range's own order. Ties keep key order, as Go's
+    ``sort.Sort`` does on etcd-sized results (insertion sort up to 12 kvs; above that Go's order
+    of equal kvs is unspecified)."""
+    if req.max_mod_revision:
+        kvs = [kv for kv in kvs if kv.mod_revision <= req.max_mod_revision]
+    if req.min_mod_revision:
+        kvs = [kv for kv in kvs if kv.mod_revision >= req.min_mod_revision]
+    if req.max_create_revision:
+        kvs = [kv for kv in kvs if kv.create_revision <= req.max_create_revision]
+    if req.min_create_revision:
+        kvs = [kv for kv in kvs if kv.create_revision >= req.min_create_revision]
+    order, target = req.sort_order, req.sort_target
+    if target is not SortTarget.KEY and order is SortOrder.NONE:
+        order = SortOrder.ASCEND
+    elif target is SortTarget.KEY and order is SortOrder.ASCEND:
+        order = SortOrder.NONE
+    if order is not SortOrder.NONE:
+        field = _SORT_FIELD[target]
+        kvs = sorted(kvs, key=lambda kv: kv[field], reverse=order is SortOrder.DESCEND)
+    return kvs
 
 
 def _compare_kv(cmp: Compare, kv: KeyValue) -> bool:
@@ -416,6 +496,8 @@ def _check_txn_request(req: TxnRequest, max_ops: int) -> None:
     for op in (*req.success, *req.failure):
         if isinstance(op, TxnRequest):
             _check_txn_request(op, max_ops - opc)  # a nested txn gets what its parent left
+        elif op is None:  # an empty RequestOp on the wire: etcd's checkRequestOp default
+            raise ErrKeyNotFound()
         elif not op.key:
             raise ErrEmptyKey()
         elif isinstance(op, PutRequest):
@@ -516,7 +598,9 @@ class _WriteTxn:
         # ``checkRange``): the txn's own revision is a future one.
         if not self.staged or req.revision > 0:
             rev = store._check_read_revision(req.revision, store.revision)
-            kvs, count = store._range_at(req.key, req.range_end, rev, req.limit, req.count_only)
+            kvs, count = store._range_at(
+                req.key, req.range_end, rev, req.fetch_limit, req.count_only
+            )
             resp = store._range_response(req, kvs, count)
             return resp._replace(header_revision=self.header_revision())
         start, end, single = _range_bounds(req.key, req.range_end)
@@ -528,8 +612,8 @@ class _WriteTxn:
         count = len(merged)
         if req.count_only:
             merged = []
-        elif req.limit > 0:
-            merged = merged[: req.limit]
+        elif req.fetch_limit:
+            merged = merged[: req.fetch_limit]
         return store._range_response(req, merged, count)._replace(header_revision=self.rev)
 
     def _merged_live(self, start: bytes, end: bytes | None) -> list[KeyValue]:
@@ -586,6 +670,6 @@ class _WriteTxn:
             self.header_revision(), len(victims), victims if req.prev_kv else []
         )
 
-    def commit(self) -> int:
-        return self.store._commit(self.changes)
+    def commit(self, revoked_lease: int = 0) -> int:
+        return self.store._commit(self.changes, revoked_lease)
 

@@ -184,6 +184,7 @@ class Pair:
         self.real = real
         self._fake_normaliser = Normaliser()
         self._real_normaliser = Normaliser()
+        self._case = ""
         self.outcomes: list[Outcome] = []
 
     def send(self, case: str, kind: str, verb: str, method: str, path: str | tuple[str, str], *,
@@ -198,6 +199,11 @@ class Pair:
         paths = path if isinstance(path, tuple) else (path, path)
         bodies = body if isinstance(body, tuple) else (body, body)
         answers = []
+        if case != self._case:
+            # Versions and generated names are numbered per case: a write one server refused
+            # and the other accepted in an earlier case must not shift every later number.
+            self._case = case
+            self._fake_normaliser, self._real_normaliser = Normaliser(), Normaliser()
         servers = ((self.fake, self._fake_normaliser), (self.real, self._real_normaliser))
         for (client, normaliser), server_path, server_body in zip(servers, paths, bodies, strict=True):
             request_headers = dict(headers or {})

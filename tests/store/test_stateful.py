@@ -273,9 +273,10 @@ ignore_puts = st.builds(
 )
 deletes = st.builds(DeleteRangeRequest, key=keys, range_end=ends, prev_kv=st.booleans())
 ranges = st.builds(
-    RangeRequest, key=keys, range_end=ends, limit=st.integers(0, 3), revision=st.just(0),
-    keys_only=st.booleans(), count_only=st.booleans(),
-)
+    lambda key, end, limit, keys_only, count_only: RangeRequest(
+        key, end, limit=limit, keys_only=keys_only, count_only=count_only),
+    keys, ends, st.integers(0, 3), st.booleans(), st.booleans(),
+)  # sort and revision filters: tests/store/test_range.py, and the differential tests
 ops = st.one_of(puts, puts, puts, puts, ignore_puts, deletes, deletes, ranges, ranges)
 compares = st.builds(
     lambda key, end, target, result, n, v: Compare(
