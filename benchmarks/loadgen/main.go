@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -190,6 +191,7 @@ func main() {
 	contentType := flags.String("content-type", "protobuf", "json or protobuf (what typed client-go clients prefer)")
 	namespace := flags.String("namespace", "bench", "namespace of the workload's objects (created if missing)")
 	phaseSync := flags.Bool("phase-sync", false, "after each phase line, wait for a line on stdin")
+	cpuProfile := flags.String("cpuprofile", "", "write the load generator's own CPU profile (pprof) there")
 	measure := work(flags)
 	if err := flags.Parse(os.Args[2:]); err != nil {
 		fail(err)
@@ -211,7 +213,17 @@ func main() {
 	default:
 		fail(fmt.Errorf("--content-type: json or protobuf, not %q", *contentType))
 	}
+	if *cpuProfile != "" {
+		profile, err := os.Create(*cpuProfile)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.StartCPUProfile(profile); err != nil {
+			fail(err)
+		}
+	}
 	result, err := measure(r)
+	pprof.StopCPUProfile()
 	if err != nil {
 		fail(err)
 	}
