@@ -502,9 +502,19 @@ def cpu_shares(steps: list[Step], results: dict[str, dict[str, Any]]) -> dict[st
 
 
 def notes(steps: list[Step], results: dict[str, dict[str, Any]]) -> list[str]:
-    """What a reader should not miss: failures, errors, lost events, a protobuf request answered
-    in JSON."""
+    """What a reader should not miss: other work on the machine, objects of different sizes,
+    failures, errors, lost events, a protobuf request answered in JSON."""
     found = []
+    for name, share in cpu_shares(steps, results).items():
+        if share["seconds"] and share["others"] / share["seconds"] > 0.25:
+            found.append(f"The machine was not idle: while {SERVER_TITLES[name]} was measured, other processes used "
+                         f"{share['others'] / share['seconds']:.2f} of its {os.cpu_count()} cores on average. Rates and "
+                         "latencies move with such load; CPU per operation moves much less.")
+    sizes = {name: server["pod_bytes"] for name, server in results.items() if "pod_bytes" in server}
+    if len(sizes) == 2 and abs(sizes[FAKEAPI] - sizes[KUBE]) > 0.05 * sizes[KUBE]:
+        found.append(f"The same pod is stored as {sizes[FAKEAPI]:,} B of JSON by fakeapi and {sizes[KUBE]:,} B by "
+                     "kube-apiserver (without managedFields): fakeapi does not fill in all of kube's defaults yet, "
+                     "so its LIST, informer and memory rows carry smaller objects.")
     for name, server in results.items():
         title = SERVER_TITLES[name]
         if "protobuf" not in server.get("encoding", "protobuf"):
@@ -525,8 +535,7 @@ def notes(steps: list[Step], results: dict[str, dict[str, Any]]) -> list[str]:
     return found
 
 
-def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict[str, Any]], info: dict[str, Any],
-              command: str, elapsed: float, mode: str) -> None:
+def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict[str, Any]], info: dict[str, Any]) -> None:
     share_lines = []
     for name, share in cpu_shares(steps, results).items():
         if share["seconds"]:
@@ -541,7 +550,7 @@ def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict
                                       "reordered watch event."]
     text = f"""# fakeapi vs kube-apiserver + etcd: the comparison benchmark
 
-Written by `{command}` (`make bench-compare`; {mode} mode, {elapsed / 60:.0f} min) on {info['date']}.
+Written by `{info['command']}` (`make bench-compare`; {info['mode']} mode, {info['minutes']:.0f} min) on {info['date']}.
 Do not edit by hand: run it again (`make bench-compare QUICK=1` is a ~3-minute run that only
 prints). What runs, in what order and why: the docstrings of `benchmarks/compare.py` and of the
 load generator `benchmarks/loadgen/` (Go, client-go {CLIENT_GO_VERSION}).
@@ -549,7 +558,8 @@ load generator `benchmarks/loadgen/` (Go, client-go {CLIENT_GO_VERSION}).
 ## Machine
 
 - {info['cores']} cores, {info['cpu']}, {info['ram_gb']:.0f} GB RAM, Linux {info['kernel']}
-- fakeapi at commit {info['fakeapi_commit']} (Python {info['python']}), args `{' '.join(FAKEAPI_ARGS + tuple(info['fakeapi_args']))}`
+- fakeapi at commit {info['fakeapi_commit']} (Python {info['python']}), `fakeapi serve {' '.join(FAKEAPI_ARGS + tuple(info['fakeapi_args']))}`
+  (the store in memory unless those arguments say otherwise)
 - kube-apiserver {KUBE_VERSION} + etcd {ETCD_VERSION} (built by `scripts/build-kube.sh` with {info['go']}); etcd on
   tmpfs with `--unsafe-no-fsync`, kube-apiserver configured as envtest does{(', args `' + ' '.join(info['kube_args']) + '`') if info['kube_args'] else ''}
 - load generator: one process, client-go {CLIENT_GO_VERSION}, client-side rate limits off, one connection per client;
@@ -604,7 +614,11 @@ def main(argv: list[str] | None = None) -> int:
                         "docs/benchmarks.md; the quick mode writes none unless asked)")
     parser.add_argument("--results", type=Path, default=ROOT / "results",
                         help="where the JSON results and logs go (a bench-compare-<time> directory)")
+    parser.add_argument("--render", type=Path, metavar="RESULTS_JSON",
+                        help="run nothing: print (and with --doc write) the table of an earlier run's results.json")
     args = parser.parse_args(argv)
+    if args.render:
+        return render(args.render, args.doc)
 
     servers = [s for s in args.servers.split(",") if s]
     if not servers or set(servers) - {FAKEAPI, KUBE}:
@@ -643,22 +657,36 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    elapsed = time.monotonic() - began
 
     info = {**machine(), "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "fakeapi_args": args.fakeapi_arg, "kube_args": args.kube_arg,
+            "command": " ".join(["benchmarks/compare.py", *(sys.argv[1:] if argv is None else argv)]),
+            "mode": "quick" if args.quick else "full", "minutes": (time.monotonic() - began) / 60,
+            "servers": servers, "fakeapi_args": args.fakeapi_arg, "kube_args": args.kube_arg,
             "loadavg_before": " ".join(f"{x:.1f}" for x in loadavg_before),
             "loadavg_after": " ".join(f"{x:.1f}" for x in os.getloadavg())}
     (logs / "results.json").write_text(json.dumps({"machine": info, "results": results}, indent=1))
-    table = markdown_table(build_rows(steps, results), servers)
+    report(steps, results, info, doc)
+    print(f"results and logs: {logs} ({info['minutes']:.1f} min)", file=sys.stderr)
+    return 0
+
+
+def report(steps: list[Step], results: dict[str, dict[str, Any]], info: dict[str, Any], doc: Path | None) -> None:
+    """Prints the table and the notes; writes the Markdown report when ``doc`` is given."""
+    table = markdown_table(build_rows(steps, results), info["servers"])
     print(table)
     for line in notes(steps, results):
         print(f"- {line}")
-    command = " ".join(["benchmarks/compare.py", *(sys.argv[1:] if argv is None else argv)])
     if doc is not None:
-        write_doc(doc, table, steps, results, info, command, elapsed, "quick" if args.quick else "full")
+        write_doc(doc, table, steps, results, info)
         print(f"written: {doc}", file=sys.stderr)
-    print(f"results and logs: {logs} ({elapsed / 60:.1f} min)", file=sys.stderr)
+
+
+def render(saved: Path, doc: Path | None) -> int:
+    """The table and report of an earlier run from its results.json (after a change to how they
+    are presented; the numbers are the run's)."""
+    data = json.loads(saved.read_text())
+    info = data["machine"]
+    report(plan(info["mode"] == "quick"), data["results"], info, doc)
     return 0
 
 

@@ -162,16 +162,17 @@ def test_compare_reads_the_server_cpu_around_a_run(loadgen: Path, server: Server
 def test_compare_table_orients_ratios_so_that_above_one_means_fakeapi_is_better() -> None:
     steps = [compare.Step("create", "pod creates", "create"), compare.Step("list", "LIST", "list"),
              compare.Step("memory", "memory", "memory")]
+    cpu = {"seconds": 1.0, "client_cpu_seconds": 0.1}
     results = {
-        compare.FAKEAPI: {"start": {"seconds": 1.0},
+        compare.FAKEAPI: {"start": {"seconds": 1.0}, "pod_bytes": 3800,
                           "create": {"rate": 300.0, "ops": 300, "errors": 0, "latency_ms": {"p50": 5, "p99": 9},
-                                     "server_cpu_seconds": 0.6, "client_cpu_seconds": 0.1},
+                                     "server_cpu_seconds": 0.6, "machine_cpu_seconds": 0.8, **cpu},
                           "list": {"ops": 2, "errors": 0, "latency_ms": {"p50": 100}, "items": 10, "bytes": 2**20,
-                                   "response_protobuf": True, "server_cpu_seconds": 0.4, "client_cpu_seconds": 0.1},
+                                   "response_protobuf": True, "server_cpu_seconds": 0.4, "machine_cpu_seconds": 0.5, **cpu},
                           "memory": {"rss_mb": 100.0, "pss_mb": 90.0}},
-        compare.KUBE: {"start": {"seconds": 4.0},
+        compare.KUBE: {"start": {"seconds": 4.0}, "pod_bytes": 4900,
                        "create": {"rate": 100.0, "ops": 100, "errors": 0, "latency_ms": {"p50": 10, "p99": 30},
-                                  "server_cpu_seconds": 0.1, "client_cpu_seconds": 0.1},
+                                  "server_cpu_seconds": 0.1, "machine_cpu_seconds": 1.9, **cpu},
                        "list": {"failed": "timed out"},
                        "memory": {"rss_mb": 400.0, "pss_mb": 380.0}},
     }
@@ -183,4 +184,9 @@ def test_compare_table_orients_ratios_so_that_above_one_means_fakeapi_is_better(
     assert rows["memory"].ratio == "4.00x"
     table = compare.markdown_table(list(rows.values()), [compare.FAKEAPI, compare.KUBE])
     assert table.count("\n") == len(rows) + 1
-    assert any("LIST: failed" in note for note in compare.notes(steps, results))
+    notes = compare.notes(steps, results)
+    assert any("LIST: failed" in note for note in notes)
+    assert any("3,800 B of JSON by fakeapi and 4,900 B" in note for note in notes)
+    # Other work on the machine: 1.7 of the 1.9 CPU seconds while kube was measured, none during fakeapi's.
+    assert [note for note in notes if "not idle" in note and "kube-apiserver" in note and "1.70 of its" in note]
+    assert not [note for note in notes if "not idle" in note and "while fakeapi" in note]
