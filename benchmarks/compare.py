@@ -532,6 +532,9 @@ def notes(steps: list[Step], results: dict[str, dict[str, Any]]) -> list[str]:
                             "watch_errors"):
                 if result.get(counter):
                     found.append(f"{title}, {step.title}: {counter.replace('_', ' ')} {result[counter]:,}.")
+            if result.get("watch_restarts"):
+                found.append(f"{title}, {step.title}: the server ended {result['watch_restarts']:,} watches (watchers "
+                             "that fell behind); each resumed from its last resourceVersion, as a reflector does.")
     return found
 
 

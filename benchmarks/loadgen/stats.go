@@ -44,7 +44,7 @@ func summarize(samples []time.Duration) map[string]float64 {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// errorLog counts failed requests and keeps the first few messages for the report.
+// errorLog counts failed requests and keeps the first few distinct messages for the report.
 type errorLog struct {
 	mu      sync.Mutex
 	count   int
@@ -55,8 +55,8 @@ func (e *errorLog) record(err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.count++
-	if len(e.samples) < 5 {
-		e.samples = append(e.samples, err.Error())
+	if message := err.Error(); len(e.samples) < 5 && !slices.Contains(e.samples, message) {
+		e.samples = append(e.samples, message)
 	}
 }
 
