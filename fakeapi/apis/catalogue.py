@@ -121,6 +121,10 @@ _RETURNS_DELETED_OBJECT = frozenset((
     ("", "podtemplates"), ("", "resourcequotas"), ("", "serviceaccounts"), ("", "services"),
 ))
 
+#: Resources whose DELETE without a propagation policy orphans the dependents (the strategy's
+#: ``DefaultGarbageCollectionPolicy``: core/v1 ReplicationControllers, for compatibility).
+_ORPHANS_BY_DEFAULT = frozenset((("", "v1", "replicationcontrollers"),))
+
 _KUBE_VERSION = re.compile(r"v([0-9]+)(?:(alpha|beta)([0-9]+))?")
 _STABILITY = {"alpha": 0, "beta": 1, None: 2}
 
@@ -184,6 +188,10 @@ class ResourceType:
     @property
     def returns_deleted_object(self) -> bool:
         return (self.group, self.plural) in _RETURNS_DELETED_OBJECT
+
+    @property
+    def orphans_by_default(self) -> bool:
+        return (self.group, self.version, self.plural) in _ORPHANS_BY_DEFAULT
 
 
 class APIGroup(NamedTuple):

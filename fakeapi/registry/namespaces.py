@@ -43,8 +43,7 @@ class NamespaceStore(ResourceStore):
             return kv.value, False
 
         marked = orjson.loads(kv.value)  # server-owned fields: written as they are, no strategy
-        marked["metadata"]["deletionTimestamp"] = metadata.now_rfc3339()
-        marked["metadata"]["deletionGracePeriodSeconds"] = 0
+        marked["metadata"]["deletionTimestamp"] = metadata.now_rfc3339()  # no grace period (namespace REST)
         marked.setdefault("status", {})["phase"] = TERMINATING
         return self._commit_update(kv, old, marked, options.dry_run), False
 

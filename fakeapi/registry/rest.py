@@ -586,7 +586,8 @@ class ResourceStore(FieldManagedWrites):
         old_meta = old.get("metadata", {})
         self._check_preconditions(name, options, old_meta, kv)
         finalizers = list(old_meta.get("finalizers") or ())
-        gc_finalizer = _GC_FINALIZERS.get(options.propagation_policy or "") if gc_finalizers else None
+        policy = options.propagation_policy or (ORPHAN if rt.orphans_by_default else "")
+        gc_finalizer = _GC_FINALIZERS.get(policy) if gc_finalizers else None
         if gc_finalizer is not None and gc_finalizer not in finalizers:
             finalizers.append(gc_finalizer)
         if finalizers:
@@ -610,6 +611,10 @@ class ResourceStore(FieldManagedWrites):
             if not resp.succeeded:
                 raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
             self._committed(old, None)
+            if rt.returns_deleted_object:  # as deleted: at the deletion's revision (etcd3 store's decode)
+                deleted = orjson.loads(kv.value)
+                deleted["metadata"]["resourceVersion"] = str(resp.header_revision)
+                return orjson.dumps(deleted), True
         if rt.returns_deleted_object:
             return kv.value, True
         return orjson.dumps({
