@@ -50,8 +50,9 @@ bench: venv
 
 ## A load profile, headless, against a freshly seeded fakeapi on 127.0.0.1; reports and plots
 ## in results/<profile>-<timestamp>/. `make load PROFILE=watch-fanout USERS=200 DURATION=60s`
-## (profiles: loadtests/README.md; knobs: KNOBS="WRITE_QPS=10 WRITERS=4").
+## (profiles: loadtests/README.md; knobs: KNOBS="WRITE_QPS=10 WRITERS=4"). Locust runs one
+## process per core left after the server; PROCESSES=N chooses.
 PROFILE ?= watch-fanout
 load: venv
 	$(BIN)/python loadtests/run.py $(PROFILE) $(if $(USERS),--users $(USERS)) $(if $(DURATION),--duration $(DURATION)) \
-		$(foreach knob,$(KNOBS),--set $(knob))
+		$(if $(PROCESSES),--processes $(PROCESSES)) $(foreach knob,$(KNOBS),--set $(knob))

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..bulk import collector_paused
 from ..tasks import cancel_and_wait
 from ..store import EventType, RangeRequest, Store, WatchStream, prefix_range_end
 from .cache_watcher import DEFAULT_QUEUE_CAPACITY, CacheWatcher, ObjectFilter, WatchStats
@@ -108,7 +109,8 @@ class Cacher:
         rev = store.revision
         kvs = store.range(RangeRequest(start, end)).kvs
         decode = self._decode
-        self.cache.replace((decode(kv.key.decode(), kv.value, kv.mod_revision) for kv in kvs), rev)
+        with collector_paused():  # a store loaded with 100,000 objects fills its caches at once
+            self.cache.replace((decode(kv.key.decode(), kv.value, kv.mod_revision) for kv in kvs), rev)
         self._stream = store.new_stream(on_ready=self._ready.set)
         self._stream.watch(start, end, rev + 1, progress_notify=True)
         self._fresh.set()

@@ -7,12 +7,13 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import orjson
 from fastapi import FastAPI
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from ..cacher import CacherConfig
 from ..clients import ClientReport, ClientReportConfig
@@ -22,7 +23,8 @@ from ..machinery.status import StatusError, bad_request, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
 from ..registry.registry import DEFAULT_EVENT_TTL, DEFAULT_SERVICE_ACCOUNT_ISSUER, Registry
 from ..registry.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
-from ..store import ErrCompacted, ErrFutureRev, StoreTimers
+from ..store import ErrCompacted, ErrFutureRev, FsyncPolicy, Journal, StoreTimers, snapshot
+from ..store.journal import DEFAULT_FSYNC_INTERVAL
 from ..tasks import cancel_and_wait
 from . import clients as client_routes
 from . import faults as fault_routes
@@ -57,6 +59,13 @@ class ServerConfig:
     #: kube-apiserver's --service-account-issuer: the ``iss`` of the tokens ``serviceaccounts/token``
     #: issues, and the API audience.
     service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER
+    #: Where the store persists (write-ahead log + snapshots); None: memory only.
+    data_dir: Path | None = None
+    #: When a logged write reaches the disk (see the README's "Persistence").
+    fsync: FsyncPolicy = FsyncPolicy.INTERVAL
+    fsync_interval: float = DEFAULT_FSYNC_INTERVAL
+    #: A ``fakeapi snapshot save`` file the store starts from (into an empty ``data_dir``, if set).
+    from_snapshot: Path | None = None
     #: The per-client report: client cap, client header, history, detectors' knobs.
     clients: ClientReportConfig = field(default_factory=ClientReportConfig)
 
@@ -67,6 +76,7 @@ class Server:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.store = TimedStore()
+        self.journal = _load_store(self.store, config)
         gc = GARBAGE_COLLECTOR in config.controllers
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer)
@@ -104,6 +114,8 @@ class Server:
             await controller.stop()
         await self.timers.stop()
         await self.registry.stop()
+        if self.journal is not None:
+            self.journal.close()
 
     def _resources_changed(self) -> None:
         self.discovery.invalidate()
@@ -112,6 +124,7 @@ class Server:
     def compact(self, revision: int | None = None) -> int:
         rev = self.store.revision if revision is None else revision
         self.store.compact(rev)
+        self.registry.compacted(rev)
         log.info("compacted at revision %d", rev)
         return rev
 
@@ -124,6 +137,20 @@ class Server:
             if previous > self.store.compact_revision:
                 self.compact(previous)
             previous = self.store.revision
+
+
+def _load_store(store: TimedStore, config: ServerConfig) -> Journal | None:
+    """Fill the fresh ``store`` from ``config.from_snapshot`` and/or ``config.data_dir``; returns
+    the journal that persists it from now on (None: memory only)."""
+    data_dir = None if config.data_dir is None else Path(config.data_dir)
+    if config.from_snapshot is not None:
+        if data_dir is not None:
+            snapshot.restore(Path(config.from_snapshot), data_dir)
+        else:
+            snapshot.load_file(store, Path(config.from_snapshot))
+    if data_dir is None:
+        return None
+    return Journal.open(store, data_dir, policy=FsyncPolicy(config.fsync), interval=config.fsync_interval)
 
 
 def create_app(config: ServerConfig | None = None) -> FastAPI:
@@ -153,6 +180,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_api_route("/.well-known/openid-configuration", _openid_configuration, methods=["GET"])
     app.add_api_route("/openid/v1/jwks", _openid_keys, methods=["GET"])
     app.add_api_route("/fakeapi/v1/compact", _compact, methods=["POST"])
+    app.add_api_route("/fakeapi/v1/snapshot", _snapshot, methods=["GET"])
     fault_routes.add_routes(app)
     metric_routes.add_routes(app)
     client_routes.add_routes(app)
@@ -222,6 +250,14 @@ async def _compact(request: Request) -> Response:
         return json_response({"revision": rev, "currentRevision": server.store.revision})
     except StatusError as err:
         return status_response(err)
+
+
+async def _snapshot(request: Request) -> Response:
+    """The whole store as a ``fakeapi snapshot`` file (``fakeapi snapshot save --url``): captured
+    in one step of the loop, so it is the store at one revision, and encoded off the loop."""
+    image = snapshot.capture(served_by(request).store)
+    chunks = await asyncio.to_thread(image.chunks)
+    return StreamingResponse(iter(chunks), media_type="application/octet-stream")
 
 
 def _optional(body: dict[str, object], name: str, kind: type) -> Any:

@@ -12,7 +12,6 @@ through the storage version's strategy and write; the response is converted back
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -77,7 +76,7 @@ class ConvertedThen:
         return self._then.encode(self._converted.encode(raw))
 
     def item(self, obj: CachedObject) -> bytes:
-        return self._then.item(dataclasses.replace(obj, raw=obj.encoded(self._converted), views=None))
+        return self._then.item(obj.with_raw(obj.encoded(self._converted)))
 
     def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes:
         return self._then.list_body(items, list_meta)

@@ -177,7 +177,8 @@ class Registry:
         }
 
     def start(self) -> None:
-        """Create the default namespaces and start every cache (on the store's loop)."""
+        """Create the default namespaces, start every cache (on the store's loop) and serve the
+        custom resources of the CRDs already stored (a store loaded from disk or a snapshot)."""
         for name in DEFAULT_NAMESPACES:
             if self.namespace_phase(name) is None:
                 self.namespaces.create(None, {"metadata": {"name": name}})
@@ -188,6 +189,8 @@ class Registry:
                     priority_classes.create(None, dict(priority_class), manager="kube-apiserver")
         for rs in self.stores():
             rs.cacher.start()
+        for crd in self.definitions.definitions():
+            self._sync_custom_resources(crd["metadata"]["name"], crd)
         self._ticker = asyncio.create_task(self._tick_bookmarks(), name="bookmarks")
 
     async def stop(self) -> None:
@@ -201,6 +204,12 @@ class Registry:
             await asyncio.sleep(BOOKMARK_TICK)
             for rs in self.stores():
                 rs.cacher.send_due_bookmarks()
+
+    def compacted(self, revision: int) -> None:
+        """The apiserver's compactor compacted the store: the caches forget their snapshots
+        before ``revision`` (kube's cacher learns it from its compactor)."""
+        for rs in self.stores():
+            rs.cacher.cache.compact(revision)
 
     def close_watches(self, group: str | None = None, resource: str | None = None,
                       namespace: str | None = None) -> int:
