@@ -113,17 +113,16 @@ _CATEGORIES: dict[tuple[str, str], tuple[str, ...]] = {
         ("apiregistration.k8s.io", "apiservices"),
     )},
 }
-#: Resources whose DELETE answers with the deleted object rather than a Status (the generic
-#: registry's ``ReturnDeletedObject``, which the REST layer follows). kube also sets it for
-#: some storage.k8s.io and resource.k8s.io kinds, not listed here yet.
+#: Resources whose DELETE answers with the deleted object rather than a Status (their storage's
+#: ``ReturnDeletedObject``, grep'd from kube's ``pkg/registry``).
 _RETURNS_DELETED_OBJECT = frozenset((
-    ("", "namespaces"), ("", "persistentvolumeclaims"), ("", "persistentvolumes"), ("", "pods"),
-    ("", "podtemplates"), ("", "resourcequotas"), ("", "serviceaccounts"), ("", "services"),
+    ("", "pods"), ("", "services"), ("", "namespaces"), ("", "persistentvolumes"),
+    ("", "persistentvolumeclaims"), ("", "podtemplates"), ("", "resourcequotas"), ("", "serviceaccounts"),
+    ("storage.k8s.io", "storageclasses"), ("storage.k8s.io", "csidrivers"), ("storage.k8s.io", "csinodes"),
+    ("storage.k8s.io", "volumeattachments"), ("storage.k8s.io", "volumeattributesclasses"),
+    ("resource.k8s.io", "deviceclasses"), ("resource.k8s.io", "resourceclaims"),
+    ("resource.k8s.io", "resourceclaimtemplates"), ("resource.k8s.io", "resourceslices"),
 ))
-
-#: Resources whose DELETE without a propagation policy orphans the dependents (the strategy's
-#: ``DefaultGarbageCollectionPolicy``: core/v1 ReplicationControllers, for compatibility).
-_ORPHANS_BY_DEFAULT = frozenset((("", "v1", "replicationcontrollers"),))
 
 _KUBE_VERSION = re.compile(r"v([0-9]+)(?:(alpha|beta)([0-9]+))?")
 _STABILITY = {"alpha": 0, "beta": 1, None: 2}
@@ -188,10 +187,6 @@ class ResourceType:
     @property
     def returns_deleted_object(self) -> bool:
         return (self.group, self.plural) in _RETURNS_DELETED_OBJECT
-
-    @property
-    def orphans_by_default(self) -> bool:
-        return (self.group, self.version, self.plural) in _ORPHANS_BY_DEFAULT
 
 
 class APIGroup(NamedTuple):

@@ -47,13 +47,27 @@ DEFAULT_FRESH_WINDOW = 75.0
 
 class ObjectView(Protocol):
     """Another representation of stored objects, asked for by a client (kube's ``as=`` in the
-    Accept header: ``PartialObjectMetadata``, ``Table``). ``name`` keys the encodings cached on
-    objects and events, so each object is converted at most once per view."""
+    Accept header: ``PartialObjectMetadata``, ``Table``; or another wire format: protobuf).
+    ``name`` keys the encodings cached on objects and events, so each object is converted at
+    most once per view. The view also frames what a watch writes: ``event`` wraps an encoded
+    object as one watch event, ``bookmark`` makes a BOOKMARK event (``json_event`` and a JSON
+    bookmark of the watcher's kind for the JSON views)."""
 
     name: str
     shared: bool  # False: a per-request view (its encodings are not cached for others)
 
     def encode(self, raw: bytes) -> bytes: ...
+
+    def event(self, event_type: str, encoded: bytes) -> bytes: ...
+
+    def bookmark(self, rv: int, annotations: Mapping[str, str] | None) -> bytes | None:
+        """The BOOKMARK event at ``rv``, or None for the watcher's JSON bookmark."""
+        ...
+
+
+def json_event(event_type: str, encoded: bytes) -> bytes:
+    """A JSON watch event: one line of ``{"type": ..., "object": ...}``."""
+    return b'{"type":"' + event_type.encode() + b'","object":' + encoded + b"}\n"
 
 
 #: Decodes what selectors read from a stored object: (labels, selectable fields).
@@ -133,8 +147,8 @@ class CacheEvent:
     _lines: dict[tuple[str, str], bytes] = field(default_factory=dict)
 
     def line(self, event_type: str, view: ObjectView | None = None) -> bytes:
-        """The watch line (one JSON event and a newline) for this event seen as ``event_type``
-        in ``view``, built once and shared by every watcher that sees it so."""
+        """The watch event (a JSON line, or ``view``'s framing) for this event seen as
+        ``event_type`` in ``view``, built once and shared by every watcher that sees it so."""
         cache_key = (event_type, view.name if view is not None else "")
         line = self._lines.get(cache_key) if view is None or view.shared else None
         if line is None:
@@ -146,7 +160,7 @@ class CacheEvent:
                     raw = view.encode(raw)
             else:
                 raw = self.obj.encoded(view)
-            line = b'{"type":"' + event_type.encode() + b'","object":' + raw + b"}\n"
+            line = json_event(event_type, raw) if view is None else view.event(event_type, raw)
             if view is None or view.shared:
                 self._lines[cache_key] = line
         return line

@@ -16,6 +16,7 @@ from ..cacher.cacher import BOOKMARK_TICK
 from ..machinery.conversion import built_in_conversion, none_conversion
 from ..store import RangeRequest, Store
 from ..tasks import cancel_and_wait
+from .bootstrap import create_bootstrap_objects
 from .access_reviews import (
     LocalSubjectAccessReviews,
     SelfSubjectAccessReviews,
@@ -48,17 +49,6 @@ ServedStore = ResourceStore | ConvertingStore
 #: itself has no default); also the API audience.
 DEFAULT_SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local"
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
-#: The PriorityClasses kube-apiserver creates when it starts (``AddSystemPriorityClasses``),
-#: as it stores them.
-SYSTEM_PRIORITY_CLASSES = (
-    {"metadata": {"name": "system-node-critical"}, "value": 2000001000,
-     "description": "Used for system critical pods that must not be moved from their current node.",
-     "preemptionPolicy": "PreemptLowerPriority"},
-    {"metadata": {"name": "system-cluster-critical"}, "value": 2000000000,
-     "description": "Used for system critical pods that must run in the cluster, but can be moved to another node "
-                    "if necessary.",
-     "preemptionPolicy": "PreemptLowerPriority"},
-)
 #: kube-apiserver's --event-ttl: events are deleted an hour after their last write.
 DEFAULT_EVENT_TTL = 3600
 #: Resources whose storage has more semantics than the generic store's.
@@ -101,9 +91,12 @@ class Registry:
         *,
         garbage_collection: bool = True,
         event_ttl: int = DEFAULT_EVENT_TTL,
+        advertise_port: int = 443,
         service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER,
     ) -> None:
         self.store = store
+        #: The port clients reach the server on: the ``kubernetes`` Service's target port.
+        self.advertise_port = advertise_port
         #: Whether a garbage collector runs, so DELETE may leave its finalizers (foreground,
         #: orphan) on owners: without one they would never go.
         self.garbage_collection = garbage_collection
@@ -177,16 +170,13 @@ class Registry:
         }
 
     def start(self) -> None:
-        """Create the default namespaces, start every cache (on the store's loop) and serve the
-        custom resources of the CRDs already stored (a store loaded from disk or a snapshot)."""
+        """Create the default namespaces and kube-apiserver's bootstrap objects, start every cache
+        (on the store's loop) and serve the custom resources of the CRDs already stored (a store
+        loaded from disk or a snapshot)."""
         for name in DEFAULT_NAMESPACES:
             if self.namespace_phase(name) is None:
                 self.namespaces.create(None, {"metadata": {"name": name}})
-        priority_classes = self._by_kind.get(("scheduling.k8s.io", "PriorityClass"))
-        if priority_classes is not None:
-            for priority_class in SYSTEM_PRIORITY_CLASSES:
-                if not priority_classes.exists(None, priority_class["metadata"]["name"]):
-                    priority_classes.create(None, dict(priority_class), manager="kube-apiserver")
+        create_bootstrap_objects(self)  # the system PriorityClasses among them
         for rs in self.stores():
             rs.cacher.start()
         for crd in self.definitions.definitions():

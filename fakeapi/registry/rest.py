@@ -10,6 +10,7 @@ cache and etcd (``cacher/delegator.go``): see ``list``.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -26,6 +27,8 @@ from ..machinery import continue_token, gostruct, metadata, warning
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
+from ..machinery.path import validate_path_segment_name
+from ..machinery.validation import validate_object_meta, validate_object_meta_update
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
 from ..machinery.managed_fields import equal_but_managed_fields_times
 from ..machinery.schema import Schema, kind_schema
@@ -68,6 +71,11 @@ from ..store import (
 from . import request_cost, scale, strategy
 from .lease_manager import LeaseManager
 from .views import ResponseView
+
+#: The rules of the version a write was sent in, when it is not the storage version's: kube's
+#: strategies read the request's version from the request context (events.k8s.io Events are
+#: validated more strictly than core ones). Set by ``ConvertingStore`` around its writes.
+request_rules: contextvars.ContextVar[KindRules | None] = contextvars.ContextVar("request_rules", default=None)
 
 #: kube retries a generated name this many times before giving up.
 _NAME_GENERATION_ATTEMPTS = 8
@@ -312,14 +320,21 @@ class ResourceStore(FieldManagedWrites):
     # ----------------------------------------------------------------- reads
 
     def get(self, namespace: str | None, name: str, view: ResponseView | None = None) -> bytes:
-        kv = self.store.get(self.key(namespace, name).encode())
+        key = self.key(namespace, name)
+        kv = self.store.get(key.encode())
         if kv is None:
             raise not_found(self.rt.group, self.rt.plural, name)
         cost = request_cost.current.get()
         if cost is not None:  # a GET reads the store, as kube's does etcd for RV ""
             cost.from_store = True
             cost.returned = cost.examined = 1
-        return kv.value if view is None else view.encode(kv.value)
+        if view is None:
+            return kv.value
+        # The watch cache's copy of this version keeps its encodings: converted once per view.
+        cached = self.cacher.cache.objects.get(key) if view.shared else None
+        if cached is not None and cached.rv == kv.mod_revision:
+            return view.body(cached.encoded(view))
+        return view.body(view.encode(kv.value))
 
     def exists(self, namespace: str | None, name: str) -> bool:
         return self.store.get(self.key(namespace, name).encode()) is not None
@@ -397,6 +412,11 @@ class ResourceStore(FieldManagedWrites):
             raise generate_name_conflict(rt.group, rt.plural, meta["name"])
         raise already_exists(rt.group, rt.plural, meta["name"])
 
+    def _validation_rules(self) -> KindRules:
+        """The rules that validate this write: the request version's, if it has its own."""
+        served = request_rules.get()
+        return served if served is not None and served.validate is not None else self.rules
+
     def _decode_body(self, body: Any) -> Json:
         """A request body (or a patch's result) as kube decodes it: of this kind and version,
         through the Go type (``gostruct``: unknown fields dropped, zero values and Go's field
@@ -413,11 +433,15 @@ class ResourceStore(FieldManagedWrites):
     def _validate_create(self, obj: Json) -> None:
         """The kind's validation of a new object (kube's ``BeforeCreate``), its warnings recorded;
         kinds without rules get the generic name check."""
-        rules, meta = self.rules, obj["metadata"]
+        rules, meta = self._validation_rules(), obj["metadata"]
         if rules.validate is None:
             metadata.validate_name(self.rt.group, self.rt.kind, meta["name"])
             return
         errors = rules.validate(obj)
+        if errors:
+            raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
+        # BeforeCreate's common validation, after the kind's passed: every name is a path segment
+        errors = validate_object_meta(meta, self.rt.namespaced, validate_path_segment_name)
         if errors:
             raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
         if rules.warnings_on_create is not None:
@@ -426,13 +450,17 @@ class ResourceStore(FieldManagedWrites):
 
     def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
         """The kind's validation of an update (kube's ``BeforeUpdate``), its warnings recorded."""
-        rules = self.rules
+        rules = self._validation_rules()
         own_strategy = self.subresource_strategies.get(subresource) if subresource else None
         validate = own_strategy[1] if own_strategy is not None else \
             rules.validate_status_update if subresource == "status" else rules.validate_update
         if validate is None:
             return
-        errors = validate(new, old)
+        # BeforeUpdate's common validation comes first, then the kind's (which repeats some of it)
+        new_meta, old_meta = new["metadata"], old["metadata"]
+        errors = validate_object_meta(new_meta, self.rt.namespaced, validate_path_segment_name)
+        errors += validate_object_meta_update(new_meta, old_meta)
+        errors += validate(new, old)
         if errors:
             raise invalid(self.rt.group, self.rt.kind, new["metadata"]["name"], errors)
         if rules.warnings_on_update is not None and subresource is None:
@@ -590,8 +618,8 @@ class ResourceStore(FieldManagedWrites):
         old_meta = old.get("metadata", {})
         self._check_preconditions(name, options, old_meta, kv)
         finalizers = list(old_meta.get("finalizers") or ())
-        policy = options.propagation_policy or (ORPHAN if rt.orphans_by_default else "")
-        gc_finalizer = _GC_FINALIZERS.get(policy) if gc_finalizers else None
+        policy = self._propagation_policy(options)
+        gc_finalizer = _GC_FINALIZERS.get(policy or "") if gc_finalizers else None
         if gc_finalizer is not None and gc_finalizer not in finalizers:
             finalizers.append(gc_finalizer)
         if finalizers:
@@ -615,7 +643,8 @@ class ResourceStore(FieldManagedWrites):
             if not resp.succeeded:
                 raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
             self._committed(old, None)
-            if rt.returns_deleted_object:  # as deleted: at the deletion's revision (etcd3 store's decode)
+            if rt.returns_deleted_object:
+                # etcd3's store decodes the deleted object at the delete's revision
                 deleted = orjson.loads(kv.value)
                 deleted["metadata"]["resourceVersion"] = str(resp.header_revision)
                 return orjson.dumps(deleted), True
@@ -626,6 +655,15 @@ class ResourceStore(FieldManagedWrites):
             "details": {"name": name, **({"group": rt.group} if rt.group else {}), "kind": rt.plural,
                         "uid": old_meta.get("uid")},
         }), True
+
+    def _propagation_policy(self, options: DeleteOptions) -> str | None:
+        """The request's propagation policy, or the kind's default (with its warning)."""
+        if options.propagation_policy is not None:
+            return options.propagation_policy
+        rules = self.rules
+        if rules.default_propagation_warning is not None:
+            warning.add(rules.default_propagation_warning)
+        return rules.default_propagation_policy
 
     def _check_preconditions(self, name: str, options: DeleteOptions, old_meta: Json, kv: KeyValue) -> None:
         rt = self.rt

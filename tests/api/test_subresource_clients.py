@@ -58,6 +58,9 @@ def _ready_node(http: httpx.Client, name: str, labels: dict[str, str]) -> None:
         "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "fake",
                         "lastHeartbeatTime": "2026-01-01T00:00:00Z", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}},
            MERGE)
+    # The not-ready taint TaintNodesByCondition put on the new node goes, as kube-controller-manager's
+    # node lifecycle controller removes it once the node is Ready.
+    _setup(http, "PATCH", f"/api/v1/nodes/{name}", {"spec": {"taints": None}}, MERGE)
 
 
 def _unb64(text: str) -> bytes:

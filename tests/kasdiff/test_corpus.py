@@ -10,6 +10,7 @@ A corpus file holds YAML documents, one case each::
     patches:                       # optional: PATCH requests
       - {type: strategic, body: {...}, subresource: status}
     lifecycle: false               # optional: only the create and the case's own steps
+    delete_query: "?propagationPolicy=Background"  # optional: the lifecycle's DELETE query
     setup: [{apiVersion: v1, kind: LimitRange, ...}]  # optional: created first (a status
                                    # given is then written through /status), deleted after
 
@@ -43,6 +44,12 @@ _PATCH_TYPES = {
     "json": "application/json-patch+json",
     "apply": "application/apply-patch+yaml",
 }
+
+
+def _json(value: Any) -> bytes:
+    """A request body as client-go and kubectl send it: compact JSON (kube keeps a RawExtension's
+    bytes as sent, so spacing is visible to byte comparisons such as ControllerRevision data's)."""
+    return json.dumps(value, separators=(",", ":")).encode()
 
 
 def _repeat(loader: yaml.SafeLoader, node: yaml.Node) -> str:
@@ -94,7 +101,7 @@ class Case:
              query: str = "", content_type: str = "application/json", collection: bool = False) -> Outcome:
         raw = None
         if body is not None:
-            raw = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+            raw = body.encode() if isinstance(body, str) else _json(body)
         if collection:
             path: str | tuple[str, str] = self.collection + query
         else:
@@ -110,12 +117,11 @@ class Case:
         setup = self.spec.get("setup", ())
         for manifest in setup:
             self.pair.send(self.name, manifest["kind"], "setup-create", "POST", _collection(manifest),
-                           body=json.dumps(manifest).encode())
+                           body=_json(manifest))
             if "status" in manifest:
                 self.pair.send(self.name, manifest["kind"], "setup-status", "PATCH",
                                f"{_collection(manifest)}/{manifest['metadata']['name']}/status",
-                               body=json.dumps({"status": manifest["status"]}).encode(),
-                               content_type=_PATCH_TYPES["merge"])
+                               body=_json({"status": manifest["status"]}), content_type=_PATCH_TYPES["merge"])
         try:
             self._run()
         finally:
@@ -157,7 +163,7 @@ class Case:
             self.item(name) + "?fieldManager=kasdiff-apply&force=true" for name in self.names),
             body=tuple(_applied(spec["manifest"], name) for name in self.names),  # type: ignore[arg-type]
             content_type=_PATCH_TYPES["apply"])
-        self.send("delete", "DELETE")
+        self.send("delete", "DELETE", query=spec.get("delete_query", ""))
         self.send("get-deleted", "GET")
 
     def _created_name(self, client: Any) -> str:
@@ -175,7 +181,7 @@ class Case:
         bodies = []
         for client, name in zip((self.pair.fake, self.pair.real), self.names, strict=True):
             current = client.get(self.item(name)).json()
-            bodies.append(json.dumps(merge_patch(current, change)).encode())
+            bodies.append(_json(merge_patch(current, change)))
         self.pair.send(self.name, self.kind, verb, "PUT", tuple(self.item(name) for name in self.names),  # type: ignore[arg-type]
                        body=(bodies[0], bodies[1]))
 
