@@ -143,7 +143,7 @@ def claim(name: str, data_source: dict[str, str]) -> dict[str, Any]:
 def test_persistent_volume_claim_data_sources_mirror_each_other(registry: Registry) -> None:
     created = create(registry, "persistentvolumeclaims", claim("clone", {"kind": "PersistentVolumeClaim",
                                                                          "name": "origin"}))
-    assert created["spec"]["dataSourceRef"] == {"kind": "PersistentVolumeClaim", "name": "origin"}
+    assert created["spec"]["dataSourceRef"] == {"apiGroup": None, "kind": "PersistentVolumeClaim", "name": "origin"}
     assert created["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
     populated = create(registry, "persistentvolumeclaims", claim("populated", {
         "apiGroup": "example.com", "kind": "Populator", "name": "p"}))

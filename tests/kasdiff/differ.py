@@ -73,9 +73,7 @@ class Normaliser:
         self._names: dict[str, str] = {}
 
     def resource_version(self, value: str) -> str:
-        """The placeholder of a revision; placeholders stay as they are (``_walk`` meets a
-        metadata's resourceVersion again after ``_metadata`` replaced it)."""
-        if value in ("", "0", "<rv>") or not value.isdigit():
+        if value in ("", "0"):
             return value
         return self._versions.setdefault(value, f"rv{len(self._versions) + 1}")
 
