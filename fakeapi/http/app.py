@@ -78,6 +78,10 @@ class ServerConfig:
     cacher: CacherConfig = field(default_factory=CacherConfig)
     #: Built-in controllers to run, by kube-controller-manager's names (see ``CONTROLLERS``).
     controllers: frozenset[str] = frozenset(CONTROLLERS)
+    #: kube-apiserver's --enable-garbage-collector: deletes add the orphan/foregroundDeletion
+    #: finalizers their propagation policy asks for. The apiserver's choice, not the controllers':
+    #: with fakeapi's garbage collector off, the real kube-controller-manager's removes them.
+    garbage_collection: bool = True
     #: kube-apiserver's --event-ttl in seconds; 0 keeps events forever.
     event_ttl: int = DEFAULT_EVENT_TTL
     #: Faults in force from the start, as flat specs (``fakeapi.faults.parse_spec``).
@@ -103,12 +107,12 @@ class Server:
         self.config = config
         self.store = TimedStore()
         self.journal = _load_store(self.store, config)
-        gc = GARBAGE_COLLECTOR in config.controllers
+        gc = config.garbage_collection
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
                                  advertise_port=config.port or 443)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup] = []
-        if gc:
+        if GARBAGE_COLLECTOR in config.controllers:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
             self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
