@@ -17,7 +17,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..cacher import CacherConfig
 from ..clients import ClientReport, ClientReportConfig
-from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceController
+from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceController, PodTermination
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
@@ -64,7 +64,9 @@ log = logging.getLogger("fakeapi")
 
 GARBAGE_COLLECTOR = "garbage-collector-controller"
 NAMESPACE_CONTROLLER = "namespace-controller"
-CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER)
+#: Not kube-controller-manager's: the kubelets' part in graceful pod deletion (kwok's, when it runs).
+POD_TERMINATION = "pod-termination"
+CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, POD_TERMINATION)
 
 
 @dataclass(slots=True)
@@ -111,11 +113,13 @@ class Server:
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
                                  advertise_port=config.port or 443)
-        self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup] = []
+        self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup | PodTermination] = []
         if GARBAGE_COLLECTOR in config.controllers:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
             self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
+        if POD_TERMINATION in config.controllers:
+            self.controllers.append(PodTermination(self.registry, gc_finalizers=gc))
         self.controllers.append(CustomResourceCleanup(self.registry, gc_finalizers=gc))
         self.discovery = Discovery(self.registry, f"{config.host}:{config.port}")
         self.openapi = openapi.OpenAPIV3(self.registry)
