@@ -7,7 +7,8 @@ has thousands of entries, and a lookup in the registry's dict is both simpler an
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import orjson
 import yaml
@@ -16,6 +17,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..faults import Faults
 from ..machinery import patch as patching
+from ..machinery import serializer
 from ..machinery import warning
 from ..machinery.apply import validate_patch_options
 from ..machinery.delete_options import DeleteOptions
@@ -110,19 +112,13 @@ async def read_body(request: Request, accepted: Sequence[str]) -> tuple[str, byt
     return media_type, bytes(body)
 
 
-def decode_object(media_type: str, raw: bytes) -> Any:
-    """A JSON, YAML or protobuf body as the JSON value kube would decode it to."""
+def decode_object(media_type: str, raw: bytes, kind: str | None = None) -> Any:
+    """A JSON, YAML or protobuf body as the JSON value kube would decode it to; a body it cannot
+    read is a 400 as the handler of a ``kind`` words it (None: the bare error, as the delete
+    handler sends it)."""
     if media_type == protobuf.MEDIA_TYPE:
         return protobuf.decode_body(raw)
-    if media_type == JSON:
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError as err:
-            raise bad_request(f"error decoding JSON: {err}") from None
-    try:
-        return yaml.safe_load(raw)
-    except yaml.YAMLError as err:
-        raise bad_request(f"error decoding YAML: {err}") from None
+    return serializer.decode_value(raw, media_type, kind)[0]
 
 
 async def read_json_body(request: Request) -> Any:
@@ -130,19 +126,53 @@ async def read_json_body(request: Request) -> Any:
     return decode_object(*await read_body(request, OBJECT_MEDIA_TYPES))
 
 
-async def read_object(request: Request, schema: Schema | None, kind: str,
-                      options: OptionsKind) -> tuple[Any, bytes, list[str]]:
-    """A create or update body of ``kind``, decoded, its bytes, and the ``Warning`` headers its
-    unknown or duplicate fields earn under the request's ``fieldValidation`` (``Strict`` makes
-    them a 400)."""
+class BodyTarget(Protocol):
+    """What an endpoint decodes its bodies as: ``kind`` of ``group`` in ``versions`` (the first is
+    the endpoint's), a custom resource's or a built-in kind's."""
+
+    @property
+    def group(self) -> str: ...
+    @property
+    def versions(self) -> tuple[str, ...]: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def schema(self) -> Schema | None: ...
+    @property
+    def custom(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _ResourceTarget:
+    group: str
+    versions: tuple[str, ...]
+    kind: str
+    schema: Schema | None
+    custom: bool
+
+
+def _target(rs: ResourceStore) -> _ResourceTarget:
+    return _ResourceTarget(rs.rt.group, (rs.api_version.rpartition("/")[2],), rs.rt.kind, rs.schema, rs.rt.custom)
+
+
+async def read_object(request: Request, target: BodyTarget, options: OptionsKind) -> tuple[Any, bytes, list[str]]:
+    """A create or update body of ``target``, decoded as kube's handlers decode it, its bytes,
+    and the ``Warning`` headers its unknown or duplicate fields earn under the request's
+    ``fieldValidation`` (``Strict`` makes them a 400)."""
     policy = field_validation(request.query_params.get("fieldValidation"), options)
     media_type, raw = await read_body(request, OBJECT_MEDIA_TYPES)
-    obj = decode_object(media_type, raw)
-    if schema is None or not isinstance(obj, dict):
+    kind = target.kind
+    if media_type == protobuf.MEDIA_TYPE:
+        obj, duplicates = protobuf.decode_body(raw), []
+    else:
+        value, duplicates = serializer.decode_value(raw, media_type, kind)
+        obj = serializer.decode_object(value, raw, group=target.group, versions=target.versions, kind=kind,
+                                       custom=target.custom)
+    if target.schema is None or not isinstance(obj, dict):
         return obj, raw, []
     json_raw = raw if media_type == JSON else orjson.dumps(obj)
     version = str(obj.get("apiVersion", "")).rpartition("/")[2]
-    return obj, raw, check_fields(policy, json_raw, schema, kind, version)
+    return obj, raw, check_fields(policy, json_raw, target.schema, kind, version, duplicates)
 
 
 def with_warnings(response: Response, warnings: Sequence[str]) -> Response:
@@ -193,11 +223,11 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
                 await slow_list(listed, per_item)
             return json_bytes(listed)
         if method == "POST" and name is None:
-            body, _raw, warnings = await read_object(request, rs.schema, rs.rt.kind, "CreateOptions")
+            body, _raw, warnings = await read_object(request, _target(rs), "CreateOptions")
             created = rs.create(ns, body, dry_run(request), manager=field_manager(request))
             return with_warnings(json_bytes(created, 201), warnings)
         if method == "PUT" and name is not None:
-            body, _raw, warnings = await read_object(request, rs.schema, rs.rt.kind, "UpdateOptions")
+            body, _raw, warnings = await read_object(request, _target(rs), "UpdateOptions")
             updated = rs.update(ns, name, body, dry_run=dry_run(request), manager=field_manager(request))
             return with_warnings(json_bytes(updated), warnings)
         if method == "PATCH" and name is not None:
@@ -259,10 +289,10 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
         raise method_not_allowed_path()
     body_type = creater.body_type
     dry = dry_run(request)
-    body, raw, warnings = await read_object(request, body_type.schema, body_type.kind, "CreateOptions")
+    body, _raw, warnings = await read_object(request, body_type, "CreateOptions")
     headers = request.headers
     answer = creater.handle(
-        body, raw, resource=resource, namespace=namespace, name=name, subresource=subresource, dry_run=dry,
+        body, resource=resource, namespace=namespace, name=name, subresource=subresource, dry_run=dry,
         manager=field_manager(request), admission=registry.admission, namespace_phase=registry.namespace_phase,
         user=lambda: registry.authenticator.requester(headers.get("authorization"), headers.items()))
     # A Status answer is sent with its own code (an eviction's failure is a 500).
@@ -277,7 +307,8 @@ async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str,
     validate_patch_options(query.get("fieldManager", ""), apply=is_apply, force_given="force" in query)
     if is_apply:
         body, created = rs.apply(ns, name, raw, manager=query["fieldManager"], force=parse_bool(query.get("force", "false"), "force"),
-                                 subresource=sub, dry_run=dry_run(request))
+                                 subresource=sub, dry_run=dry_run(request),
+                                 validation=field_validation(query.get("fieldValidation"), "PatchOptions"))
         return json_bytes(body, 201 if created else 200)
     return json_bytes(rs.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry_run(request),
                                manager=field_manager(request)))

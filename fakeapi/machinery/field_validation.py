@@ -71,14 +71,16 @@ def strict_decoding_errors(body: bytes, schema: Schema) -> list[str]:
     return list(errors)[:MAX_ERRORS]
 
 
-def check_fields(policy: FieldValidation, body: bytes, schema: Schema | None, kind: str, version: str) -> list[str]:
+def check_fields(policy: FieldValidation, body: bytes, schema: Schema | None, kind: str, version: str,
+                 decoder_errors: Sequence[str] = ()) -> list[str]:
     """Apply ``policy`` to the JSON body of a create or update of ``kind`` in ``version`` (the
     body's ``apiVersion``'s version): the ``Warning`` header values to send with the response
     (``Warn``), or raises the 400 kube's create and update handlers send (``Strict``). Nothing is
-    parsed for ``Ignore`` or a kind without a schema."""
+    parsed for ``Ignore`` or a kind without a schema. ``decoder_errors`` are the strict YAML
+    decoder's own (repeated keys), reported first."""
     if policy is FieldValidation.IGNORE or schema is None:
         return []
-    errors = strict_decoding_errors(body, schema)
+    errors = [*decoder_errors, *strict_decoding_errors(body, schema)]
     if errors and policy is FieldValidation.STRICT:
         raise cannot_be_handled(kind, version, strict_decoding_message(errors))
     return [warning_header(error) for error in errors]

@@ -59,7 +59,8 @@ def _json_type(value: Any) -> str:
 
 
 def _number_text(value: float | int) -> str:
-    return repr(value) if isinstance(value, float) else str(value)
+    """A number as Go's error shows it: the literal it was written as, when decoding kept it."""
+    return getattr(value, "text", None) or (repr(value) if isinstance(value, float) else str(value))
 
 
 class _Context:
@@ -482,6 +483,20 @@ def decode(obj: Json, api_version: str, kind: str) -> Json:
     if context.errors:
         raise GoDecodeError(context.errors[0])
     return {"kind": kind, "apiVersion": api_version, **decoded}
+
+
+def check_object_meta(meta: Any) -> None:
+    """A custom resource's ``metadata`` read into an ``ObjectMeta`` as the custom resource codec
+    reads it; ``GoDecodeError`` with Go's message when it cannot be."""
+    if meta is not None and not isinstance(meta, dict):
+        raise GoDecodeError(f"json: cannot unmarshal {_json_type(meta)} into Go value of type v1.ObjectMeta")
+    context = _Context()
+    try:
+        _struct(_META + "ObjectMeta").decode(meta, context)
+    except _Abort as err:
+        raise GoDecodeError(str(err)) from None
+    if context.errors:
+        raise GoDecodeError(context.errors[0])
 
 
 def zero_object(api_version: str, kind: str) -> Json | None:

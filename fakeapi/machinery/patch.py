@@ -26,7 +26,8 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from ._gojson import GoJSONError, _Scanner
+from ._gojson import GoJSONError, decode_string, plain_scalar
+from ._gojson import decode as _decode
 from ._golang import go_json, go_parse_int64, go_plain_value, go_quote
 from .schema import Schema
 from .status import (
@@ -123,69 +124,14 @@ class _Scalar:
         return f"_Scalar({self.text})"
 
 
-_TOKEN = re.compile(r'[ \t\r\n]*(?:("(?:[^"\\]|\\.)*")|([\[\]{}:,])|([^ \t\r\n\[\]{}:,"]+))', re.DOTALL)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _HTML_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 _HTML_UNSAFE = re.compile("[<>&\u2028\u2029]")
 
 
-def _decode_string(token: str) -> str:
-    """A JSON string token as Go decodes it (a lone surrogate escape becomes U+FFFD)."""
-    return _SURROGATE.sub("\ufffd", json.loads(token))
-
-
-def _plain_scalar(token: str) -> Any:
-    """A scalar token as ``UnmarshalCaseSensitivePreserveInts`` decodes it."""
-    if token[0] == '"':
-        return _decode_string(token)
-    literal = {"null": None, "true": True, "false": False}
-    if token in literal:
-        return literal[token]
-    number = go_parse_int64(token)
-    return number if number is not None else float(token)
-
-
 def _node_scalar(token: str) -> _Scalar | None:
     """A scalar token as a ``lazyNode``: null is a nil node."""
     return None if token == "null" else _Scalar(token)
-
-
-def _decode(data: bytes, scalar: Callable[[str], Any] = _plain_scalar) -> Any:
-    """Go's ``json.Unmarshal`` into ``interface{}``: ``GoJSONError`` with Go's message for invalid
-    JSON, else the value, its scalars made by ``scalar`` from their tokens. Iterative, so any depth
-    Go accepts decodes."""
-    _Scanner().check(data)
-    text = data.decode("utf-8", "replace")  # Go reads invalid UTF-8 as U+FFFD too
-    containers: list[dict[str, Any] | list[Any]] = []
-    keys: list[str | None] = []
-    value: Any = None
-    for match in _TOKEN.finditer(text):
-        string, punctuation, literal = match.groups()
-        if punctuation in ("{", "["):
-            containers.append({} if punctuation == "{" else [])
-            keys.append(None)
-            continue
-        if punctuation in (":", ","):
-            continue
-        if punctuation:  # a closing bracket: the container is the value
-            value = containers.pop()
-            keys.pop()
-        elif string is not None and containers and isinstance(containers[-1], dict) and keys[-1] is None:
-            keys[-1] = _decode_string(string)
-            continue
-        elif string is not None or literal is not None:
-            value = scalar(string if string is not None else literal)
-        else:
-            continue
-        if not containers:
-            return value
-        parent = containers[-1]
-        if isinstance(parent, dict):
-            parent[keys[-1]] = value  # a repeated key: the last wins, as in Go
-            keys[-1] = None
-        else:
-            parent.append(value)
-    return value
 
 
 def _json_kind(value: Any) -> str:
@@ -235,7 +181,7 @@ def _from_node(node: Any) -> Any:
         return {key: _from_node(item) for key, item in node.items()}
     if isinstance(node, list):
         return [_from_node(item) for item in node]
-    return None if node is None else _plain_scalar(node.text)
+    return None if node is None else plain_scalar(node.text)
 
 
 def _go_marshal(node: Any) -> str:
@@ -394,7 +340,7 @@ def _string_member(operation: Mapping[str, Any], member: str) -> str | Exception
         return JSONPatchError(f"{missing.get(member, 'unknown')}: {_MISSING}")
     if not isinstance(node, _Scalar) or node.text[0] != '"':
         return JSONPatchError(f"json: cannot unmarshal {_json_kind(node)} into Go value of type string")
-    return _decode_string(node.text)
+    return decode_string(node.text)
 
 
 def _path(operation: Mapping[str, Any], member: str, message: str, keep_cause: bool = True) -> str:

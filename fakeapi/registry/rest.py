@@ -16,7 +16,6 @@ from functools import cached_property
 from typing import Any
 
 import orjson
-import yaml
 
 from ..admission import Admission
 from ..apis.catalogue import ResourceType
@@ -26,6 +25,8 @@ from ..machinery import continue_token, gostruct, metadata, warning
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
+from ..machinery.field_validation import FieldValidation, warning_header
+from ..machinery.goyaml import GoYAMLError, yaml_to_json
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
 from ..machinery.managed_fields import equal_but_managed_fields_times
 from ..machinery.schema import Schema, kind_schema
@@ -179,17 +180,29 @@ class FieldManagedWrites:
 
     def apply(
         self, namespace: str | None, name: str, body: bytes, *, manager: str, force: bool,
-        subresource: str | None = None, dry_run: bool = False,
+        subresource: str | None = None, dry_run: bool = False, validation: FieldValidation = FieldValidation.WARN,
     ) -> tuple[bytes, bool]:
         """Server-side apply (``application/apply-patch+yaml``): the applied configuration is
         merged into the stored object by field ownership, or creates it. Returns the object and
-        whether it was created."""
+        whether it was created. The body is read as ``sigs.k8s.io/yaml.Unmarshal`` reads it into
+        a map; repeated keys are warnings, or a 400 under ``Strict`` (``applyPatcher``)."""
         try:
-            applied = yaml.safe_load(body)
-        except yaml.YAMLError as err:
-            raise bad_request(f"error decoding YAML: {err}") from None
+            applied, repeated = yaml_to_json(body)
+        except GoYAMLError as err:
+            raise bad_request(f"error decoding YAML: error converting YAML to JSON: {err}") from None
+        if applied is None:
+            applied = {}
         if not isinstance(applied, dict):
-            raise bad_request("the body of an apply patch must be an object")
+            kind = "array" if isinstance(applied, list) else "string" if isinstance(applied, str) else \
+                "bool" if isinstance(applied, bool) else "number"
+            raise bad_request("error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "
+                              f"{kind} into Go value of type map[string]interface {{}}")
+        if repeated and validation is not FieldValidation.IGNORE:
+            if validation is FieldValidation.STRICT:
+                raise bad_request("error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  "
+                                  + "\n  ".join(repeated))
+            for text in repeated:
+                warning.add(warning_header(text))
         self.admit_applied(applied)
         fm = self._field_manager(subresource)
         now = metadata.now_rfc3339()
@@ -394,7 +407,7 @@ class ResourceStore(FieldManagedWrites):
         """A request body (or a patch's result) as kube decodes it: of this kind and version,
         through the Go type (``gostruct``: unknown fields dropped, zero values and Go's field
         order), then defaulted."""
-        obj = metadata.check_type(body, self.rt.kind, self.api_version)
+        obj = metadata.check_type(body, self.rt.kind, self.api_version, custom=self.rt.custom)
         if self.rt.custom:
             self._default_custom(obj)
             return obj
@@ -482,10 +495,8 @@ class ResourceStore(FieldManagedWrites):
         rules = self.rules
         obj = self._decode_body(body)
         meta = obj["metadata"]
-        if meta.get("name") and meta["name"] != name:
-            raise _name_mismatch(meta["name"], name)
-        meta["name"] = name
         ns = old["metadata"].get("namespace") if rt.namespaced else None
+        check_name(obj, name, ns or "")
         if rt.namespaced:
             metadata.check_namespace(meta, ns)
         wanted_rv = meta.get("resourceVersion")
@@ -853,10 +864,6 @@ def _note_noop_write() -> None:
     cost = request_cost.current.get()
     if cost is not None:
         cost.noop_write = True
-
-
-def _name_mismatch(body_name: str, url_name: str) -> StatusError:
-    return bad_request(f"the name of the object ({body_name}) does not match the name on the URL ({url_name})")
 
 
 def _inconsistent_continue(start_key: str) -> StatusError:

@@ -41,6 +41,8 @@ class Answer:
     warnings: list[str]
     #: The body before normalisation (continue tokens, resourceVersions a test sends back).
     raw: Json = None
+    #: The response's headers (``Content-Type``, ``Retry-After``, ...), for tests that compare them.
+    headers: httpx.Headers = field(default_factory=httpx.Headers)
 
     def summary(self) -> str:
         reason = self.body.get("reason", "") if isinstance(self.body, dict) else ""
@@ -192,7 +194,7 @@ class Pair:
 
     def send(self, case: str, kind: str, verb: str, method: str, path: str | tuple[str, str], *,
              body: bytes | None | tuple[bytes | None, bytes | None] = None,
-             content_type: str = "application/json", headers: dict[str, str] | None = None,
+             content_type: str | None = "application/json", headers: dict[str, str] | None = None,
              rewrite: Callable[[Json, bool], Json] | None = None) -> Outcome:
         """One request to both servers; ``path`` and ``body`` may differ per server as a
         (fakeapi, kube) pair (objects with generated names, bodies built from each server's
@@ -210,14 +212,14 @@ class Pair:
         servers = ((self.fake, self._fake_normaliser), (self.real, self._real_normaliser))
         for (client, normaliser), server_path, server_body in zip(servers, paths, bodies, strict=True):
             request_headers = dict(headers or {})
-            if server_body is not None:
+            if server_body is not None and content_type is not None:
                 request_headers.setdefault("Content-Type", content_type)
             response = client.request(method, server_path, content=server_body, headers=request_headers)
             parsed = _parsed(response)
             if rewrite is not None:
                 parsed = rewrite(parsed, client is self.fake)
             answers.append(Answer(response.status_code, normaliser(parsed), response.headers.get_list("warning"),
-                                  parsed))
+                                  parsed, response.headers))
         fake, real = answers
         outcome = Outcome(case, kind, verb, fake, real)
         if fake.status != real.status:
