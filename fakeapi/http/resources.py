@@ -311,7 +311,8 @@ async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str,
                                  validation=field_validation(query.get("fieldValidation"), "PatchOptions"))
         return json_bytes(body, 201 if created else 200)
     return json_bytes(rs.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry_run(request),
-                               manager=field_manager(request)))
+                               manager=field_manager(request),
+                               validation=field_validation(query.get("fieldValidation"), "PatchOptions")))
 
 
 def field_manager(request: Request) -> str:

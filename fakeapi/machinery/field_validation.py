@@ -77,13 +77,15 @@ def check_fields(policy: FieldValidation, body: bytes, schema: Schema | None, ki
     body's ``apiVersion``'s version): the ``Warning`` header values to send with the response
     (``Warn``), or raises the 400 kube's create and update handlers send (``Strict``). Nothing is
     parsed for ``Ignore`` or a kind without a schema. ``decoder_errors`` are the strict YAML
-    decoder's own (repeated keys), reported first."""
+    decoder's own (repeated keys, ``line 3: key "data" already set in map``): one error under
+    Strict, as goyaml returns them, a warning each under Warn (``parseYAMLWarnings``)."""
     if policy is FieldValidation.IGNORE or schema is None:
         return []
-    errors = [*decoder_errors, *strict_decoding_errors(body, schema)]
-    if errors and policy is FieldValidation.STRICT:
-        raise cannot_be_handled(kind, version, strict_decoding_message(errors))
-    return [warning_header(error) for error in errors]
+    errors = strict_decoding_errors(body, schema)
+    if policy is FieldValidation.STRICT and (errors or decoder_errors):
+        yaml_error = ["yaml: unmarshal errors:\n  " + "\n  ".join(decoder_errors)] if decoder_errors else []
+        raise cannot_be_handled(kind, version, strict_decoding_message([*yaml_error, *errors]))
+    return [warning_header(error) for error in (*decoder_errors, *errors)]
 
 
 def strict_decoding_message(errors: Sequence[str]) -> str:

@@ -128,10 +128,13 @@ def decode_object(value: Any, raw: bytes, *, group: str, versions: tuple[str, ..
     body_kind = body_kind or kind
     if not body_version and (not body_group or body_group == group):
         body_group, body_version = group, versions[0]
+    if not body_version:  # a group without a version ("apps/") is not defaulted
+        raise cannot_be_handled(body_kind, "", kind, f"Object 'apiVersion' is missing in '{_text(raw)}'")
     if body_group != group or body_version not in versions or body_kind != kind:
         group_version = f"{body_group}/{body_version}" if body_group else body_version
         if (body_group, body_version, body_kind) in release_kinds():
-            internal = body_group.split(".")[0] if body_group else "core"
+            # the internal version the scheme converts into: the endpoint's kind's package
+            internal = group.split(".")[0] if group else "core"
             reason = f"converting ({body_version}.{body_kind}) to ({internal}.{kind}): unknown conversion"
         else:
             reason = f'no kind "{body_kind}" is registered for version "{group_version}" in scheme "{_SCHEME}"'
@@ -142,11 +145,16 @@ def decode_object(value: Any, raw: bytes, *, group: str, versions: tuple[str, ..
     return obj
 
 
+def _text(raw: bytes) -> str:
+    """Go's ``string(data)`` as it reaches the client (invalid UTF-8 as U+FFFD)."""
+    return raw.decode("utf-8", "replace")
+
+
 def _unstructured(value: Any, raw: bytes, group: str, versions: tuple[str, ...], kind: str) -> dict[str, Any]:
     """A custom resource's body (``unstructured.UnmarshalJSON``, then the handler's API version
     check)."""
     if not isinstance(value, dict) or not isinstance(value.get("kind"), str) or not value["kind"]:
-        raise unrecognized(kind, f"Object 'Kind' is missing in '{raw.decode('utf-8', 'replace')}'", raw)
+        raise unrecognized(kind, f"Object 'Kind' is missing in '{_text(raw)}'", raw)
     api_version = value.get("apiVersion")
     body_group, body_version = parse_group_version(api_version if isinstance(api_version, str) else "")
     try:  # the custom resource codec reads the metadata into an ObjectMeta

@@ -25,7 +25,12 @@ from ..machinery import continue_token, gostruct, metadata, warning
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
-from ..machinery.field_validation import FieldValidation, warning_header
+from ..machinery.field_validation import (
+    FieldValidation,
+    strict_decoding_errors,
+    strict_decoding_message,
+    warning_header,
+)
 from ..machinery.goyaml import GoYAMLError, yaml_to_json
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
 from ..machinery.managed_fields import equal_but_managed_fields_times
@@ -157,24 +162,37 @@ class FieldManagedWrites:
     def patch(
         self, namespace: str | None, name: str, patch_type: str, body: bytes, *,
         subresource: str | None = None, dry_run: bool = False, manager: str = "",
+        validation: FieldValidation = FieldValidation.WARN,
     ) -> bytes:
         """PATCH of the object, its ``status`` or its ``scale``: the patch applies to the stored
         object (for ``/status`` too, so a JSON-patch ``test`` of any field works there), then the
-        result is written like a PUT of it."""
+        result is written like a PUT of it. Under ``validation`` Warn or Strict the patch is first
+        unmarshalled strictly, and its unknown and repeated members, with the result's unknown
+        fields, are warnings or (Strict) a 422, as kube's patch handler reports them."""
         rt = self.rt
         if subresource == "scale":
             scale_schema = kind_schema("autoscaling", "v1", "Scale")
             return self.update_scale(namespace, name, lambda current: patching.apply_patch(
                 patch_type, current, body, scale_schema, group="autoscaling", kind="Scale", name=name), dry_run)
+        strict = validation is not FieldValidation.IGNORE
+
         def patched(current: Json) -> Json:
+            patch_errors = patching.strict_patch_errors(patch_type, body) if strict else []
             result = patching.apply_patch(patch_type, current, body, self.schema, group=rt.group, kind=rt.kind,
                                           name=name)
             if rt.custom:
                 return result
             try:  # decoded here, not in the write's decoding, for the patch handler's error
-                return gostruct.decode(result, self.api_version, self.kind)
+                decoded = gostruct.decode(result, self.api_version, self.kind)
             except gostruct.GoDecodeError as err:
                 raise patching.undecodable_result(patch_type, result, body, str(err)) from None
+            if strict and self.schema is not None:
+                errors = patch_errors + strict_decoding_errors(orjson.dumps(result), self.schema)
+                if errors and validation is FieldValidation.STRICT:
+                    raise patching.undecodable_result(patch_type, result, body, strict_decoding_message(errors))
+                for error in errors:
+                    warning.add(warning_header(error))
+            return decoded
 
         return self.rewrite(namespace, name, patched, subresource=subresource, dry_run=dry_run, manager=manager)
 
@@ -386,11 +404,12 @@ class ResourceStore(FieldManagedWrites):
                 meta["name"] = metadata.generate_name(meta["generateName"])
             self._validate_create(obj)
             key = self.key(ns, meta["name"]).encode()
-            raw, rev = self._encode(obj)
-            if dry_run:
+            if dry_run:  # never stored, so it has no resourceVersion (kube's dry-run create)
                 if self.store.get(key) is None:
-                    return raw
+                    meta.pop("resourceVersion", None)
+                    return orjson.dumps(obj)
                 continue
+            raw, rev = self._encode(obj)
             resp = self.store.txn(TxnRequest(
                 compare=(Compare(key, CompareTarget.MOD, CompareResult.EQUAL, 0),),
                 success=(PutRequest(key, raw, lease=self._lease()),),
@@ -457,8 +476,9 @@ class ResourceStore(FieldManagedWrites):
         kv, old = self._current(namespace, name)
         if self.rt.custom and isinstance(body, dict) and not (body.get("metadata") or {}).get("resourceVersion"):
             # Custom resources do not allow unconditional updates (AllowUnconditionalUpdate).
-            raise invalid(self.rt.group, self.rt.kind, name, [(
-                "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0x0: must be specified for an update")])
+            # kube's generic store names the resource, not the kind, and the version as a number.
+            raise invalid(self.rt.group, self.rt.plural, name, [(
+                "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0: must be specified for an update")])
         return self._commit_update(kv, old, self._prepare_update(name, body, old, kv, subresource, manager), dry_run)
 
     def rewrite(
