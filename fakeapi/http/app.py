@@ -30,8 +30,16 @@ from . import clients as client_routes
 from . import faults as fault_routes
 from . import metrics as metric_routes
 from . import openapi, resources
-from .discovery import Discovery
+from .discovery import AGGREGATED_KIND, AggregatedDocument, Discovery
 from .faults import control_body
+from .negotiation import (
+    DISCOVERY_GROUP,
+    PROTOBUF,
+    check_route_accepts,
+    error_media_type,
+    negotiate_discovery,
+    negotiate_plain,
+)
 from .responses import JSON, json_bytes, json_response, served_by, status_response
 
 log = logging.getLogger("fakeapi")
@@ -124,6 +132,7 @@ class Server:
     def compact(self, revision: int | None = None) -> int:
         rev = self.store.revision if revision is None else revision
         self.store.compact(rev)
+        self.registry.compacted(rev)
         log.info("compacted at revision %d", rev)
         return rev
 
@@ -197,19 +206,49 @@ async def _version(request: Request) -> Response:
 
 
 async def _api_versions(request: Request) -> Response:
-    return json_bytes(served_by(request).discovery.api_versions)
+    discovery = served_by(request).discovery
+    return _discovery(request, discovery, discovery.api_versions, discovery.aggregated_core)
 
 
 async def _api_groups(request: Request) -> Response:
-    return json_bytes(served_by(request).discovery.api_groups)
+    discovery = served_by(request).discovery
+    return _discovery(request, discovery, discovery.api_groups, discovery.aggregated_groups)
+
+
+def _discovery(request: Request, discovery: Discovery, legacy: bytes, aggregated: AggregatedDocument) -> Response:
+    """``/api`` or ``/apis``: the aggregated document when the Accept header asks for it (with
+    kube's ETag and 304 on ``If-None-Match``), else the legacy one (kube's ``WrappedHandler``)."""
+    try:
+        check_route_accepts(request.headers.get("accept"))
+    except StatusError as err:
+        return status_response(err)
+    negotiated = negotiate_discovery(request.headers.get("accept"))
+    if negotiated is None:
+        return _legacy_discovery(request, discovery, legacy)
+    headers = {"ETag": aggregated.etag, "Vary": "Accept", "Cache-Control": "public"}
+    if request.headers.get("if-none-match") == aggregated.etag:
+        return Response(status_code=304, headers=headers)
+    protobuf = negotiated.media_type == PROTOBUF
+    media_type = f"{negotiated.media_type};g={DISCOVERY_GROUP};v=v2;as={AGGREGATED_KIND}"
+    return Response(aggregated.body(protobuf), media_type=media_type, headers=headers)
+
+
+def _legacy_discovery(request: Request, discovery: Discovery, body: bytes) -> Response:
+    try:
+        media_type = negotiate_plain(request.headers.get("accept"))
+    except StatusError as err:
+        return status_response(err)
+    if media_type == PROTOBUF:
+        return Response(discovery.legacy_protobuf(body), media_type=PROTOBUF)
+    return json_bytes(body)
 
 
 async def _core_resources(request: Request, version: str) -> Response:
-    return _resource_list(served_by(request).discovery, "", version)
+    return _resource_list(request, served_by(request).discovery, "", version)
 
 
 async def _group_resources(request: Request, group: str, version: str) -> Response:
-    return _resource_list(served_by(request).discovery, group, version)
+    return _resource_list(request, served_by(request).discovery, group, version)
 
 
 async def _core(request: Request, version: str, rest: str) -> Response:
@@ -266,8 +305,12 @@ def _optional(body: dict[str, object], name: str, kind: type) -> Any:
     return value
 
 
-def _resource_list(discovery: Discovery, group: str, version: str) -> Response:
+def _resource_list(request: Request, discovery: Discovery, group: str, version: str) -> Response:
+    try:
+        check_route_accepts(request.headers.get("accept"))
+    except StatusError as err:
+        return status_response(err)
     body = discovery.resource_list(group, version)
     if body is None:
-        return status_response(not_found_path())
-    return Response(body, media_type=JSON)
+        return status_response(not_found_path(), error_media_type(request.headers.get("accept")))
+    return _legacy_discovery(request, discovery, body)

@@ -9,8 +9,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..machinery.status import StatusError
-
-JSON = "application/json"
+from .negotiation import JSON, PROTOBUF
+from .protobuf_views import status_body
 
 
 def json_bytes(body: bytes, status: int = 200) -> Response:
@@ -21,11 +21,14 @@ def json_response(obj: Any, status: int = 200) -> Response:
     return Response(orjson.dumps(obj), status_code=status, media_type=JSON)
 
 
-def status_response(err: StatusError) -> Response:
+def status_response(err: StatusError, media_type: str = JSON) -> Response:
+    """The error's Status, in JSON or (``media_type`` protobuf, as negotiated) protobuf."""
     headers = {}
     retry = err.retry_after_seconds
     if retry:
         headers["Retry-After"] = str(retry)
+    if media_type == PROTOBUF:
+        return Response(status_body(err.to_dict()), status_code=err.code, media_type=PROTOBUF, headers=headers)
     return Response(orjson.dumps(err.to_dict()), status_code=err.code, media_type=JSON, headers=headers)
 
 

@@ -184,6 +184,12 @@ class Registry:
             for rs in self.stores():
                 rs.cacher.send_due_bookmarks()
 
+    def compacted(self, revision: int) -> None:
+        """The apiserver's compactor compacted the store: the caches forget their snapshots
+        before ``revision`` (kube's cacher learns it from its compactor)."""
+        for rs in self.stores():
+            rs.cacher.cache.compact(revision)
+
     def close_watches(self, group: str | None = None, resource: str | None = None,
                       namespace: str | None = None) -> int:
         """End the open watches of every resource, of one group, or of one resource, and of
