@@ -20,10 +20,10 @@ from ..faults import Faults
 from ..machinery import patch as patching
 from ..machinery import serializer
 from ..machinery import warning
-from ..machinery.apply import validate_patch_options
-from ..machinery.delete_options import DeleteOptions
-from ..machinery.field_validation import OptionsKind, check_fields, field_validation
+from ..machinery.delete_options import DeleteOptions, from_body
+from ..machinery.field_validation import OptionsKind, check_fields
 from ..machinery.list_options import ListOptions, parse_bool
+from ..machinery.write_options import validate_write_options
 from ..machinery.schema import Schema
 from ..machinery.status import (
     StatusError,
@@ -171,24 +171,26 @@ def _target(rs: ResourceStore) -> _ResourceTarget:
     return _ResourceTarget(rs.rt.group, (rs.api_version.rpartition("/")[2],), rs.rt.kind, rs.schema, rs.rt.custom)
 
 
-async def read_object(request: Request, target: BodyTarget, options: OptionsKind) -> tuple[Any, bytes, list[str]]:
-    """A create or update body of ``target``, decoded as kube's handlers decode it, its bytes,
-    and the ``Warning`` headers its unknown or duplicate fields earn under the request's
-    ``fieldValidation`` (``Strict`` makes them a 400)."""
-    policy = field_validation(request.query_params.get("fieldValidation"), options)
+async def read_object(request: Request, target: BodyTarget, options: OptionsKind) -> tuple[Any, list[str], bool]:
+    """A create or update body of ``target``, decoded as kube's handlers decode it, the
+    ``Warning`` headers its unknown or duplicate fields earn under the request's
+    ``fieldValidation`` (``Strict`` makes them a 400), and whether the write is a dry run. The
+    options are checked once the body is read, before it is decoded, as kube does."""
     media_type, raw = await read_body(request, OBJECT_MEDIA_TYPES)
+    policy, dry = validate_write_options(options, request.query_params)
     kind = target.kind
     if media_type == protobuf.MEDIA_TYPE:
-        obj, duplicates = protobuf.decode_body(raw), []
+        value: Any = protobuf.decode_body(raw, (target.group, target.versions[0], kind))
+        duplicates: list[str] = []
     else:
         value, duplicates = serializer.decode_value(raw, media_type, kind)
-        obj = serializer.decode_object(value, raw, group=target.group, versions=target.versions, kind=kind,
-                                       custom=target.custom)
-    if target.schema is None or not isinstance(obj, dict):
-        return obj, raw, []
+    obj = serializer.decode_object(value, raw, group=target.group, versions=target.versions, kind=kind,
+                                   custom=target.custom)
+    if target.schema is None:
+        return obj, [], dry
     json_raw = raw if media_type == JSON else orjson.dumps(obj)
     version = str(obj.get("apiVersion", "")).rpartition("/")[2]
-    return obj, raw, check_fields(policy, json_raw, target.schema, kind, version, duplicates)
+    return obj, check_fields(policy, json_raw, target.schema, kind, version, duplicates), dry
 
 
 def with_warnings(response: Response, warnings: Sequence[str]) -> Response:
@@ -198,11 +200,8 @@ def with_warnings(response: Response, warnings: Sequence[str]) -> Response:
 
 
 def dry_run(request: Request) -> bool:
-    values = request.query_params.getlist("dryRun")
-    for v in values:
-        if v != "All":
-            raise bad_request(f'invalid dry run option: "{v}"')
-    return bool(values)
+    """Whether an update (a subresource's PUT) is a dry run; its options checked as kube does."""
+    return validate_write_options("UpdateOptions", request.query_params)[1]
 
 
 class Output:
@@ -332,14 +331,12 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
             return out.respond(listed)
         if method == "POST" and name is None:
             out = output(request, rs, "object")
-            body, _raw, warnings = await read_object(request, _target(rs), "CreateOptions")
-            dry = dry_run(request)
+            body, warnings, dry = await read_object(request, _target(rs), "CreateOptions")
             created = rs.create(ns, body, dry, manager=field_manager(request))
             return with_warnings(out.object(created, 201, written_to=None if dry else rs), warnings)
         if method == "PUT" and name is not None:
             out = output(request, rs, "object")
-            body, _raw, warnings = await read_object(request, _target(rs), "UpdateOptions")
-            dry = dry_run(request)
+            body, warnings, dry = await read_object(request, _target(rs), "UpdateOptions")
             updated = rs.update(ns, name, body, dry_run=dry, manager=field_manager(request))
             return with_warnings(out.object(updated, written_to=None if dry else rs), warnings)
         if method == "PATCH" and name is not None:
@@ -413,8 +410,7 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
         raise method_not_allowed_path()
     media_type = negotiate(request.headers.get("accept")).media_type
     body_type = creater.body_type
-    dry = dry_run(request)
-    body, _raw, warnings = await read_object(request, body_type, "CreateOptions")
+    body, warnings, dry = await read_object(request, body_type, "CreateOptions")
     headers = request.headers
     answer = creater.handle(
         body, resource=resource, namespace=namespace, name=name, subresource=subresource, dry_run=dry,
@@ -439,12 +435,10 @@ async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str,
     media_type, raw = await read_body(request, patching.accepted_patch_types(rs.schema))
     query = request.query_params
     is_apply = media_type == patching.APPLY_PATCH
-    validate_patch_options(query.get("fieldManager", ""), apply=is_apply, force_given="force" in query)
-    dry = dry_run(request)
+    validation, dry = validate_write_options("PatchOptions", query, patch_type=media_type)
     written_to = None if dry or sub == "scale" else rs
-    validation = field_validation(query.get("fieldValidation"), "PatchOptions")
     if is_apply:
-        body, created = rs.apply(ns, name, raw, manager=query["fieldManager"], force=parse_bool(query.get("force", "false"), "force"),
+        body, created = rs.apply(ns, name, raw, manager=query["fieldManager"], force=parse_bool(query.get("force", "false")),
                                  subresource=sub, dry_run=dry, validation=validation)
         return out.object(body, 201 if created else 200, written_to=written_to)
     return out.object(rs.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry,
@@ -458,7 +452,11 @@ def field_manager(request: Request) -> str:
 
 
 async def _delete_options(request: Request) -> DeleteOptions:
-    body = await read_json_body(request) if int(request.headers.get("content-length") or 0) else None
+    """The options of a DELETE: its body's if it has one, else its query's."""
+    body = None
+    if int(request.headers.get("content-length") or 0):
+        media_type, raw = await read_body(request, OBJECT_MEDIA_TYPES)
+        body = from_body(decode_object(media_type, raw), raw) if raw else None
     return DeleteOptions.parse(body, request.query_params)
 
 

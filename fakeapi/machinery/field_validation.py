@@ -52,15 +52,18 @@ def field_validation(value: str | None, options: OptionsKind) -> FieldValidation
     """The policy a write asks for. Absent or empty is ``Warn`` (the handlers' ``fieldValidation()``
     default since 1.23); any other value is the 422 of ``ValidateCreateOptions`` /
     ``ValidateUpdateOptions`` / ``ValidatePatchOptions``, named after ``options``."""
-    if not value:
-        return FieldValidation.WARN
-    try:
-        return FieldValidation(value)
-    except ValueError:
-        supported = ", ".join(go_quote(v) for v in sorted(("", *FieldValidation)))
-        raise invalid("meta.k8s.io", options, "", [
-            ("fieldValidation", "FieldValueNotSupported", f"Unsupported value: {go_quote(value)}: supported values: {supported}"),
-        ]) from None
+    error = field_validation_error(value)
+    if error is not None:
+        raise invalid("meta.k8s.io", options, "", [error])
+    return FieldValidation(value or FieldValidation.WARN)
+
+
+def field_validation_error(value: str | None) -> tuple[str, str, str] | None:
+    """``ValidateFieldValidation``: the error of a value other than the three (or empty)."""
+    if not value or value in tuple(FieldValidation):
+        return None
+    supported = ", ".join(go_quote(v) for v in sorted(("", *FieldValidation)))
+    return ("fieldValidation", "FieldValueNotSupported", f"Unsupported value: {go_quote(value)}: supported values: {supported}")
 
 
 def strict_decoding_errors(body: bytes, schema: Schema) -> list[str]:

@@ -498,18 +498,19 @@ def decode(obj: Json, api_version: str, kind: str) -> Json:
     return {"kind": kind, "apiVersion": api_version, **decoded}
 
 
-def check_object_meta(meta: Any) -> None:
-    """A custom resource's ``metadata`` read into an ``ObjectMeta`` as the custom resource codec
-    reads it; ``GoDecodeError`` with Go's message when it cannot be."""
-    if meta is not None and not isinstance(meta, dict):
-        raise GoDecodeError(f"json: cannot unmarshal {_json_type(meta)} into Go value of type v1.ObjectMeta")
+def decode_meta(value: Any, type_name: str) -> Json:
+    """A value read into a ``meta/v1`` struct of that name (a custom resource's ``ObjectMeta``,
+    a DELETE's ``DeleteOptions``); ``GoDecodeError`` with Go's message when it cannot be."""
+    if value is not None and not isinstance(value, dict):
+        raise GoDecodeError(f"json: cannot unmarshal {_json_type(value)} into Go value of type v1.{type_name}")
     context = _Context()
     try:
-        _struct(_META + "ObjectMeta").decode(meta, context)
+        decoded = _struct(_META + type_name).decode(value, context)
     except _Abort as err:
         raise GoDecodeError(str(err)) from None
     if context.errors:
         raise GoDecodeError(context.errors[0])
+    return decoded
 
 
 def zero_object(api_version: str, kind: str) -> Json | None:

@@ -158,7 +158,7 @@ def _unstructured(value: Any, raw: bytes, group: str, versions: tuple[str, ...],
     api_version = value.get("apiVersion")
     body_group, body_version = parse_group_version(api_version if isinstance(api_version, str) else "")
     try:  # the custom resource codec reads the metadata into an ObjectMeta
-        gostruct.check_object_meta(value.get("metadata"))
+        gostruct.decode_meta(value.get("metadata"), "ObjectMeta")
     except gostruct.GoDecodeError as err:
         raise cannot_be_handled(value["kind"], body_version, kind, str(err)) from None
     if body_group != group or body_version not in versions:

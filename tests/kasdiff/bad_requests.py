@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from differ import _parsed as parsed
 
 CORPUS = Path(__file__).parent / "bad-requests"
 #: The namespace the corpus works in, on both servers.
@@ -205,10 +206,8 @@ def record(url_client: Any, directory: Path = CORPUS) -> int:
         lines = path.read_text().splitlines(keepends=True)
         for case in missing:
             response = url_client.request(case.method, case.path, content=case.body, headers=case.headers)
-            try:  # a Status, whatever its Content-Type (kube's 504 is JSON sent as text/plain)
-                reason = response.json().get("reason", "")
-            except (ValueError, AttributeError):
-                reason = ""
+            answer = parsed(response)  # a Status in JSON or YAML, whatever its Content-Type
+            reason = answer.get("reason", "") if isinstance(answer, dict) else ""
             if case.cleanup:
                 url_client.delete(case.cleanup)
             missing = missing_fixtures(url_client)
