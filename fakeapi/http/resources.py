@@ -22,17 +22,19 @@ from ..machinery import serializer
 from ..machinery import warning
 from ..machinery.delete_options import DeleteOptions, from_body
 from ..machinery.field_validation import OptionsKind, check_fields
-from ..machinery.list_options import ListOptions, parse_bool
+from ..machinery.list_options import ListOptions, parse_bool, parse_resource_version
 from ..machinery.write_options import validate_write_options
 from ..machinery.schema import Schema
 from ..machinery.status import (
+    Details,
     StatusError,
     bad_request,
     method_not_allowed_path,
-    method_not_supported,
     not_acceptable,
+    not_found,
     not_found_path,
     request_entity_too_large,
+    unclassified_error,
     unsupported_media_type,
 )
 from ..printers.tables import validate_include_object
@@ -62,7 +64,9 @@ from .responses import json_bytes, json_response, status_response
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
 MAX_BODY_BYTES = 3 * 1024 * 1024
 #: The verb kube names in a MethodNotAllowed message, by HTTP method.
-_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete", "GET": "get"}
+#: go-restful's 415 for a PATCH whose Content-Type its route does not consume (the built-in
+#: resources' routes; the custom resource handler answers its own way).
+_ROUTE_UNSUPPORTED = StatusError(415, "UnsupportedMediaType", "415: Unsupported Media Type", Details())
 
 
 class ResourceRequest:
@@ -84,7 +88,11 @@ class ResourceRequest:
 
 def parse_path(registry: Registry, group: str, version: str, rest: str) -> ResourceRequest:
     """``[namespaces/<ns>/]<plural>[/<name>[/<subresource>]]``."""
-    parts = [p for p in rest.split("/") if p]
+    parts = rest.split("/")
+    if parts and not parts[-1]:
+        parts.pop()  # a trailing slash routes as without
+    if "" in parts:
+        raise not_found_path()  # an empty segment matches no route
     namespace = None
     # namespaces/<ns>/status and /finalize are the namespace's own subresources, not a resource.
     namespace_subresource = group == "" and len(parts) >= 3 and parts[2] in ("status", "finalize")
@@ -102,6 +110,8 @@ def parse_path(registry: Registry, group: str, version: str, rest: str) -> Resou
         return ResourceRequest(group, parts[0], None, namespace, None, None, creater)
     if namespace is not None and not rs.rt.namespaced:
         raise not_found_path()
+    if namespace is None and rs.rt.namespaced and len(parts) > 1:
+        raise not_found_path()  # across namespaces only a collection is served (list, watch)
     name = parts[1] if len(parts) > 1 else None
     sub = parts[2] if len(parts) > 2 else None
     return ResourceRequest(group, parts[0], rs, namespace, name, sub)
@@ -115,16 +125,15 @@ OBJECT_MEDIA_TYPES = (JSON, "application/yaml", protobuf.MEDIA_TYPE)
 async def read_body(request: Request, accepted: Sequence[str]) -> tuple[str, bytes]:
     """The body's media type (one of ``accepted``; none given means JSON) and its bytes, at
     most ``MAX_BODY_BYTES``."""
-    media_type = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
-    if media_type in ("", "*/*"):
-        media_type = JSON
-    if media_type not in accepted:
+    content_type = request.headers.get("content-type") or JSON  # NegotiateInputSerializer's default
+    media_type = content_type.split(";")[0].strip().lower()
+    if media_type not in accepted:  # what mime.ParseMediaType refuses (";;;") is unsupported too
         raise unsupported_media_type(accepted=accepted)
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY_BYTES:
-            raise request_entity_too_large("the request body is too large")
+            raise request_entity_too_large(f"limit is {MAX_BODY_BYTES}")
     return media_type, bytes(body)
 
 
@@ -168,7 +177,9 @@ class _ResourceTarget:
 
 
 def _target(rs: ResourceStore) -> _ResourceTarget:
-    return _ResourceTarget(rs.rt.group, (rs.api_version.rpartition("/")[2],), rs.rt.kind, rs.schema, rs.rt.custom)
+    """A resource's bodies: a custom resource's unknown fields are found by its structural schema."""
+    schema = rs.custom_schema if rs.rt.custom else rs.schema
+    return _ResourceTarget(rs.rt.group, (rs.api_version.rpartition("/")[2],), rs.rt.kind, schema, rs.rt.custom)
 
 
 async def read_object(request: Request, target: BodyTarget, options: OptionsKind) -> tuple[Any, list[str], bool]:
@@ -319,6 +330,9 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
         if method == "GET":
             if name is not None:
                 out = output(request, rs, "object")
+                problem = parse_resource_version(request.query_params.get("resourceVersion") or "0")[1]
+                if problem:  # the storage's Get passes the versioner's error on unclassified
+                    raise unclassified_error(problem)
                 return out.respond(rs.get(ns, name, out.view))
             opts = ListOptions.from_query(request.query_params)
             if opts.watch:
@@ -351,7 +365,7 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
             out = output(request, rs, "object")
             body, _gone = rs.delete(ns, name, options, gc_finalizers=registry.garbage_collection)
             return out.object(body)
-        raise method_not_supported(rs.rt.group, rs.rt.plural, _VERBS.get(method, method.lower()))
+        raise method_not_allowed_path()  # no route for this method
     except StatusError as err:
         return status_response(err, error_media_type(request.headers.get("accept")))
 
@@ -371,6 +385,8 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
         out = output(request, rs, "object")
         return out.object(registry.namespaces.finalize(name, await read_json_body(request), dry_run(request)))
     if sub not in rs.rt.subresources or sub not in ("status", "scale") and sub not in rs.storage.subresource_strategies:
+        if rs.rt.custom:  # the custom resource handler looks the object up first
+            raise not_found(rs.rt.group, rs.rt.plural, name)
         raise not_found_path()
     if sub == "scale":
         return await _scale(request, rs, ns, name)
@@ -432,7 +448,12 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
 async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str, sub: str | None,
                  out: Output | None = None) -> Response:
     out = out or output(request, rs, "object")
-    media_type, raw = await read_body(request, patching.accepted_patch_types(rs.schema))
+    try:
+        media_type, raw = await read_body(request, patching.accepted_patch_types(rs.schema))
+    except StatusError as err:
+        if err.code == 415 and not rs.rt.custom:
+            raise _ROUTE_UNSUPPORTED from None
+        raise
     query = request.query_params
     is_apply = media_type == patching.APPLY_PATCH
     validation, dry = validate_write_options("PatchOptions", query, patch_type=media_type)
@@ -463,8 +484,13 @@ async def _delete_options(request: Request) -> DeleteOptions:
 async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out: Output) -> Response:
     if out.error is not None:
         raise out.error
-    start = await rs.watch(namespace, opts, out.view)
     media_type = out.media_type if out.media_type == JSON else out.media_type + ";stream=watch"
+    if opts.timeout_seconds is not None and opts.timeout_seconds < 0:
+        # Its context has expired before it starts: kube's watch ends at once (with or without
+        # an error event, as a race decides; an empty stream here).
+        opts.validate()
+        return StreamingResponse(_once(b""), media_type=media_type)
+    start = await rs.watch(namespace, opts, out.view)
     if start.watcher is None:
         # kube sends a too-old resourceVersion as the stream's only event, after a 200.
         err = start.error

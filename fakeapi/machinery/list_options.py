@@ -35,6 +35,21 @@ def parse_int(value: str) -> int:
     return number
 
 
+def parse_resource_version(text: str) -> tuple[int, str]:
+    """A resourceVersion as the storage versioner parses it (``ParseResourceVersion``): the
+    number, or 0 and its error (``resourceVersion: Invalid value: "x": strconv.ParseUint: ...``),
+    which kube's handlers word their own way."""
+    problem = ""
+    if not (text.isascii() and text.isdigit()):
+        problem = "invalid syntax"
+    elif int(text) >= 1 << 64:
+        problem = "value out of range"
+    if problem:
+        return 0, (f"resourceVersion: Invalid value: {go_quote(text)}: "
+                   f"strconv.ParseUint: parsing {go_quote(text)}: {problem}")
+    return int(text), ""
+
+
 @dataclass(slots=True)
 class ListOptions:
     label_selector: str = ""
@@ -82,17 +97,11 @@ class ListOptions:
 
     def resource_version_number(self) -> int:
         """The explicit resourceVersion as an int: the storage versioner's
-        ``strconv.ParseUint(rv, 10, 64)``, its error a 400 as the cacher words it."""
-        text = self.resource_version
-        problem = ""
-        if not (text.isascii() and text.isdigit()):
-            problem = "invalid syntax"
-        elif int(text) >= 1 << 64:
-            problem = "value out of range"
+        ``strconv.ParseUint(rv, 10, 64)``, its error a 400 as the cacher's LIST words it."""
+        number, problem = parse_resource_version(self.resource_version)
         if problem:
-            raise bad_request(f"invalid resource version: resourceVersion: Invalid value: {go_quote(text)}: "
-                              f"strconv.ParseUint: parsing {go_quote(text)}: {problem}")
-        return int(text)
+            raise bad_request(f"invalid resource version: {problem}")
+        return number
 
     def watch_timeout(self) -> float:
         if self.timeout_seconds:
@@ -120,7 +129,7 @@ class ListOptions:
                     "resourceVersionMatch", "FieldValueForbidden",
                     "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
                 ))
-            if match and match != NOT_OLDER_THAN and self.send_initial_events is not None:
+            if match and match != NOT_OLDER_THAN:
                 causes.append((
                     "resourceVersionMatch", "FieldValueNotSupported",
                     f'Unsupported value: "{match}": supported values: "{NOT_OLDER_THAN}"',
@@ -153,4 +162,4 @@ class ListOptions:
             raise bad_request("specifying resource version is not allowed when using continue")
 
 
-__all__ = ["ListOptions", "NOT_OLDER_THAN", "EXACT", "parse_bool", "parse_int"]
+__all__ = ["ListOptions", "NOT_OLDER_THAN", "EXACT", "parse_bool", "parse_int", "parse_resource_version"]

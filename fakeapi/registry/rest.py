@@ -10,6 +10,7 @@ cache and etcd (``cacher/delegator.go``): see ``list``.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -32,7 +33,7 @@ from ..machinery.field_validation import (
     warning_header,
 )
 from ..machinery.goyaml import GoYAMLError, yaml_to_json
-from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
+from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions, parse_resource_version
 from ..machinery.managed_fields import equal_but_managed_fields_times
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import (
@@ -57,6 +58,7 @@ from ..machinery.status import (
     not_found,
     resource_expired,
     too_large_resource_version,
+    unclassified_error,
 )
 from ..store import (
     Compare,
@@ -70,7 +72,9 @@ from ..store import (
     RangeRequest,
     Store,
     TxnRequest,
+    TxnResponse,
 )
+from ..store.errors import ErrRequestTooLarge
 from . import request_cost, scale, strategy
 from .lease_manager import LeaseManager
 from .views import ResponseView
@@ -225,15 +229,23 @@ class FieldManagedWrites:
         self.admit_applied(applied)
         fm = self._field_manager(subresource)
         now = metadata.now_rfc3339()
-        if not self.exists(namespace, name):
-            if subresource:
-                raise not_found(self.rt.group, self.rt.plural, name)
-            created = fm.apply(None, applied, manager, force=force, now=now)
-            check_name(created, name, namespace or "")
-            return self.create(namespace, created, dry_run), True
-        raw = self.rewrite(namespace, name, lambda current: fm.apply(current, applied, manager, force=force, now=now),
-                           subresource=subresource, dry_run=dry_run)
-        return raw, False
+        token = _retry_without_managed_fields.set(False)  # kube's apply handler does not retry
+        try:
+            if not self.exists(namespace, name):
+                if subresource:
+                    raise not_found(self.rt.group, self.rt.plural, name)
+                created = fm.apply(None, applied, manager, force=force, now=now)
+                check_name(created, name, namespace or "")
+                return self.create(namespace, created, dry_run), True
+            raw = self.rewrite(namespace, name, lambda current: fm.apply(current, applied, manager, force=force, now=now),
+                               subresource=subresource, dry_run=dry_run)
+            return raw, False
+        finally:
+            _retry_without_managed_fields.reset(token)
+
+
+#: Whether a write etcd refuses as too large is retried without managedFields (False in apply).
+_retry_without_managed_fields: contextvars.ContextVar[bool] = contextvars.ContextVar("managed_fields_retry", default=True)
 
 
 def check_namespace_accepts(namespace_phase: Callable[[str], str | None], group: str, resource: str, namespace: str,
@@ -421,10 +433,9 @@ class ResourceStore(FieldManagedWrites):
                     meta.pop("resourceVersion", None)
                     return orjson.dumps(obj)
                 continue
-            raw, rev = self._encode(obj)
-            resp = self.store.txn(TxnRequest(
+            resp, raw, rev = self._write(obj, lambda encoded, key=key: TxnRequest(  # type: ignore[misc]
                 compare=(Compare(key, CompareTarget.MOD, CompareResult.EQUAL, 0),),
-                success=(PutRequest(key, raw, lease=self._lease()),),
+                success=(PutRequest(key, encoded, lease=self._lease()),),
             ))
             if resp.succeeded:
                 assert resp.header_revision == rev, "a write ran between encode and txn"
@@ -568,19 +579,37 @@ class ResourceStore(FieldManagedWrites):
         if new == old or equal_but_managed_fields_times(new, old):
             _note_noop_write()
             return kv.value
-        raw, rev = self._encode(new)
         if dry_run:
-            return raw
-        op = DeleteRangeRequest(kv.key) if self._finished(new) else PutRequest(kv.key, raw, lease=self._lease())
-        resp = self.store.txn(TxnRequest(
+            return self._encode(new)[0]
+        finished = self._finished(new)
+        resp, raw, rev = self._write(new, lambda encoded: TxnRequest(
             compare=(Compare(kv.key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
-            success=(op,),
+            success=(DeleteRangeRequest(kv.key) if finished else PutRequest(kv.key, encoded, lease=self._lease()),),
         ))
         if not resp.succeeded:
             raise conflict(self.rt.group, self.rt.plural, new["metadata"]["name"], OPTIMISTIC_LOCK_MESSAGE)
         assert resp.header_revision == rev, "a write ran between encode and txn"
-        self._committed(old, None if isinstance(op, DeleteRangeRequest) else new)
+        self._committed(old, None if finished else new)
         return raw
+
+    def _write(self, obj: Json, txn: Callable[[bytes], TxnRequest]) -> tuple[TxnResponse, bytes, int]:
+        """The txn ``txn(encoding)`` that writes ``obj``, its encoding and revision. etcd refusing
+        it as larger than ``--max-request-bytes`` is retried once without managedFields, as
+        kube's create, update and patch handlers retry it (not apply's: see ``apply``); past
+        that it is kube's 500 (etcd's error, which kube-apiserver passes on unclassified)."""
+        raw, rev = self._encode(obj)
+        try:
+            return self.store.txn(txn(raw)), raw, rev
+        except ErrRequestTooLarge as err:
+            meta = obj["metadata"]
+            if not (meta.get("managedFields") and _retry_without_managed_fields.get()):
+                raise unclassified_error(str(err)) from None
+            del meta["managedFields"]
+        raw, rev = self._encode(obj)
+        try:
+            return self.store.txn(txn(raw)), raw, rev
+        except ErrRequestTooLarge as err:
+            raise unclassified_error(str(err)) from None
 
     # Hooks for resources with more semantics (CRDs, custom resources); called in the write's
     # loop step, so what they read is the state the write sees.
@@ -876,7 +905,9 @@ class ResourceStore(FieldManagedWrites):
         cacher = self.cacher
         rv_text = opts.resource_version
         if rv_text not in ("", "0"):
-            rv = opts.resource_version_number()
+            rv, problem = parse_resource_version(rv_text)
+            if problem:  # the watch handler passes the versioner's error on unclassified
+                raise unclassified_error(problem)
             if not await cacher.wait_fresh(rv):
                 raise too_large_resource_version(rv, cacher.cache.rv)
         elif rv_text == "" and (opts.send_initial_events or opts.send_initial_events is None):

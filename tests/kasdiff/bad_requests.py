@@ -150,7 +150,8 @@ CRD = {
             "name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
             "schema": {"openAPIV3Schema": {"type": "object", "properties": {
                 "spec": {"type": "object", "properties": {"size": {"type": "integer", "minimum": 0},
-                                                          "color": {"type": "string", "enum": ["red", "blue"]}}},
+                                                          "color": {"type": "string", "enum": ["red", "blue"]},
+                                                          "note": {"type": "string"}}},
                 "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}},
             }}},
         }],

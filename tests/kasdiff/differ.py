@@ -132,6 +132,8 @@ class Normaliser:
 _UID_TEXT = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _TIME_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
 _VERSION_TEXT = re.compile(r'(resourceVersion\\?":\\?")\d+')
+#: A "too large resource version" message names the server's current revision.
+_CURRENT_REVISION_TEXT = re.compile(r"(Too large resource version: \d+, current: )\d+")
 
 
 def _volatile_in_text(text: str) -> str:
@@ -139,6 +141,7 @@ def _volatile_in_text(text: str) -> str:
     resourceVersion: those parts are the servers' own."""
     text = _UID_TEXT.sub("<uid>", text)
     text = _TIME_TEXT.sub("<time>", text)
+    text = _CURRENT_REVISION_TEXT.sub(r"\1<rv>", text)
     return _VERSION_TEXT.sub(r"\1<rv>", text)
 
 
