@@ -276,8 +276,8 @@ async def _core_resources(request: Request, version: str) -> Response:
 
 
 async def _group_resources(request: Request, group: str, version: str) -> Response:
-    if not served_by(request).discovery.serves(group, version):
-        return page_not_found()  # no route under a group version kube does not serve
+    if served_by(request).discovery.resource_list(group, version) is None:
+        return page_not_found()  # no route for a group version kube does not serve
     return _resource_list(request, served_by(request).discovery, group, version)
 
 
@@ -288,8 +288,8 @@ async def _core(request: Request, version: str, rest: str) -> Response:
 
 async def _grouped(request: Request, group: str, version: str, rest: str) -> Response:
     server = served_by(request)
-    if not server.discovery.serves(group, version):
-        return page_not_found()  # no route under a group version kube does not serve
+    if not server.discovery.serves_group(group):
+        return page_not_found()  # no route under a group kube does not serve
     return await resources.handle(server.registry, request, group, version, rest, server.faults)
 
 

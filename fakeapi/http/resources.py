@@ -177,9 +177,7 @@ class _ResourceTarget:
 
 
 def _target(rs: ResourceStore) -> _ResourceTarget:
-    """A resource's bodies: a custom resource's unknown fields are found by its structural schema."""
-    schema = rs.custom_schema if rs.rt.custom else rs.schema
-    return _ResourceTarget(rs.rt.group, (rs.api_version.rpartition("/")[2],), rs.rt.kind, schema, rs.rt.custom)
+    return _ResourceTarget(rs.rt.group, (rs.api_version.rpartition("/")[2],), rs.rt.kind, rs.schema, rs.rt.custom)
 
 
 async def read_object(request: Request, target: BodyTarget, options: OptionsKind) -> tuple[Any, list[str], bool]:

@@ -1241,5 +1241,5 @@ def check_name(obj: Mapping[str, Any], name: str, namespace: str) -> None:
         raise status.bad_request(f"the name of the object ({object_name}) does not match the name on the URL ({name})")
     object_namespace = meta.get("namespace") or ""
     if namespace and object_namespace and object_namespace != namespace:
-        raise status.bad_request(f"the namespace of the object ({object_namespace}) does not match the "
-                                 f"namespace on the request ({namespace})")
+        # EnsureObjectNamespaceMatchesRequestNamespace runs first in every handler: its words.
+        raise status.bad_request("the namespace of the provided object does not match the namespace sent on the request")

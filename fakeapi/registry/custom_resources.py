@@ -53,14 +53,15 @@ class CustomResourceStore(ResourceStore):
             scale.spec_replicas_path, scale.status_replicas_path, scale.label_selector_path) or self.scale_paths
 
     def _default_custom(self, obj: Json) -> None:
+        # The type is checked while the body still has its own (the write then sets the served one).
+        self._check_type_meta(obj)
         structural = self.definition.structural
         structural.prune(obj)
         structural.default(obj)
 
-    def _admit_create(self, obj: Json) -> None:
-        """``customResourceValidator.Validate``: the type first (alone), then the metadata by
-        the generic rules and the object by its schema."""
-        self._check_type_meta(obj)
+    def _validate_create(self, obj: Json) -> None:
+        """``customResourceValidator.Validate`` once the name is generated: the metadata by the
+        generic rules and the object by its schema (the type was checked on decoding)."""
         errors = validation.validate_object_meta(obj["metadata"], self.rt.namespaced, validation.name_is_dns_subdomain)
         self._raise_if(obj, errors + self.definition.structural.validate(obj))
 
@@ -69,7 +70,6 @@ class CustomResourceStore(ResourceStore):
         if subresource == "status":
             self._raise_if(new, structural.validate_status(new))
             return
-        self._check_type_meta(new)
         errors = validation.validate_object_meta_update(new["metadata"], old["metadata"])
         self._raise_if(new, errors + structural.validate(new))
 

@@ -23,6 +23,7 @@ from ..apis.catalogue import ResourceType
 from ..apis.rules import NO_RULES, KindRules, rules_for
 from ..cacher import CachedObject, Cacher, CacheWatcher, TooOldResourceVersion
 from ..machinery import continue_token, gostruct, metadata, warning
+from ..machinery._golang import go_quote
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
@@ -543,6 +544,9 @@ class ResourceStore(FieldManagedWrites):
         if rt.namespaced:
             metadata.check_namespace(meta, ns)
         wanted_rv = meta.get("resourceVersion")
+        if wanted_rv and not (wanted_rv.isascii() and wanted_rv.isdigit()):
+            # the storage versioner's ParseUint error, which kube passes on unclassified
+            raise unclassified_error(f"strconv.ParseUint: parsing {go_quote(wanted_rv)}: invalid syntax")
         if wanted_rv and wanted_rv != str(kv.mod_revision):
             raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
         old_meta = old.get("metadata", {})
@@ -683,18 +687,18 @@ class ResourceStore(FieldManagedWrites):
         }), True
 
     def _check_preconditions(self, name: str, options: DeleteOptions, old_meta: Json, kv: KeyValue) -> None:
+        """``rest.BeforeDelete``'s early check of the preconditions (a Conflict on the kind)."""
         rt = self.rt
         uid = options.precondition_uid
         if uid is not None and uid != old_meta.get("uid"):
-            raise conflict(rt.group, rt.plural, name, (
-                f"Precondition failed: UID in precondition: {uid}, UID in object meta: {old_meta.get('uid')}"
-            ))
+            raise conflict(rt.group, rt.kind, name, (
+                f"the UID in the precondition ({uid}) does not match the UID in record ({old_meta.get('uid')}). "
+                "The object might have been deleted and then recreated"))
         rv = options.precondition_resource_version
         if rv is not None and rv != str(kv.mod_revision):
-            raise conflict(rt.group, rt.plural, name, (
-                f"Precondition failed: ResourceVersion in precondition: {rv}, "
-                f"ResourceVersion in object meta: {kv.mod_revision}"
-            ))
+            raise conflict(rt.group, rt.kind, name, (
+                f"the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record "
+                f"({kv.mod_revision}). The object might have been modified"))
 
     def delete_collection(
         self, namespace: str | None, opts: ListOptions, options: DeleteOptions = DeleteOptions(), *,

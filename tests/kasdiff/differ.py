@@ -133,7 +133,7 @@ _UID_TEXT = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 _TIME_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
 _VERSION_TEXT = re.compile(r'(resourceVersion\\?":\\?")\d+')
 #: A "too large resource version" message names the server's current revision.
-_CURRENT_REVISION_TEXT = re.compile(r"(Too large resource version: \d+, current: )\d+")
+_CURRENT_REVISION_TEXT = re.compile(r"(Too large resource version: \d+, current: |ResourceVersion in record \()\d+")
 
 
 def _volatile_in_text(text: str) -> str:
