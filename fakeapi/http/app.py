@@ -14,6 +14,7 @@ import orjson
 from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..cacher import CacherConfig
 from ..clients import ClientReport, ClientReportConfig
@@ -42,7 +43,7 @@ from .negotiation import (
     negotiate_discovery,
     negotiate_plain,
 )
-from .responses import JSON, json_bytes, json_response, served_by, status_response
+from .responses import JSON, TRANSPORT, json_bytes, json_response, served_by, status_response
 
 log = logging.getLogger("fakeapi")
 
@@ -169,6 +170,23 @@ def _load_store(store: TimedStore, config: ServerConfig) -> Journal | None:
     return Journal.open(store, data_dir, policy=FsyncPolicy(config.fsync), interval=config.fsync_interval)
 
 
+class _App(FastAPI):
+    """fakeapi's app: its middleware stack behind a step that keeps the connection's transport
+    in the scope (``TRANSPORT``; uvicorn's ``send`` is a method of its request cycle, which
+    holds it), so that a watch that falls behind can be cut (``CacheWatcher.on_terminated``):
+    ASGI has no other way to end a response its client has stopped reading."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        stack = super().build_middleware_stack()
+
+        async def with_transport(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == "http":
+                scope[TRANSPORT] = getattr(getattr(send, "__self__", None), "transport", None)
+            await stack(scope, receive, send)
+
+        return with_transport
+
+
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     server = Server(config or ServerConfig())
 
@@ -180,7 +198,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         finally:
             await server.stop()
 
-    app = FastAPI(lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
+    app = _App(lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
     app.state.server = server
     openapi.add_routes(app)
     for path in ("/healthz", "/livez", "/readyz"):

@@ -6,6 +6,7 @@ has thousands of entries, and a lookup in the registry's dict is both simpler an
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -59,7 +60,7 @@ from .negotiation import (
 )
 from .protobuf_views import PARTIAL_OBJECT_METADATA as PROTOBUF_METADATA
 from .protobuf_views import ProtobufView, status_body, status_event
-from .responses import json_bytes, json_response, status_response
+from .responses import TRANSPORT, json_bytes, json_response, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
 MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -335,7 +336,8 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
             opts = ListOptions.from_query(request.query_params)
             if opts.watch:
                 negotiated = negotiate_stream(request.headers.get("accept"), custom=rs.rt.custom)
-                return await watch(rs, ns, opts, _output(request, rs, negotiated, "object"))
+                return await watch(rs, ns, opts, _output(request, rs, negotiated, "object"),
+                                   request.scope.get(TRANSPORT))
             out = output(request, rs, "list")
             listed = await rs.list(ns, opts, out.view)
             if per_item:
@@ -479,7 +481,8 @@ async def _delete_options(request: Request) -> DeleteOptions:
     return DeleteOptions.parse(body, request.query_params)
 
 
-async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out: Output) -> Response:
+async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out: Output,
+                transport: asyncio.Transport | None = None) -> Response:
     if out.error is not None:
         raise out.error
     media_type = out.media_type if out.media_type == JSON else out.media_type + ";stream=watch"
@@ -499,6 +502,8 @@ async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out
             event = json_event("ERROR", orjson.dumps(err.to_dict()))
         return StreamingResponse(_once(event), media_type=media_type)
     watcher = start.watcher
+    if transport is not None:  # a watcher that falls behind is cut off, its connection with it
+        watcher.on_terminated = transport.abort
     cacher = rs.cacher
 
     async def body():  # type: ignore[no-untyped-def]

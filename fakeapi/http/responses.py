@@ -12,6 +12,9 @@ from ..machinery.status import StatusError
 from .negotiation import JSON, PROTOBUF
 from .protobuf_views import status_body
 
+#: The scope key of the connection's transport (``app._App``), None when the server has none.
+TRANSPORT = "fakeapi.transport"
+
 
 def json_bytes(body: bytes, status: int = 200) -> Response:
     return Response(body, status_code=status, media_type=JSON)
