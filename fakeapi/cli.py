@@ -139,6 +139,7 @@ async def serve(args: argparse.Namespace) -> None:
         compaction_interval=parse_duration(args.compaction_interval),
         progress_interval=parse_duration(args.progress_interval),
         controllers=frozenset(filter(None, args.controllers.split(","))),
+        garbage_collection=args.enable_garbage_collector,
         event_ttl=int(parse_duration(args.event_ttl)),
         cacher=CacherConfig(
             lower_bound=args.watch_cache_min_events,
@@ -337,6 +338,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--bookmark-interval", default="1m", help="how often watches get a BOOKMARK (default 1m, as kube)")
     p.add_argument("--controllers", default=",".join(CONTROLLERS), type=_controller_list,
                    help=f"built-in controllers to run, comma-separated; '' runs none (default {','.join(CONTROLLERS)})")
+    p.add_argument("--enable-garbage-collector", default=True, action=argparse.BooleanOptionalAction,
+                   help="deletes add the finalizers their propagation policy asks for (orphan, "
+                        "foregroundDeletion), as kube-apiserver's flag of that name (default on); "
+                        "whoever runs the garbage collector (--controllers, or a real "
+                        "kube-controller-manager) removes them")
     p.add_argument("--event-ttl", default="1h", help="how long events live after their last write (default 1h, as kube; 0 = forever)")
     p.add_argument("--service-account-issuer", default=DEFAULT_SERVICE_ACCOUNT_ISSUER,
                    help="the issuer (iss) of service-account tokens, also the API audience "

@@ -22,9 +22,20 @@ from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceCont
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, method_not_allowed_path, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
-from ..registry.registry import DEFAULT_EVENT_TTL, DEFAULT_SERVICE_ACCOUNT_ISSUER, Registry
+from ..registry.registry import (
+    DEFAULT_EVENT_TTL,
+    DEFAULT_SERVICE_ACCOUNT_ISSUER,
+    Registry,
+)
 from ..registry.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
-from ..store import ErrCompacted, ErrFutureRev, FsyncPolicy, Journal, StoreTimers, snapshot
+from ..store import (
+    ErrCompacted,
+    ErrFutureRev,
+    FsyncPolicy,
+    Journal,
+    StoreTimers,
+    snapshot,
+)
 from ..store.journal import DEFAULT_FSYNC_INTERVAL
 from ..store.request_size import DEFAULT_MAX_REQUEST_BYTES
 from ..tasks import cancel_and_wait
@@ -43,7 +54,15 @@ from .negotiation import (
     negotiate_discovery,
     negotiate_plain,
 )
-from .responses import JSON, TRANSPORT, json_bytes, json_response, served_by, status_response
+from .responses import (
+    JSON,
+    TRANSPORT,
+    body_response,
+    json_bytes,
+    json_response,
+    served_by,
+    status_response,
+)
 
 log = logging.getLogger("fakeapi")
 
@@ -63,6 +82,10 @@ class ServerConfig:
     cacher: CacherConfig = field(default_factory=CacherConfig)
     #: Built-in controllers to run, by kube-controller-manager's names (see ``CONTROLLERS``).
     controllers: frozenset[str] = frozenset(CONTROLLERS)
+    #: kube-apiserver's --enable-garbage-collector: deletes add the orphan/foregroundDeletion
+    #: finalizers their propagation policy asks for. The apiserver's choice, not the controllers':
+    #: with fakeapi's garbage collector off, the real kube-controller-manager's removes them.
+    garbage_collection: bool = True
     #: kube-apiserver's --event-ttl in seconds; 0 keeps events forever.
     event_ttl: int = DEFAULT_EVENT_TTL
     #: Faults in force from the start, as flat specs (``fakeapi.faults.parse_spec``).
@@ -94,11 +117,12 @@ class Server:
         self.store = TimedStore()
         self.store.max_request_bytes = config.max_request_bytes
         self.journal = _load_store(self.store, config)
-        gc = GARBAGE_COLLECTOR in config.controllers
+        gc = config.garbage_collection
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
-                                 event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer)
+                                 event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
+                                 advertise_port=config.port or 443)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup] = []
-        if gc:
+        if GARBAGE_COLLECTOR in config.controllers:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
             self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
@@ -286,7 +310,7 @@ def _legacy_discovery(request: Request, discovery: Discovery, body: bytes) -> Re
         return status_response(err)
     if media_type == PROTOBUF:
         return Response(discovery.legacy_protobuf(body), media_type=PROTOBUF)
-    return json_bytes(body)
+    return body_response(body, media_type)
 
 
 async def _core_resources(request: Request, version: str) -> Response:

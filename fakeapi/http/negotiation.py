@@ -8,8 +8,8 @@ allows wins. A range may ask for a conversion with ``as``/``g``/``v``: ``Table``
 only), ``PartialObjectMetadata`` and ``PartialObjectMetadataList`` of ``meta.k8s.io`` v1 or
 v1beta1 (any media type), or an aggregated discovery document on the discovery endpoints.
 Custom resources are never written in protobuf (their handler's standard serializers are JSON
-and YAML), but their metadata and their errors are. fakeapi writes no YAML: a YAML range is
-passed over, as if the server lacked it. Nothing acceptable is 406.
+and YAML), but their metadata and their errors are. YAML has no stream serializer: a watch is
+never YAML. Nothing acceptable is 406.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ SERVER_MEDIA_TYPES = (JSON, YAML, PROTOBUF)
 #: ``stream=watch`` is allowed for the media types that have a stream serializer.
 _STREAMING = frozenset((JSON, PROTOBUF))
 #: The media types fakeapi writes.
-_WRITTEN = frozenset((JSON, PROTOBUF))
+_WRITTEN = frozenset((JSON, YAML, PROTOBUF))
+#: The media types aggregated discovery documents are written in.
+_DISCOVERY = frozenset((JSON, PROTOBUF))
 META_GROUP = "meta.k8s.io"
 _META_VERSIONS = frozenset(("v1", "v1beta1"))
 DISCOVERY_GROUP = "apidiscovery.k8s.io"
@@ -108,7 +110,7 @@ class Target:
 
 
 class Negotiated(NamedTuple):
-    media_type: str  # JSON or PROTOBUF
+    media_type: str  # JSON, YAML or PROTOBUF
     convert: Target | None
 
 
@@ -173,7 +175,7 @@ def negotiate(accept: str | None, *, custom: bool = False) -> Negotiated:
                 return Negotiated(media_type, None)
             if convert.group != META_GROUP or convert.version not in _META_VERSIONS:
                 continue
-            if convert.kind == "Table" and media_type == JSON:
+            if convert.kind == "Table" and media_type != PROTOBUF:
                 return Negotiated(media_type, convert)
             if convert.kind in METADATA_KINDS:  # either name is accepted here; the wrong one fails later
                 return Negotiated(media_type, convert)
@@ -219,7 +221,7 @@ def negotiate_discovery(accept: str | None) -> Negotiated | None:
         return None
     for clause in parse_accept(accept):
         for media_type in SERVER_MEDIA_TYPES:
-            if _matches(clause, media_type) and media_type in _WRITTEN:
+            if _matches(clause, media_type) and media_type in _DISCOVERY:
                 allowed, convert = _options(clause, media_type)
                 if allowed and convert == Target(DISCOVERY_GROUP, "v2", "APIGroupDiscoveryList"):
                     return Negotiated(media_type, convert)

@@ -26,8 +26,8 @@ type, on the first protobuf response.
 from __future__ import annotations
 
 import base64
-import re
 import calendar
+import re
 import struct
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime

@@ -19,8 +19,7 @@ from starlette.responses import Response, StreamingResponse
 from ..cacher import json_event
 from ..faults import Faults
 from ..machinery import patch as patching
-from ..machinery import serializer
-from ..machinery import warning
+from ..machinery import requester, serializer, warning
 from ..machinery.delete_options import DeleteOptions, from_body
 from ..machinery.field_validation import OptionsKind, check_fields
 from ..machinery.list_options import ListOptions, parse_bool, parse_resource_version
@@ -41,8 +40,8 @@ from ..machinery.status import (
 from ..printers.tables import validate_include_object
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore, is_status
-from ..registry.virtual import CreateOnly
 from ..registry.views import PARTIAL_OBJECT_METADATA, ResponseView, TableView
+from ..registry.virtual import CreateOnly
 from . import protobuf, protobuf_views
 from .faults import apply_request_faults, slow_list
 from .negotiation import (
@@ -52,6 +51,7 @@ from .negotiation import (
     PROTOBUF,
     ROUTE_MEDIA_TYPES,
     SERVER_MEDIA_TYPES,
+    YAML,
     Negotiated,
     check_route_accepts,
     error_media_type,
@@ -60,7 +60,7 @@ from .negotiation import (
 )
 from .protobuf_views import PARTIAL_OBJECT_METADATA as PROTOBUF_METADATA
 from .protobuf_views import ProtobufView, status_body, status_event
-from .responses import TRANSPORT, json_bytes, json_response, status_response
+from .responses import TRANSPORT, body_response, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
 MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -227,10 +227,11 @@ class Output:
         self.error = error
 
     def respond(self, body: bytes, status: int = 200) -> Response:
-        """A body already in this output's form (what the registry's reads return)."""
+        """A body already in this output's form (what the registry's reads return; YAML is
+        written from the JSON)."""
         if self.error is not None:
             raise self.error
-        return Response(body, status_code=status, media_type=self.media_type)
+        return body_response(body, self.media_type, status)
 
     def object(self, raw: bytes, status: int = 200, *, written_to: ResourceStore | None = None) -> Response:
         """An object a write returned as stored JSON (or the Status a DELETE answers with). A
@@ -242,7 +243,7 @@ class Output:
         if is_status(raw):
             if self.media_type == PROTOBUF:
                 return Response(status_body(orjson.loads(raw)), status_code=status, media_type=PROTOBUF)
-            return json_bytes(raw, status)
+            return body_response(raw, self.media_type, status)
         if view is None:
             return self.respond(raw, status)
         if not isinstance(view, ProtobufView) or written_to is None or written_to.storage is not written_to:
@@ -271,16 +272,17 @@ def _output(request: Request, rs: ResourceStore, negotiated: Negotiated, target:
         if view is None:  # a kind kube has no message for: a custom resource (JSON)
             raise not_acceptable(accepted=SERVER_MEDIA_TYPES)
         return Output(view, PROTOBUF)
+    media_type = negotiated.media_type  # JSON or YAML from here on
     if convert is None:
-        return Output(None, JSON)
+        return Output(None, media_type)
     if convert.kind == "Table":
         include_object = request.query_params.get("includeObject")
         error = validate_include_object(include_object)
         if error is not None:
             raise error
         return Output(TableView(rs.rt, api_version=convert.api_version, include_object=include_object,
-                                printer_columns=rs.printer_columns), JSON)
-    return Output(PARTIAL_OBJECT_METADATA, JSON)
+                                printer_columns=rs.printer_columns), media_type)
+    return Output(PARTIAL_OBJECT_METADATA, media_type)
 
 
 def _metadata_conversion_failed(rs: ResourceStore, kind: str, target: str) -> StatusError:
@@ -305,9 +307,18 @@ _INTERNAL_PACKAGES = {"": "core", "events.k8s.io": "core"}
 async def handle(registry: Registry, request: Request, group: str, version: str, rest: str,
                  faults: Faults) -> Response:
     """One request to a resource endpoint, with the ``Warning`` headers the write earned."""
-    with warning.recording() as warnings:
+    headers = request.headers
+    with warning.recording() as warnings, requester.requesting(
+            lambda: registry.authenticator.requester(headers.get("authorization"), headers.items()).to_json()):
         response = await _handle(registry, request, group, version, rest, faults)
     return with_warnings(response, warnings)
+
+
+#: The served APIs kube 1.35 marks deprecated (``APILifecycleDeprecated`` at or before 1.35):
+#: every request to them earns this warning first (the installer's ``AddWarningsHandler``).
+DEPRECATED_APIS = {
+    ("", "v1", "endpoints"): "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
+}
 
 
 async def _handle(registry: Registry, request: Request, group: str, version: str, rest: str,
@@ -316,6 +327,8 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
         req = parse_path(registry, group, version, rest)
         collection_get = request.method == "GET" and req.name is None and req.creater is None
         check_route_accepts(request.headers.get("accept"), COLLECTION_GET_MEDIA_TYPES if collection_get else ROUTE_MEDIA_TYPES)
+        if DEPRECATED_APIS and (deprecation := DEPRECATED_APIS.get((group, version, req.resource))):
+            warning.add(deprecation)
         # The fault hook: with no request fault active, one truthiness test is all it costs.
         per_item = await apply_request_faults(faults, request, req.group, req.resource, req.namespace, req.name is not None) \
             if faults.request_faults else 0.0
@@ -346,13 +359,17 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
         if method == "POST" and name is None:
             out = output(request, rs, "object")
             body, warnings, dry = await read_object(request, _target(rs), "CreateOptions")
+            for value in warnings:
+                warning.add_header(value)
             created = rs.create(ns, body, dry, manager=field_manager(request))
-            return with_warnings(out.object(created, 201, written_to=None if dry else rs), warnings)
+            return out.object(created, 201, written_to=None if dry else rs)
         if method == "PUT" and name is not None:
             out = output(request, rs, "object")
             body, warnings, dry = await read_object(request, _target(rs), "UpdateOptions")
+            for value in warnings:
+                warning.add_header(value)
             updated = rs.update(ns, name, body, dry_run=dry, manager=field_manager(request))
-            return with_warnings(out.object(updated, written_to=None if dry else rs), warnings)
+            return out.object(updated, written_to=None if dry else rs)
         if method == "PATCH" and name is not None:
             return await _patch(request, rs, ns, name, None)
         if method == "DELETE":
@@ -442,7 +459,8 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
         if view is not None:
             body = view.body(view.encode_object(answer))
             return with_warnings(Response(body, status_code=code, media_type=PROTOBUF), warnings)
-    return with_warnings(json_response(answer, code), warnings)
+    return with_warnings(body_response(orjson.dumps(answer), media_type if media_type == YAML else JSON, code),
+                         warnings)
 
 
 async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str, sub: str | None,

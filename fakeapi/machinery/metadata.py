@@ -156,7 +156,10 @@ def drop_empty(meta: dict[str, Any]) -> None:
 
 
 def check_namespace(meta: dict[str, Any], namespace: str | None) -> None:
-    """``EnsureObjectNamespaceMatchesRequestNamespace``."""
+    """``EnsureObjectNamespaceMatchesRequestNamespace``: an object without a namespace gets the
+    request's (admission sees it)."""
     body_ns = meta.get("namespace")
     if namespace is not None and body_ns and body_ns != namespace:
         raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
+    if namespace and not body_ns:
+        meta["namespace"] = namespace

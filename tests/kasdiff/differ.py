@@ -29,7 +29,7 @@ NAMESPACE = "kasdiff"
 #: metadata.
 _METADATA_VOLATILE = ("uid", "creationTimestamp", "deletionTimestamp")
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
-_UID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_UID_ANYWHERE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 @dataclass
@@ -98,19 +98,24 @@ class Normaliser:
         if isinstance(meta, dict):
             self._metadata(meta)
         for key, value in list(node.items()):
+            if isinstance(value, str):
+                # uids, and the labels, selectors and messages made of them (a Job's
+                # controller-uid); generated names seen before, in a Status's details or message
+                value = _UID_ANYWHERE.sub("<uid>", value)
+                for name, placeholder in self._names.items():
+                    value = value.replace(name, placeholder)
+                node[key] = value
             if key in ("time", "lastTransitionTime", "lastHeartbeatTime", "lastProbeTime", "eventTime",
-                       "firstTimestamp", "lastTimestamp", "renewTime", "acquireTime") and isinstance(value, str) \
+                       "firstTimestamp", "lastTimestamp", "renewTime", "acquireTime", "lastPhaseTransitionTime") and isinstance(value, str) \
                     and _RFC3339.match(value):
                 node[key] = "<time>"
-            elif key == "uid" and isinstance(value, str) and _UID.match(value):
-                node[key] = "<uid>"
             elif key == "resourceVersion" and isinstance(value, str) and value.isdigit():
                 node[key] = self.resource_version(value)
-            elif key in ("clusterIP", "clusterIPs", "nodePort"):
+            elif key in ("clusterIP", "clusterIPs", "nodePort", "healthCheckNodePort"):
                 node[key] = _ip_placeholder(value)
             elif key == "message" and isinstance(value, str):
                 node[key] = _volatile_in_text(value)
-            else:
+            elif not isinstance(value, str):
                 self._walk(value)
 
     def _metadata(self, meta: dict[str, Any]) -> None:

@@ -171,8 +171,6 @@ def wire(pair: Pair, outcomes: list[Outcome]) -> WirePair:
 #: without the ``items[n].`` of a list and the label of the part); listed until fixed. An entry
 #: that no longer happens fails the test, so the list stays true.
 KNOWN: dict[tuple[str, str | None], list[str]] = {
-    ("PriorityClass", None): ["metadata.generation: missing in fakeapi (kube: 1)"],
-    ("ServiceAccount", "pb-delete"): ["object envelope: fakeapi ('v1', 'Status') != kube ('v1', 'ServiceAccount')"],
     ("APIGroupDiscoveryList", "aggregated /api"): [
         "/componentstatuses: verbs: fakeapi ['get', 'list', 'watch'] != kube ['get', 'list']"],
     ("APIGroupDiscoveryList", "aggregated /apis"): ["storage.k8s.io/csinodes: subresources: only in fakeapi"],
