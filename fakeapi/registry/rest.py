@@ -205,7 +205,7 @@ class FieldManagedWrites:
                 if errors and validation is FieldValidation.STRICT:
                     raise patching.undecodable_result(patch_type, result, body, strict_decoding_message(errors))
                 for error in errors:
-                    warning.add(warning_header(error))
+                    warning.add_header(warning_header(error))
             return decoded
 
         return self.rewrite(namespace, name, patched, subresource=subresource, dry_run=dry_run, manager=manager)
@@ -234,7 +234,7 @@ class FieldManagedWrites:
                 raise bad_request("error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  "
                                   + "\n  ".join(repeated))
             for text in repeated:
-                warning.add(warning_header(text))
+                warning.add_header(warning_header(text))
         self.admit_applied(applied)
         fm = self._field_manager(subresource)
         now = metadata.now_rfc3339()

@@ -196,7 +196,7 @@ def test_patch_options(manager: str, apply: bool, force: bool, message: str) -> 
 @pytest.mark.parametrize(("meta", "message"), [
     ({}, "the name of the object (web based on URL) was undeterminable: name must be provided"),
     ({"name": "other"}, "the name of the object (other) does not match the name on the URL (web)"),
-    ({"name": "web", "namespace": "b"}, "the namespace of the object (b) does not match the namespace on the request (a)"),
+    ({"name": "web", "namespace": "b"}, "the namespace of the provided object does not match the namespace sent on the request"),
 ])
 def test_check_name(meta: dict[str, str], message: str) -> None:
     with pytest.raises(StatusError, match=f"^{message.replace('(', '[(]').replace(')', '[)]')}$"):
