@@ -28,8 +28,9 @@ def corpus_pair(pair: Pair) -> Iterator[Pair]:
     for client in (pair.fake, pair.real):
         create_fixtures(client)
     yield pair
-    for client in (pair.fake, pair.real):
+    for client in (pair.fake, pair.real):  # the fixtures go, the Widget CRD too (other modules read discovery)
         client.delete(f"/api/v1/namespaces/{NAMESPACE}")
+        client.delete("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.kasdiff.example.com")
 
 
 def store_revision(client: httpx.Client) -> int:
