@@ -148,7 +148,7 @@ def revision(http: httpx.Client) -> int:
     return int(http.get("/api/v1/namespaces", params={"limit": 1}).json()["metadata"]["resourceVersion"])
 
 
-@settings(max_examples=EXAMPLES, deadline=None, database=None,
+@settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large])
 @given(method=methods, path=paths(), query=queries, content_type=content_types, accept=accepts, body=bodies)
 def test_no_5xx_no_hang_no_change_on_refusal(server: ServerProcess, method: str, path: str, query: dict[str, str],
