@@ -10,6 +10,7 @@ cache and etcd (``cacher/delegator.go``): see ``list``.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -26,6 +27,8 @@ from ..machinery import continue_token, gostruct, metadata, warning
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
+from ..machinery.path import validate_path_segment_name
+from ..machinery.validation import validate_object_meta, validate_object_meta_update
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import (
@@ -67,6 +70,11 @@ from ..store import (
 from . import scale, strategy
 from .lease_manager import LeaseManager
 from .views import ResponseView
+
+#: The rules of the version a write was sent in, when it is not the storage version's: kube's
+#: strategies read the request's version from the request context (events.k8s.io Events are
+#: validated more strictly than core ones). Set by ``ConvertingStore`` around its writes.
+request_rules: contextvars.ContextVar[KindRules | None] = contextvars.ContextVar("request_rules", default=None)
 
 #: kube retries a generated name this many times before giving up.
 _NAME_GENERATION_ATTEMPTS = 8
@@ -368,6 +376,8 @@ class ResourceStore(FieldManagedWrites):
             if generate:
                 meta["name"] = metadata.generate_name(meta["generateName"])
             self._validate_create(obj)
+            if self._admission is not None:
+                self._admission.validate(rt.group, rt.kind, obj, None, None)
             key = self.key(ns, meta["name"]).encode()
             raw, rev = self._encode(obj)
             if dry_run:
@@ -386,6 +396,11 @@ class ResourceStore(FieldManagedWrites):
             raise generate_name_conflict(rt.group, rt.plural, meta["name"])
         raise already_exists(rt.group, rt.plural, meta["name"])
 
+    def _validation_rules(self) -> KindRules:
+        """The rules that validate this write: the request version's, if it has its own."""
+        served = request_rules.get()
+        return served if served is not None and served.validate is not None else self.rules
+
     def _decode_body(self, body: Any) -> Json:
         """A request body (or a patch's result) as kube decodes it: of this kind and version,
         through the Go type (``gostruct``: unknown fields dropped, zero values and Go's field
@@ -402,11 +417,15 @@ class ResourceStore(FieldManagedWrites):
     def _validate_create(self, obj: Json) -> None:
         """The kind's validation of a new object (kube's ``BeforeCreate``), its warnings recorded;
         kinds without rules get the generic name check."""
-        rules, meta = self.rules, obj["metadata"]
+        rules, meta = self._validation_rules(), obj["metadata"]
         if rules.validate is None:
             metadata.validate_name(self.rt.group, self.rt.kind, meta["name"])
             return
         errors = rules.validate(obj)
+        if errors:
+            raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
+        # BeforeCreate's common validation, after the kind's passed: every name is a path segment
+        errors = validate_object_meta(meta, self.rt.namespaced, validate_path_segment_name)
         if errors:
             raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
         if rules.warnings_on_create is not None:
@@ -415,13 +434,17 @@ class ResourceStore(FieldManagedWrites):
 
     def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
         """The kind's validation of an update (kube's ``BeforeUpdate``), its warnings recorded."""
-        rules = self.rules
+        rules = self._validation_rules()
         own_strategy = self.subresource_strategies.get(subresource) if subresource else None
         validate = own_strategy[1] if own_strategy is not None else \
             rules.validate_status_update if subresource == "status" else rules.validate_update
         if validate is None:
             return
-        errors = validate(new, old)
+        # BeforeUpdate's common validation comes first, then the kind's (which repeats some of it)
+        new_meta, old_meta = new["metadata"], old["metadata"]
+        errors = validate_object_meta(new_meta, self.rt.namespaced, validate_path_segment_name)
+        errors += validate_object_meta_update(new_meta, old_meta)
+        errors += validate(new, old)
         if errors:
             raise invalid(self.rt.group, self.rt.kind, new["metadata"]["name"], errors)
         if rules.warnings_on_update is not None and subresource is None:
@@ -507,6 +530,8 @@ class ResourceStore(FieldManagedWrites):
         self._admit_update(obj, old, subresource)
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         self._validate_update(obj, old, subresource)
+        if self._admission is not None:
+            self._admission.validate(rt.group, rt.kind, obj, old, subresource)
         return obj
 
     #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).
@@ -570,7 +595,8 @@ class ResourceStore(FieldManagedWrites):
         old_meta = old.get("metadata", {})
         self._check_preconditions(name, options, old_meta, kv)
         finalizers = list(old_meta.get("finalizers") or ())
-        gc_finalizer = _GC_FINALIZERS.get(options.propagation_policy or "") if gc_finalizers else None
+        policy = self._propagation_policy(options)
+        gc_finalizer = _GC_FINALIZERS.get(policy or "") if gc_finalizers else None
         if gc_finalizer is not None and gc_finalizer not in finalizers:
             finalizers.append(gc_finalizer)
         if finalizers:
@@ -600,6 +626,15 @@ class ResourceStore(FieldManagedWrites):
             "details": {"name": name, **({"group": rt.group} if rt.group else {}), "kind": rt.plural,
                         "uid": old_meta.get("uid")},
         }), True
+
+    def _propagation_policy(self, options: DeleteOptions) -> str | None:
+        """The request's propagation policy, or the kind's default (with its warning)."""
+        if options.propagation_policy is not None:
+            return options.propagation_policy
+        rules = self.rules
+        if rules.default_propagation_warning is not None:
+            warning.add(rules.default_propagation_warning)
+        return rules.default_propagation_policy
 
     def _check_preconditions(self, name: str, options: DeleteOptions, old_meta: Json, kv: KeyValue) -> None:
         rt = self.rt

@@ -10,6 +10,10 @@ A corpus file holds YAML documents, one case each::
     patches:                       # optional: PATCH requests
       - {type: strategic, body: {...}, subresource: status}
     lifecycle: false               # optional: only the create and the case's own steps
+    setup: [{apiVersion: v1, kind: LimitRange, ...}]  # optional: created first, deleted after
+
+``!repeat [text, count]`` in a manifest is ``text`` repeated ``count`` times (objects over a size
+limit without megabytes of YAML).
 
 The lifecycle: create; get; list by name; a PUT of the object unchanged (a no-op: same
 resourceVersion); the case's updates and patches; a label by merge patch, an annotation by
@@ -39,6 +43,14 @@ _PATCH_TYPES = {
     "json": "application/json-patch+json",
     "apply": "application/apply-patch+yaml",
 }
+
+
+def _repeat(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    text, count = loader.construct_sequence(node)  # type: ignore[arg-type]
+    return str(text) * int(count)
+
+
+yaml.SafeLoader.add_constructor("!repeat", _repeat)
 
 
 def _cases() -> list[dict[str, Any]]:
@@ -73,12 +85,7 @@ class Case:
         self.spec = spec
         self.name = spec["case"]
         manifest = spec["manifest"]
-        group, _, version = manifest["apiVersion"].rpartition("/")
-        resource = default_catalogue().lookup_kind(group, manifest["kind"])
-        assert resource is not None, f"{self.name}: no resource for {manifest['apiVersion']} {manifest['kind']}"
-        root = f"/apis/{group}/{version}" if group else f"/api/{version}"
-        self.collection = f"{root}/namespaces/{NAMESPACE}/{resource.plural}" if resource.namespaced \
-            else f"{root}/{resource.plural}"
+        self.collection = _collection(manifest)
         self.kind = manifest["kind"]
         #: The object's name on (fakeapi, kube): they differ when the manifest has generateName.
         self.names = (manifest.get("metadata", {}).get("name", ""),) * 2
@@ -98,6 +105,20 @@ class Case:
         return f"{self.collection}/{name}" + (f"/{subresource}" if subresource else "")
 
     def run(self) -> None:
+        """The case's lifecycle, between the creation (compared) and the deletion (not compared:
+        deletion is the lifecycle's business) of its setup objects."""
+        setup = self.spec.get("setup", ())
+        for manifest in setup:
+            self.pair.send(self.name, manifest["kind"], "setup-create", "POST", _collection(manifest),
+                           body=json.dumps(manifest).encode())
+        try:
+            self._run()
+        finally:
+            for manifest in reversed(setup):
+                for client in (self.pair.fake, self.pair.real):
+                    client.delete(f"{_collection(manifest)}/{manifest['metadata']['name']}")
+
+    def _run(self) -> None:
         spec = self.spec
         created = self.send("create", "POST", body=spec["manifest"], collection=True)
         if created.real.status >= 300 or created.fake.status >= 300:
@@ -151,6 +172,14 @@ class Case:
                        body=(bodies[0], bodies[1]))
 
 
+def _collection(manifest: dict[str, Any]) -> str:
+    group, _, version = manifest["apiVersion"].rpartition("/")
+    resource = default_catalogue().lookup_kind(group, manifest["kind"])
+    assert resource is not None, f"no resource for {manifest['apiVersion']} {manifest['kind']}"
+    root = f"/apis/{group}/{version}" if group else f"/api/{version}"
+    return f"{root}/namespaces/{NAMESPACE}/{resource.plural}" if resource.namespaced else f"{root}/{resource.plural}"
+
+
 def _applied(manifest: dict[str, Any], name: str) -> bytes:
     """The manifest as an apply configuration of the object named ``name`` on one server."""
     metadata = {key: value for key, value in manifest.get("metadata", {}).items() if key != "generateName"}
@@ -163,6 +192,7 @@ CASES = _cases()
 @pytest.mark.parametrize("spec", CASES, ids=[case["case"] for case in CASES])
 def test_case(pair: Pair, spec: dict[str, Any]) -> None:
     start = len(pair.outcomes)
+    pair.start_case()
     Case(pair, spec).run()
     found = [f"{o.verb}: {d}" for o in pair.outcomes[start:] for d in o.differences]
     known = known_differences().get(spec["case"], [])
