@@ -28,12 +28,15 @@ def app_without_metrics() -> FastAPI:
     return app
 
 
-async def call(app: FastAPI, method: str, path: str, body: bytes = b"", query: bytes = b"") -> int:
-    """One request straight into the ASGI app; returns the status."""
+async def call(app: FastAPI, method: str, path: str, body: bytes = b"", query: bytes = b"",
+               headers: list[tuple[bytes, bytes]] | None = None) -> int:
+    """One request straight into the ASGI app (with ``headers`` besides content type and
+    length); returns the status."""
     scope: dict[str, Any] = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
         "path": path, "raw_path": path.encode(), "query_string": query, "root_path": "",
-        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                    *(headers or ())],
         "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80),
     }
     sent = False

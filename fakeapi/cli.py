@@ -1,12 +1,16 @@
-"""``fakeapi`` command line: ``fakeapi serve``, ``fakeapi etcd`` and ``fakeapi seed``."""
+"""``fakeapi`` command line: ``fakeapi serve``, ``fakeapi etcd``, ``fakeapi seed`` and ``fakeapi report``."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import sys
+import urllib.error
+import urllib.parse
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -16,20 +20,15 @@ import yaml
 from . import seed
 from .cacher import CacherConfig
 from .cacher.watch_cache import DEFAULT_LOWER_BOUND, DEFAULT_UPPER_BOUND
+from .clients import DEFAULT_MAX_CLIENTS, SORT_KEYS, ClientReportConfig, DetectorConfig
+from .clients.detectors import parse_detector_spec
+from .clients.table import render
 from .faults import check_startup_spec, parse_cli_spec
 from .http import ServerConfig, create_app
 from .http.app import CONTROLLERS
+from .machinery._golang import parse_duration
 from .registry.authentication import ADMIN_TOKEN
 from .registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
-
-
-def parse_duration(text: str) -> float:
-    """Go-style durations as kube flags take them: ``300``, ``5m``, ``30s``, ``1h``, ``0``."""
-    units = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-    for suffix in ("ms", "s", "m", "h"):
-        if text.endswith(suffix):
-            return float(text[: -len(suffix)]) * units[suffix]
-    return float(text)
 
 
 def _positive_int(text: str) -> int:
@@ -82,6 +81,30 @@ def _latency(text: str) -> dict[str, object]:
     return _fault("latency:" + text)
 
 
+def _detector(text: str) -> tuple[str, dict[str, str]]:
+    try:
+        return parse_detector_spec(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text}: {err}") from None
+
+
+def _duration(text: str) -> float:
+    try:
+        seconds = parse_duration(text)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"not a positive duration: {text}")
+    return seconds
+
+
+def client_report_config(args: argparse.Namespace) -> ClientReportConfig:
+    detectors = DetectorConfig()
+    for name, knobs in args.detector:
+        detectors = detectors.with_knobs(name, **knobs)
+    return ClientReportConfig(max_clients=args.max_clients, client_header=args.client_header, detectors=detectors)
+
+
 def write_kubeconfig(path: Path, server_url: str) -> None:
     config = {
         "apiVersion": "v1",
@@ -114,6 +137,7 @@ async def serve(args: argparse.Namespace) -> None:
         ),
         faults=tuple(args.fault),
         service_account_issuer=args.service_account_issuer,
+        clients=client_report_config(args),
     )
     app = create_app(config)
     if args.seed is not None:
@@ -204,6 +228,20 @@ def run_seed(args: argparse.Namespace) -> None:
     print(result, flush=True)
 
 
+def run_report(args: argparse.Namespace) -> None:
+    """``fakeapi report``: a running server's per-client report, as a table or JSON."""
+    query = {"sort": args.sort, **({"since": args.since} if args.since else {})}
+    url = f"{args.url.rstrip('/')}/fakeapi/v1/report?{urllib.parse.urlencode(query)}"
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            report = json.load(response)
+    except urllib.error.HTTPError as err:
+        raise SystemExit(f"fakeapi report: {url}: {err.code} {err.read().decode(errors='replace')}") from None
+    except (urllib.error.URLError, OSError) as err:
+        raise SystemExit(f"fakeapi report: {url}: {err}") from None
+    print(json.dumps(report, indent=2) if args.json else render(report, args.rows))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="fakeapi", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -238,6 +276,13 @@ def main(argv: list[str] | None = None) -> None:
                         "(comma-separated; port 0 picks one), as `fakeapi etcd` does")
     p.add_argument("--max-request-bytes", type=_positive_int, default=1536 * 1024,
                    help="with --etcd-listen-client-urls: etcd's write request limit (default 1572864)")
+    p.add_argument("--client-header", default="", metavar="NAME",
+                   help="a request header that names the client in the client report (default: the User-Agent)")
+    p.add_argument("--max-clients", type=_positive_int, default=DEFAULT_MAX_CLIENTS,
+                   help=f"clients the report tells apart; later ones count as 'other' (default {DEFAULT_MAX_CLIENTS})")
+    p.add_argument("--detector", action="append", type=_detector, default=[], metavar="NAME:KNOB=VALUE,...",
+                   help="a detector's knobs, repeatable, e.g. relist-storm:relists=5,window=2m "
+                        "(detectors and knobs: GET /fakeapi/v1/report)")
     p.add_argument("--seed", type=_seed_spec, metavar="SPEC",
                    help="write a synthetic cluster into the registry before accepting requests "
                         "(see `fakeapi seed --help` for SPEC)")
@@ -261,6 +306,12 @@ def main(argv: list[str] | None = None) -> None:
                    help="e.g. namespaces=10,nodes=50,pods=5000,deployments=200,seed=1, or a YAML/JSON file")
     s.add_argument("--server", default="http://127.0.0.1:6443", help="the API's URL (default http://127.0.0.1:6443)")
     s.add_argument("--concurrency", type=_positive_int, default=16, help="requests in flight (default 16)")
+    r = sub.add_parser("report", help="a running server's per-client cost report and the detectors that fired")
+    r.add_argument("--url", default="http://127.0.0.1:6443", help="the server (default http://127.0.0.1:6443)")
+    r.add_argument("--since", type=_duration, help="only the last DURATION (5m, 30s); default: since it started")
+    r.add_argument("--sort", choices=sorted(SORT_KEYS), default="time", help="order clients by (default time)")
+    r.add_argument("--rows", type=int, default=3, help="requests shown under each client (default 3)")
+    r.add_argument("--json", action="store_true", help="the report's JSON instead of a table")
     args = parser.parse_args(argv)
     if args.command == "serve":
         try:
@@ -278,6 +329,8 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(0)
     elif args.command == "seed":
         run_seed(args)
+    elif args.command == "report":
+        run_report(args)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from pathlib import Path
 LOADTESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(LOADTESTS))
 
+from client_report import client_report  # noqa: E402
 from profiles import PROFILES, Profile, Variant  # noqa: E402
 
 #: Locust's grace for users to finish after --run-time (watch readers are killed at once).
@@ -143,6 +144,7 @@ def run_profile(profile: Profile, url: str, out: Path, variant: Variant, *, user
         "knobs": {**variant.knobs, **(knobs or {})}, "started": started, "exit_code": exit_code,
         **locust_summary, "server_samples": sampler.samples, "server_has_metrics": sampler.has_metrics,
     }
+    summary["clients"] = client_report(url, out)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return RunResult(out, exit_code, summary)
 

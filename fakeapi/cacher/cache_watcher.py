@@ -110,8 +110,13 @@ class CacheWatcher:
         #: perf_counter() of the store commit of the oldest live event not yet written; 0.0
         #: when none is pending or its commit time is unknown.
         self._unwritten_since = 0.0
+        #: Lines written to the client so far (events and bookmarks), for the client report.
+        self.events_written = 0
         self.closed = False
         self.overflowed = False
+        #: Ended by the server (a restart, a close-watches fault), not by its client, its
+        #: timeout or falling behind.
+        self.ended_by_server = False
         self._ready = asyncio.Event()
         now = clock()
         self.next_bookmark = self._bookmark_time(now)
@@ -284,6 +289,7 @@ class CacheWatcher:
         sizes = self.stats.event_sizes
         for line in lines:
             sizes.observe(len(line))
+        self.events_written += len(lines)
         batch = b"".join(lines)
         lines.clear()
         return batch

@@ -124,6 +124,7 @@ class Cacher:
         close, as on an apiserver restart); returns how many were ended."""
         ended = self.watchers_in(namespace)
         for w in ended:
+            w.ended_by_server = True
             w.close()
         self.watchers.difference_update(ended)
         return len(ended)

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..cacher import CacherConfig
+from ..clients import ClientReport, ClientReportConfig
 from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceController
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, not_found_path
@@ -23,6 +24,7 @@ from ..registry.registry import DEFAULT_EVENT_TTL, DEFAULT_SERVICE_ACCOUNT_ISSUE
 from ..registry.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
 from ..store import ErrCompacted, ErrFutureRev, StoreTimers
 from ..tasks import cancel_and_wait
+from . import clients as client_routes
 from . import faults as fault_routes
 from . import metrics as metric_routes
 from . import openapi, resources
@@ -55,6 +57,8 @@ class ServerConfig:
     #: kube-apiserver's --service-account-issuer: the ``iss`` of the tokens ``serviceaccounts/token``
     #: issues, and the API audience.
     service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER
+    #: The per-client report: client cap, client header, history, detectors' knobs.
+    clients: ClientReportConfig = field(default_factory=ClientReportConfig)
 
 
 class Server:
@@ -80,6 +84,8 @@ class Server:
         self.faults = Faults(self.registry, self.timers)
         self.metrics = ServerMetrics(self.registry, self.store, version_labels(orjson.loads(self.discovery.version)),
                                      self.faults.totals)
+        self.clients = ClientReport(config.clients)
+        self.metrics.prometheus.register(self.clients)  # type: ignore[arg-type]
         self._compactor: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -150,7 +156,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_api_route("/fakeapi/v1/compact", _compact, methods=["POST"])
     fault_routes.add_routes(app)
     metric_routes.add_routes(app)
-    app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics)
+    client_routes.add_routes(app)
+    app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
+                       clients=server.clients)
     return app
 
 

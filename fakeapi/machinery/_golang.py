@@ -140,3 +140,13 @@ def go_json(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def parse_duration(text: str) -> float:
+    """Durations as kube flags take them, in seconds: ``300``, ``5m``, ``30s``, ``1h``, ``0``,
+    ``100ms`` (``ValueError`` for anything else)."""
+    units = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+    for suffix in ("ms", "s", "m", "h"):
+        if text.endswith(suffix):
+            return float(text[: -len(suffix)]) * units[suffix]
+    return float(text)

@@ -560,3 +560,31 @@ def encode_managed_fields(managed: Managed) -> list[dict[str, Any]] | None:
     entries = [_encode_entry(identifier, versioned, managed.times.get(identifier))
                for identifier, versioned in managed.fields.items()]
     return sorted(entries, key=_sort_key)
+
+
+def equal_but_managed_fields_times(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
+    """Whether ``new`` is ``old`` with nothing changed but some managedFields timestamps
+    (apiserver ``fieldmanager.IgnoreManagedFieldsTimestampsTransformer``: kube then puts the
+    old timestamps back, so the write changes nothing and is skipped). Entries are compared
+    pairwise, in order, as kube does; a differing entry count or no changed time is False."""
+    new_meta, old_meta = new.get("metadata"), old.get("metadata")
+    if not isinstance(new_meta, Mapping) or not isinstance(old_meta, Mapping):
+        return False
+    new_entries, old_entries = new_meta.get("managedFields"), old_meta.get("managedFields")
+    if not new_entries or not isinstance(new_entries, list) or not isinstance(old_entries, list) \
+            or len(new_entries) != len(old_entries):
+        return False
+    times_changed = False
+    for new_entry, old_entry in zip(new_entries, old_entries):
+        if not isinstance(new_entry, Mapping) or not isinstance(old_entry, Mapping):
+            return False
+        if new_entry.get("time") != old_entry.get("time"):
+            times_changed = True
+            if {**new_entry, "time": None} != {**old_entry, "time": None}:
+                return False
+        elif new_entry != old_entry:
+            return False
+    if not times_changed:
+        return False
+    return ({**new, "metadata": {**new_meta, "managedFields": None}}
+            == {**old, "metadata": {**old_meta, "managedFields": None}})

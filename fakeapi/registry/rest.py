@@ -30,6 +30,7 @@ from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
 from ..machinery.path import validate_path_segment_name
 from ..machinery.validation import validate_object_meta, validate_object_meta_update
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
+from ..machinery.managed_fields import equal_but_managed_fields_times
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import (
     FieldSelector,
@@ -67,7 +68,7 @@ from ..store import (
     Store,
     TxnRequest,
 )
-from . import scale, strategy
+from . import request_cost, scale, strategy
 from .lease_manager import LeaseManager
 from .views import ResponseView
 
@@ -322,6 +323,10 @@ class ResourceStore(FieldManagedWrites):
         kv = self.store.get(self.key(namespace, name).encode())
         if kv is None:
             raise not_found(self.rt.group, self.rt.plural, name)
+        cost = request_cost.current.get()
+        if cost is not None:  # a GET reads the store, as kube's does etcd for RV ""
+            cost.from_store = True
+            cost.returned = cost.examined = 1
         return kv.value if view is None else view.encode(kv.value)
 
     def exists(self, namespace: str | None, name: str) -> bool:
@@ -539,9 +544,13 @@ class ResourceStore(FieldManagedWrites):
 
     def _commit_update(self, kv: KeyValue, old: Json, new: Json, dry_run: bool) -> bytes:
         """Write ``new`` over ``kv`` unless nothing changed; a deleting object whose last
-        finalizer went is deleted by the same write (``ShouldDeleteDuringUpdate``)."""
-        if new == old:
-            return kv.value  # a no-op update writes nothing: same resourceVersion, no event
+        finalizer went is deleted by the same write (``ShouldDeleteDuringUpdate``).
+        As kube's GuaranteedUpdate, a write that would store the same object again writes
+        nothing (same resourceVersion, no event), and so does one that changes nothing but
+        managedFields timestamps (``IgnoreManagedFieldsTimestampsTransformer``)."""
+        if new == old or equal_but_managed_fields_times(new, old):
+            _note_noop_write()
+            return kv.value
         raw, rev = self._encode(new)
         if dry_run:
             return raw
@@ -601,6 +610,7 @@ class ResourceStore(FieldManagedWrites):
             finalizers.append(gc_finalizer)
         if finalizers:
             if old_meta.get("deletionTimestamp") and finalizers == list(old_meta.get("finalizers") or ()):
+                _note_noop_write()
                 return kv.value, False  # already deleting: unchanged
             marked = orjson.loads(kv.value)
             meta = marked["metadata"]
@@ -767,6 +777,9 @@ class ResourceStore(FieldManagedWrites):
             raise resource_expired("The resourceVersion for the provided list is too old.") from None
         except ErrFutureRev:
             raise too_large_resource_version(rv, store.revision) from None
+        cost = request_cost.current.get()
+        if cost is not None:
+            cost.from_store = True
         # Stored values are decoded only when a selector has to look inside, and only as far as
         # the page goes.
         objects = [CachedObject(kv.key.decode(), "", "", kv.mod_revision, kv.value, {}, {}) for kv in resp.kvs]
@@ -788,16 +801,22 @@ class ResourceStore(FieldManagedWrites):
         continue token at ``rv`` when objects remain after the last one taken."""
         items: list[bytes] = []
         token = remaining = None
+        examined = len(objects)
         for i, obj in enumerate(objects):
             if matches is not None and not matches(obj):
                 continue
             items.append((obj.raw if self.rt.custom else list_item(obj.raw)) if view is None else view.item(obj))
             if limit and len(items) == limit:
+                examined = i + 1
                 if i + 1 < len(objects):
                     token = continue_token.encode(rv, obj.key[len(self.prefix):] + "\x00")
                     if count_remaining:
                         remaining = len(objects) - i - 1
                 break
+        cost = request_cost.current.get()
+        if cost is not None:
+            cost.returned += len(items)
+            cost.examined += examined
         return self._list_body(items, rv, token, remaining, view)
 
     def _list_body(
@@ -844,6 +863,7 @@ class ResourceStore(FieldManagedWrites):
             namespace=namespace if self.rt.namespaced else None,
         )
         cache = cacher.cache
+        cost = request_cost.current.get()
         if opts.send_initial_events or (opts.send_initial_events is None and rv_text in ("", "0")):
             watcher.add_initial(cacher.snapshot(start, end), cache.rv)
             if opts.send_initial_events and opts.allow_watch_bookmarks:
@@ -855,10 +875,20 @@ class ResourceStore(FieldManagedWrites):
             try:
                 watcher.add_initial_events(cache.events_since(rv))
             except TooOldResourceVersion as err:
+                if cost is not None:
+                    cost.expired = True
                 return WatchStart(None, resource_expired(str(err)))
             watcher.last_rv = max(watcher.last_rv, rv)
         cacher.register(watcher)
+        if cost is not None:
+            cost.watcher = watcher
         return WatchStart(watcher)
+
+
+def _note_noop_write() -> None:
+    cost = request_cost.current.get()
+    if cost is not None:
+        cost.noop_write = True
 
 
 def _name_mismatch(body_name: str, url_name: str) -> StatusError:

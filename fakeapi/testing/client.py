@@ -17,6 +17,7 @@ from ..http import Server
 from ..seed import SeedResult, SeedSpec, seed_registry
 from .embedded import EmbeddedServer
 from .on_loop import OnLoop
+from .report import Report
 from .resources import ApiResource, ResourceResolver, checked_json
 
 T = TypeVar("T")
@@ -67,6 +68,17 @@ class FakeAPI:
         """An apiserver restart as clients see it: every watch ends and resuming from an older
         resourceVersion gets 410, so clients relist. Returns how many watches ended."""
         return self.faults.restart()
+
+    def report(self, since: float | None = None, sort: str = "time") -> Report:
+        """The per-client report (``GET /fakeapi/v1/report``) of this test's server: what each
+        client cost over the last ``since`` seconds (default: the whole test), and the detectors
+        that fired. The helpers' own requests are client ``fakeapi-testing``."""
+        return Report(self.server_call(lambda server: server.clients.report(since, sort)))
+
+    def assert_no_findings(self, *detectors: str, client: str | None = None) -> None:
+        """Fail (``AssertionError`` with the evidence) if any of ``detectors`` (default: all)
+        fired for ``client`` (a name or shell pattern; default: any client but the helpers')."""
+        self.report().assert_no_findings(*detectors, client=client)
 
     def seed(self, spec: SeedSpec | Mapping[str, int]) -> SeedResult:
         """Write a synthetic cluster (``fakeapi.seed``: ``{"namespaces": 3, "pods": 100}``)

@@ -18,6 +18,7 @@ from ..seed import SeedSpec
 from .client import FakeAPI, Manifests
 from .embedded import EmbeddedServer
 from .on_loop import OnLoop
+from .report import USER_AGENT, check_detectors
 
 MARKER = "fakeapi"
 HTTP_TIMEOUT = 30.0
@@ -41,6 +42,9 @@ class StartOptions:
     config: ServerConfig | Mapping[str, Any] | None = None
     seed: Seed | None = None
     faults: Sequence[FaultSetup] = ()
+    #: Detectors that must not fire for the test's clients (``fakeapi.clients.DETECTORS``):
+    #: checked when the test body has passed, failing it with the findings' evidence.
+    forbid: Sequence[str] = ()
 
     @classmethod
     def of(cls, request: pytest.FixtureRequest) -> StartOptions:
@@ -50,7 +54,14 @@ class StartOptions:
         if unknown:
             known = ", ".join(f.name for f in dataclasses.fields(cls))
             raise pytest.UsageError(f"fakeapi: unknown options {sorted(unknown)}; known: {known}")
-        return cls(**given)
+        options = cls(**given)
+        if isinstance(options.forbid, str):
+            raise pytest.UsageError("fakeapi: forbid takes a list of detector names, e.g. forbid=['relist-storm']")
+        try:
+            check_detectors(options.forbid)
+        except ValueError as err:
+            raise pytest.UsageError(f"fakeapi: forbid: {err}") from None
+        return options
 
     def server_config(self) -> ServerConfig:
         if isinstance(self.config, ServerConfig):
@@ -83,7 +94,8 @@ class SharedServer:
     @classmethod
     def running(cls, workdir: Path) -> Iterator[SharedServer]:
         """Yields a started server (no app yet), closed when the generator is."""
-        with EmbeddedServer(workdir) as server, httpx.Client(base_url=server.url, timeout=HTTP_TIMEOUT) as http:
+        with EmbeddedServer(workdir) as server, httpx.Client(
+                base_url=server.url, timeout=HTTP_TIMEOUT, headers={"user-agent": USER_AGENT}) as http:
             yield cls(server, http)
 
     def handle(self) -> FakeAPI:

@@ -33,11 +33,28 @@ if TYPE_CHECKING:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "fakeapi(config=None, seed=None, faults=()): start the test's fakeapi with a ServerConfig (or a dict "
-        "of its fields); seeded with YAML text, a path, manifests, a synthetic cluster ({'pods': 100}) or a "
-        "callable given the fakeapi fixture; with faults as `fakeapi serve --fault` specs (dicts or text) or "
-        "callables given fakeapi.faults",
+        "fakeapi(config=None, seed=None, faults=(), forbid=()): start the test's fakeapi with a ServerConfig "
+        "(or a dict of its fields); seeded with YAML text, a path, manifests, a synthetic cluster ({'pods': 100}) "
+        "or a callable given the fakeapi fixture; with faults as `fakeapi serve --fault` specs (dicts or text) or "
+        "callables given fakeapi.faults; failing the test when a detector in forbid (e.g. 'relist-storm', "
+        "'hot-loop') fires for a client of the test",
     )
+
+
+#: The ``fakeapi`` of a test with ``forbid`` detectors, and those detectors.
+_FORBID = pytest.StashKey[tuple["FakeAPI", tuple[str, ...]]]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """After a passing test body, fail it if a forbidden detector fired (the evidence in the
+    message); a failing body keeps its own error."""
+    result = yield
+    forbidden = item.stash.get(_FORBID, None)
+    if forbidden is not None:
+        handle, detectors = forbidden
+        handle.assert_no_findings(*detectors)
+    return result
 
 
 @pytest.fixture(scope="session")
@@ -59,6 +76,8 @@ def fakeapi(request: pytest.FixtureRequest, _fakeapi_per_test_server: SharedServ
     try:
         handle = _fakeapi_per_test_server.handle()
         options.prepare(handle)
+        if options.forbid:
+            request.node.stash[_FORBID] = (handle, tuple(options.forbid))
         yield handle
     finally:
         # Ends this test's watches and background work now, not when the next test starts.

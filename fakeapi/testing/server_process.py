@@ -6,9 +6,12 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
+
+if TYPE_CHECKING:
+    from .report import Report
 
 #: How long a server gets to print its "listening" line.
 START_TIMEOUT = 30.0
@@ -62,6 +65,15 @@ class ServerProcess:
                       namespace: str | None = None) -> int:
         """End open watches (all, a group's, a resource's, a namespace's); returns how many."""
         return self._control("faults/close-watches", _spec(group=group, resource=resource, namespace=namespace))["closed"]
+
+    def report(self, since: float | None = None, sort: str = "time") -> Report:
+        """The per-client report (``GET /fakeapi/v1/report``)."""
+        from .report import Report  # the report's modules only for tests that read one
+
+        params = {"sort": sort, **({"since": str(since)} if since else {})}
+        resp = self.http.get("/fakeapi/v1/report", params=params)
+        resp.raise_for_status()
+        return Report(resp.json())
 
     # Faults: thin wrappers of the HTTP control API, named and shaped like ``fakeapi.faults.Faults``.
 
