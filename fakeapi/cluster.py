@@ -230,14 +230,14 @@ def node_manifests(count: int, template: dict[str, Any] | None = None) -> Iterat
         yield node
 
 
-def node_ready(node: dict[str, Any]) -> bool:
-    """Ready as the scheduler needs it: the Ready condition True and the node lifecycle
-    controller's ``node.kubernetes.io/not-ready`` taint (which admission puts on every new node)
-    gone."""
+def node_ready(node: dict[str, Any], *, untainted: bool = True) -> bool:
+    """Ready as the scheduler needs it: the Ready condition True and (``untainted``) the
+    ``node.kubernetes.io/not-ready`` taint that admission puts on every new node gone — the
+    controller manager's node lifecycle controller lifts it."""
     conditions = (node.get("status") or {}).get("conditions") or []
     taints = (node.get("spec") or {}).get("taints") or []
     return (any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
-            and not any(t.get("key") == "node.kubernetes.io/not-ready" for t in taints))
+            and not (untainted and any(t.get("key") == "node.kubernetes.io/not-ready" for t in taints)))
 
 
 @dataclass
@@ -364,7 +364,7 @@ class Cluster:
 
     def wait_ready(self, timeout: float) -> None:
         """Until the controllers hold their leader Leases and, with kwok, every node of this
-        cluster is Ready (``node_ready``)."""
+        cluster is Ready (``node_ready``; untainted too when the controller manager runs)."""
         deadline = time.monotonic() + timeout
         leases = [name for key, name in ((KCM, "kube-controller-manager"), (SCHEDULER, "kube-scheduler"))
                   if key in self.config.components]
@@ -377,7 +377,9 @@ class Cluster:
             if not missing and wanted:
                 listing = self.http.get("/api/v1/nodes", params={"resourceVersion": "0"})
                 listing.raise_for_status()
-                ready = {node["metadata"]["name"] for node in listing.json()["items"] if node_ready(node)}
+                untainted = KCM in self.config.components
+                ready = {node["metadata"]["name"] for node in listing.json()["items"]
+                         if node_ready(node, untainted=untainted)}
                 missing = [f"{len(wanted - ready)} of {len(wanted)} nodes"] if wanted - ready else []
             if not missing:
                 return

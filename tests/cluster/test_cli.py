@@ -1,6 +1,6 @@
 """``fakeapi cluster``: one line once the cluster is ready, kubectl works with the kubeconfig it
 wrote, each component logs to its own file in ``--logs``, and Ctrl-C (SIGINT) or SIGTERM stops
-every process it started — and only those."""
+every process it started — and only those; bad flags fail before anything starts."""
 
 from __future__ import annotations
 
@@ -33,9 +33,9 @@ def _binaries() -> None:
     kube_binaries("kube-controller-manager", "kube-scheduler", "kwok", "kubectl")
 
 
-@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_cluster_command_runs_until_stopped(tmp_path: Path, stop_signal: signal.Signals) -> None:
+def test_cluster_command_runs_until_ctrl_c(tmp_path: Path) -> None:
     kubeconfig, logs = tmp_path / "kubeconfig", tmp_path / "logs"
+    bystander = subprocess.Popen(["sleep", "300"])  # not the cluster's: it must outlive the cluster
     command = subprocess.Popen(
         [sys.executable, "-m", "fakeapi.cli", "cluster", "--nodes", "2", "--port", "0",
          "--kubeconfig", str(kubeconfig), "--logs", str(logs)],
@@ -52,11 +52,14 @@ def test_cluster_command_runs_until_stopped(tmp_path: Path, stop_signal: signal.
             "fakeapi.log", "kube-controller-manager.log", "kube-scheduler.log", "kwok.log"}
         started = _children(command.pid)
         assert len(started) == 4
-        command.send_signal(stop_signal)
+        command.send_signal(signal.SIGINT)
         assert command.wait(60) == 0
         assert "fakeapi cluster: stopped" in command.stderr.read()
         assert not [pid for pid in started if _alive(pid)]
+        assert bystander.poll() is None
     finally:
+        bystander.kill()
+        bystander.wait()
         if command.poll() is None:
             command.kill()
             command.wait()
@@ -77,3 +80,26 @@ def test_unknown_components_are_refused(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert result.returncode == 1
     assert "unknown components ['kubelet']; known: kcm, scheduler, kwok" in result.stderr
+
+
+def test_kwok_alone_runs_with_fakeapis_own_controllers_until_sigterm(tmp_path: Path) -> None:
+    command = subprocess.Popen(
+        [sys.executable, "-m", "fakeapi.cli", "cluster", "--with", "kwok", "--nodes", "1", "--port", "0",
+         "--kubeconfig", str(tmp_path / "kubeconfig"), "--logs", str(tmp_path / "logs")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert command.stdout is not None and command.stderr is not None
+        line = command.stdout.readline()
+        assert line.startswith("fakeapi cluster: ready in ") and "1 nodes Ready, kwok (" in line, \
+            line + command.stderr.read()
+        started = _children(command.pid)
+        assert len(started) == 2  # fakeapi and kwok
+        fakeapi_args = Path(f"/proc/{started[0]}/cmdline").read_text().split("\0")
+        assert "--controllers" not in fakeapi_args  # no controller manager: fakeapi's GC and namespace controller run
+        command.send_signal(signal.SIGTERM)
+        assert command.wait(60) == 0
+        assert not [pid for pid in started if _alive(pid)]
+    finally:
+        if command.poll() is None:
+            command.kill()
+            command.wait()
