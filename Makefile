@@ -39,7 +39,7 @@ test-deps:
 	bash scripts/ensure-test-deps.sh
 
 ## The real control plane the tests compare against and run beside fakeapi (kube-apiserver,
-## kube-controller-manager, kube-scheduler, kubectl v1.35.4, etcd/etcdctl v3.6.6), built from the
+## kube-controller-manager, kube-scheduler, kubectl v1.35.4, etcd/etcdctl v3.6.6, kwok v0.8.0), built from the
 ## Go module proxy into ~/.cache/fakeapi (about 6 minutes cold on 2 cores; seconds when cached).
 kube-binaries:
 	bash scripts/build-kube.sh >/dev/null

@@ -23,6 +23,7 @@ import contextlib
 import copy
 import ipaddress
 import signal
+import socket
 import sys
 import time
 from collections.abc import Iterator
@@ -113,6 +114,8 @@ class FakeAPIServer(Component):
     def __init__(self, workdir: Path, kubeconfig: Path, *extra_args: str, port: int = 0) -> None:
         super().__init__(workdir)
         self.kubeconfig = kubeconfig
+        if port:
+            _check_free(port)
         port = port or free_port()
         self.url = f"http://127.0.0.1:{port}"
         self._launch([sys.executable, "-m", "fakeapi.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
@@ -124,6 +127,18 @@ class FakeAPIServer(Component):
         if getattr(self, "http", None) is not None:
             self.http.close()
         super().stop()
+
+
+def _check_free(port: int) -> None:
+    """``ControlPlaneError`` if something listens on 127.0.0.1:``port`` already: its ``/readyz``
+    must not pass for the new server's."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # As uvicorn binds: connections of a past server in TIME_WAIT do not make the port taken.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as err:
+            raise ControlPlaneError(f"127.0.0.1:{port} is in use ({err.strerror}): choose another --port") from None
 
 
 class Kwok(Component):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -103,3 +104,15 @@ def test_kwok_alone_runs_with_fakeapis_own_controllers_until_sigterm(tmp_path: P
         if command.poll() is None:
             command.kill()
             command.wait()
+
+
+def test_a_port_in_use_is_refused(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "fakeapi.cli", "cluster", "--port", str(port),
+                                 "--kubeconfig", str(tmp_path / "kubeconfig"), "--logs", str(tmp_path / "logs")],
+                                capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert f"127.0.0.1:{port} is in use" in result.stderr, result.stderr
