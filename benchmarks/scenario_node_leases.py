@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 from scenario_support import (
     BACKENDS,
+    Backend,
     CpuMeter,
     backend,
     counter_delta,
@@ -78,13 +79,16 @@ class LeaseProbe(threading.Thread):
         while not self._stopping.is_set():
             lease["spec"]["renewTime"] = _micro_now()
             started = time.perf_counter()
-            response = self.http.put(f"{LEASES}/{PROBE}", json=lease)
-            self.latencies.append(time.perf_counter() - started)
-            if response.status_code == 200:
-                lease = response.json()
-            else:
+            try:
+                response = self.http.put(f"{LEASES}/{PROBE}", json=lease)
+                self.latencies.append(time.perf_counter() - started)
+                if response.status_code == 200:
+                    lease = response.json()
+                else:
+                    self.errors += 1
+                    lease = self.http.get(f"{LEASES}/{PROBE}").json()
+            except httpx.TransportError:
                 self.errors += 1
-                lease = self.http.get(f"{LEASES}/{PROBE}").json()
             next_at += 1 / self.rate
             self._stopping.wait(max(0.0, next_at - time.monotonic()))
 
@@ -115,59 +119,68 @@ def run_one(backend_name: str, nodes: int, args: argparse.Namespace) -> dict[str
     row: dict[str, Any] = {"backend": backend_name, "nodes": nodes}
     with scratch_dir("scenario-leases-") as tmp, backend(backend_name, tmp) as server:
         config = ClusterConfig(
-            nodes=nodes, logs=tmp / "logs", kubeconfig=tmp / "kubeconfig", ready_timeout=args.ready_timeout,
+            nodes=nodes, logs=args.logs / f"{backend_name}-{nodes}" if args.logs else tmp / "logs", kubeconfig=tmp / "kubeconfig", ready_timeout=args.ready_timeout,
             lease_parallelism=args.lease_parallelism, client_qps=args.client_qps, kwok_args=("--v=WARN",))
         cluster = Cluster(config, apiserver=server.apiserver)
         print(f"{backend_name}, {nodes:,} nodes: starting", flush=True)
         try:
             cluster.start()
-        except ControlPlaneError as err:
-            row["error"] = str(err).splitlines()[0]
+        except (ControlPlaneError, httpx.HTTPError) as err:
+            row["error"] = str(err).splitlines()[0] or repr(err)
             print(f"  {row['error']}", flush=True)
             return row
         row["ready_s"] = round(cluster.ready_seconds, 1)
         print(f"  ready in {cluster.ready_seconds:.0f} s", flush=True)
         try:
-            handle = FakeCluster(cluster)
-            started = time.monotonic()
-            handle.apply(_deployment(args.pods))
-            try:
-                handle.wait_for_rollout("deployments.apps", "load", "default", timeout=args.ready_timeout)
-                row["pods_rollout_s"] = round(time.monotonic() - started, 1)
-            except TimeoutError:
-                row["pods_rollout_s"] = f"> {args.ready_timeout:.0f}"
-            time.sleep(args.settle)
-            meter = CpuMeter(pids_of({**server.processes, **cluster.components}))
-            probe = LeaseProbe(server.apiserver.http)
-            before = scrape(server.apiserver.http)
-            meter.start()
-            probe.start()
-            time.sleep(args.window)
-            probe.stop()
-            cpu = meter.stop()
-            after = scrape(server.apiserver.http)
-            leases = dict(verb="PUT", resource="leases")
-            ages = _lease_ages(server.apiserver.http, set(cluster.node_names))
-            listing = server.apiserver.http.get("/api/v1/nodes", params={"resourceVersion": "0"}).json()["items"]
-            row.update({
-                "lease_puts_per_s": round(counter_delta(before, after, "apiserver_request_total", **leases) / args.window),
-                "lease_put_p50_ms": _ms(histogram_quantile(before, after, DURATION, 0.5, **leases)),
-                "lease_put_p99_ms": _ms(histogram_quantile(before, after, DURATION, 0.99, **leases)),
-                "write_p99_ms": _ms(histogram_quantile(before, after, DURATION, 0.99, verb=WRITE_VERBS)),
-                "probe_p50_ms": round(1000 * percentile(probe.latencies, 0.5), 1),
-                "probe_p99_ms": round(1000 * percentile(probe.latencies, 0.99), 1),
-                "probe_errors": probe.errors,
-                "lease_age_p99_s": round(percentile(ages, 0.99), 1),
-                "lease_age_max_s": round(max(ages), 1) if ages else None,
-                "not_ready_nodes": sum(1 for node in listing if node["metadata"]["name"] in set(cluster.node_names)
-                                       and not node_ready(node)),
-                "cpu_percent": {name: round(value) for name, value in cpu.items()},
-                "rss": {name: size(memory(pid)[0]) for name, pid in pids_of(server.processes).items()},
-            })
-            print(f"  {json.dumps(row)}", flush=True)
+            measure(row, server, cluster, args)
+        except (httpx.HTTPError, TimeoutError) as err:
+            row["error"] = f"while measuring: {err!r}"
         finally:
             cluster.stop()
+    print(f"  {json.dumps(row)}", flush=True)
     return row
+
+
+def measure(row: dict[str, Any], server: Backend, cluster: Cluster, args: argparse.Namespace) -> None:
+    """The rollout, then the measurement window's numbers, into ``row``."""
+    handle = FakeCluster(cluster)
+    started = time.monotonic()
+    handle.apply(_deployment(args.pods))
+    try:
+        handle.wait_for_rollout("deployments.apps", "load", "default", timeout=args.ready_timeout)
+        row["pods_rollout_s"] = round(time.monotonic() - started, 1)
+    except TimeoutError:
+        row["pods_rollout_s"] = f"> {args.ready_timeout:.0f}"
+    time.sleep(args.settle)
+    meter = CpuMeter(pids_of({**server.processes, **cluster.components}))
+    probe = LeaseProbe(server.apiserver.http)
+    before = scrape(server.apiserver.http)
+    meter.start()
+    probe.start()
+    time.sleep(args.window)
+    probe.stop()
+    cpu = meter.stop()
+    after = scrape(server.apiserver.http)
+    leases = dict(verb="PUT", resource="leases")
+    ages = _lease_ages(server.apiserver.http, set(cluster.node_names))
+    listing = server.apiserver.http.get("/api/v1/nodes", params={"resourceVersion": "0"}).json()["items"]
+    row.update({
+        "lease_puts_per_s": round(counter_delta(before, after, "apiserver_request_total", **leases) / args.window),
+        "lease_put_p50_ms": _ms(histogram_quantile(before, after, DURATION, 0.5, **leases)),
+        "lease_put_p99_ms": _ms(histogram_quantile(before, after, DURATION, 0.99, **leases)),
+        "write_p99_ms": _ms(histogram_quantile(before, after, DURATION, 0.99, verb=WRITE_VERBS)),
+        "probe_p50_ms": round(1000 * percentile(probe.latencies, 0.5), 1),
+        "probe_p99_ms": round(1000 * percentile(probe.latencies, 0.99), 1),
+        "probe_errors": probe.errors,
+        "lease_age_p99_s": round(percentile(ages, 0.99), 1),
+        "lease_age_max_s": round(max(ages), 1) if ages else None,
+        "not_ready_nodes": sum(1 for node in listing if node["metadata"]["name"] in set(cluster.node_names)
+                               and not node_ready(node)),
+        "cpu_percent": {name: round(value) for name, value in cpu.items()},
+        "rss": {name: size(memory(pid)[0]) for name, pid in pids_of(server.processes).items()},
+    })
+
+
 
 
 def _ms(seconds: float | None) -> float | None:
@@ -217,6 +230,7 @@ def main() -> None:
                         help="the controller manager's and scheduler's --kube-api-qps (default 200; kube's 20 "
                              "takes 1,000 s to untaint 10,000 nodes)")
     parser.add_argument("--json", type=Path, help="write the rows here")
+    parser.add_argument("--logs", type=Path, help="keep the components' logs here, a folder per row")
     args = parser.parse_args()
     rows = []
     for name in args.backends.split(","):

@@ -65,6 +65,9 @@ MAX_NODES = POD_CIDRS.num_addresses // 256
 READY_TIMEOUT = 300.0
 #: Requests in flight while nodes are created.
 CREATE_CONCURRENCY = 16
+#: Attempts of a request that met a connection error (a busy server closing a kept-alive
+#: connection as the request went out).
+TRANSPORT_RETRIES = 3
 
 #: kwok v0.8.0's defaults (its ``SetObjectDefaults_KwokConfiguration``), which it applies only
 #: when ``--config`` has no KwokConfiguration: one read from a file keeps its zeros (and
@@ -364,11 +367,19 @@ class Cluster:
         """Create ``count`` nodes from ``template`` (``node_manifests``), ``CREATE_CONCURRENCY``
         at a time; returns their names."""
         def create(node: dict[str, Any]) -> str:
-            response = self.http.post("/api/v1/nodes", json=node)
-            if response.status_code != 201:
-                raise ControlPlaneError(f"creating node {node['metadata']['name']}: "
-                                        f"{response.status_code} {response.text[:500]}")
-            return node["metadata"]["name"]
+            name = node["metadata"]["name"]
+            for attempt in range(TRANSPORT_RETRIES):
+                try:
+                    response = self.http.post("/api/v1/nodes", json=node)
+                except httpx.TransportError:
+                    if attempt == TRANSPORT_RETRIES - 1:
+                        raise
+                    continue
+                # A retried create whose first attempt got through finds its node there.
+                if response.status_code == 201 or (attempt and response.status_code == 409):
+                    return name
+                raise ControlPlaneError(f"creating node {name}: {response.status_code} {response.text[:500]}")
+            raise AssertionError("unreachable")
 
         pool = concurrent.futures.ThreadPoolExecutor(CREATE_CONCURRENCY)
         try:
@@ -388,20 +399,27 @@ class Cluster:
         interval = max(0.2, len(wanted) / 2000)
         while True:
             self.check_running()
-            missing = [name for name in leases if not self._lease_held(name)]
-            if not missing and wanted:
-                listing = self.http.get("/api/v1/nodes", params={"resourceVersion": "0"})
-                listing.raise_for_status()
-                untainted = KCM in self.config.components
-                ready = {node["metadata"]["name"] for node in listing.json()["items"]
-                         if node_ready(node, untainted=untainted)}
-                missing = [f"{len(wanted - ready)} of {len(wanted)} nodes"] if wanted - ready else []
+            try:
+                missing = self._not_ready(leases, wanted)
+            except httpx.TransportError as err:  # a busy server resetting a kept-alive connection
+                missing = [f"the API server ({err!r})"]
             if not missing:
                 return
             if time.monotonic() > deadline:
                 raise ControlPlaneError(f"the cluster was not ready within {timeout:.0f} s: waiting for "
                                         f"{', '.join(missing)}")
             time.sleep(interval)
+
+    def _not_ready(self, leases: list[str], nodes: set[str]) -> list[str]:
+        """What the cluster still waits for: controllers without their Lease, nodes not Ready."""
+        missing = [name for name in leases if not self._lease_held(name)]
+        if missing or not nodes:
+            return missing
+        listing = self.http.get("/api/v1/nodes", params={"resourceVersion": "0"})
+        listing.raise_for_status()
+        untainted = KCM in self.config.components
+        ready = {node["metadata"]["name"] for node in listing.json()["items"] if node_ready(node, untainted=untainted)}
+        return [f"{len(nodes - ready)} of {len(nodes)} nodes"] if nodes - ready else []
 
     def _lease_held(self, name: str) -> bool:
         response = self.http.get(f"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/{name}")
