@@ -118,20 +118,27 @@ def _lease_ages(http: httpx.Client, names: set[str]) -> list[float]:
 def run_one(backend_name: str, nodes: int, args: argparse.Namespace) -> dict[str, Any]:
     row: dict[str, Any] = {"backend": backend_name, "nodes": nodes}
     with scratch_dir("scenario-leases-") as tmp, backend(backend_name, tmp) as server:
-        config = ClusterConfig(
-            nodes=nodes, logs=args.logs / f"{backend_name}-{nodes}" if args.logs else tmp / "logs", kubeconfig=tmp / "kubeconfig", ready_timeout=args.ready_timeout,
-            lease_parallelism=args.lease_parallelism, client_qps=args.client_qps, kwok_args=("--v=WARN",))
+        logs = args.logs / f"{backend_name}-{nodes}" if args.logs else tmp / "logs"
+        config = ClusterConfig(nodes=nodes, logs=logs, kubeconfig=tmp / "kubeconfig",
+                               lease_parallelism=args.lease_parallelism, client_qps=args.client_qps,
+                               kwok_args=("--v=WARN",))
         cluster = Cluster(config, apiserver=server.apiserver)
         print(f"{backend_name}, {nodes:,} nodes: starting", flush=True)
         try:
-            cluster.start()
+            cluster.start(wait=False)
         except (ControlPlaneError, httpx.HTTPError) as err:
             row["error"] = str(err).splitlines()[0] or repr(err)
             print(f"  {row['error']}", flush=True)
             return row
-        row["ready_s"] = round(cluster.ready_seconds, 1)
-        print(f"  ready in {cluster.ready_seconds:.0f} s", flush=True)
         try:
+            started = time.monotonic() - cluster.ready_seconds
+            try:
+                cluster.wait_ready(args.ready_timeout)
+                row["ready_s"] = round(time.monotonic() - started, 1)
+            except ControlPlaneError as err:
+                # Not every node Ready in time: how the cluster holds up then is the result.
+                row["ready_s"] = f"no: {str(err).split('waiting for ')[-1]}"
+            print(f"  ready: {row['ready_s']}", flush=True)
             measure(row, server, cluster, args)
         except (httpx.HTTPError, TimeoutError) as err:
             row["error"] = f"while measuring: {err!r}"
@@ -147,10 +154,10 @@ def measure(row: dict[str, Any], server: Backend, cluster: Cluster, args: argpar
     started = time.monotonic()
     handle.apply(_deployment(args.pods))
     try:
-        handle.wait_for_rollout("deployments.apps", "load", "default", timeout=args.ready_timeout)
+        handle.wait_for_rollout("deployments.apps", "load", "default", timeout=args.rollout_timeout)
         row["pods_rollout_s"] = round(time.monotonic() - started, 1)
     except TimeoutError:
-        row["pods_rollout_s"] = f"> {args.ready_timeout:.0f}"
+        row["pods_rollout_s"] = f"> {args.rollout_timeout:.0f}"
     time.sleep(args.settle)
     meter = CpuMeter(pids_of({**server.processes, **cluster.components}))
     probe = LeaseProbe(server.apiserver.http)
@@ -222,7 +229,9 @@ def main() -> None:
     parser.add_argument("--pods", type=int, default=100, help="replicas of the Deployment (default 100)")
     parser.add_argument("--settle", type=float, default=30.0, help="seconds between rollout and measuring")
     parser.add_argument("--window", type=float, default=60.0, help="seconds measured")
-    parser.add_argument("--ready-timeout", type=float, default=600.0)
+    parser.add_argument("--ready-timeout", type=float, default=600.0,
+                        help="seconds to wait for every node Ready; the row is measured anyway after it")
+    parser.add_argument("--rollout-timeout", type=float, default=300.0)
     parser.add_argument("--lease-parallelism", type=int, default=32,
                         help="kwok's lease renewals in flight (kwok's default 4 cannot renew 1,000 leases/s "
                              "when a write takes over 4 ms)")

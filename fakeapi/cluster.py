@@ -305,7 +305,7 @@ class Cluster:
     #: Started components by name, in start order (``fakeapi``, ``kube-controller-manager``, ...).
     components: dict[str, Component] = field(default_factory=dict)
     node_names: list[str] = field(default_factory=list)
-    #: Seconds from ``start`` to ready.
+    #: Seconds ``start`` took: to ready when it waited.
     ready_seconds: float = 0.0
 
     @property
@@ -325,9 +325,9 @@ class Cluster:
     def http(self) -> httpx.Client:
         return self.api.http
 
-    def start(self) -> Cluster:
-        """Start every component, create the nodes and wait until the cluster is ready (see
-        ``wait_ready``); on any failure, stop what was started and raise."""
+    def start(self, *, wait: bool = True) -> Cluster:
+        """Start every component, create the nodes and (``wait``) wait until the cluster is ready
+        (see ``wait_ready``); on any failure, stop what was started and raise."""
         started = time.monotonic()
         config = self.config
         # Stages are read before anything starts: a wrong name fails at once.
@@ -353,7 +353,8 @@ class Cluster:
                 kwok_file.write_text(kwok_config(stages, lease_parallelism=config.lease_parallelism))
                 self._add(Kwok(logs, self.kubeconfig, kwok_file, *config.kwok_args))
             self.node_names = self.create_nodes(config.nodes, config.node_template)
-            self.wait_ready(config.ready_timeout)
+            if wait:
+                self.wait_ready(config.ready_timeout)
         except BaseException:
             self.stop()
             raise
