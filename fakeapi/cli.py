@@ -1,4 +1,5 @@
-"""``fakeapi`` command line: ``fakeapi serve``, ``fakeapi etcd``, ``fakeapi seed``, ``fakeapi report`` and ``fakeapi cluster``."""
+"""``fakeapi`` command line: ``fakeapi serve``, ``fakeapi etcd``, ``fakeapi seed``, ``fakeapi snapshot``,
+``fakeapi report`` and ``fakeapi cluster``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import httpx
 import uvicorn
 import yaml
 
@@ -29,6 +31,7 @@ from .http.app import CONTROLLERS
 from .machinery._golang import parse_duration
 from .registry.authentication import ADMIN_TOKEN
 from .registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
+from .store import CorruptLog, DataDirInUse, FsyncPolicy, Journal, SnapshotError, Store, snapshot
 
 
 def _positive_int(text: str) -> int:
@@ -128,6 +131,7 @@ async def serve(args: argparse.Namespace) -> None:
         compaction_interval=parse_duration(args.compaction_interval),
         progress_interval=parse_duration(args.progress_interval),
         controllers=frozenset(filter(None, args.controllers.split(","))),
+        garbage_collection=args.enable_garbage_collector,
         event_ttl=int(parse_duration(args.event_ttl)),
         cacher=CacherConfig(
             lower_bound=args.watch_cache_min_events,
@@ -136,10 +140,17 @@ async def serve(args: argparse.Namespace) -> None:
             max_watch_timeout=parse_duration(args.max_watch_timeout),
         ),
         faults=tuple(args.fault),
+        data_dir=args.data_dir,
+        fsync=FsyncPolicy(args.fsync),
+        fsync_interval=parse_duration(args.fsync_interval),
+        from_snapshot=args.from_snapshot,
         service_account_issuer=args.service_account_issuer,
         clients=client_report_config(args),
     )
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except (DataDirInUse, SnapshotError, CorruptLog, FileExistsError) as err:
+        raise SystemExit(f"fakeapi: {err}") from None
     if args.seed is not None:
         seed.seed_at_startup(app, args.seed, report=_report_seed)
     server = uvicorn.Server(uvicorn.Config(
@@ -183,11 +194,18 @@ async def _start_etcd(store: object, faults: Any, args: argparse.Namespace) -> o
 
 
 async def serve_etcd(args: argparse.Namespace) -> None:
-    """``fakeapi etcd``: a fresh store served over etcd's gRPC API only."""
+    """``fakeapi etcd``: a store served over etcd's gRPC API only (fresh, or kept in --data-dir)."""
     from .etcd import EtcdServer
-    from .store import Store, StoreTimers
+    from .store import StoreTimers
 
     store = Store()
+    journal = None
+    if args.data_dir is not None:
+        try:
+            journal = Journal.open(store, args.data_dir, policy=FsyncPolicy(args.fsync),
+                                   interval=parse_duration(args.fsync_interval))
+        except (DataDirInUse, SnapshotError, CorruptLog) as err:
+            raise SystemExit(f"fakeapi etcd: {err}") from None
     timers = StoreTimers(store, progress_interval=parse_duration(args.watch_progress_notify_interval))
     timers.start()
     server = EtcdServer(store, max_request_bytes=args.max_request_bytes, name=args.name)
@@ -203,6 +221,8 @@ async def serve_etcd(args: argparse.Namespace) -> None:
     finally:
         await server.stop(None)
         await timers.stop()
+        if journal is not None:
+            journal.close()
 
 
 def _seed_spec(text: str) -> seed.SeedSpec:
@@ -228,6 +248,52 @@ def run_seed(args: argparse.Namespace) -> None:
     print(result, flush=True)
 
 
+def run_snapshot(args: argparse.Namespace) -> None:
+    """``fakeapi snapshot save|restore|status``, like ``etcdctl snapshot``."""
+    path = Path(args.file)
+    try:
+        if args.action == "save":
+            if args.data_dir is not None:
+                data = _save_from_data_dir(Path(args.data_dir))
+            else:
+                resp = httpx.get(args.url.rstrip("/") + "/fakeapi/v1/snapshot", timeout=300)
+                resp.raise_for_status()
+                data = resp.content
+            info = snapshot.info(data)  # checks what came before writing it
+            snapshot.write_file(path, [data])
+        elif args.action == "restore":
+            info = snapshot.restore(path, Path(args.data_dir))
+        else:
+            info = snapshot.info(path.read_bytes())
+    except (OSError, httpx.HTTPError, SnapshotError, DataDirInUse) as err:
+        raise SystemExit(f"fakeapi snapshot {args.action}: {err}") from None
+    print(f"{path}: revision {info.revision}, compacted at {info.compact_revision}, {info.keys} keys, "
+          f"{info.versions} versions, {info.leases} leases, {info.size} bytes, crc32 {info.crc32:08x}", flush=True)
+
+
+def _save_from_data_dir(directory: Path) -> bytes:
+    """The store a stopped server left in ``directory``, as snapshot bytes."""
+    if not directory.is_dir():
+        raise FileNotFoundError(f"no data directory {directory}")
+    store = Store()
+    journal = Journal.open(store, directory)
+    try:
+        return b"".join(snapshot.encode(store))
+    finally:
+        journal.close()
+
+
+def _add_persistence_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", type=Path, metavar="DIR",
+                        help="persist the store in DIR (write-ahead log + snapshots) and load it from there on "
+                             "start; default: memory only")
+    parser.add_argument("--fsync", choices=[policy.value for policy in FsyncPolicy],
+                        default=FsyncPolicy.INTERVAL.value,
+                        help="with --data-dir, when writes reach the disk: always (before each is acknowledged), "
+                             "interval (every --fsync-interval), never (left to the OS); all three survive a "
+                             "process crash (default interval)")
+    parser.add_argument("--fsync-interval", default="100ms",
+                        help="the flush period of --fsync interval (default 100ms)")
 def run_report(args: argparse.Namespace) -> None:
     """``fakeapi report``: a running server's per-client report, as a table or JSON."""
     query = {"sort": args.sort, **({"since": args.since} if args.since else {})}
@@ -260,6 +326,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--bookmark-interval", default="1m", help="how often watches get a BOOKMARK (default 1m, as kube)")
     p.add_argument("--controllers", default=",".join(CONTROLLERS), type=_controller_list,
                    help=f"built-in controllers to run, comma-separated; '' runs none (default {','.join(CONTROLLERS)})")
+    p.add_argument("--enable-garbage-collector", default=True, action=argparse.BooleanOptionalAction,
+                   help="deletes add the finalizers their propagation policy asks for (orphan, "
+                        "foregroundDeletion), as kube-apiserver's flag of that name (default on); "
+                        "whoever runs the garbage collector (--controllers, or a real "
+                        "kube-controller-manager) removes them")
     p.add_argument("--event-ttl", default="1h", help="how long events live after their last write (default 1h, as kube; 0 = forever)")
     p.add_argument("--service-account-issuer", default=DEFAULT_SERVICE_ACCOUNT_ISSUER,
                    help="the issuer (iss) of service-account tokens, also the API audience "
@@ -286,6 +357,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=_seed_spec, metavar="SPEC",
                    help="write a synthetic cluster into the registry before accepting requests "
                         "(see `fakeapi seed --help` for SPEC)")
+    _add_persistence_args(p)
+    p.add_argument("--from-snapshot", type=Path, metavar="FILE",
+                   help="start from a `fakeapi snapshot save` file (restored into --data-dir if given, which "
+                        "must then be empty)")
     e = sub.add_parser("etcd", help="serve an empty in-memory store over etcd's v3 gRPC API")
     e.add_argument("--listen-client-urls", default="http://127.0.0.1:2379",
                    help="comma-separated http://HOST:PORT to serve on (default http://127.0.0.1:2379; port 0 picks one)")
@@ -300,12 +375,25 @@ def main(argv: list[str] | None = None) -> None:
                         "method=range|put|delete_range|txn|compact|lease_grant|lease_revoke|read|write, "
                         "prefix=KEY, count=N or rate=P (seed=N); e.g. --fault etcd-latency:seconds=0.05,method=write")
     e.add_argument("--log-level", default="warning")
+    _add_persistence_args(e)
     s = sub.add_parser("seed", help="write a synthetic cluster through a running server's API",
                        description=seed.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("spec", type=_seed_spec, metavar="SPEC",
                    help="e.g. namespaces=10,nodes=50,pods=5000,deployments=200,seed=1, or a YAML/JSON file")
     s.add_argument("--server", default="http://127.0.0.1:6443", help="the API's URL (default http://127.0.0.1:6443)")
     s.add_argument("--concurrency", type=_positive_int, default=16, help="requests in flight (default 16)")
+    snap = sub.add_parser("snapshot", help="save, restore or inspect a snapshot of the store (like etcdctl snapshot)")
+    actions = snap.add_subparsers(dest="action", required=True)
+    save = actions.add_parser("save", help="write the store of a running server (--url) or of a data directory to FILE")
+    save.add_argument("file", metavar="FILE")
+    source = save.add_mutually_exclusive_group()
+    source.add_argument("--url", default="http://127.0.0.1:6443", help="a running server (default http://127.0.0.1:6443)")
+    source.add_argument("--data-dir", help="the data directory of a stopped server")
+    restore = actions.add_parser("restore", help="make a new data directory from FILE (then: fakeapi serve --data-dir DIR)")
+    restore.add_argument("file", metavar="FILE")
+    restore.add_argument("--data-dir", required=True, help="the data directory to create (missing or empty)")
+    status = actions.add_parser("status", help="check FILE and print its revision, keys and size")
+    status.add_argument("file", metavar="FILE")
     r = sub.add_parser("report", help="a running server's per-client cost report and the detectors that fired")
     r.add_argument("--url", default="http://127.0.0.1:6443", help="the server (default http://127.0.0.1:6443)")
     r.add_argument("--since", type=_duration, help="only the last DURATION (5m, 30s); default: since it started")
@@ -333,6 +421,8 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(0)
     elif args.command == "seed":
         run_seed(args)
+    elif args.command == "snapshot":
+        run_snapshot(args)
     elif args.command == "cluster":
         sys.exit(cluster.run(args))
     elif args.command == "report":

@@ -3,17 +3,15 @@ namespace default its containers' resources on create (``default`` limits, ``def
 requests of the ``Container`` limits, noted in the ``kubernetes.io/limit-ranger`` annotation),
 then the pod, and a PersistentVolumeClaim on create and update, must fit their ``min``,
 ``max`` and ``maxLimitRequestRatio`` (403 otherwise). Pod updates are not checked (containers'
-resources cannot change), subresources neither.
-
-kube runs this plugin before the strategy's ``PrepareForCreate``, which computes the pod's QoS
-class; fakeapi runs mutating admission after it, so the QoS class is computed again here when
-the plugin changed resources."""
+resources cannot change), subresources neither. The defaults come before the strategy's
+``PrepareForCreate``, so the pod's QoS class counts them."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..apis import features
+from ..apis.core.resources import pod_resources, resource_list
 from ..machinery.quantity import Quantity, decode
 from . import Admission, Json, mutating, refusal, validating
 
@@ -40,7 +38,6 @@ def limit_ranger_defaults(admission: Admission, pod: Json, old: Json | None, sub
     """``PodMutateLimitFunc`` for each LimitRange of the namespace, on pod create."""
     if old is not None or subresource is not None:
         return
-    changed = False
     for limit_range in _limit_ranges(admission, pod):
         requests: dict[str, Any] = {}
         limits: dict[str, Any] = {}
@@ -48,18 +45,10 @@ def limit_ranger_defaults(admission: Admission, pod: Json, old: Json | None, sub
             if item.get("type") == "Container":
                 requests.update(item.get("defaultRequest") or {})
                 limits.update(item.get("default") or {})
-        changed = _merge_pod_resources(pod, requests, limits) or changed
-    if changed:
-        from ..apis.core.strategy import (
-            pod_qos_class,  # PrepareForCreate's QoS class, on the defaulted pod
-        )
-
-        status = pod.get("status")
-        if status is not None and "qosClass" in status:
-            status["qosClass"] = pod_qos_class(pod.get("spec") or {})
+        _merge_pod_resources(pod, requests, limits)
 
 
-def _merge_pod_resources(pod: Json, requests: Json, limits: Json) -> bool:
+def _merge_pod_resources(pod: Json, requests: Json, limits: Json) -> None:
     """``mergePodResourceRequirements``: what a container lacks of the defaults, noted."""
     notes: list[str] = []
     spec = pod.get("spec") or {}
@@ -73,13 +62,12 @@ def _merge_pod_resources(pod: Json, requests: Json, limits: Json) -> bool:
             if set_limits:
                 notes.append(f"{', '.join(sorted(set_limits))} limit for {prefix} {name}")
     if not notes:
-        return False
+        return
     meta = pod.setdefault("metadata", {})
     annotations = meta.get("annotations")
     if annotations is None:
         annotations = meta["annotations"] = {}
     annotations[ANNOTATION] = "LimitRanger plugin set: " + "; ".join(notes)
-    return True
 
 
 def _merge(container: Json, which: str, defaults: Json) -> list[str]:
@@ -112,9 +100,8 @@ def limit_ranger_pod_limits(admission: Admission, pod: Json, old: Json | None, s
             if limit_type == "Container":
                 for kind in ("containers", "initContainers"):
                     for container in spec.get(kind) or ():
-                        resources = container.get("resources") or {}
-                        errors += _constraints(item, limit_type, _quantities(resources.get("requests")),
-                                               _quantities(resources.get("limits")))
+                        errors += _constraints(item, limit_type, resource_list(container, "requests"),
+                                               resource_list(container, "limits"))
             elif limit_type == "Pod":
                 errors += _constraints(item, limit_type, _pod_total(spec, "requests"), _pod_total(spec, "limits"))
         if errors:
@@ -128,7 +115,7 @@ def limit_ranger_claim_limits(admission: Admission, claim: Json, old: Json | Non
         return
     for limit_range in _limit_ranges(admission, claim):
         errors: list[str] = []
-        requests = _quantities(((claim.get("spec") or {}).get("resources") or {}).get("requests"))
+        requests = resource_list(claim.get("spec") or {}, "requests")
         for item in _items(limit_range):
             if item.get("type") != "PersistentVolumeClaim":
                 continue
@@ -143,10 +130,6 @@ def limit_ranger_claim_limits(admission: Admission, claim: Json, old: Json | Non
 def _aggregate(errors: list[str]) -> str:
     """``utilerrors.NewAggregate(errs).Error()``."""
     return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
-
-
-def _quantities(resources: Json | None) -> dict[str, Quantity]:
-    return {name: decode(value) for name, value in (resources or {}).items()}
 
 
 def _constraints(item: Json, limit_type: str, requests: dict[str, Quantity],
@@ -231,39 +214,11 @@ def _ratio(limit_type: str, name: str, enforced: Quantity, requests: dict[str, Q
 
 
 def _pod_total(spec: Json, which: str) -> dict[str, Quantity]:
-    """``podRequests`` / ``podLimits``: containers and sidecars add up, init containers count
-    at their largest, pod-level cpu and memory override."""
-    total: dict[str, Quantity] = {}
-    sidecars: dict[str, Quantity] = {}
-    init_total: dict[str, Quantity] = {}
-    for container in spec.get("containers") or ():
-        _add(total, _quantities((container.get("resources") or {}).get(which)))
-    for container in spec.get("initContainers") or ():
-        own = _quantities((container.get("resources") or {}).get(which))
-        if container.get("restartPolicy") == "Always":
-            _add(total, own)
-            _add(sidecars, own)
-            counted = dict(sidecars)
-        else:
-            counted = {}
-            _add(counted, own)
-            _add(counted, sidecars)
-        _max_into(init_total, counted)
-    _max_into(total, init_total)
-    pod_resources = spec.get("resources")
-    if features.enabled("PodLevelResources") and pod_resources is not None:
-        for name, value in (pod_resources.get(which) or {}).items():
-            if name in _POD_LEVEL_RESOURCES:
-                total[name] = decode(value)
-    return total
+    """The limitranger's ``podRequests`` / ``podLimits``: no overhead, and only cpu and memory
+    taken from the pod level."""
+    pod_level = _POD_LEVEL_RESOURCES.__contains__ if features.enabled("PodLevelResources") else _never
+    return pod_resources(spec, which, overhead=False, pod_level=pod_level)
 
 
-def _add(total: dict[str, Quantity], more: dict[str, Quantity]) -> None:
-    for name, value in more.items():
-        total[name] = total[name] + value if name in total else value
-
-
-def _max_into(total: dict[str, Quantity], more: dict[str, Quantity]) -> None:
-    for name, value in more.items():
-        if name not in total or value.cmp(total[name]) > 0:
-            total[name] = value
+def _never(name: str) -> bool:
+    return False

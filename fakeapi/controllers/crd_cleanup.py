@@ -10,7 +10,7 @@ from collections.abc import Hashable
 
 import orjson
 
-from ..cacher import DELETED, CacheEvent
+from ..cacher import DELETED, CacheEvent, CachedObject
 from ..machinery.delete_options import BACKGROUND, DeleteOptions
 from ..machinery.list_options import ListOptions
 from ..registry.custom_resources import CLEANUP_FINALIZER
@@ -32,14 +32,20 @@ class CustomResourceCleanup:
         registry.definitions.cacher.listeners.append(self._observe_definition)
 
     def start(self) -> None:
+        for cached in self.registry.definitions.cacher.snapshot("", None):  # deleted before a restart
+            self._note_definition(cached)
         self.queue.start()
 
     async def stop(self) -> None:
         await self.queue.stop()
 
     def _observe_definition(self, event: CacheEvent) -> None:
-        if event.type != DELETED and b'"deletionTimestamp"' in event.obj.raw:
-            self.queue.add(event.obj.name)
+        if event.type != DELETED:
+            self._note_definition(event.obj)
+
+    def _note_definition(self, cached: CachedObject) -> None:
+        if b'"deletionTimestamp"' in cached.raw:
+            self.queue.add(cached.name)
 
     def _observe_objects(self, crd_name: str, event: CacheEvent) -> None:
         if event.type == DELETED:

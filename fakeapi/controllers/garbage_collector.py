@@ -10,18 +10,20 @@ clients observe:
   from every dependent, then the finalizer is removed.
 
 Owners are checked the way kube checks them: by looking the referenced kind and name up and
-comparing uids. The dependents index is built from the watch caches' events.
+comparing uids. The dependents index is built from the objects in the watch caches when it
+starts (a store loaded from disk or a snapshot has them), then from the caches' events.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Hashable
 from typing import Any
 
 import orjson
 
-from ..cacher import DELETED, CacheEvent
+from ..cacher import DELETED, CacheEvent, CachedObject
 from ..machinery.delete_options import BACKGROUND, DeleteOptions
 from ..machinery.status import StatusError
 from ..registry.registry import Registry
@@ -33,6 +35,8 @@ log = logging.getLogger("fakeapi.controllers")
 FOREGROUND_FINALIZER = "foregroundDeletion"
 ORPHAN_FINALIZER = "orphan"
 _BACKGROUND = DeleteOptions(propagation_policy=BACKGROUND)
+#: Objects indexed per loop step by the initial sync: requests are served in between.
+SYNC_STEP = 1000
 
 #: A dependent (or an owner) by where it is stored.
 ObjectRef = tuple[ResourceStore, str | None, str]  # (resource, namespace, name)
@@ -53,21 +57,51 @@ class GarbageCollector:
         rs.cacher.listeners.append(lambda event: self._observe(rs, event))
 
     def start(self) -> None:
-        self.queue.start()
+        self.queue.start(self._sync_existing)
 
     async def stop(self) -> None:
         await self.queue.stop()
 
+    async def _sync_existing(self) -> None:
+        """Index the objects the caches held at start, as kube's collector lists every resource
+        before it acts, and collect the dependents of owners already gone. Work is queued
+        meanwhile and waits for this. An object changed since the start was indexed by its event
+        and is skipped; one with neither owners nor a deletion under way needs no index, and is
+        not decoded."""
+        owner_refs: dict[str, tuple[dict[str, Any], str | None]] = {}
+        done = 0
+        for rs in self.registry.stores():
+            current = rs.cacher.cache.objects
+            for cached in rs.cacher.snapshot("", None):
+                done += 1
+                if done % SYNC_STEP == 0:
+                    await asyncio.sleep(0)
+                if current.get(cached.key) is not cached:
+                    continue
+                if b'"ownerReferences"' not in cached.raw and b'"deletionTimestamp"' not in cached.raw:
+                    continue
+                meta = self._note(rs, cached, deleted=False)
+                for owner in meta.get("ownerReferences") or ():
+                    owner_refs.setdefault(owner.get("uid", ""), (owner, cached.namespace or None))
+        for done, (uid, (owner, namespace)) in enumerate(owner_refs.items(), 1):
+            if done % SYNC_STEP == 0:
+                await asyncio.sleep(0)
+            if uid in self.dependents and not self._owner_exists(owner, namespace):
+                self.queue.add(uid)
+
     # ----------------------------------------------------------------- observing
 
     def _observe(self, rs: ResourceStore, event: CacheEvent) -> None:
-        cached = event.obj
+        self._note(rs, event.obj, event.type == DELETED)
+
+    def _note(self, rs: ResourceStore, cached: CachedObject, deleted: bool) -> dict[str, Any]:
+        """Index one object's state (``deleted``: its last one); returns its metadata."""
         ref: ObjectRef = (rs, cached.namespace or None, cached.name)
         meta = orjson.loads(cached.raw).get("metadata", {})
         uid = meta.get("uid", "")
-        owners = () if event.type == DELETED else tuple(o.get("uid", "") for o in meta.get("ownerReferences") or ())
+        owners = () if deleted else tuple(o.get("uid", "") for o in meta.get("ownerReferences") or ())
         self._index(ref, owners)
-        if event.type == DELETED:
+        if deleted:
             self._deleting.pop(uid, None)
             if uid in self.dependents:
                 self.queue.add(uid)
@@ -77,6 +111,7 @@ class GarbageCollector:
         elif meta.get("deletionTimestamp") and {FOREGROUND_FINALIZER, ORPHAN_FINALIZER} & set(meta.get("finalizers") or ()):
             self._deleting[uid] = ref
             self.queue.add(uid)
+        return meta
 
     @staticmethod
     def _owners_before_delete(meta: dict[str, Any]) -> tuple[str, ...]:

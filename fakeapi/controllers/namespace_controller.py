@@ -10,7 +10,7 @@ from collections.abc import Hashable
 
 import orjson
 
-from ..cacher import DELETED, CacheEvent
+from ..cacher import DELETED, CacheEvent, CachedObject
 from ..machinery.delete_options import BACKGROUND, DeleteOptions
 from ..machinery.list_options import ListOptions
 from ..registry.namespaces import TERMINATING, NamespaceStore
@@ -41,6 +41,8 @@ class NamespaceController:
             rs.cacher.listeners.append(self._observe_content)
 
     def start(self) -> None:
+        for cached in self.namespaces.cacher.snapshot("", None):  # Terminating before a restart
+            self._note_namespace(cached)
         self.queue.start()
 
     async def stop(self) -> None:
@@ -50,9 +52,13 @@ class NamespaceController:
         name = event.obj.name
         if event.type == DELETED:
             self._terminating.discard(name)
-        elif b'"deletionTimestamp"' in event.obj.raw:
-            self._terminating.add(name)
-            self.queue.add(name)
+        else:
+            self._note_namespace(event.obj)
+
+    def _note_namespace(self, cached: CachedObject) -> None:
+        if b'"deletionTimestamp"' in cached.raw:
+            self._terminating.add(cached.name)
+            self.queue.add(cached.name)
 
     def _observe_content(self, event: CacheEvent) -> None:
         if event.type == DELETED and event.obj.namespace in self._terminating:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable
 
 from ..machinery.status import StatusError
 from ..tasks import cancel_and_wait
@@ -25,14 +25,17 @@ class WorkQueue:
         self._pending[key] = None
         self._wakeup.set()
 
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=self.name)
+    def start(self, initial_sync: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Start draining; after ``initial_sync`` if given (keys queued meanwhile wait for it)."""
+        self._task = asyncio.create_task(self._run(initial_sync), name=self.name)
 
     async def stop(self) -> None:
         await cancel_and_wait([self._task])
         self._task = None
 
-    async def _run(self) -> None:
+    async def _run(self, initial_sync: Callable[[], Awaitable[None]] | None) -> None:
+        if initial_sync is not None:
+            await initial_sync()
         while True:
             await self._wakeup.wait()
             self._wakeup.clear()

@@ -7,12 +7,13 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import orjson
 from fastapi import FastAPI
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from ..cacher import CacherConfig
 from ..clients import ClientReport, ClientReportConfig
@@ -20,17 +21,44 @@ from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceCont
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
-from ..registry.registry import DEFAULT_EVENT_TTL, DEFAULT_SERVICE_ACCOUNT_ISSUER, Registry
+from ..registry.registry import (
+    DEFAULT_EVENT_TTL,
+    DEFAULT_SERVICE_ACCOUNT_ISSUER,
+    Registry,
+)
 from ..registry.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
-from ..store import ErrCompacted, ErrFutureRev, StoreTimers
+from ..store import (
+    ErrCompacted,
+    ErrFutureRev,
+    FsyncPolicy,
+    Journal,
+    StoreTimers,
+    snapshot,
+)
+from ..store.journal import DEFAULT_FSYNC_INTERVAL
 from ..tasks import cancel_and_wait
 from . import clients as client_routes
 from . import faults as fault_routes
 from . import metrics as metric_routes
 from . import openapi, resources
-from .discovery import Discovery
+from .discovery import AGGREGATED_KIND, AggregatedDocument, Discovery
 from .faults import control_body
-from .responses import JSON, json_bytes, json_response, served_by, status_response
+from .negotiation import (
+    DISCOVERY_GROUP,
+    PROTOBUF,
+    check_route_accepts,
+    error_media_type,
+    negotiate_discovery,
+    negotiate_plain,
+)
+from .responses import (
+    JSON,
+    body_response,
+    json_bytes,
+    json_response,
+    served_by,
+    status_response,
+)
 
 log = logging.getLogger("fakeapi")
 
@@ -50,6 +78,10 @@ class ServerConfig:
     cacher: CacherConfig = field(default_factory=CacherConfig)
     #: Built-in controllers to run, by kube-controller-manager's names (see ``CONTROLLERS``).
     controllers: frozenset[str] = frozenset(CONTROLLERS)
+    #: kube-apiserver's --enable-garbage-collector: deletes add the orphan/foregroundDeletion
+    #: finalizers their propagation policy asks for. The apiserver's choice, not the controllers':
+    #: with fakeapi's garbage collector off, the real kube-controller-manager's removes them.
+    garbage_collection: bool = True
     #: kube-apiserver's --event-ttl in seconds; 0 keeps events forever.
     event_ttl: int = DEFAULT_EVENT_TTL
     #: Faults in force from the start, as flat specs (``fakeapi.faults.parse_spec``).
@@ -57,6 +89,13 @@ class ServerConfig:
     #: kube-apiserver's --service-account-issuer: the ``iss`` of the tokens ``serviceaccounts/token``
     #: issues, and the API audience.
     service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER
+    #: Where the store persists (write-ahead log + snapshots); None: memory only.
+    data_dir: Path | None = None
+    #: When a logged write reaches the disk (see the README's "Persistence").
+    fsync: FsyncPolicy = FsyncPolicy.INTERVAL
+    fsync_interval: float = DEFAULT_FSYNC_INTERVAL
+    #: A ``fakeapi snapshot save`` file the store starts from (into an empty ``data_dir``, if set).
+    from_snapshot: Path | None = None
     #: The per-client report: client cap, client header, history, detectors' knobs.
     clients: ClientReportConfig = field(default_factory=ClientReportConfig)
 
@@ -67,12 +106,13 @@ class Server:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.store = TimedStore()
-        gc = GARBAGE_COLLECTOR in config.controllers
+        self.journal = _load_store(self.store, config)
+        gc = config.garbage_collection
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
                                  advertise_port=config.port or 443)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup] = []
-        if gc:
+        if GARBAGE_COLLECTOR in config.controllers:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
             self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
@@ -105,6 +145,8 @@ class Server:
             await controller.stop()
         await self.timers.stop()
         await self.registry.stop()
+        if self.journal is not None:
+            self.journal.close()
 
     def _resources_changed(self) -> None:
         self.discovery.invalidate()
@@ -113,6 +155,7 @@ class Server:
     def compact(self, revision: int | None = None) -> int:
         rev = self.store.revision if revision is None else revision
         self.store.compact(rev)
+        self.registry.compacted(rev)
         log.info("compacted at revision %d", rev)
         return rev
 
@@ -125,6 +168,20 @@ class Server:
             if previous > self.store.compact_revision:
                 self.compact(previous)
             previous = self.store.revision
+
+
+def _load_store(store: TimedStore, config: ServerConfig) -> Journal | None:
+    """Fill the fresh ``store`` from ``config.from_snapshot`` and/or ``config.data_dir``; returns
+    the journal that persists it from now on (None: memory only)."""
+    data_dir = None if config.data_dir is None else Path(config.data_dir)
+    if config.from_snapshot is not None:
+        if data_dir is not None:
+            snapshot.restore(Path(config.from_snapshot), data_dir)
+        else:
+            snapshot.load_file(store, Path(config.from_snapshot))
+    if data_dir is None:
+        return None
+    return Journal.open(store, data_dir, policy=FsyncPolicy(config.fsync), interval=config.fsync_interval)
 
 
 def create_app(config: ServerConfig | None = None) -> FastAPI:
@@ -154,6 +211,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_api_route("/.well-known/openid-configuration", _openid_configuration, methods=["GET"])
     app.add_api_route("/openid/v1/jwks", _openid_keys, methods=["GET"])
     app.add_api_route("/fakeapi/v1/compact", _compact, methods=["POST"])
+    app.add_api_route("/fakeapi/v1/snapshot", _snapshot, methods=["GET"])
     fault_routes.add_routes(app)
     metric_routes.add_routes(app)
     client_routes.add_routes(app)
@@ -171,19 +229,49 @@ async def _version(request: Request) -> Response:
 
 
 async def _api_versions(request: Request) -> Response:
-    return json_bytes(served_by(request).discovery.api_versions)
+    discovery = served_by(request).discovery
+    return _discovery(request, discovery, discovery.api_versions, discovery.aggregated_core)
 
 
 async def _api_groups(request: Request) -> Response:
-    return json_bytes(served_by(request).discovery.api_groups)
+    discovery = served_by(request).discovery
+    return _discovery(request, discovery, discovery.api_groups, discovery.aggregated_groups)
+
+
+def _discovery(request: Request, discovery: Discovery, legacy: bytes, aggregated: AggregatedDocument) -> Response:
+    """``/api`` or ``/apis``: the aggregated document when the Accept header asks for it (with
+    kube's ETag and 304 on ``If-None-Match``), else the legacy one (kube's ``WrappedHandler``)."""
+    try:
+        check_route_accepts(request.headers.get("accept"))
+    except StatusError as err:
+        return status_response(err)
+    negotiated = negotiate_discovery(request.headers.get("accept"))
+    if negotiated is None:
+        return _legacy_discovery(request, discovery, legacy)
+    headers = {"ETag": aggregated.etag, "Vary": "Accept", "Cache-Control": "public"}
+    if request.headers.get("if-none-match") == aggregated.etag:
+        return Response(status_code=304, headers=headers)
+    protobuf = negotiated.media_type == PROTOBUF
+    media_type = f"{negotiated.media_type};g={DISCOVERY_GROUP};v=v2;as={AGGREGATED_KIND}"
+    return Response(aggregated.body(protobuf), media_type=media_type, headers=headers)
+
+
+def _legacy_discovery(request: Request, discovery: Discovery, body: bytes) -> Response:
+    try:
+        media_type = negotiate_plain(request.headers.get("accept"))
+    except StatusError as err:
+        return status_response(err)
+    if media_type == PROTOBUF:
+        return Response(discovery.legacy_protobuf(body), media_type=PROTOBUF)
+    return body_response(body, media_type)
 
 
 async def _core_resources(request: Request, version: str) -> Response:
-    return _resource_list(served_by(request).discovery, "", version)
+    return _resource_list(request, served_by(request).discovery, "", version)
 
 
 async def _group_resources(request: Request, group: str, version: str) -> Response:
-    return _resource_list(served_by(request).discovery, group, version)
+    return _resource_list(request, served_by(request).discovery, group, version)
 
 
 async def _core(request: Request, version: str, rest: str) -> Response:
@@ -225,6 +313,14 @@ async def _compact(request: Request) -> Response:
         return status_response(err)
 
 
+async def _snapshot(request: Request) -> Response:
+    """The whole store as a ``fakeapi snapshot`` file (``fakeapi snapshot save --url``): captured
+    in one step of the loop, so it is the store at one revision, and encoded off the loop."""
+    image = snapshot.capture(served_by(request).store)
+    chunks = await asyncio.to_thread(image.chunks)
+    return StreamingResponse(iter(chunks), media_type="application/octet-stream")
+
+
 def _optional(body: dict[str, object], name: str, kind: type) -> Any:
     value = body.get(name)
     if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
@@ -232,8 +328,12 @@ def _optional(body: dict[str, object], name: str, kind: type) -> Any:
     return value
 
 
-def _resource_list(discovery: Discovery, group: str, version: str) -> Response:
+def _resource_list(request: Request, discovery: Discovery, group: str, version: str) -> Response:
+    try:
+        check_route_accepts(request.headers.get("accept"))
+    except StatusError as err:
+        return status_response(err)
     body = discovery.resource_list(group, version)
     if body is None:
-        return status_response(not_found_path())
-    return Response(body, media_type=JSON)
+        return status_response(not_found_path(), error_media_type(request.headers.get("accept")))
+    return _legacy_discovery(request, discovery, body)

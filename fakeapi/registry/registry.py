@@ -105,7 +105,7 @@ class Registry:
         self.resources: dict[tuple[str, str, str], ServedStore] = {}
         self._by_kind: dict[tuple[str, str], ServedStore] = {}
         #: The mutating admission plugins (they read other objects through ``_lookup``).
-        self.admission = Admission(self._lookup, self._list)
+        self.admission = Admission(self._lookup, self._list, self._update_status)
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         types = servable_types(self.catalogue)
         storage: dict[str, ResourceStore] = {}
@@ -170,14 +170,17 @@ class Registry:
         }
 
     def start(self) -> None:
-        """Create the default namespaces and kube-apiserver's bootstrap objects, then start every
-        cache (on the store's loop)."""
+        """Create the default namespaces and kube-apiserver's bootstrap objects, start every cache
+        (on the store's loop) and serve the custom resources of the CRDs already stored (a store
+        loaded from disk or a snapshot)."""
         for name in DEFAULT_NAMESPACES:
             if self.namespace_phase(name) is None:
                 self.namespaces.create(None, {"metadata": {"name": name}})
         create_bootstrap_objects(self)  # the system PriorityClasses among them
         for rs in self.stores():
             rs.cacher.start()
+        for crd in self.definitions.definitions():
+            self._sync_custom_resources(crd["metadata"]["name"], crd)
         self._ticker = asyncio.create_task(self._tick_bookmarks(), name="bookmarks")
 
     async def stop(self) -> None:
@@ -191,6 +194,12 @@ class Registry:
             await asyncio.sleep(BOOKMARK_TICK)
             for rs in self.stores():
                 rs.cacher.send_due_bookmarks()
+
+    def compacted(self, revision: int) -> None:
+        """The apiserver's compactor compacted the store: the caches forget their snapshots
+        before ``revision`` (kube's cacher learns it from its compactor)."""
+        for rs in self.stores():
+            rs.cacher.cache.compact(revision)
 
     def close_watches(self, group: str | None = None, resource: str | None = None,
                       namespace: str | None = None) -> int:
@@ -279,6 +288,13 @@ class Registry:
             return []
         start, end = served.storage.key_range(namespace)
         return [orjson.loads(kv.value) for kv in self.store.range(RangeRequest(start.encode(), end.encode())).kvs]
+
+    def _update_status(self, group: str, kind: str, namespace: str | None, name: str,
+                       change: Callable[[Json], Json]) -> None:
+        """Write an object's status as kube-apiserver's loopback client does (admission's
+        ResourceQuota usage): ``change`` of the stored object, managed by "kube-apiserver"."""
+        served = self._by_kind[(group, kind)]
+        served.storage.rewrite(namespace, name, change, subresource="status", manager="kube-apiserver")
 
     def resource_type(self, group: str, version: str, plural: str) -> ResourceType | None:
         rs = self.resources.get((group, version, plural))

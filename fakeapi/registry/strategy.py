@@ -36,14 +36,6 @@ _INITIAL_STATUS: dict[tuple[str, str], Json] = {
 NAMESPACE_FINALIZER = "kubernetes"
 
 
-@cache
-def _zero_status(api_version: str, kind: str) -> Any:
-    """A built-in kind's status as kube resets it on create (``Status = XStatus{}``): the Go zero
-    value, serialised with its non-omitempty fields (``{"replicas": 0}``)."""
-    zero = gostruct.zero_object(api_version, kind)
-    return {} if zero is None else zero.get("status", {})
-
-
 def has_status_subresource(rt: ResourceType) -> bool:
     return "status" in rt.subresources
 
@@ -73,13 +65,13 @@ def prepare_for_create(rt: ResourceType, obj: Json) -> None:
     if tracks_generation(rt):
         obj["metadata"]["generation"] = 1
     if has_status_subresource(rt):
-        initial = _INITIAL_STATUS.get((rt.group, rt.kind))
-        if initial is not None:
-            obj["status"] = copy.deepcopy(initial)
-        elif rt.custom:
+        if rt.custom:
             obj.pop("status", None)
         else:
-            obj["status"] = copy.deepcopy(_zero_status(rt.group_version, rt.kind))
+            # The status struct's zero value as Go prints it (non-omitempty fields show their
+            # zeros: a PodDisruptionBudget's counts), then what the kind starts with.
+            obj["status"] = {**gostruct.zero_object(rt.group_version, rt.kind).get("status", {}),
+                             **copy.deepcopy(_INITIAL_STATUS.get((rt.group, rt.kind), {}))}
     if (rt.group, rt.kind) == ("", "Namespace"):
         finalizers = obj.setdefault("spec", {}).setdefault("finalizers", [])
         if NAMESPACE_FINALIZER not in finalizers:

@@ -22,9 +22,15 @@ watchers switch to catching up from the store's revision log (watcher.py), as et
 Time (progress ticks, lease expiry) enters only through ``StoreTimers`` (timers.py) or explicit
 calls, so tests drive it deterministically.
 
+Persistence (optional): a ``Journal`` (journal.py) attached to a store logs every change before
+it is applied, in checksummed records (wal.py), and snapshots the whole store (snapshot.py) to
+bound the log; ``Journal.open`` loads a store from its data directory. Without one the store is
+memory only and its write path does one ``is None`` test more.
+
 Layout: kv.py (records, requests, responses), key_history.py (one key's versions), kvstore.py
 (revisions, range, txn, compaction), watcher.py (watchers, streams), watchable_store.py
-(dispatch, progress), lease.py (lessor), server.py (``Store``), timers.py (the clock).
+(dispatch, progress), lease.py (lessor), server.py (``Store``), timers.py (the clock),
+journal.py, wal.py and snapshot.py (persistence).
 """
 
 from .errors import (
@@ -64,13 +70,17 @@ from .kv import (
     WatchResponse,
     prefix_range_end,
 )
+from .journal import CorruptLog, DataDirInUse, Journal
 from .lease import LeaseTimeToLive
+from .snapshot import SnapshotError
+from .wal import FsyncPolicy
 from .server import LeaseGrantResponse, Store
 from .timers import StoreTimers
 from .watcher import STREAM_PROGRESS_ID, WatchStream
 
 __all__ = [
-    "Compare", "CompareResult", "CompareTarget", "DeleteRangeRequest", "DeleteRangeResponse",
+    "Compare", "CompareResult", "CompareTarget", "CorruptLog", "DataDirInUse", "DeleteRangeRequest",
+    "DeleteRangeResponse", "FsyncPolicy", "Journal", "SnapshotError",
     "ErrCompacted", "ErrDuplicateKey", "ErrEmptyKey", "ErrEmptyWatcherRange", "ErrFutureRev",
     "ErrKeyNotFound",
     "ErrLeaseExist", "ErrLeaseNotFound", "ErrLeaseProvided", "ErrLeaseTTLTooLarge",

@@ -56,6 +56,7 @@ from .kv import (
 )
 
 if TYPE_CHECKING:
+    from .journal import Journal
     from .lease import Lessor
 
 #: etcd's ``--max-txn-ops`` default.
@@ -84,6 +85,8 @@ class KVStore:
         self._log_base = 2  # revision of _log[0]
         self.max_txn_ops = max_txn_ops
         self.lessor: Lessor | None = None  # set by Store; None means "no lease may be attached"
+        #: The write-ahead log when the store persists (journal.py); None keeps it in memory only.
+        self.journal: Journal | None = None
 
     # ----------------------------------------------------------------- revisions
 
@@ -313,8 +316,17 @@ class KVStore:
         self._rev = rev
         return logged
 
-    def _commit(self, changes: list[tuple[KeyValue, KeyValue | None]]) -> int:
-        """Apply staged changes at the next revision and announce them; returns the revision."""
+    def _commit(self, changes: list[tuple[KeyValue, KeyValue | None]], revoked_lease: int = 0) -> int:
+        """Apply staged changes at the next revision and announce them (and forget
+        ``revoked_lease``, whose keys ``changes`` delete); returns the revision. With a journal,
+        the change is logged before anything of it is applied (write-ahead): if logging fails,
+        the store is unchanged."""
+        journal = self.journal
+        if journal is not None and (changes or revoked_lease):
+            journal.log_commit(self._rev + 1, changes, revoked_lease)
+        if revoked_lease:
+            assert self.lessor is not None
+            self.lessor.remove(revoked_lease)
         if changes:
             events = self._apply(self._rev + 1, changes)
             self._on_commit(self._rev, events)
@@ -333,6 +345,8 @@ class KVStore:
             raise ErrCompacted()
         if rev > self._rev:
             raise ErrFutureRev()
+        if self.journal is not None:
+            self.journal.log_compact(rev)
         self._compact_rev = rev
         # Only keys changed since the previous compaction can hold superseded versions, and those
         # are exactly the keys in the log up to ``rev``: compaction costs what was written, not
@@ -656,6 +670,6 @@ class _WriteTxn:
             self.header_revision(), len(victims), victims if req.prev_kv else []
         )
 
-    def commit(self) -> int:
-        return self.store._commit(self.changes)
+    def commit(self, revoked_lease: int = 0) -> int:
+        return self.store._commit(self.changes, revoked_lease)
 

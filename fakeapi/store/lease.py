@@ -8,7 +8,6 @@ as etcd's lessor does.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -18,6 +17,8 @@ from .errors import ErrLeaseExist, ErrLeaseNotFound, ErrLeaseTTLTooLarge
 MAX_LEASE_TTL = 9_000_000_000
 #: etcd's minimum TTL with default election timing: ceil(1.5 * 1000 ms election timeout).
 MIN_LEASE_TTL = 2
+#: The first id ``grant`` hands out when the client names none.
+FIRST_LEASE_ID = 0x694D_0000_0000_0001
 
 
 @dataclass(slots=True)
@@ -46,21 +47,37 @@ class Lessor:
         self._min_ttl = min_ttl
         self._leases: dict[int, Lease] = {}
         # etcd derives ids from the member id and a counter; any unique positive int64 will do.
-        self._ids = itertools.count(0x694D_0000_0000_0001)
+        #: The next id to try; persisted (journal.py) so ids of revoked leases are not handed out
+        #: again after a restart, where a client still holding one would renew a stranger's lease.
+        self.next_id = FIRST_LEASE_ID
 
     def grant(self, ttl: int, lease_id: int = 0) -> Lease:
         if ttl > MAX_LEASE_TTL:
             raise ErrLeaseTTLTooLarge()
         if lease_id == 0:
-            lease_id = next(self._ids)
+            lease_id = self.next_id
             while lease_id in self._leases:
-                lease_id = next(self._ids)
+                lease_id += 1
+            self.next_id = lease_id + 1
         elif lease_id in self._leases:
             raise ErrLeaseExist()
         ttl = max(ttl, self._min_ttl)
-        lease = Lease(lease_id, ttl, self.clock() + ttl)
+        return self.restore(lease_id, ttl, self.clock() + ttl)
+
+    def restore(self, lease_id: int, ttl: int, deadline: float) -> Lease:
+        """Install a lease as granted (``grant``, or replaying a log); keys attach as their
+        records are installed."""
+        lease = Lease(lease_id, ttl, deadline)
         self._leases[lease_id] = lease
+        if self.next_id <= lease_id < FIRST_LEASE_ID + (1 << 48):
+            self.next_id = lease_id + 1
         return lease
+
+    def all(self) -> list[Lease]:
+        return list(self._leases.values())
+
+    def count(self) -> int:
+        return len(self._leases)
 
     def exists(self, lease_id: int) -> bool:
         return lease_id in self._leases

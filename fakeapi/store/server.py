@@ -34,20 +34,31 @@ class Store(WatchableStore):
 
     def lease_grant(self, ttl: int, lease_id: int = 0) -> LeaseGrantResponse:
         lease = self.lessor.grant(ttl, lease_id)
+        if self.journal is not None:
+            try:
+                self.journal.log_lease(lease)
+            except BaseException:
+                self.lessor.remove(lease.id)
+                raise
         return LeaseGrantResponse(self._rev, lease.id, lease.ttl)
 
     def lease_revoke(self, lease_id: int) -> int:
         """Revoke the lease and delete its keys, in key order, at one revision (none when the
         lease holds no key). Returns the header revision."""
-        lease = self.lessor.remove(lease_id)
+        lease = self.lessor.get(lease_id)
         wtxn = _WriteTxn(self)
         for key in sorted(lease.keys):
             wtxn.delete_range(DeleteRangeRequest(key))
-        return wtxn.commit()
+        return wtxn.commit(revoked_lease=lease_id)
 
     def lease_keep_alive(self, lease_id: int) -> int:
         try:
-            return self.lessor.keep_alive(lease_id)
+            ttl = self.lessor.keep_alive(lease_id)
+            if self.journal is not None:
+                # Logged after the renewal: a renewal lost in a crash leaves the lease with less
+                # time than it was given, never more.
+                self.journal.log_lease(self.lessor.get(lease_id))
+            return ttl
         except ErrLeaseNotFound:
             # etcd answers a renewal of an expired lease once it is revoked: revoke it now.
             if self.lessor.exists(lease_id):

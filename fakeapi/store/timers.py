@@ -1,7 +1,8 @@
 """The store's clock-driven work, as tasks on the event loop that owns the store.
 
 Nothing in the store sleeps or spawns; time enters only here: periodic progress notifications
-(etcd's ``--watch-progress-notify-interval``; kubeadm runs etcd with 5 s) and lease expiry.
+(etcd's ``--watch-progress-notify-interval``; kubeadm runs etcd with 5 s), lease expiry, and the
+upkeep of a persisted store's journal (its lease clock, its snapshots).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ class StoreTimers:
             asyncio.create_task(self._every(self.progress_interval, self.store.notify_progress)),
             asyncio.create_task(self._every(LEASE_CHECK_INTERVAL, self.store.expire_leases)),
         ]
+        if self.store.journal is not None:
+            self._tasks.append(asyncio.create_task(self._every(LEASE_CHECK_INTERVAL, self.store.journal.tick)))
 
     def set_progress_interval(self, interval: float) -> None:
         """Change the progress-notify interval at run time: the next notification comes one new

@@ -207,6 +207,7 @@ class KubeAPIServer(Component):
     def __init__(self, workdir: Path, etcd_servers: str, *extra_args: str,
                  etcd_prefix: str = "/registry") -> None:
         super().__init__(workdir)
+        self.etcd_servers = etcd_servers
         self.certificates = Certificates(workdir / "pki")
         self.token = secrets.token_hex(16)
         tokens = workdir / "tokens.csv"

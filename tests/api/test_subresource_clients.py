@@ -47,14 +47,20 @@ def _setup(http: httpx.Client, method: str, path: str, body: Any, content_type: 
 
 
 def _ready_node(http: httpx.Client, name: str, labels: dict[str, str]) -> None:
-    """A node the scheduler may use: Ready, with room, no taints (nobody runs a kubelet here)."""
+    """A node the scheduler may use: Ready, with room, no taints (nobody runs a kubelet here;
+    the not-ready taint TaintNodesByCondition puts on a new node goes, as kube-controller-
+    manager's node lifecycle controller removes it from a Ready node)."""
     _setup(http, "POST", "/api/v1/nodes", {"metadata": {"name": name, "labels": labels}})
+    _setup(http, "PATCH", f"/api/v1/nodes/{name}", {"spec": {"taints": None}}, MERGE)
     room = {"cpu": "8", "memory": "32Gi", "pods": "110"}
     _setup(http, "PATCH", f"/api/v1/nodes/{name}/status", {"status": {
         "capacity": room, "allocatable": room,
         "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "fake",
                         "lastHeartbeatTime": "2026-01-01T00:00:00Z", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}},
            MERGE)
+    # The not-ready taint TaintNodesByCondition put on the new node goes, as kube-controller-manager's
+    # node lifecycle controller removes it once the node is Ready.
+    _setup(http, "PATCH", f"/api/v1/nodes/{name}", {"spec": {"taints": None}}, MERGE)
 
 
 def _unb64(text: str) -> bytes:

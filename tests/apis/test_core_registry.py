@@ -83,6 +83,7 @@ def test_pod_spec_is_immutable_but_image_is_not(registry: Registry) -> None:
     changed = orjson.loads(pods.get("default", "web"))
     changed["spec"]["containers"][0]["image"] = "nginx:2"
     assert orjson.loads(pods.update("default", "web", changed))["spec"]["containers"][0]["image"] == "nginx:2"
+    changed = orjson.loads(pods.get("default", "web"))
     changed["spec"]["restartPolicy"] = "Never"
     with pytest.raises(StatusError) as raised:
         pods.update("default", "web", changed)
@@ -142,7 +143,7 @@ def claim(name: str, data_source: dict[str, str]) -> dict[str, Any]:
 def test_persistent_volume_claim_data_sources_mirror_each_other(registry: Registry) -> None:
     created = create(registry, "persistentvolumeclaims", claim("clone", {"kind": "PersistentVolumeClaim",
                                                                          "name": "origin"}))
-    assert created["spec"]["dataSourceRef"] == {"kind": "PersistentVolumeClaim", "name": "origin"}
+    assert created["spec"]["dataSourceRef"] == {"apiGroup": None, "kind": "PersistentVolumeClaim", "name": "origin"}
     assert created["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
     populated = create(registry, "persistentvolumeclaims", claim("populated", {
         "apiGroup": "example.com", "kind": "Populator", "name": "p"}))
@@ -162,3 +163,44 @@ def test_secret_docker_config_errors_are_gos(registry: Registry) -> None:
                                           "data": {".dockerconfigjson": "bm9wZQ=="}})
     assert error.message == ('Secret "docker" is invalid: data[.dockerconfigjson]: Invalid value: "<secret contents '
                              'redacted>": invalid character \'o\' in literal null (expecting \'u\')')
+
+
+def quota(registry: Registry, name: str, hard: dict[str, str], used: dict[str, str] | None, **spec: Any) -> None:
+    """A ResourceQuota whose status the quota controller would have filled."""
+    create(registry, "resourcequotas", {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": name},
+                                        "spec": {"hard": hard, **spec}})
+    status = {"hard": hard, **({"used": used} if used is not None else {})}
+    registry.resources[("", "v1", "resourcequotas")].rewrite(
+        "default", name, lambda stored: {**stored, "status": status}, subresource="status")
+
+
+def quota_status(registry: Registry, name: str) -> dict[str, Any]:
+    return orjson.loads(registry.resources[("", "v1", "resourcequotas")].get("default", name))["status"]
+
+
+def test_resource_quota_charges_and_refuses_pods(registry: Registry) -> None:
+    quota(registry, "compute", {"pods": "2", "requests.cpu": "1", "limits.memory": "1Gi"},
+          {"pods": "0", "requests.cpu": "0", "limits.memory": "0"})
+    create(registry, "pods", pod("first", containers=[
+        {"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "600m"}, "limits": {"memory": "512Mi"}}}]))
+    assert quota_status(registry, "compute")["used"] == {"pods": "1", "requests.cpu": "600m",
+                                                         "limits.memory": "512Mi"}
+    error = refused(registry, "pods", pod("second", containers=[
+        {"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "500m"}, "limits": {"memory": "256Mi"}}}]))
+    assert (error.code, error.message) == (403, 'pods "second" is forbidden: exceeded quota: compute, requested: '
+                                                'requests.cpu=500m, used: requests.cpu=600m, limited: requests.cpu=1')
+    error = refused(registry, "pods", pod("no-limits"))
+    assert error.message == ('pods "no-limits" is forbidden: failed quota: compute: must specify limits.memory for: '
+                             'app; requests.cpu for: app')
+    assert quota_status(registry, "compute")["used"]["pods"] == "1"
+
+
+def test_resource_quota_counts_objects_and_needs_a_known_status(registry: Registry) -> None:
+    quota(registry, "objects", {"configmaps": "1", "count/secrets": "5"}, {"configmaps": "0", "count/secrets": "0"})
+    create(registry, "configmaps", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "one"}})
+    error = refused(registry, "configmaps", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "two"}})
+    assert error.message == ('configmaps "two" is forbidden: exceeded quota: objects, requested: configmaps=1, '
+                             'used: configmaps=1, limited: configmaps=1')
+    quota(registry, "unknown", {"services": "1"}, None)
+    error = refused(registry, "services", service("web"))
+    assert error.message == 'services "web" is forbidden: status unknown for quota: unknown, resources: services'

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from differ import NAMESPACE, Outcome, Pair, table
 
 from fakeapi.testing import ServerProcess
 from fakeapi.testing.control_plane import KubeAPIServer, real_apiserver
-
-from differ import NAMESPACE, Outcome, Pair, table
 
 _REPORT = Path(__file__).parent / "last-report.txt"
 

@@ -10,7 +10,9 @@ A corpus file holds YAML documents, one case each::
     patches:                       # optional: PATCH requests
       - {type: strategic, body: {...}, subresource: status}
     lifecycle: false               # optional: only the create and the case's own steps
-    setup: [{apiVersion: v1, kind: LimitRange, ...}]  # optional: created first, deleted after
+    delete_query: "?propagationPolicy=Background"  # optional: the lifecycle's DELETE query
+    setup: [{apiVersion: v1, kind: LimitRange, ...}]  # optional: created first (a status
+                                   # given is then written through /status), deleted after
 
 ``!repeat [text, count]`` in a manifest is ``text`` repeated ``count`` times (objects over a size
 limit without megabytes of YAML).
@@ -31,10 +33,9 @@ from typing import Any
 
 import pytest
 import yaml
+from differ import NAMESPACE, Outcome, Pair, known_differences
 
 from fakeapi.apis.catalogue import default_catalogue
-
-from differ import NAMESPACE, Outcome, Pair, known_differences
 
 CORPUS = Path(__file__).parent / "corpus"
 _PATCH_TYPES = {
@@ -43,6 +44,12 @@ _PATCH_TYPES = {
     "json": "application/json-patch+json",
     "apply": "application/apply-patch+yaml",
 }
+
+
+def _json(value: Any) -> bytes:
+    """A request body as client-go and kubectl send it: compact JSON (kube keeps a RawExtension's
+    bytes as sent, so spacing is visible to byte comparisons such as ControllerRevision data's)."""
+    return json.dumps(value, separators=(",", ":")).encode()
 
 
 def _repeat(loader: yaml.SafeLoader, node: yaml.Node) -> str:
@@ -94,7 +101,7 @@ class Case:
              query: str = "", content_type: str = "application/json", collection: bool = False) -> Outcome:
         raw = None
         if body is not None:
-            raw = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+            raw = body.encode() if isinstance(body, str) else _json(body)
         if collection:
             path: str | tuple[str, str] = self.collection + query
         else:
@@ -105,15 +112,22 @@ class Case:
         return f"{self.collection}/{name}" + (f"/{subresource}" if subresource else "")
 
     def run(self) -> None:
-        """The case's lifecycle, between the creation (compared) and the deletion (not compared:
-        deletion is the lifecycle's business) of its setup objects."""
+        """The case's lifecycle, between the creation of its setup objects and their deletion
+        (not compared: deletion is the lifecycle's business); they are read (compared) after."""
         setup = self.spec.get("setup", ())
         for manifest in setup:
             self.pair.send(self.name, manifest["kind"], "setup-create", "POST", _collection(manifest),
-                           body=json.dumps(manifest).encode())
+                           body=_json(manifest))
+            if "status" in manifest:
+                self.pair.send(self.name, manifest["kind"], "setup-status", "PATCH",
+                               f"{_collection(manifest)}/{manifest['metadata']['name']}/status",
+                               body=_json({"status": manifest["status"]}), content_type=_PATCH_TYPES["merge"])
         try:
             self._run()
         finally:
+            for manifest in setup:  # what the case did to them (a quota's usage)
+                self.pair.send(self.name, manifest["kind"], "setup-get", "GET",
+                               f"{_collection(manifest)}/{manifest['metadata']['name']}")
             for manifest in reversed(setup):
                 for client in (self.pair.fake, self.pair.real):
                     client.delete(f"{_collection(manifest)}/{manifest['metadata']['name']}")
@@ -149,7 +163,7 @@ class Case:
             self.item(name) + "?fieldManager=kasdiff-apply&force=true" for name in self.names),
             body=tuple(_applied(spec["manifest"], name) for name in self.names),  # type: ignore[arg-type]
             content_type=_PATCH_TYPES["apply"])
-        self.send("delete", "DELETE")
+        self.send("delete", "DELETE", query=spec.get("delete_query", ""))
         self.send("get-deleted", "GET")
 
     def _created_name(self, client: Any) -> str:
@@ -167,7 +181,7 @@ class Case:
         bodies = []
         for client, name in zip((self.pair.fake, self.pair.real), self.names, strict=True):
             current = client.get(self.item(name)).json()
-            bodies.append(json.dumps(merge_patch(current, change)).encode())
+            bodies.append(_json(merge_patch(current, change)))
         self.pair.send(self.name, self.kind, verb, "PUT", tuple(self.item(name) for name in self.names),  # type: ignore[arg-type]
                        body=(bodies[0], bodies[1]))
 
@@ -192,7 +206,6 @@ CASES = _cases()
 @pytest.mark.parametrize("spec", CASES, ids=[case["case"] for case in CASES])
 def test_case(pair: Pair, spec: dict[str, Any]) -> None:
     start = len(pair.outcomes)
-    pair.start_case()
     Case(pair, spec).run()
     found = [f"{o.verb}: {d}" for o in pair.outcomes[start:] for d in o.differences]
     known = known_differences().get(spec["case"], [])

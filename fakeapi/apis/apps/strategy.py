@@ -58,7 +58,8 @@ def _parse_int64_error(text: str) -> str | None:
 
 def check_annotation_fields(kind: str, obj: Json) -> None:
     """Decoding apps/v1 into the internal type parses the annotations that hold its fields: one
-    that is not an int64 makes the body undecodable (400)."""
+    that is not an int64 makes the body undecodable (400); a DaemonSet's template generation is
+    then always there."""
     annotations = get(obj, "metadata", "annotations") or {}
     if kind == "Deployment":
         value = annotations.get(ROLLBACK_TO_ANNOTATION)
@@ -71,6 +72,9 @@ def check_annotation_fields(kind: str, obj: Json) -> None:
         error = _parse_int64_error(value) if value is not None else None
         if error:
             raise cannot_be_handled(kind, "v1", error)
+        # The internal object converts back to apps/v1 with the annotation always written (0
+        # without one): the field manager, which runs before the strategy, sees it so.
+        _set_template_generation(obj, template_generation(obj))
 
 
 # ----------------------------------------------------------------------------- pod templates

@@ -22,8 +22,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...machinery.field_validation import cannot_be_handled
-from ...machinery.quantity import Quantity, QuantityError, decode, parse
+from ...machinery.quantity import QuantityError, decode
 from .. import features
+from .resources import aggregate_container_resources, is_supported_pod_level_resource
 
 Json = dict[str, Any]
 
@@ -487,52 +488,24 @@ def _default_pod_level_resources(spec: Json) -> None:
     limits = resources.get("limits") or {}
     requests = resources.get("requests") or {}
     if limits or requests:
-        aggregated_limits = _aggregate_container_resources(spec, "limits")
         pod_limits = dict(limits)
-        for name, value in aggregated_limits.items():
-            if _supported_at_pod_level(name) and name.startswith("hugepages-") and name not in requests \
+        for name, value in aggregate_container_resources(spec, "limits").items():
+            if is_supported_pod_level_resource(name) and name.startswith("hugepages-") and name not in requests \
                     and name not in pod_limits:
-                pod_limits[name] = value
+                pod_limits[name] = str(value)
         if pod_limits:
             resources["limits"] = limits = pod_limits
     if not limits:
         return
     pod_requests = dict(requests)
-    for name, value in _aggregate_container_resources(spec, "requests").items():
-        if name not in pod_requests and _supported_at_pod_level(name) and not name.startswith("hugepages-"):
-            pod_requests[name] = value
+    for name, value in aggregate_container_resources(spec, "requests").items():
+        if name not in pod_requests and is_supported_pod_level_resource(name) and not name.startswith("hugepages-"):
+            pod_requests[name] = str(value)
     for name, value in limits.items():
-        if name not in pod_requests and _supported_at_pod_level(name):
+        if name not in pod_requests and is_supported_pod_level_resource(name):
             pod_requests[name] = value
     if pod_requests:
         resources["requests"] = pod_requests
-
-
-def _supported_at_pod_level(name: str) -> bool:
-    """``resourcehelper.IsSupportedPodLevelResource``: cpu, memory and hugepages."""
-    return name in ("cpu", "memory") or name.startswith("hugepages-")
-
-
-def _aggregate_container_resources(spec: Json, which: str) -> dict[str, str]:
-    """``AggregateContainerRequests``/``AggregateContainerLimits`` (no pod overhead): the sum
-    over regular and sidecar containers, and the max with each init container's needs."""
-    total: dict[str, Quantity] = {}
-    for container in spec.get("containers") or ():
-        for name, value in ((container.get("resources") or {}).get(which) or {}).items():
-            total[name] = total[name] + parse(value) if name in total else parse(value)
-    sidecars: dict[str, Quantity] = {}
-    for container in spec.get("initContainers") or ():
-        own = (container.get("resources") or {}).get(which) or {}
-        if container.get("restartPolicy") == "Always":
-            for name, value in own.items():
-                sidecars[name] = sidecars[name] + parse(value) if name in sidecars else parse(value)
-                total[name] = total[name] + parse(value) if name in total else parse(value)
-            continue
-        for name, value in own.items():
-            needed = parse(value) + sidecars[name] if name in sidecars else parse(value)
-            if name not in total or needed.cmp(total[name]) > 0:
-                total[name] = needed
-    return {name: str(value) for name, value in total.items()}
 
 
 # ----------------------------------------------------------------------------- other kinds

@@ -72,6 +72,7 @@ from ...machinery.validation import (
 )
 from .. import features
 from .pod_spec_diff import internal_value
+from .resources import aggregate_container_resources
 
 Json = dict[str, Any]
 _EMPTY: Json = {}
@@ -2231,19 +2232,17 @@ def _validate_pod_resources(spec: Json, claim_names: set[str], path: str,
 
 def _validate_pod_resource_consistency(spec: Json, path: str) -> list[FieldError]:
     """``validatePodResourceConsistency``."""
-    from .defaults import _aggregate_container_resources
-
     errors: list[FieldError] = []
     resources = _map(spec, "resources")
     pod_requests = _map(resources, "requests")
     pod_limits = _map(resources, "limits")
-    for name, aggregate in _aggregate_container_resources(spec, "requests").items():
-        if name in pod_requests and quantities.parse(aggregate).cmp(quantities.decode(pod_requests[name])) > 0:
+    for name, aggregate in aggregate_container_resources(spec, "requests").items():
+        if name in pod_requests and aggregate.cmp(quantities.decode(pod_requests[name])) > 0:
             errors.append(invalid_error(key(child(path, "requests"), name), str(quantities.decode(pod_requests[name])),
                                         f"must be greater than or equal to aggregate container requests of {aggregate}"))
-    for name, aggregate in _aggregate_container_resources(spec, "limits").items():
+    for name, aggregate in aggregate_container_resources(spec, "limits").items():
         if is_huge_page_resource(name) and name in pod_limits and \
-                quantities.parse(aggregate).cmp(quantities.decode(pod_limits[name])) > 0:
+                aggregate.cmp(quantities.decode(pod_limits[name])) > 0:
             errors.append(invalid_error(key(child(path, "limits"), name), str(quantities.decode(pod_limits[name])),
                                         f"must be greater than or equal to aggregate container limits of {aggregate}"))
     for i, container in enumerate(_list(spec, "containers")):
