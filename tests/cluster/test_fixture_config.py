@@ -5,6 +5,11 @@ ones."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+
 import pytest
 
 from fakeapi.testing.control_plane import kube_binaries
@@ -44,8 +49,25 @@ spec:
 '''
 
 
+@pytest.fixture(scope="module")
+def _users_binaries() -> Iterator[None]:
+    """pytester points HOME at its own folder: the user's suite gets the binaries built here and
+    Go's caches (a stale binary is rebuilt in seconds, not from nothing in a new HOME). Module
+    scope: set up before pytester, under the real HOME."""
+    binaries = kube_binaries("kube-controller-manager", "kube-scheduler", "kwok")
+    go = shutil.which("go", path=os.pathsep.join((os.environ.get("PATH", ""), "/usr/local/go/bin")))
+    assert go, "Go is missing (scripts/ensure-test-deps.sh installs it)"
+    names = ("GOCACHE", "GOMODCACHE", "GOPATH")
+    values = subprocess.run([go, "env", *names], check=True, capture_output=True, text=True).stdout.split("\n")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FAKEAPI_KUBE_BIN", str(binaries))
+        for name, value in zip(names, values, strict=False):
+            patch.setenv(name, value)
+        yield
+
+
+@pytest.mark.usefixtures("_users_binaries")
 def test_the_fixture_takes_its_config_from_an_overridden_fixture(pytester: pytest.Pytester) -> None:
-    kube_binaries("kube-controller-manager", "kube-scheduler", "kwok")
     pytester.makepyfile(test_user=USER_TESTS)
-    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", timeout=300)
     result.assert_outcomes(passed=1)
