@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 6443
 PYTEST_ARGS ?=
 
-.PHONY: serve test venv test-deps kube-binaries bench bench-compare clean load cluster
+.PHONY: serve test venv test-deps kube-binaries bench bench-compare bench-agree clean load cluster
 
 export PATH := /usr/local/go/bin:$(PATH)
 
@@ -62,6 +62,11 @@ bench: venv
 ## ARGS="--only fanout --fakeapi-arg=--workers=2" (benchmarks/compare.py --help).
 bench-compare: venv
 	$(BIN)/python benchmarks/compare.py $(if $(QUICK),--quick) $(ARGS)
+
+## Locust (loadtests/loadgen_workloads.py) against that Go load generator, the same workloads on one
+## fakeapi: ops/s side by side, agreeing within 20 %? ~8 min; `make bench-agree QUICK=1` ~2 min.
+bench-agree: venv
+	$(BIN)/python benchmarks/locust_vs_loadgen.py $(if $(QUICK),--quick) $(ARGS)
 
 ## A load profile, headless, against a freshly seeded fakeapi on 127.0.0.1; reports and plots
 ## in results/<profile>-<timestamp>/. `make load PROFILE=watch-fanout USERS=200 DURATION=60s`

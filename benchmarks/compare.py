@@ -215,12 +215,14 @@ class TimedKubeAPIServer(_StartTimed, KubeAPIServer):
 
 
 class Running:
-    """A started server under test: its kubeconfig, its processes, how long it took to be ready."""
+    """A started server under test: its kubeconfig, its processes, how long it took to be ready,
+    and (fakeapi's) plain-HTTP URL."""
 
-    def __init__(self, kubeconfig: Path, pids: list[int], start_seconds: float) -> None:
+    def __init__(self, kubeconfig: Path, pids: list[int], start_seconds: float, url: str = "") -> None:
         self.kubeconfig = kubeconfig
         self.pids = pids
         self.start_seconds = start_seconds
+        self.url = url
 
 
 @contextlib.contextmanager
@@ -237,7 +239,7 @@ def start_fakeapi(workdir: Path, extra_args: list[str]) -> Iterator[Running]:
             if time.monotonic() > deadline:
                 raise RuntimeError("fakeapi did not answer /readyz ok within 60 s")
             time.sleep(0.005)
-        yield Running(server.kubeconfig, [server.process.pid], time.monotonic() - launched)
+        yield Running(server.kubeconfig, [server.process.pid], time.monotonic() - launched, server.url)
 
 
 @contextlib.contextmanager
@@ -538,6 +540,21 @@ def notes(steps: list[Step], results: dict[str, dict[str, Any]]) -> list[str]:
     return found
 
 
+#: The section `make bench-agree`'s reading adds to the report (benchmarks/locust_vs_loadgen.py);
+#: kept, last, when this rewrites the report.
+KEPT_SECTION = "## Locust and the Go load generator agree?"
+
+
+def kept_section(path: Path) -> str:
+    """``KEPT_SECTION`` of the report at ``path`` up to the next section, or ""."""
+    text = path.read_text() if path.exists() else ""
+    start = text.find(KEPT_SECTION)
+    if start < 0:
+        return ""
+    end = text.find("\n## ", start)
+    return "\n" + text[start:end if end >= 0 else len(text)].rstrip() + "\n"
+
+
 def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict[str, Any]], info: dict[str, Any]) -> None:
     share_lines = []
     for name, share in cpu_shares(steps, results).items():
@@ -555,8 +572,9 @@ def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict
 
 Written by `{info['command']}` (`make bench-compare`; {info['mode']} mode, {info['minutes']:.0f} min) on {info['date']}.
 Do not edit by hand: run it again (`make bench-compare QUICK=1` is a ~3-minute run that only
-prints). What runs, in what order and why: the docstrings of `benchmarks/compare.py` and of the
-load generator `benchmarks/loadgen/` (Go, client-go {CLIENT_GO_VERSION}).
+prints; the last section, `make bench-agree`'s, is kept). What runs, in what order and why: the
+docstrings of `benchmarks/compare.py` and of the load generator `benchmarks/loadgen/` (Go,
+client-go {CLIENT_GO_VERSION}).
 
 ## Machine
 
@@ -595,7 +613,7 @@ fairer comparison when a server is CPU-bound.
 
 {chr(10).join(f'- {line}' for line in found)}
 """
-    path.write_text(text)
+    path.write_text(text + kept_section(path))
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -35,7 +35,7 @@ import httpx  # noqa: E402
 import numpy as np  # noqa: E402
 import uvloop  # noqa: E402
 
-from cpu import interval  # noqa: E402
+from cpu import Sample, interval  # noqa: E402
 from profiles import PROFILES  # noqa: E402
 from run import RunResult, run_profile  # noqa: E402
 
@@ -44,21 +44,29 @@ WARM_UP_SECONDS = 6
 _CONTENT_LENGTH = re.compile(rb"(?i)\r\ncontent-length: *(\d+)")
 
 
-def measure(result: RunResult, warm_up_seconds: float) -> dict[str, float]:
-    """Rates over the steady part of the run: from the first CPU sample ``warm_up_seconds`` in
-    (Locust imported, users started, pod names listed) to the last one before Locust stopped;
-    requests in that window from Locust's per-second history (cumulative counts, interpolated)."""
-    history = []
+def _history(result: RunResult) -> list[tuple[float, float]]:
+    """(time, requests so far) each second, from Locust's history of the run."""
     with (result.out / "stats_stats_history.csv").open() as f:
-        for row in csv.DictReader(f):
-            if row["Name"] == "Aggregated":
-                history.append((float(row["Timestamp"]), float(row["Total Request Count"])))
+        return [(float(row["Timestamp"]), float(row["Total Request Count"]))
+                for row in csv.DictReader(f) if row["Name"] == "Aggregated"]
+
+
+def steady_samples(result: RunResult, warm_up_seconds: float) -> list[Sample]:
+    """The CPU samples of the steady part of the run: from the first one ``warm_up_seconds`` in
+    (Locust imported, users started, pod names listed) to the last one before Locust stopped."""
+    last = _history(result)[-1][0]
     samples = result.summary["server_samples"]
-    window = [s for s in samples if samples[0]["time"] + warm_up_seconds <= s["time"] <= history[-1][0]]
+    return [s for s in samples if samples[0]["time"] + warm_up_seconds <= s["time"] <= last]
+
+
+def measure(result: RunResult, warm_up_seconds: float) -> dict[str, float]:
+    """Rates over the steady part of the run (``steady_samples``); requests in that window from
+    Locust's per-second history (cumulative counts, interpolated)."""
+    window = steady_samples(result, warm_up_seconds)
     span = interval(window[0], window[-1]) if len(window) > 1 else None
     if span is None:
         raise SystemExit("no steady window: run longer (--duration)")
-    times, counts = zip(*history)
+    times, counts = zip(*_history(result))
     requests = float(np.interp(window[-1]["time"], times, counts) - np.interp(window[0]["time"], times, counts))
     locust_cpu = sum(span.locust.values())
     return {"requests_per_second": requests / span.seconds, "locust_cpu": locust_cpu,

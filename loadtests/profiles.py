@@ -104,3 +104,16 @@ PROFILES = {p.name: p for p in (
         thresholds="GET:p99=1000,PATCH:p99=1000",
     ),
 )}
+
+#: The Go load generator's pod workloads from Locust (``loadgen_workloads.py``); not in ``PROFILES``
+#: (no seed of its own: it runs against the namespace of pods and the pod file the generator made),
+#: run by ``benchmarks/locust_vs_loadgen.py``.
+LOADGEN_WORKLOADS = Profile(
+    "loadgen-workloads", "loadgen_workloads.py",
+    "the Go load generator's pod creates, merge patches and LISTs, each user a closed-loop client",
+    full=Variant("", users=16, duration="15s"),
+    test=Variant("", users=2, duration="3s"),
+    request_types=("CREATE", "PATCH", "LIST"),
+    thresholds="",
+    spawn_rate=1000,
+)

@@ -5,7 +5,9 @@
 //	loadgen WORKLOAD --kubeconfig FILE [--content-type json|protobuf] [--namespace NS] [workload flags]
 //
 // Workloads: create, mutate (update and the three patch types), list, informer, fanout, leases;
-// `loadgen WORKLOAD -h` lists each one's flags. Client-side rate limiting is off (QPS < 0) and
+// `loadgen WORKLOAD -h` lists each one's flags. `loadgen pod [--index N]` runs nothing: it prints
+// the N-th benchmark pod as the typed client sends it in JSON (what another load client creates
+// to drive the same workload, benchmarks/locust_vs_loadgen.py). Client-side rate limiting is off (QPS < 0) and
 // every client of a workload has its own connection, as separate processes would.
 //
 // Output, one JSON object a line on stdout: {"phase":"start"} when the measured part begins and
@@ -34,8 +36,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
@@ -167,13 +171,33 @@ func connect(ctx context.Context, clients []corev1client.CoreV1Interface, namesp
 	return nil
 }
 
+// printPod writes realisticPod(--index) to stdout encoded as a typed core/v1 client encodes a
+// request body in JSON (its codec factory, without conversion: apiVersion and kind set).
+func printPod(args []string) {
+	flags := flag.NewFlagSet("pod", flag.ExitOnError)
+	index := flags.Int("index", 0, "which benchmark pod")
+	if err := flags.Parse(args); err != nil {
+		fail(err)
+	}
+	codecs := rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion()
+	info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), contentTypeJSON)
+	if !ok {
+		fail(errors.New("no JSON serializer"))
+	}
+	body, err := runtime.Encode(codecs.EncoderForVersion(info.Serializer, corev1.SchemeGroupVersion), realisticPod(*index))
+	if err != nil {
+		fail(err)
+	}
+	os.Stdout.Write(body)
+}
+
 func usage() {
 	names := make([]string, 0, len(workloads))
 	for name := range workloads {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(os.Stderr, "usage: loadgen {%s} --kubeconfig FILE [flags]\n", strings.Join(names, "|"))
+	fmt.Fprintf(os.Stderr, "usage: loadgen {%s} --kubeconfig FILE [flags]\n       loadgen pod [--index N]\n", strings.Join(names, "|"))
 	os.Exit(2)
 }
 
@@ -182,6 +206,10 @@ func main() {
 		usage()
 	}
 	name := os.Args[1]
+	if name == "pod" {
+		printPod(os.Args[2:])
+		return
+	}
 	work, ok := workloads[name]
 	if !ok {
 		usage()
