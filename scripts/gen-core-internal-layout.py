@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Regenerate ``fakeapi/apis/core/internal_layout.json.gz``: the Go layout of kube's *internal*
-``core.PodSpec`` and every type under it, which ``fakeapi.apis.core.pod_spec_diff`` needs to
-print the diff kube-apiserver puts in the message of a refused pod update (``diff.Diff`` of the
-internal specs: ``json.MarshalIndent`` of structs without JSON tags, every field shown).
+``core.PodSpec`` and ``core.PersistentVolumeSpec`` and every type under them, which
+``fakeapi.apis.core.pod_spec_diff`` needs to print what kube-apiserver prints of internal values:
+the diff in the message of a refused pod, claim or volume update (``diff.Diff`` of the internal
+specs: ``json.MarshalIndent`` of structs without JSON tags, every field shown), and bad values
+that are internal structs.
 
 For each struct type (keyed ``package.Type``), its fields in declaration order as
 ``[output name, v1 JSON name or null, type, flags]``: the output name is the Go field name for
@@ -150,7 +152,9 @@ func walk(t reflect.Type) {
 
 func main() {
 	registerAll(reflect.TypeOf(v1.PodSpec{}))
+	registerAll(reflect.TypeOf(v1.PersistentVolumeSpec{}))
 	walk(reflect.TypeOf(core.PodSpec{}))
+	walk(reflect.TypeOf(core.PersistentVolumeSpec{}))
 	out, _ := json.Marshal(layouts)
 	os.Stdout.Write(out)
 }

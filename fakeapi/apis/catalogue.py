@@ -113,10 +113,16 @@ _CATEGORIES: dict[tuple[str, str], tuple[str, ...]] = {
         ("apiregistration.k8s.io", "apiservices"),
     )},
 }
-#: Resources whose DELETE answers with the deleted object rather than a Status (the generic
-#: registry's ``ReturnDeletedObject``, which the REST layer follows). kube also sets it for
-#: service accounts, persistent volumes and claims, among others, not listed here yet.
-_RETURNS_DELETED_OBJECT = frozenset((("", "pods"),))
+#: Resources whose DELETE answers with the deleted object rather than a Status (their storage's
+#: ``ReturnDeletedObject``, grep'd from kube's ``pkg/registry``).
+_RETURNS_DELETED_OBJECT = frozenset((
+    ("", "pods"), ("", "services"), ("", "namespaces"), ("", "persistentvolumes"),
+    ("", "persistentvolumeclaims"), ("", "podtemplates"), ("", "resourcequotas"), ("", "serviceaccounts"),
+    ("storage.k8s.io", "storageclasses"), ("storage.k8s.io", "csidrivers"), ("storage.k8s.io", "csinodes"),
+    ("storage.k8s.io", "volumeattachments"), ("storage.k8s.io", "volumeattributesclasses"),
+    ("resource.k8s.io", "deviceclasses"), ("resource.k8s.io", "resourceclaims"),
+    ("resource.k8s.io", "resourceclaimtemplates"), ("resource.k8s.io", "resourceslices"),
+))
 
 _KUBE_VERSION = re.compile(r"v([0-9]+)(?:(alpha|beta)([0-9]+))?")
 _STABILITY = {"alpha": 0, "beta": 1, None: 2}

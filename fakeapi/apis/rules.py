@@ -20,6 +20,9 @@ When kube runs each hook, and so when the registry calls it:
   order; any error refuses the write with 422 Invalid. They include the ObjectMeta checks
   (``ValidateObjectMeta`` with the kind's name rule), as kube's per-kind validators do.
 * ``warnings_on_create`` / ``warnings_on_update``: ``Warning`` headers of an accepted write.
+* ``default_propagation_policy``: the strategy's ``DefaultGarbageCollectionPolicy`` for a delete
+  that names none (None: background, no finalizer); ``default_propagation_warning`` is the
+  warning kube's storage sends when it applies (batch/v1 Jobs orphan their pods by default).
 * ``reset_fields`` / ``status_reset_fields``: the strategies' ``GetResetFields``, the paths
   (tuples of field names) a write through the main resource / ``/status`` does not own in
   managedFields. None: kube's usual pair for a kind with a status subresource (``status`` /
@@ -58,6 +61,8 @@ class KindRules:
     validate_status_update: UpdateValidator | None = None
     warnings_on_create: CreateWarnings | None = None
     warnings_on_update: UpdateWarnings | None = None
+    default_propagation_policy: str | None = None
+    default_propagation_warning: str | None = None
     reset_fields: tuple[tuple[str, ...], ...] | None = None
     status_reset_fields: tuple[tuple[str, ...], ...] | None = None
 

@@ -79,7 +79,8 @@ class Server:
         self.journal = _load_store(self.store, config)
         gc = GARBAGE_COLLECTOR in config.controllers
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
-                                 event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer)
+                                 event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
+                                 advertise_port=config.port or 443)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup] = []
         if gc:
             self.controllers.append(GarbageCollector(self.registry))

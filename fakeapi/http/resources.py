@@ -16,7 +16,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..faults import Faults
 from ..machinery import patch as patching
-from ..machinery import warning
+from ..machinery import requester, warning
 from ..machinery.apply import validate_patch_options
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.field_validation import OptionsKind, check_fields, field_validation
@@ -162,15 +162,26 @@ def dry_run(request: Request) -> bool:
 async def handle(registry: Registry, request: Request, group: str, version: str, rest: str,
                  faults: Faults) -> Response:
     """One request to a resource endpoint, with the ``Warning`` headers the write earned."""
-    with warning.recording() as warnings:
+    headers = request.headers
+    with warning.recording() as warnings, requester.requesting(
+            lambda: registry.authenticator.requester(headers.get("authorization"), headers.items()).to_json()):
         response = await _handle(registry, request, group, version, rest, faults)
     return with_warnings(response, warnings)
+
+
+#: The served APIs kube 1.35 marks deprecated (``APILifecycleDeprecated`` at or before 1.35):
+#: every request to them earns this warning first (the installer's ``AddWarningsHandler``).
+DEPRECATED_APIS = {
+    ("", "v1", "endpoints"): "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
+}
 
 
 async def _handle(registry: Registry, request: Request, group: str, version: str, rest: str,
                   faults: Faults) -> Response:
     try:
         req = parse_path(registry, group, version, rest)
+        if DEPRECATED_APIS and (deprecation := DEPRECATED_APIS.get((group, version, req.resource))):
+            warning.add(deprecation)
         # The fault hook: with no request fault active, one truthiness test is all it costs.
         per_item = await apply_request_faults(faults, request, req.group, req.resource, req.namespace, req.name is not None) \
             if faults.request_faults else 0.0
@@ -194,12 +205,16 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
             return json_bytes(listed)
         if method == "POST" and name is None:
             body, _raw, warnings = await read_object(request, rs.schema, rs.rt.kind, "CreateOptions")
+            for value in warnings:
+                warning.add_header(value)
             created = rs.create(ns, body, dry_run(request), manager=field_manager(request))
-            return with_warnings(json_bytes(created, 201), warnings)
+            return json_bytes(created, 201)
         if method == "PUT" and name is not None:
             body, _raw, warnings = await read_object(request, rs.schema, rs.rt.kind, "UpdateOptions")
+            for value in warnings:
+                warning.add_header(value)
             updated = rs.update(ns, name, body, dry_run=dry_run(request), manager=field_manager(request))
-            return with_warnings(json_bytes(updated), warnings)
+            return json_bytes(updated)
         if method == "PATCH" and name is not None:
             return await _patch(request, rs, ns, name, None)
         if method == "DELETE":

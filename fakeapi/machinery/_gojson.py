@@ -326,6 +326,19 @@ def _store(raw: str, go_type: type[str] | type[int]) -> str | int | None:
     return None
 
 
+def unmarshal_map_error(data: bytes) -> str:
+    """The error ``json.Unmarshal(data, &map[string]interface{}{})`` returns ("" when none)."""
+    try:
+        _Scanner().check(data)
+    except GoJSONError as error:
+        return str(error)
+    text = data.decode("utf-8", "replace")
+    kind = _json_kind(text[_skip_space(text, 0):])
+    if kind in ("object", "null"):
+        return ""
+    return f"json: cannot unmarshal {kind} into Go value of type map[string]interface {{}}"
+
+
 def unmarshal_struct(data: bytes, go_type_name: str, fields: Mapping[str, type[str] | type[int]]) -> dict[str, Any]:
     """``json.Unmarshal(data, &v)`` for ``v`` of type ``go_type_name`` (``pkg.name``) whose fields
     are ``fields`` (JSON name -> ``str`` for string, ``int`` for int64). Returns every field, zero

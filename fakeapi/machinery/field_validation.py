@@ -26,6 +26,7 @@ from typing import Any, Literal
 from ._golang import go_quote
 from .schema import Schema, definitions
 from .status import StatusError, bad_request, invalid
+from .warning import header as warning_header
 
 #: sigs.k8s.io/json stops recording strict errors after this many (``saveStrictError``).
 MAX_ERRORS = 100
@@ -93,12 +94,6 @@ def cannot_be_handled(kind: str, version: str, reason: str) -> StatusError:
     """The handlers' ``transformDecodeError`` for a body whose kind is known:
     ``Deployment in version "v1" cannot be handled as a Deployment: <reason>``."""
     return bad_request(f"{kind} in version {go_quote(version)} cannot be handled as a {kind}: {reason}")
-
-
-def warning_header(text: str) -> str:
-    """A ``Warning`` header value as kube-apiserver writes it (``net.NewWarningHeader(299, "-",
-    text)``): ``299 - "unknown field \\"spec.foo\\""``."""
-    return '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 class _Members(list[tuple[str, Any]]):

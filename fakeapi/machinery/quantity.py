@@ -83,7 +83,12 @@ class Quantity:
         order_b = len(str(abs(other.unscaled))) + other.scale
         if order_a != order_b:
             return a if order_a > order_b else -a
-        x, y = self.as_fraction(), other.as_fraction()
+        # Same decimal order: the scales differ by no more than the digits, so align them exactly.
+        x, y = self.unscaled, other.unscaled
+        if self.scale > other.scale:
+            x *= 10 ** (self.scale - other.scale)
+        elif other.scale > self.scale:
+            y *= 10 ** (other.scale - self.scale)
         return (x > y) - (x < y)
 
     def cmp_int(self, value: int) -> int:
@@ -91,11 +96,12 @@ class Quantity:
 
     def scaled_value(self, scale: int) -> int:
         """``ScaledValue``: the value in units of ``10 ** scale``, rounded up (away from zero)."""
-        value = self.as_fraction() / (Fraction(10) ** scale)
-        whole = value.numerator // value.denominator if value >= 0 else -((-value.numerator) // value.denominator)
-        if whole != value:
-            whole += 1 if value > 0 else -1
-        return whole
+        shift = self.scale - scale
+        if shift >= 0:
+            return self.unscaled * 10**shift
+        whole, rest = divmod(abs(self.unscaled), 10**-shift)
+        whole += rest > 0
+        return whole if self.unscaled >= 0 else -whole
 
     def value(self) -> int:
         """``Value()``: whole units, rounded up."""

@@ -10,8 +10,9 @@
 Field paths are strings as ``field.Path.String()`` prints them (``spec.containers[0].name``,
 ``metadata.labels``); ``child``, ``index`` and ``key`` build them. Errors are
 ``fakeapi.machinery.status.FieldError`` tuples, in Go's order, so a 422 lists its causes as
-kube's does. Map iteration is random in Go; here maps are walked in sorted key order, so an
-object with one bad label gives kube's answer and one with several gives one of kube's answers.
+kube's does. Map iteration is random in Go; here maps are walked in the JSON's order (no sort
+on the hot path), so an object with one bad label gives kube's answer and one with several gives
+one of kube's answers.
 
 Lengths are in bytes, as Go's ``len`` of a string.
 """
@@ -154,6 +155,15 @@ def is_wildcard_dns1123_subdomain(value: str) -> list[str]:
     return errors
 
 
+def is_long_name(value: str) -> list[str]:
+    """``content.IsDNS1123Subdomain`` (declarative validation's ``LongName``): a DNS subdomain,
+    its length given in bytes."""
+    errors = [max_bytes_error(DNS1123_SUBDOMAIN_MAX_LENGTH)] if byte_len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH else []
+    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
+        errors.append(_DNS1123_SUBDOMAIN_ERROR)
+    return errors
+
+
 def is_fully_qualified_name(path: str, name: str) -> list[FieldError]:
     """``IsFullyQualifiedName``: a subdomain of at least three segments."""
     if not name:
@@ -242,11 +252,7 @@ def is_qualified_name(value: str) -> list[str]:
         if not prefix:
             errors.append("prefix part " + empty_error())
         else:
-            # content.IsDNS1123Subdomain: util/validation's rule, its length in "bytes"
-            if byte_len(prefix) > DNS1123_SUBDOMAIN_MAX_LENGTH:
-                errors.append("prefix part " + max_bytes_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
-            if not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
-                errors.append("prefix part " + _DNS1123_SUBDOMAIN_ERROR)
+            errors += ["prefix part " + message for message in is_long_name(prefix)]
     else:
         return _remember(_label_key_verdicts, value, [_LABEL_KEY_SHAPE_ERROR])
     if not name:
@@ -597,7 +603,7 @@ def validate_annotations(annotations: Mapping[str, str] | None, path: str) -> li
         return []
     errors = []
     total = 0
-    for name in sorted(annotations):
+    for name in annotations:
         value = annotations[name]
         errors += [invalid_error(path, name, message) for message in is_qualified_name(name.lower())]
         total += byte_len(name) + (byte_len(value) if isinstance(value, str) else 0)
@@ -700,6 +706,23 @@ def validate_object_meta(meta: Json, requires_namespace: bool, name_fn: NameVali
     return errors + _validate_object_meta_common(meta, requires_namespace, path)
 
 
+def validate_object_meta_with_opts(meta: Json, requires_namespace: bool, name_errors: Callable[[str, str], list[FieldError]],
+                                   path: str = "metadata") -> list[FieldError]:
+    """``ValidateObjectMetaWithOpts``: the kinds validated declaratively check the (generated)
+    name with ``name_errors(path, name)`` and not generateName on its own."""
+    name = meta.get("name")
+    if not name:
+        errors = [required_error(child(path, "name"), "name or generateName is required")]
+    else:
+        errors = name_errors(child(path, "name"), name)
+    return errors + _validate_object_meta_common(meta, requires_namespace, path)
+
+
+def long_name_errors(path: str, name: str) -> list[FieldError]:
+    """``validate.LongName``."""
+    return [invalid_error(path, name, message) for message in is_long_name(name)]
+
+
 def _validate_object_meta_common(meta: Json, requires_namespace: bool, path: str) -> list[FieldError]:
     errors = []
     namespace = meta.get("namespace")
@@ -752,7 +775,7 @@ def validate_labels(labels: Mapping[str, str] | None, path: str) -> list[FieldEr
     if not labels:
         return []
     errors: list[FieldError] = []
-    for name in sorted(labels) if len(labels) > 1 else labels:
+    for name in labels:
         value = labels[name]
         if is_qualified_name(name):
             errors += validate_label_name(name, path)

@@ -14,14 +14,25 @@ _recorder: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("wa
 
 def add(text: str) -> None:
     """Record a warning for the current request; repeats are kept once (kube dedups them)."""
+    add_header(header(text))
+
+
+def add_header(value: str) -> None:
+    """Record a ``Warning`` header value already formatted (``299 - "..."``)."""
     recorded = _recorder.get()
-    if recorded is not None and text not in recorded:
-        recorded.append(text)
+    if recorded is not None and value not in recorded:
+        recorded.append(value)
+
+
+def header(text: str) -> str:
+    """A ``Warning`` header value as kube-apiserver writes it (``net.NewWarningHeader(299, "-",
+    text)``): ``299 - "unknown field \\"spec.foo\\""``."""
+    return '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 @contextlib.contextmanager
 def recording() -> Iterator[list[str]]:
-    """The warnings ``add`` records while the block runs, in order."""
+    """The ``Warning`` header values recorded while the block runs, in order."""
     recorded: list[str] = []
     token = _recorder.set(recorded)
     try:

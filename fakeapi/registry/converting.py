@@ -12,19 +12,22 @@ through the storage version's strategy and write; the response is converted back
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import orjson
 
 from ..apis.catalogue import ResourceType
-from ..apis.rules import rules_for
+from ..apis.rules import NO_RULES, rules_for
 from ..cacher import CachedObject, Cacher
 from ..machinery import gostruct, metadata
 from ..machinery.conversion import Conversion, Convert
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.list_options import ListOptions
 from ..machinery.schema import Schema, kind_schema
+from ..machinery.status import StatusError, qualified_resource
 from .rest import (
     FieldManagedWrites,
     Json,
@@ -33,6 +36,7 @@ from .rest import (
     is_status,
     list_bytes,
     list_item,
+    request_rules,
 )
 from .views import MetadataView, ResponseView
 
@@ -103,8 +107,10 @@ class ConvertingStore(FieldManagedWrites):
         self._view = ConvertedView(rt, self.list_kind, conversion.to_served)
         self._field_managers = {}
         #: The served version's defaulting runs on bodies in that version, before conversion
-        #: (kube defaults a body in the version it was decoded from).
-        self._default = None if rt.custom else rules_for(rt.group, rt.version, rt.kind).default
+        #: (kube defaults a body in the version it was decoded from); its validation, if it has
+        #: its own, validates the writes sent in it.
+        self._rules = NO_RULES if rt.custom else rules_for(rt.group, rt.version, rt.kind)
+        self._default = self._rules.default
 
     @property
     def cacher(self) -> Cacher:
@@ -131,6 +137,32 @@ class ConvertingStore(FieldManagedWrites):
     def _stored_object(self, obj: Json) -> Json:
         return self._conversion.to_storage(obj)
 
+    @contextlib.contextmanager
+    def _requested(self) -> Iterator[None]:
+        """A request sent in this version: the storage version's store validates its writes with
+        this version's rules, if it has any (``rest.request_rules``), and its errors name this
+        version's resource where the group differs (kube serves such a version by its own
+        storage: ``events.events.k8s.io "x" not found``; ``Invalid`` names the stored Kind, as
+        kube's does)."""
+        token = request_rules.set(self._rules)
+        try:
+            yield
+        except StatusError as error:
+            raise self._served_error(error) from None
+        finally:
+            request_rules.reset(token)
+
+    def _served_error(self, error: StatusError) -> StatusError:
+        stored, details = self.storage.rt, error.details
+        if (self.rt.group == stored.group or details is None
+                or (details.group, details.kind) != (stored.group, stored.plural)):
+            return error
+        message = error.message.replace(f'{qualified_resource(stored.group, stored.plural)} "',
+                                        f'{qualified_resource(self.rt.group, self.rt.plural)} "', 1)
+        return StatusError(error.code, error.reason, message,
+                           dataclasses.replace(details, group=self.rt.group, kind=self.rt.plural),
+                           error.continue_token)
+
     def _typed(self, body: Any) -> Json:
         """The request body, checked to be of the served kind and version, and defaulted."""
         obj = metadata.check_type(body, self.kind, self.api_version)
@@ -153,7 +185,8 @@ class ConvertingStore(FieldManagedWrites):
         return self.storage.exists(namespace, name)
 
     def get(self, namespace: str | None, name: str, view: ResponseView | None = None) -> bytes:
-        return self.storage.get(namespace, name, self._served_view(view))
+        with self._requested():
+            return self.storage.get(namespace, name, self._served_view(view))
 
     async def list(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> bytes:
         return await self.storage.list(namespace, opts, self._served_view(view), field_labels=self.rt)
@@ -165,7 +198,8 @@ class ConvertingStore(FieldManagedWrites):
 
     def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "") -> bytes:
         obj = self._managed(None, None, self._typed(body), manager)
-        return self._served(self.storage.create(namespace, self._stored_object(obj), dry_run))
+        with self._requested():
+            return self._served(self.storage.create(namespace, self._stored_object(obj), dry_run))
 
     def update(
         self, namespace: str | None, name: str, body: Any, *, subresource: str | None = None, dry_run: bool = False,
@@ -175,8 +209,9 @@ class ConvertingStore(FieldManagedWrites):
         if manager:
             live = self._served_object(orjson.loads(self.storage.get(namespace, name)))
             obj = self._managed(subresource, live, obj, manager)
-        return self._served(self.storage.update(
-            namespace, name, self._stored_object(obj), subresource=subresource, dry_run=dry_run))
+        with self._requested():
+            return self._served(self.storage.update(
+                namespace, name, self._stored_object(obj), subresource=subresource, dry_run=dry_run))
 
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
@@ -188,8 +223,9 @@ class ConvertingStore(FieldManagedWrites):
             changed = self._typed(change(self._served_object(stored)))
             return self._stored_object(self._managed(subresource, live, changed, manager))
 
-        return self._served(self.storage.rewrite(namespace, name, change_served, subresource=subresource,
-                                                 dry_run=dry_run))
+        with self._requested():
+            return self._served(self.storage.rewrite(namespace, name, change_served, subresource=subresource,
+                                                     dry_run=dry_run))
 
     def admit_applied(self, applied: Json) -> None:
         self.storage.admit_applied(applied)
@@ -198,8 +234,17 @@ class ConvertingStore(FieldManagedWrites):
         self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,
         gc_finalizers: bool = False,
     ) -> tuple[bytes, bool]:
-        body, gone = self.storage.delete(namespace, name, options, gc_finalizers=gc_finalizers)
-        return (body if is_status(body) else self._served(body)), gone
+        with self._requested():
+            body, gone = self.storage.delete(namespace, name, options, gc_finalizers=gc_finalizers)
+        if not is_status(body):
+            return self._served(body), gone
+        if self.rt.group != self.storage.rt.group:
+            status = orjson.loads(body)
+            details = status["details"]
+            status["details"] = {"name": details["name"], "group": self.rt.group, "kind": self.rt.plural,
+                                 "uid": details["uid"]}
+            body = orjson.dumps(status)
+        return body, gone
 
     def delete_collection(
         self, namespace: str | None, opts: ListOptions, options: DeleteOptions = DeleteOptions(), *,

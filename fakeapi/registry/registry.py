@@ -14,8 +14,9 @@ from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
 from ..cacher import CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
 from ..machinery.conversion import built_in_conversion, none_conversion
-from ..store import Store
+from ..store import RangeRequest, Store
 from ..tasks import cancel_and_wait
+from .bootstrap import create_bootstrap_objects
 from .access_reviews import (
     LocalSubjectAccessReviews,
     SelfSubjectAccessReviews,
@@ -36,6 +37,7 @@ from .namespaces import NamespaceStore
 from .eviction import PodEvictions
 from .pod_subresources import POD_SUBRESOURCE_STRATEGIES
 from .rest import Json, LeaseTTL, ResourceStore
+from .services import ServiceStore
 from .serviceaccount_tokens import TokenSigner
 from .token_request import ServiceAccountTokens
 from .virtual import CreateOnly
@@ -52,6 +54,7 @@ DEFAULT_EVENT_TTL = 3600
 #: Resources whose storage has more semantics than the generic store's.
 _STORE_CLASSES: dict[tuple[str, str], type[ResourceStore]] = {
     ("", "namespaces"): NamespaceStore,
+    ("", "services"): ServiceStore,
     ("apiextensions.k8s.io", "customresourcedefinitions"): CustomResourceDefinitionStore,
 }
 
@@ -88,9 +91,12 @@ class Registry:
         *,
         garbage_collection: bool = True,
         event_ttl: int = DEFAULT_EVENT_TTL,
+        advertise_port: int = 443,
         service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER,
     ) -> None:
         self.store = store
+        #: The port clients reach the server on: the ``kubernetes`` Service's target port.
+        self.advertise_port = advertise_port
         #: Whether a garbage collector runs, so DELETE may leave its finalizers (foreground,
         #: orphan) on owners: without one they would never go.
         self.garbage_collection = garbage_collection
@@ -99,7 +105,7 @@ class Registry:
         self.resources: dict[tuple[str, str, str], ServedStore] = {}
         self._by_kind: dict[tuple[str, str], ServedStore] = {}
         #: The mutating admission plugins (they read other objects through ``_lookup``).
-        self.admission = Admission(self._lookup)
+        self.admission = Admission(self._lookup, self._list, self._update_status)
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         types = servable_types(self.catalogue)
         storage: dict[str, ResourceStore] = {}
@@ -122,6 +128,9 @@ class Registry:
         assert isinstance(definitions, CustomResourceDefinitionStore)
         self.definitions = definitions
         definitions.on_change = self._sync_custom_resources
+        services = self._by_kind[("", "Service")].storage
+        assert isinstance(services, ServiceStore)
+        services.endpoints = self._by_kind[("", "Endpoints")].storage
         self._custom: dict[str, CustomResourceStore] = {}  # by CRD name
         self._serve_subresources(service_account_issuer)
         #: Called with each resource store added after start (custom resources): controllers
@@ -161,11 +170,13 @@ class Registry:
         }
 
     def start(self) -> None:
-        """Create the default namespaces, start every cache (on the store's loop) and serve the
-        custom resources of the CRDs already stored (a store loaded from disk or a snapshot)."""
+        """Create the default namespaces and kube-apiserver's bootstrap objects, start every cache
+        (on the store's loop) and serve the custom resources of the CRDs already stored (a store
+        loaded from disk or a snapshot)."""
         for name in DEFAULT_NAMESPACES:
             if self.namespace_phase(name) is None:
                 self.namespaces.create(None, {"metadata": {"name": name}})
+        create_bootstrap_objects(self)  # the system PriorityClasses among them
         for rs in self.stores():
             rs.cacher.start()
         for crd in self.definitions.definitions():
@@ -263,6 +274,21 @@ class Registry:
             return None
         kv = self.store.get(served.storage.key(namespace, name).encode())
         return None if kv is None else orjson.loads(kv.value)
+
+    def _list(self, group: str, kind: str, namespace: str | None) -> list[Json]:
+        """The stored objects of a kind (in one namespace, or all), in their storage version."""
+        served = self._by_kind.get((group, kind))
+        if served is None:
+            return []
+        start, end = served.storage.key_range(namespace)
+        return [orjson.loads(kv.value) for kv in self.store.range(RangeRequest(start.encode(), end.encode())).kvs]
+
+    def _update_status(self, group: str, kind: str, namespace: str | None, name: str,
+                       change: Callable[[Json], Json]) -> None:
+        """Write an object's status as kube-apiserver's loopback client does (admission's
+        ResourceQuota usage): ``change`` of the stored object, managed by "kube-apiserver"."""
+        served = self._by_kind[(group, kind)]
+        served.storage.rewrite(namespace, name, change, subresource="status", manager="kube-apiserver")
 
     def resource_type(self, group: str, version: str, plural: str) -> ResourceType | None:
         rs = self.resources.get((group, version, plural))

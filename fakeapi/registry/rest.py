@@ -10,6 +10,7 @@ cache and etcd (``cacher/delegator.go``): see ``list``.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -26,6 +27,8 @@ from ..machinery import continue_token, gostruct, metadata, warning
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
+from ..machinery.path import validate_path_segment_name
+from ..machinery.validation import validate_object_meta, validate_object_meta_update
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
 from ..machinery.managed_fields import equal_but_managed_fields_times
 from ..machinery.schema import Schema, kind_schema
@@ -68,6 +71,11 @@ from ..store import (
 from . import request_cost, scale, strategy
 from .lease_manager import LeaseManager
 from .views import ResponseView
+
+#: The rules of the version a write was sent in, when it is not the storage version's: kube's
+#: strategies read the request's version from the request context (events.k8s.io Events are
+#: validated more strictly than core ones). Set by ``ConvertingStore`` around its writes.
+request_rules: contextvars.ContextVar[KindRules | None] = contextvars.ContextVar("request_rules", default=None)
 
 #: kube retries a generated name this many times before giving up.
 _NAME_GENERATION_ATTEMPTS = 8
@@ -372,6 +380,8 @@ class ResourceStore(FieldManagedWrites):
             if generate:
                 meta["name"] = metadata.generate_name(meta["generateName"])
             self._validate_create(obj)
+            if self._admission is not None:
+                self._admission.validate(rt.group, rt.kind, obj, None, None, dry_run)
             key = self.key(ns, meta["name"]).encode()
             raw, rev = self._encode(obj)
             if dry_run:
@@ -390,6 +400,11 @@ class ResourceStore(FieldManagedWrites):
             raise generate_name_conflict(rt.group, rt.plural, meta["name"])
         raise already_exists(rt.group, rt.plural, meta["name"])
 
+    def _validation_rules(self) -> KindRules:
+        """The rules that validate this write: the request version's, if it has its own."""
+        served = request_rules.get()
+        return served if served is not None and served.validate is not None else self.rules
+
     def _decode_body(self, body: Any) -> Json:
         """A request body (or a patch's result) as kube decodes it: of this kind and version,
         through the Go type (``gostruct``: unknown fields dropped, zero values and Go's field
@@ -406,11 +421,15 @@ class ResourceStore(FieldManagedWrites):
     def _validate_create(self, obj: Json) -> None:
         """The kind's validation of a new object (kube's ``BeforeCreate``), its warnings recorded;
         kinds without rules get the generic name check."""
-        rules, meta = self.rules, obj["metadata"]
+        rules, meta = self._validation_rules(), obj["metadata"]
         if rules.validate is None:
             metadata.validate_name(self.rt.group, self.rt.kind, meta["name"])
             return
         errors = rules.validate(obj)
+        if errors:
+            raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
+        # BeforeCreate's common validation, after the kind's passed: every name is a path segment
+        errors = validate_object_meta(meta, self.rt.namespaced, validate_path_segment_name)
         if errors:
             raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
         if rules.warnings_on_create is not None:
@@ -419,13 +438,17 @@ class ResourceStore(FieldManagedWrites):
 
     def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
         """The kind's validation of an update (kube's ``BeforeUpdate``), its warnings recorded."""
-        rules = self.rules
+        rules = self._validation_rules()
         own_strategy = self.subresource_strategies.get(subresource) if subresource else None
         validate = own_strategy[1] if own_strategy is not None else \
             rules.validate_status_update if subresource == "status" else rules.validate_update
         if validate is None:
             return
-        errors = validate(new, old)
+        # BeforeUpdate's common validation comes first, then the kind's (which repeats some of it)
+        new_meta, old_meta = new["metadata"], old["metadata"]
+        errors = validate_object_meta(new_meta, self.rt.namespaced, validate_path_segment_name)
+        errors += validate_object_meta_update(new_meta, old_meta)
+        errors += validate(new, old)
         if errors:
             raise invalid(self.rt.group, self.rt.kind, new["metadata"]["name"], errors)
         if rules.warnings_on_update is not None and subresource is None:
@@ -446,7 +469,8 @@ class ResourceStore(FieldManagedWrites):
             # Custom resources do not allow unconditional updates (AllowUnconditionalUpdate).
             raise invalid(self.rt.group, self.rt.kind, name, [(
                 "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0x0: must be specified for an update")])
-        return self._commit_update(kv, old, self._prepare_update(name, body, old, kv, subresource, manager), dry_run)
+        return self._commit_update(kv, old, self._prepare_update(name, body, old, kv, subresource, manager, dry_run),
+                                   dry_run)
 
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
@@ -457,7 +481,8 @@ class ResourceStore(FieldManagedWrites):
         the compare-and-swap can only fail on a stale resourceVersion the change put in."""
         kv, old = self._current(namespace, name)
         changed = change(orjson.loads(kv.value))
-        return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager), dry_run)
+        return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager, dry_run),
+                                   dry_run)
 
     def guaranteed_update(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *, dry_run: bool = False,
@@ -477,6 +502,7 @@ class ResourceStore(FieldManagedWrites):
 
     def _prepare_update(
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
+        dry_run: bool = False,
     ) -> Json:
         rt = self.rt
         rules = self.rules
@@ -511,6 +537,8 @@ class ResourceStore(FieldManagedWrites):
         self._admit_update(obj, old, subresource)
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         self._validate_update(obj, old, subresource)
+        if self._admission is not None:
+            self._admission.validate(rt.group, rt.kind, obj, old, subresource, dry_run)
         return obj
 
     #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).
@@ -578,7 +606,8 @@ class ResourceStore(FieldManagedWrites):
         old_meta = old.get("metadata", {})
         self._check_preconditions(name, options, old_meta, kv)
         finalizers = list(old_meta.get("finalizers") or ())
-        gc_finalizer = _GC_FINALIZERS.get(options.propagation_policy or "") if gc_finalizers else None
+        policy = self._propagation_policy(options)
+        gc_finalizer = _GC_FINALIZERS.get(policy or "") if gc_finalizers else None
         if gc_finalizer is not None and gc_finalizer not in finalizers:
             finalizers.append(gc_finalizer)
         if finalizers:
@@ -602,6 +631,11 @@ class ResourceStore(FieldManagedWrites):
             if not resp.succeeded:
                 raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
             self._committed(old, None)
+            if rt.returns_deleted_object:
+                # etcd3's store decodes the deleted object at the delete's revision
+                deleted = orjson.loads(kv.value)
+                deleted["metadata"]["resourceVersion"] = str(resp.header_revision)
+                return orjson.dumps(deleted), True
         if rt.returns_deleted_object:
             return kv.value, True
         return orjson.dumps({
@@ -609,6 +643,15 @@ class ResourceStore(FieldManagedWrites):
             "details": {"name": name, **({"group": rt.group} if rt.group else {}), "kind": rt.plural,
                         "uid": old_meta.get("uid")},
         }), True
+
+    def _propagation_policy(self, options: DeleteOptions) -> str | None:
+        """The request's propagation policy, or the kind's default (with its warning)."""
+        if options.propagation_policy is not None:
+            return options.propagation_policy
+        rules = self.rules
+        if rules.default_propagation_warning is not None:
+            warning.add(rules.default_propagation_warning)
+        return rules.default_propagation_policy
 
     def _check_preconditions(self, name: str, options: DeleteOptions, old_meta: Json, kv: KeyValue) -> None:
         rt = self.rt

@@ -35,7 +35,7 @@ def test_lightkube_round_trip(kubeconfig_env):
                                  spec=PodSpec(containers=[Container(name="c", image="nginx")])))))
     client.patch(Deployment, "lk", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "nginx:2"}]}}}},
                  namespace="default", patch_type=PatchType.STRATEGIC)
-    client.patch(Deployment.Status, "lk", {"status": {"readyReplicas": 1}}, namespace="default",
+    client.patch(Deployment.Status, "lk", {"status": {"replicas": 1, "readyReplicas": 1}}, namespace="default",
                  patch_type=PatchType.MERGE)
     deployment = client.get(Deployment, "lk", namespace="default")
     assert deployment.spec.template.spec.containers[0].image == "nginx:2"

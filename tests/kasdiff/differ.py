@@ -28,7 +28,7 @@ NAMESPACE = "kasdiff"
 #: metadata.
 _METADATA_VOLATILE = ("uid", "creationTimestamp", "deletionTimestamp")
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
-_UID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_UID_ANYWHERE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 @dataclass
@@ -70,7 +70,9 @@ class Normaliser:
         self._names: dict[str, str] = {}
 
     def resource_version(self, value: str) -> str:
-        if value in ("", "0"):
+        """The placeholder of a revision; placeholders stay as they are (``_walk`` meets a
+        metadata's resourceVersion again after ``_metadata`` replaced it)."""
+        if value in ("", "0", "<rv>") or not value.isdigit():
             return value
         return self._versions.setdefault(value, f"rv{len(self._versions) + 1}")
 
@@ -94,14 +96,20 @@ class Normaliser:
             self._metadata(meta)
         for key, value in list(node.items()):
             if key in ("time", "lastTransitionTime", "lastHeartbeatTime", "lastProbeTime", "eventTime",
-                       "firstTimestamp", "lastTimestamp", "renewTime", "acquireTime") and isinstance(value, str) \
+                       "firstTimestamp", "lastTimestamp", "renewTime", "acquireTime", "lastPhaseTransitionTime") and isinstance(value, str) \
                     and _RFC3339.match(value):
                 node[key] = "<time>"
-            elif key == "uid" and isinstance(value, str) and _UID.match(value):
-                node[key] = "<uid>"
+            elif isinstance(value, str) and _UID_ANYWHERE.search(value):
+                # uids, and the labels, selectors and messages made of them (a Job's controller-uid)
+                node[key] = _UID_ANYWHERE.sub("<uid>", value)
+            elif isinstance(value, str) and any(name in value for name in self._names):
+                # a generated name seen before, in a Status's details or message
+                for name, placeholder in self._names.items():
+                    value = value.replace(name, placeholder)
+                node[key] = value
             elif key in ("resourceVersion",) and isinstance(value, str):
                 node[key] = self.resource_version(value)
-            elif key in ("clusterIP", "clusterIPs", "nodePort"):
+            elif key in ("clusterIP", "clusterIPs", "nodePort", "healthCheckNodePort"):
                 node[key] = _ip_placeholder(value)
             elif key == "message" and isinstance(value, str):
                 node[key] = _volatile_in_text(value)

@@ -10,6 +10,12 @@ A corpus file holds YAML documents, one case each::
     patches:                       # optional: PATCH requests
       - {type: strategic, body: {...}, subresource: status}
     lifecycle: false               # optional: only the create and the case's own steps
+    delete_query: "?propagationPolicy=Background"  # optional: the lifecycle's DELETE query
+    setup: [{apiVersion: v1, kind: LimitRange, ...}]  # optional: created first (a status
+                                   # given is then written through /status), deleted after
+
+``!repeat [text, count]`` in a manifest is ``text`` repeated ``count`` times (objects over a size
+limit without megabytes of YAML).
 
 The lifecycle: create; get; list by name; a PUT of the object unchanged (a no-op: same
 resourceVersion); the case's updates and patches; a label by merge patch, an annotation by
@@ -39,6 +45,20 @@ _PATCH_TYPES = {
     "json": "application/json-patch+json",
     "apply": "application/apply-patch+yaml",
 }
+
+
+def _json(value: Any) -> bytes:
+    """A request body as client-go and kubectl send it: compact JSON (kube keeps a RawExtension's
+    bytes as sent, so spacing is visible to byte comparisons such as ControllerRevision data's)."""
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def _repeat(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    text, count = loader.construct_sequence(node)  # type: ignore[arg-type]
+    return str(text) * int(count)
+
+
+yaml.SafeLoader.add_constructor("!repeat", _repeat)
 
 
 def _cases() -> list[dict[str, Any]]:
@@ -73,12 +93,7 @@ class Case:
         self.spec = spec
         self.name = spec["case"]
         manifest = spec["manifest"]
-        group, _, version = manifest["apiVersion"].rpartition("/")
-        resource = default_catalogue().lookup_kind(group, manifest["kind"])
-        assert resource is not None, f"{self.name}: no resource for {manifest['apiVersion']} {manifest['kind']}"
-        root = f"/apis/{group}/{version}" if group else f"/api/{version}"
-        self.collection = f"{root}/namespaces/{NAMESPACE}/{resource.plural}" if resource.namespaced \
-            else f"{root}/{resource.plural}"
+        self.collection = _collection(manifest)
         self.kind = manifest["kind"]
         #: The object's name on (fakeapi, kube): they differ when the manifest has generateName.
         self.names = (manifest.get("metadata", {}).get("name", ""),) * 2
@@ -87,7 +102,7 @@ class Case:
              query: str = "", content_type: str = "application/json", collection: bool = False) -> Outcome:
         raw = None
         if body is not None:
-            raw = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+            raw = body.encode() if isinstance(body, str) else _json(body)
         if collection:
             path: str | tuple[str, str] = self.collection + query
         else:
@@ -98,6 +113,27 @@ class Case:
         return f"{self.collection}/{name}" + (f"/{subresource}" if subresource else "")
 
     def run(self) -> None:
+        """The case's lifecycle, between the creation of its setup objects and their deletion
+        (not compared: deletion is the lifecycle's business); they are read (compared) after."""
+        setup = self.spec.get("setup", ())
+        for manifest in setup:
+            self.pair.send(self.name, manifest["kind"], "setup-create", "POST", _collection(manifest),
+                           body=_json(manifest))
+            if "status" in manifest:
+                self.pair.send(self.name, manifest["kind"], "setup-status", "PATCH",
+                               f"{_collection(manifest)}/{manifest['metadata']['name']}/status",
+                               body=_json({"status": manifest["status"]}), content_type=_PATCH_TYPES["merge"])
+        try:
+            self._run()
+        finally:
+            for manifest in setup:  # what the case did to them (a quota's usage)
+                self.pair.send(self.name, manifest["kind"], "setup-get", "GET",
+                               f"{_collection(manifest)}/{manifest['metadata']['name']}")
+            for manifest in reversed(setup):
+                for client in (self.pair.fake, self.pair.real):
+                    client.delete(f"{_collection(manifest)}/{manifest['metadata']['name']}")
+
+    def _run(self) -> None:
         spec = self.spec
         created = self.send("create", "POST", body=spec["manifest"], collection=True)
         if created.real.status >= 300 or created.fake.status >= 300:
@@ -128,7 +164,7 @@ class Case:
             self.item(name) + "?fieldManager=kasdiff-apply&force=true" for name in self.names),
             body=tuple(_applied(spec["manifest"], name) for name in self.names),  # type: ignore[arg-type]
             content_type=_PATCH_TYPES["apply"])
-        self.send("delete", "DELETE")
+        self.send("delete", "DELETE", query=spec.get("delete_query", ""))
         self.send("get-deleted", "GET")
 
     def _created_name(self, client: Any) -> str:
@@ -146,9 +182,17 @@ class Case:
         bodies = []
         for client, name in zip((self.pair.fake, self.pair.real), self.names, strict=True):
             current = client.get(self.item(name)).json()
-            bodies.append(json.dumps(merge_patch(current, change)).encode())
+            bodies.append(_json(merge_patch(current, change)))
         self.pair.send(self.name, self.kind, verb, "PUT", tuple(self.item(name) for name in self.names),  # type: ignore[arg-type]
                        body=(bodies[0], bodies[1]))
+
+
+def _collection(manifest: dict[str, Any]) -> str:
+    group, _, version = manifest["apiVersion"].rpartition("/")
+    resource = default_catalogue().lookup_kind(group, manifest["kind"])
+    assert resource is not None, f"no resource for {manifest['apiVersion']} {manifest['kind']}"
+    root = f"/apis/{group}/{version}" if group else f"/api/{version}"
+    return f"{root}/namespaces/{NAMESPACE}/{resource.plural}" if resource.namespaced else f"{root}/{resource.plural}"
 
 
 def _applied(manifest: dict[str, Any], name: str) -> bytes:

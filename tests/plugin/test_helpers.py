@@ -110,7 +110,8 @@ def test_server_calls_compaction_and_closing_watches(fakeapi: FakeAPI) -> None:
     old = fakeapi.http.get("/api/v1/configmaps", params={"resourceVersion": first, "resourceVersionMatch": "Exact"})
     assert old.status_code == 410
 
-    with fakeapi.http.stream("GET", "/api/v1/configmaps", params={"watch": "1"}) as watch:
+    # the default namespace: kube-system holds kube-apiserver's own ConfigMaps
+    with fakeapi.http.stream("GET", "/api/v1/namespaces/default/configmaps", params={"watch": "1"}) as watch:
         assert fakeapi.close_watches(resource="configmaps") == 1
         assert [line[:16] for line in watch.iter_lines()] == ['{"type":"ADDED",']  # then the stream ends
 

@@ -15,14 +15,16 @@ volume claim templates.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from ...machinery.field_validation import cannot_be_handled
-from ...machinery.quantity import Quantity, QuantityError, decode, parse
+from ...machinery.quantity import QuantityError, decode
 from .. import features
+from .resources import aggregate_container_resources, is_supported_pod_level_resource
 
 Json = dict[str, Any]
 
@@ -36,14 +38,85 @@ DEFAULT_CLIENT_IP_SERVICE_AFFINITY_SECONDS = 10800
 _MILLI = -3
 
 
+class Base64Error(ValueError):
+    """``base64.CorruptInputError``: ``illegal base64 data at input byte N``."""
+
+    def __init__(self, position: int) -> None:
+        super().__init__(f"illegal base64 data at input byte {position}")
+
+
 @contextlib.contextmanager
 def decoding(kind: str, version: str = "v1") -> Iterator[None]:
     """Decoding errors of a body as the create and update handlers answer them: 400
     ``Pod in version "v1" cannot be handled as a Pod: <error>``."""
     try:
         yield
-    except QuantityError as err:
+    except (QuantityError, Base64Error) as err:
         raise cannot_be_handled(kind, version, str(err)) from None
+
+
+_BASE64_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+
+def go_base64_decode(text: str) -> bytes:
+    """``base64.StdEncoding.Decode`` as encoding/json decodes a ``[]byte``: padding required,
+    ``\r`` and ``\n`` skipped, errors at Go's input positions (``decodeQuantum``)."""
+    if "\n" not in text and "\r" not in text:
+        try:
+            return base64.b64decode(text, validate=True)
+        except ValueError:
+            pass  # find Go's error position below
+    position, end = 0, len(text)
+    quanta: list[str] = []
+    while True:
+        quantum = ""
+        padded = False
+        while len(quantum) < 4:
+            if position == end:
+                if not quantum:
+                    return base64.b64decode("".join(quanta))
+                raise Base64Error(position - len(quantum))
+            char = text[position]
+            position += 1
+            if char in _BASE64_ALPHABET:
+                quantum += char
+                continue
+            if char in "\r\n":
+                continue
+            if char != "=":
+                raise Base64Error(position - 1)
+            if len(quantum) < 2:
+                raise Base64Error(position - 1)
+            if len(quantum) == 2:
+                while position < end and text[position] in "\r\n":
+                    position += 1
+                if position == end:
+                    raise Base64Error(end)
+                if text[position] != "=":
+                    raise Base64Error(position - 1)
+                position += 1
+            while position < end and text[position] in "\r\n":
+                position += 1
+            if position < end:
+                raise Base64Error(position)
+            padded = True
+            break
+        quanta.append(quantum + "=" * (4 - len(quantum)) if padded else quantum)
+        if padded:
+            return base64.b64decode("".join(quanta))
+
+
+def _canonical_base64(values: Json | None) -> None:
+    """Decoding a ``map[string][]byte`` (Secret data, ConfigMap binaryData): each value as Go
+    decodes and re-encodes it."""
+    if not values:
+        return
+    for name, value in values.items():
+        if value is None:
+            continue
+        encoded = base64.b64encode(go_base64_decode(value)).decode()
+        if encoded != value:
+            values[name] = encoded
 
 
 # ----------------------------------------------------------------------------- quantities
@@ -288,6 +361,46 @@ def set_defaults_pod_spec(spec: Json) -> None:
     if resources is not None:
         set_defaults_resource_list(resources.get("limits"))
         set_defaults_resource_list(resources.get("requests"))
+    _service_account_alias(spec)
+
+
+def _service_account_alias(spec: Json) -> None:
+    """The v1 <-> internal round trip of a pod spec: ``serviceAccount`` is an alias of
+    ``serviceAccountName`` (which wins when both are set); kube stores both."""
+    account = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if account:
+        spec["serviceAccountName"] = spec["serviceAccount"] = account
+    else:
+        spec.pop("serviceAccountName", None)
+        spec.pop("serviceAccount", None)
+
+
+#: Annotations old clients set for init containers, dropped by the v1 <-> internal conversion.
+_INIT_CONTAINER_ANNOTATIONS = ("pod.beta.kubernetes.io/init-containers", "pod.alpha.kubernetes.io/init-containers",
+                               "pod.beta.kubernetes.io/init-container-statuses",
+                               "pod.alpha.kubernetes.io/init-container-statuses")
+
+
+def _drop_init_container_annotations(meta: Json | None) -> None:
+    annotations = meta.get("annotations") if meta else None
+    if annotations:
+        for name in _INIT_CONTAINER_ANNOTATIONS:
+            annotations.pop(name, None)
+
+
+def _pod_ips_round_trip(status: Json | None) -> None:
+    """``podIP`` and ``podIPs`` through the internal type: podIP wins when they differ, and is
+    ``podIPs[0]`` on the way out."""
+    if not status:
+        return
+    pod_ip = status.get("podIP")
+    pod_ips = status.get("podIPs")
+    if pod_ip and (not pod_ips or pod_ips[0].get("ip") != pod_ip):
+        status["podIPs"] = [{"ip": pod_ip}]
+    elif pod_ips:
+        status["podIP"] = pod_ips[0].get("ip") or ""
+        if not status["podIP"]:
+            del status["podIP"]
 
 
 def set_defaults_pod_template_spec(template: Json) -> None:
@@ -297,6 +410,7 @@ def set_defaults_pod_template_spec(template: Json) -> None:
     if spec is None:
         spec = template["spec"] = {}
     set_defaults_pod_spec(spec)
+    _drop_init_container_annotations(template.get("metadata"))
 
 
 def _set_defaults_pod_status(status: Json | None) -> None:
@@ -356,6 +470,11 @@ def set_defaults_pod(pod: Json) -> None:
                         port["hostPort"] = port.get("containerPort") or 0
     set_defaults_pod_spec(spec)
     _set_defaults_pod_status(pod.get("status"))
+    # The v1 -> internal conversion of a Pod (not of a template) treats a negative grace period as 1.
+    if spec["terminationGracePeriodSeconds"] < 0:
+        spec["terminationGracePeriodSeconds"] = 1
+    _drop_init_container_annotations(pod.get("metadata"))
+    _pod_ips_round_trip(pod.get("status"))
 
 
 def _default_pod_level_resources(spec: Json) -> None:
@@ -369,52 +488,24 @@ def _default_pod_level_resources(spec: Json) -> None:
     limits = resources.get("limits") or {}
     requests = resources.get("requests") or {}
     if limits or requests:
-        aggregated_limits = _aggregate_container_resources(spec, "limits")
         pod_limits = dict(limits)
-        for name, value in aggregated_limits.items():
-            if _supported_at_pod_level(name) and name.startswith("hugepages-") and name not in requests \
+        for name, value in aggregate_container_resources(spec, "limits").items():
+            if is_supported_pod_level_resource(name) and name.startswith("hugepages-") and name not in requests \
                     and name not in pod_limits:
-                pod_limits[name] = value
+                pod_limits[name] = str(value)
         if pod_limits:
             resources["limits"] = limits = pod_limits
     if not limits:
         return
     pod_requests = dict(requests)
-    for name, value in _aggregate_container_resources(spec, "requests").items():
-        if name not in pod_requests and _supported_at_pod_level(name) and not name.startswith("hugepages-"):
-            pod_requests[name] = value
+    for name, value in aggregate_container_resources(spec, "requests").items():
+        if name not in pod_requests and is_supported_pod_level_resource(name) and not name.startswith("hugepages-"):
+            pod_requests[name] = str(value)
     for name, value in limits.items():
-        if name not in pod_requests and _supported_at_pod_level(name):
+        if name not in pod_requests and is_supported_pod_level_resource(name):
             pod_requests[name] = value
     if pod_requests:
         resources["requests"] = pod_requests
-
-
-def _supported_at_pod_level(name: str) -> bool:
-    """``resourcehelper.IsSupportedPodLevelResource``: cpu, memory and hugepages."""
-    return name in ("cpu", "memory") or name.startswith("hugepages-")
-
-
-def _aggregate_container_resources(spec: Json, which: str) -> dict[str, str]:
-    """``AggregateContainerRequests``/``AggregateContainerLimits`` (no pod overhead): the sum
-    over regular and sidecar containers, and the max with each init container's needs."""
-    total: dict[str, Quantity] = {}
-    for container in spec.get("containers") or ():
-        for name, value in ((container.get("resources") or {}).get(which) or {}).items():
-            total[name] = total[name] + parse(value) if name in total else parse(value)
-    sidecars: dict[str, Quantity] = {}
-    for container in spec.get("initContainers") or ():
-        own = (container.get("resources") or {}).get(which) or {}
-        if container.get("restartPolicy") == "Always":
-            for name, value in own.items():
-                sidecars[name] = sidecars[name] + parse(value) if name in sidecars else parse(value)
-                total[name] = total[name] + parse(value) if name in total else parse(value)
-            continue
-        for name, value in own.items():
-            needed = parse(value) + sidecars[name] if name in sidecars else parse(value)
-            if name not in total or needed.cmp(total[name]) > 0:
-                total[name] = needed
-    return {name: str(value) for name, value in total.items()}
 
 
 # ----------------------------------------------------------------------------- other kinds
@@ -528,13 +619,24 @@ def set_defaults_service(service: Json) -> None:
 
 
 def set_defaults_secret(secret: Json) -> None:
-    """``SetObjectDefaults_Secret``."""
+    """``SetObjectDefaults_Secret``, after the decoding of ``data`` and the conversion that
+    moves ``stringData`` into it (stringData wins; it is never stored)."""
     if not secret.get("type"):
         secret["type"] = "Opaque"
+    _canonical_base64(secret.get("data"))
+    string_data = secret.pop("stringData", None)
+    if string_data:
+        data = secret.get("data")
+        if data is None:
+            data = secret["data"] = {}
+        for name, value in string_data.items():
+            data[name] = base64.b64encode((value or "").encode()).decode()
 
 
 def set_defaults_config_map(config_map: Json) -> None:
-    """``SetDefaults_ConfigMap``: ``data`` is a non-nil map, but ``omitempty``: nothing shows."""
+    """``SetDefaults_ConfigMap`` (``data`` a non-nil map, omitted when empty: nothing to do)
+    after the decoding of ``binaryData``."""
+    _canonical_base64(config_map.get("binaryData"))
 
 
 def set_defaults_namespace(namespace: Json) -> None:
@@ -553,8 +655,26 @@ def set_defaults_namespace(namespace: Json) -> None:
         status["phase"] = "Active"
 
 
+def _pod_cidrs_round_trip(spec: Json | None) -> None:
+    """``podCIDR`` and ``podCIDRs`` through the internal type (which has only podCIDRs): podCIDR
+    wins when they differ, and is ``podCIDRs[0]`` on the way out."""
+    if not spec:
+        return
+    pod_cidr = spec.get("podCIDR")
+    pod_cidrs = spec.get("podCIDRs")
+    if pod_cidr and (not pod_cidrs or pod_cidrs[0] != pod_cidr):
+        spec["podCIDRs"] = [pod_cidr]
+    elif pod_cidrs:
+        if pod_cidrs[0]:
+            spec["podCIDR"] = pod_cidrs[0]
+        else:
+            spec.pop("podCIDR", None)
+
+
 def set_defaults_node(node: Json) -> None:
-    """``SetObjectDefaults_Node``: allocatable is the capacity when not given."""
+    """``SetObjectDefaults_Node``: allocatable is the capacity when not given; the podCIDR(s)
+    conversion round trip."""
+    _pod_cidrs_round_trip(node.get("spec"))
     status = node.get("status")
     if not status:
         return

@@ -83,6 +83,14 @@ def _struct(name: str, obj: Json, pod_spec: Json | None) -> dict[str, Any]:
     return out
 
 
+def internal_value(type_name: str, value: Any) -> Any:
+    """A v1 value (a struct, or a list of them) as the internal type ``type_name`` marshals:
+    what kube prints of a bad value that is an internal struct (``Invalid value: {"Name":...}``)."""
+    if isinstance(value, list):
+        return [_struct(type_name, item or {}, None) for item in value]
+    return None if value is None else _struct(type_name, value, None)
+
+
 def internal_pod_spec(spec: Json) -> dict[str, Any]:
     """The internal ``core.PodSpec`` of a (defaulted) v1 pod spec, as Go marshals it."""
     internal = _struct("core.PodSpec", spec, None)

@@ -35,8 +35,8 @@ from ...machinery.validation import (
     DEFAULT_LABEL_SELECTOR_OPTIONS,
     LabelSelectorValidationOptions,
     child,
-    index,
     inclusive_range_error,
+    index,
     invalid_json,
     is_config_map_key,
     is_dns1123_label,
@@ -45,6 +45,7 @@ from ...machinery.validation import (
     is_http_header_name,
     is_qualified_name,
     is_relaxed_env_var_name,
+    is_valid_cidr_for_legacy_field,
     is_valid_group_id,
     is_valid_ip_for_legacy_field,
     is_valid_label_value,
@@ -53,17 +54,25 @@ from ...machinery.validation import (
     is_valid_user_id,
     key,
     label_selector_has_invalid_label_value,
+    long_name_errors,
+    max_len_error,
     name_is_dns_label,
     name_is_dns_subdomain,
+    parse_ip_sloppy,
+    regex_error,
     validate_annotations,
+    validate_finalizer_name,
     validate_label_name,
     validate_label_selector,
     validate_labels,
     validate_nonnegative_field,
     validate_object_meta,
     validate_object_meta_update,
+    validate_object_meta_with_opts,
 )
 from .. import features
+from .pod_spec_diff import internal_value
+from .resources import aggregate_container_resources
 
 Json = dict[str, Any]
 _EMPTY: Json = {}
@@ -135,6 +144,11 @@ def validate_kube_finalizer_name(name: str, path: str) -> list[FieldError]:
     return []
 
 
+def validate_finalizer_name_core(name: str, path: str) -> list[FieldError]:
+    """Core's ``validateFinalizerName``: a qualified name, and a standard one without ``/``."""
+    return validate_finalizer_name(name, path) + validate_kube_finalizer_name(name, path)
+
+
 def validate_core_object_meta(meta: Json, namespaced: bool, name_fn: Any, path: str = "metadata") -> list[FieldError]:
     """Core's ``ValidateObjectMeta``: apimachinery's, plus the legacy finalizer names."""
     errors = validate_object_meta(meta, namespaced, name_fn, path)
@@ -154,6 +168,11 @@ def validate_core_object_meta_update(new: Json, old: Json, path: str = "metadata
 def is_valid_ip(path: str, value: str, valid_old: Sequence[str] = ()) -> list[FieldError]:
     """Core's ``IsValidIPForLegacyField`` (strict only with StrictIPCIDRValidation)."""
     return is_valid_ip_for_legacy_field(path, value, features.enabled("StrictIPCIDRValidation"), valid_old)
+
+
+def is_valid_ip_for_legacy_field_cidr(path: str, value: str, valid_old: Sequence[str] = ()) -> list[FieldError]:
+    """Core's ``IsValidCIDRForLegacyField``."""
+    return is_valid_cidr_for_legacy_field(path, value, features.enabled("StrictIPCIDRValidation"), valid_old)
 
 
 # ----------------------------------------------------------------------------- options
@@ -501,7 +520,7 @@ def _required_fields(source: Json, path: str, *names: str) -> list[FieldError]:
     return [required_error(child(path, name)) for name in names if not source.get(name)]
 
 
-def _validate_iscsi(source: Json, path: str) -> list[FieldError]:
+def validate_iscsi(source: Json, path: str) -> list[FieldError]:
     errors = _required_fields(source, path, "targetPortal")
     iqn = _s(source, "iqn")
     if not iqn:
@@ -529,7 +548,7 @@ def _validate_iscsi(source: Json, path: str) -> list[FieldError]:
     return errors
 
 
-def _validate_partition(source: Json, path: str) -> list[FieldError]:
+def validate_partition(source: Json, path: str) -> list[FieldError]:
     partition = _i(source, "partition")
     if partition < 0 or partition > 255:
         return [invalid_error(child(path, "partition"), partition, inclusive_range_error(1, 255))]
@@ -581,10 +600,10 @@ def _validate_volume_source(volume: Json, path: str, pod_meta: Json | None,
         errors += validate_local_descending_path(_s(source, "directory"), child(path, "gitRepo", "directory"))
     if (source := one("gcePersistentDisk")) is not None:
         errors += _required_fields(source, child(path, "persistentDisk"), "pdName")
-        errors += _validate_partition(source, child(path, "persistentDisk"))
+        errors += validate_partition(source, child(path, "persistentDisk"))
     if (source := one("awsElasticBlockStore")) is not None:
         errors += _required_fields(source, child(path, "awsElasticBlockStore"), "volumeID")
-        errors += _validate_partition(source, child(path, "awsElasticBlockStore"))
+        errors += validate_partition(source, child(path, "awsElasticBlockStore"))
     if (source := one("secret")) is not None:
         source_path = child(path, "secret")
         errors += _required_fields(source, source_path, "secretName")
@@ -596,7 +615,7 @@ def _validate_volume_source(volume: Json, path: str, pod_meta: Json | None,
         if not _s(source, "path").startswith("/"):
             errors.append(invalid_error(child(path, "nfs", "path"), _s(source, "path"), "must be an absolute path"))
     if (source := one("iscsi")) is not None:
-        errors += _validate_iscsi(source, child(path, "iscsi"))
+        errors += validate_iscsi(source, child(path, "iscsi"))
     if volume.get("iscsi") is not None and volume["iscsi"].get("initiatorName") is not None and \
             len(f"{name}:{_s(volume['iscsi'], 'targetPortal')}") > 64:
         errors.append(invalid_error(child(path, "name"), name, (
@@ -656,11 +675,7 @@ def _validate_volume_source(volume: Json, path: str, pod_meta: Json | None,
             elif not 0 <= source["lun"] <= 255:
                 errors.append(invalid_error(child(path, "fc", "lun"), source["lun"], inclusive_range_error(0, 255)))
     if (source := one("flexVolume")) is not None:
-        errors += _required_fields(source, child(path, "flexVolume"), "driver")
-        for option in _map(source, "options"):
-            if option.lower().startswith("kubernetes.io/"):
-                errors.append(invalid_error(child(path, "flexVolume", "options"), option,
-                                            "kubernetes.io and subdomains are reserved"))
+        errors += validate_flex_volume(source, child(path, "flexVolume"))
     if (source := one("configMap")) is not None:
         source_path = child(path, "configMap")
         errors += _required_fields(source, source_path, "name")
@@ -676,12 +691,9 @@ def _validate_volume_source(volume: Json, path: str, pod_meta: Json | None,
     if (source := one("portworxVolume")) is not None:
         errors += _required_fields(source, child(path, "portworxVolume"), "volumeID")
     if (source := one("azureDisk")) is not None:
-        errors += _validate_azure_disk(source, child(path, "azureDisk"))
+        errors += validate_azure_disk(source, child(path, "azureDisk"))
     if (source := one("storageos")) is not None:
-        errors += _required_fields(source, child(path, "storageos"), "volumeName")
-        secret_ref = source.get("secretRef")
-        if secret_ref is not None and not _s(secret_ref, "name"):
-            errors.append(required_error(child(path, "storageos", "secretRef", "name")))
+        errors += validate_storageos(source, child(path, "storageos"), persistent=False)
     if (source := one("projected")) is not None:
         errors += _validate_projected(source, child(path, "projected"), options)
     if (source := one("scaleIO")) is not None:
@@ -716,7 +728,39 @@ def _validate_volume_source(volume: Json, path: str, pod_meta: Json | None,
     return errors
 
 
-def _validate_azure_disk(source: Json, path: str) -> list[FieldError]:
+def validate_flex_volume(source: Json, path: str) -> list[FieldError]:
+    """``validateFlexVolumeSource`` (and its PV twin): option keys in kubernetes.io or k8s.io
+    namespaces are reserved."""
+    errors = _required_fields(source, path, "driver")
+    for option in _map(source, "options"):
+        namespace = option.split("/", 1)[0] if "/" in option else option
+        normalized = "." + namespace.lower()
+        if normalized.endswith((".kubernetes.io", ".k8s.io")):
+            errors.append(invalid_error(key(child(path, "options"), option), option,
+                                        "kubernetes.io and k8s.io namespaces are reserved"))
+    return errors
+
+
+def validate_storageos(source: Json, path: str, *, persistent: bool) -> list[FieldError]:
+    """``validateStorageOSVolumeSource``/``validateStorageOSPersistentVolumeSource``."""
+    errors: list[FieldError] = []
+    volume_name = _s(source, "volumeName")
+    if not volume_name:
+        errors.append(required_error(child(path, "volumeName")))
+    else:
+        errors += validate_dns1123_label(volume_name, child(path, "volumeName"))
+    if _s(source, "volumeNamespace"):
+        errors += validate_dns1123_label(source["volumeNamespace"], child(path, "volumeNamespace"))
+    secret_ref = source.get("secretRef")
+    if secret_ref is not None:
+        if not _s(secret_ref, "name"):
+            errors.append(required_error(child(path, "secretRef", "name")))
+        if persistent and not _s(secret_ref, "namespace"):
+            errors.append(required_error(child(path, "secretRef", "namespace")))
+    return errors
+
+
+def validate_azure_disk(source: Json, path: str) -> list[FieldError]:
     errors = _required_fields(source, path, "diskName", "diskURI")
     caching = source.get("cachingMode")
     if caching is not None and caching not in ("None", "ReadOnly", "ReadWrite"):
@@ -728,7 +772,7 @@ def _validate_azure_disk(source: Json, path: str) -> list[FieldError]:
         errors.append(not_supported_error(child(path, "diskURI"), _s(source, "diskURI"),
                                           ("/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/"
                                            "microsoft.compute/disks/{disk-id}",)))
-    if kind not in (None, "Managed") and not _s(source, "diskURI").startswith("https"):
+    if kind not in (None, "Managed") and not _s(source, "diskURI").startswith("https://"):
         errors.append(not_supported_error(child(path, "diskURI"), _s(source, "diskURI"),
                                           ("https://{account-name}.blob.core.windows.net/{container-name}/"
                                            "{disk-name}.vhd",)))
@@ -1322,7 +1366,8 @@ def _validate_init_containers(spec: Json, volumes: dict[str, Json], claim_names:
                 if container.get(field_name) is not None:
                     errors.append(forbidden_error(child(container_path, field_name), _INIT_ONLY_WITH_ALWAYS))
         if not options.allow_sidecar_resize_policy and _list(container, "resizePolicy"):
-            errors.append(invalid_json(child(container_path, "resizePolicy"), container["resizePolicy"],
+            errors.append(invalid_json(child(container_path, "resizePolicy"),
+                                       internal_value("core.ContainerResizePolicy", container["resizePolicy"]),
                                        "must not be set for init containers"))
     return errors
 
@@ -1467,14 +1512,14 @@ def _huge_page_value_divisible(name: str, value: Any) -> bool:
 
 def validate_resource_requirements(requirements: Json, name_fn: Any, claim_names: set[str], path: str,
                                    options: PodValidationOptions) -> list[FieldError]:
-    """``validateResourceRequirements`` (resources sorted by name: Go's map order is random)."""
+    """``validateResourceRequirements`` (resources in the JSON's order: Go's map order is random)."""
     errors: list[FieldError] = []
     limits_path, requests_path = child(path, "limits"), child(path, "requests")
     limits = _map(requirements, "limits")
     requests = _map(requirements, "requests")
     parsed_limits = {name: quantities.decode(value) for name, value in limits.items()}
     compute = huge_pages = False
-    for name in sorted(limits):
+    for name in limits:
         value = parsed_limits[name]
         name_path = key(limits_path, name)
         errors += name_fn(name, name_path)
@@ -1485,7 +1530,7 @@ def validate_resource_requirements(requirements: Json, name_fn: Any, claim_names
                 errors.append(invalid_error(name_path, str(value), f"{value} is not positive integer multiple of {name}"))
         if name in ("cpu", "memory"):
             compute = True
-    for name in sorted(requests):
+    for name in requests:
         value = quantities.decode(requests[name])
         name_path = key(requests_path, name)
         errors += name_fn(name, name_path)
@@ -1565,7 +1610,7 @@ def _validate_seccomp_profile(profile: Json | None, path: str) -> list[FieldErro
         else:
             errors += validate_local_descending_path(localhost, child(path, "localhostProfile"))
     elif localhost is not None:
-        errors.append(invalid_json(child(path, "localhostProfile"), {"type": kind, "localhostProfile": localhost},
+        errors.append(invalid_json(child(path, "localhostProfile"), internal_value("core.SeccompProfile", profile),
                                    "can only be set when seccomp type is Localhost"))
     return errors
 
@@ -1621,12 +1666,13 @@ def validate_security_context(context: Json | None, path: str, host_users: bool)
     errors += _validate_seccomp_profile(context.get("seccompProfile"), child(path, "seccompProfile"))
     if context.get("allowPrivilegeEscalation") is False:
         if context.get("privileged") is True:
-            errors.append(invalid_json(path, context, "cannot set `allowPrivilegeEscalation` to false and "
-                                                      "`privileged` to true"))
+            errors.append(invalid_json(path, internal_value("core.SecurityContext", context),
+                                       "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
         for capability in _list(_map(context, "capabilities"), "add"):
             if capability == "CAP_SYS_ADMIN":
-                errors.append(invalid_json(path, context, "cannot set `allowPrivilegeEscalation` to false and "
-                                                          "`capabilities.Add` CAP_SYS_ADMIN"))
+                errors.append(invalid_json(path, internal_value("core.SecurityContext", context),
+                                           "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` "
+                                           "CAP_SYS_ADMIN"))
     errors += _validate_apparmor_profile(context.get("appArmorProfile"), child(path, "appArmorProfile"))
     return errors
 
@@ -2014,8 +2060,6 @@ _DNS1123_SUBDOMAIN_UNDERSCORE_RE = re.compile(_DNS1123_SUBDOMAIN_UNDERSCORE)
 
 def _is_dns1123_subdomain_with_underscore(value: str) -> list[str]:
     """``IsDNS1123SubdomainWithUnderscore``."""
-    from ...machinery.validation import max_len_error, regex_error
-
     errors = [max_len_error(253)] if len(value.encode()) > 253 else []
     if not _DNS1123_SUBDOMAIN_UNDERSCORE_RE.fullmatch(value):
         errors.append(regex_error(
@@ -2066,8 +2110,8 @@ def validate_pod_spec(spec: Json, pod_meta: Json | None, path: str, options: Pod
     errors += _validate_pod_security_context(spec, child(path, "securityContext"), options)
     for i, secret in enumerate(_list(spec, "imagePullSecrets")):
         if set(secret) - {"name"}:
-            errors.append(invalid_json(index(child(path, "imagePullSecrets"), i), {"name": _s(secret, "name")},
-                                       "only name may be set"))
+            errors.append(invalid_json(index(child(path, "imagePullSecrets"), i),
+                                       internal_value("core.LocalObjectReference", secret), "only name may be set"))
     errors += _validate_affinity(spec.get("affinity"), options, child(path, "affinity"))
     errors += _validate_dns_config(spec, child(path, "dnsConfig"), options)
     for i, gate in enumerate(_list(spec, "readinessGates")):
@@ -2152,8 +2196,7 @@ def _validate_pod_resource_claims(pod_meta: Json | None, claims: list[Json], pat
             errors += validate_dns1123_label(name, child(claim_path, "name"))
             names.add(name)
         claim_name, template_name = claim.get("resourceClaimName"), claim.get("resourceClaimTemplateName")
-        shown = {"name": name, **({"resourceClaimName": claim_name} if claim_name is not None else {}),
-                 **({"resourceClaimTemplateName": template_name} if template_name is not None else {})}
+        shown = internal_value("core.PodResourceClaim", claim)
         if claim_name is not None and template_name is not None:
             errors.append(invalid_json(claim_path, shown, (
                 "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified")))
@@ -2189,23 +2232,21 @@ def _validate_pod_resources(spec: Json, claim_names: set[str], path: str,
 
 def _validate_pod_resource_consistency(spec: Json, path: str) -> list[FieldError]:
     """``validatePodResourceConsistency``."""
-    from .defaults import _aggregate_container_resources
-
     errors: list[FieldError] = []
     resources = _map(spec, "resources")
     pod_requests = _map(resources, "requests")
     pod_limits = _map(resources, "limits")
-    for name, aggregate in sorted(_aggregate_container_resources(spec, "requests").items()):
-        if name in pod_requests and quantities.parse(aggregate).cmp(quantities.decode(pod_requests[name])) > 0:
+    for name, aggregate in aggregate_container_resources(spec, "requests").items():
+        if name in pod_requests and aggregate.cmp(quantities.decode(pod_requests[name])) > 0:
             errors.append(invalid_error(key(child(path, "requests"), name), str(quantities.decode(pod_requests[name])),
                                         f"must be greater than or equal to aggregate container requests of {aggregate}"))
-    for name, aggregate in sorted(_aggregate_container_resources(spec, "limits").items()):
+    for name, aggregate in aggregate_container_resources(spec, "limits").items():
         if is_huge_page_resource(name) and name in pod_limits and \
-                quantities.parse(aggregate).cmp(quantities.decode(pod_limits[name])) > 0:
+                aggregate.cmp(quantities.decode(pod_limits[name])) > 0:
             errors.append(invalid_error(key(child(path, "limits"), name), str(quantities.decode(pod_limits[name])),
                                         f"must be greater than or equal to aggregate container limits of {aggregate}"))
     for i, container in enumerate(_list(spec, "containers")):
-        for name, limit in sorted(_map(_map(container, "resources"), "limits").items()):
+        for name, limit in _map(_map(container, "resources"), "limits").items():
             if name in pod_limits and quantities.decode(limit).cmp(quantities.decode(pod_limits[name])) > 0:
                 errors.append(invalid_error(child(key(index(child(path, "containers"), i), name), "limits"),
                                             str(quantities.decode(limit)),
@@ -2334,10 +2375,10 @@ def validate_pod_specific_annotations(annotations: Json, spec: Json, path: str,
     if SECCOMP_POD_ANNOTATION in annotations:
         errors += _validate_seccomp_annotation(annotations[SECCOMP_POD_ANNOTATION],
                                                child(path, SECCOMP_POD_ANNOTATION))
-    for name in sorted(annotations):
+    for name in annotations:
         if name.startswith(SECCOMP_CONTAINER_ANNOTATION_PREFIX):
             errors += _validate_seccomp_annotation(annotations[name], child(path, name))
-    for name in sorted(annotations):
+    for name in annotations:
         if not name.startswith(APPARMOR_CONTAINER_ANNOTATION_PREFIX):
             continue
         container_name = name.removeprefix(APPARMOR_CONTAINER_ANNOTATION_PREFIX)
@@ -2478,14 +2519,14 @@ def validate_pod_specific_annotation_updates(new: Json, old: Json, path: str,
     new_annotations = _map(_map(new, "metadata"), "annotations")
     old_annotations = _map(_map(old, "metadata"), "annotations")
     errors: list[FieldError] = []
-    for name in sorted(old_annotations):
+    for name in old_annotations:
         if new_annotations.get(name) == old_annotations[name] and name in new_annotations:
             continue
         if name.startswith(APPARMOR_CONTAINER_ANNOTATION_PREFIX):
             errors.append(forbidden_error(key(path, name), "may not remove or update AppArmor annotations"))
         if name == MIRROR_POD_ANNOTATION:
             errors.append(forbidden_error(key(path, name), "may not remove or update mirror pod annotation"))
-    for name in sorted(new_annotations):
+    for name in new_annotations:
         if name in old_annotations:
             continue
         if name.startswith(APPARMOR_CONTAINER_ANNOTATION_PREFIX):
@@ -2627,36 +2668,42 @@ def _validate_only_deleted_scheduling_gates(new: list[Json], old: list[Json], pa
 
 def _validate_node_selector_mutation(path: str, new: Json, old: Json) -> list[FieldError]:
     """``validateNodeSelectorMutation``: a gated pod's node selector may only gain entries."""
-    errors: list[FieldError] = []
-    for name, value in sorted(old.items()):
-        if name not in new:
-            errors.append(forbidden_error(key(path, name), "cannot be deleted"))
-        elif new[name] != value:
-            errors.append(invalid_error(key(path, name), new[name], "cannot be updated"))
-    return errors
+    if any(name not in new or new[name] != value for name, value in old.items()):
+        return [invalid_json(path, dict(sorted(new.items())) or None,
+                             "only additions to spec.nodeSelector are allowed (no mutations or deletions)")]
+    return []
 
 
 def _validate_node_affinity_mutation(path: str, new: Json | None, old: Json | None) -> list[FieldError]:
-    """``validateNodeAffinityMutation``: a gated pod's required node affinity may only gain
-    requirements in each term."""
-    old_required = _map(old, "requiredDuringSchedulingIgnoredDuringExecution")
-    new_required = _map(new, "requiredDuringSchedulingIgnoredDuringExecution")
-    required_path = child(path, "requiredDuringSchedulingIgnoredDuringExecution")
-    if not old_required:
+    """``validateNodeAffinityMutation``: a gated pod's required node affinity terms may only
+    gain requirements."""
+    old_terms = _list(_map(old, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms")
+    if old is None or old.get("requiredDuringSchedulingIgnoredDuringExecution") is None:
         return []
-    old_terms, new_terms = _list(old_required, "nodeSelectorTerms"), _list(new_required, "nodeSelectorTerms")
-    if len(old_terms) != len(new_terms):
-        return [invalid_json(child(required_path, "nodeSelectorTerms"), new_terms,
-                             "no additions/deletions to non-empty NodeSelectorTerms list are allowed while pod "
-                             "is gated")]
+    new_terms = _list(_map(new, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms")
+    terms_path = child(path, "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    if old_terms and len(old_terms) != len(new_terms):
+        return [invalid_json(terms_path, internal_value("core.NodeSelectorTerm", new_terms) or None,
+                             "no additions/deletions to non-empty NodeSelectorTerms list are allowed")]
     errors: list[FieldError] = []
     for i, (old_term, new_term) in enumerate(zip(old_terms, new_terms, strict=True)):
-        for kind in ("matchExpressions", "matchFields"):
-            old_list, new_list = _list(old_term, kind), _list(new_term, kind)
-            if old_list != new_list[:len(old_list)]:
-                errors.append(invalid_json(child(index(child(required_path, "nodeSelectorTerms"), i), kind),
-                                           new_list, "only additions are allowed (no mutations/deletions)"))
+        if not _only_additions(new_term, old_term):
+            errors.append(invalid_json(index(terms_path, i), internal_value("core.NodeSelectorTerm", new_term),
+                                       "only additions are allowed (no mutations or deletions)"))
     return errors
+
+
+def _only_additions(new: Json, old: Json) -> bool:
+    """``validateNodeSelectorTermHasOnlyAdditions``: an empty term stays empty; otherwise the
+    old requirements are the new list's prefix."""
+    if not _list(old, "matchExpressions") and not _list(old, "matchFields"):
+        if _list(new, "matchExpressions") or _list(new, "matchFields"):
+            return False
+    for kind in ("matchExpressions", "matchFields"):
+        old_list = _list(old, kind)
+        if old_list and _list(new, kind)[:len(old_list)] != old_list:
+            return False
+    return True
 
 
 # ----------------------------------------------------------------------------- pod status
@@ -2775,9 +2822,85 @@ def _validate_host_ips(status: Json, old_status: Json) -> list[FieldError]:
 
 def _dual_stack(addresses: list[str]) -> bool:
     """``netutils.IsDualStackIPStrings`` for two addresses (more are never dual stack here)."""
-    from ...machinery.validation import parse_ip_sloppy
-
     if len(addresses) != 2:
         return False
     versions = {getattr(parse_ip_sloppy(a), "version", None) for a in addresses}
     return versions == {4, 6}
+
+
+# ----------------------------------------------------------------------------- pod templates, RCs
+
+def validate_pod_template(template: Json, options: PodValidationOptions) -> list[FieldError]:
+    """``ValidatePodTemplate`` (the PodTemplate kind)."""
+    errors = validate_core_object_meta(_map(template, "metadata"), True, validate_pod_name)
+    return errors + validate_pod_template_spec(_map(template, "template"), "template", options)
+
+
+def validate_pod_template_update(new: Json, old: Json, options: PodValidationOptions) -> list[FieldError]:
+    """``ValidatePodTemplateUpdate``."""
+    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
+    return errors + validate_pod_template_spec(_map(new, "template"), "template", options)
+
+
+def _validate_pod_template_spec_for_rc(template: Json | None, selector: Json, path: str,
+                                       options: PodValidationOptions) -> list[FieldError]:
+    """``ValidatePodTemplateSpecForRC``."""
+    if template is None:
+        return [required_error(path)]
+    errors: list[FieldError] = []
+    labels = _map(_map(template, "metadata"), "labels")
+    if selector and any(labels.get(name) != value for name, value in selector.items()):
+        errors.append(invalid_json(child(path, "metadata", "labels"), dict(sorted(labels.items())) or None,
+                                   "`selector` does not match template `labels`"))
+    errors += validate_pod_template_spec(template, path, options)
+    spec = _map(template, "spec")
+    if _s(spec, "restartPolicy") != "Always":
+        errors.append(not_supported_error(child(path, "spec", "restartPolicy"), _s(spec, "restartPolicy"), ("Always",)))
+    if spec.get("activeDeadlineSeconds") is not None:
+        errors.append(forbidden_error(child(path, "spec", "activeDeadlineSeconds"),
+                                      "activeDeadlineSeconds in ReplicationController is not Supported"))
+    return errors
+
+
+def _validate_replication_controller_spec(spec: Json, options: PodValidationOptions) -> list[FieldError]:
+    """``ValidateReplicationControllerSpec``."""
+    errors = validate_nonnegative_field(_i(spec, "minReadySeconds"), "spec.minReadySeconds")
+    selector = _map(spec, "selector")
+    if not selector:
+        errors.append(required_error("spec.selector"))
+    replicas = spec.get("replicas")
+    if replicas is None:
+        errors.append(required_error("spec.replicas"))
+    else:
+        errors += validate_nonnegative_field(replicas, "spec.replicas")
+    return errors + _validate_pod_template_spec_for_rc(spec.get("template"), selector, "spec.template", options)
+
+
+def validate_replication_controller(controller: Json, options: PodValidationOptions) -> list[FieldError]:
+    """``ValidateReplicationController`` (its name by the declarative ``LongName`` rule)."""
+    errors = validate_object_meta_with_opts(_map(controller, "metadata"), True, long_name_errors)
+    for i, finalizer in enumerate(_list(_map(controller, "metadata"), "finalizers")):
+        errors += validate_kube_finalizer_name(finalizer, index("metadata.finalizers", i))
+    return errors + _validate_replication_controller_spec(_map(controller, "spec"), options)
+
+
+def validate_replication_controller_update(new: Json, old: Json, options: PodValidationOptions) -> list[FieldError]:
+    """``ValidateReplicationControllerUpdate``."""
+    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
+    return errors + _validate_replication_controller_spec(_map(new, "spec"), options)
+
+
+def validate_replication_controller_status_update(new: Json, old: Json) -> list[FieldError]:
+    """``ValidateReplicationControllerStatusUpdate``."""
+    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
+    status = _map(new, "status")
+    for name in ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration"):
+        errors += validate_nonnegative_field(_i(status, name), f"status.{name}")
+    replicas = _i(status, "replicas")
+    for name in ("fullyLabeledReplicas", "readyReplicas", "availableReplicas"):
+        if _i(status, name) > replicas:
+            errors.append(invalid_error(f"status.{name}", _i(status, name), "cannot be greater than status.replicas"))
+    if _i(status, "availableReplicas") > _i(status, "readyReplicas"):
+        errors.append(invalid_error("status.availableReplicas", _i(status, "availableReplicas"),
+                                    "cannot be greater than readyReplicas"))
+    return errors

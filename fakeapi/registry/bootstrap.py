@@ -1,0 +1,134 @@
+"""The objects kube-apiserver creates on every cluster it starts, which controllers, admission
+and tools take for granted:
+
+* the RBAC bootstrap policy (``cluster-admin``, ``admin``, ``edit``, ``view`` with their
+  aggregation rules, the ``system:*`` roles and their bindings, the Roles of ``kube-system`` and
+  ``kube-public``), the PriorityClasses ``system-node-critical`` and ``system-cluster-critical``
+  (the Priority admission plugin resolves them), and the API Priority and Fairness FlowSchemas and
+  PriorityLevelConfigurations, the ``kubernetes`` Service in ``default`` (its target port made
+  this server's): kube-apiserver v1.35.4's own, recorded by ``scripts/gen-bootstrap-objects.py``
+  (``bootstrap_objects.json.gz``);
+* the default ServiceCIDR ``kubernetes`` and the IPAddress of the ``kubernetes`` Service's
+  cluster IP (the first of the range, kube's default ``10.0.0.0/24``);
+* in ``kube-system``, the ConfigMaps ``extension-apiserver-authentication`` (delegated
+  authentication reads it: it is empty, fakeapi has no client CA) and
+  ``kube-apiserver-legacy-service-account-token-tracking``.
+
+They are written in bulk, as stored bytes: starting a server stays cheap. Each gets a fresh uid
+and the start time, as if kube-apiserver had just written it. An object that already exists (a
+store restored from a snapshot) is left as it is.
+"""
+
+from __future__ import annotations
+
+import gzip
+import ipaddress
+import uuid
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ..machinery import metadata
+from ..store import PutRequest, TxnRequest
+
+if TYPE_CHECKING:
+    from .registry import Registry
+
+Json = dict[str, Any]
+
+#: kube-apiserver's default ``--service-cluster-ip-range``.
+SERVICE_CLUSTER_IP_RANGE = "10.0.0.0/24"
+#: The manager kube-apiserver's own writers record in managedFields.
+KUBE_APISERVER = "kube-apiserver"
+_AUTHENTICATION_CONFIG_MAP = "extension-apiserver-authentication"
+_TOKEN_TRACKING_CONFIG_MAP = "kube-apiserver-legacy-service-account-token-tracking"
+
+
+@cache
+def _recorded_json() -> bytes:
+    return gzip.decompress(resources.files(__package__).joinpath("bootstrap_objects.json.gz").read_bytes())
+
+
+def recorded_objects() -> list[Json]:
+    """The recorded objects, parsed afresh for every server (each server fills them in)."""
+    return orjson.loads(_recorded_json())
+
+
+def _first_ip(cidr: str) -> str:
+    return str(next(ipaddress.ip_network(cidr).hosts()))
+
+
+def _managed(manager: str, operation: str, api_version: str, now: str, fields: Json, subresource: str = "") -> Json:
+    """A managedFields entry."""
+    entry = {"manager": manager, "operation": operation, "apiVersion": api_version, "time": now,
+             "fieldsType": "FieldsV1", "fieldsV1": fields}
+    return {**entry, "subresource": subresource} if subresource else entry
+
+
+def _built_objects(now: str) -> list[Json]:
+    """The objects whose content is this server's: its service range, its start date."""
+    cluster_ip = _first_ip(SERVICE_CLUSTER_IP_RANGE)
+    return [
+        {"kind": "ServiceCIDR", "apiVersion": "networking.k8s.io/v1",
+         "metadata": {"name": "kubernetes", "managedFields": [
+             _managed("kubernetes-service-cidr-controller", "Apply", "networking.k8s.io/v1", now, {"f:status": {
+                 "f:conditions": {'k:{"type":"Ready"}': {".": {}, "f:lastTransitionTime": {}, "f:message": {},
+                                                          "f:status": {}, "f:type": {}}}}}, "status"),
+             _managed(KUBE_APISERVER, "Update", "networking.k8s.io/v1", now, {"f:spec": {"f:cidrs": {}}})]},
+         "spec": {"cidrs": [SERVICE_CLUSTER_IP_RANGE]},
+         "status": {"conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": now, "reason": "",
+                                    "message": "Kubernetes default Service CIDR is ready"}]}},
+        {"kind": "IPAddress", "apiVersion": "networking.k8s.io/v1",
+         "metadata": {"name": cluster_ip, "labels": {"ipaddress.kubernetes.io/ip-family": "IPv4",
+                                                     "ipaddress.kubernetes.io/managed-by": "ipallocator.k8s.io"},
+                      "managedFields": [_managed(KUBE_APISERVER, "Update", "networking.k8s.io/v1", now, {
+                          "f:metadata": {"f:labels": {".": {}, "f:ipaddress.kubernetes.io/ip-family": {},
+                                                      "f:ipaddress.kubernetes.io/managed-by": {}}},
+                          "f:spec": {"f:parentRef": {".": {}, "f:name": {}, "f:namespace": {}, "f:resource": {}}}})]},
+         "spec": {"parentRef": {"resource": "services", "namespace": "default", "name": "kubernetes"}}},
+        {"kind": "ConfigMap", "apiVersion": "v1",
+         "metadata": {"name": _AUTHENTICATION_CONFIG_MAP, "namespace": "kube-system"}},
+        {"kind": "ConfigMap", "apiVersion": "v1",
+         "metadata": {"name": _TOKEN_TRACKING_CONFIG_MAP, "namespace": "kube-system",
+                      "managedFields": [_managed(KUBE_APISERVER, "Update", "v1", now, {"f:data": {".": {}, "f:since": {}}})]},
+         "data": {"since": now[:10]}},
+    ]
+
+
+def _stamped(obj: Json, now: str) -> Json:
+    """A recorded object as if written now: a fresh uid, the creation and field times."""
+    meta = obj["metadata"]
+    meta["uid"] = str(uuid.uuid4())
+    meta["creationTimestamp"] = now
+    for entry in meta.get("managedFields") or ():
+        entry["time"] = now
+    for condition in (obj.get("status") or {}).get("conditions") or ():
+        condition["lastTransitionTime"] = now
+    return obj
+
+
+def create_bootstrap_objects(registry: Registry) -> None:
+    """Write the bootstrap objects that do not exist yet (before the watch caches start)."""
+    store = registry.store
+    now = metadata.now_rfc3339()
+    missing = []
+    for obj in [*recorded_objects(), *_built_objects(now)]:
+        if obj["kind"] == "Service":
+            obj["spec"]["ports"][0]["targetPort"] = registry.advertise_port
+        group, _, _version = obj["apiVersion"].rpartition("/")
+        served = registry.resource_for_kind(group, obj["kind"])
+        assert served is not None, f"{obj['apiVersion']} {obj['kind']} is not served"
+        meta = obj["metadata"]
+        key = served.storage.key(meta.get("namespace"), meta["name"]).encode()
+        if store.get(key) is None:
+            missing.append((key, _stamped(obj, now)))
+    for start in range(0, len(missing), store.max_txn_ops):  # etcd's limit of operations per txn
+        revision = store.revision + 1
+        puts = []
+        for key, obj in missing[start:start + store.max_txn_ops]:
+            obj["metadata"]["resourceVersion"] = str(revision)
+            puts.append(PutRequest(key, orjson.dumps(obj)))
+        response = store.txn(TxnRequest(success=tuple(puts)))
+        assert response.header_revision == revision, "a write ran between encode and txn"
