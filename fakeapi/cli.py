@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import ipaddress
 import json
 import logging
 import os
+import secrets
+import signal
+import socket
+import ssl
 import sys
 import urllib.error
 import urllib.parse
@@ -29,7 +35,9 @@ from .faults import check_startup_spec, parse_cli_spec
 from .http import ServerConfig, create_app
 from .http.app import CONTROLLERS
 from .machinery._golang import parse_duration
-from .registry.authentication import ADMIN_TOKEN
+from .http.pki import KeyPair, ServerCertificates
+from .registry.authentication import ADMIN, ADMIN_TOKEN, UserInfo, read_token_file
+from .registry.authorization import ALWAYS_ALLOW, MODES, AccessControl
 from .registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
 from .store import CorruptLog, DataDirInUse, FsyncPolicy, Journal, SnapshotError, Store, snapshot
 
@@ -108,23 +116,87 @@ def client_report_config(args: argparse.Namespace) -> ClientReportConfig:
     return ClientReportConfig(max_clients=args.max_clients, client_header=args.client_header, detectors=detectors)
 
 
-def write_kubeconfig(path: Path, server_url: str) -> None:
+def write_kubeconfig(path: Path, server_url: str, *, token: str | None = ADMIN_TOKEN, ca_pem: bytes | None = None,
+                     client_certificate: KeyPair | None = None) -> None:
+    """The kubeconfig of a server at ``server_url``: its CA (``ca_pem``, for https) and one
+    credential, ``client_certificate`` or else ``token`` — all embedded, so the file stands
+    alone. Replaced whole, readable by its owner only (it holds a credential)."""
+    cluster: dict[str, Any] = {"server": server_url}
+    if ca_pem is not None:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
+    user: dict[str, Any] = {}
+    if client_certificate is not None:
+        user["client-certificate-data"] = base64.b64encode(client_certificate.certificate_pem).decode()
+        user["client-key-data"] = base64.b64encode(client_certificate.key_pem).decode()
+    elif token:
+        user["token"] = token
     config = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": "fakeapi", "cluster": {"server": server_url}}],
-        "users": [{"name": "fakeapi", "user": {"token": ADMIN_TOKEN}}],
+        "clusters": [{"name": "fakeapi", "cluster": cluster}],
+        "users": [{"name": "fakeapi", "user": user}],
         "contexts": [{"name": "fakeapi", "context": {"cluster": "fakeapi", "user": "fakeapi", "namespace": "default"}}],
         "current-context": "fakeapi",
         "preferences": {},
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(yaml.safe_dump(config, sort_keys=False))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(yaml.safe_dump(config, sort_keys=False))
     os.replace(tmp, path)
 
 
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def access_control(args: argparse.Namespace) -> tuple[AccessControl, str]:
+    """What ``--token``, ``--token-file``, ``--anonymous-auth`` and ``--authorization-mode`` make
+    of access, and the token the kubeconfig carries. Without ``--token`` or ``--token-file`` the
+    administrator's token is ``fakeapi`` on loopback and a random one elsewhere; anonymous
+    requests are allowed by default on loopback only."""
+    loopback = is_loopback(args.host)
+    tokens: dict[str, UserInfo] = {}
+    if args.token_file is not None:
+        try:
+            tokens.update(read_token_file(args.token_file))
+        except (OSError, ValueError) as err:
+            raise SystemExit(f"fakeapi: --token-file: {err}") from None
+    kubeconfig_token = args.token or next(iter(tokens), "")
+    if args.token:
+        tokens[args.token] = ADMIN
+    elif not tokens:
+        kubeconfig_token = ADMIN_TOKEN if loopback else secrets.token_urlsafe(32)
+        tokens[kubeconfig_token] = ADMIN
+    anonymous = loopback if args.anonymous is None else args.anonymous
+    modes = tuple(args.authorization_mode.split(","))
+    return AccessControl(authorization_modes=modes, static_tokens=tokens, anonymous=anonymous), kubeconfig_token
+
+
+def _security_warnings(args: argparse.Namespace, access: AccessControl) -> list[str]:
+    """What a server reachable from other machines should say about itself."""
+    if is_loopback(args.host):
+        return []
+    warnings = []
+    where = f"{args.host}:{args.port}"
+    if access.anonymous and ALWAYS_ALLOW in access.authorization_modes:
+        warnings.append(f"anonymous requests are allowed and authorization is AlwaysAllow: anyone who reaches "
+                        f"{where} can read and change everything (--anonymous-auth=false, --authorization-mode=RBAC)")
+    elif access.anonymous:
+        warnings.append(f"anonymous requests are allowed on {where} (what RBAC grants system:anonymous)")
+    if not args.tls:
+        warnings.append(f"serving {where} without TLS: credentials and data cross the network in clear (--tls)")
+    return warnings
+
+
 async def serve(args: argparse.Namespace) -> None:
+    access, kubeconfig_token = access_control(args)
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -145,13 +217,46 @@ async def serve(args: argparse.Namespace) -> None:
         from_snapshot=args.from_snapshot,
         service_account_issuer=args.service_account_issuer,
         clients=client_report_config(args),
+        access=access,
     )
+    for text in _security_warnings(args, access):
+        print(f"fakeapi: warning: {text}", file=sys.stderr, flush=True)
+    kubeconfig = Path(args.kubeconfig).resolve()
+    certificates = None
+    if args.tls:
+        certificates = ServerCertificates.in_directory(
+            args.cert_dir or kubeconfig.parent / "fakeapi-pki", _serving_hosts(args.host), ADMIN.name, ADMIN.groups)
     try:
         app = create_app(config)
     except (DataDirInUse, SnapshotError, CorruptLog, FileExistsError) as err:
         raise SystemExit(f"fakeapi: {err}") from None
     if args.seed is not None:
         seed.seed_at_startup(app, args.seed, report=_report_seed)
+    if certificates is not None:
+        task, port = await _serve_tls(app, args, certificates)
+    else:
+        task, port = await _serve_plain(app, args)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"{'https' if certificates else 'http'}://{host}:{port}"
+    if certificates is not None:
+        write_kubeconfig(kubeconfig, url, token=kubeconfig_token, ca_pem=certificates.ca.certificate_pem,
+                         client_certificate=certificates.admin if args.kubeconfig_auth == "cert" else None)
+    else:
+        write_kubeconfig(kubeconfig, url, token=kubeconfig_token)
+    etcd = None
+    if args.etcd_listen_client_urls:
+        etcd = await _start_etcd(app.state.server.store, app.state.server.faults, args)
+    also = f"; etcd: {', '.join(etcd.client_urls)}" if etcd is not None else ""
+    print(f"fakeapi: listening on {url} (kubeconfig: {kubeconfig}{also})", flush=True)
+    try:
+        await task
+    finally:
+        if etcd is not None:
+            await etcd.stop(None)
+
+
+async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task[None], int]:
+    """uvicorn (httptools, uvloop): the fastest HTTP/1.1 server here, for plain HTTP."""
     server = uvicorn.Server(uvicorn.Config(
         app, host=args.host, port=args.port, log_level=args.log_level, access_log=False,
         timeout_graceful_shutdown=1,
@@ -163,20 +268,46 @@ async def serve(args: argparse.Namespace) -> None:
             raise SystemExit("fakeapi: the server did not start")
         await asyncio.sleep(0.01)
     sockets = [s for srv in server.servers for s in srv.sockets]
-    port = sockets[0].getsockname()[1] if sockets else args.port
-    url = f"http://{args.host}:{port}"
-    kubeconfig = Path(args.kubeconfig).resolve()
-    write_kubeconfig(kubeconfig, url)
-    etcd = None
-    if args.etcd_listen_client_urls:
-        etcd = await _start_etcd(app.state.server.store, app.state.server.faults, args)
-    also = f"; etcd: {', '.join(etcd.client_urls)}" if etcd is not None else ""
-    print(f"fakeapi: listening on {url} (kubeconfig: {kubeconfig}{also})", flush=True)
+    return task, sockets[0].getsockname()[1] if sockets else args.port
+
+
+async def _serve_tls(app: Any, args: argparse.Namespace,
+                     certificates: ServerCertificates) -> tuple[asyncio.Task[None], int]:
+    """HTTPS with HTTP/2 (``fakeapi.http.tls``): the app's lifespan runs here, SIGINT and
+    SIGTERM stop it as they stop uvicorn."""
+    from .http.tls import TLSServer, server_context
+
     try:
-        await task
-    finally:
-        if etcd is not None:
-            await etcd.stop(None)
+        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((args.host, args.port))
+        sock.listen(socket.SOMAXCONN)
+        context = server_context(certificates.serving_cert_file, certificates.serving_key_file,
+                                 [certificates.ca_file, *args.client_ca_file])
+    except (OSError, ssl.SSLError) as err:
+        raise SystemExit(f"fakeapi: {err}") from None
+    server = TLSServer(app, sock, context)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, server.stop)
+
+    async def run() -> None:
+        async with app.router.lifespan_context(app):
+            await server.serve()
+
+    return asyncio.create_task(run()), server.port
+
+
+def _serving_hosts(host: str) -> list[str]:
+    """The names a serving certificate covers: loopback, and the address served on (this
+    machine's name when that is every address)."""
+    hosts = ["localhost", "127.0.0.1", "::1"]
+    if host in ("0.0.0.0", "::", ""):
+        hosts.append(socket.gethostname())
+    elif host not in hosts:
+        hosts.append(host)
+    return hosts
 
 
 async def _start_etcd(store: object, faults: Any, args: argparse.Namespace) -> object:
@@ -293,6 +424,48 @@ def _add_persistence_args(parser: argparse.ArgumentParser) -> None:
                              "process crash (default interval)")
     parser.add_argument("--fsync-interval", default="100ms",
                         help="the flush period of --fsync interval (default 100ms)")
+def _bool(text: str) -> bool:
+    """Go's ``strconv.ParseBool``, as kube's boolean flags take them."""
+    if text in ("1", "t", "T", "true", "TRUE", "True"):
+        return True
+    if text in ("0", "f", "F", "false", "FALSE", "False"):
+        return False
+    raise argparse.ArgumentTypeError(f"not a boolean: {text}")
+
+
+def _modes(text: str) -> str:
+    unknown = [mode for mode in text.split(",") if mode not in MODES]
+    if unknown or not text:
+        raise argparse.ArgumentTypeError(f"unknown authorization mode {','.join(unknown)!r}; known: {', '.join(MODES)}")
+    return text
+
+
+def _add_access_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--token", metavar="TOKEN",
+                        help="the administrator's bearer token (user admin in system:masters), written into the "
+                             "kubeconfig; default: 'fakeapi' on loopback, a random one elsewhere")
+    parser.add_argument("--token-file", metavar="FILE",
+                        help="more bearer tokens, in kube-apiserver's --token-auth-file format: CSV lines "
+                             'token,user,uid,"group1,group2"')
+    parser.add_argument("--anonymous-auth", "--anonymous", dest="anonymous", nargs="?", const=True, type=_bool,
+                        metavar="BOOL", help="serve requests without credentials as system:anonymous "
+                                             "(default: true on loopback, false elsewhere)")
+    parser.add_argument("--authorization-mode", default=ALWAYS_ALLOW, type=_modes, metavar="MODES",
+                        help=f"comma-separated, in order: {', '.join(MODES)} (default {ALWAYS_ALLOW}); "
+                             "system:masters is always allowed")
+    parser.add_argument("--tls", action="store_true",
+                        help="serve HTTPS (HTTP/2 and HTTP/1.1) with a generated CA and serving certificate; the "
+                             "kubeconfig carries the CA; client certificates signed by it authenticate")
+    parser.add_argument("--cert-dir", type=Path, metavar="DIR",
+                        help="with --tls: where the CA and certificates are kept and reused across restarts "
+                             "(default: fakeapi-pki next to the kubeconfig)")
+    parser.add_argument("--client-ca-file", type=Path, action="append", default=[], metavar="FILE",
+                        help="with --tls: another CA whose client certificates authenticate (CN = user, O = groups)")
+    parser.add_argument("--kubeconfig-auth", choices=("token", "cert"), default="token",
+                        help="with --tls: the kubeconfig's credential, the admin token or a client certificate "
+                             "(default token)")
+
+
 def run_report(args: argparse.Namespace) -> None:
     """``fakeapi report``: a running server's per-client report, as a table or JSON."""
     query = {"sort": args.sort, **({"since": args.since} if args.since else {})}
@@ -351,6 +524,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=_seed_spec, metavar="SPEC",
                    help="write a synthetic cluster into the registry before accepting requests "
                         "(see `fakeapi seed --help` for SPEC)")
+    _add_access_args(p)
     _add_persistence_args(p)
     p.add_argument("--from-snapshot", type=Path, metavar="FILE",
                    help="start from a `fakeapi snapshot save` file (restored into --data-dir if given, which "

@@ -21,6 +21,7 @@ from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceCont
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
+from ..registry.authorization import AccessControl
 from ..registry.registry import DEFAULT_EVENT_TTL, DEFAULT_SERVICE_ACCOUNT_ISSUER, Registry
 from ..registry.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
 from ..store import ErrCompacted, ErrFutureRev, FsyncPolicy, Journal, StoreTimers, snapshot
@@ -30,6 +31,7 @@ from . import clients as client_routes
 from . import faults as fault_routes
 from . import metrics as metric_routes
 from . import openapi, resources
+from .access import AccessMiddleware
 from .discovery import Discovery
 from .faults import control_body
 from .responses import JSON, json_bytes, json_response, served_by, status_response
@@ -68,6 +70,8 @@ class ServerConfig:
     from_snapshot: Path | None = None
     #: The per-client report: client cap, client header, history, detectors' knobs.
     clients: ClientReportConfig = field(default_factory=ClientReportConfig)
+    #: Authentication and authorization: modes, static tokens, anonymous requests.
+    access: AccessControl = field(default_factory=AccessControl)
 
 
 class Server:
@@ -80,7 +84,7 @@ class Server:
         gc = GARBAGE_COLLECTOR in config.controllers
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
-                                 advertise_port=config.port or 443)
+                                 advertise_port=config.port or 443, access=config.access)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup] = []
         if gc:
             self.controllers.append(GarbageCollector(self.registry))
@@ -184,6 +188,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     fault_routes.add_routes(app)
     metric_routes.add_routes(app)
     client_routes.add_routes(app)
+    # Starlette runs the last added outermost: requests refused with 401 or 403 are measured too.
+    app.add_middleware(AccessMiddleware, registry=server.registry)
     app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
                        clients=server.clients)
     return app

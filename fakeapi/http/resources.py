@@ -16,7 +16,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..faults import Faults
 from ..machinery import patch as patching
-from ..machinery import requester, warning
+from ..machinery import warning
 from ..machinery.apply import validate_patch_options
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.field_validation import OptionsKind, check_fields, field_validation
@@ -37,6 +37,7 @@ from ..registry.rest import ResourceStore
 from ..registry.virtual import CreateOnly
 from ..registry.views import MetadataView, ResponseView, TableView
 from . import protobuf
+from .access import request_user
 from .faults import apply_request_faults, slow_list
 from .negotiation import TableRequest, response_view
 from .responses import JSON, json_bytes, json_response, status_response
@@ -162,9 +163,7 @@ def dry_run(request: Request) -> bool:
 async def handle(registry: Registry, request: Request, group: str, version: str, rest: str,
                  faults: Faults) -> Response:
     """One request to a resource endpoint, with the ``Warning`` headers the write earned."""
-    headers = request.headers
-    with warning.recording() as warnings, requester.requesting(
-            lambda: registry.authenticator.requester(headers.get("authorization"), headers.items()).to_json()):
+    with warning.recording() as warnings:
         response = await _handle(registry, request, group, version, rest, faults)
     return with_warnings(response, warnings)
 
@@ -275,11 +274,11 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
     body_type = creater.body_type
     dry = dry_run(request)
     body, raw, warnings = await read_object(request, body_type.schema, body_type.kind, "CreateOptions")
-    headers = request.headers
+    user = request_user(request)
     answer = creater.handle(
         body, raw, resource=resource, namespace=namespace, name=name, subresource=subresource, dry_run=dry,
         manager=field_manager(request), admission=registry.admission, namespace_phase=registry.namespace_phase,
-        user=lambda: registry.authenticator.requester(headers.get("authorization"), headers.items()))
+        user=lambda: user)
     # A Status answer is sent with its own code (an eviction's failure is a 500).
     code = answer["code"] if answer.get("kind") == "Status" else 201
     return with_warnings(json_response(answer, code), warnings)

@@ -205,7 +205,7 @@ class KubeAPIServer(Component):
     name = "kube-apiserver"
 
     def __init__(self, workdir: Path, etcd_servers: str, *extra_args: str,
-                 etcd_prefix: str = "/registry") -> None:
+                 etcd_prefix: str = "/registry", authorization_mode: str = "AlwaysAllow") -> None:
         super().__init__(workdir)
         self.certificates = Certificates(workdir / "pki")
         self.token = secrets.token_hex(16)
@@ -221,7 +221,7 @@ class KubeAPIServer(Component):
             "--bind-address=127.0.0.1", f"--secure-port={port}", f"--cert-dir={workdir / 'pki'}",
             f"--tls-cert-file={certificates.serving_cert}", f"--tls-private-key-file={certificates.serving_key}",
             f"--client-ca-file={certificates.ca}", f"--token-auth-file={tokens}",
-            "--authorization-mode=AlwaysAllow",
+            f"--authorization-mode={authorization_mode}",
             f"--service-account-issuer={self.url}",
             f"--service-account-key-file={certificates.service_account_public_key}",
             f"--service-account-signing-key-file={certificates.service_account_key}",
@@ -303,9 +303,10 @@ class Scheduler(Component):
 
 
 @contextlib.contextmanager
-def real_apiserver(workdir: Path, *extra_args: str) -> Iterator[KubeAPIServer]:
+def real_apiserver(workdir: Path, *extra_args: str, authorization_mode: str = "AlwaysAllow") -> Iterator[KubeAPIServer]:
     """etcd + kube-apiserver, both stopped on exit."""
-    with Etcd(workdir / "etcd") as etcd, KubeAPIServer(workdir / "apiserver", etcd.client_url, *extra_args) as api:
+    with Etcd(workdir / "etcd") as etcd, \
+            KubeAPIServer(workdir / "apiserver", etcd.client_url, *extra_args, authorization_mode=authorization_mode) as api:
         yield api
 
 
