@@ -3,12 +3,15 @@ processes (kubectl, client-go programs, operators) or want it isolated from thei
 
 from __future__ import annotations
 
+import base64
+import ssl
 import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import yaml
 
 if TYPE_CHECKING:
     from .report import Report
@@ -35,7 +38,9 @@ class ServerProcess:
         self.url = line.split("listening on ")[1].split()[0]
         #: With ``--etcd-listen-client-urls``: where the store is served over etcd's gRPC API.
         self.etcd_urls = line.split("; etcd: ")[1].rstrip(")\n").split(", ") if "; etcd: " in line else []
-        self.http = httpx.Client(base_url=self.url, timeout=30)
+        #: Authenticated as the kubeconfig's user (its token or client certificate), verifying
+        #: the server against the kubeconfig's CA with ``--tls``.
+        self.http = httpx.Client(base_url=self.url, timeout=30, **kubeconfig_credentials(self.kubeconfig, workdir))
 
     def stop(self) -> None:
         self.http.close()
@@ -109,6 +114,28 @@ class ServerProcess:
         resp = self.http.delete("/fakeapi/v1/faults" + (f"/{fault_id}" if fault_id else ""))
         resp.raise_for_status()
         return resp.json()["cleared"]
+
+
+def kubeconfig_credentials(kubeconfig: Path, workdir: Path) -> dict[str, Any]:
+    """``httpx.Client`` arguments for a kubeconfig's current user and cluster: the bearer token
+    or client certificate (written to ``workdir``: the ssl module loads them from files) and the
+    CA to verify the server by."""
+    config = yaml.safe_load(kubeconfig.read_text())
+    context = next(c["context"] for c in config["contexts"] if c["name"] == config["current-context"])
+    cluster = next(c["cluster"] for c in config["clusters"] if c["name"] == context["cluster"])
+    user = next(u["user"] for u in config["users"] if u["name"] == context["user"])
+    arguments: dict[str, Any] = {}
+    if "token" in user:
+        arguments["headers"] = {"Authorization": f"Bearer {user['token']}"}
+    if "certificate-authority-data" in cluster:
+        context_ssl = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
+        if "client-certificate-data" in user:
+            cert, key = workdir / "client.crt", workdir / "client.key"
+            cert.write_bytes(base64.b64decode(user["client-certificate-data"]))
+            key.write_bytes(base64.b64decode(user["client-key-data"]))
+            context_ssl.load_cert_chain(cert, key)
+        arguments["verify"] = context_ssl
+    return arguments
 
 
 def _spec(**fields: Any) -> dict[str, Any]:
