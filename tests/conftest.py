@@ -58,10 +58,12 @@ class Harness:
     """One harness process: its stdout messages are collected by a reader thread into
     ``messages`` (in order); ``wait_for`` polls them."""
 
-    def __init__(self, binary: Path, kubeconfig: Path, watch_list: bool, pause_file: Path, stderr: Path) -> None:
+    def __init__(self, binary: Path, kubeconfig: Path, watch_list: bool, pause_file: Path, stderr: Path,
+                 *extra_args: str) -> None:
         self._stderr = stderr.open("w")
         self.process = subprocess.Popen(
-            [str(binary), "--kubeconfig", str(kubeconfig), "--timeout", "120s", "--pause-watch-file", str(pause_file)],
+            [str(binary), "--kubeconfig", str(kubeconfig), "--timeout", "120s", "--pause-watch-file", str(pause_file),
+             *extra_args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
             env={"KUBE_FEATURE_WatchListClient": "true" if watch_list else "false", "PATH": "/usr/bin:/bin"},
         )
@@ -130,8 +132,9 @@ def harness_binary(go_build: Callable[[Path, str], Path]) -> Path:
 def start_harness(harness_binary: Path, tmp_path: Path) -> Iterator[Callable[..., Harness]]:
     started: list[Harness] = []
 
-    def start(kubeconfig: Path, watch_list: bool, pause_file: Path) -> Harness:
-        harness = Harness(harness_binary, kubeconfig, watch_list, pause_file, tmp_path / f"harness-{len(started)}.err")
+    def start(kubeconfig: Path, watch_list: bool, pause_file: Path, *extra_args: str) -> Harness:
+        harness = Harness(harness_binary, kubeconfig, watch_list, pause_file, tmp_path / f"harness-{len(started)}.err",
+                          *extra_args)
         started.append(harness)
         return harness
 

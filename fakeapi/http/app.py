@@ -17,7 +17,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..cacher import CacherConfig
 from ..clients import ClientReport, ClientReportConfig
-from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceController
+from ..controllers import ClusterRoleAggregation, CustomResourceCleanup, GarbageCollector, NamespaceController
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
@@ -40,7 +40,8 @@ log = logging.getLogger("fakeapi")
 
 GARBAGE_COLLECTOR = "garbage-collector-controller"
 NAMESPACE_CONTROLLER = "namespace-controller"
-CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER)
+CLUSTERROLE_AGGREGATION = "clusterrole-aggregation-controller"
+CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, CLUSTERROLE_AGGREGATION)
 
 
 @dataclass(slots=True)
@@ -85,11 +86,14 @@ class Server:
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
                                  advertise_port=config.port or 443, access=config.access)
-        self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup] = []
+        self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup
+                               | ClusterRoleAggregation] = []
         if gc:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
             self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
+        if CLUSTERROLE_AGGREGATION in config.controllers:
+            self.controllers.append(ClusterRoleAggregation(self.registry))
         self.controllers.append(CustomResourceCleanup(self.registry, gc_finalizers=gc))
         self.discovery = Discovery(self.registry, f"{config.host}:{config.port}")
         self.openapi = openapi.OpenAPIV3(self.registry)

@@ -200,18 +200,22 @@ class Certificates:
 class KubeAPIServer(Component):
     """The real kube-apiserver v1.35.4 over ``etcd_servers``, configured as envtest configures it
     (see the module docstring). ``url``, ``token`` and ``kubeconfig`` are what clients use;
-    ``http`` is an ``httpx.Client`` already authenticated."""
+    ``http`` is an ``httpx.Client`` already authenticated. ``authorization_mode`` replaces
+    AlwaysAllow (``RBAC``); ``token_lines`` are more users of the static token file
+    (``token,user,uid,"group1,group2"``)."""
 
     name = "kube-apiserver"
 
     def __init__(self, workdir: Path, etcd_servers: str, *extra_args: str,
-                 etcd_prefix: str = "/registry", authorization_mode: str = "AlwaysAllow") -> None:
+                 etcd_prefix: str = "/registry", authorization_mode: str = "AlwaysAllow",
+                 token_lines: Sequence[str] = ()) -> None:
         super().__init__(workdir)
         self.certificates = Certificates(workdir / "pki")
         self.token = secrets.token_hex(16)
         tokens = workdir / "tokens.csv"
         # The administrator fakeapi answers every request as (``fakeapi.registry.authentication``).
-        tokens.write_text(f'{self.token},{ADMIN.name},{ADMIN.uid},"{",".join(ADMIN.groups)}"\n')
+        tokens.write_text("".join(f"{line}\n" for line in (
+            f'{self.token},{ADMIN.name},{ADMIN.uid},"{",".join(ADMIN.groups)}"', *token_lines)))
         port = free_port()
         self.url = f"https://127.0.0.1:{port}"
         binary = kube_binaries("kube-apiserver") / "kube-apiserver"

@@ -40,7 +40,10 @@ class ServerProcess:
         self.etcd_urls = line.split("; etcd: ")[1].rstrip(")\n").split(", ") if "; etcd: " in line else []
         #: Authenticated as the kubeconfig's user (its token or client certificate), verifying
         #: the server against the kubeconfig's CA with ``--tls``.
-        self.http = httpx.Client(base_url=self.url, timeout=30, **kubeconfig_credentials(self.kubeconfig, workdir))
+        credentials = kubeconfig_credentials(self.kubeconfig, workdir)
+        #: How to verify the server: its CA (with ``--tls``), else True.
+        self.verify: ssl.SSLContext | bool = credentials.get("verify", True)
+        self.http = httpx.Client(base_url=self.url, timeout=30, **credentials)
 
     def stop(self) -> None:
         self.http.close()

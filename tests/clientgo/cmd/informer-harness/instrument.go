@@ -314,11 +314,12 @@ type tracingTransport struct {
 
 func (rt *tracingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := rt.next.RoundTrip(req)
-	status := 0
+	status, proto := 0, ""
 	if resp != nil {
-		status = resp.StatusCode
+		status, proto = resp.StatusCode, resp.Proto
 	}
-	rt.out.emit(httpMsg{Kind: "http", Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Status: status})
+	rt.out.emit(httpMsg{Kind: "http", Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Status: status,
+		Proto: proto})
 	return resp, err
 }
 

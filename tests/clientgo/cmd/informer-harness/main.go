@@ -30,7 +30,7 @@
 //	    DeletedFinalStateUnknown delete (name from its key, rv of its last known state)
 //	{"kind":"synced"}   once every handler has synced (all initial adds were printed)
 //	{"kind":"dump","informer":I,"objects":{NAME:RV,...}}   one per informer, on "dump"
-//	{"kind":"http","method":M,"path":P,"query":Q,"status":N}   only with --trace-http
+//	{"kind":"http","method":M,"path":P,"query":Q,"status":N,"proto":P}   only with --trace-http
 //
 // Stdin commands, one per line: "dump" prints the four stores; "quit" (or EOF)
 // stops the informers and exits 0. Exit status 2 = --timeout reached, 1 = error.

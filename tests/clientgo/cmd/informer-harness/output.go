@@ -82,7 +82,8 @@ type httpMsg struct {
 	Method string `json:"method"`
 	Path   string `json:"path"`
 	Query  string `json:"query"`
-	Status int    `json:"status"` // 0 when the request failed without a response
+	Status int    `json:"status"`          // 0 when the request failed without a response
+	Proto  string `json:"proto,omitempty"` // the response's protocol: HTTP/1.1, HTTP/2.0
 }
 
 type simpleMsg struct {
