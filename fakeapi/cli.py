@@ -480,7 +480,8 @@ def run_report(args: argparse.Namespace) -> None:
     print(json.dumps(report, indent=2) if args.json else render(report, args.rows))
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of every ``fakeapi`` command."""
     parser = argparse.ArgumentParser(prog="fakeapi", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("serve", help="run the API server")
@@ -568,7 +569,11 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--sort", choices=sorted(SORT_KEYS), default="time", help="order clients by (default time)")
     r.add_argument("--rows", type=int, default=3, help="requests shown under each client (default 3)")
     r.add_argument("--json", action="store_true", help="the report's JSON instead of a table")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
     if args.command == "serve":
         try:
             asyncio.run(serve(args))
