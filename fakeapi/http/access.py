@@ -16,7 +16,7 @@ under ``CERTIFICATE_USER`` (set by the TLS server, ``fakeapi.http.tls``).
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs
+from urllib.parse import unquote_plus
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -133,14 +133,21 @@ def request_attributes(user: UserInfo, method: str, path: str, query_string: byt
 def _list_or_watch(query_string: bytes) -> tuple[str, str]:
     """A GET without a name: ``watch`` or ``list``, and the name a ``metadata.name`` field
     selector requires (kube authorizes such a request as one for that object)."""
-    query = parse_qs(query_string.decode("latin-1")) if query_string else {}
+    watch_value = field_selector = None
+    if query_string:
+        for part in query_string.decode("latin-1").split("&"):
+            key, _, value = part.partition("=")
+            if key == "watch" and watch_value is None:
+                watch_value = unquote_plus(value)
+            elif key == "fieldSelector" and field_selector is None:
+                field_selector = unquote_plus(value)
     try:
-        watch = parse_bool(query["watch"][0], "watch") if "watch" in query else False
-        selector = FieldSelector.parse(query["fieldSelector"][0]) if "fieldSelector" in query else None
+        watch = parse_bool(watch_value, "watch") if watch_value is not None else False
+        # Only a selector on metadata.name can name the object: others are not parsed here.
+        selector = FieldSelector.parse(field_selector) if field_selector and "metadata.name" in field_selector else None
     except StatusError:
         # kube's query decoding failed: the options start over, only ``watch`` read leniently
-        values = query.get("watch")
-        return ("watch" if values and values[0].lower() not in ("false", "0") else "list"), ""
+        return ("watch" if watch_value and watch_value.lower() not in ("false", "0") else "list"), ""
     name = ""
     if selector is not None:
         for requirement in selector.requirements:

@@ -47,10 +47,12 @@ class Decision(enum.Enum):
     NO_OPINION = "NoOpinion"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Attributes:
     """``authorizer.AttributesRecord``: a resource request (``resource_request``: verb, group,
-    version, resource, subresource, namespace, name) or a non-resource one (verb and path)."""
+    version, resource, subresource, namespace, name) or a non-resource one (verb and path).
+    Built for every request an authorizer may refuse: not frozen, whose ``__init__`` costs a
+    multiple (treat it as immutable)."""
 
     user: UserInfo
     verb: str

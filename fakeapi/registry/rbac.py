@@ -221,9 +221,12 @@ class RBACAuthorizer:
 
     def _current(self) -> None:
         """Rebuild the index if an RBAC object changed (an event, or a cache refilled by a relist)."""
-        caches = tuple(cacher.cache.objects for cacher in self._cachers)
-        if not self._dirty and all(a is b for a, b in zip(caches, self._caches_seen)):
+        roles, role_bindings, cluster_roles, cluster_role_bindings = self._cachers
+        seen = self._caches_seen
+        if (not self._dirty and seen and roles.cache.objects is seen[0] and role_bindings.cache.objects is seen[1]
+                and cluster_roles.cache.objects is seen[2] and cluster_role_bindings.cache.objects is seen[3]):
             return
+        caches = tuple(cacher.cache.objects for cacher in self._cachers)
         self._dirty = False
         self._caches_seen = caches
         self._role_rules = self._roles.refresh()

@@ -1,0 +1,3 @@
+module fakeapi/benchmarks/httpload
+
+go 1.23
