@@ -85,6 +85,9 @@ class TLSServer:
     def __post_init__(self) -> None:
         self._config.h2_max_concurrent_streams = MAX_STREAMS_PER_CONNECTION
         self._config.keep_alive_timeout = IDLE_TIMEOUT
+        # Hypercorn ends a connection after 1,000 requests (GOAWAY): a client-go process sends
+        # all its requests, watches included, over one connection, which kube never ends.
+        self._config.keep_alive_max_requests = 2**62
         self._config.accesslog = None
         self._config.errorlog = None
         # The users of certificates seen, by their DER: a client reconnecting costs no parsing.

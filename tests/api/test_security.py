@@ -171,3 +171,15 @@ def test_yaml_is_data_and_no_request_touches_files(tmp_path: Path) -> None:
             assert server.http.get(path).status_code in (200, 400, 404)
         assert not marker.exists()
         assert sorted(str(p) for p in tmp_path.rglob("*")) == before
+
+
+def test_one_http2_connection_carries_thousands_of_requests(tmp_path: Path) -> None:
+    """client-go sends everything over one HTTP/2 connection for the life of a controller: the
+    server must not end it after some number of requests (Hypercorn's default is 1,000)."""
+    with ServerProcess(tmp_path, "--tls") as server:
+        headers = server.http.headers
+        with httpx.Client(base_url=server.url, verify=server.verify, http2=True, headers=headers) as h2:
+            responses = [h2.get("/version") for _ in range(1100)]
+            assert {r.http_version for r in responses} == {"HTTP/2"}
+            assert len({id(r.extensions["network_stream"]) for r in responses}) == 1  # one connection
+            assert h2.get("/api/v1/namespaces/default").status_code == 200
