@@ -6,7 +6,7 @@
    the bootstrap policy plus ``--bindings`` RoleBindings loaded.
 2. Over sockets: GETs of one ConfigMap from a Go client (``benchmarks/httpload``, 16 concurrent
    requests) against ``fakeapi serve`` on uvicorn (plain HTTP/1.1) and on the TLS server (HTTP/1.1
-   and HTTP/2), in requests per second.
+   and HTTP/2), and against the real kube-apiserver (RBAC, HTTPS), in requests per second.
 
 Prints numbers; not a test. ``--quick`` for a short run.
 """
@@ -30,6 +30,7 @@ from fakeapi.http.app import Server, ServerConfig, create_app
 from fakeapi.registry.authentication import ADMIN_TOKEN, UserInfo
 from fakeapi.registry.authorization import RBAC, AccessControl, Attributes
 from fakeapi.testing import ServerProcess
+from fakeapi.testing.control_plane import real_apiserver
 
 sys.path.insert(0, str(Path(__file__).parent))
 from metrics_bench import call  # noqa: E402  (the ASGI call helper of the metrics benchmark)
@@ -145,8 +146,17 @@ def over_sockets(seconds: float) -> None:
                      *ca, "-c", "16", "-d", f"{seconds}s", *(["-h2"] if http2 else [])],
                     capture_output=True, text=True, check=True)
                 results[label] = json.loads(out.stdout)
+        # The same against the real kube-apiserver (RBAC, its static admin token), for the ratio.
+        with real_apiserver(Path(tmp) / "kube", authorization_mode="RBAC") as api:
+            api.http.post("/api/v1/namespaces/default/configmaps", json={"metadata": {"name": "x"}})
+            for label, http2 in (("kube-apiserver, HTTP/1.1", False), ("kube-apiserver, HTTP/2", True)):
+                out = subprocess.run(
+                    [str(binary), "-url", f"{api.url}/api/v1/namespaces/default/configmaps/x", "-token", api.token,
+                     "-ca", str(api.certificates.ca), "-c", "16", "-d", f"{seconds}s", *(["-h2"] if http2 else [])],
+                    capture_output=True, text=True, check=True)
+                results[label] = json.loads(out.stdout)
         for label, result in results.items():
-            print(f"  {label:<20} {result['rps']:8.0f} req/s   p50 {result['p50_ms']:6.2f} ms   p99 {result['p99_ms']:6.2f} ms"
+            print(f"  {label:<26} {result['rps']:8.0f} req/s   p50 {result['p50_ms']:6.2f} ms   p99 {result['p99_ms']:6.2f} ms"
                   f"   ({result['proto']})")
 
 

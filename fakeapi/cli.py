@@ -196,6 +196,8 @@ def _security_warnings(args: argparse.Namespace, access: AccessControl) -> list[
 
 
 async def serve(args: argparse.Namespace) -> None:
+    if not args.tls and (args.cert_dir or args.client_ca_file or args.kubeconfig_auth == "cert"):
+        raise SystemExit("fakeapi: --cert-dir, --client-ca-file and --kubeconfig-auth cert need --tls")
     access, kubeconfig_token = access_control(args)
     config = ServerConfig(
         host=args.host,
