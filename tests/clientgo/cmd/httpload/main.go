@@ -1,6 +1,8 @@
-// Command httpload sends GETs to one URL from -c concurrent goroutines for -d and prints, as
+// Command httpload sends GETs to one URL from -c concurrent goroutines for -d (or until -n
+// requests were sent) and prints, as
 // one JSON line, the requests per second and latency percentiles: the load side of
-// benchmarks/access_bench.py. Over https it verifies the server by -ca and, with -h2, speaks
+// benchmarks/access_bench.py and of the HTTP/2 connection test (tests/api/test_security.py).
+// Over https it verifies the server by -ca and, with -h2, speaks
 // HTTP/2 (every request multiplexed over one connection, as client-go does); without -h2 it
 // speaks HTTP/1.1 over a connection per goroutine.
 package main
@@ -16,6 +18,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,6 +29,7 @@ func main() {
 	h2 := flag.Bool("h2", false, "HTTP/2 (over TLS)")
 	concurrency := flag.Int("c", 16, "concurrent requests")
 	duration := flag.Duration("d", 10*time.Second, "how long")
+	total := flag.Int64("n", 0, "stop after this many requests (0: run for -d)")
 	flag.Parse()
 
 	transport := &http.Transport{MaxIdleConnsPerHost: *concurrency, ForceAttemptHTTP2: *h2}
@@ -47,14 +51,16 @@ func main() {
 	var mu sync.Mutex
 	var latencies []time.Duration
 	proto := ""
-	deadline := time.Now().Add(*duration)
+	started := time.Now()
+	deadline := started.Add(*duration)
+	var sent atomic.Int64
 	var wg sync.WaitGroup
 	for i := 0; i < *concurrency; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var mine []time.Duration
-			for time.Now().Before(deadline) {
+			for time.Now().Before(deadline) && (*total == 0 || sent.Add(1) <= *total) {
 				req, _ := http.NewRequest("GET", *url, nil)
 				if *token != "" {
 					req.Header.Set("Authorization", "Bearer "+*token)
@@ -87,7 +93,7 @@ func main() {
 		return float64(latencies[int(p*float64(len(latencies)-1))]) / 1e6
 	}
 	json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"requests": len(latencies), "rps": float64(len(latencies)) / duration.Seconds(),
+		"requests": len(latencies), "rps": float64(len(latencies)) / time.Since(started).Seconds(),
 		"p50_ms": pct(0.5), "p99_ms": pct(0.99), "proto": proto,
 	})
 }

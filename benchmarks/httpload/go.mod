@@ -1,3 +1,0 @@
-module fakeapi/benchmarks/httpload
-
-go 1.23
