@@ -15,9 +15,6 @@ import signal
 import socket
 import ssl
 import sys
-import urllib.error
-import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +33,7 @@ from .http import ServerConfig, create_app
 from .http.app import CONTROLLERS
 from .machinery._golang import parse_duration
 from .http.pki import KeyPair, ServerCertificates
+from .kubeconfig import client_settings
 from .registry.authentication import ADMIN, ADMIN_TOKEN, UserInfo, read_token_file
 from .registry.authorization import ALWAYS_ALLOW, MODES, AccessControl
 from .registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
@@ -388,7 +386,8 @@ def run_snapshot(args: argparse.Namespace) -> None:
             if args.data_dir is not None:
                 data = _save_from_data_dir(Path(args.data_dir))
             else:
-                resp = httpx.get(args.url.rstrip("/") + "/fakeapi/v1/snapshot", timeout=300)
+                with _server_client(args, 300) as http:
+                    resp = http.get("/fakeapi/v1/snapshot")
                 resp.raise_for_status()
                 data = resp.content
             info = snapshot.info(data)  # checks what came before writing it
@@ -468,17 +467,30 @@ def _add_access_args(parser: argparse.ArgumentParser) -> None:
                              "(default token)")
 
 
+def _server_client(args: argparse.Namespace, timeout: float) -> httpx.Client:
+    """A client of ``--url``, or with ``--kubeconfig`` of its server as its user (token or client
+    certificate, its CA for https)."""
+    if args.kubeconfig is None:
+        return httpx.Client(base_url=args.url, timeout=timeout)
+    try:
+        server, settings = client_settings(Path(args.kubeconfig))
+    except (OSError, ValueError, KeyError, StopIteration, yaml.YAMLError) as err:
+        raise SystemExit(f"fakeapi: --kubeconfig {args.kubeconfig}: {err!r}") from None
+    return httpx.Client(base_url=server, timeout=timeout, **settings)
+
+
 def run_report(args: argparse.Namespace) -> None:
     """``fakeapi report``: a running server's per-client report, as a table or JSON."""
     query = {"sort": args.sort, **({"since": args.since} if args.since else {})}
-    url = f"{args.url.rstrip('/')}/fakeapi/v1/report?{urllib.parse.urlencode(query)}"
-    try:
-        with urllib.request.urlopen(url, timeout=30) as response:
-            report = json.load(response)
-    except urllib.error.HTTPError as err:
-        raise SystemExit(f"fakeapi report: {url}: {err.code} {err.read().decode(errors='replace')}") from None
-    except (urllib.error.URLError, OSError) as err:
-        raise SystemExit(f"fakeapi report: {url}: {err}") from None
+    with _server_client(args, 30) as http:
+        url = http.base_url.join("/fakeapi/v1/report").copy_merge_params(query)
+        try:
+            response = http.get(url)
+        except httpx.HTTPError as err:
+            raise SystemExit(f"fakeapi report: {url}: {err}") from None
+    if response.status_code != 200:
+        raise SystemExit(f"fakeapi report: {url}: {response.status_code} {response.text}")
+    report = response.json()
     print(json.dumps(report, indent=2) if args.json else render(report, args.rows))
 
 
@@ -559,6 +571,9 @@ def build_parser() -> argparse.ArgumentParser:
     save.add_argument("file", metavar="FILE")
     source = save.add_mutually_exclusive_group()
     source.add_argument("--url", default="http://127.0.0.1:6443", help="a running server (default http://127.0.0.1:6443)")
+    source.add_argument("--kubeconfig", metavar="FILE",
+                        help="a running server as a kubeconfig reaches it (the one `fakeapi serve` wrote: its URL, "
+                             "credential and CA)")
     source.add_argument("--data-dir", help="the data directory of a stopped server")
     restore = actions.add_parser("restore", help="make a new data directory from FILE (then: fakeapi serve --data-dir DIR)")
     restore.add_argument("file", metavar="FILE")
@@ -567,6 +582,9 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("file", metavar="FILE")
     r = sub.add_parser("report", help="a running server's per-client cost report and the detectors that fired")
     r.add_argument("--url", default="http://127.0.0.1:6443", help="the server (default http://127.0.0.1:6443)")
+    r.add_argument("--kubeconfig", metavar="FILE",
+                   help="the server as a kubeconfig reaches it (the one `fakeapi serve` wrote: its URL, credential "
+                        "and CA), instead of --url")
     r.add_argument("--since", type=_duration, help="only the last DURATION (5m, 30s); default: since it started")
     r.add_argument("--sort", choices=sorted(SORT_KEYS), default="time", help="order clients by (default time)")
     r.add_argument("--rows", type=int, default=3, help="requests shown under each client (default 3)")

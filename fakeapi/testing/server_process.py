@@ -3,7 +3,6 @@ processes (kubectl, client-go programs, operators) or want it isolated from thei
 
 from __future__ import annotations
 
-import base64
 import ssl
 import subprocess
 import sys
@@ -11,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
-import yaml
+
+from ..kubeconfig import client_settings
 
 if TYPE_CHECKING:
     from .report import Report
@@ -40,7 +40,7 @@ class ServerProcess:
         self.etcd_urls = line.split("; etcd: ")[1].rstrip(")\n").split(", ") if "; etcd: " in line else []
         #: Authenticated as the kubeconfig's user (its token or client certificate), verifying
         #: the server against the kubeconfig's CA with ``--tls``.
-        credentials = kubeconfig_credentials(self.kubeconfig, workdir)
+        _, credentials = client_settings(self.kubeconfig)
         #: How to verify the server: its CA (with ``--tls``), else True.
         self.verify: ssl.SSLContext | bool = credentials.get("verify", True)
         self.http = httpx.Client(base_url=self.url, timeout=30, **credentials)
@@ -117,28 +117,6 @@ class ServerProcess:
         resp = self.http.delete("/fakeapi/v1/faults" + (f"/{fault_id}" if fault_id else ""))
         resp.raise_for_status()
         return resp.json()["cleared"]
-
-
-def kubeconfig_credentials(kubeconfig: Path, workdir: Path) -> dict[str, Any]:
-    """``httpx.Client`` arguments for a kubeconfig's current user and cluster: the bearer token
-    or client certificate (written to ``workdir``: the ssl module loads them from files) and the
-    CA to verify the server by."""
-    config = yaml.safe_load(kubeconfig.read_text())
-    context = next(c["context"] for c in config["contexts"] if c["name"] == config["current-context"])
-    cluster = next(c["cluster"] for c in config["clusters"] if c["name"] == context["cluster"])
-    user = next(u["user"] for u in config["users"] if u["name"] == context["user"])
-    arguments: dict[str, Any] = {}
-    if "token" in user:
-        arguments["headers"] = {"Authorization": f"Bearer {user['token']}"}
-    if "certificate-authority-data" in cluster:
-        context_ssl = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
-        if "client-certificate-data" in user:
-            cert, key = workdir / "client.crt", workdir / "client.key"
-            cert.write_bytes(base64.b64decode(user["client-certificate-data"]))
-            key.write_bytes(base64.b64decode(user["client-key-data"]))
-            context_ssl.load_cert_chain(cert, key)
-        arguments["verify"] = context_ssl
-    return arguments
 
 
 def _spec(**fields: Any) -> dict[str, Any]:

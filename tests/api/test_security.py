@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -187,3 +188,18 @@ def test_one_http2_connection_carries_thousands_of_requests(tmp_path: Path, go_b
         assert result.returncode == 0, result.stderr
         load = json.loads(result.stdout)
         assert load["proto"] == "HTTP/2.0" and load["requests"] == 1200, load
+
+
+def test_report_and_snapshot_through_the_kubeconfig(tmp_path: Path) -> None:
+    """``fakeapi report`` and ``fakeapi snapshot save`` reach a TLS server with RBAC as the
+    kubeconfig's user; anonymously they are refused."""
+    with ServerProcess(tmp_path, "--tls", "--authorization-mode", "RBAC", "--kubeconfig-auth", "cert") as server:
+        def fakeapi(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run([sys.executable, "-m", "fakeapi.cli", *args], capture_output=True, text=True, timeout=60)
+        report = fakeapi("report", "--kubeconfig", str(server.kubeconfig), "--json")
+        assert report.returncode == 0, report.stderr
+        assert "clients" in json.loads(report.stdout)
+        saved = fakeapi("snapshot", "save", str(tmp_path / "s.snap"), "--kubeconfig", str(server.kubeconfig))
+        assert saved.returncode == 0 and "revision" in saved.stdout, saved.stderr
+        refused = fakeapi("report", "--url", server.url)
+        assert refused.returncode != 0 and "CERTIFICATE_VERIFY_FAILED" in refused.stderr
