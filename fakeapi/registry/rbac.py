@@ -333,3 +333,86 @@ def _bindings_of(index: dict[tuple[str, str], list[Binding]], user: UserInfo) ->
         for binding in index.get(key, ()):
             found.setdefault(binding.name, binding)
     return [found[name] for name in sorted(found)]
+
+
+# ---------------------------------------------------------------------- escalation prevention
+
+#: ``fullAuthority``: what an aggregated ClusterRole may grant, so what its writer must hold.
+FULL_AUTHORITY = (PolicyRule(("*",), ("*",), ("*",), (), ()), PolicyRule(("*",), (), (), (), ("*",)))
+
+
+def _breakdown(rule: PolicyRule) -> list[PolicyRule]:
+    """``BreakdownRule``: one rule per group, resource, verb (and name), and per URL and verb."""
+    subrules = [PolicyRule((verb,), (group,), (resource,), (name,) if name else (), ())
+                for group in rule.api_groups for resource in rule.resources for verb in rule.verbs
+                for name in (rule.resource_names or ("",))]
+    subrules += [PolicyRule((verb,), (), (), (), (url,)) for url in rule.non_resource_urls for verb in rule.verbs]
+    return subrules
+
+
+def _resources_cover(owner: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
+    """``resourceCoversAll``: ``*``, every resource, or ``*/subresource`` for a subresource."""
+    if "*" in owner or all(r in owner for r in wanted):
+        return True
+    return all(r in owner or ("/" in r and "*/" + r.split("/", 1)[1] in owner) for r in wanted)
+
+
+def _rule_covers(owner: PolicyRule, sub: PolicyRule) -> bool:
+    """``ruleCovers``."""
+    return (("*" in owner.verbs or all(v in owner.verbs for v in sub.verbs))
+            and ("*" in owner.api_groups or all(g in owner.api_groups for g in sub.api_groups))
+            and _resources_cover(owner.resources, sub.resources)
+            and all(_url_matches(owner.non_resource_urls, url) for url in sub.non_resource_urls)
+            and (not owner.resource_names if not sub.resource_names
+                 else not owner.resource_names or all(n in owner.resource_names for n in sub.resource_names)))
+
+
+def uncovered(owner_rules: Iterable[PolicyRule], servant_rules: Iterable[PolicyRule]) -> list[PolicyRule]:
+    """``Covers``: what of ``servant_rules`` no owner rule covers (broken down)."""
+    owners = list(owner_rules)
+    return [sub for rule in servant_rules for sub in _breakdown(rule) if not any(_rule_covers(o, sub) for o in owners)]
+
+
+def _compact(rules: list[PolicyRule]) -> list[PolicyRule]:
+    """``CompactRules``: simple rules (one group, one resource, at most one name) merged by
+    resource, their verbs joined."""
+    compacted: list[PolicyRule] = []
+    simple: dict[tuple[str, str, tuple[str, ...]], PolicyRule] = {}
+    for rule in rules:
+        if len(rule.resource_names) > 1 or rule.non_resource_urls or len(rule.api_groups) != 1 or len(rule.resources) != 1:
+            compacted.append(rule)
+            continue
+        key = (rule.api_groups[0], rule.resources[0], rule.resource_names)
+        known = simple.get(key)
+        simple[key] = rule if known is None else PolicyRule(known.verbs + rule.verbs, known.api_groups,
+                                                            known.resources, known.resource_names, ())
+    return compacted + list(simple.values())
+
+
+def _go_strings(values: tuple[str, ...]) -> str:
+    return "[" + " ".join(go_quote(v) for v in values) + "]"
+
+
+def compact_string(rule: PolicyRule) -> str:
+    """``rbacv1helpers.CompactString``."""
+    parts = [f"{label}:{_go_strings(values)}" for label, values in (
+        ("APIGroups", rule.api_groups), ("Resources", rule.resources), ("NonResourceURLs", rule.non_resource_urls),
+        ("ResourceNames", rule.resource_names), ("Verbs", rule.verbs)) if values]
+    return "{" + ", ".join(parts) + "}"
+
+
+def escalation_error(authorizer: RBACAuthorizer, user: UserInfo, namespace: str,
+                     rules: Iterable[PolicyRule]) -> str:
+    """``ConfirmNoEscalation``: "" when the user holds every rule in ``namespace``, else kube's
+    message listing what it lacks."""
+    authorizer._current()
+    resolved = authorizer._resolve(user, namespace)
+    missing = uncovered((rule for _, rule in resolved.rules), rules)
+    if not missing:
+        return ""
+    described = sorted({compact_string(rule) for rule in _compact(missing)})
+    message = (f"user {go_quote(user.name)} (groups={_go_strings(user.groups)}) is attempting to grant RBAC "
+               f"permissions not currently held:\n" + "\n".join(described))
+    if resolved.errors:
+        message += f"; resolution errors: [{go_aggregate(resolved.errors)}]"
+    return message

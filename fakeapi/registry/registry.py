@@ -38,6 +38,7 @@ from .namespaces import NamespaceStore
 from .eviction import PodEvictions
 from .pod_subresources import POD_SUBRESOURCE_STRATEGIES
 from .rbac import RBACAuthorizer
+from .rbac_storage import EscalationCheck, RBACStore
 from .rest import Json, LeaseTTL, ResourceStore
 from .services import ServiceStore
 from .serviceaccount_tokens import TokenSigner
@@ -58,6 +59,8 @@ _STORE_CLASSES: dict[tuple[str, str], type[ResourceStore]] = {
     ("", "namespaces"): NamespaceStore,
     ("", "services"): ServiceStore,
     ("apiextensions.k8s.io", "customresourcedefinitions"): CustomResourceDefinitionStore,
+    **{("rbac.authorization.k8s.io", plural): RBACStore
+       for plural in ("roles", "clusterroles", "rolebindings", "clusterrolebindings")},
 }
 
 
@@ -154,6 +157,14 @@ class Registry:
         self.authenticator = Authenticator(self.token_signer, self._lookup, api_audiences,
                                            static_tokens=access.static_tokens, anonymous=access.anonymous)
         self.authorizer = Union([self._mode_authorizer(mode) for mode in access.authorization_modes])
+        rbac = next((a for a in self.authorizer.authorizers if isinstance(a, RBACAuthorizer)), None)
+        if rbac is not None and not self.authorizer.always_allows:
+            # Escalation prevention, as kube's RBAC storage (AlwaysAllow allows escalate and bind).
+            check = EscalationCheck(self, self.authorizer, rbac)
+            for plural in ("roles", "clusterroles", "rolebindings", "clusterrolebindings"):
+                store = self.resources[("rbac.authorization.k8s.io", "v1", plural)].storage
+                assert isinstance(store, RBACStore)
+                store.escalation = check
         pods = self.resources[("", "v1", "pods")].storage
         pods.subresource_strategies = POD_SUBRESOURCE_STRATEGIES
         budgets = self.resources[("policy", "v1", "poddisruptionbudgets")].storage

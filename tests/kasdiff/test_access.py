@@ -34,7 +34,7 @@ from fakeapi.testing.eventually import eventually
 NS = "access"
 RBAC_V1 = "/apis/rbac.authorization.k8s.io/v1"
 #: Users of both servers' static token file besides the administrator.
-TOKEN_LINES = ('jane-token,jane,jane-uid,"devs"', "joe-token,joe,joe-uid")
+TOKEN_LINES = ('jane-token,jane,jane-uid,"devs"', "joe-token,joe,joe-uid", "ann-token,ann,ann-uid")
 JANE = {"Authorization": "Bearer jane-token"}
 JOE = {"Authorization": "Bearer joe-token"}
 JANE_TOKENS = ("jane-token", "jane-token")
@@ -303,6 +303,37 @@ def test_controller_manifest(servers: Servers, tmp_path: Path) -> None:
                                 env={**os.environ, "KUBECONFIG": str(kubeconfig), "KUBECACHEDIR": str(tmp_path / "c2")})
         listed.append(sorted(result.stdout.splitlines()))
     assert listed[0] == listed[1]
+
+
+def test_escalation_prevention(servers: Servers) -> None:
+    """ann is admin of the namespace (the aggregated ClusterRole ``admin``): she may write Roles
+    and RoleBindings, but grant only what she holds herself."""
+    servers.setup("POST", f"{RBAC_V1}/namespaces/{NS}/rolebindings", {
+        "metadata": {"name": "ann-admin"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "admin"},
+        "subjects": [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "ann"}]})
+    servers.until_both(("ann-token", "ann-token"), f"{RBAC_V1}/namespaces/{NS}/roles", 200)
+    ann = servers.as_tokens("ann-token", "ann-token")
+    roles, bindings = f"{RBAC_V1}/namespaces/{NS}/roles", f"{RBAC_V1}/namespaces/{NS}/rolebindings"
+
+    def send(case: str, path: str, body: Json) -> None:
+        import json
+        _matched(ann.send(f"access-escalation-{case}", "Status", "create", "POST", path, body=json.dumps(body).encode(),
+                          rewrite=lambda answer, _: answer if answer.get("kind") == "Status" else answer.get("kind")))
+
+    rule = {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}
+    send("role-held", roles, {"metadata": {"name": "ann-pods"}, "rules": [rule]})
+    send("role-not-held", roles, {"metadata": {"name": "ann-nodes"}, "rules": [
+        rule, {"apiGroups": [""], "resources": ["nodes", "pods/exec"], "verbs": ["list", "create"]},
+        {"apiGroups": ["apps"], "resources": ["deployments"], "resourceNames": ["a", "b"], "verbs": ["escalate"]},
+        {"nonResourceURLs": ["/metrics", "/logs/*"], "verbs": ["get"]}]})
+    send("bind-held", bindings, {"metadata": {"name": "ann-binds"}, "subjects": [{"kind": "User", "name": "joe"}],
+                                 "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "pod-reader"}})
+    send("bind-cluster-admin", bindings, {"metadata": {"name": "ann-root"}, "subjects": [{"kind": "User", "name": "ann"}],
+                                          "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                                                      "name": "cluster-admin"}})
+    send("bind-missing-role", bindings, {"metadata": {"name": "ann-nope"}, "subjects": [{"kind": "User", "name": "ann"}],
+                                         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "nope"}})
 
 
 def _without_credential_id(answer: Json, _is_fake: bool) -> Json:
