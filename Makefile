@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 6443
 PYTEST_ARGS ?=
 
-.PHONY: serve test venv test-deps kube-binaries bench clean load
+.PHONY: serve test venv test-deps kube-binaries bench bench-compare clean load
 
 export PATH := /usr/local/go/bin:$(PATH)
 
@@ -48,10 +48,17 @@ clean:
 bench: venv
 	$(BIN)/python benchmarks/store_bench.py $(ARGS)
 
+## fakeapi against the real kube-apiserver + etcd, same client-go workloads, one table with ratios;
+## the full run (~1 h) writes docs/benchmarks.md. `make bench-compare QUICK=1` for ~3 minutes;
+## ARGS="--only fanout --fakeapi-arg=--workers=2" (benchmarks/compare.py --help).
+bench-compare: venv
+	$(BIN)/python benchmarks/compare.py $(if $(QUICK),--quick) $(ARGS)
+
 ## A load profile, headless, against a freshly seeded fakeapi on 127.0.0.1; reports and plots
 ## in results/<profile>-<timestamp>/. `make load PROFILE=watch-fanout USERS=200 DURATION=60s`
-## (profiles: loadtests/README.md; knobs: KNOBS="WRITE_QPS=10 WRITERS=4").
+## (profiles: loadtests/README.md; knobs: KNOBS="WRITE_QPS=10 WRITERS=4"). Locust runs one
+## process per core left after the server; PROCESSES=N chooses.
 PROFILE ?= watch-fanout
 load: venv
 	$(BIN)/python loadtests/run.py $(PROFILE) $(if $(USERS),--users $(USERS)) $(if $(DURATION),--duration $(DURATION)) \
-		$(foreach knob,$(KNOBS),--set $(knob))
+		$(if $(PROCESSES),--processes $(PROCESSES)) $(foreach knob,$(KNOBS),--set $(knob))

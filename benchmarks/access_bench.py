@@ -96,7 +96,7 @@ async def in_process(seconds: float, bindings: int) -> None:
     await server.stop()
 
     for label, access, headers in (
-        ("AlwaysAllow, anonymous", AccessControl(), []),
+        ("AlwaysAllow, no credentials", AccessControl(), []),
         ("AlwaysAllow, static token", AccessControl(), [(b"authorization", f"Bearer {ADMIN_TOKEN}".encode())]),
         ("RBAC, a user allowed by a RoleBinding", AccessControl(authorization_modes=(RBAC,),
                                                                 static_tokens={"jane": JANE}),

@@ -157,8 +157,10 @@ def is_loopback(host: str) -> bool:
 def access_control(args: argparse.Namespace) -> tuple[AccessControl, str]:
     """What ``--token``, ``--token-file``, ``--anonymous-auth`` and ``--authorization-mode`` make
     of access, and the token the kubeconfig carries. Without ``--token`` or ``--token-file`` the
-    administrator's token is ``fakeapi`` on loopback and a random one elsewhere; anonymous
-    requests are allowed by default on loopback only."""
+    administrator's token is ``fakeapi`` on loopback and a random one elsewhere; requests without
+    credentials are allowed by default on loopback only, as the administrator when no access flag
+    is given (plain kubectl and client-go send none: ``AccessControl.unauthenticated_as_admin``),
+    else as ``system:anonymous``."""
     loopback = is_loopback(args.host)
     tokens: dict[str, UserInfo] = {}
     if args.token_file is not None:
@@ -174,7 +176,9 @@ def access_control(args: argparse.Namespace) -> tuple[AccessControl, str]:
         tokens[kubeconfig_token] = ADMIN
     anonymous = loopback if args.anonymous is None else args.anonymous
     modes = tuple(args.authorization_mode.split(","))
-    return AccessControl(authorization_modes=modes, static_tokens=tokens, anonymous=anonymous), kubeconfig_token
+    as_admin = args.anonymous is None and not (args.tls or args.token or args.token_file)
+    return AccessControl(authorization_modes=modes, static_tokens=tokens, anonymous=anonymous,
+                         unauthenticated_as_admin=as_admin), kubeconfig_token
 
 
 def _security_warnings(args: argparse.Namespace, access: AccessControl) -> list[str]:
@@ -203,6 +207,7 @@ async def serve(args: argparse.Namespace) -> None:
         compaction_interval=parse_duration(args.compaction_interval),
         progress_interval=parse_duration(args.progress_interval),
         controllers=frozenset(filter(None, args.controllers.split(","))),
+        garbage_collection=args.enable_garbage_collector,
         event_ttl=int(parse_duration(args.event_ttl)),
         cacher=CacherConfig(
             lower_bound=args.watch_cache_min_events,
@@ -450,7 +455,10 @@ def _add_access_args(parser: argparse.ArgumentParser) -> None:
                              'token,user,uid,"group1,group2"')
     parser.add_argument("--anonymous-auth", "--anonymous", dest="anonymous", nargs="?", const=True, type=_bool,
                         metavar="BOOL", help="serve requests without credentials as system:anonymous "
-                                             "(default: true on loopback, false elsewhere)")
+                                             "(default: true on loopback, false elsewhere; on loopback "
+                                             "without --tls, --token, --token-file and this flag, with "
+                                             "AlwaysAllow, they are the administrator, as plain kubectl "
+                                             "sends no credentials)")
     parser.add_argument("--authorization-mode", default=ALWAYS_ALLOW, type=_modes, metavar="MODES",
                         help=f"comma-separated, in order: {', '.join(MODES)} (default {ALWAYS_ALLOW}); "
                              "system:masters is always allowed")
@@ -513,6 +521,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bookmark-interval", default="1m", help="how often watches get a BOOKMARK (default 1m, as kube)")
     p.add_argument("--controllers", default=",".join(CONTROLLERS), type=_controller_list,
                    help=f"built-in controllers to run, comma-separated; '' runs none (default {','.join(CONTROLLERS)})")
+    p.add_argument("--enable-garbage-collector", default=True, action=argparse.BooleanOptionalAction,
+                   help="deletes add the finalizers their propagation policy asks for (orphan, "
+                        "foregroundDeletion), as kube-apiserver's flag of that name (default on); "
+                        "whoever runs the garbage collector (--controllers, or a real "
+                        "kube-controller-manager) removes them")
     p.add_argument("--event-ttl", default="1h", help="how long events live after their last write (default 1h, as kube; 0 = forever)")
     p.add_argument("--service-account-issuer", default=DEFAULT_SERVICE_ACCOUNT_ISSUER,
                    help="the issuer (iss) of service-account tokens, also the API audience "

@@ -8,8 +8,10 @@ Stages (fractions of --run-time): kubelets and watchers from the start; churners
 half of them until 50%, then all.
 ``-u`` is the number of churners. Knobs (env ``LOAD_<NAME>``): ``POD_QPS`` (default 10, CL2's;
 its release-blocking runs use 20), ``REPLICAS`` sizes to pick from (default "5,5,30": small
-and medium deployments), ``MAX_DEPLOYMENTS`` live per churner (5), ``NODES`` kubelets (50),
-``WATCHERS`` (2), ``LEASE_PERIOD`` (10s). Samples: CREATE, PATCH, DELETE, UPDATE (leases),
+and medium deployments), ``MAX_DEPLOYMENTS`` live per churner (5), ``NODES`` kubelets (50, at
+most one per seeded node; not users: ``NodeHeartbeats``), ``WATCHERS`` (2), ``LEASE_PERIOD``
+(10s). With several Locust processes each one's churners make ``POD_QPS`` / processes, so
+run at least as many churners as processes. Samples: CREATE, PATCH, DELETE, UPDATE (leases),
 GET, LIST, WATCH_OPEN, WATCH_EVENT. Thresholds: kube's 1 s SLO for single-object writes.
 """
 
@@ -22,16 +24,17 @@ import gevent
 from locust import constant, task
 
 from fakeapi import seed_objects
-from kubeload import knobs, report
+from kubeload import knobs, layout, report
 from kubeload.client import MERGE_PATCH, stamp
 from kubeload.shape import StagedShape
-from kubeload.users import InformerUser, Kubelet, KubeUser, seeded_names
+from kubeload.users import InformerUser, KubeUser, NodeHeartbeats, seeded_names
 from profiles import PROFILES
 
 POD_QPS = knobs.number("POD_QPS", 10)
 SIZES = [int(size) for size in knobs.text("REPLICAS", "5,5,30").split(",")]
 MAX_DEPLOYMENTS = knobs.integer("MAX_DEPLOYMENTS", 5)
 report.install(PROFILES["cluster-churn"].thresholds)
+NodeHeartbeats.install(knobs.integer("NODES", 50), knobs.seconds("LEASE_PERIOD", "10s"))
 
 
 @dataclass
@@ -58,8 +61,10 @@ class Churner(KubeUser):
         self.namespace = self.rng.choice(namespaces or ["default"])
 
     def _paced(self) -> None:
-        """Every churner waits its share, so all together make POD_QPS pod writes a second."""
-        gevent.sleep(self.environment.runner.user_classes_count["Churner"] / POD_QPS)
+        """Every churner waits its share, so all together make POD_QPS pod writes a second:
+        the churners of each of the run's worker processes make POD_QPS / workers."""
+        _index, workers_count = layout.slot(self.environment)
+        gevent.sleep(self.environment.runner.user_classes_count["Churner"] * workers_count / POD_QPS)
 
     @task
     def churn(self) -> None:
@@ -123,10 +128,6 @@ class Churner(KubeUser):
                        body={"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"})
         for _ in churned.pods:
             self._paced()
-
-
-class NodeKubelet(Kubelet):
-    fixed_count = knobs.integer("NODES", 50)
 
 
 class PodWatcher(InformerUser):

@@ -95,4 +95,12 @@ PROFILES = {p.name: p for p in (
         request_types=("LIST",),
         thresholds="LIST:p99=5000",
     ),
+    Profile(
+        "get-patch", "get_patch.py",
+        "single-object GETs and PATCHes of pods, unpaced: the per-request cost (and the load clients' own)",
+        full=Variant(_CLUSTER, users=20, duration="60s"),
+        test=Variant(_SMALL_CLUSTER, users=4, duration="5s"),
+        request_types=("GET", "PATCH"),
+        thresholds="GET:p99=1000,PATCH:p99=1000",
+    ),
 )}

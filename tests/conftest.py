@@ -59,7 +59,7 @@ class Harness:
     ``messages`` (in order); ``wait_for`` polls them."""
 
     def __init__(self, binary: Path, kubeconfig: Path, watch_list: bool, pause_file: Path, stderr: Path,
-                 *extra_args: str) -> None:
+                 extra_args: tuple[str, ...] = ()) -> None:
         self._stderr = stderr.open("w")
         self.process = subprocess.Popen(
             [str(binary), "--kubeconfig", str(kubeconfig), "--timeout", "120s", "--pause-watch-file", str(pause_file),
@@ -133,8 +133,9 @@ def start_harness(harness_binary: Path, tmp_path: Path) -> Iterator[Callable[...
     started: list[Harness] = []
 
     def start(kubeconfig: Path, watch_list: bool, pause_file: Path, *extra_args: str) -> Harness:
+        """``extra_args``: the harness's flags (``--content-type=json``, ``--trace-http``, klog's ``-v=4``)."""
         harness = Harness(harness_binary, kubeconfig, watch_list, pause_file, tmp_path / f"harness-{len(started)}.err",
-                          *extra_args)
+                          extra_args)
         started.append(harness)
         return harness
 

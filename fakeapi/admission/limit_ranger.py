@@ -3,11 +3,8 @@ namespace default its containers' resources on create (``default`` limits, ``def
 requests of the ``Container`` limits, noted in the ``kubernetes.io/limit-ranger`` annotation),
 then the pod, and a PersistentVolumeClaim on create and update, must fit their ``min``,
 ``max`` and ``maxLimitRequestRatio`` (403 otherwise). Pod updates are not checked (containers'
-resources cannot change), subresources neither.
-
-kube runs this plugin before the strategy's ``PrepareForCreate``, which computes the pod's QoS
-class; fakeapi runs mutating admission after it, so the QoS class is computed again here when
-the plugin changed resources."""
+resources cannot change), subresources neither. The defaults come before the strategy's
+``PrepareForCreate``, so the pod's QoS class counts them."""
 
 from __future__ import annotations
 
@@ -15,7 +12,6 @@ from typing import Any
 
 from ..apis import features
 from ..apis.core.resources import pod_resources, resource_list
-from ..apis.core.strategy import pod_qos_class
 from ..machinery.quantity import Quantity, decode
 from . import Admission, Json, mutating, refusal, validating
 
@@ -42,7 +38,6 @@ def limit_ranger_defaults(admission: Admission, pod: Json, old: Json | None, sub
     """``PodMutateLimitFunc`` for each LimitRange of the namespace, on pod create."""
     if old is not None or subresource is not None:
         return
-    changed = False
     for limit_range in _limit_ranges(admission, pod):
         requests: dict[str, Any] = {}
         limits: dict[str, Any] = {}
@@ -50,14 +45,10 @@ def limit_ranger_defaults(admission: Admission, pod: Json, old: Json | None, sub
             if item.get("type") == "Container":
                 requests.update(item.get("defaultRequest") or {})
                 limits.update(item.get("default") or {})
-        changed = _merge_pod_resources(pod, requests, limits) or changed
-    if changed:  # PrepareForCreate's QoS class, on the defaulted pod
-        status = pod.get("status")
-        if status is not None and "qosClass" in status:
-            status["qosClass"] = pod_qos_class(pod.get("spec") or {})
+        _merge_pod_resources(pod, requests, limits)
 
 
-def _merge_pod_resources(pod: Json, requests: Json, limits: Json) -> bool:
+def _merge_pod_resources(pod: Json, requests: Json, limits: Json) -> None:
     """``mergePodResourceRequirements``: what a container lacks of the defaults, noted."""
     notes: list[str] = []
     spec = pod.get("spec") or {}
@@ -71,13 +62,12 @@ def _merge_pod_resources(pod: Json, requests: Json, limits: Json) -> bool:
             if set_limits:
                 notes.append(f"{', '.join(sorted(set_limits))} limit for {prefix} {name}")
     if not notes:
-        return False
+        return
     meta = pod.setdefault("metadata", {})
     annotations = meta.get("annotations")
     if annotations is None:
         annotations = meta["annotations"] = {}
     annotations[ANNOTATION] = "LimitRanger plugin set: " + "; ".join(notes)
-    return True
 
 
 def _merge(container: Json, which: str, defaults: Json) -> list[str]:

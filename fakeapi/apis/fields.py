@@ -42,6 +42,12 @@ def items(parent: Json | None, key: str) -> list[Json]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
+def values(parent: Json | None, key: str) -> list[Any]:
+    """The values of a list field of any element type (none when absent, null or not a list)."""
+    value = parent.get(key) if isinstance(parent, dict) else None
+    return value if isinstance(value, list) else []
+
+
 def get(obj: Json | None, *path: str) -> Any:
     """The value at a path of object keys, None where any step is absent or not an object."""
     node: Any = obj

@@ -17,11 +17,12 @@ from .watch_cache import (
     ObjectView,
     TooOldResourceVersion,
     WatchCache,
+    json_event,
     with_resource_version,
 )
 
 __all__ = [
     "ADDED", "DELETED", "INITIAL_EVENTS_END_ANNOTATION", "MODIFIED", "CacheEvent",
     "CacheWatcher", "CachedObject", "Cacher", "CacherConfig", "ObjectView", "TooOldResourceVersion",
-    "WatchCache", "with_resource_version",
+    "WatchCache", "json_event", "with_resource_version",
 ]

@@ -14,6 +14,7 @@ written before anything queued after it. Stalls are bounded in time, and so is `
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from bisect import bisect_left
 from collections import deque
@@ -21,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 
 import orjson
 
-from .watch_cache import ADDED, DELETED, CacheEvent, CachedObject, ObjectView
+from .watch_cache import ADDED, DELETED, CacheEvent, CachedObject, ObjectView, json_event
 
 DEFAULT_QUEUE_CAPACITY = 1000
 #: Initial events are written in chunks of about this size rather than one write per object.
@@ -126,9 +127,11 @@ class CacheWatcher:
     def add_initial(self, objects: Iterable[CachedObject], rv: int) -> None:
         """Synthetic ADDED events for the current state (legacy watch from RV 0, or WatchList)."""
         before = len(self.initial)
+        view, matches, initial = self.view, self.matches, self.initial
+        frame = json_event if view is None else view.event
         for obj in objects:
-            if self.matches is None or self.matches(obj):
-                self.initial.append(b'{"type":"ADDED","object":' + obj.encoded(self.view) + b"}\n")
+            if matches is None or matches(obj):
+                initial.append(frame(ADDED, obj.encoded(view)))
         self.stats.init_events += len(self.initial) - before
         self.last_rv = rv
 
@@ -234,17 +237,26 @@ class CacheWatcher:
         return None
 
     def _bookmark_line(self, rv: int, initial_events_end: bool = False) -> bytes:
+        """kube's bookmark object: an empty object of the watched kind carrying only the
+        resourceVersion (and, ending a WatchList's initial events, its annotation)."""
+        annotations = {INITIAL_EVENTS_END_ANNOTATION: "true"} if initial_events_end else None
+        if self.view is not None:
+            framed = self.view.bookmark(rv, annotations)
+            if framed is not None:
+                return framed
         metadata: dict[str, object] = {"resourceVersion": str(rv)}
-        if initial_events_end:
-            metadata["annotations"] = {INITIAL_EVENTS_END_ANNOTATION: "true"}
+        if annotations:
+            metadata["annotations"] = annotations
         obj = {"kind": self.kind, "apiVersion": self.api_version, "metadata": metadata}
-        return b'{"type":"BOOKMARK","object":' + orjson.dumps(obj) + b"}\n"
+        return json_event("BOOKMARK", orjson.dumps(obj))
 
     def _bookmark_time(self, now: float) -> float:
         """Next bookmark: one interval from now, but no later than 2 s before the deadline, so
-        a client gets a fresh resourceVersion before the server ends the watch (kube's
+        a client gets a fresh resourceVersion before the server ends the watch; none at all
+        (infinity) once that moment has passed, as for a watch shorter than 2 s (kube's
         ``nextBookmarkTime``)."""
-        return min(now + self.bookmark_interval, self.deadline - 2.0)
+        heartbeat = min(now + self.bookmark_interval, self.deadline - 2.0)
+        return heartbeat if heartbeat >= now else math.inf
 
     # ----------------------------------------------------------------- consumer side
 

@@ -39,6 +39,8 @@ Decoder = Callable[[str, bytes, int], CachedObject]
 PROGRESS_REQUEST_INTERVAL = 0.1
 #: How often the owner should call ``send_due_bookmarks`` (kube: every second, with jitter).
 BOOKMARK_TICK = 1.0
+#: Encodings waiting for their object version to reach the cache (``Cacher.prepare``), at most.
+PREPARED_LIMIT = 10_000
 
 
 @dataclass(slots=True)
@@ -85,6 +87,9 @@ class Cacher:
         self._ready = asyncio.Event()
         self._fresh = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        #: Encodings made of an object version before it reaches the cache (a write's response
+        #: in the client's view), by key: (revision, {view name: bytes}); see ``prepare``.
+        self._prepared: dict[str, tuple[int, dict[str, bytes]]] = {}
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -164,10 +169,14 @@ class Cacher:
                 for ev in resp.events:
                     kv = ev.kv
                     key = kv.key.decode()
+                    prepared = self._prepared.pop(key, None) if self._prepared else None
                     if ev.type is EventType.DELETE:
                         event = cache.apply(key, None, kv.mod_revision)
                     else:
-                        event = cache.apply(key, decode(key, kv.value, kv.mod_revision), kv.mod_revision)
+                        obj = decode(key, kv.value, kv.mod_revision)
+                        if prepared is not None and prepared[0] == kv.mod_revision:
+                            obj.views = prepared[1]
+                        event = cache.apply(key, obj, kv.mod_revision)
                     if event is not None:
                         self._dispatch(event, store.commit_time(kv.mod_revision))
             if cache.rv != before:
@@ -209,6 +218,17 @@ class Cacher:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._fresh.wait(), min(PROGRESS_REQUEST_INTERVAL, remaining))
         return True
+
+    def prepare(self, key: str, rv: int, view_name: str, encoded: bytes) -> None:
+        """Keep ``encoded`` (the object version ``rv`` of ``key`` in view ``view_name``, made for a
+        write's response) for the cached object that version becomes: a client that writes in
+        protobuf has the bytes its LISTs and watches will serve encoded once, not twice. A write
+        commits and answers in one step of the loop, before this cacher sees the event; an
+        encoding whose version never arrives (a no-op update) is dropped with the key's next
+        event, and the whole table when it grows past ``PREPARED_LIMIT``."""
+        if len(self._prepared) >= PREPARED_LIMIT:
+            self._prepared.clear()
+        self._prepared[key] = (rv, {view_name: encoded})
 
     def send_due_bookmarks(self) -> None:
         now = self._clock()

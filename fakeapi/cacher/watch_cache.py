@@ -11,6 +11,13 @@ Like kube-apiserver's ``watchCache`` (``pkg/storage/cacher/watch_cache.go``):
   where oldest is the first buffered event's revision, or ``list_rv + 1`` while nothing has been
   evicted since the cache was (re)filled; otherwise it is "too old" (410 Expired).
 
+Lists at a past revision are served from the cache too, as kube 1.35's ``ListFromCacheSnapshot``
+serves them from btree snapshots: the state at a revision R is the current objects with every key
+changed after R put back as the first buffered event after R found it (``objects_at``). kube keeps a
+snapshot per event and drops those older than the oldest buffered event (once the buffer is full)
+or than a compaction; ``snapshot_floor`` is the oldest snapshot still kept, so a list at R can be
+served from the cache iff ``snapshot_floor <= R <= rv``.
+
 Objects are the stored bytes, never re-encoded: the JSON served for an ADDED or MODIFIED event,
 a GET or a LIST item is the very ``raw`` the registry wrote. Only an object shown at a revision
 other than its own (a DELETED event, or an update that stops matching a selector, which kube
@@ -21,7 +28,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -40,13 +47,27 @@ DEFAULT_FRESH_WINDOW = 75.0
 
 class ObjectView(Protocol):
     """Another representation of stored objects, asked for by a client (kube's ``as=`` in the
-    Accept header: ``PartialObjectMetadata``, ``Table``). ``name`` keys the encodings cached on
-    objects and events, so each object is converted at most once per view."""
+    Accept header: ``PartialObjectMetadata``, ``Table``; or another wire format: protobuf).
+    ``name`` keys the encodings cached on objects and events, so each object is converted at
+    most once per view. The view also frames what a watch writes: ``event`` wraps an encoded
+    object as one watch event, ``bookmark`` makes a BOOKMARK event (``json_event`` and a JSON
+    bookmark of the watcher's kind for the JSON views)."""
 
     name: str
     shared: bool  # False: a per-request view (its encodings are not cached for others)
 
     def encode(self, raw: bytes) -> bytes: ...
+
+    def event(self, event_type: str, encoded: bytes) -> bytes: ...
+
+    def bookmark(self, rv: int, annotations: Mapping[str, str] | None) -> bytes | None:
+        """The BOOKMARK event at ``rv``, or None for the watcher's JSON bookmark."""
+        ...
+
+
+def json_event(event_type: str, encoded: bytes) -> bytes:
+    """A JSON watch event: one line of ``{"type": ..., "object": ...}``."""
+    return b'{"type":"' + event_type.encode() + b'","object":' + encoded + b"}\n"
 
 
 #: Decodes what selectors read from a stored object: (labels, selectable fields).
@@ -126,8 +147,8 @@ class CacheEvent:
     _lines: dict[tuple[str, str], bytes] = field(default_factory=dict)
 
     def line(self, event_type: str, view: ObjectView | None = None) -> bytes:
-        """The watch line (one JSON event and a newline) for this event seen as ``event_type``
-        in ``view``, built once and shared by every watcher that sees it so."""
+        """The watch event (a JSON line, or ``view``'s framing) for this event seen as
+        ``event_type`` in ``view``, built once and shared by every watcher that sees it so."""
         cache_key = (event_type, view.name if view is not None else "")
         line = self._lines.get(cache_key) if view is None or view.shared else None
         if line is None:
@@ -139,7 +160,7 @@ class CacheEvent:
                     raw = view.encode(raw)
             else:
                 raw = self.obj.encoded(view)
-            line = b'{"type":"' + event_type.encode() + b'","object":' + raw + b"}\n"
+            line = json_event(event_type, raw) if view is None else view.event(event_type, raw)
             if view is None or view.shared:
                 self._lines[cache_key] = line
         return line
@@ -175,6 +196,9 @@ class WatchCache:
         self.capacity = lower_bound
         self.buffer: deque[CacheEvent] = deque()
         self.evicted = False
+        #: The oldest revision a list can be served at from the cache (see the module doc);
+        #: ``NO_SNAPSHOT`` when compaction removed them all.
+        self.snapshot_floor = 0
 
     # ----------------------------------------------------------------- filling
 
@@ -182,7 +206,7 @@ class WatchCache:
         """(Re)fill from a list at ``rv``; the event history starts over from there."""
         self.objects = {o.key: o for o in objects}
         self.keys = SortedList(self.objects)
-        self.rv = self.list_rv = rv
+        self.rv = self.list_rv = self.snapshot_floor = rv
         self.buffer.clear()
         self.evicted = False
 
@@ -217,6 +241,10 @@ class WatchCache:
             self.buffer.popleft()
             self.evicted = True
         self.buffer.append(event)
+        if self.snapshot_floor == NO_SNAPSHOT:
+            self.snapshot_floor = event.rv  # the snapshot this event makes
+        if len(self.buffer) >= self.capacity:  # kube: isCacheFullLocked -> RemoveLess(oldest)
+            self.snapshot_floor = max(self.snapshot_floor, self.buffer[0].rv)
 
     def _resize(self, now: float) -> None:
         buf = self.buffer
@@ -229,6 +257,15 @@ class WatchCache:
             while len(buf) > self.capacity:
                 buf.popleft()
                 self.evicted = True
+
+    def compact(self, revision: int) -> None:
+        """The store was compacted at ``revision``: snapshots older than it go (kube's cacher
+        ``compactor``), so lists before it are the store's to answer (410)."""
+        if self.snapshot_floor >= revision:
+            return
+        candidates = [self.list_rv] if self.list_rv >= revision else []
+        candidates += (event.rv for event in self.buffer if event.rv >= revision)
+        self.snapshot_floor = min(candidates, default=NO_SNAPSHOT)
 
     def set_bounds(self, lower: int, upper: int) -> None:
         """Change the buffer's bounds at run time, evicting at once if it shrinks."""
@@ -266,3 +303,55 @@ class WatchCache:
         """The objects with start <= key < end, in key order."""
         objects = self.objects
         return [objects[k] for k in self.keys.irange(start, end, inclusive=(True, False))]
+
+    def can_list_at(self, rv: int) -> bool:
+        """Whether a list at ``rv`` (no newer than the cache) can be served from the cache."""
+        return self.snapshot_floor <= rv <= self.rv
+
+    def objects_at(self, rv: int, start: str, end: str) -> tuple[Iterator[CachedObject], int]:
+        """The objects with start <= key < end as they were at ``rv`` (``can_list_at``), lazily
+        in key order, and how many there are. Costs the page taken plus the events after ``rv``,
+        not the size of the range: paged lists stay linear."""
+        keys, objects = self.keys, self.objects
+        count = keys.bisect_left(end) - keys.bisect_left(start)
+        if rv >= self.rv:
+            return (objects[k] for k in keys.irange(start, end, inclusive=(True, False))), count
+        then: dict[str, CachedObject | None] = {}  # key -> its state at rv (None: absent)
+        buf = self.buffer
+        i = len(buf)
+        while i > 0 and buf[i - 1].rv > rv:
+            i -= 1
+        for j in range(i, len(buf)):
+            event = buf[j]
+            key = event.obj.key
+            if key not in then:
+                then[key] = None if event.type == ADDED else event.prev
+        changed = sorted(k for k in then if start <= k < end)
+        for key in changed:
+            count += (then[key] is not None) - (key in objects)
+        return _merged(keys.irange(start, end, inclusive=(True, False)), objects, changed, then), count
+
+
+NO_SNAPSHOT = 1 << 63
+
+
+def _merged(current: Iterator[str], objects: Mapping[str, CachedObject], changed: list[str],
+            then: Mapping[str, CachedObject | None]) -> Iterator[CachedObject]:
+    """The current keys and the changed ones merged in key order, each object as it was."""
+    pending = iter(changed)
+    next_changed = next(pending, None)
+    for key in current:
+        while next_changed is not None and next_changed < key:
+            if (old := then[next_changed]) is not None:
+                yield old
+            next_changed = next(pending, None)
+        if key == next_changed:
+            if (old := then[key]) is not None:
+                yield old
+            next_changed = next(pending, None)
+        else:
+            yield objects[key]
+    while next_changed is not None:
+        if (old := then[next_changed]) is not None:
+            yield old
+        next_changed = next(pending, None)

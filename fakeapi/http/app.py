@@ -17,14 +17,30 @@ from starlette.responses import Response, StreamingResponse
 
 from ..cacher import CacherConfig
 from ..clients import ClientReport, ClientReportConfig
-from ..controllers import ClusterRoleAggregation, CustomResourceCleanup, GarbageCollector, NamespaceController
+from ..controllers import (
+    ClusterRoleAggregation,
+    CustomResourceCleanup,
+    GarbageCollector,
+    NamespaceController,
+)
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
 from ..registry.authorization import AccessControl
-from ..registry.registry import DEFAULT_EVENT_TTL, DEFAULT_SERVICE_ACCOUNT_ISSUER, Registry
+from ..registry.registry import (
+    DEFAULT_EVENT_TTL,
+    DEFAULT_SERVICE_ACCOUNT_ISSUER,
+    Registry,
+)
 from ..registry.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
-from ..store import ErrCompacted, ErrFutureRev, FsyncPolicy, Journal, StoreTimers, snapshot
+from ..store import (
+    ErrCompacted,
+    ErrFutureRev,
+    FsyncPolicy,
+    Journal,
+    StoreTimers,
+    snapshot,
+)
 from ..store.journal import DEFAULT_FSYNC_INTERVAL
 from ..tasks import cancel_and_wait
 from . import clients as client_routes
@@ -32,9 +48,24 @@ from . import faults as fault_routes
 from . import metrics as metric_routes
 from . import openapi, resources
 from .access import AccessMiddleware
-from .discovery import Discovery
+from .discovery import AGGREGATED_KIND, AggregatedDocument, Discovery
 from .faults import control_body
-from .responses import JSON, json_bytes, json_response, served_by, status_response
+from .negotiation import (
+    DISCOVERY_GROUP,
+    PROTOBUF,
+    check_route_accepts,
+    error_media_type,
+    negotiate_discovery,
+    negotiate_plain,
+)
+from .responses import (
+    JSON,
+    body_response,
+    json_bytes,
+    json_response,
+    served_by,
+    status_response,
+)
 
 log = logging.getLogger("fakeapi")
 
@@ -55,6 +86,10 @@ class ServerConfig:
     cacher: CacherConfig = field(default_factory=CacherConfig)
     #: Built-in controllers to run, by kube-controller-manager's names (see ``CONTROLLERS``).
     controllers: frozenset[str] = frozenset(CONTROLLERS)
+    #: kube-apiserver's --enable-garbage-collector: deletes add the orphan/foregroundDeletion
+    #: finalizers their propagation policy asks for. The apiserver's choice, not the controllers':
+    #: with fakeapi's garbage collector off, the real kube-controller-manager's removes them.
+    garbage_collection: bool = True
     #: kube-apiserver's --event-ttl in seconds; 0 keeps events forever.
     event_ttl: int = DEFAULT_EVENT_TTL
     #: Faults in force from the start, as flat specs (``fakeapi.faults.parse_spec``).
@@ -82,13 +117,13 @@ class Server:
         self.config = config
         self.store = TimedStore()
         self.journal = _load_store(self.store, config)
-        gc = GARBAGE_COLLECTOR in config.controllers
+        gc = config.garbage_collection
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
                                  advertise_port=config.port or 443, access=config.access)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup
                                | ClusterRoleAggregation] = []
-        if gc:
+        if GARBAGE_COLLECTOR in config.controllers:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
             self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
@@ -133,6 +168,7 @@ class Server:
     def compact(self, revision: int | None = None) -> int:
         rev = self.store.revision if revision is None else revision
         self.store.compact(rev)
+        self.registry.compacted(rev)
         log.info("compacted at revision %d", rev)
         return rev
 
@@ -208,19 +244,49 @@ async def _version(request: Request) -> Response:
 
 
 async def _api_versions(request: Request) -> Response:
-    return json_bytes(served_by(request).discovery.api_versions)
+    discovery = served_by(request).discovery
+    return _discovery(request, discovery, discovery.api_versions, discovery.aggregated_core)
 
 
 async def _api_groups(request: Request) -> Response:
-    return json_bytes(served_by(request).discovery.api_groups)
+    discovery = served_by(request).discovery
+    return _discovery(request, discovery, discovery.api_groups, discovery.aggregated_groups)
+
+
+def _discovery(request: Request, discovery: Discovery, legacy: bytes, aggregated: AggregatedDocument) -> Response:
+    """``/api`` or ``/apis``: the aggregated document when the Accept header asks for it (with
+    kube's ETag and 304 on ``If-None-Match``), else the legacy one (kube's ``WrappedHandler``)."""
+    try:
+        check_route_accepts(request.headers.get("accept"))
+    except StatusError as err:
+        return status_response(err)
+    negotiated = negotiate_discovery(request.headers.get("accept"))
+    if negotiated is None:
+        return _legacy_discovery(request, discovery, legacy)
+    headers = {"ETag": aggregated.etag, "Vary": "Accept", "Cache-Control": "public"}
+    if request.headers.get("if-none-match") == aggregated.etag:
+        return Response(status_code=304, headers=headers)
+    protobuf = negotiated.media_type == PROTOBUF
+    media_type = f"{negotiated.media_type};g={DISCOVERY_GROUP};v=v2;as={AGGREGATED_KIND}"
+    return Response(aggregated.body(protobuf), media_type=media_type, headers=headers)
+
+
+def _legacy_discovery(request: Request, discovery: Discovery, body: bytes) -> Response:
+    try:
+        media_type = negotiate_plain(request.headers.get("accept"))
+    except StatusError as err:
+        return status_response(err)
+    if media_type == PROTOBUF:
+        return Response(discovery.legacy_protobuf(body), media_type=PROTOBUF)
+    return body_response(body, media_type)
 
 
 async def _core_resources(request: Request, version: str) -> Response:
-    return _resource_list(served_by(request).discovery, "", version)
+    return _resource_list(request, served_by(request).discovery, "", version)
 
 
 async def _group_resources(request: Request, group: str, version: str) -> Response:
-    return _resource_list(served_by(request).discovery, group, version)
+    return _resource_list(request, served_by(request).discovery, group, version)
 
 
 async def _core(request: Request, version: str, rest: str) -> Response:
@@ -277,8 +343,12 @@ def _optional(body: dict[str, object], name: str, kind: type) -> Any:
     return value
 
 
-def _resource_list(discovery: Discovery, group: str, version: str) -> Response:
+def _resource_list(request: Request, discovery: Discovery, group: str, version: str) -> Response:
+    try:
+        check_route_accepts(request.headers.get("accept"))
+    except StatusError as err:
+        return status_response(err)
     body = discovery.resource_list(group, version)
     if body is None:
-        return status_response(not_found_path())
-    return Response(body, media_type=JSON)
+        return status_response(not_found_path(), error_media_type(request.headers.get("accept")))
+    return _legacy_discovery(request, discovery, body)

@@ -1,9 +1,14 @@
-"""Legacy (unaggregated) discovery: ``/api``, ``/apis``, ``/api/v1``, ``/apis/<g>/<v>``, and
-``/version``. Bodies are built once per registry and served as bytes."""
+"""Discovery: the legacy documents (``/api``, ``/apis``, ``/api/v1``, ``/apis/<g>/<v>``), the
+aggregated ones kubectl and client-go ask ``/api`` and ``/apis`` for (``apidiscovery.k8s.io/v2``
+``APIGroupDiscoveryList``, kube's ``endpoints/discovery/aggregated``), and ``/version``. Both
+kinds are made from the same table of served resources, built once per set of served resources
+(a CRD coming or going rebuilds them) and served as bytes, in JSON or protobuf."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
+from dataclasses import dataclass
 from functools import cached_property, cmp_to_key
 from typing import Any
 
@@ -13,6 +18,7 @@ from .. import __version__
 from ..apis.catalogue import ResourceType, compare_kube_aware_versions
 from ..machinery.release import TARGET_RELEASE
 from ..registry.registry import Registry
+from . import protobuf_encoding
 
 #: /version answers as the release whose API surface the catalogue serves.
 KUBERNETES_VERSION = (*TARGET_RELEASE.split("."), f"v{TARGET_RELEASE}.0")
@@ -46,19 +52,19 @@ class Discovery:
 
     def invalidate(self) -> None:
         """The served resources changed (a CRD came or went): rebuild on next use."""
-        for cached in ("_by_group_version", "api_groups"):
+        for cached in ("_by_group_version", "api_groups", "aggregated_core", "aggregated_groups", "_legacy_protobuf"):
             self.__dict__.pop(cached, None)
 
     @cached_property
     def api_groups(self) -> bytes:
-        """Built-in groups in the catalogue's order, then custom resource groups by name (kube
-        lists CRD groups after its own); versions most preferred first."""
+        """Groups in kube-aggregator's order: its own group first, then by group priority
+        (``GROUP_PRIORITIES``; custom resource groups 1000), then by name; versions most
+        preferred first."""
         versions: dict[str, list[str]] = defaultdict(list)
         for group, version in self._by_group_version:
             if group:
                 versions[group].append(version)
-        builtin = [g.name for g in self.registry.catalogue.group_versions() if g.name in versions]
-        ordered = builtin + sorted(set(versions) - set(builtin))
+        ordered = sorted(versions, key=lambda group: (-GROUP_PRIORITIES.get(group, CUSTOM_GROUP_PRIORITY), group))
         by_preference = cmp_to_key(compare_kube_aware_versions)
         groups = []
         for group in ordered:
@@ -73,21 +79,61 @@ class Discovery:
             return None
         resources = []
         for rt in rts:
-            entry: dict[str, Any] = {
+            resources.append({
                 "name": rt.plural,
                 "singularName": rt.singular,
                 "namespaced": rt.namespaced,
                 "kind": rt.kind,
                 "verbs": list(rt.verbs),
-            }
-            if rt.short_names:
-                entry["shortNames"] = list(rt.short_names)
-            if rt.categories:
-                entry["categories"] = list(rt.categories)
-            resources.append(entry)
+                **_names_and_categories(rt),
+            })
             resources.extend(_subresource_entries(rt))
-        gv = f"{group}/{version}" if group else version
-        return orjson.dumps({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources})
+        # kube's core list carries no apiVersion; the groups' lists do.
+        head = {"kind": "APIResourceList", "groupVersion": version} if not group else {
+            "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{group}/{version}"}
+        return orjson.dumps({**head, "resources": resources})
+
+    def legacy_protobuf(self, body: bytes) -> bytes:
+        """A legacy document (``api_versions``, ``api_groups``, a ``resource_list``) in protobuf,
+        enveloped with the apiVersion its JSON carries (none for ``/api`` and ``/api/v1``)."""
+        encoded = self._legacy_protobuf.get(body)
+        if encoded is None:
+            document = orjson.loads(body)
+            kind = document["kind"]
+            message = protobuf_encoding.message_name("v1", kind)
+            assert message is not None, kind
+            encoded = self._legacy_protobuf[body] = protobuf_encoding.envelope(
+                document.get("apiVersion", ""), kind, protobuf_encoding.encoder(message)(document))
+        return encoded
+
+    @cached_property
+    def _legacy_protobuf(self) -> dict[bytes, bytes]:
+        return {}
+
+    @cached_property
+    def aggregated_core(self) -> AggregatedDocument:
+        """``/api`` as an ``APIGroupDiscoveryList``: the core group."""
+        return self._aggregated([""])
+
+    @cached_property
+    def aggregated_groups(self) -> AggregatedDocument:
+        """``/apis`` as an ``APIGroupDiscoveryList``: every named group, in ``api_groups``' order."""
+        return self._aggregated([group["name"] for group in orjson.loads(self.api_groups)["groups"]])
+
+    def _aggregated(self, groups: list[str]) -> AggregatedDocument:
+        versions: dict[str, list[str]] = defaultdict(list)
+        for group, version in self._by_group_version:
+            versions[group].append(version)
+        by_preference = cmp_to_key(compare_kube_aware_versions)
+        items = []
+        for group in groups:
+            items.append({
+                "metadata": {"name": group} if group else {},
+                "versions": [{"version": version, "resources": [
+                    _aggregated_resource(rt) for rt in self._by_group_version[(group, version)]], "freshness": "Current"}
+                    for version in sorted(versions[group], key=by_preference, reverse=True)],
+            })
+        return AggregatedDocument(items)
 
     @cached_property
     def version(self) -> bytes:
@@ -105,17 +151,39 @@ class Discovery:
         })
 
 
+#: kube-apiserver's group priorities (``apiVersionPriorities`` of cmd/kube-apiserver and
+#: pkg/controlplane/apiserver), which order discovery; the aggregator lists its own group first.
+GROUP_PRIORITIES = {
+    "apiregistration.k8s.io": 1 << 31, "apps": 17800, "events.k8s.io": 17750, "authentication.k8s.io": 17700,
+    "authorization.k8s.io": 17600, "autoscaling": 17500, "batch": 17400, "certificates.k8s.io": 17300,
+    "networking.k8s.io": 17200, "policy": 17100, "rbac.authorization.k8s.io": 17000, "storage.k8s.io": 16800,
+    "admissionregistration.k8s.io": 16700, "apiextensions.k8s.io": 16700, "scheduling.k8s.io": 16600,
+    "coordination.k8s.io": 16500, "node.k8s.io": 16300, "discovery.k8s.io": 16200, "resource.k8s.io": 16200,
+    "flowcontrol.apiserver.k8s.io": 16100, "internal.apiserver.k8s.io": 16000, "storagemigration.k8s.io": 15800,
+}
+#: A CustomResourceDefinition's group (crdregistration: ``GroupPriorityMinimum: 1000``).
+CUSTOM_GROUP_PRIORITY = 1000
 #: The subresources fakeapi serves (others of the catalogue, such as pods/log, are not listed).
 SERVED_SUBRESOURCES = ("binding", "ephemeralcontainers", "eviction", "finalize", "resize", "scale", "status", "token")
+AGGREGATED_API_VERSION = "apidiscovery.k8s.io/v2"
+AGGREGATED_KIND = "APIGroupDiscoveryList"
+
+
+def _names_and_categories(rt: ResourceType) -> dict[str, list[str]]:
+    """A discovery entry's ``shortNames`` and ``categories``, each only when it has some."""
+    return {key: list(values) for key, values in (("shortNames", rt.short_names), ("categories", rt.categories))
+            if values}
+
+
+def _served_subresources(rt: ResourceType) -> list[tuple[str, Any]]:
+    return [(name, sub) for name, sub in rt.subresources.items() if name in SERVED_SUBRESOURCES]
 
 
 def _subresource_entries(rt: ResourceType) -> list[dict[str, Any]]:
     """Discovery entries of ``<plural>/<subresource>``; one of another kind (``Scale``) names its
     group and version, which client-go's scale client looks for."""
     entries = []
-    for name, sub in rt.subresources.items():
-        if name not in SERVED_SUBRESOURCES:
-            continue
+    for name, sub in _served_subresources(rt):
         entry: dict[str, Any] = {"name": f"{rt.plural}/{name}", "singularName": "", "namespaced": rt.namespaced}
         if (sub.group, sub.version) != (rt.group, rt.version):
             entry["group"], entry["version"] = sub.group, sub.version
@@ -123,3 +191,53 @@ def _subresource_entries(rt: ResourceType) -> list[dict[str, Any]]:
         entry["verbs"] = list(sub.verbs)
         entries.append(entry)
     return entries
+
+
+def _response_kind(rt: ResourceType, group: str, version: str, kind: str) -> dict[str, str]:
+    """An aggregated entry's ``responseKind``: group and version are empty for the resource's own."""
+    same = (group, version) == (rt.group, rt.version)
+    return {"group": "" if same else group, "version": "" if same else version, "kind": kind}
+
+
+def _aggregated_resource(rt: ResourceType) -> dict[str, Any]:
+    """One ``APIResourceDiscovery``: the legacy entry's facts, with its subresources inside."""
+    entry: dict[str, Any] = {
+        "resource": rt.plural,
+        "responseKind": _response_kind(rt, rt.group, rt.version, rt.kind),
+        "scope": "Namespaced" if rt.namespaced else "Cluster",
+        "singularResource": rt.singular,
+        "verbs": list(rt.verbs),
+        **_names_and_categories(rt),
+    }
+    subresources = [{"subresource": name, "responseKind": _response_kind(rt, sub.group, sub.version, sub.kind),
+                     "verbs": list(sub.verbs)} for name, sub in _served_subresources(rt)]
+    if subresources:
+        entry["subresources"] = subresources
+    return entry
+
+
+@dataclass(frozen=False, slots=True, eq=False)
+class AggregatedDocument:
+    """An ``APIGroupDiscoveryList`` and its ETag: kube's upper-case hex SHA-512 of the list's
+    JSON (without kind and apiVersion, as Go marshals the struct), quoted."""
+
+    items: list[dict[str, Any]]
+    _json: bytes = b""
+    _protobuf: bytes = b""
+    etag: str = ""
+
+    def __post_init__(self) -> None:
+        self._json = orjson.dumps({"kind": AGGREGATED_KIND, "apiVersion": AGGREGATED_API_VERSION, "metadata": {},
+                                   "items": self.items})
+        digest = hashlib.sha512(orjson.dumps({"metadata": {}, "items": self.items})).hexdigest().upper()
+        self.etag = f'"{digest}"'
+
+    def body(self, protobuf: bool) -> bytes:
+        if not protobuf:
+            return self._json
+        if not self._protobuf:
+            message = protobuf_encoding.message_name(AGGREGATED_API_VERSION, AGGREGATED_KIND)
+            assert message is not None
+            self._protobuf = protobuf_encoding.envelope(AGGREGATED_API_VERSION, AGGREGATED_KIND,
+                                                        protobuf_encoding.encoder(message)({"items": self.items}))
+        return self._protobuf

@@ -1,70 +1,228 @@
-"""Which representation a response is written in, from the Accept header (kube's
-``endpoints/handlers/negotiation``, JSON only).
+"""Which representation a response is written in, from the Accept header, as kube-apiserver
+negotiates it (``endpoints/handlers/negotiation``, ``github.com/munnerz/goautoneg``).
 
-Media ranges are tried in order of their ``q`` weight (then as written): protobuf and other
-encodings fakeapi does not write are passed over, as kube passes over what it cannot serve; a
-JSON range may ask for a conversion with ``as``/``g``/``v`` (``Table`` for anything,
-``PartialObjectMetadata`` for an object or a watch, ``PartialObjectMetadataList`` for a list).
-Nothing acceptable is 406.
+Media ranges are sorted as goautoneg sorts them (by ``q``, then concrete types before wildcards,
+with its quirky comparison and Go's insertion sort for short lists), then each is matched
+against the server's media types in order — JSON, YAML, protobuf — and the first the endpoint
+allows wins. A range may ask for a conversion with ``as``/``g``/``v``: ``Table`` (JSON or YAML
+only), ``PartialObjectMetadata`` and ``PartialObjectMetadataList`` of ``meta.k8s.io`` v1 or
+v1beta1 (any media type), or an aggregated discovery document on the discovery endpoints.
+Custom resources are never written in protobuf (their handler's standard serializers are JSON
+and YAML), but their metadata and their errors are. YAML has no stream serializer: a watch is
+never YAML. Nothing acceptable is 406.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..machinery.status import not_acceptable
-from ..registry.views import PARTIAL_OBJECT_METADATA, MetadataView
+from ..machinery.status import Details, StatusError, not_acceptable
 
-
-class TableRequest(NamedTuple):
-    """``as=Table``: the handler builds the per-request ``TableView`` (it needs the resource)."""
-
-    api_version: str  # meta.k8s.io/v1 or meta.k8s.io/v1beta1
-
-_JSON_RANGES = frozenset(("application/json", "application/*", "*/*"))
-_META_GROUP = "meta.k8s.io"
+JSON = "application/json"
+YAML = "application/yaml"
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+#: The server's media types in kube's order (``codec_factory.go``: JSON, YAML, protobuf).
+SERVER_MEDIA_TYPES = (JSON, YAML, PROTOBUF)
+#: ``stream=watch`` is allowed for the media types that have a stream serializer.
+_STREAMING = frozenset((JSON, PROTOBUF))
+#: The media types fakeapi writes.
+_WRITTEN = frozenset((JSON, YAML, PROTOBUF))
+#: The media types aggregated discovery documents are written in.
+_DISCOVERY = frozenset((JSON, PROTOBUF))
+META_GROUP = "meta.k8s.io"
 _META_VERSIONS = frozenset(("v1", "v1beta1"))
-#: What a client may name in ``as=``, by target: a single object or watch, or a list.
-_VIEWS = {
-    "object": {"PartialObjectMetadata": PARTIAL_OBJECT_METADATA},
-    "list": {"PartialObjectMetadataList": PARTIAL_OBJECT_METADATA},
-}
-_ACCEPTED = ("application/json", "application/json;as=Table;g=meta.k8s.io;v=v1",
-             "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
-             "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1")
+DISCOVERY_GROUP = "apidiscovery.k8s.io"
 
 
-def _media_ranges(accept: str) -> list[tuple[str, dict[str, str]]]:
-    ranges = []
-    for position, text in enumerate(accept.split(",")):
-        media_type, *raw_params = text.split(";")
-        params = {}
-        for raw in raw_params:
-            name, _, value = raw.partition("=")
-            params[name.strip().lower()] = value.strip()
-        try:
-            weight = float(params.pop("q", "1"))
-        except ValueError:
-            weight = 1.0
-        ranges.append((-weight, position, media_type.strip().lower(), params))
-    return [(media_type, params) for _, _, media_type, params in sorted(ranges)]
+class Clause(NamedTuple):
+    type: str
+    subtype: str
+    q: float
+    params: dict[str, str]
 
 
-def response_view(accept: str | None, target: str) -> MetadataView | TableRequest | None:
-    """The view a GET/WATCH (``target`` "object") or LIST (``target`` "list") answers in:
-    ``None`` for the object itself. Raises 406 when no media range can be served."""
+def parse_accept(header: str) -> list[Clause]:
+    """goautoneg's ``ParseAccept``: clauses without a ``/`` (other than ``*``) and parameters
+    without one ``=`` are dropped; ``q`` parses as a float32 (0 when malformed)."""
+    clauses: list[Clause] = []
+    for part in header.split(","):
+        part = part.strip(" ")
+        media_range, _, raw_params = part.partition(";")
+        main, slash, rest = media_range.partition("/")
+        main = main.strip(" ")
+        if not slash:
+            if main != "*":
+                continue
+            subtype = "*"
+        else:
+            if "/" in rest:
+                continue
+            subtype = rest.strip(" ")
+        q, params = 1.0, {}
+        if raw_params:
+            for raw in raw_params.split(";"):
+                name, equals, value = raw.partition("=")
+                if not equals or "=" in value:
+                    continue
+                name = name.strip(" ")
+                if name == "q":
+                    q = _go_parse_float(value)
+                else:
+                    params[name] = value.strip(" ")
+        clauses.append(Clause(main, subtype, q, params))
+    # Go's sort.Sort of fewer than 13 elements is an insertion sort: reproduce its order.
+    for i in range(1, len(clauses)):
+        j = i
+        while j > 0 and _less(clauses[j], clauses[j - 1]):
+            clauses[j], clauses[j - 1] = clauses[j - 1], clauses[j]
+            j -= 1
+    return clauses if len(clauses) < 13 else sorted(clauses, key=lambda c: -c.q)
+
+
+def _less(a: Clause, b: Clause) -> bool:
+    """goautoneg's ``Less``: not a strict order, which is why the sort is reproduced exactly."""
+    if a.q > b.q:
+        return True
+    if a.type != "*" and b.type == "*":
+        return True
+    return a.subtype != "*" and b.subtype == "*"
+
+
+def _go_parse_float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A conversion asked for with ``as``/``g``/``v``."""
+
+    group: str
+    version: str
+    kind: str
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+class Negotiated(NamedTuple):
+    media_type: str  # JSON, YAML or PROTOBUF
+    convert: Target | None
+
+
+def _matches(clause: Clause, media_type: str) -> bool:
+    main, subtype = media_type.split("/")
+    return (clause.type == main and clause.subtype in (subtype, "*")) or (clause.type == "*" and clause.subtype == "*")
+
+
+def _options(clause: Clause, media_type: str) -> tuple[bool, Target | None]:
+    """``acceptMediaTypeOptions`` without the endpoint's say: whether the stream and server
+    version parameters allow the media type, and the conversion asked for."""
+    params = clause.params
+    stream = params.get("stream", "")
+    if stream and (media_type not in _STREAMING or stream != "watch"):
+        return False, None
+    server_version = params.get("sv", "")
+    if server_version and server_version != "v1":
+        return False, None
+    if not {"as", "g", "v"} & params.keys():
+        return True, None
+    return True, Target(params.get("g", ""), params.get("v", ""), params.get("as", ""))
+
+
+METADATA_KINDS = ("PartialObjectMetadata", "PartialObjectMetadataList")
+
+
+#: What kube's routes produce (go-restful's ``Produces``), which its 406 lists: a collection's
+#: GET (list and watch) also produces the watch streams.
+ROUTE_MEDIA_TYPES = SERVER_MEDIA_TYPES
+COLLECTION_GET_MEDIA_TYPES = (*SERVER_MEDIA_TYPES, f"{JSON};stream=watch", f"{PROTOBUF};stream=watch")
+
+
+def check_route_accepts(accept: str | None, produces: tuple[str, ...] = ROUTE_MEDIA_TYPES) -> None:
+    """go-restful's route selection, before kube's own negotiation: unless some range, its
+    parameters cut off, is ``*/*`` or exactly one of the route's media types, the request is
+    406 with go-restful's message (``application/*`` and ``text/html`` are such requests)."""
+    if not accept:
+        return
+    for text in accept.split(","):
+        media_type = text.split(";", 1)[0].strip(" ")
+        if media_type == "*/*" or media_type in produces:
+            return
+    raise StatusError(406, "NotAcceptable", "406: Not Acceptable\n\nAvailable representations: " + ", ".join(produces),
+                      Details())
+
+
+def negotiate(accept: str | None, *, custom: bool = False) -> Negotiated:
+    """A resource endpoint's output (kube's ``RequestScope.AllowsMediaTypeTransform``); 406
+    when nothing is acceptable. ``custom``: a custom resource's endpoint."""
+    if not accept:
+        return Negotiated(JSON, None)
+    for clause in parse_accept(accept):
+        for media_type in SERVER_MEDIA_TYPES:
+            if not _matches(clause, media_type):
+                continue
+            allowed, convert = _options(clause, media_type)
+            if not allowed or media_type not in _WRITTEN:
+                continue
+            if convert is None:
+                if custom and media_type == PROTOBUF:
+                    continue
+                return Negotiated(media_type, None)
+            if convert.group != META_GROUP or convert.version not in _META_VERSIONS:
+                continue
+            if convert.kind == "Table" and media_type != PROTOBUF:
+                return Negotiated(media_type, convert)
+            if convert.kind in METADATA_KINDS:  # either name is accepted here; the wrong one fails later
+                return Negotiated(media_type, convert)
+    raise not_acceptable(accepted=SERVER_MEDIA_TYPES)
+
+
+def negotiate_stream(accept: str | None, *, custom: bool = False) -> Negotiated:
+    """A watch's output: as ``negotiate``, but its 406 names the stream media types."""
+    try:
+        return negotiate(accept, custom=custom)
+    except StatusError:
+        raise not_acceptable(accepted=tuple(f"{m};stream=watch" for m in SERVER_MEDIA_TYPES if m in _STREAMING)) from None
+
+
+def negotiate_plain(accept: str | None) -> str:
+    """The media type of an endpoint that converts nothing (kube's default endpoint
+    restrictions: Status errors, the legacy discovery documents); 406 when none is acceptable."""
+    if not accept:
+        return JSON
+    for clause in parse_accept(accept):
+        for media_type in SERVER_MEDIA_TYPES:
+            if _matches(clause, media_type):
+                allowed, convert = _options(clause, media_type)
+                if allowed and convert is None and media_type in _WRITTEN:
+                    return media_type
+    raise not_acceptable(accepted=SERVER_MEDIA_TYPES)
+
+
+def error_media_type(accept: str | None) -> str:
+    """The media type of a Status error (``ErrorNegotiated``); JSON when none is acceptable
+    (``WriteRawJSON``)."""
+    try:
+        return negotiate_plain(accept)
+    except StatusError:
+        return JSON
+
+
+def negotiate_discovery(accept: str | None) -> Negotiated | None:
+    """The aggregated discovery document asked for (``apidiscovery.k8s.io/v2``
+    ``APIGroupDiscoveryList``, kube 1.35 having removed v2beta1), or None for the legacy
+    documents (kube's ``WrappedHandler``)."""
     if not accept:
         return None
-    for media_type, params in _media_ranges(accept):
-        if media_type not in _JSON_RANGES:
-            continue
-        conversion = params.get("as")
-        if conversion is None:
-            return None
-        if params.get("g") == _META_GROUP and params.get("v") in _META_VERSIONS:
-            if conversion == "Table":
-                return TableRequest(f"{_META_GROUP}/{params['v']}")
-            view = _VIEWS[target].get(conversion)
-            if view is not None:
-                return view
-    raise not_acceptable(accepted=_ACCEPTED)
+    for clause in parse_accept(accept):
+        for media_type in SERVER_MEDIA_TYPES:
+            if _matches(clause, media_type) and media_type in _DISCOVERY:
+                allowed, convert = _options(clause, media_type)
+                if allowed and convert == Target(DISCOVERY_GROUP, "v2", "APIGroupDiscoveryList"):
+                    return Negotiated(media_type, convert)
+    return None

@@ -85,6 +85,14 @@ def decode_body(body: bytes) -> dict[str, Any]:
     return {"kind": kind, "apiVersion": api_version, **obj}
 
 
+def message_json(name: str, raw: bytes) -> Any:
+    """The JSON Go prints for a message of type ``name`` (``k8s.io.api.core.v1.Pod``) in ``raw``."""
+    try:
+        return _Converter(types()).message(message_class(name).FromString(raw))
+    except (DecodeError, _DecodingError) as err:
+        raise ValueError(f"{name}: {err}") from None
+
+
 def _go_type_meta(api_version: str, kind: str) -> str:
     """``fmt.Sprintf("%#v", unk.TypeMeta)``."""
     return f'runtime.TypeMeta{{APIVersion:"{api_version}", Kind:"{kind}"}}'

@@ -14,6 +14,7 @@ import yaml
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from ..cacher import json_event
 from ..faults import Faults
 from ..machinery import patch as patching
 from ..machinery import warning
@@ -27,20 +28,36 @@ from ..machinery.status import (
     bad_request,
     method_not_allowed_path,
     method_not_supported,
+    not_acceptable,
     not_found_path,
     request_entity_too_large,
     unsupported_media_type,
 )
 from ..printers.tables import validate_include_object
 from ..registry.registry import Registry
-from ..registry.rest import ResourceStore
+from ..registry.rest import ResourceStore, is_status
+from ..registry.views import PARTIAL_OBJECT_METADATA, ResponseView, TableView
 from ..registry.virtual import CreateOnly
-from ..registry.views import MetadataView, ResponseView, TableView
-from . import protobuf
+from . import protobuf, protobuf_views
 from .access import request_user
 from .faults import apply_request_faults, slow_list
-from .negotiation import TableRequest, response_view
-from .responses import JSON, json_bytes, json_response, status_response
+from .negotiation import (
+    COLLECTION_GET_MEDIA_TYPES,
+    JSON,
+    METADATA_KINDS,
+    PROTOBUF,
+    ROUTE_MEDIA_TYPES,
+    SERVER_MEDIA_TYPES,
+    YAML,
+    Negotiated,
+    check_route_accepts,
+    error_media_type,
+    negotiate,
+    negotiate_stream,
+)
+from .protobuf_views import PARTIAL_OBJECT_METADATA as PROTOBUF_METADATA
+from .protobuf_views import ProtobufView, status_body, status_event
+from .responses import body_response, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
 MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -160,6 +177,96 @@ def dry_run(request: Request) -> bool:
     return bool(values)
 
 
+class Output:
+    """How a response is written: the view its objects are encoded in (None: the stored JSON)
+    and its media type; or the error kube answers once it has the result (a conversion that
+    does not fit it), raised by ``respond`` and ``object``."""
+
+    __slots__ = ("view", "media_type", "error")
+
+    def __init__(self, view: ResponseView | None, media_type: str, error: StatusError | None = None) -> None:
+        self.view = view
+        self.media_type = media_type
+        self.error = error
+
+    def respond(self, body: bytes, status: int = 200) -> Response:
+        """A body already in this output's form (what the registry's reads return; YAML is
+        written from the JSON)."""
+        if self.error is not None:
+            raise self.error
+        return body_response(body, self.media_type, status)
+
+    def object(self, raw: bytes, status: int = 200, *, written_to: ResourceStore | None = None) -> Response:
+        """An object a write returned as stored JSON (or the Status a DELETE answers with). A
+        protobuf encoding of what ``written_to`` (the storage version's store; not given for a
+        dry run) just stored is handed to its cacher, for the LISTs and watches to come."""
+        if self.error is not None:
+            raise self.error
+        view = self.view
+        if is_status(raw):
+            if self.media_type == PROTOBUF:
+                return Response(status_body(orjson.loads(raw)), status_code=status, media_type=PROTOBUF)
+            return body_response(raw, self.media_type, status)
+        if view is None:
+            return self.respond(raw, status)
+        if not isinstance(view, ProtobufView) or written_to is None or written_to.storage is not written_to:
+            return self.respond(view.body(view.encode(raw)), status)
+        obj = orjson.loads(raw)
+        encoded = view.encode_object(obj)
+        meta = obj["metadata"]
+        written_to.cacher.prepare(written_to.key(meta.get("namespace") or None, meta["name"]),
+                                  int(meta["resourceVersion"]), view.name, encoded)
+        return self.respond(view.body(encoded), status)
+
+
+def output(request: Request, rs: ResourceStore, target: str) -> Output:
+    """The negotiated output of a request for one object or a watch (``target`` "object") or a
+    list ("list")."""
+    negotiated = negotiate(request.headers.get("accept"), custom=rs.rt.custom)
+    return _output(request, rs, negotiated, target)
+
+
+def _output(request: Request, rs: ResourceStore, negotiated: Negotiated, target: str) -> Output:
+    convert = negotiated.convert
+    if convert is not None and convert.kind in METADATA_KINDS and (convert.kind == METADATA_KINDS[1]) != (target == "list"):
+        return Output(None, negotiated.media_type, _metadata_conversion_failed(rs, convert.kind, target))
+    if negotiated.media_type == PROTOBUF:
+        view = PROTOBUF_METADATA if convert is not None else protobuf_views.object_view(rs.api_version, rs.kind)
+        if view is None:  # a kind kube has no message for: a custom resource (JSON)
+            raise not_acceptable(accepted=SERVER_MEDIA_TYPES)
+        return Output(view, PROTOBUF)
+    media_type = negotiated.media_type  # JSON or YAML from here on
+    if convert is None:
+        return Output(None, media_type)
+    if convert.kind == "Table":
+        include_object = request.query_params.get("includeObject")
+        error = validate_include_object(include_object)
+        if error is not None:
+            raise error
+        return Output(TableView(rs.rt, api_version=convert.api_version, include_object=include_object,
+                                printer_columns=rs.printer_columns), media_type)
+    return Output(PARTIAL_OBJECT_METADATA, media_type)
+
+
+def _metadata_conversion_failed(rs: ResourceStore, kind: str, target: str) -> StatusError:
+    """kube's ``asPartialObjectMetadata(List)`` of the wrong shape, naming the Go type of the
+    handler's result: the group's internal type (``*core.ConfigMapList``), or unstructured."""
+    if rs.rt.custom:
+        go_type = "*unstructured.UnstructuredList" if target == "list" else "*unstructured.Unstructured"
+    else:
+        package = _INTERNAL_PACKAGES.get(rs.rt.group, rs.rt.group.split(".")[0])
+        go_type = f"*{package}.{rs.rt.kind}" + ("List" if target == "list" else "")
+    if kind == METADATA_KINDS[0]:
+        message = f"you requested PartialObjectMetadata, but the requested object is a list ({go_type})"
+    else:
+        message = f"you requested PartialObjectMetadataList, but the requested object is not a list ({go_type})"
+    return StatusError(406, "NotAcceptable", message)
+
+
+#: The internal API packages whose name is not the group's first label.
+_INTERNAL_PACKAGES = {"": "core", "events.k8s.io": "core"}
+
+
 async def handle(registry: Registry, request: Request, group: str, version: str, rest: str,
                  faults: Faults) -> Response:
     """One request to a resource endpoint, with the ``Warning`` headers the write earned."""
@@ -179,6 +286,8 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
                   faults: Faults) -> Response:
     try:
         req = parse_path(registry, group, version, rest)
+        collection_get = request.method == "GET" and req.name is None and req.creater is None
+        check_route_accepts(request.headers.get("accept"), COLLECTION_GET_MEDIA_TYPES if collection_get else ROUTE_MEDIA_TYPES)
         if DEPRECATED_APIS and (deprecation := DEPRECATED_APIS.get((group, version, req.resource))):
             warning.add(deprecation)
         # The fault hook: with no request fault active, one truthiness test is all it costs.
@@ -192,51 +301,49 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
         rs, ns, name = req.rs, req.namespace, req.name
         assert rs is not None
         if method == "GET":
-            accept = request.headers.get("accept")
             if name is not None:
-                return json_bytes(rs.get(ns, name, _view(request, rs, response_view(accept, "object"))))
+                out = output(request, rs, "object")
+                return out.respond(rs.get(ns, name, out.view))
             opts = ListOptions.from_query(request.query_params)
             if opts.watch:
-                return await watch(rs, ns, opts, _view(request, rs, response_view(accept, "object")))
-            listed = await rs.list(ns, opts, _view(request, rs, response_view(accept, "list")))
+                negotiated = negotiate_stream(request.headers.get("accept"), custom=rs.rt.custom)
+                return await watch(rs, ns, opts, _output(request, rs, negotiated, "object"))
+            out = output(request, rs, "list")
+            listed = await rs.list(ns, opts, out.view)
             if per_item:
                 await slow_list(listed, per_item)
-            return json_bytes(listed)
+            return out.respond(listed)
         if method == "POST" and name is None:
+            out = output(request, rs, "object")
             body, _raw, warnings = await read_object(request, rs.schema, rs.rt.kind, "CreateOptions")
             for value in warnings:
                 warning.add_header(value)
-            created = rs.create(ns, body, dry_run(request), manager=field_manager(request))
-            return json_bytes(created, 201)
+            dry = dry_run(request)
+            created = rs.create(ns, body, dry, manager=field_manager(request))
+            return out.object(created, 201, written_to=None if dry else rs)
         if method == "PUT" and name is not None:
+            out = output(request, rs, "object")
             body, _raw, warnings = await read_object(request, rs.schema, rs.rt.kind, "UpdateOptions")
             for value in warnings:
                 warning.add_header(value)
-            updated = rs.update(ns, name, body, dry_run=dry_run(request), manager=field_manager(request))
-            return json_bytes(updated)
+            dry = dry_run(request)
+            updated = rs.update(ns, name, body, dry_run=dry, manager=field_manager(request))
+            return out.object(updated, written_to=None if dry else rs)
         if method == "PATCH" and name is not None:
             return await _patch(request, rs, ns, name, None)
         if method == "DELETE":
             options = await _delete_options(request)
             if name is None:
+                out = output(request, rs, "list")
                 opts = ListOptions.from_query(request.query_params)
-                return json_bytes(rs.delete_collection(ns, opts, options, gc_finalizers=registry.garbage_collection))
+                return out.respond(rs.delete_collection(ns, opts, options, gc_finalizers=registry.garbage_collection,
+                                                        view=out.view))
+            out = output(request, rs, "object")
             body, _gone = rs.delete(ns, name, options, gc_finalizers=registry.garbage_collection)
-            return json_bytes(body)
+            return out.object(body)
         raise method_not_supported(rs.rt.group, rs.rt.plural, _VERBS.get(method, method.lower()))
     except StatusError as err:
-        return status_response(err)
-
-
-def _view(request: Request, rs: ResourceStore, wanted: MetadataView | TableRequest | None) -> ResponseView | None:
-    if not isinstance(wanted, TableRequest):
-        return wanted
-    include_object = request.query_params.get("includeObject")
-    error = validate_include_object(include_object)
-    if error is not None:
-        raise error
-    return TableView(rs.rt, api_version=wanted.api_version, include_object=include_object,
-                     printer_columns=rs.printer_columns)
+        return status_response(err, error_media_type(request.headers.get("accept")))
 
 
 async def _subresource(registry: Registry, request: Request, req: ResourceRequest) -> Response:
@@ -251,19 +358,39 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
     if sub == "finalize" and rs is registry.namespaces:
         if method != "PUT":
             raise method_not_allowed_path()
-        return json_bytes(registry.namespaces.finalize(name, await read_json_body(request), dry_run(request)))
+        out = output(request, rs, "object")
+        return out.object(registry.namespaces.finalize(name, await read_json_body(request), dry_run(request)))
     if sub not in rs.rt.subresources or sub not in ("status", "scale") and sub not in rs.storage.subresource_strategies:
         raise not_found_path()
+    if sub == "scale":
+        return await _scale(request, rs, ns, name)
+    out = output(request, rs, "object")
     if method == "GET":
-        return json_bytes(rs.get_scale(ns, name) if sub == "scale" else rs.get(ns, name))
+        return out.respond(rs.get(ns, name, out.view))
     if method == "PUT":
         body = await read_json_body(request)
-        if sub == "scale":
-            return json_bytes(rs.update_scale(ns, name, lambda _current: body, dry_run(request)))
-        return json_bytes(rs.update(ns, name, body, subresource=sub, dry_run=dry_run(request), manager=field_manager(request)))
+        dry = dry_run(request)
+        return out.object(rs.update(ns, name, body, subresource=sub, dry_run=dry, manager=field_manager(request)),
+                          written_to=None if dry else rs)
     if method == "PATCH":
         return await _patch(request, rs, ns, name, sub)
     raise method_not_allowed_path()  # no route: kube serves these subresources GET, PUT and PATCH only
+
+
+async def _scale(request: Request, rs: ResourceStore, ns: str | None, name: str) -> Response:
+    """``/scale``: an ``autoscaling/v1`` Scale, in protobuf when asked for (custom resources'
+    scale too: kube serves it with the built-in Scale's codecs)."""
+    method = request.method
+    media_type = negotiate(request.headers.get("accept")).media_type
+    out = Output(protobuf_views.object_view("autoscaling/v1", "Scale") if media_type == PROTOBUF else None, media_type)
+    if method == "GET":
+        return out.object(rs.get_scale(ns, name))
+    if method == "PUT":
+        body = await read_json_body(request)
+        return out.object(rs.update_scale(ns, name, lambda _current: body, dry_run(request)))
+    if method == "PATCH":
+        return await _patch(request, rs, ns, name, "scale", out)
+    raise method_not_allowed_path()
 
 
 async def _create_only(registry: Registry, request: Request, creater: CreateOnly, resource: tuple[str, str],
@@ -271,6 +398,7 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
     """A create-only resource or subresource: POST only (no other route exists for it)."""
     if request.method != "POST":
         raise method_not_allowed_path()
+    media_type = negotiate(request.headers.get("accept")).media_type
     body_type = creater.body_type
     dry = dry_run(request)
     body, raw, warnings = await read_object(request, body_type.schema, body_type.kind, "CreateOptions")
@@ -280,21 +408,34 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
         manager=field_manager(request), admission=registry.admission, namespace_phase=registry.namespace_phase,
         user=lambda: user)
     # A Status answer is sent with its own code (an eviction's failure is a 500).
-    code = answer["code"] if answer.get("kind") == "Status" else 201
-    return with_warnings(json_response(answer, code), warnings)
+    is_status_answer = answer.get("kind") == "Status"
+    code = answer["code"] if is_status_answer else 201
+    if media_type == PROTOBUF:
+        if is_status_answer:
+            return with_warnings(Response(status_body(answer), status_code=code, media_type=PROTOBUF), warnings)
+        view = protobuf_views.object_view(answer["apiVersion"], answer["kind"])
+        if view is not None:
+            body = view.body(view.encode_object(answer))
+            return with_warnings(Response(body, status_code=code, media_type=PROTOBUF), warnings)
+    return with_warnings(body_response(orjson.dumps(answer), media_type if media_type == YAML else JSON, code),
+                         warnings)
 
 
-async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str, sub: str | None) -> Response:
+async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str, sub: str | None,
+                 out: Output | None = None) -> Response:
+    out = out or output(request, rs, "object")
     media_type, raw = await read_body(request, patching.accepted_patch_types(rs.schema))
     query = request.query_params
     is_apply = media_type == patching.APPLY_PATCH
     validate_patch_options(query.get("fieldManager", ""), apply=is_apply, force_given="force" in query)
+    dry = dry_run(request)
+    written_to = None if dry or sub == "scale" else rs
     if is_apply:
         body, created = rs.apply(ns, name, raw, manager=query["fieldManager"], force=parse_bool(query.get("force", "false"), "force"),
-                                 subresource=sub, dry_run=dry_run(request))
-        return json_bytes(body, 201 if created else 200)
-    return json_bytes(rs.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry_run(request),
-                               manager=field_manager(request)))
+                                 subresource=sub, dry_run=dry)
+        return out.object(body, 201 if created else 200, written_to=written_to)
+    return out.object(rs.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry,
+                               manager=field_manager(request)), written_to=written_to)
 
 
 def field_manager(request: Request) -> str:
@@ -308,14 +449,20 @@ async def _delete_options(request: Request) -> DeleteOptions:
     return DeleteOptions.parse(body, request.query_params)
 
 
-async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, view: ResponseView | None) -> Response:
-    start = await rs.watch(namespace, opts, view)
+async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out: Output) -> Response:
+    if out.error is not None:
+        raise out.error
+    start = await rs.watch(namespace, opts, out.view)
+    media_type = out.media_type if out.media_type == JSON else out.media_type + ";stream=watch"
     if start.watcher is None:
         # kube sends a too-old resourceVersion as the stream's only event, after a 200.
         err = start.error
         assert err is not None
-        line = b'{"type":"ERROR","object":' + orjson.dumps(err.to_dict()) + b"}\n"
-        return StreamingResponse(_once(line), media_type=JSON)
+        if out.media_type == PROTOBUF:
+            event = status_event(err.to_dict())
+        else:
+            event = json_event("ERROR", orjson.dumps(err.to_dict()))
+        return StreamingResponse(_once(event), media_type=media_type)
     watcher = start.watcher
     cacher = rs.cacher
 
@@ -326,9 +473,8 @@ async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, vie
         finally:
             cacher.unregister(watcher)
 
-    return StreamingResponse(body(), media_type=JSON)
+    return StreamingResponse(body(), media_type=media_type)
 
 
 async def _once(line: bytes):  # type: ignore[no-untyped-def]
     yield line
-

@@ -966,11 +966,16 @@ class FieldManager:
     tracks with ``NewDeducedTypeConverter``. ``now`` arguments are RFC 3339 timestamps."""
 
     def __init__(self, api_version: str, kind: str, schema: Schema | None, *, subresource: str = "",
-                 reset_fields: Sequence[tuple[str, ...]] = (), new_object: Mapping[str, Any] | None = None) -> None:
+                 reset_fields: Sequence[tuple[str, ...]] = (), new_object: Mapping[str, Any] | None = None,
+                 typed_input: bool = False) -> None:
         self.api_version = api_version
         self.kind = kind
         self.subresource = subresource
         self.type_ref = object_type(schema)
+        #: Objects arrive decoded into the kind's Go type (built-in kinds: ``gostruct``), so they
+        #: conform to its schema: kube's typed conversion cannot fail on them, and an update
+        #: skips checking it again.
+        self._typed_input = typed_input
         #: The strategy's reset fields: owned by nobody through this endpoint (``IgnoreFilter``).
         self._ignored = FieldSet.of(*(tuple(map(PathElement.field, path)) for path in reset_fields)) \
             if reset_fields else None
@@ -986,7 +991,10 @@ class FieldManager:
         managedFields recomputed (``FieldManager.UpdateNoErrors``: should tracking fail, e.g.
         on a value its schema rejects, the result has no managedFields, as upstream)."""
         live_obj = self._live_or_empty(live)
-        result = copy.deepcopy(dict(new))
+        # Only metadata.managedFields changes: a copy of the top and of metadata is enough.
+        result = dict(new)
+        if isinstance(result.get("metadata"), dict):
+            result["metadata"] = dict(result["metadata"])
         managed = self._decode_live_or_new(live_obj, result)
         _set_managed_fields(result, None)
         try:
@@ -1125,7 +1133,7 @@ class FieldManager:
     def _structured_update(self, live: Mapping[str, Any], new: Mapping[str, Any],
                            fields: dict[str, VersionedSet]) -> dict[str, VersionedSet]:
         """``structuredMergeManager.Update``."""
-        for obj, role in ((new, "new"), (live, "live")):
+        for obj, role in () if self._typed_input else ((new, "new"), (live, "live")):
             try:
                 validate(obj, self.type_ref, allow_duplicates=True)
             except ValidationError as err:

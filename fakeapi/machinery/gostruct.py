@@ -64,21 +64,22 @@ def _number_text(value: float | int) -> str:
 
 class _Context:
     """Where a value sits, for Go's error message: the struct holding the field and the JSON
-    path of the field (without list indexes or map keys, as Go prints it)."""
+    path of the field (without list indexes or map keys, as Go prints it). The path is a stack
+    of names pushed on the way down, joined only when an error is written."""
 
     __slots__ = ("errors", "struct", "path")
 
     def __init__(self) -> None:
         self.errors: list[str] = []
         self.struct = ""
-        self.path = ""
+        self.path: list[str] = []
 
     def mismatch(self, value: Any, go_type: str, *, with_value: bool = False) -> None:
         json_type = _json_type(value)
         if with_value and json_type == "number":
             json_type = f"number {_number_text(value)}"
         self.errors.append(f"json: cannot unmarshal {json_type} into Go struct field "
-                           f"{self.struct}.{self.path} of type {go_type}")
+                           f"{self.struct}.{'.'.join(self.path)} of type {go_type}")
 
 
 Decoder = Callable[[Any, _Context], Any]
@@ -279,20 +280,36 @@ _CUSTOM: dict[str, Decoder] = {
 # ----------------------------------------------------------------- structs
 
 
+#: What an absent (or null) field prints as: nothing, or its zero value (made anew each time when
+#: it is a struct: callers may change what they get).
+_SKIP = object()
+
+
 class _Field:
     """One field of a Go struct. ``go_struct``: a non-pointer struct (its own JSON form or not),
     which ``omitempty`` never drops."""
 
-    __slots__ = ("json_name", "decode", "omit_empty", "omit_zero", "pointer", "zero", "go_struct")
+    __slots__ = ("json_name", "decode", "omit_empty", "omit_zero", "pointer", "zero", "go_struct", "absent")
 
     def __init__(self, json_name: str, decode: Decoder, flags: str, zero: Any, go_struct: bool) -> None:
         self.json_name = json_name
         self.decode = decode
-        self.omit_empty = "o" in flags
+        self.omit_empty = "o" in flags and not go_struct  # Go's omitempty, which skips structs
         self.omit_zero = "z" in flags
         self.pointer = "p" in flags
         self.zero = zero
         self.go_struct = go_struct
+        self.absent = self._absent()
+
+    def _absent(self) -> Any:
+        if self.pointer:  # a nil pointer: printed as null only without omitempty
+            return _SKIP if self.omit_empty else None
+        if self.go_struct or self.omit_zero:
+            return _SKIP if self.omit_zero else _FRESH  # the struct's zero value, decoded anew
+        return _SKIP if self.omit_empty else self.zero
+
+
+_FRESH = object()
 
 
 class _Struct:
@@ -317,38 +334,34 @@ class _Struct:
         return out
 
     def _decode_into(self, value: Json, context: _Context, out: Json) -> None:
-        struct, path = context.struct, context.path
+        outer = context.struct
+        path = context.path
+        get = value.get
         for field in self.fields:
-            if isinstance(field, _Struct):
-                field._decode_into(value, context, out)
-                context.struct, context.path = struct, path
+            if field.__class__ is _Struct:
+                field._decode_into(value, context, out)  # type: ignore[union-attr]
                 continue
-            raw = value.get(field.json_name)
-            context.struct = self.go_name
-            context.path = f"{path}.{field.json_name}" if path else field.json_name
+            name = field.json_name  # type: ignore[union-attr]
+            raw = get(name)
             if raw is None:  # absent or null: the zero value
-                if field.pointer:
-                    if not field.omit_empty:
-                        out[field.json_name] = None
+                absent = field.absent  # type: ignore[union-attr]
+                if absent is _SKIP:
                     continue
-                decoded = field.decode(None, context) if field.go_struct else field.zero
+                out[name] = field.decode(None, context) if absent is _FRESH else absent  # type: ignore[union-attr]
+                continue
+            context.struct = self.go_name
+            path.append(name)
+            decoded = field.decode(raw, context)  # type: ignore[union-attr]
+            path.pop()
+            if field.pointer:  # type: ignore[union-attr]  # a pointer prints when set, zero or not
+                out[name] = decoded
+            elif field.omit_zero and decoded == field.zero:  # type: ignore[union-attr]
+                continue
+            elif field.omit_empty and not decoded:  # type: ignore[union-attr]  # false, 0, "", empty
+                continue
             else:
-                decoded = field.decode(raw, context)
-                if field.pointer:  # a pointer prints when set, zero or not
-                    out[field.json_name] = decoded
-                    continue
-            if field.omit_zero and decoded == field.zero:
-                continue
-            if field.omit_empty and not field.go_struct and _empty(decoded):
-                continue
-            out[field.json_name] = decoded
-        context.struct, context.path = struct, path
-
-
-def _empty(value: Any) -> bool:
-    """Go's ``omitempty`` test for what is not a struct: false, 0, "", nil, empty list or map."""
-    return value is None or value is False or value == "" or value == [] or value == {} \
-        or (type(value) in (int, float) and value == 0)
+                out[name] = decoded
+        context.struct = outer
 
 
 def _go_package(message: str) -> str:
@@ -454,7 +467,8 @@ def _map_decoder(element: Decoder, element_type: str) -> Decoder:
         if not isinstance(value, dict):
             context.mismatch(value, f"map[string]{element_type}")
             return None
-        return {key: element(item, context) for key, item in value.items()}
+        # encoding/json writes a map's keys sorted.
+        return {key: element(value[key], context) for key in sorted(value)}
     return decode
 
 

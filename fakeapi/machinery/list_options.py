@@ -7,6 +7,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ._golang import go_quote
 from .status import bad_request, invalid
 
 NOT_OLDER_THAN = "NotOlderThan"
@@ -70,14 +71,18 @@ class ListOptions:
         return opts
 
     def resource_version_number(self) -> int:
-        """The explicit resourceVersion as an int (400 when it is not one)."""
-        try:
-            rv = int(self.resource_version)
-        except ValueError:
-            rv = -1
-        if rv < 0:
-            raise bad_request(f'invalid resource version "{self.resource_version}"')
-        return rv
+        """The explicit resourceVersion as an int: the storage versioner's
+        ``strconv.ParseUint(rv, 10, 64)``, its error a 400 as the cacher words it."""
+        text = self.resource_version
+        problem = ""
+        if not (text.isascii() and text.isdigit()):
+            problem = "invalid syntax"
+        elif int(text) >= 1 << 64:
+            problem = "value out of range"
+        if problem:
+            raise bad_request(f"invalid resource version: resourceVersion: Invalid value: {go_quote(text)}: "
+                              f"strconv.ParseUint: parsing {go_quote(text)}: {problem}")
+        return int(text)
 
     def watch_timeout(self) -> float:
         if self.timeout_seconds:

@@ -32,14 +32,19 @@ OBJECT_META_FIELDS = ("name", "generateName", "namespace", "selfLink", "uid", "r
                       "annotations", "ownerReferences", "finalizers", "managedFields")
 
 
+#: ObjectMeta's pointer fields: printed whenever set, zero or not.
+_POINTERS = frozenset(("deletionTimestamp", "deletionGracePeriodSeconds"))
+
+
 def go_object_meta(meta: dict[str, Any]) -> dict[str, Any]:
-    """``meta`` as Go writes an ``ObjectMeta``: fields in struct order, empty ones omitted,
-    labels and annotations sorted by key."""
+    """``meta`` as Go writes an ``ObjectMeta``: fields in struct order, empty ones omitted
+    (``omitempty``; a set pointer always prints), labels and annotations sorted by key."""
     ordered = {}
     for key in OBJECT_META_FIELDS:
         value = meta.get(key)
-        if value not in (None, "", 0, [], {}):
-            ordered[key] = dict(sorted(value.items())) if key in ("labels", "annotations") else value
+        if value is None or (not value and key not in _POINTERS):
+            continue
+        ordered[key] = dict(sorted(value.items())) if key in ("labels", "annotations") else value
     return ordered
 
 
@@ -182,7 +187,10 @@ def drop_empty(meta: dict[str, Any]) -> None:
 
 
 def check_namespace(meta: dict[str, Any], namespace: str | None) -> None:
-    """``EnsureObjectNamespaceMatchesRequestNamespace``."""
+    """``EnsureObjectNamespaceMatchesRequestNamespace``: an object without a namespace gets the
+    request's (admission sees it)."""
     body_ns = meta.get("namespace")
     if namespace is not None and body_ns and body_ns != namespace:
         raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
+    if namespace and not body_ns:
+        meta["namespace"] = namespace

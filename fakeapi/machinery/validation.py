@@ -35,10 +35,11 @@ Json = dict[str, Any]
 
 # ----------------------------------------------------------------------------- field paths
 
-def child(path: str, *names: str) -> str:
+def child(path: str, name: str, *more: str) -> str:
     """``fldPath.Child(name, ...)``."""
-    for name in names:
-        path = f"{path}.{name}" if path else name
+    path = f"{path}.{name}" if path else name
+    for name in more:
+        path = f"{path}.{name}"
     return path
 
 

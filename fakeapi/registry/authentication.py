@@ -123,18 +123,20 @@ def _with_authenticated_group(user: UserInfo) -> UserInfo:
 class Authenticator:
     """The authenticator chain (see the module doc). ``api_audiences`` is kube's
     ``--api-audiences`` (its default: the issuer); ``static_tokens`` maps the tokens of
-    ``--token-file``/``--token`` to their users; ``anonymous`` is ``--anonymous-auth``."""
+    ``--token-file``/``--token`` to their users; ``unauthenticated`` is who a request without
+    credentials is (``--anonymous-auth``: ``system:anonymous``; None: 401)."""
 
     def __init__(self, signer: TokenSigner, lookup: Lookup, api_audiences: tuple[str, ...],
                  clock: Callable[[], float] = time.time, *, static_tokens: Mapping[str, UserInfo] | None = None,
-                 anonymous: bool = True) -> None:
+                 unauthenticated: UserInfo | None = ANONYMOUS_USER) -> None:
         self.signer = signer
         self._lookup = lookup
         self.api_audiences = api_audiences
         self._clock = clock
         #: The static token authenticator's users, ``system:authenticated`` added once here.
         self.static_tokens = {token: _with_authenticated_group(user) for token, user in (static_tokens or {}).items()}
-        self.anonymous = anonymous
+        #: ``system:authenticated`` added here too when it is a user (the administrator).
+        self.unauthenticated = None if unauthenticated is None else _with_authenticated_group(unauthenticated)
         #: (token, audiences) -> (until, what it authenticated as); insertion-ordered.
         self._successes: dict[tuple[str, tuple[str, ...]], tuple[float, TokenAuthentication]] = {}
 
@@ -149,7 +151,7 @@ class Authenticator:
             if static is not None:
                 return static
             return self.authenticate_token(token).user  # unknown: an error, never anonymous
-        return ANONYMOUS_USER if self.anonymous else None
+        return self.unauthenticated
 
     def authenticate_token(self, token: str, audiences: Sequence[str] = ()) -> TokenAuthentication:
         """kube-apiserver's union of token authenticators behind the bearer-token one, for the

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from ..machinery.status import StatusError, forbidden
 from ..machinery._golang import go_aggregate, go_quote
-from .authentication import ADMIN, ADMIN_TOKEN, UserInfo
+from .authentication import ADMIN, ADMIN_TOKEN, ANONYMOUS_USER, UserInfo
 
 #: ``user.SystemPrivilegedGroup``.
 SYSTEM_MASTERS = "system:masters"
@@ -33,12 +33,28 @@ _SANITIZE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 @dataclass(frozen=True, slots=True)
 class AccessControl:
     """Who gets in and what they may do: ``--authorization-mode`` (modes, in order),
-    ``--token``/``--token-file`` (token -> user), ``--anonymous-auth``. The default is a
-    loopback server's: AlwaysAllow, the kubeconfig's administrator token, anonymous requests."""
+    ``--token``/``--token-file`` (token -> user), ``--anonymous-auth``. The default is a plain
+    loopback server's: AlwaysAllow, the kubeconfig's administrator token, requests without
+    credentials let in as the administrator (``unauthenticated_as_admin``)."""
 
     authorization_modes: tuple[str, ...] = (ALWAYS_ALLOW,)
     static_tokens: Mapping[str, UserInfo] = field(default_factory=lambda: {ADMIN_TOKEN: ADMIN})
     anonymous: bool = True
+    #: With AlwaysAllow alone, a request without credentials is the administrator, not
+    #: ``system:anonymous``: kubectl and client-go send no credentials over plain HTTP (client-go's
+    #: kubeconfig loader keeps them for https), and they act as the kubeconfig's user, as they
+    #: always have on fakeapi (kube-apiserver's old insecure port made every request a
+    #: ``system:masters`` member likewise). ``--anonymous-auth`` or ``--tls`` turn it off.
+    unauthenticated_as_admin: bool = True
+
+    @property
+    def unauthenticated_user(self) -> UserInfo | None:
+        """Who a request without credentials is; None: 401."""
+        if not self.anonymous:
+            return None
+        if self.unauthenticated_as_admin and self.authorization_modes == (ALWAYS_ALLOW,):
+            return ADMIN
+        return ANONYMOUS_USER
 
 
 class Decision(enum.Enum):

@@ -38,10 +38,10 @@ from .rest import (
     list_item,
     request_rules,
 )
-from .views import MetadataView, ResponseView
+from .views import JsonView, ResponseView
 
 
-class ConvertedView:
+class ConvertedView(JsonView):
     """Stored objects as a served version shows them; shared by every request of that version."""
 
     shared = True
@@ -66,7 +66,10 @@ class ConvertedView:
 
 
 class ConvertedThen:
-    """A client's view (``Table``) of the objects converted to the served version first."""
+    """A client's view (``Table``, protobuf) of the objects converted to the served version
+    first."""
+
+    metadata_only = False
 
     def __init__(self, converted: ConvertedView, then: ResponseView) -> None:
         self.name = f"{then.name}@{converted.name}"
@@ -79,11 +82,22 @@ class ConvertedThen:
     def encode(self, raw: bytes) -> bytes:
         return self._then.encode(self._converted.encode(raw))
 
+    def body(self, encoded: bytes) -> bytes:
+        return self._then.body(encoded)
+
     def item(self, obj: CachedObject) -> bytes:
+        if self.shared:  # a shared view's item is its encoding: cached on the stored object
+            return obj.encoded(self)
         return self._then.item(obj.with_raw(obj.encoded(self._converted)))
 
     def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes:
         return self._then.list_body(items, list_meta)
+
+    def event(self, event_type: str, encoded: bytes) -> bytes:
+        return self._then.event(event_type, encoded)
+
+    def bookmark(self, rv: int, annotations: Mapping[str, str] | None) -> bytes | None:
+        return self._then.bookmark(rv, annotations)
 
 
 class ConvertingStore(FieldManagedWrites):
@@ -124,7 +138,7 @@ class ConvertingStore(FieldManagedWrites):
         no conversion."""
         if view is None:
             return self._view
-        if isinstance(view, MetadataView):
+        if view.metadata_only:
             return view
         return ConvertedThen(self._view, view)
 
@@ -248,10 +262,10 @@ class ConvertingStore(FieldManagedWrites):
 
     def delete_collection(
         self, namespace: str | None, opts: ListOptions, options: DeleteOptions = DeleteOptions(), *,
-        gc_finalizers: bool = False,
+        gc_finalizers: bool = False, view: ResponseView | None = None,
     ) -> bytes:
         return self.storage.delete_collection(namespace, opts, options, gc_finalizers=gc_finalizers,
-                                              view=self._view, field_labels=self.rt)
+                                              view=self._served_view(view), field_labels=self.rt)
 
     # ----------------------------------------------------------------- scale
 

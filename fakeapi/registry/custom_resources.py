@@ -116,7 +116,6 @@ class CustomResourceDefinitionStore(ResourceStore):
         marked = orjson.loads(kv.value)
         meta = marked["metadata"]
         meta["deletionTimestamp"] = metadata.now_rfc3339()
-        meta["deletionGracePeriodSeconds"] = 0
         if CLEANUP_FINALIZER not in (meta.get("finalizers") or ()):
             meta["finalizers"] = [*(meta.get("finalizers") or ()), CLEANUP_FINALIZER]
         conditions = [c for c in (marked.get("status") or {}).get("conditions") or () if c.get("type") != "Terminating"]

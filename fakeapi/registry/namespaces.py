@@ -44,7 +44,6 @@ class NamespaceStore(ResourceStore):
 
         marked = orjson.loads(kv.value)  # server-owned fields: written as they are, no strategy
         marked["metadata"]["deletionTimestamp"] = metadata.now_rfc3339()
-        marked["metadata"]["deletionGracePeriodSeconds"] = 0
         marked.setdefault("status", {})["phase"] = TERMINATING
         return self._commit_update(kv, old, marked, options.dry_run), False
 

@@ -155,7 +155,8 @@ class Registry:
         self.token_signer = TokenSigner(issuer)
         api_audiences = (issuer,)
         self.authenticator = Authenticator(self.token_signer, self._lookup, api_audiences,
-                                           static_tokens=access.static_tokens, anonymous=access.anonymous)
+                                           static_tokens=access.static_tokens,
+                                           unauthenticated=access.unauthenticated_user)
         self.authorizer = Union([self._mode_authorizer(mode) for mode in access.authorization_modes])
         rbac = next((a for a in self.authorizer.authorizers if isinstance(a, RBACAuthorizer)), None)
         if rbac is not None and not self.authorizer.always_allows:
@@ -221,6 +222,12 @@ class Registry:
             await asyncio.sleep(BOOKMARK_TICK)
             for rs in self.stores():
                 rs.cacher.send_due_bookmarks()
+
+    def compacted(self, revision: int) -> None:
+        """The apiserver's compactor compacted the store: the caches forget their snapshots
+        before ``revision`` (kube's cacher learns it from its compactor)."""
+        for rs in self.stores():
+            rs.cacher.cache.compact(revision)
 
     def close_watches(self, group: str | None = None, resource: str | None = None,
                       namespace: str | None = None) -> int:

@@ -11,7 +11,7 @@ cache and etcd (``cacher/delegator.go``): see ``list``.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -147,7 +147,8 @@ class FieldManagedWrites:
             fm = managers[subresource] = FieldManager(
                 self.api_version, self.kind, schema, subresource=subresource or "",
                 reset_fields=self._reset_fields(subresource),
-                new_object=None if self.rt.custom else gostruct.zero_object(self.api_version, self.kind))
+                new_object=None if self.rt.custom else gostruct.zero_object(self.api_version, self.kind),
+                typed_input=not self.rt.custom)
         return fm
 
     def _reset_fields(self, subresource: str | None) -> tuple[tuple[str, ...], ...]:
@@ -319,14 +320,21 @@ class ResourceStore(FieldManagedWrites):
     # ----------------------------------------------------------------- reads
 
     def get(self, namespace: str | None, name: str, view: ResponseView | None = None) -> bytes:
-        kv = self.store.get(self.key(namespace, name).encode())
+        key = self.key(namespace, name)
+        kv = self.store.get(key.encode())
         if kv is None:
             raise not_found(self.rt.group, self.rt.plural, name)
         cost = request_cost.current.get()
         if cost is not None:  # a GET reads the store, as kube's does etcd for RV ""
             cost.from_store = True
             cost.returned = cost.examined = 1
-        return kv.value if view is None else view.encode(kv.value)
+        if view is None:
+            return kv.value
+        # The watch cache's copy of this version keeps its encodings: converted once per view.
+        cached = self.cacher.cache.objects.get(key) if view.shared else None
+        if cached is not None and cached.rv == kv.mod_revision:
+            return view.body(cached.encoded(view))
+        return view.body(view.encode(kv.value))
 
     def exists(self, namespace: str | None, name: str) -> bool:
         return self.store.get(self.key(namespace, name).encode()) is not None
@@ -343,8 +351,12 @@ class ResourceStore(FieldManagedWrites):
         return self.store.revision + 1
 
     def _encode(self, obj: Json) -> tuple[bytes, int]:
+        """The object's bytes at the revision the write will get; metadata in Go's order (the
+        strategy set fields after decoding put them in place)."""
         rev = self._next_revision()
-        obj["metadata"]["resourceVersion"] = str(rev)
+        meta = obj["metadata"]
+        meta["resourceVersion"] = str(rev)
+        obj["metadata"] = metadata.go_object_meta(meta)
         return orjson.dumps(obj), rev
 
     def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "") -> bytes:
@@ -375,8 +387,8 @@ class ResourceStore(FieldManagedWrites):
             rules.prepare_for_create(obj)
         obj = metadata.ordered(obj, rt.kind, self.api_version)
         self._admit_create(obj)
-        meta = obj["metadata"]
         for _ in range(_NAME_GENERATION_ATTEMPTS if generate else 1):
+            meta = obj["metadata"]  # _encode puts a new dict there
             if generate:
                 meta["name"] = metadata.generate_name(meta["generateName"])
             self._validate_create(obj)
@@ -721,47 +733,67 @@ class ResourceStore(FieldManagedWrites):
         self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None, *,
         field_labels: SelectableKind | None = None,
     ) -> bytes:
-        """kube 1.32 routing: RV "0" -> cache, limit ignored; RV "" -> consistent read from the
-        cache once it has caught up with the store; RV N (NotOlderThan, or no match without a
-        limit) -> cache once it has reached N; RV N Exact (or no match with a limit) and every
-        continue page -> the store at that revision."""
+        """kube 1.35's routing (``cacher/delegator.go`` with ``ConsistentListFromCache`` and
+        ``ListFromCacheSnapshot``): RV "0" and NotOlderThan N -> the cache (once it has reached N);
+        RV "" -> a consistent read from the cache once it has caught up with the store; Exact N,
+        N with a limit, and continue pages -> the cache's state at N while it still has it,
+        else the store at N (410 once compacted)."""
         opts.validate()
         matches = self._filter(opts, field_labels)
-        has_selector = matches is not None
         start, end = self.key_range(namespace)
         limit = opts.limit
         if opts.continue_token:
             rv, start_key = continue_token.decode(opts.continue_token)
-            return self._list_from_store(start, end, self.prefix + start_key, rv, limit, matches, view, paged=True)
+            if rv < 0:  # an inconsistent continue token: the rest of a consistent read
+                return await self._list_consistent(start, self.prefix + start_key, end, limit, matches, view)
+            return await self._list_at(start, self.prefix + start_key, end, rv, limit, matches, view, paged=True)
         rv_text = opts.resource_version
         if rv_text == "0":
-            return self._list_from_cache(start, end, 0, matches, view, has_selector)
+            return self._list_from_cache(start, end, 0, matches, view)
         if rv_text == "":
-            cacher = self.cacher
-            if not await cacher.wait_fresh(self.store.revision):
-                return self._list_from_store(start, end, start, 0, limit, matches, view, paged=False)
-            return self._list_from_cache(start, end, limit, matches, view, has_selector)
+            return await self._list_consistent(start, start, end, limit, matches, view)
         rv = opts.resource_version_number()
         match = opts.resource_version_match
         if match == EXACT or (match != NOT_OLDER_THAN and limit > 0):
-            return self._list_from_store(start, end, start, rv, limit, matches, view, paged=False)
+            return await self._list_at(start, start, end, rv, limit, matches, view, paged=False)
         if not await self.cacher.wait_fresh(rv):
             raise too_large_resource_version(rv, self.cacher.cache.rv)
-        return self._list_from_cache(start, end, limit, matches, view, has_selector)
+        return self._list_from_cache(start, end, limit, matches, view)
+
+    async def _list_consistent(
+        self, start: str, from_key: str, end: str, limit: int, matches: Callable[[CachedObject], bool] | None,
+        view: ResponseView | None,
+    ) -> bytes:
+        """The cache once it has reached the store's current revision (the store itself should it
+        not catch up in time, as kube falls back to etcd)."""
+        if not await self.cacher.wait_fresh(self.store.revision):
+            return self._list_from_store(start, end, from_key, 0, limit, matches, view, paged=False)
+        return self._list_from_cache(from_key, end, limit, matches, view)
+
+    async def _list_at(
+        self, start: str, from_key: str, end: str, rv: int, limit: int,
+        matches: Callable[[CachedObject], bool] | None, view: ResponseView | None, *, paged: bool,
+    ) -> bytes:
+        """The state at ``rv``: from the cache's snapshots while it has one (waiting for a revision
+        it has not reached yet), else from the store at that revision."""
+        cacher = self.cacher
+        if rv > cacher.cache.rv and not await cacher.wait_fresh(rv):
+            raise too_large_resource_version(rv, cacher.cache.rv)
+        cache = cacher.cache
+        if not cache.can_list_at(rv):
+            return self._list_from_store(start, end, from_key, rv, limit, matches, view, paged=paged)
+        objects, count = cache.objects_at(rv, from_key, end)
+        return self._page(objects, count, matches, view, rv, limit)
 
     def _list_from_cache(
-        self,
-        start: str,
-        end: str,
-        limit: int,
-        matches: Callable[[CachedObject], bool] | None,
+        self, start: str, end: str, limit: int, matches: Callable[[CachedObject], bool] | None,
         view: ResponseView | None,
-        has_selector: bool,
     ) -> bytes:
+        """The cache's current state of keys from ``start`` (a continue key, or the range's start)."""
         cache = self.cacher.cache
         rv = cache.rv
-        objects = cache.snapshot(start, end)
-        return self._page(objects, matches, view, rv, limit, count_remaining=not has_selector)
+        objects, count = cache.objects_at(rv, start, end)
+        return self._page(objects, count, matches, view, rv, limit)
 
     def _list_from_store(
         self,
@@ -793,32 +825,34 @@ class ResourceStore(FieldManagedWrites):
         decoded = None if matches is None else (
             lambda o: matches(self._decode(o.key, o.raw, o.rv))  # type: ignore[misc]
         )
-        return self._page(objects, decoded, view, read_rv, limit, count_remaining=matches is None)
+        return self._page(iter(objects), len(objects), decoded, view, read_rv, limit)
 
     def _page(
         self,
-        objects: list[CachedObject],
+        objects: Iterator[CachedObject],
+        count: int,
         matches: Callable[[CachedObject], bool] | None,
         view: ResponseView | None,
         rv: int,
         limit: int,
-        count_remaining: bool,
     ) -> bytes:
-        """One LIST page of ``objects`` (in key order): the first ``limit`` that match, and a
-        continue token at ``rv`` when objects remain after the last one taken."""
+        """One LIST page of ``objects`` (``count`` of them, in key order): the first ``limit``
+        that match, and a continue token at ``rv`` when objects remain after the last one taken,
+        with how many remain when no selector makes that unknown (``remainingItemCount``)."""
         items: list[bytes] = []
         token = remaining = None
-        examined = len(objects)
-        for i, obj in enumerate(objects):
+        examined = 0
+        custom = self.rt.custom
+        for obj in objects:
+            examined += 1
             if matches is not None and not matches(obj):
                 continue
-            items.append((obj.raw if self.rt.custom else list_item(obj.raw)) if view is None else view.item(obj))
+            items.append((obj.raw if custom else list_item(obj.raw)) if view is None else view.item(obj))
             if limit and len(items) == limit:
-                examined = i + 1
-                if i + 1 < len(objects):
+                if examined < count:
                     token = continue_token.encode(rv, obj.key[len(self.prefix):] + "\x00")
-                    if count_remaining:
-                        remaining = len(objects) - i - 1
+                    if matches is None:
+                        remaining = count - examined
                 break
         cost = request_cost.current.get()
         if cost is not None:

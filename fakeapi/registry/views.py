@@ -8,8 +8,9 @@ the Accept header (kube's ``endpoints/handlers/response.go`` ``transformObject``
 * ``Table`` (``kubectl get``): rows printed by ``tables``; one per request, since ages move and
   a watch sends its column definitions only once.
 
-A view is a ``cacher.ObjectView`` (``encode`` one stored object) that also assembles LIST pages
-(``item``, ``list_body``).
+A view is a ``cacher.ObjectView`` (``encode`` one stored object, frame watch events) that also
+makes GET bodies (``body``) and assembles LIST pages (``item``, ``list_body``). These are the JSON
+views; the HTTP layer adds protobuf ones (``http.protobuf_views``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Protocol
 import orjson
 
 from ..apis.catalogue import ResourceType
-from ..cacher import CachedObject
+from ..cacher import CachedObject, json_event
 from ..printers.tables import WatchTables, table
 
 META_API_VERSION = "meta.k8s.io/v1"
@@ -32,15 +33,41 @@ class ResponseView(Protocol):
     shared: bool  # encodings may be cached on objects and events and reused by other requests
     kind: str  # of bookmark objects
     api_version: str
+    #: The view reads only metadata, which every served version of an object shares.
+    metadata_only: bool
 
     def encode(self, raw: bytes) -> bytes: ...
+
+    def body(self, encoded: bytes) -> bytes:
+        """A GET or write response's body for one object ``encode`` made."""
+        ...
 
     def item(self, obj: CachedObject) -> bytes: ...
 
     def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes: ...
 
+    def event(self, event_type: str, encoded: bytes) -> bytes: ...
 
-class MetadataView:
+    def bookmark(self, rv: int, annotations: Mapping[str, str] | None) -> bytes | None: ...
+
+
+class JsonView:
+    """What the JSON views share: an encoded object is its response body, watch events are
+    JSON lines, bookmarks the watcher's own."""
+
+    metadata_only = False
+
+    def body(self, encoded: bytes) -> bytes:
+        return encoded
+
+    def event(self, event_type: str, encoded: bytes) -> bytes:
+        return json_event(event_type, encoded)
+
+    def bookmark(self, rv: int, annotations: Mapping[str, str] | None) -> bytes | None:
+        return None
+
+
+class MetadataView(JsonView):
     """An object as ``PartialObjectMetadata``."""
 
     name = "PartialObjectMetadata"
@@ -48,6 +75,7 @@ class MetadataView:
     kind = "PartialObjectMetadata"
     list_kind = "PartialObjectMetadataList"
     api_version = META_API_VERSION
+    metadata_only = True
 
     def encode(self, raw: bytes) -> bytes:
         metadata = orjson.loads(raw)["metadata"]
@@ -64,7 +92,7 @@ class MetadataView:
 PARTIAL_OBJECT_METADATA = MetadataView()
 
 
-class TableView:
+class TableView(JsonView):
     """Objects of one resource as a ``Table`` (``meta.k8s.io/v1`` or ``v1beta1``)."""
 
     name = "Table"

@@ -210,6 +210,7 @@ class KubeAPIServer(Component):
                  etcd_prefix: str = "/registry", authorization_mode: str = "AlwaysAllow",
                  token_lines: Sequence[str] = ()) -> None:
         super().__init__(workdir)
+        self.etcd_servers = etcd_servers
         self.certificates = Certificates(workdir / "pki")
         self.token = secrets.token_hex(16)
         tokens = workdir / "tokens.csv"

@@ -16,6 +16,8 @@ import gevent
 from locust import LoadTestShape, events
 from locust.env import Environment
 
+from . import layout
+
 _run_started: float | None = None
 
 
@@ -27,8 +29,7 @@ def _mark_run_start(**_kwargs: object) -> None:
 
 def run_time(environment: Environment) -> float:
     """``--run-time`` in seconds (60 when none was given)."""
-    options = environment.parsed_options
-    return float(options.run_time or 60) if options is not None else 60.0
+    return layout.run_time_seconds(environment) or 60.0
 
 
 def sleep_until(environment: Environment, fraction: float) -> None:

@@ -1,4 +1,4 @@
-"""User roles shared by the profiles: informers, a stamping writer, node kubelets.
+"""User roles shared by the profiles: informers, a stamping writer; node kubelets.
 
 Every role talks through ``KubeClient`` (kube verbs as request types). Roles that hold a
 stream run it in their own greenlet (``Informer``), so the user greenlet stays free and
@@ -11,9 +11,12 @@ import random
 from datetime import UTC, datetime
 
 import gevent.lock
-from locust import User, constant, constant_throughput, task
+import gevent.pool
+from locust import User, constant, constant_throughput, events, task
+from locust.env import Environment
+from locust.runners import MasterRunner
 
-from . import knobs
+from . import knobs, layout
 from .client import MERGE_PATCH, KubeClient, stamp
 from .shape import sleep_until
 from .watch import Informer
@@ -27,10 +30,10 @@ def seeded_names(client: KubeClient, path: str, name: str) -> list[tuple[str, st
     seeded cluster is large; each user listing it would be a list storm of its own)."""
     with _names_lock:
         if path not in _names:
-            page = None
-            while page is None:
-                page = client.list(path, f"{name} (names)", resource_version="0")
-            _names[path] = [(o["metadata"].get("namespace", ""), o["metadata"]["name"]) for o in page["items"]]
+            names = None
+            while names is None:
+                names = client.list_names(path, f"{name} (names)", resource_version="0")
+            _names[path] = names
         return _names[path]
 
 
@@ -84,36 +87,56 @@ class PodAnnotator(KubeUser):
                        body={"metadata": {"annotations": stamp()}}, headers=MERGE_PATCH)
 
 
-class Kubelet(KubeUser):
-    """One node's heartbeat: renews its Lease every ``LEASE_PERIOD`` (default 10 s, kubelet's)
-    with a PUT of the last Lease it read (UPDATE); on 409 it reads the Lease again."""
+class NodeHeartbeats:
+    """The kubelets of the first ``nodes`` seeded nodes: each renews its node's Lease every
+    ``period`` (kubelet's: 10 s) with a PUT of the last Lease it read (UPDATE); on 409 it
+    reads the Lease again (GET). Not Locust users: each worker process runs the kubelets of
+    its share of the nodes (``layout.slot``: nodes index, index + workers, ...) in greenlets
+    from the test's start to its stop, so every node has exactly one kubelet however many
+    processes the run has (Locust does not say which worker gets which user). ``install``
+    wires them to the run."""
 
-    abstract = True
-    wait_time = constant(knobs.seconds("LEASE_PERIOD", "10s"))
-    _next_node = 0
+    def __init__(self, environment: Environment, nodes: int, period: float) -> None:
+        self.environment = environment
+        self.nodes = nodes
+        self.period = period
+        self.greenlets = gevent.pool.Group()
 
-    def on_start(self) -> None:
-        super().on_start()
-        nodes = seeded_names(self.kube, "/api/v1/nodes", "nodes")
-        # Each kubelet takes the next node, so N kubelets cover N nodes once each.
-        self.node = nodes[Kubelet._next_node % len(nodes)][1]
-        Kubelet._next_node += 1
-        self.path = f"/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/{self.node}"
-        self.lease = self._read()
-        gevent.sleep(random.uniform(0, self.wait_time()))  # nodes started at different times
+    @classmethod
+    def install(cls, nodes: int, period: float) -> None:
+        running: list[NodeHeartbeats] = []
 
-    def _read(self) -> dict | None:
-        response = self.kube.call("GET", "leases", "GET", self.path)
-        return response.json() if response is not None else None
+        @events.test_start.add_listener
+        def start(environment: Environment, **_kwargs: object) -> None:
+            if not isinstance(environment.runner, MasterRunner):
+                running.append(heartbeats := cls(environment, nodes, period))
+                heartbeats.greenlets.spawn(heartbeats._start)
 
-    @task
-    def renew(self) -> None:
-        if self.lease is None:
-            self.lease = self._read()
-            return
-        self.lease["spec"]["renewTime"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-        response = self.kube.call("UPDATE", "leases", "PUT", self.path, body=self.lease, ok=(200, 409))
-        if response is None or response.status_code == 409:
-            self.lease = self._read()
-        else:
-            self.lease = response.json()
+        @events.test_stop.add_listener
+        def stop(**_kwargs: object) -> None:
+            while running:
+                running.pop().greenlets.kill(block=False)
+
+    def _start(self) -> None:
+        client = KubeClient(self.environment.host, self.environment)
+        index, workers = layout.slot(self.environment)
+        for _namespace, node in seeded_names(client, "/api/v1/nodes", "nodes")[: self.nodes][index::workers]:
+            self.greenlets.spawn(self._kubelet, client, node)
+
+    def _kubelet(self, client: KubeClient, node: str) -> None:
+        path = f"/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/{node}"
+
+        def read() -> dict | None:
+            response = client.call("GET", "leases", "GET", path)
+            return response.json() if response is not None else None
+
+        lease = read()
+        gevent.sleep(random.uniform(0, self.period))  # nodes started at different times
+        while True:
+            if lease is not None:
+                lease["spec"]["renewTime"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+                response = client.call("UPDATE", "leases", "PUT", path, body=lease, ok=(200, 409))
+                lease = response.json() if response is not None and response.status == 200 else read()
+            else:
+                lease = read()
+            gevent.sleep(self.period)

@@ -11,27 +11,28 @@ What it records (``request_type`` / ``name``):
   load writer stamped), with 0 ms, so they are counted but leave latencies alone;
 * ``BOOKMARK`` per bookmark: the gap since the stream's previous line, which shows the cadence.
 
-Streams are read chunk by chunk (``iter_content(chunk_size=None)`` yields each HTTP chunk as
-it arrives); a line iterator would hold the last event back until more bytes came.
+A stream is read line by line as bytes arrive (geventhttpclient's ``readline`` returns a line
+once its newline is in, never waiting for a full block), and each line is decoded only as far
+as the fields used: the event type, the object's resourceVersion and annotations (msgspec
+skips the rest without building it; an ERROR event's Status is decoded whole).
 """
 
 from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 import gevent
+import msgspec
 import orjson
-import requests
+from geventhttpclient.response import HTTPSocketPoolResponse
 
-from .client import KubeClient, delivery_latency_ms
+from .client import TRANSPORT_ERRORS, KubeClient, delivery_latency_ms
+from .decode import watch_event
 
 #: client-go's reflector asks for a server-side timeout of 5-10 min; 300 s is its minimum.
 WATCH_TIMEOUT_SECONDS = 300
-#: Longer than the server's bookmark interval, so a quiet but healthy stream never times out.
-READ_TIMEOUT_SECONDS = 90
 RETRY_SECONDS = 1.0
 
 
@@ -39,15 +40,6 @@ class WatchEnd(enum.Enum):
     ENDED = "ended"  # the server closed the stream: re-watch from the last resourceVersion
     EXPIRED = "expired"  # 410: the resourceVersion left the server's window: relist
     FAILED = "failed"  # could not open or read: wait, then re-watch
-
-
-def split_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    """Complete lines as soon as their newline arrives, whatever the chunking."""
-    pending = b""
-    for chunk in chunks:
-        pending += chunk
-        *lines, pending = pending.split(b"\n")
-        yield from (line for line in lines if line)
 
 
 class Informer:
@@ -60,7 +52,6 @@ class Informer:
         self.name = name
         self.label_selector = label_selector
         self.resource_version = ""
-        self.objects = 0  # items of the last list
         self._greenlet: gevent.Greenlet | None = None
 
     def start(self) -> None:
@@ -81,11 +72,10 @@ class Informer:
 
     def _list(self, verb: str, resource_version: str) -> None:
         while True:
-            page = self.client.list(self.path, self.name, verb=verb, resource_version=resource_version,
+            meta = self.client.list(self.path, self.name, verb=verb, resource_version=resource_version,
                                     label_selector=self.label_selector)
-            if page is not None:
-                self.resource_version = page["metadata"]["resourceVersion"]
-                self.objects = len(page.get("items") or ())
+            if meta is not None:
+                self.resource_version = meta.resourceVersion
                 return
             gevent.sleep(RETRY_SECONDS)
 
@@ -96,9 +86,8 @@ class Informer:
             params["labelSelector"] = self.label_selector
         started = time.perf_counter()
         try:
-            response = self.client.session.get(self.client.host + self.path, params=params, stream=True,
-                                               timeout=(10, READ_TIMEOUT_SECONDS))
-        except requests.RequestException as err:
+            response = self.client.open("GET", self.path, params=params)
+        except TRANSPORT_ERRORS as err:
             self.client.fire("WATCH_OPEN", self.name, (time.perf_counter() - started) * 1000, 0, err)
             return WatchEnd.FAILED
         try:
@@ -107,28 +96,30 @@ class Informer:
             if failure is not None:
                 return WatchEnd.FAILED
             return self._read(response)
-        except requests.RequestException as err:
+        except (*TRANSPORT_ERRORS, msgspec.DecodeError, orjson.JSONDecodeError) as err:  # a broken stream or line
             self.client.fire("WATCH_EVENT", f"read {self.name}", 0, 0, err)
             return WatchEnd.FAILED
         finally:
-            response.close()
+            response.release()  # closes the connection unless the stream ended cleanly
 
-    def _read(self, response: requests.Response) -> WatchEnd:
+    def _read(self, response: HTTPSocketPoolResponse) -> WatchEnd:
         previous = time.time()
-        for line in split_lines(response.iter_content(chunk_size=None)):
+        while line := response.readline(b"\n"):  # b"" once the stream has ended
             now = time.time()
-            event = orjson.loads(line)
-            kind, obj = event["type"], event["object"]
+            event = watch_event(line)
+            kind = event.type
             if kind == "ERROR":
-                if obj.get("code") == 410:
+                status = orjson.loads(line)["object"]
+                if status.get("code") == 410:
                     return WatchEnd.EXPIRED
-                self.client.fire("WATCH_EVENT", f"ERROR {self.name}", 0, len(line), RuntimeError(obj.get("message")))
+                self.client.fire("WATCH_EVENT", f"ERROR {self.name}", 0, len(line), RuntimeError(status.get("message")))
                 return WatchEnd.FAILED
-            self.resource_version = obj["metadata"]["resourceVersion"]
+            meta = event.object.metadata
+            self.resource_version = meta.resourceVersion
             if kind == "BOOKMARK":
                 self.client.fire("BOOKMARK", self.name, (now - previous) * 1000, len(line))
             else:
-                latency = delivery_latency_ms(obj, now) if kind != "DELETED" else None
+                latency = delivery_latency_ms(meta.annotations, now) if kind != "DELETED" else None
                 if latency is None:
                     self.client.fire("WATCH_EVENT_UNTIMED", f"{kind} {self.name}", 0, len(line))
                 else:

@@ -22,7 +22,7 @@ from kubernetes import client, config, watch
 
 from fakeapi.cli import _security_warnings, access_control, build_parser
 from fakeapi.http.pki import issue, new_ca
-from fakeapi.registry.authentication import ADMIN, ADMIN_TOKEN
+from fakeapi.registry.authentication import ADMIN, ADMIN_TOKEN, ANONYMOUS_USER
 from fakeapi.testing import ServerProcess
 from fakeapi.testing.control_plane import kubectl_binary
 
@@ -67,15 +67,20 @@ def test_kubectl_and_python_client_over_tls(credential: str, tmp_path: Path) -> 
 
 def test_plain_http_anonymous_and_tokens(tmp_path: Path) -> None:
     """Over plain HTTP kubectl sends no credentials (client-go's kubeconfig loader keeps them for
-    TLS): on loopback it is system:anonymous; the Python client sends the kubeconfig's token."""
+    TLS): on a default loopback server it is the administrator, as it always was; with
+    ``--anonymous-auth`` it is system:anonymous. The Python client sends the kubeconfig's token."""
     with ServerProcess(tmp_path / "a") as server:
-        assert whoami(server.kubeconfig) == {"username": "system:anonymous", "groups": ["system:unauthenticated"]}
+        assert whoami(server.kubeconfig) == ADMIN_USER
         me = server.http.post("/apis/authentication.k8s.io/v1/selfsubjectreviews", json={}).json()
         assert me["status"]["userInfo"] == ADMIN_USER
         bad = httpx.get(f"{server.url}/api/v1/namespaces", headers={"Authorization": "Bearer wrong"})
         assert bad.status_code == 401 and bad.json() == {
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "Unauthorized",
             "reason": "Unauthorized", "code": 401}
+    with ServerProcess(tmp_path / "anonymous", "--anonymous-auth") as server:
+        assert whoami(server.kubeconfig) == {"username": "system:anonymous", "groups": ["system:unauthenticated"]}
+        assert server.http.post("/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                                json={}).json()["status"]["userInfo"] == ADMIN_USER
     with ServerProcess(tmp_path / "b", "--anonymous-auth=false") as server:
         refused = kubectl(server.kubeconfig, "get", "namespaces", check=False)
         assert refused.returncode != 0 and "You must be logged in to the server" in refused.stderr
@@ -136,7 +141,10 @@ def test_binding_beyond_loopback() -> None:
     unless asked otherwise, and a warning for what is left open."""
     access, token = access_control(_serve_args())
     assert access.anonymous and token == ADMIN_TOKEN and access.static_tokens == {ADMIN_TOKEN: ADMIN}
+    assert access.unauthenticated_user == ADMIN  # plain kubectl sends no credentials
     assert _security_warnings(_serve_args(), access) == []
+    for flags in (("--tls",), ("--anonymous-auth",), ("--token", "t"), ("--authorization-mode", "RBAC")):
+        assert access_control(_serve_args(*flags))[0].unauthenticated_user == ANONYMOUS_USER, flags
     args = _serve_args("--host", "0.0.0.0")
     access, token = access_control(args)
     assert not access.anonymous and token != ADMIN_TOKEN and len(token) > 30

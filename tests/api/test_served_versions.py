@@ -91,27 +91,35 @@ def test_event_written_through_events_k8s_io_is_a_core_event(http) -> None:
 
 
 def test_patches_apply_to_the_served_version(http) -> None:
+    """Patches apply to the object in the served version (its field names), and the write is
+    validated as that version validates it: events.k8s.io/v1 keeps an Event's note immutable."""
     http.post(CORE_EVENTS, json=core_event("conv-p"))
-    merged = http.patch(f"{NEW_EVENTS}/conv-p", content=json.dumps({"note": "patched"}),
+    series = {"count": 2, "lastObservedTime": "2026-01-01T00:02:00.000000Z"}
+    merged = http.patch(f"{NEW_EVENTS}/conv-p", content=json.dumps({"series": series}),
                         headers={"Content-Type": "application/merge-patch+json"})
     assert merged.status_code == 200, merged.text
-    assert merged.json()["note"] == "patched" and merged.json()["apiVersion"] == "events.k8s.io/v1"
+    assert merged.json()["series"] == series and merged.json()["apiVersion"] == "events.k8s.io/v1"
     json_patched = http.patch(f"{NEW_EVENTS}/conv-p", content=json.dumps(
-        [{"op": "test", "path": "/note", "value": "patched"}, {"op": "replace", "path": "/deprecatedCount", "value": 5}]),
+        [{"op": "test", "path": "/note", "value": "Assigned default/web to node-1"},
+         {"op": "replace", "path": "/series/count", "value": 3}]),
         headers={"Content-Type": "application/json-patch+json"})
     assert json_patched.status_code == 200, json_patched.text
     core = http.get(f"{CORE_EVENTS}/conv-p").json()
-    assert (core["message"], core["count"]) == ("patched", 5)
+    assert (core["message"], core["series"]["count"]) == ("Assigned default/web to node-1", 3)
+    refused = http.patch(f"{NEW_EVENTS}/conv-p", content=json.dumps({"note": "changed"}),
+                         headers={"Content-Type": "application/merge-patch+json"})
+    assert refused.status_code == 422
+    assert [c["field"] for c in refused.json()["details"]["causes"]] == ["message"]
     applied = http.patch(f"{NEW_EVENTS}/conv-p", params={"fieldManager": "applier", "force": "true"}, content=(
-        "apiVersion: events.k8s.io/v1\nkind: Event\nmetadata: {name: conv-p}\nnote: applied\n"),
+        "apiVersion: events.k8s.io/v1\nkind: Event\nmetadata: {name: conv-p}\nseries: {count: 4}\n"),
         headers={"Content-Type": "application/apply-patch+yaml"})
     assert applied.status_code == 200, applied.text
     entry = next(m for m in applied.json()["metadata"]["managedFields"] if m["manager"] == "applier")
-    assert entry["apiVersion"] == "events.k8s.io/v1" and "f:note" in entry["fieldsV1"]
-    assert http.get(f"{CORE_EVENTS}/conv-p").json()["message"] == "applied"
+    assert entry["apiVersion"] == "events.k8s.io/v1" and "f:series" in entry["fieldsV1"]
+    assert http.get(f"{CORE_EVENTS}/conv-p").json()["series"]["count"] == 4
     put = http.get(f"{NEW_EVENTS}/conv-p").json()
-    put["note"] = "replaced"
-    assert http.put(f"{NEW_EVENTS}/conv-p", json=put).json()["note"] == "replaced"
+    put["series"]["count"] = 5
+    assert http.put(f"{NEW_EVENTS}/conv-p", json=put).json()["series"]["count"] == 5
     deleted = http.delete(f"{NEW_EVENTS}/conv-p")
     assert deleted.status_code == 200 and http.get(f"{CORE_EVENTS}/conv-p").status_code == 404
 

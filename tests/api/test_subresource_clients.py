@@ -1,7 +1,6 @@
 """The subresources and create-only APIs as real clients use them: kubectl v1.35.4 (``auth whoami``,
 ``auth can-i``, ``create token``, ``drain`` through evictions) and the real kube-scheduler v1.35.4
-binding pods to a node, all against one ``fakeapi serve --tls`` process (over TLS kubectl and
-client-go send the kubeconfig's token: they are its administrator). Their answers are checked
+binding pods to a node, all against one ``fakeapi serve`` process. Their answers are checked
 against kube-apiserver's in ``tests/kasdiff/test_subresources.py``; here the clients judge."""
 
 from __future__ import annotations
@@ -27,12 +26,6 @@ MERGE = "application/merge-patch+json"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("fakeapi"), "--tls") as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
 def kubectl(server: ServerProcess, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., subprocess.CompletedProcess[str]]:
     """kubectl v1.35.4 (built by scripts/build-kube.sh) against the server."""
     binary = str(kubectl_binary())
@@ -54,10 +47,10 @@ def _setup(http: httpx.Client, method: str, path: str, body: Any, content_type: 
 
 
 def _ready_node(http: httpx.Client, name: str, labels: dict[str, str]) -> None:
-    """A node the scheduler may use: Ready, with room, no taints (nobody runs a kubelet here)."""
+    """A node the scheduler may use: Ready, with room, no taints (nobody runs a kubelet here;
+    the not-ready taint TaintNodesByCondition puts on a new node goes, as kube-controller-
+    manager's node lifecycle controller removes it from a Ready node)."""
     _setup(http, "POST", "/api/v1/nodes", {"metadata": {"name": name, "labels": labels}})
-    # TaintNodesByCondition admission taints a new node not-ready; kube's node lifecycle
-    # controller lifts it once the node is Ready: here the test does.
     _setup(http, "PATCH", f"/api/v1/nodes/{name}", {"spec": {"taints": None}}, MERGE)
     room = {"cpu": "8", "memory": "32Gi", "pods": "110"}
     _setup(http, "PATCH", f"/api/v1/nodes/{name}/status", {"status": {
@@ -65,6 +58,9 @@ def _ready_node(http: httpx.Client, name: str, labels: dict[str, str]) -> None:
         "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "fake",
                         "lastHeartbeatTime": "2026-01-01T00:00:00Z", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}},
            MERGE)
+    # The not-ready taint TaintNodesByCondition put on the new node goes, as kube-controller-manager's
+    # node lifecycle controller removes it once the node is Ready.
+    _setup(http, "PATCH", f"/api/v1/nodes/{name}", {"spec": {"taints": None}}, MERGE)
 
 
 def _unb64(text: str) -> bytes:
@@ -90,7 +86,7 @@ def test_kubectl_create_token(kubectl: Callable[..., subprocess.CompletedProcess
     header, payload, signature = token.split(".")
     # Signed by the key the issuer publishes.
     issuer = server.http.get("/.well-known/openid-configuration").json()
-    keys = server.http.get(issuer["jwks_uri"]).json()["keys"]
+    keys = httpx.get(issuer["jwks_uri"]).json()["keys"]
     (key,) = [k for k in keys if k["kid"] == json.loads(_unb64(header))["kid"]]
     public = rsa.RSAPublicNumbers(int.from_bytes(_unb64(key["e"]), "big"), int.from_bytes(_unb64(key["n"]), "big")).public_key()
     public.verify(_unb64(signature), f"{header}.{payload}".encode(), padding.PKCS1v15(), hashes.SHA256())
@@ -99,7 +95,8 @@ def test_kubectl_create_token(kubectl: Callable[..., subprocess.CompletedProcess
     assert claims["sub"] == "system:serviceaccount:default:robot" and claims["exp"] - claims["iat"] == 1200
     assert claims["kubernetes.io"] == {"namespace": "default", "serviceaccount": {
         "name": "robot", "uid": account["metadata"]["uid"]}}
-    # The token identifies its service account; kube's minimum lifetime is enforced.
+    # The token identifies its service account (sent by hand: kubectl sends no credentials to a
+    # server without TLS); kube's minimum lifetime is enforced.
     api_token = kubectl("create", "token", "robot", "-n", "default").stdout.strip()
     review = server.http.post("/apis/authentication.k8s.io/v1/selfsubjectreviews", json={},
                               headers={"Authorization": f"Bearer {api_token}"})

@@ -83,6 +83,7 @@ def test_pod_spec_is_immutable_but_image_is_not(registry: Registry) -> None:
     changed = orjson.loads(pods.get("default", "web"))
     changed["spec"]["containers"][0]["image"] = "nginx:2"
     assert orjson.loads(pods.update("default", "web", changed))["spec"]["containers"][0]["image"] == "nginx:2"
+    changed = orjson.loads(pods.get("default", "web"))
     changed["spec"]["restartPolicy"] = "Never"
     with pytest.raises(StatusError) as raised:
         pods.update("default", "web", changed)
@@ -142,7 +143,7 @@ def claim(name: str, data_source: dict[str, str]) -> dict[str, Any]:
 def test_persistent_volume_claim_data_sources_mirror_each_other(registry: Registry) -> None:
     created = create(registry, "persistentvolumeclaims", claim("clone", {"kind": "PersistentVolumeClaim",
                                                                          "name": "origin"}))
-    assert created["spec"]["dataSourceRef"] == {"kind": "PersistentVolumeClaim", "name": "origin"}
+    assert created["spec"]["dataSourceRef"] == {"apiGroup": None, "kind": "PersistentVolumeClaim", "name": "origin"}
     assert created["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
     populated = create(registry, "persistentvolumeclaims", claim("populated", {
         "apiGroup": "example.com", "kind": "Populator", "name": "p"}))

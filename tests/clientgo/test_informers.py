@@ -1,7 +1,10 @@
-"""Real client-go informers (typed, dynamic, metadata; client-go 1.32) against a real fakeapi
-process, with and without the WatchList (streaming list) client: they sync, see a scripted
-sequence of changes exactly once and in order, and when their watch resumes after the events it
-missed have left a deliberately small event buffer, they get 410, relist and converge."""
+"""Real client-go informers (typed, dynamic, metadata; client-go 1.35) against a real fakeapi
+process, with and without the WatchList (streaming list) client, in client-go's default encoding
+(the typed informers in protobuf, the metadata informer in protobuf, the dynamic one in JSON) and
+with the typed informers in JSON: they sync with exactly the requests kube-apiserver would see (a WatchList stream per
+informer and no LIST falling back after it; or a LIST and a WATCH each), see a scripted sequence
+of changes exactly once and in order, and when their watch resumes after the events it missed
+have left a deliberately small event buffer, they get 410, relist and converge."""
 
 from __future__ import annotations
 
@@ -56,9 +59,47 @@ def pod(image: str = "nginx") -> dict[str, Any]:
     return {"spec": {"containers": [{"name": "c", "image": image}]}}
 
 
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+#: By encoding and informer: the start of its requests' Accept header and of its responses' Content-Type.
+WIRE = {
+    "protobuf": {"pods": (PROTOBUF + ",application/json", PROTOBUF),
+                 "configmaps": (PROTOBUF + ",application/json", PROTOBUF),
+                 "dyn-configmaps": ("application/json", "application/json"),
+                 "meta-pods": (PROTOBUF + ";as=PartialObjectMetadata", PROTOBUF)},
+    # The metadata client sets its own Accept header: protobuf first whatever the config says.
+    "json": {"pods": ("application/json", "application/json"), "configmaps": ("application/json", "application/json"),
+             "dyn-configmaps": ("application/json", "application/json"),
+             "meta-pods": (PROTOBUF + ";as=PartialObjectMetadata", PROTOBUF)},
+}
+CLIENTS = {"pods": "typed", "configmaps": "typed", "dyn-configmaps": "dynamic", "meta-pods": "metadata"}
+
+
+def informer_of(request: dict[str, Any]) -> str:
+    resource = request["path"].rsplit("/", 1)[1]
+    return next(name for name, client in CLIENTS.items() if client == request["client"] and name.endswith(resource))
+
+
+def check_sync_requests(requests: list[dict[str, Any]], watch_list: bool, encoding: str) -> None:
+    """Every informer synced with kube's requests and nothing more: one WatchList stream (no LIST
+    after it, which client-go falls back to when the stream does not end as kube ends it), or a
+    LIST then a WATCH; each in the encoding its client asked for."""
+    made: dict[str, list[str]] = {}
+    for request in requests:
+        informer = informer_of(request)
+        query = request["query"]
+        made.setdefault(informer, []).append(
+            "watchlist" if "sendInitialEvents=true" in query else "watch" if "watch=true" in query else "list")
+        accept, content_type = WIRE[encoding][informer]
+        assert request["status"] == 200, request
+        assert request["accept"].startswith(accept), request
+        assert request["contentType"].startswith(content_type), request
+    assert made == dict.fromkeys(CLIENTS, ["watchlist"] if watch_list else ["list", "watch"])
+
+
+@pytest.mark.parametrize("encoding", ["protobuf", "json"])
 @pytest.mark.parametrize("watch_list", [False, True], ids=["WatchListClient=false", "WatchListClient=true"])
 def test_informers_sync_see_every_change_once_in_order_and_relist_after_410(
-    watch_list: bool, start_harness: Any, tmp_path: Path
+    watch_list: bool, encoding: str, start_harness: Any, tmp_path: Path
 ) -> None:
     with ServerProcess(tmp_path, "--watch-cache-min-events", str(BUFFER_EVENTS),
                        "--watch-cache-max-events", str(BUFFER_EVENTS)) as server:
@@ -68,7 +109,8 @@ def test_informers_sync_see_every_change_once_in_order_and_relist_after_410(
             initial["configmaps"][f"before-{i}"] = cluster.create("configmaps", f"before-{i}", data={"i": str(i)})
             initial["pods"][f"before-{i}"] = cluster.create("pods", f"before-{i}", **pod())
         pause_file = tmp_path / "pause-pods-watch"
-        harness = start_harness(server.kubeconfig, watch_list, pause_file)
+        harness = start_harness(server.kubeconfig, watch_list, pause_file, "--trace-http", "-v=4",
+                                *(["--content-type=json"] if encoding == "json" else []))
 
         # 1. Sync: one initial add per existing object in every informer.
         harness.wait_for(lambda ms: any(m["kind"] == "synced" for m in ms), "synced")
@@ -83,6 +125,8 @@ def test_informers_sync_see_every_change_once_in_order_and_relist_after_410(
             if m["kind"] == "call":
                 first_calls.setdefault(m["informer"], m["call"])
         assert first_calls == dict.fromkeys(CONFIGMAP_INFORMERS + POD_INFORMERS, expected_call)
+        # The sync's requests (a watch is traced when its stream opens, before "synced").
+        check_sync_requests([m for m in harness.snapshot()[:synced_at] if m["kind"] == "http"], watch_list, encoding)
 
         # 2. A scripted sequence: every informer sees each change once, in order, at its rv.
         script_start = len(harness.snapshot())
@@ -136,3 +180,5 @@ def test_informers_sync_see_every_change_once_in_order_and_relist_after_410(
         # The metadata informer was not paused: it resumed inside the buffer, without a relist.
         assert not [m for m in harness.snapshot()[outage_start:] if m["kind"] == "watch-error" and m["informer"] == "meta-pods"]
         assert harness.quit() == 0
+        # Nor did any WatchList fall back to a LIST (client-go logs it at -v=4).
+        assert "Falling back to regular list" not in harness.stderr_path.read_text()

@@ -12,11 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from differ import NAMESPACE, Outcome, Pair, table
 
 from fakeapi.testing import ServerProcess
 from fakeapi.testing.control_plane import KubeAPIServer, real_apiserver
-
-from differ import NAMESPACE, Outcome, Pair, table
 
 _REPORT = Path(__file__).parent / "last-report.txt"
 

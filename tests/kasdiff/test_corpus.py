@@ -33,10 +33,9 @@ from typing import Any
 
 import pytest
 import yaml
+from differ import NAMESPACE, Outcome, Pair, known_differences
 
 from fakeapi.apis.catalogue import default_catalogue
-
-from differ import NAMESPACE, Outcome, Pair, known_differences
 
 CORPUS = Path(__file__).parent / "corpus"
 _PATCH_TYPES = {

@@ -12,10 +12,9 @@ import threading
 
 import httpx
 import orjson
+from differ import Pair
 
 from fakeapi.testing import ServerProcess
-
-from differ import Pair
 
 CMS = "/api/v1/namespaces/default/configmaps"
 AGENT = {"user-agent": "noop-writer/1.0"}

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from differ import Json, Outcome, Pair, check
 
-from differ import Json, Outcome, Pair, known_differences
 from fakeapi.registry.authentication import ADMIN_TOKEN
 from fakeapi.testing.eventually import eventually
 
@@ -157,19 +157,6 @@ class Servers:
             self.setup("PATCH", self.path("poddisruptionbudgets", name, "status", group="policy/v1"),
                        {"status": {key: value for key, value in {"observedGeneration": 1, **status}.items() if value}},
                        content_type=MERGE)
-
-
-def check(pair: Pair, start: int) -> None:
-    """Every step since ``start`` matched, but for the differences ``known-differences.yaml``
-    lists for its case (and those must still happen, so the list stays true)."""
-    known = known_differences()
-    found: dict[str, list[str]] = {}
-    for outcome in pair.outcomes[start:]:
-        found.setdefault(outcome.case, []).extend(f"{outcome.verb}: {d}" for d in outcome.differences)
-    unexpected = [f"{case} {d}" for case, lines in found.items() for d in lines if d not in known.get(case, [])]
-    gone = [f"{case} {d}" for case, lines in found.items() for d in known.get(case, []) if d not in lines]
-    assert not unexpected, "differs from kube-apiserver:\n" + "\n".join(unexpected)
-    assert not gone, "known differences no longer happen, remove them:\n" + "\n".join(gone)
 
 
 @pytest.fixture

@@ -21,7 +21,8 @@ register(GROUP, "v1", "ValidatingAdmissionPolicy", default=defaults.set_defaults
          prepare_for_create=first_generation, prepare_for_update=generation_on_change("spec"),
          validate=validation.validate_validating_admission_policy,
          validate_update=validation.validate_validating_admission_policy_update,
-         validate_status_update=validation.validate_validating_admission_policy_status_update)
+         validate_status_update=validation.validate_validating_admission_policy_status_update,
+         status_reset_fields=(("spec",), ("metadata",)))
 register(GROUP, "v1", "ValidatingAdmissionPolicyBinding",
          default=defaults.set_defaults_validating_admission_policy_binding,
          prepare_for_create=first_generation, prepare_for_update=generation_on_change("spec"),

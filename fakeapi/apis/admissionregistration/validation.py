@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ...machinery.path import validate_path_segment_name
 from ...machinery.status import (
@@ -37,7 +36,7 @@ from ...machinery.validation import (
 )
 from ..core.validation import validate_qualified_name
 from ..errors import not_supported_json
-from ..fields import Json, get
+from ..fields import Json, get, values
 from .webhook import validate_webhook_service, validate_webhook_url
 
 _FAILURE_POLICIES = ("Fail", "Ignore")
@@ -70,10 +69,6 @@ class _Options:
     require_unique_webhook_names: bool = True
     allow_invalid_label_value_in_selector: bool = False
 
-
-def _strings(obj: Json | None, name: str) -> list[Any]:
-    value = (obj or {}).get(name)
-    return value if isinstance(value, list) else []
 
 
 # ----------------------------------------------------------------------------- rules
@@ -116,7 +111,7 @@ def _validate_resources(resources: Sequence[str], path: str) -> list[FieldError]
 def _validate_rule(rule: Json, path: str) -> list[FieldError]:
     """``validateRule`` (subresources allowed)."""
     errors = []
-    groups, versions = _strings(rule, "apiGroups"), _strings(rule, "apiVersions")
+    groups, versions = values(rule, "apiGroups"), values(rule, "apiVersions")
     if not groups:
         errors.append(required_error(child(path, "apiGroups")))
     if len(groups) > 1 and "*" in groups:
@@ -127,7 +122,7 @@ def _validate_rule(rule: Json, path: str) -> list[FieldError]:
         errors.append(invalid_json(child(path, "apiVersions"), versions,
                                    "if '*' is present, must not specify other API versions"))
     errors += [required_error(index(child(path, "apiVersions"), i)) for i, version in enumerate(versions) if version == ""]
-    errors += _validate_resources(_strings(rule, "resources"), child(path, "resources"))
+    errors += _validate_resources(values(rule, "resources"), child(path, "resources"))
     scope = rule.get("scope")
     if scope is not None and scope not in _SCOPES:
         errors.append(not_supported_error(child(path, "scope"), scope, _SCOPES))
@@ -136,7 +131,7 @@ def _validate_rule(rule: Json, path: str) -> list[FieldError]:
 
 def _validate_rule_with_operations(rule: Json, path: str) -> list[FieldError]:
     errors = []
-    operations = _strings(rule, "operations")
+    operations = values(rule, "operations")
     if not operations:
         errors.append(required_error(child(path, "operations")))
     if len(operations) > 1 and "*" in operations:
@@ -150,7 +145,7 @@ def _validate_rule_with_operations(rule: Json, path: str) -> list[FieldError]:
 def _validate_named_rule_with_operations(rule: Json, path: str) -> list[FieldError]:
     errors = []
     seen: set[str] = set()
-    for i, name in enumerate(_strings(rule, "resourceNames")):
+    for i, name in enumerate(values(rule, "resourceNames")):
         name_path = index(child(path, "resourceNames"), i)
         errors += [invalid_error(name_path, name, message) for message in validate_path_segment_name(name, False)]
         if name in seen:
@@ -204,7 +199,7 @@ def _validate_admission_review_versions(versions: Sequence[str], require_recogni
 def _validate_webhook(hook: Json, options: _Options, path: str, mutating: bool) -> list[FieldError]:
     """``validateValidatingWebhook`` / ``validateMutatingWebhook``."""
     errors = is_fully_qualified_name(child(path, "name"), hook.get("name") or "")
-    for i, rule in enumerate(_strings(hook, "rules")):
+    for i, rule in enumerate(values(hook, "rules")):
         errors += _validate_rule_with_operations(rule, index(child(path, "rules"), i))
     for name, supported in (("failurePolicy", _FAILURE_POLICIES), ("matchPolicy", _MATCH_POLICIES)):
         value = hook.get(name)
@@ -237,17 +232,17 @@ def _validate_webhook(hook: Json, options: _Options, path: str, mutating: bool) 
         errors += validate_webhook_service(child(config_path, "service"), service.get("namespace") or "",
                                            service.get("name") or "", service.get("path"), service.get("port") or 0)
     if not options.ignore_match_conditions:
-        errors += _validate_match_conditions(_strings(hook, "matchConditions"), child(path, "matchConditions"))
+        errors += _validate_match_conditions(values(hook, "matchConditions"), child(path, "matchConditions"))
     return errors
 
 
 def _validate_webhook_configuration(configuration: Json, options: _Options, mutating: bool) -> list[FieldError]:
     errors = validate_object_meta(configuration["metadata"], False, name_is_dns_subdomain)
     names: set[str] = set()
-    for i, hook in enumerate(_strings(configuration, "webhooks")):
+    for i, hook in enumerate(values(configuration, "webhooks")):
         path = index("webhooks", i)
         errors += _validate_webhook(hook, options, path, mutating)
-        errors += _validate_admission_review_versions(_strings(hook, "admissionReviewVersions"),
+        errors += _validate_admission_review_versions(values(hook, "admissionReviewVersions"),
                                                       options.require_recognized_admission_review_version,
                                                       child(path, "admissionReviewVersions"))
         name = hook.get("name") or ""
@@ -272,8 +267,8 @@ def _update_options(new_hooks: Sequence[Json], old_hooks: Sequence[Json]) -> _Op
             new.get("matchConditions") == old.get("matchConditions") for new, old in zip(new_hooks, old_hooks)),
         require_no_side_effects=all(hook.get("sideEffects") in _NO_SIDE_EFFECT_CLASSES for hook in old_hooks),
         require_recognized_admission_review_version=all(
-            not _strings(hook, "admissionReviewVersions")
-            or set(_strings(hook, "admissionReviewVersions")) & set(_ADMISSION_REVIEW_VERSIONS) for hook in old_hooks),
+            not values(hook, "admissionReviewVersions")
+            or set(values(hook, "admissionReviewVersions")) & set(_ADMISSION_REVIEW_VERSIONS) for hook in old_hooks),
         require_unique_webhook_names=len(set(names)) == len(names),
         allow_invalid_label_value_in_selector=_has_invalid_label_value_in_selector(old_hooks),
     )
@@ -288,12 +283,12 @@ def validate_mutating_webhook_configuration(configuration: Json) -> list[FieldEr
 
 
 def validate_validating_webhook_configuration_update(new: Json, old: Json) -> list[FieldError]:
-    options = _update_options(_strings(new, "webhooks"), _strings(old, "webhooks"))
+    options = _update_options(values(new, "webhooks"), values(old, "webhooks"))
     return _validate_webhook_configuration(new, options, mutating=False)
 
 
 def validate_mutating_webhook_configuration_update(new: Json, old: Json) -> list[FieldError]:
-    options = _update_options(_strings(new, "webhooks"), _strings(old, "webhooks"))
+    options = _update_options(values(new, "webhooks"), values(old, "webhooks"))
     return _validate_webhook_configuration(new, options, mutating=True)
 
 
@@ -345,7 +340,7 @@ def _validate_match_resources(match: Json | None, path: str) -> list[FieldError]
         else:
             errors += validate_label_selector(selector, LabelSelectorValidationOptions(), child(path, name))
     for name in ("resourceRules", "excludeResourceRules"):
-        for i, rule in enumerate(_strings(match, name)):
+        for i, rule in enumerate(values(match, name)):
             errors += _validate_named_rule_with_operations(rule, index(child(path, name), i))
     return errors
 
@@ -409,13 +404,13 @@ def _validate_policy_spec(name: str, spec: Json, ignore_match_conditions: bool) 
         errors.append(required_error("spec.matchConstraints"))
     else:
         errors += _validate_match_resources(constraints, "spec.matchConstraints")
-        if not _strings(constraints, "resourceRules"):
+        if not values(constraints, "resourceRules"):
             errors.append(required_error("spec.matchConstraints.resourceRules"))
     if not ignore_match_conditions:
-        errors += _validate_match_conditions(_strings(spec, "matchConditions"), "spec.matchConditions")
-    for i, variable in enumerate(_strings(spec, "variables")):
+        errors += _validate_match_conditions(values(spec, "matchConditions"), "spec.matchConditions")
+    for i, variable in enumerate(values(spec, "variables")):
         errors += _validate_variable(variable, index("spec.variables", i))
-    validations, annotations = _strings(spec, "validations"), spec.get("auditAnnotations")
+    validations, annotations = values(spec, "validations"), spec.get("auditAnnotations")
     if not validations and not annotations:
         detail = "validations or auditAnnotations must contain at least one item"
         return errors + [required_error("spec.validations", detail), required_error("spec.auditAnnotations", detail)]
@@ -452,7 +447,7 @@ def validate_validating_admission_policy_update(new: Json, old: Json) -> list[Fi
 
 def validate_validating_admission_policy_status_update(new: Json, old: Json) -> list[FieldError]:
     errors = []
-    for i, warning in enumerate(_strings(get(new, "status", "typeChecking"), "expressionWarnings")):
+    for i, warning in enumerate(values(get(new, "status", "typeChecking"), "expressionWarnings")):
         path = index("status.typeChecking.expressionWarnings", i)
         if not warning.get("warning"):
             errors.append(required_error(child(path, "warning")))
@@ -513,4 +508,4 @@ def validate_validating_admission_policy_binding(binding: Json) -> list[FieldErr
         errors += [invalid_error("spec.policyName", policy_name, m) for m in name_is_dns_subdomain(policy_name, False)]
     errors += _validate_param_ref(spec.get("paramRef"), "spec.paramRef")
     errors += _validate_match_resources(spec.get("matchResources"), "spec.matchResources")
-    return errors + _validate_validation_actions(_strings(spec, "validationActions"), "spec.validationActions")
+    return errors + _validate_validation_actions(values(spec, "validationActions"), "spec.validationActions")

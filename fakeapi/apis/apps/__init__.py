@@ -17,7 +17,8 @@ register("apps", "v1", "Deployment", default=decoder("Deployment", partial(strat
          validate=validation.validate_deployment, validate_update=validation.validate_deployment_update,
          validate_status_update=validation.validate_deployment_status_update,
          warnings_on_create=warnings.deployment_warnings_on_create,
-         warnings_on_update=warnings.template_warnings_on_update)
+         warnings_on_update=warnings.template_warnings_on_update,
+         status_reset_fields=(("spec",), ("metadata", "labels")))
 register("apps", "v1", "ReplicaSet", default=decoder("ReplicaSet", defaults.set_defaults_replica_set),
          prepare_for_create=strategy.prepare_for_create, prepare_for_update=strategy.prepare_for_update,
          validate=validation.validate_replica_set, validate_update=validation.validate_replica_set_update,

@@ -168,17 +168,21 @@ def validate_deployment_strategy(strategy: Json, path: str) -> list[FieldError]:
     return [not_supported_json(path, _deployment_strategy_go(strategy), [RECREATE, ROLLING_UPDATE])]
 
 
+def _validate_selector_and_template(spec: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
+    """The selector, and the pod template it must select: a Deployment's and a ReplicaSet's."""
+    errors = _validate_selector(spec, path, "deployment", DEFAULT_LABEL_SELECTOR_OPTIONS)
+    selector = spec.get("selector")
+    if not selectors.converts(selector):
+        return errors + [invalid_json(child(path, "selector"), selectors.go_json(selector), "invalid label selector")]
+    return errors + validate_pod_template_spec_for_replica_set(spec.get("template") or {}, selector,
+                                                               child(path, "template"), options)
+
+
 def validate_deployment_spec(obj: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
     """``ValidateDeploymentSpec``."""
     spec = obj.get("spec") or {}
     errors = validate_nonnegative_field(_int(spec, "replicas"), child(path, "replicas"))
-    errors += _validate_selector(spec, path, "deployment", DEFAULT_LABEL_SELECTOR_OPTIONS)
-    selector = spec.get("selector")
-    if not selectors.converts(selector):
-        errors.append(invalid_json(child(path, "selector"), selectors.go_json(selector), "invalid label selector"))
-    else:
-        errors += validate_pod_template_spec_for_replica_set(spec.get("template") or {}, selector,
-                                                             child(path, "template"), options)
+    errors += _validate_selector_and_template(spec, path, options)
     errors += validate_deployment_strategy(spec.get("strategy") or {}, child(path, "strategy"))
     min_ready_seconds = _int(spec, "minReadySeconds")
     errors += validate_nonnegative_field(min_ready_seconds, child(path, "minReadySeconds"))
@@ -262,13 +266,7 @@ def validate_replica_set_spec(spec: Json, path: str, options: PodValidationOptio
     """``ValidateReplicaSetSpec``."""
     errors = validate_nonnegative_field(_int(spec, "replicas"), child(path, "replicas"))
     errors += validate_nonnegative_field(_int(spec, "minReadySeconds"), child(path, "minReadySeconds"))
-    errors += _validate_selector(spec, path, "deployment", DEFAULT_LABEL_SELECTOR_OPTIONS)
-    selector = spec.get("selector")
-    if not selectors.converts(selector):
-        errors.append(invalid_json(child(path, "selector"), selectors.go_json(selector), "invalid label selector"))
-    else:
-        errors += validate_pod_template_spec_for_replica_set(spec.get("template") or {}, selector,
-                                                             child(path, "template"), options)
+    errors += _validate_selector_and_template(spec, path, options)
     return errors
 
 

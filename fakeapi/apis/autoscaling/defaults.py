@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import copy
 
+from ...machinery.conversion import DEFAULT_CPU_UTILIZATION, METRIC_SPECS_ANNOTATION
 from ..core.defaults import canonical_quantity
-from ..fields import Json, default, items, struct
+from ..fields import Json, default, get, items, struct
 
-#: ``autoscaling.DefaultCPUUtilization``.
-DEFAULT_CPU_UTILIZATION = 80
 #: ``defaultHPAScaleUpRules`` / ``defaultHPAScaleDownRules``: the behaviour HPAs had before
 #: ``behavior`` existed.
 _SCALE_UP_RULES: Json = {
@@ -27,7 +26,13 @@ _RULE_FIELDS = ("selectPolicy", "stabilizationWindowSeconds", "policies", "toler
 
 
 def set_defaults_hpa_v1(obj: Json) -> None:
-    default(struct(obj, "spec"), "minReplicas", 1)
+    """v1's defaults, and the CPU target kube's conversion to the internal type makes explicit
+    when there is no other metric: the field manager, which sees the object converted back to
+    v1, owns ``targetCPUUtilizationPercentage`` then."""
+    spec = struct(obj, "spec")
+    default(spec, "minReplicas", 1)
+    if METRIC_SPECS_ANNOTATION not in (get(obj, "metadata", "annotations") or {}):
+        default(spec, "targetCPUUtilizationPercentage", DEFAULT_CPU_UTILIZATION)
 
 
 def _scaling_rules(given: Json | None, defaults: Json) -> Json:

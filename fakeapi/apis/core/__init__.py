@@ -42,6 +42,7 @@ __all__ = [
     "validate_pod_spec", "validate_pod_specific_annotations", "validate_pod_template_spec",
 ]
 
+from ...machinery.delete_options import ORPHAN
 from ..rules import register
 from . import defaults as _defaults
 from . import strategy as _strategy
@@ -81,7 +82,9 @@ register("", "v1", "ReplicationController",
          validate_update=_strategy.validate_replication_controller_update_strategy,
          validate_status_update=_validate_rc_status,
          warnings_on_create=_strategy.replication_controller_warnings_on_create,
-         warnings_on_update=_strategy.replication_controller_warnings_on_update)
+         warnings_on_update=_strategy.replication_controller_warnings_on_update,
+         # rcStrategy.DefaultGarbageCollectionPolicy: core/v1 orphans, for compatibility.
+         default_propagation_policy=ORPHAN)
 
 from . import validation_cluster as _cluster  # noqa: E402
 from . import validation_config as _config  # noqa: E402

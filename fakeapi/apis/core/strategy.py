@@ -479,18 +479,13 @@ def _normalize_data_sources(spec: Json) -> None:
     """``NormalizeDataSources``: dataSource and dataSourceRef mirror each other when only one
     is set (a namespaced dataSourceRef is not mirrored)."""
     source, ref = spec.get("dataSource"), spec.get("dataSourceRef")
+    # The references' apiGroup is a pointer Go writes even when nil.
     if source is not None and ref is None:
-        ref = spec["dataSourceRef"] = {}
-        if source.get("apiGroup") is not None:
-            ref["apiGroup"] = source["apiGroup"]
-        ref["kind"] = source.get("kind") or ""
-        ref["name"] = source.get("name") or ""
+        spec["dataSourceRef"] = {"apiGroup": source.get("apiGroup"), "kind": source.get("kind") or "",
+                                 "name": source.get("name") or ""}
     elif ref is not None and source is None and not ref.get("namespace"):
-        source = spec["dataSource"] = {}
-        if ref.get("apiGroup") is not None:
-            source["apiGroup"] = ref["apiGroup"]
-        source["kind"] = ref.get("kind") or ""
-        source["name"] = ref.get("name") or ""
+        spec["dataSource"] = {"apiGroup": ref.get("apiGroup"), "kind": ref.get("kind") or "",
+                              "name": ref.get("name") or ""}
 
 
 _PV_DEPRECATED_ANNOTATIONS = (

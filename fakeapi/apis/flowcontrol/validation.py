@@ -25,7 +25,7 @@ from ...machinery.validation import (
 )
 from ..core.validation import validate_core_object_meta
 from ..errors import not_supported_json
-from ..fields import Json, get
+from ..fields import Json, get, values
 
 _DISTINGUISHER_METHODS = ("ByNamespace", "ByUser")
 _VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "proxy", "update", "watch")
@@ -59,10 +59,6 @@ _MANDATORY_PRIORITY_LEVELS: dict[str, Json] = {
                                                  "lendablePercent": 0}},
 }
 
-
-def _list(obj: Json | None, name: str) -> list[Any]:
-    value = (obj or {}).get(name)
-    return value if isinstance(value, list) else []
 
 
 # ----------------------------------------------------------------------------- internal forms
@@ -156,15 +152,15 @@ def _validate_non_resource_url(url: str, path: str) -> list[FieldError]:
 
 
 def _validate_resource_rule(rule: Json, path: str) -> list[FieldError]:
-    errors = _validate_verbs(_list(rule, "verbs"), path)
+    errors = _validate_verbs(values(rule, "verbs"), path)
     for name, noun in (("apiGroups", "api groups"), ("resources", "resources")):
-        values = _list(rule, name)
-        if not values:
+        listed = values(rule, name)
+        if not listed:
             singular = "api group" if name == "apiGroups" else "resource"
             errors.append(required_error(child(path, name), f"resource rules must supply at least one {singular}"))
-        elif len(values) > 1 and "*" in values:
-            errors.append(invalid_json(child(path, name), values, f"if '*' is present, must not specify other {noun}"))
-    namespaces = _list(rule, "namespaces")
+        elif len(listed) > 1 and "*" in listed:
+            errors.append(invalid_json(child(path, name), listed, f"if '*' is present, must not specify other {noun}"))
+    namespaces = values(rule, "namespaces")
     if not namespaces and not rule.get("clusterScope"):
         errors.append(required_error(child(path, "namespaces"),
                                      "resource rules that are not cluster scoped must supply at least one namespace"))
@@ -180,8 +176,8 @@ def _validate_resource_rule(rule: Json, path: str) -> list[FieldError]:
 
 
 def _validate_non_resource_rule(rule: Json, path: str) -> list[FieldError]:
-    errors = _validate_verbs(_list(rule, "verbs"), path)
-    urls = _list(rule, "nonResourceURLs")
+    errors = _validate_verbs(values(rule, "verbs"), path)
+    urls = values(rule, "nonResourceURLs")
     if not urls:
         errors.append(required_error(child(path, "nonResourceURLs"), "nonResourceURLs must contain at least one value"))
     elif "*" in urls:
@@ -233,12 +229,12 @@ def _validate_subject(subject: Json, path: str) -> list[FieldError]:
 
 def _validate_rule(rule: Json, path: str) -> list[FieldError]:
     errors = []
-    subjects = _list(rule, "subjects")
+    subjects = values(rule, "subjects")
     if not subjects:
         errors.append(required_error(child(path, "subjects"), "subjects must contain at least one value"))
     for i, subject in enumerate(subjects):
         errors += _validate_subject(subject, index(child(path, "subjects"), i))
-    resource_rules, non_resource_rules = _list(rule, "resourceRules"), _list(rule, "nonResourceRules")
+    resource_rules, non_resource_rules = values(rule, "resourceRules"), values(rule, "nonResourceRules")
     if not resource_rules and not non_resource_rules:
         errors.append(required_error(path, "at least one of resourceRules and nonResourceRules has to be non-empty"))
     for i, resource_rule in enumerate(resource_rules):
@@ -287,18 +283,18 @@ def validate_flow_schema(flow_schema: Json) -> list[FieldError]:
                    for m in name_is_dns_subdomain(level, False)]
     else:
         errors.append(required_error("spec.priorityLevelConfiguration.name", "must reference a priority level"))
-    for i, rule in enumerate(_list(spec, "rules")):
+    for i, rule in enumerate(values(spec, "rules")):
         errors += _validate_rule(rule, index("spec.rules", i))
     mandatory = _MANDATORY_FLOW_SCHEMAS.get(name)
     if mandatory is not None:
         internal = _internal_flow_schema_spec(spec)
         if _semantic(internal) != _semantic(_internal_flow_schema_spec(mandatory)):
             errors.append(invalid_json("spec", internal, f"spec of '{name}' must equal the fixed value"))
-    return errors + _validate_conditions(_list(flow_schema.get("status"), "conditions"))
+    return errors + _validate_conditions(values(flow_schema.get("status"), "conditions"))
 
 
 def validate_flow_schema_status_update(new: Json, old: Json) -> list[FieldError]:
-    return _validate_conditions(_list(new.get("status"), "conditions"))
+    return _validate_conditions(values(new.get("status"), "conditions"))
 
 
 # ----------------------------------------------------------------------------- priority levels
@@ -409,8 +405,8 @@ def validate_priority_level_configuration(level: Json) -> list[FieldError]:
         errors.append(forbidden_error("metadata.annotations", f"annotation '{_PRESERVE_ZERO_SHARES}' is forbidden"))
     errors += _validate_priority_level_spec(name, spec)
     errors += _validate_mandatory_priority_level(name, spec)
-    return errors + _validate_conditions(_list(level.get("status"), "conditions"))
+    return errors + _validate_conditions(values(level.get("status"), "conditions"))
 
 
 def validate_priority_level_configuration_status_update(new: Json, old: Json) -> list[FieldError]:
-    return _validate_conditions(_list(new.get("status"), "conditions"))
+    return _validate_conditions(values(new.get("status"), "conditions"))

@@ -49,7 +49,8 @@ register(GROUP, "v1", "ResourceClaim", default=defaults.set_defaults_resource_cl
          prepare_for_create=_prepare_resource_claim_for_create, prepare_for_update=_prepare_resource_claim_for_update,
          prepare_for_status_update=strategy.prepare_resource_claim_for_status_update,
          validate=validation.validate_resource_claim, validate_update=validation.validate_resource_claim_update,
-         validate_status_update=validation.validate_resource_claim_status_update)
+         validate_status_update=validation.validate_resource_claim_status_update,
+         status_reset_fields=(("metadata",), ("spec",)))
 register(GROUP, "v1", "ResourceClaimTemplate", default=defaults.set_defaults_resource_claim_template,
          prepare_for_create=strategy.prepare_resource_claim_template_for_create,
          prepare_for_update=strategy.prepare_resource_claim_template_for_update,

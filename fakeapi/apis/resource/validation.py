@@ -44,7 +44,7 @@ from ..core.validation import (
 )
 from ..core.pod_spec_diff import internal_value
 from ..core.validation_storage import validate_template_object_meta
-from ..fields import Json, get
+from ..fields import Json, get, values
 
 _REQUESTS_MAX = 32
 _CONSTRAINTS_MAX = 32
@@ -68,10 +68,6 @@ _SEMVER = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
 
 Validator = Callable[[Any, str], list[FieldError]]
 
-
-def _list(obj: Json | None, name: str) -> list[Any]:
-    value = (obj or {}).get(name)
-    return value if isinstance(value, list) else []
 
 
 def _validate_slice(values: Sequence[Any], maximum: int, validate: Validator, path: str) -> list[FieldError]:
@@ -110,8 +106,8 @@ class _RequestNames:
 
     def __init__(self, devices: Json | None) -> None:
         self._names: dict[str, set[str] | None] = {}
-        for request in _list(devices, "requests"):
-            sub_requests = _list(request, "firstAvailable")
+        for request in values(devices, "requests"):
+            sub_requests = values(request, "firstAvailable")
             self._names[_name(request)] = {_name(s) for s in sub_requests} if sub_requests else None
 
     def has(self, reference: str) -> bool:
@@ -163,7 +159,7 @@ def _validate_device_class_reference(name: str, path: str) -> list[FieldError]:
 
 def _validate_exact_request(request: Json, path: str) -> list[FieldError]:
     errors = _validate_device_class_reference(request.get("deviceClassName") or "", child(path, "deviceClassName"))
-    errors += _validate_selectors(_list(request, "selectors"), child(path, "selectors"))
+    errors += _validate_selectors(values(request, "selectors"), child(path, "selectors"))
     return errors + _validate_allocation_mode(request, path)
 
 
@@ -173,7 +169,7 @@ def _validate_sub_request(request: Json, path: str) -> list[FieldError]:
 
 def _validate_request(request: Json, path: str) -> list[FieldError]:
     errors = validate_dns1123_label(_name(request), child(path, "name"))
-    first_available, exactly = _list(request, "firstAvailable"), request.get("exactly")
+    first_available, exactly = values(request, "firstAvailable"), request.get("exactly")
     if not first_available and exactly is None:
         errors.append(required_error(path, "exactly one of `exactly` or `firstAvailable` is required"))
     elif first_available and exactly is not None:
@@ -216,7 +212,7 @@ def _validate_fully_qualified_name(name: str, path: str) -> list[FieldError]:
 
 def _validate_constraint(names: _RequestNames) -> Validator:
     def validate(constraint: Json, path: str) -> list[FieldError]:
-        errors = _validate_set(_list(constraint, "requests"), _REQUESTS_MAX,
+        errors = _validate_set(values(constraint, "requests"), _REQUESTS_MAX,
                                lambda name, p: _validate_request_reference(name, p, names), str,
                                child(path, "requests"))
         if constraint.get("matchAttribute") is not None:
@@ -248,7 +244,7 @@ def _validate_device_configuration(config: Json, path: str) -> list[FieldError]:
 
 def _validate_claim_configuration(names: _RequestNames) -> Validator:
     def validate(config: Json, path: str) -> list[FieldError]:
-        errors = _validate_set(_list(config, "requests"), _REQUESTS_MAX,
+        errors = _validate_set(values(config, "requests"), _REQUESTS_MAX,
                                lambda name, p: _validate_request_reference(name, p, names), str,
                                child(path, "requests"))
         return errors + _validate_device_configuration(config, path)
@@ -259,11 +255,11 @@ def _validate_claim_spec(spec: Json | None, path: str) -> list[FieldError]:
     devices = get(spec, "devices") or {}
     devices_path = child(path, "devices")
     names = _RequestNames(devices)
-    errors = _validate_set(_list(devices, "requests"), _REQUESTS_MAX, _validate_request, _name,
+    errors = _validate_set(values(devices, "requests"), _REQUESTS_MAX, _validate_request, _name,
                            child(devices_path, "requests"))
-    errors += _validate_slice(_list(devices, "constraints"), _CONSTRAINTS_MAX, _validate_constraint(names),
+    errors += _validate_slice(values(devices, "constraints"), _CONSTRAINTS_MAX, _validate_constraint(names),
                               child(devices_path, "constraints"))
-    return errors + _validate_slice(_list(devices, "config"), _CONFIG_MAX, _validate_claim_configuration(names),
+    return errors + _validate_slice(values(devices, "config"), _CONFIG_MAX, _validate_claim_configuration(names),
                                     child(devices_path, "config"))
 
 
@@ -350,21 +346,21 @@ def validate_resource_claim_status_update(new: Json, old: Json) -> list[FieldErr
     existing allocation may not change)."""
     errors = validate_object_meta_update(new["metadata"], old["metadata"])
     status, old_status = new.get("status") or {}, old.get("status") or {}
-    reserved = _list(status, "reservedFor")
+    reserved = values(status, "reservedFor")
     errors += _validate_set(reserved, _RESERVED_FOR_MAX, _validate_consumer, lambda c: c.get("uid") or "",
                             "status.reservedFor")
     allocation, old_allocation = status.get("allocation"), old_status.get("allocation")
     if reserved:
         if allocation is None:
             errors.append(forbidden_error("status.reservedFor", "may not be specified when `allocated` is not set"))
-        elif new["metadata"].get("deletionTimestamp") and any(c not in _list(old_status, "reservedFor") for c in reserved):
+        elif new["metadata"].get("deletionTimestamp") and any(c not in values(old_status, "reservedFor") for c in reserved):
             errors.append(forbidden_error("status.reservedFor", "new entries may not be added while "
                                                                 "`deallocationRequested` or `deletionTimestamp` are set"))
     if old_allocation is not None and allocation is not None:
         errors += validate_immutable_field(allocation, old_allocation, "status.allocation")
     elif allocation is not None:
         names = _RequestNames(get(new, "spec", "devices"))
-        errors += _validate_slice(_list(get(allocation, "devices"), "results"), _REQUESTS_MAX,
+        errors += _validate_slice(values(get(allocation, "devices"), "results"), _REQUESTS_MAX,
                                   lambda result, p: _validate_allocation_result(result, p, names),
                                   "status.allocation.devices.results")
         if allocation.get("nodeSelector") is not None:
@@ -393,8 +389,8 @@ def validate_resource_claim_template_update(new: Json, old: Json) -> list[FieldE
 # ----------------------------------------------------------------------------- device classes
 
 def _validate_device_class_spec(spec: Json) -> list[FieldError]:
-    errors = _validate_selectors(_list(spec, "selectors"), "spec.selectors")
-    return errors + _validate_slice(_list(spec, "config"), _CONFIG_MAX, _validate_device_configuration, "spec.config")
+    errors = _validate_selectors(values(spec, "selectors"), "spec.selectors")
+    return errors + _validate_slice(values(spec, "config"), _CONFIG_MAX, _validate_device_configuration, "spec.config")
 
 
 def validate_device_class(device_class: Json) -> list[FieldError]:
@@ -490,7 +486,7 @@ def _validate_slice_spec(spec: Json, old_spec: Json | None) -> list[FieldError]:
     if selector is not None:
         chosen.append("`nodeSelector`")
         errors += validate_node_selector(selector, False, "spec.nodeSelector")
-        terms = _list(selector, "nodeSelectorTerms")
+        terms = values(selector, "nodeSelectorTerms")
         if len(terms) != 1:
                 errors.append(invalid_json("spec.nodeSelector.nodeSelectorTerms",
                                        internal_value("core.NodeSelectorTerm", terms) or None,
@@ -509,7 +505,7 @@ def _validate_slice_spec(spec: Json, old_spec: Json | None) -> list[FieldError]:
         errors.append(invalid_error("spec", "{" + ", ".join(chosen) + "}", required + ", but multiple fields are set"))
     if spec.get("sharedCounters") is not None and spec.get("devices") is not None:
         errors.append(invalid_error("spec", "", "only one of `sharedCounters` or `devices` is allowed"))
-    return errors + _validate_set(_list(spec, "devices"), _SLICE_MAX_DEVICES, _validate_device, _name, "spec.devices")
+    return errors + _validate_set(values(spec, "devices"), _SLICE_MAX_DEVICES, _validate_device, _name, "spec.devices")
 
 
 def validate_resource_slice(resource_slice: Json) -> list[FieldError]:

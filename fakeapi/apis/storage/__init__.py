@@ -22,7 +22,8 @@ register(GROUP, "v1", "CSINode", prepare_for_create=no_status,
          validate=validation.validate_csi_node, validate_update=validation.validate_csi_node_update)
 register(GROUP, "v1", "VolumeAttachment", validate=validation.validate_volume_attachment,
          validate_update=validation.validate_volume_attachment_update,
-         validate_status_update=validation.validate_volume_attachment_status_update)
+         validate_status_update=validation.validate_volume_attachment_status_update,
+         status_reset_fields=(("metadata",), ("spec",)))
 register(GROUP, "v1", "CSIStorageCapacity",
          default=decoder("CSIStorageCapacity", validation.canonical_capacities),
          validate=validation.validate_csi_storage_capacity,

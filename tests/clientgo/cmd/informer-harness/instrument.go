@@ -21,6 +21,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +36,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/util/watchlist"
 )
 
 // tracker reports the List/Watch calls of one informer.
@@ -184,6 +186,13 @@ type trackedClientset struct {
 	pods, configMaps *tracker
 }
 
+// IsWatchListSemanticsUnSupported passes on the wrapped client's answer: client-go 1.35's
+// informers stream their lists (WatchList) unless the client says it cannot, as the fake
+// clients of the harness's own tests do.
+func (c *trackedClientset) IsWatchListSemanticsUnSupported() bool {
+	return watchlist.DoesClientNotSupportWatchListSemantics(c.Interface)
+}
+
 func (c *trackedClientset) CoreV1() corev1client.CoreV1Interface {
 	return &trackedCoreV1{CoreV1Interface: c.Interface.CoreV1(), pods: c.pods, configMaps: c.configMaps}
 }
@@ -235,6 +244,11 @@ type trackedDynamic struct {
 	t   *tracker
 }
 
+// IsWatchListSemanticsUnSupported: see trackedClientset's.
+func (c *trackedDynamic) IsWatchListSemanticsUnSupported() bool {
+	return watchlist.DoesClientNotSupportWatchListSemantics(c.Interface)
+}
+
 func (c *trackedDynamic) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
 	r := c.Interface.Resource(gvr)
 	if gvr != c.gvr {
@@ -271,6 +285,11 @@ type trackedMetadata struct {
 	metadata.Interface
 	gvr schema.GroupVersionResource
 	t   *tracker
+}
+
+// IsWatchListSemanticsUnSupported: see trackedClientset's.
+func (c *trackedMetadata) IsWatchListSemanticsUnSupported() bool {
+	return watchlist.DoesClientNotSupportWatchListSemantics(c.Interface)
 }
 
 func (c *trackedMetadata) Resource(gvr schema.GroupVersionResource) metadata.Getter {
@@ -314,12 +333,13 @@ type tracingTransport struct {
 
 func (rt *tracingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := rt.next.RoundTrip(req)
-	status, proto := 0, ""
+	_, client, _ := strings.Cut(req.UserAgent(), "/")
+	msg := httpMsg{Kind: "http", Client: client, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery,
+		Accept: req.Header.Get("Accept")}
 	if resp != nil {
-		status, proto = resp.StatusCode, resp.Proto
+		msg.Status, msg.ContentType, msg.Proto = resp.StatusCode, resp.Header.Get("Content-Type"), resp.Proto
 	}
-	rt.out.emit(httpMsg{Kind: "http", Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Status: status,
-		Proto: proto})
+	rt.out.emit(msg)
 	return resp, err
 }
 

@@ -11,6 +11,12 @@
 //	dyn-configmaps  dynamicinformer, v1 configmaps (unstructured)
 //	meta-pods       metadatainformer, v1 pods (PartialObjectMetadata)
 //
+// With client-go 1.35's defaults the typed informers speak protobuf (Accept
+// "application/vnd.kubernetes.protobuf,application/json") and the metadata
+// informer asks for PartialObjectMetadataList in protobuf first (whatever the
+// config says); --content-type=json sets the rest config's ContentType so that
+// the typed clients speak JSON.
+//
 // Stdout protocol, one object per line (everything else goes to stderr):
 //
 //	{"kind":"call","informer":I,"call":"list|watch|watchlist","rv":RV[,"continue":C]}
@@ -30,7 +36,9 @@
 //	    DeletedFinalStateUnknown delete (name from its key, rv of its last known state)
 //	{"kind":"synced"}   once every handler has synced (all initial adds were printed)
 //	{"kind":"dump","informer":I,"objects":{NAME:RV,...}}   one per informer, on "dump"
-//	{"kind":"http","method":M,"path":P,"query":Q,"status":N,"proto":P}   only with --trace-http
+//	{"kind":"http","client":C,"method":M,"path":P,"query":Q,"accept":A,"status":N,"contentType":T,"proto":R}
+//	    only with --trace-http: C the client (typed, dynamic or metadata), A the
+//	    request's Accept header, T the response's Content-Type, R its protocol (HTTP/1.1, HTTP/2.0)
 //
 // Stdin commands, one per line: "dump" prints the four stores; "quit" (or EOF)
 // stops the informers and exits 0. Exit status 2 = --timeout reached, 1 = error.
@@ -59,6 +67,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
@@ -70,12 +79,13 @@ var (
 )
 
 type options struct {
-	kubeconfig string
-	namespace  string
-	timeout    time.Duration
-	resync     time.Duration
-	pauseFile  string
-	traceHTTP  bool
+	kubeconfig  string
+	namespace   string
+	timeout     time.Duration
+	resync      time.Duration
+	pauseFile   string
+	traceHTTP   bool
+	contentType string
 }
 
 func main() {
@@ -92,6 +102,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.resync, "resync", 0, "informer resync period (0 = never)")
 	fs.StringVar(&o.pauseFile, "pause-watch-file", "", "while this file exists, the pods informer's Watch calls block before the HTTP request")
 	fs.BoolVar(&o.traceHTTP, "trace-http", false, `also print {"kind":"http",...} for every HTTP request`)
+	fs.StringVar(&o.contentType, "content-type", "", `"json": the typed clients speak JSON; "" (default): client-go's defaults (typed clients prefer protobuf)`)
 	klog.InitFlags(fs) // -v=N etc.; klog writes to stderr
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: informer-harness [flags]
@@ -193,17 +204,30 @@ func newClients(o options, out *emitter) (clients, error) {
 	// Client-side throttling would only add latency to relists in tests.
 	cfg.QPS, cfg.Burst = 1000, 2000
 	cfg.UserAgent = "fakeapi-informer-harness"
+	switch o.contentType {
+	case "":
+	case "json":
+		cfg.ContentType = "application/json"
+	default:
+		return clients{}, fmt.Errorf("--content-type %q: want json or nothing", o.contentType)
+	}
 	if o.traceHTTP {
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &tracingTransport{next: rt, out: out} })
 	}
+	// Each client names itself in its User-Agent, which --trace-http reports.
+	named := func(client string) *rest.Config {
+		c := rest.CopyConfig(cfg)
+		c.UserAgent = cfg.UserAgent + "/" + client
+		return c
+	}
 	var c clients
-	if c.typed, err = kubernetes.NewForConfig(cfg); err != nil {
+	if c.typed, err = kubernetes.NewForConfig(named("typed")); err != nil {
 		return clients{}, err
 	}
-	if c.dyn, err = dynamic.NewForConfig(cfg); err != nil {
+	if c.dyn, err = dynamic.NewForConfig(named("dynamic")); err != nil {
 		return clients{}, err
 	}
-	if c.meta, err = metadata.NewForConfig(cfg); err != nil {
+	if c.meta, err = metadata.NewForConfig(named("metadata")); err != nil {
 		return clients{}, err
 	}
 	return c, nil

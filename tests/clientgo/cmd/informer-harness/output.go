@@ -78,12 +78,15 @@ type dumpMsg struct {
 }
 
 type httpMsg struct {
-	Kind   string `json:"kind"` // "http", only with --trace-http
-	Method string `json:"method"`
-	Path   string `json:"path"`
-	Query  string `json:"query"`
-	Status int    `json:"status"`          // 0 when the request failed without a response
-	Proto  string `json:"proto,omitempty"` // the response's protocol: HTTP/1.1, HTTP/2.0
+	Kind        string `json:"kind"`   // "http", only with --trace-http
+	Client      string `json:"client"` // typed, dynamic or metadata
+	Method      string `json:"method"`
+	Path        string `json:"path"`
+	Query       string `json:"query"`
+	Accept      string `json:"accept"`
+	Status      int    `json:"status"`          // 0 when the request failed without a response
+	ContentType string `json:"contentType"`     // of the response
+	Proto       string `json:"proto,omitempty"` // the response's protocol: HTTP/1.1, HTTP/2.0
 }
 
 type simpleMsg struct {

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/utils/ptr"
+)
+
+// createPods: --count realistic pods created by --clients concurrent clients, each taking the next
+// index as soon as its previous create returned (a closed loop). Pod names continue from --first,
+// so successive runs grow the same store.
+func createPods(flags *flag.FlagSet) func(r *run) (map[string]any, error) {
+	clients := flags.Int("clients", 16, "concurrent clients")
+	count := flags.Int("count", 1000, "pods to create")
+	first := flags.Int("first", 0, "index of the first pod")
+	return func(r *run) (map[string]any, error) {
+		ctx := context.Background()
+		cores := newClients(*clients, r.core)
+		if err := ensureNamespace(ctx, cores[0], r.namespace); err != nil {
+			return nil, err
+		}
+		if err := connect(ctx, cores, r.namespace); err != nil {
+			return nil, err
+		}
+		var next, created atomic.Int64
+		var lat latencies
+		var errs errorLog
+		var wg sync.WaitGroup
+		r.begin()
+		for _, core := range cores {
+			wg.Go(func() {
+				var samples []time.Duration
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= *count {
+						break
+					}
+					pod := realisticPod(*first + i)
+					start := time.Now()
+					_, err := core.Pods(r.namespace).Create(ctx, pod, metav1.CreateOptions{})
+					samples = append(samples, time.Since(start))
+					if err != nil {
+						errs.record(err)
+					} else {
+						created.Add(1)
+					}
+				}
+				lat.add(samples)
+			})
+		}
+		wg.Wait()
+		r.end()
+		result := map[string]any{"ops": int(created.Load()), "clients": *clients, "latency_ms": lat.summary()}
+		errs.into(result)
+		return result, nil
+	}
+}
+
+// mutatePods: --clients clients change --pods existing pods for --duration, each client going round
+// its own share of the pods (no two clients write the same pod, so updates do not conflict).
+// --verb: update (PUT of the object the previous write returned), merge (JSON merge patch of an
+// annotation), strategic (strategic merge patch of a label and a container's image, merged into
+// the containers list by name), apply (server-side apply of an annotation, forced).
+func mutatePods(flags *flag.FlagSet) func(r *run) (map[string]any, error) {
+	clients := flags.Int("clients", 16, "concurrent clients")
+	pods := flags.Int("pods", 1000, "how many of the existing pods to change")
+	duration := flags.Duration("duration", 10*time.Second, "how long to write")
+	verb := flags.String("verb", "update", "update, merge, strategic or apply")
+	return func(r *run) (map[string]any, error) {
+		ctx := context.Background()
+		write, ok := mutations[*verb]
+		if !ok {
+			return nil, fmt.Errorf("--verb: one of update, merge, strategic, apply; not %q", *verb)
+		}
+		cores := newClients(*clients, r.core)
+		list, err := cores[0].Pods(r.namespace).List(ctx, metav1.ListOptions{Limit: int64(*pods)})
+		if err != nil {
+			return nil, err
+		}
+		if len(list.Items) < *pods {
+			return nil, fmt.Errorf("mutate needs %d pods in namespace %s, found %d", *pods, r.namespace, len(list.Items))
+		}
+		if err := connect(ctx, cores, r.namespace); err != nil {
+			return nil, err
+		}
+		var done atomic.Int64
+		var lat latencies
+		var errs errorLog
+		var wg sync.WaitGroup
+		r.begin()
+		deadline := time.Now().Add(*duration)
+		for c, core := range cores {
+			var own []*corev1.Pod
+			for j := c; j < len(list.Items); j += *clients {
+				own = append(own, &list.Items[j])
+			}
+			wg.Go(func() {
+				var samples []time.Duration
+				for n := 0; time.Now().Before(deadline); n++ {
+					pod := own[n%len(own)]
+					start := time.Now()
+					updated, err := write(ctx, core.Pods(r.namespace), pod, n)
+					samples = append(samples, time.Since(start))
+					switch {
+					case err == nil:
+						own[n%len(own)] = updated
+						done.Add(1)
+					case apierrors.IsConflict(err):
+						errs.record(err)
+						if fresh, getErr := core.Pods(r.namespace).Get(ctx, pod.Name, metav1.GetOptions{}); getErr == nil {
+							own[n%len(own)] = fresh
+						}
+					default:
+						errs.record(err)
+					}
+				}
+				lat.add(samples)
+			})
+		}
+		wg.Wait()
+		r.end()
+		result := map[string]any{"ops": int(done.Load()), "clients": *clients, "verb": *verb, "latency_ms": lat.summary()}
+		errs.into(result)
+		return result, nil
+	}
+}
+
+// A mutation writes the n-th change of one pod and returns the pod as the server answered.
+type mutation func(ctx context.Context, pods corev1client.PodInterface, pod *corev1.Pod, n int) (*corev1.Pod, error)
+
+var mutations = map[string]mutation{
+	"update": func(ctx context.Context, pods corev1client.PodInterface, pod *corev1.Pod, n int) (*corev1.Pod, error) {
+		changed := pod.DeepCopy()
+		changed.Annotations[counterAnnotation] = fmt.Sprint(n)
+		return pods.Update(ctx, changed, metav1.UpdateOptions{})
+	},
+	"merge": func(ctx context.Context, pods corev1client.PodInterface, pod *corev1.Pod, n int) (*corev1.Pod, error) {
+		patch := map[string]any{"metadata": map[string]any{"annotations": map[string]string{counterAnnotation: fmt.Sprint(n)}}}
+		return pods.Patch(ctx, pod.Name, types.MergePatchType, mustJSON(patch), metav1.PatchOptions{})
+	},
+	"strategic": func(ctx context.Context, pods corev1client.PodInterface, pod *corev1.Pod, n int) (*corev1.Pod, error) {
+		patch := map[string]any{
+			"metadata": map[string]any{"labels": map[string]string{counterAnnotation: fmt.Sprint(n)}},
+			"spec": map[string]any{"containers": []map[string]string{
+				{"name": "web", "image": fmt.Sprintf("registry.example/web:1.2.%d", n)},
+			}},
+		}
+		return pods.Patch(ctx, pod.Name, types.StrategicMergePatchType, mustJSON(patch), metav1.PatchOptions{})
+	},
+	"apply": func(ctx context.Context, pods corev1client.PodInterface, pod *corev1.Pod, n int) (*corev1.Pod, error) {
+		config := map[string]any{
+			"apiVersion": "v1", "kind": "Pod",
+			"metadata": map[string]any{"name": pod.Name, "annotations": map[string]string{counterAnnotation: fmt.Sprint(n)}},
+		}
+		return pods.Patch(ctx, pod.Name, types.ApplyPatchType, mustJSON(config),
+			metav1.PatchOptions{FieldManager: "fakeapi-loadgen-apply", Force: ptr.To(true)})
+	},
+}
+
+func mustJSON(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
