@@ -23,6 +23,15 @@ When kube runs each hook, and so when the registry calls it:
 * ``default_propagation_policy``: the strategy's ``DefaultGarbageCollectionPolicy`` for a delete
   that names none (None: background, no finalizer); ``default_propagation_warning`` is the
   warning kube's storage sends when it applies (batch/v1 Jobs orphan their pods by default).
+* ``graceful_delete_period``: the strategy's ``CheckGracefulDelete`` (``RESTGracefulDeleteStrategy``,
+  pods only): given the stored object and the request's grace period (None: not given), the
+  grace period its delete gets. A graceful delete first writes the object marked deleting
+  (deletionTimestamp now + the period); with a period of 0 and no finalizers the object is then
+  deleted by a second write. None for kinds deleted at once.
+* ``first_update_writes``: whether kube stored this object, as its create left it, without
+  fields its reads add (kube defaults every decoded object; fakeapi stores them defaulted), so
+  the object's first update writes (a new resourceVersion, an event) even when it changes
+  nothing: PVCs' status phase, the labels of a Job created without any.
 * ``reset_fields`` / ``status_reset_fields``: the strategies' ``GetResetFields``, the paths
   (tuples of field names) a write through the main resource / ``/status`` does not own in
   managedFields. None: kube's usual pair for a kind with a status subresource (``status`` /
@@ -46,6 +55,7 @@ Validator = Callable[[Json], list[FieldError]]
 UpdateValidator = Callable[[Json, Json], list[FieldError]]  # (new, old)
 CreateWarnings = Callable[[Json], list[str]]
 UpdateWarnings = Callable[[Json, Json], list[str]]
+GracePeriod = Callable[[Json, int | None], int]  # (stored object, requested period)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +73,8 @@ class KindRules:
     warnings_on_update: UpdateWarnings | None = None
     default_propagation_policy: str | None = None
     default_propagation_warning: str | None = None
+    graceful_delete_period: GracePeriod | None = None
+    first_update_writes: Callable[[Json], bool] | None = None
     reset_fields: tuple[tuple[str, ...], ...] | None = None
     status_reset_fields: tuple[tuple[str, ...], ...] | None = None
 

@@ -52,6 +52,12 @@ def now_rfc3339() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def rfc3339_in(seconds: int, since: str | None = None) -> str:
+    """``since`` (now if None) moved by ``seconds``, at metav1.Time's one-second precision."""
+    start = datetime.now(UTC) if since is None else datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    return datetime.fromtimestamp(int(start.timestamp()) + seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def generate_name(prefix: str) -> str:
     """``names.SimpleNameGenerator``: prefix cut to leave room, plus 5 random characters."""
     if len(prefix) > _MAX_NAME - _GENERATED_SUFFIX:

@@ -21,8 +21,8 @@ TERMINATING = "Terminating"
 
 
 class NamespaceStore(ResourceStore):
-    def _finished(self, obj: Json) -> bool:
-        return super()._finished(obj) and not (obj.get("spec") or {}).get("finalizers")
+    def _finished(self, new: Json, old: Json) -> bool:
+        return super()._finished(new, old) and not (new.get("spec") or {}).get("finalizers")
 
     def phase(self, name: str) -> str | None:
         """The namespace's phase, None if there is no such namespace."""

@@ -85,6 +85,7 @@ Json = dict[str, Any]
 #: The finalizer a propagation policy puts on an owner for the garbage collector to act on
 #: (``Background`` needs none: the collector deletes dependents after the owner is gone).
 _GC_FINALIZERS = {FOREGROUND: "foregroundDeletion", ORPHAN: "orphan"}
+_GRACE_PENDING = object()  # BeforeDelete's gracefulPending
 
 
 @dataclass(frozen=True, slots=True)
@@ -562,13 +563,13 @@ class ResourceStore(FieldManagedWrites):
         As kube's GuaranteedUpdate, a write that would store the same object again writes
         nothing (same resourceVersion, no event), and so does one that changes nothing but
         managedFields timestamps (``IgnoreManagedFieldsTimestampsTransformer``)."""
-        if new == old or equal_but_managed_fields_times(new, old):
+        if (new == old or equal_but_managed_fields_times(new, old)) and not self._first_update_writes(kv, old):
             _note_noop_write()
             return kv.value
         raw, rev = self._encode(new)
         if dry_run:
             return raw
-        op = DeleteRangeRequest(kv.key) if self._finished(new) else PutRequest(kv.key, raw, lease=self._lease())
+        op = DeleteRangeRequest(kv.key) if self._finished(new, old) else PutRequest(kv.key, raw, lease=self._lease())
         resp = self.store.txn(TxnRequest(
             compare=(Compare(kv.key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
             success=(op,),
@@ -578,6 +579,12 @@ class ResourceStore(FieldManagedWrites):
         assert resp.header_revision == rev, "a write ran between encode and txn"
         self._committed(old, None if isinstance(op, DeleteRangeRequest) else new)
         return raw
+
+    def _first_update_writes(self, kv: KeyValue, old: Json) -> bool:
+        """A no-op update writes all the same when kube's stored bytes of the created object
+        (etcd version 1) lack what its reads default (``KindRules.first_update_writes``)."""
+        writes = self.rules.first_update_writes
+        return kv.version == 1 and writes is not None and writes(old)
 
     # Hooks for resources with more semantics (CRDs, custom resources); called in the write's
     # loop step, so what they read is the state the write sees.
@@ -598,10 +605,13 @@ class ResourceStore(FieldManagedWrites):
         """The store lease a write attaches (0: none), renewed by every write as in kube."""
         return 0 if self._ttl is None else self._ttl.leases.lease_for(self._ttl.seconds)
 
-    def _finished(self, obj: Json) -> bool:
-        """Whether a deleting object has nothing left holding it."""
-        meta = obj["metadata"]
-        return bool(meta.get("deletionTimestamp")) and not meta.get("finalizers")
+    def _finished(self, new: Json, old: Json) -> bool:
+        """kube's ``ShouldDeleteDuringUpdate``: the update leaves no finalizers on an object
+        that was already deleting without a grace period still running (a pod's kubelet ends
+        that one with its own delete)."""
+        old_meta = old.get("metadata") or {}
+        return (not new["metadata"].get("finalizers") and bool(old_meta.get("deletionTimestamp"))
+                and not old_meta.get("deletionGracePeriodSeconds"))
 
     def delete(
         self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,
@@ -609,32 +619,80 @@ class ResourceStore(FieldManagedWrites):
     ) -> tuple[bytes, bool]:
         """kube's ``Store.Delete``: returns the response body (the object, or a Status: see
         ``is_status``) and whether the object is gone.
-        An object with finalizers (or one whose propagation policy needs the garbage
-        collector's, when ``gc_finalizers``) is marked deleting instead: deletionTimestamp,
-        deletionGracePeriodSeconds 0, generation + 1, and it stays until its finalizers go.
-        Grace periods end at once: no kubelet waits on a pod here."""
-        rt = self.rt
+        A graceful delete (pods: the kind's ``graceful_delete_period``) first writes the object
+        marked deleting: deletionTimestamp now + its period, deletionGracePeriodSeconds, generation
+        + 1. It stays while the period runs (a kubelet ends it with a delete of period 0) or
+        finalizers hold it; with period 0 and no finalizers a second write deletes it, so watchers
+        see MODIFIED then DELETED, as from kube.
+        Another kind's object with finalizers (or whose propagation policy needs the garbage
+        collector's, when ``gc_finalizers``) is marked deleting with period 0 and stays until its
+        finalizers go."""
         kv, old = self._current(namespace, name)
         old_meta = old.get("metadata", {})
         self._check_preconditions(name, options, old_meta, kv)
+        mark = self._graceful_mark(old, options.grace_period_seconds)
+        if mark is _GRACE_PENDING:
+            _note_noop_write()
+            return kv.value, False  # a graceful deletion runs; only a shorter period changes it
         finalizers = list(old_meta.get("finalizers") or ())
         policy = self._propagation_policy(options)
         gc_finalizer = _GC_FINALIZERS.get(policy or "") if gc_finalizers else None
         if gc_finalizer is not None and gc_finalizer not in finalizers:
             finalizers.append(gc_finalizer)
-        if finalizers:
-            if old_meta.get("deletionTimestamp") and finalizers == list(old_meta.get("finalizers") or ()):
+        if mark is not None or finalizers:
+            if mark is None and old_meta.get("deletionTimestamp") and finalizers == list(old_meta.get("finalizers") or ()):
                 _note_noop_write()
                 return kv.value, False  # already deleting: unchanged
             marked = orjson.loads(kv.value)
             meta = marked["metadata"]
-            meta["finalizers"] = finalizers
-            if not meta.get("deletionTimestamp"):
+            if finalizers:
+                meta["finalizers"] = finalizers
+            if mark is not None:
+                meta["deletionTimestamp"], meta["deletionGracePeriodSeconds"], first = mark
+                if first and meta.get("generation"):  # BeforeDelete bumps a tracked generation once
+                    meta["generation"] += 1
+            elif not meta.get("deletionTimestamp"):  # markAsDeleting
                 meta["deletionTimestamp"] = metadata.now_rfc3339()
                 meta["deletionGracePeriodSeconds"] = 0
-                if meta.get("generation"):  # markAsDeleting bumps a tracked generation
+                if meta.get("generation"):
                     meta["generation"] += 1
-            return self._commit_update(kv, old, marked, options.dry_run), False
+            raw = self._commit_update(kv, old, marked, options.dry_run)
+            if finalizers or mark is None or mark[1] > 0 or options.dry_run:
+                return raw, mark is not None and not finalizers and mark[1] == 0
+            kv, old = self._current(namespace, name)  # graceful with period 0: deleted now
+        return self._delete_now(kv, old, name, options)
+
+    def _graceful_mark(self, old: Json, requested: int | None) -> tuple[str, int, bool] | None | object:
+        """kube's ``rest.BeforeDelete`` for a kind with a graceful strategy: the deletion
+        (timestamp, grace period, whether it is the first mark) a delete writes, None when the
+        object is to be deleted without a graceful mark, ``_GRACE_PENDING`` when a graceful
+        deletion already runs and the request does not shorten it."""
+        period_of = self.rules.graceful_delete_period
+        if period_of is None:
+            return None
+        if requested is not None and requested < 0:
+            requested = 1  # negative periods are 1s on the delete path
+        meta = old.get("metadata") or {}
+        deleting_since = meta.get("deletionTimestamp")
+        if deleting_since is None:
+            period = period_of(old, requested)
+            return metadata.rfc3339_in(period), period, True
+        current = meta.get("deletionGracePeriodSeconds")
+        if not current:
+            return None  # marked with period 0 earlier (the delete did not follow): delete now
+        if requested is None or requested >= current:
+            return _GRACE_PENDING
+        # Only a shorter period: the timestamp moves back by the difference, never into the past
+        # (a graceful request whose period has all run out keeps 1s for its kubelet).
+        timestamp, period = metadata.rfc3339_in(requested - current, deleting_since), requested
+        now = metadata.now_rfc3339()
+        if timestamp < now:
+            timestamp, period = now, (1 if requested else 0)
+        return timestamp, period, False
+
+    def _delete_now(self, kv: KeyValue, old: Json, name: str, options: DeleteOptions) -> tuple[bytes, bool]:
+        rt = self.rt
+        old_meta = old.get("metadata", {})
         if not options.dry_run:
             resp = self.store.txn(TxnRequest(
                 compare=(Compare(kv.key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),

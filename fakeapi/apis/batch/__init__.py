@@ -15,6 +15,7 @@ register("batch", "v1", "Job", default=decoder("Job", defaults.set_defaults_job)
          # batch/v1 keeps Jobs' pods by default, for compatibility (job.Strategy's
          # DefaultGarbageCollectionPolicy), and says so (job/storage).
          default_propagation_policy=ORPHAN,
+         first_update_writes=strategy.job_first_update_writes,
          default_propagation_warning=(
              "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to "
              "remove them or set propagationPolicy=Orphan to suppress this warning"))

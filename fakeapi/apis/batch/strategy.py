@@ -41,6 +41,15 @@ def prepare_job_for_create(obj: Json) -> None:
         meta["labels"] = dict(labels)
 
 
+def job_first_update_writes(stored: Json) -> bool:
+    """Whether kube stored this Job, as created, without its labels: created without labels
+    or template labels, it got them only from ``prepare_job_for_create``'s generated ones (a
+    user's labels cannot equal those: they carry the uid)."""
+    spec = stored.get("spec") or {}
+    labels = get(stored, "metadata", "labels")
+    return not spec.get("manualSelector") and bool(labels) and labels == get(spec, "template", "metadata", "labels")
+
+
 def prepare_job_for_update(new: Json, old: Json) -> None:
     set_generation(new, old, new.get("spec") != old.get("spec"))
 

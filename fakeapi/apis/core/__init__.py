@@ -66,7 +66,8 @@ register("", "v1", "Pod",
          validate=_strategy.validate_pod,
          validate_update=_strategy.validate_pod_update_strategy,
          validate_status_update=_strategy.validate_pod_status_update_strategy,
-         warnings_on_create=_strategy.pod_warnings_on_create)
+         warnings_on_create=_strategy.pod_warnings_on_create,
+         graceful_delete_period=_strategy.pod_grace_period)
 register("", "v1", "PodTemplate",
          default=_decoded("PodTemplate", _defaults.set_defaults_pod_template),
          prepare_for_create=_strategy.prepare_pod_template_for_create,
@@ -151,7 +152,9 @@ register("", "v1", "PersistentVolumeClaim",
          validate_update=_storage.validate_persistent_volume_claim_update,
          validate_status_update=_storage.validate_persistent_volume_claim_status_update,
          warnings_on_create=_strategy.persistent_volume_claim_warnings,
-         warnings_on_update=_strategy.persistent_volume_claim_warnings)
+         warnings_on_update=_strategy.persistent_volume_claim_warnings,
+         # kube stores the claim's status empty; its reads default the phase (Pending)
+         first_update_writes=lambda _claim: True)
 register("", "v1", "Event",
          validate=_cluster.validate_event,
          validate_update=_cluster.validate_event_update)

@@ -135,6 +135,17 @@ def prepare_pod_for_create(pod: Json) -> None:
     _mutate_topology_spread_constraints(pod)
 
 
+def pod_grace_period(pod: Json, requested: int | None) -> int:
+    """``podStrategy.CheckGracefulDelete``: the request's period, else the pod's
+    terminationGracePeriodSeconds; 0 for a pod no kubelet runs (unscheduled) or one that ended;
+    a negative period is 1."""
+    spec = _map(pod, "spec")
+    period = requested if requested is not None else spec.get("terminationGracePeriodSeconds") or 0
+    if not spec.get("nodeName") or _map(pod, "status").get("phase") in ("Failed", "Succeeded"):
+        period = 0
+    return 1 if period < 0 else period
+
+
 def prepare_pod_for_status_update(new: Json, old: Json) -> None:
     """``podStatusStrategy.PrepareForUpdate``: the QoS class and observed generations a status
     writer leaves out are kept."""
