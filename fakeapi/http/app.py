@@ -22,6 +22,7 @@ from ..controllers import (
     CustomResourceCleanup,
     GarbageCollector,
     NamespaceController,
+    PodTermination,
 )
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, not_found_path
@@ -72,7 +73,9 @@ log = logging.getLogger("fakeapi")
 GARBAGE_COLLECTOR = "garbage-collector-controller"
 NAMESPACE_CONTROLLER = "namespace-controller"
 CLUSTERROLE_AGGREGATION = "clusterrole-aggregation-controller"
-CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, CLUSTERROLE_AGGREGATION)
+#: Not kube-controller-manager's: the kubelets' part in graceful pod deletion (kwok's, when it runs).
+POD_TERMINATION = "pod-termination"
+CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, CLUSTERROLE_AGGREGATION, POD_TERMINATION)
 
 
 @dataclass(slots=True)
@@ -122,13 +125,15 @@ class Server:
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
                                  advertise_port=config.port or 443, access=config.access)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup
-                               | ClusterRoleAggregation] = []
+                               | ClusterRoleAggregation | PodTermination] = []
         if GARBAGE_COLLECTOR in config.controllers:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
             self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
         if CLUSTERROLE_AGGREGATION in config.controllers:
             self.controllers.append(ClusterRoleAggregation(self.registry))
+        if POD_TERMINATION in config.controllers:
+            self.controllers.append(PodTermination(self.registry, gc_finalizers=gc))
         self.controllers.append(CustomResourceCleanup(self.registry, gc_finalizers=gc))
         self.discovery = Discovery(self.registry, f"{config.host}:{config.port}")
         self.openapi = openapi.OpenAPIV3(self.registry)

@@ -197,3 +197,55 @@ def test_events_expire_after_the_event_ttl(tmp_path):
         eventually(lambda: server.http.get("/api/v1/namespaces/default/events/e1").status_code == 404,
                    "the event expired", timeout=8)
         assert server.http.get("/api/v1/namespaces/default/configmaps/stays").status_code == 200
+
+
+def pod(name: str, node: str | None = None) -> client.V1Pod:
+    return client.V1Pod(metadata=client.V1ObjectMeta(name=name),
+                        spec=client.V1PodSpec(node_name=node, containers=[client.V1Container(name="c", image="nginx")]))
+
+
+def test_an_unscheduled_pod_is_marked_then_deleted(core):
+    """podStrategy.CheckGracefulDelete: no kubelet runs it, so period 0 — but the delete is
+    graceful all the same: one write marks it (generation + 1), the next deletes it."""
+    created = core.create_namespaced_pod(NS, pod("unscheduled"))
+    events = watch.Watch().stream(core.list_namespaced_pod, NS, resource_version=created.metadata.resource_version,
+                                  field_selector="metadata.name=unscheduled", timeout_seconds=5)
+    deleted = core.delete_namespaced_pod("unscheduled", NS)
+    assert deleted.metadata.deletion_timestamp is not None and deleted.metadata.deletion_grace_period_seconds == 0
+    assert deleted.metadata.generation == 2
+    assert int(deleted.metadata.resource_version) == int(created.metadata.resource_version) + 2
+    seen = [(e["type"], e["object"].metadata.deletion_grace_period_seconds) for e in events][:2]
+    assert seen == [("MODIFIED", 0), ("DELETED", 0)]
+
+
+def test_a_scheduled_pod_waits_for_its_kubelet(tmp_path):
+    """Without a kubelet (no ``pod-termination`` controller), a scheduled pod stays marked for
+    its grace period; repeated deletes change nothing, a shorter period moves the timestamp
+    back, and the kubelet's delete (period 0) removes it."""
+    with ServerProcess(tmp_path, "--controllers", "") as server:
+        pods = "/api/v1/namespaces/default/pods"
+        body = {"metadata": {"name": "web"}, "spec": {"nodeName": "node-1", "terminationGracePeriodSeconds": 30,
+                                                      "containers": [{"name": "c", "image": "nginx"}]}}
+        assert server.http.post(pods, json=body).status_code == 201
+        marked = server.http.delete(f"{pods}/web")
+        assert marked.status_code == 200, marked.text
+        meta = marked.json()["metadata"]
+        assert meta["deletionGracePeriodSeconds"] == 30 and meta["generation"] == 2
+        again = server.http.delete(f"{pods}/web").json()["metadata"]
+        assert again["resourceVersion"] == meta["resourceVersion"]
+        shorter = server.http.delete(f"{pods}/web", params={"gracePeriodSeconds": "10"}).json()["metadata"]
+        assert shorter["deletionGracePeriodSeconds"] == 10 and shorter["deletionTimestamp"] < meta["deletionTimestamp"]
+        assert shorter["generation"] == 2
+        gone = server.http.delete(f"{pods}/web", params={"gracePeriodSeconds": "0"})
+        assert gone.status_code == 200 and server.http.get(f"{pods}/web").status_code == 404
+
+
+def test_pod_termination_plays_the_kubelet(core):
+    created = core.create_namespaced_pod(NS, pod("scheduled", node="node-1"))
+    events = watch.Watch().stream(core.list_namespaced_pod, NS, resource_version=created.metadata.resource_version,
+                                  field_selector="metadata.name=scheduled", timeout_seconds=5)
+    marked = core.delete_namespaced_pod("scheduled", NS)
+    assert marked.metadata.deletion_grace_period_seconds == 30  # the pod's default period
+    eventually(lambda: absent(lambda: core.read_namespaced_pod("scheduled", NS)), "the kubelet's delete", timeout=5)
+    seen = [(e["type"], e["object"].metadata.deletion_grace_period_seconds) for e in events][:3]
+    assert seen == [("MODIFIED", 30), ("MODIFIED", 0), ("DELETED", 0)]
