@@ -31,6 +31,7 @@ from .clients.table import render
 from .faults import check_startup_spec, parse_cli_spec
 from .http import ServerConfig, create_app
 from .http.app import CONTROLLERS
+from .http.limits import Limits
 from .machinery._golang import parse_duration
 from .http.pki import KeyPair, ServerCertificates
 from .kubeconfig import client_settings
@@ -44,6 +45,13 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text}")
     return value
 
 
@@ -223,6 +231,10 @@ async def serve(args: argparse.Namespace) -> None:
         service_account_issuer=args.service_account_issuer,
         clients=client_report_config(args),
         access=access,
+        max_request_bytes=args.max_request_bytes,
+        limits=Limits(request_timeout=parse_duration(args.request_timeout),
+                      max_requests_inflight=args.max_requests_inflight,
+                      max_mutating_requests_inflight=args.max_mutating_requests_inflight),
     )
     for text in _security_warnings(args, access):
         print(f"fakeapi: warning: {text}", file=sys.stderr, flush=True)
@@ -541,7 +553,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also serve the store over etcd's v3 gRPC API on these http://HOST:PORT "
                         "(comma-separated; port 0 picks one), as `fakeapi etcd` does")
     p.add_argument("--max-request-bytes", type=_positive_int, default=1536 * 1024,
-                   help="with --etcd-listen-client-urls: etcd's write request limit (default 1572864)")
+                   help="etcd's write request limit: a write whose object would make a larger etcd request is "
+                        "refused as kube-apiserver refuses it then (500), also over --etcd-listen-client-urls "
+                        "(default 1572864)")
+    p.add_argument("--request-timeout", default="60s",
+                   help="how long a request other than a watch may take before it is answered 504, as "
+                        "kube-apiserver's flag (default 60s; a request's timeout parameter may shorten it; 0 = no limit)")
+    p.add_argument("--max-requests-inflight", type=_non_negative_int, default=0, metavar="N",
+                   help="read-only requests (get, list) in flight at once; more are refused with 429 as "
+                        "kube-apiserver's max-in-flight filter refuses them (default 0 = no limit)")
+    p.add_argument("--max-mutating-requests-inflight", type=_non_negative_int, default=0, metavar="N",
+                   help="mutating requests in flight at once; more are refused with 429 (default 0 = no limit)")
     p.add_argument("--client-header", default="", metavar="NAME",
                    help="a request header that names the client in the client report (default: the User-Agent)")
     p.add_argument("--max-clients", type=_positive_int, default=DEFAULT_MAX_CLIENTS,

@@ -1,9 +1,10 @@
 """One client watch served from the watch cache (kube's ``cacheWatcher``).
 
 The cacher pushes ready-made watch lines into a bounded queue; the HTTP layer drains it onto the
-socket through ``lines()``. A watcher that cannot keep up (its queue is full) is closed and
+socket through ``lines()``. A watcher that cannot keep up (its queue is full) is terminated and
 counted, never waited for: one slow client must not delay the others or grow memory without
-bound. Its client re-watches from the last resourceVersion it saw, as client-go does.
+bound. Its queue is dropped and its connection cut (``on_terminated``); its client re-watches
+from the last resourceVersion it saw, as client-go does.
 
 A watcher can be stalled (a fault: the network or the apiserver holding a watch back): while
 stalled, lines go to ``held``, which is upstream of the bounded queue and unbounded, so a stall
@@ -118,6 +119,10 @@ class CacheWatcher:
         #: Ended by the server (a restart, a close-watches fault), not by its client, its
         #: timeout or falling behind.
         self.ended_by_server = False
+        #: Called when the watcher is terminated for falling behind: the HTTP layer cuts the
+        #: connection then (a client that stopped reading would otherwise keep its writer
+        #: blocked on a full socket for as long as it keeps the connection open).
+        self.on_terminated: Callable[[], None] | None = None
         self._ready = asyncio.Event()
         now = clock()
         self.next_bookmark = self._bookmark_time(now)
@@ -214,11 +219,21 @@ class CacheWatcher:
 
     def _enqueue(self, line: bytes) -> None:
         if len(self.queue) >= self.capacity:
-            self.overflowed = True
-            self.close()
+            self.terminate()
             return
         self.queue.append(line)
         self._ready.set()
+
+    def terminate(self) -> None:
+        """kube's ``forget`` of a watcher that fell behind: closed, what it had queued dropped
+        (its client resumes from the last resourceVersion it read, as client-go does, so nothing
+        is lost), and its connection cut."""
+        self.overflowed = True
+        self.queue.clear()
+        self.held.clear()
+        self.close()
+        if self.on_terminated is not None:
+            self.on_terminated()
 
     def _line_for(self, event: CacheEvent) -> bytes | None:
         """kube's ``convertToWatchEvent``: an update that makes the object start matching is

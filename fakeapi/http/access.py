@@ -26,8 +26,8 @@ from ..machinery.list_options import parse_bool
 from ..machinery.path import is_valid_path_segment_name
 from ..machinery.selectors import FieldSelector
 from ..machinery.status import StatusError
-from ..registry.authentication import UserInfo
-from ..registry.authorization import Attributes, forbidden_error
+from ..registry.authentication import Authenticator, UserInfo
+from ..registry.authorization import AlwaysAllow, Attributes, forbidden_error
 from ..registry.impersonation import impersonate
 from ..registry.registry import Registry
 from .responses import status_response
@@ -84,6 +84,22 @@ class AccessMiddleware:
         scope[USER] = user
         with requester.requesting(user.to_json):
             await self.app(scope, receive, send)
+
+
+def acting_user(authenticator: Authenticator, scope: Scope) -> UserInfo | None:
+    """Whom a request acts as (authenticated, then impersonated), for the filters kube runs
+    before authorization (the in-flight limits exempt ``system:masters``); None when it
+    authenticates as nobody or impersonates wrongly. Impersonation is not authorized here: the
+    access middleware refuses what the requester may not impersonate."""
+    headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in scope["headers"]]
+    authorization = next((value for name, value in headers if name == "authorization"), "")
+    user = authenticator.authenticate(authorization, scope.get(CERTIFICATE_USER))
+    if user is None or not any(name.startswith("impersonate-") for name, _ in headers):
+        return user
+    try:
+        return impersonate(user, headers, AlwaysAllow())
+    except StatusError:
+        return None
 
 
 def request_user(request: Request) -> UserInfo:

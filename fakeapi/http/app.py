@@ -14,6 +14,7 @@ import orjson
 from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..cacher import CacherConfig
 from ..clients import ClientReport, ClientReportConfig
@@ -25,7 +26,7 @@ from ..controllers import (
     PodTermination,
 )
 from ..faults import Faults
-from ..machinery.status import StatusError, bad_request, not_found_path
+from ..machinery.status import StatusError, bad_request, method_not_allowed_path, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
 from ..registry.authorization import AccessControl
 from ..registry.registry import (
@@ -43,6 +44,7 @@ from ..store import (
     snapshot,
 )
 from ..store.journal import DEFAULT_FSYNC_INTERVAL
+from ..store.request_size import DEFAULT_MAX_REQUEST_BYTES
 from ..tasks import cancel_and_wait
 from . import clients as client_routes
 from . import faults as fault_routes
@@ -51,6 +53,7 @@ from . import openapi, resources
 from .access import AccessMiddleware
 from .discovery import AGGREGATED_KIND, AggregatedDocument, Discovery
 from .faults import control_body
+from .limits import Limits
 from .negotiation import (
     DISCOVERY_GROUP,
     PROTOBUF,
@@ -61,6 +64,7 @@ from .negotiation import (
 )
 from .responses import (
     JSON,
+    TRANSPORT,
     body_response,
     json_bytes,
     json_response,
@@ -111,6 +115,11 @@ class ServerConfig:
     clients: ClientReportConfig = field(default_factory=ClientReportConfig)
     #: Authentication and authorization: modes, static tokens, anonymous requests.
     access: AccessControl = field(default_factory=AccessControl)
+    #: kube-apiserver's --request-timeout and in-flight limits (``limits``).
+    limits: Limits = field(default_factory=Limits)
+    #: etcd's --max-request-bytes: a write whose raft entry would be larger is refused as etcd
+    #: refuses it (kube-apiserver answers 500, after retrying without managedFields).
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
 
 
 class Server:
@@ -119,6 +128,7 @@ class Server:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.store = TimedStore()
+        self.store.max_request_bytes = config.max_request_bytes
         self.journal = _load_store(self.store, config)
         gc = config.garbage_collection
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
@@ -202,6 +212,23 @@ def _load_store(store: TimedStore, config: ServerConfig) -> Journal | None:
     return Journal.open(store, data_dir, policy=FsyncPolicy(config.fsync), interval=config.fsync_interval)
 
 
+class _App(FastAPI):
+    """fakeapi's app: its middleware stack behind a step that keeps the connection's transport
+    in the scope (``TRANSPORT``; uvicorn's ``send`` is a method of its request cycle, which
+    holds it), so that a watch that falls behind can be cut (``CacheWatcher.on_terminated``):
+    ASGI has no other way to end a response its client has stopped reading."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        stack = super().build_middleware_stack()
+
+        async def with_transport(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == "http":
+                scope[TRANSPORT] = getattr(getattr(send, "__self__", None), "transport", None)
+            await stack(scope, receive, send)
+
+        return with_transport
+
+
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     server = Server(config or ServerConfig())
 
@@ -213,14 +240,17 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         finally:
             await server.stop()
 
-    app = FastAPI(lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
+    app = _App(lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
     app.state.server = server
     openapi.add_routes(app)
     for path in ("/healthz", "/livez", "/readyz"):
         app.add_api_route(path, _ok, methods=["GET"])
     app.add_api_route("/version", _version, methods=["GET"])
     app.add_api_route("/api", _api_versions, methods=["GET"])
-    app.add_api_route("/apis", _api_groups, methods=["GET"])
+    # kube serves /apis (and /apis/) outside go-restful, to any method.
+    every_method = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+    app.add_api_route("/apis", _api_groups, methods=every_method)
+    app.add_api_route("/apis/", _api_groups, methods=every_method)
     app.add_api_route("/api/{version}", _core_resources, methods=["GET"])
     app.add_api_route("/apis/{group}/{version}", _group_resources, methods=["GET"])
     methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
@@ -236,8 +266,25 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     # Starlette runs the last added outermost: requests refused with 401 or 403 are measured too.
     app.add_middleware(AccessMiddleware, registry=server.registry)
     app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
-                       clients=server.clients)
+                       clients=server.clients, limits=server.config.limits)
+    app.add_exception_handler(404, _no_route)
+    app.add_exception_handler(405, _method_not_allowed)
     return app
+
+
+async def _no_route(_request: Request, _exc: Exception) -> Response:
+    return page_not_found()
+
+
+async def _method_not_allowed(_request: Request, _exc: Exception) -> Response:
+    """A method a route does not take: go-restful's 405, as kube's Status."""
+    return status_response(method_not_allowed_path())
+
+
+def page_not_found() -> Response:
+    """A path no handler serves: Go's ``http.NotFound``, as kube's mux answers it."""
+    return Response(b"404 page not found\n", status_code=404, media_type="text/plain; charset=utf-8",
+                    headers={"X-Content-Type-Options": "nosniff"})
 
 
 async def _ok() -> Response:
@@ -291,6 +338,8 @@ async def _core_resources(request: Request, version: str) -> Response:
 
 
 async def _group_resources(request: Request, group: str, version: str) -> Response:
+    if served_by(request).discovery.resource_list(group, version) is None:
+        return page_not_found()  # no route for a group version kube does not serve
     return _resource_list(request, served_by(request).discovery, group, version)
 
 
@@ -301,6 +350,8 @@ async def _core(request: Request, version: str, rest: str) -> Response:
 
 async def _grouped(request: Request, group: str, version: str, rest: str) -> Response:
     server = served_by(request)
+    if not server.discovery.serves_group(group):
+        return page_not_found()  # no route under a group kube does not serve
     return await resources.handle(server.registry, request, group, version, rest, server.faults)
 
 

@@ -73,6 +73,10 @@ class Discovery:
             groups.append({"name": group, "versions": gvs, "preferredVersion": gvs[0]})
         return orjson.dumps({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 
+    def serves_group(self, group: str) -> bool:
+        """Whether a group is served (kube routes nothing under /apis/<group> for another)."""
+        return any(served == group for served, _version in self._by_group_version)
+
     def resource_list(self, group: str, version: str) -> bytes | None:
         rts = self._by_group_version.get((group, version))
         if rts is None:

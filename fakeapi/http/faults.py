@@ -40,7 +40,7 @@ def request_verb(request: Request, has_name: bool) -> str:
     if has_name:
         return _OBJECT_VERBS.get(method, method.lower())
     verb = _COLLECTION_VERBS.get(method, method.lower())
-    if verb == "list" and parse_bool(request.query_params.get("watch", "false"), "watch"):
+    if verb == "list" and parse_bool(request.query_params.get("watch", "false")):
         return "watch"
     return verb
 

@@ -2,6 +2,8 @@
 (``fakeapi.metrics``) and, when the server keeps one, the per-client report
 (``fakeapi.clients``), both from the one ``RequestInfo`` parsed per request.
 
+It also applies kube's deadline and in-flight limits (``limits``), which need the same parse.
+
 The middleware is pure ASGI (Starlette's BaseHTTPMiddleware would buffer watch streams). A
 watch counts once it ends, with its whole duration, as in kube. For the client report it puts a
 ``RequestCost`` in the request's context for the registry to fill (``registry.request_cost``),
@@ -11,6 +13,8 @@ its answer finds it in the report.
 
 from __future__ import annotations
 
+import asyncio
+import math
 import time
 
 from fastapi import FastAPI
@@ -21,11 +25,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..cacher import INITIAL_EVENTS_END_ANNOTATION
 from ..clients import ClientReport
+from ..machinery.status import StatusError
 from ..metrics import ServerMetrics
 from ..registry import request_cost
 from ..registry.registry import Registry
-from .request_info import request_info
-from .responses import served_by
+from .access import acting_user
+from .limits import PRIVILEGED_GROUP, Limits, request_timeout, send_timeout, send_too_many_requests
+from .request_info import go_query_string, request_info
+from .responses import served_by, status_response
 
 _INITIAL_EVENTS_END = INITIAL_EVENTS_END_ANNOTATION.encode()
 
@@ -33,13 +40,17 @@ _INITIAL_EVENTS_END = INITIAL_EVENTS_END_ANNOTATION.encode()
 class MetricsMiddleware:
     """Counts and times every resource request into ``ServerMetrics`` and ``ClientReport``."""
 
-    def __init__(self, app: ASGIApp, registry: Registry, metrics: ServerMetrics, clients: ClientReport) -> None:
+    def __init__(self, app: ASGIApp, registry: Registry, metrics: ServerMetrics, clients: ClientReport,
+                 limits: Limits | None = None) -> None:
         self.app = app
         self.registry = registry
         self.metrics = metrics
         self.clients = clients
+        self.limits = limits or Limits()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            scope["query_string"] = go_query_string(scope["query_string"])
         info = request_info(self.registry, scope) if scope["type"] == "http" else None
         if info is None:
             await self.app(scope, receive, send)
@@ -47,7 +58,29 @@ class MetricsMiddleware:
         metrics = self.metrics
         key = info.key
         start = time.perf_counter()
+        # Watches are long-running: counted in apiserver_longrunning_requests, not in flight,
+        # and neither limited nor timed out.
+        longrunning = key.verb == "WATCH"
+        timeout = math.inf
+        inflight = None
+        if not longrunning:
+            limits = self.limits
+            try:
+                timeout = request_timeout(scope["query_string"], limits.request_timeout)
+            except StatusError as err:
+                await status_response(err)(scope, receive, send)
+                return
+            mutating = info.canonical_verb not in ("GET", "LIST")
+            inflight = metrics.inflight["mutating" if mutating else "readOnly"]
+            limit = limits.inflight_limit(mutating)
+            if limit and inflight.current >= limit and not self._privileged(scope):
+                # RecordDroppedRequest: counted with its code, not timed.
+                series = metrics.series(key, with_sizes=not mutating)
+                series.codes[429] = series.codes.get(429, 0) + 1
+                await send_too_many_requests(send)
+                return
         status = 500  # what kube records for a handler that fails before writing
+        started = False
         first_chunk_at = 0.0
         cost = request_cost.RequestCost()
         cost_token = request_cost.current.set(cost)
@@ -56,9 +89,10 @@ class MetricsMiddleware:
         reported = False
 
         async def measured_send(message: Message) -> None:
-            nonlocal status, first_chunk_at, reported
+            nonlocal status, first_chunk_at, reported, started
             if message["type"] == "http.response.start":
                 status = message["status"]
+                started = True
             elif message["type"] == "http.response.body":
                 body = message.get("body", b"")
                 cost.response_bytes += len(body)
@@ -70,16 +104,23 @@ class MetricsMiddleware:
                     clients.end(call, status, time.perf_counter() - start)
             await send(message)
 
-        # Watches are long-running: counted in apiserver_longrunning_requests, not in flight.
-        longrunning = key.verb == "WATCH"
-        inflight = None
-        if longrunning:
+        if inflight is None:
             metrics.longrunning[key] = metrics.longrunning.get(key, 0) + 1
         else:
-            inflight = metrics.inflight["readOnly" if info.canonical_verb in ("GET", "LIST") else "mutating"]
             inflight.change(1, start)
         try:
-            await self.app(scope, receive, measured_send)
+            if timeout == math.inf:
+                await self.app(scope, receive, measured_send)
+            elif (remaining := start + timeout - time.perf_counter()) <= 0:
+                await send_timeout(measured_send)
+            else:
+                try:
+                    async with asyncio.timeout(remaining):
+                        await self.app(scope, receive, measured_send)
+                except TimeoutError:
+                    if started:
+                        raise  # the answer is under way: the connection is cut, as kube's handler panics
+                    await send_timeout(measured_send)
         finally:
             end = time.perf_counter()
             request_cost.current.reset(cost_token)
@@ -97,6 +138,12 @@ class MetricsMiddleware:
                     first_chunk_at - start)
             if not reported:  # the response never finished (the client went away, the handler failed)
                 clients.end(call, status, end - start)
+
+
+    def _privileged(self, scope: Scope) -> bool:
+        """Whether the request's user (after impersonation) is in ``system:masters``."""
+        user = acting_user(self.registry.authenticator, scope)
+        return user is not None and PRIVILEGED_GROUP in user.groups
 
 
 def add_routes(app: FastAPI) -> None:

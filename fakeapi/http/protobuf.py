@@ -31,6 +31,7 @@ import orjson
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
+from ..machinery import serializer
 from ..machinery.gotypes import UNKNOWN, GoTypes, message_class, message_name, types
 from ..machinery.status import bad_request
 
@@ -47,25 +48,25 @@ class _DecodingError(Exception):
     """What gogo-protobuf or a ``MarshalJSON`` would have returned as an error."""
 
 
-def decode_body(body: bytes) -> dict[str, Any]:
+def decode_body(body: bytes, into: tuple[str, str, str] | None = None) -> dict[str, Any]:
     """The JSON object of a protobuf request body (protobuf.go ``Serializer.Decode``); 400
     BadRequest for a body kube cannot decode. Once the body's kind is known the message has the
     create handler's form (``transformDecodeError``: ``<kind> in version "<v>" cannot be handled
-    as a <kind>: <error>``), naming the body's kind where kube names the resource's, which this
-    function is not told (they differ only for a body of another kind); before that it is the
-    bare error, as the delete handler sends it."""
-    loaded = types()
-    if not body:
-        raise bad_request("empty data")
-    if not body.startswith(MAGIC):
-        raise bad_request("provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]")
-    if len(body) == len(MAGIC):
-        raise bad_request("empty body")
+    as a <kind>: <error>``), naming the body's kind where kube names the resource's; before that
+    it is the bare error, as the delete handler sends it, or, decoding ``into`` an endpoint's
+    (group, version, kind), the create handler's ``the object provided is unrecognized``, and a
+    missing kind or apiVersion is the endpoint's (the handler's defaults)."""
     try:
-        unknown = message_class(UNKNOWN).FromString(body[len(MAGIC):])
-    except DecodeError as err:
-        raise bad_request(str(err)) from None
+        unknown = _envelope(body)
+    except _DecodingError as err:
+        if into is None:
+            raise bad_request(str(err)) from None
+        raise serializer.unrecognized(into[2], str(err), body) from None
     api_version, kind = unknown.typeMeta.apiVersion, unknown.typeMeta.kind
+    if into is not None:
+        group, version, default_kind = into
+        kind = kind or default_kind
+        api_version = api_version or (f"{group}/{version}" if group else version)
     if not kind:
         raise bad_request(f"Object 'Kind' is missing in '{_go_type_meta(api_version, kind)}'")
     if not api_version:
@@ -78,11 +79,25 @@ def decode_body(body: bytes) -> dict[str, Any]:
             message = message_class(name).FromString(unknown.raw)
         except DecodeError as err:
             raise _DecodingError(str(err)) from None
-        obj = _Converter(loaded).message(message)
+        obj = _Converter(types()).message(message)
     except _DecodingError as err:
         version = api_version.rpartition("/")[2]
-        raise bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {err}') from None
+        raise bad_request(f'{kind} in version "{version}" cannot be handled as a {into[2] if into else kind}: {err}') from None
     return {"kind": kind, "apiVersion": api_version, **obj}
+
+
+def _envelope(body: bytes) -> Message:
+    """The ``runtime.Unknown`` around a body; ``_DecodingError`` with kube's message."""
+    if not body:
+        raise _DecodingError("empty data")
+    if not body.startswith(MAGIC):
+        raise _DecodingError("provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]")
+    if len(body) == len(MAGIC):
+        raise _DecodingError("empty body")
+    try:
+        return message_class(UNKNOWN).FromString(body[len(MAGIC):])
+    except DecodeError as err:
+        raise _DecodingError(str(err)) from None
 
 
 def message_json(name: str, raw: bytes) -> Any:

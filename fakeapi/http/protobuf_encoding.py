@@ -38,6 +38,7 @@ import orjson
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from ..machinery import gotypes, quantity
+from ..machinery._golang import go_parse_duration
 from .protobuf import MAGIC
 
 Encoder = Callable[[Any], bytes]
@@ -141,36 +142,12 @@ def _encode_micro_time(value: Any) -> bytes:
     return b"\x08" + _int_varint(seconds) + b"\x10" + varint(nanos)
 
 
-_DURATION_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
-                   "m": 60_000_000_000, "h": 3_600_000_000_000}
-
-
 def parse_go_duration(text: str) -> int:
     """Go's ``time.ParseDuration`` in nanoseconds (``1h2m3.5s``, ``-1.5ms``, ``0``)."""
-    rest, total = text, 0
-    negative = rest.startswith("-")
-    rest = rest.lstrip("+-") if rest[:1] in "+-" else rest
-    if rest == "0":
-        return 0
-    if not rest:
-        raise EncodingError(f'time: invalid duration "{text}"')
-    while rest:
-        number_end = 0
-        while number_end < len(rest) and (rest[number_end].isdigit() or rest[number_end] == "."):
-            number_end += 1
-        unit_end = number_end
-        while unit_end < len(rest) and not (rest[unit_end].isdigit() or rest[unit_end] == "."):
-            unit_end += 1
-        number, unit = rest[:number_end], rest[number_end:unit_end]
-        if not number or number == "." or unit not in _DURATION_UNITS:
-            raise EncodingError(f'time: invalid duration "{text}"')
-        whole, _, fraction = number.partition(".")
-        scale = _DURATION_UNITS[unit]
-        total += int(whole or "0") * scale
-        if fraction:
-            total += int(fraction) * scale // 10 ** len(fraction)
-        rest = rest[unit_end:]
-    return -total if negative else total
+    try:
+        return go_parse_duration(text)
+    except ValueError as err:
+        raise EncodingError(str(err)) from None
 
 
 def _encode_duration(value: Any) -> bytes:

@@ -15,6 +15,7 @@ health and control endpoints do not.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from urllib.parse import parse_qs
 
@@ -99,6 +100,17 @@ def request_info(registry: Registry, scope: Scope) -> RequestInfo | None:
     if req.subresource:
         resource = f"{resource}/{req.subresource}"
     return RequestInfo(key, canonical, watch_list, verb, req.namespace or "", name, resource, query)
+
+
+_BAD_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+
+
+def go_query_string(query: bytes) -> bytes:
+    """A query string as Go's ``url.ParseQuery`` leaves it: a pair with a malformed escape
+    (``%zz``) or a semicolon is dropped (kube reads the rest)."""
+    if b"%" not in query and b";" not in query:
+        return query
+    return b"&".join(pair for pair in query.split(b"&") if b";" not in pair and not _BAD_ESCAPE.search(pair))
 
 
 def _name_from_field_selector(selectors: Sequence[str]) -> str:

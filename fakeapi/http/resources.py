@@ -6,31 +6,33 @@ has thousands of entries, and a lookup in the registry's dict is both simpler an
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import orjson
-import yaml
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from ..cacher import json_event
 from ..faults import Faults
 from ..machinery import patch as patching
-from ..machinery import warning
-from ..machinery.apply import validate_patch_options
-from ..machinery.delete_options import DeleteOptions
-from ..machinery.field_validation import OptionsKind, check_fields, field_validation
-from ..machinery.list_options import ListOptions, parse_bool
+from ..machinery import serializer, warning
+from ..machinery.delete_options import DeleteOptions, from_body
+from ..machinery.field_validation import OptionsKind, check_fields
+from ..machinery.list_options import ListOptions, parse_bool, parse_resource_version
+from ..machinery.write_options import validate_write_options
 from ..machinery.schema import Schema
 from ..machinery.status import (
+    Details,
     StatusError,
-    bad_request,
     method_not_allowed_path,
-    method_not_supported,
     not_acceptable,
+    not_found,
     not_found_path,
     request_entity_too_large,
+    unclassified_error,
     unsupported_media_type,
 )
 from ..printers.tables import validate_include_object
@@ -57,12 +59,14 @@ from .negotiation import (
 )
 from .protobuf_views import PARTIAL_OBJECT_METADATA as PROTOBUF_METADATA
 from .protobuf_views import ProtobufView, status_body, status_event
-from .responses import body_response, status_response
+from .responses import TRANSPORT, body_response, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
 MAX_BODY_BYTES = 3 * 1024 * 1024
 #: The verb kube names in a MethodNotAllowed message, by HTTP method.
-_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete", "GET": "get"}
+#: go-restful's 415 for a PATCH whose Content-Type its route does not consume (the built-in
+#: resources' routes; the custom resource handler answers its own way).
+_ROUTE_UNSUPPORTED = StatusError(415, "UnsupportedMediaType", "415: Unsupported Media Type", Details())
 
 
 class ResourceRequest:
@@ -84,7 +88,11 @@ class ResourceRequest:
 
 def parse_path(registry: Registry, group: str, version: str, rest: str) -> ResourceRequest:
     """``[namespaces/<ns>/]<plural>[/<name>[/<subresource>]]``."""
-    parts = [p for p in rest.split("/") if p]
+    parts = rest.split("/")
+    if parts and not parts[-1]:
+        parts.pop()  # a trailing slash routes as without
+    if "" in parts:
+        raise not_found_path()  # an empty segment matches no route
     namespace = None
     # namespaces/<ns>/status and /finalize are the namespace's own subresources, not a resource.
     namespace_subresource = group == "" and len(parts) >= 3 and parts[2] in ("status", "finalize")
@@ -102,6 +110,8 @@ def parse_path(registry: Registry, group: str, version: str, rest: str) -> Resou
         return ResourceRequest(group, parts[0], None, namespace, None, None, creater)
     if namespace is not None and not rs.rt.namespaced:
         raise not_found_path()
+    if namespace is None and rs.rt.namespaced and len(parts) > 1:
+        raise not_found_path()  # across namespaces only a collection is served (list, watch)
     name = parts[1] if len(parts) > 1 else None
     sub = parts[2] if len(parts) > 2 else None
     return ResourceRequest(group, parts[0], rs, namespace, name, sub)
@@ -115,32 +125,25 @@ OBJECT_MEDIA_TYPES = (JSON, "application/yaml", protobuf.MEDIA_TYPE)
 async def read_body(request: Request, accepted: Sequence[str]) -> tuple[str, bytes]:
     """The body's media type (one of ``accepted``; none given means JSON) and its bytes, at
     most ``MAX_BODY_BYTES``."""
-    media_type = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
-    if media_type in ("", "*/*"):
-        media_type = JSON
-    if media_type not in accepted:
+    content_type = request.headers.get("content-type") or JSON  # NegotiateInputSerializer's default
+    media_type = content_type.split(";")[0].strip().lower()
+    if media_type not in accepted:  # what mime.ParseMediaType refuses (";;;") is unsupported too
         raise unsupported_media_type(accepted=accepted)
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY_BYTES:
-            raise request_entity_too_large("the request body is too large")
+            raise request_entity_too_large(f"limit is {MAX_BODY_BYTES}")
     return media_type, bytes(body)
 
 
-def decode_object(media_type: str, raw: bytes) -> Any:
-    """A JSON, YAML or protobuf body as the JSON value kube would decode it to."""
+def decode_object(media_type: str, raw: bytes, kind: str | None = None) -> Any:
+    """A JSON, YAML or protobuf body as the JSON value kube would decode it to; a body it cannot
+    read is a 400 as the handler of a ``kind`` words it (None: the bare error, as the delete
+    handler sends it)."""
     if media_type == protobuf.MEDIA_TYPE:
         return protobuf.decode_body(raw)
-    if media_type == JSON:
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError as err:
-            raise bad_request(f"error decoding JSON: {err}") from None
-    try:
-        return yaml.safe_load(raw)
-    except yaml.YAMLError as err:
-        raise bad_request(f"error decoding YAML: {err}") from None
+    return serializer.decode_value(raw, media_type, kind)[0]
 
 
 async def read_json_body(request: Request) -> Any:
@@ -148,19 +151,55 @@ async def read_json_body(request: Request) -> Any:
     return decode_object(*await read_body(request, OBJECT_MEDIA_TYPES))
 
 
-async def read_object(request: Request, schema: Schema | None, kind: str,
-                      options: OptionsKind) -> tuple[Any, bytes, list[str]]:
-    """A create or update body of ``kind``, decoded, its bytes, and the ``Warning`` headers its
-    unknown or duplicate fields earn under the request's ``fieldValidation`` (``Strict`` makes
-    them a 400)."""
-    policy = field_validation(request.query_params.get("fieldValidation"), options)
+class BodyTarget(Protocol):
+    """What an endpoint decodes its bodies as: ``kind`` of ``group`` in ``versions`` (the first is
+    the endpoint's), a custom resource's or a built-in kind's."""
+
+    @property
+    def group(self) -> str: ...
+    @property
+    def versions(self) -> tuple[str, ...]: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def schema(self) -> Schema | None: ...
+    @property
+    def custom(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _ResourceTarget:
+    group: str
+    versions: tuple[str, ...]
+    kind: str
+    schema: Schema | None
+    custom: bool
+
+
+def _target(rs: ResourceStore) -> _ResourceTarget:
+    return _ResourceTarget(rs.rt.group, (rs.api_version.rpartition("/")[2],), rs.rt.kind, rs.schema, rs.rt.custom)
+
+
+async def read_object(request: Request, target: BodyTarget, options: OptionsKind) -> tuple[Any, list[str], bool]:
+    """A create or update body of ``target``, decoded as kube's handlers decode it, the
+    ``Warning`` headers its unknown or duplicate fields earn under the request's
+    ``fieldValidation`` (``Strict`` makes them a 400), and whether the write is a dry run. The
+    options are checked once the body is read, before it is decoded, as kube does."""
     media_type, raw = await read_body(request, OBJECT_MEDIA_TYPES)
-    obj = decode_object(media_type, raw)
-    if schema is None or not isinstance(obj, dict):
-        return obj, raw, []
+    policy, dry = validate_write_options(options, request.query_params)
+    kind = target.kind
+    if media_type == protobuf.MEDIA_TYPE:
+        value: Any = protobuf.decode_body(raw, (target.group, target.versions[0], kind))
+        duplicates: list[str] = []
+    else:
+        value, duplicates = serializer.decode_value(raw, media_type, kind)
+    obj = serializer.decode_object(value, raw, group=target.group, versions=target.versions, kind=kind,
+                                   custom=target.custom)
+    if target.schema is None:
+        return obj, [], dry
     json_raw = raw if media_type == JSON else orjson.dumps(obj)
     version = str(obj.get("apiVersion", "")).rpartition("/")[2]
-    return obj, raw, check_fields(policy, json_raw, schema, kind, version)
+    return obj, check_fields(policy, json_raw, target.schema, kind, version, duplicates), dry
 
 
 def with_warnings(response: Response, warnings: Sequence[str]) -> Response:
@@ -170,11 +209,8 @@ def with_warnings(response: Response, warnings: Sequence[str]) -> Response:
 
 
 def dry_run(request: Request) -> bool:
-    values = request.query_params.getlist("dryRun")
-    for v in values:
-        if v != "All":
-            raise bad_request(f'invalid dry run option: "{v}"')
-    return bool(values)
+    """Whether an update (a subresource's PUT) is a dry run; its options checked as kube does."""
+    return validate_write_options("UpdateOptions", request.query_params)[1]
 
 
 class Output:
@@ -303,11 +339,15 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
         if method == "GET":
             if name is not None:
                 out = output(request, rs, "object")
+                problem = parse_resource_version(request.query_params.get("resourceVersion") or "0")[1]
+                if problem:  # the storage's Get passes the versioner's error on unclassified
+                    raise unclassified_error(problem)
                 return out.respond(rs.get(ns, name, out.view))
             opts = ListOptions.from_query(request.query_params)
             if opts.watch:
                 negotiated = negotiate_stream(request.headers.get("accept"), custom=rs.rt.custom)
-                return await watch(rs, ns, opts, _output(request, rs, negotiated, "object"))
+                return await watch(rs, ns, opts, _output(request, rs, negotiated, "object"),
+                                   request.scope.get(TRANSPORT))
             out = output(request, rs, "list")
             listed = await rs.list(ns, opts, out.view)
             if per_item:
@@ -315,18 +355,16 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
             return out.respond(listed)
         if method == "POST" and name is None:
             out = output(request, rs, "object")
-            body, _raw, warnings = await read_object(request, rs.schema, rs.rt.kind, "CreateOptions")
+            body, warnings, dry = await read_object(request, _target(rs), "CreateOptions")
             for value in warnings:
                 warning.add_header(value)
-            dry = dry_run(request)
             created = rs.create(ns, body, dry, manager=field_manager(request))
             return out.object(created, 201, written_to=None if dry else rs)
         if method == "PUT" and name is not None:
             out = output(request, rs, "object")
-            body, _raw, warnings = await read_object(request, rs.schema, rs.rt.kind, "UpdateOptions")
+            body, warnings, dry = await read_object(request, _target(rs), "UpdateOptions")
             for value in warnings:
                 warning.add_header(value)
-            dry = dry_run(request)
             updated = rs.update(ns, name, body, dry_run=dry, manager=field_manager(request))
             return out.object(updated, written_to=None if dry else rs)
         if method == "PATCH" and name is not None:
@@ -341,7 +379,7 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
             out = output(request, rs, "object")
             body, _gone = rs.delete(ns, name, options, gc_finalizers=registry.garbage_collection)
             return out.object(body)
-        raise method_not_supported(rs.rt.group, rs.rt.plural, _VERBS.get(method, method.lower()))
+        raise method_not_allowed_path()  # no route for this method
     except StatusError as err:
         return status_response(err, error_media_type(request.headers.get("accept")))
 
@@ -361,6 +399,8 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
         out = output(request, rs, "object")
         return out.object(registry.namespaces.finalize(name, await read_json_body(request), dry_run(request)))
     if sub not in rs.rt.subresources or sub not in ("status", "scale") and sub not in rs.storage.subresource_strategies:
+        if rs.rt.custom:  # the custom resource handler looks the object up first
+            raise not_found(rs.rt.group, rs.rt.plural, name)
         raise not_found_path()
     if sub == "scale":
         return await _scale(request, rs, ns, name)
@@ -400,11 +440,10 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
         raise method_not_allowed_path()
     media_type = negotiate(request.headers.get("accept")).media_type
     body_type = creater.body_type
-    dry = dry_run(request)
-    body, raw, warnings = await read_object(request, body_type.schema, body_type.kind, "CreateOptions")
+    body, warnings, dry = await read_object(request, body_type, "CreateOptions")
     user = request_user(request)
     answer = creater.handle(
-        body, raw, resource=resource, namespace=namespace, name=name, subresource=subresource, dry_run=dry,
+        body, resource=resource, namespace=namespace, name=name, subresource=subresource, dry_run=dry,
         manager=field_manager(request), admission=registry.admission, namespace_phase=registry.namespace_phase,
         user=lambda: user)
     # A Status answer is sent with its own code (an eviction's failure is a 500).
@@ -424,18 +463,22 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
 async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str, sub: str | None,
                  out: Output | None = None) -> Response:
     out = out or output(request, rs, "object")
-    media_type, raw = await read_body(request, patching.accepted_patch_types(rs.schema))
+    try:
+        media_type, raw = await read_body(request, patching.accepted_patch_types(rs.schema))
+    except StatusError as err:
+        if err.code == 415 and not rs.rt.custom:
+            raise _ROUTE_UNSUPPORTED from None
+        raise
     query = request.query_params
     is_apply = media_type == patching.APPLY_PATCH
-    validate_patch_options(query.get("fieldManager", ""), apply=is_apply, force_given="force" in query)
-    dry = dry_run(request)
+    validation, dry = validate_write_options("PatchOptions", query, patch_type=media_type)
     written_to = None if dry or sub == "scale" else rs
     if is_apply:
-        body, created = rs.apply(ns, name, raw, manager=query["fieldManager"], force=parse_bool(query.get("force", "false"), "force"),
-                                 subresource=sub, dry_run=dry)
+        body, created = rs.apply(ns, name, raw, manager=query["fieldManager"], force=parse_bool(query.get("force", "false")),
+                                 subresource=sub, dry_run=dry, validation=validation)
         return out.object(body, 201 if created else 200, written_to=written_to)
     return out.object(rs.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry,
-                               manager=field_manager(request)), written_to=written_to)
+                               manager=field_manager(request), validation=validation), written_to=written_to)
 
 
 def field_manager(request: Request) -> str:
@@ -445,15 +488,25 @@ def field_manager(request: Request) -> str:
 
 
 async def _delete_options(request: Request) -> DeleteOptions:
-    body = await read_json_body(request) if int(request.headers.get("content-length") or 0) else None
+    """The options of a DELETE: its body's if it has one, else its query's."""
+    body = None
+    if int(request.headers.get("content-length") or 0):
+        media_type, raw = await read_body(request, OBJECT_MEDIA_TYPES)
+        body = from_body(decode_object(media_type, raw), raw) if raw else None
     return DeleteOptions.parse(body, request.query_params)
 
 
-async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out: Output) -> Response:
+async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out: Output,
+                transport: asyncio.Transport | None = None) -> Response:
     if out.error is not None:
         raise out.error
-    start = await rs.watch(namespace, opts, out.view)
     media_type = out.media_type if out.media_type == JSON else out.media_type + ";stream=watch"
+    if opts.timeout_seconds is not None and opts.timeout_seconds < 0:
+        # Its context has expired before it starts: kube's watch ends at once (with or without
+        # an error event, as a race decides; an empty stream here).
+        opts.validate()
+        return StreamingResponse(_once(b""), media_type=media_type)
+    start = await rs.watch(namespace, opts, out.view)
     if start.watcher is None:
         # kube sends a too-old resourceVersion as the stream's only event, after a 200.
         err = start.error
@@ -464,6 +517,8 @@ async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out
             event = json_event("ERROR", orjson.dumps(err.to_dict()))
         return StreamingResponse(_once(event), media_type=media_type)
     watcher = start.watcher
+    if transport is not None:  # a watcher that falls behind is cut off, its connection with it
+        watcher.on_terminated = transport.abort
     cacher = rs.cacher
 
     async def body():  # type: ignore[no-untyped-def]

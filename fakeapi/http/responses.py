@@ -13,6 +13,9 @@ from ..machinery.status import StatusError
 from .negotiation import JSON, PROTOBUF, YAML
 from .protobuf_views import status_body
 
+#: The scope key of the connection's transport (``app._App``), None when the server has none.
+TRANSPORT = "fakeapi.transport"
+
 
 class _GoYAMLDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
     """Strings styled as go-yaml v2 (kube's ``sigs.k8s.io/yaml``) styles them: multi-line text as

@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import orjson
+
 from ._golang import go_parse_int64, go_quote
 
 _SPACE = frozenset(b" \t\r\n")
@@ -372,3 +374,88 @@ def unmarshal_struct(data: bytes, go_type_name: str, fields: Mapping[str, type[s
     if first_error:
         raise GoJSONError(first_error)
     return result
+
+
+# ----------------------------------------------------------------------------- into interface{}
+
+_TOKEN = re.compile(r'[ \t\r\n]*(?:("(?:[^"\\]|\\.)*")|([\[\]{}:,])|([^ \t\r\n\[\]{}:,"]+))', re.DOTALL)
+
+
+def decode_string(token: str) -> str:
+    """A JSON string token as Go decodes it (a lone surrogate escape becomes U+FFFD)."""
+    return _SURROGATE.sub("\ufffd", json.loads(token))
+
+
+class GoNumber(float):
+    """A number float64 cannot hold (``1e999``): the float Python makes of it, and the literal,
+    which Go's type errors quote."""
+
+    text: str
+
+    def __new__(cls, text: str) -> GoNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+
+def plain_scalar(token: str) -> Any:
+    """A scalar token as ``UnmarshalCaseSensitivePreserveInts`` decodes it."""
+    if token[0] == '"':
+        return decode_string(token)
+    literal = {"null": None, "true": True, "false": False}
+    if token in literal:
+        return literal[token]
+    number = go_parse_int64(token)
+    if number is not None:
+        return number
+    value = float(token)
+    return GoNumber(token) if value in (float("inf"), float("-inf")) else value
+
+
+def decode(data: bytes, scalar: Callable[[str], Any] = plain_scalar) -> Any:
+    """Go's ``json.Unmarshal`` into ``interface{}``: ``GoJSONError`` with Go's message for invalid
+    JSON, else the value, its scalars made by ``scalar`` from their tokens. Iterative, so any depth
+    Go accepts decodes."""
+    _Scanner().check(data)
+    text = data.decode("utf-8", "replace")  # Go reads invalid UTF-8 as U+FFFD too
+    containers: list[dict[str, Any] | list[Any]] = []
+    keys: list[str | None] = []
+    value: Any = None
+    for match in _TOKEN.finditer(text):
+        string, punctuation, literal = match.groups()
+        if punctuation in ("{", "["):
+            containers.append({} if punctuation == "{" else [])
+            keys.append(None)
+            continue
+        if punctuation in (":", ","):
+            continue
+        if punctuation:  # a closing bracket: the container is the value
+            value = containers.pop()
+            keys.pop()
+        elif string is not None and containers and isinstance(containers[-1], dict) and keys[-1] is None:
+            keys[-1] = decode_string(string)
+            continue
+        elif string is not None or literal is not None:
+            value = scalar(string if string is not None else literal)
+        else:
+            continue
+        if not containers:
+            return value
+        parent = containers[-1]
+        if isinstance(parent, dict):
+            parent[keys[-1]] = value  # a repeated key: the last wins, as in Go
+            keys[-1] = None
+        else:
+            parent.append(value)
+    return value
+
+
+def loads(data: bytes) -> Any:
+    """A request body as kube's JSON decoder reads it: orjson for what both read alike, Go's
+    scanner and ``decode`` for the rest (a syntax error, with Go's message; and what Go takes
+    that orjson refuses: invalid UTF-8 and lone surrogates, read as U+FFFD, nesting deeper than
+    orjson's 1024 levels up to Go's 10000, numbers out of float64's range)."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return decode(data)

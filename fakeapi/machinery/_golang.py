@@ -159,3 +159,70 @@ def parse_duration(text: str) -> float:
         if text.endswith(suffix):
             return float(text[: -len(suffix)]) * units[suffix]
     return float(text)
+
+
+_DURATION_UNITS = {"ns": 1, "us": 1_000, "\u00b5s": 1_000, "\u03bcs": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
+                   "m": 60_000_000_000, "h": 3_600_000_000_000}
+_MAX_DURATION = 1 << 63
+_UNIT = re.compile(r"[^.0-9]*")
+
+
+def _time_quote(text: str) -> str:
+    """The ``time`` package's ``quote``: ASCII printable as is (``"`` and ``\\`` escaped), every
+    other byte as ``\\xNN``."""
+    out = ['"']
+    for char in text:
+        if " " <= char < "\x80":
+            out.append("\\" + char if char in '"\\' else char)
+        else:
+            out.extend(f"\\x{byte:02x}" for byte in char.encode("utf-8", "surrogatepass"))
+    out.append('"')
+    return "".join(out)
+
+
+def go_parse_duration(text: str) -> int:
+    """Go's ``time.ParseDuration``, in nanoseconds; ``ValueError`` with Go's message
+    (``time: invalid duration "x"``, ``time: missing unit in duration "1"``,
+    ``time: unknown unit "d" in duration "1d"``)."""
+    invalid = ValueError(f"time: invalid duration {_time_quote(text)}")
+    rest, negative = text, False
+    if rest[:1] in ("-", "+"):
+        negative, rest = rest[0] == "-", rest[1:]
+    if rest == "0":
+        return 0
+    if not rest:
+        raise invalid
+    total = 0
+    while rest:
+        if not (rest[0] == "." or rest[0].isascii() and rest[0].isdigit()):
+            raise invalid
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        whole, rest = rest[:digits], rest[digits:]
+        fraction = ""
+        if rest[:1] == ".":
+            rest = rest[1:]
+            fraction_digits = len(rest) - len(rest.lstrip("0123456789"))
+            fraction, rest = rest[:fraction_digits], rest[fraction_digits:]
+            if not whole and not fraction:
+                raise invalid
+        elif not whole:
+            raise invalid
+        unit_length = _UNIT.match(rest).end()  # type: ignore[union-attr]
+        if unit_length == 0:
+            raise ValueError(f"time: missing unit in duration {_time_quote(text)}")
+        unit, rest = rest[:unit_length], rest[unit_length:]
+        scale = _DURATION_UNITS.get(unit)
+        if scale is None:
+            raise ValueError(f"time: unknown unit {_time_quote(unit)} in duration {_time_quote(text)}")
+        value = int(whole or "0")
+        if value > _MAX_DURATION // scale:
+            raise invalid
+        value *= scale
+        if fraction:
+            value += int(int(fraction) * (scale / 10 ** len(fraction)))
+        total += value
+        if total > _MAX_DURATION:
+            raise invalid
+    if not negative and total > _MAX_DURATION - 1:
+        raise invalid
+    return -total if negative else total

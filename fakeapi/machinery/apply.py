@@ -855,7 +855,6 @@ def _prune(merged: Value, type_ref: TypeRef, managers: Mapping[str, VersionedSet
 
 LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"
 MAX_UPDATE_MANAGERS = 10  # DefaultMaxUpdateManagers
-FIELD_MANAGER_MAX_LENGTH = 128  # validation.FieldManagerMaxLength
 _ANNOTATIONS_MAX_BYTES = 256 * 1024  # apimachinery validation.TotalAnnotationSizeLimitB
 _CURRENT_OPERATION = "current-operation"
 _BEFORE_FIRST_APPLY = "before-first-apply"
@@ -1231,27 +1230,6 @@ def _set_last_applied(obj: dict[str, Any], value: str) -> None:
 # --- request checks the handlers make before the field manager ---------------------------------
 
 
-def validate_patch_options(field_manager: str, *, apply: bool, force_given: bool) -> None:
-    """``ValidatePatchOptions``' fieldManager and force rules: apply needs a fieldManager, only
-    apply takes ``force``, and a manager is at most 128 bytes of printable characters.
-    Raises the 422 kube sends (``PatchOptions.meta.k8s.io "" is invalid: ...``)."""
-    errors: list[tuple[str, str, str]] = []
-    if apply and not field_manager:
-        errors.append(("fieldManager", "FieldValueRequired", "Required value: is required for apply patch"))
-    if not apply and force_given:
-        errors.append(("force", "FieldValueForbidden", "Forbidden: may not be specified for non-apply patch"))
-    if len(field_manager.encode()) > FIELD_MANAGER_MAX_LENGTH:
-        errors.append(("fieldManager", "FieldValueTooLong", f"Too long: may not be more than {FIELD_MANAGER_MAX_LENGTH} bytes"))
-    position = 0
-    for char in field_manager:
-        if not char.isprintable():
-            errors.append(("fieldManager", "FieldValueInvalid", f"Invalid value: {go_quote(field_manager)}: "
-                           f"invalid character U+{ord(char):04X} (at position {position})"))
-        position += len(char.encode())
-    if errors:
-        raise status.invalid("meta.k8s.io", "PatchOptions", "", errors)
-
-
 def check_name(obj: Mapping[str, Any], name: str, namespace: str) -> None:
     """``checkName`` (handlers/rest.go), run on the object a create, update or patch produced:
     its name must be the URL's, and a namespace, if set, the request's. Raises a 400."""
@@ -1263,5 +1241,5 @@ def check_name(obj: Mapping[str, Any], name: str, namespace: str) -> None:
         raise status.bad_request(f"the name of the object ({object_name}) does not match the name on the URL ({name})")
     object_namespace = meta.get("namespace") or ""
     if namespace and object_namespace and object_namespace != namespace:
-        raise status.bad_request(f"the namespace of the object ({object_namespace}) does not match the "
-                                 f"namespace on the request ({namespace})")
+        # EnsureObjectNamespaceMatchesRequestNamespace runs first in every handler: its words.
+        raise status.bad_request("the namespace of the provided object does not match the namespace sent on the request")

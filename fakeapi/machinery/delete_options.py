@@ -7,6 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
+from . import gostruct, serializer
+from ._gojson import GoJSONError
+from .list_options import parse_bool, parse_int
 from .status import bad_request, invalid
 
 FOREGROUND = "Foreground"
@@ -25,33 +30,36 @@ class DeleteOptions:
 
     @classmethod
     def parse(cls, body: Any, query: Mapping[str, str]) -> DeleteOptions:
-        """Body fields win over query parameters, as kube decodes the body over the query."""
-        options = body if isinstance(body, dict) else {}
-        if body is not None and not isinstance(body, dict):
-            raise bad_request("DeleteOptions must be a JSON object")
+        """kube's delete handler: the options are the body's when it has one (decoded already,
+        ``from_body``), else the query's (``Convert_Slice_string_To_*``: a bad number is
+        ``strconv.ParseInt``'s 400, any boolean but false is true); then ``ValidateDeleteOptions``."""
+        if body is not None:
+            options = body
+            dry_run = options.get("dryRun") or []
+        else:
+            options = {key: query[key] for key in ("gracePeriodSeconds", "propagationPolicy", "orphanDependents")
+                       if key in query}
+            if "gracePeriodSeconds" in options:
+                options["gracePeriodSeconds"] = parse_int(options["gracePeriodSeconds"])
+            if "orphanDependents" in options:
+                options["orphanDependents"] = parse_bool(options["orphanDependents"])
+            dry_run = query.getlist("dryRun") if hasattr(query, "getlist") else ([query["dryRun"]] if "dryRun" in query else [])
         preconditions = options.get("preconditions") or {}
-        grace = options.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
-        policy = options.get("propagationPolicy", query.get("propagationPolicy"))
-        orphan = options.get("orphanDependents", query.get("orphanDependents"))
-        dry_run = options.get("dryRun", [query["dryRun"]] if "dryRun" in query else [])
+        grace = options.get("gracePeriodSeconds")
+        policy = options.get("propagationPolicy")
+        orphan = options.get("orphanDependents")
         errors = []
-        if grace is not None:
-            try:
-                grace = int(grace)
-            except (TypeError, ValueError):
-                raise bad_request(f'invalid value for gracePeriodSeconds: "{grace}"') from None
         if orphan is not None:
-            orphan = orphan in (True, "true", "1")
             if policy is not None:
                 errors.append(("propagationPolicy", "FieldValueInvalid",
                                f'Invalid value: "{policy}": orphanDependents and deletionPropagation cannot be both set'))
             policy = ORPHAN if orphan else BACKGROUND
         if policy is not None and policy not in _POLICIES:
             errors.append(("propagationPolicy", "FieldValueNotSupported",
-                           f'Unsupported value: "{policy}": supported values: "Foreground", "Background", "Orphan"'))
-        if dry_run not in ([], ["All"]):
+                           f'Unsupported value: "{policy}": supported values: "Foreground", "Background", "Orphan", "nil"'))
+        if any(value != "All" for value in dry_run):
             errors.append(("dryRun", "FieldValueNotSupported",
-                           f'Unsupported value: {dry_run}: supported values: "All"'))
+                           f'Unsupported value: {orjson.dumps(dry_run).decode()}: supported values: "All"'))
         if errors:
             raise invalid("meta.k8s.io", "DeleteOptions", "", errors)
         return cls(
@@ -59,5 +67,23 @@ class DeleteOptions:
             propagation_policy=policy,
             precondition_uid=preconditions.get("uid"),
             precondition_resource_version=preconditions.get("resourceVersion"),
-            dry_run=dry_run == ["All"],
+            dry_run=bool(dry_run),
         )
+
+
+def from_body(value: Any, raw: bytes) -> dict[str, Any]:
+    """A DELETE's body as kube's delete handler decodes it into ``DeleteOptions`` (any group's:
+    the kind must be DeleteOptions), errors bare as it sends them."""
+    try:
+        _group, _version, kind = serializer.interpret(value)
+    except GoJSONError as err:
+        raise bad_request(f"couldn't get version/kind; json parse error: {err}") from None
+    except ValueError as err:
+        raise bad_request(str(err)) from None
+    if kind and kind != "DeleteOptions":
+        api_version = value.get("apiVersion", "")
+        raise bad_request(f'no kind "{kind}" is registered for version "{api_version}" in scheme "pkg/runtime/scheme.go:111"')
+    try:
+        return gostruct.decode_meta(value, "DeleteOptions")
+    except gostruct.GoDecodeError as err:
+        raise bad_request(str(err)) from None

@@ -53,15 +53,18 @@ def field_validation(value: str | None, options: OptionsKind) -> FieldValidation
     """The policy a write asks for. Absent or empty is ``Warn`` (the handlers' ``fieldValidation()``
     default since 1.23); any other value is the 422 of ``ValidateCreateOptions`` /
     ``ValidateUpdateOptions`` / ``ValidatePatchOptions``, named after ``options``."""
-    if not value:
-        return FieldValidation.WARN
-    try:
-        return FieldValidation(value)
-    except ValueError:
-        supported = ", ".join(go_quote(v) for v in sorted(("", *FieldValidation)))
-        raise invalid("meta.k8s.io", options, "", [
-            ("fieldValidation", "FieldValueNotSupported", f"Unsupported value: {go_quote(value)}: supported values: {supported}"),
-        ]) from None
+    error = field_validation_error(value)
+    if error is not None:
+        raise invalid("meta.k8s.io", options, "", [error])
+    return FieldValidation(value or FieldValidation.WARN)
+
+
+def field_validation_error(value: str | None) -> tuple[str, str, str] | None:
+    """``ValidateFieldValidation``: the error of a value other than the three (or empty)."""
+    if not value or value in tuple(FieldValidation):
+        return None
+    supported = ", ".join(go_quote(v) for v in sorted(("", *FieldValidation)))
+    return ("fieldValidation", "FieldValueNotSupported", f"Unsupported value: {go_quote(value)}: supported values: {supported}")
 
 
 def strict_decoding_errors(body: bytes, schema: Schema) -> list[str]:
@@ -72,17 +75,21 @@ def strict_decoding_errors(body: bytes, schema: Schema) -> list[str]:
     return list(errors)[:MAX_ERRORS]
 
 
-def check_fields(policy: FieldValidation, body: bytes, schema: Schema | None, kind: str, version: str) -> list[str]:
+def check_fields(policy: FieldValidation, body: bytes, schema: Schema | None, kind: str, version: str,
+                 decoder_errors: Sequence[str] = ()) -> list[str]:
     """Apply ``policy`` to the JSON body of a create or update of ``kind`` in ``version`` (the
     body's ``apiVersion``'s version): the ``Warning`` header values to send with the response
     (``Warn``), or raises the 400 kube's create and update handlers send (``Strict``). Nothing is
-    parsed for ``Ignore`` or a kind without a schema."""
+    parsed for ``Ignore`` or a kind without a schema. ``decoder_errors`` are the strict YAML
+    decoder's own (repeated keys, ``line 3: key "data" already set in map``): one error under
+    Strict, as goyaml returns them, a warning each under Warn (``parseYAMLWarnings``)."""
     if policy is FieldValidation.IGNORE or schema is None:
         return []
     errors = strict_decoding_errors(body, schema)
-    if errors and policy is FieldValidation.STRICT:
-        raise cannot_be_handled(kind, version, strict_decoding_message(errors))
-    return [warning_header(error) for error in errors]
+    if policy is FieldValidation.STRICT and (errors or decoder_errors):
+        yaml_error = ["yaml: unmarshal errors:\n  " + "\n  ".join(decoder_errors)] if decoder_errors else []
+        raise cannot_be_handled(kind, version, strict_decoding_message([*yaml_error, *errors]))
+    return [warning_header(error) for error in (*decoder_errors, *errors)]
 
 
 def strict_decoding_message(errors: Sequence[str]) -> str:

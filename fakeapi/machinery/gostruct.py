@@ -59,7 +59,8 @@ def _json_type(value: Any) -> str:
 
 
 def _number_text(value: float | int) -> str:
-    return repr(value) if isinstance(value, float) else str(value)
+    """A number as Go's error shows it: the literal it was written as, when decoding kept it."""
+    return getattr(value, "text", None) or (repr(value) if isinstance(value, float) else str(value))
 
 
 class _Context:
@@ -495,6 +496,21 @@ def decode(obj: Json, api_version: str, kind: str) -> Json:
     if context.errors:
         raise GoDecodeError(context.errors[0])
     return {"kind": kind, "apiVersion": api_version, **decoded}
+
+
+def decode_meta(value: Any, type_name: str) -> Json:
+    """A value read into a ``meta/v1`` struct of that name (a custom resource's ``ObjectMeta``,
+    a DELETE's ``DeleteOptions``); ``GoDecodeError`` with Go's message when it cannot be."""
+    if value is not None and not isinstance(value, dict):
+        raise GoDecodeError(f"json: cannot unmarshal {_json_type(value)} into Go value of type v1.{type_name}")
+    context = _Context()
+    try:
+        decoded = _struct(_META + type_name).decode(value, context)
+    except _Abort as err:
+        raise GoDecodeError(str(err)) from None
+    if context.errors:
+        raise GoDecodeError(context.errors[0])
+    return decoded
 
 
 def zero_object(api_version: str, kind: str) -> Json | None:

@@ -4,10 +4,11 @@ kube-apiserver's ``ValidateListOptions`` (422 Invalid, kind ListOptions, group m
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ._golang import go_quote
+from ._golang import go_parse_int64, go_quote
 from .status import bad_request, invalid
 
 NOT_OLDER_THAN = "NotOlderThan"
@@ -18,22 +19,35 @@ EXACT = "Exact"
 MIN_REQUEST_TIMEOUT = 1800.0
 
 
-def parse_bool(value: str, name: str) -> bool:
-    """Go's strconv.ParseBool, which is what the apiserver's query decoder uses."""
-    if value in ("1", "t", "T", "true", "TRUE", "True"):
-        return True
-    if value in ("0", "f", "F", "false", "FALSE", "False"):
-        return False
-    raise bad_request(f'invalid value for {name}: strconv.ParseBool: parsing "{value}": invalid syntax')
+def parse_bool(value: str) -> bool:
+    """A boolean query parameter as kube's query decoder reads it (``Convert_Slice_string_To_bool``):
+    ``0``, ``f`` and ``false`` (any case) are false, anything else true."""
+    return value != "0" and value.lower() not in ("f", "false")
 
 
-def parse_int(value: str, name: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise bad_request(
-            f'invalid value for {name}: strconv.ParseInt: parsing "{value}": invalid syntax'
-        ) from None
+def parse_int(value: str) -> int:
+    """An int64 query parameter (``Convert_Slice_string_To_int64``): ``strconv.ParseInt``'s error
+    is the 400, as kube sends it."""
+    number = go_parse_int64(value)
+    if number is None:
+        problem = "value out of range" if re.fullmatch(r"[+-]?[0-9]+", value) else "invalid syntax"
+        raise bad_request(f"strconv.ParseInt: parsing {go_quote(value)}: {problem}")
+    return number
+
+
+def parse_resource_version(text: str) -> tuple[int, str]:
+    """A resourceVersion as the storage versioner parses it (``ParseResourceVersion``): the
+    number, or 0 and its error (``resourceVersion: Invalid value: "x": strconv.ParseUint: ...``),
+    which kube's handlers word their own way."""
+    problem = ""
+    if not (text.isascii() and text.isdigit()):
+        problem = "invalid syntax"
+    elif int(text) >= 1 << 64:
+        problem = "value out of range"
+    if problem:
+        return 0, (f"resourceVersion: Invalid value: {go_quote(text)}: "
+                   f"strconv.ParseUint: parsing {go_quote(text)}: {problem}")
+    return int(text), ""
 
 
 @dataclass(slots=True)
@@ -51,38 +65,43 @@ class ListOptions:
 
     @classmethod
     def from_query(cls, query: Mapping[str, str]) -> ListOptions:
+        """The options of a query; a parameter given twice counts with its first value, as
+        kube's query decoder reads it (a Starlette ``QueryParams``' own lookup gives the last)."""
+        getlist = getattr(query, "getlist", None)
+
+        def first(name: str) -> str | None:
+            if getlist is None:
+                return query.get(name)
+            values = getlist(name)
+            return values[0] if values else None
+
         opts = cls(
-            label_selector=query.get("labelSelector", ""),
-            field_selector=query.get("fieldSelector", ""),
-            resource_version=query.get("resourceVersion", ""),
-            resource_version_match=query.get("resourceVersionMatch", ""),
-            continue_token=query.get("continue", ""),
+            label_selector=first("labelSelector") or "",
+            field_selector=first("fieldSelector") or "",
+            resource_version=first("resourceVersion") or "",
+            resource_version_match=first("resourceVersionMatch") or "",
+            continue_token=first("continue") or "",
         )
-        if "watch" in query:
-            opts.watch = parse_bool(query["watch"], "watch")
-        if "allowWatchBookmarks" in query:
-            opts.allow_watch_bookmarks = parse_bool(query["allowWatchBookmarks"], "allowWatchBookmarks")
-        if "sendInitialEvents" in query:
-            opts.send_initial_events = parse_bool(query["sendInitialEvents"], "sendInitialEvents")
-        if query.get("timeoutSeconds"):
-            opts.timeout_seconds = parse_int(query["timeoutSeconds"], "timeoutSeconds")
-        if query.get("limit"):
-            opts.limit = max(0, parse_int(query["limit"], "limit"))
+        for name, attribute in (("watch", "watch"), ("allowWatchBookmarks", "allow_watch_bookmarks"),
+                                ("sendInitialEvents", "send_initial_events")):
+            value = first(name)
+            if value is not None:
+                setattr(opts, attribute, parse_bool(value))
+        timeout = first("timeoutSeconds")
+        if timeout:
+            opts.timeout_seconds = parse_int(timeout)
+        limit = first("limit")
+        if limit:
+            opts.limit = max(0, parse_int(limit))
         return opts
 
     def resource_version_number(self) -> int:
         """The explicit resourceVersion as an int: the storage versioner's
-        ``strconv.ParseUint(rv, 10, 64)``, its error a 400 as the cacher words it."""
-        text = self.resource_version
-        problem = ""
-        if not (text.isascii() and text.isdigit()):
-            problem = "invalid syntax"
-        elif int(text) >= 1 << 64:
-            problem = "value out of range"
+        ``strconv.ParseUint(rv, 10, 64)``, its error a 400 as the cacher's LIST words it."""
+        number, problem = parse_resource_version(self.resource_version)
         if problem:
-            raise bad_request(f"invalid resource version: resourceVersion: Invalid value: {go_quote(text)}: "
-                              f"strconv.ParseUint: parsing {go_quote(text)}: {problem}")
-        return int(text)
+            raise bad_request(f"invalid resource version: {problem}")
+        return number
 
     def watch_timeout(self) -> float:
         if self.timeout_seconds:
@@ -110,7 +129,7 @@ class ListOptions:
                     "resourceVersionMatch", "FieldValueForbidden",
                     "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
                 ))
-            if match and match != NOT_OLDER_THAN and self.send_initial_events is not None:
+            if match and match != NOT_OLDER_THAN:
                 causes.append((
                     "resourceVersionMatch", "FieldValueNotSupported",
                     f'Unsupported value: "{match}": supported values: "{NOT_OLDER_THAN}"',
@@ -143,4 +162,4 @@ class ListOptions:
             raise bad_request("specifying resource version is not allowed when using continue")
 
 
-__all__ = ["ListOptions", "NOT_OLDER_THAN", "EXACT", "parse_bool"]
+__all__ = ["ListOptions", "NOT_OLDER_THAN", "EXACT", "parse_bool", "parse_int", "parse_resource_version"]

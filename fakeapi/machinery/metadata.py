@@ -9,8 +9,6 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from ._golang import go_quote
-from .schema import release_kinds
 from .status import bad_request, invalid
 
 #: apimachinery's util/rand alphabet (no vowels, no confusable characters).
@@ -92,22 +90,25 @@ def ordered(obj: dict[str, Any], kind: str, api_version: str) -> dict[str, Any]:
     return out
 
 
-def check_type(obj: Any, kind: str, api_version: str) -> dict[str, Any]:
-    """The body must be an object of this resource's kind and version (kube: 400 BadRequest)."""
+def check_type(obj: Any, kind: str, api_version: str, *, custom: bool = False) -> dict[str, Any]:
+    """The body must be an object of this resource's kind and version (kube: 400 BadRequest); a
+    custom resource's kind is checked by its validation."""
     if not isinstance(obj, dict):
         raise bad_request("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
     body_kind = obj.get("kind")
     body_version = obj.get("apiVersion")
-    if body_kind and body_kind != kind:
+    if body_kind and body_kind != kind and not custom:
         raise bad_request(f"the kind in the data ({body_kind}) does not match the expected kind ({kind})")
     if body_version and body_version != api_version:
         raise bad_request(
             f"the API version in the data ({body_version}) does not match the expected API version ({api_version})"
         )
-    return _with_metadata(obj)
+    if not custom and obj.get("metadata") is not None and not isinstance(obj["metadata"], dict):
+        return obj  # decoding into the Go struct refuses it with Go's message
+    return with_metadata(obj)
 
 
-def _with_metadata(obj: dict[str, Any]) -> dict[str, Any]:
+def with_metadata(obj: dict[str, Any]) -> dict[str, Any]:
     """``obj`` with a ``metadata`` object (an empty one if it had none)."""
     meta = obj.get("metadata")
     if meta is None:
@@ -115,38 +116,6 @@ def _with_metadata(obj: dict[str, Any]) -> dict[str, Any]:
     elif not isinstance(meta, dict):
         raise bad_request("metadata must be an object")
     return obj
-
-
-#: The JSON type names ``encoding/json`` uses in an unmarshal error.
-_JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "bool"}
-_TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
-
-
-def decode_as(obj: Any, raw: bytes, group: str, versions: tuple[str, ...], kind: str) -> dict[str, Any]:
-    """A body decoded as the endpoint's ``kind`` of ``group``, in one of ``versions`` (the first
-    is the endpoint's), with the create handler's errors (``transformDecodeError``): ``apiVersion``
-    and ``kind`` default to the endpoint's; a kind of another version or another kind is refused
-    as kube's scheme refuses it."""
-    if not isinstance(obj, dict):
-        summary = raw[:30].hex() + ("..." if len(raw) > 30 else "")
-        reason = (f"couldn't get version/kind; json parse error: json: cannot unmarshal {_JSON_TYPES.get(type(obj), 'value')} "
-                  f"into Go value of type {_TYPE_META_STRUCT}")
-        raise bad_request(f"the object provided is unrecognized (must be of type {kind}): {reason} ({summary})")
-    body_group, _, body_version = str(obj.get("apiVersion") or "").rpartition("/")
-    if not obj.get("apiVersion"):
-        body_group, body_version = group, versions[0]
-    body_kind = obj.get("kind") or kind
-    if body_group != group or body_version not in versions or body_kind != kind:
-        group_version = f"{body_group}/{body_version}" if body_group else body_version
-        if (body_group, body_version, body_kind) in release_kinds():
-            internal = body_group.split(".")[0] if body_group else "core"
-            reason = f"converting ({body_version}.{body_kind}) to ({internal}.{kind}): unknown conversion"
-        else:
-            reason = f'no kind "{body_kind}" is registered for version "{group_version}" in scheme "pkg/runtime/scheme.go:111"'
-        raise bad_request(f"{body_kind} in version {go_quote(body_version)} cannot be handled as a {kind}: {reason}")
-    obj["apiVersion"] = f"{group}/{body_version}" if group else body_version
-    obj["kind"] = kind
-    return _with_metadata(obj)
 
 
 def prepare_create(meta: dict[str, Any], namespace: str | None) -> None:

@@ -26,7 +26,8 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from ._gojson import GoJSONError, _Scanner
+from ._gojson import GoJSONError, _Scanner, decode_string, plain_scalar
+from ._gojson import decode as _decode
 from ._golang import go_json, go_parse_int64, go_plain_value, go_quote
 from .schema import Schema
 from .status import (
@@ -123,69 +124,14 @@ class _Scalar:
         return f"_Scalar({self.text})"
 
 
-_TOKEN = re.compile(r'[ \t\r\n]*(?:("(?:[^"\\]|\\.)*")|([\[\]{}:,])|([^ \t\r\n\[\]{}:,"]+))', re.DOTALL)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _HTML_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 _HTML_UNSAFE = re.compile("[<>&\u2028\u2029]")
 
 
-def _decode_string(token: str) -> str:
-    """A JSON string token as Go decodes it (a lone surrogate escape becomes U+FFFD)."""
-    return _SURROGATE.sub("\ufffd", json.loads(token))
-
-
-def _plain_scalar(token: str) -> Any:
-    """A scalar token as ``UnmarshalCaseSensitivePreserveInts`` decodes it."""
-    if token[0] == '"':
-        return _decode_string(token)
-    literal = {"null": None, "true": True, "false": False}
-    if token in literal:
-        return literal[token]
-    number = go_parse_int64(token)
-    return number if number is not None else float(token)
-
-
 def _node_scalar(token: str) -> _Scalar | None:
     """A scalar token as a ``lazyNode``: null is a nil node."""
     return None if token == "null" else _Scalar(token)
-
-
-def _decode(data: bytes, scalar: Callable[[str], Any] = _plain_scalar) -> Any:
-    """Go's ``json.Unmarshal`` into ``interface{}``: ``GoJSONError`` with Go's message for invalid
-    JSON, else the value, its scalars made by ``scalar`` from their tokens. Iterative, so any depth
-    Go accepts decodes."""
-    _Scanner().check(data)
-    text = data.decode("utf-8", "replace")  # Go reads invalid UTF-8 as U+FFFD too
-    containers: list[dict[str, Any] | list[Any]] = []
-    keys: list[str | None] = []
-    value: Any = None
-    for match in _TOKEN.finditer(text):
-        string, punctuation, literal = match.groups()
-        if punctuation in ("{", "["):
-            containers.append({} if punctuation == "{" else [])
-            keys.append(None)
-            continue
-        if punctuation in (":", ","):
-            continue
-        if punctuation:  # a closing bracket: the container is the value
-            value = containers.pop()
-            keys.pop()
-        elif string is not None and containers and isinstance(containers[-1], dict) and keys[-1] is None:
-            keys[-1] = _decode_string(string)
-            continue
-        elif string is not None or literal is not None:
-            value = scalar(string if string is not None else literal)
-        else:
-            continue
-        if not containers:
-            return value
-        parent = containers[-1]
-        if isinstance(parent, dict):
-            parent[keys[-1]] = value  # a repeated key: the last wins, as in Go
-            keys[-1] = None
-        else:
-            parent.append(value)
-    return value
 
 
 def _json_kind(value: Any) -> str:
@@ -235,7 +181,7 @@ def _from_node(node: Any) -> Any:
         return {key: _from_node(item) for key, item in node.items()}
     if isinstance(node, list):
         return [_from_node(item) for item in node]
-    return None if node is None else _plain_scalar(node.text)
+    return None if node is None else plain_scalar(node.text)
 
 
 def _go_marshal(node: Any) -> str:
@@ -247,6 +193,99 @@ def _go_marshal(node: Any) -> str:
     if node is None:
         return "null"
     return _HTML_UNSAFE.sub(lambda m: _HTML_ESCAPES[m.group()], node.text)
+
+
+class _Members(list[tuple[str, Any]]):
+    """A JSON object as its members in document order, repeats kept."""
+
+
+#: The fields of the handler's ``jsonPatchOp``.
+_JSON_PATCH_OP_FIELDS = ("op", "path", "from", "value")
+
+
+def strict_patch_errors(patch_type: str, patch: bytes) -> list[str]:
+    """What kube's patch handler finds unmarshalling a patch strictly before applying it, under
+    ``fieldValidation`` Warn or Strict (``applyJSPatch``, ``strategicPatchObject``): a JSON patch
+    into ``[]jsonPatchOp``, a merge or strategic merge patch into a map. A JSON or merge patch
+    that does not unmarshal is a 400 (``error decoding patch: ...``); a strategic merge patch's
+    errors are left to applying it, whose messages are the same. Returns the strict errors (the
+    unknown and repeated members, a JSON patch's prefixed ``json patch``), which the patched
+    object's decoding reports together with its own."""
+    try:
+        _Scanner().check(patch)
+    except GoJSONError as err:
+        if patch_type == STRATEGIC_MERGE_PATCH:
+            return []
+        raise bad_request(f"error decoding patch: {err}") from None
+    value = json.loads(patch.decode("utf-8", "replace"), object_pairs_hook=_Members)
+    errors: dict[str, None] = {}  # an ordered set
+    if patch_type == JSON_PATCH:
+        _check_operations(value, errors)
+        return [f"json patch {error}" for error in errors]
+    if value is not None and not isinstance(value, _Members):
+        if patch_type == STRATEGIC_MERGE_PATCH:
+            return []
+        raise bad_request(f"error decoding patch: json: cannot unmarshal {_strict_kind(value)} into Go value of type "
+                          "map[string]interface {}")
+    _check_repeats(value, "", errors)
+    return list(errors)
+
+
+def _strict_kind(value: Any) -> str:
+    if isinstance(value, _Members):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return _json_kind(value)
+
+
+def _check_operations(value: Any, errors: dict[str, None]) -> None:
+    """``kjson.UnmarshalStrict(patch, &[]jsonPatchOp{})``: the first type error is the 400, after
+    the whole patch was read; unknown and repeated members are strict errors."""
+    if value is None:
+        return
+    if not isinstance(value, list) or isinstance(value, _Members):
+        raise bad_request(f"error decoding patch: json: cannot unmarshal {_strict_kind(value)} into Go value of type "
+                          "[]handlers.jsonPatchOp")
+    type_error = ""
+    for index, operation in enumerate(value):
+        if operation is None:
+            continue
+        if not isinstance(operation, _Members):
+            type_error = type_error or (f"json: cannot unmarshal {_strict_kind(operation)} into Go value of type "
+                                        "handlers.jsonPatchOp")
+            continue
+        seen: set[str] = set()
+        for key, item in operation:
+            path = f"[{index}].{key}"
+            if key not in _JSON_PATCH_OP_FIELDS:
+                errors[f"unknown field {go_quote(path)}"] = None
+                continue
+            if key in seen:
+                errors[f"duplicate field {go_quote(path)}"] = None
+            seen.add(key)
+            if key == "value":
+                _check_repeats(item, path, errors)
+            elif item is not None and not isinstance(item, str):
+                type_error = type_error or (f"json: cannot unmarshal {_strict_kind(item)} into Go struct field "
+                                            f"jsonPatchOp.{key} of type string")
+    if type_error:
+        raise bad_request(f"error decoding patch: {type_error}")
+
+
+def _check_repeats(value: Any, path: str, errors: dict[str, None]) -> None:
+    """The repeated keys of every object in a value decoded into ``interface{}``."""
+    if isinstance(value, _Members):
+        seen: set[str] = set()
+        for key, item in value:
+            member = f"{path}.{key}" if path else key
+            if key in seen:
+                errors[f"duplicate field {go_quote(member)}"] = None
+            seen.add(key)
+            _check_repeats(item, member, errors)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_repeats(item, f"{path}[{index}]", errors)
 
 
 def undecodable_result(patch_type: str, patched: Any, patch: bytes, error: str) -> StatusError:
@@ -394,7 +433,7 @@ def _string_member(operation: Mapping[str, Any], member: str) -> str | Exception
         return JSONPatchError(f"{missing.get(member, 'unknown')}: {_MISSING}")
     if not isinstance(node, _Scalar) or node.text[0] != '"':
         return JSONPatchError(f"json: cannot unmarshal {_json_kind(node)} into Go value of type string")
-    return _decode_string(node.text)
+    return decode_string(node.text)
 
 
 def _path(operation: Mapping[str, Any], member: str, message: str, keep_cause: bool = True) -> str:

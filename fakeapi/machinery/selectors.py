@@ -535,7 +535,14 @@ _KIND_FIELDS: dict[tuple[str, str], _KindFields] = {
 }
 
 
+#: A custom resource's (the CR handler's conversion: its selectable fields aside, the two).
+_CUSTOM_FIELDS = _KindFields(labels=_accepting("metadata.name", "metadata.namespace"),
+                             unsupported=_field_label_not_supported, values={})
+
+
 def _kind_fields(resource: SelectableKind) -> _KindFields:
+    if getattr(resource, "custom", False):
+        return _CUSTOM_FIELDS
     return _KIND_FIELDS.get((resource.group, resource.kind), _DEFAULT_FIELDS)
 
 

@@ -19,9 +19,9 @@ from typing import Any
 import orjson
 
 from ..apiextensions import crd as crds
-from ..machinery import metadata
+from ..machinery import metadata, validation
 from ..machinery.delete_options import DeleteOptions
-from ..machinery.status import invalid
+from ..machinery.status import invalid, invalid_error
 from ..store import RangeRequest, prefix_range_end
 from .rest import Json, ResourceStore
 from .scale import ScalePaths
@@ -53,16 +53,37 @@ class CustomResourceStore(ResourceStore):
             scale.spec_replicas_path, scale.status_replicas_path, scale.label_selector_path) or self.scale_paths
 
     def _default_custom(self, obj: Json) -> None:
+        # The type is checked while the body still has its own (the write then sets the served one).
+        self._check_type_meta(obj)
         structural = self.definition.structural
         structural.prune(obj)
         structural.default(obj)
 
-    def _admit_create(self, obj: Json) -> None:
-        self._raise_if(obj, self.definition.structural.validate(obj))
+    def _validate_create(self, obj: Json) -> None:
+        """``customResourceValidator.Validate`` once the name is generated: the metadata by the
+        generic rules and the object by its schema (the type was checked on decoding)."""
+        errors = validation.validate_object_meta(obj["metadata"], self.rt.namespaced, validation.name_is_dns_subdomain)
+        self._raise_if(obj, errors + self.definition.structural.validate(obj))
 
     def _admit_update(self, new: Json, old: Json, subresource: str | None) -> None:
         structural = self.definition.structural
-        self._raise_if(new, structural.validate_status(new) if subresource == "status" else structural.validate(new))
+        if subresource == "status":
+            self._raise_if(new, structural.validate_status(new))
+            return
+        errors = validation.validate_object_meta_update(new["metadata"], old["metadata"])
+        self._raise_if(new, errors + structural.validate(new))
+
+    def _check_type_meta(self, obj: Json) -> None:
+        """``ValidateTypeMeta``: the kind and API version must be the version's (a 422 naming the
+        object's own kind, which kube's strategy refuses before anything else)."""
+        kind, api_version = obj.get("kind", ""), obj.get("apiVersion", "")
+        errors = []
+        if kind != self.rt.kind:
+            errors.append(invalid_error("kind", kind, f"must be {self.rt.kind}"))
+        if api_version != self.api_version:
+            errors.append(invalid_error("apiVersion", api_version, f"must be {self.api_version}"))
+        if errors:
+            raise invalid(api_version.rpartition("/")[0], kind, obj["metadata"].get("name", ""), errors)
 
     def admit_applied(self, applied: Json) -> None:
         self.definition.structural.prune(applied)

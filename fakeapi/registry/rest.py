@@ -17,19 +17,26 @@ from functools import cached_property
 from typing import Any
 
 import orjson
-import yaml
 
 from ..admission import Admission
 from ..apis.catalogue import ResourceType
 from ..apis.rules import NO_RULES, KindRules, rules_for
 from ..cacher import CachedObject, Cacher, CacheWatcher, TooOldResourceVersion
 from ..machinery import continue_token, gostruct, metadata, warning
+from ..machinery._golang import go_quote
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
+from ..machinery.field_validation import (
+    FieldValidation,
+    strict_decoding_errors,
+    strict_decoding_message,
+    warning_header,
+)
+from ..machinery.goyaml import GoYAMLError, yaml_to_json
+from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions, parse_resource_version
 from ..machinery.path import validate_path_segment_name
 from ..machinery.validation import validate_object_meta, validate_object_meta_update
-from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
 from ..machinery.managed_fields import equal_but_managed_fields_times
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import (
@@ -54,6 +61,7 @@ from ..machinery.status import (
     not_found,
     resource_expired,
     too_large_resource_version,
+    unclassified_error,
 )
 from ..store import (
     Compare,
@@ -67,7 +75,9 @@ from ..store import (
     RangeRequest,
     Store,
     TxnRequest,
+    TxnResponse,
 )
+from ..store.errors import ErrRequestTooLarge
 from . import request_cost, scale, strategy
 from .lease_manager import LeaseManager
 from .views import ResponseView
@@ -166,52 +176,85 @@ class FieldManagedWrites:
     def patch(
         self, namespace: str | None, name: str, patch_type: str, body: bytes, *,
         subresource: str | None = None, dry_run: bool = False, manager: str = "",
+        validation: FieldValidation = FieldValidation.WARN,
     ) -> bytes:
         """PATCH of the object, its ``status`` or its ``scale``: the patch applies to the stored
         object (for ``/status`` too, so a JSON-patch ``test`` of any field works there), then the
-        result is written like a PUT of it."""
+        result is written like a PUT of it. Under ``validation`` Warn or Strict the patch is first
+        unmarshalled strictly, and its unknown and repeated members, with the result's unknown
+        fields, are warnings or (Strict) a 422, as kube's patch handler reports them."""
         rt = self.rt
         if subresource == "scale":
             scale_schema = kind_schema("autoscaling", "v1", "Scale")
             return self.update_scale(namespace, name, lambda current: patching.apply_patch(
                 patch_type, current, body, scale_schema, group="autoscaling", kind="Scale", name=name), dry_run)
+        strict = validation is not FieldValidation.IGNORE
+
         def patched(current: Json) -> Json:
+            patch_errors = patching.strict_patch_errors(patch_type, body) if strict else []
             result = patching.apply_patch(patch_type, current, body, self.schema, group=rt.group, kind=rt.kind,
                                           name=name)
             if rt.custom:
                 return result
             try:  # decoded here, not in the write's decoding, for the patch handler's error
-                return gostruct.decode(result, self.api_version, self.kind)
+                decoded = gostruct.decode(result, self.api_version, self.kind)
             except gostruct.GoDecodeError as err:
                 raise patching.undecodable_result(patch_type, result, body, str(err)) from None
+            if strict and self.schema is not None:
+                errors = patch_errors + strict_decoding_errors(orjson.dumps(result), self.schema)
+                if errors and validation is FieldValidation.STRICT:
+                    raise patching.undecodable_result(patch_type, result, body, strict_decoding_message(errors))
+                for error in errors:
+                    warning.add_header(warning_header(error))
+            return decoded
 
         return self.rewrite(namespace, name, patched, subresource=subresource, dry_run=dry_run, manager=manager)
 
     def apply(
         self, namespace: str | None, name: str, body: bytes, *, manager: str, force: bool,
-        subresource: str | None = None, dry_run: bool = False,
+        subresource: str | None = None, dry_run: bool = False, validation: FieldValidation = FieldValidation.WARN,
     ) -> tuple[bytes, bool]:
         """Server-side apply (``application/apply-patch+yaml``): the applied configuration is
         merged into the stored object by field ownership, or creates it. Returns the object and
-        whether it was created."""
+        whether it was created. The body is read as ``sigs.k8s.io/yaml.Unmarshal`` reads it into
+        a map; repeated keys are warnings, or a 400 under ``Strict`` (``applyPatcher``)."""
         try:
-            applied = yaml.safe_load(body)
-        except yaml.YAMLError as err:
-            raise bad_request(f"error decoding YAML: {err}") from None
+            applied, repeated = yaml_to_json(body)
+        except GoYAMLError as err:
+            raise bad_request(f"error decoding YAML: error converting YAML to JSON: {err}") from None
+        if applied is None:
+            applied = {}
         if not isinstance(applied, dict):
-            raise bad_request("the body of an apply patch must be an object")
+            kind = "array" if isinstance(applied, list) else "string" if isinstance(applied, str) else \
+                "bool" if isinstance(applied, bool) else "number"
+            raise bad_request("error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "
+                              f"{kind} into Go value of type map[string]interface {{}}")
+        if repeated and validation is not FieldValidation.IGNORE:
+            if validation is FieldValidation.STRICT:
+                raise bad_request("error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  "
+                                  + "\n  ".join(repeated))
+            for text in repeated:
+                warning.add_header(warning_header(text))
         self.admit_applied(applied)
         fm = self._field_manager(subresource)
         now = metadata.now_rfc3339()
-        if not self.exists(namespace, name):
-            if subresource:
-                raise not_found(self.rt.group, self.rt.plural, name)
-            created = fm.apply(None, applied, manager, force=force, now=now)
-            check_name(created, name, namespace or "")
-            return self.create(namespace, created, dry_run), True
-        raw = self.rewrite(namespace, name, lambda current: fm.apply(current, applied, manager, force=force, now=now),
-                           subresource=subresource, dry_run=dry_run)
-        return raw, False
+        token = _retry_without_managed_fields.set(False)  # kube's apply handler does not retry
+        try:
+            if not self.exists(namespace, name):
+                if subresource:
+                    raise not_found(self.rt.group, self.rt.plural, name)
+                created = fm.apply(None, applied, manager, force=force, now=now)
+                check_name(created, name, namespace or "")
+                return self.create(namespace, created, dry_run), True
+            raw = self.rewrite(namespace, name, lambda current: fm.apply(current, applied, manager, force=force, now=now),
+                               subresource=subresource, dry_run=dry_run)
+            return raw, False
+        finally:
+            _retry_without_managed_fields.reset(token)
+
+
+#: Whether a write etcd refuses as too large is retried without managedFields (False in apply).
+_retry_without_managed_fields: contextvars.ContextVar[bool] = contextvars.ContextVar("managed_fields_retry", default=True)
 
 
 def check_namespace_accepts(namespace_phase: Callable[[str], str | None], group: str, resource: str, namespace: str,
@@ -396,14 +439,14 @@ class ResourceStore(FieldManagedWrites):
             if self._admission is not None:
                 self._admission.validate(rt.group, rt.kind, obj, None, None, dry_run)
             key = self.key(ns, meta["name"]).encode()
-            raw, rev = self._encode(obj)
-            if dry_run:
+            if dry_run:  # never stored, so it has no resourceVersion (kube's dry-run create)
                 if self.store.get(key) is None:
-                    return raw
+                    meta.pop("resourceVersion", None)
+                    return orjson.dumps(obj)
                 continue
-            resp = self.store.txn(TxnRequest(
+            resp, raw, rev = self._write(obj, lambda encoded, key=key: TxnRequest(  # type: ignore[misc]
                 compare=(Compare(key, CompareTarget.MOD, CompareResult.EQUAL, 0),),
-                success=(PutRequest(key, raw, lease=self._lease()),),
+                success=(PutRequest(key, encoded, lease=self._lease()),),
             ))
             if resp.succeeded:
                 assert resp.header_revision == rev, "a write ran between encode and txn"
@@ -422,7 +465,7 @@ class ResourceStore(FieldManagedWrites):
         """A request body (or a patch's result) as kube decodes it: of this kind and version,
         through the Go type (``gostruct``: unknown fields dropped, zero values and Go's field
         order), then defaulted."""
-        obj = metadata.check_type(body, self.rt.kind, self.api_version)
+        obj = metadata.check_type(body, self.rt.kind, self.api_version, custom=self.rt.custom)
         if self.rt.custom:
             self._default_custom(obj)
             return obj
@@ -480,8 +523,9 @@ class ResourceStore(FieldManagedWrites):
         kv, old = self._current(namespace, name)
         if self.rt.custom and isinstance(body, dict) and not (body.get("metadata") or {}).get("resourceVersion"):
             # Custom resources do not allow unconditional updates (AllowUnconditionalUpdate).
-            raise invalid(self.rt.group, self.rt.kind, name, [(
-                "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0x0: must be specified for an update")])
+            # kube's generic store names the resource, not the kind, and the version as a number.
+            raise invalid(self.rt.group, self.rt.plural, name, [(
+                "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0: must be specified for an update")])
         return self._commit_update(kv, old, self._prepare_update(name, body, old, kv, subresource, manager, dry_run),
                                    dry_run)
 
@@ -521,13 +565,14 @@ class ResourceStore(FieldManagedWrites):
         rules = self.rules
         obj = self._decode_body(body)
         meta = obj["metadata"]
-        if meta.get("name") and meta["name"] != name:
-            raise _name_mismatch(meta["name"], name)
-        meta["name"] = name
         ns = old["metadata"].get("namespace") if rt.namespaced else None
+        check_name(obj, name, ns or "")
         if rt.namespaced:
             metadata.check_namespace(meta, ns)
         wanted_rv = meta.get("resourceVersion")
+        if wanted_rv and not (wanted_rv.isascii() and wanted_rv.isdigit()):
+            # the storage versioner's ParseUint error, which kube passes on unclassified
+            raise unclassified_error(f"strconv.ParseUint: parsing {go_quote(wanted_rv)}: invalid syntax")
         if wanted_rv and wanted_rv != str(kv.mod_revision):
             raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
         old_meta = old.get("metadata", {})
@@ -566,19 +611,37 @@ class ResourceStore(FieldManagedWrites):
         if (new == old or equal_but_managed_fields_times(new, old)) and not self._first_update_writes(kv, old):
             _note_noop_write()
             return kv.value
-        raw, rev = self._encode(new)
         if dry_run:
-            return raw
-        op = DeleteRangeRequest(kv.key) if self._finished(new, old) else PutRequest(kv.key, raw, lease=self._lease())
-        resp = self.store.txn(TxnRequest(
+            return self._encode(new)[0]
+        finished = self._finished(new, old)
+        resp, raw, rev = self._write(new, lambda encoded: TxnRequest(
             compare=(Compare(kv.key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
-            success=(op,),
+            success=(DeleteRangeRequest(kv.key) if finished else PutRequest(kv.key, encoded, lease=self._lease()),),
         ))
         if not resp.succeeded:
             raise conflict(self.rt.group, self.rt.plural, new["metadata"]["name"], OPTIMISTIC_LOCK_MESSAGE)
         assert resp.header_revision == rev, "a write ran between encode and txn"
-        self._committed(old, None if isinstance(op, DeleteRangeRequest) else new)
+        self._committed(old, None if finished else new)
         return raw
+
+    def _write(self, obj: Json, txn: Callable[[bytes], TxnRequest]) -> tuple[TxnResponse, bytes, int]:
+        """The txn ``txn(encoding)`` that writes ``obj``, its encoding and revision. etcd refusing
+        it as larger than ``--max-request-bytes`` is retried once without managedFields, as
+        kube's create, update and patch handlers retry it (not apply's: see ``apply``); past
+        that it is kube's 500 (etcd's error, which kube-apiserver passes on unclassified)."""
+        raw, rev = self._encode(obj)
+        try:
+            return self.store.txn(txn(raw)), raw, rev
+        except ErrRequestTooLarge as err:
+            meta = obj["metadata"]
+            if not (meta.get("managedFields") and _retry_without_managed_fields.get()):
+                raise unclassified_error(str(err)) from None
+            del meta["managedFields"]
+        raw, rev = self._encode(obj)
+        try:
+            return self.store.txn(txn(raw)), raw, rev
+        except ErrRequestTooLarge as err:
+            raise unclassified_error(str(err)) from None
 
     def _first_update_writes(self, kv: KeyValue, old: Json) -> bool:
         """A no-op update writes all the same when kube's stored bytes of the created object
@@ -724,18 +787,18 @@ class ResourceStore(FieldManagedWrites):
         return rules.default_propagation_policy
 
     def _check_preconditions(self, name: str, options: DeleteOptions, old_meta: Json, kv: KeyValue) -> None:
+        """``rest.BeforeDelete``'s early check of the preconditions (a Conflict on the kind)."""
         rt = self.rt
         uid = options.precondition_uid
         if uid is not None and uid != old_meta.get("uid"):
-            raise conflict(rt.group, rt.plural, name, (
-                f"Precondition failed: UID in precondition: {uid}, UID in object meta: {old_meta.get('uid')}"
-            ))
+            raise conflict(rt.group, rt.kind, name, (
+                f"the UID in the precondition ({uid}) does not match the UID in record ({old_meta.get('uid')}). "
+                "The object might have been deleted and then recreated"))
         rv = options.precondition_resource_version
         if rv is not None and rv != str(kv.mod_revision):
-            raise conflict(rt.group, rt.plural, name, (
-                f"Precondition failed: ResourceVersion in precondition: {rv}, "
-                f"ResourceVersion in object meta: {kv.mod_revision}"
-            ))
+            raise conflict(rt.group, rt.kind, name, (
+                f"the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record "
+                f"({kv.mod_revision}). The object might have been modified"))
 
     def delete_collection(
         self, namespace: str | None, opts: ListOptions, options: DeleteOptions = DeleteOptions(), *,
@@ -946,7 +1009,9 @@ class ResourceStore(FieldManagedWrites):
         cacher = self.cacher
         rv_text = opts.resource_version
         if rv_text not in ("", "0"):
-            rv = opts.resource_version_number()
+            rv, problem = parse_resource_version(rv_text)
+            if problem:  # the watch handler passes the versioner's error on unclassified
+                raise unclassified_error(problem)
             if not await cacher.wait_fresh(rv):
                 raise too_large_resource_version(rv, cacher.cache.rv)
         elif rv_text == "" and (opts.send_initial_events or opts.send_initial_events is None):
@@ -988,10 +1053,6 @@ def _note_noop_write() -> None:
     cost = request_cost.current.get()
     if cost is not None:
         cost.noop_write = True
-
-
-def _name_mismatch(body_name: str, url_name: str) -> StatusError:
-    return bad_request(f"the name of the object ({body_name}) does not match the name on the URL ({url_name})")
 
 
 def _inconsistent_continue(start_key: str) -> StatusError:

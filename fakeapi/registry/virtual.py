@@ -56,6 +56,10 @@ class BodyType:
     def schema(self) -> Schema | None:
         return _schema(self.group, self.versions[0], self.kind)
 
+    @property
+    def custom(self) -> bool:
+        return False
+
 
 @cache
 def _schema(group: str, version: str, kind: str) -> Schema | None:
@@ -107,13 +111,13 @@ class CreateOnly:
     def create(self, request: CreateRequest) -> Json:
         raise NotImplementedError
 
-    def handle(self, body: Any, raw: bytes, *, resource: tuple[str, str], namespace: str | None, name: str | None,
+    def handle(self, body: Any, *, resource: tuple[str, str], namespace: str | None, name: str | None,
                subresource: str, dry_run: bool, manager: str, user: Callable[[], UserInfo],
                admission: Admission | None, namespace_phase: Callable[[str], str | None]) -> Json:
         """kube's create handler around ``create`` (see the module doc); ``resource`` is the
         (group, plural) the request names (``("", "pods")`` for ``pods/binding``)."""
         body_type = self.body_type
-        obj = metadata.decode_as(body, raw, body_type.group, body_type.versions, body_type.kind)
+        obj = metadata.with_metadata(body)  # decoded as ``body_type`` by ``machinery.serializer``
         rules = rules_for(body_type.group, obj["apiVersion"].rpartition("/")[2], body_type.kind)
         if rules.default is not None:
             rules.default(obj)

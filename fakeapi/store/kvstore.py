@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from sortedcontainers import SortedDict, SortedList
 
 from . import key_history
+from .request_size import put_size, raft_entry_size, txn_size
 from .errors import (
     ErrCompacted,
     ErrDuplicateKey,
@@ -31,6 +32,7 @@ from .errors import (
     ErrKeyNotFound,
     ErrLeaseNotFound,
     ErrLeaseProvided,
+    ErrRequestTooLarge,
     ErrTooManyOps,
     ErrValueProvided,
 )
@@ -84,6 +86,10 @@ class KVStore:
         self._log: list[tuple[Event, ...]] = []
         self._log_base = 2  # revision of _log[0]
         self.max_txn_ops = max_txn_ops
+        #: etcd's ``--max-request-bytes``: a write whose raft entry would be larger is refused
+        #: (``request_size``). None leaves it to a front that measures requests itself (the
+        #: gRPC server measures the messages it receives).
+        self.max_request_bytes: int | None = None
         self.lessor: Lessor | None = None  # set by Store; None means "no lease may be attached"
         #: The write-ahead log when the store persists (journal.py); None keeps it in memory only.
         self.journal: Journal | None = None
@@ -223,6 +229,8 @@ class KVStore:
             raise ErrValueProvided()
         if req.ignore_lease and req.lease:
             raise ErrLeaseProvided()
+        if self.max_request_bytes is not None and raft_entry_size(put_size(req)) > self.max_request_bytes:
+            raise ErrRequestTooLarge()
         if req.lease and (self.lessor is None or not self.lessor.exists(req.lease)):
             raise ErrLeaseNotFound()
         wtxn = _WriteTxn(self)
@@ -236,6 +244,8 @@ class KVStore:
 
     def txn(self, req: TxnRequest) -> TxnResponse:
         _check_txn_shape(req, self.max_txn_ops)
+        if self.max_request_bytes is not None and raft_entry_size(txn_size(req)) > self.max_request_bytes:
+            raise ErrRequestTooLarge()
         wtxn = _WriteTxn(self)
         succeeded = all(self._compare(c) for c in req.compare)
         ops = req.success if succeeded else req.failure

@@ -75,7 +75,7 @@ def test_delete_options_preconditions_dry_run_and_bad_policy(core):
     with pytest.raises(ApiException) as err:
         core.delete_namespaced_config_map("opts", NS, body=client.V1DeleteOptions(
             preconditions=client.V1Preconditions(uid="not-the-uid")))
-    assert err.value.status == 409 and "Precondition failed: UID in precondition: not-the-uid" in message(err)
+    assert err.value.status == 409 and "the UID in the precondition (not-the-uid) does not match" in message(err)
     core.delete_namespaced_config_map("opts", NS, dry_run="All")
     assert core.read_namespaced_config_map("opts", NS).metadata.uid == cm.metadata.uid
     with pytest.raises(ApiException) as err:

@@ -46,6 +46,12 @@ class Cluster:
         self._check(self.http.delete(f"{NS}/{resource}/{name}"))
         return self.revision(resource)
 
+    def delete_pod(self, name: str) -> list[tuple[str, str, str]]:
+        """An unscheduled pod's delete is graceful with period 0 (kube's BeforeDelete): an
+        update marks it, the next revision deletes it."""
+        deleted = self.delete("pods", name)
+        return [("update", name, str(int(deleted) - 1)), ("delete", name, deleted)]
+
     def revision(self, resource: str) -> str:
         """The store's revision: the list resourceVersion (nothing else writes meanwhile)."""
         return self._check(self.http.get(f"{NS}/{resource}"))["metadata"]["resourceVersion"]
@@ -138,8 +144,8 @@ def test_informers_sync_see_every_change_once_in_order_and_relist_after_410(
             expected["pods"].append(("update", "p1", cluster.label("pods", "p1", str(step))))
         expected["configmaps"].append(("update", "before-0", cluster.label("configmaps", "before-0", "x")))
         expected["configmaps"].append(("delete", "c1", cluster.delete("configmaps", "c1")))
-        expected["pods"].append(("delete", "p1", cluster.delete("pods", "p1")))
-        expected["pods"].append(("delete", "before-2", cluster.delete("pods", "before-2")))
+        expected["pods"] += cluster.delete_pod("p1")
+        expected["pods"] += cluster.delete_pod("before-2")
         for informer in CONFIGMAP_INFORMERS + POD_INFORMERS:
             want = expected["configmaps" if informer in CONFIGMAP_INFORMERS else "pods"]
             harness.wait_for(lambda ms, i=informer, n=len(want): len(harness.events(i, script_start)) >= n,

@@ -41,6 +41,8 @@ class Answer:
     warnings: list[str]
     #: The body before normalisation (continue tokens, resourceVersions a test sends back).
     raw: Json = None
+    #: The response's headers (``Content-Type``, ``Retry-After``, ...), for tests that compare them.
+    headers: httpx.Headers = field(default_factory=httpx.Headers)
 
     def summary(self) -> str:
         reason = self.body.get("reason", "") if isinstance(self.body, dict) else ""
@@ -135,6 +137,8 @@ class Normaliser:
 _UID_TEXT = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _TIME_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
 _VERSION_TEXT = re.compile(r'(resourceVersion\\?":\\?")\d+')
+#: A "too large resource version" message names the server's current revision.
+_CURRENT_REVISION_TEXT = re.compile(r"(Too large resource version: \d+, current: |ResourceVersion in record \()\d+")
 
 
 def _volatile_in_text(text: str) -> str:
@@ -142,6 +146,7 @@ def _volatile_in_text(text: str) -> str:
     resourceVersion: those parts are the servers' own."""
     text = _UID_TEXT.sub("<uid>", text)
     text = _TIME_TEXT.sub("<time>", text)
+    text = _CURRENT_REVISION_TEXT.sub(r"\1<rv>", text)
     return _VERSION_TEXT.sub(r"\1<rv>", text)
 
 
@@ -197,7 +202,7 @@ class Pair:
 
     def send(self, case: str, kind: str, verb: str, method: str, path: str | tuple[str, str], *,
              body: bytes | None | tuple[bytes | None, bytes | None] = None,
-             content_type: str = "application/json", headers: dict[str, str] | None = None,
+             content_type: str | None = "application/json", headers: dict[str, str] | None = None,
              rewrite: Callable[[Json, bool], Json] | None = None) -> Outcome:
         """One request to both servers; ``path`` and ``body`` may differ per server as a
         (fakeapi, kube) pair (objects with generated names, bodies built from each server's
@@ -215,14 +220,14 @@ class Pair:
         servers = ((self.fake, self._fake_normaliser), (self.real, self._real_normaliser))
         for (client, normaliser), server_path, server_body in zip(servers, paths, bodies, strict=True):
             request_headers = dict(headers or {})
-            if server_body is not None:
+            if server_body is not None and content_type is not None:
                 request_headers.setdefault("Content-Type", content_type)
             response = client.request(method, server_path, content=server_body, headers=request_headers)
             parsed = _parsed(response)
             if rewrite is not None:
                 parsed = rewrite(parsed, client is self.fake)
             answers.append(Answer(response.status_code, normaliser(parsed), response.headers.get_list("warning"),
-                                  parsed))
+                                  parsed, response.headers))
         fake, real = answers
         outcome = Outcome(case, kind, verb, fake, real)
         if fake.status != real.status:

@@ -26,7 +26,7 @@ from fakeapi.http.protobuf import MAGIC, message_json
 from fakeapi.http.protobuf_encoding import message_name, read_watch_frames
 from fakeapi.machinery.gotypes import UNKNOWN, message_class
 
-from conftest import NAMESPACE
+from differ import NAMESPACE
 from differ import Answer, Outcome, Pair, differences
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"

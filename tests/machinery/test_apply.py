@@ -13,8 +13,10 @@ import copy
 from typing import Any
 
 import pytest
+from starlette.datastructures import QueryParams
 
-from fakeapi.machinery.apply import FieldManager, check_name, validate_patch_options
+from fakeapi.machinery.apply import FieldManager, check_name
+from fakeapi.machinery.write_options import validate_write_options
 from fakeapi.machinery.schema import Schema, kind_schema
 from fakeapi.machinery.status import StatusError
 
@@ -182,16 +184,19 @@ def test_apply_body_errors() -> None:
                            'invalid character U+0007 (at position 1)'),
 ])
 def test_patch_options(manager: str, apply: bool, force: bool, message: str) -> None:
+    patch_type = "application/apply-patch+yaml" if apply else "application/merge-patch+json"
+    query = QueryParams({"fieldManager": manager, **({"force": "true"} if force else {})})
     with pytest.raises(StatusError) as raised:
-        validate_patch_options(manager, apply=apply, force_given=force)
+        validate_write_options("PatchOptions", query, patch_type=patch_type)
     assert (raised.value.code, raised.value.reason, raised.value.message) == (422, "Invalid", message)
-    validate_patch_options("m" * 128, apply=True, force_given=True)
+    validate_write_options("PatchOptions", QueryParams({"fieldManager": "m" * 128, "force": "true"}),
+                           patch_type="application/apply-patch+yaml")
 
 
 @pytest.mark.parametrize(("meta", "message"), [
     ({}, "the name of the object (web based on URL) was undeterminable: name must be provided"),
     ({"name": "other"}, "the name of the object (other) does not match the name on the URL (web)"),
-    ({"name": "web", "namespace": "b"}, "the namespace of the object (b) does not match the namespace on the request (a)"),
+    ({"name": "web", "namespace": "b"}, "the namespace of the provided object does not match the namespace sent on the request"),
 ])
 def test_check_name(meta: dict[str, str], message: str) -> None:
     with pytest.raises(StatusError, match=f"^{message.replace('(', '[(]').replace(')', '[)]')}$"):

@@ -1,0 +1,212 @@
+"""YAML bodies as kube-apiserver reads them: ``sigs.k8s.io/yaml``'s ``YAMLToJSON`` over its
+``goyaml.v2`` fork (a Go port of libyaml), with that parser's error messages.
+
+PyYAML's C loader runs libyaml itself, so a malformed document fails at the same place with the
+same problem as in Go; the message is then worded as goyaml's ``parser.fail`` words it: ``yaml:
+line N: <problem>``, where N is the problem's (0-based) line, plus one for scanner errors,
+or the context's line, and no line at all when both are 0. The few problems newer libyaml
+words differently are translated back.
+
+Values come out as goyaml v2 decodes them into ``interface{}``: YAML 1.1 scalars, but
+timestamps stay strings; a repeated key keeps its last value and earns the strict decoder's
+warning (``line N: key "k" already set in map``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import yaml
+
+from ._golang import go_quote
+
+#: libyaml's wording -> goyaml v2's (which kept libyaml 0.1's).
+_PROBLEMS = {
+    "found a tab character that violates indentation": "found character that cannot start any token",
+    "found a tab character where an indentation space is expected": "found character that cannot start any token",
+    "exceeded maximum nesting depth": "exceeded max depth of 10000",
+}
+
+
+class GoYAMLError(ValueError):
+    """What ``yaml.YAMLToJSON`` returns; ``str`` is goyaml's message (``yaml: line 2: ...``)."""
+
+
+class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined]
+    """libyaml's parser with goyaml v2's scalar rules; records repeated keys."""
+
+    def __init__(self, stream: bytes) -> None:
+        super().__init__(stream)
+        self.duplicates: list[str] = []
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, list | dict):
+                raise GoYAMLError(f"yaml: invalid map key: {_go_value(key)}")
+            if not isinstance(key, str | int | float | bool):
+                continue
+            if key in seen:  # goyaml names the line of the repeated key's value
+                self.duplicates.append(f"line {value_node.start_mark.line + 1}: key {go_quote(str(key))} already set in map")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _binary_as_string(loader: _Loader, node: yaml.ScalarNode) -> str:
+    """goyaml v2 decodes ``!!binary`` into interface{} as the string of its bytes."""
+    return loader.construct_yaml_binary(node).decode("utf-8", "replace")
+
+
+# goyaml v2 decodes a timestamp into interface{} as the string it was written as.
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_str)
+_Loader.add_constructor("tag:yaml.org,2002:binary", _binary_as_string)
+
+
+def _untagged(loader: _Loader, node: yaml.Node) -> Any:
+    """A node with a tag goyaml does not know (``!!python/object``, ``!foo``) decodes as if it
+    had none: nothing is ever constructed from a tag."""
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_scalar(node)
+
+
+_Loader.add_constructor(None, _untagged)
+
+#: goyaml's guard against alias bombs (``allowedAliasRatio``): over 100 alias-driven decodes and
+#: 1000 decodes in all, at most this share of decodes may come from aliases, falling from 99 %
+#: at 400,000 decodes to 10 % at 4,000,000.
+_ALIAS_RATIO_LOW, _ALIAS_RATIO_HIGH = 400_000, 4_000_000
+
+
+def _allowed_alias_ratio(decodes: int) -> float:
+    if decodes <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if decodes >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decodes - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
+def _check_aliasing(root: yaml.Node) -> None:
+    """Walk the document as goyaml decodes it, an alias expanding into its anchor's node again,
+    and refuse it as goyaml does when aliases drive too much of the work. libyaml hands an alias
+    back as its anchor's node itself: a node met again is an alias."""
+    decodes = aliases = 0
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, in_alias = stack.pop()
+        decodes += 1
+        if in_alias:
+            aliases += 1
+        if aliases > 100 and decodes > 1000 and aliases / decodes > _allowed_alias_ratio(decodes):
+            raise GoYAMLError("yaml: document contains excessive aliasing")
+        if id(node) in seen:
+            in_alias = True
+            decodes += 1  # the alias node, then its anchor's node
+            aliases += 1
+        elif isinstance(node, yaml.CollectionNode):
+            seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            stack.extend((item, in_alias) for pair in reversed(node.value) for item in reversed(pair))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, in_alias) for item in reversed(node.value))
+
+
+def yaml_to_json(data: bytes) -> tuple[Any, list[str]]:
+    """The JSON value of a YAML document, and the strict decoder's complaints (repeated keys);
+    ``GoYAMLError`` with goyaml's message for a document it refuses."""
+    loader = _Loader(data)
+    try:
+        node = loader.get_node() if loader.check_node() else None  # the first document only, as goyaml
+        if node is None:
+            return None, []
+        _check_aliasing(node)
+        return _jsonable(loader.construct_document(node)), loader.duplicates
+    except yaml.reader.ReaderError as err:
+        raise GoYAMLError(f"yaml: {_PROBLEMS.get(err.reason, err.reason)}") from None
+    except yaml.composer.ComposerError as err:
+        if err.problem == "found undefined alias" and err.problem_mark is not None:
+            name = _ANCHOR.match(data.decode("utf-8", "replace"), err.problem_mark.index + 1)
+            raise GoYAMLError(f"yaml: unknown anchor '{name.group() if name else ''}' referenced") from None
+        raise GoYAMLError(_marked_message(err)) from None
+    except yaml.MarkedYAMLError as err:
+        raise GoYAMLError(_marked_message(err)) from None
+    except RecursionError:
+        raise GoYAMLError("yaml: exceeded max depth of 10000") from None
+    finally:
+        loader.dispose()
+
+
+_ANCHOR = re.compile(r"[^\s,\[\]{}]*")
+
+
+def _jsonable(value: Any) -> Any:
+    """``YAMLToJSON``'s ``convertToJSONableObject`` then ``json.Marshal``: map keys become strings
+    (numbers and booleans as goyaml prints them), other keys are refused, as are NaN and the
+    infinities; every alias becomes a copy of its anchor's value, as in Go."""
+    if isinstance(value, dict):
+        converted = {}
+        for key, item in value.items():
+            if isinstance(key, bool):
+                text = "true" if key else "false"
+            elif isinstance(key, int):
+                text = str(key)
+            elif isinstance(key, float):
+                text = _go_float_key(key)
+            elif isinstance(key, str):
+                text = key
+            elif isinstance(key, tuple | list | dict):
+                raise GoYAMLError(f"yaml: invalid map key: {_go_value(key)}")
+            else:
+                raise GoYAMLError(f"unsupported map key of type: %!s(<nil>), key: <nil>, value: {_go_value(item)}")
+            converted[text] = _jsonable(item)
+        return converted
+    if isinstance(value, list):
+        return [_jsonable(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise GoYAMLError("json: unsupported value: " + ("NaN" if math.isnan(value) else "+Inf" if value > 0 else "-Inf"))
+    return value
+
+
+def _go_float_key(key: float) -> str:
+    """``strconv.FormatFloat(k, 'g', -1, 32)`` with goyaml's names for the special values."""
+    if math.isnan(key):
+        return ".nan"
+    if math.isinf(key):
+        return ".inf" if key > 0 else "-.inf"
+    return format(key, ".8g") if abs(key) >= 1e21 or (key and abs(key) < 1e-4) else repr(float(f"{key:.7g}")).removesuffix(".0")
+
+
+def _go_value(value: Any) -> str:
+    """Go's ``%#v`` of a decoded YAML value."""
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return go_quote(value)
+    if isinstance(value, tuple | list):
+        return "[]interface {}{" + ", ".join(_go_value(item) for item in value) + "}"
+    if isinstance(value, dict):
+        return "map[interface {}]interface {}{" + ", ".join(f"{_go_value(k)}:{_go_value(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _marked_message(err: yaml.MarkedYAMLError) -> str:
+    """goyaml's ``parser.fail``: the problem's line (scanner errors count from 1, parser errors
+    from 0, as goyaml does), else the context's, else none."""
+    line = 0
+    problem_line = err.problem_mark.line if err.problem_mark is not None else 0
+    context_line = err.context_mark.line if err.context_mark is not None else 0
+    if problem_line:
+        line = problem_line + (1 if isinstance(err, yaml.scanner.ScannerError) else 0)
+    elif context_line:
+        line = context_line
+    problem = err.problem or "unknown problem parsing YAML content"
+    problem = _PROBLEMS.get(problem, problem)
+    return f"yaml: line {line}: {problem}" if line else f"yaml: {problem}"

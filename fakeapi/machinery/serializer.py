@@ -1,0 +1,168 @@
+"""Create and update bodies decoded as kube-apiserver's handlers decode them: the JSON or YAML
+serializer (``runtime/serializer/json``: ``yaml.YAMLToJSON``, ``SimpleMetaFactory.Interpret``,
+the typed or unstructured unmarshal), the handler's defaults for a missing kind or version, and
+``transformDecodeError`` around the errors (``endpoints/handlers/rest.go``).
+
+An error before the body's kind is known is ``the object provided is unrecognized (must be of
+type <Kind>): <error> (<the body's first 30 bytes>)``; after, ``<BodyKind> in version "<v>"
+cannot be handled as a <Kind>: <error>``. A built-in kind must be the endpoint's kind in one of
+its versions (kube's scheme converts nothing else into it); a custom resource needs a kind, and
+the API version of the endpoint (its kind is checked by validation, as kube's strategy does).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._gojson import GoJSONError, loads
+from . import gostruct
+from ._golang import go_quote
+from .goyaml import GoYAMLError, yaml_to_json
+from .schema import release_kinds
+from .status import StatusError, bad_request
+
+YAML = "application/yaml"
+#: The struct ``Interpret`` unmarshals into, as Go names its type in an error.
+TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
+#: The scheme a kind missing from kube-apiserver's scheme is reported against.
+_SCHEME = "pkg/runtime/scheme.go:111"
+_JSON_KINDS = ((dict, "object"), (list, "array"), (str, "string"), (bool, "bool"), (int, "number"), (float, "number"))
+
+
+def summarize(data: bytes, max_length: int = 30) -> str:
+    """``summarizeData``: an object's first bytes as text, anything else in hex."""
+    if not data:
+        return "<empty>"
+    if data[:1] == b"{":
+        return data[:max_length].decode("utf-8", "replace") + (" ..." if len(data) > max_length else "")
+    return data[:max_length].hex() + (" ..." if len(data) > max_length else "")
+
+
+def unrecognized(kind: str, error: str, raw: bytes) -> StatusError:
+    """``transformDecodeError`` before the body's kind is known."""
+    return bad_request(f"the object provided is unrecognized (must be of type {kind}): {error} ({summarize(raw)})")
+
+
+def cannot_be_handled(body_kind: str, body_version: str, kind: str, error: str) -> StatusError:
+    """``transformDecodeError`` once it is."""
+    return bad_request(f"{body_kind} in version {go_quote(body_version)} cannot be handled as a {kind}: {error}")
+
+
+def _json_kind(value: Any) -> str:
+    return next((name for python_type, name in _JSON_KINDS if isinstance(value, python_type)), "null")
+
+
+def _fold(name: str) -> str:
+    return name.lower()
+
+
+def interpret(value: Any) -> tuple[str, str, str]:
+    """``SimpleMetaFactory.Interpret``: (group, version, kind) of a decoded body, read as Go's
+    ``encoding/json`` fills ``TYPE_META_STRUCT`` (keys matched ignoring case, the last match
+    wins, the first type error is reported); ``GoJSONError`` with Go's message, ``ValueError``
+    for an API version ``ParseGroupVersion`` refuses."""
+    if value is None:
+        return "", "", ""
+    if not isinstance(value, dict):
+        raise GoJSONError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type {TYPE_META_STRUCT}")
+    fields = {"apiversion": "", "kind": ""}
+    error = ""
+    for key, item in value.items():
+        name = _fold(key)
+        if name not in fields or item is None:
+            continue
+        if isinstance(item, str):
+            fields[name] = item
+        elif not error:
+            field = "apiVersion" if name == "apiversion" else "kind"
+            error = f"json: cannot unmarshal {_json_kind(item)} into Go struct field .{field} of type string"
+    if error:
+        raise GoJSONError(error)
+    group, version = parse_group_version(fields["apiversion"])
+    return group, version, fields["kind"]
+
+
+def parse_group_version(text: str) -> tuple[str, str]:
+    """``schema.ParseGroupVersion``."""
+    if text in ("", "/"):
+        return "", ""
+    parts = text.split("/")
+    if len(parts) == 1:
+        return "", text
+    if len(parts) == 2:
+        return parts[0], parts[1]
+    raise ValueError(f"unexpected GroupVersion string: {text}")
+
+
+def decode_value(raw: bytes, media_type: str, kind: str | None) -> tuple[Any, list[str]]:
+    """A JSON or YAML body as the JSON value kube's serializer reads, and the YAML strict
+    decoder's complaints (repeated keys); 400 as the create and update handlers of ``kind`` send
+    it (None: the bare error, as the delete handler does)."""
+    if media_type == YAML:
+        try:
+            return yaml_to_json(raw)
+        except GoYAMLError as err:
+            error = str(err)
+    else:
+        try:
+            return loads(raw), []
+        except GoJSONError as err:
+            error = f"couldn't get version/kind; json parse error: {err}"
+    raise unrecognized(kind, error, raw) if kind is not None else bad_request(error)
+
+
+def decode_object(value: Any, raw: bytes, *, group: str, versions: tuple[str, ...], kind: str,
+                  custom: bool = False) -> dict[str, Any]:
+    """A decoded body as an object of ``kind`` in one of ``versions`` of ``group`` (the first is
+    the endpoint's), ``apiVersion`` and ``kind`` filled in; 400 as kube's create and update
+    handlers refuse it."""
+    try:
+        body_group, body_version, body_kind = interpret(value)
+    except GoJSONError as err:
+        raise unrecognized(kind, f"couldn't get version/kind; json parse error: {err}", raw) from None
+    except ValueError as err:
+        raise unrecognized(kind, str(err), raw) from None
+    if custom:
+        return _unstructured(value, raw, group, versions, kind)
+    # gvkWithDefaults: the endpoint's kind and version stand in for missing ones.
+    body_kind = body_kind or kind
+    if not body_version and (not body_group or body_group == group):
+        body_group, body_version = group, versions[0]
+    if not body_version:  # a group without a version ("apps/") is not defaulted
+        raise cannot_be_handled(body_kind, "", kind, f"Object 'apiVersion' is missing in '{_text(raw)}'")
+    if body_group != group or body_version not in versions or body_kind != kind:
+        group_version = f"{body_group}/{body_version}" if body_group else body_version
+        if (body_group, body_version, body_kind) in release_kinds():
+            # the internal version the scheme converts into: the endpoint's kind's package
+            internal = group.split(".")[0] if group else "core"
+            reason = f"converting ({body_version}.{body_kind}) to ({internal}.{kind}): unknown conversion"
+        else:
+            reason = f'no kind "{body_kind}" is registered for version "{group_version}" in scheme "{_SCHEME}"'
+        raise cannot_be_handled(body_kind, body_version, kind, reason)
+    obj = value if isinstance(value, dict) else {}
+    obj["apiVersion"] = f"{group}/{body_version}" if group else body_version
+    obj["kind"] = kind
+    return obj
+
+
+def _text(raw: bytes) -> str:
+    """Go's ``string(data)`` as it reaches the client (invalid UTF-8 as U+FFFD)."""
+    return raw.decode("utf-8", "replace")
+
+
+def _unstructured(value: Any, raw: bytes, group: str, versions: tuple[str, ...], kind: str) -> dict[str, Any]:
+    """A custom resource's body (``unstructured.UnmarshalJSON``, then the handler's API version
+    check)."""
+    if not isinstance(value, dict) or not isinstance(value.get("kind"), str) or not value["kind"]:
+        raise unrecognized(kind, f"Object 'Kind' is missing in '{_text(raw)}'", raw)
+    api_version = value.get("apiVersion")
+    body_group, body_version = parse_group_version(api_version if isinstance(api_version, str) else "")
+    try:  # the custom resource codec reads the metadata into an ObjectMeta
+        gostruct.decode_meta(value.get("metadata"), "ObjectMeta")
+    except gostruct.GoDecodeError as err:
+        raise cannot_be_handled(value["kind"], body_version, kind, str(err)) from None
+    if body_group != group or body_version not in versions:
+        seen = f"{body_group}/{body_version}" if body_group else body_version
+        raise bad_request(f"the API version in the data ({seen}) does not match the expected API version "
+                          f"({group}/{versions[0]})")
+    return value
