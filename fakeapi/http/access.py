@@ -157,13 +157,12 @@ def _list_or_watch(query_string: bytes) -> tuple[str, str]:
                 watch_value = unquote_plus(value)
             elif key == "fieldSelector" and field_selector is None:
                 field_selector = unquote_plus(value)
+    watch = parse_bool(watch_value) if watch_value is not None else False
     try:
-        watch = parse_bool(watch_value, "watch") if watch_value is not None else False
         # Only a selector on metadata.name can name the object: others are not parsed here.
         selector = FieldSelector.parse(field_selector) if field_selector and "metadata.name" in field_selector else None
     except StatusError:
-        # kube's query decoding failed: the options start over, only ``watch`` read leniently
-        return ("watch" if watch_value and watch_value.lower() not in ("false", "0") else "list"), ""
+        return ("watch" if watch else "list"), ""  # kube's query decoding failed: no name
     name = ""
     if selector is not None:
         for requirement in selector.requirements:

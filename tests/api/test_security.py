@@ -171,11 +171,15 @@ def test_yaml_is_data_and_no_request_touches_files(tmp_path: Path) -> None:
         for body in yaml_bodies:
             created = server.http.post("/api/v1/namespaces/default/configmaps", content=body,
                                        headers={"Content-Type": "application/yaml"})
-            assert created.status_code == 400 and "could not determine a constructor" in created.json()["message"]
+            # Unknown tags are ignored as go-yaml ignores them: what is left is mistyped data (400)
+            # or an empty name (422).
+            assert created.status_code in (400, 422), created.text
             applied = server.http.patch("/api/v1/namespaces/default/configmaps/x", content=body,
                                         params={"fieldManager": "t"},
                                         headers={"Content-Type": "application/apply-patch+yaml"})
-            assert applied.status_code == 400
+            # Refused as kube refuses it (a mistyped field in an apply is its 500 "failed to
+            # create typed patch object"), never run.
+            assert applied.status_code in (400, 500) and applied.json()["kind"] == "Status", applied.text
         for path in ("/api/v1/namespaces/default/configmaps/../../../etc/passwd", "/fakeapi/v1/snapshot?file=/etc/passwd",
                      f"/openapi/v3/..%2f..%2f{tmp_path}", "/api/v1/namespaces/default/configmaps?fieldSelector=%2Fetc"):
             assert server.http.get(path).status_code in (200, 400, 404)
