@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 6443
 PYTEST_ARGS ?=
 
-.PHONY: serve test venv test-deps kube-binaries bench bench-compare clean load
+.PHONY: serve test venv test-deps kube-binaries bench bench-compare clean load cluster
 
 export PATH := /usr/local/go/bin:$(PATH)
 
@@ -25,12 +25,21 @@ venv: $(STAMP)
 serve: venv
 	$(BIN)/fakeapi serve --host $(HOST) --port $(PORT) --kubeconfig ./kubeconfig
 
+## A whole fake cluster on 127.0.0.1:6443: fakeapi, the real kube-controller-manager and
+## kube-scheduler, kwok's fake nodes (`make cluster NODES=1000 STAGES=fast`); Ctrl-C stops it.
+## Writes ./kubeconfig, logs in ./cluster-logs/. The first run builds the binaries.
+NODES  ?= 100
+STAGES ?= fast
+cluster: venv
+	bash scripts/build-kube.sh kube-controller-manager kube-scheduler kwok >/dev/null
+	$(BIN)/fakeapi cluster --nodes $(NODES) --stages $(STAGES) --port $(PORT) --kubeconfig ./kubeconfig --logs ./cluster-logs
+
 ## System dependencies of the tests (etcd for differential tests, kubectl, Go); fails loudly.
 test-deps:
 	bash scripts/ensure-test-deps.sh
 
 ## The real control plane the tests compare against and run beside fakeapi (kube-apiserver,
-## kube-controller-manager, kube-scheduler, kubectl v1.35.4, etcd/etcdctl v3.6.6), built from the
+## kube-controller-manager, kube-scheduler, kubectl v1.35.4, etcd/etcdctl v3.6.6, kwok v0.8.0), built from the
 ## Go module proxy into ~/.cache/fakeapi (about 6 minutes cold on 2 cores; seconds when cached).
 kube-binaries:
 	bash scripts/build-kube.sh >/dev/null

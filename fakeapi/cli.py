@@ -1,5 +1,5 @@
-"""``fakeapi`` command line: ``fakeapi serve``, ``fakeapi etcd``, ``fakeapi seed``, ``fakeapi snapshot`` and
-``fakeapi report``."""
+"""``fakeapi`` command line: ``fakeapi serve``, ``fakeapi etcd``, ``fakeapi seed``, ``fakeapi snapshot``,
+``fakeapi report`` and ``fakeapi cluster``."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import httpx
 import uvicorn
 import yaml
 
-from . import seed
+from . import cluster, seed
 from .cacher import CacherConfig
 from .cacher.watch_cache import DEFAULT_LOWER_BOUND, DEFAULT_UPPER_BOUND
 from .clients import DEFAULT_MAX_CLIENTS, SORT_KEYS, ClientReportConfig, DetectorConfig
@@ -624,6 +624,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--sort", choices=sorted(SORT_KEYS), default="time", help="order clients by (default time)")
     r.add_argument("--rows", type=int, default=3, help="requests shown under each client (default 3)")
     r.add_argument("--json", action="store_true", help="the report's JSON instead of a table")
+    c = sub.add_parser("cluster", help="fakeapi with the real kube-controller-manager and kube-scheduler and kwok's "
+                                       "fake nodes; runs until Ctrl-C",
+                       description=cluster.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    cluster.add_arguments(c)
     return parser
 
 
@@ -647,6 +651,8 @@ def main(argv: list[str] | None = None) -> None:
         run_seed(args)
     elif args.command == "snapshot":
         run_snapshot(args)
+    elif args.command == "cluster":
+        sys.exit(cluster.run(args))
     elif args.command == "report":
         run_report(args)
 

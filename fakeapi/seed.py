@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import json
 import random
+import ssl
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -416,14 +417,15 @@ def _status_message(content: bytes) -> str:
 
 
 async def seed_over_http(url: str, spec: SeedSpec, concurrency: int = 16, *, token: str | None = None,
-                         progress: TextIO | None = None) -> SeedResult:
-    """Write ``spec``'s cluster through the API at ``url``."""
+                         progress: TextIO | None = None, verify: ssl.SSLContext | bool = True) -> SeedResult:
+    """Write ``spec``'s cluster through the API at ``url`` (``verify``: how to check an HTTPS
+    server's certificate, e.g. a context trusting the real kube-apiserver's CA)."""
     import httpx  # the HTTP path's dependency only; serving never needs it
 
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     the_plan = plan(spec)
-    async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=60) as client:
+    async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=60, verify=verify) as client:
         return await _write_plan(the_plan, HttpWriter(client), concurrency,
                                  Progress(len(the_plan), "seeding", progress))
 

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Builds the real control plane fakeapi is judged against, from the Go module proxy:
 # kube-apiserver, kube-controller-manager, kube-scheduler, kubectl v1.35.4, etcd and etcdctl v3.6.6
-# (module kube/: go.mod pins kubernetes' staging modules to v0.35.4).
+# (module kube/: go.mod pins kubernetes' staging modules to v0.35.4), and kwok v0.8.0, the fake
+# nodes and pods of `fakeapi cluster` (module kube/kwok/: kwok needs k8s.io/* v0.36, which cannot
+# share a build list with kubernetes v1.35.4), with kwok's own Stage configs next to it
+# (kwok-stages/, a copy of the module's kustomize/stage: node/fast, pod/fast, ...).
 #
 # Binaries land in $FAKEAPI_KUBE_BIN (default ~/.cache/fakeapi/kube-v1.35.4), outside the work tree so
-# every clone on a machine shares them; a binary is rebuilt only when kube/go.sum or this script
-# changed. The Go build cache makes a rebuild take seconds; a cold build takes ~15 minutes on 2 cores.
+# every clone on a machine shares them; a binary is rebuilt only when its module's go.sum or this
+# script changed. The Go build cache makes a rebuild take seconds; a cold build takes ~15 minutes on 2 cores.
 #
-#   scripts/build-kube.sh            # all six
+#   scripts/build-kube.sh            # all seven
 #   scripts/build-kube.sh kube-apiserver etcd
 # Prints the bin directory on stdout.
 set -euo pipefail
@@ -29,12 +32,10 @@ declare -A package=(
     [kubectl]=k8s.io/kubernetes/cmd/kubectl
     [etcd]=go.etcd.io/etcd/server/v3
     [etcdctl]=go.etcd.io/etcd/etcdctl/v3
+    [kwok]=sigs.k8s.io/kwok/cmd/kwok
 )
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd etcdctl)
-
-# What the binaries are built from: a change to either file rebuilds them.
-stamp=$(cat go.sum ../scripts/build-kube.sh | sha256sum | cut -c1-16)
+[ ${#targets[@]} -gt 0 ] || targets=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd etcdctl kwok)
 
 # The version strings kube's release builds stamp in (kubectl version, /version, User-Agent).
 kube_ldflags="-s -w"
@@ -45,6 +46,10 @@ done
 
 for name in "${targets[@]}"; do
     pkg=${package[$name]:?unknown binary $name}
+    module=.
+    [ "$name" != kwok ] || module=kwok
+    # What the binary is built from: a change to its module's go.sum or this script rebuilds it.
+    stamp=$(cat "$module/go.sum" ../scripts/build-kube.sh | sha256sum | cut -c1-16)
     if [ -x "$bin/$name" ] && [ "$(cat "$bin/$name.stamp" 2>/dev/null)" = "$stamp" ]; then
         continue
     fi
@@ -52,6 +57,11 @@ for name in "${targets[@]}"; do
     start=$SECONDS
     case $name in
         etcd*) go build -trimpath -ldflags "-s -w" -o "$bin/$name.new" "$pkg" ;;
+        kwok)
+            (cd kwok && go build -trimpath -ldflags "-s -w" -o "$bin/$name.new" "$pkg")
+            rm -rf "$bin/kwok-stages"
+            cp -r "$(cd kwok && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage" "$bin/kwok-stages"
+            chmod -R u+w "$bin/kwok-stages" ;;
         *) go build -trimpath -tags selinux,notest,grpcnotrace -ldflags "$kube_ldflags" -o "$bin/$name.new" "$pkg" ;;
     esac
     mv "$bin/$name.new" "$bin/$name"

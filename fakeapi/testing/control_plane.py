@@ -285,7 +285,9 @@ class ControllerManager(Component):
             f"--controllers={controllers}", f"--leader-elect={str(leader_elect).lower()}",
             "--use-service-account-credentials=false", *key_args, "--v=1", *extra_args,
         ])
-        self._wait_healthy(f"https://127.0.0.1:{port}/healthz")
+        #: Its own endpoint: ``/healthz``, and ``/metrics`` (workqueues, client requests) without credentials.
+        self.url = f"https://127.0.0.1:{port}"
+        self._wait_healthy(f"{self.url}/healthz")
 
 
 class Scheduler(Component):
@@ -304,7 +306,8 @@ class Scheduler(Component):
             "--bind-address=127.0.0.1", f"--secure-port={port}", f"--cert-dir={workdir / 'scheduler-certs'}",
             f"--leader-elect={str(leader_elect).lower()}", "--v=1", *extra_args,
         ])
-        self._wait_healthy(f"https://127.0.0.1:{port}/healthz")
+        self.url = f"https://127.0.0.1:{port}"
+        self._wait_healthy(f"{self.url}/healthz")
 
 
 @contextlib.contextmanager

@@ -2,7 +2,9 @@
 
 Fixtures: ``fakeapi`` (a fresh server state per test), ``fakeapi_session`` (one shared state for
 the session), ``kubeconfig`` (its path, also exported as ``KUBECONFIG``), ``k8s_client`` (a
-``kubernetes`` ApiClient) and ``faults``. Marker: ``@pytest.mark.fakeapi(config=..., seed=...,
+``kubernetes`` ApiClient), ``faults``, and ``fakeapi_cluster`` (a whole fake cluster for the
+session: fakeapi, the real controller manager and scheduler, kwok's nodes; configured by
+overriding ``fakeapi_cluster_config``). Marker: ``@pytest.mark.fakeapi(config=..., seed=...,
 faults=[...])``; the same keys work as an indirect parameter of ``fakeapi``.
 
 One loopback port per worker process (xdist workers each get their own) serves the per-test
@@ -18,14 +20,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient
 
-    from .client import FakeAPI
+    from ..cluster import ClusterConfig
+    from .client import FakeAPI, FakeCluster
     from .harness import SharedServer
     from .on_loop import OnLoop
 
@@ -125,3 +128,31 @@ def k8s_client(fakeapi: FakeAPI) -> Iterator[ApiClient]:
 def faults(fakeapi: FakeAPI) -> OnLoop:
     """The test's server's faults API (``fakeapi.faults``)."""
     return fakeapi.faults
+
+
+@pytest.fixture(scope="session")
+def fakeapi_cluster_config() -> ClusterConfig | dict[str, Any]:
+    """How ``fakeapi_cluster`` starts: a ``fakeapi.cluster.ClusterConfig`` or a dict of its fields
+    (``nodes``, ``stages``, ``components``, ``node_template``, ``kcm_args``, ...). Override it in
+    a conftest.py, e.g. ``return {"nodes": 20, "stages": ("node/fast", "node/heartbeat-with-lease",
+    "pod/general")}`` for pods that take seconds to start. Default: 5 nodes, kwok's fast stages."""
+    return {"nodes": 5}
+
+
+@pytest.fixture(scope="session")
+def fakeapi_cluster(fakeapi_cluster_config: ClusterConfig | dict[str, Any],
+                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeCluster]:
+    """A whole fake cluster for the session (per xdist worker): fakeapi on a free port, the real
+    kube-controller-manager and kube-scheduler v1.35.4 and kwok v0.8.0 (built by
+    ``scripts/build-kube.sh``, cached), its nodes Ready. Deployments roll out, pods are
+    scheduled and become Ready. Tests share it: use names or namespaces of their own."""
+    from ..cluster import Cluster, ClusterConfig
+    from .client import FakeCluster
+
+    config = fakeapi_cluster_config
+    if not isinstance(config, ClusterConfig):
+        workdir = tmp_path_factory.mktemp("fakeapi-cluster")
+        config = ClusterConfig(**{"port": 0, "kubeconfig": workdir / "kubeconfig", "logs": workdir / "logs",
+                                  **config})
+    with Cluster(config) as cluster:
+        yield FakeCluster(cluster)

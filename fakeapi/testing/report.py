@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from typing import Any
 
+import httpx
+
 from ..clients import DETECTORS
 from ..clients.table import finding_lines, render
 
@@ -24,6 +26,15 @@ class Report:
 
     def __init__(self, data: Json) -> None:
         self.data = data
+
+    @classmethod
+    def fetch(cls, http: httpx.Client, since: float | None = None, sort: str = "time") -> Report:
+        """The report of the server behind ``http`` (``GET /fakeapi/v1/report``) over the last
+        ``since`` seconds (default: all it keeps)."""
+        params = {"sort": sort, **({"since": str(since)} if since else {})}
+        response = http.get("/fakeapi/v1/report", params=params)
+        response.raise_for_status()
+        return cls(response.json())
 
     @property
     def clients(self) -> list[Json]:

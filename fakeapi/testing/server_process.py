@@ -78,10 +78,7 @@ class ServerProcess:
         """The per-client report (``GET /fakeapi/v1/report``)."""
         from .report import Report  # the report's modules only for tests that read one
 
-        params = {"sort": sort, **({"since": str(since)} if since else {})}
-        resp = self.http.get("/fakeapi/v1/report", params=params)
-        resp.raise_for_status()
-        return Report(resp.json())
+        return Report.fetch(self.http, since, sort)
 
     # Faults: thin wrappers of the HTTP control API, named and shaped like ``fakeapi.faults.Faults``.
 

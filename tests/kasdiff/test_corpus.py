@@ -28,6 +28,7 @@ happens fails it too, so the list stays true.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,11 @@ class Case:
                 self.pair.send(self.name, manifest["kind"], "setup-status", "PATCH",
                                f"{_collection(manifest)}/{manifest['metadata']['name']}/status",
                                body=_json({"status": manifest["status"]}), content_type=_PATCH_TYPES["merge"])
+        if any(manifest["kind"] == "ResourceQuota" for manifest in setup):
+            # kube's quota admission reads quotas from an informer, and a namespace it found
+            # without any stays so in its live-lookup cache for 30 s: give the informer the
+            # moment it needs to see the new quota, or kube enforces nothing (by chance).
+            time.sleep(1)
         try:
             self._run()
         finally:
