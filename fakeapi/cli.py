@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import ipaddress
 import json
 import logging
 import os
+import secrets
+import signal
+import socket
+import ssl
 import sys
-import urllib.error
-import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +33,10 @@ from .http import ServerConfig, create_app
 from .http.app import CONTROLLERS
 from .http.limits import Limits
 from .machinery._golang import parse_duration
-from .registry.authentication import ADMIN_TOKEN
+from .http.pki import KeyPair, ServerCertificates
+from .kubeconfig import client_settings
+from .registry.authentication import ADMIN, ADMIN_TOKEN, UserInfo, read_token_file
+from .registry.authorization import ALWAYS_ALLOW, MODES, AccessControl
 from .registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
 from .store import CorruptLog, DataDirInUse, FsyncPolicy, Journal, SnapshotError, Store, snapshot
 
@@ -116,23 +122,93 @@ def client_report_config(args: argparse.Namespace) -> ClientReportConfig:
     return ClientReportConfig(max_clients=args.max_clients, client_header=args.client_header, detectors=detectors)
 
 
-def write_kubeconfig(path: Path, server_url: str) -> None:
+def write_kubeconfig(path: Path, server_url: str, *, token: str | None = ADMIN_TOKEN, ca_pem: bytes | None = None,
+                     client_certificate: KeyPair | None = None) -> None:
+    """The kubeconfig of a server at ``server_url``: its CA (``ca_pem``, for https) and one
+    credential, ``client_certificate`` or else ``token`` — all embedded, so the file stands
+    alone. Replaced whole, readable by its owner only (it holds a credential)."""
+    cluster: dict[str, Any] = {"server": server_url}
+    if ca_pem is not None:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
+    user: dict[str, Any] = {}
+    if client_certificate is not None:
+        user["client-certificate-data"] = base64.b64encode(client_certificate.certificate_pem).decode()
+        user["client-key-data"] = base64.b64encode(client_certificate.key_pem).decode()
+    elif token:
+        user["token"] = token
     config = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": "fakeapi", "cluster": {"server": server_url}}],
-        "users": [{"name": "fakeapi", "user": {"token": ADMIN_TOKEN}}],
+        "clusters": [{"name": "fakeapi", "cluster": cluster}],
+        "users": [{"name": "fakeapi", "user": user}],
         "contexts": [{"name": "fakeapi", "context": {"cluster": "fakeapi", "user": "fakeapi", "namespace": "default"}}],
         "current-context": "fakeapi",
         "preferences": {},
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(yaml.safe_dump(config, sort_keys=False))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(yaml.safe_dump(config, sort_keys=False))
     os.replace(tmp, path)
 
 
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def access_control(args: argparse.Namespace) -> tuple[AccessControl, str]:
+    """What ``--token``, ``--token-file``, ``--anonymous-auth`` and ``--authorization-mode`` make
+    of access, and the token the kubeconfig carries. Without ``--token`` or ``--token-file`` the
+    administrator's token is ``fakeapi`` on loopback and a random one elsewhere; requests without
+    credentials are allowed by default on loopback only, as the administrator when no access flag
+    is given (plain kubectl and client-go send none: ``AccessControl.unauthenticated_as_admin``),
+    else as ``system:anonymous``."""
+    loopback = is_loopback(args.host)
+    tokens: dict[str, UserInfo] = {}
+    if args.token_file is not None:
+        try:
+            tokens.update(read_token_file(args.token_file))
+        except (OSError, ValueError) as err:
+            raise SystemExit(f"fakeapi: --token-file: {err}") from None
+    kubeconfig_token = args.token or next(iter(tokens), "")
+    if args.token:
+        tokens[args.token] = ADMIN
+    elif not tokens:
+        kubeconfig_token = ADMIN_TOKEN if loopback else secrets.token_urlsafe(32)
+        tokens[kubeconfig_token] = ADMIN
+    anonymous = loopback if args.anonymous is None else args.anonymous
+    modes = tuple(args.authorization_mode.split(","))
+    as_admin = args.anonymous is None and not (args.tls or args.token or args.token_file)
+    return AccessControl(authorization_modes=modes, static_tokens=tokens, anonymous=anonymous,
+                         unauthenticated_as_admin=as_admin), kubeconfig_token
+
+
+def _security_warnings(args: argparse.Namespace, access: AccessControl) -> list[str]:
+    """What a server reachable from other machines should say about itself."""
+    if is_loopback(args.host):
+        return []
+    warnings = []
+    where = f"{args.host}:{args.port}"
+    if access.anonymous and ALWAYS_ALLOW in access.authorization_modes:
+        warnings.append(f"anonymous requests are allowed and authorization is AlwaysAllow: anyone who reaches "
+                        f"{where} can read and change everything (--anonymous-auth=false, --authorization-mode=RBAC)")
+    elif access.anonymous:
+        warnings.append(f"anonymous requests are allowed on {where} (what RBAC grants system:anonymous)")
+    if not args.tls:
+        warnings.append(f"serving {where} without TLS: credentials and data cross the network in clear (--tls)")
+    return warnings
+
+
 async def serve(args: argparse.Namespace) -> None:
+    if not args.tls and (args.cert_dir or args.client_ca_file or args.kubeconfig_auth == "cert"):
+        raise SystemExit("fakeapi: --cert-dir, --client-ca-file and --kubeconfig-auth cert need --tls")
+    access, kubeconfig_token = access_control(args)
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -154,17 +230,50 @@ async def serve(args: argparse.Namespace) -> None:
         from_snapshot=args.from_snapshot,
         service_account_issuer=args.service_account_issuer,
         clients=client_report_config(args),
+        access=access,
         max_request_bytes=args.max_request_bytes,
         limits=Limits(request_timeout=parse_duration(args.request_timeout),
                       max_requests_inflight=args.max_requests_inflight,
                       max_mutating_requests_inflight=args.max_mutating_requests_inflight),
     )
+    for text in _security_warnings(args, access):
+        print(f"fakeapi: warning: {text}", file=sys.stderr, flush=True)
+    kubeconfig = Path(args.kubeconfig).resolve()
+    certificates = None
+    if args.tls:
+        certificates = ServerCertificates.in_directory(
+            args.cert_dir or kubeconfig.parent / "fakeapi-pki", _serving_hosts(args.host), ADMIN.name, ADMIN.groups)
     try:
         app = create_app(config)
     except (DataDirInUse, SnapshotError, CorruptLog, FileExistsError) as err:
         raise SystemExit(f"fakeapi: {err}") from None
     if args.seed is not None:
         seed.seed_at_startup(app, args.seed, report=_report_seed)
+    if certificates is not None:
+        task, port = await _serve_tls(app, args, certificates)
+    else:
+        task, port = await _serve_plain(app, args)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"{'https' if certificates else 'http'}://{host}:{port}"
+    if certificates is not None:
+        write_kubeconfig(kubeconfig, url, token=kubeconfig_token, ca_pem=certificates.ca.certificate_pem,
+                         client_certificate=certificates.admin if args.kubeconfig_auth == "cert" else None)
+    else:
+        write_kubeconfig(kubeconfig, url, token=kubeconfig_token)
+    etcd = None
+    if args.etcd_listen_client_urls:
+        etcd = await _start_etcd(app.state.server.store, app.state.server.faults, args)
+    also = f"; etcd: {', '.join(etcd.client_urls)}" if etcd is not None else ""
+    print(f"fakeapi: listening on {url} (kubeconfig: {kubeconfig}{also})", flush=True)
+    try:
+        await task
+    finally:
+        if etcd is not None:
+            await etcd.stop(None)
+
+
+async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task[None], int]:
+    """uvicorn (httptools, uvloop): the fastest HTTP/1.1 server here, for plain HTTP."""
     server = uvicorn.Server(uvicorn.Config(
         app, host=args.host, port=args.port, log_level=args.log_level, access_log=False,
         timeout_graceful_shutdown=1,
@@ -176,20 +285,46 @@ async def serve(args: argparse.Namespace) -> None:
             raise SystemExit("fakeapi: the server did not start")
         await asyncio.sleep(0.01)
     sockets = [s for srv in server.servers for s in srv.sockets]
-    port = sockets[0].getsockname()[1] if sockets else args.port
-    url = f"http://{args.host}:{port}"
-    kubeconfig = Path(args.kubeconfig).resolve()
-    write_kubeconfig(kubeconfig, url)
-    etcd = None
-    if args.etcd_listen_client_urls:
-        etcd = await _start_etcd(app.state.server.store, app.state.server.faults, args)
-    also = f"; etcd: {', '.join(etcd.client_urls)}" if etcd is not None else ""
-    print(f"fakeapi: listening on {url} (kubeconfig: {kubeconfig}{also})", flush=True)
+    return task, sockets[0].getsockname()[1] if sockets else args.port
+
+
+async def _serve_tls(app: Any, args: argparse.Namespace,
+                     certificates: ServerCertificates) -> tuple[asyncio.Task[None], int]:
+    """HTTPS with HTTP/2 (``fakeapi.http.tls``): the app's lifespan runs here, SIGINT and
+    SIGTERM stop it as they stop uvicorn."""
+    from .http.tls import TLSServer, server_context
+
     try:
-        await task
-    finally:
-        if etcd is not None:
-            await etcd.stop(None)
+        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((args.host, args.port))
+        sock.listen(socket.SOMAXCONN)
+        context = server_context(certificates.serving_cert_file, certificates.serving_key_file,
+                                 [certificates.ca_file, *args.client_ca_file])
+    except (OSError, ssl.SSLError) as err:
+        raise SystemExit(f"fakeapi: {err}") from None
+    server = TLSServer(app, sock, context)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, server.stop)
+
+    async def run() -> None:
+        async with app.router.lifespan_context(app):
+            await server.serve()
+
+    return asyncio.create_task(run()), server.port
+
+
+def _serving_hosts(host: str) -> list[str]:
+    """The names a serving certificate covers: loopback, and the address served on (this
+    machine's name when that is every address)."""
+    hosts = ["localhost", "127.0.0.1", "::1"]
+    if host in ("0.0.0.0", "::", ""):
+        hosts.append(socket.gethostname())
+    elif host not in hosts:
+        hosts.append(host)
+    return hosts
 
 
 async def _start_etcd(store: object, faults: Any, args: argparse.Namespace) -> object:
@@ -268,7 +403,8 @@ def run_snapshot(args: argparse.Namespace) -> None:
             if args.data_dir is not None:
                 data = _save_from_data_dir(Path(args.data_dir))
             else:
-                resp = httpx.get(args.url.rstrip("/") + "/fakeapi/v1/snapshot", timeout=300)
+                with _server_client(args, 300) as http:
+                    resp = http.get("/fakeapi/v1/snapshot")
                 resp.raise_for_status()
                 data = resp.content
             info = snapshot.info(data)  # checks what came before writing it
@@ -306,21 +442,80 @@ def _add_persistence_args(parser: argparse.ArgumentParser) -> None:
                              "process crash (default interval)")
     parser.add_argument("--fsync-interval", default="100ms",
                         help="the flush period of --fsync interval (default 100ms)")
+def _bool(text: str) -> bool:
+    """Go's ``strconv.ParseBool``, as kube's boolean flags take them."""
+    if text in ("1", "t", "T", "true", "TRUE", "True"):
+        return True
+    if text in ("0", "f", "F", "false", "FALSE", "False"):
+        return False
+    raise argparse.ArgumentTypeError(f"not a boolean: {text}")
+
+
+def _modes(text: str) -> str:
+    unknown = [mode for mode in text.split(",") if mode not in MODES]
+    if unknown or not text:
+        raise argparse.ArgumentTypeError(f"unknown authorization mode {','.join(unknown)!r}; known: {', '.join(MODES)}")
+    return text
+
+
+def _add_access_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--token", metavar="TOKEN",
+                        help="the administrator's bearer token (user admin in system:masters), written into the "
+                             "kubeconfig; default: 'fakeapi' on loopback, a random one elsewhere")
+    parser.add_argument("--token-file", metavar="FILE",
+                        help="more bearer tokens, in kube-apiserver's --token-auth-file format: CSV lines "
+                             'token,user,uid,"group1,group2"')
+    parser.add_argument("--anonymous-auth", "--anonymous", dest="anonymous", nargs="?", const=True, type=_bool,
+                        metavar="BOOL", help="serve requests without credentials as system:anonymous "
+                                             "(default: true on loopback, false elsewhere; on loopback "
+                                             "without --tls, --token, --token-file and this flag, with "
+                                             "AlwaysAllow, they are the administrator, as plain kubectl "
+                                             "sends no credentials)")
+    parser.add_argument("--authorization-mode", default=ALWAYS_ALLOW, type=_modes, metavar="MODES",
+                        help=f"comma-separated, in order: {', '.join(MODES)} (default {ALWAYS_ALLOW}); "
+                             "system:masters is always allowed")
+    parser.add_argument("--tls", action="store_true",
+                        help="serve HTTPS (HTTP/2 and HTTP/1.1) with a generated CA and serving certificate; the "
+                             "kubeconfig carries the CA; client certificates signed by it authenticate")
+    parser.add_argument("--cert-dir", type=Path, metavar="DIR",
+                        help="with --tls: where the CA and certificates are kept and reused across restarts "
+                             "(default: fakeapi-pki next to the kubeconfig)")
+    parser.add_argument("--client-ca-file", type=Path, action="append", default=[], metavar="FILE",
+                        help="with --tls: another CA whose client certificates authenticate (CN = user, O = groups)")
+    parser.add_argument("--kubeconfig-auth", choices=("token", "cert"), default="token",
+                        help="with --tls: the kubeconfig's credential, the admin token or a client certificate "
+                             "(default token)")
+
+
+def _server_client(args: argparse.Namespace, timeout: float) -> httpx.Client:
+    """A client of ``--url``, or with ``--kubeconfig`` of its server as its user (token or client
+    certificate, its CA for https)."""
+    if args.kubeconfig is None:
+        return httpx.Client(base_url=args.url, timeout=timeout)
+    try:
+        server, settings = client_settings(Path(args.kubeconfig))
+    except (OSError, ValueError, KeyError, StopIteration, yaml.YAMLError) as err:
+        raise SystemExit(f"fakeapi: --kubeconfig {args.kubeconfig}: {err!r}") from None
+    return httpx.Client(base_url=server, timeout=timeout, **settings)
+
+
 def run_report(args: argparse.Namespace) -> None:
     """``fakeapi report``: a running server's per-client report, as a table or JSON."""
     query = {"sort": args.sort, **({"since": args.since} if args.since else {})}
-    url = f"{args.url.rstrip('/')}/fakeapi/v1/report?{urllib.parse.urlencode(query)}"
-    try:
-        with urllib.request.urlopen(url, timeout=30) as response:
-            report = json.load(response)
-    except urllib.error.HTTPError as err:
-        raise SystemExit(f"fakeapi report: {url}: {err.code} {err.read().decode(errors='replace')}") from None
-    except (urllib.error.URLError, OSError) as err:
-        raise SystemExit(f"fakeapi report: {url}: {err}") from None
+    with _server_client(args, 30) as http:
+        url = http.base_url.join("/fakeapi/v1/report").copy_merge_params(query)
+        try:
+            response = http.get(url)
+        except httpx.HTTPError as err:
+            raise SystemExit(f"fakeapi report: {url}: {err}") from None
+    if response.status_code != 200:
+        raise SystemExit(f"fakeapi report: {url}: {response.status_code} {response.text}")
+    report = response.json()
     print(json.dumps(report, indent=2) if args.json else render(report, args.rows))
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of every ``fakeapi`` command."""
     parser = argparse.ArgumentParser(prog="fakeapi", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("serve", help="run the API server")
@@ -379,6 +574,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=_seed_spec, metavar="SPEC",
                    help="write a synthetic cluster into the registry before accepting requests "
                         "(see `fakeapi seed --help` for SPEC)")
+    _add_access_args(p)
     _add_persistence_args(p)
     p.add_argument("--from-snapshot", type=Path, metavar="FILE",
                    help="start from a `fakeapi snapshot save` file (restored into --data-dir if given, which "
@@ -410,6 +606,9 @@ def main(argv: list[str] | None = None) -> None:
     save.add_argument("file", metavar="FILE")
     source = save.add_mutually_exclusive_group()
     source.add_argument("--url", default="http://127.0.0.1:6443", help="a running server (default http://127.0.0.1:6443)")
+    source.add_argument("--kubeconfig", metavar="FILE",
+                        help="a running server as a kubeconfig reaches it (the one `fakeapi serve` wrote: its URL, "
+                             "credential and CA)")
     source.add_argument("--data-dir", help="the data directory of a stopped server")
     restore = actions.add_parser("restore", help="make a new data directory from FILE (then: fakeapi serve --data-dir DIR)")
     restore.add_argument("file", metavar="FILE")
@@ -418,6 +617,9 @@ def main(argv: list[str] | None = None) -> None:
     status.add_argument("file", metavar="FILE")
     r = sub.add_parser("report", help="a running server's per-client cost report and the detectors that fired")
     r.add_argument("--url", default="http://127.0.0.1:6443", help="the server (default http://127.0.0.1:6443)")
+    r.add_argument("--kubeconfig", metavar="FILE",
+                   help="the server as a kubeconfig reaches it (the one `fakeapi serve` wrote: its URL, credential "
+                        "and CA), instead of --url")
     r.add_argument("--since", type=_duration, help="only the last DURATION (5m, 30s); default: since it started")
     r.add_argument("--sort", choices=sorted(SORT_KEYS), default="time", help="order clients by (default time)")
     r.add_argument("--rows", type=int, default=3, help="requests shown under each client (default 3)")
@@ -426,7 +628,11 @@ def main(argv: list[str] | None = None) -> None:
                                        "fake nodes; runs until Ctrl-C",
                        description=cluster.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     cluster.add_arguments(c)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
     if args.command == "serve":
         try:
             asyncio.run(serve(args))

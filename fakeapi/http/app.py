@@ -18,10 +18,17 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..cacher import CacherConfig
 from ..clients import ClientReport, ClientReportConfig
-from ..controllers import CustomResourceCleanup, GarbageCollector, NamespaceController, PodTermination
+from ..controllers import (
+    ClusterRoleAggregation,
+    CustomResourceCleanup,
+    GarbageCollector,
+    NamespaceController,
+    PodTermination,
+)
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, method_not_allowed_path, not_found_path
 from ..metrics import ServerMetrics, TimedStore, version_labels
+from ..registry.authorization import AccessControl
 from ..registry.registry import (
     DEFAULT_EVENT_TTL,
     DEFAULT_SERVICE_ACCOUNT_ISSUER,
@@ -43,6 +50,7 @@ from . import clients as client_routes
 from . import faults as fault_routes
 from . import metrics as metric_routes
 from . import openapi, resources
+from .access import AccessMiddleware
 from .discovery import AGGREGATED_KIND, AggregatedDocument, Discovery
 from .faults import control_body
 from .limits import Limits
@@ -68,9 +76,10 @@ log = logging.getLogger("fakeapi")
 
 GARBAGE_COLLECTOR = "garbage-collector-controller"
 NAMESPACE_CONTROLLER = "namespace-controller"
+CLUSTERROLE_AGGREGATION = "clusterrole-aggregation-controller"
 #: Not kube-controller-manager's: the kubelets' part in graceful pod deletion (kwok's, when it runs).
 POD_TERMINATION = "pod-termination"
-CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, POD_TERMINATION)
+CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, CLUSTERROLE_AGGREGATION, POD_TERMINATION)
 
 
 @dataclass(slots=True)
@@ -104,6 +113,8 @@ class ServerConfig:
     from_snapshot: Path | None = None
     #: The per-client report: client cap, client header, history, detectors' knobs.
     clients: ClientReportConfig = field(default_factory=ClientReportConfig)
+    #: Authentication and authorization: modes, static tokens, anonymous requests.
+    access: AccessControl = field(default_factory=AccessControl)
     #: kube-apiserver's --request-timeout and in-flight limits (``limits``).
     limits: Limits = field(default_factory=Limits)
     #: etcd's --max-request-bytes: a write whose raft entry would be larger is refused as etcd
@@ -122,12 +133,15 @@ class Server:
         gc = config.garbage_collection
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
-                                 advertise_port=config.port or 443)
-        self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup | PodTermination] = []
+                                 advertise_port=config.port or 443, access=config.access)
+        self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup
+                               | ClusterRoleAggregation | PodTermination] = []
         if GARBAGE_COLLECTOR in config.controllers:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
             self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
+        if CLUSTERROLE_AGGREGATION in config.controllers:
+            self.controllers.append(ClusterRoleAggregation(self.registry))
         if POD_TERMINATION in config.controllers:
             self.controllers.append(PodTermination(self.registry, gc_finalizers=gc))
         self.controllers.append(CustomResourceCleanup(self.registry, gc_finalizers=gc))
@@ -249,6 +263,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     fault_routes.add_routes(app)
     metric_routes.add_routes(app)
     client_routes.add_routes(app)
+    # Starlette runs the last added outermost: requests refused with 401 or 403 are measured too.
+    app.add_middleware(AccessMiddleware, registry=server.registry)
     app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
                        clients=server.clients, limits=server.config.limits)
     app.add_exception_handler(404, _no_route)

@@ -29,6 +29,7 @@ from ..machinery.status import StatusError
 from ..metrics import ServerMetrics
 from ..registry import request_cost
 from ..registry.registry import Registry
+from .access import acting_user
 from .limits import PRIVILEGED_GROUP, Limits, request_timeout, send_timeout, send_too_many_requests
 from .request_info import go_query_string, request_info
 from .responses import served_by, status_response
@@ -141,9 +142,8 @@ class MetricsMiddleware:
 
     def _privileged(self, scope: Scope) -> bool:
         """Whether the request's user (after impersonation) is in ``system:masters``."""
-        headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in scope["headers"]]
-        authorization = next((value for name, value in headers if name == "authorization"), None)
-        return PRIVILEGED_GROUP in self.registry.authenticator.requester(authorization, headers).groups
+        user = acting_user(self.registry.authenticator, scope)
+        return user is not None and PRIVILEGED_GROUP in user.groups
 
 
 def add_routes(app: FastAPI) -> None:

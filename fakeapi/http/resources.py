@@ -12,14 +12,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
-import yaml
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from ..cacher import json_event
 from ..faults import Faults
 from ..machinery import patch as patching
-from ..machinery import requester, serializer, warning
+from ..machinery import serializer, warning
 from ..machinery.delete_options import DeleteOptions, from_body
 from ..machinery.field_validation import OptionsKind, check_fields
 from ..machinery.list_options import ListOptions, parse_bool, parse_resource_version
@@ -28,7 +27,6 @@ from ..machinery.schema import Schema
 from ..machinery.status import (
     Details,
     StatusError,
-    bad_request,
     method_not_allowed_path,
     not_acceptable,
     not_found,
@@ -43,6 +41,7 @@ from ..registry.rest import ResourceStore, is_status
 from ..registry.views import PARTIAL_OBJECT_METADATA, ResponseView, TableView
 from ..registry.virtual import CreateOnly
 from . import protobuf, protobuf_views
+from .access import request_user
 from .faults import apply_request_faults, slow_list
 from .negotiation import (
     COLLECTION_GET_MEDIA_TYPES,
@@ -307,9 +306,7 @@ _INTERNAL_PACKAGES = {"": "core", "events.k8s.io": "core"}
 async def handle(registry: Registry, request: Request, group: str, version: str, rest: str,
                  faults: Faults) -> Response:
     """One request to a resource endpoint, with the ``Warning`` headers the write earned."""
-    headers = request.headers
-    with warning.recording() as warnings, requester.requesting(
-            lambda: registry.authenticator.requester(headers.get("authorization"), headers.items()).to_json()):
+    with warning.recording() as warnings:
         response = await _handle(registry, request, group, version, rest, faults)
     return with_warnings(response, warnings)
 
@@ -444,11 +441,11 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
     media_type = negotiate(request.headers.get("accept")).media_type
     body_type = creater.body_type
     body, warnings, dry = await read_object(request, body_type, "CreateOptions")
-    headers = request.headers
+    user = request_user(request)
     answer = creater.handle(
         body, resource=resource, namespace=namespace, name=name, subresource=subresource, dry_run=dry,
         manager=field_manager(request), admission=registry.admission, namespace_phase=registry.namespace_phase,
-        user=lambda: registry.authenticator.requester(headers.get("authorization"), headers.items()))
+        user=lambda: user)
     # A Status answer is sent with its own code (an eviction's failure is a 500).
     is_status_answer = answer.get("kind") == "Status"
     code = answer["code"] if is_status_answer else 201

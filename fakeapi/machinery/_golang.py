@@ -35,6 +35,15 @@ def go_quote(text: str) -> str:
     return "".join(out)
 
 
+def go_aggregate(errors: list[str] | tuple[str, ...]) -> str:
+    """apimachinery's ``utilerrors.NewAggregate(errors).Error()``: "" for none, one message bare,
+    several as ``[a, b]`` with repeats dropped."""
+    unique = list(dict.fromkeys(errors))
+    if not unique:
+        return ""
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+
+
 def go_parse_int64(text: str) -> int | None:
     """``strconv.ParseInt(text, 10, 64)``; None where Go returns an error."""
     # A sign and 19 digits at most: the length test also keeps int() clear of its digit limit.

@@ -1,52 +1,64 @@
-"""The authorization.k8s.io reviews (kube's ``pkg/registry/authorization``), answered as
-kube-apiserver answers them with ``--authorization-mode=AlwaysAllow`` — the mode fakeapi serves
-in: every request is allowed, so every access review is ``allowed`` and a rules review lists
-``*`` on everything. ``kubectl auth can-i`` (with ``--list``: the rules review) calls them.
+"""The authorization.k8s.io reviews (kube's ``pkg/registry/authorization``), answered by the
+server's authorizer (``fakeapi.registry.authorization``: AlwaysAllow, or RBAC) exactly as it
+decides requests: an access review asks it about the attributes in its spec (for the requester,
+or the user it names), a rules review lists the rules it resolves for the requester in a
+namespace. ``kubectl auth can-i`` (with ``--list``: the rules review) calls them.
 
-What is not a yes or no is kube's still: validation (``pkg/apis/authorization/validation``), the
-namespace rules of the local review, and the ``evaluationError`` a selector that does not parse
-earns (the authorizer is asked with what could be parsed).
+Around the decision, kube's rules: validation (``pkg/apis/authorization/validation``), the
+namespace rules of the local review, an empty version meaning every version, and the
+``evaluationError`` a selector that does not parse earns (the authorizer is asked with what could
+be parsed).
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
 from ..apis.authorization import validation
 from ..machinery.selectors import FieldSelector, label_selector_as_selector, parse_label_selector
 from ..machinery.status import FieldError, StatusError, bad_request, invalid
+from .authentication import UserInfo
+from .authorization import Attributes, Authorizer, Decision
 from .virtual import BodyType, CreateOnly, CreateRequest
 
 Json = dict[str, Any]
 
 _GROUP = "authorization.k8s.io"
-#: ``alwaysAllowAuthorizer.RulesFor``.
-_ALL_RULES: Json = {
-    "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
-    "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
-    "incomplete": False,
-}
 _FIELD_OPERATORS = ("In", "NotIn")
 _LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 
 
-def _allowed(review: Json) -> Json:
-    """The review answered: allowed, with the selector parse errors kube reports."""
-    status: Json = {"allowed": True}
-    resource = (review.get("spec") or {}).get("resourceAttributes")
-    error = _evaluation_error(resource) if resource is not None else ""
+def _answered(review: Json, user: UserInfo, authorizer: Authorizer) -> Json:
+    """The review with the authorizer's answer about its attributes for ``user`` as status."""
+    spec = review.get("spec") or {}
+    resource = spec.get("resourceAttributes")
+    if resource is not None:
+        attributes = Attributes(
+            user, resource.get("verb", ""), True, api_group=resource.get("group", ""),
+            api_version=resource.get("version") or "*", namespace=resource.get("namespace", ""),
+            resource=resource.get("resource", ""), subresource=resource.get("subresource", ""),
+            name=resource.get("name", ""))
+    else:
+        non_resource = spec.get("nonResourceAttributes") or {}
+        attributes = Attributes(user, non_resource.get("verb", ""), False, path=non_resource.get("path", ""))
+    verdict = authorizer.authorize(attributes)
+    status: Json = {"allowed": verdict.decision is Decision.ALLOW}
+    if verdict.decision is Decision.DENY:
+        status["denied"] = True
+    if verdict.reason:
+        status["reason"] = verdict.reason
+    error = _evaluation_error(verdict.error, resource) if resource is not None else verdict.error
     if error:
         status["evaluationError"] = error
     review["status"] = status
     return review
 
 
-def _evaluation_error(resource: Json) -> str:
-    """``BuildEvaluationError`` for an authorizer that never errs: the selectors that did not
-    parse (``partially ignored`` when some of their requirements did)."""
-    errors = []
+def _evaluation_error(error: str, resource: Json) -> str:
+    """``BuildEvaluationError``: the authorizer's error, then the selectors that did not parse
+    (``partially ignored`` when some of their requirements did)."""
+    errors = [error] if error else []
     for name, parse in (("fieldSelector", _field_requirements), ("labelSelector", _label_requirements)):
         selector = resource.get(name)
         if selector is None:
@@ -93,11 +105,14 @@ def _label_requirements(selector: Json) -> tuple[int, bool]:
 
 class _AccessReviews(CreateOnly):
     """An access review storage: validated (422 Invalid of a kind-less ``authorization.k8s.io``
-    object, as kube's internal objects have no kind), then allowed."""
+    object, as kube's internal objects have no kind), then answered by the authorizer."""
 
     answers_request = True
     zero_object = {"metadata": {"creationTimestamp": None}, "spec": {}, "status": {"allowed": False}}
     validate: Callable[[Json], list[FieldError]]
+
+    def __init__(self, authorizer: Authorizer) -> None:
+        self._authorizer = authorizer
 
     def create(self, request: CreateRequest) -> Json:
         review = request.body
@@ -105,7 +120,14 @@ class _AccessReviews(CreateOnly):
         if errors:
             raise invalid(_GROUP, "", "", errors)
         self._check_namespace(review, request.namespace)
-        return _allowed(review)
+        return _answered(review, self._subject(review, request), self._authorizer)
+
+    def _subject(self, review: Json, request: CreateRequest) -> UserInfo:
+        """Whom the review asks about: the user its spec names (``AuthorizationAttributesFrom``)."""
+        spec = review.get("spec") or {}
+        extra = spec.get("extra") or {}
+        return UserInfo(spec.get("user", ""), spec.get("uid", ""), tuple(spec.get("groups") or ()),
+                        {key: tuple(values or ()) for key, values in extra.items()})
 
     def _check_namespace(self, review: Json, namespace: str | None) -> None:
         """Refuse a review that does not fit the request's namespace."""
@@ -120,6 +142,9 @@ class SelfSubjectAccessReviews(_AccessReviews):
     body_type = BodyType(_GROUP, ("v1",), "SelfSubjectAccessReview")
     validate = staticmethod(validation.validate_self_subject_access_review)
 
+    def _subject(self, review: Json, request: CreateRequest) -> UserInfo:
+        return request.user()
+
 
 class LocalSubjectAccessReviews(_AccessReviews):
     body_type = BodyType(_GROUP, ("v1",), "LocalSubjectAccessReview")
@@ -133,13 +158,23 @@ class LocalSubjectAccessReviews(_AccessReviews):
 
 
 class SelfSubjectRulesReviews(CreateOnly):
-    """``selfsubjectrulesreviews``: a new object with the rules alone (the request's spec is not
-    echoed)."""
+    """``selfsubjectrulesreviews``: a new object with the requester's rules in the namespace
+    alone (the request's spec is not echoed)."""
 
     body_type = BodyType(_GROUP, ("v1",), "SelfSubjectRulesReview")
 
+    def __init__(self, authorizer: Authorizer) -> None:
+        self._authorizer = authorizer
+
     def create(self, request: CreateRequest) -> Json:
-        if not (request.body.get("spec") or {}).get("namespace"):
+        namespace = (request.body.get("spec") or {}).get("namespace")
+        if not namespace:
             raise bad_request("no namespace on request")
+        rules = self._authorizer.rules_for(request.user(), namespace)
+        status: Json = {"resourceRules": [rule.to_json() for rule in rules.resource],
+                        "nonResourceRules": [rule.to_json() for rule in rules.non_resource],
+                        "incomplete": rules.incomplete}
+        if rules.error:
+            status["evaluationError"] = rules.error
         return {"kind": "SelfSubjectRulesReview", "apiVersion": f"{_GROUP}/v1", "metadata": {}, "spec": {},
-                "status": copy.deepcopy(_ALL_RULES)}
+                "status": status}

@@ -1,37 +1,43 @@
-"""Who a request is, and the authentication.k8s.io APIs that say it: ``SelfSubjectReview`` and
-``TokenReview`` (kube's ``pkg/registry/authentication``), with the token authenticators and the
-impersonation filter of kube-apiserver they rely on.
+"""Who a request is: kube-apiserver's authenticator chain (``pkg/kubeapiserver/authenticator``),
+the impersonation filter, and the authentication.k8s.io APIs that say who one is:
+``SelfSubjectReview`` and ``TokenReview`` (kube's ``pkg/registry/authentication``).
 
-fakeapi enforces no authentication: every request is served, as kube-apiserver with
-``--authorization-mode=AlwaysAllow`` serves every authenticated one. Where an answer depends on
-who asks (``kubectl auth whoami``, self reviews), the requester is
+The chain, in kube's order, each asked once per request:
 
-* the service account of a bearer token fakeapi issued (``serviceaccounts/token``) when the
-  token checks out as kube checks it (signature, issuer, audience, times, the service account and
-  the object it is bound to still there);
-* otherwise ``ADMIN``: the static-token administrator of kube-apiserver's ``--token-auth-file``
-  in fakeapi's oracle setup (``fakeapi.testing.control_plane`` writes the same line), so both
-  servers answer alike. A token fakeapi does not know is not refused (no 401);
+* a client certificate the TLS handshake verified against the client CA (``x509``: the
+  common name is the user, the organizations its groups), found per connection by the server;
+* a bearer token (``Authorization: Bearer ...``): the static tokens of ``--token-file`` and
+  ``--token`` (kube's ``--token-auth-file``), then the service-account tokens this server
+  issued (``serviceaccounts/token``), checked as kube checks them (signature, issuer, audience,
+  times, the service account and the object it is bound to still there);
+* anonymous (``--anonymous-auth``): a request with no credentials is ``system:anonymous`` in
+  ``system:unauthenticated``.
 
-then ``Impersonate-*`` headers replace the requester as kube's impersonation filter does
-(AlwaysAllow allows any impersonation). They are read where the requester matters, so a request
-elsewhere with inconsistent impersonation headers is served, not refused with kube's 400.
-``TokenReview`` knows two kinds of token: ``ADMIN_TOKEN`` (the token of the kubeconfig
-``fakeapi serve`` writes) and the service-account tokens.
+A user the chain authenticates gets ``system:authenticated``. A bearer token nobody knows is a 401
+even when anonymous requests are allowed (kube's ``union.NewFailOnError``); with anonymous
+requests refused, so is a request without credentials.
+
+Then ``Impersonate-*`` headers replace the requester as kube's impersonation filter does, each
+thing impersonated authorized first (verb ``impersonate`` on users, groups, serviceaccounts,
+uids, userextras). ``TokenReview`` asks the token authenticators only.
 """
 
 from __future__ import annotations
 
+import csv
+import hashlib
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote
+
+from cryptography import x509
+from cryptography.x509.oid import NameOID
 
 from ..admission import Lookup
 from ..machinery import metadata
-from ..machinery._golang import go_quote
+from ..machinery._golang import go_aggregate, go_quote
 from ..machinery.managed_fields import parse_time
 from ..machinery.status import bad_request
 from .serviceaccount_tokens import (
@@ -88,11 +94,13 @@ class UserInfo:
         return out
 
 
-#: The administrator every request is unless it proves otherwise (see the module doc), as the
-#: static token authenticator knows it (``system:authenticated`` is added when it authenticates).
+#: The administrator of the kubeconfig ``fakeapi serve`` writes (``--token``'s user), as the
+#: static token file of fakeapi's oracle setup names it too (``fakeapi.testing.control_plane``).
 ADMIN = UserInfo("admin", "admin-uid", ("system:masters",))
-#: The token of the kubeconfig ``fakeapi serve`` writes: the static token of ``ADMIN``.
+#: ``--token``'s default on loopback: the token of the kubeconfig ``fakeapi serve`` writes.
 ADMIN_TOKEN = "fakeapi"
+#: What ``anonymous.NewAuthenticator`` makes of a request without credentials.
+ANONYMOUS_USER = UserInfo(ANONYMOUS, "", (ALL_UNAUTHENTICATED,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,26 +120,38 @@ def _with_authenticated_group(user: UserInfo) -> UserInfo:
     return UserInfo(user.name, user.uid, (*user.groups, ALL_AUTHENTICATED), user.extra)
 
 
-def _aggregate(errors: Sequence[str]) -> str:
-    """``utilerrors.NewAggregate(...).Error()``: one message bare, several bracketed, repeats
-    dropped."""
-    unique = list(dict.fromkeys(errors))
-    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
-
-
 class Authenticator:
-    """The token authenticators (the static ``ADMIN_TOKEN``, the service-account tokens) and
-    the requester of a request (see the module doc). ``api_audiences`` is kube's
-    ``--api-audiences`` (its default: the issuer)."""
+    """The authenticator chain (see the module doc). ``api_audiences`` is kube's
+    ``--api-audiences`` (its default: the issuer); ``static_tokens`` maps the tokens of
+    ``--token-file``/``--token`` to their users; ``unauthenticated`` is who a request without
+    credentials is (``--anonymous-auth``: ``system:anonymous``; None: 401)."""
 
     def __init__(self, signer: TokenSigner, lookup: Lookup, api_audiences: tuple[str, ...],
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, *, static_tokens: Mapping[str, UserInfo] | None = None,
+                 unauthenticated: UserInfo | None = ANONYMOUS_USER) -> None:
         self.signer = signer
         self._lookup = lookup
         self.api_audiences = api_audiences
         self._clock = clock
+        #: The static token authenticator's users, ``system:authenticated`` added once here.
+        self.static_tokens = {token: _with_authenticated_group(user) for token, user in (static_tokens or {}).items()}
+        #: ``system:authenticated`` added here too when it is a user (the administrator).
+        self.unauthenticated = None if unauthenticated is None else _with_authenticated_group(unauthenticated)
         #: (token, audiences) -> (until, what it authenticated as); insertion-ordered.
         self._successes: dict[tuple[str, tuple[str, ...]], tuple[float, TokenAuthentication]] = {}
+
+    def authenticate(self, authorization: str, certificate_user: UserInfo | None) -> UserInfo | None:
+        """The user a request is, from its ``Authorization`` header ("" for none) and the user
+        its connection's client certificate names; None: 401 Unauthorized."""
+        if certificate_user is not None:
+            return certificate_user
+        token = _bearer_token(authorization)
+        if token:
+            static = self.static_tokens.get(token)
+            if static is not None:
+                return static
+            return self.authenticate_token(token).user  # unknown: an error, never anonymous
+        return self.unauthenticated
 
     def authenticate_token(self, token: str, audiences: Sequence[str] = ()) -> TokenAuthentication:
         """kube-apiserver's union of token authenticators behind the bearer-token one, for the
@@ -152,16 +172,17 @@ class Authenticator:
         return found
 
     def _authenticate(self, token: str, wanted: tuple[str, ...]) -> TokenAuthentication:
-        if token == ADMIN_TOKEN:
+        static = self.static_tokens.get(token)
+        if static is not None:
             # The static token file is audience agnostic: it authenticates for the API audiences.
             implicit = tuple(a for a in self.api_audiences if a in wanted)
             if implicit:
-                return TokenAuthentication(_with_authenticated_group(ADMIN), implicit)
+                return TokenAuthentication(static, implicit)
             return TokenAuthentication(error=INVALID_BEARER_TOKEN)
         try:
             found = self._service_account_token(token, wanted)
         except TokenError as err:
-            return TokenAuthentication(error=_aggregate([INVALID_BEARER_TOKEN, str(err)]))
+            return TokenAuthentication(error=go_aggregate([INVALID_BEARER_TOKEN, str(err)]))
         if found is None:
             return TokenAuthentication(error=INVALID_BEARER_TOKEN)
         return found
@@ -226,17 +247,6 @@ class Authenticator:
         name = account.get("name", "")
         return UserInfo(make_username(namespace, name), account.get("uid", ""), make_group_names(namespace), extra)
 
-    def requester(self, authorization: str | None, headers: Iterable[tuple[str, str]]) -> UserInfo:
-        """The user a request with this ``Authorization`` header and these (lower-cased) headers
-        is, after impersonation (see the module doc)."""
-        user = _with_authenticated_group(ADMIN)
-        token = _bearer_token(authorization)
-        if token:
-            found = self.authenticate_token(token)
-            if found.user is not None:
-                user = found.user
-        return impersonated(user, headers)
-
 
 def _go_strings(values: Iterable[str]) -> str:
     """Go's ``%q`` of a ``[]string``."""
@@ -268,50 +278,6 @@ def split_service_account_username(username: str) -> tuple[str, str] | None:
     if len(namespace) > 63 or not _DNS_LABEL.match(namespace) or len(name) > 253 or not _DNS_SUBDOMAIN.match(name):
         return None
     return namespace, name
-
-
-def impersonated(user: UserInfo, headers: Iterable[tuple[str, str]]) -> UserInfo:
-    """kube's ``WithImpersonation`` filter (every impersonation allowed): ``Impersonate-User``
-    (a service-account name brings its groups unless groups are given), ``Impersonate-Group``,
-    ``Impersonate-Uid``, ``Impersonate-Extra-<key>``; 400 for any of the others without a user."""
-    wanted_user, wanted_uid = "", ""
-    groups: list[str] = []
-    extra: dict[str, list[str]] = {}
-    requests: list[tuple[str, str, str, str, str]] = []  # ObjectReference: kind, ns, name, apiVersion, fieldPath
-    for header, value in headers:
-        if header == "impersonate-user" and not wanted_user:
-            wanted_user = value
-        elif header == "impersonate-uid" and not wanted_uid:
-            wanted_uid = value
-    if wanted_user:
-        account = split_service_account_username(wanted_user)
-        requests.append(("ServiceAccount", *account, "", "") if account else ("User", "", wanted_user, "", ""))
-    for header, value in headers:
-        if header == "impersonate-group":
-            groups.append(value)
-            requests.append(("Group", "", value, "", ""))
-    for header, value in headers:
-        if header.startswith("impersonate-extra-"):
-            key = unquote(header[len("impersonate-extra-"):])
-            extra.setdefault(key, []).append(value)
-            requests.append(("UserExtra", "", value, "authentication.k8s.io/v1", key))
-    if wanted_uid:
-        requests.append(("UID", "", wanted_uid, "authentication.k8s.io/v1", ""))
-    if not requests:
-        return user
-    if not wanted_user:
-        described = " ".join(f"{{{kind} {ns} {name}  {api_version}  {field_path}}}"
-                             for kind, ns, name, api_version, field_path in requests)
-        raise bad_request(f"requested [{described}] without impersonating a user")
-    account = split_service_account_username(wanted_user)
-    if account is not None and not any(header == "impersonate-group" for header, _ in headers):
-        groups = list(make_group_names(account[0]))
-    if wanted_user != ANONYMOUS:
-        if ALL_AUTHENTICATED not in groups and ALL_UNAUTHENTICATED not in groups:
-            groups.append(ALL_AUTHENTICATED)
-    elif ALL_UNAUTHENTICATED not in groups:
-        groups.append(ALL_UNAUTHENTICATED)
-    return UserInfo(wanted_user, wanted_uid, tuple(groups), {key: tuple(values) for key, values in extra.items()})
 
 
 class SelfSubjectReviews(CreateOnly):
@@ -353,3 +319,38 @@ class TokenReviews(CreateOnly):
             status["error"] = found.error
         review["status"] = status
         return review
+
+
+def read_token_file(path: str) -> dict[str, UserInfo]:
+    """kube's ``tokenfile.NewCSV`` (``--token-auth-file``): CSV lines ``token,user,uid`` with an
+    optional fourth column of comma-separated groups (quoted); an empty token is skipped, a later
+    line wins over an earlier one with the same token. ``ValueError`` with kube's message for a
+    line of fewer than three columns; ``OSError`` if it cannot be read."""
+    tokens: dict[str, UserInfo] = {}
+    with open(path, newline="", encoding="utf-8") as file:
+        for record in csv.reader(file):
+            if not record:
+                continue  # Go's csv reader skips empty lines
+            if len(record) < 3:
+                raise ValueError(f"token file '{path}' must have at least 3 columns (token, user name, user uid), "
+                                 f"found {len(record)}")
+            if not record[0]:
+                continue
+            groups = tuple(record[3].split(",")) if len(record) >= 4 else ()
+            tokens[record[0]] = UserInfo(record[1], record[2], groups)
+    return tokens
+
+
+def certificate_user(der: bytes) -> UserInfo | None:
+    """kube's ``x509.CommonNameUserConversion`` of a verified client certificate (DER): the common
+    name is the user, the organizations are its groups, the certificate's SHA-256 its credential
+    id; None without a common name (kube then tries the next authenticator)."""
+    certificate = x509.load_der_x509_certificate(der)
+    subject = certificate.subject
+    common_names = subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    if not common_names or not common_names[0].value:
+        return None
+    groups = tuple(str(attribute.value) for attribute in subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME))
+    fingerprint = hashlib.sha256(der).hexdigest()
+    return _with_authenticated_group(UserInfo(str(common_names[0].value), "", groups,
+                                              {CREDENTIAL_ID_KEY: (f"X509SHA256={fingerprint}",)}))

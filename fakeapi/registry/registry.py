@@ -24,6 +24,7 @@ from .access_reviews import (
     SubjectAccessReviews,
 )
 from .authentication import Authenticator, SelfSubjectReviews, TokenReviews
+from .authorization import ALWAYS_ALLOW, RBAC, AccessControl, AlwaysAllow, Authorizer, Union
 from .binding import LegacyBindings, PodBindings
 from .converting import ConvertingStore
 from .custom_resources import (
@@ -36,6 +37,8 @@ from .lease_manager import LeaseManager
 from .namespaces import NamespaceStore
 from .eviction import PodEvictions
 from .pod_subresources import POD_SUBRESOURCE_STRATEGIES
+from .rbac import RBACAuthorizer
+from .rbac_storage import EscalationCheck, RBACStore
 from .rest import Json, LeaseTTL, ResourceStore
 from .services import ServiceStore
 from .serviceaccount_tokens import TokenSigner
@@ -56,6 +59,8 @@ _STORE_CLASSES: dict[tuple[str, str], type[ResourceStore]] = {
     ("", "namespaces"): NamespaceStore,
     ("", "services"): ServiceStore,
     ("apiextensions.k8s.io", "customresourcedefinitions"): CustomResourceDefinitionStore,
+    **{("rbac.authorization.k8s.io", plural): RBACStore
+       for plural in ("roles", "clusterroles", "rolebindings", "clusterrolebindings")},
 }
 
 
@@ -93,6 +98,7 @@ class Registry:
         event_ttl: int = DEFAULT_EVENT_TTL,
         advertise_port: int = 443,
         service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER,
+        access: AccessControl | None = None,
     ) -> None:
         self.store = store
         #: The port clients reach the server on: the ``kubernetes`` Service's target port.
@@ -132,7 +138,7 @@ class Registry:
         assert isinstance(services, ServiceStore)
         services.endpoints = self._by_kind[("", "Endpoints")].storage
         self._custom: dict[str, CustomResourceStore] = {}  # by CRD name
-        self._serve_subresources(service_account_issuer)
+        self._serve_subresources(service_account_issuer, access or AccessControl())
         #: Called with each resource store added after start (custom resources): controllers
         #: subscribe to its cache.
         self.on_resource_added: list[Callable[[ResourceStore], None]] = []
@@ -141,14 +147,25 @@ class Registry:
         self._stopping: set[asyncio.Task[None]] = set()
         self._ticker: asyncio.Task[None] | None = None
 
-    def _serve_subresources(self, issuer: str) -> None:
+    def _serve_subresources(self, issuer: str, access: AccessControl) -> None:
         """The create-only storages: resources answered, never stored (``create_only``), and
         the create-only subresources of stored ones (``subresource_creaters``); the pods' spec
         subresources."""
         #: Service-account tokens: their signer, and the authenticator that knows them.
         self.token_signer = TokenSigner(issuer)
         api_audiences = (issuer,)
-        self.authenticator = Authenticator(self.token_signer, self._lookup, api_audiences)
+        self.authenticator = Authenticator(self.token_signer, self._lookup, api_audiences,
+                                           static_tokens=access.static_tokens,
+                                           unauthenticated=access.unauthenticated_user)
+        self.authorizer = Union([self._mode_authorizer(mode) for mode in access.authorization_modes])
+        rbac = next((a for a in self.authorizer.authorizers if isinstance(a, RBACAuthorizer)), None)
+        if rbac is not None and not self.authorizer.always_allows:
+            # Escalation prevention, as kube's RBAC storage (AlwaysAllow allows escalate and bind).
+            check = EscalationCheck(self, self.authorizer, rbac)
+            for plural in ("roles", "clusterroles", "rolebindings", "clusterrolebindings"):
+                store = self.resources[("rbac.authorization.k8s.io", "v1", plural)].storage
+                assert isinstance(store, RBACStore)
+                store.escalation = check
         pods = self.resources[("", "v1", "pods")].storage
         pods.subresource_strategies = POD_SUBRESOURCE_STRATEGIES
         budgets = self.resources[("policy", "v1", "poddisruptionbudgets")].storage
@@ -157,10 +174,10 @@ class Registry:
             ("", "v1", "bindings"): LegacyBindings(bindings),
             ("authentication.k8s.io", "v1", "selfsubjectreviews"): SelfSubjectReviews(),
             ("authentication.k8s.io", "v1", "tokenreviews"): TokenReviews(self.authenticator),
-            ("authorization.k8s.io", "v1", "localsubjectaccessreviews"): LocalSubjectAccessReviews(),
-            ("authorization.k8s.io", "v1", "selfsubjectaccessreviews"): SelfSubjectAccessReviews(),
-            ("authorization.k8s.io", "v1", "selfsubjectrulesreviews"): SelfSubjectRulesReviews(),
-            ("authorization.k8s.io", "v1", "subjectaccessreviews"): SubjectAccessReviews(),
+            ("authorization.k8s.io", "v1", "localsubjectaccessreviews"): LocalSubjectAccessReviews(self.authorizer),
+            ("authorization.k8s.io", "v1", "selfsubjectaccessreviews"): SelfSubjectAccessReviews(self.authorizer),
+            ("authorization.k8s.io", "v1", "selfsubjectrulesreviews"): SelfSubjectRulesReviews(self.authorizer),
+            ("authorization.k8s.io", "v1", "subjectaccessreviews"): SubjectAccessReviews(self.authorizer),
         }
         #: By (group, version, resource, subresource).
         self.subresource_creaters: dict[tuple[str, str, str, str], CreateOnly] = {
@@ -168,6 +185,17 @@ class Registry:
             ("", "v1", "pods", "eviction"): PodEvictions(pods, budgets, gc_finalizers=self.garbage_collection),
             ("", "v1", "serviceaccounts", "token"): ServiceAccountTokens(self.token_signer, self._lookup, api_audiences),
         }
+
+    def _mode_authorizer(self, mode: str) -> Authorizer:
+        """The authorizer of one ``--authorization-mode``."""
+        if mode == ALWAYS_ALLOW:
+            return AlwaysAllow()
+        if mode == RBAC:
+            def cacher(plural: str):  # type: ignore[no-untyped-def]
+                return self.resources[("rbac.authorization.k8s.io", "v1", plural)].storage.cacher
+            return RBACAuthorizer(cacher("roles"), cacher("rolebindings"), cacher("clusterroles"),
+                                  cacher("clusterrolebindings"))
+        raise ValueError(f"unknown authorization mode {mode}")
 
     def start(self) -> None:
         """Create the default namespaces and kube-apiserver's bootstrap objects, start every cache

@@ -200,19 +200,23 @@ class Certificates:
 class KubeAPIServer(Component):
     """The real kube-apiserver v1.35.4 over ``etcd_servers``, configured as envtest configures it
     (see the module docstring). ``url``, ``token`` and ``kubeconfig`` are what clients use;
-    ``http`` is an ``httpx.Client`` already authenticated."""
+    ``http`` is an ``httpx.Client`` already authenticated. ``authorization_mode`` replaces
+    AlwaysAllow (``RBAC``); ``token_lines`` are more users of the static token file
+    (``token,user,uid,"group1,group2"``)."""
 
     name = "kube-apiserver"
 
     def __init__(self, workdir: Path, etcd_servers: str, *extra_args: str,
-                 etcd_prefix: str = "/registry") -> None:
+                 etcd_prefix: str = "/registry", authorization_mode: str = "AlwaysAllow",
+                 token_lines: Sequence[str] = ()) -> None:
         super().__init__(workdir)
         self.etcd_servers = etcd_servers
         self.certificates = Certificates(workdir / "pki")
         self.token = secrets.token_hex(16)
         tokens = workdir / "tokens.csv"
         # The administrator fakeapi answers every request as (``fakeapi.registry.authentication``).
-        tokens.write_text(f'{self.token},{ADMIN.name},{ADMIN.uid},"{",".join(ADMIN.groups)}"\n')
+        tokens.write_text("".join(f"{line}\n" for line in (
+            f'{self.token},{ADMIN.name},{ADMIN.uid},"{",".join(ADMIN.groups)}"', *token_lines)))
         port = free_port()
         self.url = f"https://127.0.0.1:{port}"
         binary = kube_binaries("kube-apiserver") / "kube-apiserver"
@@ -222,7 +226,7 @@ class KubeAPIServer(Component):
             "--bind-address=127.0.0.1", f"--secure-port={port}", f"--cert-dir={workdir / 'pki'}",
             f"--tls-cert-file={certificates.serving_cert}", f"--tls-private-key-file={certificates.serving_key}",
             f"--client-ca-file={certificates.ca}", f"--token-auth-file={tokens}",
-            "--authorization-mode=AlwaysAllow",
+            f"--authorization-mode={authorization_mode}",
             f"--service-account-issuer={self.url}",
             f"--service-account-key-file={certificates.service_account_public_key}",
             f"--service-account-signing-key-file={certificates.service_account_key}",
@@ -307,9 +311,10 @@ class Scheduler(Component):
 
 
 @contextlib.contextmanager
-def real_apiserver(workdir: Path, *extra_args: str) -> Iterator[KubeAPIServer]:
+def real_apiserver(workdir: Path, *extra_args: str, authorization_mode: str = "AlwaysAllow") -> Iterator[KubeAPIServer]:
     """etcd + kube-apiserver, both stopped on exit."""
-    with Etcd(workdir / "etcd") as etcd, KubeAPIServer(workdir / "apiserver", etcd.client_url, *extra_args) as api:
+    with Etcd(workdir / "etcd") as etcd, \
+            KubeAPIServer(workdir / "apiserver", etcd.client_url, *extra_args, authorization_mode=authorization_mode) as api:
         yield api
 
 

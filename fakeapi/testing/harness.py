@@ -14,6 +14,7 @@ import pytest
 
 from ..faults import parse_cli_spec
 from ..http import ServerConfig
+from ..registry.authentication import ADMIN_TOKEN
 from ..seed import SeedSpec
 from .client import FakeAPI, Manifests
 from .embedded import EmbeddedServer
@@ -94,8 +95,10 @@ class SharedServer:
     @classmethod
     def running(cls, workdir: Path) -> Iterator[SharedServer]:
         """Yields a started server (no app yet), closed when the generator is."""
+        # The kubeconfig's administrator, as kubectl and the Python client are.
         with EmbeddedServer(workdir) as server, httpx.Client(
-                base_url=server.url, timeout=HTTP_TIMEOUT, headers={"user-agent": USER_AGENT}) as http:
+                base_url=server.url, timeout=HTTP_TIMEOUT,
+                headers={"user-agent": USER_AGENT, "authorization": f"Bearer {ADMIN_TOKEN}"}) as http:
             yield cls(server, http)
 
     def handle(self) -> FakeAPI:

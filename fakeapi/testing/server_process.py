@@ -3,12 +3,15 @@ processes (kubectl, client-go programs, operators) or want it isolated from thei
 
 from __future__ import annotations
 
+import ssl
 import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
+
+from ..kubeconfig import client_settings
 
 if TYPE_CHECKING:
     from .report import Report
@@ -35,7 +38,12 @@ class ServerProcess:
         self.url = line.split("listening on ")[1].split()[0]
         #: With ``--etcd-listen-client-urls``: where the store is served over etcd's gRPC API.
         self.etcd_urls = line.split("; etcd: ")[1].rstrip(")\n").split(", ") if "; etcd: " in line else []
-        self.http = httpx.Client(base_url=self.url, timeout=30)
+        #: Authenticated as the kubeconfig's user (its token or client certificate), verifying
+        #: the server against the kubeconfig's CA with ``--tls``.
+        _, credentials = client_settings(self.kubeconfig)
+        #: How to verify the server: its CA (with ``--tls``), else True.
+        self.verify: ssl.SSLContext | bool = credentials.get("verify", True)
+        self.http = httpx.Client(base_url=self.url, timeout=30, **credentials)
 
     def stop(self) -> None:
         self.http.close()

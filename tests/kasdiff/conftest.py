@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from differ import NAMESPACE, Outcome, Pair, table
 
@@ -46,10 +45,10 @@ def outcomes() -> Iterator[list[Outcome]]:
 
 @pytest.fixture(scope="session")
 def pair(real_server: KubeAPIServer, fake_server: ServerProcess, outcomes: list[Outcome]) -> Iterator[Pair]:
-    with httpx.Client(base_url=fake_server.url, timeout=30) as fake:
-        both = Pair(fake, real_server.http)
-        both.outcomes = outcomes
-        for client in (fake, real_server.http):
-            response = client.post("/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}})
-            assert response.status_code in (201, 409), response.text
-        yield both
+    # Both as their administrator (fakeapi's kubeconfig token; kube's static token).
+    both = Pair(fake_server.http, real_server.http)
+    both.outcomes = outcomes
+    for client in (fake_server.http, real_server.http):
+        response = client.post("/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}})
+        assert response.status_code in (201, 409), response.text
+    yield both

@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from fakeapi.registry.authentication import SUCCESS_CACHE_SECONDS, Authenticator, UserInfo, impersonated
+from fakeapi.registry.authentication import SUCCESS_CACHE_SECONDS, Authenticator, UserInfo
+from fakeapi.registry.authorization import AlwaysAllow
+from fakeapi.registry.impersonation import impersonate
 from fakeapi.registry.serviceaccount_tokens import LEEWAY_SECONDS, TokenSigner
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
@@ -82,8 +84,8 @@ def test_a_recreated_account_does_not_accept_old_tokens(authenticator: Authentic
 
 def test_impersonating_keeps_extra_in_header_order() -> None:
     admin = UserInfo("admin", "admin-uid", ("system:masters", "system:authenticated"))
-    user = impersonated(admin, [("impersonate-user", "jane"), ("impersonate-extra-scopes", "b"),
-                                ("impersonate-extra-scopes", "a"), ("impersonate-extra-example.com%2fteam", "x")])
+    user = impersonate(admin, [("impersonate-user", "jane"), ("impersonate-extra-scopes", "b"),
+                                ("impersonate-extra-scopes", "a"), ("impersonate-extra-example.com%2fteam", "x")], AlwaysAllow())
     assert user.to_json() == {"username": "jane", "groups": ["system:authenticated"],
                               "extra": {"example.com/team": ["x"], "scopes": ["b", "a"]}}
-    assert impersonated(admin, [("accept", "*/*")]) is admin
+    assert impersonate(admin, [("accept", "*/*")], AlwaysAllow()) is admin

@@ -337,7 +337,7 @@ func (rt *tracingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	msg := httpMsg{Kind: "http", Client: client, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery,
 		Accept: req.Header.Get("Accept")}
 	if resp != nil {
-		msg.Status, msg.ContentType = resp.StatusCode, resp.Header.Get("Content-Type")
+		msg.Status, msg.ContentType, msg.Proto = resp.StatusCode, resp.Header.Get("Content-Type"), resp.Proto
 	}
 	rt.out.emit(msg)
 	return resp, err

@@ -36,9 +36,9 @@
 //	    DeletedFinalStateUnknown delete (name from its key, rv of its last known state)
 //	{"kind":"synced"}   once every handler has synced (all initial adds were printed)
 //	{"kind":"dump","informer":I,"objects":{NAME:RV,...}}   one per informer, on "dump"
-//	{"kind":"http","client":C,"method":M,"path":P,"query":Q,"accept":A,"status":N,"contentType":T}
+//	{"kind":"http","client":C,"method":M,"path":P,"query":Q,"accept":A,"status":N,"contentType":T,"proto":R}
 //	    only with --trace-http: C the client (typed, dynamic or metadata), A the
-//	    request's Accept header, T the response's Content-Type
+//	    request's Accept header, T the response's Content-Type, R its protocol (HTTP/1.1, HTTP/2.0)
 //
 // Stdin commands, one per line: "dump" prints the four stores; "quit" (or EOF)
 // stops the informers and exits 0. Exit status 2 = --timeout reached, 1 = error.

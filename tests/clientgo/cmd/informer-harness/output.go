@@ -84,8 +84,9 @@ type httpMsg struct {
 	Path        string `json:"path"`
 	Query       string `json:"query"`
 	Accept      string `json:"accept"`
-	Status      int    `json:"status"`      // 0 when the request failed without a response
-	ContentType string `json:"contentType"` // of the response
+	Status      int    `json:"status"`          // 0 when the request failed without a response
+	ContentType string `json:"contentType"`     // of the response
+	Proto       string `json:"proto,omitempty"` // the response's protocol: HTTP/1.1, HTTP/2.0
 }
 
 type simpleMsg struct {

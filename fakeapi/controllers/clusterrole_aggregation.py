@@ -1,0 +1,77 @@
+"""The ClusterRole aggregation controller (kube-controller-manager's ``clusterrole-aggregation``,
+``pkg/controller/clusterroleaggregation``): a ClusterRole with an ``aggregationRule`` gets, as its
+``rules``, the rules of every other ClusterRole its selectors match (by name, each rule once), by
+server-side apply as the field manager ``clusterrole-aggregation-controller``. The bootstrap
+policy's ``admin``, ``edit`` and ``view`` are aggregated this way: without it they grant nothing,
+as on a kube-apiserver without its controller-manager.
+
+As kube's, any change to any ClusterRole makes every aggregated one be looked at again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import orjson
+
+from ..cacher import CacheEvent
+from ..machinery.selectors import label_selector_as_selector
+from ..registry.registry import Registry
+from .workqueue import WorkQueue
+
+MANAGER = "clusterrole-aggregation-controller"
+_RULE_FIELDS = ("verbs", "apiGroups", "resources", "resourceNames", "nonResourceURLs")
+
+
+def _rule_key(rule: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
+    """A rule as ``equality.Semantic.DeepEqual`` compares it (absent and empty lists alike)."""
+    return tuple(tuple(rule.get(name) or ()) for name in _RULE_FIELDS)
+
+
+class ClusterRoleAggregation:
+    def __init__(self, registry: Registry) -> None:
+        self.cluster_roles = registry.resources[("rbac.authorization.k8s.io", "v1", "clusterroles")].storage
+        self.queue = WorkQueue(MANAGER, self._process)
+        self.cluster_roles.cacher.listeners.append(self._observe)
+
+    def start(self) -> None:
+        self._enqueue_aggregated()
+        self.queue.start()
+
+    async def stop(self) -> None:
+        await self.queue.stop()
+
+    def _observe(self, _event: CacheEvent) -> None:
+        self._enqueue_aggregated()
+
+    def _enqueue_aggregated(self) -> None:
+        for cached in self.cluster_roles.cacher.cache.objects.values():
+            if b'"aggregationRule"' in cached.raw:
+                self.queue.add(cached.name)
+
+    def _process(self, key: Hashable) -> None:
+        name = str(key)
+        objects = self.cluster_roles.cacher.cache.objects
+        cached = objects.get(self.cluster_roles.key(None, name))
+        role = orjson.loads(cached.raw) if cached is not None else None
+        if role is None or role.get("aggregationRule") is None:
+            return
+        rules: list[dict[str, Any]] = []
+        seen: set[tuple[tuple[str, ...], ...]] = set()
+        for selector in role["aggregationRule"].get("clusterRoleSelectors") or ():
+            try:
+                matcher = label_selector_as_selector(selector)
+            except ValueError:
+                return  # kube's controller errs and retries; validation keeps such selectors out
+            for member in sorted((c for c in objects.values() if c.name != name and matcher.matches(c.labels)),
+                                 key=lambda c: c.name):
+                for rule in orjson.loads(member.raw).get("rules") or ():
+                    if _rule_key(rule) not in seen:
+                        seen.add(_rule_key(rule))
+                        rules.append({field: rule[field] for field in _RULE_FIELDS if rule.get(field)})
+        if [_rule_key(r) for r in rules] == [_rule_key(r) for r in role.get("rules") or ()]:
+            return
+        applied = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": name},
+                   "rules": rules}
+        self.cluster_roles.apply(None, name, orjson.dumps(applied), manager=MANAGER, force=True)

@@ -1,0 +1,137 @@
+"""Serving the API over TLS, with HTTP/2 (``--tls``): Hypercorn's HTTP/1.1 and HTTP/2 protocol
+machinery (h11, h2; the protocol chosen by ALPN, ``h2`` first as Go's servers offer it) on
+connections this module accepts itself.
+
+Why not uvicorn: it speaks HTTP/1.1 only, and client-go multiplexes its watches over one HTTP/2
+connection to a real kube-apiserver; HTTP/1.1 would open a connection per watch. Why not
+Hypercorn's own ``serve``: the ASGI scope does not carry the client's certificate, and kube
+authenticates by it. Accepting the connections here lets each one be served by an app that puts
+the user its verified client certificate names into every request's scope
+(``fakeapi.http.access.CERTIFICATE_USER``), worked out once per connection.
+
+Client certificates are asked for, not required (kube's ``tls.RequestClientCert``), and verified
+by the TLS handshake against the client CA; a certificate that does not verify fails the
+handshake (kube completes it and answers 401: Python's ``ssl`` cannot ask for a certificate
+without verifying it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import ssl
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hypercorn.app_wrappers import ASGIWrapper
+from hypercorn.asyncio.tcp_server import TCPServer
+from hypercorn.asyncio.worker_context import WorkerContext
+from hypercorn.config import Config
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ..registry.authentication import UserInfo, certificate_user
+from .access import CERTIFICATE_USER
+
+#: kube-apiserver's ``--http2-max-streams-per-connection`` default: watches a client may
+#: multiplex over one connection.
+MAX_STREAMS_PER_CONNECTION = 1000
+#: How long an idle connection is kept (Go's ``http.Server`` keeps them 90 s by kube's setting).
+IDLE_TIMEOUT = 90.0
+
+
+def server_context(cert_file: Path, key_file: Path, client_ca_files: Sequence[Path]) -> ssl.SSLContext:
+    """TLS 1.2+, ALPN h2 then http/1.1, client certificates asked for and verified against the
+    client CAs."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.options |= ssl.OP_NO_COMPRESSION  # RFC 7540 9.2.1
+    context.set_alpn_protocols(["h2", "http/1.1"])
+    context.load_cert_chain(cert_file, key_file)
+    if client_ca_files:
+        for ca_file in client_ca_files:
+            context.load_verify_locations(ca_file)
+        context.verify_mode = ssl.CERT_OPTIONAL
+    return context
+
+
+class _ConnectionApp:
+    """The app of one connection: every request's scope gets the connection's certificate user."""
+
+    __slots__ = ("app", "user")
+
+    def __init__(self, app: ASGIApp, user: UserInfo | None) -> None:
+        self.app = app
+        self.user = user
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope[CERTIFICATE_USER] = self.user
+        await self.app(scope, receive, send)
+
+
+@dataclass
+class TLSServer:
+    """An ASGI app served over TLS on ``sock`` (already bound and listening); ``serve`` runs
+    until ``stop()``, then closes every connection (watches end)."""
+
+    app: ASGIApp
+    sock: socket.socket
+    context: ssl.SSLContext
+    _config: Config = field(default_factory=Config)
+    _connections: set[asyncio.Task[None]] = field(default_factory=set)
+    _stopped: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        self._config.h2_max_concurrent_streams = MAX_STREAMS_PER_CONNECTION
+        self._config.keep_alive_timeout = IDLE_TIMEOUT
+        # Hypercorn ends a connection after 1,000 requests (GOAWAY): a client-go process sends
+        # all its requests, watches included, over one connection, which kube never ends.
+        self._config.keep_alive_max_requests = 2**62
+        self._config.accesslog = None
+        self._config.errorlog = None
+        # The users of certificates seen, by their DER: a client reconnecting costs no parsing.
+        self._users: dict[bytes, UserInfo | None] = {}
+        self._context = WorkerContext(None)
+
+    @property
+    def port(self) -> int:
+        return int(self.sock.getsockname()[1])
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    async def serve(self) -> None:
+        server = await asyncio.start_server(self._connection, sock=self.sock, ssl=self.context,
+                                            ssl_handshake_timeout=self._config.ssl_handshake_timeout)
+        try:
+            await self._stopped.wait()
+        finally:
+            server.close()
+            await self._context.terminated.set()  # idle keep-alive connections close now
+            for task in list(self._connections):
+                task.cancel()
+            await asyncio.gather(*self._connections, return_exceptions=True)
+            await server.wait_closed()
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            app = _ConnectionApp(self.app, self._certificate_user(writer.get_extra_info("ssl_object")))
+            await TCPServer(ASGIWrapper(app), asyncio.get_running_loop(), self._config, self._context, {},
+                            reader, writer)
+        finally:
+            self._connections.discard(task)
+
+    def _certificate_user(self, ssl_object: Any) -> UserInfo | None:
+        """The user the verified client certificate names (None: no certificate)."""
+        der = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
+        if not der:
+            return None
+        if der not in self._users:
+            if len(self._users) >= 1024:
+                self._users.clear()
+            self._users[der] = certificate_user(der)
+        return self._users[der]

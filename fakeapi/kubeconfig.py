@@ -1,0 +1,45 @@
+"""Reading the kubeconfig a server wrote: its current context's server URL, and the arguments an
+``httpx`` client needs to reach it as that context's user (the bearer token or the client
+certificate, and the CA that verifies the server)."""
+
+from __future__ import annotations
+
+import base64
+import os
+import ssl
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def client_settings(kubeconfig: Path) -> tuple[str, dict[str, Any]]:
+    """(server URL, ``httpx.Client`` keyword arguments) of ``kubeconfig``'s current context."""
+    config = yaml.safe_load(kubeconfig.read_text())
+    context = next(c["context"] for c in config["contexts"] if c["name"] == config["current-context"])
+    cluster = next(c["cluster"] for c in config["clusters"] if c["name"] == context["cluster"])
+    user = next(u["user"] for u in config["users"] if u["name"] == context["user"])
+    arguments: dict[str, Any] = {}
+    if user.get("token"):
+        arguments["headers"] = {"Authorization": f"Bearer {user['token']}"}
+    if "certificate-authority-data" in cluster:
+        context_ssl = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
+        if "client-certificate-data" in user:
+            _load_client_certificate(context_ssl, base64.b64decode(user["client-certificate-data"]),
+                                     base64.b64decode(user["client-key-data"]))
+        arguments["verify"] = context_ssl
+    return cluster["server"], arguments
+
+
+def _load_client_certificate(context: ssl.SSLContext, certificate: bytes, key: bytes) -> None:
+    """The ssl module loads a certificate and key from files only: private ones, gone after."""
+    with tempfile.TemporaryDirectory() as directory:
+        paths = []
+        for name, data in (("client.crt", certificate), ("client.key", key)):
+            path = Path(directory) / name
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as file:
+                file.write(data)
+            paths.append(path)
+        context.load_cert_chain(*paths)
