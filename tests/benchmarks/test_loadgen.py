@@ -158,7 +158,9 @@ def test_compare_reads_the_server_cpu_around_a_run(loadgen: Path, server: Server
     step = compare.Step("create-test", "pod creates", "create", ("--clients", "2", "--count", "10"), namespace="harness")
     result = compare.run_loadgen(loadgen, running, step, tmp_path / "loadgen.log")
     assert result["ops"] == 10 and result["errors"] == 0
-    assert 0 < result["server_cpu_seconds"] <= result["machine_cpu_seconds"]
+    # The machine's count is sampled at each core's 10 ms tick, a process's is its exact run time
+    # scaled into ticks: the two may disagree by a tick per core.
+    assert 0 < result["server_cpu_seconds"] <= result["machine_cpu_seconds"] + 0.01 * os.cpu_count()
 
 
 def test_compare_table_orients_ratios_so_that_above_one_means_fakeapi_is_better() -> None:
