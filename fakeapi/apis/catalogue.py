@@ -53,6 +53,13 @@ _CLIENT_ONLY_VERBS = frozenset(("global_list", "global_watch"))
 _NAMESPACED_BASES = frozenset(("NamespacedResource", "NamespacedResourceG", "NamespacedSubResource"))
 _CLUSTER_BASES = frozenset(("GlobalResource", "GlobalSubResource"))
 
+#: Where lightkube's data (from the OpenAPI documents, which list operations per path) says more
+#: than kube-apiserver serves, checked against its aggregated discovery: ComponentStatus's REST
+#: is a Getter and Lister only (``pkg/registry/core/componentstatus/rest.go``), and CSINode's
+#: storage has no status subresource (``pkg/registry/storage/csinode/storage``).
+_NOT_SERVED_VERBS = {("", "componentstatuses"): frozenset(("watch",))}
+_NOT_SERVED_SUBRESOURCES = frozenset((("storage.k8s.io", "csinodes", "status"),))
+
 #: ``SpecialDefaultResourcePrefixes`` (kubernetes ``pkg/kubeapiserver/default_storage_factory_builder.go``).
 _SPECIAL_STORAGE_PREFIXES = {
     ("", "replicationcontrollers"): "controllers",
@@ -306,15 +313,17 @@ def load_catalogue(release: str = TARGET_RELEASE) -> Catalogue:
     for info in infos:
         if info.parent is not None and info.action is not None:
             parent_group, parent_version, _ = info.parent
+            if (parent_group, info.plural, info.action) in _NOT_SERVED_SUBRESOURCES:
+                continue
             subresources.setdefault((parent_group, parent_version, info.plural), {})[info.action] = SubresourceType(
                 kind=info.kind, group=info.group, version=info.version, verbs=_kube_verbs(info.verbs))
     types = []
     for info in infos:
         if info.parent is not None or not _is_ga(info.version) or (info.group, info.version, info.kind) not in existing:
             continue
-        verbs = _kube_verbs(info.verbs)
-        virtual = verbs == ("create",)
         key = (info.group, info.plural)
+        verbs = tuple(v for v in _kube_verbs(info.verbs) if v not in _NOT_SERVED_VERBS.get(key, ()))
+        virtual = verbs == ("create",)
         types.append(ResourceType(
             group=info.group, version=info.version, kind=info.kind, plural=info.plural,
             singular=info.kind.lower(), namespaced=info.namespaced, verbs=verbs,

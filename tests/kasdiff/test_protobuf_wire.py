@@ -170,11 +170,7 @@ def wire(pair: Pair, outcomes: list[Outcome]) -> WirePair:
 #: same in JSON, by (kind, verb), and by (kind, None) for every read of the object (compared
 #: without the ``items[n].`` of a list and the label of the part); listed until fixed. An entry
 #: that no longer happens fails the test, so the list stays true.
-KNOWN: dict[tuple[str, str | None], list[str]] = {
-    ("APIGroupDiscoveryList", "aggregated /api"): [
-        "/componentstatuses: verbs: fakeapi ['get', 'list', 'watch'] != kube ['get', 'list']"],
-    ("APIGroupDiscoveryList", "aggregated /apis"): ["storage.k8s.io/csinodes: subresources: only in fakeapi"],
-}
+KNOWN: dict[tuple[str, str | None], list[str]] = {}
 _PART = re.compile(r"^[A-Za-z]+: (items\[\d+\]\.)?")
 
 
