@@ -31,7 +31,7 @@ from .clients.table import render
 from .faults import check_startup_spec, parse_cli_spec
 from .http import ServerConfig, create_app
 from .http.app import CONTROLLERS
-from .http.limits import Limits
+from .http.limits import IDLE_TIMEOUT, Limits
 from .machinery._golang import parse_duration
 from .http.pki import KeyPair, ServerCertificates
 from .kubeconfig import client_settings
@@ -276,7 +276,7 @@ async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task
     """uvicorn (httptools, uvloop): the fastest HTTP/1.1 server here, for plain HTTP."""
     server = uvicorn.Server(uvicorn.Config(
         app, host=args.host, port=args.port, log_level=args.log_level, access_log=False,
-        timeout_graceful_shutdown=1,
+        timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT,
     ))
     task = asyncio.create_task(server.serve())
     while not server.started:

@@ -33,6 +33,11 @@ from ..machinery.status import bad_request
 
 #: kube-apiserver's --request-timeout default.
 DEFAULT_REQUEST_TIMEOUT = 60.0
+#: How long an idle keep-alive connection is kept (kube's ``SecureServingInfo`` gives Go's
+#: ``http.Server`` an IdleTimeout of 90 s). uvicorn's own default, 5 s, closes pooled connections
+#: so often that a client sending on one as it closes (a reset its write never gets an answer
+#: for) becomes a regular event.
+IDLE_TIMEOUT = 90.0
 #: ``user.SystemPrivilegedGroup``: never refused by the in-flight limits.
 PRIVILEGED_GROUP = "system:masters"
 _PLAIN_TEXT = (b"content-type", b"text/plain; charset=utf-8")

@@ -33,12 +33,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..registry.authentication import UserInfo, certificate_user
 from .access import CERTIFICATE_USER
+from .limits import IDLE_TIMEOUT
 
 #: kube-apiserver's ``--http2-max-streams-per-connection`` default: watches a client may
 #: multiplex over one connection.
 MAX_STREAMS_PER_CONNECTION = 1000
-#: How long an idle connection is kept (Go's ``http.Server`` keeps them 90 s by kube's setting).
-IDLE_TIMEOUT = 90.0
 
 
 def server_context(cert_file: Path, key_file: Path, client_ca_files: Sequence[Path]) -> ssl.SSLContext:

@@ -30,6 +30,7 @@ from fastapi import FastAPI
 
 from ..cli import write_kubeconfig
 from ..http import Server, ServerConfig, create_app
+from ..http.limits import IDLE_TIMEOUT
 
 T = TypeVar("T")
 
@@ -106,6 +107,7 @@ class EmbeddedServer:
         # lifespan="off": the slot has no lifespan of its own; each app's runs in start_app.
         self._uvicorn = uvicorn.Server(uvicorn.Config(
             self._slot, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=1,
+            timeout_keep_alive=IDLE_TIMEOUT,
         ))
         self._serving = asyncio.run_coroutine_threadsafe(self._uvicorn.serve(sockets=[self._socket]), self._loop)
         self.run_on_loop(self._until_started)
