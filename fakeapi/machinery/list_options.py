@@ -93,7 +93,18 @@ class ListOptions:
         limit = first("limit")
         if limit:
             opts.limit = max(0, parse_int(limit))
+        opts._set_defaults()
         return opts
+
+    def _set_defaults(self) -> None:
+        """kube's ``SetListOptionsDefaults`` (its LIST/WATCH and DELETE collection handlers, the
+        WatchList feature on): a legacy watch (resourceVersion "" or "0", neither
+        ``sendInitialEvents`` nor ``resourceVersionMatch``) is a watch list, so with bookmarks
+        allowed its initial events end with the ``k8s.io/initial-events-end`` bookmark."""
+        if self.watch and self.send_initial_events is None and not self.resource_version_match \
+                and self.resource_version in ("", "0"):
+            self.send_initial_events = True
+            self.resource_version_match = NOT_OLDER_THAN
 
     def resource_version_number(self) -> int:
         """The explicit resourceVersion as an int: the storage versioner's

@@ -64,7 +64,7 @@ NOT_YET_MATCHING = frozenset({
     "jsonpatch-change-kind", "jsonpatch-change-api-version", "merge-uid-mismatch", "strategic-containers-not-list",
     "patch-status-wrong-type",
     "method-unknown",  # uvicorn refuses an unknown method before the app (400, not kube's 405)
-    "allow-bookmarks-not-a-bool", "field-validation-strict-widget",
+    "field-validation-strict-widget",
 })
 
 
