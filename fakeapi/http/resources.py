@@ -344,6 +344,7 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
                     raise unclassified_error(problem)
                 return out.respond(rs.get(ns, name, out.view))
             opts = ListOptions.from_query(request.query_params)
+            opts.validate()  # kube's ListResource validates the options before it negotiates
             if opts.watch:
                 negotiated = negotiate_stream(request.headers.get("accept"), custom=rs.rt.custom)
                 return await watch(rs, ns, opts, _output(request, rs, negotiated, "object"),
@@ -504,7 +505,6 @@ async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out
     if opts.timeout_seconds is not None and opts.timeout_seconds < 0:
         # Its context has expired before it starts: kube's watch ends at once (with or without
         # an error event, as a race decides; an empty stream here).
-        opts.validate()
         return StreamingResponse(_once(b""), media_type=media_type)
     start = await rs.watch(namespace, opts, out.view)
     if start.watcher is None:
