@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..machinery.status import Details, StatusError, not_acceptable
+from ..registry.views import META_GROUP, META_VERSIONS
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -32,8 +33,6 @@ STREAM_MEDIA_TYPES = tuple(f"{m};stream=watch" for m in SERVER_MEDIA_TYPES if m 
 _WRITTEN = frozenset((JSON, YAML, PROTOBUF))
 #: The media types aggregated discovery documents are written in.
 _DISCOVERY = frozenset((JSON, PROTOBUF))
-META_GROUP = "meta.k8s.io"
-_META_VERSIONS = frozenset(("v1", "v1beta1"))
 DISCOVERY_GROUP = "apidiscovery.k8s.io"
 
 
@@ -175,7 +174,7 @@ def negotiate(accept: str | None, *, custom: bool = False) -> Negotiated:
                 if custom and media_type == PROTOBUF:
                     continue
                 return Negotiated(media_type, None)
-            if convert.group != META_GROUP or convert.version not in _META_VERSIONS:
+            if convert.group != META_GROUP or convert.version not in META_VERSIONS:
                 continue
             if convert.kind == "Table" and media_type != PROTOBUF:
                 return Negotiated(media_type, convert)

@@ -262,7 +262,8 @@ def output(request: Request, rs: ResourceStore, target: str) -> Output:
     if convert is not None and convert.kind in METADATA_KINDS and (convert.kind == METADATA_KINDS[1]) != (target == "list"):
         return Output(None, negotiated.media_type, _metadata_conversion_failed(rs, convert.kind, target))
     if negotiated.media_type == PROTOBUF:
-        view = PROTOBUF_METADATA if convert is not None else protobuf_views.object_view(rs.api_version, rs.kind)
+        view = PROTOBUF_METADATA[convert.version] if convert is not None else \
+            protobuf_views.object_view(rs.api_version, rs.kind)
         if view is None:  # a kind kube has no message for: a custom resource (JSON)
             raise not_acceptable(accepted=SERVER_MEDIA_TYPES)
         return Output(view, PROTOBUF)
@@ -276,7 +277,7 @@ def output(request: Request, rs: ResourceStore, target: str) -> Output:
             raise error
         return Output(TableView(rs.rt, api_version=convert.api_version, include_object=include_object,
                                 printer_columns=rs.printer_columns), media_type)
-    return Output(PARTIAL_OBJECT_METADATA, media_type)
+    return Output(PARTIAL_OBJECT_METADATA[convert.version], media_type)
 
 
 def _metadata_conversion_failed(rs: ResourceStore, kind: str, target: str) -> StatusError:
