@@ -9,11 +9,13 @@ Writes two files beside that module, both gzip'd and reproducible (no timestamps
   fakeapi serves), compiled with grpcio-tools' ``protoc``.
 * ``k8s_gofields.json.gz``: what the proto files do not say and Go's JSON encoder needs, read
   from the Go structs the messages are generated from (``go/parser``, no build): for each
-  message, its Go fields in declaration order as ``[proto name, json name, flags]`` with flags
-  ``p`` (a pointer), ``o`` (``omitempty``), ``z`` (``omitzero``), ``i`` (``inline``); and
-  ``"items"`` for a message standing for a Go slice type (``type ExtraValue []string``). A
-  message whose Go type is another package's struct (core/v1 ``type List metav1.List``) gets
-  its proto fields, each ``omitempty``, as the Go type has them.
+  message, its Go fields in declaration order as ``[proto name, json name, flags, Go name]``
+  with flags ``p`` (a pointer), ``o`` (``omitempty``), ``z`` (``omitzero``), ``i``
+  (``inline``), and the Go field's name (an embedded struct's is its type's: ``ObjectMeta``),
+  which gogo's ``Unmarshal`` errors name; and ``"items"`` for a message standing for a Go slice
+  type (``type ExtraValue []string``). A message whose Go type is another package's struct
+  (core/v1 ``type List metav1.List``) gets its proto fields, each ``omitempty`` and named as
+  gogo names a field without a Go struct (``CamelCase``), as the Go type has them.
 
 Needs Go (``go mod download`` through the module proxy) and ``pip install grpcio-tools``; the
 runtime needs neither. Usage: ``.venv/bin/python scripts/gen-protobuf-descriptors.py``.
@@ -64,8 +66,26 @@ func protoName(tag reflect.StructTag) string {
 	return ""
 }
 
-func fields(st *ast.StructType) [][3]string {
-	out := [][3]string{}
+// goName is a field's Go name: an embedded struct's is its type's (metav1.ObjectMeta: ObjectMeta).
+func goName(f *ast.Field) string {
+	if len(f.Names) > 0 {
+		return f.Names[0].Name
+	}
+	typ := f.Type
+	if star, ok := typ.(*ast.StarExpr); ok {
+		typ = star.X
+	}
+	switch t := typ.(type) {
+	case *ast.Ident:
+		return t.Name
+	case *ast.SelectorExpr:
+		return t.Sel.Name
+	}
+	return ""
+}
+
+func fields(st *ast.StructType) [][4]string {
+	out := [][4]string{}
 	for _, f := range st.Fields.List {
 		if f.Tag == nil {
 			continue
@@ -97,7 +117,7 @@ func fields(st *ast.StructType) [][3]string {
 				flags += "i"
 			}
 		}
-		out = append(out, [3]string{name, jsonParts[0], flags})
+		out = append(out, [4]string{name, jsonParts[0], flags, goName(f)})
 	}
 	return out
 }
@@ -157,6 +177,11 @@ def proto_package(path: Path) -> str:
     return match[1]
 
 
+def camel_case(name: str) -> str:
+    """gogo-protobuf's ``CamelCase`` of a proto field name without underscores: its Go name."""
+    return name[:1].upper() + name[1:]
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         include = Path(tmp)
@@ -186,7 +211,7 @@ def main() -> None:
     messages = {f"{file.package}.{message.name}": message
                 for file in descriptor_pb2.FileDescriptorSet.FromString(descriptor_bytes).file
                 for message in file.message_type}
-    facts = {name: facts.get(name) or [[f.name, f.name, "o"] for f in messages[name].field]
+    facts = {name: facts.get(name) or [[f.name, f.name, "o", camel_case(f.name)] for f in messages[name].field]
              for name in sorted(messages)}
     (OUT_DIR / "k8s_protobuf.desc.gz").write_bytes(gzip.compress(descriptor_bytes, 9, mtime=0))
     (OUT_DIR / "k8s_gofields.json.gz").write_bytes(

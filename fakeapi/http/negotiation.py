@@ -8,8 +8,8 @@ allows wins. A range may ask for a conversion with ``as``/``g``/``v``: ``Table``
 only), ``PartialObjectMetadata`` and ``PartialObjectMetadataList`` of ``meta.k8s.io`` v1 or
 v1beta1 (any media type), or an aggregated discovery document on the discovery endpoints.
 Custom resources are never written in protobuf (their handler's standard serializers are JSON
-and YAML), but their metadata and their errors are. YAML has no stream serializer: a watch is
-never YAML. Nothing acceptable is 406.
+and YAML), but their metadata and their errors are. Nothing acceptable is 406. YAML has no
+stream serializer: a watch that negotiates YAML is 406 too, once it has started.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..machinery.status import Details, StatusError, not_acceptable
+from ..registry.views import META_GROUP, META_VERSIONS
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -26,12 +27,12 @@ PROTOBUF = "application/vnd.kubernetes.protobuf"
 SERVER_MEDIA_TYPES = (JSON, YAML, PROTOBUF)
 #: ``stream=watch`` is allowed for the media types that have a stream serializer.
 _STREAMING = frozenset((JSON, PROTOBUF))
+#: What a watch can be written in (``MediaTypesForSerializer``'s stream media types).
+STREAM_MEDIA_TYPES = tuple(f"{m};stream=watch" for m in SERVER_MEDIA_TYPES if m in _STREAMING)
 #: The media types fakeapi writes.
 _WRITTEN = frozenset((JSON, YAML, PROTOBUF))
 #: The media types aggregated discovery documents are written in.
 _DISCOVERY = frozenset((JSON, PROTOBUF))
-META_GROUP = "meta.k8s.io"
-_META_VERSIONS = frozenset(("v1", "v1beta1"))
 DISCOVERY_GROUP = "apidiscovery.k8s.io"
 
 
@@ -140,7 +141,7 @@ METADATA_KINDS = ("PartialObjectMetadata", "PartialObjectMetadataList")
 #: What kube's routes produce (go-restful's ``Produces``), which its 406 lists: a collection's
 #: GET (list and watch) also produces the watch streams.
 ROUTE_MEDIA_TYPES = SERVER_MEDIA_TYPES
-COLLECTION_GET_MEDIA_TYPES = (*SERVER_MEDIA_TYPES, f"{JSON};stream=watch", f"{PROTOBUF};stream=watch")
+COLLECTION_GET_MEDIA_TYPES = (*SERVER_MEDIA_TYPES, *STREAM_MEDIA_TYPES)
 
 
 def check_route_accepts(accept: str | None, produces: tuple[str, ...] = ROUTE_MEDIA_TYPES) -> None:
@@ -173,7 +174,7 @@ def negotiate(accept: str | None, *, custom: bool = False) -> Negotiated:
                 if custom and media_type == PROTOBUF:
                     continue
                 return Negotiated(media_type, None)
-            if convert.group != META_GROUP or convert.version not in _META_VERSIONS:
+            if convert.group != META_GROUP or convert.version not in META_VERSIONS:
                 continue
             if convert.kind == "Table" and media_type != PROTOBUF:
                 return Negotiated(media_type, convert)
@@ -182,12 +183,13 @@ def negotiate(accept: str | None, *, custom: bool = False) -> Negotiated:
     raise not_acceptable(accepted=SERVER_MEDIA_TYPES)
 
 
-def negotiate_stream(accept: str | None, *, custom: bool = False) -> Negotiated:
-    """A watch's output: as ``negotiate``, but its 406 names the stream media types."""
-    try:
-        return negotiate(accept, custom=custom)
-    except StatusError:
-        raise not_acceptable(accepted=tuple(f"{m};stream=watch" for m in SERVER_MEDIA_TYPES if m in _STREAMING)) from None
+def check_streamable(media_type: str) -> None:
+    """kube's ``NegotiateOutputMediaTypeStream``, once a watch has started: the media type the
+    request negotiated (as ``negotiate`` did, whose own 406 came first) must have a stream
+    serializer, else 406 naming the stream media types; kube looks for no other, so an Accept
+    that prefers YAML is refused even when it lists JSON too."""
+    if media_type not in _STREAMING:
+        raise not_acceptable(accepted=STREAM_MEDIA_TYPES)
 
 
 def negotiate_plain(accept: str | None) -> str:

@@ -497,15 +497,21 @@ def envelope(api_version: str, kind: str, message: bytes) -> bytes:
     return _envelope_head(api_version, kind) + b"\x12" + varint(len(message)) + message + _ENVELOPE_TRAILER
 
 
-def list_envelope(api_version: str, kind: str, list_meta: Mapping[str, Any], items: Sequence[bytes]) -> bytes:
-    """A LIST body: the list kind's envelope around ``ListMeta`` and the items' messages."""
+def list_envelope(api_version: str, kind: str, list_meta: Mapping[str, Any], items: Sequence[bytes], *,
+                  items_first: bool = False) -> bytes:
+    """A LIST body: the list kind's envelope around ``ListMeta`` (field 1) and the items'
+    messages (field 2); ``items_first``: the items are field 1 and come first, ``ListMeta`` is 2."""
     meta = encoder(LIST_META)(list_meta)
-    parts = [b"", b"", b"\x0a", varint(len(meta)), meta]
-    size = 1 + len(parts[3]) + len(meta)
+    meta_tag, item_tag = (b"\x12", b"\x0a") if items_first else (b"\x0a", b"\x12")
+    meta_parts = [meta_tag, varint(len(meta)), meta]
+    parts = [b"", b""] + ([] if items_first else meta_parts)
+    size = 1 + len(meta_parts[1]) + len(meta)
     for item in items:
         length = varint(len(item))
-        parts += (b"\x12", length, item)
+        parts += (item_tag, length, item)
         size += 1 + len(length) + len(item)
+    if items_first:
+        parts += meta_parts
     parts[0] = _envelope_head(api_version, kind)
     parts[1] = b"\x12" + varint(size)
     parts.append(_ENVELOPE_TRAILER)

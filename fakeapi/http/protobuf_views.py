@@ -15,7 +15,7 @@ import orjson
 
 from ..cacher import CachedObject
 from ..machinery.status import StatusError, internal_error
-from ..registry.views import META_API_VERSION
+from ..registry.views import META_GROUP, META_VERSIONS
 from . import protobuf_encoding as encoding
 
 _STATUS_ENCODER_NAME = encoding.STATUS
@@ -27,8 +27,11 @@ class ProtobufView:
     shared = True
 
     def __init__(self, *, message: str, api_version: str, kind: str, list_api_version: str, list_kind: str,
-                 metadata_only: bool = False) -> None:
-        self.name = f"protobuf:{message}"
+                 metadata_only: bool = False, name: str | None = None, list_items_first: bool = False) -> None:
+        self.name = name or f"protobuf:{message}"
+        #: The list message numbers its items 1 and its ListMeta 2 (meta.k8s.io/v1beta1's
+        #: PartialObjectMetadataList, whose ListMeta came late).
+        self.list_items_first = list_items_first
         self.message = message
         self.kind = kind
         self.api_version = api_version
@@ -57,7 +60,8 @@ class ProtobufView:
         return obj.encoded(self)
 
     def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes:
-        return encoding.list_envelope(self.list_api_version, self.list_kind, list_meta, items)
+        return encoding.list_envelope(self.list_api_version, self.list_kind, list_meta, items,
+                                      items_first=self.list_items_first)
 
     def event(self, event_type: str, encoded: bytes) -> bytes:
         return encoding.object_watch_frame(event_type, self.api_version, self.kind, encoded)
@@ -87,10 +91,16 @@ def _view(message: str, api_version: str, kind: str) -> ProtobufView:
 
 _VIEWS: dict[str, ProtobufView] = {}
 
-#: ``as=PartialObjectMetadata`` (and its List) in protobuf: shared by every resource.
-PARTIAL_OBJECT_METADATA = ProtobufView(
-    message=encoding.PARTIAL_OBJECT_METADATA, api_version=META_API_VERSION, kind="PartialObjectMetadata",
-    list_api_version=META_API_VERSION, list_kind="PartialObjectMetadataList", metadata_only=True)
+#: ``as=PartialObjectMetadata`` (and its List) in protobuf, by ``meta.k8s.io`` version: shared by
+#: every resource. Both versions' PartialObjectMetadata is the same message (v1's).
+PARTIAL_OBJECT_METADATA = {
+    version: ProtobufView(
+        message=encoding.PARTIAL_OBJECT_METADATA, api_version=f"{META_GROUP}/{version}", kind="PartialObjectMetadata",
+        list_api_version=f"{META_GROUP}/{version}", list_kind="PartialObjectMetadataList", metadata_only=True,
+        name=f"protobuf:{encoding.PARTIAL_OBJECT_METADATA} {version}",
+        list_items_first=version == "v1beta1")
+    for version in META_VERSIONS
+}
 
 
 def status_body(status: Mapping[str, Any]) -> bytes:

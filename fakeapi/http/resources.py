@@ -51,11 +51,10 @@ from .negotiation import (
     ROUTE_MEDIA_TYPES,
     SERVER_MEDIA_TYPES,
     YAML,
-    Negotiated,
     check_route_accepts,
+    check_streamable,
     error_media_type,
     negotiate,
-    negotiate_stream,
 )
 from .protobuf_views import PARTIAL_OBJECT_METADATA as PROTOBUF_METADATA
 from .protobuf_views import ProtobufView, status_body, status_event
@@ -259,15 +258,12 @@ def output(request: Request, rs: ResourceStore, target: str) -> Output:
     """The negotiated output of a request for one object or a watch (``target`` "object") or a
     list ("list")."""
     negotiated = negotiate(request.headers.get("accept"), custom=rs.rt.custom)
-    return _output(request, rs, negotiated, target)
-
-
-def _output(request: Request, rs: ResourceStore, negotiated: Negotiated, target: str) -> Output:
     convert = negotiated.convert
     if convert is not None and convert.kind in METADATA_KINDS and (convert.kind == METADATA_KINDS[1]) != (target == "list"):
         return Output(None, negotiated.media_type, _metadata_conversion_failed(rs, convert.kind, target))
     if negotiated.media_type == PROTOBUF:
-        view = PROTOBUF_METADATA if convert is not None else protobuf_views.object_view(rs.api_version, rs.kind)
+        view = PROTOBUF_METADATA[convert.version] if convert is not None else \
+            protobuf_views.object_view(rs.api_version, rs.kind)
         if view is None:  # a kind kube has no message for: a custom resource (JSON)
             raise not_acceptable(accepted=SERVER_MEDIA_TYPES)
         return Output(view, PROTOBUF)
@@ -281,7 +277,7 @@ def _output(request: Request, rs: ResourceStore, negotiated: Negotiated, target:
             raise error
         return Output(TableView(rs.rt, api_version=convert.api_version, include_object=include_object,
                                 printer_columns=rs.printer_columns), media_type)
-    return Output(PARTIAL_OBJECT_METADATA, media_type)
+    return Output(PARTIAL_OBJECT_METADATA[convert.version], media_type)
 
 
 def _metadata_conversion_failed(rs: ResourceStore, kind: str, target: str) -> StatusError:
@@ -344,10 +340,9 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
                     raise unclassified_error(problem)
                 return out.respond(rs.get(ns, name, out.view))
             opts = ListOptions.from_query(request.query_params)
+            opts.validate()  # kube's ListResource validates the options before it negotiates
             if opts.watch:
-                negotiated = negotiate_stream(request.headers.get("accept"), custom=rs.rt.custom)
-                return await watch(rs, ns, opts, _output(request, rs, negotiated, "object"),
-                                   request.scope.get(TRANSPORT))
+                return await watch(rs, ns, opts, output(request, rs, "object"), request.scope.get(TRANSPORT))
             out = output(request, rs, "list")
             listed = await rs.list(ns, opts, out.view)
             if per_item:
@@ -504,9 +499,17 @@ async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out
     if opts.timeout_seconds is not None and opts.timeout_seconds < 0:
         # Its context has expired before it starts: kube's watch ends at once (with or without
         # an error event, as a race decides; an empty stream here).
-        opts.validate()
+        check_streamable(out.media_type)
         return StreamingResponse(_once(b""), media_type=media_type)
     start = await rs.watch(namespace, opts, out.view)
+    try:
+        # kube's watch handler picks the stream serializer after the storage's Watch started
+        # (whose errors come first), and stops the watch when there is none.
+        check_streamable(out.media_type)
+    except StatusError:
+        if start.watcher is not None:
+            rs.cacher.unregister(start.watcher)
+        raise
     if start.watcher is None:
         # kube sends a too-old resourceVersion as the stream's only event, after a 200.
         err = start.error

@@ -1,6 +1,7 @@
 """The Go types of Kubernetes' API objects, as protobuf descriptors plus the facts of the Go
 structs the proto messages are generated from: each message's Go fields in declaration order, with
-their ``json`` names and whether each is a pointer, ``omitempty``, ``omitzero`` or ``inline``.
+their ``json`` names and whether each is a pointer, ``omitempty``, ``omitzero`` or ``inline``, and
+their Go names (which gogo-protobuf's ``Unmarshal`` errors name).
 
 Both come from ``scripts/gen-protobuf-descriptors.py``: ``k8s_protobuf.desc.gz`` (a compiled
 ``FileDescriptorSet`` of k8s.io/api and friends) and ``k8s_gofields.json.gz``, package data beside
@@ -37,6 +38,8 @@ class GoTypes:
     packages: dict[str, str]
     #: Go fields by message name; ``"items"`` for a message standing for a Go slice.
     go_fields: dict[str, list[GoField] | str]
+    #: The Go name of each field by message and proto field name (``metadata``: ``ObjectMeta``).
+    go_names: dict[str, dict[str, str]]
 
     def message_class(self, name: str) -> type[Message]:
         return message_factory.GetMessageClass(self.pool.FindMessageTypeByName(name))
@@ -58,8 +61,16 @@ def types() -> GoTypes:
     for file in files:  # protoc --include_imports writes dependencies first
         pool.Add(file)
     packages = {_openapi_package(file.options.go_package): file.package for file in files}
-    go_fields = orjson.loads(gzip.decompress(data.joinpath("k8s_gofields.json.gz").read_bytes()))
-    return GoTypes(pool, packages, go_fields)
+    facts = orjson.loads(gzip.decompress(data.joinpath("k8s_gofields.json.gz").read_bytes()))
+    go_fields: dict[str, list[GoField] | str] = {}
+    go_names: dict[str, dict[str, str]] = {}
+    for name, fields in facts.items():
+        if fields == "items":
+            go_fields[name] = fields
+            continue
+        go_fields[name] = [(proto, json_name, flags) for proto, json_name, flags, _go in fields]
+        go_names[name] = {proto: go for proto, _json, _flags, go in fields}
+    return GoTypes(pool, packages, go_fields, go_names)
 
 
 def message_class(name: str) -> type[Message]:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ._golang import go_parse_int64, go_quote
-from .status import bad_request, invalid
+from .status import FieldError, bad_request, forbidden_error, invalid, not_supported_error
 
 NOT_OLDER_THAN = "NotOlderThan"
 EXACT = "Exact"
@@ -93,7 +93,18 @@ class ListOptions:
         limit = first("limit")
         if limit:
             opts.limit = max(0, parse_int(limit))
+        opts._set_defaults()
         return opts
+
+    def _set_defaults(self) -> None:
+        """kube's ``SetListOptionsDefaults`` (its LIST/WATCH and DELETE collection handlers, the
+        WatchList feature on): a legacy watch (resourceVersion "" or "0", neither
+        ``sendInitialEvents`` nor ``resourceVersionMatch``) is a watch list, so with bookmarks
+        allowed its initial events end with the ``k8s.io/initial-events-end`` bookmark."""
+        if self.watch and self.send_initial_events is None and not self.resource_version_match \
+                and self.resource_version in ("", "0"):
+            self.send_initial_events = True
+            self.resource_version_match = NOT_OLDER_THAN
 
     def resource_version_number(self) -> int:
         """The explicit resourceVersion as an int: the storage versioner's
@@ -109,53 +120,32 @@ class ListOptions:
         return MIN_REQUEST_TIMEOUT * (1 + random.random())
 
     def validate(self) -> None:
-        """kube's ValidateListOptions; raises 422 Invalid with every violation."""
-        causes: list[tuple[str, str, str]] = []
-        match = self.resource_version_match
-        if match and match not in (NOT_OLDER_THAN, EXACT):
-            causes.append((
-                "resourceVersionMatch", "FieldValueNotSupported",
-                f'Unsupported value: "{match}": supported values: "{EXACT}", "{NOT_OLDER_THAN}", ""',
-            ))
+        """kube's ValidateListOptions (a watch's options by ``validateWatchOptions`` only);
+        raises 422 Invalid with every violation."""
+        causes: list[FieldError] = []
+        match, field = self.resource_version_match, "resourceVersionMatch"
         if self.watch:
-            if self.send_initial_events is not None:
+            if self.send_initial_events is not None and match != NOT_OLDER_THAN:
+                causes.append(forbidden_error(field, f"sendInitialEvents requires setting {field} to {NOT_OLDER_THAN}"))
+            if match:
+                if self.send_initial_events is None:
+                    causes.append(forbidden_error(field, f"{field} is forbidden for watch unless sendInitialEvents is provided"))
                 if match != NOT_OLDER_THAN:
-                    causes.append((
-                        "resourceVersionMatch", "FieldValueForbidden",
-                        "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-                    ))
-            elif match:
-                causes.append((
-                    "resourceVersionMatch", "FieldValueForbidden",
-                    "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
-                ))
-            if match and match != NOT_OLDER_THAN:
-                causes.append((
-                    "resourceVersionMatch", "FieldValueNotSupported",
-                    f'Unsupported value: "{match}": supported values: "{NOT_OLDER_THAN}"',
-                ))
+                    causes.append(not_supported_error(field, match, [NOT_OLDER_THAN]))
+                if self.continue_token:
+                    causes.append(forbidden_error(field, f"{field} is forbidden when continue is provided"))
         else:
-            if self.send_initial_events is not None:
-                causes.append((
-                    "sendInitialEvents", "FieldValueForbidden",
-                    "Forbidden: sendInitialEvents is forbidden for list",
-                ))
             if match:
                 if not self.resource_version:
-                    causes.append((
-                        "resourceVersionMatch", "FieldValueForbidden",
-                        "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
-                    ))
+                    causes.append(forbidden_error(field, f"{field} is forbidden unless resourceVersion is provided"))
                 if self.continue_token:
-                    causes.append((
-                        "resourceVersionMatch", "FieldValueForbidden",
-                        "Forbidden: resourceVersionMatch is forbidden when continue is provided",
-                    ))
+                    causes.append(forbidden_error(field, f"{field} is forbidden when continue is provided"))
+                if match not in (EXACT, NOT_OLDER_THAN):
+                    causes.append(not_supported_error(field, match, [EXACT, NOT_OLDER_THAN, ""]))
                 if match == EXACT and self.resource_version == "0":
-                    causes.append((
-                        "resourceVersionMatch", "FieldValueForbidden",
-                        'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
-                    ))
+                    causes.append(forbidden_error(field, f'{field} "exact" is forbidden for resourceVersion "0"'))
+            if self.send_initial_events is not None:
+                causes.append(forbidden_error("sendInitialEvents", "sendInitialEvents is forbidden for list"))
         if causes:
             raise invalid("meta.k8s.io", "ListOptions", "", causes)
         if self.continue_token and self.resource_version not in ("", "0"):

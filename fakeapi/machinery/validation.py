@@ -653,6 +653,12 @@ def validate_owner_references(references: Sequence[Json] | None, path: str) -> l
     return errors
 
 
+#: The finalizer names kube itself uses without a ``/`` (``orphan``, ``foregroundDeletion``: the
+#: garbage collector's; ``kubernetes``: namespaces'), which core accepts and custom resources do
+#: not warn about.
+STANDARD_FINALIZERS = frozenset(("kubernetes", "orphan", "foregroundDeletion"))
+
+
 def validate_finalizer_name(name: str, path: str) -> list[FieldError]:
     """``ValidateFinalizerName`` (the generic rule; core adds its own standard names)."""
     return [invalid_error(path, name, message) for message in is_qualified_name(name)]

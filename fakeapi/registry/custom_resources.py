@@ -8,7 +8,8 @@ DELETE marks the CRD with the ``customresourcecleanup.apiextensions.k8s.io`` fin
 ``Terminating`` condition; the CRD cleanup controller deletes its objects, then the finalizer.
 
 ``CustomResourceStore``: every write of a custom resource is pruned, defaulted and validated
-against the version's structural schema; ``/status`` writes validate the status.
+against the version's structural schema; ``/status`` writes validate the status. A finalizer
+name that built-in kinds refuse (no ``/``, not a standard one) is only warned about.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from typing import Any
 import orjson
 
 from ..apiextensions import crd as crds
+from ..apis.rules import KindRules
 from ..machinery import metadata, validation
+from ..machinery._golang import go_quote
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.status import invalid, invalid_error
 from ..store import RangeRequest, prefix_range_end
@@ -34,11 +37,38 @@ def is_established(crd: Json) -> bool:
                for c in (crd.get("status") or {}).get("conditions") or ())
 
 
+def finalizer_warnings(new: Json, old: Json | None = None) -> list[str]:
+    """The custom resource strategy's ``WarningsOnCreate`` and ``WarningsOnUpdate``
+    (``generateWarningsFromObj``): for each finalizer the write adds, in sorted order, what
+    ``validateKubeFinalizerName`` says of it: its qualified-name errors, and a preference for a
+    domain-qualified name when it has no ``/`` and is not a standard one."""
+    added = set(new["metadata"].get("finalizers") or ())
+    if old is not None:
+        added -= set(old["metadata"].get("finalizers") or ())
+    warnings = []
+    for name in sorted(added):
+        field = f"metadata.finalizers: {go_quote(name)}"
+        warnings += [f"{field}: {message}" for message in validation.is_qualified_name(name)]
+        if "/" not in name and name not in validation.STANDARD_FINALIZERS:
+            qualified = "a domain-qualified finalizer name" + (" including a path (/)" if "." in name else "")
+            warnings.append(f"{field}: prefer {qualified} to avoid accidental conflicts with other finalizer writers")
+    return warnings
+
+
+#: The custom resource strategy's hooks the generic store runs (its validation is this store's
+#: own, by the CRD's schema).
+_CUSTOM_RESOURCE_RULES = KindRules(warnings_on_create=finalizer_warnings, warnings_on_update=finalizer_warnings)
+
+
 class CustomResourceStore(ResourceStore):
     """A custom resource's storage: ``definition`` (its CRD version) is swapped in place when
     the CRD changes without moving the resource."""
 
     definition: crds.CustomResourceType
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rules = _CUSTOM_RESOURCE_RULES
 
     def define(self, definition: crds.CustomResourceType) -> None:
         self.definition = definition
@@ -64,6 +94,7 @@ class CustomResourceStore(ResourceStore):
         generic rules and the object by its schema (the type was checked on decoding)."""
         errors = validation.validate_object_meta(obj["metadata"], self.rt.namespaced, validation.name_is_dns_subdomain)
         self._raise_if(obj, errors + self.definition.structural.validate(obj))
+        self._warn_on_create(obj)
 
     def _admit_update(self, new: Json, old: Json, subresource: str | None) -> None:
         structural = self.definition.structural
@@ -72,6 +103,7 @@ class CustomResourceStore(ResourceStore):
             return
         errors = validation.validate_object_meta_update(new["metadata"], old["metadata"])
         self._raise_if(new, errors + structural.validate(new))
+        self._warn_on_update(new, old, subresource)
 
     def _check_type_meta(self, obj: Json) -> None:
         """``ValidateTypeMeta``: the kind and API version must be the version's (a 422 naming the

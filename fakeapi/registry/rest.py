@@ -307,7 +307,7 @@ class ResourceStore(FieldManagedWrites):
     ) -> None:
         self.rt = rt
         self.store = store
-        #: The kind's defaulting, strategy and validation (built-in kinds; none for custom resources).
+        #: The kind's defaulting, strategy and validation (built-in kinds; custom resources' stores set their own).
         self.rules: KindRules = NO_RULES if rt.custom else rules_for(rt.group, rt.version, rt.kind)
         self._admission = admission
         self.kind = rt.kind
@@ -488,8 +488,21 @@ class ResourceStore(FieldManagedWrites):
         errors = validate_object_meta(meta, self.rt.namespaced, validate_path_segment_name)
         if errors:
             raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
-        if rules.warnings_on_create is not None:
-            for text in rules.warnings_on_create(obj):
+        self._warn_on_create(obj)
+
+    def _warn_on_create(self, obj: Json) -> None:
+        """The strategy's ``WarningsOnCreate`` of a new object that passed validation, recorded."""
+        warnings_on_create = self._validation_rules().warnings_on_create
+        if warnings_on_create is not None:
+            for text in warnings_on_create(obj):
+                warning.add(text)
+
+    def _warn_on_update(self, new: Json, old: Json, subresource: str | None) -> None:
+        """The strategy's ``WarningsOnUpdate`` of an update that passed validation, recorded
+        (the subresources' strategies have none)."""
+        warnings_on_update = self._validation_rules().warnings_on_update
+        if warnings_on_update is not None and subresource is None:
+            for text in warnings_on_update(new, old):
                 warning.add(text)
 
     def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
@@ -507,9 +520,7 @@ class ResourceStore(FieldManagedWrites):
         errors += validate(new, old)
         if errors:
             raise invalid(self.rt.group, self.rt.kind, new["metadata"]["name"], errors)
-        if rules.warnings_on_update is not None and subresource is None:
-            for text in rules.warnings_on_update(new, old):
-                warning.add(text)
+        self._warn_on_update(new, old, subresource)
 
     def _check_namespace_accepts(self, namespace: str, name: str) -> None:
         check_namespace_accepts(self._namespace_phase, self.rt.group, self.rt.plural, namespace, name)

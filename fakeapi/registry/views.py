@@ -2,8 +2,8 @@
 the Accept header (kube's ``endpoints/handlers/response.go`` ``transformObject``).
 
 * ``PartialObjectMetadata`` (metadata informers, the garbage collector, kubectl's metadata-only
-  reads): the object's metadata under kind ``PartialObjectMetadata`` of ``meta.k8s.io/v1``, in
-  lists ``PartialObjectMetadataList`` whose items carry that kind too
+  reads): the object's metadata under kind ``PartialObjectMetadata`` of ``meta.k8s.io/v1`` (or
+  ``v1beta1``, as asked), in lists ``PartialObjectMetadataList`` whose items carry that kind too
   (``asPartialObjectMetadataList``). Shared by every request: each object is converted once.
 * ``Table`` (``kubectl get``): rows printed by ``tables``; one per request, since ages move and
   a watch sends its column definitions only once.
@@ -25,7 +25,9 @@ from ..apis.catalogue import ResourceType
 from ..cacher import CachedObject, json_event
 from ..printers.tables import WatchTables, table
 
-META_API_VERSION = "meta.k8s.io/v1"
+META_GROUP = "meta.k8s.io"
+#: The versions of ``meta.k8s.io`` that serve ``PartialObjectMetadata`` and ``Table``.
+META_VERSIONS = ("v1", "v1beta1")
 
 
 class ResponseView(Protocol):
@@ -68,14 +70,17 @@ class JsonView:
 
 
 class MetadataView(JsonView):
-    """An object as ``PartialObjectMetadata``."""
+    """An object as ``PartialObjectMetadata`` of ``api_version`` (``meta.k8s.io`` v1 or v1beta1:
+    the same Go type, whose JSON differs only by its apiVersion)."""
 
-    name = "PartialObjectMetadata"
     shared = True
     kind = "PartialObjectMetadata"
     list_kind = "PartialObjectMetadataList"
-    api_version = META_API_VERSION
     metadata_only = True
+
+    def __init__(self, api_version: str) -> None:
+        self.api_version = api_version
+        self.name = f"PartialObjectMetadata {api_version}"
 
     def encode(self, raw: bytes) -> bytes:
         metadata = orjson.loads(raw)["metadata"]
@@ -89,7 +94,8 @@ class MetadataView(JsonView):
         return head[:-1] + b',"items":[' + b",".join(items) + b"]}"
 
 
-PARTIAL_OBJECT_METADATA = MetadataView()
+#: The metadata views by ``meta.k8s.io`` version (the ``v`` of the Accept header's ``as=``).
+PARTIAL_OBJECT_METADATA = {version: MetadataView(f"{META_GROUP}/{version}") for version in META_VERSIONS}
 
 
 class TableView(JsonView):

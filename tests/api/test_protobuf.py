@@ -18,6 +18,7 @@ from fakeapi.http.protobuf import (
     go_duration,
     message_class,
 )
+from fakeapi.http.protobuf_unmarshal import unmarshal_error
 from fakeapi.machinery.status import StatusError
 
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
@@ -119,6 +120,37 @@ def test_malformed_protobuf_is_400_and_creates_nothing(server, body):
     assert response.status_code == 400, response.text
     assert response.json()["reason"] == "BadRequest"
     assert configmap_names(server) == before
+
+
+_CONFIG_MAP = "k8s.io.api.core.v1.ConfigMap"
+
+
+#: Bytes and what kube-apiserver v1.35.4 said of them (gogo-protobuf's generated Unmarshal).
+@pytest.mark.parametrize(("message", "data", "error"), [
+    (UNKNOWN, "0a0c0a027631", "unexpected EOF"),  # a typeMeta longer than the body
+    (UNKNOWN, "0a0b0a0276311205476164676574", "proto: Unknown: wiretype end group for non-group"),
+    (UNKNOWN, "0a020801", "proto: wrong wireType = 0 for field APIVersion"),  # the Go field's name
+    (UNKNOWN, "3f", "proto: illegal wireType 7"),  # an unknown field's
+    (UNKNOWN, "3b3c", None),  # an unknown group, skipped
+    (UNKNOWN, "ff" * 40, "proto: integer overflow"),
+    (_CONFIG_MAP, "0801", "proto: wrong wireType = 0 for field ObjectMeta"),  # an embedded struct's type
+    (_CONFIG_MAP, "00", "proto: ConfigMap: illegal tag 0 (wire type 0)"),
+    (_CONFIG_MAP, "0a" + "ff" * 9 + "01", "proto: negative length found during unmarshaling"),
+    (_CONFIG_MAP, "0a030a0561", "unexpected EOF"),  # a string past the end of the metadata
+    (_CONFIG_MAP, "12020a056b6b6b6b6b", "unexpected EOF"),  # a map key read past its entry, then on
+    (_CONFIG_MAP, "2a", "unexpected EOF"),  # a packed number
+])
+def test_undecodable_bytes_get_gogo_protobufs_error(message, data, error):
+    assert unmarshal_error(message, bytes.fromhex(data)) == error
+
+
+def test_a_field_of_another_wire_type_is_refused_as_kube_refuses_it():
+    """Python's parser keeps it as an unknown field; gogo refuses it."""
+    with pytest.raises(StatusError) as err:
+        decode_body(unknown("v1", "ConfigMap", bytes.fromhex("2205616263")))
+    assert err.value.code == 400
+    assert err.value.message == ('ConfigMap in version "v1" cannot be handled as a ConfigMap: '
+                                 "proto: wrong wireType = 2 for field Immutable")
 
 
 def test_kind_without_a_message_is_400_as_kube_answers(server):

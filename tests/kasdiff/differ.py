@@ -30,6 +30,15 @@ NAMESPACE = "kasdiff"
 _METADATA_VOLATILE = ("uid", "creationTimestamp", "deletionTimestamp")
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
 _UID_ANYWHERE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+#: apimachinery's ``SimpleNameGenerator``: the prefix, cut to 58 characters, then 5 of util/rand's
+#: alphabet. Nothing else counts as generated: a name of another shape still differs.
+_GENERATED_PREFIX_LENGTH = 58
+_GENERATED_SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]{5}"
+
+
+def generated_names(prefix: str) -> re.Pattern[str]:
+    """The names kube generates from ``prefix``, as whole words of a text (a Status's message)."""
+    return re.compile(r"(?<![\w.-])" + re.escape(prefix[:_GENERATED_PREFIX_LENGTH]) + _GENERATED_SUFFIX + r"(?![\w.-])")
 
 
 @dataclass
@@ -73,6 +82,9 @@ class Normaliser:
     def __init__(self) -> None:
         self._versions: dict[str, str] = {}
         self._names: dict[str, str] = {}
+        #: The names generated from a ``generateName`` a request sent, wherever they appear (the
+        #: Status refusing the object names it, and has no metadata to find the prefix in).
+        self._requested_prefixes: list[re.Pattern[str]] = []
 
     def resource_version(self, value: str) -> str:
         if value in ("", "0"):
@@ -81,6 +93,22 @@ class Normaliser:
 
     def generated_name(self, name: str) -> str:
         return self._names.setdefault(name, f"generated{len(self._names) + 1}")
+
+    def requested(self, body: bytes | None) -> None:
+        """A request body sent to this server: the ``metadata.generateName`` of a JSON object."""
+        try:
+            obj = json.loads(body or b"")
+        except (ValueError, RecursionError):  # the bodies of bad requests (nested too deep)
+            return
+        metadata = obj.get("metadata") if isinstance(obj, dict) else None
+        prefix = metadata.get("generateName") if isinstance(metadata, dict) else None
+        if isinstance(prefix, str) and prefix:
+            self._requested_prefixes.append(generated_names(prefix))
+
+    def _generated_in(self, text: str) -> str:
+        for pattern in self._requested_prefixes:
+            text = pattern.sub(lambda match: self.generated_name(match.group()), text)
+        return text
 
     def __call__(self, body: Json) -> Json:
         body = copy.deepcopy(body)
@@ -101,7 +129,7 @@ class Normaliser:
             if isinstance(value, str):
                 # uids, and the labels, selectors and messages made of them (a Job's
                 # controller-uid); generated names seen before, in a Status's details or message
-                value = _UID_ANYWHERE.sub("<uid>", value)
+                value = self._generated_in(_UID_ANYWHERE.sub("<uid>", value))
                 for name, placeholder in self._names.items():
                     value = value.replace(name, placeholder)
                 node[key] = value
@@ -128,7 +156,7 @@ class Normaliser:
             is_object = "name" in meta
             meta["resourceVersion"] = self.resource_version(meta["resourceVersion"]) if is_object else "<rv>"
         prefix = meta.get("generateName")
-        if prefix and isinstance(meta.get("name"), str) and meta["name"].startswith(prefix):
+        if prefix and isinstance(meta.get("name"), str) and generated_names(prefix).fullmatch(meta["name"]):
             meta["name"] = self.generated_name(meta["name"])
         if isinstance(meta.get("continue"), str) and meta["continue"]:
             meta["continue"] = "<continue>"
@@ -219,6 +247,7 @@ class Pair:
             self._fake_normaliser, self._real_normaliser = Normaliser(), Normaliser()
         servers = ((self.fake, self._fake_normaliser), (self.real, self._real_normaliser))
         for (client, normaliser), server_path, server_body in zip(servers, paths, bodies, strict=True):
+            normaliser.requested(server_body)
             request_headers = dict(headers or {})
             if server_body is not None and content_type is not None:
                 request_headers.setdefault("Content-Type", content_type)

@@ -33,6 +33,7 @@ from ...machinery.status import (
 )
 from ...machinery.validation import (
     DEFAULT_LABEL_SELECTOR_OPTIONS,
+    STANDARD_FINALIZERS,
     LabelSelectorValidationOptions,
     child,
     inclusive_range_error,
@@ -139,7 +140,7 @@ def validate_qualified_name(value: str, path: str) -> list[FieldError]:
 
 def validate_kube_finalizer_name(name: str, path: str) -> list[FieldError]:
     """``validateKubeFinalizerName``: a name without ``/`` must be a standard one."""
-    if "/" not in name and name not in ("kubernetes", "orphan", "foregroundDeletion"):
+    if "/" not in name and name not in STANDARD_FINALIZERS:
         return [invalid_error(path, name, "name is neither a standard finalizer name nor is it fully qualified")]
     return []
 
