@@ -195,6 +195,8 @@ async def read_object(request: Request, target: BodyTarget, options: OptionsKind
         value, duplicates = serializer.decode_value(raw, media_type, kind)
     obj = serializer.decode_object(value, raw, group=target.group, versions=target.versions, kind=kind,
                                    custom=target.custom)
+    if media_type == JSON and not target.custom:
+        serializer.check_number_literals(raw, obj)
     if target.schema is None:
         return obj, [], dry
     json_raw = raw if media_type == JSON else orjson.dumps(obj)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._gojson import GoJSONError, loads
+from ._gojson import GoJSONError, as_unstructured, decode, has_long_integer, literal_scalar, loads
 from . import gostruct
-from ._golang import go_quote
+from ._golang import go_json, go_quote
 from .goyaml import GoYAMLError, yaml_to_json
 from .schema import release_kinds
 from .status import StatusError, bad_request
@@ -122,12 +122,12 @@ def decode_object(value: Any, raw: bytes, *, group: str, versions: tuple[str, ..
         raise unrecognized(kind, f"couldn't get version/kind; json parse error: {err}", raw) from None
     except ValueError as err:
         raise unrecognized(kind, str(err), raw) from None
-    if custom:
-        return _unstructured(value, raw, group, versions, kind)
     # gvkWithDefaults: the endpoint's kind and version stand in for missing ones.
     body_kind = body_kind or kind
     if not body_version and (not body_group or body_group == group):
         body_group, body_version = group, versions[0]
+    if custom:
+        return _unstructured(value, raw, group, versions, kind, (body_kind, body_version))
     if not body_version:  # a group without a version ("apps/") is not defaulted
         raise cannot_be_handled(body_kind, "", kind, f"Object 'apiVersion' is missing in '{_text(raw)}'")
     if body_group != group or body_version not in versions or body_kind != kind:
@@ -150,19 +150,49 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
-def _unstructured(value: Any, raw: bytes, group: str, versions: tuple[str, ...], kind: str) -> dict[str, Any]:
+def _unstructured(value: Any, raw: bytes, group: str, versions: tuple[str, ...], kind: str,
+                  defaulted: tuple[str, str]) -> dict[str, Any]:
     """A custom resource's body (``unstructured.UnmarshalJSON``, then the handler's API version
-    check)."""
+    check). ``defaulted`` is the body's kind and version as the serializer names them in the
+    error of the unmarshalling itself (``gvkWithDefaults``); later errors name the object's own."""
+    try:
+        as_unstructured(value)
+    except GoJSONError as err:
+        raise cannot_be_handled(*defaulted, kind, str(err)) from None
     if not isinstance(value, dict) or not isinstance(value.get("kind"), str) or not value["kind"]:
         raise unrecognized(kind, f"Object 'Kind' is missing in '{_text(raw)}'", raw)
     api_version = value.get("apiVersion")
     body_group, body_version = parse_group_version(api_version if isinstance(api_version, str) else "")
-    try:  # the custom resource codec reads the metadata into an ObjectMeta
-        gostruct.decode_meta(value.get("metadata"), "ObjectMeta")
-    except gostruct.GoDecodeError as err:
-        raise cannot_be_handled(value["kind"], body_version, kind, str(err)) from None
+    error = _object_meta_error(value.get("metadata"))
+    if error is not None:
+        raise cannot_be_handled(value["kind"], body_version, kind, error)
     if body_group != group or body_version not in versions:
         seen = f"{body_group}/{body_version}" if body_group else body_version
         raise bad_request(f"the API version in the data ({seen}) does not match the expected API version "
                           f"({group}/{versions[0]})")
     return value
+
+
+def _object_meta_error(metadata: Any) -> str | None:
+    """The custom resource codec's error reading the metadata into an ObjectMeta
+    (``GetObjectMeta``): it reads Go's own marshalling of the decoded metadata, where a number is
+    written as its int64 or float64 prints (``1e20`` as ``100000000000000000000``, an integral
+    float64 as an integer, which an integer field takes). Metadata that decodes as it is decodes
+    the same way after that round trip, so the round trip is made only for one that does not."""
+    try:
+        gostruct.decode_meta(metadata, "ObjectMeta")
+    except gostruct.GoDecodeError:
+        try:
+            gostruct.decode_meta(decode(go_json(metadata).encode(), literal_scalar), "ObjectMeta")
+        except gostruct.GoDecodeError as err:
+            return str(err)
+    return None
+
+
+def check_number_literals(raw: bytes, obj: dict[str, Any]) -> None:
+    """A built-in kind's JSON body decoded into its Go type from its literals: Go quotes a number
+    it refuses as written, and orjson reads an integer beyond int64 as a float, which prints
+    otherwise (``1e+20``). Only a body that may hold one is decoded again, for the 400 kube's
+    create and update handlers send; the object goes on with orjson's floats."""
+    if has_long_integer(raw):
+        gostruct.decode_body(decode(raw, literal_scalar), obj["apiVersion"], obj["kind"])
