@@ -130,19 +130,66 @@ def decode_object(value: Any, raw: bytes, *, group: str, versions: tuple[str, ..
         return _unstructured(value, raw, group, versions, kind, (body_kind, body_version))
     if not body_version:  # a group without a version ("apps/") is not defaulted
         raise cannot_be_handled(body_kind, "", kind, f"Object 'apiVersion' is missing in '{_text(raw)}'")
-    if body_group != group or body_version not in versions or body_kind != kind:
-        group_version = f"{body_group}/{body_version}" if body_group else body_version
-        if (body_group, body_version, body_kind) in release_kinds():
-            # the internal version the scheme converts into: the endpoint's kind's package
-            internal = group.split(".")[0] if group else "core"
-            reason = f"converting ({body_version}.{body_kind}) to ({internal}.{kind}): unknown conversion"
-        else:
-            reason = f'no kind "{body_kind}" is registered for version "{group_version}" in scheme "{_SCHEME}"'
-        raise cannot_be_handled(body_kind, body_version, kind, reason)
+    try:
+        check_convertible(value, (body_group, body_version, body_kind), group=group, versions=versions, kind=kind)
+    except gostruct.GoDecodeError as err:
+        raise cannot_be_handled(body_kind, body_version, kind, str(err)) from None
+    _check_group_version(body_group, body_version, group, versions)
     obj = value if isinstance(value, dict) else {}
-    obj["apiVersion"] = f"{group}/{body_version}" if group else body_version
+    obj["apiVersion"] = _group_version(group, body_version)
     obj["kind"] = kind
     return obj
+
+
+def check_convertible(value: Any, body: tuple[str, str, str], *, group: str, versions: tuple[str, ...],
+                      kind: str) -> None:
+    """What kube's scheme makes of an object whose kind and version are ``body`` (group, version,
+    kind), decoded for ``kind`` of ``group`` in one of ``versions``: a kind and version of the
+    scheme is decoded into its Go type (``UseOrCreateObject``; that decoding's errors come first),
+    then converted into the endpoint's internal kind, which only another version of that kind
+    is; anything else is not registered. ``gostruct.GoDecodeError`` with kube's message."""
+    body_group, body_version, body_kind = body
+    if body_group == group and body_kind == kind and body_version in versions:
+        return
+    body_group_version = _group_version(body_group, body_version)
+    if body not in release_kinds():
+        raise gostruct.GoDecodeError(
+            f'no kind "{body_kind}" is registered for version "{body_group_version}" in scheme "{_SCHEME}"')
+    gostruct.decode(value, body_group_version, body_kind)
+    if body_group != group or body_kind != kind:
+        # the internal version the scheme converts into: the endpoint's kind's package
+        internal = group.split(".")[0] if group else "core"
+        raise gostruct.GoDecodeError(f"converting ({body_version}.{body_kind}) to ({internal}.{kind}): unknown conversion")
+
+
+def check_patched_kind(value: dict[str, Any], *, group: str, version: str, kind: str) -> None:
+    """``runtime.DecodeInto`` of a JSON or merge patch's result into the endpoint's kind: the
+    kind and API version it names (a missing one is the endpoint's), as ``check_convertible``
+    takes them; ``gostruct.GoDecodeError`` with kube's message. (A strategic merge patch's result
+    is converted from the patched map, its kind and version unread.)"""
+    try:
+        body_group, body_version, body_kind = interpret(value)
+    except GoJSONError as err:
+        raise gostruct.GoDecodeError(f"couldn't get version/kind; json parse error: {err}") from None
+    except ValueError as err:
+        raise gostruct.GoDecodeError(str(err)) from None
+    if not body_version:
+        body_group, body_version = group, version
+    check_convertible(value, (body_group, body_version, body_kind or kind), group=group, versions=(version,),
+                      kind=kind)
+
+
+def _check_group_version(body_group: str, body_version: str, group: str, versions: tuple[str, ...]) -> None:
+    """The create and update handlers' ``AcceptsGroupVersion``, once the body is decoded: another
+    version of the kind converts, but the endpoint takes only its own (400)."""
+    if body_group != group or body_version not in versions:
+        raise bad_request(f"the API version in the data ({_group_version(body_group, body_version)}) does not "
+                          f"match the expected API version ({_group_version(group, versions[0])})")
+
+
+def _group_version(group: str, version: str) -> str:
+    """``GroupVersion.String()``: ``apps/v1``, ``v1`` for the core group."""
+    return f"{group}/{version}" if group else version
 
 
 def _text(raw: bytes) -> str:
@@ -166,10 +213,7 @@ def _unstructured(value: Any, raw: bytes, group: str, versions: tuple[str, ...],
     error = _object_meta_error(value.get("metadata"))
     if error is not None:
         raise cannot_be_handled(value["kind"], body_version, kind, error)
-    if body_group != group or body_version not in versions:
-        seen = f"{body_group}/{body_version}" if body_group else body_version
-        raise bad_request(f"the API version in the data ({seen}) does not match the expected API version "
-                          f"({group}/{versions[0]})")
+    _check_group_version(body_group, body_version, group, versions)
     return value
 
 

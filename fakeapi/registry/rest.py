@@ -22,7 +22,7 @@ from ..admission import Admission
 from ..apis.catalogue import ResourceType
 from ..apis.rules import NO_RULES, KindRules, rules_for
 from ..cacher import CachedObject, Cacher, CacheWatcher, TooOldResourceVersion
-from ..machinery import continue_token, gostruct, metadata, warning
+from ..machinery import continue_token, gostruct, metadata, serializer, warning
 from ..machinery._golang import go_quote
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
@@ -197,6 +197,8 @@ class FieldManagedWrites:
             if rt.custom:
                 return result
             try:  # decoded here, not in the write's decoding, for the patch handler's error
+                if patch_type != patching.STRATEGIC_MERGE_PATCH:  # read back as JSON, kind and version first
+                    serializer.check_patched_kind(result, group=rt.group, version=rt.version, kind=rt.kind)
                 decoded = gostruct.decode(result, self.api_version, self.kind)
             except gostruct.GoDecodeError as err:
                 raise patching.undecodable_result(patch_type, result, body, str(err)) from None
