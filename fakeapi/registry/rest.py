@@ -196,16 +196,25 @@ class FieldManagedWrites:
                                           name=name)
             if rt.custom:
                 return result
+
+            def undecodable(error: str) -> StatusError:
+                # kube patches the object as its Go type encodes it, fields in struct order, which
+                # the message shows where the patch left them: the stored object has its
+                # defaulted fields last, so the shown result is the patch applied to that encoding
+                shown = patching.apply_patch(patch_type, gostruct.decode(current, self.api_version, self.kind), body,
+                                             self.schema, group=rt.group, kind=rt.kind, name=name)
+                return patching.undecodable_result(patch_type, shown, body, error)
+
             try:  # decoded here, not in the write's decoding, for the patch handler's error
                 if patch_type != patching.STRATEGIC_MERGE_PATCH:  # read back as JSON, kind and version first
                     serializer.check_patched_kind(result, group=rt.group, version=rt.version, kind=rt.kind)
                 decoded = gostruct.decode(result, self.api_version, self.kind)
             except gostruct.GoDecodeError as err:
-                raise patching.undecodable_result(patch_type, result, body, str(err)) from None
+                raise undecodable(str(err)) from None
             if strict and self.schema is not None:
                 errors = patch_errors + strict_decoding_errors(orjson.dumps(result), self.schema)
                 if errors and validation is FieldValidation.STRICT:
-                    raise patching.undecodable_result(patch_type, result, body, strict_decoding_message(errors))
+                    raise undecodable(strict_decoding_message(errors))
                 for error in errors:
                     warning.add_header(warning_header(error))
             return decoded
