@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from ..admission import Admission
-from ..apis.catalogue import ResourceType
+from ..apis.catalogue import ETCD_PREFIX, ResourceType
 from ..apis.rules import NO_RULES, KindRules, rules_for
 from ..cacher import CachedObject, Cacher, CacheWatcher, TooOldResourceVersion
 from ..machinery import continue_token, gostruct, metadata, serializer, warning
@@ -282,6 +282,13 @@ def check_namespace_accepts(namespace_phase: Callable[[str], str | None], group:
                                field="metadata.namespace"),))
 
 
+def precondition_failed(key: str, field: str, wanted: Any, actual: Any) -> str:
+    """A failed precondition of a storage update as it reads (``storage.Preconditions.Check``,
+    ``NewInvalidObjError``); ``field`` is ``UID`` or ``ResourceVersion``."""
+    return (f"StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: "
+            f"Precondition failed: {field} in precondition: {wanted}, {field} in object meta: {actual}")
+
+
 def is_status(body: bytes) -> bool:
     """Whether a DELETE answered with a Status rather than the object."""
     return body.startswith(b'{"kind":"Status"')
@@ -503,21 +510,26 @@ class ResourceStore(FieldManagedWrites):
             for text in rules.warnings_on_create(obj):
                 warning.add(text)
 
-    def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
-        """The kind's validation of an update (kube's ``BeforeUpdate``), its warnings recorded."""
-        rules = self._validation_rules()
+    def _update_validation(self, subresource: str | None) -> Callable[[Json, Json], list[FieldError]] | None:
+        """The strategy's ``ValidateUpdate`` of the endpoint (None: the kind has none here)."""
         own_strategy = self.subresource_strategies.get(subresource) if subresource else None
-        validate = own_strategy[1] if own_strategy is not None else \
-            rules.validate_status_update if subresource == "status" else rules.validate_update
-        if validate is None:
-            return
-        # BeforeUpdate's common validation comes first, then the kind's (which repeats some of it)
+        if own_strategy is not None:
+            return own_strategy[1]
+        rules = self._validation_rules()
+        return rules.validate_status_update if subresource == "status" else rules.validate_update
+
+    def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
+        """The validation of an update (kube's ``BeforeUpdate``), its warnings recorded: the common
+        fields' (every kind's), then the strategy's (which repeats some of it), in one 422."""
         new_meta, old_meta = new["metadata"], old["metadata"]
         errors = validate_object_meta(new_meta, self.rt.namespaced, validate_path_segment_name)
         errors += validate_object_meta_update(new_meta, old_meta)
-        errors += validate(new, old)
+        validate = self._update_validation(subresource)
+        if validate is not None:
+            errors += validate(new, old)
         if errors:
             raise invalid(self.rt.group, self.rt.kind, new["metadata"]["name"], errors)
+        rules = self._validation_rules()
         if rules.warnings_on_update is not None and subresource is None:
             for text in rules.warnings_on_update(new, old):
                 warning.add(text)
@@ -532,6 +544,15 @@ class ResourceStore(FieldManagedWrites):
         """PUT of the object or its ``status``: the body replaces the stored object (as the
         strategy allows); a resourceVersion in it must be the stored one."""
         kv, old = self._current(namespace, name)
+        body_meta = body.get("metadata") if isinstance(body, dict) else None
+        uid = body_meta.get("uid") if isinstance(body_meta, dict) else None
+        if uid and uid != old["metadata"].get("uid"):
+            # A uid in the body is the update's precondition (``defaultUpdatedObjectInfo``), which
+            # the storage checks on the stored object before anything else of the update; a dry
+            # run's storage (``DryRunnableStorage``) names the key without the etcd prefix.
+            key = self.key(namespace, name)
+            raise conflict(self.rt.group, self.rt.plural, name, precondition_failed(
+                key.removeprefix(ETCD_PREFIX) if dry_run else key, "UID", uid, old["metadata"].get("uid")))
         if self.rt.custom and isinstance(body, dict) and not (body.get("metadata") or {}).get("resourceVersion"):
             # Custom resources do not allow unconditional updates (AllowUnconditionalUpdate).
             # kube's generic store names the resource, not the kind, and the version as a number.
