@@ -463,6 +463,54 @@ def decode(data: bytes, scalar: Callable[[str], Any] = plain_scalar) -> Any:
     return value
 
 
+def repeated_keys(data: bytes) -> list[str]:
+    """The keys an object of a valid JSON document repeats, as sigs.k8s.io/json's strict decoding
+    into ``interface{}`` finds them: each path once (``spec.size``, ``items[0].name``), in
+    document order. Iterative, as ``decode``."""
+    text = data.decode("utf-8", "replace")
+    # Per open container: its path, the keys seen so far (None: an array), its items so far.
+    paths: list[str] = []
+    seen: list[set[str] | None] = []
+    counts: list[int] = []
+    key = ""  # the member whose value comes next
+    expecting_key = False
+    repeated: dict[str, None] = {}  # an ordered set
+    for match in _TOKEN.finditer(text):
+        string, punctuation, _literal = match.groups()
+        if punctuation in ("{", "["):
+            if not paths:
+                path = ""
+            else:
+                path = f"{paths[-1]}[{counts[-1]}]" if seen[-1] is None else _member_path(paths[-1], key)
+            paths.append(path)
+            seen.append(set() if punctuation == "{" else None)
+            counts.append(0)
+            expecting_key = punctuation == "{"
+        elif punctuation in ("}", "]"):
+            paths.pop()
+            seen.pop()
+            counts.pop()
+            expecting_key = False
+        elif punctuation == ",":
+            if seen[-1] is None:
+                counts[-1] += 1
+            else:
+                expecting_key = True
+        elif string is not None and expecting_key:
+            key = decode_string(string)
+            keys = seen[-1]
+            assert keys is not None, "only an object expects a key"
+            if key in keys:
+                repeated[_member_path(paths[-1], key)] = None
+            keys.add(key)
+            expecting_key = False
+    return list(repeated)
+
+
+def _member_path(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
 def has_long_integer(data: bytes) -> bool:
     """Whether a JSON document may hold an integer whose literal orjson loses (``_LONG_INTEGER``)."""
     return _LONG_INTEGER.search(data) is not None

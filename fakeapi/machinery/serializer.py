@@ -5,9 +5,10 @@ the typed or unstructured unmarshal), the handler's defaults for a missing kind 
 
 An error before the body's kind is known is ``the object provided is unrecognized (must be of
 type <Kind>): <error> (<the body's first 30 bytes>)``; after, ``<BodyKind> in version "<v>"
-cannot be handled as a <Kind>: <error>``. A built-in kind must be the endpoint's kind in one of
-its versions (kube's scheme converts nothing else into it); a custom resource needs a kind, and
-the API version of the endpoint (its kind is checked by validation, as kube's strategy does).
+cannot be handled as a <Kind>: <error>``. A built-in kind must be the endpoint's kind (kube's
+scheme converts nothing else into it); a custom resource needs a kind (checked by validation, as
+kube's strategy does). Either must then be in the endpoint's version, which the handlers check
+once the body is decoded and its fields validated (``check_group_version``).
 """
 
 from __future__ import annotations
@@ -113,9 +114,9 @@ def decode_value(raw: bytes, media_type: str, kind: str | None) -> tuple[Any, li
 
 def decode_object(value: Any, raw: bytes, *, group: str, versions: tuple[str, ...], kind: str,
                   custom: bool = False) -> dict[str, Any]:
-    """A decoded body as an object of ``kind`` in one of ``versions`` of ``group`` (the first is
-    the endpoint's), ``apiVersion`` and ``kind`` filled in; 400 as kube's create and update
-    handlers refuse it."""
+    """A decoded body as an object of ``kind`` of ``group`` (``versions``: the endpoint's first),
+    ``apiVersion`` and ``kind`` filled in; 400 as kube's create and update handlers' decoding
+    refuses it. Its version is checked later (``check_group_version``)."""
     try:
         body_group, body_version, body_kind = interpret(value)
     except GoJSONError as err:
@@ -127,14 +128,13 @@ def decode_object(value: Any, raw: bytes, *, group: str, versions: tuple[str, ..
     if not body_version and (not body_group or body_group == group):
         body_group, body_version = group, versions[0]
     if custom:
-        return _unstructured(value, raw, group, versions, kind, (body_kind, body_version))
+        return _unstructured(value, raw, kind, (body_kind, body_version))
     if not body_version:  # a group without a version ("apps/") is not defaulted
         raise cannot_be_handled(body_kind, "", kind, f"Object 'apiVersion' is missing in '{_text(raw)}'")
     try:
         check_convertible(value, (body_group, body_version, body_kind), group=group, versions=versions, kind=kind)
     except gostruct.GoDecodeError as err:
         raise cannot_be_handled(body_kind, body_version, kind, str(err)) from None
-    _check_group_version(body_group, body_version, group, versions)
     obj = value if isinstance(value, dict) else {}
     obj["apiVersion"] = _group_version(group, body_version)
     obj["kind"] = kind
@@ -159,7 +159,8 @@ def check_convertible(value: Any, body: tuple[str, str, str], *, group: str, ver
     if body_group != group or body_kind != kind:
         # the internal version the scheme converts into: the endpoint's kind's package
         internal = group.split(".")[0] if group else "core"
-        raise gostruct.GoDecodeError(f"converting ({body_version}.{body_kind}) to ({internal}.{kind}): unknown conversion")
+        raise gostruct.GoDecodeError(
+            f"converting ({body_version}.{body_kind}) to ({internal}.{kind}): unknown conversion")
 
 
 def check_patched_kind(value: dict[str, Any], *, group: str, version: str, kind: str) -> None:
@@ -179,9 +180,12 @@ def check_patched_kind(value: dict[str, Any], *, group: str, version: str, kind:
                       kind=kind)
 
 
-def _check_group_version(body_group: str, body_version: str, group: str, versions: tuple[str, ...]) -> None:
-    """The create and update handlers' ``AcceptsGroupVersion``, once the body is decoded: another
-    version of the kind converts, but the endpoint takes only its own (400)."""
+def check_group_version(obj: dict[str, Any], group: str, versions: tuple[str, ...]) -> None:
+    """The create and update handlers' ``AcceptsGroupVersion``, once the body is decoded and its
+    fields validated: another version of the kind decodes, but the endpoint takes only its own
+    (400)."""
+    api_version = obj.get("apiVersion")
+    body_group, body_version = parse_group_version(api_version if isinstance(api_version, str) else "")
     if body_group != group or body_version not in versions:
         raise bad_request(f"the API version in the data ({_group_version(body_group, body_version)}) does not "
                           f"match the expected API version ({_group_version(group, versions[0])})")
@@ -197,10 +201,9 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
-def _unstructured(value: Any, raw: bytes, group: str, versions: tuple[str, ...], kind: str,
-                  defaulted: tuple[str, str]) -> dict[str, Any]:
-    """A custom resource's body (``unstructured.UnmarshalJSON``, then the handler's API version
-    check). ``defaulted`` is the body's kind and version as the serializer names them in the
+def _unstructured(value: Any, raw: bytes, kind: str, defaulted: tuple[str, str]) -> dict[str, Any]:
+    """A custom resource's body (``unstructured.UnmarshalJSON``, then its metadata read into an
+    ObjectMeta). ``defaulted`` is the body's kind and version as the serializer names them in the
     error of the unmarshalling itself (``gvkWithDefaults``); later errors name the object's own."""
     try:
         as_unstructured(value)
@@ -209,11 +212,10 @@ def _unstructured(value: Any, raw: bytes, group: str, versions: tuple[str, ...],
     if not isinstance(value, dict) or not isinstance(value.get("kind"), str) or not value["kind"]:
         raise unrecognized(kind, f"Object 'Kind' is missing in '{_text(raw)}'", raw)
     api_version = value.get("apiVersion")
-    body_group, body_version = parse_group_version(api_version if isinstance(api_version, str) else "")
+    body_version = parse_group_version(api_version if isinstance(api_version, str) else "")[1]
     error = _object_meta_error(value.get("metadata"))
     if error is not None:
         raise cannot_be_handled(value["kind"], body_version, kind, error)
-    _check_group_version(body_group, body_version, group, versions)
     return value
 
 

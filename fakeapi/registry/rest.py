@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from ..admission import Admission
+from ..apiextensions.structural import StructuralSchema
 from ..apis.catalogue import ETCD_PREFIX, ResourceType
 from ..apis.rules import NO_RULES, KindRules, rules_for
 from ..cacher import CachedObject, Cacher, CacheWatcher, TooOldResourceVersion
@@ -126,6 +127,8 @@ class FieldManagedWrites:
     schema: Schema | None
     #: A custom resource's schema for field tracking (None: kube's deduced types).
     custom_schema: Schema | None = None
+    #: A custom resource's structural schema, which its decoding prunes bodies by (None: a built-in kind).
+    structural: StructuralSchema | None = None
     _field_managers: dict[str | None, FieldManager]
 
     def exists(self, namespace: str | None, name: str) -> bool:

@@ -64,7 +64,7 @@ NOT_YET_MATCHING = frozenset({
     "method-unknown",  # uvicorn refuses an unknown method before the app (400, not kube's 405)
     # protobuf bodies that do not decode
     "protobuf-truncated-envelope", "protobuf-unknown-kind", "protobuf-garbage-raw", "protobuf-random-bytes",
-    "allow-bookmarks-not-a-bool", "field-validation-strict-widget",
+    "allow-bookmarks-not-a-bool",
 })
 
 
