@@ -209,9 +209,11 @@ class FieldManagedWrites:
                 return patching.undecodable_result(patch_type, shown, body, error)
 
             try:  # decoded here, not in the write's decoding, for the patch handler's error
-                if patch_type != patching.STRATEGIC_MERGE_PATCH:  # read back as JSON, kind and version first
+                if patch_type == patching.STRATEGIC_MERGE_PATCH:  # converted from the patched map
+                    decoded = gostruct.from_unstructured(result, self.api_version, self.kind)
+                else:  # read back as JSON, its kind and version first
                     serializer.check_patched_kind(result, group=rt.group, version=rt.version, kind=rt.kind)
-                decoded = gostruct.decode(result, self.api_version, self.kind)
+                    decoded = gostruct.decode(result, self.api_version, self.kind)
             except gostruct.GoDecodeError as err:
                 raise undecodable(str(err)) from None
             if strict and self.schema is not None:

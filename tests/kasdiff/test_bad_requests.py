@@ -60,7 +60,6 @@ NOT_YET_MATCHING = frozenset({
     "generate-name-invalid", "finalizer-duplicate-and-unqualified",
     "accept-partial-v1beta1",  # PartialObjectMetadata in meta.k8s.io/v1beta1
     "accept-yaml-watch",  # main's YAML negotiation serves a watch kube refuses (406: no YAML stream)
-    "strategic-containers-not-list",  # SMP's "cannot restore slice from map"
     "method-unknown",  # uvicorn refuses an unknown method before the app (400, not kube's 405)
     # protobuf bodies that do not decode
     "protobuf-truncated-envelope", "protobuf-unknown-kind", "protobuf-garbage-raw", "protobuf-random-bytes",
