@@ -410,18 +410,10 @@ class _Node:
                     if unknown is not None:
                         unknown.pruned(key)
                     continue
-                if unknown is not None:
-                    unknown.enter(key, map_key=sub is None)
-                _prune_value(value[key], self.additional if sub is None else sub, unknown)
-                if unknown is not None:
-                    unknown.leave()
+                _prune_member(value[key], self.additional if sub is None else sub, unknown, key, sub is None)
         elif isinstance(value, list):
             for index, item in enumerate(value):
-                if unknown is not None:
-                    unknown.enter_index(index)
-                _prune_value(item, self.items, unknown)
-                if unknown is not None:
-                    unknown.leave()
+                _prune_member(item, self.items, unknown, index)
 
     def _skip_prune(self, value: Any, embedded: bool, root: bool, unknown: UnknownFields | None) -> None:
         """``skipPrune``: keep unknown fields here, but prune inside the known ones."""
@@ -432,20 +424,16 @@ class _Node:
                         _coerce_metadata(value, None if root else unknown)
                     continue
                 sub = self.properties.get(key)
-                if sub is None and not self.has_additional:
-                    continue
-                if unknown is not None:
-                    unknown.enter(key, map_key=sub is None)
-                _prune_value(item, self.additional if sub is None else sub, unknown)
-                if unknown is not None:
-                    unknown.leave()
+                if sub is not None or self.has_additional:
+                    _prune_member(item, self.additional if sub is None else sub, unknown, key, sub is None)
         elif isinstance(value, list) and self.items is not None:
             for index, item in enumerate(value):
-                if unknown is not None:
-                    unknown.enter_index(index)
-                self.items._skip_prune(item, self.items.embedded, False, unknown)
-                if unknown is not None:
-                    unknown.leave()
+                if isinstance(item, (dict, list)):
+                    if unknown is not None:
+                        unknown.enter(index)
+                    self.items._skip_prune(item, self.items.embedded, False, unknown)
+                    if unknown is not None:
+                        unknown.leave()
 
     # --- nulls and defaults (defaulting/prunenulls.go, defaulting/algorithm.go) ---
 
@@ -748,11 +736,21 @@ def _prune_value(value: Any, schema: _Node | None, unknown: UnknownFields | None
         value.clear()
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            if unknown is not None:
-                unknown.enter_index(index)
-            _prune_value(item, None, unknown)
-            if unknown is not None:
-                unknown.leave()
+            _prune_member(item, None, unknown, index)
+
+
+def _prune_member(value: Any, schema: _Node | None, unknown: UnknownFields | None, segment: str | int,
+                  map_key: bool = False) -> None:
+    """``_prune_value`` of an object's member (``segment``: its key, ``map_key`` under
+    additionalProperties) or an array's item (its index), within ``unknown``'s path. A scalar
+    holds nothing to prune."""
+    if not isinstance(value, (dict, list)):
+        return
+    if unknown is not None:
+        unknown.enter(segment, map_key=map_key)
+    _prune_value(value, schema, unknown)
+    if unknown is not None:
+        unknown.leave()
 
 
 def _coerce_metadata(obj: dict[str, Any], unknown: UnknownFields | None = None) -> None:
@@ -781,13 +779,14 @@ class UnknownFields:
         self._pruned: list[str] = []
         self._coerced: list[str] = []
 
-    def enter(self, key: str, *, map_key: bool) -> None:
-        self._path.append(f".{key}" if self._path else key)
-        self._field_path.append(f"[{key}]" if map_key else f".{key}" if self._field_path else key)
-
-    def enter_index(self, index: int) -> None:
-        self._path.append(f"[{index}]")
-        self._field_path.append(f"[{index}]")
+    def enter(self, segment: str | int, *, map_key: bool = False) -> None:
+        """Into a member (its key) or an item (its index)."""
+        if isinstance(segment, int):
+            self._path.append(f"[{segment}]")
+            self._field_path.append(f"[{segment}]")
+            return
+        self._path.append(f".{segment}" if self._path else segment)
+        self._field_path.append(f"[{segment}]" if map_key else f".{segment}" if self._field_path else segment)
 
     def leave(self) -> None:
         self._path.pop()

@@ -463,11 +463,27 @@ def decode(data: bytes, scalar: Callable[[str], Any] = plain_scalar) -> Any:
     return value
 
 
+class _Repeated(Exception):
+    """An object of the document repeats a key."""
+
+
+def _no_repeats(members: list[tuple[str, Any]]) -> None:
+    if len({key for key, _value in members}) != len(members):
+        raise _Repeated
+
+
 def repeated_keys(data: bytes) -> list[str]:
     """The keys an object of a valid JSON document repeats, as sigs.k8s.io/json's strict decoding
     into ``interface{}`` finds them: each path once (``spec.size``, ``items[0].name``), in
-    document order. Iterative, as ``decode``."""
+    document order. Documents rarely repeat one: ``json``'s C parser tells first, and only one
+    that does (or nests deeper than that parser goes) is scanned token by token, iteratively as
+    ``decode``, for the paths."""
     text = data.decode("utf-8", "replace")
+    try:
+        json.loads(text, object_pairs_hook=_no_repeats)
+        return []
+    except (_Repeated, RecursionError):
+        pass
     # Per open container: its path, the keys seen so far (None: an array), its items so far.
     paths: list[str] = []
     seen: list[set[str] | None] = []
