@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from ..apis.catalogue import ResourceType, SubresourceType
+from ..apis.catalogue import ETCD_PREFIX, ResourceType, SubresourceType
 from ..machinery._golang import go_quote, go_sharp_value
 from ..machinery.metadata import now_rfc3339
 from ..machinery.schema import Schema
@@ -1231,7 +1231,7 @@ class CustomResourceType:
             group=self.group, version=self.version, kind=self.kind, plural=self.plural, singular=self.singular,
             namespaced=self.namespaced, verbs=_CUSTOM_RESOURCE_VERBS, short_names=self.short_names,
             categories=self.categories, subresources=MappingProxyType(subresources),
-            storage_prefix=f"/registry/{self.group}/{self.plural}/", custom=True,
+            storage_prefix=f"{ETCD_PREFIX}/{self.group}/{self.plural}/", custom=True,
         )
 
 

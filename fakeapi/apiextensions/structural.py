@@ -47,6 +47,7 @@ from datetime import date
 from typing import Any
 
 from ..machinery._golang import go_float, go_json, go_kind, go_quote
+from ..machinery.field_validation import object_meta_unknown_fields
 from ..machinery.status import (
     FieldError,
     duplicate_error,
@@ -389,45 +390,50 @@ class _Node:
 
     # --- pruning (pruning/algorithm.go) ---
 
-    def prune(self, value: Any, root: bool = False) -> None:
-        """``prune``; the resource root is treated as an embedded resource, as kube does."""
+    def prune(self, value: Any, root: bool = False, unknown: UnknownFields | None = None) -> None:
+        """``prune``; the resource root is treated as an embedded resource, as kube does. What
+        goes is recorded in ``unknown`` when given (the root's metadata is not: kube reads it
+        before pruning, see ``StructuralSchema.prune_resource``)."""
         embedded = self.embedded or root
         if self.preserve_unknown:
-            self._skip_prune(value, embedded)
+            self._skip_prune(value, embedded, root, unknown)
             return
         if isinstance(value, dict):
             for key in list(value):
                 if embedded and key in _META_FIELDS:
                     if key == "metadata":
-                        _coerce_metadata(value)
+                        _coerce_metadata(value, None if root else unknown)
                     continue
                 sub = self.properties.get(key)
-                if sub is None and self.has_additional:
-                    _prune_value(value[key], self.additional)
-                elif sub is None:
+                if sub is None and not self.has_additional:
                     del value[key]
-                else:
-                    sub.prune(value[key])
+                    if unknown is not None:
+                        unknown.pruned(key)
+                    continue
+                _prune_member(value[key], self.additional if sub is None else sub, unknown, key, sub is None)
         elif isinstance(value, list):
-            for item in value:
-                _prune_value(item, self.items)
+            for index, item in enumerate(value):
+                _prune_member(item, self.items, unknown, index)
 
-    def _skip_prune(self, value: Any, embedded: bool) -> None:
+    def _skip_prune(self, value: Any, embedded: bool, root: bool, unknown: UnknownFields | None) -> None:
         """``skipPrune``: keep unknown fields here, but prune inside the known ones."""
         if isinstance(value, dict):
             for key, item in value.items():
                 if embedded and key in _META_FIELDS:
                     if key == "metadata":
-                        _coerce_metadata(value)
+                        _coerce_metadata(value, None if root else unknown)
                     continue
                 sub = self.properties.get(key)
-                if sub is not None:
-                    sub.prune(item)
-                elif self.has_additional:
-                    _prune_value(item, self.additional)
+                if sub is not None or self.has_additional:
+                    _prune_member(item, self.additional if sub is None else sub, unknown, key, sub is None)
         elif isinstance(value, list) and self.items is not None:
-            for item in value:
-                self.items._skip_prune(item, self.items.embedded)
+            for index, item in enumerate(value):
+                if isinstance(item, (dict, list)):
+                    if unknown is not None:
+                        unknown.enter(index)
+                    self.items._skip_prune(item, self.items.embedded, False, unknown)
+                    if unknown is not None:
+                        unknown.leave()
 
     # --- nulls and defaults (defaulting/prunenulls.go, defaulting/algorithm.go) ---
 
@@ -719,23 +725,84 @@ def _copy_default(schema: _Node) -> Any:
     return None if schema.default is _ABSENT else copy.deepcopy(schema.default)
 
 
-def _prune_value(value: Any, schema: _Node | None) -> None:
+def _prune_value(value: Any, schema: _Node | None, unknown: UnknownFields | None = None) -> None:
     """``prune`` with a possibly absent schema: without one, every field below is dropped."""
     if schema is not None:
-        schema.prune(value)
+        schema.prune(value, unknown=unknown)
     elif isinstance(value, dict):
+        if unknown is not None:
+            for key in value:
+                unknown.pruned(key)
         value.clear()
     elif isinstance(value, list):
-        for item in value:
-            _prune_value(item, None)
+        for index, item in enumerate(value):
+            _prune_member(item, None, unknown, index)
 
 
-def _coerce_metadata(obj: dict[str, Any]) -> None:
-    """What the ObjectMeta round trip keeps of ``metadata``: its own fields."""
+def _prune_member(value: Any, schema: _Node | None, unknown: UnknownFields | None, segment: str | int,
+                  map_key: bool = False) -> None:
+    """``_prune_value`` of an object's member (``segment``: its key, ``map_key`` under
+    additionalProperties) or an array's item (its index), within ``unknown``'s path. A scalar
+    holds nothing to prune."""
+    if not isinstance(value, (dict, list)):
+        return
+    if unknown is not None:
+        unknown.enter(segment, map_key=map_key)
+    _prune_value(value, schema, unknown)
+    if unknown is not None:
+        unknown.leave()
+
+
+def _coerce_metadata(obj: dict[str, Any], unknown: UnknownFields | None = None) -> None:
+    """What the ObjectMeta round trip keeps of ``metadata``: its own fields (what it drops of
+    an embedded resource's is recorded in ``unknown`` when given)."""
     metadata = obj["metadata"]
+    if unknown is not None:
+        unknown.coerced(metadata)
     if isinstance(metadata, dict):
         for key in [k for k in metadata if k not in OBJECT_META_FIELDS]:
             del metadata[key]
+
+
+class UnknownFields:
+    """What pruning a custom resource drops, in kube's words: the fields its schema does not
+    declare (``UnknownFieldPathOptions``: ``spec.foo``, ``spec.items[0].bar``, a map's key joined
+    like a field), and the fields of embedded resources' metadata ObjectMeta does not have
+    (``CoerceWithOptions``, whose ``field.Path`` writes a map's key ``[key]``:
+    ``spec.templates[a].metadata.foo``). Kube sorts each list."""
+
+    __slots__ = ("_path", "_field_path", "_pruned", "_coerced")
+
+    def __init__(self) -> None:
+        self._path: list[str] = []  # segments of the value being pruned, in both notations
+        self._field_path: list[str] = []
+        self._pruned: list[str] = []
+        self._coerced: list[str] = []
+
+    def enter(self, segment: str | int, *, map_key: bool = False) -> None:
+        """Into a member (its key) or an item (its index)."""
+        if isinstance(segment, int):
+            self._path.append(f"[{segment}]")
+            self._field_path.append(f"[{segment}]")
+            return
+        self._path.append(f".{segment}" if self._path else segment)
+        self._field_path.append(f"[{segment}]" if map_key else f".{segment}" if self._field_path else segment)
+
+    def leave(self) -> None:
+        self._path.pop()
+        self._field_path.pop()
+
+    def pruned(self, key: str) -> None:
+        """``RecordUnknownField``: ``key`` of the value being pruned goes."""
+        self._pruned.append("".join(self._path) + (f".{key}" if self._path else key))
+
+    def coerced(self, metadata: Any) -> None:
+        """The metadata of the embedded resource being pruned goes through ObjectMeta."""
+        path = "".join(self._field_path)
+        self._coerced += object_meta_unknown_fields(metadata, f"{path}.metadata" if path else "metadata")
+
+    def paths(self) -> list[str]:
+        return sorted(self._pruned) + sorted(self._coerced)
 
 
 _DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -901,6 +968,15 @@ class StructuralSchema:
         """Drop the fields the schema does not declare, in place (``pruning.Prune``); a resource
         root keeps its apiVersion, kind and metadata."""
         self._root.prune(obj, root=resource_root)
+
+    def prune_resource(self, obj: dict[str, Any]) -> list[str]:
+        """``prune`` of a custom resource, returning the paths of what its decoder finds unknown
+        (``unstructuredSchemaCoercer.apply``): the metadata's fields ObjectMeta does not have
+        (read before pruning), then the pruned fields, then embedded resources' metadata's."""
+        metadata_fields = object_meta_unknown_fields(obj["metadata"], "metadata") if "metadata" in obj else []
+        unknown = UnknownFields()
+        self._root.prune(obj, root=True, unknown=unknown)
+        return metadata_fields + unknown.paths()
 
     def default(self, obj: dict[str, Any]) -> None:
         """Drop non-nullable nulls without a default, then apply defaults, in place."""

@@ -60,6 +60,8 @@ _CLUSTER_BASES = frozenset(("GlobalResource", "GlobalSubResource"))
 _NOT_SERVED_VERBS = {("", "componentstatuses"): frozenset(("watch",))}
 _NOT_SERVED_SUBRESOURCES = frozenset((("storage.k8s.io", "csinodes", "status"),))
 
+#: kube-apiserver's ``--etcd-prefix`` (its default): every storage key starts with it.
+ETCD_PREFIX = "/registry"
 #: ``SpecialDefaultResourcePrefixes`` (kubernetes ``pkg/kubeapiserver/default_storage_factory_builder.go``).
 _SPECIAL_STORAGE_PREFIXES = {
     ("", "replicationcontrollers"): "controllers",
@@ -301,8 +303,8 @@ def _is_ga(version: str) -> bool:
 
 def _storage_prefix(group: str, plural: str) -> str:
     if group in _GROUP_PREFIXED_STORAGE:
-        return f"/registry/{group}/{plural}/"
-    return f"/registry/{_SPECIAL_STORAGE_PREFIXES.get((group, plural), plural)}/"
+        return f"{ETCD_PREFIX}/{group}/{plural}/"
+    return f"{ETCD_PREFIX}/{_SPECIAL_STORAGE_PREFIXES.get((group, plural), plural)}/"
 
 
 def load_catalogue(release: str = TARGET_RELEASE) -> Catalogue:

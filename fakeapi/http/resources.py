@@ -15,12 +15,13 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from ..apiextensions.structural import StructuralSchema
 from ..cacher import json_event
 from ..faults import Faults
 from ..machinery import patch as patching
 from ..machinery import serializer, warning
 from ..machinery.delete_options import DeleteOptions, from_body
-from ..machinery.field_validation import OptionsKind, check_fields
+from ..machinery.field_validation import OptionsKind, check_custom_fields, check_fields
 from ..machinery.list_options import ListOptions, parse_bool, parse_resource_version
 from ..machinery.write_options import validate_write_options
 from ..machinery.schema import Schema
@@ -164,6 +165,8 @@ class BodyTarget(Protocol):
     def schema(self) -> Schema | None: ...
     @property
     def custom(self) -> bool: ...
+    @property
+    def structural(self) -> StructuralSchema | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,10 +176,12 @@ class _ResourceTarget:
     kind: str
     schema: Schema | None
     custom: bool
+    structural: StructuralSchema | None
 
 
 def _target(rs: ResourceStore) -> _ResourceTarget:
-    return _ResourceTarget(rs.rt.group, (rs.api_version.rpartition("/")[2],), rs.rt.kind, rs.schema, rs.rt.custom)
+    return _ResourceTarget(rs.rt.group, (rs.api_version.rpartition("/")[2],), rs.rt.kind, rs.schema, rs.rt.custom,
+                           rs.structural)
 
 
 async def read_object(request: Request, target: BodyTarget, options: OptionsKind) -> tuple[Any, list[str], bool]:
@@ -194,11 +199,30 @@ async def read_object(request: Request, target: BodyTarget, options: OptionsKind
         value, duplicates = serializer.decode_value(raw, media_type, kind)
     obj = serializer.decode_object(value, raw, group=target.group, versions=target.versions, kind=kind,
                                    custom=target.custom)
-    if target.schema is None:
-        return obj, [], dry
-    json_raw = raw if media_type == JSON else orjson.dumps(obj)
     version = str(obj.get("apiVersion", "")).rpartition("/")[2]
-    return obj, check_fields(policy, json_raw, target.schema, kind, version, duplicates), dry
+    warnings: list[str] = []
+    if target.structural is not None:
+        warnings = check_custom_fields(policy, raw if media_type == JSON else None,
+                                       lambda: _pruned_fields(obj, target), obj["kind"], version, duplicates)
+    else:
+        if media_type == JSON:
+            serializer.check_number_literals(raw, obj)
+        if target.schema is not None:
+            json_raw = raw if media_type == JSON else orjson.dumps(obj)
+            warnings = check_fields(policy, json_raw, target.schema, kind, version, duplicates)
+    serializer.check_group_version(obj, target.group, target.versions)
+    return obj, warnings, dry
+
+
+def _pruned_fields(obj: dict[str, Any], target: BodyTarget) -> list[str]:
+    """The unknown field paths of a custom resource's body, which its decoding prunes (in place)
+    when it is of the endpoint's kind and version: kube prunes another version by that version's
+    schema and another kind not at all, and the handler refuses either."""
+    structural = target.structural
+    endpoint_version = f"{target.group}/{target.versions[0]}"
+    if structural is None or obj["kind"] != target.kind or obj.get("apiVersion") != endpoint_version:
+        return []
+    return structural.prune_resource(obj)
 
 
 def with_warnings(response: Response, warnings: Sequence[str]) -> Response:

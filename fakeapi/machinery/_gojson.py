@@ -11,6 +11,7 @@ case-insensitively, ignoring unknown keys and ``null``, and returns the first ty
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -27,6 +28,10 @@ _OBJECT_KEY, _OBJECT_VALUE, _ARRAY_VALUE = range(3)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SCALAR = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_INTEGER = re.compile(r"-?[0-9]+")
+#: A number token of 19 digits or more: orjson reads integers beyond [-2**63, 2**64) as floats,
+#: which print otherwise than their literal (``1e+20``). Digits in a string rarely look like one.
+_LONG_INTEGER = re.compile(rb"[:\[,]\s*-?[0-9]{19,}\s*[,}\]]")
 
 Step = Callable[[int], None]
 
@@ -387,8 +392,9 @@ def decode_string(token: str) -> str:
 
 
 class GoNumber(float):
-    """A number float64 cannot hold (``1e999``): the float Python makes of it, and the literal,
-    which Go's type errors quote."""
+    """A number whose float is not what Go's type errors quote: one float64 cannot hold
+    (``1e999``), or an integer beyond int64 kept for Go's typed decoding (``literal_scalar``).
+    The float Python makes of it, and the literal."""
 
     text: str
 
@@ -410,6 +416,13 @@ def plain_scalar(token: str) -> Any:
         return number
     value = float(token)
     return GoNumber(token) if value in (float("inf"), float("-inf")) else value
+
+
+def literal_scalar(token: str) -> Any:
+    """``plain_scalar``, but an integer beyond int64 keeps its literal (a ``GoNumber``): Go's
+    typed decoding, which refuses it in an integer field, quotes it as written."""
+    value = plain_scalar(token)
+    return GoNumber(token) if type(value) is float and _INTEGER.fullmatch(token) else value
 
 
 def decode(data: bytes, scalar: Callable[[str], Any] = plain_scalar) -> Any:
@@ -448,6 +461,105 @@ def decode(data: bytes, scalar: Callable[[str], Any] = plain_scalar) -> Any:
         else:
             parent.append(value)
     return value
+
+
+class _Repeated(Exception):
+    """An object of the document repeats a key."""
+
+
+def _no_repeats(members: list[tuple[str, Any]]) -> None:
+    if len({key for key, _value in members}) != len(members):
+        raise _Repeated
+
+
+def repeated_keys(data: bytes) -> list[str]:
+    """The keys an object of a valid JSON document repeats, as sigs.k8s.io/json's strict decoding
+    into ``interface{}`` finds them: each path once (``spec.size``, ``items[0].name``), in
+    document order. Documents rarely repeat one: ``json``'s C parser tells first, and only one
+    that does (or nests deeper than that parser goes) is scanned token by token, iteratively as
+    ``decode``, for the paths."""
+    text = data.decode("utf-8", "replace")
+    try:
+        json.loads(text, object_pairs_hook=_no_repeats)
+        return []
+    except (_Repeated, RecursionError):
+        pass
+    # Per open container: its path, the keys seen so far (None: an array), its items so far.
+    paths: list[str] = []
+    seen: list[set[str] | None] = []
+    counts: list[int] = []
+    key = ""  # the member whose value comes next
+    expecting_key = False
+    repeated: dict[str, None] = {}  # an ordered set
+    for match in _TOKEN.finditer(text):
+        string, punctuation, _literal = match.groups()
+        if punctuation in ("{", "["):
+            if not paths:
+                path = ""
+            else:
+                path = f"{paths[-1]}[{counts[-1]}]" if seen[-1] is None else _member_path(paths[-1], key)
+            paths.append(path)
+            seen.append(set() if punctuation == "{" else None)
+            counts.append(0)
+            expecting_key = punctuation == "{"
+        elif punctuation in ("}", "]"):
+            paths.pop()
+            seen.pop()
+            counts.pop()
+            expecting_key = False
+        elif punctuation == ",":
+            if seen[-1] is None:
+                counts[-1] += 1
+            else:
+                expecting_key = True
+        elif string is not None and expecting_key:
+            key = decode_string(string)
+            keys = seen[-1]
+            assert keys is not None, "only an object expects a key"
+            if key in keys:
+                repeated[_member_path(paths[-1], key)] = None
+            keys.add(key)
+            expecting_key = False
+    return list(repeated)
+
+
+def _member_path(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def has_long_integer(data: bytes) -> bool:
+    """Whether a JSON document may hold an integer whose literal orjson loses (``_LONG_INTEGER``)."""
+    return _LONG_INTEGER.search(data) is not None
+
+
+def as_unstructured(value: Any) -> Any:
+    """``value`` as ``UnmarshalCaseSensitivePreserveInts`` decodes it into ``interface{}``, in
+    place: a number is an int64, else a float64; one float64 cannot hold (``1e999``) is
+    ``GoJSONError`` (Go's ``UnmarshalTypeError``, the first in document order). Iterative, as
+    ``decode``: any depth Go accepts converts."""
+    root = [value]
+    stack: list[tuple[dict[str, Any] | list[Any], Iterator[Any]]] = [(root, iter(range(1)))]
+    while stack:
+        container, keys = stack[-1]
+        key = next(keys, _END)
+        if key is _END:
+            stack.pop()
+            continue
+        item = container[key]
+        if isinstance(item, dict):
+            stack.append((item, iter(list(item))))
+        elif isinstance(item, list):
+            stack.append((item, iter(range(len(item)))))
+        elif isinstance(item, GoNumber):
+            if math.isinf(item):
+                raise GoJSONError(f"json: cannot unmarshal number {item.text} into Go value of type float64")
+            container[key] = float(item)
+        elif type(item) is int and not -(2**63) <= item < 2**63:
+            container[key] = float(item)
+    return root[0]
+
+
+_END = object()
 
 
 def loads(data: bytes) -> Any:

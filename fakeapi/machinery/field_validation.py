@@ -11,18 +11,20 @@ bytes (``RawExtension``, ``FieldsV1``, ``JSON``, ``Patch``) are not looked into 
 
 Duplicates exist only in the bytes (a decoded dict keeps the last value), so the body is parsed
 again here with ``object_pairs_hook``, which keeps every member in order; the caller skips that
-parse when the policy is ``Ignore``. Custom resources are checked the same way against their
-structural schema, which is how kube's pruning reports their unknown fields too.
+parse when the policy is ``Ignore``. A custom resource's body is unmarshalled into a map: its
+strict errors are its repeated keys, then the unknown fields its pruning reports
+(``check_custom_fields``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from functools import cache
 from typing import Any, Literal
 
+from ._gojson import repeated_keys
 from ._golang import go_quote
 from .schema import Schema, definitions
 from .status import StatusError, bad_request, invalid
@@ -67,12 +69,38 @@ def field_validation_error(value: str | None) -> tuple[str, str, str] | None:
     return ("fieldValidation", "FieldValueNotSupported", f"Unsupported value: {go_quote(value)}: supported values: {supported}")
 
 
+#: A strict decoding error found: (``unknown`` or ``duplicate``, the field's path).
+_Found = dict[tuple[str, str], None]  # an ordered set: each error is reported once
+
+
+def strict_error(what: str, path: str) -> str:
+    """A strict decoding error as kube words it: ``unknown field "spec.foo"``,
+    ``duplicate field "spec.replicas"``."""
+    return f"{what} field {go_quote(path)}"
+
+
 def strict_decoding_errors(body: bytes, schema: Schema) -> list[str]:
     """The unknown and duplicate fields of a JSON body, as kube words them:
     ``unknown field "spec.foo"``, ``duplicate field "spec.replicas"`` (see the module doc)."""
-    errors: dict[str, None] = {}  # an ordered set: each error is reported once
-    _check(json.loads(body, object_pairs_hook=_Members), schema, "", errors)
-    return list(errors)[:MAX_ERRORS]
+    found: _Found = {}
+    _check(json.loads(body, object_pairs_hook=_Members), schema, "", found)
+    return [strict_error(what, path) for what, path in found][:MAX_ERRORS]
+
+
+def object_meta_unknown_fields(metadata: Any, path: str) -> list[str]:
+    """The paths of the fields of a custom resource's (or an embedded resource's) ``metadata``,
+    at ``path``, that ObjectMeta does not have (``metadata.foo``,
+    ``metadata.ownerReferences[0].foo``): kube reads Go's marshalling of the decoded metadata
+    (keys sorted, none repeated) into an ObjectMeta strictly (``GetObjectMetaWithOptions``)."""
+    found: _Found = {}
+    _check(metadata, _object_meta_schema(), path, found)
+    return [field_path for _what, field_path in found]
+
+
+@cache
+def _object_meta_schema() -> Schema:
+    defs = definitions()
+    return Schema(defs["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"], defs)
 
 
 def check_fields(policy: FieldValidation, body: bytes, schema: Schema | None, kind: str, version: str,
@@ -85,7 +113,25 @@ def check_fields(policy: FieldValidation, body: bytes, schema: Schema | None, ki
     Strict, as goyaml returns them, a warning each under Warn (``parseYAMLWarnings``)."""
     if policy is FieldValidation.IGNORE or schema is None:
         return []
-    errors = strict_decoding_errors(body, schema)
+    return _apply(policy, strict_decoding_errors(body, schema), kind, version, decoder_errors)
+
+
+def check_custom_fields(policy: FieldValidation, body: bytes | None, unknown_fields: Callable[[], list[str]],
+                        kind: str, version: str, decoder_errors: Sequence[str] = ()) -> list[str]:
+    """``check_fields`` for a custom resource, whose decoder unmarshals the body into a map
+    (strict errors: the repeated keys of a JSON ``body``; a YAML body's are its
+    ``decoder_errors``), then reports the paths of the ``unknown_fields`` its pruning finds
+    (``schemaCoercingDecoder``). Nothing is looked for under ``Ignore``."""
+    if policy is FieldValidation.IGNORE:
+        return []
+    errors = [strict_error("duplicate", path) for path in repeated_keys(body)][:MAX_ERRORS] if body is not None else []
+    errors += [strict_error("unknown", path) for path in unknown_fields()]
+    return _apply(policy, errors, kind, version, decoder_errors)
+
+
+def _apply(policy: FieldValidation, errors: list[str], kind: str, version: str,
+           decoder_errors: Sequence[str]) -> list[str]:
+    """``policy`` applied to a body's strict errors: their warnings, or Strict's 400."""
     if policy is FieldValidation.STRICT and (errors or decoder_errors):
         yaml_error = ["yaml: unmarshal errors:\n  " + "\n  ".join(decoder_errors)] if decoder_errors else []
         raise cannot_be_handled(kind, version, strict_decoding_message([*yaml_error, *errors]))
@@ -115,17 +161,19 @@ def _self_decoding_definitions() -> tuple[Mapping[str, Any], ...]:
     return tuple(defs[name] for name in _SELF_DECODING)
 
 
-def _check(value: Any, schema: Schema, path: str, errors: dict[str, None]) -> None:
+def _check(value: Any, schema: Schema, path: str, errors: _Found) -> None:
     """Record the strict errors of ``value`` at ``path``. A value of another JSON type than its
     schema's is left alone: that is a decoding error, reported elsewhere."""
     if isinstance(value, _Members):  # before list: _Members is one
         _check_object(value, schema, path, errors)
+    elif isinstance(value, dict):  # a decoded map, as Go marshals it: keys sorted
+        _check_object(_Members(sorted(value.items())), schema, path, errors)
     elif isinstance(value, list) and (items := schema.items) is not None:
         for index, item in enumerate(value):
             _check(item, items, f"{path}[{index}]", errors)
 
 
-def _check_object(members: _Members, schema: Schema, path: str, errors: dict[str, None]) -> None:
+def _check_object(members: _Members, schema: Schema, path: str, errors: _Found) -> None:
     """A struct's fields or a map's values; nothing in a free-form or self-decoding value."""
     if schema.type not in ("object", None):
         return
@@ -145,21 +193,21 @@ def _is_empty_struct(schema: Schema) -> bool:
             and not schema.preserves_unknown_fields and schema.node not in _self_decoding_definitions())
 
 
-def _check_struct(members: _Members, schema: Schema, path: str, errors: dict[str, None]) -> None:
+def _check_struct(members: _Members, schema: Schema, path: str, errors: _Found) -> None:
     seen: set[str] = set()
     for key, item in members:
         field = schema.field(key)
         if field is None:
             if not schema.preserves_unknown_fields:
-                errors[f"unknown field {go_quote(_join(path, key))}"] = None
+                errors["unknown", _join(path, key)] = None
             continue
         _check_duplicate(key, seen, path, errors)
         _check(item, field, _join(path, key), errors)
 
 
-def _check_duplicate(key: str, seen: set[str], path: str, errors: dict[str, None]) -> None:
+def _check_duplicate(key: str, seen: set[str], path: str, errors: _Found) -> None:
     if key in seen:
-        errors[f"duplicate field {go_quote(_join(path, key))}"] = None
+        errors["duplicate", _join(path, key)] = None
     seen.add(key)
 
 

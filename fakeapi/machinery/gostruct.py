@@ -12,6 +12,12 @@ non-pointer struct always prints (``"resources": {}``, ``"status": {}``). Types 
 JSON form (``metav1.Time``, ``MicroTime``, ``Duration``, ``resource.Quantity``,
 ``intstr.IntOrString``, ``runtime.RawExtension``, ``FieldsV1``) print as theirs do.
 
+A strategic merge patch's result is not read from JSON but converted from the patched map
+(``runtime.DefaultUnstructuredConverter.FromUnstructured``, ``from_unstructured``): the same walk
+with the converter's rules, which stops at the first error and words its own (``cannot restore
+slice from map``, ``unrecognized type: int32``), converts an integral float64 into an integer
+field, and hands the types with their own JSON form their value marshalled again.
+
 The walk is compiled once per message into ``_Struct`` tables (``gotypes`` has the facts), so a
 write pays one pass over its object.
 """
@@ -29,6 +35,8 @@ from typing import Any
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from . import gotypes
+from ._golang import go_json
+from .quantity import FORMAT_WRONG
 from .status import bad_request
 
 Json = dict[str, Any]
@@ -63,24 +71,44 @@ def _number_text(value: float | int) -> str:
     return getattr(value, "text", None) or (repr(value) if isinstance(value, float) else str(value))
 
 
+_UNSTRUCTURED_KINDS = ((bool, "bool"), (str, "string"), (int, "int64"), (float, "float64"), (list, "slice"),
+                       (dict, "map"))
+
+
+def _unstructured_kind(value: Any) -> str:
+    """The ``reflect.Kind`` of a value of an unstructured map, as the converter names it."""
+    return next(name for python_type, name in _UNSTRUCTURED_KINDS if isinstance(value, python_type))
+
+
 class _Context:
     """Where a value sits, for Go's error message: the struct holding the field and the JSON
     path of the field (without list indexes or map keys, as Go prints it). The path is a stack
-    of names pushed on the way down, joined only when an error is written."""
+    of names pushed on the way down, joined only when an error is written. ``unstructured``:
+    the value is converted from an unstructured map (``from_unstructured``), not read as JSON."""
 
-    __slots__ = ("errors", "struct", "path")
+    __slots__ = ("errors", "struct", "path", "unstructured")
 
-    def __init__(self) -> None:
+    def __init__(self, unstructured: bool = False) -> None:
         self.errors: list[str] = []
         self.struct = ""
         self.path: list[str] = []
+        self.unstructured = unstructured
 
     def mismatch(self, value: Any, go_type: str, *, with_value: bool = False) -> None:
         json_type = _json_type(value)
         if with_value and json_type == "number":
             json_type = f"number {_number_text(value)}"
+        if self.unstructured:  # a type's own UnmarshalJSON, on its value alone: no struct field
+            raise _Abort(f"json: cannot unmarshal {json_type} into Go value of type {go_type}")
         self.errors.append(f"json: cannot unmarshal {json_type} into Go struct field "
                            f"{self.struct}.{'.'.join(self.path)} of type {go_type}")
+
+    def cannot_restore(self, value: Any, container: str, go_type: str) -> None:
+        """A value of another type where a ``struct``, ``slice`` or ``map`` goes."""
+        if self.unstructured:
+            separator = ": " if container == "struct" else " "
+            raise _Abort(f"cannot restore {container} from{separator}{_unstructured_kind(value)}")
+        self.mismatch(value, go_type)
 
 
 Decoder = Callable[[Any, _Context], Any]
@@ -92,9 +120,32 @@ def _scalar(go_type: str, check: Callable[[Any], bool], zero: Any) -> tuple[Deco
             return zero
         if check(value):
             return value
+        if context.unstructured:
+            return _converted(value, go_type)
         context.mismatch(value, go_type, with_value=go_type != "string" and not isinstance(value, bool))
         return zero
     return decode, zero
+
+
+_INTEGER_BITS = {"int32": 32, "int64": 64, "uint8": 8}
+
+
+def _converted(value: Any, go_type: str) -> Any:
+    """The unstructured converter's conversion of a value the Go type does not take as it is
+    (``fromUnstructured``'s simple kinds): an integer into another integer type (wrapped, as
+    Go's conversion wraps) or a float64; an integral float64 into an integer; nothing else."""
+    kind = _unstructured_kind(value)
+    bits = _INTEGER_BITS.get(go_type)
+    if bits is not None and kind in ("int64", "float64"):
+        if kind == "float64" and not value.is_integer():
+            raise _Abort(f"cannot convert float64 to {go_type}")
+        low = -(1 << (bits - 1)) if go_type != "uint8" else 0
+        return (int(value) - low) % (1 << bits) + low
+    if go_type == "float64" and kind == "int64":
+        return float(value)
+    if go_type == "string" and kind == "int64":  # Go converts an integer to a string (a rune)
+        raise _Abort(f"cannot convert int64 to {go_type}")
+    raise _Abort(f"unrecognized type: {go_type}")
 
 
 def _integer(bits: int, go_type: str) -> Callable[[Any], bool]:
@@ -116,15 +167,20 @@ _SCALARS: dict[int, tuple[Decoder, Any]] = {
 
 
 def _bytes(value: Any, context: _Context) -> Any:
-    """A Go ``[]byte``: base64 text, checked (Go decodes it and prints it again)."""
+    """A Go ``[]byte``: base64 text, checked (Go decodes it and prints it again). The converter
+    takes a list of bytes too, and decodes text through JSON (its error says so)."""
     if value is None:
         return None
+    if context.unstructured and isinstance(value, list):
+        items = (0 if item is None else _converted(item, "uint8") for item in value)
+        return base64.b64encode(bytes(items)).decode()
     if not isinstance(value, str):
-        context.mismatch(value, "[]uint8")
+        context.cannot_restore(value, "slice", "[]uint8")
         return None
     error_at = _base64_error(value.encode())
     if error_at is not None:
-        raise _Abort(f"illegal base64 data at input byte {error_at}")
+        prefix = "error decoding from json: " if context.unstructured else ""
+        raise _Abort(f"{prefix}illegal base64 data at input byte {error_at}")
     return base64.b64encode(base64.b64decode(value.replace("\n", "").replace("\r", ""))).decode()
 
 
@@ -238,11 +294,14 @@ def _micro_time(value: Any, context: _Context) -> Any:
 
 
 def _int_or_string(value: Any, context: _Context) -> Any:
-    """``intstr.IntOrString``: a JSON string is the string; anything else must be an int32."""
+    """``intstr.IntOrString``: a JSON string is the string; anything else must be an int32 (the
+    converter marshals an integral float64 as an integer first)."""
     if value is None:
         return 0
     if isinstance(value, str):
         return value
+    if context.unstructured and isinstance(value, float) and value.is_integer():
+        value = int(value)
     if isinstance(value, int) and not isinstance(value, bool) and -(1 << 31) <= value < (1 << 31):
         return value
     context.mismatch(value, "int32", with_value=isinstance(value, float))
@@ -250,13 +309,18 @@ def _int_or_string(value: Any, context: _Context) -> Any:
 
 
 def _quantity(value: Any, context: _Context) -> Any:
-    """``resource.Quantity``: a string or a number, printed as a string."""
+    """``resource.Quantity``: a string or a number, printed as a string (the converter's number
+    as Go marshals it; anything else is no quantity to ``ParseQuantity``)."""
     if value is None:
         return "0"
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        if context.unstructured:
+            raise _Abort(FORMAT_WRONG)
         context.mismatch(value, "string")
         return "0"
-    return value if isinstance(value, str) else _number_text(value)
+    if isinstance(value, str):
+        return value
+    return go_json(value) if context.unstructured else _number_text(value)
 
 
 def _raw(value: Any, context: _Context) -> Any:
@@ -328,7 +392,7 @@ class _Struct:
         if value is None:
             value = {}
         elif not isinstance(value, dict):
-            context.mismatch(value, f"{_go_package(self.name)}.{self.go_name}")
+            context.cannot_restore(value, "struct", f"{_go_package(self.name)}.{self.go_name}")
             value = {}
         out: Json = {}
         self._decode_into(value, context, out)
@@ -455,7 +519,7 @@ def _list_decoder(element: Decoder, element_type: str) -> Decoder:
         if value is None:
             return None
         if not isinstance(value, list):
-            context.mismatch(value, f"[]{element_type}")
+            context.cannot_restore(value, "slice", f"[]{element_type}")
             return None
         return [element(item, context) for item in value]
     return decode
@@ -466,7 +530,7 @@ def _map_decoder(element: Decoder, element_type: str) -> Decoder:
         if value is None:
             return None
         if not isinstance(value, dict):
-            context.mismatch(value, f"map[string]{element_type}")
+            context.cannot_restore(value, "map", f"map[string]{element_type}")
             return None
         # encoding/json writes a map's keys sorted.
         return {key: element(value[key], context) for key in sorted(value)}
@@ -480,15 +544,16 @@ class GoDecodeError(Exception):
     """The error Go's decoder returned: ``str()`` is its text (each caller wraps it its way)."""
 
 
-def decode(obj: Json, api_version: str, kind: str) -> Json:
+def decode(obj: Json, api_version: str, kind: str, *, unstructured: bool = False) -> Json:
     """The object as kube stores it after decoding it into its Go type (see the module doc);
     ``GoDecodeError`` when it cannot be decoded. ``kind`` and ``apiVersion`` come first, as
     ``TypeMeta`` is the first (inline) field of every kind. Objects of kinds without a Go type here
-    (custom resources) are returned as they are."""
+    (custom resources) are returned as they are. ``unstructured``: converted from an unstructured
+    map (``from_unstructured``) rather than read as JSON."""
     name = gotypes.message_name(api_version, kind)
     if name is None:
         return obj
-    context = _Context()
+    context = _Context(unstructured)
     try:
         decoded = _struct(name).decode(obj, context)
     except _Abort as err:
@@ -496,6 +561,13 @@ def decode(obj: Json, api_version: str, kind: str) -> Json:
     if context.errors:
         raise GoDecodeError(context.errors[0])
     return {"kind": kind, "apiVersion": api_version, **decoded}
+
+
+def from_unstructured(obj: Json, api_version: str, kind: str) -> Json:
+    """``runtime.DefaultUnstructuredConverter.FromUnstructured`` of a map into the kind's Go type,
+    which is how a strategic merge patch's result becomes the object: ``decode`` with the
+    converter's rules (see the module doc)."""
+    return decode(obj, api_version, kind, unstructured=True)
 
 
 def decode_meta(value: Any, type_name: str) -> Json:

@@ -21,7 +21,7 @@ _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-
 _SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
                  "deletionGracePeriodSeconds", "selfLink", "generation")
 #: Fields an update keeps from the stored object.
-_KEPT_ON_UPDATE = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds")
+_KEPT_ON_UPDATE = ("creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds")
 
 
 #: ``metav1.ObjectMeta``'s fields in struct order, as Go writes them.
@@ -133,6 +133,10 @@ def prepare_create(meta: dict[str, Any], namespace: str | None) -> None:
 
 
 def prepare_update(meta: dict[str, Any], old_meta: dict[str, Any], namespace: str | None) -> None:
+    # BeforeUpdate: the stored uid stands in for a missing one only; another is the update's
+    # validation error (``field is immutable``).
+    if not meta.get("uid") and "uid" in old_meta:
+        meta["uid"] = old_meta["uid"]
     for field in _KEPT_ON_UPDATE:
         if field in old_meta:
             meta[field] = old_meta[field]

@@ -24,7 +24,7 @@ from ..machinery.status import (
     unclassified_error,
 )
 from .pod_conditions import update_pod_condition
-from .rest import ResourceStore
+from .rest import ResourceStore, precondition_failed
 from .virtual import SUCCESS, BodyType, CreateOnly, CreateRequest
 
 Json = dict[str, Any]
@@ -39,12 +39,6 @@ def validate_pod_binding(binding: Json) -> list[tuple[str, str, str]]:
     if not target.get("name"):
         errors.append(required_error("target.name"))
     return errors
-
-
-def precondition_failed(key: str, message: str) -> str:
-    """``storage.NewInvalidObjError(key, message).Error()``: how a failed precondition of a
-    storage update reads."""
-    return f"StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: {message}"
 
 
 class PodBindings(CreateOnly):
@@ -77,12 +71,10 @@ class PodBindings(CreateOnly):
         def bind(pod: Json) -> Json:
             pod_meta = pod["metadata"]
             if meta.get("uid") and meta["uid"] != pod_meta.get("uid"):
-                raise conflict("", "pods", name, precondition_failed(
-                    key, f"Precondition failed: UID in precondition: {meta['uid']}, UID in object meta: {pod_meta.get('uid')}"))
+                raise conflict("", "pods", name, precondition_failed(key, "UID", meta["uid"], pod_meta.get("uid")))
             if meta.get("resourceVersion") and meta["resourceVersion"] != pod_meta.get("resourceVersion"):
                 raise conflict("", "pods", name, precondition_failed(
-                    key, f"Precondition failed: ResourceVersion in precondition: {meta['resourceVersion']}, "
-                         f"ResourceVersion in object meta: {pod_meta.get('resourceVersion')}"))
+                    key, "ResourceVersion", meta["resourceVersion"], pod_meta.get("resourceVersion")))
             spec = pod.setdefault("spec", {})
             if pod_meta.get("deletionTimestamp"):
                 raise _binding_conflict(name, f"pod {name} is being deleted, cannot be assigned to a host")

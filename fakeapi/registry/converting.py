@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from ..apiextensions.structural import StructuralSchema
 from ..apis.catalogue import ResourceType
 from ..apis.rules import NO_RULES, rules_for
 from ..cacher import CachedObject, Cacher
@@ -107,7 +108,7 @@ class ConvertingStore(FieldManagedWrites):
     def __init__(
         self, storage: ResourceStore, rt: ResourceType, conversion: Conversion, *,
         list_kind: str | None = None, custom_schema: Schema | None = None,
-        printer_columns: Sequence[Mapping[str, Any]] | None = None,
+        structural: StructuralSchema | None = None, printer_columns: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         self.storage = storage
         self.rt = rt
@@ -116,6 +117,7 @@ class ConvertingStore(FieldManagedWrites):
         self.list_kind = list_kind or f"{rt.kind}List"
         self.schema = None if rt.custom else kind_schema(rt.group, rt.version, rt.kind)
         self.custom_schema = custom_schema
+        self.structural = structural
         self.printer_columns = tuple(printer_columns) if printer_columns is not None else None
         self._conversion = conversion
         self._view = ConvertedView(rt, self.list_kind, conversion.to_served)

@@ -24,7 +24,7 @@ from ..apis.rules import KindRules
 from ..machinery import metadata, validation
 from ..machinery._golang import go_quote
 from ..machinery.delete_options import DeleteOptions
-from ..machinery.status import invalid, invalid_error
+from ..machinery.status import FieldError, invalid, invalid_error
 from ..store import RangeRequest, prefix_range_end
 from .rest import Json, ResourceStore
 from .scale import ScalePaths
@@ -96,14 +96,14 @@ class CustomResourceStore(ResourceStore):
         self._raise_if(obj, errors + self.definition.structural.validate(obj))
         self._warn_on_create(obj)
 
-    def _admit_update(self, new: Json, old: Json, subresource: str | None) -> None:
+    def _update_validation(self, subresource: str | None) -> Callable[[Json, Json], list[FieldError]]:
+        """``customResourceStrategy.ValidateUpdate`` (the status strategy's for ``/status``),
+        which the common fields' validation precedes."""
         structural = self.definition.structural
         if subresource == "status":
-            self._raise_if(new, structural.validate_status(new))
-            return
-        errors = validation.validate_object_meta_update(new["metadata"], old["metadata"])
-        self._raise_if(new, errors + structural.validate(new))
-        self._warn_on_update(new, old, subresource)
+            return lambda new, old: structural.validate_status(new)
+        return lambda new, old: validation.validate_object_meta_update(new["metadata"], old["metadata"]) + \
+            structural.validate(new)
 
     def _check_type_meta(self, obj: Json) -> None:
         """``ValidateTypeMeta``: the kind and API version must be the version's (a 422 naming the

@@ -267,6 +267,7 @@ class Registry:
             self._unregister_custom(rs)
         rs.define(storage)
         rs.custom_schema = storage.schema
+        rs.structural = storage.structural
         for definition in served:
             self.resources[(definition.group, definition.version, definition.plural)] = (
                 rs if definition is storage else _custom_version(rs, definition))
@@ -333,4 +334,4 @@ def _custom_version(rs: CustomResourceStore, definition: CustomResourceType) -> 
     """A served version of a custom resource other than its storage version."""
     return ConvertingStore(rs, definition.resource_type(), none_conversion(rs.api_version, definition.group_version),
                            list_kind=definition.list_kind, custom_schema=definition.schema,
-                           printer_columns=definition.printer_columns)
+                           structural=definition.structural, printer_columns=definition.printer_columns)

@@ -19,10 +19,11 @@ from typing import Any
 import orjson
 
 from ..admission import Admission
-from ..apis.catalogue import ResourceType
+from ..apiextensions.structural import StructuralSchema
+from ..apis.catalogue import ETCD_PREFIX, ResourceType
 from ..apis.rules import NO_RULES, KindRules, rules_for
 from ..cacher import CachedObject, Cacher, CacheWatcher, TooOldResourceVersion
-from ..machinery import continue_token, gostruct, metadata, warning
+from ..machinery import continue_token, gostruct, metadata, serializer, warning
 from ..machinery._golang import go_quote
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
@@ -126,6 +127,8 @@ class FieldManagedWrites:
     schema: Schema | None
     #: A custom resource's schema for field tracking (None: kube's deduced types).
     custom_schema: Schema | None = None
+    #: A custom resource's structural schema, which its decoding prunes bodies by (None: a built-in kind).
+    structural: StructuralSchema | None = None
     _field_managers: dict[str | None, FieldManager]
 
     def exists(self, namespace: str | None, name: str) -> bool:
@@ -196,14 +199,27 @@ class FieldManagedWrites:
                                           name=name)
             if rt.custom:
                 return result
+
+            def undecodable(error: str) -> StatusError:
+                # kube patches the object as its Go type encodes it, fields in struct order, which
+                # the message shows where the patch left them: the stored object has its
+                # defaulted fields last, so the shown result is the patch applied to that encoding
+                shown = patching.apply_patch(patch_type, gostruct.decode(current, self.api_version, self.kind), body,
+                                             self.schema, group=rt.group, kind=rt.kind, name=name)
+                return patching.undecodable_result(patch_type, shown, body, error)
+
             try:  # decoded here, not in the write's decoding, for the patch handler's error
-                decoded = gostruct.decode(result, self.api_version, self.kind)
+                if patch_type == patching.STRATEGIC_MERGE_PATCH:  # converted from the patched map
+                    decoded = gostruct.from_unstructured(result, self.api_version, self.kind)
+                else:  # read back as JSON, its kind and version first
+                    serializer.check_patched_kind(result, group=rt.group, version=rt.version, kind=rt.kind)
+                    decoded = gostruct.decode(result, self.api_version, self.kind)
             except gostruct.GoDecodeError as err:
-                raise patching.undecodable_result(patch_type, result, body, str(err)) from None
+                raise undecodable(str(err)) from None
             if strict and self.schema is not None:
                 errors = patch_errors + strict_decoding_errors(orjson.dumps(result), self.schema)
                 if errors and validation is FieldValidation.STRICT:
-                    raise patching.undecodable_result(patch_type, result, body, strict_decoding_message(errors))
+                    raise undecodable(strict_decoding_message(errors))
                 for error in errors:
                     warning.add_header(warning_header(error))
             return decoded
@@ -269,6 +285,13 @@ def check_namespace_accepts(namespace_phase: Callable[[str], str | None], group:
                         f"unable to create new content in namespace {namespace} because it is being terminated",
                         (Cause(reason="NamespaceTerminating", message=f"namespace {namespace} is being terminated",
                                field="metadata.namespace"),))
+
+
+def precondition_failed(key: str, field: str, wanted: Any, actual: Any) -> str:
+    """A failed precondition of a storage update as it reads (``storage.Preconditions.Check``,
+    ``NewInvalidObjError``); ``field`` is ``UID`` or ``ResourceVersion``."""
+    return (f"StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: "
+            f"Precondition failed: {field} in precondition: {wanted}, {field} in object meta: {actual}")
 
 
 def is_status(body: bytes) -> bool:
@@ -505,19 +528,23 @@ class ResourceStore(FieldManagedWrites):
             for text in warnings_on_update(new, old):
                 warning.add(text)
 
-    def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
-        """The kind's validation of an update (kube's ``BeforeUpdate``), its warnings recorded."""
-        rules = self._validation_rules()
+    def _update_validation(self, subresource: str | None) -> Callable[[Json, Json], list[FieldError]] | None:
+        """The strategy's ``ValidateUpdate`` of the endpoint (None: the kind has none here)."""
         own_strategy = self.subresource_strategies.get(subresource) if subresource else None
-        validate = own_strategy[1] if own_strategy is not None else \
-            rules.validate_status_update if subresource == "status" else rules.validate_update
-        if validate is None:
-            return
-        # BeforeUpdate's common validation comes first, then the kind's (which repeats some of it)
+        if own_strategy is not None:
+            return own_strategy[1]
+        rules = self._validation_rules()
+        return rules.validate_status_update if subresource == "status" else rules.validate_update
+
+    def _validate_update(self, new: Json, old: Json, subresource: str | None) -> None:
+        """The validation of an update (kube's ``BeforeUpdate``), its warnings recorded: the common
+        fields' (every kind's), then the strategy's (which repeats some of it), in one 422."""
         new_meta, old_meta = new["metadata"], old["metadata"]
         errors = validate_object_meta(new_meta, self.rt.namespaced, validate_path_segment_name)
         errors += validate_object_meta_update(new_meta, old_meta)
-        errors += validate(new, old)
+        validate = self._update_validation(subresource)
+        if validate is not None:
+            errors += validate(new, old)
         if errors:
             raise invalid(self.rt.group, self.rt.kind, new["metadata"]["name"], errors)
         self._warn_on_update(new, old, subresource)
@@ -532,6 +559,15 @@ class ResourceStore(FieldManagedWrites):
         """PUT of the object or its ``status``: the body replaces the stored object (as the
         strategy allows); a resourceVersion in it must be the stored one."""
         kv, old = self._current(namespace, name)
+        body_meta = body.get("metadata") if isinstance(body, dict) else None
+        uid = body_meta.get("uid") if isinstance(body_meta, dict) else None
+        if uid and uid != old["metadata"].get("uid"):
+            # A uid in the body is the update's precondition (``defaultUpdatedObjectInfo``), which
+            # the storage checks on the stored object before anything else of the update; a dry
+            # run's storage (``DryRunnableStorage``) names the key without the etcd prefix.
+            key = self.key(namespace, name)
+            raise conflict(self.rt.group, self.rt.plural, name, precondition_failed(
+                key.removeprefix(ETCD_PREFIX) if dry_run else key, "UID", uid, old["metadata"].get("uid")))
         if self.rt.custom and isinstance(body, dict) and not (body.get("metadata") or {}).get("resourceVersion"):
             # Custom resources do not allow unconditional updates (AllowUnconditionalUpdate).
             # kube's generic store names the resource, not the kind, and the version as a number.

@@ -29,6 +29,7 @@ from ..machinery.status import bad_request
 from .rest import check_namespace_accepts
 
 if TYPE_CHECKING:
+    from ..apiextensions.structural import StructuralSchema
     from .authentication import UserInfo
 
 Json = dict[str, Any]
@@ -59,6 +60,10 @@ class BodyType:
     @property
     def custom(self) -> bool:
         return False
+
+    @property
+    def structural(self) -> StructuralSchema | None:
+        return None
 
 
 @cache

@@ -117,6 +117,26 @@ def test_pruning_drops_undeclared_fields() -> None:
                             status={"phase": "Running"})
 
 
+def test_pruning_reports_what_it_drops_as_kube_decoding_does() -> None:
+    """unstructuredSchemaCoercer.apply: the metadata's unknown fields (read before pruning), the
+    pruned paths sorted (a map's key joined like a field), then embedded resources' unknown
+    metadata sorted (``field.Path``: a map's key in brackets)."""
+    schema = copy.deepcopy(PRUNING_SCHEMA)
+    schema["properties"]["spec"]["properties"]["byName"] = {"type": "object", "additionalProperties": {
+        "type": "object", "x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True}}
+    body = resource(metadata={"name": "w", "bogus": 1}, extra=1,
+                    spec={"keep": "k", "drop": 1, "free": {"anything": 1, "typed": {"x": "1", "y": 2}},
+                          "map": {"a": {"v": "1", "w": 2}}, "byName": {"b": {"kind": "K", "metadata": {"junk": 1}}},
+                          "embedded": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "junk": 1},
+                                       "spec": {"x": 1}, "other": 1}},
+                    status={"phase": "Running", "conditions": [{"a": 1}]})
+    assert StructuralSchema(schema).prune_resource(body) == [
+        "metadata.bogus", "extra", "spec.drop", "spec.embedded.other", "spec.embedded.spec.x",
+        "spec.free.typed.y", "spec.map.a.w", "status.conditions",
+        "spec.byName[b].metadata.junk", "spec.embedded.metadata.junk"]
+    assert body["spec"]["byName"] == {"b": {"kind": "K", "metadata": {}}}
+
+
 DEFAULTS_SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "default": {}, "properties": {
     "replicas": {"type": "integer", "default": 1},
     "template": {"type": "object", "default": {"a": "x"},

@@ -15,8 +15,10 @@ import pytest
 from fakeapi.machinery.field_validation import (
     MAX_ERRORS,
     FieldValidation,
+    check_custom_fields,
     check_fields,
     field_validation,
+    object_meta_unknown_fields,
     strict_decoding_errors,
     warning_header,
 )
@@ -141,3 +143,28 @@ def test_ignore_and_schemaless_kinds_report_nothing() -> None:
 
 def test_warning_header_escapes_quotes_and_backslashes() -> None:
     assert warning_header('unknown field "a\\b"') == '299 - "unknown field \\"a\\\\b\\""'
+
+
+def test_custom_resource_errors_are_repeated_keys_then_unknown_fields() -> None:
+    """schemaCoercingDecoder: the map's strict errors (repeated keys at any depth, each once, in
+    document order), then the pruning's unknown field paths as they are given."""
+    body = b'{"kind":"W","spec":{"a":1,"a":2,"items":[{"k":1},{"k":1,"k":2,"k":3}]},"kind":"W"}'
+    with pytest.raises(StatusError) as raised:
+        check_custom_fields(FieldValidation.STRICT, body, lambda: ["spec.b", "spec.items[0].x"], "W", "v1")
+    assert raised.value.to_dict()["message"] == (
+        'W in version "v1" cannot be handled as a W: strict decoding error: duplicate field "spec.a", '
+        'duplicate field "spec.items[1].k", duplicate field "kind", unknown field "spec.b", '
+        'unknown field "spec.items[0].x"')
+    assert check_custom_fields(FieldValidation.WARN, None, lambda: ["spec.b"], "W", "v1") == [
+        '299 - "unknown field \\"spec.b\\""']
+    assert check_custom_fields(FieldValidation.IGNORE, body, lambda: ["spec.b"], "W", "v1") == []
+
+
+def test_object_meta_unknown_fields_read_go_marshalling() -> None:
+    """GetObjectMetaWithOptions: the metadata's keys sorted (Go marshals a map so), nested
+    structs looked into, maps and self-decoding fields not."""
+    metadata = {"zeta": 1, "name": "a", "labels": {"any": "x"}, "alpha": {"b": 1},
+                "ownerReferences": [{"name": "o", "bogus": 1}], "managedFields": [{"fieldsV1": {"f:x": {}}}]}
+    assert object_meta_unknown_fields(metadata, "spec.template.metadata") == [
+        "spec.template.metadata.alpha", "spec.template.metadata.ownerReferences[0].bogus",
+        "spec.template.metadata.zeta"]
