@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
@@ -10,6 +11,16 @@ from typing import Any
 
 _SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 _DECIMAL = re.compile(r"[+-]?[0-9]+")
+#: The codec error handler of ``go_string``.
+_GO_REPLACE = "fakeapi-go-replace"
+codecs.register_error(_GO_REPLACE, lambda error: ("\ufffd" * (error.end - error.start), error.end))
+
+
+def go_string(data: bytes) -> str:
+    """Bytes as Go makes them valid UTF-8 where it must (``encoding/json`` reading a string or
+    writing one, ``utf8.DecodeRune``): each byte of an invalid sequence is a U+FFFD, where
+    Python's "replace" puts one for a whole truncated sequence (``\\xe2\\x82``: two in Go)."""
+    return data.decode("utf-8", _GO_REPLACE)
 
 
 def go_quote(text: str) -> str:
