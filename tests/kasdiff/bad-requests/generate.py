@@ -87,12 +87,13 @@ _OBJECT_ENDPOINTS = ("create-cm", "update-cm", "create-widget")
 #: Bodies Go's decoder reads but Python's ``json`` does not read alike, for the object endpoints
 #: under each ``fieldValidation`` (None: unset, Warn), whose strict check reads the body again:
 #: invalid UTF-8 in a string (Go reads each bad byte as U+FFFD, a truncated sequence too, where
-#: Python's "replace" puts one for the sequence), keys that only Go reads as one
-#: (two bad bytes, two lone surrogates), nesting deeper than Python's recursion limit. ``set``
-#: replaces a top-level member of the endpoint's valid body (or adds it) with raw JSON: ``hex``
-#: bytes, ``text``, or built by ``gen`` (``data`` is a ConfigMap's map, unknown to a Widget;
-#: ``spec`` the reverse).
-#: A write kube accepts is cleaned up, or is a dry run where it would change a fixture.
+#: Python's "replace" puts one for the sequence), keys that only Go reads as one (two bad bytes,
+#: two lone surrogates), nesting deeper than Python's recursion limit (in an unknown field; in a
+#: field of another type: the decoding's type error, a custom resource's pruning and validation).
+#: ``set`` replaces a top-level member of the endpoint's valid body (or adds it) with raw JSON:
+#: ``hex`` bytes, ``text``, or built by ``gen`` (``data`` is a ConfigMap's map, unknown to a
+#: Widget; ``spec`` the reverse). A write kube accepts is cleaned up, or is a dry run where it
+#: would change a fixture.
 DECODED: dict[str, Any] = {
     "invalid-utf8-data": {"set": "data", "hex": '7b2261223a22fffe227d'},  # {"a":"\xff\xfe"}
     "truncated-utf8-data": {"set": "data", "hex": '7b2261223a22e282227d'},  # {"a":"\xe2\x82"}: € cut short
@@ -101,6 +102,9 @@ DECODED: dict[str, Any] = {
     "lone-surrogate-keys": {"set": "data", "text": '{"\\ud800":"1","\\udc00":"2"}'},
     "deep-data": {"set": "data", "gen": {"nest": 3000, "open": "[", "close": "]"}},
     "deep-spec": {"set": "spec", "gen": {"nest": 3000, "open": "[", "close": "]", "before": '{"deep":', "after": "}"}},
+    "deep-spec-size": {"set": "spec", "gen": {"nest": 3000, "open": "[", "close": "]", "before": '{"size":', "after": "}"}},
+    "deep-annotations": {"set": "metadata", "gen": {"nest": 3000, "open": "[", "close": "]",
+                                                    "before": '{"name":"gen","annotations":', "after": "}"}},
 }
 #: The ``fieldValidation`` values ``DECODED`` is sent with (None: not sent, Warn).
 FIELD_VALIDATION = (None, "Strict", "Ignore")
