@@ -1,6 +1,8 @@
-"""A request whose handler fails (a fakeapi bug, a panic in kube-apiserver) is answered as kube's
-``WithPanicRecovery`` filter answers it: a plain-text 500 (``http.Error``), after which the
-connection serves the client's next request.
+"""A request whose handler fails (a fakeapi bug, a panic in kube-apiserver) is answered with what
+kube's ``WithPanicRecovery`` filter writes: a plain-text 500 (``http.Error``), after which the
+connection serves the client's next request. (kube's filter then panics again, ``HandleCrash``
+with ``ReallyCrash``, and Go's server drops the connection, likely before the answer leaves its
+buffer: a client there sees a reset. Here the answer is whole and the connection kept.)
 
 Starlette's ``ServerErrorMiddleware`` answers such a request too, but raises the error again for
 the server to log, and uvicorn then closes the connection, although the answer was complete and
