@@ -42,7 +42,7 @@ import ipaddress
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date
 from typing import Any
 
@@ -726,17 +726,41 @@ def _copy_default(schema: _Node) -> Any:
 
 
 def _prune_value(value: Any, schema: _Node | None, unknown: UnknownFields | None = None) -> None:
-    """``prune`` with a possibly absent schema: without one, every field below is dropped."""
+    """``prune`` with a possibly absent schema: without one, every field below is dropped, the
+    arrays looked into iteratively (a value Go decodes nests deeper than Python recurses)."""
     if schema is not None:
         schema.prune(value, unknown=unknown)
-    elif isinstance(value, dict):
+        return
+    if isinstance(value, dict):
+        _drop_fields(value, unknown)
+    if not isinstance(value, list):
+        return
+    walks: list[Iterator[tuple[int, Any]]] = [enumerate(value)]  # the arrays being looked into
+    while walks:
+        step = next(walks[-1], None)
+        if step is None:
+            walks.pop()
+            if walks and unknown is not None:
+                unknown.leave()  # an array entered below
+            continue
+        index, item = step
+        if not isinstance(item, (dict, list)):
+            continue
         if unknown is not None:
-            for key in value:
-                unknown.pruned(key)
-        value.clear()
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _prune_member(item, None, unknown, index)
+            unknown.enter(index)
+        if isinstance(item, list):
+            walks.append(enumerate(item))
+            continue
+        _drop_fields(item, unknown)
+        if unknown is not None:
+            unknown.leave()
+
+
+def _drop_fields(value: dict[str, Any], unknown: UnknownFields | None) -> None:
+    if unknown is not None:
+        for key in value:
+            unknown.pruned(key)
+    value.clear()
 
 
 def _prune_member(value: Any, schema: _Node | None, unknown: UnknownFields | None, segment: str | int,

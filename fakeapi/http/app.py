@@ -62,6 +62,7 @@ from .negotiation import (
     negotiate_discovery,
     negotiate_plain,
 )
+from .recovery import PanicRecovery
 from .responses import (
     JSON,
     TRANSPORT,
@@ -267,6 +268,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_middleware(AccessMiddleware, registry=server.registry)
     app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
                        clients=server.clients, limits=server.config.limits)
+    app.add_middleware(PanicRecovery)  # a failed handler is answered (and measured) like any request
     app.add_exception_handler(404, _no_route)
     app.add_exception_handler(405, _method_not_allowed)
     return app

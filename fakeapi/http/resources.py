@@ -226,8 +226,9 @@ def _pruned_fields(obj: dict[str, Any], target: BodyTarget) -> list[str]:
 
 
 def with_warnings(response: Response, warnings: Sequence[str]) -> Response:
-    for text in warnings:
-        response.headers.append("Warning", text)
+    # In UTF-8, as kube writes them: a warning may quote what a body held (an unknown field
+    # named with U+FFFD), which Starlette's header API, encoding to latin-1, cannot carry.
+    response.raw_headers.extend((b"warning", text.encode()) for text in warnings)
     return response
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from ._golang import go_parse_int64, go_quote
+from ._golang import go_parse_int64, go_quote, go_string
 
 _SPACE = frozenset(b" \t\r\n")
 _HEX = frozenset(b"0123456789abcdefABCDEF")
@@ -339,7 +339,7 @@ def unmarshal_map_error(data: bytes) -> str:
         _Scanner().check(data)
     except GoJSONError as error:
         return str(error)
-    text = data.decode("utf-8", "replace")
+    text = go_string(data)
     kind = _json_kind(text[_skip_space(text, 0):])
     if kind in ("object", "null"):
         return ""
@@ -351,7 +351,7 @@ def unmarshal_struct(data: bytes, go_type_name: str, fields: Mapping[str, type[s
     are ``fields`` (JSON name -> ``str`` for string, ``int`` for int64). Returns every field, zero
     when absent; raises ``GoJSONError`` with Go's message."""
     _Scanner().check(data)
-    text = data.decode("utf-8", "replace")  # Go reads invalid UTF-8 in strings as U+FFFD too
+    text = go_string(data)
     start = _skip_space(text, 0)
     result: dict[str, Any] = {name: go_type() for name, go_type in fields.items()}
     kind = _json_kind(text[start:])
@@ -425,27 +425,34 @@ def literal_scalar(token: str) -> Any:
     return GoNumber(token) if type(value) is float and _INTEGER.fullmatch(token) else value
 
 
-def decode(data: bytes, scalar: Callable[[str], Any] = plain_scalar) -> Any:
+def decode(data: bytes, scalar: Callable[[str], Any] = plain_scalar,
+           object_pairs: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
     """Go's ``json.Unmarshal`` into ``interface{}``: ``GoJSONError`` with Go's message for invalid
-    JSON, else the value, its scalars made by ``scalar`` from their tokens. Iterative, so any depth
-    Go accepts decodes."""
+    JSON, else the value, its scalars made by ``scalar`` from their tokens, its objects dicts (a
+    repeated key: the last wins, as in Go) or made by ``object_pairs`` from their members in
+    order, repeats kept. Iterative, so any depth Go accepts decodes."""
     _Scanner().check(data)
-    text = data.decode("utf-8", "replace")  # Go reads invalid UTF-8 as U+FFFD too
+    text = go_string(data)
+    # Per open container: a dict, an object's members (with object_pairs) or an array's items.
     containers: list[dict[str, Any] | list[Any]] = []
-    keys: list[str | None] = []
+    keys: list[str | None] = []  # per open container: the member whose value comes next
+    is_object: list[bool] = []
     value: Any = None
     for match in _TOKEN.finditer(text):
         string, punctuation, literal = match.groups()
         if punctuation in ("{", "["):
-            containers.append({} if punctuation == "{" else [])
+            containers.append({} if punctuation == "{" and object_pairs is None else [])
             keys.append(None)
+            is_object.append(punctuation == "{")
             continue
         if punctuation in (":", ","):
             continue
         if punctuation:  # a closing bracket: the container is the value
             value = containers.pop()
             keys.pop()
-        elif string is not None and containers and isinstance(containers[-1], dict) and keys[-1] is None:
+            if is_object.pop() and object_pairs is not None:
+                value = object_pairs(value)
+        elif string is not None and containers and is_object[-1] and keys[-1] is None:
             keys[-1] = decode_string(string)
             continue
         elif string is not None or literal is not None:
@@ -455,12 +462,34 @@ def decode(data: bytes, scalar: Callable[[str], Any] = plain_scalar) -> Any:
         if not containers:
             return value
         parent = containers[-1]
-        if isinstance(parent, dict):
-            parent[keys[-1]] = value  # a repeated key: the last wins, as in Go
-            keys[-1] = None
-        else:
+        if not is_object[-1]:
             parent.append(value)
+            continue
+        key, keys[-1] = keys[-1], None
+        if isinstance(parent, dict):
+            parent[key] = value  # a repeated key: the last wins, as in Go
+        else:
+            parent.append((key, value))
     return value
+
+
+#: A ``\uD800``-``\uDFFF`` escape: one Go reads as U+FFFD where it stands alone, which Python's
+#: ``json`` keeps as a lone surrogate.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def loads_pairs(data: bytes, object_pairs: Callable[[list[tuple[str, Any]]], Any]) -> Any:
+    """A valid JSON document as Go reads it, each object made by ``object_pairs`` from its members
+    in order, repeats kept (strict decoding sees them all). ``json``'s C parser reads most
+    documents as Go does, fast; one with invalid UTF-8 or a surrogate escape, nested deeper than
+    the parser's recursion limit or with an integer longer than ``int``'s digit limit is read by
+    ``decode``, iteratively, as Go reads it."""
+    if _SURROGATE_ESCAPE.search(data) is None:
+        try:
+            return json.loads(data.decode(), object_pairs_hook=object_pairs)
+        except (ValueError, RecursionError):  # invalid UTF-8 is a ValueError too
+            pass
+    return decode(data, object_pairs=object_pairs)
 
 
 class _Repeated(Exception):
@@ -475,15 +504,14 @@ def _no_repeats(members: list[tuple[str, Any]]) -> None:
 def repeated_keys(data: bytes) -> list[str]:
     """The keys an object of a valid JSON document repeats, as sigs.k8s.io/json's strict decoding
     into ``interface{}`` finds them: each path once (``spec.size``, ``items[0].name``), in
-    document order. Documents rarely repeat one: ``json``'s C parser tells first, and only one
-    that does (or nests deeper than that parser goes) is scanned token by token, iteratively as
-    ``decode``, for the paths."""
-    text = data.decode("utf-8", "replace")
+    document order. Documents rarely repeat one: ``loads_pairs`` tells first, and only one that
+    does is scanned token by token, iteratively as ``decode``, for the paths."""
     try:
-        json.loads(text, object_pairs_hook=_no_repeats)
+        loads_pairs(data, _no_repeats)
         return []
-    except (_Repeated, RecursionError):
+    except _Repeated:
         pass
+    text = go_string(data)
     # Per open container: its path, the keys seen so far (None: an array), its items so far.
     paths: list[str] = []
     seen: list[set[str] | None] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
@@ -10,6 +11,16 @@ from typing import Any
 
 _SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 _DECIMAL = re.compile(r"[+-]?[0-9]+")
+#: The codec error handler of ``go_string``.
+_GO_REPLACE = "fakeapi-go-replace"
+codecs.register_error(_GO_REPLACE, lambda error: ("\ufffd" * (error.end - error.start), error.end))
+
+
+def go_string(data: bytes) -> str:
+    """Bytes as Go makes them valid UTF-8 where it must (``encoding/json`` reading a string or
+    writing one, ``utf8.DecodeRune``): each byte of an invalid sequence is a U+FFFD, where
+    Python's "replace" puts one for a whole truncated sequence (``\\xe2\\x82``: two in Go)."""
+    return data.decode("utf-8", _GO_REPLACE)
 
 
 def go_quote(text: str) -> str:
@@ -133,19 +144,47 @@ def go_kind(value: Any) -> str:
     return "nil" if name is None else _GO_KINDS.get(name, name)
 
 
+class _Punctuation(str):
+    """Text ``go_json`` writes between values (a string value is not one)."""
+
+
 def go_json(value: Any) -> str:
     """``encoding/json``'s ``Marshal`` of a decoded JSON value (Go 1.22+): map keys sorted, Go's
-    float format, HTML characters escaped."""
+    float format, HTML characters escaped. Iterative: any depth Go decodes is written."""
+    if not isinstance(value, (dict, list)):
+        return _go_json_scalar(value)
+    out: list[str] = []
+    pending: list[Any] = [value]  # what is left to write, the next last
+    while pending:
+        item = pending.pop()
+        if type(item) is _Punctuation:
+            out.append(item)
+        elif isinstance(item, dict):
+            out.append("{")
+            pending.append(_Punctuation("}"))
+            keys = sorted(item)
+            for index in range(len(keys) - 1, -1, -1):
+                pending.append(item[keys[index]])
+                pending.append(_Punctuation(("," if index else "") + _go_json_scalar(keys[index]) + ":"))
+        elif isinstance(item, list):
+            out.append("[")
+            pending.append(_Punctuation("]"))
+            for index in range(len(item) - 1, -1, -1):
+                pending.append(item[index])
+                if index:
+                    pending.append(_Punctuation(","))
+        else:
+            out.append(_go_json_scalar(item))
+    return "".join(out)
+
+
+def _go_json_scalar(value: Any) -> str:
     if isinstance(value, float) and math.isfinite(value):
         magnitude = abs(value)
         if magnitude != 0 and (magnitude < 1e-6 or magnitude >= 1e21):
             return re.sub(r"e-0(\d)$", r"e-\1", go_float(value))  # Go writes 1e-7, not 1e-07
         positional = format(Decimal(repr(value)), "f")
         return positional.rstrip("0").rstrip(".") if "." in positional else positional
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{go_json(k)}:{go_json(value[k])}" for k in sorted(value)) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(map(go_json, value)) + "]"
     text = json.dumps(value, ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")

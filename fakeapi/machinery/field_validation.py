@@ -10,21 +10,20 @@ once, in document order, and at most 100 are kept. Types that decode themselves 
 bytes (``RawExtension``, ``FieldsV1``, ``JSON``, ``Patch``) are not looked into at all.
 
 Duplicates exist only in the bytes (a decoded dict keeps the last value), so the body is parsed
-again here with ``object_pairs_hook``, which keeps every member in order; the caller skips that
-parse when the policy is ``Ignore``. A custom resource's body is unmarshalled into a map: its
+again here, as Go reads it, keeping every member in order (``loads_pairs``); the caller skips
+that parse when the policy is ``Ignore``. A custom resource's body is unmarshalled into a map: its
 strict errors are its repeated keys, then the unknown fields its pruning reports
 (``check_custom_fields``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from functools import cache
 from typing import Any, Literal
 
-from ._gojson import repeated_keys
+from ._gojson import loads_pairs, repeated_keys
 from ._golang import go_quote
 from .schema import Schema, definitions
 from .status import StatusError, bad_request, invalid
@@ -83,7 +82,7 @@ def strict_decoding_errors(body: bytes, schema: Schema) -> list[str]:
     """The unknown and duplicate fields of a JSON body, as kube words them:
     ``unknown field "spec.foo"``, ``duplicate field "spec.replicas"`` (see the module doc)."""
     found: _Found = {}
-    _check(json.loads(body, object_pairs_hook=_Members), schema, "", found)
+    _check(loads_pairs(body, _Members), schema, "", found)
     return [strict_error(what, path) for what, path in found][:MAX_ERRORS]
 
 

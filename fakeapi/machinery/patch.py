@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from ._gojson import GoJSONError, _Scanner, decode_string, plain_scalar
+from ._gojson import GoJSONError, _Scanner, decode_string, loads_pairs, plain_scalar
 from ._gojson import decode as _decode
 from ._golang import go_json, go_parse_int64, go_plain_value, go_quote
 from .schema import Schema
@@ -217,7 +217,7 @@ def strict_patch_errors(patch_type: str, patch: bytes) -> list[str]:
         if patch_type == STRATEGIC_MERGE_PATCH:
             return []
         raise bad_request(f"error decoding patch: {err}") from None
-    value = json.loads(patch.decode("utf-8", "replace"), object_pairs_hook=_Members)
+    value = loads_pairs(patch, _Members)
     errors: dict[str, None] = {}  # an ordered set
     if patch_type == JSON_PATCH:
         _check_operations(value, errors)
@@ -292,7 +292,7 @@ def undecodable_result(patch_type: str, patched: Any, patch: bytes, error: str) 
     """A patch's result that does not decode into the kind's Go type: 422 on the field ``patch``
     with the patched object as JSON (JSON and merge patches), or the patch as Go's ``%+v``
     prints the map (strategic merge patches, decoded from the patched map directly)."""
-    decoded = json.loads(patch)
+    decoded = _decode(patch)
     if patch_type == STRATEGIC_MERGE_PATCH:
         shown = go_plain_value(decoded)
     else:

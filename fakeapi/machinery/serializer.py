@@ -17,7 +17,7 @@ from typing import Any
 
 from ._gojson import GoJSONError, as_unstructured, decode, has_long_integer, literal_scalar, loads
 from . import gostruct
-from ._golang import go_json, go_quote
+from ._golang import go_json, go_quote, go_string
 from .goyaml import GoYAMLError, yaml_to_json
 from .schema import release_kinds
 from .status import StatusError, bad_request
@@ -35,7 +35,7 @@ def summarize(data: bytes, max_length: int = 30) -> str:
     if not data:
         return "<empty>"
     if data[:1] == b"{":
-        return data[:max_length].decode("utf-8", "replace") + (" ..." if len(data) > max_length else "")
+        return go_string(data[:max_length]) + (" ..." if len(data) > max_length else "")
     return data[:max_length].hex() + (" ..." if len(data) > max_length else "")
 
 
@@ -198,7 +198,7 @@ def _group_version(group: str, version: str) -> str:
 
 def _text(raw: bytes) -> str:
     """Go's ``string(data)`` as it reaches the client (invalid UTF-8 as U+FFFD)."""
-    return raw.decode("utf-8", "replace")
+    return go_string(raw)
 
 
 def _unstructured(value: Any, raw: bytes, kind: str, defaulted: tuple[str, str]) -> dict[str, Any]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import ssl
 import subprocess
 import sys
+import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import httpx
 
@@ -36,6 +37,10 @@ class ServerProcess:
             self.process.kill()
             raise RuntimeError(f"fakeapi did not start: {line}{self.process.stdout.read()}")
         self.url = line.split("listening on ")[1].split()[0]
+        #: The server's output from then on (its log, a failed handler's traceback). Read as it
+        #: comes: a pipe nobody reads fills, and the server then blocks writing its log.
+        self.log_path = workdir / "fakeapi.log"
+        threading.Thread(target=_copy, args=(self.process.stdout, self.log_path), daemon=True).start()
         #: With ``--etcd-listen-client-urls``: where the store is served over etcd's gRPC API.
         self.etcd_urls = line.split("; etcd: ")[1].rstrip(")\n").split(", ") if "; etcd: " in line else []
         #: Authenticated as the kubeconfig's user (its token or client certificate), verifying
@@ -114,6 +119,12 @@ class ServerProcess:
         resp = self.http.delete("/fakeapi/v1/faults" + (f"/{fault_id}" if fault_id else ""))
         resp.raise_for_status()
         return resp.json()["cleared"]
+
+
+def _copy(output: IO[str], path: Path) -> None:
+    with path.open("w", buffering=1) as log:  # line-buffered: the log is current while the server runs
+        for line in output:
+            log.write(line)
 
 
 def _spec(**fields: Any) -> dict[str, Any]:

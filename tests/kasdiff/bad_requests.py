@@ -15,7 +15,7 @@ A corpus file is a YAML list of cases::
       cleanup: /api/v1/...            # a DELETE sent to both afterwards (a write kube accepts)
 
 ``body_gen`` builds bodies too large or too regular to write out: ``{nest: N, open: "[",
-close: "]", inner: "1"}`` (N levels around ``inner``), ``{configmap: NAME, data_bytes: N}`` (a
+close: "]", inner: "1", before: A, after: B}`` (N levels around ``inner``, between A and B), ``{configmap: NAME, data_bytes: N}`` (a
 ConfigMap whose one value has N bytes), ``{configmap: NAME, annotation_bytes: N}``,
 ``{pod: NAME, env: N, value_bytes: M}`` (N env vars of M bytes), ``{configmap: NAME, keys: N}``
 (N empty data keys), ``{json_patch_ops: N}`` (N ``test`` operations), ``{repeat: TEXT, times:
@@ -117,7 +117,8 @@ def generate(gen: dict[str, Any]) -> bytes:
     """The bodies ``body_gen`` describes (see the module docstring)."""
     if "nest" in gen:
         depth = gen["nest"]
-        return (gen.get("open", "[") * depth + gen.get("inner", "") + gen.get("close", "]") * depth).encode()
+        return (gen.get("before", "") + gen.get("open", "[") * depth + gen.get("inner", "") + gen.get("close", "]") * depth
+                + gen.get("after", "")).encode()
     if "repeat" in gen:
         return (gen.get("before", "") + gen["repeat"] * gen["times"] + gen.get("after", "")).encode()
     if "json_patch_ops" in gen:

@@ -92,6 +92,25 @@ def test_at_most_100_errors_are_kept() -> None:
     assert errors[-1] == 'unknown field "f99"'
 
 
+@pytest.mark.parametrize(("data", "expected"), [
+    # Go reads each byte of invalid UTF-8 as U+FFFD, a truncated sequence too: two keys collide
+    (b'{"\xff":"1","\xe2\x82":"2","\xfe":"3"}', ['duplicate field "data.\ufffd"']),
+    (b'{"\xe2\x82":"1","\xff\xfe":"2"}', ['duplicate field "data.\ufffd\ufffd"']),
+    # and a lone surrogate escape as U+FFFD, where Python's json keeps the surrogate
+    (b'{"\\ud800":"1","\\udc00":"2"}', ['duplicate field "data.\ufffd"']),
+    (b'[' * 3000 + b']' * 3000, []),  # nested deeper than Python's parser goes: a type error, not looked into
+])
+def test_strict_decoding_reads_the_body_as_go_does(data: bytes, expected: list[str]) -> None:
+    body = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":' + data + b'}'
+    assert strict_decoding_errors(body, kind_schema("", "v1", "ConfigMap")) == expected
+
+
+def test_custom_resource_repeated_keys_are_read_as_go_does() -> None:
+    body = b'{"kind":"W","spec":{"\\ud800":1,"\\udc00":2,"deep":' + b'[' * 3000 + b'{"a":1,"a":2}' + b']' * 3000 + b'}}'
+    assert check_custom_fields(FieldValidation.WARN, body, list, "W", "v1") == [
+        '299 - "duplicate field \\"spec.\ufffd\\""', '299 - "duplicate field \\"spec.deep' + '[0]' * 3000 + '.a\\""']
+
+
 @pytest.mark.parametrize(("value", "expected"), [
     (None, FieldValidation.WARN), ("", FieldValidation.WARN), ("Ignore", FieldValidation.IGNORE),
     ("Warn", FieldValidation.WARN), ("Strict", FieldValidation.STRICT),

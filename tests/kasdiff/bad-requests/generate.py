@@ -84,6 +84,30 @@ SHAPE: dict[str, Any] = {
     "kind-number": '{"apiVersion": "v1", "kind": 5, "metadata": {"name": "gen"}}',
 }
 _OBJECT_ENDPOINTS = ("create-cm", "update-cm", "create-widget")
+#: Bodies Go's decoder reads but Python's ``json`` does not read alike, for the object endpoints
+#: under each ``fieldValidation`` (None: unset, Warn), whose strict check reads the body again:
+#: invalid UTF-8 in a string (Go reads each bad byte as U+FFFD, a truncated sequence too, where
+#: Python's "replace" puts one for the sequence), keys that only Go reads as one (two bad bytes,
+#: two lone surrogates), nesting deeper than Python's recursion limit (in an unknown field; in a
+#: field of another type: the decoding's type error, a custom resource's pruning and validation).
+#: ``set`` replaces a top-level member of the endpoint's valid body (or adds it) with raw JSON:
+#: ``hex`` bytes, ``text``, or built by ``gen`` (``data`` is a ConfigMap's map, unknown to a
+#: Widget; ``spec`` the reverse). A write kube accepts is cleaned up, or is a dry run where it
+#: would change a fixture.
+DECODED: dict[str, Any] = {
+    "invalid-utf8-data": {"set": "data", "hex": '7b2261223a22fffe227d'},  # {"a":"\xff\xfe"}
+    "truncated-utf8-data": {"set": "data", "hex": '7b2261223a22e282227d'},  # {"a":"\xe2\x82"}: € cut short
+    "invalid-utf8-spec": {"set": "spec", "hex": '7b226e6f7465223a22fffe227d'},  # {"note":"\xff\xfe"}
+    "invalid-utf8-keys": {"set": "data", "hex": '7b22ff223a2231222c22fe223a2232227d'},  # {"\xff":"1","\xfe":"2"}
+    "lone-surrogate-keys": {"set": "data", "text": '{"\\ud800":"1","\\udc00":"2"}'},
+    "deep-data": {"set": "data", "gen": {"nest": 3000, "open": "[", "close": "]"}},
+    "deep-spec": {"set": "spec", "gen": {"nest": 3000, "open": "[", "close": "]", "before": '{"deep":', "after": "}"}},
+    "deep-spec-size": {"set": "spec", "gen": {"nest": 3000, "open": "[", "close": "]", "before": '{"size":', "after": "}"}},
+    "deep-annotations": {"set": "metadata", "gen": {"nest": 3000, "open": "[", "close": "]",
+                                                    "before": '{"name":"gen","annotations":', "after": "}"}},
+}
+#: The ``fieldValidation`` values ``DECODED`` is sent with (None: not sent, Warn).
+FIELD_VALIDATION = (None, "Strict", "Ignore")
 
 
 def _body(template: Any, valid: Any, content_type: str) -> dict[str, Any]:
@@ -97,6 +121,38 @@ def _body(template: Any, valid: Any, content_type: str) -> dict[str, Any]:
     if "encode" in template:
         return {"body_hex": valid_text.encode(template["encode"]).hex()}
     return {"body_gen": template["gen"]}
+
+
+def _decoded_body(template: dict[str, Any], valid: Any) -> dict[str, Any]:
+    """``valid`` with its member ``template["set"]`` replaced by raw JSON (``DECODED``)."""
+    placeholder = "@raw@"
+    before, after = json.dumps({**valid, template["set"]: placeholder}, separators=(",", ":")).split(f'"{placeholder}"')
+    if "gen" in template:
+        gen = template["gen"]
+        return {"body_gen": {**gen, "before": before + gen.get("before", ""), "after": gen.get("after", "") + after}}
+    raw = bytes.fromhex(template["hex"]) if "hex" in template else template["text"].encode()
+    return {"body_hex": (before.encode() + raw + after.encode()).hex()}
+
+
+def _decoded_cases() -> list[dict[str, Any]]:
+    out = []
+    for endpoint in _OBJECT_ENDPOINTS:
+        method, path, query, content_type, valid, cleanup = ENDPOINTS[endpoint]
+        for name, template in DECODED.items():
+            for policy in FIELD_VALIDATION:
+                case: dict[str, Any] = {"case": f"{endpoint}-{name}-{(policy or 'warn').lower()}", "method": method,
+                                        "path": path}
+                params = [query] if query else []
+                params += [] if cleanup else ["dryRun=All"]
+                params += [f"fieldValidation={policy}"] if policy else []
+                if params:
+                    case["query"] = "&".join(params)
+                case["content_type"] = content_type
+                case.update(_decoded_body(template, valid))
+                if cleanup:
+                    case["cleanup"] = cleanup
+                out.append(case)
+    return out
 
 
 def cases() -> list[dict[str, Any]]:
@@ -114,7 +170,7 @@ def cases() -> list[dict[str, Any]]:
             if cleanup:
                 case["cleanup"] = cleanup
             out.append(case)
-    return out
+    return out + _decoded_cases()
 
 
 def main() -> None:
