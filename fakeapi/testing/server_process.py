@@ -39,8 +39,10 @@ class ServerProcess:
         self.url = line.split("listening on ")[1].split()[0]
         #: The server's output from then on (its log, a failed handler's traceback). Read as it
         #: comes: a pipe nobody reads fills, and the server then blocks writing its log.
+        # Opened here, not in the thread: the file exists once the server is up.
         self.log_path = workdir / "fakeapi.log"
-        threading.Thread(target=_copy, args=(self.process.stdout, self.log_path), daemon=True).start()
+        log = self.log_path.open("w", buffering=1)  # line-buffered: current while the server runs
+        threading.Thread(target=_copy, args=(self.process.stdout, log), daemon=True).start()
         #: With ``--etcd-listen-client-urls``: where the store is served over etcd's gRPC API.
         self.etcd_urls = line.split("; etcd: ")[1].rstrip(")\n").split(", ") if "; etcd: " in line else []
         #: Authenticated as the kubeconfig's user (its token or client certificate), verifying
@@ -121,8 +123,8 @@ class ServerProcess:
         return resp.json()["cleared"]
 
 
-def _copy(output: IO[str], path: Path) -> None:
-    with path.open("w", buffering=1) as log:  # line-buffered: the log is current while the server runs
+def _copy(output: IO[str], log: IO[str]) -> None:
+    with log:
         for line in output:
             log.write(line)
 
