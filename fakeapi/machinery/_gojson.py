@@ -525,7 +525,7 @@ def repeated_keys(data: bytes) -> list[str]:
             if not paths:
                 path = ""
             else:
-                path = f"{paths[-1]}[{counts[-1]}]" if seen[-1] is None else _member_path(paths[-1], key)
+                path = f"{paths[-1]}[{counts[-1]}]" if seen[-1] is None else member_path(paths[-1], key)
             paths.append(path)
             seen.append(set() if punctuation == "{" else None)
             counts.append(0)
@@ -545,13 +545,15 @@ def repeated_keys(data: bytes) -> list[str]:
             keys = seen[-1]
             assert keys is not None, "only an object expects a key"
             if key in keys:
-                repeated[_member_path(paths[-1], key)] = None
+                repeated[member_path(paths[-1], key)] = None
             keys.add(key)
             expecting_key = False
     return list(repeated)
 
 
-def _member_path(path: str, key: str) -> str:
+def member_path(path: str, key: str) -> str:
+    """The path of member ``key`` of the object at ``path`` as strict decoding names it
+    (``spec.size``; a member of the document itself is its key)."""
     return f"{path}.{key}" if path else key
 
 

@@ -23,7 +23,7 @@ from enum import StrEnum
 from functools import cache
 from typing import Any, Literal
 
-from ._gojson import loads_pairs, repeated_keys
+from ._gojson import loads_pairs, member_path, repeated_keys
 from ._golang import go_quote
 from .schema import Schema, definitions
 from .status import StatusError, bad_request, invalid
@@ -182,7 +182,7 @@ def _check_object(members: _Members, schema: Schema, path: str, errors: _Found) 
         seen: set[str] = set()
         for key, item in members:
             _check_duplicate(key, seen, path, errors)
-            _check(item, values, _join(path, key), errors)
+            _check(item, values, member_path(path, key), errors)
 
 
 def _is_empty_struct(schema: Schema) -> bool:
@@ -198,17 +198,15 @@ def _check_struct(members: _Members, schema: Schema, path: str, errors: _Found) 
         field = schema.field(key)
         if field is None:
             if not schema.preserves_unknown_fields:
-                errors["unknown", _join(path, key)] = None
+                errors["unknown", member_path(path, key)] = None
             continue
         _check_duplicate(key, seen, path, errors)
-        _check(item, field, _join(path, key), errors)
+        _check(item, field, member_path(path, key), errors)
 
 
 def _check_duplicate(key: str, seen: set[str], path: str, errors: _Found) -> None:
     if key in seen:
-        errors["duplicate", _join(path, key)] = None
+        errors["duplicate", member_path(path, key)] = None
     seen.add(key)
 
 
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key

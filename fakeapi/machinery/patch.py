@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from ._gojson import GoJSONError, _Scanner, decode_string, loads_pairs, plain_scalar
+from ._gojson import GoJSONError, _Scanner, decode_string, loads_pairs, member_path, plain_scalar
 from ._gojson import decode as _decode
 from ._golang import go_json, go_parse_int64, go_plain_value, go_quote
 from .schema import Schema
@@ -278,7 +278,7 @@ def _check_repeats(value: Any, path: str, errors: dict[str, None]) -> None:
     if isinstance(value, _Members):
         seen: set[str] = set()
         for key, item in value:
-            member = f"{path}.{key}" if path else key
+            member = member_path(path, key)
             if key in seen:
                 errors[f"duplicate field {go_quote(member)}"] = None
             seen.add(key)
