@@ -98,7 +98,8 @@ class CustomResourceStore(ResourceStore):
 
     def _update_validation(self, subresource: str | None) -> Callable[[Json, Json], list[FieldError]]:
         """``customResourceStrategy.ValidateUpdate`` (the status strategy's for ``/status``),
-        which the common fields' validation precedes."""
+        which the common fields' validation precedes. It checks the metadata update again, as
+        kube's does: a changed uid is two causes in kube's 422, and so here."""
         structural = self.definition.structural
         if subresource == "status":
             return lambda new, old: structural.validate_status(new)
