@@ -1,7 +1,11 @@
 """One client watch served from the watch cache (kube's ``cacheWatcher``).
 
 The cacher pushes ready-made watch lines into a bounded queue; the HTTP layer drains it onto the
-socket through ``lines()``. A watcher that cannot keep up (its queue is full) is terminated and
+socket through ``lines()``. Once its initial events are written, a watcher given a direct writer
+(``write_directly``) skips the queue while its connection keeps up: the lines of one dispatch
+are collected and written in one call when the cacher flushes them, in the dispatch's own loop
+step, with no task switch and no ASGI send per event (the queue, and ``lines()``, take over
+whenever the socket backs up, lines are held, or some are still queued, so order is kept). A watcher that cannot keep up (its queue is full) is terminated and
 counted, never waited for: one slow client must not delay the others or grow memory without
 bound. Its queue is dropped and its connection cut (``on_terminated``); its client re-watches
 from the last resourceVersion it saw, as client-go does.
@@ -89,6 +93,7 @@ class CacheWatcher:
         capacity: int = DEFAULT_QUEUE_CAPACITY,
         clock: Callable[[], float] = time.monotonic,
         stats: WatchStats | None = None,
+        dirty: set[CacheWatcher] | None = None,
     ) -> None:
         self.kind = kind  # of bookmark objects: the resource's kind, or the view's
         self.api_version = api_version
@@ -126,6 +131,17 @@ class CacheWatcher:
         self._ready = asyncio.Event()
         now = clock()
         self.next_bookmark = self._bookmark_time(now)
+        #: Direct delivery (``write_directly``): the writer, whether the connection is backed
+        #: up, and whether the live phase has begun (initial events written).
+        self._write: Callable[[bytes], None] | None = None
+        self._backed_up: Callable[[], bool] = _never
+        self._direct = False
+        #: Lines of the current dispatch for the direct writer, written by ``flush``; the
+        #: watcher is in ``dirty`` (its cacher's set to flush) while this is not empty.
+        self._pending: list[bytes] = []
+        self._dirty = dirty if dirty is not None else set()
+        #: Bytes handed to the direct writer (the HTTP layer counts them as response bytes).
+        self.bytes_written_directly = 0
 
     # ----------------------------------------------------------------- producer side
 
@@ -218,11 +234,38 @@ class CacheWatcher:
             self._enqueue(line)
 
     def _enqueue(self, line: bytes) -> None:
+        if self._direct and not self.queue and not self.held and not self._backed_up():
+            if not self._pending:
+                self._dirty.add(self)
+            self._pending.append(line)
+            return
         if len(self.queue) >= self.capacity:
             self.terminate()
             return
         self.queue.append(line)
         self._ready.set()
+
+    def write_directly(self, write: Callable[[bytes], None], backed_up: Callable[[], bool]) -> None:
+        """From the end of the initial events on, write lines with ``write`` (one call per
+        flush, the lines joined) while ``backed_up()`` is false."""
+        self._write, self._backed_up = write, backed_up
+
+    def flush(self) -> None:
+        """Write the lines collected for the direct writer (the cacher calls it after each
+        dispatch); dropped if the watcher was terminated meanwhile."""
+        pending = self._pending
+        self._dirty.discard(self)
+        if not pending:
+            return
+        self._pending = []
+        if self.overflowed or self._write is None:
+            return
+        batch = self._take(pending)
+        self.bytes_written_directly += len(batch)
+        self._write(batch)
+        committed_at, self._unwritten_since = self._unwritten_since, 0.0
+        if committed_at:
+            self.stats.written_latency.observe(time.perf_counter() - committed_at)
 
     def terminate(self) -> None:
         """kube's ``forget`` of a watcher that fell behind: closed, what it had queued dropped
@@ -287,6 +330,7 @@ class CacheWatcher:
                 chunk.append(line)
                 size += len(line)
             yield self._take(chunk)
+        self._direct = self._write is not None
         queue, held = self.queue, self.held
         while True:
             # A closed watcher's held lines are still written: they are events in order.
@@ -320,3 +364,7 @@ class CacheWatcher:
         batch = b"".join(lines)
         lines.clear()
         return batch
+
+
+def _never() -> bool:
+    return False

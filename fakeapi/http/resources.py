@@ -7,7 +7,7 @@ has thousands of entries, and a lookup in the registry's dict is both simpler an
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -37,6 +37,7 @@ from ..machinery.status import (
     unsupported_media_type,
 )
 from ..printers.tables import validate_include_object
+from ..registry import request_cost
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore, is_status
 from ..registry.views import PARTIAL_OBJECT_METADATA, ResponseView, TableView
@@ -59,7 +60,7 @@ from .negotiation import (
 )
 from .protobuf_views import PARTIAL_OBJECT_METADATA as PROTOBUF_METADATA
 from .protobuf_views import ProtobufView, status_body, status_event
-from .responses import TRANSPORT, body_response, status_response
+from .responses import CHUNKED_TRANSPORT, TRANSPORT, body_response, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
 MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -367,7 +368,8 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
             opts = ListOptions.from_query(request.query_params)
             opts.validate()  # kube's ListResource validates the options before it negotiates
             if opts.watch:
-                return await watch(rs, ns, opts, output(request, rs, "object"), request.scope.get(TRANSPORT))
+                return await watch(rs, ns, opts, output(request, rs, "object"), request.scope.get(TRANSPORT),
+                                   direct=request.scope.get(CHUNKED_TRANSPORT, False))
             out = output(request, rs, "list")
             listed = await rs.list(ns, opts, out.view)
             if per_item:
@@ -517,7 +519,9 @@ async def _delete_options(request: Request) -> DeleteOptions:
 
 
 async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out: Output,
-                transport: asyncio.Transport | None = None) -> Response:
+                transport: asyncio.Transport | None = None, *, direct: bool = False) -> Response:
+    """A watch response; with ``direct`` (``CHUNKED_TRANSPORT``) its live events are written to
+    ``transport`` as chunks (``CacheWatcher.write_directly``)."""
     if out.error is not None:
         raise out.error
     media_type = out.media_type if out.media_type == JSON else out.media_type + ";stream=watch"
@@ -547,6 +551,8 @@ async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out
     watcher = start.watcher
     if transport is not None:  # a watcher that falls behind is cut off, its connection with it
         watcher.on_terminated = transport.abort
+        if direct:
+            watcher.write_directly(_chunk_writer(transport), lambda: transport.get_write_buffer_size() > DIRECT_BACKLOG)
     cacher = rs.cacher
 
     async def body():  # type: ignore[no-untyped-def]
@@ -555,8 +561,29 @@ async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out
                 yield chunk
         finally:
             cacher.unregister(watcher)
+            cost = request_cost.current.get()
+            if cost is not None:
+                cost.response_bytes += watcher.bytes_written_directly
 
     return StreamingResponse(body(), media_type=media_type)
+
+
+#: A watch writes its live events to its connection directly while less than this is waiting
+#: in the transport's buffer; past it, through its queue and the ASGI send, which waits for the
+#: socket to drain.
+DIRECT_BACKLOG = 256 * 1024
+
+
+def _chunk_writer(transport: asyncio.Transport) -> Callable[[bytes], None]:
+    """Writes one HTTP/1.1 chunk; nothing once the connection is closing (the watch then ends
+    through its ASGI side)."""
+    write, closing = transport.write, transport.is_closing
+
+    def write_chunk(data: bytes) -> None:
+        if not closing():
+            write(b"%x\r\n%b\r\n" % (len(data), data))
+
+    return write_chunk
 
 
 async def _once(line: bytes):  # type: ignore[no-untyped-def]

@@ -15,6 +15,10 @@ from .protobuf_views import status_body
 
 #: The scope key of the connection's transport (``app._App``), None when the server has none.
 TRANSPORT = "fakeapi.transport"
+#: The scope key saying the response may be written to ``TRANSPORT`` directly as HTTP/1.1 chunks
+#: between ASGI messages (uvicorn's httptools protocol, HTTP/1.1: it frames a response without
+#: a length in chunks, each written as it comes).
+CHUNKED_TRANSPORT = "fakeapi.chunked_transport"
 
 
 class _GoYAMLDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
