@@ -150,6 +150,13 @@ class Normaliser:
         for key in _METADATA_VOLATILE:
             if key in meta:
                 meta[key] = f"<{key}>"
+        entries = meta.get("managedFields")
+        if isinstance(entries, list) and all(isinstance(e, dict) for e in entries):
+            # kube orders entries by operation, then the second of their time, then manager and
+            # subresource (sortEncodedManagedFields): two writes may fall in one second on one
+            # server and in two on the other, so with times masked only the rest of the order
+            # compares.
+            entries.sort(key=lambda e: (str(e.get("operation")), str(e.get("manager")), str(e.get("subresource", ""))))
         if isinstance(meta.get("resourceVersion"), str) and meta["resourceVersion"].isdigit():
             # A list's (or a Status's) revision is the store's, which kube-apiserver's own
             # writers (its identity Lease) move at any time: only an object's compares.
