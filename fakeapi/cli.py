@@ -22,7 +22,7 @@ import httpx
 import uvicorn
 import yaml
 
-from . import cluster, seed
+from . import cluster, seed, workers
 from .cacher import CacherConfig
 from .cacher.watch_cache import DEFAULT_LOWER_BOUND, DEFAULT_UPPER_BOUND
 from .clients import DEFAULT_MAX_CLIENTS, SORT_KEYS, ClientReportConfig, DetectorConfig
@@ -53,6 +53,23 @@ def _non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative: {text}")
     return value
+
+
+def _workers(text: str) -> int:
+    if text == "auto":
+        return os.cpu_count() or 1
+    return _positive_int(text)
+
+
+def _url_list(text: str) -> tuple[str, ...]:
+    from .etcd.client import grpc_target
+
+    urls = tuple(u.strip() for u in text.split(",") if u.strip())
+    try:
+        grpc_target(urls)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return urls
 
 
 def _controller_list(text: str) -> str:
@@ -208,6 +225,12 @@ def _security_warnings(args: argparse.Namespace, access: AccessControl) -> list[
 async def serve(args: argparse.Namespace) -> None:
     if not args.tls and (args.cert_dir or args.client_ca_file or args.kubeconfig_auth == "cert"):
         raise SystemExit("fakeapi: --cert-dir, --client-ca-file and --kubeconfig-auth cert need --tls")
+    worker = args.worker_index is not None  # one of --workers': the store is the supervisor's
+    if args.etcd_servers and not worker and (args.data_dir or args.from_snapshot or args.etcd_listen_client_urls):
+        raise SystemExit("fakeapi: --data-dir, --from-snapshot and --etcd-listen-client-urls are the store's: "
+                         "with --etcd-servers the store is that etcd")
+    if worker and args.worker_index > 0:
+        args.seed = None  # worker 0 seeds
     access, kubeconfig_token = access_control(args)
     config = ServerConfig(
         host=args.host,
@@ -224,10 +247,11 @@ async def serve(args: argparse.Namespace) -> None:
             max_watch_timeout=parse_duration(args.max_watch_timeout),
         ),
         faults=tuple(args.fault),
-        data_dir=args.data_dir,
+        etcd_servers=args.etcd_servers or (),
+        data_dir=None if args.etcd_servers else args.data_dir,
         fsync=FsyncPolicy(args.fsync),
         fsync_interval=parse_duration(args.fsync_interval),
-        from_snapshot=args.from_snapshot,
+        from_snapshot=None if args.etcd_servers else args.from_snapshot,
         service_account_issuer=args.service_account_issuer,
         clients=client_report_config(args),
         access=access,
@@ -255,13 +279,14 @@ async def serve(args: argparse.Namespace) -> None:
         task, port = await _serve_plain(app, args)
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"{'https' if certificates else 'http'}://{host}:{port}"
-    if certificates is not None:
-        write_kubeconfig(kubeconfig, url, token=kubeconfig_token, ca_pem=certificates.ca.certificate_pem,
-                         client_certificate=certificates.admin if args.kubeconfig_auth == "cert" else None)
-    else:
-        write_kubeconfig(kubeconfig, url, token=kubeconfig_token)
+    if not args.worker_index:  # one kubeconfig, worker 0's, when there are workers
+        if certificates is not None:
+            write_kubeconfig(kubeconfig, url, token=kubeconfig_token, ca_pem=certificates.ca.certificate_pem,
+                             client_certificate=certificates.admin if args.kubeconfig_auth == "cert" else None)
+        else:
+            write_kubeconfig(kubeconfig, url, token=kubeconfig_token)
     etcd = None
-    if args.etcd_listen_client_urls:
+    if args.etcd_listen_client_urls and not args.etcd_servers:
         etcd = await _start_etcd(app.state.server.store, app.state.server.faults, args)
     also = f"; etcd: {', '.join(etcd.client_urls)}" if etcd is not None else ""
     print(f"fakeapi: listening on {url} (kubeconfig: {kubeconfig}{also})", flush=True)
@@ -273,12 +298,14 @@ async def serve(args: argparse.Namespace) -> None:
 
 
 async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task[None], int]:
-    """uvicorn (httptools, uvloop): the fastest HTTP/1.1 server here, for plain HTTP."""
+    """uvicorn (httptools; uvloop, installed by ``main``): the fastest HTTP/1.1 server here, for
+    plain HTTP."""
     server = uvicorn.Server(uvicorn.Config(
         app, host=args.host, port=args.port, log_level=args.log_level, access_log=False,
         timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT,
     ))
-    task = asyncio.create_task(server.serve())
+    listeners = None if args.worker_index is None else [workers.worker_socket(args.host, args.port)]
+    task = asyncio.create_task(server.serve(sockets=listeners))
     while not server.started:
         if task.done():
             await task
@@ -295,11 +322,14 @@ async def _serve_tls(app: Any, args: argparse.Namespace,
     from .http.tls import TLSServer, server_context
 
     try:
-        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((args.host, args.port))
-        sock.listen(socket.SOMAXCONN)
+        if args.worker_index is not None:
+            sock = workers.worker_socket(args.host, args.port)
+        else:
+            family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+            sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((args.host, args.port))
+            sock.listen(socket.SOMAXCONN)
         context = server_context(certificates.serving_cert_file, certificates.serving_key_file,
                                  [certificates.ca_file, *args.client_ca_file])
     except (OSError, ssl.SSLError) as err:
@@ -552,6 +582,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--etcd-listen-client-urls", metavar="URLS",
                    help="also serve the store over etcd's v3 gRPC API on these http://HOST:PORT "
                         "(comma-separated; port 0 picks one), as `fakeapi etcd` does")
+    p.add_argument("--etcd-servers", metavar="URLS", type=_url_list,
+                   help="use this etcd (comma-separated http://HOST:PORT of its members: `fakeapi etcd`, a real etcd "
+                        "3.6 cluster) instead of the in-process store, as kube-apiserver's flag; objects are stored "
+                        "under kube's keys, as JSON a kube-apiserver sharing the etcd reads")
+    p.add_argument("--workers", type=_workers, default=1, metavar="N",
+                   help="API worker processes on the one port (SO_REUSEPORT), each with its own watch caches, "
+                        "over one store process (`fakeapi etcd`, with --data-dir if given) or --etcd-servers; "
+                        "'auto' = the number of cores (default 1: one process, the store in it)")
+    p.add_argument("--worker-index", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--max-request-bytes", type=_positive_int, default=1536 * 1024,
                    help="etcd's write request limit: a write whose object would make a larger etcd request is "
                         "refused as kube-apiserver refuses it then (500), also over --etcd-listen-client-urls "
@@ -632,8 +671,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
     args = build_parser().parse_args(argv)
+    if args.command == "serve" and args.workers > 1:
+        serve_argv = argv[argv.index("serve") + 1:]
+        if not (is_loopback(args.host) or args.token or args.token_file):
+            # Each worker would make up its own admin token: they must share the kubeconfig's.
+            serve_argv += ["--token", secrets.token_urlsafe(32)]
+        sys.exit(workers.run(args, serve_argv))
     if args.command == "serve":
+        import uvloop  # uvicorn[standard]'s: watch fan-out delivers twice the events/s on it
+
+        uvloop.install()  # uvicorn.Server.serve, unlike uvicorn.run, runs on the caller's loop
         try:
             asyncio.run(serve(args))
         except KeyboardInterrupt:

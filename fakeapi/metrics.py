@@ -33,6 +33,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from .cacher.cache_watcher import FINE_LATENCY_EDGES, WATCH_EVENT_SIZE_EDGES, BucketCounts
 from .registry.registry import Registry
 from .registry.rest import ResourceStore
+from .etcd.client import RemoteStore
 from .store import DeleteRangeRequest, KeyValue, RangeRequest, RangeResponse, Store, TxnRequest, TxnResponse
 
 #: apiserver_request_duration_seconds (and etcd_request_duration_seconds, "keep consistent").
@@ -134,13 +135,14 @@ class InflightWatermark:
         self._window_end = now + 1.0
 
 
-class TimedStore(Store):
-    """The store with each call a client of etcd would make timed per kube operation and
-    resource (``etcd3/metrics``: ``RecordEtcdRequest``): get, list, listWithCount, create,
-    update, delete. A call made inside another (a txn's compares) is part of the outer one."""
+class _Timing:
+    """Times each call a client of etcd would make, per kube operation and resource
+    (``etcd3/metrics``: ``RecordEtcdRequest``): get, list, listWithCount, create, update, delete.
+    A call made inside another (a txn's compares) is part of the outer one. Mixed into the
+    in-process store (``TimedStore``) and the etcd client (``TimedRemoteStore``)."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         #: Key prefix -> (group, resource), kept current by ``ServerMetrics``.
         self.resource_prefixes: dict[bytes, tuple[str, str]] = {}
         self.timings: dict[tuple[str, str, str], BucketCounts] = {}
@@ -207,10 +209,19 @@ class TimedStore(Store):
         return found
 
 
+
+class TimedStore(_Timing, Store):  # type: ignore[misc]
+    """The in-process store, timed."""
+
+
+class TimedRemoteStore(_Timing, RemoteStore):  # type: ignore[misc]
+    """An etcd client's store, timed (each call's time includes its round trip, as kube's)."""
+
+
 class ServerMetrics:
     """The numbers behind ``/metrics`` and the collector that exports them."""
 
-    def __init__(self, registry: Registry, store: TimedStore, version: Mapping[str, str],
+    def __init__(self, registry: Registry, store: TimedStore | TimedRemoteStore, version: Mapping[str, str],
                  faults_fired: Mapping[str, int]) -> None:
         self.registry = registry
         self.store = store

@@ -90,6 +90,8 @@ class Cacher:
         #: Encodings made of an object version before it reaches the cache (a write's response
         #: in the client's view), by key: (revision, {view name: bytes}); see ``prepare``.
         self._prepared: dict[str, tuple[int, dict[str, bytes]]] = {}
+        #: Watchers with lines for their direct writer, written after each dispatch (``flush``).
+        self._dirty: set[CacheWatcher] = set()
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -111,11 +113,11 @@ class Cacher:
         if self._stream is not None:
             store.close_stream(self._stream)
         start, end = self._prefix_bytes, prefix_range_end(self._prefix_bytes)
-        rev = store.revision
-        kvs = store.range(RangeRequest(start, end)).kvs
+        listed = store.range(RangeRequest(start, end))
+        rev = listed.header_revision  # the list's revision: the watch goes on from the next one
         decode = self._decode
         with collector_paused():  # a store loaded with 100,000 objects fills its caches at once
-            self.cache.replace((decode(kv.key.decode(), kv.value, kv.mod_revision) for kv in kvs), rev)
+            self.cache.replace((decode(kv.key.decode(), kv.value, kv.mod_revision) for kv in listed.kvs), rev)
         self._stream = store.new_stream(on_ready=self._ready.set)
         self._stream.watch(start, end, rev + 1, progress_notify=True)
         self._fresh.set()
@@ -179,6 +181,8 @@ class Cacher:
                         event = cache.apply(key, obj, kv.mod_revision)
                     if event is not None:
                         self._dispatch(event, store.commit_time(kv.mod_revision))
+            if self._dirty:
+                self.flush()
             if cache.rv != before:
                 self._fresh.set()
 
@@ -200,6 +204,14 @@ class Cacher:
                 self.watchers.discard(w)
                 if w.overflowed:
                     self.terminated_watchers += 1
+
+    def flush(self) -> None:
+        """Write what the dispatches since the last flush collected for direct writers: one
+        write per watcher however many events it got."""
+        dirty = list(self._dirty)
+        self._dirty.clear()
+        for w in dirty:
+            w.flush()
 
     async def wait_fresh(self, rv: int) -> bool:
         """Wait until the cache has reached ``rv`` (at most ``fresh_timeout``), asking the store
@@ -236,6 +248,8 @@ class Cacher:
         for w in self.watchers:
             if w.allow_bookmarks and now >= w.next_bookmark:
                 w.add_bookmark(rv, now)
+        if self._dirty:
+            self.flush()
 
     # ----------------------------------------------------------------- client watches
 
@@ -262,6 +276,7 @@ class Cacher:
             capacity=self.config.watcher_queue,
             clock=self._clock,
             stats=self.stats,
+            dirty=self._dirty,
         )
 
     def register(self, watcher: CacheWatcher) -> None:

@@ -143,3 +143,76 @@ def response_op(r: Any) -> Any:
     if isinstance(r, DeleteRangeResponse):
         return rpc_pb2.ResponseOp(response_delete_range=delete_response(r, header))
     return rpc_pb2.ResponseOp(response_txn=txn_response(r, header))
+
+
+# ----------------------------------------------------------------- the client's direction
+# The store's requests as etcd's messages, and etcd's answers as the store's responses: what an
+# API worker sends to an etcd server (``client.RemoteStore``) and reads back.
+
+_FIELD_OF_TARGET = {target.value: field for target, field in _COMPARE_FIELD.items()}
+
+
+def range_message(r: RangeRequest) -> Any:
+    return rpc_pb2.RangeRequest(
+        key=r.key, range_end=r.range_end, limit=r.limit, revision=r.revision, keys_only=r.keys_only,
+        count_only=r.count_only, sort_order=r.sort_order, sort_target=r.sort_target,
+        min_mod_revision=r.min_mod_revision, max_mod_revision=r.max_mod_revision,
+        min_create_revision=r.min_create_revision, max_create_revision=r.max_create_revision,
+    )
+
+
+def put_message(r: PutRequest) -> Any:
+    return rpc_pb2.PutRequest(key=r.key, value=r.value, lease=r.lease, prev_kv=r.prev_kv,
+                              ignore_value=r.ignore_value, ignore_lease=r.ignore_lease)
+
+
+def delete_message(r: DeleteRangeRequest) -> Any:
+    return rpc_pb2.DeleteRangeRequest(key=r.key, range_end=r.range_end, prev_kv=r.prev_kv)
+
+
+def compare_message(c: Compare) -> Any:
+    return rpc_pb2.Compare(key=c.key, range_end=c.range_end, target=c.target, result=c.result,
+                           **{_FIELD_OF_TARGET[c.target]: c.operand})
+
+
+def op_message(op: Any) -> Any:
+    if isinstance(op, RangeRequest):
+        return rpc_pb2.RequestOp(request_range=range_message(op))
+    if isinstance(op, PutRequest):
+        return rpc_pb2.RequestOp(request_put=put_message(op))
+    if isinstance(op, DeleteRangeRequest):
+        return rpc_pb2.RequestOp(request_delete_range=delete_message(op))
+    return rpc_pb2.RequestOp(request_txn=txn_message(op))
+
+
+def txn_message(t: TxnRequest) -> Any:
+    return rpc_pb2.TxnRequest(compare=[compare_message(c) for c in t.compare],
+                              success=[op_message(op) for op in t.success],
+                              failure=[op_message(op) for op in t.failure])
+
+
+def key_value_of(m: Any) -> KeyValue:
+    return KeyValue(m.key, m.create_revision, m.mod_revision, m.version, m.value, m.lease)
+
+
+def range_response_of(m: Any) -> RangeResponse:
+    return RangeResponse(m.header.revision, [key_value_of(x) for x in m.kvs], m.count, m.more)
+
+
+def response_of(m: Any) -> Any:
+    """A ``ResponseOp`` of a txn as the store's response."""
+    which = m.WhichOneof("response")
+    if which == "response_range":
+        return range_response_of(m.response_range)
+    if which == "response_put":
+        put = m.response_put
+        return PutResponse(put.header.revision, key_value_of(put.prev_kv) if put.HasField("prev_kv") else None)
+    if which == "response_delete_range":
+        deleted = m.response_delete_range
+        return DeleteRangeResponse(deleted.header.revision, deleted.deleted,
+                                   [key_value_of(x) for x in deleted.prev_kvs])
+    return txn_response_of(m.response_txn)
+
+
+def txn_response_of(m: Any) -> TxnResponse:
+    return TxnResponse(m.header.revision, m.succeeded, [response_of(r) for r in m.responses])

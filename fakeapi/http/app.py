@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.http.httptools_impl import RequestResponseCycle as HttpToolsCycle
 
 from ..cacher import CacherConfig
 from ..clients import ClientReport, ClientReportConfig
@@ -27,13 +28,15 @@ from ..controllers import (
 )
 from ..faults import Faults
 from ..machinery.status import StatusError, bad_request, method_not_allowed_path, not_found_path
-from ..metrics import ServerMetrics, TimedStore, version_labels
+from ..etcd.client import RemoteStore
+from ..metrics import ServerMetrics, TimedRemoteStore, TimedStore, version_labels
 from ..registry.authorization import AccessControl
 from ..registry.registry import (
     DEFAULT_EVENT_TTL,
     DEFAULT_SERVICE_ACCOUNT_ISSUER,
     Registry,
 )
+from ..registry import versioner
 from ..registry.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
 from ..store import (
     ErrCompacted,
@@ -65,6 +68,7 @@ from .negotiation import (
 from .recovery import PanicRecovery
 from .responses import (
     JSON,
+    CHUNKED_TRANSPORT,
     TRANSPORT,
     body_response,
     json_bytes,
@@ -121,6 +125,10 @@ class ServerConfig:
     #: etcd's --max-request-bytes: a write whose raft entry would be larger is refused as etcd
     #: refuses it (kube-apiserver answers 500, after retrying without managedFields).
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    #: kube-apiserver's --etcd-servers: the store is an etcd (``fakeapi etcd``, a real etcd
+    #: cluster, or the store process of ``--workers``) reached over its v3 API, not in-process.
+    #: ``data_dir``, ``fsync`` and ``from_snapshot`` are then the etcd's business.
+    etcd_servers: tuple[str, ...] = ()
 
 
 class Server:
@@ -128,9 +136,14 @@ class Server:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self.store = TimedStore()
-        self.store.max_request_bytes = config.max_request_bytes
-        self.journal = _load_store(self.store, config)
+        self.store: TimedStore | TimedRemoteStore
+        self.journal = None
+        if config.etcd_servers:
+            self.store = TimedRemoteStore(config.etcd_servers, versioner.with_resource_version)
+        else:
+            self.store = TimedStore()
+            self.store.max_request_bytes = config.max_request_bytes
+            self.journal = _load_store(self.store, config)
         gc = config.garbage_collection
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
@@ -176,6 +189,8 @@ class Server:
         await self.registry.stop()
         if self.journal is not None:
             self.journal.close()
+        if isinstance(self.store, RemoteStore):
+            await self.store.aclose()
 
     def _resources_changed(self) -> None:
         self.discovery.invalidate()
@@ -217,14 +232,18 @@ class _App(FastAPI):
     """fakeapi's app: its middleware stack behind a step that keeps the connection's transport
     in the scope (``TRANSPORT``; uvicorn's ``send`` is a method of its request cycle, which
     holds it), so that a watch that falls behind can be cut (``CacheWatcher.on_terminated``):
-    ASGI has no other way to end a response its client has stopped reading."""
+    ASGI has no other way to end a response its client has stopped reading. Over uvicorn's
+    httptools protocol and HTTP/1.1 it marks the transport as one a watch may write its chunks
+    to directly (``CHUNKED_TRANSPORT``, ``CacheWatcher.write_directly``)."""
 
     def build_middleware_stack(self) -> ASGIApp:
         stack = super().build_middleware_stack()
 
         async def with_transport(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] == "http":
-                scope[TRANSPORT] = getattr(getattr(send, "__self__", None), "transport", None)
+                cycle = getattr(send, "__self__", None)
+                scope[TRANSPORT] = getattr(cycle, "transport", None)
+                scope[CHUNKED_TRANSPORT] = isinstance(cycle, HttpToolsCycle) and scope["http_version"] == "1.1"
             await stack(scope, receive, send)
 
         return with_transport
@@ -389,7 +408,11 @@ async def _compact(request: Request) -> Response:
 async def _snapshot(request: Request) -> Response:
     """The whole store as a ``fakeapi snapshot`` file (``fakeapi snapshot save --url``): captured
     in one step of the loop, so it is the store at one revision, and encoded off the loop."""
-    image = snapshot.capture(served_by(request).store)
+    store = served_by(request).store
+    if isinstance(store, RemoteStore):
+        return status_response(bad_request(
+            f"the store is an etcd at {store.target}: save its snapshot there (etcdctl snapshot save)"))
+    image = snapshot.capture(store)
     chunks = await asyncio.to_thread(image.chunks)
     return StreamingResponse(iter(chunks), media_type="application/octet-stream")
 

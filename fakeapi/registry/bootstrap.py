@@ -125,10 +125,9 @@ def create_bootstrap_objects(registry: Registry) -> None:
         if store.get(key) is None:
             missing.append((key, _stamped(obj, now)))
     for start in range(0, len(missing), store.max_txn_ops):  # etcd's limit of operations per txn
-        revision = store.revision + 1
+        revision = store.known_revision + 1  # another API process may write first: see versioner
         puts = []
         for key, obj in missing[start:start + store.max_txn_ops]:
             obj["metadata"]["resourceVersion"] = str(revision)
             puts.append(PutRequest(key, orjson.dumps(obj)))
-        response = store.txn(TxnRequest(success=tuple(puts)))
-        assert response.header_revision == revision, "a write ran between encode and txn"
+        store.txn(TxnRequest(success=tuple(puts)))

@@ -11,7 +11,7 @@ import orjson
 from ..admission import Admission
 from ..apiextensions.crd import CustomResourceType
 from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
-from ..cacher import CacherConfig
+from ..cacher import DELETED, CacheEvent, CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
 from ..machinery.conversion import built_in_conversion, none_conversion
 from ..store import RangeRequest, Store
@@ -133,7 +133,12 @@ class Registry:
         definitions = self.resources[("apiextensions.k8s.io", "v1", "customresourcedefinitions")]
         assert isinstance(definitions, CustomResourceDefinitionStore)
         self.definitions = definitions
-        definitions.on_change = self._sync_custom_resources
+        # A CRD written here is served at once (its write's hook); one written by another API
+        # process sharing the store, when this process's cache sees it. Whichever comes second
+        # for a revision is a no-op, and an older revision never undoes a newer one.
+        definitions.on_change = self._definition_written
+        definitions.cacher.listeners.append(self._definition_seen)
+        self._definition_revisions: dict[str, int] = {}  # CRD name -> revision served
         services = self._by_kind[("", "Service")].storage
         assert isinstance(services, ServiceStore)
         services.endpoints = self._by_kind[("", "Endpoints")].storage
@@ -208,7 +213,7 @@ class Registry:
         for rs in self.stores():
             rs.cacher.start()
         for crd in self.definitions.definitions():
-            self._sync_custom_resources(crd["metadata"]["name"], crd)
+            self._definition_changed(crd["metadata"]["name"], crd, int(crd["metadata"]["resourceVersion"]))
         self._ticker = asyncio.create_task(self._tick_bookmarks(), name="bookmarks")
 
     async def stop(self) -> None:
@@ -243,6 +248,21 @@ class Registry:
                      if (group is None or group == rs_group) and (resource is None or resource == plural)}.values())
 
     # ----------------------------------------------------------------- custom resources
+
+    def _definition_written(self, crd_name: str, crd: Json | None) -> None:
+        # A delete's revision is not in the object: the store's newest known is at least it.
+        revision = int(crd["metadata"]["resourceVersion"]) if crd is not None else self.store.known_revision
+        self._definition_changed(crd_name, crd, revision)
+
+    def _definition_seen(self, event: CacheEvent) -> None:
+        crd = None if event.type == DELETED else orjson.loads(event.obj.raw)
+        self._definition_changed(event.obj.name, crd, event.rv)
+
+    def _definition_changed(self, crd_name: str, crd: Json | None, revision: int) -> None:
+        if revision <= self._definition_revisions.get(crd_name, 0):
+            return
+        self._definition_revisions[crd_name] = revision
+        self._sync_custom_resources(crd_name, crd)
 
     def _sync_custom_resources(self, crd_name: str, crd: Json | None) -> None:
         """Serve what a CRD defines, from the write that established it until it is gone: the

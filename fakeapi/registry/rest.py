@@ -79,7 +79,7 @@ from ..store import (
     TxnResponse,
 )
 from ..store.errors import ErrRequestTooLarge
-from . import request_cost, scale, strategy
+from . import request_cost, scale, strategy, versioner
 from .lease_manager import LeaseManager
 from .views import ResponseView
 
@@ -414,13 +414,10 @@ class ResourceStore(FieldManagedWrites):
 
     # ----------------------------------------------------------------- writes
 
-    def _next_revision(self) -> int:
-        return self.store.revision + 1
-
     def _encode(self, obj: Json) -> tuple[bytes, int]:
-        """The object's bytes at the revision the write will get; metadata in Go's order (the
-        strategy set fields after decoding put them in place)."""
-        rev = self._next_revision()
+        """The object's bytes at the revision the write is expected to get (``versioner``);
+        metadata in Go's order (the strategy set fields after decoding put them in place)."""
+        rev = self.store.known_revision + 1
         meta = obj["metadata"]
         meta["resourceVersion"] = str(rev)
         obj["metadata"] = metadata.go_object_meta(meta)
@@ -467,12 +464,11 @@ class ResourceStore(FieldManagedWrites):
                     meta.pop("resourceVersion", None)
                     return orjson.dumps(obj)
                 continue
-            resp, raw, rev = self._write(obj, lambda encoded, key=key: TxnRequest(  # type: ignore[misc]
+            resp, raw = self._write(obj, lambda encoded, key=key: TxnRequest(  # type: ignore[misc]
                 compare=(Compare(key, CompareTarget.MOD, CompareResult.EQUAL, 0),),
                 success=(PutRequest(key, encoded, lease=self._lease()),),
             ))
             if resp.succeeded:
-                assert resp.header_revision == rev, "a write ran between encode and txn"
                 self._committed(None, obj)
                 return raw
         if generate:
@@ -661,34 +657,39 @@ class ResourceStore(FieldManagedWrites):
         if dry_run:
             return self._encode(new)[0]
         finished = self._finished(new, old)
-        resp, raw, rev = self._write(new, lambda encoded: TxnRequest(
+        resp, raw = self._write(new, lambda encoded: TxnRequest(
             compare=(Compare(kv.key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
             success=(DeleteRangeRequest(kv.key) if finished else PutRequest(kv.key, encoded, lease=self._lease()),),
         ))
         if not resp.succeeded:
             raise conflict(self.rt.group, self.rt.plural, new["metadata"]["name"], OPTIMISTIC_LOCK_MESSAGE)
-        assert resp.header_revision == rev, "a write ran between encode and txn"
         self._committed(old, None if finished else new)
         return raw
 
-    def _write(self, obj: Json, txn: Callable[[bytes], TxnRequest]) -> tuple[TxnResponse, bytes, int]:
-        """The txn ``txn(encoding)`` that writes ``obj``, its encoding and revision. etcd refusing
-        it as larger than ``--max-request-bytes`` is retried once without managedFields, as
-        kube's create, update and patch handlers retry it (not apply's: see ``apply``); past
-        that it is kube's 500 (etcd's error, which kube-apiserver passes on unclassified)."""
+    def _write(self, obj: Json, txn: Callable[[bytes], TxnRequest]) -> tuple[TxnResponse, bytes]:
+        """The txn ``txn(encoding)`` that writes ``obj``, and its encoding as of the revision the
+        txn got (another API process sharing the store may have written first: ``versioner``).
+        etcd refusing it as larger than ``--max-request-bytes`` is retried once without
+        managedFields, as kube's create, update and patch handlers retry it (not apply's: see
+        ``apply``); past that it is kube's 500 (etcd's error, which kube-apiserver passes on
+        unclassified)."""
         raw, rev = self._encode(obj)
         try:
-            return self.store.txn(txn(raw)), raw, rev
+            resp = self.store.txn(txn(raw))
         except ErrRequestTooLarge as err:
             meta = obj["metadata"]
             if not (meta.get("managedFields") and _retry_without_managed_fields.get()):
                 raise unclassified_error(str(err)) from None
             del meta["managedFields"]
-        raw, rev = self._encode(obj)
-        try:
-            return self.store.txn(txn(raw)), raw, rev
-        except ErrRequestTooLarge as err:
-            raise unclassified_error(str(err)) from None
+            raw, rev = self._encode(obj)
+            try:
+                resp = self.store.txn(txn(raw))
+            except ErrRequestTooLarge as err:
+                raise unclassified_error(str(err)) from None
+        if resp.succeeded and resp.header_revision != rev:
+            obj["metadata"]["resourceVersion"] = str(resp.header_revision)
+            raw = versioner.restamped(raw, rev, resp.header_revision)
+        return resp, raw
 
     def _first_update_writes(self, kv: KeyValue, old: Json) -> bool:
         """A no-op update writes all the same when kube's stored bytes of the created object

@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from ..apis.core.service_allocation import Allocator
+from ..cacher import DELETED, CacheEvent
 from ..machinery.status import StatusError
 from ..store import RangeRequest
 from .rest import Json, ResourceStore
@@ -22,6 +23,16 @@ class ServiceStore(ResourceStore):
         self.allocator = Allocator(self._stored)
         #: The Endpoints store, whose object of a service's name goes with the service.
         self.endpoints: ResourceStore | None = None
+        # Writes of other API processes sharing the store reach the allocator through the cache
+        # (this process's own are committed by their write already; committing twice is a no-op).
+        self.cacher.listeners.append(self._observe)
+
+    def _observe(self, event: CacheEvent) -> None:
+        if event.type == DELETED:
+            self.allocator.commit(orjson.loads(event.obj.raw), None)
+        else:
+            self.allocator.commit(None if event.prev is None else orjson.loads(event.prev.raw),
+                                  orjson.loads(event.obj.raw))
 
     def _stored(self) -> Iterator[Json]:
         start, end = self.key_range(None)

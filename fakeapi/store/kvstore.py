@@ -101,6 +101,12 @@ class KVStore:
         return self._rev
 
     @property
+    def known_revision(self) -> int:
+        """The newest revision its user knows without asking: here, the current one (a remote
+        store's is the newest any of its answers carried)."""
+        return self._rev
+
+    @property
     def compact_revision(self) -> int:
         """The last compaction's revision, -1 before any."""
         return self._compact_rev

@@ -123,23 +123,59 @@ class Component:
 
 class Etcd(Component):
     """A one-member etcd v3.6.6 on loopback, its data in ``workdir`` (tmpfs is best), no fsync:
-    tests and benchmarks measure the API server, not the disk."""
+    tests and benchmarks measure the API server, not the disk. As a member of a cluster
+    (``EtcdCluster``) it gets its name, peer URL and the cluster's members, and is not waited
+    for: a member is healthy only once a quorum runs."""
 
     name = "etcd"
 
-    def __init__(self, workdir: Path, *extra_args: str, fsync: bool = False) -> None:
+    def __init__(self, workdir: Path, *extra_args: str, fsync: bool = False, member: str = "fakeapi-oracle",
+                 peer_url: str = "", initial_cluster: str = "") -> None:
         super().__init__(workdir)
         self.client_url = f"http://127.0.0.1:{free_port()}"
-        peer_url = f"http://127.0.0.1:{free_port()}"
+        peer_url = peer_url or f"http://127.0.0.1:{free_port()}"
         binary = kube_binaries("etcd") / "etcd"
         self._launch([
-            str(binary), "--name", "fakeapi-oracle", "--data-dir", str(workdir / "etcd-data"),
+            str(binary), "--name", member, "--data-dir", str(workdir / "etcd-data"),
             "--listen-client-urls", self.client_url, "--advertise-client-urls", self.client_url,
             "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
-            "--initial-cluster", f"fakeapi-oracle={peer_url}", "--log-level", "warn",
+            "--initial-cluster", initial_cluster or f"{member}={peer_url}", "--log-level", "warn",
             *(() if fsync else ("--unsafe-no-fsync",)), *extra_args,
         ])
+        if not initial_cluster:
+            self.wait_healthy()
+
+    def wait_healthy(self) -> None:
         self._wait_healthy(f"{self.client_url}/health")
+
+
+class EtcdCluster:
+    """A real etcd v3.6.6 cluster of ``size`` members on loopback (each member's data and log in
+    ``workdir/<member>``), started together and healthy once they elected a leader."""
+
+    def __init__(self, workdir: Path, size: int = 3) -> None:
+        peers = {f"member-{i}": f"http://127.0.0.1:{free_port()}" for i in range(size)}
+        initial = ",".join(f"{name}={url}" for name, url in peers.items())
+        self.members: list[Etcd] = []
+        try:
+            for name, url in peers.items():
+                self.members.append(Etcd(workdir / name, member=name, peer_url=url, initial_cluster=initial))
+            for member in self.members:
+                member.wait_healthy()
+        except BaseException:
+            self.stop()
+            raise
+        self.client_urls = [member.client_url for member in self.members]
+
+    def stop(self) -> None:
+        for member in self.members:
+            member.stop()
+
+    def __enter__(self) -> EtcdCluster:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 class Certificates:

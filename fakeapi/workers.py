@@ -1,0 +1,157 @@
+"""``fakeapi serve --workers N``: N API processes on one port over one store, the way N
+kube-apiservers share one etcd.
+
+The store is its own process, ``fakeapi etcd`` (in memory, or in ``--data-dir``), unless
+``--etcd-servers`` names an etcd to use instead. Each worker is ``fakeapi serve`` over that etcd
+(``--etcd-servers``): its own registry, watch caches fed by etcd watches, and an HTTP listener
+bound to the same address with ``SO_REUSEPORT``, so the kernel spreads connections over the
+workers. Worker 0 starts first and alone does what one kube-apiserver of many would leave to one
+(or to kube-controller-manager): it writes the bootstrap objects and the default namespaces
+(the others then find them), runs the built-in controllers, compacts the store, seeds it, and
+writes the kubeconfig. The others run no controllers and never compact.
+
+This process only supervises: it holds the port (bound, never listening, so a port 0 stays the
+workers' own), prints one "listening on" line once every worker is up, forwards SIGTERM and
+SIGINT, and stops everything when any child ends. What each worker keeps in memory stays per
+worker: faults, metrics and the client report answer for the worker a request reaches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from typing import IO
+
+#: How long the store and each worker get to print their ready line.
+START_TIMEOUT = 60.0
+
+
+def reuse_port_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to (host, port) with SO_REUSEPORT, not yet listening."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    return sock
+
+
+class _Child:
+    """A child process whose output is read line by line: its first line matching ``ready`` is
+    kept, and everything after it is copied to this process's stdout (nothing is lost, and a
+    child never blocks on a full pipe)."""
+
+    def __init__(self, name: str, argv: list[str], ready: str) -> None:
+        self.name = name
+        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.ready_line = ""
+        self._ready = threading.Event()
+        self._marker = ready
+        threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
+
+    def _read(self, stream: IO[str] | None) -> None:
+        assert stream is not None
+        for line in stream:
+            if not self._ready.is_set() and self._marker in line:
+                self.ready_line = line.strip()
+                self._ready.set()
+                continue
+            sys.stdout.write(f"[{self.name}] {line}")
+            sys.stdout.flush()
+        self._ready.set()  # ended before it was ready: wait_ready sees no line
+
+    def wait_ready(self) -> str:
+        if not self._ready.wait(START_TIMEOUT) or not self.ready_line:
+            raise SystemExit(f"fakeapi: {self.name} did not start (exit code {self.process.poll()})")
+        return self.ready_line
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def _store_argv(args: argparse.Namespace) -> list[str]:
+    """``fakeapi etcd`` with the store's share of ``serve``'s arguments."""
+    argv = [sys.executable, "-m", "fakeapi.cli", "etcd",
+            "--listen-client-urls", args.etcd_listen_client_urls or "http://127.0.0.1:0",
+            "--max-request-bytes", str(args.max_request_bytes),
+            "--watch-progress-notify-interval", args.progress_interval]
+    if args.data_dir is not None:
+        argv += ["--data-dir", str(args.data_dir), "--fsync", args.fsync, "--fsync-interval", args.fsync_interval]
+    return argv
+
+
+def _worker_argv(serve_argv: Sequence[str], index: int, port: int, etcd_servers: str) -> list[str]:
+    """``serve``'s own arguments, then what makes it worker ``index`` (argparse keeps the last
+    of a repeated option)."""
+    argv = [sys.executable, "-m", "fakeapi.cli", "serve", *serve_argv,
+            "--workers", "1", "--worker-index", str(index), "--port", str(port), "--etcd-servers", etcd_servers]
+    if index > 0:
+        argv += ["--controllers=", "--compaction-interval", "0"]
+    return argv
+
+
+def run(args: argparse.Namespace, serve_argv: Sequence[str]) -> int:
+    """Supervise the store and ``args.workers`` API workers until a signal or a child ends."""
+    if args.from_snapshot is not None:
+        raise SystemExit("fakeapi: --from-snapshot with --workers: restore it first "
+                         "(fakeapi snapshot restore FILE --data-dir DIR), then serve --data-dir DIR")
+    holder = reuse_port_socket(args.host, args.port)
+    port = holder.getsockname()[1]
+    children: list[_Child] = []
+    stopping = threading.Event()
+
+    def stop(_signum: int = 0, _frame: object = None) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        etcd_servers = args.etcd_servers
+        store_url = ""
+        if not etcd_servers:
+            store = _Child("store", _store_argv(args), "serving etcd v3 gRPC on ")
+            children.append(store)
+            store_url = store.wait_ready().split("serving etcd v3 gRPC on ")[1].split(",")[0].strip()
+            etcd_servers = store_url
+        first = _Child("worker 0", _worker_argv(serve_argv, 0, port, etcd_servers), "listening on ")
+        children.append(first)
+        line = first.wait_ready()
+        others = [_Child(f"worker {i}", _worker_argv(serve_argv, i, port, etcd_servers), "listening on ")
+                  for i in range(1, args.workers)]
+        children += others
+        for worker in others:
+            worker.wait_ready()
+        where = f"the store at {store_url}" if store_url else f"etcd {etcd_servers}"
+        print(line.replace(")", f"; {args.workers} API workers over {where})", 1) if line.endswith(")") else line,
+              flush=True)
+        while not stopping.wait(0.2):
+            ended = next((c for c in children if c.process.poll() is not None), None)
+            if ended is not None:
+                print(f"fakeapi: {ended.name} exited with {ended.process.returncode}; stopping", file=sys.stderr,
+                      flush=True)
+                return 1
+        return 0
+    finally:
+        for child in reversed(children):  # workers first, the store last
+            child.stop()
+        holder.close()
+
+
+def worker_socket(host: str, port: int) -> socket.socket:
+    """A worker's listener: the supervisor's port, shared through SO_REUSEPORT."""
+    sock = reuse_port_socket(host, port)
+    sock.listen(socket.SOMAXCONN)
+    sock.setblocking(False)
+    return sock
+
