@@ -32,6 +32,7 @@ from fastapi import FastAPI
 from fakeapi.http.app import ServerConfig, create_app
 from fakeapi.http.protobuf import MEDIA_TYPE as PROTOBUF
 from fakeapi.http.protobuf_views import object_view
+from metrics_bench import exchange  # benchmarks/ is sys.path[0] when run as a script
 
 LOADGEN_DIR = Path(__file__).resolve().parent / "loadgen"
 NAMESPACE = "bench"
@@ -41,6 +42,8 @@ SHARD_LABEL, SHARD_COUNT = "bench.fakeapi.dev/shard", 10
 COUNTER_ANNOTATION = "bench.fakeapi.dev/counter"
 MERGE_PATCH = "application/merge-patch+json"
 POD_VIEW = object_view("v1", "Pod")
+#: What the generator's typed client sends besides the body's type (its user agent names the field manager).
+REQUEST_HEADERS = [(b"accept", b"application/json"), (b"user-agent", b"loadgen/v0.0.0")]
 OPERATIONS = ("create json", "create protobuf", "update protobuf", "merge patch")
 
 
@@ -62,38 +65,6 @@ def protobuf_body(obj: dict[str, Any]) -> bytes:
     return POD_VIEW.body(POD_VIEW.encode_object(obj))
 
 
-async def call(app: FastAPI, method: str, path: str, body: bytes = b"", content_type: str = "application/json",
-               user_agent: bytes = b"loadgen/v0.0.0") -> tuple[int, bytes]:
-    """One request straight into the ASGI app; returns the status and the response body."""
-    scope: dict[str, Any] = {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
-        "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-        "headers": [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode()),
-                    (b"accept", b"application/json"), (b"user-agent", user_agent)],
-        "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80),
-    }
-    received = False
-    status = 0
-    chunks: list[bytes] = []
-
-    async def receive() -> dict[str, Any]:
-        nonlocal received
-        if received:
-            await asyncio.sleep(3600)
-        received = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    async def send(message: dict[str, Any]) -> None:
-        nonlocal status
-        if message["type"] == "http.response.start":
-            status = message["status"]
-        elif message["type"] == "http.response.body":
-            chunks.append(message.get("body", b""))
-
-    await app(scope, receive, send)
-    return status, b"".join(chunks)
-
-
 class Workload:
     """The four writes against one app, each request built before its CPU is counted."""
 
@@ -107,7 +78,8 @@ class Workload:
         self.writes = 0
 
     async def expect(self, status: int, method: str, path: str, body: bytes, content_type: str) -> bytes:
-        got, answer = await call(self.app, method, path, body, content_type)
+        got, answer = await exchange(self.app, method, path, body, headers=REQUEST_HEADERS,
+                                     content_type=content_type.encode())
         if got != status:
             raise SystemExit(f"{method} {path}: {got} {answer[:400]!r}")
         return answer
