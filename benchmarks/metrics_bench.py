@@ -32,15 +32,23 @@ async def call(app: FastAPI, method: str, path: str, body: bytes = b"", query: b
                headers: list[tuple[bytes, bytes]] | None = None) -> int:
     """One request straight into the ASGI app (with ``headers`` besides content type and
     length); returns the status."""
+    return (await exchange(app, method, path, body, query, headers))[0]
+
+
+async def exchange(app: FastAPI, method: str, path: str, body: bytes = b"", query: bytes = b"",
+                   headers: list[tuple[bytes, bytes]] | None = None,
+                   content_type: bytes = b"application/json") -> tuple[int, bytes]:
+    """``call``, answering the status and the response's body."""
     scope: dict[str, Any] = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
         "path": path, "raw_path": path.encode(), "query_string": query, "root_path": "",
-        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+        "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
                     *(headers or ())],
         "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80),
     }
     sent = False
     status = 0
+    chunks: list[bytes] = []
 
     async def receive() -> dict[str, Any]:
         nonlocal sent
@@ -53,9 +61,11 @@ async def call(app: FastAPI, method: str, path: str, body: bytes = b"", query: b
         nonlocal status
         if message["type"] == "http.response.start":
             status = message["status"]
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
 
     await app(scope, receive, send)
-    return status
+    return status, b"".join(chunks)
 
 
 async def per_request(app: FastAPI, n: int, request: Callable[[int], Awaitable[int]], rounds: int = 5) -> float:

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 import orjson
@@ -77,7 +79,7 @@ def decode_body(body: bytes, into: tuple[str, str, str] | None = None) -> dict[s
     try:
         if name is None:
             raise _DecodingError(f'no kind "{kind}" is registered for version "{api_version}" in scheme "{_SCHEME}"')
-        obj = _Converter(types()).message(_unmarshal(name, unknown.raw))
+        obj = _converter().message(_unmarshal(name, unknown.raw))
     except _DecodingError as err:
         version = api_version.rpartition("/")[2]
         raise bad_request(f'{kind} in version "{version}" cannot be handled as a {into[2] if into else kind}: {err}') from None
@@ -120,7 +122,7 @@ def _unmarshal(name: str, data: bytes) -> Message:
 def message_json(name: str, raw: bytes) -> Any:
     """The JSON Go prints for a message of type ``name`` (``k8s.io.api.core.v1.Pod``) in ``raw``."""
     try:
-        return _Converter(types()).message(_unmarshal(name, raw))
+        return _converter().message(_unmarshal(name, raw))
     except _DecodingError as err:
         raise ValueError(f"{name}: {err}") from None
 
@@ -130,11 +132,41 @@ def _go_type_meta(api_version: str, kind: str) -> str:
     return f'runtime.TypeMeta{{APIVersion:"{api_version}", Kind:"{kind}"}}'
 
 
+@dataclass(frozen=True, slots=True)
+class _GoField:
+    """A Go struct field of a message, with what its conversion asks of it, read once from the
+    descriptor and the ``k8s_gofields`` flags (``o`` omitempty, ``z`` omitzero, ``p`` pointer,
+    ``i`` inline)."""
+
+    field: FieldDescriptor
+    name: str
+    json_name: str
+    inline: bool
+    pointer: bool
+    omit_zero: bool
+    #: ``omitempty`` or ``omitzero``: the same for lists, maps and scalars.
+    omit_empty: bool
+    repeated: bool
+    #: A map's value field (None: not a map).
+    map_value: FieldDescriptor | None
+    message: bool
+    bytes: bool
+
+    @classmethod
+    def of(cls, field: FieldDescriptor, json_name: str, flags: str) -> _GoField:
+        return cls(field, field.name, json_name, "i" in flags, "p" in flags, "z" in flags, "o" in flags or "z" in flags,
+                   field.is_repeated, field.message_type.fields_by_name["value"] if _is_map(field) else None,
+                   field.type == FieldDescriptor.TYPE_MESSAGE, field.type == FieldDescriptor.TYPE_BYTES)
+
+
 class _Converter:
     """Go's ``encoding/json`` over the Go value of a decoded message (see the module doc)."""
 
     def __init__(self, loaded: GoTypes) -> None:
         self._types = loaded
+        #: Per message: its Go fields in order (a ``_GoField`` for a message standing for a slice).
+        self._plans: dict[str, tuple[_GoField, ...] | _GoField] = {}
+        self._zeros: dict[type[Message], Any] = {}
         self._custom: dict[str, Callable[[Message], Any]] = {
             _META + "Time": _time,
             _META + "MicroTime": _micro_time,
@@ -151,46 +183,64 @@ class _Converter:
 
     def message(self, message: Message) -> Any:
         """The JSON of a Go struct, or of a type with its own ``MarshalJSON``."""
-        name = message.DESCRIPTOR.full_name
+        descriptor = message.DESCRIPTOR
+        name = descriptor.full_name
         custom = self._custom.get(name)
         if custom is not None:
             return custom(message)
-        go_fields = self._types.go_fields[name]
-        if go_fields == "items":  # a Go slice type, e.g. ``type ExtraValue []string``
-            return self._field(message, message.DESCRIPTOR.fields_by_name["items"], "")[1]
+        plan = self._plans.get(name) or self._plan(name, descriptor)
+        if isinstance(plan, _GoField):  # a Go slice type, e.g. ``type ExtraValue []string``
+            return self._field(message, plan)[1]
         out: dict[str, Any] = {}
-        for proto_name, json_name, flags in go_fields:
-            field = message.DESCRIPTOR.fields_by_name[proto_name]
-            if "i" in flags:
-                out.update(self.message(getattr(message, proto_name)))
+        for go_field in plan:
+            if go_field.inline:
+                out.update(self.message(getattr(message, go_field.name)))
                 continue
-            printed, value = self._field(message, field, flags)
+            printed, value = self._field(message, go_field)
             if printed:
-                out[json_name] = value
+                out[go_field.json_name] = value
         return out
 
-    def _field(self, message: Message, field: FieldDescriptor, flags: str) -> tuple[bool, Any]:
+    def _plan(self, name: str, descriptor: Descriptor) -> tuple[_GoField, ...] | _GoField:
+        """The Go fields of message ``name`` with their descriptors, made once per message."""
+        go_fields = self._types.go_fields[name]
+        if go_fields == "items":
+            plan: tuple[_GoField, ...] | _GoField = _GoField.of(descriptor.fields_by_name["items"], "", "")
+        else:
+            plan = tuple(_GoField.of(descriptor.fields_by_name[proto_name], json_name, flags)
+                         for proto_name, json_name, flags in go_fields)
+        self._plans[name] = plan
+        return plan
+
+    def _field(self, message: Message, go_field: _GoField) -> tuple[bool, Any]:
         """Whether Go prints the field, and its JSON."""
-        omit_empty = "o" in flags or "z" in flags  # the same for lists, maps and scalars
-        value = getattr(message, field.name)
-        if field.is_repeated:
+        field = go_field.field
+        value = getattr(message, go_field.name)
+        if go_field.repeated:
             if not value:
-                return not omit_empty, None  # a nil slice or map
-            if _is_map(field):
-                value_field = field.message_type.fields_by_name["value"]
-                return True, {key: self._value(item, value_field) for key, item in value.items()}
+                return not go_field.omit_empty, None  # a nil slice or map
+            if go_field.map_value is not None:
+                return True, {key: self._value(item, go_field.map_value) for key, item in value.items()}
             return True, [self._value(item, field) for item in value]
-        if "p" in flags:  # printed when on the wire; an absent message may recurse (JSONSchemaProps.not)
-            present = message.HasField(field.name)
+        if go_field.pointer:  # printed when on the wire; an absent message may recurse (JSONSchemaProps.not)
+            present = message.HasField(go_field.name)
             return present, self._value(value, field) if present else None
-        if field.type == FieldDescriptor.TYPE_MESSAGE:
+        if go_field.message:
             json_value = self.message(value)
             # omitempty never drops a struct; omitzero drops the zero value (its IsZero()).
-            zero = "z" in flags and json_value == self.message(type(value)())
+            zero = go_field.omit_zero and json_value == self._zero(value)
             return not zero, json_value
-        if field.type == FieldDescriptor.TYPE_BYTES and not message.HasField(field.name):
-            return not omit_empty, None  # a nil []byte
-        return not (omit_empty and not value), self._value(value, field)
+        if go_field.bytes and not message.HasField(go_field.name):
+            return not go_field.omit_empty, None  # a nil []byte
+        return not (go_field.omit_empty and not value), self._value(value, field)
+
+    def _zero(self, value: Message) -> Any:
+        """The JSON of the zero value of ``value``'s message type (never changed: compared only)."""
+        kind = type(value)
+        zero = self._zeros.get(kind)
+        if zero is None:
+            zero = self._zeros[kind] = self.message(kind())
+        return zero
 
     def _value(self, value: Any, field: FieldDescriptor) -> Any:
         if field.type == FieldDescriptor.TYPE_MESSAGE:
@@ -214,6 +264,12 @@ class _Converter:
         if message.property:
             return list(message.property)
         return self.message(message.schema) if message.HasField("schema") else None
+
+
+@cache
+def _converter() -> _Converter:
+    """The one converter of the process' types, which keeps each message's plan."""
+    return _Converter(types())
 
 
 def _is_map(field: FieldDescriptor) -> bool:

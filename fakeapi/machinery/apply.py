@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any
 
+import orjson
+
 from . import status
 from ._golang import go_quote, go_sharp_value, go_type
 from .managed_fields import (
@@ -537,7 +539,14 @@ class _CompareWalker:
             self.out.modified.insert(self.path)
 
     def _child(self, element: PathElement, lhs: Value, rhs: Value, type_ref: TypeRef | None) -> None:
-        _CompareWalker(self.out, (*self.path, element), lhs, rhs, type_ref).compare()
+        # A child on one side only (never on neither): the walk would record it and everything
+        # below it as added (or removed), which is recorded directly, into the set's node here.
+        if lhs is MISSING:
+            _record_subtree(self.out.added.node(self.path), element, rhs, type_ref)
+        elif rhs is MISSING:
+            _record_subtree(self.out.removed.node(self.path), element, lhs, type_ref)
+        elif not _same_json(lhs, rhs):  # the walk would find nothing below equal values
+            _CompareWalker(self.out, (*self.path, element), lhs, rhs, type_ref).compare()
 
     def _map(self, type_: MapType) -> None:
         lhs = self.lhs if isinstance(self.lhs, dict) else None
@@ -571,6 +580,47 @@ class _CompareWalker:
                 if left:
                     self._child(key, left[0], MISSING, type_.element)
                 self.out.added.insert((*self.path, key))
+
+
+def _same_json(lhs: Value, rhs: Value) -> bool:
+    """Whether two maps or lists are the same JSON, so that comparing them finds nothing (in a
+    compare, equal values add, remove and change no field). Python's ``==`` tells fast when
+    they differ; when it says equal, their encodings (keys sorted: the stored object and a
+    decoded body order defaulted fields differently) confirm it, ``==`` taking ``True`` for
+    ``1`` where ``values_equal`` does not."""
+    if type(lhs) is not type(rhs) or not isinstance(lhs, (dict, list)) or lhs != rhs:
+        return False
+    try:
+        return orjson.dumps(lhs, option=orjson.OPT_SORT_KEYS) == orjson.dumps(rhs, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits; the walk decides
+        return False
+
+
+def _record_subtree(parent: FieldSet, element: PathElement, value: Value, type_ref: TypeRef | None) -> None:
+    """Record what ``compare`` finds for ``value`` at ``element`` under ``parent``'s path when
+    the other side has nothing there: the path, and each path the walk visits below it (map
+    fields of a granular map, items of an associative list by key, an item whose key repeats
+    as a whole, an item without a key not at all)."""
+    parent.members.add(element)
+    atom = _deduce(_resolve(type_ref), value)
+    if atom.map is not None:
+        if atom.map.atomic or not isinstance(value, dict) or not value:
+            return
+        node = parent.child(element)
+        for key, item in value.items():
+            _record_subtree(node, PathElement.field(key), item, atom.map.field_type(key))
+    elif atom.scalar is None and atom.list is not None:
+        if atom.list.atomic or not isinstance(value, list) or not value:
+            return
+        grouped = _group_by_key(atom.list, value)
+        if not grouped:
+            return
+        node = parent.child(element)
+        for key, items in grouped.items():
+            if len(items) == 1:
+                _record_subtree(node, key, items[0], atom.list.element)
+            else:
+                node.members.add(key)
 
 
 def _zip_keys(lhs: Mapping[str, Value], rhs: Mapping[str, Value]) -> list[str]:

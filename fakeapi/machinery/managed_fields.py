@@ -24,8 +24,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from functools import cmp_to_key
+from functools import cmp_to_key, lru_cache
+from operator import attrgetter
 from typing import Any
+
+import orjson
 
 from ._golang import go_quote
 
@@ -34,8 +37,9 @@ Value = Any
 
 # --- values (structured-merge-diff value/value.go, value/fields.go) ---------------------------
 
-_HTML_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029",
-                 "\b": "\\u0008", "\f": "\\u000c"}
+#: What Go's encoder escapes that Python's does not, as a ``str.translate`` table.
+_HTML_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
+                               "\u2029": "\\u2029", "\b": "\\u0008", "\f": "\\u000c"})
 
 
 def _is_number(value: Value) -> bool:
@@ -155,8 +159,7 @@ def go_json(value: Value) -> str:
     if isinstance(value, float):
         return _go_float(value, for_json=True)
     if isinstance(value, str):
-        encoded = json.dumps(value, ensure_ascii=False)
-        return "".join(_HTML_ESCAPES.get(char, char) for char in encoded)
+        return json.dumps(value, ensure_ascii=False).translate(_HTML_ESCAPES)
     return json.dumps(value)
 
 
@@ -185,9 +188,10 @@ _FIELD, _KEY, _VALUE, _INDEX = range(4)  # Go's PathElement.Compare order of kin
 class PathElement:
     """One step of a path: a field name, an associative-list key (its key fields sorted by
     name), a set item's value, or a list index. Equality and hashing follow ``Equals``;
-    ``<`` follows ``Compare``."""
+    ``<`` follows ``Compare``. Elements are never changed: a field's is shared by every path
+    through that field name (``field``), and its hash and serialization are computed once."""
 
-    __slots__ = ("kind", "payload", "_identity")
+    __slots__ = ("kind", "payload", "_identity", "_hash", "_serialized", "sort_key")
 
     def __init__(self, kind: int, payload: Any) -> None:
         self.kind = kind
@@ -198,10 +202,16 @@ class PathElement:
             self._identity = (kind, _canonical(payload))
         else:
             self._identity = (kind, payload)
+        self._hash = hash(self._identity)
+        self._serialized: str | None = None
+        #: Sorts elements in ``compare``'s order: fields and indexes by their payload directly (a
+        #: field's string order is Go's byte order, as UTF-8 keeps code point order), keys and
+        #: values through ``compare``.
+        self.sort_key = (kind, payload if kind in (_FIELD, _INDEX) else _element_order(self))
 
     @classmethod
     def field(cls, name: str) -> PathElement:
-        return cls(_FIELD, name)
+        return _field_element(name)
 
     @classmethod
     def key(cls, fields: Mapping[str, Value]) -> PathElement:
@@ -237,10 +247,10 @@ class PathElement:
         return self.compare(other) < 0
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, PathElement) and self._identity == other._identity
+        return self is other or (isinstance(other, PathElement) and self._identity == other._identity)
 
     def __hash__(self) -> int:
-        return hash(self._identity)
+        return self._hash
 
     def __str__(self) -> str:
         """``PathElement.String``: ``.name``, ``[name="x"]``, ``[="x"]``, ``[3]``."""
@@ -256,6 +266,11 @@ class PathElement:
 
     def serialize(self) -> str:
         """``SerializePathElement``: the FieldsV1 key."""
+        if self._serialized is None:
+            self._serialized = self._serialization()
+        return self._serialized
+
+    def _serialization(self) -> str:
         if self.kind == _FIELD:
             return "f:" + self.payload
         if self.kind == _KEY:
@@ -300,12 +315,21 @@ def _compare_keys(lhs: Sequence[tuple[str, Value]], rhs: Sequence[tuple[str, Val
 Path = tuple[PathElement, ...]
 
 
+@lru_cache(maxsize=16384)
+def _field_element(name: str) -> PathElement:
+    """The element of a field name, shared: objects of one kind name the same fields on every
+    write, and a shared element's hash and serialization are already computed. Bounded, as map
+    keys (labels, annotations, data) are field names too."""
+    return PathElement(_FIELD, name)
+
+
 def path_string(path: Path) -> str:
     """``Path.String``: ``.spec.containers[name="app"].image``."""
     return "".join(str(element) for element in path)
 
 
 _element_order = cmp_to_key(PathElement.compare)
+_SORT_KEY = attrgetter("sort_key")
 
 
 # --- field sets (fieldpath/set.go, serialize.go) -----------------------------------------------
@@ -313,11 +337,16 @@ _element_order = cmp_to_key(PathElement.compare)
 
 @dataclass(slots=True)
 class FieldSet:
-    """``fieldpath.Set``. Invariant: no child set is empty (every operation drops empty
-    children, as upstream's do), so ``empty`` need not recurse."""
+    """``fieldpath.Set``. Invariants: no child set is empty (every operation drops empty
+    children, as upstream's do), so ``empty`` need not recurse; and a set is not changed once
+    built (only ``insert`` and decoding change the sets they are building), so operations
+    share unchanged subsets, a decoded set is shared by the writes that decode the same
+    FieldsV1, and a set's FieldsV1 is computed once."""
 
     members: set[PathElement] = field(default_factory=set)
     children: dict[PathElement, FieldSet] = field(default_factory=dict)
+    #: ``to_fields``' answer once computed (shared by every object that shows this set).
+    _fields: dict[str, Any] | None = field(default=None, init=False, compare=False, repr=False)
 
     @classmethod
     def of(cls, *paths: Path) -> FieldSet:
@@ -330,10 +359,22 @@ class FieldSet:
         """Adds ``path`` (the empty path is no member, as upstream)."""
         if not path:
             return
+        self.node(path[:-1]).members.add(path[-1])
+
+    def child(self, element: PathElement) -> FieldSet:
+        """The sub-set under ``element``, made (empty) if there is none: for building a set,
+        whose builder puts something in it."""
+        node = self.children.get(element)
+        if node is None:
+            node = self.children[element] = FieldSet()
+        return node
+
+    def node(self, path: Path) -> FieldSet:
+        """The sub-set at ``path`` (this set for the empty path), made as ``child`` makes it."""
         node = self
-        for element in path[:-1]:
-            node = node.children.setdefault(element, FieldSet())
-        node.members.add(path[-1])
+        for element in path:
+            node = node.child(element)
+        return node
 
     def has(self, path: Path) -> bool:
         node: FieldSet | None = self
@@ -388,9 +429,9 @@ class FieldSet:
     def iterate(self, prefix: Path = ()) -> Iterator[Path]:
         """Every member path in upstream's ``Iterate`` order: this node's members, then each
         child's paths, both in element order."""
-        for element in sorted(self.members, key=_element_order):
+        for element in sorted(self.members, key=_SORT_KEY):
             yield (*prefix, element)
-        for element in sorted(self.children, key=_element_order):
+        for element in sorted(self.children, key=_SORT_KEY):
             yield from self.children[element].iterate((*prefix, element))
 
     def __str__(self) -> str:
@@ -399,17 +440,16 @@ class FieldSet:
     # FieldsV1 (serialize.go)
 
     def to_fields(self) -> dict[str, Any]:
-        """``Set.ToJSON`` as a dict whose key order is the JSON's."""
-        return self._emit(include_self=False)
-
-    def _emit(self, *, include_self: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if include_self and not self.empty:
-            out["."] = {}
-        for element in sorted(self.members | self.children.keys(), key=_element_order):
-            child = self.children.get(element)
-            out[element.serialize()] = {} if child is None else child._emit(include_self=element in self.members)
-        return out
+        """``Set.ToJSON`` as a dict whose key order is the JSON's. Shared (see the class): never
+        changed in place."""
+        if self._fields is None:
+            out: dict[str, Any] = {}
+            for element in sorted(self.members | self.children.keys(), key=_SORT_KEY):
+                child = self.children.get(element)
+                out[element.serialize()] = {} if child is None else (
+                    {".": {}, **child.to_fields()} if element in self.members else child.to_fields())
+            self._fields = out
+        return self._fields
 
     @classmethod
     def from_fields(cls, fields: Mapping[str, Any]) -> FieldSet:
@@ -507,12 +547,31 @@ def _decode_entry(index: int, entry: Mapping[str, Any]) -> tuple[str, VersionedS
         raise ManagedFieldsError(f"invalid fieldsType {go_quote(fields_type)} in managed fields entry {index}")
     identifier = manager_identifier(entry.get("manager") or "", operation, api_version, entry.get("subresource") or "")
     try:
-        fields = FieldSet.from_fields(entry.get("fieldsV1") or {})
+        fields = _decoded_fields(entry.get("fieldsV1") or {})
     except (ValueError, TypeError) as err:
         raise ManagedFieldsError(f"error decoding versioned set: error decoding set: {err}") from err
     time = entry.get("time")
     return identifier, VersionedSet(fields, api_version, operation == APPLY), (
         format_time(parse_time(time)) if time else None)
+
+
+def _decoded_fields(fields: Any) -> FieldSet:
+    """``FieldSet.from_fields``, each FieldsV1 decoded once: every update decodes the stored
+    object's managedFields, and objects made from one template (a ReplicaSet's pods) have the
+    same ones. Raises as ``from_fields``."""
+    if not isinstance(fields, dict):
+        return FieldSet.from_fields(fields)
+    try:
+        encoded = orjson.dumps(fields)
+    except TypeError:  # orjson.JSONEncodeError: what JSON cannot hold (an integer past 64 bits)
+        return FieldSet.from_fields(fields)
+    return _fields_of_json(encoded)
+
+
+@lru_cache(maxsize=256)
+def _fields_of_json(encoded: bytes) -> FieldSet:
+    """The set of a FieldsV1 document (``_decoded_fields``); bounded, the sets being large."""
+    return FieldSet.from_fields(orjson.loads(encoded))
 
 
 def decode_managed_fields(entries: Sequence[Mapping[str, Any]] | None) -> Managed:

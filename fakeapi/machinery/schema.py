@@ -26,13 +26,15 @@ from .release import TARGET_RELEASE
 
 _REF_PREFIX = "#/$defs/"
 _EMPTY: Mapping[str, Any] = {}
+#: The keys of a schema's items and map values among its cached children (no field name is a tuple).
+_ITEMS, _VALUES = ("items",), ("additionalProperties",)
 
 
 class Schema:
     """One node of a schema tree. Navigation returns ``None`` where the schema says nothing
     (an unknown field, ``x-kubernetes-preserve-unknown-fields`` subtrees, free-form objects)."""
 
-    __slots__ = ("node", "_defs")
+    __slots__ = ("node", "_defs", "_children")
 
     def __init__(self, node: Mapping[str, Any], defs: Mapping[str, Any] = _EMPTY) -> None:
         while "$ref" in node:
@@ -44,9 +46,16 @@ class Schema:
                 node = {**node, **extensions}
         self.node = node
         self._defs = defs
+        #: The child schemas navigated to so far, by declared field name (``_ITEMS``, ``_VALUES``:
+        #: the items' and the map values'). Schema trees are never changed, so a node resolves its
+        #: children once: every walk of an object (decoding, field validation, patches, field
+        #: tracking) navigates the same nodes again on every write.
+        self._children: dict[object, Schema | None] = {}
 
-    def _child(self, node: Mapping[str, Any] | None) -> Schema | None:
-        return None if node is None else Schema(node, self._defs)
+    def _resolve(self, key: object, node: Mapping[str, Any] | None) -> Schema | None:
+        """The child at ``node``, kept under ``key``."""
+        child = self._children[key] = None if node is None else Schema(node, self._defs)
+        return child
 
     @property
     def type(self) -> str | None:
@@ -58,7 +67,11 @@ class Schema:
 
     def field(self, name: str) -> Schema | None:
         """The schema of an object field."""
-        return self._child(self.node.get("properties", _EMPTY).get(name))
+        try:
+            return self._children[name]
+        except KeyError:  # unknown names (a body's own) are not kept: only declared fields are
+            node = self.node.get("properties", _EMPTY).get(name)
+            return None if node is None else self._resolve(name, node)
 
     @property
     def properties(self) -> Mapping[str, Any]:
@@ -67,13 +80,19 @@ class Schema:
     @property
     def items(self) -> Schema | None:
         """The schema of an array's items."""
-        return self._child(self.node.get("items"))
+        try:
+            return self._children[_ITEMS]
+        except KeyError:
+            return self._resolve(_ITEMS, self.node.get("items"))
 
     @property
     def additional_properties(self) -> Schema | None:
         """The schema of a map's values (``additionalProperties`` as a schema, not ``true``)."""
-        extra = self.node.get("additionalProperties")
-        return self._child(extra) if isinstance(extra, Mapping) else None
+        try:
+            return self._children[_VALUES]
+        except KeyError:
+            extra = self.node.get("additionalProperties")
+            return self._resolve(_VALUES, extra if isinstance(extra, Mapping) else None)
 
     @property
     def patch_strategies(self) -> tuple[str, ...]:
@@ -138,8 +157,10 @@ def definition_name(group: str, version: str, kind: str, release: str = TARGET_R
     return _by_kind(release).get((group, version, kind))
 
 
+@cache
 def kind_schema(group: str, version: str, kind: str, release: str = TARGET_RELEASE) -> Schema | None:
-    """The schema of a built-in kind, or ``None`` for a kind the release does not define."""
+    """The schema of a built-in kind, or ``None`` for a kind the release does not define: one
+    tree per kind, whose nodes keep the children navigated to."""
     name = definition_name(group, version, kind, release)
     defs = definitions(release)
     return None if name is None else Schema(defs[name], defs)
