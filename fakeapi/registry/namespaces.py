@@ -25,11 +25,13 @@ class NamespaceStore(ResourceStore):
         return super()._finished(new, old) and not (new.get("spec") or {}).get("finalizers")
 
     def phase(self, name: str) -> str | None:
-        """The namespace's phase, None if there is no such namespace."""
-        kv = self.store.get(self.key(None, name).encode())
-        if kv is None:
+        """The namespace's phase, None if there is no such namespace: kube's NamespaceLifecycle
+        reads its informer, and the store when the namespace is not there (one created a moment
+        ago)."""
+        namespace = self.cached_or_stored(None, name)
+        if namespace is None:
             return None
-        return (orjson.loads(kv.value).get("status") or {}).get("phase", "Active")
+        return (namespace.get("status") or {}).get("phase", "Active")
 
     def delete(
         self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,

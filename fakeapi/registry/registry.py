@@ -4,6 +4,7 @@ clock-driven work of the caches (bookmarks)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 import orjson
@@ -87,6 +88,13 @@ def storage_versions(catalogue: Catalogue, types: list[ResourceType]) -> dict[st
     return chosen
 
 
+#: The kinds admission lists from the store rather than from the watch cache when there are any
+#: (see ``_list``).
+_LIVE_LISTS = frozenset({("", "ResourceQuota")})
+#: How long a live lookup that found nothing is believed (kube's LimitRanger: 30 s).
+LIVE_LOOKUP_TTL = 30.0
+
+
 class Registry:
     def __init__(
         self,
@@ -139,6 +147,8 @@ class Registry:
         definitions.on_change = self._definition_written
         definitions.cacher.listeners.append(self._definition_seen)
         self._definition_revisions: dict[str, int] = {}  # CRD name -> revision served
+        #: (group, kind, namespace) -> until when admission takes "none" for an answer (``_list``).
+        self._empty_until: dict[tuple[str, str, str | None], float] = {}
         services = self._by_kind[("", "Service")].storage
         assert isinstance(services, ServiceStore)
         services.endpoints = self._by_kind[("", "Endpoints")].storage
@@ -323,20 +333,38 @@ class Registry:
         return self._by_kind.get((group, kind))
 
     def _lookup(self, group: str, kind: str, namespace: str | None, name: str) -> Json | None:
-        """A stored object of a kind, in its storage version, or None."""
+        """An object of a kind, in its storage version, or None: from the watch cache, from the
+        store on a miss (``cached_or_stored``)."""
         served = self._by_kind.get((group, kind))
         if served is None:
             return None
-        kv = self.store.get(served.storage.key(namespace, name).encode())
-        return None if kv is None else orjson.loads(kv.value)
+        return served.storage.cached_or_stored(namespace, name)
 
     def _list(self, group: str, kind: str, namespace: str | None) -> list[Json]:
-        """The stored objects of a kind (in one namespace, or all), in their storage version."""
+        """The objects of a kind (in one namespace, or all), in their storage version, as
+        admission reads them: from the watch cache, as kube's plugins read their listers, but
+        ResourceQuotas, when there are any, from the store (their usage is charged against the
+        version read, which must be the current one: kube's quota evaluator re-reads on a
+        conflict)."""
         served = self._by_kind.get((group, kind))
         if served is None:
             return []
-        start, end = served.storage.key_range(namespace)
-        return [orjson.loads(kv.value) for kv in self.store.range(RangeRequest(start.encode(), end.encode())).kvs]
+        objects = served.storage.cached_objects(namespace)
+        if objects and (group, kind) in _LIVE_LISTS:
+            return served.storage.stored_objects(namespace)
+        if objects or served.storage.cacher.cache.rv >= self.store.known_revision:
+            return objects  # found, or the cache has seen every write this process knows of
+        # kube's LimitRanger (and the plugins built like it) confirm an empty lister with a live
+        # lookup, remembered for a while (liveLookupCache): an object created a moment ago is
+        # found, and a namespace without any costs one store read per LIVE_LOOKUP_TTL.
+        key = (group, kind, namespace)
+        now = time.monotonic()
+        if self._empty_until.get(key, 0.0) > now:
+            return []
+        objects = served.storage.stored_objects(namespace)
+        if not objects:
+            self._empty_until[key] = now + LIVE_LOOKUP_TTL
+        return objects
 
     def _update_status(self, group: str, kind: str, namespace: str | None, name: str,
                        change: Callable[[Json], Json]) -> None:
