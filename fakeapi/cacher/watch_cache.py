@@ -16,7 +16,10 @@ serves them from btree snapshots: the state at a revision R is the current objec
 changed after R put back as the first buffered event after R found it (``objects_at``). kube keeps a
 snapshot per event and drops those older than the oldest buffered event (once the buffer is full)
 or than a compaction; ``snapshot_floor`` is the oldest snapshot still kept, so a list at R can be
-served from the cache iff ``snapshot_floor <= R <= rv``.
+served from the cache iff ``snapshot_floor <= R <= rv``. Rather than a tree per event (which every
+write would pay for), the cache keeps the undo of the events after R (a ``PastState``) for the
+revisions lists ask for: the pages of one paged list share their revision's, so each page costs its
+own size, two bisections for its count and the events written since the previous page.
 
 Objects are the stored bytes, never re-encoded: the JSON served for an ADDED or MODIFIED event,
 a GET or a LIST item is the very ``raw`` the registry wrote. Only an object shown at a revision
@@ -33,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import orjson
-from sortedcontainers import SortedList
+from sortedcontainers import SortedDict, SortedList, SortedSet
 
 ADDED = "ADDED"
 MODIFIED = "MODIFIED"
@@ -43,6 +46,10 @@ DEFAULT_LOWER_BOUND = 100
 DEFAULT_UPPER_BOUND = 100 * 1024
 #: kube's DefaultEventFreshDuration: bookmark frequency (1 min) + 15 s.
 DEFAULT_FRESH_WINDOW = 75.0
+#: How many past revisions' states (``PastState``) a cache keeps for the lists reading them, the
+#: least recently read dropped first: one per paged list in progress at a revision the cache has
+#: since moved past. A list whose state was dropped rebuilds it from the buffer.
+PAST_STATES_KEPT = 8
 
 
 class ObjectView(Protocol):
@@ -199,6 +206,9 @@ class WatchCache:
         #: The oldest revision a list can be served at from the cache (see the module doc);
         #: ``NO_SNAPSHOT`` when compaction removed them all.
         self.snapshot_floor = 0
+        #: The states at past revisions that lists read, by revision, least recently read first;
+        #: none older than ``snapshot_floor`` is ever read again.
+        self._past_states: dict[int, PastState] = {}
 
     # ----------------------------------------------------------------- filling
 
@@ -209,6 +219,7 @@ class WatchCache:
         self.rv = self.list_rv = self.snapshot_floor = rv
         self.buffer.clear()
         self.evicted = False
+        self._past_states.clear()
 
     def advance(self, rv: int) -> None:
         """A progress notification: nothing of this resource changed up to ``rv``."""
@@ -272,9 +283,13 @@ class WatchCache:
         self.lower_bound = lower
         self.upper_bound = max(upper, lower)
         self.capacity = min(max(self.capacity, lower), self.upper_bound)
-        while len(self.buffer) > self.capacity:
-            self.buffer.popleft()
+        if len(self.buffer) > self.capacity:
+            while len(self.buffer) > self.capacity:
+                self.buffer.popleft()
             self.evicted = True
+            # A state before the oldest event left can no longer be rebuilt (kube's snapshots
+            # themselves outlive the events; this cache's are made of them).
+            self.snapshot_floor = max(self.snapshot_floor, self.buffer[0].rv)
 
     # ----------------------------------------------------------------- reading
 
@@ -310,48 +325,104 @@ class WatchCache:
 
     def objects_at(self, rv: int, start: str, end: str) -> tuple[Iterator[CachedObject], int]:
         """The objects with start <= key < end as they were at ``rv`` (``can_list_at``), lazily
-        in key order, and how many there are. Costs the page taken plus the events after ``rv``,
-        not the size of the range: paged lists stay linear."""
+        in key order, and how many there are. Costs the objects taken, a few bisections and the
+        events after ``rv`` not yet folded into its ``PastState``: never the size of the range."""
         keys, objects = self.keys, self.objects
         count = keys.bisect_left(end) - keys.bisect_left(start)
-        if rv >= self.rv:
-            return (objects[k] for k in keys.irange(start, end, inclusive=(True, False))), count
-        then: dict[str, CachedObject | None] = {}  # key -> its state at rv (None: absent)
+        current = keys.irange(start, end, inclusive=(True, False))
         buf = self.buffer
-        i = len(buf)
-        while i > 0 and buf[i - 1].rv > rv:
+        if not buf or buf[-1].rv <= rv:  # nothing of this resource changed since rv
+            return (objects[k] for k in current), count
+        state = self._past_state(rv)
+        state.catch_up(buf, objects)
+        count += state.count_correction(start, end)
+        return _merged(current, objects, state.then, state.then.irange(start, end, inclusive=(True, False))), count
+
+    def _past_state(self, rv: int) -> PastState:
+        """The kept state at ``rv``, made the most recently read, or a new one."""
+        states = self._past_states
+        for stale in [r for r in states if r < self.snapshot_floor]:
+            del states[stale]
+        state = states.pop(rv, None) or PastState(rv)
+        states[rv] = state
+        if len(states) > PAST_STATES_KEPT:
+            del states[next(iter(states))]
+        return state
+
+
+class PastState:
+    """The objects at revision ``rv`` kept as the current objects undone: ``then`` maps each key
+    changed after ``rv`` to its object at ``rv`` (None: it had none), in key order; every other
+    key is as it is now. It covers the events up to ``folded`` and catches up with the newer ones
+    when read, so the pages of one list share it and each pays only for what was written since
+    the previous page. ``appeared`` and ``vanished`` hold the changed keys present now but not at
+    ``rv``, and present at ``rv`` but not now: the count of a key range at ``rv`` is the current
+    count corrected by bisecting both."""
+
+    __slots__ = ("folded", "then", "appeared", "vanished")
+
+    def __init__(self, rv: int) -> None:
+        self.folded = rv
+        self.then: SortedDict = SortedDict()  # key -> CachedObject | None
+        self.appeared: SortedSet = SortedSet()
+        self.vanished: SortedSet = SortedSet()
+
+    def catch_up(self, buffer: deque[CacheEvent], objects: Mapping[str, CachedObject]) -> None:
+        """Fold in the buffered events after ``folded``; ``objects`` is the state after the last
+        of them. The cache's ``can_list_at(rv)`` guarantees none of them has left the buffer."""
+        i = len(buffer)
+        while i > 0 and buffer[i - 1].rv > self.folded:
             i -= 1
-        for j in range(i, len(buf)):
-            event = buf[j]
+        if i == len(buffer):
+            return
+        then = self.then
+        touched = set()
+        for j in range(i, len(buffer)):
+            event = buffer[j]
             key = event.obj.key
-            if key not in then:
-                then[key] = None if event.type == ADDED else event.prev
-        changed = sorted(k for k in then if start <= k < end)
-        for key in changed:
-            count += (then[key] is not None) - (key in objects)
-        return _merged(keys.irange(start, end, inclusive=(True, False)), objects, changed, then), count
+            if key not in then:  # the first change after rv found the state at rv
+                then[key] = event.prev  # None for an ADDED event
+            touched.add(key)
+        self.folded = buffer[-1].rv
+        for key in touched:
+            existed, exists = then[key] is not None, key in objects
+            if exists and not existed:
+                self.appeared.add(key)
+            else:
+                self.appeared.discard(key)
+            if existed and not exists:
+                self.vanished.add(key)
+            else:
+                self.vanished.discard(key)
+
+    def count_correction(self, start: str, end: str) -> int:
+        """How many more keys in [start, end) there were at ``rv`` than there are now."""
+        def within(keys: SortedSet) -> int:
+            return keys.bisect_left(end) - keys.bisect_left(start)
+
+        return within(self.vanished) - within(self.appeared)
 
 
 NO_SNAPSHOT = 1 << 63
 
 
-def _merged(current: Iterator[str], objects: Mapping[str, CachedObject], changed: list[str],
-            then: Mapping[str, CachedObject | None]) -> Iterator[CachedObject]:
-    """The current keys and the changed ones merged in key order, each object as it was."""
-    pending = iter(changed)
-    next_changed = next(pending, None)
+def _merged(current: Iterator[str], objects: Mapping[str, CachedObject], then: Mapping[str, CachedObject | None],
+            changed: Iterator[str]) -> Iterator[CachedObject]:
+    """The current keys and the ``changed`` ones (both in key order) merged in key order, each
+    object as it was: a changed key's from ``then``, skipped when it had none."""
+    next_changed = next(changed, None)
     for key in current:
         while next_changed is not None and next_changed < key:
             if (old := then[next_changed]) is not None:
                 yield old
-            next_changed = next(pending, None)
+            next_changed = next(changed, None)
         if key == next_changed:
             if (old := then[key]) is not None:
                 yield old
-            next_changed = next(pending, None)
+            next_changed = next(changed, None)
         else:
             yield objects[key]
     while next_changed is not None:
         if (old := then[next_changed]) is not None:
             yield old
-        next_changed = next(pending, None)
+        next_changed = next(changed, None)
