@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 
-from .cacher.cache_watcher import FINE_LATENCY_EDGES, WATCH_EVENT_SIZE_EDGES, BucketCounts
+from .cacher.cache_watcher import FINE_LATENCY_EDGES, BucketCounts
 from .registry.registry import Registry
 from .registry.rest import ResourceStore
 from .etcd.client import RemoteStore

@@ -346,7 +346,7 @@ class RemoteWatchStream:
             backoff = min(backoff * 2, RESUME_BACKOFF_MAX)
             self._requests.put_nowait(None)  # ends the old call's request stream
             self._requests = asyncio.Queue()
-            for ours, (create, resume_from) in self._watches.items():
+            for create, resume_from in self._watches.values():
                 create.start_revision = resume_from
                 self._requests.put_nowait(rpc_pb2.WatchRequest(create_request=create))
 
@@ -362,7 +362,7 @@ class RemoteWatchStream:
             create, _ = self._watches[m.watch_id]
             if m.canceled:
                 del self._watches[m.watch_id]
-            else:  # events up to the header's revision were all sent: resume after it
+            else:  # after its last event, or after a progress notification's revision
                 self._watches[m.watch_id] = (create, (events[-1].kv.mod_revision if events else revision) + 1)
         elif not events:  # a progress notification for the whole stream
             self._watches = {ours: (create, max(resume_from, revision + 1))

@@ -15,7 +15,7 @@ from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
 from ..cacher import DELETED, CacheEvent, CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
 from ..machinery.conversion import built_in_conversion, none_conversion
-from ..store import RangeRequest, Store
+from ..store import Store
 from ..tasks import cancel_and_wait
 from .bootstrap import create_bootstrap_objects
 from .access_reviews import (
