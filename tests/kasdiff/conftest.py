@@ -4,10 +4,14 @@ are built by ``scripts/build-kube.sh``, a warm Go build cache makes that seconds
 the whole session; every case works in namespaces of its own, created on both.
 
 fakeapi runs without its built-in controllers: the oracle runs no controller-manager either, so
-neither server has a garbage collector or a namespace controller."""
+neither server has a garbage collector or a namespace controller. ``KASDIFF_FAKEAPI_ARGS`` adds
+arguments of ``fakeapi serve`` (e.g. ``--workers 2``: the suite against fakeapi as two API
+workers over a store process)."""
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,7 +32,8 @@ def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeAPISer
 
 @pytest.fixture(scope="session")
 def fake_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("fakeapi"), "--controllers", "") as server:
+    extra = shlex.split(os.environ.get("KASDIFF_FAKEAPI_ARGS", ""))
+    with ServerProcess(tmp_path_factory.mktemp("fakeapi"), "--controllers", "", *extra) as server:
         yield server
 
 
