@@ -116,6 +116,10 @@ def _ipv4(address: str) -> str:
 
 def _raise(err: grpc.RpcError) -> NoReturn:
     message = err.details() or str(err)  # type: ignore[attr-defined]
+    if err.code() is grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in message:  # type: ignore[attr-defined]
+        # The server's gRPC limit (etcd's --max-request-bytes plus 512 KiB) refused the message
+        # before etcd saw it: kube-apiserver reports that write as etcd's request too large.
+        raise store_errors.ErrRequestTooLarge() from None
     cls = _ERRORS.get(message)
     raise (cls() if cls is not None else EtcdError(message)) from None
 

@@ -21,6 +21,8 @@ from differ import NAMESPACE, Outcome, Pair, table
 from fakeapi.testing import ServerProcess
 from fakeapi.testing.control_plane import KubeAPIServer, real_apiserver
 
+_EXTRA_ARGS = shlex.split(os.environ.get("KASDIFF_FAKEAPI_ARGS", ""))
+#: The report of a run against the default fakeapi (a run with other arguments writes none).
 _REPORT = Path(__file__).parent / "last-report.txt"
 
 
@@ -32,8 +34,7 @@ def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeAPISer
 
 @pytest.fixture(scope="session")
 def fake_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    extra = shlex.split(os.environ.get("KASDIFF_FAKEAPI_ARGS", ""))
-    with ServerProcess(tmp_path_factory.mktemp("fakeapi"), "--controllers", "", *extra) as server:
+    with ServerProcess(tmp_path_factory.mktemp("fakeapi"), "--controllers", "", *_EXTRA_ARGS) as server:
         yield server
 
 
@@ -44,7 +45,8 @@ def outcomes() -> Iterator[list[Outcome]]:
     yield recorded
     if recorded:
         report = table(recorded)
-        _REPORT.write_text(report + "\n")
+        if not _EXTRA_ARGS:
+            _REPORT.write_text(report + "\n")
         print("\n" + report)
 
 
