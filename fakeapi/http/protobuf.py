@@ -151,12 +151,18 @@ class _GoField:
     map_value: FieldDescriptor | None
     message: bool
     bytes: bool
+    #: Go prints nothing for it when it is not on the wire: a pointer, an omitempty scalar, list,
+    #: map or []byte, an omitzero struct (an omitempty struct is printed, zero or not).
+    absent_is_omitted: bool
 
     @classmethod
     def of(cls, field: FieldDescriptor, json_name: str, flags: str) -> _GoField:
-        return cls(field, field.name, json_name, "i" in flags, "p" in flags, "z" in flags, "o" in flags or "z" in flags,
+        pointer, omit_zero, omit_empty = "p" in flags, "z" in flags, "o" in flags or "z" in flags
+        message = field.type == FieldDescriptor.TYPE_MESSAGE
+        omitted = pointer or (omit_zero if message and not field.is_repeated else omit_empty)
+        return cls(field, field.name, json_name, "i" in flags, pointer, omit_zero, omit_empty,
                    field.is_repeated, field.message_type.fields_by_name["value"] if _is_map(field) else None,
-                   field.type == FieldDescriptor.TYPE_MESSAGE, field.type == FieldDescriptor.TYPE_BYTES)
+                   message, field.type == FieldDescriptor.TYPE_BYTES, omitted and "i" not in flags)
 
 
 class _Converter:
@@ -192,9 +198,14 @@ class _Converter:
         if isinstance(plan, _GoField):  # a Go slice type, e.g. ``type ExtraValue []string``
             return self._field(message, plan)[1]
         out: dict[str, Any] = {}
+        # The fields on the wire, read at C speed: most of a message's fields are absent and
+        # omitted, and are then skipped without a look (a pod's 500 Go fields, 60 present).
+        present = {field for field, _ in message.ListFields()}
         for go_field in plan:
             if go_field.inline:
                 out.update(self.message(getattr(message, go_field.name)))
+                continue
+            if go_field.absent_is_omitted and go_field.field not in present:
                 continue
             printed, value = self._field(message, go_field)
             if printed:
