@@ -309,7 +309,7 @@ async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task
         app, host=args.host, port=args.port, log_level=args.log_level, access_log=False,
         timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT,
     ))
-    listeners = None if args.worker_index is None else [workers.worker_socket(args.host, args.port)]
+    listeners = None if args.worker_index is None else [workers.listening_socket(args.host, args.port, reuse_port=True)]
     task = asyncio.create_task(server.serve(sockets=listeners))
     while not server.started:
         if task.done():
@@ -327,14 +327,7 @@ async def _serve_tls(app: Any, args: argparse.Namespace,
     from .http.tls import TLSServer, server_context
 
     try:
-        if args.worker_index is not None:
-            sock = workers.worker_socket(args.host, args.port)
-        else:
-            family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
-            sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind((args.host, args.port))
-            sock.listen(socket.SOMAXCONN)
+        sock = workers.listening_socket(args.host, args.port, reuse_port=args.worker_index is not None)
         context = server_context(certificates.serving_cert_file, certificates.serving_key_file,
                                  [certificates.ca_file, *args.client_ca_file])
     except (OSError, ssl.SSLError) as err:

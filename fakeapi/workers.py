@@ -25,20 +25,40 @@ import subprocess
 import sys
 import threading
 from collections.abc import Sequence
-from typing import IO
+from typing import IO, Any
 
 #: How long the store and each worker get to print their ready line.
 START_TIMEOUT = 60.0
 
 
-def reuse_port_socket(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to (host, port) with SO_REUSEPORT, not yet listening."""
+def bound_socket(host: str, port: int, *, reuse_port: bool = False) -> socket.socket:
+    """A TCP socket bound to (host, port), not yet listening; with ``reuse_port`` one of several
+    on that port (SO_REUSEPORT: the supervisor's, which holds it, and each worker's)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host, port))
     return sock
+
+
+def listening_socket(host: str, port: int, *, reuse_port: bool = False) -> socket.socket:
+    """``bound_socket``, listening."""
+    sock = bound_socket(host, port, reuse_port=reuse_port)
+    sock.listen(socket.SOMAXCONN)
+    return sock
+
+
+def stop_process(process: subprocess.Popen[Any], grace: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within ``grace`` seconds; waits for its end."""
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 class _Child:
@@ -71,13 +91,7 @@ class _Child:
         return self.ready_line
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
 
 
 def _store_argv(args: argparse.Namespace) -> list[str]:
@@ -106,7 +120,7 @@ def run(args: argparse.Namespace, serve_argv: Sequence[str]) -> int:
     if args.from_snapshot is not None:
         raise SystemExit("fakeapi: --from-snapshot with --workers: restore it first "
                          "(fakeapi snapshot restore FILE --data-dir DIR), then serve --data-dir DIR")
-    holder = reuse_port_socket(args.host, args.port)
+    holder = bound_socket(args.host, args.port, reuse_port=True)
     port = holder.getsockname()[1]
     children: list[_Child] = []
     stopping = threading.Event()
@@ -146,12 +160,3 @@ def run(args: argparse.Namespace, serve_argv: Sequence[str]) -> int:
         for child in reversed(children):  # workers first, the store last
             child.stop()
         holder.close()
-
-
-def worker_socket(host: str, port: int) -> socket.socket:
-    """A worker's listener: the supervisor's port, shared through SO_REUSEPORT."""
-    sock = reuse_port_socket(host, port)
-    sock.listen(socket.SOMAXCONN)
-    sock.setblocking(False)
-    return sock
-

@@ -137,11 +137,26 @@ class CachedObject:
         return encoded
 
 
+#: How metadata's resourceVersion starts in a stored object's JSON.
+RESOURCE_VERSION_FIELD = b'"resourceVersion":"'
+
+
 def with_resource_version(raw: bytes, rv: int) -> bytes:
-    """The object's JSON with ``metadata.resourceVersion`` set to ``rv``."""
-    obj = orjson.loads(raw)
-    obj["metadata"]["resourceVersion"] = str(rv)
-    return orjson.dumps(obj)
+    """The object's JSON with ``metadata.resourceVersion`` set to ``rv`` (the same bytes when it
+    already is). A stored object has apiVersion and kind, then metadata in Go's field order,
+    before anything else, so the first ``"resourceVersion":"`` is metadata's (name,
+    generateName and namespace, the only fields before it, cannot hold a quote): its digits are
+    replaced in place, without decoding the object."""
+    start = raw.find(RESOURCE_VERSION_FIELD)
+    if start < 0:
+        obj = orjson.loads(raw)
+        obj["metadata"]["resourceVersion"] = str(rv)
+        return orjson.dumps(obj)
+    start += len(RESOURCE_VERSION_FIELD)
+    end = raw.find(b'"', start)
+    if raw[start:end] == b"%d" % rv:
+        return raw
+    return b"%s%d%s" % (raw[:start], rv, raw[end:])
 
 
 @dataclass(slots=True, eq=False)

@@ -39,6 +39,7 @@ from ..store import (
     Event,
     EventType,
     KeyValue,
+    LeaseGrantResponse,
     RangeRequest,
     RangeResponse,
     TxnRequest,
@@ -51,8 +52,8 @@ from ..store.watcher import STREAM_PROGRESS_ID
 from . import convert
 from .pb import rpc_pb2, rpc_pb2_grpc
 
-#: (key, value, mod_revision) -> the value as readers must see it.
-ValueTransform = Callable[[bytes, bytes, int], bytes]
+#: (value, mod_revision) -> the value as readers must see it.
+ValueTransform = Callable[[bytes, int], bytes]
 
 #: How long one call may take before it fails (kube-apiserver's etcd request timeout is 5 s for
 #: most calls; a LIST of a large prefix takes longer, so this is generous).
@@ -69,11 +70,6 @@ _ERRORS: dict[str, type[EtcdError]] = {
     cls.message: cls for cls in vars(store_errors).values()
     if isinstance(cls, type) and issubclass(cls, EtcdError) and cls is not EtcdError
 }
-
-
-class LeaseGrant(NamedTuple):
-    id: int
-    ttl: int
 
 
 class LeaseClock(NamedTuple):
@@ -133,8 +129,6 @@ class RemoteStore:
 
     journal = None
     max_txn_ops = DEFAULT_MAX_TXN_OPS
-    #: etcd enforces its own --max-request-bytes; kept for the server's configuration.
-    max_request_bytes = 0
 
     def __init__(self, urls: Sequence[str], value_transform: ValueTransform | None = None) -> None:
         self.target = grpc_target(urls)
@@ -150,20 +144,13 @@ class RemoteStore:
         self.compact_revision = 0
         self.lessor = LeaseClock(time.monotonic)
 
-    def close(self) -> None:
+    async def aclose(self) -> None:
         for stream in list(self._streams):
             self.close_stream(stream)
         self._channel.close()
-
-    async def aclose(self) -> None:
-        self.close()
         if self._async_channel is not None:
             await self._async_channel.close()
             self._async_channel = None
-
-    def wait_ready(self, timeout: float) -> None:
-        """Block until the first endpoint answers (``grpc.FutureTimeoutError`` if it never does)."""
-        grpc.channel_ready_future(self._channel).result(timeout=timeout)
 
     # ----------------------------------------------------------------- KV
 
@@ -172,21 +159,23 @@ class RemoteStore:
             self.known_revision = revision
         return revision
 
+    def _call(self, method: Any, request: Any) -> Any:
+        """``method``'s answer to ``request``, its header's revision noted; etcd's error raised
+        as the store's."""
+        try:
+            response = method(request, timeout=CALL_TIMEOUT)
+        except grpc.RpcError as err:
+            _raise(err)
+        self._seen(response.header.revision)
+        return response
+
     @property
     def revision(self) -> int:
         """The store's current revision, asked now (a linearizable one-key Range)."""
-        try:
-            resp = self._kv.Range(rpc_pb2.RangeRequest(key=_REVISION_PROBE, count_only=True), timeout=CALL_TIMEOUT)
-        except grpc.RpcError as err:
-            _raise(err)
-        return self._seen(resp.header.revision)
+        return self._call(self._kv.Range, rpc_pb2.RangeRequest(key=_REVISION_PROBE, count_only=True)).header.revision
 
     def range(self, req: RangeRequest) -> RangeResponse:
-        try:
-            resp = self._kv.Range(convert.range_message(req), timeout=CALL_TIMEOUT)
-        except grpc.RpcError as err:
-            _raise(err)
-        self._seen(resp.header.revision)
+        resp = self._call(self._kv.Range, convert.range_message(req))
         return RangeResponse(resp.header.revision, self._kvs(resp.kvs), resp.count, resp.more)
 
     def get(self, key: bytes, rev: int = 0) -> KeyValue | None:
@@ -194,12 +183,7 @@ class RemoteStore:
         return kvs[0] if kvs else None
 
     def txn(self, req: TxnRequest) -> TxnResponse:
-        try:
-            resp = self._kv.Txn(convert.txn_message(req), timeout=CALL_TIMEOUT)
-        except grpc.RpcError as err:
-            _raise(err)
-        self._seen(resp.header.revision)
-        txn = convert.txn_response_of(resp)
+        txn = convert.txn_response_of(self._call(self._kv.Txn, convert.txn_message(req)))
         if self._transform is None:
             return txn
         return txn._replace(responses=[
@@ -207,21 +191,15 @@ class RemoteStore:
         ])
 
     def compact(self, rev: int) -> int:
-        try:
-            self._kv.Compact(rpc_pb2.CompactionRequest(revision=rev), timeout=CALL_TIMEOUT)
-        except grpc.RpcError as err:
-            _raise(err)
+        self._call(self._kv.Compact, rpc_pb2.CompactionRequest(revision=rev))
         self.compact_revision = max(self.compact_revision, rev)
         return rev
 
-    def lease_grant(self, ttl: int, lease_id: int = 0) -> LeaseGrant:
-        try:
-            resp = self._lease.LeaseGrant(rpc_pb2.LeaseGrantRequest(TTL=ttl, ID=lease_id), timeout=CALL_TIMEOUT)
-        except grpc.RpcError as err:
-            _raise(err)
+    def lease_grant(self, ttl: int, lease_id: int = 0) -> LeaseGrantResponse:
+        resp = self._call(self._lease.LeaseGrant, rpc_pb2.LeaseGrantRequest(TTL=ttl, ID=lease_id))
         if resp.error:
             raise EtcdError(resp.error)
-        return LeaseGrant(resp.ID, resp.TTL)
+        return LeaseGrantResponse(resp.header.revision, resp.ID, resp.TTL)
 
     def notify_progress(self) -> int:
         """The client's side of etcd's periodic progress notifications: each of this process's
@@ -244,7 +222,7 @@ class RemoteStore:
         if transform is None:
             return [convert.key_value_of(m) for m in messages]
         return [KeyValue(m.key, m.create_revision, m.mod_revision, m.version,
-                         transform(m.key, m.value, m.mod_revision) if m.value else m.value, m.lease)
+                         transform(m.value, m.mod_revision) if m.value else m.value, m.lease)
                 for m in messages]
 
     def _event(self, m: Any) -> Event:

@@ -704,7 +704,7 @@ class ResourceStore(FieldManagedWrites):
                 raise unclassified_error(str(err)) from None
         if resp.succeeded and resp.header_revision != rev:
             obj["metadata"]["resourceVersion"] = str(resp.header_revision)
-            raw = versioner.restamped(raw, rev, resp.header_revision)
+            raw = versioner.with_resource_version(raw, resp.header_revision)
         return resp, raw
 
     def _first_update_writes(self, kv: KeyValue, old: Json) -> bool:
@@ -830,9 +830,7 @@ class ResourceStore(FieldManagedWrites):
             self._committed(old, None)
             if rt.returns_deleted_object:
                 # etcd3's store decodes the deleted object at the delete's revision
-                deleted = orjson.loads(kv.value)
-                deleted["metadata"]["resourceVersion"] = str(resp.header_revision)
-                return orjson.dumps(deleted), True
+                return versioner.with_resource_version(kv.value, resp.header_revision), True
         if rt.returns_deleted_object:
             return kv.value, True
         return orjson.dumps({

@@ -19,7 +19,6 @@ import datetime
 import ipaddress
 import os
 import secrets
-import signal
 import socket
 import ssl
 import subprocess
@@ -31,6 +30,7 @@ import httpx
 import yaml
 
 from ..registry.authentication import ADMIN
+from ..workers import stop_process
 
 KUBE_VERSION = "v1.35.4"
 ETCD_VERSION = "v3.6.6"
@@ -105,14 +105,8 @@ class Component:
 
     def stop(self) -> None:
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process is not None:
+            stop_process(process, grace=15)
 
     def __enter__(self):  # type: ignore[no-untyped-def]
         return self

@@ -13,6 +13,7 @@ from typing import IO, TYPE_CHECKING, Any
 import httpx
 
 from ..kubeconfig import client_settings
+from ..workers import stop_process
 
 if TYPE_CHECKING:
     from .report import Report
@@ -54,12 +55,7 @@ class ServerProcess:
 
     def stop(self) -> None:
         self.http.close()
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
 
     def __enter__(self) -> ServerProcess:
         return self
