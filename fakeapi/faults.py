@@ -18,7 +18,8 @@ What there is:
   (``etcd-*``, ``fakeapi/etcd/faults.py``), applied, listed and cleared through this engine.
 
 Invariants: a request failed by a fault changes nothing (the error is raised before the handler
-runs); faults never touch the store, and watches keep their guarantees (ordered, no duplicates,
+runs); faults never touch objects (a restart's one write is the master lease a starting
+kube-apiserver registers), and watches keep their guarantees (ordered, no duplicates,
 no gaps inside the window): closing and restarting only end streams, stalls only delay lines.
 
 Threading: like the store, the engine belongs to the server's event loop; call it there.
@@ -50,6 +51,7 @@ from .machinery.status import (
     timeout,
     too_many_requests,
 )
+from .registry.bootstrap import register_master_lease
 from .registry.registry import Registry
 from .store import StoreTimers
 
@@ -340,13 +342,15 @@ class Faults:
     # ----------------------------------------------------------------- actions
 
     def restart(self) -> int:
-        """An apiserver restart: every watch ends and every watch cache relists, dropping its
-        event history, so a watch resuming from before now gets 410 Expired and clients relist.
-        Returns how many watches ended."""
-        closed = 0
-        for rs in self.registry.stores():
-            closed += len(rs.cacher.watchers)
-            rs.cacher.relist()
+        """An apiserver restart: every watch ends; the server comes back, registers its master
+        lease (a write no watch sees) and every watch cache relists after it, dropping its event
+        history. So every watch that resumes is behind the caches, even one that had seen the
+        last write, and gets 410 Expired: clients relist. Returns how many watches ended."""
+        stores = self.registry.stores()
+        closed = sum(store.cacher.terminate_all() for store in stores)
+        register_master_lease(self.registry)
+        for store in stores:
+            store.cacher.relist()
         self.totals["restart"] += 1
         log.info("restart: %d watches closed, watch caches relisted at revision %d", closed,
                  self.registry.store.revision)

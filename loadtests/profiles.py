@@ -63,8 +63,7 @@ PROFILES = {p.name: p for p in (
         "many informers start together; a forced apiserver restart makes them all relist",
         full=Variant(_CLUSTER, users=100, duration="60s"),
         # 16 s: the restart comes at half time, and the informers' re-watch, 410 and RELIST must
-        # fit in the half after it on a loaded 2-core machine (8 s, and once in CI 12 s, left no
-        # RELIST sample).
+        # fit in the half after it on a loaded 2-core machine.
         test=Variant(_SMALL_CLUSTER, users=10, duration="16s"),
         request_types=("LIST", "WATCH_OPEN", "WATCH_EVENT", "RELIST", "RESTART"),
         thresholds="LIST:p99=30000,RELIST:p99=30000",

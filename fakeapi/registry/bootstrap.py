@@ -44,6 +44,11 @@ SERVICE_CLUSTER_IP_RANGE = "10.0.0.0/24"
 KUBE_APISERVER = "kube-apiserver"
 _AUTHENTICATION_CONFIG_MAP = "extension-apiserver-authentication"
 _TOKEN_TRACKING_CONFIG_MAP = "kube-apiserver-legacy-service-account-token-tracking"
+#: kube-apiserver's lease endpoint reconciler (the default ``--endpoint-reconciler-type``): each
+#: API server keeps an Endpoints with its address under this prefix, on a lease of this TTL
+#: (``pkg/controlplane/reconcilers/lease.go``, ``DefaultEndpointReconcilerTTL``).
+MASTER_LEASES_PREFIX = "/registry/masterleases/"
+MASTER_LEASE_TTL_SECONDS = 15
 
 
 @cache
@@ -131,3 +136,15 @@ def create_bootstrap_objects(registry: Registry) -> None:
             obj["metadata"]["resourceVersion"] = str(revision)
             puts.append(PutRequest(key, orjson.dumps(obj)))
         store.txn(TxnRequest(success=tuple(puts)))
+
+
+def register_master_lease(registry: Registry, ip: str = "127.0.0.1") -> None:
+    """Write this server's master lease, as a starting kube-apiserver does: an Endpoints under
+    ``/registry/masterleases/<ip>`` on a 15 s lease, outside every resource's prefix (no watch
+    sees it, yet the revision moves)."""
+    store = registry.store
+    lease = store.lease_grant(MASTER_LEASE_TTL_SECONDS).id
+    endpoints = {"kind": "Endpoints", "apiVersion": "v1", "metadata": {"name": ip, "creationTimestamp": None},
+                 "subsets": [{"addresses": [{"ip": ip}]}]}
+    put = PutRequest((MASTER_LEASES_PREFIX + ip).encode(), orjson.dumps(endpoints), lease=lease)
+    store.txn(TxnRequest(success=(put,)))
