@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from ..cacher import CacheEvent
-from ..machinery.selectors import label_selector_as_selector
+from ..cacher import CacheEvent, CachedObject
+from ..machinery.selectors import LabelSelector, label_selector_as_selector
 from ..registry.registry import Registry
 from .workqueue import WorkQueue
 
@@ -27,6 +27,17 @@ _RULE_FIELDS = ("verbs", "apiGroups", "resources", "resourceNames", "nonResource
 def _rule_key(rule: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
     """A rule as ``equality.Semantic.DeepEqual`` compares it (absent and empty lists alike)."""
     return tuple(tuple(rule.get(name) or ()) for name in _RULE_FIELDS)
+
+
+def _matchers(cached: CachedObject) -> list[LabelSelector]:
+    """The selectors of an aggregated ClusterRole (those that parse)."""
+    matchers = []
+    for selector in (orjson.loads(cached.raw).get("aggregationRule") or {}).get("clusterRoleSelectors") or ():
+        try:
+            matchers.append(label_selector_as_selector(selector))
+        except ValueError:
+            continue
+    return matchers
 
 
 class ClusterRoleAggregation:
@@ -46,9 +57,28 @@ class ClusterRoleAggregation:
         self._enqueue_aggregated()
 
     def _enqueue_aggregated(self) -> None:
-        for cached in self.cluster_roles.cacher.cache.objects.values():
-            if b'"aggregationRule"' in cached.raw:
-                self.queue.add(cached.name)
+        """Queue every aggregated ClusterRole, each after the aggregated ones it takes rules
+        from: the bootstrap's ``view`` feeds ``edit``, which feeds ``admin``; in name order
+        ``admin`` and ``edit`` would be applied twice at every start."""
+        aggregated = {cached.name: cached for cached in self.cluster_roles.cacher.cache.objects.values()
+                      if b'"aggregationRule"' in cached.raw}
+        matchers = {name: _matchers(cached) for name, cached in aggregated.items()}
+        sources = {name: [source for source, other in aggregated.items() if source != name
+                          and any(matcher.matches(other.labels) for matcher in matchers[name])]
+                   for name in aggregated}
+        order: dict[str, None] = {}
+
+        def visit(name: str, path: frozenset[str]) -> None:
+            if name in order or name in path:  # queued, or a cycle: its order is then any
+                return
+            for source in sources[name]:
+                visit(source, path | {name})
+            order[name] = None
+
+        for name in aggregated:
+            visit(name, frozenset())
+        for name in order:
+            self.queue.add(name)
 
     def _process(self, key: Hashable) -> None:
         name = str(key)
