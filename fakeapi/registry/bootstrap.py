@@ -72,7 +72,7 @@ def _managed(manager: str, operation: str, api_version: str, now: str, fields: J
     return {**entry, "subresource": subresource} if subresource else entry
 
 
-def _built_objects(now: str) -> list[Json]:
+def _built_objects(now: str, today: str) -> list[Json]:
     """The objects whose content is this server's: its service range, its start date."""
     cluster_ip = _first_ip(SERVICE_CLUSTER_IP_RANGE)
     return [
@@ -98,45 +98,64 @@ def _built_objects(now: str) -> list[Json]:
         {"kind": "ConfigMap", "apiVersion": "v1",
          "metadata": {"name": _TOKEN_TRACKING_CONFIG_MAP, "namespace": "kube-system",
                       "managedFields": [_managed(KUBE_APISERVER, "Update", "v1", now, {"f:data": {".": {}, "f:since": {}}})]},
-         "data": {"since": now[:10]}},
+         "data": {"since": today}},
     ]
 
 
 def _stamped(obj: Json, now: str) -> Json:
-    """A recorded object as if written now: a fresh uid, the creation and field times."""
+    """A recorded object as if written ``now``: the uid, the creation and field times."""
     meta = obj["metadata"]
-    meta["uid"] = str(uuid.uuid4())
+    meta["uid"] = _UID
     meta["creationTimestamp"] = now
     for entry in meta.get("managedFields") or ():
         entry["time"] = now
     for condition in (obj.get("status") or {}).get("conditions") or ():
         condition["lastTransitionTime"] = now
+    meta["resourceVersion"] = _RESOURCE_VERSION
     return obj
+
+
+#: Stand-ins in the stored templates, replaced at every start (none occurs in the objects).
+_UID, _NOW, _TODAY, _RESOURCE_VERSION = "@uid@", "@now@", "@today@", "@resourceVersion@"
+
+
+@cache
+def _templates(advertise_port: int) -> tuple[tuple[str, str, str | None, str, bytes], ...]:
+    """Every bootstrap object as (group, kind, namespace, name, its stored bytes with
+    stand-ins): parsed and encoded once per process, so that a server per pytest test starts
+    in milliseconds."""
+    templates = []
+    for obj in [*recorded_objects(), *_built_objects(_NOW, _TODAY)]:
+        if obj["kind"] == "Service":
+            obj["spec"]["ports"][0]["targetPort"] = advertise_port
+        group, _, _version = obj["apiVersion"].rpartition("/")
+        meta = obj["metadata"]
+        templates.append((group, obj["kind"], meta.get("namespace"), meta["name"], orjson.dumps(_stamped(obj, _NOW))))
+    return tuple(templates)
 
 
 def create_bootstrap_objects(registry: Registry) -> None:
     """Write the bootstrap objects that do not exist yet (before the watch caches start)."""
     store = registry.store
-    now = metadata.now_rfc3339()
+    now = metadata.now_rfc3339().encode()
+    stamps = ((_NOW.encode(), now), (_TODAY.encode(), now[:10]))
     missing = []
-    for obj in [*recorded_objects(), *_built_objects(now)]:
-        if obj["kind"] == "Service":
-            obj["spec"]["ports"][0]["targetPort"] = registry.advertise_port
-        group, _, _version = obj["apiVersion"].rpartition("/")
-        served = registry.resource_for_kind(group, obj["kind"])
-        assert served is not None, f"{obj['apiVersion']} {obj['kind']} is not served"
-        meta = obj["metadata"]
-        key = served.storage.key(meta.get("namespace"), meta["name"]).encode()
+    for group, kind, namespace, name, template in _templates(registry.advertise_port):
+        served = registry.resource_for_kind(group, kind)
+        assert served is not None, f"{group} {kind} is not served"
+        key = served.storage.key(namespace, name).encode()
         if store.get(key) is None:
-            missing.append((key, _stamped(obj, now)))
+            missing.append((key, template))
+    uid, resource_version = _UID.encode(), _RESOURCE_VERSION.encode()
     for start in range(0, len(missing), store.max_txn_ops):  # etcd's limit of operations per txn
-        revision = store.known_revision + 1  # another API process may write first: see versioner
+        revision = str(store.known_revision + 1).encode()  # another API process may write first: see versioner
         puts = []
-        for key, obj in missing[start:start + store.max_txn_ops]:
-            obj["metadata"]["resourceVersion"] = str(revision)
-            puts.append(PutRequest(key, orjson.dumps(obj)))
+        for key, template in missing[start:start + store.max_txn_ops]:
+            value = template.replace(uid, str(uuid.uuid4()).encode(), 1).replace(resource_version, revision, 1)
+            for stand_in, stamp in stamps:
+                value = value.replace(stand_in, stamp)
+            puts.append(PutRequest(key, value))
         store.txn(TxnRequest(success=tuple(puts)))
-
 
 def register_master_lease(registry: Registry, ip: str = "127.0.0.1") -> None:
     """Write this server's master lease, as a starting kube-apiserver does: an Endpoints under
