@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -11,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
+from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import RequestResponseCycle as HttpToolsCycle
 
@@ -262,27 +264,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     app = _App(lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
     app.state.server = server
-    openapi.add_routes(app)
-    for path in ("/healthz", "/livez", "/readyz"):
-        app.add_api_route(path, _ok, methods=["GET"])
-    app.add_api_route("/version", _version, methods=["GET"])
-    app.add_api_route("/api", _api_versions, methods=["GET"])
-    # kube serves /apis (and /apis/) outside go-restful, to any method.
-    every_method = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
-    app.add_api_route("/apis", _api_groups, methods=every_method)
-    app.add_api_route("/apis/", _api_groups, methods=every_method)
-    app.add_api_route("/api/{version}", _core_resources, methods=["GET"])
-    app.add_api_route("/apis/{group}/{version}", _group_resources, methods=["GET"])
-    methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
-    app.add_api_route("/api/{version}/{rest:path}", _core, methods=methods)
-    app.add_api_route("/apis/{group}/{version}/{rest:path}", _grouped, methods=methods)
-    app.add_api_route("/.well-known/openid-configuration", _openid_configuration, methods=["GET"])
-    app.add_api_route("/openid/v1/jwks", _openid_keys, methods=["GET"])
-    app.add_api_route("/fakeapi/v1/compact", _compact, methods=["POST"])
-    app.add_api_route("/fakeapi/v1/snapshot", _snapshot, methods=["GET"])
-    fault_routes.add_routes(app)
-    metric_routes.add_routes(app)
-    client_routes.add_routes(app)
+    app.router.routes.extend(_routes())
     # Starlette runs the last added outermost: requests refused with 401 or 403 are measured too.
     app.add_middleware(AccessMiddleware, registry=server.registry)
     app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
@@ -291,6 +273,36 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_exception_handler(404, _no_route)
     app.add_exception_handler(405, _method_not_allowed)
     return app
+
+
+@functools.cache
+def _routes() -> tuple[BaseRoute, ...]:
+    """Every route of an app. Their handlers find the server in ``request.app.state``, so one
+    set serves every app of the process: building them (FastAPI reads each handler's
+    signature) cost a fresh server, one per pytest test, 10 ms."""
+    router = APIRouter()
+    openapi.add_routes(router)
+    for path in ("/healthz", "/livez", "/readyz"):
+        router.add_api_route(path, _ok, methods=["GET"])
+    router.add_api_route("/version", _version, methods=["GET"])
+    router.add_api_route("/api", _api_versions, methods=["GET"])
+    # kube serves /apis (and /apis/) outside go-restful, to any method.
+    every_method = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+    router.add_api_route("/apis", _api_groups, methods=every_method)
+    router.add_api_route("/apis/", _api_groups, methods=every_method)
+    router.add_api_route("/api/{version}", _core_resources, methods=["GET"])
+    router.add_api_route("/apis/{group}/{version}", _group_resources, methods=["GET"])
+    methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
+    router.add_api_route("/api/{version}/{rest:path}", _core, methods=methods)
+    router.add_api_route("/apis/{group}/{version}/{rest:path}", _grouped, methods=methods)
+    router.add_api_route("/.well-known/openid-configuration", _openid_configuration, methods=["GET"])
+    router.add_api_route("/openid/v1/jwks", _openid_keys, methods=["GET"])
+    router.add_api_route("/fakeapi/v1/compact", _compact, methods=["POST"])
+    router.add_api_route("/fakeapi/v1/snapshot", _snapshot, methods=["GET"])
+    fault_routes.add_routes(router)
+    metric_routes.add_routes(router)
+    client_routes.add_routes(router)
+    return tuple(router.routes)
 
 
 async def _no_route(_request: Request, _exc: Exception) -> Response:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from fastapi import FastAPI
+from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -21,8 +21,8 @@ from .responses import json_response, served_by, status_response
 PATH = "/fakeapi/v1/report"
 
 
-def add_routes(app: FastAPI) -> None:
-    app.add_api_route(PATH, _report, methods=["GET"])
+def add_routes(router: APIRouter) -> None:
+    router.add_api_route(PATH, _report, methods=["GET"])
 
 
 async def _report(request: Request) -> Response:

@@ -18,7 +18,7 @@ import asyncio
 from typing import Any
 
 import orjson
-from fastapi import FastAPI
+from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -65,13 +65,13 @@ async def slow_list(body: bytes, per_item: float) -> None:
     await asyncio.sleep(per_item * len(items))
 
 
-def add_routes(app: FastAPI) -> None:
+def add_routes(router: APIRouter) -> None:
     """The control API of the server's ``faults``."""
-    app.add_api_route(PREFIX, _list_faults, methods=["GET"])
-    app.add_api_route(PREFIX, _add_fault, methods=["POST"])
-    app.add_api_route(PREFIX, _clear_faults, methods=["DELETE"])
-    app.add_api_route(PREFIX + "/{fault_id}", _clear_fault, methods=["DELETE"])
-    app.add_api_route(PREFIX + "/{kind}", _add_fault_of, methods=["POST"])
+    router.add_api_route(PREFIX, _list_faults, methods=["GET"])
+    router.add_api_route(PREFIX, _add_fault, methods=["POST"])
+    router.add_api_route(PREFIX, _clear_faults, methods=["DELETE"])
+    router.add_api_route(PREFIX + "/{fault_id}", _clear_fault, methods=["DELETE"])
+    router.add_api_route(PREFIX + "/{kind}", _add_fault_of, methods=["POST"])
 
 
 async def _list_faults(request: Request) -> Response:

@@ -17,7 +17,7 @@ import asyncio
 import math
 import time
 
-from fastapi import FastAPI
+from fastapi import APIRouter
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.requests import Request
 from starlette.responses import Response
@@ -146,8 +146,8 @@ class MetricsMiddleware:
         return user is not None and PRIVILEGED_GROUP in user.groups
 
 
-def add_routes(app: FastAPI) -> None:
-    app.add_api_route("/metrics", _scrape, methods=["GET"])
+def add_routes(router: APIRouter) -> None:
+    router.add_api_route("/metrics", _scrape, methods=["GET"])
 
 
 async def _scrape(request: Request) -> Response:

@@ -35,7 +35,7 @@ from email.utils import format_datetime
 from typing import Any
 
 import orjson
-from fastapi import FastAPI
+from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -569,11 +569,11 @@ def _one_year_from_now() -> str:
     return later.strftime("%a, %d %b %Y %H:%M:%S UTC")
 
 
-def add_routes(app: FastAPI) -> None:
+def add_routes(router: APIRouter) -> None:
     """``GET /openapi/v3`` and ``GET /openapi/v3/<group version>``, as kube-openapi's
     ``HandleDiscovery`` and ``HandleGroupVersion`` answer them (the server's ``openapi``)."""
-    app.add_api_route("/openapi/v3", _discovery, methods=["GET"])
-    app.add_api_route("/openapi/v3/{path:path}", _group_version, methods=["GET"])
+    router.add_api_route("/openapi/v3", _discovery, methods=["GET"])
+    router.add_api_route("/openapi/v3/{path:path}", _group_version, methods=["GET"])
 
 
 async def _discovery(request: Request) -> Response:
