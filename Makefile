@@ -19,7 +19,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test,load]'
 	touch $(STAMP)
 
+# fakeapi's bytecode, written even where PYTHONDONTWRITEBYTECODE is set (stale or missing
+# .pyc files are compiled again at every start: 0.1 s of a 0.5 s start); up to date, a no-op.
 venv: $(STAMP)
+	@$(BIN)/python -m compileall -q fakeapi >/dev/null
 
 ## Start fakeapi on 127.0.0.1:6443 with the in-memory store; writes ./kubeconfig.
 serve: venv
