@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..machinery import metadata
-from ..store import PutRequest, TxnRequest
+from ..store import Compare, CompareResult, CompareTarget, PutRequest, TxnRequest
 
 if TYPE_CHECKING:
     from .registry import Registry
@@ -147,15 +147,21 @@ def create_bootstrap_objects(registry: Registry) -> None:
         if store.get(key) is None:
             missing.append((key, template))
     uid, resource_version = _UID.encode(), _RESOURCE_VERSION.encode()
-    for start in range(0, len(missing), store.max_txn_ops):  # etcd's limit of operations per txn
+    while missing:  # etcd's limit of operations per txn (and of compares)
+        batch, missing = missing[:store.max_txn_ops], missing[store.max_txn_ops:]
         revision = str(store.known_revision + 1).encode()  # another API process may write first: see versioner
         puts = []
-        for key, template in missing[start:start + store.max_txn_ops]:
+        for key, template in batch:
             value = template.replace(uid, str(uuid.uuid4()).encode(), 1).replace(resource_version, revision, 1)
             for stand_in, stamp in stamps:
                 value = value.replace(stand_in, stamp)
             puts.append(PutRequest(key, value))
-        store.txn(TxnRequest(success=tuple(puts)))
+        # Each object is created, never overwritten: an API server starting beside this one on
+        # the same etcd may write some first; the batch is then made again of what is missing.
+        absent = tuple(Compare(key, CompareTarget.CREATE, CompareResult.EQUAL, 0) for key, _ in batch)
+        if not store.txn(TxnRequest(compare=absent, success=tuple(puts))).succeeded:
+            missing = [(key, template) for key, template in batch if store.get(key) is None] + missing
+
 
 def register_master_lease(registry: Registry, ip: str = "127.0.0.1") -> None:
     """Write this server's master lease, as a starting kube-apiserver does: an Endpoints under

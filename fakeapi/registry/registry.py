@@ -15,6 +15,7 @@ from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
 from ..cacher import DELETED, CacheEvent, CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
 from ..machinery.conversion import built_in_conversion, none_conversion
+from ..machinery.status import StatusError
 from ..store import Store
 from ..tasks import cancel_and_wait
 from .bootstrap import create_bootstrap_objects
@@ -218,7 +219,11 @@ class Registry:
         loaded from disk or a snapshot)."""
         for name in DEFAULT_NAMESPACES:
             if self.namespace_phase(name) is None:
-                self.namespaces.create(None, {"metadata": {"name": name}})
+                try:
+                    self.namespaces.create(None, {"metadata": {"name": name}})
+                except StatusError as err:  # another API server on the same etcd was first
+                    if err.reason != "AlreadyExists":
+                        raise
         create_bootstrap_objects(self)  # the system PriorityClasses among them
         for rs in self.stores():
             rs.cacher.start()

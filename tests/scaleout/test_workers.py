@@ -11,6 +11,7 @@ by all.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import json
 import threading
@@ -23,6 +24,7 @@ import httpx
 import psutil
 import pytest
 
+from fakeapi.etcd.client import RemoteStore
 from fakeapi.testing.control_plane import Etcd, EtcdCluster, KubeAPIServer, kube_binaries
 from fakeapi.testing.server_process import ServerProcess
 
@@ -213,3 +215,32 @@ def test_fakeapi_and_kube_apiserver_share_one_etcd(binaries: None, tmp_path: Pat
             time.sleep(0.1)
         assert {o["metadata"]["name"]: o["metadata"]["resourceVersion"] for o in listed["items"]} == {
             "by-fakeapi": written["metadata"]["resourceVersion"], "by-kube": kube_meta["resourceVersion"]}
+
+
+
+def test_api_servers_starting_together_on_one_etcd_bootstrap_it_once(binaries: None, tmp_path: Path) -> None:
+    """Both create the default namespaces and kube-apiserver's bootstrap objects, as two
+    kube-apiservers coming up on a fresh etcd do: each object is written by one of them only (the
+    other finds it, or its create-only txn fails and it retries what is still missing)."""
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    with Etcd(tmp_path / "etcd") as etcd, concurrent.futures.ThreadPoolExecutor(2) as pool:
+        starting = [pool.submit(ServerProcess, tmp_path / name, "--etcd-servers", etcd.client_url)
+                    for name in ("a", "b")]
+        servers = [future.result() for future in starting]
+        store = RemoteStore([etcd.client_url])
+        try:
+            for path, key in (("/api/v1/namespaces/default", "/registry/namespaces/default"),
+                              ("/api/v1/namespaces/kube-node-lease", "/registry/namespaces/kube-node-lease"),
+                              ("/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin",
+                               "/registry/clusterroles/cluster-admin"),
+                              ("/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical",
+                               "/registry/priorityclasses/system-node-critical")):
+                metas = [server.http.get(path).raise_for_status().json()["metadata"] for server in servers]
+                assert metas[0]["uid"] == metas[1]["uid"], path
+                stored = store.get(key.encode())
+                assert stored is not None and stored.version == 1, path  # created, never overwritten
+        finally:
+            asyncio.run(store.aclose())
+            for server in servers:
+                server.stop()
