@@ -7,9 +7,12 @@ line N: <problem>``, where N is the problem's (0-based) line, plus one for scann
 or the context's line, and no line at all when both are 0. The few problems newer libyaml
 words differently are translated back.
 
-Values come out as goyaml v2 decodes them into ``interface{}``: YAML 1.1 scalars, but
-timestamps stay strings; a repeated key keeps its last value and earns the strict decoder's
-warning (``line N: key "k" already set in map``).
+Values come out as goyaml v2 decodes them into ``interface{}`` and ``YAMLToJSON`` prints them: a
+plain scalar is resolved by goyaml's ``resolve`` (``y`` and ``on`` are booleans, ``1e3`` and
+``08`` floats, ``0o17`` an integer, ``1:20`` a string), not by PyYAML's YAML 1.1 rules;
+timestamps stay strings; a float with no fraction becomes the integer Go's JSON prints; a
+repeated key keeps its last value and earns the strict decoder's warning (``line N: key "k"
+already set in map``).
 """
 
 from __future__ import annotations
@@ -54,6 +57,96 @@ class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined]
                 self.duplicates.append(f"line {value_node.start_mark.line + 1}: key {go_quote(str(key))} already set in map")
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+
+#: A plain (unquoted, untagged) scalar: resolved by ``_go_scalar`` as goyaml's ``resolve`` does,
+#: not by PyYAML's YAML 1.1 rules (which read ``1e3`` and ``y`` as strings and ``1:20`` as 80).
+_PLAIN_TAG = "tag:fakeapi,2026:plain"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _resolve(self: _Loader, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+    if kind is yaml.ScalarNode and implicit[0] and value != "<<":
+        return _PLAIN_TAG
+    return yaml.resolver.Resolver.resolve(self, kind, value, implicit)
+
+
+_Loader.resolve = _resolve
+
+#: goyaml's ``resolveTable``: what a scalar's first byte hints it may be ('S'ign, 'D'igit,
+#: 'M'ap (a word of ``_WORDS``), '.'); any other first byte makes it a string.
+_HINTS = {**dict.fromkeys("+-", "S"), **dict.fromkeys("0123456789", "D"), **dict.fromkeys("yYnNtTfFoO~", "M"),
+          ".": "."}
+#: goyaml's ``resolveMap``.
+_WORDS: dict[str, Any] = {
+    **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("", "~", "null", "Null", "NULL"), None),
+    **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
+    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
+    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
+}
+#: goyaml's ``yamlStyleFloat``.
+_YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+#: What Go's ``strconv.ParseFloat`` reads (decimal; hexadecimal with a p exponent; inf, nan).
+_GO_FLOAT = re.compile(r"[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+                       r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][-+]?[0-9]+"
+                       r"|(?i:inf|infinity|nan))")
+#: Go's integer literals with base 0 (``strconv.ParseInt(s, 0, 64)``), underscores taken out.
+_GO_INT = re.compile(r"([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]?([0-7]+)|0[bB]([01]+)|([1-9][0-9]*|0))")
+#: A timestamp as goyaml recognises one (``parseTimestamp``), kept as the string it was written
+#: as when decoded into interface{}.
+_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]| )[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?"
+                        r"(?:Z|[-+][0-9]{2}:[0-9]{2})?)?")
+
+
+def _go_float(text: str) -> float | None:
+    """``strconv.ParseFloat(text, 64)``; None where Go errs (a syntax error or out of range)."""
+    if not _GO_FLOAT.fullmatch(text):
+        return None
+    value = float.fromhex(text) if "x" in text.lower() else float(text)
+    return None if math.isinf(value) and "inf" not in text.lower() else value
+
+
+def _go_int(text: str) -> tuple[str, int] | None:
+    """The sign and value of a Go integer literal with base 0 (what ``strconv.ParseInt(text, 0,
+    64)`` reads, whatever its range); None for a syntax error."""
+    match = _GO_INT.fullmatch(text)
+    if match is None:
+        return None
+    sign, hexadecimal, octal, binary, decimal = match.groups()
+    magnitude = (int(hexadecimal, 16) if hexadecimal else int(octal, 8) if octal
+                 else int(binary, 2) if binary else int(decimal))
+    return sign, -magnitude if sign == "-" else magnitude
+
+
+def _go_scalar(loader: _Loader, node: yaml.ScalarNode) -> Any:
+    """goyaml v2's ``resolve`` of a plain scalar, as decoded into interface{}."""
+    text = node.value
+    hint = _HINTS.get(text[0]) if text else "N"
+    if hint is None:
+        return text
+    if text in _WORDS:
+        return _WORDS[text]
+    if hint == ".":
+        value = _go_float(text)
+        return text if value is None else value
+    if hint in "DS":
+        if _TIMESTAMP.fullmatch(text):  # decoded into interface{}, a timestamp stays its text
+            return text
+        plain = text.replace("_", "")
+        integer = _go_int(plain)
+        unsigned = integer is not None and not integer[0]
+        if integer is not None and (-(1 << 63) <= integer[1] < 1 << 63 or unsigned and integer[1] < 1 << 64):
+            return integer[1]  # ParseInt, else ParseUint (which takes no sign)
+        if _YAML_STYLE_FLOAT.fullmatch(plain) and (value := _go_float(plain)) is not None:
+            return value
+        if unsigned:  # past ParseUint's range: a big.Int
+            return integer[1]
+    return text
+
+
+_Loader.add_constructor(_PLAIN_TAG, _go_scalar)
 
 
 def _binary_as_string(loader: _Loader, node: yaml.ScalarNode) -> str:
@@ -132,8 +225,8 @@ def _plain_json(data: bytes) -> Any:
     Most YAML bodies are JSON (kubectl's and client-go's apply send JSON), and libyaml's node
     building costs a hundred times orjson's decode. The JSON must be ASCII without DEL (the
     characters YAML refuses or folds are all outside it), re-encode byte for byte (so no key is
-    repeated and every string is escaped as YAML reads it) and hold no float (YAML 1.1 reads
-    ``1e3`` as a string)."""
+    repeated and every string is escaped as YAML reads it) and hold no float (YAML's come out as
+    Go prints them: ``30.0`` as ``30``)."""
     if not data.isascii() or b"\x7f" in data:
         return _NOT_PLAIN
     try:
@@ -205,8 +298,11 @@ def _jsonable(value: Any) -> Any:
         return converted
     if isinstance(value, list):
         return [_jsonable(item) for item in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        raise GoYAMLError("json: unsupported value: " + ("NaN" if math.isnan(value) else "+Inf" if value > 0 else "-Inf"))
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise GoYAMLError("json: unsupported value: " + ("NaN" if math.isnan(value) else "+Inf" if value > 0 else "-Inf"))
+        if value.is_integer() and abs(value) < 1e21:  # json.Marshal prints it without a point: "30"
+            return int(value)
     return value
 
 

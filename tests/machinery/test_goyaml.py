@@ -11,9 +11,9 @@ BODIES = [
     b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"x":"1"}},"data":{"k":"v"}}',
     b'{"a":[true,false,null,-3,0,18446744073709551615,"s\\t\\n\\"\\\\"]}\n',
     b'{"a":1,"a":2}',  # a repeated key: the strict decoder's warning
-    b'{"a":1e3}',  # YAML 1.1 reads a float without a dot as a string
-    b'{"a":1e21}',  # ... even in the form orjson writes
-    b'{"a":1.5,"b":-0}',
+    b'{"a":1e3}',  # a float without a point, printed by Go as 1000
+    b'{"a":1e21}',  # ... and as 1e+21
+    b'{"a":1.5,"b":-0,"c":30.0}',
     b'{"a":"\\u00e9","b":"\\/"}',  # escapes orjson would not write
     b'{"a":"\xc2\x85"}',  # NEL folds inside a YAML string
     b'{"a": 1}',  # not compact
