@@ -376,43 +376,48 @@ def validate(value: Value, type_ref: TypeRef | None, *, allow_duplicates: bool) 
 
 
 def _valid(value: Value, type_ref: TypeRef | None, allow_duplicates: bool) -> bool:
-    """Whether ``_validate`` would find no error (the same checks, without building paths)."""
-    atom = _deduce(_resolve(type_ref), value)
-    if atom.map is not None:
-        if value is None:
-            return True
-        if not isinstance(value, dict):
-            return False
-        map_type = atom.map
-        for key, item in value.items():
-            declared = map_type.fields(key)
-            if declared is None and map_type.element is None:
-                return False
-            if not _valid(item, declared or map_type.element, allow_duplicates):
-                return False
-        return True
+    """Whether ``_validate`` would find no error (the same checks, without building paths;
+    ``_deduce``'s choice made without making an atom)."""
+    atom = _resolve(type_ref)
+    if isinstance(value, dict) and atom.map is not None:
+        return _valid_map(value, atom.map, allow_duplicates)
+    if isinstance(value, list) and atom.list:
+        return _valid_list(value, atom.list, allow_duplicates)
+    if isinstance(value, (bool, int, float, str)) and atom.scalar:
+        return _validate_scalar(atom.scalar, value) is None
+    if atom.map is not None:  # a value of another kind: only null is a map's
+        return value is None
     if atom.scalar is not None:
         return _validate_scalar(atom.scalar, value) is None
     if atom.list is not None:
-        if value is None:
-            return True
-        if not isinstance(value, list):
-            return False
-        list_type = atom.list
-        seen: set[PathElement] = set()
-        for item in value:
-            if list_type.associative:
-                try:
-                    element = _item_key(list_type, item)
-                except ValueError:
-                    return False
-                if element in seen and not allow_duplicates:
-                    return False
-                seen.add(element)
-            if not _valid(item, list_type.element, allow_duplicates):
-                return False
-        return True
+        return value is None
     return False
+
+
+def _valid_map(value: dict[str, Value], map_type: MapType, allow_duplicates: bool) -> bool:
+    for key, item in value.items():
+        declared = map_type.fields(key)
+        if declared is None and map_type.element is None:
+            return False
+        if not _valid(item, declared or map_type.element, allow_duplicates):
+            return False
+    return True
+
+
+def _valid_list(value: list[Value], list_type: ListType, allow_duplicates: bool) -> bool:
+    seen: set[PathElement] = set()
+    for item in value:
+        if list_type.associative:
+            try:
+                element = _item_key(list_type, item)
+            except ValueError:
+                return False
+            if element in seen and not allow_duplicates:
+                return False
+            seen.add(element)
+        if not _valid(item, list_type.element, allow_duplicates):
+            return False
+    return True
 
 
 def _validate(value: Value, type_ref: TypeRef | None, allow_duplicates: bool) -> Iterator[tuple[str, str]]:
@@ -1238,7 +1243,9 @@ class FieldManager:
         identifier = manager_identifier(manager, "Apply", self.api_version, self.subresource)
         if _managed_fields_of(applied) is not None:
             raise status.bad_request("metadata.managedFields must be nil")
-        for obj, role, duplicates in ((applied, "patch", False), (live, "live", True)):
+        # The live object of a typed kind was decoded into its Go type: it conforms (as in update).
+        checked = ((applied, "patch", False),) if self._typed_input else ((applied, "patch", False), (live, "live", True))
+        for obj, role, duplicates in checked:
             try:
                 validate(obj, self.type_ref, allow_duplicates=duplicates)
             except ValidationError as err:
