@@ -402,8 +402,8 @@ class Faults:
             raise ValueError("seconds must be > 0")
         target = Target.of(group, resource, namespace)
         fault = StallFault(self._next_id("stall"), seconds=seconds, target=target)
-        for rs in self.registry.stores_of(target.group, target.resource):
-            fault.watchers.extend(rs.cacher.watchers_in(target.namespace))
+        for resource_store in self.registry.stores_of(target.group, target.resource):
+            fault.watchers.extend(resource_store.cacher.watchers_in(target.namespace))
         for w in fault.watchers:
             w.stall()
         fault.fired = len(fault.watchers)
@@ -523,8 +523,8 @@ class Faults:
         values = self.settings()
         lower = int(values["watch_cache_min_events"])
         upper = max(int(values["watch_cache_max_events"]), lower)
-        for rs in self.registry.stores():
-            cacher = rs.cacher
+        for resource_store in self.registry.stores():
+            cacher = resource_store.cacher
             cacher.set_bounds(lower, upper)
             cacher.set_bookmark_interval(values["bookmark_interval"])
             cacher.set_max_watch_timeout(values["max_watch_timeout"])

@@ -238,10 +238,12 @@ class ServerMetrics:
         self._resources_changed()
 
     def _resources_changed(self) -> None:
-        self.store.resource_prefixes = {rs.prefix.encode(): (rs.rt.group, rs.rt.plural) for rs in self._stores()}
+        self.store.resource_prefixes = {
+            resource_store.prefix.encode(): (resource_store.resource_type.group, resource_store.resource_type.plural)
+            for resource_store in self._stores()}
 
     def _stores(self) -> list[ResourceStore]:
-        return [rs for rs in self.registry.stores() if rs.rt.stored]
+        return [resource_store for resource_store in self.registry.stores() if resource_store.resource_type.stored]
 
     # ----------------------------------------------------------------- recording
 
@@ -362,12 +364,13 @@ class ServerMetrics:
             "fakeapi_watch_dispatch_written_seconds",
             "Time from the store commit of an event to it being written on a watcher's socket (once per write, "
             "for the oldest event written).", labels=gr)
-        for rs in self._stores():
-            rt, cacher = rs.rt, rs.cacher
+        for resource_store in self._stores():
+            resource_type, cacher = resource_store.resource_type, resource_store.cacher
             stats = cacher.stats
-            group_resource = [rt.group, rt.plural]
-            events.add_metric([rt.group, rt.version, rt.plural], sum(stats.event_sizes.counts))
-            _add_buckets(sizes, [rt.group, rt.version, rt.plural], stats.event_sizes)
+            group_resource = [resource_type.group, resource_type.plural]
+            events.add_metric([resource_type.group, resource_type.version, resource_type.plural],
+                              sum(stats.event_sizes.counts))
+            _add_buckets(sizes, [resource_type.group, resource_type.version, resource_type.plural], stats.event_sizes)
             init.add_metric(group_resource, stats.init_events)
             terminated.add_metric(group_resource, cacher.terminated_watchers)
             objects.add_metric(group_resource, len(cacher.cache.objects))

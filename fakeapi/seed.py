@@ -173,14 +173,15 @@ def plan(spec: SeedSpec) -> Plan:
         template = objects.pod_template(rng, name, {"app": name})
         deploy, deploy_status = objects.deployment(rng, name, ns, replicas[i], template)
         owners.append(SeedObject("apps", "v1", "deployments", deploy, deploy_status))
-        rs, rs_status = objects.replica_set(deploy, objects.suffix(rng, 10))
-        rs_name = rs["metadata"]["name"]
-        owned.append(SeedObject("apps", "v1", "replicasets", rs, rs_status, ObjectKey("deployments", ns, name)))
+        replica_set, replica_set_status = objects.replica_set(deploy, objects.suffix(rng, 10))
+        replica_set_name = replica_set["metadata"]["name"]
+        owned.append(SeedObject("apps", "v1", "replicasets", replica_set, replica_set_status,
+                                ObjectKey("deployments", ns, name)))
         for _ in range(replicas[i]):
-            pod_name = names.take(ns, f"{rs_name}-{objects.suffix(rng, 5)}")
-            ref = objects.owner_reference("apps/v1", "ReplicaSet", rs_name)
-            leaves.append(_pod(rng, pod_name, ns, rs["spec"]["template"], rs["metadata"]["labels"], ref,
-                               ObjectKey("replicasets", ns, rs_name), placer))
+            pod_name = names.take(ns, f"{replica_set_name}-{objects.suffix(rng, 5)}")
+            ref = objects.owner_reference("apps/v1", "ReplicaSet", replica_set_name)
+            leaves.append(_pod(rng, pod_name, ns, replica_set["spec"]["template"], replica_set["metadata"]["labels"],
+                               ref, ObjectKey("replicasets", ns, replica_set_name), placer))
     for i in range(spec.statefulsets):
         ns = namespaces[(spec.deployments + i) % len(namespaces)]
         name = names.take(ns, f"{objects.app_name(rng, i)}-db")
@@ -361,8 +362,8 @@ class RegistryWriter:
         self._since_yield = 0
 
     async def create(self, obj: SeedObject) -> Json:
-        rs = self._registry.resources[(obj.group, obj.version, obj.plural)]
-        created: Json = orjson.loads(rs.create(obj.body["metadata"].get("namespace"), obj.body))
+        served = self._registry.resources[(obj.group, obj.version, obj.plural)]
+        created: Json = orjson.loads(served.create(obj.body["metadata"].get("namespace"), obj.body))
         self._since_yield += 1
         if self._since_yield >= self.YIELD_EVERY:
             self._since_yield = 0
@@ -370,9 +371,9 @@ class RegistryWriter:
         return created
 
     async def write_status(self, obj: SeedObject, created: Json) -> None:
-        rs = self._registry.resources[(obj.group, obj.version, obj.plural)]
+        served = self._registry.resources[(obj.group, obj.version, obj.plural)]
         meta = created["metadata"]
-        rs.update(meta.get("namespace"), meta["name"], {**created, "status": obj.status}, subresource="status")
+        served.update(meta.get("namespace"), meta["name"], {**created, "status": obj.status}, subresource="status")
 
 
 class HttpWriter:

@@ -57,14 +57,14 @@ class CustomResourceCleanup:
         if CLEANUP_FINALIZER not in (crd["metadata"].get("finalizers") or ()):
             return
         spec = crd.get("spec") or {}
-        rs = self.registry.resource_for_kind(spec.get("group", ""), (crd.get("status") or {}).get(
+        served = self.registry.resource_for_kind(spec.get("group", ""), (crd.get("status") or {}).get(
             "acceptedNames", {}).get("kind", ""))
-        if rs is not None and rs.count():
+        if served is not None and served.count():
             if name not in self._stores:
-                self._stores[name] = rs
-                rs.cacher.listeners.append(lambda event: self._observe_objects(name, event))
-            rs.delete_collection(None, ListOptions(), _BACKGROUND, gc_finalizers=self._gc_finalizers)
-            if rs.count():
+                self._stores[name] = served
+                served.cacher.listeners.append(lambda event: self._observe_objects(name, event))
+            served.delete_collection(None, ListOptions(), _BACKGROUND, gc_finalizers=self._gc_finalizers)
+            if served.count():
                 return  # objects held by finalizers: their DELETED events bring the CRD back
         log.info("crd cleanup: %s has no objects left, removing its finalizer", name)
 

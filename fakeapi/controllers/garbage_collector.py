@@ -49,12 +49,12 @@ class GarbageCollector:
         self._owners_of: dict[ObjectRef, tuple[str, ...]] = {}  # dependent -> owner uids
         self._deleting: dict[str, ObjectRef] = {}  # uid -> owner waiting on a GC finalizer
         self.queue = WorkQueue("garbage-collector", self._process)
-        for rs in registry.stores():
-            self._watch(rs)
+        for resource_store in registry.stores():
+            self._watch(resource_store)
         registry.on_resource_added.append(self._watch)
 
-    def _watch(self, rs: ResourceStore) -> None:
-        rs.cacher.listeners.append(lambda event: self._observe(rs, event))
+    def _watch(self, resource_store: ResourceStore) -> None:
+        resource_store.cacher.listeners.append(lambda event: self._observe(resource_store, event))
 
     def start(self) -> None:
         self.queue.start(self._sync_existing)
@@ -70,9 +70,9 @@ class GarbageCollector:
         not decoded."""
         owner_refs: dict[str, tuple[dict[str, Any], str | None]] = {}
         done = 0
-        for rs in self.registry.stores():
-            current = rs.cacher.cache.objects
-            for cached in rs.cacher.snapshot("", None):
+        for resource_store in self.registry.stores():
+            current = resource_store.cacher.cache.objects
+            for cached in resource_store.cacher.snapshot("", None):
                 done += 1
                 if done % SYNC_STEP == 0:
                     await asyncio.sleep(0)
@@ -80,7 +80,7 @@ class GarbageCollector:
                     continue
                 if b'"ownerReferences"' not in cached.raw and b'"deletionTimestamp"' not in cached.raw:
                     continue
-                meta = self._note(rs, cached, deleted=False)
+                meta = self._note(resource_store, cached, deleted=False)
                 for owner in meta.get("ownerReferences") or ():
                     owner_refs.setdefault(owner.get("uid", ""), (owner, cached.namespace or None))
         for done, (uid, (owner, namespace)) in enumerate(owner_refs.items(), 1):
@@ -91,12 +91,12 @@ class GarbageCollector:
 
     # ----------------------------------------------------------------- observing
 
-    def _observe(self, rs: ResourceStore, event: CacheEvent) -> None:
-        self._note(rs, event.obj, event.type == DELETED)
+    def _observe(self, resource_store: ResourceStore, event: CacheEvent) -> None:
+        self._note(resource_store, event.obj, event.type == DELETED)
 
-    def _note(self, rs: ResourceStore, cached: CachedObject, deleted: bool) -> dict[str, Any]:
+    def _note(self, resource_store: ResourceStore, cached: CachedObject, deleted: bool) -> dict[str, Any]:
         """Index one object's state (``deleted``: its last one); returns its metadata."""
-        ref: ObjectRef = (rs, cached.namespace or None, cached.name)
+        ref: ObjectRef = (resource_store, cached.namespace or None, cached.name)
         meta = orjson.loads(cached.raw).get("metadata", {})
         uid = meta.get("uid", "")
         owners = () if deleted else tuple(o.get("uid", "") for o in meta.get("ownerReferences") or ())
@@ -145,7 +145,7 @@ class GarbageCollector:
             self._process_absent_owner(uid)
 
     def _process_deleting_owner(self, uid: str, owner: ObjectRef) -> None:
-        rs, namespace, name = owner
+        resource_store, namespace, name = owner
         current = self._load(owner)
         if current is None or current["metadata"].get("uid") != uid:
             return
@@ -177,28 +177,28 @@ class GarbageCollector:
     # ----------------------------------------------------------------- helpers
 
     def _load(self, ref: ObjectRef) -> dict[str, Any] | None:
-        rs, namespace, name = ref
+        resource_store, namespace, name = ref
         try:
-            return orjson.loads(rs.get(namespace, name))
+            return orjson.loads(resource_store.get(namespace, name))
         except StatusError:
             return None
 
     def _owner_exists(self, owner_ref: dict[str, Any], namespace: str | None) -> bool:
         api_version = owner_ref.get("apiVersion", "")
         group = api_version.rpartition("/")[0]
-        rs = self.registry.resource_for_kind(group, owner_ref.get("kind", ""))
-        if rs is None:
+        served = self.registry.resource_for_kind(group, owner_ref.get("kind", ""))
+        if served is None:
             return False
-        obj = self._load((rs, namespace if rs.rt.namespaced else None, owner_ref.get("name", "")))
+        obj = self._load((served, namespace if served.resource_type.namespaced else None, owner_ref.get("name", "")))
         return obj is not None and obj["metadata"].get("uid") == owner_ref.get("uid")
 
     def _delete(self, ref: ObjectRef) -> None:
-        rs, namespace, name = ref
-        log.info("garbage collector: deleting %s %s/%s", rs.rt.plural, namespace or "", name)
-        rs.delete(namespace, name, _BACKGROUND, gc_finalizers=True)
+        resource_store, namespace, name = ref
+        log.info("garbage collector: deleting %s %s/%s", resource_store.resource_type.plural, namespace or "", name)
+        resource_store.delete(namespace, name, _BACKGROUND, gc_finalizers=True)
 
     def _drop_owner_references(self, ref: ObjectRef, uids: set[str]) -> None:
-        rs, namespace, name = ref
+        resource_store, namespace, name = ref
 
         def drop(obj: dict[str, Any]) -> dict[str, Any]:
             refs = [r for r in obj["metadata"].get("ownerReferences") or [] if r.get("uid") not in uids]
@@ -208,13 +208,13 @@ class GarbageCollector:
                 obj["metadata"].pop("ownerReferences", None)
             return obj
 
-        rs.rewrite(namespace, name, drop)
+        resource_store.rewrite(namespace, name, drop)
 
     def _remove_finalizer(self, ref: ObjectRef, finalizer: str) -> None:
-        rs, namespace, name = ref
+        resource_store, namespace, name = ref
 
         def remove(obj: dict[str, Any]) -> dict[str, Any]:
             obj["metadata"]["finalizers"] = [f for f in obj["metadata"].get("finalizers") or [] if f != finalizer]
             return obj
 
-        rs.rewrite(namespace, name, remove)
+        resource_store.rewrite(namespace, name, remove)

@@ -32,13 +32,13 @@ class NamespaceController:
         self._terminating: set[str] = set()
         self.queue = WorkQueue("namespace-controller", self._process)
         self.namespaces.cacher.listeners.append(self._observe_namespace)
-        for rs in registry.stores():
-            self._watch(rs)
+        for resource_store in registry.stores():
+            self._watch(resource_store)
         registry.on_resource_added.append(self._watch)
 
-    def _watch(self, rs: ResourceStore) -> None:
-        if rs.rt.namespaced:
-            rs.cacher.listeners.append(self._observe_content)
+    def _watch(self, resource_store: ResourceStore) -> None:
+        if resource_store.resource_type.namespaced:
+            resource_store.cacher.listeners.append(self._observe_content)
 
     def start(self) -> None:
         for cached in self.namespaces.cacher.snapshot("", None):  # Terminating before a restart
@@ -69,12 +69,12 @@ class NamespaceController:
         if self.namespaces.phase(name) != TERMINATING:
             return
         remaining = 0
-        for rs in self.registry.stores():
-            if not rs.rt.namespaced:
+        for resource_store in self.registry.stores():
+            if not resource_store.resource_type.namespaced:
                 continue
-            if rs.count(name):
-                rs.delete_collection(name, ListOptions(), _BACKGROUND, gc_finalizers=self._gc_finalizers)
-                remaining += rs.count(name)
+            if resource_store.count(name):
+                resource_store.delete_collection(name, ListOptions(), _BACKGROUND, gc_finalizers=self._gc_finalizers)
+                remaining += resource_store.count(name)
         if remaining:
             return  # objects held by finalizers: their DELETED events bring the namespace back
         namespace = orjson.loads(self.namespaces.get(None, name))

@@ -32,14 +32,14 @@ class Discovery:
     @cached_property
     def _by_group_version(self) -> dict[tuple[str, str], list[Any]]:
         """The served resources of each group version by name: stored and create-only ones."""
-        types = {key: rs.rt for key, rs in self.registry.resources.items()}
+        types = {key: served.resource_type for key, served in self.registry.resources.items()}
         for key in self.registry.create_only:
-            rt = self.registry.catalogue.lookup(*key)
-            if rt is not None:
-                types[key] = rt
+            resource_type = self.registry.catalogue.lookup(*key)
+            if resource_type is not None:
+                types[key] = resource_type
         gvs: dict[tuple[str, str], list[Any]] = defaultdict(list)
-        for (group, version, _plural), rt in sorted(types.items()):
-            gvs[(group, version)].append(rt)
+        for (group, version, _plural), resource_type in sorted(types.items()):
+            gvs[(group, version)].append(resource_type)
         return gvs
 
     @cached_property
@@ -78,20 +78,20 @@ class Discovery:
         return any(served == group for served, _version in self._by_group_version)
 
     def resource_list(self, group: str, version: str) -> bytes | None:
-        rts = self._by_group_version.get((group, version))
-        if rts is None:
+        resource_types = self._by_group_version.get((group, version))
+        if resource_types is None:
             return None
         resources = []
-        for rt in rts:
+        for resource_type in resource_types:
             resources.append({
-                "name": rt.plural,
-                "singularName": rt.singular,
-                "namespaced": rt.namespaced,
-                "kind": rt.kind,
-                "verbs": list(rt.verbs),
-                **_names_and_categories(rt),
+                "name": resource_type.plural,
+                "singularName": resource_type.singular,
+                "namespaced": resource_type.namespaced,
+                "kind": resource_type.kind,
+                "verbs": list(resource_type.verbs),
+                **_names_and_categories(resource_type),
             })
-            resources.extend(_subresource_entries(rt))
+            resources.extend(_subresource_entries(resource_type))
         # kube's core list carries no apiVersion; the groups' lists do.
         head = {"kind": "APIResourceList", "groupVersion": version} if not group else {
             "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{group}/{version}"}
@@ -134,7 +134,8 @@ class Discovery:
             items.append({
                 "metadata": {"name": group} if group else {},
                 "versions": [{"version": version, "resources": [
-                    _aggregated_resource(rt) for rt in self._by_group_version[(group, version)]], "freshness": "Current"}
+                    _aggregated_resource(resource_type) for resource_type in self._by_group_version[(group, version)]],
+                    "freshness": "Current"}
                     for version in sorted(versions[group], key=by_preference, reverse=True)],
             })
         return AggregatedDocument(items)
@@ -173,23 +174,25 @@ AGGREGATED_API_VERSION = "apidiscovery.k8s.io/v2"
 AGGREGATED_KIND = "APIGroupDiscoveryList"
 
 
-def _names_and_categories(rt: ResourceType) -> dict[str, list[str]]:
+def _names_and_categories(resource_type: ResourceType) -> dict[str, list[str]]:
     """A discovery entry's ``shortNames`` and ``categories``, each only when it has some."""
-    return {key: list(values) for key, values in (("shortNames", rt.short_names), ("categories", rt.categories))
+    return {key: list(values) for key, values in (("shortNames", resource_type.short_names),
+                                                  ("categories", resource_type.categories))
             if values}
 
 
-def _served_subresources(rt: ResourceType) -> list[tuple[str, Any]]:
-    return [(name, sub) for name, sub in rt.subresources.items() if name in SERVED_SUBRESOURCES]
+def _served_subresources(resource_type: ResourceType) -> list[tuple[str, Any]]:
+    return [(name, sub) for name, sub in resource_type.subresources.items() if name in SERVED_SUBRESOURCES]
 
 
-def _subresource_entries(rt: ResourceType) -> list[dict[str, Any]]:
+def _subresource_entries(resource_type: ResourceType) -> list[dict[str, Any]]:
     """Discovery entries of ``<plural>/<subresource>``; one of another kind (``Scale``) names its
     group and version, which client-go's scale client looks for."""
     entries = []
-    for name, sub in _served_subresources(rt):
-        entry: dict[str, Any] = {"name": f"{rt.plural}/{name}", "singularName": "", "namespaced": rt.namespaced}
-        if (sub.group, sub.version) != (rt.group, rt.version):
+    for name, sub in _served_subresources(resource_type):
+        entry: dict[str, Any] = {"name": f"{resource_type.plural}/{name}", "singularName": "",
+                                 "namespaced": resource_type.namespaced}
+        if (sub.group, sub.version) != (resource_type.group, resource_type.version):
             entry["group"], entry["version"] = sub.group, sub.version
         entry["kind"] = sub.kind
         entry["verbs"] = list(sub.verbs)
@@ -197,24 +200,25 @@ def _subresource_entries(rt: ResourceType) -> list[dict[str, Any]]:
     return entries
 
 
-def _response_kind(rt: ResourceType, group: str, version: str, kind: str) -> dict[str, str]:
+def _response_kind(resource_type: ResourceType, group: str, version: str, kind: str) -> dict[str, str]:
     """An aggregated entry's ``responseKind``: group and version are empty for the resource's own."""
-    same = (group, version) == (rt.group, rt.version)
+    same = (group, version) == (resource_type.group, resource_type.version)
     return {"group": "" if same else group, "version": "" if same else version, "kind": kind}
 
 
-def _aggregated_resource(rt: ResourceType) -> dict[str, Any]:
+def _aggregated_resource(resource_type: ResourceType) -> dict[str, Any]:
     """One ``APIResourceDiscovery``: the legacy entry's facts, with its subresources inside."""
     entry: dict[str, Any] = {
-        "resource": rt.plural,
-        "responseKind": _response_kind(rt, rt.group, rt.version, rt.kind),
-        "scope": "Namespaced" if rt.namespaced else "Cluster",
-        "singularResource": rt.singular,
-        "verbs": list(rt.verbs),
-        **_names_and_categories(rt),
+        "resource": resource_type.plural,
+        "responseKind": _response_kind(resource_type, resource_type.group, resource_type.version, resource_type.kind),
+        "scope": "Namespaced" if resource_type.namespaced else "Cluster",
+        "singularResource": resource_type.singular,
+        "verbs": list(resource_type.verbs),
+        **_names_and_categories(resource_type),
     }
-    subresources = [{"subresource": name, "responseKind": _response_kind(rt, sub.group, sub.version, sub.kind),
-                     "verbs": list(sub.verbs)} for name, sub in _served_subresources(rt)]
+    subresources = [{"subresource": name,
+                     "responseKind": _response_kind(resource_type, sub.group, sub.version, sub.kind),
+                     "verbs": list(sub.verbs)} for name, sub in _served_subresources(resource_type)]
     if subresources:
         entry["subresources"] = subresources
     return entry

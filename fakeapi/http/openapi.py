@@ -231,67 +231,74 @@ class _PathBuilder:
             "responses": self._responses({"200": "OK"}, _META + "APIResourceList"), "tags": self.tags,
         }}
 
-    def resource(self, rt: ResourceType, definition: str) -> None:
+    def resource(self, resource_type: ResourceType, definition: str) -> None:
         """The paths of one resource: its collection, its objects, their subresources, and the
         deprecated watch paths, with the operations its verbs allow."""
-        target = _Target(rt.kind, _gvk(rt.group, rt.version, rt.kind), definition)
-        verbs = frozenset(rt.verbs)
-        scope = "Namespaced" if rt.namespaced else ""
-        namespace_path = "/namespaces/{namespace}" if rt.namespaced else ""
-        scope_parameters = [_NAMESPACE_PARAMETER] if rt.namespaced else []
-        collection = f"{self.prefix}{namespace_path}/{rt.plural}"
+        target = _Target(resource_type.kind, _gvk(resource_type.group, resource_type.version, resource_type.kind),
+                         definition)
+        verbs = frozenset(resource_type.verbs)
+        scope = "Namespaced" if resource_type.namespaced else ""
+        namespace_path = "/namespaces/{namespace}" if resource_type.namespaced else ""
+        scope_parameters = [_NAMESPACE_PARAMETER] if resource_type.namespaced else []
+        collection = f"{self.prefix}{namespace_path}/{resource_type.plural}"
         item = collection + "/{name}"
-        name_parameter = _name_parameter(rt.kind)
+        name_parameter = _name_parameter(resource_type.kind)
         pretty = _PARAMETERS["pretty"]
 
         if "list" in verbs:
-            list_definition = self.by_kind[(rt.group, rt.version, rt.kind + "List")]
-            if rt.namespaced:
-                self._path(f"{self.prefix}/{rt.plural}", [*_parameters(_LIST_PARAMETERS), pretty], get=self._operation(
-                    "list", f"list{{}}{rt.kind}ForAllNamespaces", target, f"list or watch objects of kind {rt.kind}",
-                    _READ, list_definition, streams=True))
+            list_definition = self.by_kind[(resource_type.group, resource_type.version, resource_type.kind + "List")]
+            if resource_type.namespaced:
+                self._path(f"{self.prefix}/{resource_type.plural}", [*_parameters(_LIST_PARAMETERS), pretty],
+                           get=self._operation("list", f"list{{}}{resource_type.kind}ForAllNamespaces", target,
+                                               f"list or watch objects of kind {resource_type.kind}", _READ,
+                                               list_definition, streams=True))
         self._path(collection, [*scope_parameters, pretty], **{
             "delete": "deletecollection" in verbs and self._operation(
-                "deletecollection", f"delete{{}}Collection{scope}{rt.kind}", target, f"delete collection of {rt.kind}",
-                _READ, _META + "Status", parameters=_DELETE_COLLECTION_PARAMETERS, request=_DELETE_OPTIONS),
+                "deletecollection", f"delete{{}}Collection{scope}{resource_type.kind}", target,
+                f"delete collection of {resource_type.kind}", _READ, _META + "Status",
+                parameters=_DELETE_COLLECTION_PARAMETERS, request=_DELETE_OPTIONS),
             "get": "list" in verbs and self._operation(
-                "list", f"list{{}}{scope}{rt.kind}", target, f"list or watch objects of kind {rt.kind}", _READ,
+                "list", f"list{{}}{scope}{resource_type.kind}", target,
+                f"list or watch objects of kind {resource_type.kind}", _READ,
                 list_definition, parameters=_LIST_PARAMETERS, streams=True),
             "post": "create" in verbs and self._operation(
-                "post", f"create{{}}{scope}{rt.kind}", target, f"create a {rt.kind}", _CREATED, definition,
-                parameters=_WRITE_PARAMETERS, request=("*/*",)),
+                "post", f"create{{}}{scope}{resource_type.kind}", target, f"create a {resource_type.kind}", _CREATED,
+                definition, parameters=_WRITE_PARAMETERS, request=("*/*",)),
         })
-        deleted = definition if rt.returns_deleted_object else _META + "Status"
+        deleted = definition if resource_type.returns_deleted_object else _META + "Status"
         self._path(item, [name_parameter, *scope_parameters, pretty], **{
             "delete": "delete" in verbs and self._operation(
-                "delete", f"delete{{}}{scope}{rt.kind}", target, f"delete a {rt.kind}", _DELETED, deleted,
-                parameters=_DELETE_PARAMETERS, request=_DELETE_OPTIONS),
-            **self._object_operations(verbs, target, f"{scope}{rt.kind}", f"the specified {rt.kind}"),
+                "delete", f"delete{{}}{scope}{resource_type.kind}", target, f"delete a {resource_type.kind}", _DELETED,
+                deleted, parameters=_DELETE_PARAMETERS, request=_DELETE_OPTIONS),
+            **self._object_operations(verbs, target, f"{scope}{resource_type.kind}",
+                                      f"the specified {resource_type.kind}"),
         })
-        for name, sub in rt.subresources.items():
+        for name, sub in resource_type.subresources.items():
             sub_definition = self.by_kind.get((sub.group, sub.version, sub.kind))
             if name in _CONNECT_SUBRESOURCES or sub_definition is None:
                 continue
-            sub_target = _Target(rt.kind, _gvk(sub.group, sub.version, sub.kind), sub_definition)
-            id_suffix = f"{scope}{rt.kind}{name[0].upper()}{name[1:]}"
+            sub_target = _Target(resource_type.kind, _gvk(sub.group, sub.version, sub.kind), sub_definition)
+            id_suffix = f"{scope}{resource_type.kind}{name[0].upper()}{name[1:]}"
             operations = self._object_operations(frozenset(sub.verbs), sub_target, id_suffix,
-                                                 f"{name} of the specified {rt.kind}")
+                                                 f"{name} of the specified {resource_type.kind}")
             if "create" in sub.verbs:
                 operations["post"] = self._operation(
-                    "post", f"create{{}}{id_suffix}", sub_target, f"create {name} of a {rt.kind}", _CREATED,
+                    "post", f"create{{}}{id_suffix}", sub_target, f"create {name} of a {resource_type.kind}", _CREATED,
                     sub_definition, parameters=_WRITE_PARAMETERS, request=("*/*",))
             self._path(f"{item}/{name}", [_name_parameter(sub.kind), *scope_parameters, pretty], **operations)
         if "watch" in verbs:
-            watch_list = f"watch individual changes to a list of {rt.kind}. deprecated: use the 'watch' parameter with a list operation instead."
-            if rt.namespaced:
-                self._watch(f"{self.prefix}/watch/{rt.plural}", [], "watchlist",
-                            f"watch{{}}{rt.kind}ListForAllNamespaces", target, watch_list)
-            self._watch(f"{self.prefix}/watch{namespace_path}/{rt.plural}", scope_parameters, "watchlist",
-                        f"watch{{}}{scope}{rt.kind}List", target, watch_list)
-            self._watch(f"{self.prefix}/watch{namespace_path}/{rt.plural}/{{name}}", [name_parameter, *scope_parameters],
-                        "watch", f"watch{{}}{scope}{rt.kind}", target,
-                        f"watch changes to an object of kind {rt.kind}. deprecated: use the 'watch' parameter with a "
-                        "list operation instead, filtered to a single item with the 'fieldSelector' parameter.")
+            watch_list = (f"watch individual changes to a list of {resource_type.kind}. deprecated: use the 'watch' "
+                          "parameter with a list operation instead.")
+            if resource_type.namespaced:
+                self._watch(f"{self.prefix}/watch/{resource_type.plural}", [], "watchlist",
+                            f"watch{{}}{resource_type.kind}ListForAllNamespaces", target, watch_list)
+            self._watch(f"{self.prefix}/watch{namespace_path}/{resource_type.plural}", scope_parameters, "watchlist",
+                        f"watch{{}}{scope}{resource_type.kind}List", target, watch_list)
+            self._watch(f"{self.prefix}/watch{namespace_path}/{resource_type.plural}/{{name}}",
+                        [name_parameter, *scope_parameters], "watch", f"watch{{}}{scope}{resource_type.kind}", target,
+                        f"watch changes to an object of kind {resource_type.kind}. deprecated: use the 'watch' "
+                        "parameter with a list operation instead, filtered to a single item with the 'fieldSelector' "
+                        "parameter.")
 
     def _object_operations(self, verbs: frozenset[str], target: _Target, id_suffix: str, what: str) -> dict[str, Json]:
         """GET, PATCH and PUT of one object, or of one object's subresource."""
@@ -395,8 +402,8 @@ def build_document(source: GroupVersionSource) -> Json:
     by_kind = _index_by_kind(source.definitions)
     paths = _PathBuilder(source.group, source.version, source.media_types, by_kind)
     paths.api_resources()
-    for rt in source.resources:
-        paths.resource(rt, by_kind[(rt.group, rt.version, rt.kind)])
+    for resource_type in source.resources:
+        paths.resource(resource_type, by_kind[(resource_type.group, resource_type.version, resource_type.kind)])
     used = sorted(set(_references(paths.paths)))
     schemas = {name: _component(source.definitions[name]) for name in _closure(used, source.definitions)}
     return {
@@ -428,12 +435,14 @@ class OpenAPIV3:
     def __init__(self, registry: Registry) -> None:
         builtin = definitions()
         by_group_version: dict[tuple[str, str], list[ResourceType]] = {}
-        for rs in registry.resources.values():
-            by_group_version.setdefault((rs.rt.group, rs.rt.version), []).append(rs.rt)
+        for served in registry.resources.values():
+            by_group_version.setdefault((served.resource_type.group, served.resource_type.version), []).append(
+                served.resource_type)
         self._sources = {
             group_version_path(group, version): GroupVersionSource(
-                group, version, tuple(sorted(rts, key=lambda rt: rt.plural)), builtin, _BUILTIN_MEDIA_TYPES)
-            for (group, version), rts in by_group_version.items()
+                group, version, tuple(sorted(resource_types, key=lambda resource_type: resource_type.plural)), builtin,
+                _BUILTIN_MEDIA_TYPES)
+            for (group, version), resource_types in by_group_version.items()
         }
         self._documents: dict[str, Document] = {}
         self._root: Document | None = None
@@ -455,15 +464,16 @@ class OpenAPIV3:
         now, and drop those no longer served."""
         served: dict[tuple[str, str], list[ResourceType]] = {}
         schemas: dict[tuple[str, str], dict[str, Any]] = {}
-        for (group, version, _plural), rs in registry.resources.items():
-            if rs.rt.custom:
-                rt = replace(rs.rt, version=version)
-                served.setdefault((group, version), []).append(rt)
-                schemas.setdefault((group, version), {}).update(_custom_definitions(rt, rs.custom_schema))
+        for (group, version, _plural), served_store in registry.resources.items():
+            if served_store.resource_type.custom:
+                resource_type = replace(served_store.resource_type, version=version)
+                served.setdefault((group, version), []).append(resource_type)
+                schemas.setdefault((group, version), {}).update(
+                    _custom_definitions(resource_type, served_store.custom_schema))
         for group, version in self._custom_group_versions - served.keys():
             self.remove_group_version(group, version)
-        for (group, version), rts in served.items():
-            self.register_group_version(group, version, rts, schemas[(group, version)])
+        for (group, version), resource_types in served.items():
+            self.register_group_version(group, version, resource_types, schemas[(group, version)])
         self._custom_group_versions = set(served)
 
     def remove_group_version(self, group: str, version: str) -> None:
@@ -501,23 +511,25 @@ _OBJECT_META = {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
 _LIST_META = {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"}
 
 
-def _custom_definitions(rt: ResourceType, schema: Any) -> dict[str, Any]:
+def _custom_definitions(resource_type: ResourceType, schema: Any) -> dict[str, Any]:
     """A custom resource's definition and its list's, named as apiextensions-apiserver names
     them (``com.example.v1.Widget``: the group reversed), with metadata as ObjectMeta."""
-    prefix = ".".join(reversed(rt.group.split("."))) + f".{rt.version}."
+    prefix = ".".join(reversed(resource_type.group.split("."))) + f".{resource_type.version}."
     node = dict(schema.node) if schema is not None else {"type": "object"}
     properties = dict(node.get("properties") or {})
     properties.update({"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": _OBJECT_META})
     node["properties"] = properties
-    node["x-kubernetes-group-version-kind"] = [{"group": rt.group, "version": rt.version, "kind": rt.kind}]
-    list_kind = f"{rt.kind}List"
+    node["x-kubernetes-group-version-kind"] = [
+        {"group": resource_type.group, "version": resource_type.version, "kind": resource_type.kind}]
+    list_kind = f"{resource_type.kind}List"
     return {
-        prefix + rt.kind: node,
+        prefix + resource_type.kind: node,
         prefix + list_kind: {
             "type": "object", "required": ["items"],
             "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": _LIST_META,
-                           "items": {"type": "array", "items": {"$ref": f"#/$defs/{prefix}{rt.kind}"}}},
-            "x-kubernetes-group-version-kind": [{"group": rt.group, "version": rt.version, "kind": list_kind}],
+                           "items": {"type": "array", "items": {"$ref": f"#/$defs/{prefix}{resource_type.kind}"}}},
+            "x-kubernetes-group-version-kind": [
+                {"group": resource_type.group, "version": resource_type.version, "kind": list_kind}],
         },
     }
 

@@ -72,15 +72,15 @@ _ROUTE_UNSUPPORTED = StatusError(415, "UnsupportedMediaType", "415: Unsupported 
 
 class ResourceRequest:
     """A resource request's path, parsed once (kube's ``RequestInfo``): the stored resource it
-    names (``rs``), or the create-only one (``creater``: access reviews, bindings)."""
+    names (``served``), or the create-only one (``creater``: access reviews, bindings)."""
 
-    __slots__ = ("group", "resource", "rs", "creater", "namespace", "name", "subresource")
+    __slots__ = ("group", "resource", "served", "creater", "namespace", "name", "subresource")
 
-    def __init__(self, group: str, resource: str, rs: ResourceStore | None, namespace: str | None, name: str | None,
+    def __init__(self, group: str, resource: str, served: ResourceStore | None, namespace: str | None, name: str | None,
                  subresource: str | None, creater: CreateOnly | None = None):
         self.group = group
         self.resource = resource
-        self.rs = rs
+        self.served = served
         self.creater = creater
         self.namespace = namespace
         self.name = name
@@ -101,21 +101,22 @@ def parse_path(registry: Registry, group: str, version: str, rest: str) -> Resou
         namespace, parts = parts[1], parts[2:]
     if not parts or len(parts) > 3:
         raise not_found_path()
-    rs = registry.resources.get((group, version, parts[0]))
-    if rs is None:
+    served = registry.resources.get((group, version, parts[0]))
+    if served is None:
         creater = registry.create_only.get((group, version, parts[0]))
         # A create-only resource has one route: its collection, in its scope.
-        rt = registry.catalogue.lookup(group, version, parts[0])
-        if creater is None or rt is None or len(parts) > 1 or (namespace is not None) != rt.namespaced:
+        resource_type = registry.catalogue.lookup(group, version, parts[0])
+        if (creater is None or resource_type is None or len(parts) > 1
+                or (namespace is not None) != resource_type.namespaced):
             raise not_found_path()
         return ResourceRequest(group, parts[0], None, namespace, None, None, creater)
-    if namespace is not None and not rs.rt.namespaced:
+    if namespace is not None and not served.resource_type.namespaced:
         raise not_found_path()
-    if namespace is None and rs.rt.namespaced and len(parts) > 1:
+    if namespace is None and served.resource_type.namespaced and len(parts) > 1:
         raise not_found_path()  # across namespaces only a collection is served (list, watch)
     name = parts[1] if len(parts) > 1 else None
     sub = parts[2] if len(parts) > 2 else None
-    return ResourceRequest(group, parts[0], rs, namespace, name, sub)
+    return ResourceRequest(group, parts[0], served, namespace, name, sub)
 
 
 #: The media types of object bodies (``codec_factory.go``; the custom resource handler lists the
@@ -180,9 +181,9 @@ class _ResourceTarget:
     structural: StructuralSchema | None
 
 
-def _target(rs: ResourceStore) -> _ResourceTarget:
-    return _ResourceTarget(rs.rt.group, (rs.api_version.rpartition("/")[2],), rs.rt.kind, rs.schema, rs.rt.custom,
-                           rs.structural)
+def _target(served: ResourceStore) -> _ResourceTarget:
+    return _ResourceTarget(served.resource_type.group, (served.api_version.rpartition("/")[2],),
+                           served.resource_type.kind, served.schema, served.resource_type.custom, served.structural)
 
 
 async def read_object(request: Request, target: BodyTarget, options: OptionsKind) -> tuple[Any, list[str], bool]:
@@ -282,16 +283,16 @@ class Output:
         return self.respond(view.body(encoded), status)
 
 
-def output(request: Request, rs: ResourceStore, target: str) -> Output:
+def output(request: Request, served: ResourceStore, target: str) -> Output:
     """The negotiated output of a request for one object or a watch (``target`` "object") or a
     list ("list")."""
-    negotiated = negotiate(request.headers.get("accept"), custom=rs.rt.custom)
+    negotiated = negotiate(request.headers.get("accept"), custom=served.resource_type.custom)
     convert = negotiated.convert
     if convert is not None and convert.kind in METADATA_KINDS and (convert.kind == METADATA_KINDS[1]) != (target == "list"):
-        return Output(None, negotiated.media_type, _metadata_conversion_failed(rs, convert.kind, target))
+        return Output(None, negotiated.media_type, _metadata_conversion_failed(served, convert.kind, target))
     if negotiated.media_type == PROTOBUF:
         view = PROTOBUF_METADATA[convert.version] if convert is not None else \
-            protobuf_views.object_view(rs.api_version, rs.kind)
+            protobuf_views.object_view(served.api_version, served.kind)
         if view is None:  # a kind kube has no message for: a custom resource (JSON)
             raise not_acceptable(accepted=SERVER_MEDIA_TYPES)
         return Output(view, PROTOBUF)
@@ -303,19 +304,19 @@ def output(request: Request, rs: ResourceStore, target: str) -> Output:
         error = validate_include_object(include_object)
         if error is not None:
             raise error
-        return Output(TableView(rs.rt, api_version=convert.api_version, include_object=include_object,
-                                printer_columns=rs.printer_columns), media_type)
+        return Output(TableView(served.resource_type, api_version=convert.api_version, include_object=include_object,
+                                printer_columns=served.printer_columns), media_type)
     return Output(PARTIAL_OBJECT_METADATA[convert.version], media_type)
 
 
-def _metadata_conversion_failed(rs: ResourceStore, kind: str, target: str) -> StatusError:
+def _metadata_conversion_failed(served: ResourceStore, kind: str, target: str) -> StatusError:
     """kube's ``asPartialObjectMetadata(List)`` of the wrong shape, naming the Go type of the
     handler's result: the group's internal type (``*core.ConfigMapList``), or unstructured."""
-    if rs.rt.custom:
+    if served.resource_type.custom:
         go_type = "*unstructured.UnstructuredList" if target == "list" else "*unstructured.Unstructured"
     else:
-        package = _INTERNAL_PACKAGES.get(rs.rt.group, rs.rt.group.split(".")[0])
-        go_type = f"*{package}.{rs.rt.kind}" + ("List" if target == "list" else "")
+        package = _INTERNAL_PACKAGES.get(served.resource_type.group, served.resource_type.group.split(".")[0])
+        go_type = f"*{package}.{served.resource_type.kind}" + ("List" if target == "list" else "")
     if kind == METADATA_KINDS[0]:
         message = f"you requested PartialObjectMetadata, but the requested object is a list ({go_type})"
     else:
@@ -358,50 +359,50 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
         if req.subresource is not None:
             return await _subresource(registry, request, req)
         method = request.method
-        rs, ns, name = req.rs, req.namespace, req.name
-        assert rs is not None
+        served, ns, name = req.served, req.namespace, req.name
+        assert served is not None
         if method == "GET":
             if name is not None:
-                out = output(request, rs, "object")
+                out = output(request, served, "object")
                 problem = parse_resource_version(request.query_params.get("resourceVersion") or "0")[1]
                 if problem:  # the storage's Get passes the versioner's error on unclassified
                     raise unclassified_error(problem)
-                return out.respond(rs.get(ns, name, out.view))
+                return out.respond(served.get(ns, name, out.view))
             opts = ListOptions.from_query(request.query_params)
             opts.validate()  # kube's ListResource validates the options before it negotiates
             if opts.watch:
-                return await watch(rs, ns, opts, output(request, rs, "object"), request.scope.get(TRANSPORT),
+                return await watch(served, ns, opts, output(request, served, "object"), request.scope.get(TRANSPORT),
                                    direct=request.scope.get(CHUNKED_TRANSPORT, False))
-            out = output(request, rs, "list")
-            listed = await rs.list(ns, opts, out.view)
+            out = output(request, served, "list")
+            listed = await served.list(ns, opts, out.view)
             if per_item:
                 await slow_list(listed, per_item)
             return out.respond(listed)
         if method == "POST" and name is None:
-            out = output(request, rs, "object")
-            body, warnings, dry = await read_object(request, _target(rs), "CreateOptions")
+            out = output(request, served, "object")
+            body, warnings, dry = await read_object(request, _target(served), "CreateOptions")
             for value in warnings:
                 warning.add_header(value)
-            created = rs.create(ns, body, dry, manager=field_manager(request))
-            return out.object(created, 201, written_to=None if dry else rs)
+            created = served.create(ns, body, dry, manager=field_manager(request))
+            return out.object(created, 201, written_to=None if dry else served)
         if method == "PUT" and name is not None:
-            out = output(request, rs, "object")
-            body, warnings, dry = await read_object(request, _target(rs), "UpdateOptions")
+            out = output(request, served, "object")
+            body, warnings, dry = await read_object(request, _target(served), "UpdateOptions")
             for value in warnings:
                 warning.add_header(value)
-            updated = rs.update(ns, name, body, dry_run=dry, manager=field_manager(request))
-            return out.object(updated, written_to=None if dry else rs)
+            updated = served.update(ns, name, body, dry_run=dry, manager=field_manager(request))
+            return out.object(updated, written_to=None if dry else served)
         if method == "PATCH" and name is not None:
-            return await _patch(request, rs, ns, name, None)
+            return await _patch(request, served, ns, name, None)
         if method == "DELETE":
             options = await _delete_options(request)
             if name is None:
-                out = output(request, rs, "list")
+                out = output(request, served, "list")
                 opts = ListOptions.from_query(request.query_params)
-                return out.respond(rs.delete_collection(ns, opts, options, gc_finalizers=registry.garbage_collection,
-                                                        view=out.view))
-            out = output(request, rs, "object")
-            body, _gone = rs.delete(ns, name, options, gc_finalizers=registry.garbage_collection)
+                return out.respond(served.delete_collection(ns, opts, options,
+                                                            gc_finalizers=registry.garbage_collection, view=out.view))
+            out = output(request, served, "object")
+            body, _gone = served.delete(ns, name, options, gc_finalizers=registry.garbage_collection)
             return out.object(body)
         raise method_not_allowed_path()  # no route for this method
     except StatusError as err:
@@ -411,49 +412,51 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
 async def _subresource(registry: Registry, request: Request, req: ResourceRequest) -> Response:
     """``/status``, ``/scale`` and the pods' spec subresources where the resource has them, the
     create-only subresources (``pods/binding``, ...), and namespaces' ``/finalize``."""
-    rs, ns, name, sub = req.rs, req.namespace, req.name, req.subresource
-    assert rs is not None and name is not None and sub is not None
+    served, ns, name, sub = req.served, req.namespace, req.name, req.subresource
+    assert served is not None and name is not None and sub is not None
     method = request.method
-    creater = registry.subresource_creaters.get((rs.rt.group, rs.rt.version, rs.rt.plural, sub))
+    creater = registry.subresource_creaters.get(
+        (served.resource_type.group, served.resource_type.version, served.resource_type.plural, sub))
     if creater is not None:
         return await _create_only(registry, request, creater, (req.group, req.resource), ns, name, sub)
-    if sub == "finalize" and rs is registry.namespaces:
+    if sub == "finalize" and served is registry.namespaces:
         if method != "PUT":
             raise method_not_allowed_path()
-        out = output(request, rs, "object")
+        out = output(request, served, "object")
         return out.object(registry.namespaces.finalize(name, await read_json_body(request), dry_run(request)))
-    if sub not in rs.rt.subresources or sub not in ("status", "scale") and sub not in rs.storage.subresource_strategies:
-        if rs.rt.custom:  # the custom resource handler looks the object up first
-            raise not_found(rs.rt.group, rs.rt.plural, name)
+    if (sub not in served.resource_type.subresources
+            or sub not in ("status", "scale") and sub not in served.storage.subresource_strategies):
+        if served.resource_type.custom:  # the custom resource handler looks the object up first
+            raise not_found(served.resource_type.group, served.resource_type.plural, name)
         raise not_found_path()
     if sub == "scale":
-        return await _scale(request, rs, ns, name)
-    out = output(request, rs, "object")
+        return await _scale(request, served, ns, name)
+    out = output(request, served, "object")
     if method == "GET":
-        return out.respond(rs.get(ns, name, out.view))
+        return out.respond(served.get(ns, name, out.view))
     if method == "PUT":
         body = await read_json_body(request)
         dry = dry_run(request)
-        return out.object(rs.update(ns, name, body, subresource=sub, dry_run=dry, manager=field_manager(request)),
-                          written_to=None if dry else rs)
+        return out.object(served.update(ns, name, body, subresource=sub, dry_run=dry, manager=field_manager(request)),
+                          written_to=None if dry else served)
     if method == "PATCH":
-        return await _patch(request, rs, ns, name, sub)
+        return await _patch(request, served, ns, name, sub)
     raise method_not_allowed_path()  # no route: kube serves these subresources GET, PUT and PATCH only
 
 
-async def _scale(request: Request, rs: ResourceStore, ns: str | None, name: str) -> Response:
+async def _scale(request: Request, served: ResourceStore, ns: str | None, name: str) -> Response:
     """``/scale``: an ``autoscaling/v1`` Scale, in protobuf when asked for (custom resources'
     scale too: kube serves it with the built-in Scale's codecs)."""
     method = request.method
     media_type = negotiate(request.headers.get("accept")).media_type
     out = Output(protobuf_views.object_view("autoscaling/v1", "Scale") if media_type == PROTOBUF else None, media_type)
     if method == "GET":
-        return out.object(rs.get_scale(ns, name))
+        return out.object(served.get_scale(ns, name))
     if method == "PUT":
         body = await read_json_body(request)
-        return out.object(rs.update_scale(ns, name, lambda _current: body, dry_run(request)))
+        return out.object(served.update_scale(ns, name, lambda _current: body, dry_run(request)))
     if method == "PATCH":
-        return await _patch(request, rs, ns, name, "scale", out)
+        return await _patch(request, served, ns, name, "scale", out)
     raise method_not_allowed_path()
 
 
@@ -484,25 +487,26 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
                          warnings)
 
 
-async def _patch(request: Request, rs: ResourceStore, ns: str | None, name: str, sub: str | None,
+async def _patch(request: Request, served: ResourceStore, ns: str | None, name: str, sub: str | None,
                  out: Output | None = None) -> Response:
-    out = out or output(request, rs, "object")
+    out = out or output(request, served, "object")
     try:
-        media_type, raw = await read_body(request, patching.accepted_patch_types(rs.schema))
+        media_type, raw = await read_body(request, patching.accepted_patch_types(served.schema))
     except StatusError as err:
-        if err.code == 415 and not rs.rt.custom:
+        if err.code == 415 and not served.resource_type.custom:
             raise _ROUTE_UNSUPPORTED from None
         raise
     query = request.query_params
     is_apply = media_type == patching.APPLY_PATCH
     validation, dry = validate_write_options("PatchOptions", query, patch_type=media_type)
-    written_to = None if dry or sub == "scale" else rs
+    written_to = None if dry or sub == "scale" else served
     if is_apply:
-        body, created = rs.apply(ns, name, raw, manager=query["fieldManager"], force=parse_bool(query.get("force", "false")),
-                                 subresource=sub, dry_run=dry, validation=validation)
+        body, created = served.apply(ns, name, raw, manager=query["fieldManager"],
+                                     force=parse_bool(query.get("force", "false")),
+                                     subresource=sub, dry_run=dry, validation=validation)
         return out.object(body, 201 if created else 200, written_to=written_to)
-    return out.object(rs.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry,
-                               manager=field_manager(request), validation=validation), written_to=written_to)
+    return out.object(served.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry,
+                                   manager=field_manager(request), validation=validation), written_to=written_to)
 
 
 def field_manager(request: Request) -> str:
@@ -520,7 +524,7 @@ async def _delete_options(request: Request) -> DeleteOptions:
     return DeleteOptions.parse(body, request.query_params)
 
 
-async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out: Output,
+async def watch(served: ResourceStore, namespace: str | None, opts: ListOptions, out: Output,
                 transport: asyncio.Transport | None = None, *, direct: bool = False) -> Response:
     """A watch response; with ``direct`` (``CHUNKED_TRANSPORT``) its live events are written to
     ``transport`` as chunks (``CacheWatcher.write_directly``)."""
@@ -532,14 +536,14 @@ async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out
         # an error event, as a race decides; an empty stream here).
         check_streamable(out.media_type)
         return StreamingResponse(_once(b""), media_type=media_type)
-    start = await rs.watch(namespace, opts, out.view)
+    start = await served.watch(namespace, opts, out.view)
     try:
         # kube's watch handler picks the stream serializer after the storage's Watch started
         # (whose errors come first), and stops the watch when there is none.
         check_streamable(out.media_type)
     except StatusError:
         if start.watcher is not None:
-            rs.cacher.unregister(start.watcher)
+            served.cacher.unregister(start.watcher)
         raise
     if start.watcher is None:
         # kube sends a too-old resourceVersion as the stream's only event, after a 200.
@@ -555,7 +559,7 @@ async def watch(rs: ResourceStore, namespace: str | None, opts: ListOptions, out
         watcher.on_terminated = transport.abort
         if direct:
             watcher.write_directly(_chunk_writer(transport), lambda: transport.get_write_buffer_size() > DIRECT_BACKLOG)
-    cacher = rs.cacher
+    cacher = served.cacher
 
     async def body():  # type: ignore[no-untyped-def]
         try:

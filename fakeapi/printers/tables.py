@@ -338,23 +338,23 @@ class CustomResourceTableConvertor:
 _DEFAULT = DefaultTableConvertor()
 
 
-def table_convertor(rt: ResourceType,
+def table_convertor(resource_type: ResourceType,
                     additional_printer_columns: Sequence[Mapping[str, Any]] | None = None) -> TableConvertor:
     """The convertor kube-apiserver uses for a resource: a custom resource's printer columns (pass
     its served version's ``additionalPrinterColumns``), a built-in printer, or the default."""
-    if rt.custom:
+    if resource_type.custom:
         return CustomResourceTableConvertor(additional_printer_columns)
-    return PRINTERS.get((rt.group, rt.plural), _DEFAULT)
+    return PRINTERS.get((resource_type.group, resource_type.plural), _DEFAULT)
 
 
-def column_definitions(rt: ResourceType) -> list[dict[str, Any]]:
+def column_definitions(resource_type: ResourceType) -> list[dict[str, Any]]:
     """The ``columnDefinitions`` of a built-in resource's tables."""
-    return table_convertor(rt).column_definitions()
+    return table_convertor(resource_type).column_definitions()
 
 
-def row_cells(rt: ResourceType, obj: Obj, now: datetime) -> list[Cell]:
+def row_cells(resource_type: ResourceType, obj: Obj, now: datetime) -> list[Cell]:
     """The ``cells`` of a built-in resource's object."""
-    return table_convertor(rt).cells(obj, now)
+    return table_convertor(resource_type).cells(obj, now)
 
 
 # --- the Table ---------------------------------------------------------------------------------
@@ -384,7 +384,7 @@ def _table_metadata(objects: Sequence[Obj], list_meta: Mapping[str, Any] | None)
             if list_meta.get(key) not in (None, "")}
 
 
-def table(rt: ResourceType, objects: Sequence[Obj], *, list_meta: Mapping[str, Any] | None = None,
+def table(resource_type: ResourceType, objects: Sequence[Obj], *, list_meta: Mapping[str, Any] | None = None,
           include_object: str | None = "Metadata", now: datetime, api_version: str = META_V1,
           additional_printer_columns: Sequence[Mapping[str, Any]] | None = None,
           no_headers: bool = False) -> dict[str, Any]:
@@ -392,7 +392,7 @@ def table(rt: ResourceType, objects: Sequence[Obj], *, list_meta: Mapping[str, A
     a watch event). ``api_version`` is the Table's (``meta.k8s.io/v1`` or ``v1beta1``), which
     row ``PartialObjectMetadata`` share; ``no_headers`` leaves ``columnDefinitions`` null.
     ``include_object`` must have passed ``validate_include_object``."""
-    convertor = table_convertor(rt, additional_printer_columns)
+    convertor = table_convertor(resource_type, additional_printer_columns)
     policy = include_object or "Metadata"
     rows = []
     for obj in objects:
@@ -415,9 +415,10 @@ def table(rt: ResourceType, objects: Sequence[Obj], *, list_meta: Mapping[str, A
 class WatchTables:
     """The Tables of one watch's events: columns on the first only (``watchEmbeddedEncoder``)."""
 
-    def __init__(self, rt: ResourceType, *, include_object: str | None = "Metadata", api_version: str = META_V1,
+    def __init__(self, resource_type: ResourceType, *, include_object: str | None = "Metadata",
+                 api_version: str = META_V1,
                  additional_printer_columns: Sequence[Mapping[str, Any]] | None = None) -> None:
-        self._rt = rt
+        self._resource_type = resource_type
         self._include_object = include_object
         self._api_version = api_version
         self._printer_columns = additional_printer_columns
@@ -426,7 +427,8 @@ class WatchTables:
     def event_object(self, obj: Obj, now: datetime) -> dict[str, Any]:
         """The Table to put in a watch event's ``object`` (a BOOKMARK's too; not an ERROR's
         Status, which kube sends as it is)."""
-        result = table(self._rt, [obj], include_object=self._include_object, now=now, api_version=self._api_version,
-                       additional_printer_columns=self._printer_columns, no_headers=self._sent_headers)
+        result = table(self._resource_type, [obj], include_object=self._include_object, now=now,
+                       api_version=self._api_version, additional_printer_columns=self._printer_columns,
+                       no_headers=self._sent_headers)
         self._sent_headers = True
         return result

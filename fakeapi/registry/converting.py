@@ -47,13 +47,13 @@ class ConvertedView(JsonView):
 
     shared = True
 
-    def __init__(self, rt: ResourceType, list_kind: str, convert: Convert) -> None:
-        self.name = rt.group_version  # unique among the versions of one storage prefix
-        self.kind = rt.kind
-        self.api_version = rt.group_version
+    def __init__(self, resource_type: ResourceType, list_kind: str, convert: Convert) -> None:
+        self.name = resource_type.group_version  # unique among the versions of one storage prefix
+        self.kind = resource_type.kind
+        self.api_version = resource_type.group_version
         self.list_kind = list_kind
         self._convert = convert
-        self._custom = rt.custom
+        self._custom = resource_type.custom
 
     def encode(self, raw: bytes) -> bytes:
         return orjson.dumps(self._convert(orjson.loads(raw)))
@@ -102,30 +102,32 @@ class ConvertedThen:
 
 
 class ConvertingStore(FieldManagedWrites):
-    """One served version (``rt``) of the objects ``storage`` keeps in its storage version.
+    """One served version (``resource_type``) of the objects ``storage`` keeps in its storage version.
     Exposes what the HTTP layer calls on a ``ResourceStore``."""
 
     def __init__(
-        self, storage: ResourceStore, rt: ResourceType, conversion: Conversion, *,
+        self, storage: ResourceStore, resource_type: ResourceType, conversion: Conversion, *,
         list_kind: str | None = None, custom_schema: Schema | None = None,
         structural: StructuralSchema | None = None, printer_columns: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         self.storage = storage
-        self.rt = rt
-        self.kind = rt.kind
-        self.api_version = rt.group_version
-        self.list_kind = list_kind or f"{rt.kind}List"
-        self.schema = None if rt.custom else kind_schema(rt.group, rt.version, rt.kind)
+        self.resource_type = resource_type
+        self.kind = resource_type.kind
+        self.api_version = resource_type.group_version
+        self.list_kind = list_kind or f"{resource_type.kind}List"
+        self.schema = None if resource_type.custom else kind_schema(resource_type.group, resource_type.version,
+                                                                    resource_type.kind)
         self.custom_schema = custom_schema
         self.structural = structural
         self.printer_columns = tuple(printer_columns) if printer_columns is not None else None
         self._conversion = conversion
-        self._view = ConvertedView(rt, self.list_kind, conversion.to_served)
+        self._view = ConvertedView(resource_type, self.list_kind, conversion.to_served)
         self._field_managers = {}
         #: The served version's defaulting runs on bodies in that version, before conversion
         #: (kube defaults a body in the version it was decoded from); its validation, if it has
         #: its own, validates the writes sent in it.
-        self._rules = NO_RULES if rt.custom else rules_for(rt.group, rt.version, rt.kind)
+        self._rules = NO_RULES if resource_type.custom else rules_for(resource_type.group, resource_type.version,
+                                                                      resource_type.kind)
         self._default = self._rules.default
 
     @property
@@ -169,20 +171,21 @@ class ConvertingStore(FieldManagedWrites):
             request_rules.reset(token)
 
     def _served_error(self, error: StatusError) -> StatusError:
-        stored, details = self.storage.rt, error.details
-        if (self.rt.group == stored.group or details is None
+        stored, details = self.storage.resource_type, error.details
+        if (self.resource_type.group == stored.group or details is None
                 or (details.group, details.kind) != (stored.group, stored.plural)):
             return error
-        message = error.message.replace(f'{qualified_resource(stored.group, stored.plural)} "',
-                                        f'{qualified_resource(self.rt.group, self.rt.plural)} "', 1)
+        message = error.message.replace(
+            f'{qualified_resource(stored.group, stored.plural)} "',
+            f'{qualified_resource(self.resource_type.group, self.resource_type.plural)} "', 1)
         return StatusError(error.code, error.reason, message,
-                           dataclasses.replace(details, group=self.rt.group, kind=self.rt.plural),
+                           dataclasses.replace(details, group=self.resource_type.group, kind=self.resource_type.plural),
                            error.continue_token)
 
     def _typed(self, body: Any) -> Json:
         """The request body, checked to be of the served kind and version, and defaulted."""
         obj = metadata.check_type(body, self.kind, self.api_version)
-        if self.rt.custom:
+        if self.resource_type.custom:
             return obj
         obj = gostruct.decode_body(obj, self.api_version, self.kind)
         if self._default is not None:
@@ -205,10 +208,10 @@ class ConvertingStore(FieldManagedWrites):
             return self.storage.get(namespace, name, self._served_view(view))
 
     async def list(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> bytes:
-        return await self.storage.list(namespace, opts, self._served_view(view), field_labels=self.rt)
+        return await self.storage.list(namespace, opts, self._served_view(view), field_labels=self.resource_type)
 
     async def watch(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> WatchStart:
-        return await self.storage.watch(namespace, opts, self._served_view(view), field_labels=self.rt)
+        return await self.storage.watch(namespace, opts, self._served_view(view), field_labels=self.resource_type)
 
     # ----------------------------------------------------------------- writes
 
@@ -254,11 +257,11 @@ class ConvertingStore(FieldManagedWrites):
             body, gone = self.storage.delete(namespace, name, options, gc_finalizers=gc_finalizers)
         if not is_status(body):
             return self._served(body), gone
-        if self.rt.group != self.storage.rt.group:
+        if self.resource_type.group != self.storage.resource_type.group:
             status = orjson.loads(body)
             details = status["details"]
-            status["details"] = {"name": details["name"], "group": self.rt.group, "kind": self.rt.plural,
-                                 "uid": details["uid"]}
+            status["details"] = {"name": details["name"], "group": self.resource_type.group,
+                                 "kind": self.resource_type.plural, "uid": details["uid"]}
             body = orjson.dumps(status)
         return body, gone
 
@@ -267,7 +270,7 @@ class ConvertingStore(FieldManagedWrites):
         gc_finalizers: bool = False, view: ResponseView | None = None,
     ) -> bytes:
         return self.storage.delete_collection(namespace, opts, options, gc_finalizers=gc_finalizers,
-                                              view=self._served_view(view), field_labels=self.rt)
+                                              view=self._served_view(view), field_labels=self.resource_type)
 
     # ----------------------------------------------------------------- scale
 

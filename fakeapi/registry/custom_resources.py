@@ -72,7 +72,7 @@ class CustomResourceStore(ResourceStore):
 
     def define(self, definition: crds.CustomResourceType) -> None:
         self.definition = definition
-        self.rt = definition.resource_type()
+        self.resource_type = definition.resource_type()
         self.kind = definition.kind
         self.api_version = definition.group_version  # the storage version may change
         self._field_managers = {}
@@ -92,7 +92,8 @@ class CustomResourceStore(ResourceStore):
     def _validate_create(self, obj: Json) -> None:
         """``customResourceValidator.Validate`` once the name is generated: the metadata by the
         generic rules and the object by its schema (the type was checked on decoding)."""
-        errors = validation.validate_object_meta(obj["metadata"], self.rt.namespaced, validation.name_is_dns_subdomain)
+        errors = validation.validate_object_meta(obj["metadata"], self.resource_type.namespaced,
+                                                 validation.name_is_dns_subdomain)
         self._raise_if(obj, errors + self.definition.structural.validate(obj))
         self._warn_on_create(obj)
 
@@ -111,8 +112,8 @@ class CustomResourceStore(ResourceStore):
         object's own kind, which kube's strategy refuses before anything else)."""
         kind, api_version = obj.get("kind", ""), obj.get("apiVersion", "")
         errors = []
-        if kind != self.rt.kind:
-            errors.append(invalid_error("kind", kind, f"must be {self.rt.kind}"))
+        if kind != self.resource_type.kind:
+            errors.append(invalid_error("kind", kind, f"must be {self.resource_type.kind}"))
         if api_version != self.api_version:
             errors.append(invalid_error("apiVersion", api_version, f"must be {self.api_version}"))
         if errors:
@@ -123,7 +124,7 @@ class CustomResourceStore(ResourceStore):
 
     def _raise_if(self, obj: Json, errors: list[Any]) -> None:
         if errors:
-            raise invalid(self.rt.group, self.rt.kind, obj["metadata"].get("name", ""), errors)
+            raise invalid(self.resource_type.group, self.resource_type.kind, obj["metadata"].get("name", ""), errors)
 
 
 class CustomResourceDefinitionStore(ResourceStore):

@@ -83,11 +83,11 @@ class RBACStore(ResourceStore):
 
     def _admit_create(self, obj: Json) -> None:
         if self.escalation is not None:
-            self.escalation.check(self.rt.plural, obj)
+            self.escalation.check(self.resource_type.plural, obj)
 
     def _admit_update(self, new: Json, old: Json, subresource: str | None) -> None:
         if self.escalation is not None and not _only_gc_fields(new, old):
-            self.escalation.check(self.rt.plural, new)
+            self.escalation.check(self.resource_type.plural, new)
 
 
 def _only_gc_fields(new: Json, old: Json) -> bool:

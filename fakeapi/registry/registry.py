@@ -71,7 +71,8 @@ def servable_types(catalogue: Catalogue) -> list[ResourceType]:
     several versions or groups over one etcd prefix (autoscaling v1 and v2
     horizontalpodautoscalers; core and events.k8s.io events), each but the storage version
     through a conversion (``storage_versions``)."""
-    return sorted((rt for rt in catalogue.served() if rt.stored), key=lambda rt: (rt.group, rt.version, rt.plural))
+    return sorted((resource_type for resource_type in catalogue.served() if resource_type.stored),
+                  key=lambda resource_type: (resource_type.group, resource_type.version, resource_type.plural))
 
 
 def storage_versions(catalogue: Catalogue, types: list[ResourceType]) -> dict[str, ResourceType]:
@@ -81,11 +82,11 @@ def storage_versions(catalogue: Catalogue, types: list[ResourceType]) -> dict[st
     the served GA kinds: HPAs are stored as autoscaling/v2)."""
     preference = {(g.name, v): i for g in catalogue.group_versions() for i, v in enumerate(g.versions)}
     chosen: dict[str, ResourceType] = {}
-    for rt in types:
-        rank = (rt.group != "", preference[(rt.group, rt.version)])
-        best = chosen.get(rt.storage_prefix)
+    for resource_type in types:
+        rank = (resource_type.group != "", preference[(resource_type.group, resource_type.version)])
+        best = chosen.get(resource_type.storage_prefix)
         if best is None or rank < (best.group != "", preference[(best.group, best.version)]):
-            chosen[rt.storage_prefix] = rt
+            chosen[resource_type.storage_prefix] = resource_type
     return chosen
 
 
@@ -124,18 +125,19 @@ class Registry:
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         types = servable_types(self.catalogue)
         storage: dict[str, ResourceStore] = {}
-        for prefix, rt in storage_versions(self.catalogue, types).items():
-            store_class = _STORE_CLASSES.get((rt.group, rt.plural), ResourceStore)
-            ttl = event_leases if rt.kind == "Event" and event_ttl > 0 else None
-            storage[prefix] = store_class(rt, store, self.cacher_config, self.namespace_phase, ttl,
+        for prefix, resource_type in storage_versions(self.catalogue, types).items():
+            store_class = _STORE_CLASSES.get((resource_type.group, resource_type.plural), ResourceStore)
+            ttl = event_leases if resource_type.kind == "Event" and event_ttl > 0 else None
+            storage[prefix] = store_class(resource_type, store, self.cacher_config, self.namespace_phase, ttl,
                                           admission=self.admission)
-        for rt in types:
-            rs: ServedStore = storage[rt.storage_prefix]
-            if rs.rt != rt:
-                rs = ConvertingStore(rs, rt, built_in_conversion(rs.api_version, rt.group_version, rt.kind))
-            self.resources[(rt.group, rt.version, rt.plural)] = rs
-            if self.catalogue.lookup_kind(rt.group, rt.kind) == rt:
-                self._by_kind[(rt.group, rt.kind)] = rs
+        for resource_type in types:
+            served: ServedStore = storage[resource_type.storage_prefix]
+            if served.resource_type != resource_type:
+                served = ConvertingStore(served, resource_type, built_in_conversion(
+                    served.api_version, resource_type.group_version, resource_type.kind))
+            self.resources[(resource_type.group, resource_type.version, resource_type.plural)] = served
+            if self.catalogue.lookup_kind(resource_type.group, resource_type.kind) == resource_type:
+                self._by_kind[(resource_type.group, resource_type.kind)] = served
         namespaces = self.resources[("", "v1", "namespaces")]
         assert isinstance(namespaces, NamespaceStore)
         self.namespaces = namespaces
@@ -225,8 +227,8 @@ class Registry:
                     if err.reason != "AlreadyExists":
                         raise
         create_bootstrap_objects(self)  # the system PriorityClasses among them
-        for rs in self.stores():
-            rs.cacher.start()
+        for resource_store in self.stores():
+            resource_store.cacher.start()
         for crd in self.definitions.definitions():
             self._definition_changed(crd["metadata"]["name"], crd, int(crd["metadata"]["resourceVersion"]))
         self._ticker = asyncio.create_task(self._tick_bookmarks(), name="bookmarks")
@@ -234,33 +236,34 @@ class Registry:
     async def stop(self) -> None:
         await cancel_and_wait([self._ticker, *self._stopping])
         self._ticker = None
-        for rs in self.stores():
-            await rs.cacher.stop()
+        for resource_store in self.stores():
+            await resource_store.cacher.stop()
 
     async def _tick_bookmarks(self) -> None:
         while True:
             await asyncio.sleep(BOOKMARK_TICK)
-            for rs in self.stores():
-                rs.cacher.send_due_bookmarks()
+            for resource_store in self.stores():
+                resource_store.cacher.send_due_bookmarks()
 
     def compacted(self, revision: int) -> None:
         """The apiserver's compactor compacted the store: the caches forget their snapshots
         before ``revision`` (kube's cacher learns it from its compactor)."""
-        for rs in self.stores():
-            rs.cacher.cache.compact(revision)
+        for resource_store in self.stores():
+            resource_store.cacher.cache.compact(revision)
 
     def close_watches(self, group: str | None = None, resource: str | None = None,
                       namespace: str | None = None) -> int:
         """End the open watches of every resource, of one group, or of one resource, and of
         those only the ones scoped to ``namespace`` if given; returns how many were closed.
         Clients re-watch from the last resourceVersion they saw."""
-        return sum(rs.cacher.terminate_all(namespace) for rs in self.stores_of(group, resource))
+        return sum(resource_store.cacher.terminate_all(namespace) for resource_store in self.stores_of(group, resource))
 
     def stores_of(self, group: str | None = None, resource: str | None = None) -> list[ResourceStore]:
         """The storage stores of every resource (None, None), of one group, or of one resource
         (once each, although a resource may be served in several versions)."""
-        return list({id(rs.storage): rs.storage for (rs_group, _version, plural), rs in self.resources.items()
-                     if (group is None or group == rs_group) and (resource is None or resource == plural)}.values())
+        return list({id(served.storage): served.storage
+                     for (served_group, _version, plural), served in self.resources.items()
+                     if (group is None or group == served_group) and (resource is None or resource == plural)}.values())
 
     # ----------------------------------------------------------------- custom resources
 
@@ -283,41 +286,42 @@ class Registry:
         """Serve what a CRD defines, from the write that established it until it is gone: the
         storage version from its store, every other served version through a conversion over it
         (strategy ``None``: objects change apiVersion only)."""
-        rs = self._custom.get(crd_name)
+        resource_store = self._custom.get(crd_name)
         if crd is None or not is_established(crd):
-            if rs is not None:
-                self._remove_custom(crd_name, rs)
+            if resource_store is not None:
+                self._remove_custom(crd_name, resource_store)
             return
         storage, served = served_definitions(crd)
-        if rs is not None and rs.prefix != storage.resource_type().storage_prefix:
-            self._remove_custom(crd_name, rs)
-            rs = None
-        if rs is None:
-            rs = CustomResourceStore(storage.resource_type(), self.store, self.cacher_config, self.namespace_phase)
-            rs.cacher.start()
-            self._custom[crd_name] = rs
+        if resource_store is not None and resource_store.prefix != storage.resource_type().storage_prefix:
+            self._remove_custom(crd_name, resource_store)
+            resource_store = None
+        if resource_store is None:
+            resource_store = CustomResourceStore(storage.resource_type(), self.store, self.cacher_config,
+                                                 self.namespace_phase)
+            resource_store.cacher.start()
+            self._custom[crd_name] = resource_store
             for listener in self.on_resource_added:
-                listener(rs)
+                listener(resource_store)
         else:
-            self._unregister_custom(rs)
-        rs.define(storage)
-        rs.custom_schema = storage.schema
-        rs.structural = storage.structural
+            self._unregister_custom(resource_store)
+        resource_store.define(storage)
+        resource_store.custom_schema = storage.schema
+        resource_store.structural = storage.structural
         for definition in served:
             self.resources[(definition.group, definition.version, definition.plural)] = (
-                rs if definition is storage else _custom_version(rs, definition))
-        self._by_kind[(storage.group, storage.kind)] = rs
+                resource_store if definition is storage else _custom_version(resource_store, definition))
+        self._by_kind[(storage.group, storage.kind)] = resource_store
         self._changed()
 
-    def _unregister_custom(self, rs: ResourceStore) -> None:
-        for key in [key for key, served in self.resources.items() if served.storage is rs]:
+    def _unregister_custom(self, resource_store: ResourceStore) -> None:
+        for key in [key for key, served in self.resources.items() if served.storage is resource_store]:
             del self.resources[key]
-        self._by_kind = {key: served for key, served in self._by_kind.items() if served.storage is not rs}
+        self._by_kind = {key: served for key, served in self._by_kind.items() if served.storage is not resource_store}
 
-    def _remove_custom(self, crd_name: str, rs: CustomResourceStore) -> None:
-        self._unregister_custom(rs)
+    def _remove_custom(self, crd_name: str, resource_store: CustomResourceStore) -> None:
+        self._unregister_custom(resource_store)
         del self._custom[crd_name]
-        task = asyncio.get_running_loop().create_task(rs.cacher.stop())
+        task = asyncio.get_running_loop().create_task(resource_store.cacher.stop())
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)
         self._changed()
@@ -379,12 +383,13 @@ class Registry:
         served.storage.rewrite(namespace, name, change, subresource="status", manager="kube-apiserver")
 
     def resource_type(self, group: str, version: str, plural: str) -> ResourceType | None:
-        rs = self.resources.get((group, version, plural))
-        return rs.rt if rs else None
+        served = self.resources.get((group, version, plural))
+        return served.resource_type if served else None
 
 
-def _custom_version(rs: CustomResourceStore, definition: CustomResourceType) -> ConvertingStore:
+def _custom_version(resource_store: CustomResourceStore, definition: CustomResourceType) -> ConvertingStore:
     """A served version of a custom resource other than its storage version."""
-    return ConvertingStore(rs, definition.resource_type(), none_conversion(rs.api_version, definition.group_version),
+    return ConvertingStore(resource_store, definition.resource_type(),
+                           none_conversion(resource_store.api_version, definition.group_version),
                            list_kind=definition.list_kind, custom_schema=definition.schema,
                            structural=definition.structural, printer_columns=definition.printer_columns)

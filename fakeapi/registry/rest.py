@@ -121,7 +121,7 @@ class FieldManagedWrites:
     shared by the storage version's ``ResourceStore`` and the other served versions'
     ``ConvertingStore``, whose patches apply to the object in their own version."""
 
-    rt: ResourceType
+    resource_type: ResourceType
     api_version: str
     kind: str
     schema: Schema | None
@@ -157,24 +157,25 @@ class FieldManagedWrites:
         managers = self._field_managers
         fm = managers.get(subresource)
         if fm is None:
-            schema = self.schema if not self.rt.custom else self.custom_schema
+            schema = self.schema if not self.resource_type.custom else self.custom_schema
             fm = managers[subresource] = FieldManager(
                 self.api_version, self.kind, schema, subresource=subresource or "",
                 reset_fields=self._reset_fields(subresource),
-                new_object=None if self.rt.custom else gostruct.zero_object(self.api_version, self.kind),
-                typed_input=not self.rt.custom)
+                new_object=None if self.resource_type.custom else gostruct.zero_object(self.api_version, self.kind),
+                typed_input=not self.resource_type.custom)
         return fm
 
     def _reset_fields(self, subresource: str | None) -> tuple[tuple[str, ...], ...]:
         """The strategy's ``GetResetFields`` for the endpoint (see ``KindRules``)."""
-        rules = NO_RULES if self.rt.custom else rules_for(self.rt.group, self.rt.version, self.rt.kind)
+        rules = NO_RULES if self.resource_type.custom else rules_for(
+            self.resource_type.group, self.resource_type.version, self.resource_type.kind)
         if subresource == "status":
             return rules.status_reset_fields if rules.status_reset_fields is not None else (("spec",),)
         if subresource == "scale":
             return ()
         if rules.reset_fields is not None:
             return rules.reset_fields
-        return (("status",),) if "status" in self.rt.subresources else ()
+        return (("status",),) if "status" in self.resource_type.subresources else ()
 
     def patch(
         self, namespace: str | None, name: str, patch_type: str, body: bytes, *,
@@ -186,7 +187,7 @@ class FieldManagedWrites:
         result is written like a PUT of it. Under ``validation`` Warn or Strict the patch is first
         unmarshalled strictly, and its unknown and repeated members, with the result's unknown
         fields, are warnings or (Strict) a 422, as kube's patch handler reports them."""
-        rt = self.rt
+        resource_type = self.resource_type
         if subresource == "scale":
             scale_schema = kind_schema("autoscaling", "v1", "Scale")
             return self.update_scale(namespace, name, lambda current: patching.apply_patch(
@@ -195,9 +196,9 @@ class FieldManagedWrites:
 
         def patched(current: Json) -> Json:
             patch_errors = patching.strict_patch_errors(patch_type, body) if strict else []
-            result = patching.apply_patch(patch_type, current, body, self.schema, group=rt.group, kind=rt.kind,
-                                          name=name)
-            if rt.custom:
+            result = patching.apply_patch(patch_type, current, body, self.schema, group=resource_type.group,
+                                          kind=resource_type.kind, name=name)
+            if resource_type.custom:
                 return result
 
             def undecodable(error: str) -> StatusError:
@@ -205,14 +206,15 @@ class FieldManagedWrites:
                 # the message shows where the patch left them: the stored object has its
                 # defaulted fields last, so the shown result is the patch applied to that encoding
                 shown = patching.apply_patch(patch_type, gostruct.decode(current, self.api_version, self.kind), body,
-                                             self.schema, group=rt.group, kind=rt.kind, name=name)
+                                             self.schema, group=resource_type.group, kind=resource_type.kind, name=name)
                 return patching.undecodable_result(patch_type, shown, body, error)
 
             try:  # decoded here, not in the write's decoding, for the patch handler's error
                 if patch_type == patching.STRATEGIC_MERGE_PATCH:  # converted from the patched map
                     decoded = gostruct.from_unstructured(result, self.api_version, self.kind)
                 else:  # read back as JSON, its kind and version first
-                    serializer.check_patched_kind(result, group=rt.group, version=rt.version, kind=rt.kind)
+                    serializer.check_patched_kind(result, group=resource_type.group, version=resource_type.version,
+                                                  kind=resource_type.kind)
                     decoded = gostruct.decode(result, self.api_version, self.kind)
             except gostruct.GoDecodeError as err:
                 raise undecodable(str(err)) from None
@@ -258,7 +260,7 @@ class FieldManagedWrites:
         try:
             if not self.exists(namespace, name):
                 if subresource:
-                    raise not_found(self.rt.group, self.rt.plural, name)
+                    raise not_found(self.resource_type.group, self.resource_type.plural, name)
                 created = fm.apply(None, applied, manager, force=force, now=now)
                 check_name(created, name, namespace or "")
                 return self.create(namespace, created, dry_run), True
@@ -321,22 +323,23 @@ def list_bytes(kind: str, api_version: str, list_meta: Json, items: list[bytes])
 class ResourceStore(FieldManagedWrites):
     def __init__(
         self,
-        rt: ResourceType,
+        resource_type: ResourceType,
         store: Store,
         cacher_config: Any,
         namespace_phase: Callable[[str], str | None],
         ttl: LeaseTTL | None = None,
         admission: Admission | None = None,
     ) -> None:
-        self.rt = rt
+        self.resource_type = resource_type
         self.store = store
         #: The kind's defaulting, strategy and validation (built-in kinds; custom resources' stores set their own).
-        self.rules: KindRules = NO_RULES if rt.custom else rules_for(rt.group, rt.version, rt.kind)
+        self.rules: KindRules = NO_RULES if resource_type.custom else rules_for(
+            resource_type.group, resource_type.version, resource_type.kind)
         self._admission = admission
-        self.kind = rt.kind
-        self.api_version = rt.group_version
-        self.list_kind = rt.kind + "List"
-        self.prefix = rt.storage_prefix  # e.g. "/registry/pods/"
+        self.kind = resource_type.kind
+        self.api_version = resource_type.group_version
+        self.list_kind = resource_type.kind + "List"
+        self.prefix = resource_type.storage_prefix  # e.g. "/registry/pods/"
         self._namespace_phase = namespace_phase  # None: no such namespace
         self._ttl = ttl  # objects expire this long after their last write (events)
         self.scale_paths = scale.BUILT_IN
@@ -356,7 +359,7 @@ class ResourceStore(FieldManagedWrites):
     # ----------------------------------------------------------------- keys
 
     def key(self, namespace: str | None, name: str) -> str:
-        if self.rt.namespaced:
+        if self.resource_type.namespaced:
             return f"{self.prefix}{namespace}/{name}"
         return f"{self.prefix}{name}"
 
@@ -367,7 +370,7 @@ class ResourceStore(FieldManagedWrites):
 
     def key_range(self, namespace: str | None) -> tuple[str, str]:
         """[start, end) of the keys of one namespace, or of the whole resource."""
-        if namespace and self.rt.namespaced:
+        if namespace and self.resource_type.namespaced:
             start = f"{self.prefix}{namespace}/"
             return start, start[:-1] + "0"  # "0" is "/" + 1
         return self.prefix, self.prefix[:-1] + "0"
@@ -377,12 +380,12 @@ class ResourceStore(FieldManagedWrites):
         registry stores every object under ``key(namespace, name)``); what selectors match is
         decoded from ``raw`` only when one asks."""
         path = key[len(self.prefix):]
-        namespace, _, name = path.partition("/") if self.rt.namespaced else ("", "", path)
+        namespace, _, name = path.partition("/") if self.resource_type.namespaced else ("", "", path)
         return CachedObject(key, namespace, name, rv, raw, decode_selectors=self._selectors)
 
     def _selectors(self, raw: bytes) -> tuple[Json, Json]:
         obj = orjson.loads(raw)
-        return (obj.get("metadata") or {}).get("labels") or {}, selectable_fields(self.rt, obj)
+        return (obj.get("metadata") or {}).get("labels") or {}, selectable_fields(self.resource_type, obj)
 
     # ----------------------------------------------------------------- reads
 
@@ -390,7 +393,7 @@ class ResourceStore(FieldManagedWrites):
         key = self.key(namespace, name)
         kv = self.store.get(key.encode())
         if kv is None:
-            raise not_found(self.rt.group, self.rt.plural, name)
+            raise not_found(self.resource_type.group, self.resource_type.plural, name)
         cost = request_cost.current.get()
         if cost is not None:  # a GET reads the store, as kube's does etcd for RV ""
             cost.from_store = True
@@ -425,7 +428,7 @@ class ResourceStore(FieldManagedWrites):
     def _current(self, namespace: str | None, name: str) -> tuple[KeyValue, Json]:
         kv = self.store.get(self.key(namespace, name).encode())
         if kv is None:
-            raise not_found(self.rt.group, self.rt.plural, name)
+            raise not_found(self.resource_type.group, self.resource_type.plural, name)
         return kv, orjson.loads(kv.value)
 
     # ----------------------------------------------------------------- writes
@@ -441,17 +444,17 @@ class ResourceStore(FieldManagedWrites):
 
     def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "") -> bytes:
         """POST: a new object; ``manager`` (the request's field manager) owns the fields it set."""
-        rt = self.rt
+        resource_type = self.resource_type
         rules = self.rules
         obj = self._decode_body(body)
         meta = obj["metadata"]
-        ns = namespace if rt.namespaced else None
-        if rt.namespaced:
+        ns = namespace if resource_type.namespaced else None
+        if resource_type.namespaced:
             metadata.check_namespace(meta, namespace)
             self._check_namespace_accepts(namespace or "", meta.get("name") or "")
         generate = not meta.get("name") and meta.get("generateName")
         if not meta.get("name") and not generate:
-            raise invalid(rt.group, rt.kind, "", [
+            raise invalid(resource_type.group, resource_type.kind, "", [
                 ("metadata.name", "FieldValueRequired", "Required value: name or generateName is required")
             ])
         # kube's order: the field manager records the request's object, mutating admission
@@ -459,13 +462,13 @@ class ResourceStore(FieldManagedWrites):
         if manager:
             obj = self._field_manager(None).update(None, obj, manager, now=metadata.now_rfc3339())
         if self._admission is not None:
-            self._admission.admit(rt.group, rt.kind, obj, None, None)
+            self._admission.admit(resource_type.group, resource_type.kind, obj, None, None)
         meta = obj["metadata"]
         metadata.prepare_create(meta, ns)
-        strategy.prepare_for_create(rt, obj)
+        strategy.prepare_for_create(resource_type, obj)
         if rules.prepare_for_create is not None:
             rules.prepare_for_create(obj)
-        obj = metadata.ordered(obj, rt.kind, self.api_version)
+        obj = metadata.ordered(obj, resource_type.kind, self.api_version)
         self._admit_create(obj)
         for _ in range(_NAME_GENERATION_ATTEMPTS if generate else 1):
             meta = obj["metadata"]  # _encode puts a new dict there
@@ -473,7 +476,7 @@ class ResourceStore(FieldManagedWrites):
                 meta["name"] = metadata.generate_name(meta["generateName"])
             self._validate_create(obj)
             if self._admission is not None:
-                self._admission.validate(rt.group, rt.kind, obj, None, None, dry_run)
+                self._admission.validate(resource_type.group, resource_type.kind, obj, None, None, dry_run)
             key = self.key(ns, meta["name"]).encode()
             if dry_run:  # never stored, so it has no resourceVersion (kube's dry-run create)
                 if self.store.get(key) is None:
@@ -488,8 +491,8 @@ class ResourceStore(FieldManagedWrites):
                 self._committed(None, obj)
                 return raw
         if generate:
-            raise generate_name_conflict(rt.group, rt.plural, meta["name"])
-        raise already_exists(rt.group, rt.plural, meta["name"])
+            raise generate_name_conflict(resource_type.group, resource_type.plural, meta["name"])
+        raise already_exists(resource_type.group, resource_type.plural, meta["name"])
 
     def _validation_rules(self) -> KindRules:
         """The rules that validate this write: the request version's, if it has its own."""
@@ -500,11 +503,11 @@ class ResourceStore(FieldManagedWrites):
         """A request body (or a patch's result) as kube decodes it: of this kind and version,
         through the Go type (``gostruct``: unknown fields dropped, zero values and Go's field
         order), then defaulted."""
-        obj = metadata.check_type(body, self.rt.kind, self.api_version, custom=self.rt.custom)
-        if self.rt.custom:
+        obj = metadata.check_type(body, self.resource_type.kind, self.api_version, custom=self.resource_type.custom)
+        if self.resource_type.custom:
             self._default_custom(obj)
             return obj
-        obj = gostruct.decode_body(obj, self.api_version, self.rt.kind)
+        obj = gostruct.decode_body(obj, self.api_version, self.resource_type.kind)
         if self.rules.default is not None:
             self.rules.default(obj)
         return obj
@@ -514,15 +517,15 @@ class ResourceStore(FieldManagedWrites):
         kinds without rules get the generic name check."""
         rules, meta = self._validation_rules(), obj["metadata"]
         if rules.validate is None:
-            metadata.validate_name(self.rt.group, self.rt.kind, meta["name"])
+            metadata.validate_name(self.resource_type.group, self.resource_type.kind, meta["name"])
             return
         errors = rules.validate(obj)
         if errors:
-            raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
+            raise invalid(self.resource_type.group, self.resource_type.kind, meta["name"], errors)
         # BeforeCreate's common validation, after the kind's passed: every name is a path segment
-        errors = validate_object_meta(meta, self.rt.namespaced, validate_path_segment_name)
+        errors = validate_object_meta(meta, self.resource_type.namespaced, validate_path_segment_name)
         if errors:
-            raise invalid(self.rt.group, self.rt.kind, meta["name"], errors)
+            raise invalid(self.resource_type.group, self.resource_type.kind, meta["name"], errors)
         self._warn_on_create(obj)
 
     def _warn_on_create(self, obj: Json) -> None:
@@ -552,17 +555,18 @@ class ResourceStore(FieldManagedWrites):
         """The validation of an update (kube's ``BeforeUpdate``), its warnings recorded: the common
         fields' (every kind's), then the strategy's (which repeats some of it), in one 422."""
         new_meta, old_meta = new["metadata"], old["metadata"]
-        errors = validate_object_meta(new_meta, self.rt.namespaced, validate_path_segment_name)
+        errors = validate_object_meta(new_meta, self.resource_type.namespaced, validate_path_segment_name)
         errors += validate_object_meta_update(new_meta, old_meta)
         validate = self._update_validation(subresource)
         if validate is not None:
             errors += validate(new, old)
         if errors:
-            raise invalid(self.rt.group, self.rt.kind, new["metadata"]["name"], errors)
+            raise invalid(self.resource_type.group, self.resource_type.kind, new["metadata"]["name"], errors)
         self._warn_on_update(new, old, subresource)
 
     def _check_namespace_accepts(self, namespace: str, name: str) -> None:
-        check_namespace_accepts(self._namespace_phase, self.rt.group, self.rt.plural, namespace, name)
+        check_namespace_accepts(self._namespace_phase, self.resource_type.group, self.resource_type.plural, namespace,
+                                name)
 
     def update(
         self, namespace: str | None, name: str, body: Any, *, subresource: str | None = None, dry_run: bool = False,
@@ -578,12 +582,13 @@ class ResourceStore(FieldManagedWrites):
             # the storage checks on the stored object before anything else of the update; a dry
             # run's storage (``DryRunnableStorage``) names the key without the etcd prefix.
             key = self.key(namespace, name)
-            raise conflict(self.rt.group, self.rt.plural, name, precondition_failed(
+            raise conflict(self.resource_type.group, self.resource_type.plural, name, precondition_failed(
                 key.removeprefix(ETCD_PREFIX) if dry_run else key, "UID", uid, old["metadata"].get("uid")))
-        if self.rt.custom and isinstance(body, dict) and not (body.get("metadata") or {}).get("resourceVersion"):
+        if (self.resource_type.custom and isinstance(body, dict)
+                and not (body.get("metadata") or {}).get("resourceVersion")):
             # Custom resources do not allow unconditional updates (AllowUnconditionalUpdate).
             # kube's generic store names the resource, not the kind, and the version as a number.
-            raise invalid(self.rt.group, self.rt.plural, name, [(
+            raise invalid(self.resource_type.group, self.resource_type.plural, name, [(
                 "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0: must be specified for an update")])
         return self._commit_update(kv, old, self._prepare_update(name, body, old, kv, subresource, manager, dry_run),
                                    dry_run)
@@ -620,20 +625,20 @@ class ResourceStore(FieldManagedWrites):
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
         dry_run: bool = False,
     ) -> Json:
-        rt = self.rt
+        resource_type = self.resource_type
         rules = self.rules
         obj = self._decode_body(body)
         meta = obj["metadata"]
-        ns = old["metadata"].get("namespace") if rt.namespaced else None
+        ns = old["metadata"].get("namespace") if resource_type.namespaced else None
         check_name(obj, name, ns or "")
-        if rt.namespaced:
+        if resource_type.namespaced:
             metadata.check_namespace(meta, ns)
         wanted_rv = meta.get("resourceVersion")
         if wanted_rv and not (wanted_rv.isascii() and wanted_rv.isdigit()):
             # the storage versioner's ParseUint error, which kube passes on unclassified
             raise unclassified_error(f"strconv.ParseUint: parsing {go_quote(wanted_rv)}: invalid syntax")
         if wanted_rv and wanted_rv != str(kv.mod_revision):
-            raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
+            raise conflict(resource_type.group, resource_type.plural, name, OPTIMISTIC_LOCK_MESSAGE)
         old_meta = old.get("metadata", {})
         metadata.prepare_update(meta, old_meta, ns)
         # As on create: the field manager sees the request's object, before admission and the
@@ -641,21 +646,22 @@ class ResourceStore(FieldManagedWrites):
         if manager:
             obj = self._field_manager(subresource).update(old, obj, manager, now=metadata.now_rfc3339())
         if self._admission is not None:
-            self._admission.admit(rt.group, rt.kind, obj, old, subresource)
+            self._admission.admit(resource_type.group, resource_type.kind, obj, old, subresource)
         own_strategy = self.subresource_strategies.get(subresource) if subresource else None
         if own_strategy is not None:
-            obj = own_strategy[0](metadata.ordered(obj, rt.kind, self.api_version), old)
+            obj = own_strategy[0](metadata.ordered(obj, resource_type.kind, self.api_version), old)
         else:
-            obj = strategy.prepare_for_update(rt, metadata.ordered(obj, rt.kind, self.api_version), old, subresource)
+            obj = strategy.prepare_for_update(
+                resource_type, metadata.ordered(obj, resource_type.kind, self.api_version), old, subresource)
         prepare = rules.prepare_for_status_update if subresource == "status" else rules.prepare_for_update
         if prepare is not None and subresource in (None, "status"):
             prepare(obj, old)
-        strategy.check_finalizers(rt, name, obj["metadata"], old_meta)
+        strategy.check_finalizers(resource_type, name, obj["metadata"], old_meta)
         self._admit_update(obj, old, subresource)
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         self._validate_update(obj, old, subresource)
         if self._admission is not None:
-            self._admission.validate(rt.group, rt.kind, obj, old, subresource, dry_run)
+            self._admission.validate(resource_type.group, resource_type.kind, obj, old, subresource, dry_run)
         return obj
 
     #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).
@@ -678,7 +684,8 @@ class ResourceStore(FieldManagedWrites):
             success=(DeleteRangeRequest(kv.key) if finished else PutRequest(kv.key, encoded, lease=self._lease()),),
         ))
         if not resp.succeeded:
-            raise conflict(self.rt.group, self.rt.plural, new["metadata"]["name"], OPTIMISTIC_LOCK_MESSAGE)
+            raise conflict(self.resource_type.group, self.resource_type.plural, new["metadata"]["name"],
+                           OPTIMISTIC_LOCK_MESSAGE)
         self._committed(old, None if finished else new)
         return raw
 
@@ -818,7 +825,7 @@ class ResourceStore(FieldManagedWrites):
         return timestamp, period, False
 
     def _delete_now(self, kv: KeyValue, old: Json, name: str, options: DeleteOptions) -> tuple[bytes, bool]:
-        rt = self.rt
+        resource_type = self.resource_type
         old_meta = old.get("metadata", {})
         if not options.dry_run:
             resp = self.store.txn(TxnRequest(
@@ -826,17 +833,17 @@ class ResourceStore(FieldManagedWrites):
                 success=(DeleteRangeRequest(kv.key),),
             ))
             if not resp.succeeded:
-                raise conflict(rt.group, rt.plural, name, OPTIMISTIC_LOCK_MESSAGE)
+                raise conflict(resource_type.group, resource_type.plural, name, OPTIMISTIC_LOCK_MESSAGE)
             self._committed(old, None)
-            if rt.returns_deleted_object:
+            if resource_type.returns_deleted_object:
                 # etcd3's store decodes the deleted object at the delete's revision
                 return versioner.with_resource_version(kv.value, resp.header_revision), True
-        if rt.returns_deleted_object:
+        if resource_type.returns_deleted_object:
             return kv.value, True
         return orjson.dumps({
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-            "details": {"name": name, **({"group": rt.group} if rt.group else {}), "kind": rt.plural,
-                        "uid": old_meta.get("uid")},
+            "details": {"name": name, **({"group": resource_type.group} if resource_type.group else {}),
+                        "kind": resource_type.plural, "uid": old_meta.get("uid")},
         }), True
 
     def _propagation_policy(self, options: DeleteOptions) -> str | None:
@@ -850,15 +857,15 @@ class ResourceStore(FieldManagedWrites):
 
     def _check_preconditions(self, name: str, options: DeleteOptions, old_meta: Json, kv: KeyValue) -> None:
         """``rest.BeforeDelete``'s early check of the preconditions (a Conflict on the kind)."""
-        rt = self.rt
+        resource_type = self.resource_type
         uid = options.precondition_uid
         if uid is not None and uid != old_meta.get("uid"):
-            raise conflict(rt.group, rt.kind, name, (
+            raise conflict(resource_type.group, resource_type.kind, name, (
                 f"the UID in the precondition ({uid}) does not match the UID in record ({old_meta.get('uid')}). "
                 "The object might have been deleted and then recreated"))
         rv = options.precondition_resource_version
         if rv is not None and rv != str(kv.mod_revision):
-            raise conflict(rt.group, rt.kind, name, (
+            raise conflict(resource_type.group, resource_type.kind, name, (
                 f"the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record "
                 f"({kv.mod_revision}). The object might have been modified"))
 
@@ -885,7 +892,8 @@ class ResourceStore(FieldManagedWrites):
     @cached_property
     def schema(self) -> Schema | None:
         """The built-in kind's schema (patch strategies, list types); None for custom resources."""
-        return None if self.rt.custom else kind_schema(self.rt.group, self.rt.version, self.rt.kind)
+        return None if self.resource_type.custom else kind_schema(
+            self.resource_type.group, self.resource_type.version, self.resource_type.kind)
 
     # ----------------------------------------------------------------- scale
 
@@ -909,7 +917,7 @@ class ResourceStore(FieldManagedWrites):
         """The request's selectors as a matcher of cached objects; the field selector names the
         field labels of ``field_labels`` (a served version's kind; default this resource's)."""
         labels = parse_label_selector(opts.label_selector)
-        fields = parse_field_selector(field_labels or self.rt, opts.field_selector)
+        fields = parse_field_selector(field_labels or self.resource_type, opts.field_selector)
         return _compile_filter(labels, fields)
 
     async def list(
@@ -1025,7 +1033,7 @@ class ResourceStore(FieldManagedWrites):
         items: list[bytes] = []
         token = remaining = None
         examined = 0
-        custom = self.rt.custom
+        custom = self.resource_type.custom
         for obj in objects:
             examined += 1
             if matches is not None and not matches(obj):
@@ -1065,7 +1073,7 @@ class ResourceStore(FieldManagedWrites):
         come back as an in-stream error, as kube-apiserver sends them."""
         opts.validate()
         matches = self._filter(opts, field_labels)
-        if namespace and self.rt.namespaced:
+        if namespace and self.resource_type.namespaced:
             matches = _and_namespace(matches, namespace)
         start, end = self.key_range(namespace)
         cacher = self.cacher
@@ -1086,7 +1094,7 @@ class ResourceStore(FieldManagedWrites):
             allow_bookmarks=opts.allow_watch_bookmarks,
             timeout=opts.watch_timeout(),
             view=view,
-            namespace=namespace if self.rt.namespaced else None,
+            namespace=namespace if self.resource_type.namespaced else None,
         )
         cache = cacher.cache
         cost = request_cost.current.get()

@@ -36,8 +36,8 @@ _INITIAL_STATUS: dict[tuple[str, str], Json] = {
 NAMESPACE_FINALIZER = "kubernetes"
 
 
-def has_status_subresource(rt: ResourceType) -> bool:
-    return "status" in rt.subresources
+def has_status_subresource(resource_type: ResourceType) -> bool:
+    return "status" in resource_type.subresources
 
 
 #: Built-in kinds whose strategies set generation but whose status has no observedGeneration.
@@ -50,29 +50,29 @@ _GENERATION_WITHOUT_OBSERVED = frozenset((
 
 
 @cache
-def tracks_generation(rt: ResourceType) -> bool:
+def tracks_generation(resource_type: ResourceType) -> bool:
     """Whether objects of the kind carry ``metadata.generation``: custom resources do; built-in
     kinds do when their strategy sets it, which is where the status reports an
     ``observedGeneration`` (deployments, pods, disruption budgets, ...), plus a few without."""
-    if rt.custom or (rt.group, rt.kind) in _GENERATION_WITHOUT_OBSERVED:
+    if resource_type.custom or (resource_type.group, resource_type.kind) in _GENERATION_WITHOUT_OBSERVED:
         return True
-    schema = kind_schema(rt.group, rt.version, rt.kind)
+    schema = kind_schema(resource_type.group, resource_type.version, resource_type.kind)
     status = schema.field("status") if schema is not None else None
     return status is not None and "observedGeneration" in status.properties
 
 
-def prepare_for_create(rt: ResourceType, obj: Json) -> None:
-    if tracks_generation(rt):
+def prepare_for_create(resource_type: ResourceType, obj: Json) -> None:
+    if tracks_generation(resource_type):
         obj["metadata"]["generation"] = 1
-    if has_status_subresource(rt):
-        if rt.custom:
+    if has_status_subresource(resource_type):
+        if resource_type.custom:
             obj.pop("status", None)
         else:
             # The status struct's zero value as Go prints it (non-omitempty fields show their
             # zeros: a PodDisruptionBudget's counts), then what the kind starts with.
-            obj["status"] = {**gostruct.zero_object(rt.group_version, rt.kind).get("status", {}),
-                             **copy.deepcopy(_INITIAL_STATUS.get((rt.group, rt.kind), {}))}
-    if (rt.group, rt.kind) == ("", "Namespace"):
+            obj["status"] = {**gostruct.zero_object(resource_type.group_version, resource_type.kind).get("status", {}),
+                             **copy.deepcopy(_INITIAL_STATUS.get((resource_type.group, resource_type.kind), {}))}
+    if (resource_type.group, resource_type.kind) == ("", "Namespace"):
         finalizers = obj.setdefault("spec", {}).setdefault("finalizers", [])
         if NAMESPACE_FINALIZER not in finalizers:
             finalizers.append(NAMESPACE_FINALIZER)
@@ -98,7 +98,7 @@ _STATUS_KEEPS_METADATA: dict[tuple[str, str], tuple[str, ...]] = {
 }
 
 
-def prepare_for_update(rt: ResourceType, new: Json, old: Json, subresource: str | None) -> Json:
+def prepare_for_update(resource_type: ResourceType, new: Json, old: Json, subresource: str | None) -> Json:
     """The object to store for an update of ``old`` with ``new`` (already holding the kept
     server-owned metadata) through the main resource or a subresource."""
     if subresource == "status":
@@ -108,7 +108,8 @@ def prepare_for_update(rt: ResourceType, new: Json, old: Json, subresource: str 
         else:
             result.pop("status", None)
         new_meta = new.get("metadata", {})
-        kept = _ALL_METADATA if rt.custom else _STATUS_KEEPS_METADATA.get((rt.group, rt.kind), ())
+        kept = (_ALL_METADATA if resource_type.custom
+                else _STATUS_KEEPS_METADATA.get((resource_type.group, resource_type.kind), ()))
         if kept != _ALL_METADATA:
             meta = dict(new_meta)
             for key in kept:
@@ -120,12 +121,12 @@ def prepare_for_update(rt: ResourceType, new: Json, old: Json, subresource: str 
         elif new_meta.get("managedFields") is not None:
             result["metadata"]["managedFields"] = new_meta["managedFields"]
         return result
-    if has_status_subresource(rt):
+    if has_status_subresource(resource_type):
         if "status" in old:
             new["status"] = old["status"]
         else:
             new.pop("status", None)
-    if tracks_generation(rt) and spec_changed(new, old):
+    if tracks_generation(resource_type) and spec_changed(new, old):
         new["metadata"]["generation"] = old.get("metadata", {}).get("generation", 1) + 1
     return new
 
@@ -136,14 +137,14 @@ def spec_changed(new: Json, old: Json) -> bool:
     return any(new.get(k) != old.get(k) for k in keys)
 
 
-def check_finalizers(rt: ResourceType, name: str, new_meta: Json, old_meta: Json) -> None:
+def check_finalizers(resource_type: ResourceType, name: str, new_meta: Json, old_meta: Json) -> None:
     """No new finalizers on an object being deleted (422, kube's wording)."""
     if not old_meta.get("deletionTimestamp"):
         return
     added = [f for f in new_meta.get("finalizers") or () if f not in (old_meta.get("finalizers") or ())]
     if added:
         found = ", ".join(f'"{f}"' for f in added)
-        raise invalid(rt.group, rt.kind, name, [(
+        raise invalid(resource_type.group, resource_type.kind, name, [(
             "metadata.finalizers", "FieldValueForbidden",
             f"Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{{{found}}}",
         )])

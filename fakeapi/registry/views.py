@@ -104,14 +104,14 @@ class TableView(JsonView):
     name = "Table"
     shared = False
 
-    def __init__(self, rt: ResourceType, *, api_version: str, include_object: str | None,
+    def __init__(self, resource_type: ResourceType, *, api_version: str, include_object: str | None,
                  printer_columns: Sequence[Mapping[str, Any]] | None = None) -> None:
-        self.rt = rt
-        self.kind = rt.kind
+        self.resource_type = resource_type
+        self.kind = resource_type.kind
         self.api_version = api_version
         self._include_object = include_object
         self._printer_columns = printer_columns
-        self._watch = WatchTables(rt, include_object=include_object, api_version=api_version,
+        self._watch = WatchTables(resource_type, include_object=include_object, api_version=api_version,
                                   additional_printer_columns=printer_columns)
 
     def encode(self, raw: bytes) -> bytes:
@@ -123,6 +123,6 @@ class TableView(JsonView):
 
     def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes:
         objects = [orjson.loads(raw) for raw in items]
-        return orjson.dumps(table(self.rt, objects, list_meta=list_meta, include_object=self._include_object,
+        return orjson.dumps(table(self.resource_type, objects, list_meta=list_meta, include_object=self._include_object,
                                   now=datetime.now(UTC), api_version=self.api_version,
                                   additional_printer_columns=self._printer_columns))

@@ -139,8 +139,8 @@ class KubeAPI:
         return self._resolver.for_name(resource)
 
     def _object_path(self, resource: str, name: str, namespace: str | None) -> str:
-        rs = self._resource(resource)
-        return rs.path((namespace or DEFAULT_NAMESPACE) if rs.namespaced else None, name)
+        api_resource = self._resource(resource)
+        return api_resource.path((namespace or DEFAULT_NAMESPACE) if api_resource.namespaced else None, name)
 
 
 class FakeAPI(KubeAPI):

@@ -174,7 +174,8 @@ def assert_same(go: GoEncoder, obj: dict[str, Any]) -> None:
                              f"Go {expected[at - 8:at + 16]!r}\nobject: {json.dumps(obj)[:3000]}")
 
 
-SERVED_KINDS = sorted({(rt.group_version, rt.kind) for rt in default_catalogue().served()})
+SERVED_KINDS = sorted({(resource_type.group_version, resource_type.kind)
+                       for resource_type in default_catalogue().served()})
 META_KINDS = [("v1", "Status"), ("v1", "APIResourceList"), ("v1", "APIGroupList"), ("v1", "APIVersions"),
               ("meta.k8s.io/v1", "PartialObjectMetadata"), ("meta.k8s.io/v1", "PartialObjectMetadataList"),
               ("apidiscovery.k8s.io/v2", "APIGroupDiscoveryList"), ("autoscaling/v1", "Scale")]

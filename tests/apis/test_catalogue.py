@@ -36,9 +36,10 @@ def resource(group: str, version: str, plural: str) -> ResourceType:
 ])
 def test_core_resources(group: str, version: str, plural: str, kind: str, namespaced: bool,
                         short_names: tuple[str, ...]) -> None:
-    rt = resource(group, version, plural)
-    assert (rt.kind, rt.singular, rt.namespaced, rt.short_names) == (kind, kind.lower(), namespaced, short_names)
-    assert rt.stored and not rt.virtual
+    resource_type = resource(group, version, plural)
+    assert (resource_type.kind, resource_type.singular, resource_type.namespaced, resource_type.short_names) == (
+        kind, kind.lower(), namespaced, short_names)
+    assert resource_type.stored and not resource_type.virtual
 
 
 def test_verbs_are_kube_verbs() -> None:
@@ -71,12 +72,14 @@ def test_subresources() -> None:
     ("csr", "certificates.k8s.io", "certificatesigningrequests"), ("pc", "scheduling.k8s.io", "priorityclasses"),
 ])
 def test_kubectl_short_names(short_name: str, group: str, plural: str) -> None:
-    owners = {(rt.group, rt.plural) for rt in CATALOGUE.served() if short_name in rt.short_names}
+    owners = {(resource_type.group, resource_type.plural) for resource_type in CATALOGUE.served()
+              if short_name in resource_type.short_names}
     assert (group, plural) in owners
 
 
 def test_category_all_is_kubectl_get_all() -> None:
-    in_all = {(rt.group, rt.plural) for rt in CATALOGUE.served() if "all" in rt.categories}
+    in_all = {(resource_type.group, resource_type.plural) for resource_type in CATALOGUE.served()
+              if "all" in resource_type.categories}
     assert in_all == {
         ("", "pods"), ("", "services"), ("", "replicationcontrollers"), ("apps", "deployments"),
         ("apps", "replicasets"), ("apps", "statefulsets"), ("apps", "daemonsets"), ("batch", "jobs"),
@@ -85,7 +88,8 @@ def test_category_all_is_kubectl_get_all() -> None:
 
 
 def test_only_ga_versions_are_served() -> None:
-    assert all(rt.version[0] == "v" and rt.version[1:].isdigit() for rt in CATALOGUE.served())
+    assert all(resource_type.version[0] == "v" and resource_type.version[1:].isdigit()
+               for resource_type in CATALOGUE.served())
     groups = {g.name for g in CATALOGUE.group_versions()}
     assert not groups & {"storagemigration.k8s.io", "internal.apiserver.k8s.io", "lifecycle.k8s.io"}
 
@@ -140,13 +144,15 @@ def test_storage_prefixes(group: str, version: str, plural: str, prefix: str) ->
 
 
 def test_create_only_resources_are_virtual() -> None:
-    virtual = {(rt.group, rt.plural) for rt in CATALOGUE.served() if rt.virtual}
+    virtual = {(resource_type.group, resource_type.plural) for resource_type in CATALOGUE.served()
+               if resource_type.virtual}
     assert virtual == {
         ("", "bindings"), ("authentication.k8s.io", "selfsubjectreviews"), ("authentication.k8s.io", "tokenreviews"),
         ("authorization.k8s.io", "localsubjectaccessreviews"), ("authorization.k8s.io", "selfsubjectaccessreviews"),
         ("authorization.k8s.io", "selfsubjectrulesreviews"), ("authorization.k8s.io", "subjectaccessreviews"),
     }
-    assert all(not rt.stored and rt.storage_prefix == "" for rt in CATALOGUE.served() if rt.virtual)
+    assert all(not resource_type.stored and resource_type.storage_prefix == ""
+               for resource_type in CATALOGUE.served() if resource_type.virtual)
 
 
 def test_group_version_and_lookup() -> None:

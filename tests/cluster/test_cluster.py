@@ -83,8 +83,8 @@ def test_deployment_rolls_out_and_updates_to_a_new_image(fakeapi_cluster: FakeCl
     updated = cluster.wait_for_rollout("deployments.apps", "web", NAMESPACE, timeout=ROLLOUT_TIMEOUT)
     assert updated["status"]["updatedReplicas"] == updated["status"]["availableReplicas"] == 10
     replica_sets = cluster.list("replicasets.apps", NAMESPACE, label_selector="app=web")
-    assert sorted((rs["spec"]["replicas"], rs["spec"]["template"]["spec"]["containers"][0]["image"])
-                  for rs in replica_sets) == [(0, "nginx:1.27"), (10, "nginx:1.28")]
+    assert sorted((replica_set["spec"]["replicas"], replica_set["spec"]["template"]["spec"]["containers"][0]["image"])
+                  for replica_set in replica_sets) == [(0, "nginx:1.27"), (10, "nginx:1.28")]
     # kwok finishes the graceful deletion of the old pods, as a kubelet does.
     deadline = time.monotonic() + ROLLOUT_TIMEOUT
     while len(pods := cluster.list("pods", NAMESPACE, label_selector="app=web")) != 10:

@@ -206,7 +206,7 @@ def test_deployment_rolls_out_scales_and_updates(cluster: httpx.Client) -> None:
     assert updated.status_code == 200, updated.text
     eventually(lambda: _available(http, "web", 5, "nginx:2"), "rolled out to nginx:2")
     sets = http.get(f"/apis/apps/v1/namespaces/{NAMESPACE}/replicasets", params={"labelSelector": "app=web"}).json()
-    assert sorted(rs["spec"]["replicas"] for rs in sets["items"]) == [0, 5]
+    assert sorted(replica_set["spec"]["replicas"] for replica_set in sets["items"]) == [0, 5]
 
 
 def test_statefulset_comes_up_in_order_with_revisions(cluster: httpx.Client) -> None:

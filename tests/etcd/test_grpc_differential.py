@@ -377,7 +377,7 @@ class GrpcWatchSet:
     def _create(self, client: WatchClient, create: dict[str, Any]) -> tuple[Any, ...]:
         before = sum(1 for r in client.responses if r.created)
         client.send(**create)
-        if not client.wait_for(lambda rs: sum(1 for r in rs if r.created) > before):
+        if not client.wait_for(lambda responses: sum(1 for r in responses if r.created) > before):
             pytest.fail(f"{client.side.name} did not answer the watch create request {create!r}")
         r = [r for r in client.responses if r.created][before]
         return (r.header.revision, r.watch_id, r.canceled, r.cancel_reason)
@@ -715,7 +715,7 @@ def test_progress_requests_match_etcd(differ: GrpcDiffer) -> None:
     answers = []
     for client in ws.clients:
         client.request_progress()
-        assert client.wait_for(lambda rs: any(r.watch_id == -1 for r in rs)), client.side.name
+        assert client.wait_for(lambda responses: any(r.watch_id == -1 for r in responses)), client.side.name
         answers.append([client.side.normalize(r) for r in client.responses if r.watch_id == -1])
     assert answers[0] == answers[1], answers
     finish_watches(d, [ws])
@@ -733,8 +733,8 @@ def test_fragmented_watch_responses_match_etcd(differ: GrpcDiffer) -> None:
     for client in ws.clients:
         client.send(key=b"big/", range_end=b"big0", start_revision=2, fragment=True, watch_id=100)
     for client in ws.clients:
-        assert client.wait_for(lambda rs: any(r.watch_id == 100 and not r.created and not r.fragment
-                                              for r in rs)), client.side.name
+        assert client.wait_for(lambda responses: any(r.watch_id == 100 and not r.created and not r.fragment
+                                                     for r in responses)), client.side.name
     parts = [[(r.fragment, [ev.kv.key for ev in r.events]) for r in client.responses
               if r.watch_id == 100 and not r.created] for client in ws.clients]
     assert parts[0] == parts[1] and len(parts[0]) > 1, parts

@@ -31,7 +31,7 @@ NOW = datetime(2025, 6, 1, 12, 0, 0, tzinfo=timezone.utc)
 CATALOGUE = default_catalogue()
 
 
-def rt(group: str, version: str, plural: str):
+def resource_type(group: str, version: str, plural: str):
     resource = CATALOGUE.lookup(group, version, plural)
     assert resource is not None
     return resource
@@ -47,7 +47,7 @@ def custom_resource() -> ResourceType:
                         namespaced=True, verbs=("get", "list", "watch"), custom=True)
 
 
-PODS = rt("", "v1", "pods")
+PODS = resource_type("", "v1", "pods")
 
 
 def ago(**delta: float) -> str:
@@ -233,7 +233,7 @@ def template(*containers: tuple[str, str]) -> dict[str, Any]:
 
 
 def test_deployment() -> None:
-    deployments = rt("apps", "v1", "deployments")
+    deployments = resource_type("apps", "v1", "deployments")
     assert names(column_definitions(deployments)) == [
         ("Name", "string", 0), ("Ready", "string", 0), ("Up-to-date", "string", 0), ("Available", "string", 0),
         ("Age", "string", 0), ("Containers", "string", 1), ("Images", "string", 1), ("Selector", "string", 1)]
@@ -253,21 +253,22 @@ def test_replica_set_stateful_set_daemon_set() -> None:
     replica_set = {"metadata": {"name": "rs"}, "spec": {"replicas": 5, "selector": selector,
                                                          "template": template(("c", "i"))},
                    "status": {"replicas": 5, "readyReplicas": 2}}
-    assert row_cells(rt("apps", "v1", "replicasets"), replica_set, NOW) == [
+    assert row_cells(resource_type("apps", "v1", "replicasets"), replica_set, NOW) == [
         "rs", 5, 5, 2, "<unknown>", "c", "i", "a=1,b=2,env in (dev,prod),!zz"]
     stateful_set = {"metadata": {"name": "db"}, "spec": {"replicas": 3, "template": template(("pg", "postgres"))},
                     "status": {"readyReplicas": 1}}
-    assert row_cells(rt("apps", "v1", "statefulsets"), stateful_set, NOW) == ["db", "1/3", "<unknown>", "pg", "postgres"]
+    assert row_cells(resource_type("apps", "v1", "statefulsets"), stateful_set, NOW) == [
+        "db", "1/3", "<unknown>", "pg", "postgres"]
     daemon_set = {"metadata": {"name": "ds"}, "spec": {"selector": {}, "template": {
         "spec": {"nodeSelector": {"os": "linux"}, "containers": [{"name": "a", "image": "b"}]}}},
         "status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 2, "numberReady": 1,
                    "updatedNumberScheduled": 2, "numberAvailable": 1}}
-    assert row_cells(rt("apps", "v1", "daemonsets"), daemon_set, NOW) == [
+    assert row_cells(resource_type("apps", "v1", "daemonsets"), daemon_set, NOW) == [
         "ds", 3, 2, 1, 2, 1, "os=linux", "<unknown>", "a", "b", "<none>"]
 
 
 def test_jobs_and_cron_jobs() -> None:
-    jobs = rt("batch", "v1", "jobs")
+    jobs = resource_type("batch", "v1", "jobs")
     assert [c["name"] for c in column_definitions(jobs)] == [
         "Name", "Status", "Completions", "Duration", "Age", "Containers", "Images", "Selector"]
     complete = {"metadata": {"name": "job1"}, "spec": {"completions": 2, "template": template()},
@@ -279,13 +280,13 @@ def test_jobs_and_cron_jobs() -> None:
     assert row_cells(jobs, parallel, NOW)[:5] == ["job2", "Running", "0/1 of 3", "30s", "<unknown>"]
     cron = {"metadata": {"name": "nightly"}, "spec": {"schedule": "0 0 * * *", "suspend": False, "jobTemplate": {
         "spec": {"template": template(("x", "busybox"))}}}, "status": {"active": [{}], "lastScheduleTime": ago(hours=1)}}
-    assert row_cells(rt("batch", "v1", "cronjobs"), cron, NOW) == [
+    assert row_cells(resource_type("batch", "v1", "cronjobs"), cron, NOW) == [
         "nightly", "0 0 * * *", "<none>", "False", 1, "60m", "<unknown>", "x", "busybox", "<none>"]
 
 
 # --- services, endpoints, ingresses --------------------------------------------------------------
 
-SERVICES = rt("", "v1", "services")
+SERVICES = resource_type("", "v1", "services")
 
 
 @pytest.mark.parametrize(("spec", "status", "expected"), [
@@ -317,19 +318,19 @@ def test_endpoints_and_ingresses() -> None:
     endpoints = {"metadata": {"name": "web"}, "subsets": [
         {"addresses": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.2"}], "ports": [{"port": 8080}, {"port": 9090}]},
         {"addresses": [{"ip": "fd00::1"}]}]}
-    assert row_cells(rt("", "v1", "endpoints"), endpoints, NOW) == [
+    assert row_cells(resource_type("", "v1", "endpoints"), endpoints, NOW) == [
         "web", "10.0.0.1:8080,10.0.0.2:8080,10.0.0.1:9090 + 2 more...", "<unknown>"]
-    assert row_cells(rt("", "v1", "endpoints"), {"metadata": {"name": "e"}}, NOW)[1] == "<none>"
+    assert row_cells(resource_type("", "v1", "endpoints"), {"metadata": {"name": "e"}}, NOW)[1] == "<none>"
     ingress = {"metadata": {"name": "ing"}, "spec": {"ingressClassName": "nginx", "tls": [{}], "rules": [
         {"host": "a.example"}, {"host": "b.example"}, {}, {"host": "c.example"}, {"host": "d.example"}]},
         "status": {"loadBalancer": {"ingress": [{"hostname": "lb.example"}, {"ip": "1.2.3.4"}]}}}
-    assert row_cells(rt("networking.k8s.io", "v1", "ingresses"), ingress, NOW) == [
+    assert row_cells(resource_type("networking.k8s.io", "v1", "ingresses"), ingress, NOW) == [
         "ing", "nginx", "a.example,b.example,c.example + 2 more...", "1.2.3.4,lb.example", "80, 443", "<unknown>"]
 
 
 # --- nodes, namespaces, config -------------------------------------------------------------------
 
-NODES = rt("", "v1", "nodes")
+NODES = resource_type("", "v1", "nodes")
 
 
 @pytest.mark.parametrize(("conditions", "unschedulable", "status"), [  # TestPrintNodeStatus
@@ -422,19 +423,21 @@ def test_hpa_targets_in_both_versions() -> None:
             {"type": "Resource", "resource": {"name": "memory", "target": {"averageValue": "1Gi"}}}]},
         "status": {"currentReplicas": 3, "currentMetrics": [
             {"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 42}}}]}}
-    assert row_cells(rt("autoscaling", "v2", "horizontalpodautoscalers"), v2, NOW) == [
+    assert row_cells(resource_type("autoscaling", "v2", "horizontalpodautoscalers"), v2, NOW) == [
         "web", "Deployment/web", "cpu: 42%/80%, <unknown>/1k + 1 more...", "1", 10, 3, "<unknown>"]
     v1 = {"apiVersion": "autoscaling/v1", "metadata": {"name": "web"}, "spec": {
         "scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 5, "targetCPUUtilizationPercentage": 50},
         "status": {"currentReplicas": 1}}
-    assert row_cells(rt("autoscaling", "v1", "horizontalpodautoscalers"), v1, NOW)[2:4] == ["cpu: <unknown>/50%", "<unset>"]
+    assert row_cells(resource_type("autoscaling", "v1", "horizontalpodautoscalers"), v1, NOW)[2:4] == [
+        "cpu: <unknown>/50%", "<unset>"]
 
 
 def test_hpa_without_metrics_prints_the_default_cpu_target() -> None:
     # autoscaling/v2 defaulting: no metric is an 80% CPU utilization target
     hpa = {"apiVersion": "autoscaling/v2", "metadata": {"name": "h"}, "spec": {
         "scaleTargetRef": {"kind": "Deployment", "name": "web"}, "minReplicas": 2, "maxReplicas": 4}}
-    assert row_cells(rt("autoscaling", "v2", "horizontalpodautoscalers"), hpa, NOW)[2] == "cpu: <unknown>/80%"
+    assert row_cells(resource_type("autoscaling", "v2", "horizontalpodautoscalers"), hpa, NOW)[2] == (
+        "cpu: <unknown>/80%")
 
 
 @pytest.mark.parametrize(("spec", "conditions", "expected"), [  # kube-aggregator apiservice/etcd ConvertToTable
@@ -451,7 +454,7 @@ def test_api_services(spec: dict[str, Any], conditions: list[dict[str, str]], ex
 
 
 def test_events_core_and_events_k8s_io() -> None:
-    events = rt("", "v1", "events")
+    events = resource_type("", "v1", "events")
     assert [(c["name"], c["priority"]) for c in column_definitions(events)] == [
         ("Last Seen", 0), ("Type", 0), ("Reason", 0), ("Object", 0), ("Subobject", 1), ("Source", 1),
         ("Message", 0), ("First Seen", 1), ("Count", 1), ("Name", 1)]
@@ -464,7 +467,7 @@ def test_events_core_and_events_k8s_io() -> None:
     new = {"apiVersion": "events.k8s.io/v1", "metadata": {"name": "e2"}, "type": "Normal", "reason": "Scheduled",
            "regarding": {"kind": "Pod", "name": "web"}, "note": "assigned", "reportingController": "default-scheduler",
            "eventTime": "2025-06-01T11:59:00.000000Z"}
-    assert row_cells(rt("events.k8s.io", "v1", "events"), new, NOW) == [
+    assert row_cells(resource_type("events.k8s.io", "v1", "events"), new, NOW) == [
         "60s", "Normal", "Scheduled", "pod/web", "", "default-scheduler", "assigned", "60s", 1, "e2"]
 
 

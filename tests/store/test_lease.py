@@ -135,11 +135,11 @@ def test_expiry_deletes_keys_at_one_revision_per_lease(s, clock):
     assert s.expire_leases() == []
     clock.now += 1.01
     assert sorted(s.expire_leases()) == sorted([short, short2])
-    rs = stream.poll()
-    assert sorted([(r.header_revision, [ev.kv.key for ev in r.events]) for r in rs]) == [
+    responses = stream.poll()
+    assert sorted([(r.header_revision, [ev.kv.key for ev in r.events]) for r in responses]) == [
         (6, [b"s1", b"s2"]), (7, [b"t1"]),
     ]
-    assert all(ev.type is EventType.DELETE for r in rs for ev in r.events)
+    assert all(ev.type is EventType.DELETE for r in responses for ev in r.events)
     assert s.revision == 7
     assert s.get(b"l1") is not None
     assert s.lease_time_to_live(short).ttl == -1

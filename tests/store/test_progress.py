@@ -24,10 +24,10 @@ def test_periodic_progress_only_for_progress_notify_watchers_without_events():
     plain = stream.watch(b"q")
     s.put(PutRequest(b"b", b"1"))  # 3
     assert s.notify_progress() == 1
-    rs = stream.poll()
-    assert rs[0].watch_id == busy and rs[0].events
-    assert rs[1:] == [WatchResponse(quiet, 3)]
-    assert rs[1].is_progress_notify
+    responses = stream.poll()
+    assert responses[0].watch_id == busy and responses[0].events
+    assert responses[1:] == [WatchResponse(quiet, 3)]
+    assert responses[1].is_progress_notify
     # Next tick: nothing happened since the last one, so both are told; never the plain one.
     s.put(PutRequest(b"x", b"2"))  # 4
     assert s.notify_progress() == 2
@@ -43,8 +43,8 @@ def test_periodic_progress_skips_unsynced_watchers_and_future_starts():
     behind = stream.watch(b"k", start_revision=2, progress_notify=True)
     future = stream.watch(b"k", start_revision=10, progress_notify=True)
     assert s.notify_progress() == 0
-    rs = stream.poll()  # catches `behind` up
-    assert [r.watch_id for r in rs] == [behind]
+    responses = stream.poll()  # catches `behind` up
+    assert [r.watch_id for r in responses] == [behind]
     assert s.notify_progress() == 0  # it just got events
     assert s.notify_progress() == 1
     assert stream.poll() == [WatchResponse(behind, 4)]
@@ -71,8 +71,8 @@ def test_requested_progress_is_ordered_after_earlier_responses():
     s.put(PutRequest(b"k", b"2"))  # 3
     assert stream.request_progress() is True
     s.put(PutRequest(b"k", b"3"))  # 4
-    rs = stream.poll()
-    assert [(r.watch_id, r.header_revision, len(r.events)) for r in rs] == [
+    responses = stream.poll()
+    assert [(r.watch_id, r.header_revision, len(r.events)) for r in responses] == [
         (w, 2, 1), (w, 3, 1), (-1, 3, 0), (w, 4, 1),
     ]
 

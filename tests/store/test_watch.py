@@ -48,11 +48,11 @@ def test_watch_a_key_a_range_and_a_prefix():
     everything = stream.watch(b"", b"\0")  # an empty key means "\0"
     for k in (b"p/a", b"p/b", b"p/c", b"q"):
         s.put(PutRequest(k, b"v"))  # 2..5
-    rs = stream.poll()
-    assert events_of(rs, key) == [(P, b"p/b", 3)]
-    assert events_of(rs, rng) == [(P, b"p/a", 2), (P, b"p/b", 3)]
-    assert events_of(rs, pre) == [(P, b"p/a", 2), (P, b"p/b", 3), (P, b"p/c", 4)]
-    assert events_of(rs, everything) == [
+    responses = stream.poll()
+    assert events_of(responses, key) == [(P, b"p/b", 3)]
+    assert events_of(responses, rng) == [(P, b"p/a", 2), (P, b"p/b", 3)]
+    assert events_of(responses, pre) == [(P, b"p/a", 2), (P, b"p/b", 3), (P, b"p/c", 4)]
+    assert events_of(responses, everything) == [
         (P, b"p/a", 2), (P, b"p/b", 3), (P, b"p/c", 4), (P, b"q", 5),
     ]
 
@@ -65,9 +65,9 @@ def test_start_revision_is_inclusive_and_zero_means_from_now():
     past = stream.watch(b"k", start_revision=3)
     now = stream.watch(b"k", start_revision=0)
     s.put(PutRequest(b"k", b"x"))  # 6
-    rs = drain(stream)
-    assert events_of(rs, past) == [(P, b"k", 3), (P, b"k", 4), (P, b"k", 5), (P, b"k", 6)]
-    assert events_of(rs, now) == [(P, b"k", 6)]
+    responses = drain(stream)
+    assert events_of(responses, past) == [(P, b"k", 3), (P, b"k", 4), (P, b"k", 5), (P, b"k", 6)]
+    assert events_of(responses, now) == [(P, b"k", 6)]
 
 
 def test_live_responses_carry_their_revision_and_catch_up_the_current_one():
@@ -106,10 +106,10 @@ def test_prev_kv_only_when_asked():
     s.put(PutRequest(b"k", b"2"))  # 3
     s.delete_range(DeleteRangeRequest(b"k"))  # 4
     s.put(PutRequest(b"k", b"3"))  # 5: a create has no prev_kv
-    rs = stream.poll()
-    got = [ev.prev_kv for r in rs if r.watch_id == with_prev for ev in r.events]
+    responses = stream.poll()
+    got = [ev.prev_kv for r in responses if r.watch_id == with_prev for ev in r.events]
     assert got == [KeyValue(b"k", 2, 2, 1, b"1"), KeyValue(b"k", 2, 3, 2, b"2"), None]
-    assert [ev.prev_kv for r in rs if r.watch_id == without for ev in r.events] == [None] * 3
+    assert [ev.prev_kv for r in responses if r.watch_id == without for ev in r.events] == [None] * 3
     # The same from history (catch-up).
     late = s.new_stream()
     late_id = late.watch(b"k", start_revision=3, prev_kv=True)
@@ -125,10 +125,10 @@ def test_noput_and_nodelete_filters(start):
     s.put(PutRequest(b"k", b"1"))  # 2
     s.delete_range(DeleteRangeRequest(b"k"))  # 3
     s.put(PutRequest(b"k", b"2"))  # 4
-    rs = drain(stream)
-    assert events_of(rs, no_put) == [(D, b"k", 3)]
-    assert events_of(rs, no_delete) == [(P, b"k", 2), (P, b"k", 4)]
-    assert all(r.events for r in rs)  # a filtered-out revision sends nothing
+    responses = drain(stream)
+    assert events_of(responses, no_put) == [(D, b"k", 3)]
+    assert events_of(responses, no_delete) == [(P, b"k", 2), (P, b"k", 4)]
+    assert all(r.events for r in responses)  # a filtered-out revision sends nothing
 
 
 def _expected(events_by_rev, lo, hi, key_filter):
@@ -177,14 +177,14 @@ def test_a_watcher_below_the_compaction_is_canceled_with_the_compact_revision():
     stream = s.new_stream()
     old = stream.watch(b"k", start_revision=3)
     at = stream.watch(b"k", start_revision=4)
-    rs = drain(stream)
-    canceled = [r for r in rs if r.watch_id == old]
+    responses = drain(stream)
+    canceled = [r for r in responses if r.watch_id == old]
     assert len(canceled) == 1
     assert canceled[0].canceled is True
     assert canceled[0].compact_revision == 4
     assert canceled[0].events == ()
     assert old not in stream.watchers
-    assert events_of(rs, at) == [(P, b"k", 4), (P, b"k", 5), (P, b"k", 6)]
+    assert events_of(responses, at) == [(P, b"k", 4), (P, b"k", 5), (P, b"k", 6)]
 
 
 def test_a_fallen_behind_watcher_is_canceled_when_compaction_passes_it():
@@ -195,9 +195,9 @@ def test_a_fallen_behind_watcher_is_canceled_when_compaction_passes_it():
     s.put(PutRequest(b"k", b"2"))  # 3: the queue is full, the watcher falls behind at 3
     s.put(PutRequest(b"k", b"3"))  # 4
     s.compact(4)
-    rs = drain(stream)
-    assert events_of(rs, w) == [(P, b"k", 2)]
-    assert rs[-1].canceled and rs[-1].compact_revision == 4
+    responses = drain(stream)
+    assert events_of(responses, w) == [(P, b"k", 2)]
+    assert responses[-1].canceled and responses[-1].compact_revision == 4
 
 
 def test_watch_from_the_compaction_revision_sees_a_delete_at_it():
@@ -207,9 +207,9 @@ def test_watch_from_the_compaction_revision_sees_a_delete_at_it():
     s.compact(3)
     stream = s.new_stream()
     w = stream.watch(b"k", start_revision=3, prev_kv=True)
-    rs = drain(stream)
-    assert events_of(rs, w) == [(D, b"k", 3)]
-    assert rs[0].events[0].prev_kv is None  # read at revision 2, which is compacted
+    responses = drain(stream)
+    assert events_of(responses, w) == [(D, b"k", 3)]
+    assert responses[0].events[0].prev_kv is None  # read at revision 2, which is compacted
 
 
 def test_cancel_stops_events_and_ids_are_unique():
