@@ -38,12 +38,22 @@ class GoYAMLError(ValueError):
     """What ``yaml.YAMLToJSON`` returns; ``str`` is goyaml's message (``yaml: line 2: ...``)."""
 
 
+#: A plain (unquoted, untagged) scalar: resolved by ``_go_scalar`` as goyaml's ``resolve`` does,
+#: not by PyYAML's YAML 1.1 rules (which read ``1e3`` and ``y`` as strings and ``1:20`` as 80).
+_PLAIN_TAG = "tag:fakeapi,2026:plain"
+
+
 class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined]
     """libyaml's parser with goyaml v2's scalar rules; records repeated keys."""
 
     def __init__(self, stream: bytes) -> None:
         super().__init__(stream)
         self.duplicates: list[str] = []
+
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode and implicit[0] and value != "<<":  # "<<" merges, as in goyaml
+            return _PLAIN_TAG
+        return super().resolve(kind, value, implicit)  # type: ignore[no-any-return]
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
@@ -58,20 +68,6 @@ class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined]
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
-
-#: A plain (unquoted, untagged) scalar: resolved by ``_go_scalar`` as goyaml's ``resolve`` does,
-#: not by PyYAML's YAML 1.1 rules (which read ``1e3`` and ``y`` as strings and ``1:20`` as 80).
-_PLAIN_TAG = "tag:fakeapi,2026:plain"
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-
-
-def _resolve(self: _Loader, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
-    if kind is yaml.ScalarNode and implicit[0] and value != "<<":
-        return _PLAIN_TAG
-    return yaml.resolver.Resolver.resolve(self, kind, value, implicit)
-
-
-_Loader.resolve = _resolve
 
 #: goyaml's ``resolveTable``: what a scalar's first byte hints it may be ('S'ign, 'D'igit,
 #: 'M'ap (a word of ``_WORDS``), '.'); any other first byte makes it a string.
