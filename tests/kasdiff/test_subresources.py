@@ -73,6 +73,13 @@ def scrubbed(answer: Json, _is_fake: bool) -> Json:
     return scrub(answer)
 
 
+def _manager_order(manager: tuple[str, str, str | None]) -> tuple[str, str, str]:
+    """(manager, operation, subresource) in kube's order without the second of its time, which
+    two writes share on one server and not on the other: operation, then manager."""
+    name, operation, subresource = manager
+    return operation, name, subresource or ""
+
+
 def pod_view(pod: Json, _is_fake: bool = False) -> Json:
     """What binding and eviction change of a pod (or the Status of a failed read)."""
     if pod.get("kind") != "Pod":
@@ -81,7 +88,8 @@ def pod_view(pod: Json, _is_fake: bool = False) -> Json:
     return scrub({
         "metadata": {key: meta.get(key) for key in ("name", "labels", "annotations", "generation", "resourceVersion",
                                                     "deletionTimestamp", "deletionGracePeriodSeconds", "finalizers")}
-        | {"managers": [(m["manager"], m["operation"], m.get("subresource")) for m in meta.get("managedFields") or ()]},
+        | {"managers": sorted(((m["manager"], m["operation"], m.get("subresource")) for m in meta.get("managedFields") or ()),
+                              key=_manager_order)},
         "spec": {"nodeName": pod["spec"].get("nodeName")},
         "status": {"phase": pod["status"].get("phase"), "nominatedNodeName": pod["status"].get("nominatedNodeName"),
                    # Go writes an unset time of a condition as null: that is the encoding's business.
@@ -94,8 +102,10 @@ def budget_view(budget: Json, _is_fake: bool = False) -> Json:
     """What an eviction changes of a PodDisruptionBudget: its status, who wrote it."""
     if budget.get("kind") != "PodDisruptionBudget":
         return scrub(budget)
-    managers = [(m["manager"], m.get("subresource"), m["fieldsV1"]) for m in budget["metadata"].get("managedFields") or ()
-                if m.get("subresource") == "status"]
+    # status Update entries, in manager order (see _manager_order)
+    managers = sorted(((m["manager"], m.get("subresource"), m["fieldsV1"])
+                       for m in budget["metadata"].get("managedFields") or () if m.get("subresource") == "status"),
+                      key=lambda manager: manager[0])
     # A zero count is written by kube's Go struct and absent here until the budget's defaults are
     # ported (the policy group's work): compared as absent.
     status = {key: value for key, value in (budget.get("status") or {}).items() if value != 0}
@@ -577,8 +587,8 @@ def spec_view(pod: Json, _is_fake: bool = False) -> Json:
     meta, spec = pod["metadata"], pod["spec"]
     return scrub({
         "generation": meta.get("generation"), "labels": meta.get("labels"), "resourceVersion": meta["resourceVersion"],
-        "managers": [(m["manager"], m.get("subresource"), m["fieldsV1"]) for m in meta.get("managedFields") or ()
-                     if m.get("subresource")],
+        "managers": sorted(((m["manager"], m.get("subresource"), m["fieldsV1"]) for m in meta.get("managedFields") or ()
+                            if m.get("subresource")), key=lambda manager: (manager[0], manager[1])),
         # An empty resources is how kube's Go struct writes none (the encoding's business).
         "containers": [{key: c.get(key) or None for key in ("name", "image", "resources", "resizePolicy")}
                        for c in spec["containers"]],
