@@ -84,24 +84,18 @@ _WORDS: dict[str, Any] = {
 }
 #: goyaml's ``yamlStyleFloat``.
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-#: What Go's ``strconv.ParseFloat`` reads (decimal; hexadecimal with a p exponent; inf, nan).
-_GO_FLOAT = re.compile(r"[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
-                       r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][-+]?[0-9]+"
-                       r"|(?i:inf|infinity|nan))")
 #: Go's integer literals with base 0 (``strconv.ParseInt(s, 0, 64)``), underscores taken out.
 _GO_INT = re.compile(r"([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]?([0-7]+)|0[bB]([01]+)|([1-9][0-9]*|0))")
-#: A timestamp as goyaml recognises one (``parseTimestamp``), kept as the string it was written
-#: as when decoded into interface{}.
-_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]| )[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?"
-                        r"(?:Z|[-+][0-9]{2}:[0-9]{2})?)?")
 
 
 def _go_float(text: str) -> float | None:
-    """``strconv.ParseFloat(text, 64)``; None where Go errs (a syntax error or out of range)."""
-    if not _GO_FLOAT.fullmatch(text):
+    """A ``yamlStyleFloat`` as ``strconv.ParseFloat(text, 64)`` reads it; None where that errs
+    (another form, or out of range). goyaml tries ParseFloat on a scalar starting with a point
+    without the pattern, but of those ParseFloat reads exactly the ones the pattern matches."""
+    if not _YAML_STYLE_FLOAT.fullmatch(text):
         return None
-    value = float.fromhex(text) if "x" in text.lower() else float(text)
-    return None if math.isinf(value) and "inf" not in text.lower() else value
+    value = float(text)
+    return None if math.isinf(value) else value
 
 
 def _go_int(text: str) -> tuple[str, int] | None:
@@ -128,14 +122,14 @@ def _go_scalar(loader: _Loader, node: yaml.ScalarNode) -> Any:
         value = _go_float(text)
         return text if value is None else value
     if hint in "DS":
-        if _TIMESTAMP.fullmatch(text):  # decoded into interface{}, a timestamp stays its text
-            return text
+        # A timestamp (goyaml's parseTimestamp) is none of the numbers below: decoded into
+        # interface{}, it stays its text, as this falls through to.
         plain = text.replace("_", "")
         integer = _go_int(plain)
         unsigned = integer is not None and not integer[0]
         if integer is not None and (-(1 << 63) <= integer[1] < 1 << 63 or unsigned and integer[1] < 1 << 64):
             return integer[1]  # ParseInt, else ParseUint (which takes no sign)
-        if _YAML_STYLE_FLOAT.fullmatch(plain) and (value := _go_float(plain)) is not None:
+        if (value := _go_float(plain)) is not None:
             return value
         if unsigned:  # past ParseUint's range: a big.Int
             return integer[1]
