@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from ..cacher import CacheEvent, CachedObject
+from ..cacher import CacheEvent
 from ..machinery.selectors import LabelSelector, label_selector_as_selector
 from ..registry.registry import Registry
 from .workqueue import WorkQueue
@@ -29,15 +29,14 @@ def _rule_key(rule: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(rule.get(name) or ()) for name in _RULE_FIELDS)
 
 
-def _matchers(cached: CachedObject) -> list[LabelSelector]:
-    """The selectors of an aggregated ClusterRole (those that parse)."""
-    matchers = []
-    for selector in (orjson.loads(cached.raw).get("aggregationRule") or {}).get("clusterRoleSelectors") or ():
-        try:
-            matchers.append(label_selector_as_selector(selector))
-        except ValueError:
-            continue
-    return matchers
+def _matchers(role: dict[str, Any]) -> list[LabelSelector] | None:
+    """The selectors of an aggregated ClusterRole; None when one does not convert (kube's
+    controller errs and retries; validation keeps such selectors out)."""
+    selectors = (role.get("aggregationRule") or {}).get("clusterRoleSelectors") or ()
+    try:
+        return [label_selector_as_selector(selector) for selector in selectors]
+    except ValueError:
+        return None
 
 
 class ClusterRoleAggregation:
@@ -62,7 +61,7 @@ class ClusterRoleAggregation:
         ``admin`` and ``edit`` would be applied twice at every start."""
         aggregated = {cached.name: cached for cached in self.cluster_roles.cacher.cache.objects.values()
                       if b'"aggregationRule"' in cached.raw}
-        matchers = {name: _matchers(cached) for name, cached in aggregated.items()}
+        matchers = {name: _matchers(orjson.loads(cached.raw)) or [] for name, cached in aggregated.items()}
         sources = {name: [source for source, other in aggregated.items() if source != name
                           and any(matcher.matches(other.labels) for matcher in matchers[name])]
                    for name in aggregated}
@@ -87,13 +86,12 @@ class ClusterRoleAggregation:
         role = orjson.loads(cached.raw) if cached is not None else None
         if role is None or role.get("aggregationRule") is None:
             return
+        matchers = _matchers(role)
+        if matchers is None:
+            return
         rules: list[dict[str, Any]] = []
         seen: set[tuple[tuple[str, ...], ...]] = set()
-        for selector in role["aggregationRule"].get("clusterRoleSelectors") or ():
-            try:
-                matcher = label_selector_as_selector(selector)
-            except ValueError:
-                return  # kube's controller errs and retries; validation keeps such selectors out
+        for matcher in matchers:
             for member in sorted((c for c in objects.values() if c.name != name and matcher.matches(c.labels)),
                                  key=lambda c: c.name):
                 for rule in orjson.loads(member.raw).get("rules") or ():
