@@ -346,11 +346,11 @@ class Faults:
         lease (a write no watch sees) and every watch cache relists after it, dropping its event
         history. So every watch that resumes is behind the caches, even one that had seen the
         last write, and gets 410 Expired: clients relist. Returns how many watches ended."""
-        stores = self.registry.stores()
-        closed = sum(store.cacher.terminate_all() for store in stores)
+        resource_stores = self.registry.stores()
+        closed = sum(resource_store.cacher.terminate_all() for resource_store in resource_stores)
         register_master_lease(self.registry)
-        for store in stores:
-            store.cacher.relist()
+        for resource_store in resource_stores:
+            resource_store.cacher.relist()
         self.totals["restart"] += 1
         log.info("restart: %d watches closed, watch caches relisted at revision %d", closed,
                  self.registry.store.revision)
