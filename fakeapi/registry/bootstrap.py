@@ -102,15 +102,16 @@ def _built_objects(now: str, today: str) -> list[Json]:
     ]
 
 
-def _stamped(obj: Json, now: str) -> Json:
-    """A recorded object as if written ``now``: the uid, the creation and field times."""
+def _stamped(obj: Json) -> Json:
+    """An object with stand-ins for what each start writes: its uid, resourceVersion, creation
+    and field times."""
     meta = obj["metadata"]
     meta["uid"] = _UID
-    meta["creationTimestamp"] = now
+    meta["creationTimestamp"] = _NOW
     for entry in meta.get("managedFields") or ():
-        entry["time"] = now
+        entry["time"] = _NOW
     for condition in (obj.get("status") or {}).get("conditions") or ():
-        condition["lastTransitionTime"] = now
+        condition["lastTransitionTime"] = _NOW
     meta["resourceVersion"] = _RESOURCE_VERSION
     return obj
 
@@ -130,7 +131,7 @@ def _templates(advertise_port: int) -> tuple[tuple[str, str, str | None, str, by
             obj["spec"]["ports"][0]["targetPort"] = advertise_port
         group, _, _version = obj["apiVersion"].rpartition("/")
         meta = obj["metadata"]
-        templates.append((group, obj["kind"], meta.get("namespace"), meta["name"], orjson.dumps(_stamped(obj, _NOW))))
+        templates.append((group, obj["kind"], meta.get("namespace"), meta["name"], orjson.dumps(_stamped(obj))))
     return tuple(templates)
 
 
