@@ -6,7 +6,8 @@ time, best of ``--rounds``); not a test.
 
 ``--save FILE`` keeps the numbers and ``--before FILE`` prints them beside this run's (run the
 script on the old commit with ``--save``, on the new one with ``--before``). ``--profile OP``
-runs OP under cProfile and prints its top functions instead.
+runs OP under cProfile and prints its top functions instead. The garbage collector is set as
+``fakeapi serve`` sets it once started (``fakeapi.cli.settle_heap``).
 
 The pod is the load generator's own (``loadgen pod``, built with Go), named and sharded per
 index as the generator does. The server runs without built-in controllers, as
@@ -29,6 +30,7 @@ from typing import Any
 import orjson
 from fastapi import FastAPI
 
+from fakeapi.cli import settle_heap
 from fakeapi.http.app import ServerConfig, create_app
 from fakeapi.http.protobuf import MEDIA_TYPE as PROTOBUF
 from fakeapi.http.protobuf_views import object_view
@@ -150,6 +152,7 @@ async def measure(n: int, rounds: int, profile: str | None) -> dict[str, float]:
             workload.pods.append(orjson.loads(await workload.request("create protobuf")()))
         for operation in OPERATIONS:
             await cpu_per_op(workload, operation, 20, 1)
+        settle_heap()  # the collector as `fakeapi serve` sets it once started
         if profile is not None:
             profiler = cProfile.Profile()
             await cpu_per_op(workload, profile, n, 1, profiler)

@@ -289,10 +289,7 @@ async def serve(args: argparse.Namespace) -> None:
     etcd = None
     if args.etcd_listen_client_urls and not args.etcd_servers:
         etcd = await _start_etcd(app.state.server.store, app.state.server.faults, args)
-    # What start-up made (the catalogue, schemas, bootstrap objects, seeded objects) lives as long
-    # as the server: out of the collector's generations, a full collection no longer walks it
-    # (a third of a write's time went to collections of it).
-    gc.freeze()
+    settle_heap()
     also = f"; etcd: {', '.join(etcd.client_urls)}" if etcd is not None else ""
     print(f"fakeapi: listening on {url} (kubeconfig: {kubeconfig}{also})", flush=True)
     try:
@@ -300,6 +297,23 @@ async def serve(args: argparse.Namespace) -> None:
     finally:
         if etcd is not None:
             await etcd.stop(None)
+
+
+#: The collector's first threshold in a server process: more than the tracked objects one
+#: request holds at its peak (a decoded pod and its field sets: one to two thousand). At
+#: Python's 700 every write ran one or two young collections over what it held and promoted
+#: it, and the old generation's full collections then paused the server 80-100 ms every few
+#: hundred writes (benchmarks/writes_bench.py: 15-35 % of a write's CPU).
+YOUNG_COLLECTION_THRESHOLD = 20_000
+
+
+def settle_heap() -> None:
+    """The collector's settings for a server that has started. What start-up made (the
+    catalogue, schemas, bootstrap and seeded objects) lives as long as the server: frozen out
+    of the collector's generations, no full collection walks it again. Young collections wait
+    for ``YOUNG_COLLECTION_THRESHOLD`` objects."""
+    gc.freeze()
+    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
 
 
 async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task[None], int]:
@@ -390,6 +404,7 @@ async def serve_etcd(args: argparse.Namespace) -> None:
         urls = await server.start(args.listen_client_urls.split(","))
     except (ValueError, RuntimeError) as err:
         raise SystemExit(f"fakeapi etcd: {err}") from None
+    settle_heap()
     print(f"fakeapi etcd: serving etcd v3 gRPC on {', '.join(urls)}", flush=True)
     try:
         await server.wait_closed()

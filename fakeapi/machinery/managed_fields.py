@@ -206,8 +206,9 @@ class PathElement:
         self._serialized: str | None = None
         #: Sorts elements in ``compare``'s order: fields and indexes by their payload directly (a
         #: field's string order is Go's byte order, as UTF-8 keeps code point order), keys and
-        #: values through ``compare``.
-        self.sort_key = (kind, payload if kind in (_FIELD, _INDEX) else _element_order(self))
+        #: values through ``compare``. The key holds the kind and payload, not the element: an
+        #: element referring to itself would be a cycle, left for the collector on every write.
+        self.sort_key = (kind, payload if kind in (_FIELD, _INDEX) else _element_order((kind, payload)))
 
     @classmethod
     def field(cls, name: str) -> PathElement:
@@ -235,13 +236,7 @@ class PathElement:
         return self.kind == _KEY
 
     def compare(self, other: PathElement) -> int:
-        if self.kind != other.kind:
-            return _sign(self.kind - other.kind)
-        if self.kind == _KEY:
-            return _compare_keys(self.payload, other.payload)
-        if self.kind == _VALUE:
-            return compare_values(self.payload, other.payload)
-        return (self.payload > other.payload) - (self.payload < other.payload)
+        return _compare_elements((self.kind, self.payload), (other.kind, other.payload))
 
     def __lt__(self, other: PathElement) -> bool:
         return self.compare(other) < 0
@@ -328,7 +323,19 @@ def path_string(path: Path) -> str:
     return "".join(str(element) for element in path)
 
 
-_element_order = cmp_to_key(PathElement.compare)
+def _compare_elements(lhs: tuple[int, Any], rhs: tuple[int, Any]) -> int:
+    """``PathElement.Compare`` of two elements given as (kind, payload)."""
+    (kind, payload), (other_kind, other_payload) = lhs, rhs
+    if kind != other_kind:
+        return _sign(kind - other_kind)
+    if kind == _KEY:
+        return _compare_keys(payload, other_payload)
+    if kind == _VALUE:
+        return compare_values(payload, other_payload)
+    return (payload > other_payload) - (payload < other_payload)
+
+
+_element_order = cmp_to_key(_compare_elements)
 _SORT_KEY = attrgetter("sort_key")
 
 
