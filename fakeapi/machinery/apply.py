@@ -275,13 +275,14 @@ def _resolve(type_ref: TypeRef | None) -> Atom:
 
 
 def _deduce(atom: Atom, value: Value) -> Atom:
-    """``deduceAtom``: the part of the atom the value's JSON kind selects, if it has one."""
+    """``deduceAtom``: the part of the atom the value's JSON kind selects, if it has one (the
+    atom itself when that is its only part, as it is for most types: equal, and not made)."""
     if isinstance(value, (bool, int, float, str)) and atom.scalar:
-        return Atom(scalar=atom.scalar)
+        return atom if atom.list is None and atom.map is None else Atom(scalar=atom.scalar)
     if isinstance(value, list) and atom.list:
-        return Atom(list=atom.list)
+        return atom if atom.scalar is None and atom.map is None else Atom(list=atom.list)
     if isinstance(value, dict) and atom.map:
-        return Atom(map=atom.map)
+        return atom if atom.scalar is None and atom.list is None else Atom(map=atom.map)
     return atom
 
 
@@ -646,27 +647,82 @@ def _record_subtree(parent: FieldSet, element: PathElement, value: Value, type_r
     """Record what ``compare`` finds for ``value`` at ``element`` under ``parent``'s path when
     the other side has nothing there: the path, and each path the walk visits below it (map
     fields of a granular map, items of an associative list by key, an item whose key repeats
-    as a whole, an item without a key not at all)."""
+    as a whole, an item without a key not at all). Compare records a path once and never
+    inserts below it: ``parent`` has no child at ``element`` yet, and the child put there is
+    never changed (it may be ``_SUBTREES``')."""
     parent.members.add(element)
+    if (isinstance(value, dict) or isinstance(value, list)) and value:
+        node = _subtree(value, type_ref)
+        if node is not None:
+            parent.children[element] = node
+
+
+#: The paths below a value that ``_record_subtree`` records, by the value's type and JSON.
+#: Objects written over and over repeat their subtrees (the pods of one template share their
+#: containers and volumes; a load test writes one pod shape), and a set is never changed once
+#: built, so one set, its FieldsV1 computed once, serves them all. Only compare's own subtrees
+#: (a spec's fields, a metadata's labels) are kept, not those below them: a value seen for the
+#: first time costs one encoding more, not one per level. The key holds the type itself, which
+#: lives while cached (its id cannot name another type); values whose JSON passes
+#: ``_SUBTREE_MAX_BYTES`` are not kept, so the cache holds at most ``_SUBTREES_MAX`` times that.
+_SUBTREES: dict[tuple[TypeRef | None, bytes], FieldSet | None] = {}
+_SUBTREES_MAX = 4096
+_SUBTREE_MAX_BYTES = 16 * 1024
+
+
+def _subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
+    """The set recorded below a map or list, shared through ``_SUBTREES`` (None: nothing)."""
+    try:
+        encoded = orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
+        return _walk_subtree(value, type_ref)
+    if len(encoded) > _SUBTREE_MAX_BYTES:
+        return _walk_subtree(value, type_ref)
+    key = (type_ref, encoded)
+    node = _SUBTREES.get(key, MISSING)
+    if node is MISSING:
+        node = _walk_subtree(value, type_ref)
+        if len(_SUBTREES) >= _SUBTREES_MAX:
+            _SUBTREES.clear()
+        _SUBTREES[key] = node
+    return node
+
+
+def _record_walked(parent: FieldSet, element: PathElement, value: Value, type_ref: TypeRef | None) -> None:
+    """``_record_subtree`` below compare's own subtrees, where nothing is shared."""
+    parent.members.add(element)
+    node = _walk_subtree(value, type_ref)
+    if node is not None:
+        parent.children[element] = node
+
+
+def _walk_subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
+    """The set recorded below ``value``: None for a scalar, an atomic or empty value, or a list
+    of items without keys (no set is empty)."""
+    if not value or not (isinstance(value, dict) or isinstance(value, list)):
+        return None
     atom = _deduce(_resolve(type_ref), value)
     if atom.map is not None:
-        if atom.map.atomic or not isinstance(value, dict) or not value:
-            return
-        node = parent.child(element)
+        if atom.map.atomic or not isinstance(value, dict):
+            return None
+        node = FieldSet()
         for key, item in value.items():
-            _record_subtree(node, PathElement.field(key), item, atom.map.field_type(key))
-    elif atom.scalar is None and atom.list is not None:
-        if atom.list.atomic or not isinstance(value, list) or not value:
-            return
+            _record_walked(node, PathElement.field(key), item, atom.map.field_type(key))
+        return node
+    if atom.scalar is None and atom.list is not None:
+        if atom.list.atomic or not isinstance(value, list):
+            return None
         grouped = _group_by_key(atom.list, value)
         if not grouped:
-            return
-        node = parent.child(element)
+            return None
+        node = FieldSet()
         for key, items in grouped.items():
             if len(items) == 1:
-                _record_subtree(node, key, items[0], atom.list.element)
+                _record_walked(node, key, items[0], atom.list.element)
             else:
                 node.members.add(key)
+        return node
+    return None
 
 
 def _zip_keys(lhs: Mapping[str, Value], rhs: Mapping[str, Value]) -> list[str]:

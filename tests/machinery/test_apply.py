@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from starlette.datastructures import QueryParams
 
+from fakeapi.machinery import apply as apply_module
 from fakeapi.machinery.apply import FieldManager, check_name
 from fakeapi.machinery.write_options import validate_write_options
 from fakeapi.machinery.schema import Schema, kind_schema
@@ -151,6 +152,31 @@ def test_without_schema_maps_are_granular_and_lists_atomic() -> None:
     # every key is undeclared, so a member itself; the list is one atomic field
     assert owners(live)["one"][1] == {"f:metadata": {"f:finalizers": {}},
                                       "f:spec": {".": {}, "f:a": {".": {}, "f:b": {}}, "f:l": {}}}
+
+
+def test_recorded_subtrees_are_shared_by_value_and_type() -> None:
+    """A create records the same subtree as the last object with that value and type did
+    (``apply._SUBTREES``): what a fresh walk records, and never what another type records."""
+    containers = [{"name": "app", "image": "nginx", "ports": [{"containerPort": 80, "protocol": "TCP"}]}]
+    template = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": containers}}
+
+    def created(fm: FieldManager, name: str) -> dict[str, Any]:
+        obj = {**deployment(template=copy.deepcopy(template)), "metadata": {"name": name}}
+        return owners(fm.update(None, obj, "m", now=NOW))["m"][1]
+
+    apply_module._SUBTREES.clear()
+    first = created(deployments(), "one")
+    assert apply_module._SUBTREES  # the spec, recorded once
+    second = created(deployments(), "two")
+    apply_module._SUBTREES.clear()
+    assert second == first == created(deployments(), "two")
+    ports = first["f:spec"]["f:template"]["f:spec"]["f:containers"]['k:{"name":"app"}']["f:ports"]
+    assert ports == {".": {}, 'k:{"containerPort":80,"protocol":"TCP"}': {
+        ".": {}, "f:containerPort": {}, "f:protocol": {}}}
+    # the same value without a schema: its lists are atomic, whatever the schema's type recorded
+    created(deployments(), "three")
+    deduced = created(FieldManager("apps/v1", "Deployment", None), "four")
+    assert deduced["f:spec"]["f:template"]["f:spec"] == {".": {}, "f:containers": {}}
 
 
 def test_managed_fields_reset_and_kept() -> None:
