@@ -45,6 +45,8 @@ MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
 MAGIC = b"k8s\x00"
 _META = "k8s.io.apimachinery.pkg.apis.meta.v1."
 _APIEXTENSIONS = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1."
+#: An object's metadata: its name and uid make every one new, not worth keeping.
+_OBJECT_META = _META + "ObjectMeta"
 #: The scheme kube-apiserver names when a kind is not registered (``legacyscheme.Scheme``).
 _SCHEME = "pkg/api/legacyscheme/scheme.go:30"
 
@@ -79,7 +81,7 @@ def decode_body(body: bytes, into: tuple[str, str, str] | None = None) -> dict[s
     try:
         if name is None:
             raise _DecodingError(f'no kind "{kind}" is registered for version "{api_version}" in scheme "{_SCHEME}"')
-        obj = _converter().message(_unmarshal(name, unknown.raw))
+        obj = _converter().object(_unmarshal(name, unknown.raw))
     except _DecodingError as err:
         version = api_version.rpartition("/")[2]
         raise bad_request(f'{kind} in version "{version}" cannot be handled as a {into[2] if into else kind}: {err}') from None
@@ -122,7 +124,7 @@ def _unmarshal(name: str, data: bytes) -> Message:
 def message_json(name: str, raw: bytes) -> Any:
     """The JSON Go prints for a message of type ``name`` (``k8s.io.api.core.v1.Pod``) in ``raw``."""
     try:
-        return _converter().message(_unmarshal(name, raw))
+        return _converter().object(_unmarshal(name, raw))
     except _DecodingError as err:
         raise ValueError(f"{name}: {err}") from None
 
@@ -165,11 +167,21 @@ class _GoField:
                    message, field.type == FieldDescriptor.TYPE_BYTES, omitted and "i" not in flags)
 
 
+#: An object's parts of these sizes are converted once per value (``_Converter._shared``).
+_SHARED_MIN_BYTES, _SHARED_MAX_BYTES = 256, 16 * 1024
+#: At most this many converted values are kept (at most 16 KiB of key and 16 KiB of JSON each).
+_SHARED_MAX = 4096
+
+
 class _Converter:
     """Go's ``encoding/json`` over the Go value of a decoded message (see the module doc)."""
 
     def __init__(self, loaded: GoTypes) -> None:
         self._types = loaded
+        #: The JSON of an object's parts converted before, by type and wire bytes: the objects
+        #: a client writes over and over repeat them (the pods of one template carry the same
+        #: spec, a load test writes one pod shape). A value here is handed out as a new copy.
+        self._converted: dict[tuple[str, bytes], bytes] = {}
         #: Per message: its Go fields in order (a ``_GoField`` for a message standing for a slice).
         self._plans: dict[str, tuple[_GoField, ...] | _GoField] = {}
         self._zeros: dict[type[Message], Any] = {}
@@ -187,27 +199,57 @@ class _Converter:
             _APIEXTENSIONS + "JSONSchemaPropsOrStringArray": self._schema_or_string_array,
         }
 
+    def object(self, message: Message) -> Any:
+        """The JSON of a whole object's message. Its parts (an object's spec, status, a
+        template) are converted once per value (``_shared``); the object itself and its
+        metadata are not kept: their name and uid make every one new."""
+        return self._struct(message, message.DESCRIPTOR, self._shared)
+
     def message(self, message: Message) -> Any:
         """The JSON of a Go struct, or of a type with its own ``MarshalJSON``."""
         descriptor = message.DESCRIPTOR
-        name = descriptor.full_name
-        custom = self._custom.get(name)
+        custom = self._custom.get(descriptor.full_name)
         if custom is not None:
             return custom(message)
+        return self._struct(message, descriptor, self.message)
+
+    def _shared(self, message: Message) -> Any:
+        """``message``, through ``_converted`` for a struct of ``_SHARED_MIN_BYTES`` to
+        ``_SHARED_MAX_BYTES`` (a part seen for the first time costs one encoding more). The
+        key is the message's own encoding: ``_unmarshal`` kept no byte it would not write back
+        the same."""
+        name = message.DESCRIPTOR.full_name
+        if (name in self._custom or name == _OBJECT_META
+                or not _SHARED_MIN_BYTES <= message.ByteSize() <= _SHARED_MAX_BYTES):
+            return self.message(message)
+        key = (name, message.SerializeToString())
+        converted = self._converted.get(key)
+        if converted is not None:
+            return orjson.loads(converted)
+        value = self.message(message)
+        if len(self._converted) >= _SHARED_MAX:
+            self._converted.clear()
+        self._converted[key] = orjson.dumps(value)
+        return value
+
+    def _struct(self, message: Message, descriptor: Descriptor, convert: Callable[[Message], Any]) -> Any:
+        """The JSON of a message without a ``MarshalJSON`` of its own: its Go fields', the
+        messages among them converted by ``convert``."""
+        name = descriptor.full_name
         plan = self._plans.get(name) or self._plan(name, descriptor)
         if isinstance(plan, _GoField):  # a Go slice type, e.g. ``type ExtraValue []string``
-            return self._field(message, plan)[1]
+            return self._field(message, plan, convert)[1]
         out: dict[str, Any] = {}
         # The fields on the wire, read at C speed: most of a message's fields are absent and
         # omitted, and are then skipped without a look (a pod's 500 Go fields, 60 present).
         present = {field for field, _ in message.ListFields()}
         for go_field in plan:
             if go_field.inline:
-                out.update(self.message(getattr(message, go_field.name)))
+                out.update(convert(getattr(message, go_field.name)))
                 continue
             if go_field.absent_is_omitted and go_field.field not in present:
                 continue
-            printed, value = self._field(message, go_field)
+            printed, value = self._field(message, go_field, convert)
             if printed:
                 out[go_field.json_name] = value
         return out
@@ -223,7 +265,7 @@ class _Converter:
         self._plans[name] = plan
         return plan
 
-    def _field(self, message: Message, go_field: _GoField) -> tuple[bool, Any]:
+    def _field(self, message: Message, go_field: _GoField, convert: Callable[[Message], Any]) -> tuple[bool, Any]:
         """Whether Go prints the field, and its JSON."""
         field = go_field.field
         value = getattr(message, go_field.name)
@@ -231,19 +273,19 @@ class _Converter:
             if not value:
                 return not go_field.omit_empty, None  # a nil slice or map
             if go_field.map_value is not None:
-                return True, {key: self._value(item, go_field.map_value) for key, item in value.items()}
-            return True, [self._value(item, field) for item in value]
+                return True, {key: self._value(item, go_field.map_value, convert) for key, item in value.items()}
+            return True, [self._value(item, field, convert) for item in value]
         if go_field.pointer:  # printed when on the wire; an absent message may recurse (JSONSchemaProps.not)
             present = message.HasField(go_field.name)
-            return present, self._value(value, field) if present else None
+            return present, self._value(value, field, convert) if present else None
         if go_field.message:
-            json_value = self.message(value)
+            json_value = convert(value)
             # omitempty never drops a struct; omitzero drops the zero value (its IsZero()).
             zero = go_field.omit_zero and json_value == self._zero(value)
             return not zero, json_value
         if go_field.bytes and not message.HasField(go_field.name):
             return not go_field.omit_empty, None  # a nil []byte
-        return not (go_field.omit_empty and not value), self._value(value, field)
+        return not (go_field.omit_empty and not value), self._value(value, field, convert)
 
     def _zero(self, value: Message) -> Any:
         """The JSON of the zero value of ``value``'s message type (never changed: compared only)."""
@@ -253,9 +295,9 @@ class _Converter:
             zero = self._zeros[kind] = self.message(kind())
         return zero
 
-    def _value(self, value: Any, field: FieldDescriptor) -> Any:
+    def _value(self, value: Any, field: FieldDescriptor, convert: Callable[[Message], Any]) -> Any:
         if field.type == FieldDescriptor.TYPE_MESSAGE:
-            return self.message(value)
+            return convert(value)
         if field.type == FieldDescriptor.TYPE_BYTES:
             return base64.b64encode(value).decode()  # Go's JSON of a []byte
         return value

@@ -207,6 +207,27 @@ def test_pointer_zero_prints_and_struct_fields_always_print():
     }
 
 
+def test_an_objects_parts_are_converted_once_per_value_and_handed_out_as_copies():
+    """Pods of one template carry the same spec: it is converted once (``_Converter._shared``)
+    and every body gets its own copy, equal to a fresh conversion; a spec that differs in one
+    byte is converted anew."""
+    def pod(name: str, image: str) -> Any:
+        message = message_class("k8s.io.api.core.v1.Pod")()
+        message.metadata.name = name
+        container = message.spec.containers.add(name="app", image=image, command=["/bin/server", "--port=8080"])
+        container.env.add(name="MODE", value="x" * 300)  # the spec passes _SHARED_MIN_BYTES
+        return message
+
+    first = decode("v1", "Pod", pod("a", "nginx:1"))
+    first["spec"]["containers"][0]["image"] = "changed by the first body's reader"
+    second = decode("v1", "Pod", pod("b", "nginx:1"))
+    assert second["metadata"] == {"name": "b"}
+    assert second["spec"]["containers"][0] == {
+        "name": "app", "image": "nginx:1", "command": ["/bin/server", "--port=8080"],
+        "env": [{"name": "MODE", "value": "x" * 300}], "resources": {}}
+    assert decode("v1", "Pod", pod("c", "nginx:2"))["spec"]["containers"][0]["image"] == "nginx:2"
+
+
 def test_fields_without_omitempty_print_their_zero_value():
     role = message_class("k8s.io.api.rbac.v1.Role")()
     role.metadata.name = "r"
