@@ -26,7 +26,6 @@ defaults applied (kube records defaulted fields as owned by the writer).
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ import orjson
 
 from . import status
 from ._golang import go_quote, go_sharp_value, go_type
+from .jsonvalue import json_copy
 from .managed_fields import (
     UPDATE,
     FieldSet,
@@ -1065,7 +1065,7 @@ def _set_managed_fields(obj: dict[str, Any], entries: list[dict[str, Any]] | Non
 
 
 def _without_managed_fields(obj: Mapping[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(dict(obj))
+    out = json_copy(dict(obj))
     _set_managed_fields(out, None)
     return out
 
@@ -1366,7 +1366,7 @@ def _cap_update_managers(managed: Managed) -> Managed:
 def _build_last_applied(applied: Mapping[str, Any]) -> str:
     """``buildLastApplied``: the applied object without the annotation, as
     ``unstructured.UnstructuredJSONScheme`` encodes it (a ``json.Encoder``: trailing newline)."""
-    obj = copy.deepcopy(dict(applied))
+    obj = json_copy(dict(applied))
     meta = obj.get("metadata")
     if isinstance(meta, dict) and isinstance(meta.get("annotations"), dict):
         meta["annotations"].pop(LAST_APPLIED_ANNOTATION, None)

@@ -18,7 +18,7 @@ strict errors are its repeated keys, then the unknown fields its pruning reports
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import StrEnum
 from functools import cache
 from typing import Any, Literal
@@ -86,14 +86,31 @@ def strict_decoding_errors(body: bytes, schema: Schema) -> list[str]:
     return [strict_error(what, path) for what, path in found][:MAX_ERRORS]
 
 
+def object_strict_errors(obj: Mapping[str, Any], schema: Schema) -> list[str]:
+    """``strict_decoding_errors`` of a decoded object's JSON (a patch's result), without
+    encoding and parsing it: it repeats no member, and its unknown fields come in its order."""
+    found: _Found = {}
+    _check(obj, schema, "", found)
+    return [strict_error(what, path) for what, path in found][:MAX_ERRORS]
+
+
 def object_meta_unknown_fields(metadata: Any, path: str) -> list[str]:
     """The paths of the fields of a custom resource's (or an embedded resource's) ``metadata``,
     at ``path``, that ObjectMeta does not have (``metadata.foo``,
     ``metadata.ownerReferences[0].foo``): kube reads Go's marshalling of the decoded metadata
     (keys sorted, none repeated) into an ObjectMeta strictly (``GetObjectMetaWithOptions``)."""
     found: _Found = {}
-    _check(metadata, _object_meta_schema(), path, found)
+    _check(_go_marshalled(metadata), _object_meta_schema(), path, found)
     return [field_path for _what, field_path in found]
+
+
+def _go_marshalled(value: Any) -> Any:
+    """A decoded value's members in the order Go marshals a map's: keys sorted."""
+    if isinstance(value, dict):
+        return _Members((key, _go_marshalled(item)) for key, item in sorted(value.items()))
+    if isinstance(value, list):
+        return [_go_marshalled(item) for item in value]
+    return value
 
 
 @cache
@@ -165,14 +182,14 @@ def _check(value: Any, schema: Schema, path: str, errors: _Found) -> None:
     schema's is left alone: that is a decoding error, reported elsewhere."""
     if isinstance(value, _Members):  # before list: _Members is one
         _check_object(value, schema, path, errors)
-    elif isinstance(value, dict):  # a decoded map, as Go marshals it: keys sorted
-        _check_object(_Members(sorted(value.items())), schema, path, errors)
+    elif isinstance(value, dict):  # a decoded object: its members in its order
+        _check_object(value.items(), schema, path, errors)
     elif isinstance(value, list) and (items := schema.items) is not None:
         for index, item in enumerate(value):
             _check(item, items, f"{path}[{index}]", errors)
 
 
-def _check_object(members: _Members, schema: Schema, path: str, errors: _Found) -> None:
+def _check_object(members: Iterable[tuple[str, Any]], schema: Schema, path: str, errors: _Found) -> None:
     """A struct's fields or a map's values; nothing in a free-form or self-decoding value."""
     if schema.type not in ("object", None):
         return
@@ -192,7 +209,7 @@ def _is_empty_struct(schema: Schema) -> bool:
             and not schema.preserves_unknown_fields and schema.node not in _self_decoding_definitions())
 
 
-def _check_struct(members: _Members, schema: Schema, path: str, errors: _Found) -> None:
+def _check_struct(members: Iterable[tuple[str, Any]], schema: Schema, path: str, errors: _Found) -> None:
     seen: set[str] = set()
     for key, item in members:
         field = schema.field(key)

@@ -22,12 +22,13 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
 from ._gojson import GoJSONError, _Scanner, decode_string, loads_pairs, member_path, plain_scalar
 from ._gojson import decode as _decode
+from .jsonvalue import json_copy
 from ._golang import go_json, go_parse_int64, go_plain_value, go_quote
 from .schema import Schema
 from .status import (
@@ -668,7 +669,7 @@ def _apply_merge_patch(original: Mapping[str, Any], patch: bytes) -> dict[str, A
         raise _not_an_object(_to_node(_prune_nulls(decoded)))
     if not isinstance(decoded, dict):
         raise bad_request("Invalid JSON Patch")
-    document = copy.deepcopy(dict(original))
+    document = json_copy(dict(original))
     _merge_objects(document, decoded)
     return document
 

@@ -19,13 +19,13 @@ directives for one list), Go itself is not deterministic and this follows the pa
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from ._golang import go_float, go_quote, go_type
+from .jsonvalue import json_copy
 from .schema import Schema, definitions
 
 DIRECTIVE_MARKER = "$patch"
@@ -189,7 +189,7 @@ def _other_strategy(strategies: tuple[str, ...]) -> str:
 def strategic_merge(original: Mapping[str, Any], patch: dict[str, Any] | None, schema: Schema) -> dict[str, Any]:
     """``StrategicMergeMapPatch(original, patch, <typed object>)``: ``original`` is not modified,
     ``patch`` is (the caller decoded it for this call). A ``null`` patch is ``nil``: no change."""
-    return merge_map(copy.deepcopy(dict(original)), patch or {}, PatchMeta(schema))
+    return merge_map(json_copy(dict(original)), patch or {}, PatchMeta(schema))
 
 
 def merge_map(original: dict[str, Any] | None, patch: dict[str, Any], meta: PatchMeta) -> dict[str, Any]:

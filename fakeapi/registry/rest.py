@@ -30,7 +30,7 @@ from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
 from ..machinery.field_validation import (
     FieldValidation,
-    strict_decoding_errors,
+    object_strict_errors,
     strict_decoding_message,
     warning_header,
 )
@@ -219,7 +219,7 @@ class FieldManagedWrites:
             except gostruct.GoDecodeError as err:
                 raise undecodable(str(err)) from None
             if strict and self.schema is not None:
-                errors = patch_errors + strict_decoding_errors(orjson.dumps(result), self.schema)
+                errors = patch_errors + object_strict_errors(result, self.schema)
                 if errors and validation is FieldValidation.STRICT:
                     raise undecodable(strict_decoding_message(errors))
                 for error in errors:

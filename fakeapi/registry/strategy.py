@@ -21,6 +21,7 @@ from typing import Any
 
 from ..apis.catalogue import ResourceType
 from ..machinery import gostruct
+from ..machinery.jsonvalue import json_copy
 from ..machinery.schema import kind_schema
 from ..machinery.status import invalid
 
@@ -102,7 +103,7 @@ def prepare_for_update(resource_type: ResourceType, new: Json, old: Json, subres
     """The object to store for an update of ``old`` with ``new`` (already holding the kept
     server-owned metadata) through the main resource or a subresource."""
     if subresource == "status":
-        result = copy.deepcopy(old)
+        result = json_copy(old)
         if "status" in new:
             result["status"] = new["status"]
         else:
