@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
-from fastapi import FastAPI
+from starlette.applications import Starlette
 from metrics_bench import call, per_request
 from prometheus_client import CollectorRegistry, generate_latest
 
@@ -37,7 +37,7 @@ class NoReport:
         pass
 
 
-def app_with(clients: ClientReport | NoReport | None = None) -> FastAPI:
+def app_with(clients: ClientReport | NoReport | None = None) -> Starlette:
     app = create_app()
     if clients is not None:
         for middleware in app.user_middleware:
@@ -59,20 +59,20 @@ async def http_costs(n: int, rounds: int = 5) -> None:
             for i in range(1000):
                 await call(app, "POST", cms, orjson.dumps({"metadata": {"name": f"seed-{i}", "labels": {"i": str(i)}}}))
 
-        def get(app: FastAPI) -> Callable[[int], Awaitable[int]]:
+        def get(app: Starlette) -> Callable[[int], Awaitable[int]]:
             return lambda _i: call(app, "GET", f"{cms}/seed-1", headers=headers)
 
-        def create(app: FastAPI) -> Callable[[int], Awaitable[int]]:
+        def create(app: Starlette) -> Callable[[int], Awaitable[int]]:
             return lambda i: call(app, "POST", cms, orjson.dumps({"metadata": {"name": f"cm-{i}"}}), headers=headers)
 
-        def update(app: FastAPI) -> Callable[[int], Awaitable[int]]:  # a no-op write: the hot-loop path
+        def update(app: Starlette) -> Callable[[int], Awaitable[int]]:  # a no-op write: the hot-loop path
             return lambda _i: call(app, "PUT", f"{cms}/seed-2", orjson.dumps({"metadata": {"name": "seed-2"}}),
                                    headers=headers)
 
-        def list_(app: FastAPI) -> Callable[[int], Awaitable[int]]:
+        def list_(app: Starlette) -> Callable[[int], Awaitable[int]]:
             return lambda _i: call(app, "GET", cms, query=b"limit=10", headers=headers)
 
-        def select(app: FastAPI) -> Callable[[int], Awaitable[int]]:  # a selector scan of 1,000 objects
+        def select(app: Starlette) -> Callable[[int], Awaitable[int]]:  # a selector scan of 1,000 objects
             return lambda _i: call(app, "GET", cms, query=b"labelSelector=i%3D7", headers=headers)
 
         print(f"{'request (µs each, in-process ASGI)':<44} {'report':>9} {'none':>9} {'overhead':>9}")

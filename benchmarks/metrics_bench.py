@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
-from fastapi import FastAPI
+from starlette.applications import Starlette
 from prometheus_client import generate_latest
 
 from fakeapi.cacher.cache_watcher import FINE_LATENCY_EDGES, BucketCounts
@@ -22,20 +22,20 @@ from fakeapi.metrics import TimedStore
 from fakeapi.store import Compare, CompareResult, CompareTarget, PutRequest, Store, TxnRequest
 
 
-def app_without_metrics() -> FastAPI:
+def app_without_metrics() -> Starlette:
     app = create_app()
     app.user_middleware = [m for m in app.user_middleware if m.cls is not MetricsMiddleware]
     return app
 
 
-async def call(app: FastAPI, method: str, path: str, body: bytes = b"", query: bytes = b"",
+async def call(app: Starlette, method: str, path: str, body: bytes = b"", query: bytes = b"",
                headers: list[tuple[bytes, bytes]] | None = None) -> int:
     """One request straight into the ASGI app (with ``headers`` besides content type and
     length); returns the status."""
     return (await exchange(app, method, path, body, query, headers))[0]
 
 
-async def exchange(app: FastAPI, method: str, path: str, body: bytes = b"", query: bytes = b"",
+async def exchange(app: Starlette, method: str, path: str, body: bytes = b"", query: bytes = b"",
                    headers: list[tuple[bytes, bytes]] | None = None,
                    content_type: bytes = b"application/json") -> tuple[int, bytes]:
     """``call``, answering the status and the response's body."""
@@ -68,7 +68,7 @@ async def exchange(app: FastAPI, method: str, path: str, body: bytes = b"", quer
     return status, b"".join(chunks)
 
 
-async def per_request(app: FastAPI, n: int, request: Callable[[int], Awaitable[int]], rounds: int = 5) -> float:
+async def per_request(app: Starlette, n: int, request: Callable[[int], Awaitable[int]], rounds: int = 5) -> float:
     """µs per request: the best mean of ``rounds`` rounds of ``n`` requests, after a warm-up
     (the best round is the least disturbed by the machine)."""
     for i in range(50):

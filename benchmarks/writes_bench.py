@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from fastapi import FastAPI
+from starlette.applications import Starlette
 
 from fakeapi.cli import settle_heap
 from fakeapi.http.app import ServerConfig, create_app
@@ -70,7 +70,7 @@ def protobuf_body(obj: dict[str, Any]) -> bytes:
 class Workload:
     """The four writes against one app, each request built before its CPU is counted."""
 
-    def __init__(self, app: FastAPI, template: dict[str, Any]) -> None:
+    def __init__(self, app: Starlette, template: dict[str, Any]) -> None:
         self.app = app
         self.template = template
         self.created = 0

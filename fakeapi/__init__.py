@@ -2,7 +2,7 @@
 
 Layers, imports pointing down only::
 
-    http      -> the FastAPI/uvicorn surface (routing, streaming, Status errors)
+    http      -> the Starlette/uvicorn surface (routing, streaming, Status errors)
     registry  -> Kubernetes semantics (catalogue, metadata, selectors, patches)
     cacher    -> per-resource watch cache (cyclic event buffer, watcher fan-out)
     store     -> the etcd emulator (MVCC revisions, txns, compaction, watches, leases)

@@ -1,5 +1,5 @@
 """The HTTP surface: routing of /api and /apis, discovery, streaming watches, Status errors and
-control endpoints, on FastAPI/Starlette served by uvicorn."""
+control endpoints, on Starlette served by uvicorn."""
 
 from .app import Server, ServerConfig, create_app
 

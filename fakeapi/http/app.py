@@ -1,4 +1,4 @@
-"""The ASGI application: one ``Server`` (store, registry, timers) behind a FastAPI app."""
+"""The ASGI application: one ``Server`` (store, registry, timers) behind a Starlette app."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from fastapi import APIRouter, FastAPI
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute
@@ -75,6 +75,7 @@ from .responses import (
     body_response,
     json_bytes,
     json_response,
+    route,
     served_by,
     status_response,
 )
@@ -230,7 +231,7 @@ def _load_store(store: TimedStore, config: ServerConfig) -> Journal | None:
     return Journal.open(store, data_dir, policy=FsyncPolicy(config.fsync), interval=config.fsync_interval)
 
 
-class _App(FastAPI):
+class _App(Starlette):
     """fakeapi's app: its middleware stack behind a step that keeps the connection's transport
     in the scope (``TRANSPORT``; uvicorn's ``send`` is a method of its request cycle, which
     holds it), so that a watch that falls behind can be cut (``CacheWatcher.on_terminated``):
@@ -251,20 +252,19 @@ class _App(FastAPI):
         return with_transport
 
 
-def create_app(config: ServerConfig | None = None) -> FastAPI:
+def create_app(config: ServerConfig | None = None) -> Starlette:
     server = Server(config or ServerConfig())
 
     @contextlib.asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         server.start()
         try:
             yield
         finally:
             await server.stop()
 
-    app = _App(lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
+    app = _App(routes=_routes(), lifespan=lifespan)
     app.state.server = server
-    app.router.routes.extend(_routes())
     # Starlette runs the last added outermost: requests refused with 401 or 403 are measured too.
     app.add_middleware(AccessMiddleware, registry=server.registry)
     app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
@@ -278,34 +278,30 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 @functools.cache
 def _routes() -> tuple[BaseRoute, ...]:
     """Every route of an app. Their handlers find the server in ``request.app.state``, so one
-    set serves every app of the process: building them (FastAPI reads each handler's
-    signature) cost a fresh server, one per pytest test, 10 ms."""
-    router = APIRouter()
-    openapi.add_routes(router)
+    set serves every app of the process (a fresh server per pytest test builds none)."""
+    routes: list[BaseRoute] = []
+    openapi.add_routes(routes)
     for path in ("/healthz", "/livez", "/readyz"):
-        router.add_api_route(path, _ok, methods=["GET"])
-    router.add_api_route("/version", _version, methods=["GET"])
-    router.add_api_route("/api", _api_versions, methods=["GET"])
+        route(routes, path, _ok, ["GET"])
+    route(routes, "/version", _version, ["GET"])
+    route(routes, "/api", _api_versions, ["GET"])
     # kube serves /apis (and /apis/) outside go-restful, to any method.
     every_method = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
-    router.add_api_route("/apis", _api_groups, methods=every_method)
-    router.add_api_route("/apis/", _api_groups, methods=every_method)
-    router.add_api_route("/api/{version}", _core_resources, methods=["GET"])
-    router.add_api_route("/apis/{group}/{version}", _group_resources, methods=["GET"])
-    # Every resource request comes through these two: plain Starlette routes, whose handler
-    # gets the request as it is; FastAPI's would solve the handler's parameters on each
-    # (~10 % of a write's CPU).
+    route(routes, "/apis", _api_groups, every_method)
+    route(routes, "/apis/", _api_groups, every_method)
+    route(routes, "/api/{version}", _core_resources, ["GET"])
+    route(routes, "/apis/{group}/{version}", _group_resources, ["GET"])
     methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
-    router.add_route("/api/{version}/{rest:path}", _core, methods=methods)
-    router.add_route("/apis/{group}/{version}/{rest:path}", _grouped, methods=methods)
-    router.add_api_route("/.well-known/openid-configuration", _openid_configuration, methods=["GET"])
-    router.add_api_route("/openid/v1/jwks", _openid_keys, methods=["GET"])
-    router.add_api_route("/fakeapi/v1/compact", _compact, methods=["POST"])
-    router.add_api_route("/fakeapi/v1/snapshot", _snapshot, methods=["GET"])
-    fault_routes.add_routes(router)
-    metric_routes.add_routes(router)
-    client_routes.add_routes(router)
-    return tuple(router.routes)
+    route(routes, "/api/{version}/{rest:path}", _core, methods)
+    route(routes, "/apis/{group}/{version}/{rest:path}", _grouped, methods)
+    route(routes, "/.well-known/openid-configuration", _openid_configuration, ["GET"])
+    route(routes, "/openid/v1/jwks", _openid_keys, ["GET"])
+    route(routes, "/fakeapi/v1/compact", _compact, ["POST"])
+    route(routes, "/fakeapi/v1/snapshot", _snapshot, ["GET"])
+    fault_routes.add_routes(routes)
+    metric_routes.add_routes(routes)
+    client_routes.add_routes(routes)
+    return tuple(routes)
 
 
 async def _no_route(_request: Request, _exc: Exception) -> Response:
@@ -323,7 +319,7 @@ def page_not_found() -> Response:
                     headers={"X-Content-Type-Options": "nosniff"})
 
 
-async def _ok() -> Response:
+async def _ok(_request: Request) -> Response:
     return Response(b"ok", media_type="text/plain")
 
 
@@ -369,11 +365,12 @@ def _legacy_discovery(request: Request, discovery: Discovery, body: bytes) -> Re
     return body_response(body, media_type)
 
 
-async def _core_resources(request: Request, version: str) -> Response:
-    return _resource_list(request, served_by(request).discovery, "", version)
+async def _core_resources(request: Request) -> Response:
+    return _resource_list(request, served_by(request).discovery, "", request.path_params["version"])
 
 
-async def _group_resources(request: Request, group: str, version: str) -> Response:
+async def _group_resources(request: Request) -> Response:
+    group, version = request.path_params["group"], request.path_params["version"]
     if served_by(request).discovery.resource_list(group, version) is None:
         return page_not_found()  # no route for a group version kube does not serve
     return _resource_list(request, served_by(request).discovery, group, version)

@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import math
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import BaseRoute
 
 from ..clients import SORT_KEYS
 from ..machinery._golang import parse_duration
 from ..machinery.status import bad_request
-from .responses import json_response, served_by, status_response
+from .responses import json_response, route, served_by, status_response
 
 PATH = "/fakeapi/v1/report"
 
 
-def add_routes(router: APIRouter) -> None:
-    router.add_api_route(PATH, _report, methods=["GET"])
+def add_routes(routes: list[BaseRoute]) -> None:
+    route(routes, PATH, _report, ["GET"])
 
 
 async def _report(request: Request) -> Response:

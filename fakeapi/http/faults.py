@@ -18,14 +18,14 @@ import asyncio
 from typing import Any
 
 import orjson
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import BaseRoute
 
 from ..faults import Faults
 from ..machinery.list_options import parse_bool
 from ..machinery.status import StatusError, bad_request, not_found
-from .responses import json_response, served_by, status_response
+from .responses import json_response, route, served_by, status_response
 
 PREFIX = "/fakeapi/v1/faults"
 #: The verb of a request without a name, by HTTP method (kube's ``RequestInfo``).
@@ -65,13 +65,13 @@ async def slow_list(body: bytes, per_item: float) -> None:
     await asyncio.sleep(per_item * len(items))
 
 
-def add_routes(router: APIRouter) -> None:
+def add_routes(routes: list[BaseRoute]) -> None:
     """The control API of the server's ``faults``."""
-    router.add_api_route(PREFIX, _list_faults, methods=["GET"])
-    router.add_api_route(PREFIX, _add_fault, methods=["POST"])
-    router.add_api_route(PREFIX, _clear_faults, methods=["DELETE"])
-    router.add_api_route(PREFIX + "/{fault_id}", _clear_fault, methods=["DELETE"])
-    router.add_api_route(PREFIX + "/{kind}", _add_fault_of, methods=["POST"])
+    route(routes, PREFIX, _list_faults, ["GET"])
+    route(routes, PREFIX, _add_fault, ["POST"])
+    route(routes, PREFIX, _clear_faults, ["DELETE"])
+    route(routes, PREFIX + "/{fault_id}", _clear_fault, ["DELETE"])
+    route(routes, PREFIX + "/{kind}", _add_fault_of, ["POST"])
 
 
 async def _list_faults(request: Request) -> Response:
@@ -86,15 +86,16 @@ async def _clear_faults(request: Request) -> Response:
     return json_response({"cleared": served_by(request).faults.clear()})
 
 
-async def _clear_fault(request: Request, fault_id: str) -> Response:
+async def _clear_fault(request: Request) -> Response:
+    fault_id = request.path_params["fault_id"]
     try:
         return json_response({"cleared": served_by(request).faults.clear(fault_id)})
     except KeyError:
         return status_response(not_found("", "faults", fault_id))
 
 
-async def _add_fault_of(request: Request, kind: str) -> Response:
-    return await _apply(served_by(request).faults, request, kind)
+async def _add_fault_of(request: Request) -> Response:
+    return await _apply(served_by(request).faults, request, request.path_params["kind"])
 
 
 async def _apply(faults: Faults, request: Request, kind: str | None) -> Response:

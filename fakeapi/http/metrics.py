@@ -17,10 +17,10 @@ import asyncio
 import math
 import time
 
-from fastapi import APIRouter
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..cacher import INITIAL_EVENTS_END_ANNOTATION
@@ -32,7 +32,7 @@ from ..registry.registry import Registry
 from .access import acting_user
 from .limits import PRIVILEGED_GROUP, Limits, request_timeout, send_timeout, send_too_many_requests
 from .request_info import go_query_string, request_info
-from .responses import served_by, status_response
+from .responses import route, served_by, status_response
 
 _INITIAL_EVENTS_END = INITIAL_EVENTS_END_ANNOTATION.encode()
 
@@ -146,8 +146,8 @@ class MetricsMiddleware:
         return user is not None and PRIVILEGED_GROUP in user.groups
 
 
-def add_routes(router: APIRouter) -> None:
-    router.add_api_route("/metrics", _scrape, methods=["GET"])
+def add_routes(routes: list[BaseRoute]) -> None:
+    route(routes, "/metrics", _scrape, ["GET"])
 
 
 async def _scrape(request: Request) -> Response:

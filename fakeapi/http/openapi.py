@@ -35,14 +35,14 @@ from email.utils import format_datetime
 from typing import Any
 
 import orjson
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import BaseRoute
 
 from ..apis.catalogue import ResourceType
 from ..machinery.schema import definitions
 from ..registry.registry import Registry
-from .responses import JSON, served_by
+from .responses import JSON, route, served_by
 
 Json = dict[str, Any]
 
@@ -581,18 +581,19 @@ def _one_year_from_now() -> str:
     return later.strftime("%a, %d %b %Y %H:%M:%S UTC")
 
 
-def add_routes(router: APIRouter) -> None:
+def add_routes(routes: list[BaseRoute]) -> None:
     """``GET /openapi/v3`` and ``GET /openapi/v3/<group version>``, as kube-openapi's
     ``HandleDiscovery`` and ``HandleGroupVersion`` answer them (the server's ``openapi``)."""
-    router.add_api_route("/openapi/v3", _discovery, methods=["GET"])
-    router.add_api_route("/openapi/v3/{path:path}", _group_version, methods=["GET"])
+    route(routes, "/openapi/v3", _discovery, ["GET"])
+    route(routes, "/openapi/v3/{path:path}", _group_version, ["GET"])
 
 
 async def _discovery(request: Request) -> Response:
     return _serve(request, served_by(request).openapi.root(), {})
 
 
-async def _group_version(request: Request, path: str) -> Response:
+async def _group_version(request: Request) -> Response:
+    path = request.path_params["path"]
     headers = {"Vary": "Accept"}
     if not _accepts_json(request.headers.get("accept") or "*/*"):
         return Response(status_code=406, headers=headers)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import orjson
 import yaml
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
 
 from ..machinery.status import StatusError
 from .negotiation import JSON, PROTOBUF, YAML
@@ -80,6 +82,18 @@ def status_response(err: StatusError, media_type: str = JSON) -> Response:
 
 def served_by(request: Request) -> Any:
     """The ``Server`` of the app answering ``request`` (``app.state.server``). Endpoints are
-    module-level functions that look it up here rather than closures over it: FastAPI memoises
-    facts about each endpoint function, and a closure would keep a stopped server alive."""
+    module-level functions that look it up here rather than closures over it: one set of routes
+    serves every app of the process, and a closure would keep a stopped server alive."""
     return request.app.state.server
+
+
+#: An endpoint: the request (its path parameters in ``request.path_params``) to the response.
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def route(routes: list[BaseRoute], path: str, endpoint: Endpoint, methods: Sequence[str]) -> None:
+    """Add a route taking exactly ``methods``: Starlette gives a GET route HEAD too, which
+    kube's go-restful routes answer with 405."""
+    added = Route(path, endpoint, methods=methods)
+    added.methods = set(methods)
+    routes.append(added)

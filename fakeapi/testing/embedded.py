@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 import orjson
 import uvicorn
-from fastapi import FastAPI
+from starlette.applications import Starlette
 
 from ..cli import write_kubeconfig
 from ..http import Server, ServerConfig, create_app
@@ -51,7 +51,7 @@ class _AppSlot:
     answers 503 between tests (a client leaked from an earlier test must not see new state)."""
 
     def __init__(self) -> None:
-        self.app: FastAPI | None = None
+        self.app: Starlette | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         app = self.app
@@ -77,7 +77,7 @@ def _listening_socket() -> socket.socket:
 
 @dataclasses.dataclass(slots=True)
 class _RunningApp:
-    app: FastAPI
+    app: Starlette
     #: Holds the app's lifespan: closing it stops the Server (watches end, timers and
     #: controllers are cancelled).
     lifespan: contextlib.AsyncExitStack
