@@ -74,3 +74,26 @@ def test_template_validation_is_kubes() -> None:
         ("spec.template.spec.containers[1].image", "FieldValueRequired", "Required value"),
         ("spec.template.spec.containers[1].name", "FieldValueDuplicate", 'Duplicate value: "c"'),
     ]
+
+
+def test_pod_spec_answers_are_kept_per_spec_and_what_validation_reads_of_the_pod() -> None:
+    """``validate_pod_spec`` answers a spec seen before from what it answered then, unless what
+    it reads of the pod differs: here the pod's name, which names an ephemeral volume's claim."""
+    from fakeapi.apis.core import validation
+
+    options = validation.PodValidationOptions(resource_is_pod=True)
+    claim = {"spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    spec = {"containers": [{"name": "c", "image": "nginx", "imagePullPolicy": "Always",
+                            "terminationMessagePolicy": "File"}],
+            "volumes": [{"name": "data", "ephemeral": {"volumeClaimTemplate": claim}}],
+            "restartPolicy": "Always", "dnsPolicy": "ClusterFirst", "terminationGracePeriodSeconds": 30}
+    assert validation.validate_pod_spec(spec, {"name": "p"}, "spec", options) == []
+    long_name = {"name": "p" * 250}  # its claim, p...p-data, is longer than a name may be
+    errors = validation.validate_pod_spec(spec, long_name, "spec", options)
+    assert [path for path, _, _ in errors] == ["spec.volumes[0].name"] and "PVC name" in errors[0][2]
+    errors.clear()  # the caller's copy
+    assert validation.validate_pod_spec(spec, long_name, "spec", options) != []
+    assert validation.validate_pod_spec(spec, {"name": "p"}, "spec", options) == []
+    wrong = {**spec, "restartPolicy": "Sometimes"}
+    assert [path for path, _, _ in validation.validate_pod_spec(wrong, {"name": "p"}, "spec", options)] == \
+        ["spec.restartPolicy"]

@@ -20,6 +20,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from ...machinery import quantity as quantities
 from ...machinery._golang import go_quote as _quote
 from ...machinery.status import (
@@ -2071,8 +2073,50 @@ def _is_dns1123_subdomain_with_underscore(value: str) -> list[str]:
 
 # ----------------------------------------------------------------------------- pod spec
 
+#: ``validate_pod_spec``'s answers, by what they depend on (``_pod_spec_key``): the pods of one
+#: template (a ReplicaSet's, a StatefulSet's, a load test's) carry the same spec, and validating
+#: one is a fifth of a pod create's CPU. At most ``_POD_SPECS_MAX`` answers, for specs whose JSON
+#: is at most ``_POD_SPEC_MAX_BYTES``.
+_POD_SPEC_ERRORS: dict[tuple[Any, ...], tuple[FieldError, ...]] = {}
+_POD_SPECS_MAX = 1024
+_POD_SPEC_MAX_BYTES = 64 * 1024
+
+
 def validate_pod_spec(spec: Json, pod_meta: Json | None, path: str, options: PodValidationOptions) -> list[FieldError]:
-    """``ValidatePodSpec``."""
+    """``ValidatePodSpec``, answered once per ``_pod_spec_key``."""
+    key = _pod_spec_key(spec, pod_meta, path, options)
+    if key is None:
+        return _validate_pod_spec(spec, pod_meta, path, options)
+    errors = _POD_SPEC_ERRORS.get(key)
+    if errors is None:
+        errors = tuple(_validate_pod_spec(spec, pod_meta, path, options))
+        if len(_POD_SPEC_ERRORS) >= _POD_SPECS_MAX:
+            _POD_SPEC_ERRORS.clear()
+        _POD_SPEC_ERRORS[key] = errors
+    return list(errors)
+
+
+def _pod_spec_key(spec: Json, pod_meta: Json | None, path: str, options: PodValidationOptions) -> tuple[Any, ...] | None:
+    """Everything ``_validate_pod_spec`` reads, None for a spec not worth keeping: the spec's
+    JSON, the path and options, and of the pod's metadata what it reads there, the pod's name
+    when an ephemeral volume's claim is named after it and whether the pod is a mirror pod when
+    it has resource claims (validation reads and changes nothing else)."""
+    if not isinstance(spec, dict):
+        return None
+    try:
+        encoded = orjson.dumps(spec)
+    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
+        return None
+    if len(encoded) > _POD_SPEC_MAX_BYTES:
+        return None
+    ephemeral = any(isinstance(volume, dict) and volume.get("ephemeral") is not None for volume in _list(spec, "volumes"))
+    name = _s(pod_meta, "name") if ephemeral else None
+    mirror = pod_meta is not None and MIRROR_POD_ANNOTATION in _map(pod_meta, "annotations") \
+        if _list(spec, "resourceClaims") else None
+    return encoded, path, options, pod_meta is None, name, mirror
+
+
+def _validate_pod_spec(spec: Json, pod_meta: Json | None, path: str, options: PodValidationOptions) -> list[FieldError]:
     errors: list[FieldError] = []
     grace_period = spec.get("terminationGracePeriodSeconds")
     if grace_period is None:
