@@ -32,6 +32,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from functools import cache
 from typing import Any
 
+import orjson
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from . import gotypes
@@ -388,23 +389,25 @@ class _Struct:
         #: In struct order; an embedded (``inline``) struct stands where Go prints its fields.
         self.fields: list[_Field | _Struct] = []
 
-    def decode(self, value: Any, context: _Context) -> Any:
+    def decode(self, value: Any, context: _Context, *, shared: bool = False) -> Any:
+        """The struct's JSON; ``shared``: an object's, whose parts are decoded through
+        ``_DECODED``."""
         if value is None:
             value = {}
         elif not isinstance(value, dict):
             context.cannot_restore(value, "struct", f"{_go_package(self.name)}.{self.go_name}")
             value = {}
         out: Json = {}
-        self._decode_into(value, context, out)
+        self._decode_into(value, context, out, shared)
         return out
 
-    def _decode_into(self, value: Json, context: _Context, out: Json) -> None:
+    def _decode_into(self, value: Json, context: _Context, out: Json, shared: bool = False) -> None:
         outer = context.struct
         path = context.path
         get = value.get
         for field in self.fields:
             if field.__class__ is _Struct:
-                field._decode_into(value, context, out)  # type: ignore[union-attr]
+                field._decode_into(value, context, out, shared)  # type: ignore[union-attr]
                 continue
             name = field.json_name  # type: ignore[union-attr]
             raw = get(name)
@@ -416,7 +419,10 @@ class _Struct:
                 continue
             context.struct = self.go_name
             path.append(name)
-            decoded = field.decode(raw, context)  # type: ignore[union-attr]
+            if shared and (raw.__class__ is dict or raw.__class__ is list) and name != "metadata":
+                decoded = _shared_part(self.name, field, raw, context)  # type: ignore[arg-type]
+            else:
+                decoded = field.decode(raw, context)  # type: ignore[union-attr]
             path.pop()
             if field.pointer:  # type: ignore[union-attr]  # a pointer prints when set, zero or not
                 out[name] = decoded
@@ -427,6 +433,41 @@ class _Struct:
             else:
                 out[name] = decoded
         context.struct = outer
+
+
+#: The decoded JSON of an object's parts (a spec, a status, a template: not its metadata, which
+#: its name and uid make new each time), by struct, field, how it was read and the part's JSON.
+#: Objects written over and over repeat their parts (the pods of one template carry the same
+#: spec, a load test writes one pod shape). Only parts decoded without an error are kept (errors
+#: name where they were found); a kept part is handed out as a new copy. At most
+#: ``_DECODED_MAX`` parts of at most ``_DECODED_MAX_BYTES``.
+_DECODED: dict[tuple[str, str, bool, bytes], bytes] = {}
+_DECODED_MAX = 4096
+_DECODED_MAX_BYTES = 16 * 1024
+
+
+def _shared_part(struct: str, field: _Field, raw: Any, context: _Context) -> Any:
+    try:
+        encoded = orjson.dumps(raw)
+    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
+        return field.decode(raw, context)
+    if len(encoded) > _DECODED_MAX_BYTES:
+        return field.decode(raw, context)
+    key = (struct, field.json_name, context.unstructured, encoded)
+    kept = _DECODED.get(key)
+    if kept is not None:
+        return orjson.loads(kept)
+    errors = len(context.errors)
+    decoded = field.decode(raw, context)
+    if len(context.errors) == errors:
+        try:
+            kept = orjson.dumps(decoded)
+        except TypeError:
+            return decoded
+        if len(_DECODED) >= _DECODED_MAX:
+            _DECODED.clear()
+        _DECODED[key] = kept
+    return decoded
 
 
 def _go_package(message: str) -> str:
@@ -555,7 +596,7 @@ def decode(obj: Json, api_version: str, kind: str, *, unstructured: bool = False
         return obj
     context = _Context(unstructured)
     try:
-        decoded = _struct(name).decode(obj, context)
+        decoded = _struct(name).decode(obj, context, shared=True)
     except _Abort as err:
         raise GoDecodeError(str(err)) from None
     if context.errors:

@@ -62,3 +62,23 @@ def test_unstructured_numbers_are_int64_or_float64() -> None:
     with pytest.raises(GoJSONError) as raised:
         as_unstructured(decode(b'{"a": [1, 1e999, -1e999]}'))
     assert str(raised.value) == "json: cannot unmarshal number 1e999 into Go value of type float64"
+
+
+def test_an_objects_parts_are_decoded_once_per_value_and_errors_each_time() -> None:
+    """A part decoded before (``gostruct._DECODED``) comes back as a new copy of what it gave;
+    a part with an error is decoded again, its error named again; read as JSON and converted
+    from a map, one value is two parts."""
+    spec = {"replicas": 2, "template": {"spec": {"containers": [{"name": "c", "image": "nginx"}]}}}
+    gostruct._DECODED.clear()
+    first = gostruct.decode(deployment(spec), "apps/v1", "Deployment")
+    first["spec"]["template"]["spec"]["containers"][0]["image"] = "changed by the first reader"
+    again = gostruct.decode(deployment(spec), "apps/v1", "Deployment")
+    assert again["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx"
+    assert again["spec"]["replicas"] == 2 and len(gostruct._DECODED) == 1
+    gostruct.from_unstructured(deployment(spec), "apps/v1", "Deployment")
+    assert len(gostruct._DECODED) == 2
+    wrong = {"template": {"spec": {"containers": [{"name": "c", "image": 5}]}}}
+    for _ in range(2):
+        with pytest.raises(gostruct.GoDecodeError, match="Container.spec.template.spec.containers.image of type string"):
+            gostruct.decode(deployment(wrong), "apps/v1", "Deployment")
+    assert len(gostruct._DECODED) == 2
