@@ -215,6 +215,7 @@ class _Generator:
             "not_an_object": _not_an_object,
         }
         self._functions: dict[str, str] = {}  # message name -> function name
+        self._shared: set[str] = set()  # functions replaced by share_parts
         self._pending: list[str] = []  # named but not yet generated
         self._custom = {
             _META + "Time": _encode_time,
@@ -243,6 +244,23 @@ class _Generator:
             for message in list(self._functions):
                 self._zero(message)
         return self.namespace[function]
+
+    def share_parts(self, name: str) -> None:
+        """Encode the parts of message ``name`` (its single struct fields but metadata: an
+        object's spec, status, template) once per value: generated functions call each other
+        by global name, so each part's function is replaced by one that keeps what it wrote
+        (``_shared``). Lists' items and metadata are new in every object: not kept."""
+        for field in self._pool.FindMessageTypeByName(name).fields:
+            part = field.message_type
+            if part is None or field.is_repeated or part.GetOptions().map_entry:
+                continue
+            part_name = part.full_name
+            if part_name in self._custom or part_name in self._unions or part_name in _NEW_EVERY_TIME:
+                continue
+            function = self._functions.get(part_name)
+            if function is not None and function not in self._shared:
+                self._shared.add(function)
+                self.namespace[function] = _shared(self.namespace[function])
 
     def _function(self, name: str) -> str:
         """The global name of the message's function, scheduling its generation if new."""
@@ -454,13 +472,48 @@ def _generator() -> _Generator:
     return _Generator()
 
 
+#: Parts not worth keeping: an object's metadata (its name and uid make every one new).
+_NEW_EVERY_TIME = frozenset({_META + "ObjectMeta", _META + "ListMeta"})
+#: ``_shared``: parts of at most this much JSON, at most this many per part type.
+_SHARED_MAX_BYTES, _SHARED_MAX = 16 * 1024, 1024
+
+
+def _shared(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``function`` (a message's generated encoder) answering a JSON value it encoded before
+    from what it wrote then: the objects a server writes over and over repeat their parts (the
+    pods of one template carry the same spec). The key is the value's JSON, which tells every
+    value the encoding tells apart (``1`` from ``1.0`` and ``true``)."""
+    kept: dict[bytes, bytes] = {}
+
+    def encode(d: Any) -> Any:
+        if d.__class__ is not dict:
+            return function(d)
+        try:
+            key = orjson.dumps(d)
+        except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
+            return function(d)
+        if len(key) > _SHARED_MAX_BYTES:
+            return function(d)
+        written = kept.get(key)
+        if written is None:
+            written = bytes(function(d))
+            if len(kept) >= _SHARED_MAX:
+                kept.clear()
+            kept[key] = written
+        return written
+    return encode
+
+
 def encoder(message_name: str) -> Encoder:
     """The encoder of a message type, by proto name (``k8s.io.api.core.v1.Pod``): its
-    message's bytes from the JSON value (``None``: the zero value)."""
+    message's bytes from the JSON value (``None``: the zero value). Its parts are encoded once
+    per value (``_Generator.share_parts``)."""
+    generator = _generator()
     try:
-        encode = _generator().encoder(message_name)
+        encode = generator.encoder(message_name)
     except KeyError:
         raise ValueError(f"no protobuf message {message_name}") from None
+    generator.share_parts(message_name)
 
     def encode_message(value: Any) -> bytes:
         try:

@@ -216,6 +216,21 @@ def test_seeded_workloads_encode_as_kube_does(go_encoder):
         assert_same(go_encoder, obj)
 
 
+def test_parts_encoded_before_are_kubes_bytes_and_follow_the_value(go_encoder):
+    """An object's spec written before is answered from what was written then
+    (``protobuf_encoding._shared``): the pods of one template, encoded in turn, are Go's bytes
+    each, and a spec changed after it was written is written anew."""
+    rng = random.Random(7)
+    template = seed_objects.pod_template(rng, "web-abc", {"app": "web"})
+    base, _ = seed_objects.pod(rng, "web-abc-0", "default", template, {"app": "web"}, None, None, 1)
+    pods = [{**base, "metadata": {**base["metadata"], "name": f"web-abc-{n}"}} for n in range(3)]
+    for pod in pods:
+        assert_same(go_encoder, pod)
+    changed = {**pods[0], "spec": {**pods[0]["spec"], "terminationGracePeriodSeconds": 7}}
+    assert_same(go_encoder, changed)
+    assert decode_body(ours(changed))["spec"]["terminationGracePeriodSeconds"] == 7
+
+
 def test_decoding_what_was_encoded_gives_the_object_back(go_encoder):
     """The request-body decoder reads what the encoder writes (times, quantities in canonical
     form, every field Go prints)."""
