@@ -23,6 +23,8 @@ from enum import StrEnum
 from functools import cache
 from typing import Any, Literal
 
+import orjson
+
 from ._gojson import loads_pairs, member_path, repeated_keys
 from ._golang import go_quote
 from .schema import Schema, definitions
@@ -218,7 +220,39 @@ def _check_struct(members: Iterable[tuple[str, Any]], schema: Schema, path: str,
                 errors["unknown", member_path(path, key)] = None
             continue
         _check_duplicate(key, seen, path, errors)
-        _check(item, field, member_path(path, key), errors)
+        if not path and key != "metadata" and (isinstance(item, dict) or isinstance(item, list)):
+            _check_part(item, field, key, errors)
+        else:
+            _check(item, field, member_path(path, key), errors)
+
+
+#: An object's parts (its spec, status, template: not its metadata, new in every object) found
+#: without strict errors, by schema and JSON: the objects written over and over repeat them (a
+#: patch's result holds the stored spec, the pods of one template carry the same spec). The key
+#: holds the schema itself, which lives while kept. At most ``_CLEAN_PARTS_MAX`` parts of at
+#: most ``_CLEAN_PART_MAX_BYTES`` of JSON.
+_CLEAN_PARTS: set[tuple[Schema, bytes]] = set()
+_CLEAN_PARTS_MAX = 4096
+_CLEAN_PART_MAX_BYTES = 16 * 1024
+
+
+def _check_part(value: Any, schema: Schema, path: str, errors: _Found) -> None:
+    """``_check`` of an object's part, skipped for a part known to have no strict error."""
+    try:
+        encoded = orjson.dumps(value)  # a _Members part encodes its members, repeated ones too
+    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
+        _check(value, schema, path, errors)
+        return
+    key = (schema, encoded)
+    if key in _CLEAN_PARTS:
+        return
+    found: _Found = {}
+    _check(value, schema, path, found)
+    if not found and len(encoded) <= _CLEAN_PART_MAX_BYTES:
+        if len(_CLEAN_PARTS) >= _CLEAN_PARTS_MAX:
+            _CLEAN_PARTS.clear()
+        _CLEAN_PARTS.add(key)
+    errors.update(found)
 
 
 def _check_duplicate(key: str, seen: set[str], path: str, errors: _Found) -> None:

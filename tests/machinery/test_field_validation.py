@@ -187,3 +187,21 @@ def test_object_meta_unknown_fields_read_go_marshalling() -> None:
     assert object_meta_unknown_fields(metadata, "spec.template.metadata") == [
         "spec.template.metadata.alpha", "spec.template.metadata.ownerReferences[0].bogus",
         "spec.template.metadata.zeta"]
+
+
+def test_an_objects_clean_parts_are_known_and_errors_found_each_time() -> None:
+    """A part found without strict errors is not walked again (``field_validation._CLEAN_PARTS``);
+    a part with an unknown field is, and its error is named each time, in the object's order."""
+    from fakeapi.machinery import field_validation
+    from fakeapi.machinery.schema import kind_schema
+
+    schema = kind_schema("apps", "v1", "Deployment")
+    clean = {"spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "c"}]}}}}
+    field_validation._CLEAN_PARTS.clear()
+    assert field_validation.object_strict_errors(clean, schema) == []
+    assert len(field_validation._CLEAN_PARTS) == 1
+    wrong = {"spec": {"replicas": 1, "bogus": 2}, "status": {"other": 1}, "extra": True}
+    for _ in range(2):
+        assert field_validation.object_strict_errors(wrong, schema) == [
+            'unknown field "spec.bogus"', 'unknown field "status.other"', 'unknown field "extra"']
+    assert len(field_validation._CLEAN_PARTS) == 1
