@@ -515,9 +515,11 @@ class ManagedFieldsError(ValueError):
     """managedFields that ``DecodeManagedFields`` rejects; the message is upstream's."""
 
 
+@lru_cache(maxsize=1024)
 def manager_identifier(manager: str, operation: str, api_version: str, subresource: str) -> str:
     """``BuildManagerIdentifier``: the entry's JSON without fieldsType, fieldsV1 and time, and
-    without apiVersion for an Apply (an applier owns its fields whatever version it used)."""
+    without apiVersion for an Apply (an applier owns its fields whatever version it used).
+    Kept: a server's writers are few, and each writes again and again."""
     entry = {"manager": manager, "operation": operation,
              "apiVersion": "" if operation == APPLY else api_version, "subresource": subresource}
     return "{" + ",".join(f"{go_json(k)}:{go_json(v)}" for k, v in entry.items() if v) + "}"
