@@ -475,7 +475,7 @@ def _generator() -> _Generator:
 #: Parts not worth keeping: an object's metadata (its name and uid make every one new).
 _NEW_EVERY_TIME = frozenset({_META + "ObjectMeta", _META + "ListMeta"})
 #: ``_shared``: parts of at most this much JSON, at most this many per part type.
-_SHARED_MAX_BYTES, _SHARED_MAX = 16 * 1024, 1024
+_SHARED_MAX_BYTES, _SHARED_MAX = 16 * 1024, 256
 
 
 def _shared(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
