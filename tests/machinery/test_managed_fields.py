@@ -131,3 +131,24 @@ def test_decode_errors(entry: dict[str, str], message: str) -> None:
 
 def test_reset_requests() -> None:
     assert is_reset([]) and is_reset([{}]) and not is_reset(None) and not is_reset([{"fieldsV1": {}}])
+
+
+def test_path_elements_leave_no_cycles_for_the_collector() -> None:
+    """An element is freed with its last reference: a sort key that held the element itself
+    made a reference cycle per associative-list key of every write, for the collector."""
+    import gc
+
+    from fakeapi.machinery.managed_fields import PathElement
+
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for n in range(10):
+            sorted([PathElement.key({"name": f"c{n}"}), PathElement.value(n), PathElement.field(f"f{n}")],
+                   key=lambda element: element.sort_key)
+        gc.collect()
+        left = [o for o in gc.garbage if isinstance(o, PathElement)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == []
