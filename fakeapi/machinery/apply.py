@@ -478,10 +478,59 @@ def _validate_list(value: Value, type_: ListType, allow_duplicates: bool) -> Ite
 
 
 def to_field_set(value: Value, type_ref: TypeRef | None) -> FieldSet:
-    """``TypedValue.ToFieldSet``: every leaf, list item and (undeclared, null or empty) map key."""
+    """``TypedValue.ToFieldSet``: every leaf, list item and (undeclared, null or empty) map key.
+    The parts of an object (its top-level fields' values) come from ``_part_fields``."""
     out = FieldSet()
-    _collect(value, type_ref, (), out)
+    atom = _deduce(_resolve(type_ref), value)
+    if atom.map is None or atom.map.atomic or not isinstance(value, dict):
+        _collect(value, type_ref, (), out)
+        return out
+    for key, item in value.items():
+        element = PathElement.field(key)
+        member, below = _part_fields(item, atom.map.field_type(key))
+        if below is not None:
+            out.children[element] = below
+        if member or item is None or item == {} or atom.map.fields(key) is None:
+            out.members.add(element)
     return out
+
+
+#: The place of a part in ``_part_fields``' own walk.
+_PART = PathElement.field("")
+#: ``_part_fields``' answers for maps and lists, by type and JSON: an apply walks the object
+#: three times, and the objects written over and over repeat their parts (a spec applied again
+#: and again). Their sets are never changed once built (set operations make new ones). The key
+#: holds the type itself, which lives while kept; at most ``_PART_FIELDS_MAX`` parts of at most
+#: ``_SUBTREE_MAX_BYTES`` of JSON.
+_PART_FIELDS: dict[tuple[TypeRef | None, bytes], tuple[bool, FieldSet | None]] = {}
+_PART_FIELDS_MAX = 4096
+
+
+def _part_fields(value: Value, type_ref: TypeRef | None) -> tuple[bool, FieldSet | None]:
+    """What ``_collect`` records for ``value`` at a field: whether the field is a member, and
+    the set below it (None: nothing)."""
+    if not (isinstance(value, dict) or isinstance(value, list)) or not value:
+        return _walk_part_fields(value, type_ref)
+    try:
+        encoded = orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
+        return _walk_part_fields(value, type_ref)
+    if len(encoded) > _SUBTREE_MAX_BYTES:
+        return _walk_part_fields(value, type_ref)
+    key = (type_ref, encoded)
+    fields = _PART_FIELDS.get(key)
+    if fields is None:
+        fields = _walk_part_fields(value, type_ref)
+        if len(_PART_FIELDS) >= _PART_FIELDS_MAX:
+            _PART_FIELDS.clear()
+        _PART_FIELDS[key] = fields
+    return fields
+
+
+def _walk_part_fields(value: Value, type_ref: TypeRef | None) -> tuple[bool, FieldSet | None]:
+    walked = FieldSet()
+    _collect(value, type_ref, (_PART,), walked)
+    return _PART in walked.members, walked.children.get(_PART)
 
 
 def _collect(value: Value, type_ref: TypeRef | None, path: Path, out: FieldSet) -> None:

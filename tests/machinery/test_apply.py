@@ -179,6 +179,25 @@ def test_recorded_subtrees_are_shared_by_value_and_type() -> None:
     assert deduced["f:spec"]["f:template"]["f:spec"] == {".": {}, "f:containers": {}}
 
 
+def test_field_sets_of_parts_are_kept_by_value_and_type() -> None:
+    """``to_field_set`` takes an object's parts from ``apply._PART_FIELDS``: what a fresh walk
+    gives, and never what another type gives for the same value."""
+    from fakeapi.machinery.apply import object_type, to_field_set
+
+    typed = object_type(kind_schema("apps", "v1", "Deployment"))
+    deduced = object_type(None)
+    obj = deployment(template={"spec": {"containers": [{"name": "app", "image": "nginx"}]}})
+    apply_module._PART_FIELDS.clear()
+    first = to_field_set(obj, typed)
+    assert apply_module._PART_FIELDS
+    assert to_field_set(obj, typed).to_fields() == first.to_fields()
+    apply_module._PART_FIELDS.clear()
+    assert to_field_set(obj, typed).to_fields() == first.to_fields()
+    containers = first.to_fields()["f:spec"]["f:template"]["f:spec"]["f:containers"]
+    assert containers == {'k:{"name":"app"}': {".": {}, "f:image": {}, "f:name": {}}}
+    assert to_field_set(obj, deduced).to_fields()["f:spec"]["f:template"]["f:spec"] == {".": {}, "f:containers": {}}
+
+
 def test_managed_fields_reset_and_kept() -> None:
     fm = configmaps()
     cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}}
