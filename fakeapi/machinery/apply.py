@@ -30,7 +30,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -62,6 +62,7 @@ from .status import Cause, StatusError
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 """An absent value (Go's nil ``value.Value``), as opposed to an explicit JSON null (None)."""
+T = TypeVar("T")
 
 # --- 1. types (kube-openapi schemaconv) --------------------------------------------------------
 
@@ -511,20 +512,7 @@ def _part_fields(value: Value, type_ref: TypeRef | None) -> tuple[bool, FieldSet
     the set below it (None: nothing)."""
     if not (isinstance(value, dict) or isinstance(value, list)) or not value:
         return _walk_part_fields(value, type_ref)
-    try:
-        encoded = orjson.dumps(value)
-    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
-        return _walk_part_fields(value, type_ref)
-    if len(encoded) > _SUBTREE_MAX_BYTES:
-        return _walk_part_fields(value, type_ref)
-    key = (type_ref, encoded)
-    fields = _PART_FIELDS.get(key)
-    if fields is None:
-        fields = _walk_part_fields(value, type_ref)
-        if len(_PART_FIELDS) >= _PART_FIELDS_MAX:
-            _PART_FIELDS.clear()
-        _PART_FIELDS[key] = fields
-    return fields
+    return _kept(_PART_FIELDS, _PART_FIELDS_MAX, _walk_part_fields, value, type_ref)
 
 
 def _walk_part_fields(value: Value, type_ref: TypeRef | None) -> tuple[bool, FieldSet | None]:
@@ -721,20 +709,28 @@ _SUBTREE_MAX_BYTES = 16 * 1024
 
 def _subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
     """The set recorded below a map or list, shared through ``_SUBTREES`` (None: nothing)."""
+    return _kept(_SUBTREES, _SUBTREES_MAX, _walk_subtree, value, type_ref)
+
+
+def _kept(kept: dict[tuple[TypeRef | None, bytes], T], most: int, walk: Callable[[Value, TypeRef | None], T],
+          value: Value, type_ref: TypeRef | None) -> T:
+    """``walk(value, type_ref)``, answered from ``kept`` by the type and the value's JSON (at
+    most ``most`` answers, for values of at most ``_SUBTREE_MAX_BYTES``): the answer must be a
+    function of them and never changed by its callers."""
     try:
         encoded = orjson.dumps(value)
     except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
-        return _walk_subtree(value, type_ref)
+        return walk(value, type_ref)
     if len(encoded) > _SUBTREE_MAX_BYTES:
-        return _walk_subtree(value, type_ref)
+        return walk(value, type_ref)
     key = (type_ref, encoded)
-    node = _SUBTREES.get(key, MISSING)
-    if node is MISSING:
-        node = _walk_subtree(value, type_ref)
-        if len(_SUBTREES) >= _SUBTREES_MAX:
-            _SUBTREES.clear()
-        _SUBTREES[key] = node
-    return node
+    answer = kept.get(key, MISSING)
+    if answer is MISSING:
+        answer = walk(value, type_ref)
+        if len(kept) >= most:
+            kept.clear()
+        kept[key] = answer
+    return answer
 
 
 def _record_walked(parent: FieldSet, element: PathElement, value: Value, type_ref: TypeRef | None) -> None:
