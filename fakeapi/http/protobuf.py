@@ -36,6 +36,7 @@ from google.protobuf.message import DecodeError, Message
 
 from ..machinery import serializer
 from ..machinery.gotypes import UNKNOWN, GoTypes, message_class, message_name, types
+from ..machinery.jsonvalue import Repeated
 from ..machinery.status import bad_request
 from .protobuf_unmarshal import unmarshal_error
 
@@ -169,8 +170,6 @@ class _GoField:
 
 #: An object's parts of these sizes are converted once per value (``_Converter._shared``).
 _SHARED_MIN_BYTES, _SHARED_MAX_BYTES = 256, 16 * 1024
-#: At most this many converted values are kept (at most 16 KiB of key and 16 KiB of JSON each).
-_SHARED_MAX = 4096
 
 
 class _Converter:
@@ -181,7 +180,7 @@ class _Converter:
         #: The JSON of an object's parts converted before, by type and wire bytes: the objects
         #: a client writes over and over repeat them (the pods of one template carry the same
         #: spec, a load test writes one pod shape). A value here is handed out as a new copy.
-        self._converted: dict[tuple[str, bytes], bytes] = {}
+        self._converted: Repeated[tuple[str, bytes], bytes] = Repeated(1024)
         #: Per message: its Go fields in order (a ``_GoField`` for a message standing for a slice).
         self._plans: dict[str, tuple[_GoField, ...] | _GoField] = {}
         self._zeros: dict[type[Message], Any] = {}
@@ -227,9 +226,7 @@ class _Converter:
         if converted is not None:
             return orjson.loads(converted)
         value = self.message(message)
-        if len(self._converted) >= _SHARED_MAX:
-            self._converted.clear()
-        self._converted[key] = orjson.dumps(value)
+        self._converted.put(key, orjson.dumps(value))
         return value
 
     def _struct(self, message: Message, descriptor: Descriptor, convert: Callable[[Message], Any]) -> Any:

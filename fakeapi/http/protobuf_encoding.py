@@ -39,6 +39,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from ..machinery import gotypes, quantity
 from ..machinery._golang import go_parse_duration
+from ..machinery.jsonvalue import Repeated
 from .protobuf import MAGIC
 
 Encoder = Callable[[Any], bytes]
@@ -483,7 +484,7 @@ def _shared(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
     from what it wrote then: the objects a server writes over and over repeat their parts (the
     pods of one template carry the same spec). The key is the value's JSON, which tells every
     value the encoding tells apart (``1`` from ``1.0`` and ``true``)."""
-    kept: dict[bytes, bytes] = {}
+    kept: Repeated[bytes, bytes] = Repeated(_SHARED_MAX)
 
     def encode(d: Any) -> Any:
         if d.__class__ is not dict:
@@ -497,9 +498,7 @@ def _shared(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
         written = kept.get(key)
         if written is None:
             written = bytes(function(d))
-            if len(kept) >= _SHARED_MAX:
-                kept.clear()
-            kept[key] = written
+            kept.put(key, written)
         return written
     return encode
 

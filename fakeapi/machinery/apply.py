@@ -36,7 +36,7 @@ import orjson
 
 from . import status
 from ._golang import go_quote, go_sharp_value, go_type
-from .jsonvalue import json_copy
+from .jsonvalue import Repeated, json_copy
 from .managed_fields import (
     UPDATE,
     FieldSet,
@@ -501,10 +501,8 @@ _PART = PathElement.field("")
 #: ``_part_fields``' answers for maps and lists, by type and JSON: an apply walks the object
 #: three times, and the objects written over and over repeat their parts (a spec applied again
 #: and again). Their sets are never changed once built (set operations make new ones). The key
-#: holds the type itself, which lives while kept; at most ``_PART_FIELDS_MAX`` parts of at most
-#: ``_SUBTREE_MAX_BYTES`` of JSON.
-_PART_FIELDS: dict[tuple[TypeRef | None, bytes], tuple[bool, FieldSet | None]] = {}
-_PART_FIELDS_MAX = 4096
+#: holds the type itself, which lives while kept; parts of at most ``_SUBTREE_MAX_BYTES`` of JSON.
+_PART_FIELDS: Repeated[tuple[TypeRef | None, bytes], tuple[bool, FieldSet | None]] = Repeated(1024)
 
 
 def _part_fields(value: Value, type_ref: TypeRef | None) -> tuple[bool, FieldSet | None]:
@@ -512,7 +510,7 @@ def _part_fields(value: Value, type_ref: TypeRef | None) -> tuple[bool, FieldSet
     the set below it (None: nothing)."""
     if not (isinstance(value, dict) or isinstance(value, list)) or not value:
         return _walk_part_fields(value, type_ref)
-    return _kept(_PART_FIELDS, _PART_FIELDS_MAX, _walk_part_fields, value, type_ref)
+    return _kept(_PART_FIELDS, _walk_part_fields, value, type_ref)
 
 
 def _walk_part_fields(value: Value, type_ref: TypeRef | None) -> tuple[bool, FieldSet | None]:
@@ -700,23 +698,22 @@ def _record_subtree(parent: FieldSet, element: PathElement, value: Value, type_r
 #: built, so one set, its FieldsV1 computed once, serves them all. Only compare's own subtrees
 #: (a spec's fields, a metadata's labels) are kept, not those below them: a value seen for the
 #: first time costs one encoding more, not one per level. The key holds the type itself, which
-#: lives while cached (its id cannot name another type); values whose JSON passes
-#: ``_SUBTREE_MAX_BYTES`` are not kept, so the cache holds at most ``_SUBTREES_MAX`` times that.
-_SUBTREES: dict[tuple[TypeRef | None, bytes], FieldSet | None] = {}
-_SUBTREES_MAX = 4096
+#: lives while kept (its id cannot name another type); values whose JSON passes
+#: ``_SUBTREE_MAX_BYTES`` are not kept.
+_SUBTREES: Repeated[tuple[TypeRef | None, bytes], FieldSet | None] = Repeated(1024)
 _SUBTREE_MAX_BYTES = 16 * 1024
 
 
 def _subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
     """The set recorded below a map or list, shared through ``_SUBTREES`` (None: nothing)."""
-    return _kept(_SUBTREES, _SUBTREES_MAX, _walk_subtree, value, type_ref)
+    return _kept(_SUBTREES, _walk_subtree, value, type_ref)
 
 
-def _kept(kept: dict[tuple[TypeRef | None, bytes], T], most: int, walk: Callable[[Value, TypeRef | None], T],
+def _kept(kept: Repeated[tuple[TypeRef | None, bytes], T], walk: Callable[[Value, TypeRef | None], T],
           value: Value, type_ref: TypeRef | None) -> T:
-    """``walk(value, type_ref)``, answered from ``kept`` by the type and the value's JSON (at
-    most ``most`` answers, for values of at most ``_SUBTREE_MAX_BYTES``): the answer must be a
-    function of them and never changed by its callers."""
+    """``walk(value, type_ref)``, answered from ``kept`` by the type and the value's JSON (for
+    values of at most ``_SUBTREE_MAX_BYTES``): the answer must be a function of them and never
+    changed by its callers."""
     try:
         encoded = orjson.dumps(value)
     except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
@@ -727,9 +724,7 @@ def _kept(kept: dict[tuple[TypeRef | None, bytes], T], most: int, walk: Callable
     answer = kept.get(key, MISSING)
     if answer is MISSING:
         answer = walk(value, type_ref)
-        if len(kept) >= most:
-            kept.clear()
-        kept[key] = answer
+        kept.put(key, answer)
     return answer
 
 

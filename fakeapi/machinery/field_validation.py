@@ -27,6 +27,7 @@ import orjson
 
 from ._gojson import loads_pairs, member_path, repeated_keys
 from ._golang import go_quote
+from .jsonvalue import Repeated
 from .schema import Schema, definitions
 from .status import StatusError, bad_request, invalid
 from .warning import header as warning_header
@@ -229,10 +230,9 @@ def _check_struct(members: Iterable[tuple[str, Any]], schema: Schema, path: str,
 #: An object's parts (its spec, status, template: not its metadata, new in every object) found
 #: without strict errors, by schema and JSON: the objects written over and over repeat them (a
 #: patch's result holds the stored spec, the pods of one template carry the same spec). The key
-#: holds the schema itself, which lives while kept. At most ``_CLEAN_PARTS_MAX`` parts of at
-#: most ``_CLEAN_PART_MAX_BYTES`` of JSON.
-_CLEAN_PARTS: set[tuple[Schema, bytes]] = set()
-_CLEAN_PARTS_MAX = 4096
+#: holds the schema itself, which lives while kept. Parts of at most ``_CLEAN_PART_MAX_BYTES``
+#: of JSON.
+_CLEAN_PARTS: Repeated[tuple[Schema, bytes], bool] = Repeated(1024)
 _CLEAN_PART_MAX_BYTES = 16 * 1024
 
 
@@ -244,14 +244,12 @@ def _check_part(value: Any, schema: Schema, path: str, errors: _Found) -> None:
         _check(value, schema, path, errors)
         return
     key = (schema, encoded)
-    if key in _CLEAN_PARTS:
+    if _CLEAN_PARTS.get(key):
         return
     found: _Found = {}
     _check(value, schema, path, found)
     if not found and len(encoded) <= _CLEAN_PART_MAX_BYTES:
-        if len(_CLEAN_PARTS) >= _CLEAN_PARTS_MAX:
-            _CLEAN_PARTS.clear()
-        _CLEAN_PARTS.add(key)
+        _CLEAN_PARTS.put(key, True)
     errors.update(found)
 
 

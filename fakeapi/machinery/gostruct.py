@@ -37,6 +37,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from . import gotypes
 from ._golang import go_json
+from .jsonvalue import Repeated
 from .quantity import FORMAT_WRONG
 from .status import bad_request
 
@@ -439,10 +440,9 @@ class _Struct:
 #: its name and uid make new each time), by struct, field, how it was read and the part's JSON.
 #: Objects written over and over repeat their parts (the pods of one template carry the same
 #: spec, a load test writes one pod shape). Only parts decoded without an error are kept (errors
-#: name where they were found); a kept part is handed out as a new copy. At most
-#: ``_DECODED_MAX`` parts of at most ``_DECODED_MAX_BYTES``.
-_DECODED: dict[tuple[str, str, bool, bytes], bytes] = {}
-_DECODED_MAX = 4096
+#: name where they were found); a kept part is handed out as a new copy. Parts of at most
+#: ``_DECODED_MAX_BYTES``.
+_DECODED: Repeated[tuple[str, str, bool, bytes], bytes] = Repeated(1024)
 _DECODED_MAX_BYTES = 16 * 1024
 
 
@@ -461,12 +461,9 @@ def _shared_part(struct: str, field: _Field, raw: Any, context: _Context) -> Any
     decoded = field.decode(raw, context)
     if len(context.errors) == errors:
         try:
-            kept = orjson.dumps(decoded)
-        except TypeError:
-            return decoded
-        if len(_DECODED) >= _DECODED_MAX:
-            _DECODED.clear()
-        _DECODED[key] = kept
+            _DECODED.put(key, orjson.dumps(decoded))
+        except TypeError:  # an integer past 64 bits
+            pass
     return decoded
 
 

@@ -1,11 +1,14 @@
-"""Copies of JSON values."""
+"""JSON values: copies, and answers kept for the values that come again."""
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import orjson
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 def json_copy(value: Any) -> Any:
@@ -16,3 +19,37 @@ def json_copy(value: Any) -> Any:
         return orjson.loads(orjson.dumps(value))
     except TypeError:  # orjson.JSONEncodeError
         return copy.deepcopy(value)
+
+
+class Repeated(Generic[K, V]):
+    """Answers kept for keys seen before: the objects a server is written over and over repeat
+    their parts (the pods of one template carry the same spec), and a part is kept the second
+    time it comes, so parts seen once (a random payload, an object's own name) cost nothing but
+    a hash. At most ``most`` answers and ``4 * most`` hashes, each let go all at once when full."""
+
+    def __init__(self, most: int) -> None:
+        self._answers: dict[K, V] = {}
+        self._seen: set[int] = set()
+        self._most = most
+
+    def get(self, key: K, default: Any = None) -> Any:
+        return self._answers.get(key, default)
+
+    def put(self, key: K, answer: V) -> None:
+        """Keep ``answer`` if ``key`` was seen before."""
+        seen = hash(key)
+        if seen not in self._seen:
+            if len(self._seen) >= 4 * self._most:
+                self._seen.clear()
+            self._seen.add(seen)
+            return
+        if len(self._answers) >= self._most:
+            self._answers.clear()
+        self._answers[key] = answer
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def clear(self) -> None:
+        self._answers.clear()
+        self._seen.clear()

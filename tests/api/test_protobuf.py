@@ -218,7 +218,8 @@ def test_an_objects_parts_are_converted_once_per_value_and_handed_out_as_copies(
         container.env.add(name="MODE", value="x" * 300)  # the spec passes _SHARED_MIN_BYTES
         return message
 
-    first = decode("v1", "Pod", pod("a", "nginx:1"))
+    decode("v1", "Pod", pod("a", "nginx:1"))  # seen once: not kept
+    first = decode("v1", "Pod", pod("a", "nginx:1"))  # seen again: kept
     first["spec"]["containers"][0]["image"] = "changed by the first body's reader"
     second = decode("v1", "Pod", pod("b", "nginx:1"))
     assert second["metadata"] == {"name": "b"}

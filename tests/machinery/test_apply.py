@@ -164,12 +164,15 @@ def test_recorded_subtrees_are_shared_by_value_and_type() -> None:
         obj = {**deployment(template=copy.deepcopy(template)), "metadata": {"name": name}}
         return owners(fm.update(None, obj, "m", now=NOW))["m"][1]
 
+    fm = deployments()  # one endpoint's manager: its types are the keys'
     apply_module._SUBTREES.clear()
-    first = created(deployments(), "one")
-    assert apply_module._SUBTREES  # the spec, recorded once
-    second = created(deployments(), "two")
+    first = created(fm, "one")
+    assert not apply_module._SUBTREES  # a spec seen once is not kept
+    second = created(fm, "two")
+    assert apply_module._SUBTREES  # the second time it is
+    third = created(fm, "three")
     apply_module._SUBTREES.clear()
-    assert second == first == created(deployments(), "two")
+    assert third == second == first == created(fm, "two")
     ports = first["f:spec"]["f:template"]["f:spec"]["f:containers"]['k:{"name":"app"}']["f:ports"]
     assert ports == {".": {}, 'k:{"containerPort":80,"protocol":"TCP"}': {
         ".": {}, "f:containerPort": {}, "f:protocol": {}}}
@@ -189,7 +192,8 @@ def test_field_sets_of_parts_are_kept_by_value_and_type() -> None:
     obj = deployment(template={"spec": {"containers": [{"name": "app", "image": "nginx"}]}})
     apply_module._PART_FIELDS.clear()
     first = to_field_set(obj, typed)
-    assert apply_module._PART_FIELDS
+    assert to_field_set(obj, typed).to_fields() == first.to_fields()
+    assert apply_module._PART_FIELDS  # kept the second time
     assert to_field_set(obj, typed).to_fields() == first.to_fields()
     apply_module._PART_FIELDS.clear()
     assert to_field_set(obj, typed).to_fields() == first.to_fields()

@@ -198,7 +198,8 @@ def test_an_objects_clean_parts_are_known_and_errors_found_each_time() -> None:
     schema = kind_schema("apps", "v1", "Deployment")
     clean = {"spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "c"}]}}}}
     field_validation._CLEAN_PARTS.clear()
-    assert field_validation.object_strict_errors(clean, schema) == []
+    for _ in range(2):  # kept the second time
+        assert field_validation.object_strict_errors(clean, schema) == []
     assert len(field_validation._CLEAN_PARTS) == 1
     wrong = {"spec": {"replicas": 1, "bogus": 2}, "status": {"other": 1}, "extra": True}
     for _ in range(2):

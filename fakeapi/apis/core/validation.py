@@ -24,6 +24,7 @@ import orjson
 
 from ...machinery import quantity as quantities
 from ...machinery._golang import go_quote as _quote
+from ...machinery.jsonvalue import Repeated
 from ...machinery.status import (
     FieldError,
     duplicate_error,
@@ -2075,10 +2076,8 @@ def _is_dns1123_subdomain_with_underscore(value: str) -> list[str]:
 
 #: ``validate_pod_spec``'s answers, by what they depend on (``_pod_spec_key``): the pods of one
 #: template (a ReplicaSet's, a StatefulSet's, a load test's) carry the same spec, and validating
-#: one is a fifth of a pod create's CPU. At most ``_POD_SPECS_MAX`` answers, for specs whose JSON
-#: is at most ``_POD_SPEC_MAX_BYTES``.
-_POD_SPEC_ERRORS: dict[tuple[Any, ...], tuple[FieldError, ...]] = {}
-_POD_SPECS_MAX = 1024
+#: one is a fifth of a pod create's CPU. For specs whose JSON is at most ``_POD_SPEC_MAX_BYTES``.
+_POD_SPEC_ERRORS: Repeated[tuple[Any, ...], tuple[FieldError, ...]] = Repeated(256)
 _POD_SPEC_MAX_BYTES = 64 * 1024
 
 
@@ -2090,9 +2089,7 @@ def validate_pod_spec(spec: Json, pod_meta: Json | None, path: str, options: Pod
     errors = _POD_SPEC_ERRORS.get(key)
     if errors is None:
         errors = tuple(_validate_pod_spec(spec, pod_meta, path, options))
-        if len(_POD_SPEC_ERRORS) >= _POD_SPECS_MAX:
-            _POD_SPEC_ERRORS.clear()
-        _POD_SPEC_ERRORS[key] = errors
+        _POD_SPEC_ERRORS.put(key, errors)
     return list(errors)
 
 
