@@ -39,7 +39,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from ..machinery import gotypes, quantity
 from ..machinery._golang import go_parse_duration
-from ..machinery.jsonvalue import Repeated
+from ..machinery.jsonvalue import Repeated, json_key
 from .protobuf import MAGIC
 
 Encoder = Callable[[Any], bytes]
@@ -475,8 +475,8 @@ def _generator() -> _Generator:
 
 #: Parts not worth keeping: an object's metadata (its name and uid make every one new).
 _NEW_EVERY_TIME = frozenset({_META + "ObjectMeta", _META + "ListMeta"})
-#: ``_shared``: parts of at most this much JSON, at most this many per part type.
-_SHARED_MAX_BYTES, _SHARED_MAX = 16 * 1024, 256
+#: ``_shared``: at most this many parts kept per part type.
+_SHARED_MAX = 256
 
 
 def _shared(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -487,13 +487,8 @@ def _shared(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
     kept: Repeated[bytes, bytes] = Repeated(_SHARED_MAX)
 
     def encode(d: Any) -> Any:
-        if d.__class__ is not dict:
-            return function(d)
-        try:
-            key = orjson.dumps(d)
-        except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
-            return function(d)
-        if len(key) > _SHARED_MAX_BYTES:
+        key = json_key(d) if d.__class__ is dict else None
+        if key is None:
             return function(d)
         written = kept.get(key)
         if written is None:

@@ -36,7 +36,7 @@ import orjson
 
 from . import status
 from ._golang import go_quote, go_sharp_value, go_type
-from .jsonvalue import Repeated, json_copy
+from .jsonvalue import Repeated, json_copy, json_key
 from .managed_fields import (
     UPDATE,
     FieldSet,
@@ -491,9 +491,15 @@ def to_field_set(value: Value, type_ref: TypeRef | None) -> FieldSet:
         member, below = _part_fields(item, atom.map.field_type(key))
         if below is not None:
             out.children[element] = below
-        if member or item is None or item == {} or atom.map.fields(key) is None:
+        if member or _key_is_member(atom.map, key, item):
             out.members.add(element)
     return out
+
+
+def _key_is_member(map_type: MapType, key: str, item: Value) -> bool:
+    """Whether a map's key is a member of its field set whatever its value's type says: a
+    null or empty value, or a key the map does not declare."""
+    return item is None or item == {} or map_type.fields(key) is None
 
 
 #: The place of a part in ``_part_fields``' own walk.
@@ -501,7 +507,7 @@ _PART = PathElement.field("")
 #: ``_part_fields``' answers for maps and lists, by type and JSON: an apply walks the object
 #: three times, and the objects written over and over repeat their parts (a spec applied again
 #: and again). Their sets are never changed once built (set operations make new ones). The key
-#: holds the type itself, which lives while kept; parts of at most ``_SUBTREE_MAX_BYTES`` of JSON.
+#: holds the type itself, which lives while kept; parts of at most ``PART_MAX_BYTES`` of JSON.
 _PART_FIELDS: Repeated[tuple[TypeRef | None, bytes], tuple[bool, FieldSet | None]] = Repeated(1024)
 
 
@@ -528,7 +534,7 @@ def _collect(value: Value, type_ref: TypeRef | None, path: Path, out: FieldSet) 
             for key, item in value.items():
                 child = (*path, PathElement.field(key))
                 _collect(item, atom.map.field_type(key), child, out)
-                if item is None or item == {} or atom.map.fields(key) is None:
+                if _key_is_member(atom.map, key, item):
                     out.insert(child)
     elif atom.scalar is not None:
         out.insert(path)
@@ -699,9 +705,8 @@ def _record_subtree(parent: FieldSet, element: PathElement, value: Value, type_r
 #: (a spec's fields, a metadata's labels) are kept, not those below them: a value seen for the
 #: first time costs one encoding more, not one per level. The key holds the type itself, which
 #: lives while kept (its id cannot name another type); values whose JSON passes
-#: ``_SUBTREE_MAX_BYTES`` are not kept.
+#: ``PART_MAX_BYTES`` are not kept.
 _SUBTREES: Repeated[tuple[TypeRef | None, bytes], FieldSet | None] = Repeated(1024)
-_SUBTREE_MAX_BYTES = 16 * 1024
 
 
 def _subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
@@ -712,13 +717,10 @@ def _subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
 def _kept(kept: Repeated[tuple[TypeRef | None, bytes], T], walk: Callable[[Value, TypeRef | None], T],
           value: Value, type_ref: TypeRef | None) -> T:
     """``walk(value, type_ref)``, answered from ``kept`` by the type and the value's JSON (for
-    values of at most ``_SUBTREE_MAX_BYTES``): the answer must be a function of them and never
+    values of at most ``PART_MAX_BYTES``): the answer must be a function of them and never
     changed by its callers."""
-    try:
-        encoded = orjson.dumps(value)
-    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
-        return walk(value, type_ref)
-    if len(encoded) > _SUBTREE_MAX_BYTES:
+    encoded = json_key(value)
+    if encoded is None:
         return walk(value, type_ref)
     key = (type_ref, encoded)
     answer = kept.get(key, MISSING)

@@ -23,11 +23,9 @@ from enum import StrEnum
 from functools import cache
 from typing import Any, Literal
 
-import orjson
-
 from ._gojson import loads_pairs, member_path, repeated_keys
 from ._golang import go_quote
-from .jsonvalue import Repeated
+from .jsonvalue import Repeated, json_key
 from .schema import Schema, definitions
 from .status import StatusError, bad_request, invalid
 from .warning import header as warning_header
@@ -230,17 +228,14 @@ def _check_struct(members: Iterable[tuple[str, Any]], schema: Schema, path: str,
 #: An object's parts (its spec, status, template: not its metadata, new in every object) found
 #: without strict errors, by schema and JSON: the objects written over and over repeat them (a
 #: patch's result holds the stored spec, the pods of one template carry the same spec). The key
-#: holds the schema itself, which lives while kept. Parts of at most ``_CLEAN_PART_MAX_BYTES``
-#: of JSON.
+#: holds the schema itself, which lives while kept.
 _CLEAN_PARTS: Repeated[tuple[Schema, bytes], bool] = Repeated(1024)
-_CLEAN_PART_MAX_BYTES = 16 * 1024
 
 
 def _check_part(value: Any, schema: Schema, path: str, errors: _Found) -> None:
     """``_check`` of an object's part, skipped for a part known to have no strict error."""
-    try:
-        encoded = orjson.dumps(value)  # a _Members part encodes its members, repeated ones too
-    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
+    encoded = json_key(value)  # a _Members part encodes its members, repeated ones too
+    if encoded is None:
         _check(value, schema, path, errors)
         return
     key = (schema, encoded)
@@ -248,7 +243,7 @@ def _check_part(value: Any, schema: Schema, path: str, errors: _Found) -> None:
         return
     found: _Found = {}
     _check(value, schema, path, found)
-    if not found and len(encoded) <= _CLEAN_PART_MAX_BYTES:
+    if not found:
         _CLEAN_PARTS.put(key, True)
     errors.update(found)
 

@@ -37,7 +37,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from . import gotypes
 from ._golang import go_json
-from .jsonvalue import Repeated
+from .jsonvalue import Repeated, json_key
 from .quantity import FORMAT_WRONG
 from .status import bad_request
 
@@ -440,18 +440,13 @@ class _Struct:
 #: its name and uid make new each time), by struct, field, how it was read and the part's JSON.
 #: Objects written over and over repeat their parts (the pods of one template carry the same
 #: spec, a load test writes one pod shape). Only parts decoded without an error are kept (errors
-#: name where they were found); a kept part is handed out as a new copy. Parts of at most
-#: ``_DECODED_MAX_BYTES``.
+#: name where they were found); a kept part is handed out as a new copy.
 _DECODED: Repeated[tuple[str, str, bool, bytes], bytes] = Repeated(1024)
-_DECODED_MAX_BYTES = 16 * 1024
 
 
 def _shared_part(struct: str, field: _Field, raw: Any, context: _Context) -> Any:
-    try:
-        encoded = orjson.dumps(raw)
-    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
-        return field.decode(raw, context)
-    if len(encoded) > _DECODED_MAX_BYTES:
+    encoded = json_key(raw)
+    if encoded is None:
         return field.decode(raw, context)
     key = (struct, field.json_name, context.unstructured, encoded)
     kept = _DECODED.get(key)

@@ -21,6 +21,21 @@ def json_copy(value: Any) -> Any:
         return copy.deepcopy(value)
 
 
+#: The largest part of an object kept in a ``Repeated`` by its JSON (``json_key``).
+PART_MAX_BYTES = 16 * 1024
+
+
+def json_key(value: Any, most: int = PART_MAX_BYTES) -> bytes | None:
+    """``value``'s JSON, to key what is kept of it: None when orjson cannot encode it (an
+    integer past 64 bits) or it passes ``most`` bytes. Two values with one key are the same
+    JSON (``1``, ``1.0`` and ``true`` are three)."""
+    try:
+        encoded = orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError
+        return None
+    return encoded if len(encoded) <= most else None
+
+
 class Repeated(Generic[K, V]):
     """Answers kept for keys seen before: the objects a server is written over and over repeat
     their parts (the pods of one template carry the same spec), and a part is kept the second

@@ -28,8 +28,8 @@ from typing import Any
 
 from ._gojson import GoJSONError, _Scanner, decode_string, loads_pairs, member_path, plain_scalar
 from ._gojson import decode as _decode
-from .jsonvalue import json_copy
 from ._golang import go_json, go_parse_int64, go_plain_value, go_quote
+from .jsonvalue import json_copy
 from .schema import Schema
 from .status import (
     StatusError,

@@ -20,11 +20,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from ...machinery import quantity as quantities
 from ...machinery._golang import go_quote as _quote
-from ...machinery.jsonvalue import Repeated
+from ...machinery.jsonvalue import Repeated, json_key
 from ...machinery.status import (
     FieldError,
     duplicate_error,
@@ -2098,13 +2096,8 @@ def _pod_spec_key(spec: Json, pod_meta: Json | None, path: str, options: PodVali
     JSON, the path and options, and of the pod's metadata what it reads there, the pod's name
     when an ephemeral volume's claim is named after it and whether the pod is a mirror pod when
     it has resource claims (validation reads and changes nothing else)."""
-    if not isinstance(spec, dict):
-        return None
-    try:
-        encoded = orjson.dumps(spec)
-    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
-        return None
-    if len(encoded) > _POD_SPEC_MAX_BYTES:
+    encoded = json_key(spec, _POD_SPEC_MAX_BYTES) if isinstance(spec, dict) else None
+    if encoded is None:
         return None
     ephemeral = any(isinstance(volume, dict) and volume.get("ephemeral") is not None for volume in _list(spec, "volumes"))
     name = _s(pod_meta, "name") if ephemeral else None
