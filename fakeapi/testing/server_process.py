@@ -33,10 +33,15 @@ class ServerProcess:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         assert self.process.stdout is not None
-        line = self.process.stdout.readline()  # the server prints it once it accepts requests
-        if "listening on" not in line:
-            self.process.kill()
-            raise RuntimeError(f"fakeapi did not start: {line}{self.process.stdout.read()}")
+        #: What the server said before it listened: warnings (a torn record dropped from the log
+        #: of a server that was killed, an exposed address), each a line of its own.
+        self.startup_output: list[str] = []
+        # The server prints "listening on" once it accepts requests; the output ends if it exits.
+        while "listening on" not in (line := self.process.stdout.readline()):
+            if not line:
+                self.process.kill()
+                raise RuntimeError(f"fakeapi did not start: {''.join(self.startup_output)}")
+            self.startup_output.append(line)
         self.url = line.split("listening on ")[1].split()[0]
         #: The server's output from then on (its log, a failed handler's traceback). Read as it
         #: comes: a pipe nobody reads fills, and the server then blocks writing its log.

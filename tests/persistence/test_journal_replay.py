@@ -274,3 +274,21 @@ def test_a_failed_append_changes_nothing(tmp_path: Path, monkeypatch: pytest.Mon
     assert state(restored) == state(store)
     assert restored.get(b"/b") is None
     journal.close()
+
+
+def test_a_server_with_a_torn_log_says_so_and_serves(tmp_path: Path) -> None:
+    """``fakeapi serve --data-dir`` over a log whose last record a kill tore: the warning comes
+    before "listening on", and the harness (``ServerProcess``) waits past it for the server."""
+    from fakeapi.testing.server_process import ServerProcess
+
+    data_dir = tmp_path / "data"
+    with ServerProcess(tmp_path, "--data-dir", str(data_dir)) as server:
+        created = server.http.post("/api/v1/namespaces/default/configmaps", json={"metadata": {"name": "kept"}})
+        assert created.status_code == 201
+    segment = segment_files(data_dir)[-1]
+    record = wal.frame(b"c" + b"\x07" * 40)
+    with segment.open("ab") as f:
+        f.write(record[: len(record) // 2])
+    with ServerProcess(tmp_path, "--data-dir", str(data_dir)) as server:
+        assert any("dropped a torn record" in line for line in server.startup_output)
+        assert server.http.get("/api/v1/namespaces/default/configmaps/kept").status_code == 200
