@@ -1,7 +1,8 @@
 """Server CPU per pod write, through the whole ASGI app in-process (no socket, no client in the
 way): creates with JSON and protobuf bodies, PUT updates with protobuf bodies and merge patches
 of an annotation, each as the Go load generator sends it (``benchmarks/loadgen``: its realistic
-~3.7 KB pod, a counter annotation per update or patch). Prints CPU µs per operation (process
+~3.7 KB pod, a counter annotation per update or patch) and answered as it asks (protobuf,
+JSON for the JSON create). Prints CPU µs per operation (process
 time, best of ``--rounds``); not a test.
 
 ``--save FILE`` keeps the numbers and ``--before FILE`` prints them beside this run's (run the
@@ -32,6 +33,7 @@ from starlette.applications import Starlette
 
 from fakeapi.cli import settle_heap
 from fakeapi.http.app import ServerConfig, create_app
+from fakeapi.http.protobuf import MAGIC, decode_body
 from fakeapi.http.protobuf import MEDIA_TYPE as PROTOBUF
 from fakeapi.http.protobuf_views import object_view
 from metrics_bench import exchange  # benchmarks/ is sys.path[0] when run as a script
@@ -44,8 +46,12 @@ SHARD_LABEL, SHARD_COUNT = "bench.fakeapi.dev/shard", 10
 COUNTER_ANNOTATION = "bench.fakeapi.dev/counter"
 MERGE_PATCH = "application/merge-patch+json"
 POD_VIEW = object_view("v1", "Pod")
-#: What the generator's typed client sends besides the body's type (its user agent names the field manager).
-REQUEST_HEADERS = [(b"accept", b"application/json"), (b"user-agent", b"loadgen/v0.0.0")]
+#: What the generator's typed client sends besides the body's type (its user agent names the field manager),
+#: accepting protobuf answers as client-go's does with --content-type protobuf (every row of the
+#: comparison but the JSON one), or JSON.
+USER_AGENT = (b"user-agent", b"loadgen/v0.0.0")
+ACCEPT_PROTOBUF = [(b"accept", f"{PROTOBUF}, application/json".encode()), USER_AGENT]
+ACCEPT_JSON = [(b"accept", b"application/json"), USER_AGENT]
 OPERATIONS = ("create json", "create protobuf", "update protobuf", "merge patch")
 
 
@@ -62,6 +68,11 @@ def pod_named(template: dict[str, Any], index: int) -> dict[str, Any]:
     return {**template, "metadata": {**metadata, "name": f"web-5d4f8c7b9-{index:06d}", "labels": labels}}
 
 
+def answered(body: bytes) -> dict[str, Any]:
+    """A pod as the server answered it, in protobuf or JSON."""
+    return decode_body(body) if body.startswith(MAGIC) else orjson.loads(body)
+
+
 def protobuf_body(obj: dict[str, Any]) -> bytes:
     assert POD_VIEW is not None
     return POD_VIEW.body(POD_VIEW.encode_object(obj))
@@ -75,12 +86,14 @@ class Workload:
         self.template = template
         self.created = 0
         #: The pods updated and patched, as the server last returned them (the generator PUTs
-        #: the object it got back, changed; the body is encoded before the write's CPU counts).
-        self.pods: list[dict[str, Any]] = []
+        #: the object it got back, changed; answers are decoded and bodies encoded before the
+        #: next write's CPU counts).
+        self.pods: list[dict[str, Any] | bytes] = []
         self.writes = 0
 
-    async def expect(self, status: int, method: str, path: str, body: bytes, content_type: str) -> bytes:
-        got, answer = await exchange(self.app, method, path, body, headers=REQUEST_HEADERS,
+    async def expect(self, status: int, method: str, path: str, body: bytes, content_type: str,
+                     accept_json: bool = False) -> bytes:
+        got, answer = await exchange(self.app, method, path, body, headers=ACCEPT_JSON if accept_json else ACCEPT_PROTOBUF,
                                      content_type=content_type.encode())
         if got != status:
             raise SystemExit(f"{method} {path}: {got} {answer[:400]!r}")
@@ -93,13 +106,15 @@ class Workload:
             body, content_type = protobuf_body(pod), PROTOBUF
         else:
             body, content_type = orjson.dumps(pod), "application/json"
-        return lambda: self.expect(201, "POST", PODS, body, content_type)
+        return lambda: self.expect(201, "POST", PODS, body, content_type, accept_json=not protobuf)
 
     def next_write(self, operation: str) -> Callable[[], Awaitable[bytes]]:
         """The next PUT or merge patch, round the pods."""
         index = self.writes % len(self.pods)
         self.writes += 1
         pod = self.pods[index]
+        if isinstance(pod, bytes):
+            pod = self.pods[index] = answered(pod)
         path = f"{PODS}/{pod['metadata']['name']}"
         if operation == "merge patch":
             method, content_type = "PATCH", MERGE_PATCH
@@ -111,7 +126,7 @@ class Workload:
 
         async def write() -> bytes:
             answer = await self.expect(200, method, path, body, content_type)
-            self.pods[index] = orjson.loads(answer)
+            self.pods[index] = answer
             return answer
 
         return write
@@ -149,7 +164,7 @@ async def measure(n: int, rounds: int, profile: str | None) -> dict[str, float]:
         await workload.expect(201, "POST", "/api/v1/namespaces", orjson.dumps({"metadata": {"name": NAMESPACE}}),
                               "application/json")
         for _ in range(n):  # the pods the updates and patches write, and a warm-up of every path
-            workload.pods.append(orjson.loads(await workload.request("create protobuf")()))
+            workload.pods.append(await workload.request("create protobuf")())
         for operation in OPERATIONS:
             await cpu_per_op(workload, operation, 20, 1)
         settle_heap()  # the collector as `fakeapi serve` sets it once started

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..bulk import collector_paused
@@ -39,8 +39,20 @@ Decoder = Callable[[str, bytes, int], CachedObject]
 PROGRESS_REQUEST_INTERVAL = 0.1
 #: How often the owner should call ``send_due_bookmarks`` (kube: every second, with jitter).
 BOOKMARK_TICK = 1.0
-#: Encodings waiting for their object version to reach the cache (``Cacher.prepare``), at most.
+#: Object versions whose writes prepared something for the cache (``Cacher.prepare``), at most.
 PREPARED_LIMIT = 10_000
+
+
+class _Prepared:
+    """What writes made of one object version before its event reaches the cache: encodings
+    by view name, and (labels, fields) for selectors."""
+
+    __slots__ = ("rv", "views", "selectors")
+
+    def __init__(self, rv: int) -> None:
+        self.rv = rv
+        self.views: dict[str, bytes] | None = None
+        self.selectors: tuple[Mapping[str, str], Mapping[str, str]] | None = None
 
 
 @dataclass(slots=True)
@@ -87,9 +99,9 @@ class Cacher:
         self._ready = asyncio.Event()
         self._fresh = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
-        #: Encodings made of an object version before it reaches the cache (a write's response
-        #: in the client's view), by key: (revision, {view name: bytes}); see ``prepare``.
-        self._prepared: dict[str, tuple[int, dict[str, bytes]]] = {}
+        #: What a write made of an object version before it reaches the cache, by key; see
+        #: ``prepare`` and ``prepare_selectors``.
+        self._prepared: dict[str, _Prepared] = {}
         #: Watchers with lines for their direct writer, written after each dispatch (``flush``).
         self._dirty: set[CacheWatcher] = set()
 
@@ -176,8 +188,10 @@ class Cacher:
                         event = cache.apply(key, None, kv.mod_revision)
                     else:
                         obj = decode(key, kv.value, kv.mod_revision)
-                        if prepared is not None and prepared[0] == kv.mod_revision:
-                            obj.views = prepared[1]
+                        if prepared is not None and prepared.rv == kv.mod_revision:
+                            obj.views = prepared.views
+                            if prepared.selectors is not None:
+                                obj.set_selectors(*prepared.selectors)
                         event = cache.apply(key, obj, kv.mod_revision)
                     if event is not None:
                         self._dispatch(event, store.commit_time(kv.mod_revision))
@@ -235,12 +249,27 @@ class Cacher:
         """Keep ``encoded`` (the object version ``rv`` of ``key`` in view ``view_name``, made for a
         write's response) for the cached object that version becomes: a client that writes in
         protobuf has the bytes its LISTs and watches will serve encoded once, not twice. A write
-        commits and answers in one step of the loop, before this cacher sees the event; an
-        encoding whose version never arrives (a no-op update) is dropped with the key's next
-        event, and the whole table when it grows past ``PREPARED_LIMIT``."""
-        if len(self._prepared) >= PREPARED_LIMIT:
-            self._prepared.clear()
-        self._prepared[key] = (rv, {view_name: encoded})
+        commits and answers in one step of the loop, before this cacher sees the event; what
+        was prepared for a version that never arrives is dropped with the key's next event, and
+        the whole table when it grows past ``PREPARED_LIMIT``."""
+        entry = self._prepared_entry(key, rv)
+        if entry.views is None:
+            entry.views = {}
+        entry.views[view_name] = encoded
+
+    def prepare_selectors(self, key: str, rv: int, labels: Mapping[str, str], fields: Mapping[str, str]) -> None:
+        """Keep what selectors match of the object version ``rv`` of ``key`` (read by the write
+        from the object it stored) for the cached object: as kube's cacher keeps each event's
+        labels and fields, so the first LIST or watch with a selector decodes no object."""
+        self._prepared_entry(key, rv).selectors = (labels, fields)
+
+    def _prepared_entry(self, key: str, rv: int) -> _Prepared:
+        entry = self._prepared.get(key)
+        if entry is None or entry.rv != rv:
+            if len(self._prepared) >= PREPARED_LIMIT:
+                self._prepared.clear()
+            entry = self._prepared[key] = _Prepared(rv)
+        return entry
 
     def send_due_bookmarks(self) -> None:
         now = self._clock()

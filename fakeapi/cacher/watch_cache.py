@@ -119,6 +119,10 @@ class CachedObject:
         return CachedObject(self.key, self.namespace, self.name, self.rv, raw, self._labels, self._fields,
                             self._decode_selectors)
 
+    def set_selectors(self, labels: Mapping[str, str], fields: Mapping[str, str]) -> None:
+        """What selectors match, known without decoding ``raw`` (its writer read them)."""
+        self._labels, self._fields = labels, fields
+
     def _decode(self) -> None:
         assert self._decode_selectors is not None, "a CachedObject needs labels and fields or a decoder"
         self._labels, self._fields = self._decode_selectors(self.raw)

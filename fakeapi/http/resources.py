@@ -275,7 +275,7 @@ class Output:
             return self.respond(raw, status)
         if not isinstance(view, ProtobufView) or written_to is None or written_to.storage is not written_to:
             return self.respond(view.body(view.encode(raw)), status)
-        obj = orjson.loads(raw)
+        obj = written_to.written(raw)
         encoded = view.encode_object(obj)
         meta = obj["metadata"]
         written_to.cacher.prepare(written_to.key(meta.get("namespace") or None, meta["name"]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import time
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -46,8 +47,17 @@ def go_object_meta(meta: dict[str, Any]) -> dict[str, Any]:
     return ordered
 
 
+_now_text: tuple[int, str] = (-1, "")
+
+
 def now_rfc3339() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The time now at metav1.Time's one-second precision; formatted once per second (a
+    write reads it for its timestamps and managedFields entries, a burst of writes many times)."""
+    global _now_text
+    second = int(time.time())
+    if _now_text[0] != second:
+        _now_text = (second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return _now_text[1]
 
 
 def rfc3339_in(seconds: int, since: str | None = None) -> str:

@@ -130,29 +130,7 @@ class Quantity:
     # ------------------------------------------------------------------ String()
 
     def __str__(self) -> str:
-        if self.text is not None:
-            return self.text
-        if self.unscaled == 0:
-            return "0"
-        fmt = self.format
-        if fmt == BINARY_SI:
-            if -1024 < self.as_fraction() < 1024:
-                fmt = DECIMAL_SI
-            else:
-                whole = self._integral()
-                if whole is None:
-                    fmt = DECIMAL_SI
-                else:
-                    mantissa, times = _remove_factors(whole, 1024)
-                    return f"{mantissa}{_BINARY_SUFFIX.get(times, '')}"
-        mantissa, times = _remove_factors(self.unscaled, 10)
-        exponent = self.scale + times
-        while exponent % 3:
-            mantissa *= 10
-            exponent -= 1
-        if fmt == DECIMAL_SI:
-            return f"{mantissa}{_DECIMAL_SUFFIX.get(exponent, '')}"
-        return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+        return self.text if self.text is not None else _canonical_string(self)
 
     def _integral(self) -> int | None:
         """The value as an integer, or None when it has a fraction."""
@@ -160,6 +138,33 @@ class Quantity:
             return self.unscaled * 10**self.scale
         whole, rest = divmod(abs(self.unscaled), 10**-self.scale)
         return None if rest else whole * self.sign()
+
+
+@lru_cache(maxsize=4096)
+def _canonical_string(quantity: Quantity) -> str:
+    """``String()`` of a quantity without kept text; kept by value: a cluster's objects repeat
+    a few requests and limits, and each decoded object prints all of its own."""
+    if quantity.unscaled == 0:
+        return "0"
+    fmt = quantity.format
+    if fmt == BINARY_SI:
+        if -1024 < quantity.as_fraction() < 1024:
+            fmt = DECIMAL_SI
+        else:
+            whole = quantity._integral()
+            if whole is None:
+                fmt = DECIMAL_SI
+            else:
+                mantissa, times = _remove_factors(whole, 1024)
+                return f"{mantissa}{_BINARY_SUFFIX.get(times, '')}"
+    mantissa, times = _remove_factors(quantity.unscaled, 10)
+    exponent = quantity.scale + times
+    while exponent % 3:
+        mantissa *= 10
+        exponent -= 1
+    if fmt == DECIMAL_SI:
+        return f"{mantissa}{_DECIMAL_SUFFIX.get(exponent, '')}"
+    return f"{mantissa}e{exponent}" if exponent else str(mantissa)
 
 
 def _remove_factors(value: int, base: int) -> tuple[int, int]:

@@ -349,6 +349,8 @@ class ResourceStore(FieldManagedWrites):
         self.subresource_strategies: dict[str, tuple[Callable[[Json, Json], Json],
                                                      Callable[[Json, Json], list[FieldError]]]] = {}
         self.cacher = Cacher(store, self.prefix, self._decode, cacher_config)
+        #: The last write's stored bytes and the object they encode (``written``).
+        self._last_written: tuple[bytes, Json] | None = None
 
     @property
     def storage(self) -> ResourceStore:
@@ -384,8 +386,11 @@ class ResourceStore(FieldManagedWrites):
         return CachedObject(key, namespace, name, rv, raw, decode_selectors=self._selectors)
 
     def _selectors(self, raw: bytes) -> tuple[Json, Json]:
-        obj = orjson.loads(raw)
-        return (obj.get("metadata") or {}).get("labels") or {}, selectable_fields(self.resource_type, obj)
+        return self._selectors_of(orjson.loads(raw))
+
+    def _selectors_of(self, obj: Json) -> tuple[Json, Json]:
+        """What selectors match of ``obj``: its labels (a copy) and selectable fields."""
+        return dict((obj.get("metadata") or {}).get("labels") or {}), selectable_fields(self.resource_type, obj)
 
     # ----------------------------------------------------------------- reads
 
@@ -709,10 +714,24 @@ class ResourceStore(FieldManagedWrites):
                 resp = self.store.txn(txn(raw))
             except ErrRequestTooLarge as err:
                 raise unclassified_error(str(err)) from None
-        if resp.succeeded and resp.header_revision != rev:
-            obj["metadata"]["resourceVersion"] = str(resp.header_revision)
-            raw = versioner.with_resource_version(raw, resp.header_revision)
+        if resp.succeeded:
+            meta = obj["metadata"]
+            if resp.header_revision != rev:
+                meta["resourceVersion"] = str(resp.header_revision)
+                raw = versioner.with_resource_version(raw, resp.header_revision)
+            self._last_written = (raw, obj)
+            self.cacher.prepare_selectors(self.key(meta.get("namespace") or None, meta["name"]),
+                                          resp.header_revision, *self._selectors_of(obj))
         return resp, raw
+
+    def written(self, raw: bytes) -> Json:
+        """The object ``raw`` (a write's answer) encodes, to read only: the write's own object
+        when ``raw`` is what the last write stored (a response in another view need not decode
+        what was encoded a moment ago), else decoded."""
+        last = self._last_written
+        if last is not None and last[0] is raw:
+            return last[1]
+        return orjson.loads(raw)
 
     def _first_update_writes(self, kv: KeyValue, old: Json) -> bool:
         """A no-op update writes all the same when kube's stored bytes of the created object

@@ -250,3 +250,42 @@ def test_each_object_version_is_encoded_once(fakeapi):
     assert cached_views(fakeapi, "json") == {}
     http.get(f"{NS}/configmaps/json", headers={"Accept": PROTOBUF})  # a GET encodes the cached copy
     assert view in cached_views(fakeapi, "json")
+
+
+def test_written_objects_reach_the_cache_with_what_selectors_match(fakeapi):
+    """A write hands the watch cache its object's labels and fields with its encodings (as
+    kube's cacher keeps each event's): LISTs with selectors decode none of the written objects.
+    The store's decoder of selectors refuses here, so a LIST that needed it would fail."""
+    http = fakeapi.http
+
+    def refuse_decoding(server: Any, refuse: bool) -> None:
+        store = server.registry.resources[("", "v1", "configmaps")]
+        if refuse:
+            def refused(raw: bytes) -> Any:
+                raise AssertionError("decoded a written object for its selectors")
+            store._selectors = refused
+        else:
+            del store._selectors
+
+    fakeapi.server_call(lambda server: refuse_decoding(server, True))
+    try:
+        for name, tier in (("sel-a", "web"), ("sel-b", "db")):
+            assert http.post(f"{NS}/configmaps", json={"metadata": {"name": name, "labels": {"tier": tier}}},
+                             headers={"Accept": PREFERS_PROTOBUF}).status_code == 201
+        # a new version's labels replace the old ones; its protobuf answer is kept beside them
+        assert http.patch(f"{NS}/configmaps/sel-b", json={"metadata": {"labels": {"tier": "web"}}},
+                          headers={"Content-Type": "application/merge-patch+json",
+                                   "Accept": PREFERS_PROTOBUF}).status_code == 200
+        fakeapi.wait_for("configmaps", "sel-b", namespace="default")
+
+        def names(query: str) -> list[str]:
+            listed = http.get(f"{NS}/configmaps?{query}&resourceVersion=0")
+            assert listed.status_code == 200, listed.text
+            return sorted(item["metadata"]["name"] for item in listed.json()["items"])
+
+        assert names("labelSelector=tier%3Dweb") == ["sel-a", "sel-b"]
+        assert names("labelSelector=tier%3Ddb") == []
+        assert names("fieldSelector=metadata.name%3Dsel-b") == ["sel-b"]
+        assert "protobuf:k8s.io.api.core.v1.ConfigMap" in cached_views(fakeapi, "sel-b")
+    finally:
+        fakeapi.server_call(lambda server: refuse_decoding(server, False))

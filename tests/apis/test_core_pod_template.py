@@ -97,3 +97,30 @@ def test_pod_spec_answers_are_kept_per_spec_and_what_validation_reads_of_the_pod
     wrong = {**spec, "restartPolicy": "Sometimes"}
     assert [path for path, _, _ in validation.validate_pod_spec(wrong, {"name": "p"}, "spec", options)] == \
         ["spec.restartPolicy"]
+
+
+def test_pod_warnings_are_kept_per_spec_path_and_the_annotations_they_read() -> None:
+    """``warnings_for_pod``/``_template`` answer a spec seen before from what they answered then,
+    unless the annotations they look for, or the template's path, differ."""
+    from fakeapi.apis.core import warnings
+
+    spec = {"containers": [{"name": "c", "image": "nginx", "resources": {"limits": {"memory": "1.5"}}}]}
+    pod = {"metadata": {"name": "p"}, "spec": spec}
+    fractional = ["spec.containers[0].resources.limits[memory]: fractional byte value \"1500m\" is invalid, "
+                  "must be an integer"]
+    for _ in range(3):  # seen once, kept the second time, answered from it the third
+        answer = warnings.warnings_for_pod(pod, None)
+        assert answer == fractional
+        answer.clear()  # the caller's copy
+    seccomp = {"metadata": {"name": "p", "annotations": {"seccomp.security.alpha.kubernetes.io/pod": "x"}},
+               "spec": spec}
+    assert warnings.warnings_for_pod(seccomp, None) == [
+        'metadata.annotations[seccomp.security.alpha.kubernetes.io/pod]: non-functional in v1.27+; use the '
+        '"seccompProfile" field instead'] + fractional
+    unrelated = {"metadata": {"name": "q", "annotations": {"note": "x"}}, "spec": spec}
+    assert warnings.warnings_for_pod(unrelated, None) == fractional
+    assert warnings.warnings_for_pod_template("spec.template", pod, None) == \
+        ["spec.template." + fractional[0]]
+    whole = {"metadata": {"name": "p"}, "spec": {"containers": [{**spec["containers"][0],
+                                                                 "resources": {"limits": {"memory": "2"}}}]}}
+    assert warnings.warnings_for_pod(whole, None) == []

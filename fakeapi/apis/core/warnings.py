@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...machinery._golang import go_quote
+from ...machinery.jsonvalue import Repeated, json_key
 from ...machinery.quantity import decode
 from ...machinery.validation import (
     child,
@@ -34,6 +35,7 @@ _DEPRECATED_ANNOTATIONS = (
     ("security.alpha.kubernetes.io/sysctls", 'non-functional in v1.11+; use the "sysctls" field instead'),
     ("security.alpha.kubernetes.io/unsafe-sysctls", 'non-functional in v1.11+; use the "sysctls" field instead'),
 )
+_DEPRECATED_ANNOTATION_NAMES = frozenset(name for name, _message in _DEPRECATED_ANNOTATIONS)
 _DEPRECATED_VOLUMES = (
     ("photonPersistentDisk", "photonPersistentDisk", "deprecated in v1.11, non-functional in v1.16+"),
     ("gitRepo", "gitRepo", "deprecated in v1.11, and disabled by default in v1.33+"),
@@ -62,14 +64,43 @@ def _list(obj: Json | None, name: str) -> list[Any]:
 
 def warnings_for_pod(pod: Json, old_pod: Json | None) -> list[str]:
     """``GetWarningsForPod``."""
-    return _warnings(None, _map(pod, "spec"), _map(pod, "metadata"))
+    return _kept_warnings(None, _map(pod, "spec"), _map(pod, "metadata"))
 
 
 def warnings_for_pod_template(path: str, template: Json | None, old_template: Json | None) -> list[str]:
     """``GetWarningsForPodTemplate`` (None when there is no template)."""
     if template is None:
         return []
-    return _warnings(path, _map(template, "spec"), _map(template, "metadata"))
+    return _kept_warnings(path, _map(template, "spec"), _map(template, "metadata"))
+
+
+#: ``_warnings``' answers by ``_warnings_key``: the pods of one template warn alike.
+_WARNINGS: Repeated[tuple[Any, ...], tuple[str, ...]] = Repeated(256)
+
+
+def _kept_warnings(base: str | None, spec: Json, meta: Json) -> list[str]:
+    key = _warnings_key(base, spec, meta)
+    if key is None:
+        return _warnings(base, spec, meta)
+    warnings = _WARNINGS.get(key)
+    if warnings is None:
+        warnings = tuple(_warnings(base, spec, meta))
+        _WARNINGS.put(key, warnings)
+    return list(warnings)
+
+
+def _warnings_key(base: str | None, spec: Json, meta: Json) -> tuple[Any, ...] | None:
+    """Everything ``_warnings`` reads, None for a spec not worth keeping: the path, the spec's
+    JSON and the annotations it looks for (deprecated ones, seccomp's and AppArmor's)."""
+    encoded = json_key(spec)
+    if encoded is None:
+        return None
+    annotations = tuple(
+        (name, value) for name, value in _map(meta, "annotations").items()
+        if name in _DEPRECATED_ANNOTATION_NAMES or name == _SECCOMP_POD
+        or name.startswith((_SECCOMP_CONTAINER_PREFIX, _APPARMOR_PREFIX))
+    )
+    return base, encoded, annotations
 
 
 def node_selector_term_warnings(term: Json, check_values: bool, path: str) -> list[str]:
