@@ -234,9 +234,11 @@ class ConvertingStore(FieldManagedWrites):
 
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
-        subresource: str | None = None, dry_run: bool = False, manager: str = "",
+        subresource: str | None = None, dry_run: bool = False, manager: str = "", go_decoded: bool = False,
     ) -> bytes:
-        """``ResourceStore.rewrite`` with ``change`` made to the object in the served version."""
+        """``ResourceStore.rewrite`` with ``change`` made to the object in the served version
+        (whose conversion to the storage version the storage's decoding reads: ``go_decoded``
+        does not carry over)."""
         def change_served(stored: Json) -> Json:
             live = self._served_object(stored)
             changed = self._typed(change(self._served_object(stored)))

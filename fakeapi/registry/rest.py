@@ -139,7 +139,7 @@ class FieldManagedWrites:
 
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
-        subresource: str | None = None, dry_run: bool = False, manager: str = "",
+        subresource: str | None = None, dry_run: bool = False, manager: str = "", go_decoded: bool = False,
     ) -> bytes:
         raise NotImplementedError
 
@@ -226,7 +226,8 @@ class FieldManagedWrites:
                     warning.add_header(warning_header(error))
             return decoded
 
-        return self.rewrite(namespace, name, patched, subresource=subresource, dry_run=dry_run, manager=manager)
+        return self.rewrite(namespace, name, patched, subresource=subresource, dry_run=dry_run, manager=manager,
+                            go_decoded=True)
 
     def apply(
         self, namespace: str | None, name: str, body: bytes, *, manager: str, force: bool,
@@ -504,15 +505,16 @@ class ResourceStore(FieldManagedWrites):
         served = request_rules.get()
         return served if served is not None and served.validate is not None else self.rules
 
-    def _decode_body(self, body: Any) -> Json:
+    def _decode_body(self, body: Any, go_decoded: bool = False) -> Json:
         """A request body (or a patch's result) as kube decodes it: of this kind and version,
         through the Go type (``gostruct``: unknown fields dropped, zero values and Go's field
-        order), then defaulted."""
+        order; ``go_decoded``: it went through it already), then defaulted."""
         obj = metadata.check_type(body, self.resource_type.kind, self.api_version, custom=self.resource_type.custom)
         if self.resource_type.custom:
             self._default_custom(obj)
             return obj
-        obj = gostruct.decode_body(obj, self.api_version, self.resource_type.kind)
+        if not go_decoded:
+            obj = gostruct.decode_body(obj, self.api_version, self.resource_type.kind)
         if self.rules.default is not None:
             self.rules.default(obj)
         return obj
@@ -600,15 +602,17 @@ class ResourceStore(FieldManagedWrites):
 
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
-        subresource: str | None = None, dry_run: bool = False, manager: str = "",
+        subresource: str | None = None, dry_run: bool = False, manager: str = "", go_decoded: bool = False,
     ) -> bytes:
         """Update the stored object by ``change(copy of it)`` (PATCH, /scale, controllers).
         Reading and writing happen in one loop step, so no other write can come between:
-        the compare-and-swap can only fail on a stale resourceVersion the change put in."""
+        the compare-and-swap can only fail on a stale resourceVersion the change put in.
+        ``go_decoded``: ``change`` answers the object already decoded into its Go type (a
+        patch's result, decoded for the patch handler's errors), which is not decoded again."""
         kv, old = self._current(namespace, name)
         changed = change(orjson.loads(kv.value))
-        return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager, dry_run),
-                                   dry_run)
+        return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager, dry_run,
+                                                                 go_decoded), dry_run)
 
     def guaranteed_update(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *, dry_run: bool = False,
@@ -628,11 +632,11 @@ class ResourceStore(FieldManagedWrites):
 
     def _prepare_update(
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
-        dry_run: bool = False,
+        dry_run: bool = False, go_decoded: bool = False,
     ) -> Json:
         resource_type = self.resource_type
         rules = self.rules
-        obj = self._decode_body(body)
+        obj = self._decode_body(body, go_decoded)
         meta = obj["metadata"]
         ns = old["metadata"].get("namespace") if resource_type.namespaced else None
         check_name(obj, name, ns or "")
