@@ -10,17 +10,24 @@ proxy), so the client is not the bottleneck:
 The real etcd runs as in production, with fsync, its data dir on disk; fakeapi has no fsync.
 Targets (issue 12): range within 1.5x of etcd's time; puts/s at 16 clients >= etcd's.
 
+A third column measures the floor under fakeapi's puts: the same puts against a grpcio asyncio
+server (as ``fakeapi etcd`` serves, same options) whose Put answers a fixed response at once,
+so what it costs is grpcio's own (HTTP/2, the call's task, the messages), with no store.
+
 Usage: ``.venv/bin/python benchmarks/etcd_bench.py [--duration 5]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 from fakeapi.testing.control_plane import Etcd
@@ -56,19 +63,69 @@ def measure(load: Path, url: str, pid: int, duration: float) -> dict[str, float]
     before = cpu_seconds(pid)
     run(load, url, "-mode", "range", "-repeat", "9", "-load=false")  # 10 reads, keys in place
     numbers["range_cpu_ms"] = (cpu_seconds(pid) - before) / 10 * 1e3
+    return numbers | puts(load, url, pid, duration)
+
+
+def puts(load: Path, url: str, pid: int, duration: float) -> dict[str, float]:
+    numbers = {}
     for clients in (1, 16):
         before = cpu_seconds(pid)
         result = run(load, url, "-mode", "put", "-clients", str(clients), "-duration", f"{duration}s")
         numbers[f"puts_{clients}"] = result["puts_per_s"]
-        puts = result["puts_per_s"] * duration
-        numbers[f"cpu_us_{clients}"] = (cpu_seconds(pid) - before) / puts * 1e6
+        numbers[f"cpu_us_{clients}"] = (cpu_seconds(pid) - before) / (result["puts_per_s"] * duration) * 1e6
     return numbers
+
+
+async def serve_no_op_puts(port_file: Path) -> None:
+    """The floor's server: ``fakeapi etcd``'s grpcio server and options, a Put answered with a
+    fixed PutResponse; writes its port to ``port_file`` once serving."""
+    import grpc
+
+    from fakeapi.etcd.pb import rpc_pb2
+    from fakeapi.etcd.server import EtcdServer, _serialize
+    from fakeapi.store import Store
+
+    template = EtcdServer(Store())
+    answer = rpc_pb2.PutResponse(header=template.header(1)).SerializeToString()
+
+    async def put(request: object, context: object) -> bytes:
+        return answer
+
+    server = grpc.aio.server(options=template.grpc_options())
+    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("etcdserverpb.KV", {
+        "Put": grpc.unary_unary_rpc_method_handler(put, request_deserializer=rpc_pb2.PutRequest.FromString,
+                                                   response_serializer=_serialize)})])
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    port_file.write_text(str(port))
+    await server.wait_for_termination()
+
+
+def floor(load: Path, duration: float) -> dict[str, float]:
+    """``puts`` against ``serve_no_op_puts`` in a process of its own."""
+    with tempfile.TemporaryDirectory() as scratch:
+        port_file = Path(scratch) / "port"
+        server = subprocess.Popen([sys.executable, __file__, "--serve-no-op-puts", str(port_file)])
+        try:
+            deadline = time.monotonic() + 30
+            while not port_file.exists() or not port_file.read_text():
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("the no-op grpcio server did not start")
+                time.sleep(0.05)
+            return puts(load, f"http://127.0.0.1:{port_file.read_text()}", server.pid, duration)
+        finally:
+            server.terminate()
+            server.wait(10)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--duration", type=float, default=5.0, help="seconds per put run")
+    parser.add_argument("--serve-no-op-puts", type=Path, metavar="PORT_FILE", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_no_op_puts is not None:
+        asyncio.run(serve_no_op_puts(args.serve_no_op_puts))
+        return
     load = build_load()
 
     with FakeEtcdProcess() as fake:
@@ -77,6 +134,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir="/var/tmp") as on_disk, Etcd(Path(on_disk), fsync=True) as real:
         assert real.process is not None
         theirs = measure(load, real.client_url, real.process.pid, args.duration)
+    no_op = floor(load, args.duration)
 
     rows = [
         ("range 10,000 x 1.5 KB (ms, median)", "range_ms", "time ratio (target <= 1.5)"),
@@ -86,10 +144,11 @@ def main() -> None:
         ("server CPU per put (µs), 1 client", "cpu_us_1", "cost ratio"),
         ("server CPU per put (µs), 16 clients", "cpu_us_16", "cost ratio"),
     ]
-    print(f"{'':38} {'fakeapi etcd':>14} {'etcd 3.6.6':>12} {'ratio':>8}")
+    print(f"{'':38} {'fakeapi etcd':>14} {'etcd 3.6.6':>12} {'ratio':>8}  {'':32} {'no-op grpcio':>12}")
     for label, key, what in rows:
         ratio = ours[key] / theirs[key]
-        print(f"{label:38} {ours[key]:14.1f} {theirs[key]:12.1f} {ratio:8.2f}  {what}")
+        shown = f"{no_op[key]:12.1f}" if key in no_op else ""
+        print(f"{label:38} {ours[key]:14.1f} {theirs[key]:12.1f} {ratio:8.2f}  {what:32} {shown}")
 
 
 if __name__ == "__main__":

@@ -136,8 +136,8 @@ class EtcdServer:
         """gRPC's receive limit, and the size above which a fragmenting watch splits."""
         return self.max_request_bytes + GRPC_OVERHEAD_BYTES
 
-    async def start(self, listen_urls: Sequence[str]) -> list[str]:
-        server = grpc.aio.server(options=[
+    def grpc_options(self) -> list[tuple[str, int]]:
+        return [
             ("grpc.max_receive_message_length", self.max_receive_bytes),
             ("grpc.max_send_message_length", MAX_SEND_BYTES),
             ("grpc.so_reuseport", 0),
@@ -146,7 +146,10 @@ class EtcdServer:
             ("grpc.http2.min_ping_interval_without_data_ms", 5000),
             ("grpc.keepalive_permit_without_calls", 1),
             ("grpc.http2.max_ping_strikes", 0),
-        ])
+        ]
+
+    async def start(self, listen_urls: Sequence[str]) -> list[str]:
+        server = grpc.aio.server(options=self.grpc_options())
         server.add_generic_rpc_handlers([
             _service_handler("KV", KVService(self)),
             _service_handler("Watch", WatchService(self)),
