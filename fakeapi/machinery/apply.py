@@ -46,9 +46,9 @@ from .managed_fields import (
     PathElement,
     Value,
     VersionedSet,
+    canonical_time,
     decode_managed_fields,
     encode_managed_fields,
-    format_time,
     go_json,
     is_reset,
     manager_identifier,
@@ -1319,7 +1319,7 @@ class FieldManager:
             previous = fields.get(identifier)
             owned = current.set.union(previous.set) if previous else current.set
             fields[identifier] = VersionedSet(owned, current.api_version, current.applied)
-            managed.times[identifier] = format_time(parse_time(now))
+            managed.times[identifier] = canonical_time(now)
         managed.fields = fields
         return _cap_update_managers(managed)
 
@@ -1354,7 +1354,7 @@ class FieldManager:
         managed = Managed(_strip_meta(fields, identifier), dict(managed.times))
         if merged is MISSING:
             return _without_managed_fields(live), managed
-        managed.times[identifier] = format_time(parse_time(now))
+        managed.times[identifier] = canonical_time(now)
         return merged, managed
 
 

@@ -526,12 +526,25 @@ def manager_identifier(manager: str, operation: str, api_version: str, subresour
 
 
 def parse_manager_identifier(identifier: str) -> dict[str, str]:
-    return json.loads(identifier)
+    """The fields of a ``manager_identifier`` (a new dict, for the caller)."""
+    return dict(_identifier_fields(identifier))
+
+
+@lru_cache(maxsize=1024)
+def _identifier_fields(identifier: str) -> tuple[tuple[str, str], ...]:
+    return tuple(json.loads(identifier).items())
 
 
 def format_time(moment: datetime) -> str:
     """``metav1.Time``'s JSON: RFC 3339 in UTC, whole seconds."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@lru_cache(maxsize=256)
+def canonical_time(text: str) -> str:
+    """A time as ``metav1.Time`` decodes and encodes it again (``format_time(parse_time(text))``);
+    kept by text: an object's entries and a second's writes share a few."""
+    return format_time(parse_time(text))
 
 
 def parse_time(text: str) -> datetime:
@@ -561,7 +574,7 @@ def _decode_entry(index: int, entry: Mapping[str, Any]) -> tuple[str, VersionedS
         raise ManagedFieldsError(f"error decoding versioned set: error decoding set: {err}") from err
     time = entry.get("time")
     return identifier, VersionedSet(fields, api_version, operation == APPLY), (
-        format_time(parse_time(time)) if time else None)
+        canonical_time(time) if time else None)
 
 
 def _decoded_fields(fields: Any) -> FieldSet:

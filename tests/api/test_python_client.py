@@ -43,8 +43,12 @@ def test_paged_list_is_consistent_while_writes_happen(core):
 
 
 def test_remaining_item_count_without_selector(core):
+    """The count is of the page's snapshot: the whole LIST at that revision (a controller may
+    add the namespace's kube-root-ca.crt at any moment after the namespace is created)."""
     page = core.list_namespaced_config_map("py", limit=5)
-    assert page.metadata.remaining_item_count == len(core.list_namespaced_config_map("py").items) - 5
+    whole = core.list_namespaced_config_map("py", resource_version=page.metadata.resource_version,
+                                            resource_version_match="Exact")
+    assert page.metadata.remaining_item_count == len(whole.items) - 5
 
 
 def test_watch_from_returned_resource_version(core):

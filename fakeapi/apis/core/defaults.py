@@ -19,6 +19,7 @@ import base64
 import contextlib
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from ...machinery.field_validation import cannot_be_handled
@@ -161,6 +162,7 @@ _DIGEST_LENGTHS = {"sha256": 64, "sha384": 96, "sha512": 128}
 _NAME_TOTAL_LENGTH_MAX = 255
 
 
+@lru_cache(maxsize=1024)
 def _image_tag(image: str) -> str:
     """The tag ``parsers.ParseImageName`` gives (``latest`` when neither tag nor digest is
     named); "" for a reference it cannot parse."""
