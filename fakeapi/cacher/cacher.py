@@ -183,7 +183,9 @@ class Cacher:
                 for ev in resp.events:
                     kv = ev.kv
                     key = kv.key.decode()
-                    prepared = self._prepared.pop(key, None) if self._prepared else None
+                    prepared = self._prepared.get(key) if self._prepared else None
+                    if prepared is not None and prepared.rv <= kv.mod_revision:
+                        del self._prepared[key]  # (one for a later version waits for it)
                     if ev.type is EventType.DELETE:
                         event = cache.apply(key, None, kv.mod_revision)
                     else:

@@ -261,6 +261,11 @@ class WatchCache:
                 self.keys.add(key)
             self.objects[key] = new
             event = CacheEvent(ADDED if prev is None else MODIFIED, rv, new, prev, self._clock())
+        if prev is not None:
+            # A state no longer current is served again only to a watch or LIST from before
+            # this event (which encodes it anew; a DELETED event is encoded at its own revision
+            # anyway): its encodings would hold as much memory again as the stored history.
+            prev.views = None
         self.rv = rv
         self._append(event)
         return event

@@ -350,6 +350,9 @@ class ResourceStore(FieldManagedWrites):
         self.subresource_strategies: dict[str, tuple[Callable[[Json, Json], Json],
                                                      Callable[[Json, Json], list[FieldError]]]] = {}
         self.cacher = Cacher(store, self.prefix, self._decode, cacher_config)
+        #: ``_selectors``, bound once: every cached object holds it (a bound method each would
+        #: be one more object per version for the collector to scan).
+        self._decode_selectors = self._selectors
         #: The last write's stored bytes and the object they encode (``written``).
         self._last_written: tuple[bytes, Json] | None = None
 
@@ -384,7 +387,7 @@ class ResourceStore(FieldManagedWrites):
         decoded from ``raw`` only when one asks."""
         path = key[len(self.prefix):]
         namespace, _, name = path.partition("/") if self.resource_type.namespaced else ("", "", path)
-        return CachedObject(key, namespace, name, rv, raw, decode_selectors=self._selectors)
+        return CachedObject(key, namespace, name, rv, raw, decode_selectors=self._decode_selectors)
 
     def _selectors(self, raw: bytes) -> tuple[Json, Json]:
         return self._selectors_of(orjson.loads(raw))

@@ -263,9 +263,9 @@ def test_written_objects_reach_the_cache_with_what_selectors_match(fakeapi):
         if refuse:
             def refused(raw: bytes) -> Any:
                 raise AssertionError("decoded a written object for its selectors")
-            store._selectors = refused
+            store._decode_selectors = refused
         else:
-            del store._selectors
+            store._decode_selectors = store._selectors
 
     fakeapi.server_call(lambda server: refuse_decoding(server, True))
     try:
@@ -289,3 +289,33 @@ def test_written_objects_reach_the_cache_with_what_selectors_match(fakeapi):
         assert "protobuf:k8s.io.api.core.v1.ConfigMap" in cached_views(fakeapi, "sel-b")
     finally:
         fakeapi.server_call(lambda server: refuse_decoding(server, False))
+
+
+def test_a_superseded_version_drops_its_encodings_and_is_served_again_all_the_same(fakeapi):
+    """The cache keeps encodings of current objects only: an update drops the old version's
+    (which would double the memory of the history), and a watch from before the update, which
+    needs the old version again, gets it encoded anew, equal to what the write answered."""
+    http = fakeapi.http
+    first = http.post(f"{NS}/configmaps", json={"metadata": {"name": "superseded"}, "data": {"a": "1"}},
+                      headers={"Accept": PREFERS_PROTOBUF})
+    fakeapi.wait_for("configmaps", "superseded", namespace="default")
+    view = "protobuf:k8s.io.api.core.v1.ConfigMap"
+    assert view in cached_views(fakeapi, "superseded")
+    before = http.get(f"{NS}/configmaps").json()["metadata"]["resourceVersion"]
+    created_rv = decode_body(first.content)["metadata"]["resourceVersion"]
+    second = http.put(f"{NS}/configmaps/superseded", headers={"Accept": PREFERS_PROTOBUF},
+                      json={"metadata": {"name": "superseded", "resourceVersion": created_rv}, "data": {"a": "2"}})
+    assert second.status_code == 200, second.text
+    fakeapi.wait_for("configmaps", "superseded", namespace="default")
+
+    def superseded_views(server: Any) -> list[dict[str, bytes] | None]:
+        store = server.registry.resources[("", "v1", "configmaps")]
+        key = store.key("default", "superseded")
+        return [event.obj.views for event in store.cacher.cache.buffer if event.obj.key == key]
+
+    old_views, new_views = fakeapi.server_call(superseded_views)
+    assert old_views is None and view in new_views
+    _content_type, body = watch_body(http, f"{NS}/configmaps", PREFERS_PROTOBUF, resourceVersion=str(int(before) - 1),
+                                     fieldSelector="metadata.name=superseded")
+    frames = [(kind, raw) for kind, raw in read_watch_frames(body) if kind in ("ADDED", "MODIFIED")]
+    assert frames == [("ADDED", first.content), ("MODIFIED", second.content)]
