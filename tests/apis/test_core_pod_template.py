@@ -124,3 +124,36 @@ def test_pod_warnings_are_kept_per_spec_path_and_the_annotations_they_read() -> 
     whole = {"metadata": {"name": "p"}, "spec": {"containers": [{**spec["containers"][0],
                                                                  "resources": {"limits": {"memory": "2"}}}]}}
     assert warnings.warnings_for_pod(whole, None) == []
+
+
+def test_pod_spec_defaults_are_kept_per_spec_and_handed_out_as_copies() -> None:
+    """``set_defaults_pod`` defaults a spec seen before from what it made of it then: the same
+    result each time, a copy the caller may change, another for another spec, and no answer kept
+    for a spec whose defaulting fails."""
+    import copy
+
+    from fakeapi.apis.core import defaults
+
+    spec = {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}],
+                            "resources": {"limits": {"cpu": "0.5"}}}]}
+    results = []
+    for _ in range(3):  # seen once, kept the second time, answered from it the third
+        pod = {"metadata": {"name": "p"}, "spec": copy.deepcopy(spec)}
+        defaults.set_defaults_pod(pod)
+        results.append(pod["spec"])
+    assert results[0] == results[1] == results[2]
+    assert results[2]["containers"][0]["resources"] == {"limits": {"cpu": "500m"}, "requests": {"cpu": "500m"}}
+    results[2]["containers"][0]["image"] = "changed"  # the caller's copy
+    again = {"metadata": {"name": "p"}, "spec": copy.deepcopy(spec)}
+    defaults.set_defaults_pod(again)
+    assert again["spec"] == results[0]
+    host = {"metadata": {"name": "p"}, "spec": {**copy.deepcopy(spec), "hostNetwork": True}}
+    defaults.set_defaults_pod(host)
+    assert host["spec"]["containers"][0]["ports"][0]["hostPort"] == 80
+    assert "hostPort" not in results[0]["containers"][0]["ports"][0]
+    bad = {"containers": [{"name": "c", "image": "nginx", "resources": {"limits": {"cpu": "lots"}}}]}
+    for _ in range(3):
+        with pytest.raises(StatusError):
+            decoding_pod = {"metadata": {"name": "p"}, "spec": copy.deepcopy(bad)}
+            with decoding("Pod"):
+                defaults.set_defaults_pod(decoding_pod)

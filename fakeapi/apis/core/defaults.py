@@ -22,7 +22,10 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from ...machinery.field_validation import cannot_be_handled
+from ...machinery.jsonvalue import Repeated, json_key
 from ...machinery.quantity import QuantityError, decode
 from .. import features
 from .resources import aggregate_container_resources, is_supported_pod_level_resource
@@ -446,11 +449,32 @@ def _requests_from_limits(containers: list[Json] | None) -> None:
                 requests.setdefault(name, value)
 
 
+#: Pod specs as ``_set_defaults_pod_spec`` leaves them (JSON), by their JSON before: the pods of
+#: one template, and a load test's, repeat their specs. Handed out as new copies; a spec whose
+#: defaulting fails (a quantity's 400) is not kept.
+_DEFAULTED_SPECS: Repeated[bytes, bytes] = Repeated(256)
+
+
 def set_defaults_pod(pod: Json) -> None:
     """``SetObjectDefaults_Pod``."""
     spec = pod.get("spec")
     if spec is None:
         spec = pod["spec"] = {}
+    key = json_key(spec)
+    kept = _DEFAULTED_SPECS.get(key) if key is not None else None
+    if kept is not None:
+        pod["spec"] = orjson.loads(kept)
+    else:
+        _set_defaults_pod_spec(spec)
+        if key is not None and (defaulted := json_key(spec)) is not None:
+            _DEFAULTED_SPECS.put(key, defaulted)
+    _set_defaults_pod_status(pod.get("status"))
+    _drop_init_container_annotations(pod.get("metadata"))
+    _pod_ips_round_trip(pod.get("status"))
+
+
+def _set_defaults_pod_spec(spec: Json) -> None:
+    """What ``SetObjectDefaults_Pod`` does to the spec (it reads nothing else)."""
     # SetDefaults_Pod runs first, on quantities already decoded.
     for containers in ("containers", "initContainers"):
         for container in spec.get(containers) or ():
@@ -471,12 +495,9 @@ def set_defaults_pod(pod: Json) -> None:
                     if not port.get("hostPort"):
                         port["hostPort"] = port.get("containerPort") or 0
     set_defaults_pod_spec(spec)
-    _set_defaults_pod_status(pod.get("status"))
     # The v1 -> internal conversion of a Pod (not of a template) treats a negative grace period as 1.
     if spec["terminationGracePeriodSeconds"] < 0:
         spec["terminationGracePeriodSeconds"] = 1
-    _drop_init_container_annotations(pod.get("metadata"))
-    _pod_ips_round_trip(pod.get("status"))
 
 
 def _default_pod_level_resources(spec: Json) -> None:
