@@ -1,9 +1,9 @@
 """Server CPU per pod write, through the whole ASGI app in-process (no socket, no client in the
-way): creates with JSON and protobuf bodies, PUT updates with protobuf bodies and merge patches
-of an annotation, each as the Go load generator sends it (``benchmarks/loadgen``: its realistic
-~3.7 KB pod, a counter annotation per update or patch) and answered as it asks (protobuf,
-JSON for the JSON create). Prints CPU µs per operation (process
-time, best of ``--rounds``); not a test.
+way): creates with JSON and protobuf bodies, PUT updates with protobuf bodies, merge patches of
+an annotation, strategic merge patches of a label and a container's image, server-side applies
+of an annotation (forced), each as the Go load generator sends it (``benchmarks/loadgen``: its
+realistic ~3.7 KB pod, a counter per write) and answered as it asks (protobuf, JSON for the
+JSON create). Prints CPU µs per operation (process time, best of ``--rounds``); not a test.
 
 ``--save FILE`` keeps the numbers and ``--before FILE`` prints them beside this run's (run the
 script on the old commit with ``--save``, on the new one with ``--before``). ``--profile OP``
@@ -52,7 +52,9 @@ POD_VIEW = object_view("v1", "Pod")
 USER_AGENT = (b"user-agent", b"loadgen/v0.0.0")
 ACCEPT_PROTOBUF = [(b"accept", f"{PROTOBUF}, application/json".encode()), USER_AGENT]
 ACCEPT_JSON = [(b"accept", b"application/json"), USER_AGENT]
-OPERATIONS = ("create json", "create protobuf", "update protobuf", "merge patch")
+OPERATIONS = ("create json", "create protobuf", "update protobuf", "merge patch", "strategic merge patch", "apply")
+STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
+APPLY_PATCH = "application/apply-patch+yaml"
 
 
 def loadgen_pod() -> dict[str, Any]:
@@ -92,8 +94,9 @@ class Workload:
         self.writes = 0
 
     async def expect(self, status: int, method: str, path: str, body: bytes, content_type: str,
-                     accept_json: bool = False) -> bytes:
-        got, answer = await exchange(self.app, method, path, body, headers=ACCEPT_JSON if accept_json else ACCEPT_PROTOBUF,
+                     accept_json: bool = False, query: bytes = b"") -> bytes:
+        got, answer = await exchange(self.app, method, path, body, query,
+                                     headers=ACCEPT_JSON if accept_json else ACCEPT_PROTOBUF,
                                      content_type=content_type.encode())
         if got != status:
             raise SystemExit(f"{method} {path}: {got} {answer[:400]!r}")
@@ -116,16 +119,26 @@ class Workload:
         if isinstance(pod, bytes):
             pod = self.pods[index] = answered(pod)
         path = f"{PODS}/{pod['metadata']['name']}"
+        query = b""
         if operation == "merge patch":
             method, content_type = "PATCH", MERGE_PATCH
             body = orjson.dumps({"metadata": {"annotations": {COUNTER_ANNOTATION: str(self.writes)}}})
+        elif operation == "strategic merge patch":  # a label, and a container's image by its name
+            method, content_type = "PATCH", STRATEGIC_MERGE_PATCH
+            body = orjson.dumps({"metadata": {"labels": {COUNTER_ANNOTATION: str(self.writes)}},
+                                 "spec": {"containers": [{"name": "web", "image": f"registry.example/web:1.2.{self.writes}"}]}})
+        elif operation == "apply":  # an annotation, forced
+            method, content_type = "PATCH", APPLY_PATCH
+            query = b"fieldManager=fakeapi-loadgen-apply&force=true"
+            body = orjson.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {
+                "name": pod["metadata"]["name"], "annotations": {COUNTER_ANNOTATION: str(self.writes)}}})
         else:
             method, content_type = "PUT", PROTOBUF
             body = protobuf_body({**pod, "metadata": {**pod["metadata"], "annotations": {
                 **pod["metadata"]["annotations"], COUNTER_ANNOTATION: str(self.writes)}}})
 
         async def write() -> bytes:
-            answer = await self.expect(200, method, path, body, content_type)
+            answer = await self.expect(200, method, path, body, content_type, query=query)
             self.pods[index] = answer
             return answer
 

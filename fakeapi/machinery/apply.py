@@ -787,9 +787,11 @@ def _group_by_key(type_: ListType, items: list[Value]) -> dict[PathElement, list
 def merge(lhs: Value, rhs: Value, type_ref: TypeRef | None) -> Value:
     """``TypedValue.Merge``: ``rhs`` over ``lhs``, granular maps and associative lists merged
     item by item (order: ``rhs``'s, with ``lhs``-only items kept in place), anything atomic
-    replaced. Returns ``MISSING`` when both are."""
-    if lhs is MISSING and rhs is MISSING:
-        return MISSING
+    replaced. Returns ``MISSING`` when both are. The result shares what only ``lhs`` has."""
+    if rhs is MISSING:
+        # The walk would rebuild lhs as it is (an empty map or list too): a live object's fields
+        # the configuration does not name are most of it. The result shares them with lhs.
+        return lhs
     # Upstream also walks lhs's atom when it differs from rhs's, but discards that output.
     atom = _resolve(type_ref)
     chosen = _deduce(atom, lhs) if rhs is MISSING else _deduce(atom, rhs)
