@@ -83,7 +83,7 @@ def strict_decoding_errors(body: bytes, schema: Schema) -> list[str]:
     """The unknown and duplicate fields of a JSON body, as kube words them:
     ``unknown field "spec.foo"``, ``duplicate field "spec.replicas"`` (see the module doc)."""
     found: _Found = {}
-    _check(loads_pairs(body, _Members), schema, "", found)
+    _check(loads_pairs(body, _Members), schema, "", found, PART_LEVELS)
     return [strict_error(what, path) for what, path in found][:MAX_ERRORS]
 
 
@@ -91,7 +91,7 @@ def object_strict_errors(obj: Mapping[str, Any], schema: Schema) -> list[str]:
     """``strict_decoding_errors`` of a decoded object's JSON (a patch's result), without
     encoding and parsing it: it repeats no member, and its unknown fields come in its order."""
     found: _Found = {}
-    _check(obj, schema, "", found)
+    _check(obj, schema, "", found, PART_LEVELS)
     return [strict_error(what, path) for what, path in found][:MAX_ERRORS]
 
 
@@ -178,24 +178,29 @@ def _self_decoding_definitions() -> tuple[Mapping[str, Any], ...]:
     return tuple(defs[name] for name in _SELF_DECODING)
 
 
-def _check(value: Any, schema: Schema, path: str, errors: _Found) -> None:
+def _check(value: Any, schema: Schema, path: str, errors: _Found, parts: int = 0) -> None:
     """Record the strict errors of ``value`` at ``path``. A value of another JSON type than its
-    schema's is left alone: that is a decoding error, reported elsewhere."""
+    schema's is left alone: that is a decoding error, reported elsewhere. ``parts``: how many
+    levels below hold parts (``_check_part``): struct fields and list items."""
     if isinstance(value, _Members):  # before list: _Members is one
-        _check_object(value, schema, path, errors)
+        _check_object(value, schema, path, errors, parts)
     elif isinstance(value, dict):  # a decoded object: its members in its order
-        _check_object(value.items(), schema, path, errors)
+        _check_object(value.items(), schema, path, errors, parts)
     elif isinstance(value, list) and (items := schema.items) is not None:
         for index, item in enumerate(value):
-            _check(item, items, f"{path}[{index}]", errors)
+            if parts and (isinstance(item, dict) or isinstance(item, list)):
+                _check_part(item, items, f"{path}[{index}]", errors, parts - 1)
+            else:
+                _check(item, items, f"{path}[{index}]", errors)
 
 
-def _check_object(members: Iterable[tuple[str, Any]], schema: Schema, path: str, errors: _Found) -> None:
+def _check_object(members: Iterable[tuple[str, Any]], schema: Schema, path: str, errors: _Found,
+                  parts: int = 0) -> None:
     """A struct's fields or a map's values; nothing in a free-form or self-decoding value."""
     if schema.type not in ("object", None):
         return
     if schema.properties or _is_empty_struct(schema):
-        _check_struct(members, schema, path, errors)
+        _check_struct(members, schema, path, errors, parts)
     elif (values := schema.additional_properties) is not None:
         seen: set[str] = set()
         for key, item in members:
@@ -210,7 +215,8 @@ def _is_empty_struct(schema: Schema) -> bool:
             and not schema.preserves_unknown_fields and schema.node not in _self_decoding_definitions())
 
 
-def _check_struct(members: Iterable[tuple[str, Any]], schema: Schema, path: str, errors: _Found) -> None:
+def _check_struct(members: Iterable[tuple[str, Any]], schema: Schema, path: str, errors: _Found,
+                  parts: int = 0) -> None:
     seen: set[str] = set()
     for key, item in members:
         field = schema.field(key)
@@ -219,30 +225,34 @@ def _check_struct(members: Iterable[tuple[str, Any]], schema: Schema, path: str,
                 errors["unknown", member_path(path, key)] = None
             continue
         _check_duplicate(key, seen, path, errors)
-        if not path and key != "metadata" and (isinstance(item, dict) or isinstance(item, list)):
-            _check_part(item, field, key, errors)
+        if parts and (path or key != "metadata") and (isinstance(item, dict) or isinstance(item, list)):
+            _check_part(item, field, member_path(path, key), errors, parts - 1)
         else:
             _check(item, field, member_path(path, key), errors)
 
 
-#: An object's parts (its spec, status, template: not its metadata, new in every object) found
-#: without strict errors, by schema and JSON: the objects written over and over repeat them (a
-#: patch's result holds the stored spec, the pods of one template carry the same spec). The key
-#: holds the schema itself, which lives while kept.
+#: An object's parts found without strict errors, by schema and JSON: the objects written over
+#: and over repeat them (a patch's result holds the stored spec, the pods of one template carry
+#: the same spec). Parts are the values down to ``PART_LEVELS`` below the object (a spec, its
+#: containers, each container), not its metadata (new in every object): a spec that changed in
+#: one container's image is checked in that container only. The key holds the schema itself,
+#: which lives while kept.
 _CLEAN_PARTS: Repeated[tuple[Schema, bytes], bool] = Repeated(1024)
+PART_LEVELS = 3
 
 
-def _check_part(value: Any, schema: Schema, path: str, errors: _Found) -> None:
-    """``_check`` of an object's part, skipped for a part known to have no strict error."""
+def _check_part(value: Any, schema: Schema, path: str, errors: _Found, parts: int) -> None:
+    """``_check`` of an object's part, skipped for a part known to have no strict error;
+    ``parts`` more levels of parts below it."""
     encoded = json_key(value)  # a _Members part encodes its members, repeated ones too
     if encoded is None:
-        _check(value, schema, path, errors)
+        _check(value, schema, path, errors, parts)
         return
     key = (schema, encoded)
     if _CLEAN_PARTS.get(key):
         return
     found: _Found = {}
-    _check(value, schema, path, found)
+    _check(value, schema, path, found, parts)
     if not found:
         _CLEAN_PARTS.put(key, True)
     errors.update(found)
