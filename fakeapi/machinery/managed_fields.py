@@ -278,23 +278,31 @@ class PathElement:
     def deserialize(cls, text: str) -> PathElement | None:
         """``DeserializePathElement``; ``None`` for an unknown kind prefix, which FieldsV1 decoding
         skips. Raises ``ValueError`` for a malformed key."""
-        if len(text) < 2:
-            raise ValueError("key must be 2 characters long:")
-        if text[1] != ":":
-            raise ValueError(f"missing colon: {text}")
-        kind, body = text[0], text[2:]
-        if kind == "f":
-            return cls.field(body)
-        if kind == "v":
-            return cls.value(json.loads(body))
-        if kind == "k":
-            fields = json.loads(body)
-            if not isinstance(fields, dict):
-                raise ValueError(f"expected an object in {text}")
-            return cls.key(fields)
-        if kind == "i":
-            return cls.index(int(body))
-        return None
+        return _deserialized(text)
+
+
+@lru_cache(maxsize=4096)
+def _deserialized(text: str) -> PathElement | None:
+    """``PathElement.deserialize``, kept by text (elements are never changed): every update
+    decodes the stored managedFields, and a kind's objects name the same keys and values
+    (``k:{"type":"Ready"}``)."""
+    if len(text) < 2:
+        raise ValueError("key must be 2 characters long:")
+    if text[1] != ":":
+        raise ValueError(f"missing colon: {text}")
+    kind, body = text[0], text[2:]
+    if kind == "f":
+        return PathElement.field(body)
+    if kind == "v":
+        return PathElement.value(json.loads(body))
+    if kind == "k":
+        fields = json.loads(body)
+        if not isinstance(fields, dict):
+            raise ValueError(f"expected an object in {text}")
+        return PathElement.key(fields)
+    if kind == "i":
+        return PathElement.index(int(body))
+    return None
 
 
 def _compare_keys(lhs: Sequence[tuple[str, Value]], rhs: Sequence[tuple[str, Value]]) -> int:
