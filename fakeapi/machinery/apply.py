@@ -793,24 +793,19 @@ def merge(lhs: Value, rhs: Value, type_ref: TypeRef | None) -> Value:
         # the configuration does not name are most of it. The result shares them with lhs.
         return lhs
     # Upstream also walks lhs's atom when it differs from rhs's, but discards that output.
-    atom = _resolve(type_ref)
-    chosen = _deduce(atom, lhs) if rhs is MISSING else _deduce(atom, rhs)
+    chosen = _deduce(_resolve(type_ref), rhs)
     if chosen.map is not None:
         return _merge_map(lhs, rhs, chosen.map)
     if chosen.scalar is None and chosen.list is not None:
         return _merge_list(lhs, rhs, chosen.list)
-    return _keep_rhs(lhs, rhs)
-
-
-def _keep_rhs(lhs: Value, rhs: Value) -> Value:
-    return rhs if rhs is not MISSING else lhs
+    return rhs  # a scalar or atomic value: rhs's (ruleKeepRHS)
 
 
 def _merge_map(lhs: Value, rhs: Value, type_: MapType) -> Value:
     left = lhs if isinstance(lhs, dict) else None
     right = rhs if isinstance(rhs, dict) else None
     if type_.atomic or (not left and not right):
-        return _keep_rhs(lhs, rhs)
+        return rhs  # atomic, or nothing to merge: rhs wins (merge answers a missing rhs itself)
     out = {}
     for key in _zip_keys(left or {}, right or {}):
         merged = merge((left or {}).get(key, MISSING), (right or {}).get(key, MISSING), type_.field_type(key))
@@ -835,7 +830,7 @@ def _merge_list(lhs: Value, rhs: Value, type_: ListType) -> Value:
     left = lhs if isinstance(lhs, list) else None
     right = rhs if isinstance(rhs, list) else None
     if type_.atomic or (not left and not right):
-        return _keep_rhs(lhs, rhs)
+        return rhs  # atomic, or nothing to merge: rhs wins (merge answers a missing rhs itself)
     rhs_keys, rhs_items = _index_items(type_, right or [])
     lhs_keys, lhs_items = _index_items(type_, left or [])
     shared = [key for key in rhs_keys if key in lhs_items]
