@@ -490,11 +490,7 @@ def _shared(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
         key = json_key(d) if d.__class__ is dict else None
         if key is None:
             return function(d)
-        written = kept.get(key)
-        if written is None:
-            written = bytes(function(d))
-            kept.put(key, written)
-        return written
+        return kept.answer(key, lambda: bytes(function(d)))
     return encode
 
 

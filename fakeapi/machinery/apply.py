@@ -722,12 +722,7 @@ def _kept(kept: Repeated[tuple[TypeRef | None, bytes], T], walk: Callable[[Value
     encoded = json_key(value)
     if encoded is None:
         return walk(value, type_ref)
-    key = (type_ref, encoded)
-    answer = kept.get(key, MISSING)
-    if answer is MISSING:
-        answer = walk(value, type_ref)
-        kept.put(key, answer)
-    return answer
+    return kept.answer((type_ref, encoded), lambda: walk(value, type_ref))
 
 
 def _record_walked(parent: FieldSet, element: PathElement, value: Value, type_ref: TypeRef | None) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 import orjson
@@ -20,6 +21,8 @@ def json_copy(value: Any) -> Any:
     except TypeError:  # orjson.JSONEncodeError
         return copy.deepcopy(value)
 
+
+_NONE: Any = object()  # no answer kept (None may be one)
 
 #: The largest part of an object kept in a ``Repeated`` by its JSON (``json_key``).
 PART_MAX_BYTES = 16 * 1024
@@ -49,6 +52,15 @@ class Repeated(Generic[K, V]):
 
     def get(self, key: K, default: Any = None) -> Any:
         return self._answers.get(key, default)
+
+    def answer(self, key: K, make: Callable[[], V]) -> V:
+        """The answer kept for ``key``, else ``make()``'s, kept if ``key`` was seen before (an
+        error from ``make`` keeps nothing)."""
+        answer = self._answers.get(key, _NONE)
+        if answer is _NONE:
+            answer = make()
+            self.put(key, answer)
+        return answer  # type: ignore[return-value]
 
     def put(self, key: K, answer: V) -> None:
         """Keep ``answer`` if ``key`` was seen before."""

@@ -2084,11 +2084,7 @@ def validate_pod_spec(spec: Json, pod_meta: Json | None, path: str, options: Pod
     key = _pod_spec_key(spec, pod_meta, path, options)
     if key is None:
         return _validate_pod_spec(spec, pod_meta, path, options)
-    errors = _POD_SPEC_ERRORS.get(key)
-    if errors is None:
-        errors = tuple(_validate_pod_spec(spec, pod_meta, path, options))
-        _POD_SPEC_ERRORS.put(key, errors)
-    return list(errors)
+    return list(_POD_SPEC_ERRORS.answer(key, lambda: tuple(_validate_pod_spec(spec, pod_meta, path, options))))
 
 
 def _pod_spec_key(spec: Json, pod_meta: Json | None, path: str, options: PodValidationOptions) -> tuple[Any, ...] | None:

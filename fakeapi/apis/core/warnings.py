@@ -82,11 +82,7 @@ def _kept_warnings(base: str | None, spec: Json, meta: Json) -> list[str]:
     key = _warnings_key(base, spec, meta)
     if key is None:
         return _warnings(base, spec, meta)
-    warnings = _WARNINGS.get(key)
-    if warnings is None:
-        warnings = tuple(_warnings(base, spec, meta))
-        _WARNINGS.put(key, warnings)
-    return list(warnings)
+    return list(_WARNINGS.answer(key, lambda: tuple(_warnings(base, spec, meta))))
 
 
 def _warnings_key(base: str | None, spec: Json, meta: Json) -> tuple[Any, ...] | None:
