@@ -1,13 +1,15 @@
 """The KV store plus watches: an index of synced watchers and per-revision dispatch.
 
-Synced watchers are indexed by what they watch, so a commit costs one check per *distinct*
-watched range, not per watcher: one dict lookup per event for single-key watchers, one interval
-test per distinct range otherwise (a thousand watchers on one prefix cost one test). Unsynced
-watchers are not indexed; their stream catches them up from the revision log (watcher.py).
+Synced watchers are indexed by what they watch, so a commit costs per event one dict lookup
+for single-key watchers and a binary search among the *distinct* watched ranges, not a check per
+watcher or per range (a thousand watchers on one prefix are one range; an API server's watch
+caches, a prefix per resource, are some fifty). Unsynced watchers are not indexed; their stream
+catches them up from the revision log (watcher.py).
 """
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections import deque
 from collections.abc import Callable
@@ -18,6 +20,39 @@ from .watcher import DEFAULT_STREAM_CAPACITY, Watcher, WatchStream
 
 _RangeKey = tuple[bytes, bytes | None]
 
+
+class _RangeIndex:
+    """The distinct watched ranges sorted by start, for stabbing queries: the ranges holding a
+    key are among those starting at or before it, and scanning those back from the last stops
+    once no earlier range reaches past the key (``reach[i]``: the furthest end of ranges
+    ``0..i``, None for unbounded). Ranges rarely nest, so a lookup touches one or two. Immutable:
+    a change to the set of ranges builds a new one, so a dispatch in progress keeps its own."""
+
+    __slots__ = ("starts", "ranges", "reach")
+
+    def __init__(self, ranges: dict[_RangeKey, set[Watcher]]) -> None:
+        ordered = sorted(ranges.items(), key=lambda item: item[0][0])
+        self.starts = [start for (start, _), _ in ordered]
+        self.ranges = ordered
+        reach: list[bytes | None] = []
+        furthest: bytes | None = b""
+        for (_, end), _ in ordered:
+            furthest = None if end is None or furthest is None else max(furthest, end)
+            reach.append(furthest)
+        self.reach = reach
+
+    def holding(self, key: bytes) -> list[int]:
+        """Indexes of the ranges holding ``key``."""
+        found = []
+        reach, ranges = self.reach, self.ranges
+        i = bisect.bisect_right(self.starts, key) - 1
+        while i >= 0 and (reach[i] is None or key < reach[i]):
+            end = ranges[i][0][1]
+            if end is None or key < end:
+                found.append(i)
+            i -= 1
+        return found
+
 #: How many of the latest commits keep their commit time (watch dispatch latency); 8 bytes each.
 COMMIT_TIMES_KEPT = 1 << 16
 
@@ -27,6 +62,7 @@ class WatchableStore(KVStore):
         super().__init__(max_txn_ops=max_txn_ops)
         self._synced_single: dict[bytes, set[Watcher]] = {}
         self._synced_ranges: dict[_RangeKey, set[Watcher]] = {}
+        self._range_index = _RangeIndex(self._synced_ranges)
         self._streams: set[WatchStream] = set()
         #: perf_counter() of the latest commits, oldest first: revisions are dense and
         #: ``_on_commit`` runs once per revision, so the last entry is revision ``_rev``.
@@ -52,7 +88,12 @@ class WatchableStore(KVStore):
         if w.single:
             self._synced_single.setdefault(w.key, set()).add(w)
         else:
-            self._synced_ranges.setdefault((w.key, w.end), set()).add(w)
+            slot = (w.key, w.end)
+            group = self._synced_ranges.get(slot)
+            if group is None:
+                group = self._synced_ranges[slot] = set()
+                self._range_index = _RangeIndex(self._synced_ranges)
+            group.add(w)
 
     def _remove_synced(self, w: Watcher) -> None:
         w.synced = False
@@ -65,6 +106,8 @@ class WatchableStore(KVStore):
             group.discard(w)
             if not group:
                 del index[slot]
+                if index is self._synced_ranges:
+                    self._range_index = _RangeIndex(self._synced_ranges)
 
     # ----------------------------------------------------------------- dispatch
 
@@ -87,12 +130,19 @@ class WatchableStore(KVStore):
             # from-key delete), and both events must reach its watchers.
             for key, evs in by_key.items():
                 self._deliver(single[key], rev, tuple(evs))
-        for (start, end), group in list(self._synced_ranges.items()):
-            matched = tuple(
-                ev for ev in events if ev.kv.key >= start and (end is None or ev.kv.key < end)
-            )
-            if matched:
-                self._deliver(group, rev, matched)
+        index = self._range_index
+        if not index.ranges:
+            return
+        if len(events) == 1:
+            for i in index.holding(events[0].kv.key):
+                self._deliver(index.ranges[i][1], rev, events)
+            return
+        by_range: dict[int, list[Event]] = {}
+        for ev in events:
+            for i in index.holding(ev.kv.key):
+                by_range.setdefault(i, []).append(ev)
+        for i in sorted(by_range):
+            self._deliver(index.ranges[i][1], rev, tuple(by_range[i]))
 
     def _deliver(self, group: set[Watcher], rev: int, matched: tuple[Event, ...]) -> None:
         without_prev: list[Event] | None = None

@@ -57,6 +57,51 @@ def test_watch_a_key_a_range_and_a_prefix():
     ]
 
 
+def test_nested_and_overlapping_ranges_each_get_the_keys_they_hold():
+    """The dispatch's range index (a binary search among distinct ranges) against the
+    definition: each watcher gets exactly the keys in [start, end), also for ranges nested in,
+    overlapping or sharing a start with others, watchers coming and going, and txns of several
+    keys (one response per revision, the keys in txn order)."""
+    import random
+
+    rnd = random.Random(7)
+    letters = b"abcd"
+
+    def a_key():
+        return bytes(rnd.choice(letters) for _ in range(rnd.randint(1, 3)))
+
+    s = Store()
+    stream = s.new_stream()
+    bounds = {}
+    for _ in range(30):
+        start = a_key()
+        end = rnd.choice([b"", b"\0", prefix_range_end(start), start + b"c", a_key()])
+        if end not in (b"", b"\0") and end <= start:
+            continue
+        bounds[stream.watch(start, end)] = (start, end)
+    expected = {watch_id: [] for watch_id in bounds}
+    got = {watch_id: [] for watch_id in bounds}
+    for step in range(300):
+        if step % 50 == 49:  # a watcher goes, another comes: the index is rebuilt
+            gone = rnd.choice(sorted(bounds))
+            stream.cancel(gone)
+            del bounds[gone], expected[gone], got[gone]
+            start = a_key()
+            watch_id = stream.watch(start, prefix_range_end(start))
+            bounds[watch_id], expected[watch_id], got[watch_id] = (start, prefix_range_end(start)), [], []
+        keys = list(dict.fromkeys(a_key() for _ in range(rnd.choice([1, 1, 3]))))
+        rev = s.txn(TxnRequest(success=[PutRequest(k, b"v") for k in keys])).header_revision
+        for watch_id, (start, end) in bounds.items():
+            held = [k for k in keys if k == start] if end == b"" else \
+                [k for k in keys if k >= start and (end == b"\0" or k < end)]
+            expected[watch_id].extend((P, k, rev) for k in held)
+        for response in drain(stream):
+            if response.watch_id in got:
+                got[response.watch_id].extend((ev.type, ev.kv.key, ev.kv.mod_revision) for ev in response.events)
+    assert got == expected
+    assert any(len(held) > 1 for held in got.values())
+
+
 def test_start_revision_is_inclusive_and_zero_means_from_now():
     s = Store()
     for i in range(4):
