@@ -4,6 +4,7 @@ messages are kube-apiserver v1.35.4's answers to the same patches and bodies."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -84,3 +85,41 @@ def test_an_objects_parts_are_decoded_once_per_value_and_errors_each_time() -> N
         with pytest.raises(gostruct.GoDecodeError, match="Container.spec.template.spec.containers.image of type string"):
             gostruct.decode(deployment(wrong), "apps/v1", "Deployment")
     assert len(gostruct._DECODED) == 2
+
+
+def _decoded_go_way(data: bytes) -> Any:
+    """``decode`` without its orjson fast path (any other scalar reader takes Go's reading)."""
+    from fakeapi.machinery._gojson import plain_scalar
+    return decode(data, lambda token: plain_scalar(token))
+
+
+def _typed(value: Any) -> Any:
+    """A value with each scalar's type beside it: ``1`` and ``1.0`` compare equal in Python."""
+    if isinstance(value, dict):
+        return {key: _typed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_typed(item) for item in value]
+    return (type(value).__name__, repr(value))
+
+
+@pytest.mark.parametrize("data", [
+    b'{"a":1,"a":2}', b'-0', b'-0.0', b'1E2', b'1.5e-400', b'1e999', b'[1e308,-1e-308, 0.1, 2.5E+3]',
+    b'9223372036854775807', b'9223372036854775808', b'-9223372036854775809', b'{"n":18446744073709551616}',
+    b'{"s":"\\ud800"}', b'{"s":"\\ud83d\\ude00 \\u00e9 \\n"}', b'"\xed\xa0\x80"', b'"\xff"', b'\xef\xbb\xbf{}',
+    b' {"a" : [ true , false , null ] } ', b'{"a":1} x', b'[1,2,]', b'{"a":"b"', b'', b'null', b'"\x7f"',
+    b'[' * 1100 + b']' * 1100, b'{"a":{"b":{"c":[{"d":1.25e-3}]}},"e":"x","a":null}',
+])
+def test_decode_reads_as_go_with_or_without_orjson(data: bytes) -> None:
+    """``decode``'s orjson fast path gives what Go's reading gives (types too), or defers to
+    it: the same value, or the same error."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)  # _typed of the 1,100 levels orjson refuses and Go reads
+    def outcome(read):
+        try:
+            return _typed(read(data))
+        except GoJSONError as err:
+            return ("error", str(err))
+    try:
+        assert outcome(decode) == outcome(_decoded_go_way)
+    finally:
+        sys.setrecursionlimit(limit)
