@@ -245,6 +245,9 @@ def _refuse_repeats(members: list[tuple[str, Any]]) -> None:
         raise _Repeated
 
 
+_MEMBERS = json.JSONDecoder(object_pairs_hook=_refuse_repeats)
+
+
 def _object_without_repeats(patch: bytes) -> bool:
     """Whether a merge or strategic merge patch is a JSON object repeating no key at any depth,
     when that is quick to tell: then its strict reading finds nothing. orjson takes exactly the
@@ -254,7 +257,7 @@ def _object_without_repeats(patch: bytes) -> bool:
     try:
         if not isinstance(orjson.loads(patch), dict):
             return False
-        json.loads(patch, object_pairs_hook=_refuse_repeats)
+        _MEMBERS.decode(patch.decode())  # UTF-8, as orjson found
     except (orjson.JSONDecodeError, _Repeated, RecursionError):
         return False
     return True
