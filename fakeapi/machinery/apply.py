@@ -1168,6 +1168,8 @@ class FieldManager:
         #: value of its Go type (``new_object``: non-pointer structs present); an unstructured
         #: object with only its type for a custom resource.
         self._empty = new_object if new_object is not None else {"apiVersion": api_version, "kind": kind}
+        #: What a create's fields come to (``_first_fields``), by the new object's ``_shape``.
+        self._created: Repeated[tuple[Any, ...], dict[str, VersionedSet]] = Repeated(256)
 
     # public operations ---------------------------------------------------------------------
 
@@ -1305,8 +1307,10 @@ class FieldManager:
         the manager's entry stamped ``now``, then Update entries are capped."""
         identifier = manager_identifier(manager or "unknown", UPDATE, self.api_version, self.subresource)
         managed = Managed(dict(managed.fields), dict(managed.times))
-        fields = self._structured_update(live, new, managed.fields)
-        fields = _strip_meta(fields, _CURRENT_OPERATION)
+        if managed.fields or live is not self._empty:
+            fields = _strip_meta(self._structured_update(live, new, managed.fields), _CURRENT_OPERATION)
+        else:
+            fields = dict(self._first_fields(new))
         if (current := fields.pop(_CURRENT_OPERATION, None)) is not None:
             previous = fields.get(identifier)
             owned = current.set.union(previous.set) if previous else current.set
@@ -1314,6 +1318,16 @@ class FieldManager:
             managed.times[identifier] = canonical_time(now)
         managed.fields = fields
         return _cap_update_managers(managed)
+
+    def _first_fields(self, new: Mapping[str, Any]) -> dict[str, VersionedSet]:
+        """``_structured_update`` and ``_strip_meta`` of a create with no managers yet (or the
+        first apply's ``before-first-apply``): the fields of ``new`` against the empty object,
+        kept by ``new``'s shape (the pods of one template, and a load test's, share theirs).
+        Never changed by the caller."""
+        def first() -> dict[str, VersionedSet]:
+            return _strip_meta(self._structured_update(self._empty, new, {}), _CURRENT_OPERATION)
+        shape = _shape(new) if self._typed_input and not _metadata(self._empty) else None
+        return first() if shape is None else self._created.answer(shape, first)
 
     def _structured_update(self, live: Mapping[str, Any], new: Mapping[str, Any],
                            fields: dict[str, VersionedSet]) -> dict[str, VersionedSet]:
@@ -1348,6 +1362,41 @@ class FieldManager:
             return _without_managed_fields(live), managed
         managed.times[identifier] = canonical_time(now)
         return merged, managed
+
+
+#: Metadata maps whose values are strings, each a leaf the field set names by its key alone.
+_STRING_MAPS = ("labels", "annotations")
+
+
+def _shape(obj: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """What the fields of a typed object against its kind's empty one depend on (None: too
+    large to key): its JSON, but for its metadata only which fields it has, with the keys of
+    its labels and annotations and the JSON of its other maps and lists. Compare finds each
+    metadata field added, its value unseen (the empty object's metadata is empty, as
+    ``_first_fields`` checks): an object's own name, uid and label values leave the set as
+    it is. Scalars keep their type (``1``, ``1.0`` and ``True`` hash alike)."""
+    out: list[Any] = []
+    for key, value in obj.items():
+        if key == "metadata" and type(value) is dict:
+            meta: list[Any] = []
+            for field_name, item in value.items():
+                if isinstance(item, (dict, list)):
+                    if field_name in _STRING_MAPS and type(item) is dict:
+                        meta.append((field_name, tuple(item)))
+                    elif (encoded := json_key(item)) is not None:
+                        meta.append((field_name, encoded))
+                    else:
+                        return None
+                else:
+                    meta.append(field_name)
+            out.append((key, tuple(meta)))
+        elif isinstance(value, (dict, list)):
+            if (encoded := json_key(value)) is None:
+                return None
+            out.append((key, encoded))
+        else:
+            out.append((key, type(value), value))
+    return tuple(out)
 
 
 def _strip_meta(fields: dict[str, VersionedSet], manager: str) -> dict[str, VersionedSet]:

@@ -251,3 +251,47 @@ def test_check_name(meta: dict[str, str], message: str) -> None:
     with pytest.raises(StatusError, match=f"^{message.replace('(', '[(]').replace(')', '[)]')}$"):
         check_name({"metadata": meta}, "web", "a")
     check_name({"metadata": {"name": "web"}}, "web", "a")
+
+
+def _typed_pods() -> FieldManager:
+    from fakeapi.machinery import gostruct
+    return FieldManager("v1", "Pod", kind_schema("", "v1", "Pod"), reset_fields=(("status",),),
+                        new_object=gostruct.zero_object("v1", "Pod"), typed_input=True)
+
+
+def _pod(index: int, **metadata: Any) -> dict[str, Any]:
+    container = {"name": "web", "image": "nginx", "ports": [{"containerPort": 80, "protocol": "TCP"}]}
+    return {"kind": "Pod", "apiVersion": "v1",
+            "metadata": {"name": f"p-{index}", "namespace": "n", "uid": f"u-{index}", "creationTimestamp": NOW,
+                         **metadata},
+            "spec": {"containers": [container], "restartPolicy": "Always"}, "status": {"phase": "Pending"}}
+
+
+@pytest.mark.parametrize("variants", [
+    [{}, {"labels": {"app": "a"}}, {"labels": {"app": "b"}}, {"labels": {"app": "a", "tier": "x"}},
+     {"labels": {}}, {"annotations": {"k": "1"}}, {"annotations": {"k": "2", "j": ""}}],
+    [{"ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "r", "uid": uid,
+                           "controller": True}]} for uid in ("x", "y", "x")],
+    [{"finalizers": ["a"]}, {"finalizers": ["b"]}, {"finalizers": ["a", "b"]}, {"generateName": "p-"},
+     {"deletionGracePeriodSeconds": 30}, {"deletionGracePeriodSeconds": 0}],
+])
+def test_a_creates_fields_kept_by_shape_are_those_compare_finds(variants: list[dict[str, Any]],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A create's field set is kept by the object's shape (``_shape``): objects that differ in
+    name, uid and label or annotation values share it, all others do not. Each answer, taken
+    the first, second and third time a shape comes (kept from the second), is the one compare
+    gives without keeping anything."""
+    kept = _typed_pods()
+    answers = []
+    for round_ in range(3):
+        for index, metadata in enumerate(variants):
+            pod = _pod(100 * round_ + index, **metadata)
+            if index % 2:
+                pod["spec"]["containers"][0]["image"] = "other"  # a value: the same fields
+                pod["spec"]["hostNetwork"] = True  # another field
+            answers.append((copy.deepcopy(pod), kept.update(None, pod, "m", now=NOW)))
+    assert len(kept._created) > 0
+    monkeypatch.setattr(apply_module, "_shape", lambda obj: None)
+    fresh = _typed_pods()
+    for pod, answer in answers:
+        assert answer == fresh.update(None, pod, "m", now=NOW)
