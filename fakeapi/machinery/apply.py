@@ -633,6 +633,11 @@ class _CompareWalker:
             _record_subtree(self.out.added.node(self.path), element, rhs, type_ref)
         elif rhs is MISSING:
             _record_subtree(self.out.removed.node(self.path), element, lhs, type_ref)
+        elif not isinstance(lhs, (dict, list)) and not isinstance(rhs, (dict, list)):
+            # Two scalars: whatever the type says (a scalar, or a map or list they are not),
+            # the walk is one leaf.
+            if not values_equal(lhs, rhs):
+                self.out.modified.insert((*self.path, element))
         elif not _same_json(lhs, rhs):  # the walk would find nothing below equal values
             _CompareWalker(self.out, (*self.path, element), lhs, rhs, type_ref).compare()
 
