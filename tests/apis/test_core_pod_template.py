@@ -99,6 +99,42 @@ def test_pod_spec_answers_are_kept_per_spec_and_what_validation_reads_of_the_pod
         ["spec.restartPolicy"]
 
 
+@pytest.mark.parametrize("field", ["containers", "initContainers", "ephemeralContainers"])
+def test_pod_spec_answers_are_shared_by_specs_that_differ_in_accepted_images(field: str) -> None:
+    """Validation reads a container's image only to require it (and, for a pod's own
+    containers, elsewhere, to refuse surrounding whitespace): specs that differ in accepted
+    images share one kept answer, and another image is never answered from an accepted one's."""
+    from fakeapi.apis.core import validation
+
+    options = validation.PodValidationOptions(resource_is_pod=True)
+    base = {"name": "c", "imagePullPolicy": "Always", "terminationMessagePolicy": "File"}
+    extra = {"name": "debug", "image": "busybox", "imagePullPolicy": "Always", "terminationMessagePolicy": "File"}
+
+    def spec(image: object) -> dict[str, object]:
+        container = {**base, "image": image} if image is not None else dict(base)
+        out: dict[str, object] = {"containers": [{**base, "name": "main", "image": "nginx"}],
+                                  "restartPolicy": "Always", "dnsPolicy": "ClusterFirst",
+                                  "terminationGracePeriodSeconds": 30}
+        out[field] = [*out.get(field, []), container, extra]  # type: ignore[list-item]
+        return out
+
+    def errors(image: object) -> list[tuple[str, str]]:
+        return [(path, kind) for path, kind, _ in validation.validate_pod_spec(spec(image), {"name": "p"}, "spec",
+                                                                               options)]
+    accepted = errors("registry.example/web:1.0")
+    for image in ("registry.example/web:1.1", "registry.example/web:1.2", "registry.example/web:1.1"):
+        before = len(validation._POD_SPEC_ERRORS)
+        assert errors(image) == accepted
+    assert len(validation._POD_SPEC_ERRORS) == before  # one answer kept for them all
+    at = len(spec(None)[field]) - 2  # type: ignore[arg-type]
+    image_path = f"spec.{field}[{at}].image"
+    for refused in ("", None):
+        assert (image_path, "FieldValueRequired") in errors(refused)
+    for image in (" web", "web ", "", None):  # keyed as they are, answered as validation does
+        assert errors(image) == [(path, kind) for path, kind, _ in validation._validate_pod_spec(
+            spec(image), {"name": "p"}, "spec", options)]
+
+
 def test_pod_warnings_are_kept_per_spec_path_and_the_annotations_they_read() -> None:
     """``warnings_for_pod``/``_template`` answer a spec seen before from what they answered then,
     unless the annotations they look for, or the template's path, differ."""

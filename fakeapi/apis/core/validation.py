@@ -2092,7 +2092,7 @@ def _pod_spec_key(spec: Json, pod_meta: Json | None, path: str, options: PodVali
     JSON, the path and options, and of the pod's metadata what it reads there, the pod's name
     when an ephemeral volume's claim is named after it and whether the pod is a mirror pod when
     it has resource claims (validation reads and changes nothing else)."""
-    encoded = json_key(spec, _POD_SPEC_MAX_BYTES) if isinstance(spec, dict) else None
+    encoded = json_key(_images_as_one(spec), _POD_SPEC_MAX_BYTES) if isinstance(spec, dict) else None
     if encoded is None:
         return None
     ephemeral = any(isinstance(volume, dict) and volume.get("ephemeral") is not None for volume in _list(spec, "volumes"))
@@ -2100,6 +2100,34 @@ def _pod_spec_key(spec: Json, pod_meta: Json | None, path: str, options: PodVali
     mirror = pod_meta is not None and MIRROR_POD_ANNOTATION in _map(pod_meta, "annotations") \
         if _list(spec, "resourceClaims") else None
     return encoded, path, options, pod_meta is None, name, mirror
+
+
+#: The container lists of a pod spec, and what ``_images_as_one`` keys an accepted image as.
+_CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
+_ANY_IMAGE = "image"
+
+
+def _images_as_one(spec: Json) -> Json:
+    """``spec`` for ``_pod_spec_key``, its containers' images one and the same where validation
+    accepts them: it reads a container's image only to require it and (an ephemeral
+    container's) to refuse surrounding whitespace, so specs that differ in accepted images (an image rolled out, a patch's new
+    tag) have the same errors. A shallow copy where one changes."""
+    keyed = spec
+    for field_name in _CONTAINER_LISTS:
+        containers = spec.get(field_name)
+        if not isinstance(containers, list):
+            continue
+        same = [{**container, "image": _ANY_IMAGE} if _accepted_image(container) else container
+                for container in containers]
+        if keyed is spec:
+            keyed = dict(spec)
+        keyed[field_name] = same
+    return keyed
+
+
+def _accepted_image(container: Any) -> bool:
+    image = container.get("image") if isinstance(container, dict) else None
+    return isinstance(image, str) and image != "" and image == image.strip()
 
 
 def _validate_pod_spec(spec: Json, pod_meta: Json | None, path: str, options: PodValidationOptions) -> list[FieldError]:
