@@ -88,13 +88,16 @@ class _Context:
     of names pushed on the way down, joined only when an error is written. ``unstructured``:
     the value is converted from an unstructured map (``from_unstructured``), not read as JSON."""
 
-    __slots__ = ("errors", "struct", "path", "unstructured")
+    __slots__ = ("errors", "struct", "path", "unstructured", "part_levels")
 
-    def __init__(self, unstructured: bool = False) -> None:
+    def __init__(self, unstructured: bool = False, part_levels: int = 0) -> None:
         self.errors: list[str] = []
         self.struct = ""
         self.path: list[str] = []
         self.unstructured = unstructured
+        #: How many levels of structs below the one being decoded still decode their maps and
+        #: lists as parts (``_shared_part``): an object's, its spec's, a container's.
+        self.part_levels = part_levels
 
     def mismatch(self, value: Any, go_type: str, *, with_value: bool = False) -> None:
         json_type = _json_type(value)
@@ -390,19 +393,19 @@ class _Struct:
         #: In struct order; an embedded (``inline``) struct stands where Go prints its fields.
         self.fields: list[_Field | _Struct] = []
 
-    def decode(self, value: Any, context: _Context, *, shared: bool = False) -> Any:
-        """The struct's JSON; ``shared``: an object's, whose parts are decoded through
-        ``_DECODED``."""
+    def decode(self, value: Any, context: _Context) -> Any:
+        """The struct's JSON; its maps and lists decoded as parts (``_shared_part``) while
+        ``context.part_levels`` lasts."""
         if value is None:
             value = {}
         elif not isinstance(value, dict):
             context.cannot_restore(value, "struct", f"{_go_package(self.name)}.{self.go_name}")
             value = {}
         out: Json = {}
-        self._decode_into(value, context, out, shared)
+        self._decode_into(value, context, out, context.part_levels > 0)
         return out
 
-    def _decode_into(self, value: Json, context: _Context, out: Json, shared: bool = False) -> None:
+    def _decode_into(self, value: Json, context: _Context, out: Json, shared: bool) -> None:
         outer = context.struct
         path = context.path
         get = value.get
@@ -439,9 +442,12 @@ class _Struct:
 #: The decoded JSON of an object's parts (a spec, a status, a template: not its metadata, which
 #: its name and uid make new each time), by struct, field, how it was read and the part's JSON.
 #: Objects written over and over repeat their parts (the pods of one template carry the same
-#: spec, a load test writes one pod shape). Only parts decoded without an error are kept (errors
-#: name where they were found); a kept part is handed out as a new copy.
+#: spec, a load test writes one pod shape). Parts go ``PART_LEVELS`` structs down (the spec's
+#: maps and lists, a container's), so a spec that changed in one container's image decodes
+#: that container's scalars and takes the rest as kept. Only parts decoded without an error
+#: are kept (errors name where they were found); a kept part is handed out as a new copy.
 _DECODED: Repeated[tuple[str, str, bool, bytes], bytes] = Repeated(1024)
+PART_LEVELS = 3
 
 
 def _shared_part(struct: str, field: _Field, raw: Any, context: _Context) -> Any:
@@ -453,7 +459,11 @@ def _shared_part(struct: str, field: _Field, raw: Any, context: _Context) -> Any
     if kept is not None:
         return orjson.loads(kept)
     errors = len(context.errors)
-    decoded = field.decode(raw, context)
+    context.part_levels -= 1  # the part's own maps and lists are parts one level down
+    try:
+        decoded = field.decode(raw, context)
+    finally:
+        context.part_levels += 1
     if len(context.errors) == errors:
         try:
             _DECODED.put(key, orjson.dumps(decoded))
@@ -586,9 +596,9 @@ def decode(obj: Json, api_version: str, kind: str, *, unstructured: bool = False
     name = gotypes.message_name(api_version, kind)
     if name is None:
         return obj
-    context = _Context(unstructured)
+    context = _Context(unstructured, PART_LEVELS)
     try:
-        decoded = _struct(name).decode(obj, context, shared=True)
+        decoded = _struct(name).decode(obj, context)
     except _Abort as err:
         raise GoDecodeError(str(err)) from None
     if context.errors:

@@ -68,7 +68,8 @@ def test_unstructured_numbers_are_int64_or_float64() -> None:
 def test_an_objects_parts_are_decoded_once_per_value_and_errors_each_time() -> None:
     """A part decoded before (``gostruct._DECODED``) comes back as a new copy of what it gave;
     a part with an error is decoded again, its error named again; read as JSON and converted
-    from a map, one value is two parts."""
+    from a map, one value is two parts. Parts go three structs down: a Deployment's spec, its
+    template, the template's pod spec."""
     spec = {"replicas": 2, "template": {"spec": {"containers": [{"name": "c", "image": "nginx"}]}}}
     gostruct._DECODED.clear()
     gostruct.decode(deployment(spec), "apps/v1", "Deployment")  # seen once: not kept
@@ -76,15 +77,19 @@ def test_an_objects_parts_are_decoded_once_per_value_and_errors_each_time() -> N
     first["spec"]["template"]["spec"]["containers"][0]["image"] = "changed by the first reader"
     again = gostruct.decode(deployment(spec), "apps/v1", "Deployment")
     assert again["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx"
-    assert again["spec"]["replicas"] == 2 and len(gostruct._DECODED) == 1
+    assert again["spec"]["replicas"] == 2 and len(gostruct._DECODED) == 3
     for _ in range(2):
         gostruct.from_unstructured(deployment(spec), "apps/v1", "Deployment")
-    assert len(gostruct._DECODED) == 2
+    assert len(gostruct._DECODED) == 6
     wrong = {"template": {"spec": {"containers": [{"name": "c", "image": 5}]}}}
     for _ in range(2):
         with pytest.raises(gostruct.GoDecodeError, match="Container.spec.template.spec.containers.image of type string"):
             gostruct.decode(deployment(wrong), "apps/v1", "Deployment")
-    assert len(gostruct._DECODED) == 2
+    assert len(gostruct._DECODED) == 6
+    rolled = {**spec, "template": {"spec": {"containers": [{"name": "c", "image": "nginx:2"}], "hostname": "h"}}}
+    for _ in range(2):  # a new spec and template whose pod spec is new too: kept three levels down
+        gostruct.decode(deployment(rolled), "apps/v1", "Deployment")
+    assert len(gostruct._DECODED) == 9
 
 
 def _decoded_go_way(data: bytes) -> Any:
@@ -123,3 +128,25 @@ def test_decode_reads_as_go_with_or_without_orjson(data: bytes) -> None:
         assert outcome(decode) == outcome(_decoded_go_way)
     finally:
         sys.setrecursionlimit(limit)
+
+
+def test_objects_decode_the_same_through_kept_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pods that share some parts and differ in others (a container's image, an env value, a
+    volume) decode, through parts kept at every level, as they decode with none kept."""
+    container = {"name": "web", "image": "nginx", "env": [{"name": "A", "value": "1"}],
+                 "ports": [{"containerPort": 80}], "resources": {"limits": {"cpu": "1"}}}
+    sidecar = {"name": "log", "image": "busybox", "args": ["-f"]}
+
+    def pod(image: str, value: str, volume: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": value}},
+                "spec": {"containers": [{**container, "image": image, "env": [{"name": "A", "value": value}]},
+                                        sidecar],
+                         "volumes": [{"name": volume, "emptyDir": {}}], "nodeSelector": {"n": "1"}}}
+    pods = [pod(image, value, volume) for image in ("nginx", "nginx:2") for value in ("1", "2")
+            for volume in ("v", "w")] * 3
+    for reader in (gostruct.decode, gostruct.from_unstructured):
+        gostruct._DECODED.clear()
+        kept = [reader(p, "v1", "Pod") for p in pods]
+        monkeypatch.setattr(gostruct, "PART_LEVELS", 0)
+        assert kept == [reader(p, "v1", "Pod") for p in pods]
+        monkeypatch.undo()
