@@ -246,22 +246,29 @@ class _Generator:
                 self._zero(message)
         return self.namespace[function]
 
-    def share_parts(self, name: str) -> None:
-        """Encode the parts of message ``name`` (its single struct fields but metadata: an
-        object's spec, status, template) once per value: generated functions call each other
-        by global name, so each part's function is replaced by one that keeps what it wrote
-        (``_shared``). Lists' items and metadata are new in every object: not kept."""
+    def share_parts(self, name: str, levels: int = 2, *, top: bool = True) -> None:
+        """Encode the parts of message ``name`` once per value: its single struct fields but
+        metadata (an object's spec, status, template) and, ``levels`` down, theirs and their
+        lists' items (a pod spec's containers and volumes), so a spec that changed in one
+        container encodes that container alone. Generated functions call each other by global
+        name, so each part's function is replaced by one that keeps what it wrote
+        (``_shared``). An object's own lists (a list kind's items) and metadata are new in
+        every object: not kept."""
         for field in self._pool.FindMessageTypeByName(name).fields:
             part = field.message_type
-            if part is None or field.is_repeated or part.GetOptions().map_entry:
+            if part is None or (field.is_repeated and top) or part.GetOptions().map_entry:
                 continue
             part_name = part.full_name
             if part_name in self._custom or part_name in self._unions or part_name in _NEW_EVERY_TIME:
                 continue
             function = self._functions.get(part_name)
-            if function is not None and function not in self._shared:
+            if function is None:
+                continue
+            if function not in self._shared:
                 self._shared.add(function)
                 self.namespace[function] = _shared(self.namespace[function])
+            if levels > 1:
+                self.share_parts(part_name, levels - 1, top=False)
 
     def _function(self, name: str) -> str:
         """The global name of the message's function, scheduling its generation if new."""

@@ -219,7 +219,7 @@ def test_seeded_workloads_encode_as_kube_does(go_encoder):
 def test_parts_encoded_before_are_kubes_bytes_and_follow_the_value(go_encoder):
     """An object's spec written before is answered from what was written then
     (``protobuf_encoding._shared``): the pods of one template, encoded in turn, are Go's bytes
-    each, and a spec changed after it was written is written anew."""
+    each, and a spec or a container changed after it was written is written anew."""
     rng = random.Random(7)
     template = seed_objects.pod_template(rng, "web-abc", {"app": "web"})
     base, _ = seed_objects.pod(rng, "web-abc-0", "default", template, {"app": "web"}, None, None, 1)
@@ -229,6 +229,13 @@ def test_parts_encoded_before_are_kubes_bytes_and_follow_the_value(go_encoder):
     changed = {**pods[0], "spec": {**pods[0]["spec"], "terminationGracePeriodSeconds": 7}}
     assert_same(go_encoder, changed)
     assert decode_body(ours(changed))["spec"]["terminationGracePeriodSeconds"] == 7
+    # Containers are parts too: a new image is written anew, its neighbours from before.
+    containers = pods[0]["spec"]["containers"]
+    for image in ("web:2", "web:3", "web:2"):
+        rolled = {**pods[0], "spec": {**pods[0]["spec"], "containers": [{**containers[0], "image": image},
+                                                                          *containers[1:]]}}
+        assert_same(go_encoder, rolled)
+        assert decode_body(ours(rolled))["spec"]["containers"][0]["image"] == image
 
 
 def test_decoding_what_was_encoded_gives_the_object_back(go_encoder):
