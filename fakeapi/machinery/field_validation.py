@@ -234,11 +234,11 @@ def _check_struct(members: Iterable[tuple[str, Any]], schema: Schema, path: str,
 #: An object's parts found without strict errors, by schema and JSON: the objects written over
 #: and over repeat them (a patch's result holds the stored spec, the pods of one template carry
 #: the same spec). Parts are the values down to ``PART_LEVELS`` below the object (a spec, its
-#: containers, each container), not its metadata (new in every object): a spec that changed in
-#: one container's image is checked in that container only. The key holds the schema itself,
-#: which lives while kept.
+#: containers, each container, a container's env and ports), not its metadata (new in every
+#: object): a spec that changed in one container's image is checked in that container's scalars
+#: only. The key holds the schema itself, which lives while kept.
 _CLEAN_PARTS: Repeated[tuple[Schema, bytes], bool] = Repeated(1024)
-PART_LEVELS = 3
+PART_LEVELS = 4
 
 
 def _check_part(value: Any, schema: Schema, path: str, errors: _Found, parts: int) -> None:

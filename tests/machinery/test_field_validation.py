@@ -198,14 +198,14 @@ def test_an_objects_clean_parts_are_known_and_errors_found_each_time() -> None:
     schema = kind_schema("apps", "v1", "Deployment")
     clean = {"spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "c"}]}}}}
     field_validation._CLEAN_PARTS.clear()
-    for _ in range(2):  # kept the second time: spec, its template, the template's spec
+    for _ in range(2):  # kept the second time: spec, its template, the template's spec, its containers
         assert field_validation.object_strict_errors(clean, schema) == []
-    assert len(field_validation._CLEAN_PARTS) == 3
+    assert len(field_validation._CLEAN_PARTS) == 4
     wrong = {"spec": {"replicas": 1, "bogus": 2}, "status": {"other": 1}, "extra": True}
     for _ in range(2):
         assert field_validation.object_strict_errors(wrong, schema) == [
             'unknown field "spec.bogus"', 'unknown field "status.other"', 'unknown field "extra"']
-    assert len(field_validation._CLEAN_PARTS) == 3
+    assert len(field_validation._CLEAN_PARTS) == 4
     # a part below a changed one: the clean parts beside it are skipped, its error named in full
     deep = {"spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "c", "bogus": 1}]}},
                      "selector": {"matchLabels": {"a": "b"}}}}
