@@ -423,10 +423,16 @@ class _Struct:
                 continue
             context.struct = self.go_name
             path.append(name)
-            if shared and (raw.__class__ is dict or raw.__class__ is list) and name != "metadata":
-                decoded = _shared_part(self.name, field, raw, context)  # type: ignore[arg-type]
-            else:
+            if not shared or not (raw.__class__ is dict or raw.__class__ is list):
                 decoded = field.decode(raw, context)  # type: ignore[union-attr]
+            elif name != "metadata":
+                decoded = _shared_part(self.name, field, raw, context)  # type: ignore[arg-type]
+            else:  # new in every object, and so are its maps and lists (labels, managedFields)
+                levels, context.part_levels = context.part_levels, 0
+                try:
+                    decoded = field.decode(raw, context)  # type: ignore[union-attr]
+                finally:
+                    context.part_levels = levels
             path.pop()
             if field.pointer:  # type: ignore[union-attr]  # a pointer prints when set, zero or not
                 out[name] = decoded

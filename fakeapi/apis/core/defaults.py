@@ -463,7 +463,8 @@ def set_defaults_pod(pod: Json) -> None:
     key = json_key(spec)
     kept = _DEFAULTED_SPECS.get(key) if key is not None else None
     if kept is not None:
-        pod["spec"] = orjson.loads(kept)
+        if kept != key:  # else defaulted already (an update sends back what it read): as it is
+            pod["spec"] = orjson.loads(kept)
     else:
         _set_defaults_pod_spec(spec)
         if key is not None and (defaulted := json_key(spec)) is not None:
