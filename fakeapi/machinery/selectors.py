@@ -382,11 +382,11 @@ Json = Mapping[str, Any]
 FieldGetter = Callable[[Json], str]
 
 
-def _get(obj: Json, path: str) -> Any:
-    """The value at a dotted path; a numeric step indexes a list."""
+def _get(obj: Json, keys: tuple[str, ...]) -> Any:
+    """The value at a path of keys; a numeric step indexes a list."""
     value: Any = obj
-    for key in path.split("."):
-        if isinstance(value, Mapping):
+    for key in keys:
+        if value.__class__ is dict or isinstance(value, Mapping):  # a stored object's are dicts
             value = value.get(key)
         elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
             value = value[int(key)]
@@ -396,10 +396,12 @@ def _get(obj: Json, path: str) -> Any:
 
 
 def _text(path: str, zero: str = "") -> FieldGetter:
-    """The field at ``path`` as Go prints it (``true``/``false``, decimal integers), ``zero`` when
-    unset: what Go's zero value of the field's type prints as."""
+    """The field at ``path`` (dotted) as Go prints it (``true``/``false``, decimal integers),
+    ``zero`` when unset: what Go's zero value of the field's type prints as."""
+    keys = tuple(path.split("."))
+
     def get(obj: Json) -> str:
-        value = _get(obj, path)
+        value = _get(obj, keys)
         if value is None:
             return zero
         if isinstance(value, bool):
