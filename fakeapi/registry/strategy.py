@@ -15,9 +15,10 @@ and the customresource strategies): status ownership, generation, finalizer rule
 
 from __future__ import annotations
 
-import copy
 from functools import cache
 from typing import Any
+
+import orjson
 
 from ..apis.catalogue import ResourceType
 from ..machinery import gostruct
@@ -62,6 +63,15 @@ def tracks_generation(resource_type: ResourceType) -> bool:
     return status is not None and "observedGeneration" in status.properties
 
 
+@cache
+def _initial_status(group_version: str, group: str, kind: str) -> bytes:
+    """The status a new built-in object starts with, as JSON: its status struct's zero value as
+    Go prints it (non-omitempty fields show their zeros: a PodDisruptionBudget's counts), then
+    what the kind starts with."""
+    zero = gostruct.zero_object(group_version, kind) or {}
+    return orjson.dumps({**zero.get("status", {}), **_INITIAL_STATUS.get((group, kind), {})})
+
+
 def prepare_for_create(resource_type: ResourceType, obj: Json) -> None:
     if tracks_generation(resource_type):
         obj["metadata"]["generation"] = 1
@@ -69,10 +79,8 @@ def prepare_for_create(resource_type: ResourceType, obj: Json) -> None:
         if resource_type.custom:
             obj.pop("status", None)
         else:
-            # The status struct's zero value as Go prints it (non-omitempty fields show their
-            # zeros: a PodDisruptionBudget's counts), then what the kind starts with.
-            obj["status"] = {**gostruct.zero_object(resource_type.group_version, resource_type.kind).get("status", {}),
-                             **copy.deepcopy(_INITIAL_STATUS.get((resource_type.group, resource_type.kind), {}))}
+            obj["status"] = orjson.loads(_initial_status(resource_type.group_version, resource_type.group,
+                                                         resource_type.kind))
     if (resource_type.group, resource_type.kind) == ("", "Namespace"):
         finalizers = obj.setdefault("spec", {}).setdefault("finalizers", [])
         if NAMESPACE_FINALIZER not in finalizers:
