@@ -922,7 +922,12 @@ def _remove_from_list(value: Value, items: FieldSet, type_: ListType) -> Value:
 
 def ensure_named_fields_are_members(fields: FieldSet, type_ref: TypeRef | None) -> FieldSet:
     """``Set.EnsureNamedFieldsAreMembers``: a declared struct field that only has children
-    becomes a member too, so removing the set removes the field itself."""
+    becomes a member too, so removing the set removes the field itself. Answered once per set
+    and type (``FieldSet.derived``): an apply asks it of five sets, all sharing the subsets of
+    the object's unchanged parts."""
+    derived = fields.derived
+    if derived is not None and derived[0] is type_ref:
+        return derived[1]
     atom = _resolve(type_ref)
     members = set(fields.members)
     children = {}
@@ -935,7 +940,9 @@ def ensure_named_fields_are_members(fields: FieldSet, type_ref: TypeRef | None) 
         elif element.is_key and atom.list is not None:
             child_type = atom.list.element
         children[element] = ensure_named_fields_are_members(child, child_type)
-    return FieldSet(members, children)
+    out = FieldSet(members, children)
+    fields.derived = (type_ref, out)
+    return out
 
 
 # --- 2g. the updater (merge/update.go) ---------------------------------------------------------

@@ -362,6 +362,9 @@ class FieldSet:
     children: dict[PathElement, FieldSet] = field(default_factory=dict)
     #: ``to_fields``' answer once computed (shared by every object that shows this set).
     _fields: dict[str, Any] | None = field(default=None, init=False, compare=False, repr=False)
+    #: A set derived from this one once, with what it was derived for (``apply``'s
+    #: ``ensure_named_fields_are_members`` and its type): shared sets are derived once.
+    derived: tuple[Any, FieldSet] | None = field(default=None, init=False, compare=False, repr=False)
 
     @classmethod
     def of(cls, *paths: Path) -> FieldSet:
