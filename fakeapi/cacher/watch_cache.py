@@ -217,6 +217,9 @@ class WatchCache:
         self._clock = clock
         self.objects: dict[str, CachedObject] = {}
         self.keys: SortedList = SortedList()
+        #: Counts the changes to ``objects`` (events applied, refills): what was read of them
+        #: holds while it stays the same.
+        self.changes = 0
         self.rv = 0
         self.list_rv = 0
         self.capacity = lower_bound
@@ -235,6 +238,7 @@ class WatchCache:
         """(Re)fill from a list at ``rv``; the event history starts over from there."""
         self.objects = {o.key: o for o in objects}
         self.keys = SortedList(self.objects)
+        self.changes += 1
         self.rv = self.list_rv = self.snapshot_floor = rv
         self.buffer.clear()
         self.evicted = False
@@ -261,6 +265,7 @@ class WatchCache:
                 self.keys.add(key)
             self.objects[key] = new
             event = CacheEvent(ADDED if prev is None else MODIFIED, rv, new, prev, self._clock())
+        self.changes += 1
         if prev is not None:
             # A state no longer current is served again only to a watch or LIST from before
             # this event (which encodes it anew; a DELETED event is encoded at its own revision

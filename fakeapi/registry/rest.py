@@ -90,6 +90,8 @@ request_rules: contextvars.ContextVar[KindRules | None] = contextvars.ContextVar
 
 #: kube retries a generated name this many times before giving up.
 _NAME_GENERATION_ATTEMPTS = 8
+#: ``cached_objects`` keeps the reads of at most this many namespaces (all let go when full).
+_LISTED_NAMESPACES = 1024
 
 Json = dict[str, Any]
 
@@ -345,6 +347,8 @@ class ResourceStore(FieldManagedWrites):
         self._ttl = ttl  # objects expire this long after their last write (events)
         self.scale_paths = scale.BUILT_IN
         self._field_managers: dict[str | None, FieldManager] = {}
+        #: ``cached_objects``' reads, by namespace: the cache's change count, the objects.
+        self._listed: dict[str | None, tuple[int, list[Json]]] = {}
         #: Subresources whose updates have a strategy of their own: subresource -> (prepare,
         #: validate), each given the new and the stored object (pods' ephemeralcontainers, resize).
         self.subresource_strategies: dict[str, tuple[Callable[[Json, Json], Json],
@@ -430,9 +434,19 @@ class ResourceStore(FieldManagedWrites):
         return None if kv is None else orjson.loads(kv.value)
 
     def cached_objects(self, namespace: str | None) -> list[Json]:
-        """The watch cache's objects (in one namespace, or all): a lister's read."""
+        """The watch cache's objects (in one namespace, or all): a lister's read. Decoded once
+        per namespace until the cache changes (admission reads a pod's namespace's LimitRanges
+        and the PriorityClasses at every pod create), so shared: never changed by the caller."""
+        changes = self.cacher.cache.changes
+        listed = self._listed.get(namespace)
+        if listed is not None and listed[0] == changes:
+            return listed[1]
         start, end = self.key_range(namespace)
-        return [orjson.loads(o.raw) for o in self.cacher.snapshot(start, end)]
+        objects = [orjson.loads(o.raw) for o in self.cacher.snapshot(start, end)]
+        if len(self._listed) >= _LISTED_NAMESPACES:
+            self._listed.clear()
+        self._listed[namespace] = (changes, objects)
+        return objects
 
     def _current(self, namespace: str | None, name: str) -> tuple[KeyValue, Json]:
         kv = self.store.get(self.key(namespace, name).encode())
