@@ -62,7 +62,9 @@ class WatchableStore(KVStore):
         super().__init__(max_txn_ops=max_txn_ops)
         self._synced_single: dict[bytes, set[Watcher]] = {}
         self._synced_ranges: dict[_RangeKey, set[Watcher]] = {}
-        self._range_index = _RangeIndex(self._synced_ranges)
+        #: Built at the first commit after the set of ranges changed (None until then): a
+        #: server starting or stopping adds or removes dozens of ranges at once.
+        self._range_index: _RangeIndex | None = None
         self._streams: set[WatchStream] = set()
         #: perf_counter() of the latest commits, oldest first: revisions are dense and
         #: ``_on_commit`` runs once per revision, so the last entry is revision ``_rev``.
@@ -92,7 +94,7 @@ class WatchableStore(KVStore):
             group = self._synced_ranges.get(slot)
             if group is None:
                 group = self._synced_ranges[slot] = set()
-                self._range_index = _RangeIndex(self._synced_ranges)
+                self._range_index = None
             group.add(w)
 
     def _remove_synced(self, w: Watcher) -> None:
@@ -107,7 +109,7 @@ class WatchableStore(KVStore):
             if not group:
                 del index[slot]
                 if index is self._synced_ranges:
-                    self._range_index = _RangeIndex(self._synced_ranges)
+                    self._range_index = None
 
     # ----------------------------------------------------------------- dispatch
 
@@ -131,6 +133,8 @@ class WatchableStore(KVStore):
             for key, evs in by_key.items():
                 self._deliver(single[key], rev, tuple(evs))
         index = self._range_index
+        if index is None:
+            index = self._range_index = _RangeIndex(self._synced_ranges)
         if not index.ranges:
             return
         if len(events) == 1:
