@@ -22,6 +22,14 @@ def json_copy(value: Any) -> Any:
         return copy.deepcopy(value)
 
 
+def kept_json(value: Any) -> bytes:
+    """``orjson.dumps(value)`` in a bytes object of its own size, for JSON kept long (a stored
+    revision): orjson's answer keeps the buffer it grew, half as large again (11.4 KB of memory
+    for a 7.2 KB pod), which a store holding every revision until compaction would pay each
+    time. The copy costs a fraction of a microsecond."""
+    return memoryview(orjson.dumps(value)).tobytes()
+
+
 _NONE: Any = object()  # no answer kept (None may be one)
 
 #: The largest part of an object kept in a ``Repeated`` by its JSON (``json_key``).

@@ -35,6 +35,7 @@ from ..machinery.field_validation import (
     warning_header,
 )
 from ..machinery.goyaml import GoYAMLError, yaml_to_json
+from ..machinery.jsonvalue import kept_json
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions, parse_resource_version
 from ..machinery.path import validate_path_segment_name
 from ..machinery.validation import validate_object_meta, validate_object_meta_update
@@ -463,7 +464,7 @@ class ResourceStore(FieldManagedWrites):
         meta = obj["metadata"]
         meta["resourceVersion"] = str(rev)
         obj["metadata"] = metadata.go_object_meta(meta)
-        return orjson.dumps(obj), rev
+        return kept_json(obj), rev
 
     def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "") -> bytes:
         """POST: a new object; ``manager`` (the request's field manager) owns the fields it set."""
