@@ -428,11 +428,7 @@ class _Struct:
             elif name != "metadata":
                 decoded = _shared_part(self.name, field, raw, context)  # type: ignore[arg-type]
             else:  # new in every object, and so are its maps and lists (labels, managedFields)
-                levels, context.part_levels = context.part_levels, 0
-                try:
-                    decoded = field.decode(raw, context)  # type: ignore[union-attr]
-                finally:
-                    context.part_levels = levels
+                decoded = _decode_with_part_levels(field, raw, context, 0)  # type: ignore[arg-type]
             path.pop()
             if field.pointer:  # type: ignore[union-attr]  # a pointer prints when set, zero or not
                 out[name] = decoded
@@ -456,6 +452,15 @@ _DECODED: Repeated[tuple[str, str, bool, bytes], bytes] = Repeated(1024)
 PART_LEVELS = 3
 
 
+def _decode_with_part_levels(field: _Field, raw: Any, context: _Context, levels: int) -> Any:
+    """``field.decode(raw)`` with ``levels`` levels of parts below it, the context's own after."""
+    outer, context.part_levels = context.part_levels, levels
+    try:
+        return field.decode(raw, context)
+    finally:
+        context.part_levels = outer
+
+
 def _shared_part(struct: str, field: _Field, raw: Any, context: _Context) -> Any:
     encoded = json_key(raw)
     if encoded is None:
@@ -465,11 +470,8 @@ def _shared_part(struct: str, field: _Field, raw: Any, context: _Context) -> Any
     if kept is not None:
         return orjson.loads(kept)
     errors = len(context.errors)
-    context.part_levels -= 1  # the part's own maps and lists are parts one level down
-    try:
-        decoded = field.decode(raw, context)
-    finally:
-        context.part_levels += 1
+    # The part's own maps and lists are parts one level down.
+    decoded = _decode_with_part_levels(field, raw, context, context.part_levels - 1)
     if len(context.errors) == errors:
         try:
             _DECODED.put(key, orjson.dumps(decoded))

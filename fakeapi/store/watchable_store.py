@@ -26,7 +26,8 @@ class _RangeIndex:
     key are among those starting at or before it, and scanning those back from the last stops
     once no earlier range reaches past the key (``reach[i]``: the furthest end of ranges
     ``0..i``, None for unbounded). Ranges rarely nest, so a lookup touches one or two. Immutable:
-    a change to the set of ranges builds a new one, so a dispatch in progress keeps its own."""
+    a change to the set of ranges drops it and the next commit builds a new one, so a dispatch
+    in progress keeps its own."""
 
     __slots__ = ("starts", "ranges", "reach")
 

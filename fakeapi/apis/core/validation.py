@@ -2110,8 +2110,8 @@ _ANY_IMAGE = "image"
 def _images_as_one(spec: Json) -> Json:
     """``spec`` for ``_pod_spec_key``, its containers' images one and the same where validation
     accepts them: it reads a container's image only to require it and (an ephemeral
-    container's) to refuse surrounding whitespace, so specs that differ in accepted images (an image rolled out, a patch's new
-    tag) have the same errors. A shallow copy where one changes."""
+    container's) to refuse surrounding whitespace, so specs that differ in accepted images (an
+    image rolled out, a patch's new tag) have the same errors. A shallow copy where one changes."""
     keyed = spec
     for field_name in _CONTAINER_LISTS:
         containers = spec.get(field_name)
