@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from ..cacher import CacheEvent
+from ..cacher import DELETED, CacheEvent, CachedObject
 from ..machinery.selectors import LabelSelector, label_selector_as_selector
 from ..registry.registry import Registry
 from .workqueue import WorkQueue
@@ -24,7 +24,11 @@ MANAGER = "clusterrole-aggregation-controller"
 _RULE_FIELDS = ("verbs", "apiGroups", "resources", "resourceNames", "nonResourceURLs")
 
 
-def _rule_key(rule: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
+#: A rule as ``equality.Semantic.DeepEqual`` compares it.
+RuleKey = tuple[tuple[str, ...], ...]
+
+
+def _rule_key(rule: dict[str, Any]) -> RuleKey:
     """A rule as ``equality.Semantic.DeepEqual`` compares it (absent and empty lists alike)."""
     return tuple(tuple(rule.get(name) or ()) for name in _RULE_FIELDS)
 
@@ -43,6 +47,8 @@ class ClusterRoleAggregation:
     def __init__(self, registry: Registry) -> None:
         self.cluster_roles = registry.resources[("rbac.authorization.k8s.io", "v1", "clusterroles")].storage
         self.queue = WorkQueue(MANAGER, self._process)
+        #: By ClusterRole name: the stored bytes last decoded, and their rules (``_rules_of``).
+        self._rules: dict[str, tuple[bytes, list[tuple[RuleKey, dict[str, Any]]]]] = {}
         self.cluster_roles.cacher.listeners.append(self._observe)
 
     def start(self) -> None:
@@ -52,7 +58,9 @@ class ClusterRoleAggregation:
     async def stop(self) -> None:
         await self.queue.stop()
 
-    def _observe(self, _event: CacheEvent) -> None:
+    def _observe(self, event: CacheEvent) -> None:
+        if event.type == DELETED:
+            self._rules.pop(event.obj.name, None)
         self._enqueue_aggregated()
 
     def _enqueue_aggregated(self) -> None:
@@ -79,6 +87,18 @@ class ClusterRoleAggregation:
         for name in order:
             self.queue.add(name)
 
+    def _rules_of(self, member: CachedObject) -> list[tuple[RuleKey, dict[str, Any]]]:
+        """A ClusterRole's rules, each with its key and as the aggregated role carries it (its
+        non-empty fields); decoded once per version: every aggregated role that takes rules
+        from it asks again whenever any ClusterRole changes."""
+        known = self._rules.get(member.name)
+        if known is not None and known[0] is member.raw:
+            return known[1]
+        rules = [(_rule_key(rule), {field: rule[field] for field in _RULE_FIELDS if rule.get(field)})
+                 for rule in orjson.loads(member.raw).get("rules") or ()]
+        self._rules[member.name] = (member.raw, rules)
+        return rules
+
     def _process(self, key: Hashable) -> None:
         name = str(key)
         objects = self.cluster_roles.cacher.cache.objects
@@ -90,15 +110,17 @@ class ClusterRoleAggregation:
         if matchers is None:
             return
         rules: list[dict[str, Any]] = []
-        seen: set[tuple[tuple[str, ...], ...]] = set()
+        keys: list[RuleKey] = []
+        seen: set[RuleKey] = set()
         for matcher in matchers:
             for member in sorted((c for c in objects.values() if c.name != name and matcher.matches(c.labels)),
                                  key=lambda c: c.name):
-                for rule in orjson.loads(member.raw).get("rules") or ():
-                    if _rule_key(rule) not in seen:
-                        seen.add(_rule_key(rule))
-                        rules.append({field: rule[field] for field in _RULE_FIELDS if rule.get(field)})
-        if [_rule_key(r) for r in rules] == [_rule_key(r) for r in role.get("rules") or ()]:
+                for rule_key, rule in self._rules_of(member):
+                    if rule_key not in seen:
+                        seen.add(rule_key)
+                        keys.append(rule_key)
+                        rules.append(rule)
+        if keys == [_rule_key(r) for r in role.get("rules") or ()]:
             return
         applied = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": name},
                    "rules": rules}

@@ -407,6 +407,14 @@ def _valid_map(value: dict[str, Value], map_type: MapType, allow_duplicates: boo
 
 
 def _valid_list(value: list[Value], list_type: ListType, allow_duplicates: bool) -> bool:
+    if not list_type.associative:
+        atom = _resolve(list_type.element)
+        if atom.scalar is not None and atom.map is None and atom.list is None:
+            # A list of one scalar type (an RBAC rule's verbs, a container's args): ``_valid``
+            # of each item is ``_validate_scalar`` alone, strings the commonest by far.
+            if atom.scalar == STRING and all(type(item) is str for item in value):
+                return True
+            return all(_validate_scalar(atom.scalar, item) is None for item in value)
     seen: set[PathElement] = set()
     for item in value:
         if list_type.associative:

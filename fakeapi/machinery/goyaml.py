@@ -201,6 +201,12 @@ def _check_aliasing(root: yaml.Node) -> None:
             stack.extend((item, in_alias) for item in reversed(node.value))
 
 
+#: Where a float may start in compact JSON: orjson writes every float with a ``.`` or an
+#: exponent after its first digits (``1.0``, ``1e16``), each token after ``:``, ``,`` or ``[``.
+#: A match may be inside a string (then ``_has_float`` walks the value); no match, no float.
+_FLOAT_TOKEN = re.compile(rb"(?:^|[:,\[])-?[0-9]+[.eE]")
+
+
 def _has_float(value: Any) -> bool:
     if isinstance(value, dict):
         return any(map(_has_float, value.values()))
@@ -223,7 +229,7 @@ def _plain_json(data: bytes) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         return _NOT_PLAIN
-    if orjson.dumps(value) != data.removesuffix(b"\n") or _has_float(value):
+    if orjson.dumps(value) != data.removesuffix(b"\n") or (_FLOAT_TOKEN.search(data) and _has_float(value)):
         return _NOT_PLAIN
     return value
 

@@ -548,6 +548,11 @@ def _kind_fields(resource: SelectableKind) -> _KindFields:
     return _KIND_FIELDS.get((resource.group, resource.kind), _DEFAULT_FIELDS)
 
 
+def selects_metadata_only(resource: SelectableKind) -> bool:
+    """Whether every field ``resource``'s kind offers to selectors is in its metadata."""
+    return not _kind_fields(resource).values
+
+
 def validate_field_selector(resource: SelectableKind, selector: FieldSelector) -> FieldSelector:
     """The field label conversion kube applies to a parsed selector for ``resource``'s kind: the
     selector with each label replaced by the field it selects, or a 400 for the first label (in

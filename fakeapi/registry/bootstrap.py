@@ -116,22 +116,25 @@ def _stamped(obj: Json) -> Json:
     return obj
 
 
-#: Stand-ins in the stored templates, replaced at every start (none occurs in the objects).
+#: Stand-ins in the stored templates, filled in at every start (none occurs in the objects).
 _UID, _NOW, _TODAY, _RESOURCE_VERSION = "@uid@", "@now@", "@today@", "@resourceVersion@"
 
 
 @cache
 def _templates(advertise_port: int) -> tuple[tuple[str, str, str | None, str, bytes], ...]:
-    """Every bootstrap object as (group, kind, namespace, name, its stored bytes with
-    stand-ins): parsed and encoded once per process, so that a server per pytest test starts
-    in milliseconds."""
+    """Every bootstrap object as (group, kind, namespace, name, its stored bytes as a ``%``
+    format of the stand-ins): parsed and encoded once per process, so that a server per pytest
+    test starts in milliseconds."""
     templates = []
     for obj in [*recorded_objects(), *_built_objects(_NOW, _TODAY)]:
         if obj["kind"] == "Service":
             obj["spec"]["ports"][0]["targetPort"] = advertise_port
         group, _, _version = obj["apiVersion"].rpartition("/")
         meta = obj["metadata"]
-        templates.append((group, obj["kind"], meta.get("namespace"), meta["name"], orjson.dumps(_stamped(obj))))
+        template = orjson.dumps(_stamped(obj)).replace(b"%", b"%%")
+        for stand_in in (_UID, _NOW, _TODAY, _RESOURCE_VERSION):
+            template = template.replace(stand_in.encode(), b"%(" + stand_in.encode() + b")s")
+        templates.append((group, obj["kind"], meta.get("namespace"), meta["name"], template))
     return tuple(templates)
 
 
@@ -139,26 +142,24 @@ def create_bootstrap_objects(registry: Registry) -> None:
     """Write the bootstrap objects that do not exist yet (before the watch caches start)."""
     store = registry.store
     now = metadata.now_rfc3339().encode()
-    stamps = ((_NOW.encode(), now), (_TODAY.encode(), now[:10]))
+    stamps = {_NOW.encode(): now, _TODAY.encode(): now[:10]}
+    # All are written at once when none exists (a new store: no reads); a batch of which some
+    # exist fails its compares, and is made again of those that do not.
     missing = []
     for group, kind, namespace, name, template in _templates(registry.advertise_port):
         served = registry.resource_for_kind(group, kind)
         assert served is not None, f"{group} {kind} is not served"
-        key = served.storage.key(namespace, name).encode()
-        if store.get(key) is None:
-            missing.append((key, template))
+        missing.append((served.storage.key(namespace, name).encode(), template))
     uid, resource_version = _UID.encode(), _RESOURCE_VERSION.encode()
     while missing:  # etcd's limit of operations per txn (and of compares)
         batch, missing = missing[:store.max_txn_ops], missing[store.max_txn_ops:]
-        revision = str(store.known_revision + 1).encode()  # another API process may write first: see versioner
+        stamps[resource_version] = str(store.known_revision + 1).encode()  # another API process may write first: see versioner
         puts = []
         for key, template in batch:
-            value = template.replace(uid, str(uuid.uuid4()).encode(), 1).replace(resource_version, revision, 1)
-            for stand_in, stamp in stamps:
-                value = value.replace(stand_in, stamp)
-            puts.append(PutRequest(key, value))
+            stamps[uid] = str(uuid.uuid4()).encode()
+            puts.append(PutRequest(key, template % stamps))
         # Each object is created, never overwritten: an API server starting beside this one on
-        # the same etcd may write some first; the batch is then made again of what is missing.
+        # the same etcd (or the store this one restarts on) may hold some already.
         absent = tuple(Compare(key, CompareTarget.CREATE, CompareResult.EQUAL, 0) for key, _ in batch)
         if not store.txn(TxnRequest(compare=absent, success=tuple(puts))).succeeded:
             missing = [(key, template) for key, template in batch if store.get(key) is None] + missing

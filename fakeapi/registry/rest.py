@@ -35,7 +35,7 @@ from ..machinery.field_validation import (
     warning_header,
 )
 from ..machinery.goyaml import GoYAMLError, yaml_to_json
-from ..machinery.jsonvalue import kept_json
+from ..machinery.jsonvalue import kept_json, stored_metadata
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions, parse_resource_version
 from ..machinery.path import validate_path_segment_name
 from ..machinery.validation import validate_object_meta, validate_object_meta_update
@@ -48,6 +48,7 @@ from ..machinery.selectors import (
     parse_field_selector,
     parse_label_selector,
     selectable_fields,
+    selects_metadata_only,
 )
 from ..machinery.status import (
     OPTIMISTIC_LOCK_MESSAGE,
@@ -358,6 +359,8 @@ class ResourceStore(FieldManagedWrites):
         #: ``_selectors``, bound once: every cached object holds it (a bound method each would
         #: be one more object per version for the collector to scan).
         self._decode_selectors = self._selectors
+        #: Whether the kind's selectable fields are all in the metadata (``_selectors``).
+        self._selects_metadata_only = selects_metadata_only(resource_type)
         #: The last write's stored bytes and the object they encode (``written``).
         self._last_written: tuple[bytes, Json] | None = None
 
@@ -395,6 +398,8 @@ class ResourceStore(FieldManagedWrites):
         return CachedObject(key, namespace, name, rv, raw, decode_selectors=self._decode_selectors)
 
     def _selectors(self, raw: bytes) -> tuple[Json, Json]:
+        if self._selects_metadata_only and (meta := stored_metadata(raw)) is not None:
+            return self._selectors_of({"metadata": meta})
         return self._selectors_of(orjson.loads(raw))
 
     def _selectors_of(self, obj: Json) -> tuple[Json, Json]:

@@ -24,11 +24,7 @@ DEFAULT_MEMBER_ID = 0x8E9E05C52164694D
 def varint_size(value: int) -> int:
     if value < 0:
         return 10  # a negative int64 is a ten-byte varint
-    size = 1
-    while value >= 0x80:
-        value >>= 7
-        size += 1
-    return size
+    return (value.bit_length() + 6) // 7 or 1  # seven bits a byte; zero takes one
 
 
 def raft_header_size(member_id: int = DEFAULT_MEMBER_ID) -> int:

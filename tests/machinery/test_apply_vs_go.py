@@ -185,6 +185,14 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {
         step("apply", with_changes(DEPLOY, (("spec", "replicas"), "two")), "kubectl"),
         step("apply", with_changes(DEPLOY, (("spec", "bogus"), 1)), "kubectl"),
         step("apply", with_changes(DEPLOY, (("spec", "template", "spec", "containers"), [{"image": "x"}])), "kubectl"),
+        # lists of one scalar type: a string list with a number, a boolean, a null, a map
+        step("apply", with_changes(DEPLOY, (("spec", "template", "spec", "containers"), [
+            {"name": "app", "image": "x", "args": ["a", 1]}])), "kubectl"),
+        step("apply", with_changes(DEPLOY, (("spec", "template", "spec", "containers"), [
+            {"name": "app", "image": "x", "command": [True]}])), "kubectl"),
+        step("apply", with_changes(DEPLOY, (("spec", "template", "spec", "containers"), [
+            {"name": "app", "image": "x", "args": ["a", None]}])), "kubectl"),
+        step("apply", with_changes(DEPLOY, (("metadata", "finalizers"), [{"a": "b"}])), "kubectl"),
     ]),
     "nulls, empty lists and a zero entry reset": ({"apiVersion": "v1", "kind": "ConfigMap"}, [
         step("apply", with_changes(CM, (("metadata", "labels"), {"a": "b"}), (("metadata", "finalizers"), ["x"])), "one"),

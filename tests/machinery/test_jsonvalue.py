@@ -6,7 +6,9 @@ import tracemalloc
 
 import orjson
 
-from fakeapi.machinery.jsonvalue import kept_json
+import pytest
+
+from fakeapi.machinery.jsonvalue import kept_json, stored_metadata
 
 
 def _allocated(make):  # type: ignore[no-untyped-def]
@@ -29,3 +31,26 @@ def test_kept_json_is_the_json_in_memory_of_its_own_size() -> None:
     assert size < len(kept) + 256
     grown, dumped = _allocated(lambda: orjson.dumps(pod))
     assert grown > 2 * len(dumped)  # what kept_json spares (if orjson ever stops, drop kept_json)
+
+
+METADATA = {"name": "r", "labels": {"a": "}", "b": "\"{"}, "annotations": {"x": "é"},
+            "managedFields": [{"manager": "m", "fieldsV1": {"f:rules": {}}}]}
+
+
+@pytest.mark.parametrize("obj", [
+    {"kind": "ClusterRole", "apiVersion": "rbac.authorization.k8s.io/v1", "metadata": METADATA,
+     "rules": [{"verbs": ["get"]}]},  # gostruct's order
+    {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": METADATA, "spec": {"metadata": {"name": "no"}}},
+])
+def test_stored_metadata_is_the_metadata_alone(obj: dict) -> None:  # type: ignore[type-arg]
+    assert stored_metadata(orjson.dumps(obj)) == METADATA
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"metadata":{"name":"r"},"kind":"ClusterRole","apiVersion":"v1"}',  # another order: decode it all
+    b'{"kind":"ClusterRole","apiVersion":"v1","spec":{},"metadata":{"name":"r"}}',
+    b'{"kind":"Clu\"sterRole","apiVersion":"v1","metadata":{"name":"r"}}',
+    b'{"kind":"ClusterRole","apiVersion":"v1","metadata":null}',
+])
+def test_stored_metadata_leaves_other_json_to_a_whole_decode(raw: bytes) -> None:
+    assert stored_metadata(raw) is None

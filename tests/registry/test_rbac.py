@@ -193,3 +193,37 @@ def test_certificate_user() -> None:
 
 def test_anonymous_user_is_kubes() -> None:
     assert ANONYMOUS_USER.to_json() == {"username": "system:anonymous", "groups": ["system:unauthenticated"]}
+
+
+def test_aggregated_roles_follow_their_members(fakeapi: FakeAPI) -> None:
+    """The aggregation controller gives ``view`` the rules of each ClusterRole labelled
+    aggregate-to-view, as the member is now: a member created, changed and deleted (each rule
+    once, in member name order, by server-side apply as clusterrole-aggregation-controller).
+    ``view`` feeds ``edit`` and ``edit`` feeds ``admin``: each follows too."""
+    roles = "clusterroles.rbac.authorization.k8s.io"
+    member = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+              "metadata": {"name": "widgets-view", "labels": {"rbac.authorization.k8s.io/aggregate-to-view": "true"}},
+              "rules": [{"apiGroups": ["example.com"], "resources": ["widgets"], "verbs": ["get", "list"]},
+                        {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]}]}
+
+    def widget_rules(role: dict) -> list[dict]:  # type: ignore[type-arg]
+        return [rule for rule in role.get("rules") or () if "example.com" in rule.get("apiGroups", ())]
+
+    fakeapi.apply(member)
+    for name in ("view", "edit", "admin"):
+        role = fakeapi.wait_for(roles, name, condition=widget_rules)
+        assert widget_rules(role) == [{"apiGroups": ["example.com"], "resources": ["widgets"], "verbs": ["get", "list"]}]
+    view = fakeapi.get(roles, "view")
+    assert [(entry["manager"], entry["operation"]) for entry in view["metadata"]["managedFields"]
+            if "f:rules" in entry["fieldsV1"]] == [("clusterrole-aggregation-controller", "Apply")]
+    assert len(view["rules"]) == len({repr(rule) for rule in view["rules"]})  # pods/get,list,watch once
+
+    member["rules"][0]["verbs"] = ["get", "list", "watch"]
+    fakeapi.apply(member)
+    for name in ("view", "edit", "admin"):
+        fakeapi.wait_for(roles, name, condition=lambda role: [rule["verbs"] for rule in widget_rules(role)]
+                         == [["get", "list", "watch"]])
+
+    fakeapi.delete(roles, "widgets-view")
+    for name in ("view", "edit", "admin"):
+        fakeapi.wait_for(roles, name, condition=lambda role: role.get("rules") and not widget_rules(role))
