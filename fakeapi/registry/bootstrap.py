@@ -153,7 +153,8 @@ def create_bootstrap_objects(registry: Registry) -> None:
     uid, resource_version = _UID.encode(), _RESOURCE_VERSION.encode()
     while missing:  # etcd's limit of operations per txn (and of compares)
         batch, missing = missing[:store.max_txn_ops], missing[store.max_txn_ops:]
-        stamps[resource_version] = str(store.known_revision + 1).encode()  # another API process may write first: see versioner
+        # The revision the batch will be written at (another API process may write first: see versioner).
+        stamps[resource_version] = str(store.known_revision + 1).encode()
         puts = []
         for key, template in batch:
             stamps[uid] = str(uuid.uuid4()).encode()

@@ -111,11 +111,12 @@ class _RunningApp:
 
 def _release(running: _RunningApp) -> None:
     """Break the reference cycles of an app stopped for good, none of its requests running any
-    more, so that reference counting frees it. Its parts refer to one another (each cache to its store's bound decoder, controllers to
-    the registry whose caches call them back, tasks to their owners): left to the collector, a
-    dead server is ~4,000 objects in cycles, which each full collection walks along with every
-    server dead since the previous one (~16 ms every ~20 tests, a tenth of what a test costs).
-    Emptying the instance dictionaries of its parts leaves a few hundred."""
+    more, so that reference counting frees it. Its parts refer to one another (each cache to its
+    store's bound decoder, controllers to the registry whose caches call them back, tasks to
+    their owners): left to the collector, a dead server is ~4,000 objects in cycles, which each
+    full collection walks along with every server dead since the previous one (~16 ms every ~20
+    tests, a tenth of what a test costs). Emptying the instance dictionaries of its parts leaves
+    a few hundred."""
     server = running.server
     parts: list[object] = [running.app, server, server.registry, server.store, *server.controllers]
     for resource_store in server.registry.stores():
