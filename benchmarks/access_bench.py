@@ -30,8 +30,8 @@ import httpx
 
 from fakeapi.http.access import request_attributes
 from fakeapi.http.app import Server, ServerConfig, create_app
-from fakeapi.registry.authentication import ADMIN_TOKEN, UserInfo
-from fakeapi.registry.authorization import RBAC, AccessControl, Attributes
+from fakeapi.auth.authentication import ADMIN_TOKEN, UserInfo
+from fakeapi.auth.authorization import RBAC, AccessControl, Attributes
 from fakeapi.testing import ServerProcess
 from fakeapi.testing.control_plane import free_port, real_apiserver
 from fakeapi.testing.eventually import eventually

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import orjson
 
-from fakeapi import seed
+from fakeapi.seed import seeder
 from fakeapi.http import ServerConfig, create_app
 from fakeapi.http.app import Server
 from fakeapi.store import FsyncPolicy, Journal, PutRequest, Store, snapshot
@@ -87,12 +87,12 @@ async def api_creates(n: int, directory: Path, rounds: int = 3) -> dict[str, flo
 
 
 async def make_snapshot(pods: int, path: Path) -> None:
-    spec = seed.parse_spec(f"namespaces=10,nodes=100,pods={pods},deployments={max(1, pods // 100)}")
+    spec = seeder.parse_spec(f"namespaces=10,nodes=100,pods={pods},deployments={max(1, pods // 100)}")
     server = Server(ServerConfig(controllers=frozenset(), compaction_interval=0))
     server.start()
     try:
         started = time.perf_counter()
-        result = await seed.seed_registry(server.registry, spec)
+        result = await seeder.seed_registry(server.registry, spec)
         print(f"  seeded: {result} ({time.perf_counter() - started:.1f} s)")
         server.compact()  # the smallest file: one version per object
         chunks = snapshot.encode(server.store)

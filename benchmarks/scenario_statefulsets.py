@@ -41,7 +41,7 @@ from scenario_support import (
     scratch_dir,
 )
 
-from fakeapi import seed
+from fakeapi.seed import seeder
 from fakeapi.testing.control_plane import ControllerManager, KubeAPIServer
 from fakeapi.testing.report import Report
 
@@ -128,17 +128,17 @@ def start_and_sync(server: Backend, workdir: Path, sets: int, controllers: str, 
         kcm.stop()
 
 
-def seed_cluster(server: Backend, spec: seed.SeedSpec, concurrency: int) -> float:
+def seed_cluster(server: Backend, spec: seeder.SeedSpec, concurrency: int) -> float:
     api = server.apiserver
     token = api.token if isinstance(api, KubeAPIServer) else None
     verify = api.ssl_context if isinstance(api, KubeAPIServer) else True
     started = time.monotonic()
-    asyncio.run(seed.seed_over_http(api.url, spec, concurrency, token=token, verify=verify))
+    asyncio.run(seeder.seed_over_http(api.url, spec, concurrency, token=token, verify=verify))
     return time.monotonic() - started
 
 
 def run_backend(name: str, args: argparse.Namespace) -> dict[str, Any]:
-    spec = seed.parse_spec(f"namespaces={args.namespaces},statefulsets={args.statefulsets},"
+    spec = seeder.parse_spec(f"namespaces={args.namespaces},statefulsets={args.statefulsets},"
                            f"revisions={args.revisions},seed=1")
     kcm_args = (f"--kube-api-qps={args.kcm_qps:g}", f"--kube-api-burst={2 * args.kcm_qps:.0f}")
     with scratch_dir("scenario-statefulsets-") as tmp, backend(name, tmp) as server:

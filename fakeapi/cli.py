@@ -23,21 +23,22 @@ import httpx
 import uvicorn
 import yaml
 
-from . import cluster, seed, workers
+from . import cluster, workers
+from .seed import seeder
 from .cacher import CacherConfig
 from .cacher.watch_cache import DEFAULT_LOWER_BOUND, DEFAULT_UPPER_BOUND
 from .clients import DEFAULT_MAX_CLIENTS, SORT_KEYS, ClientReportConfig, DetectorConfig
 from .clients.detectors import parse_detector_spec
 from .clients.table import render
-from .faults import check_startup_spec, parse_cli_spec
+from .faults.engine import check_startup_spec, parse_cli_spec
 from .http import ServerConfig, create_app
 from .http.app import CONTROLLERS
 from .http.limits import IDLE_TIMEOUT, Limits
-from .machinery._golang import parse_duration
+from .machinery.golang import parse_duration
 from .http.pki import KeyPair, ServerCertificates
 from .kubeconfig import client_settings
-from .registry.authentication import ADMIN, ADMIN_TOKEN, UserInfo, read_token_file
-from .registry.authorization import ALWAYS_ALLOW, MODES, AccessControl
+from .auth.authentication import ADMIN, ADMIN_TOKEN, UserInfo, read_token_file
+from .auth.authorization import ALWAYS_ALLOW, MODES, AccessControl
 from .registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
 from .store import CorruptLog, DataDirInUse, FsyncPolicy, Journal, SnapshotError, Store, snapshot
 
@@ -273,7 +274,7 @@ async def serve(args: argparse.Namespace) -> None:
     except (DataDirInUse, SnapshotError, CorruptLog, FileExistsError) as err:
         raise SystemExit(f"fakeapi: {err}") from None
     if args.seed is not None:
-        seed.seed_at_startup(app, args.seed, report=_report_seed)
+        seeder.seed_at_startup(app, args.seed, report=_report_seed)
     if certificates is not None:
         task, port = await _serve_tls(app, args, certificates)
     else:
@@ -415,14 +416,14 @@ async def serve_etcd(args: argparse.Namespace) -> None:
             journal.close()
 
 
-def _seed_spec(text: str) -> seed.SeedSpec:
+def _seed_spec(text: str) -> seeder.SeedSpec:
     try:
-        return seed.parse_spec(text)
+        return seeder.parse_spec(text)
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def _report_seed(result: seed.SeedResult) -> None:
+def _report_seed(result: seeder.SeedResult) -> None:
     """The start-up seeding's numbers, on a terminal only: scripts wait for the first line
     being "listening on"."""
     if sys.stderr.isatty():
@@ -432,8 +433,8 @@ def _report_seed(result: seed.SeedResult) -> None:
 def run_seed(args: argparse.Namespace) -> None:
     """``fakeapi seed``: write a synthetic cluster through a running server's API."""
     try:
-        result = asyncio.run(seed.seed_over_http(args.server, args.spec, args.concurrency))
-    except seed.SeedError as err:
+        result = asyncio.run(seeder.seed_over_http(args.server, args.spec, args.concurrency))
+    except seeder.SeedError as err:
         raise SystemExit(f"fakeapi seed: {err}") from None
     print(result, flush=True)
 
@@ -647,7 +648,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--log-level", default="warning")
     _add_persistence_args(e)
     s = sub.add_parser("seed", help="write a synthetic cluster through a running server's API",
-                       description=seed.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=seeder.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("spec", type=_seed_spec, metavar="SPEC",
                    help="e.g. namespaces=10,nodes=50,pods=5000,deployments=200,seed=1, or a YAML/JSON file")
     s.add_argument("--server", default="http://127.0.0.1:6443", help="the API's URL (default http://127.0.0.1:6443)")

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import gevent
 from locust import constant, task
 
-from fakeapi import seed_objects
+from fakeapi.seed import objects as seed_objects
 from kubeload import knobs, layout, report
 from kubeload.client import MERGE_PATCH, stamp
 from kubeload.shape import StagedShape

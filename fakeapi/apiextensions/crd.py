@@ -33,7 +33,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..apis.catalogue import ETCD_PREFIX, ResourceType, SubresourceType
-from ..machinery._golang import go_quote, go_sharp_value
+from ..machinery.golang import go_quote, go_sharp_value
 from ..machinery.metadata import now_rfc3339
 from ..machinery.schema import Schema
 from ..machinery.status import (

@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date
 from typing import Any
 
-from ..machinery._golang import go_float, go_json, go_kind, go_quote
+from ..machinery.golang import go_float, go_json, go_kind, go_quote
 from ..machinery.field_validation import object_meta_unknown_fields
 from ..machinery.status import (
     FieldError,

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from ..machinery import quantity
-from ..machinery._golang import go_quote
+from ..machinery.golang import go_quote
 from ..machinery.status import FieldError, invalid_error
 from ..machinery.validation import IS_NEGATIVE_ERROR_MSG
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..machinery._golang import parse_duration
+from ..machinery.golang import parse_duration
 from ..registry.request_cost import RequestCost
 
 if TYPE_CHECKING:

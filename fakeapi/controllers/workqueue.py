@@ -8,7 +8,7 @@ import logging
 from collections.abc import Awaitable, Callable, Hashable
 
 from ..machinery.status import StatusError
-from ..tasks import cancel_and_wait
+from ..runtime import cancel_and_wait
 
 log = logging.getLogger("fakeapi.controllers")
 

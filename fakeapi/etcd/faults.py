@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from ..flatspec import check_count_and_rate, integer, number, parse_fields, text
+from ..machinery.flatspec import check_count_and_rate, integer, number, parse_fields, text
 
 if TYPE_CHECKING:
     from .server import EtcdServer

@@ -26,9 +26,9 @@ from ..machinery.list_options import parse_bool
 from ..machinery.path import is_valid_path_segment_name
 from ..machinery.selectors import FieldSelector
 from ..machinery.status import StatusError
-from ..registry.authentication import Authenticator, UserInfo
-from ..registry.authorization import AlwaysAllow, Attributes, forbidden_error
-from ..registry.impersonation import impersonate
+from ..auth.authentication import Authenticator, UserInfo
+from ..auth.authorization import AlwaysAllow, Attributes, forbidden_error
+from ..auth.impersonation import impersonate
 from ..registry.registry import Registry
 from .responses import status_response
 

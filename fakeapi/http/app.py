@@ -28,18 +28,18 @@ from ..controllers import (
     NamespaceController,
     PodTermination,
 )
-from ..faults import Faults
+from ..faults.engine import Faults
 from ..machinery.status import StatusError, bad_request, method_not_allowed_path, not_found_path
 from ..etcd.client import RemoteStore
-from ..metrics import ServerMetrics, TimedRemoteStore, TimedStore, version_labels
-from ..registry.authorization import AccessControl
+from ..metrics.collector import ServerMetrics, TimedRemoteStore, TimedStore, version_labels
+from ..auth.authorization import AccessControl
 from ..registry.registry import (
     DEFAULT_EVENT_TTL,
     DEFAULT_SERVICE_ACCOUNT_ISSUER,
     Registry,
 )
 from ..registry import versioner
-from ..registry.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
+from ..auth.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
 from ..store import (
     ErrCompacted,
     ErrFutureRev,
@@ -50,7 +50,7 @@ from ..store import (
 )
 from ..store.journal import DEFAULT_FSYNC_INTERVAL
 from ..store.request_size import DEFAULT_MAX_REQUEST_BYTES
-from ..tasks import cancel_and_wait
+from ..runtime import cancel_and_wait
 from . import clients as client_routes
 from . import faults as fault_routes
 from . import metrics as metric_routes
@@ -107,7 +107,7 @@ class ServerConfig:
     garbage_collection: bool = True
     #: kube-apiserver's --event-ttl in seconds; 0 keeps events forever.
     event_ttl: int = DEFAULT_EVENT_TTL
-    #: Faults in force from the start, as flat specs (``fakeapi.faults.parse_spec``).
+    #: Faults in force from the start, as flat specs (``fakeapi.faults.engine.parse_spec``).
     faults: tuple[dict[str, object], ...] = ()
     #: kube-apiserver's --service-account-issuer: the ``iss`` of the tokens ``serviceaccounts/token``
     #: issues, and the API audience.

@@ -14,7 +14,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from ..clients import SORT_KEYS
-from ..machinery._golang import parse_duration
+from ..machinery.golang import parse_duration
 from ..machinery.status import bad_request
 from .responses import json_response, route, served_by, status_response
 

@@ -1,6 +1,6 @@
 """Faults over HTTP: the control API under ``/fakeapi/v1/faults`` and the request hook.
 
-Control API (bodies are the flat specs of ``fakeapi.faults.parse_spec``, keys in camelCase):
+Control API (bodies are the flat specs of ``fakeapi.faults.engine.parse_spec``, keys in camelCase):
 
 - ``GET    /fakeapi/v1/faults``               the faults with their counters, knobs, totals
 - ``POST   /fakeapi/v1/faults``               ``{"type": "error"|"latency"|"stall"|"set"|
@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from ..faults import Faults
+from ..faults.engine import Faults
 from ..machinery.list_options import parse_bool
 from ..machinery.status import StatusError, bad_request, not_found
 from .responses import json_response, route, served_by, status_response

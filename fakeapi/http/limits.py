@@ -28,7 +28,7 @@ from urllib.parse import parse_qs
 import orjson
 from starlette.types import Send
 
-from ..machinery._golang import go_parse_duration
+from ..machinery.golang import go_parse_duration
 from ..machinery.status import bad_request
 
 #: kube-apiserver's --request-timeout default.

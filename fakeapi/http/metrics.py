@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..cacher import INITIAL_EVENTS_END_ANNOTATION
 from ..clients import ClientReport
 from ..machinery.status import StatusError
-from ..metrics import ServerMetrics
+from ..metrics.collector import ServerMetrics
 from ..registry import request_cost
 from ..registry.registry import Registry
 from .access import acting_user

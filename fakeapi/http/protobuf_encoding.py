@@ -38,7 +38,7 @@ import orjson
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from ..machinery import gotypes, quantity
-from ..machinery._golang import go_parse_duration
+from ..machinery.golang import go_parse_duration
 from ..machinery.jsonvalue import Repeated, json_key
 from .protobuf import MAGIC
 

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs
 from starlette.types import Scope
 
 from ..machinery.status import StatusError
-from ..metrics import RequestKey
+from ..metrics.collector import RequestKey
 from ..registry.registry import Registry
 from .resources import parse_path
 

@@ -17,7 +17,7 @@ from starlette.responses import Response, StreamingResponse
 
 from ..apiextensions.structural import StructuralSchema
 from ..cacher import json_event
-from ..faults import Faults
+from ..faults.engine import Faults
 from ..machinery import patch as patching
 from ..machinery import serializer, warning
 from ..machinery.delete_options import DeleteOptions, from_body
@@ -41,7 +41,7 @@ from ..registry import request_cost
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore, is_status
 from ..registry.views import PARTIAL_OBJECT_METADATA, ResponseView, TableView
-from ..registry.virtual import CreateOnly
+from ..registry.create_only import CreateOnly
 from . import protobuf, protobuf_views
 from .access import request_user
 from .faults import apply_request_faults, slow_list

@@ -31,7 +31,7 @@ from hypercorn.asyncio.worker_context import WorkerContext
 from hypercorn.config import Config
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..registry.authentication import UserInfo, certificate_user
+from ..auth.authentication import UserInfo, certificate_user
 from .access import CERTIFICATE_USER
 from .limits import IDLE_TIMEOUT
 

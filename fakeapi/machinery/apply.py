@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 import orjson
 
 from . import status
-from ._golang import go_quote, go_sharp_value, go_type
+from .golang import go_quote, go_sharp_value, go_type
 from .jsonvalue import Repeated, json_copy, json_key
 from .managed_fields import (
     UPDATE,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import json
 
-from ._gojson import GoJSONError, unmarshal_struct
+from .gojson import GoJSONError, unmarshal_struct
 from .status import StatusError, bad_request
 
 _VERSION = "meta.k8s.io/v1"

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from . import gostruct, serializer
-from ._gojson import GoJSONError
+from .gojson import GoJSONError
 from .list_options import parse_bool, parse_int
 from .status import bad_request, invalid
 

@@ -23,8 +23,8 @@ from enum import StrEnum
 from functools import cache
 from typing import Any, Literal
 
-from ._gojson import loads_pairs, member_path, repeated_keys
-from ._golang import go_quote
+from .gojson import loads_pairs, member_path, repeated_keys
+from .golang import go_quote
 from .jsonvalue import Repeated, json_key
 from .schema import Schema, definitions
 from .status import StatusError, bad_request, invalid

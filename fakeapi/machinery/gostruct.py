@@ -36,7 +36,7 @@ import orjson
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from . import gotypes
-from ._golang import go_json
+from .golang import go_json
 from .jsonvalue import Repeated, json_key
 from .quantity import FORMAT_WRONG
 from .status import bad_request

@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 import yaml
 
-from ._golang import go_quote
+from .golang import go_quote
 
 #: libyaml's wording -> goyaml v2's (which kept libyaml 0.1's).
 _PROBLEMS = {

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ._golang import go_parse_int64, go_quote
+from .golang import go_parse_int64, go_quote
 from .status import FieldError, bad_request, forbidden_error, invalid, not_supported_error
 
 NOT_OLDER_THAN = "NotOlderThan"

@@ -30,7 +30,7 @@ from typing import Any
 
 import orjson
 
-from ._golang import go_quote
+from .golang import go_quote
 
 Value = Any
 """A JSON value as Python decodes it: dict, list, str, int, float, bool or None."""

@@ -28,9 +28,9 @@ from typing import Any
 
 import orjson
 
-from ._gojson import GoJSONError, _Scanner, decode_string, loads_pairs, member_path, plain_scalar
-from ._gojson import decode as _decode
-from ._golang import go_json, go_parse_int64, go_plain_value, go_quote
+from .gojson import GoJSONError, _Scanner, decode_string, loads_pairs, member_path, plain_scalar
+from .gojson import decode as _decode
+from .golang import go_json, go_parse_int64, go_plain_value, go_quote
 from .jsonvalue import json_copy
 from .schema import Schema
 from .status import (

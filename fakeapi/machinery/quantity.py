@@ -19,7 +19,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from ._golang import go_parse_int64
+from .golang import go_parse_int64
 
 #: ``Format``s.
 DECIMAL_EXPONENT, BINARY_SI, DECIMAL_SI = "DecimalExponent", "BinarySI", "DecimalSI"

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ._golang import go_parse_int64, go_quote
+from .golang import go_parse_int64, go_quote
 from .status import FieldError, bad_request, field_errors_message, invalid_error
 from .validation import is_qualified_name, is_valid_label_value
 

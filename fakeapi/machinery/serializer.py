@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._gojson import GoJSONError, as_unstructured, decode, has_long_integer, literal_scalar, loads
+from .gojson import GoJSONError, as_unstructured, decode, has_long_integer, literal_scalar, loads
 from . import gostruct
-from ._golang import go_json, go_quote, go_string
+from .golang import go_json, go_quote, go_string
 from .goyaml import GoYAMLError, yaml_to_json
 from .schema import release_kinds
 from .status import StatusError, bad_request

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ._golang import go_quote, go_value
+from .golang import go_quote, go_value
 
 #: ``storage.OptimisticLockErrorMsg``: the Conflict message for a stale resourceVersion.
 OPTIMISTIC_LOCK_MESSAGE = "the object has been modified; please apply your changes to the latest version and try again"

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from ._golang import go_float, go_quote, go_type
+from .golang import go_float, go_quote, go_type
 from .jsonvalue import json_copy
 from .schema import Schema, definitions
 

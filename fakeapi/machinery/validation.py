@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from ._golang import go_quote
+from .golang import go_quote
 from .status import FieldError, forbidden_error, invalid_error, not_supported_error, required_error, too_long_error
 
 Json = dict[str, Any]

@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from typing import Any, Protocol
 
 from ..apis.catalogue import ResourceType
-from ..machinery._golang import go_float, go_json
+from ..machinery.golang import go_float, go_json
 from ..machinery.status import (
     StatusError,
     bad_request,

@@ -18,9 +18,9 @@ from typing import Any
 from ..apis.authorization import validation
 from ..machinery.selectors import FieldSelector, label_selector_as_selector, parse_label_selector
 from ..machinery.status import FieldError, StatusError, bad_request, invalid
-from .authentication import UserInfo
-from .authorization import Attributes, Authorizer, Decision
-from .virtual import BodyType, CreateOnly, CreateRequest
+from ..auth.authentication import UserInfo
+from ..auth.authorization import Attributes, Authorizer, Decision
+from .create_only import BodyType, CreateOnly, CreateRequest
 
 Json = dict[str, Any]
 

@@ -25,7 +25,7 @@ from ..machinery.status import (
 )
 from .pod_conditions import update_pod_condition
 from .rest import ResourceStore, precondition_failed
-from .virtual import SUCCESS, BodyType, CreateOnly, CreateRequest
+from .create_only import SUCCESS, BodyType, CreateOnly, CreateRequest
 
 Json = dict[str, Any]
 

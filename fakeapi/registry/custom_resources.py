@@ -22,7 +22,7 @@ import orjson
 from ..apiextensions import crd as crds
 from ..apis.rules import KindRules
 from ..machinery import metadata, validation
-from ..machinery._golang import go_quote
+from ..machinery.golang import go_quote
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.status import FieldError, invalid, invalid_error
 from ..store import RangeRequest, prefix_range_end

@@ -38,7 +38,7 @@ from ..machinery.status import (
 )
 from .pod_conditions import update_pod_condition
 from .rest import ResourceStore
-from .virtual import SUCCESS, BodyType, CreateOnly, CreateRequest
+from .create_only import SUCCESS, BodyType, CreateOnly, CreateRequest
 
 Json = dict[str, Any]
 

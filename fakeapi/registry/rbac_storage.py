@@ -19,9 +19,9 @@ import orjson
 
 from ..machinery import requester
 from ..machinery.status import forbidden, not_found
-from .authentication import UserInfo
-from .authorization import SYSTEM_MASTERS, Attributes, Authorizer
-from .rbac import FULL_AUTHORITY, GROUP, PolicyRule, RBACAuthorizer, escalation_error
+from ..auth.authentication import UserInfo
+from ..auth.authorization import SYSTEM_MASTERS, Attributes, Authorizer
+from ..auth.rbac import FULL_AUTHORITY, GROUP, PolicyRule, RBACAuthorizer, escalation_error
 from .rest import Json, ResourceStore
 
 if TYPE_CHECKING:

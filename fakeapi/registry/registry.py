@@ -14,10 +14,10 @@ from ..apiextensions.crd import CustomResourceType
 from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
 from ..cacher import DELETED, CacheEvent, CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
-from ..machinery.conversion import built_in_conversion, none_conversion
+from ..apis.conversion import built_in_conversion, none_conversion
 from ..machinery.status import StatusError
 from ..store import Store
-from ..tasks import cancel_and_wait
+from ..runtime import cancel_and_wait
 from .bootstrap import create_bootstrap_objects
 from .access_reviews import (
     LocalSubjectAccessReviews,
@@ -25,10 +25,10 @@ from .access_reviews import (
     SelfSubjectRulesReviews,
     SubjectAccessReviews,
 )
-from .authentication import Authenticator, SelfSubjectReviews, TokenReviews
-from .authorization import ALWAYS_ALLOW, RBAC, AccessControl, AlwaysAllow, Authorizer, Union
+from ..auth.authentication import Authenticator, SelfSubjectReviews, TokenReviews
+from ..auth.authorization import ALWAYS_ALLOW, RBAC, AccessControl, AlwaysAllow, Authorizer, Union
 from .binding import LegacyBindings, PodBindings
-from .converting import ConvertingStore
+from .served_versions import ConvertingStore
 from .custom_resources import (
     CustomResourceDefinitionStore,
     CustomResourceStore,
@@ -39,13 +39,13 @@ from .lease_manager import LeaseManager
 from .namespaces import NamespaceStore
 from .eviction import PodEvictions
 from .pod_subresources import POD_SUBRESOURCE_STRATEGIES
-from .rbac import RBACAuthorizer
+from ..auth.rbac import RBACAuthorizer
 from .rbac_storage import EscalationCheck, RBACStore
 from .rest import Json, LeaseTTL, ResourceStore
 from .services import ServiceStore
-from .serviceaccount_tokens import TokenSigner
+from ..auth.serviceaccount_tokens import TokenSigner
 from .token_request import ServiceAccountTokens
-from .virtual import CreateOnly
+from .create_only import CreateOnly
 
 #: A served resource: its storage version's store, or a conversion over it.
 ServedStore = ResourceStore | ConvertingStore

@@ -24,7 +24,7 @@ from ..apis.catalogue import ETCD_PREFIX, ResourceType
 from ..apis.rules import NO_RULES, KindRules, rules_for
 from ..cacher import CachedObject, Cacher, CacheWatcher, TooOldResourceVersion
 from ..machinery import continue_token, gostruct, metadata, serializer, warning
-from ..machinery._golang import go_quote
+from ..machinery.golang import go_quote
 from ..machinery import patch as patching
 from ..machinery.apply import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions

@@ -19,12 +19,12 @@ from ..apis.authentication.validation import validate_token_request
 from ..machinery import metadata
 from ..machinery.managed_fields import format_time
 from ..machinery.status import bad_request, conflict, invalid, invalid_error, not_found
-from .serviceaccount_tokens import (
+from ..auth.serviceaccount_tokens import (
     EXTENDED_EXPIRATION_SECONDS,
     WARN_ONLY_EXPIRATION_SECONDS,
     TokenSigner,
 )
-from .virtual import BodyType, CreateOnly, CreateRequest
+from .create_only import BodyType, CreateOnly, CreateRequest
 
 Json = dict[str, Any]
 

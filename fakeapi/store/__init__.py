@@ -74,7 +74,7 @@ from .journal import CorruptLog, DataDirInUse, Journal
 from .lease import LeaseTimeToLive
 from .snapshot import SnapshotError
 from .wal import FsyncPolicy
-from .server import LeaseGrantResponse, Store
+from .store import LeaseGrantResponse, Store
 from .timers import StoreTimers
 from .watcher import STREAM_PROGRESS_ID, WatchStream
 

@@ -47,7 +47,7 @@ from .lease import Lease
 from .wal import CorruptLog, FsyncPolicy, SegmentWriter, fsync_directory, read_segment, segment_indexes, segment_name
 
 if TYPE_CHECKING:
-    from .server import Store
+    from .store import Store
 
 log = logging.getLogger("fakeapi.store")
 

@@ -49,7 +49,7 @@ from .kv import Event, EventType, KeyValue
 from .wal import numbered_files
 
 if TYPE_CHECKING:
-    from .server import Store
+    from .store import Store
 
 MAGIC = b"fakeapi-snapshot\x00\x01"
 _U64 = struct.Struct("<Q")

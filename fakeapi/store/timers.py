@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 
-from ..tasks import cancel_and_wait
-from .server import Store
+from ..runtime import cancel_and_wait
+from .store import Store
 
 #: How often leases are checked for expiry; etcd's lessor checks every 500 ms.
 LEASE_CHECK_INTERVAL = 0.5

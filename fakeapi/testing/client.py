@@ -14,7 +14,7 @@ import orjson
 import yaml
 
 from ..http import Server
-from ..seed import SeedResult, SeedSpec, seed_registry
+from ..seed.seeder import SeedResult, SeedSpec, seed_registry
 from .embedded import EmbeddedServer
 from .on_loop import OnLoop
 from .report import Report

@@ -29,7 +29,7 @@ from pathlib import Path
 import httpx
 import yaml
 
-from ..registry.authentication import ADMIN
+from ..auth.authentication import ADMIN
 from ..workers import stop_process
 
 KUBE_VERSION = "v1.35.4"

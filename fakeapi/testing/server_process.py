@@ -88,7 +88,7 @@ class ServerProcess:
 
         return Report.fetch(self.http, since, sort)
 
-    # Faults: thin wrappers of the HTTP control API, named and shaped like ``fakeapi.faults.Faults``.
+    # Faults: thin wrappers of the HTTP control API, named and shaped like ``fakeapi.faults.engine.Faults``.
 
     def faults(self) -> dict[str, Any]:
         """Every fault with its counters, the knobs in force and the totals."""

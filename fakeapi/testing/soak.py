@@ -38,7 +38,7 @@ from typing import Any
 import httpx
 import orjson
 
-from ..machinery._golang import parse_duration
+from ..machinery.golang import parse_duration
 from .server_process import ServerProcess
 
 Key = tuple[str, str]  # (namespace, name)

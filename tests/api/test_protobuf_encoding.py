@@ -21,7 +21,7 @@ import orjson
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
 
-from fakeapi import seed_objects
+from fakeapi.seed import objects as seed_objects
 from fakeapi.apis.catalogue import default_catalogue
 from fakeapi.http import protobuf_encoding
 from fakeapi.http.protobuf import decode_body

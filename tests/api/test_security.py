@@ -22,7 +22,7 @@ from kubernetes import client, config, watch
 
 from fakeapi.cli import _security_warnings, access_control, build_parser
 from fakeapi.http.pki import issue, new_ca
-from fakeapi.registry.authentication import ADMIN, ADMIN_TOKEN, ANONYMOUS_USER
+from fakeapi.auth.authentication import ADMIN, ADMIN_TOKEN, ANONYMOUS_USER
 from fakeapi.testing import ServerProcess
 from fakeapi.testing.control_plane import kubectl_binary
 

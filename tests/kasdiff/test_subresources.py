@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from differ import Json, Outcome, Pair, check
 
-from fakeapi.registry.authentication import ADMIN_TOKEN
+from fakeapi.auth.authentication import ADMIN_TOKEN
 from fakeapi.testing.eventually import eventually
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

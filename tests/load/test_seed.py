@@ -11,10 +11,10 @@ from typing import Any
 import orjson
 import pytest
 
-from fakeapi import seed
+from fakeapi.seed import seeder
 from fakeapi.testing import ServerProcess
 
-SPEC = seed.parse_spec("namespaces=3,nodes=4,pods=40,deployments=4,statefulsets=2,revisions=3,"
+SPEC = seeder.parse_spec("namespaces=3,nodes=4,pods=40,deployments=4,statefulsets=2,revisions=3,"
                        "configmaps=5,configmap-bytes=3000,secrets=3,secret-bytes=600,seed=7")
 #: Collection paths of everything the seeder writes.
 COLLECTIONS = ("/api/v1/namespaces", "/api/v1/nodes", "/apis/coordination.k8s.io/v1/leases", "/api/v1/pods",
@@ -24,26 +24,26 @@ COLLECTIONS = ("/api/v1/namespaces", "/api/v1/nodes", "/apis/coordination.k8s.io
 SERVER_OWNED = ("uid", "resourceVersion", "creationTimestamp", "managedFields")
 
 
-def _bodies(the_plan: seed.Plan) -> list[bytes]:
+def _bodies(the_plan: seeder.Plan) -> list[bytes]:
     return [orjson.dumps(o.stored_body()) for o in the_plan.objects()]
 
 
 def test_same_seed_same_objects() -> None:
-    assert _bodies(seed.plan(SPEC)) == _bodies(seed.plan(SPEC))
-    assert _bodies(seed.plan(SPEC)) != _bodies(seed.plan(replace(SPEC, seed=8)))
+    assert _bodies(seeder.plan(SPEC)) == _bodies(seeder.plan(SPEC))
+    assert _bodies(seeder.plan(SPEC)) != _bodies(seeder.plan(replace(SPEC, seed=8)))
 
 
 def test_spec_string_and_file(tmp_path: Path) -> None:
-    assert seed.parse_spec(str(SPEC)) == SPEC
+    assert seeder.parse_spec(str(SPEC)) == SPEC
     path = tmp_path / "cluster.yaml"
     path.write_text("namespaces: 3\npods: 40\nconfigmap-bytes: 3000\n")
-    assert seed.parse_spec(str(path)) == seed.SeedSpec(namespaces=3, pods=40, configmap_bytes=3000)
+    assert seeder.parse_spec(str(path)) == seeder.SeedSpec(namespaces=3, pods=40, configmap_bytes=3000)
     with pytest.raises(ValueError, match="unknown seed spec key"):
-        seed.parse_spec("pods=1,widgets=2")
+        seeder.parse_spec("pods=1,widgets=2")
 
 
 def test_plan_counts() -> None:
-    the_plan = seed.plan(SPEC)
+    the_plan = seeder.plan(SPEC)
     kinds: dict[str, int] = {}
     for obj in the_plan.objects():
         kinds[obj.plural] = kinds.get(obj.plural, 0) + 1
@@ -119,6 +119,6 @@ def test_body_sizes(seeded_at_startup: ServerProcess) -> None:
 def test_http_path_writes_the_same_cluster(seeded_at_startup: ServerProcess, tmp_path: Path) -> None:
     # Two 429s on pod creates first: the seeder waits Retry-After and goes on.
     with ServerProcess(tmp_path, "--fault", "error:verb=create,resource=pods,code=429,count=2,retryAfter=1") as server:
-        result = asyncio.run(seed.seed_over_http(server.url, SPEC, concurrency=8))
-        assert result.objects == len(seed.plan(SPEC))
+        result = asyncio.run(seeder.seed_over_http(server.url, SPEC, concurrency=8))
+        assert result.objects == len(seeder.plan(SPEC))
         assert _cluster(server) == _cluster(seeded_at_startup)

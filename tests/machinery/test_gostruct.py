@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fakeapi.machinery import gostruct, serializer
-from fakeapi.machinery._gojson import GoJSONError, as_unstructured, decode, loads
+from fakeapi.machinery.gojson import GoJSONError, as_unstructured, decode, loads
 from fakeapi.machinery.status import StatusError
 
 
@@ -94,7 +94,7 @@ def test_an_objects_parts_are_decoded_once_per_value_and_errors_each_time() -> N
 
 def _decoded_go_way(data: bytes) -> Any:
     """``decode`` without its orjson fast path (any other scalar reader takes Go's reading)."""
-    from fakeapi.machinery._gojson import plain_scalar
+    from fakeapi.machinery.gojson import plain_scalar
     return decode(data, lambda token: plain_scalar(token))
 
 

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from fakeapi.machinery import status
-from fakeapi.machinery._golang import go_quote
+from fakeapi.machinery.golang import go_quote
 from fakeapi.machinery.status import StatusError
 
 FAILURE = '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'

@@ -11,14 +11,14 @@ from cryptography.hazmat.primitives import serialization
 
 from fakeapi.http.access import request_attributes
 from fakeapi.http.pki import issue, new_ca
-from fakeapi.registry.authentication import (
+from fakeapi.auth.authentication import (
     ANONYMOUS_USER,
     UserInfo,
     certificate_user,
     read_token_file,
 )
-from fakeapi.registry.authorization import RBAC, AccessControl, Attributes, Decision
-from fakeapi.registry.rbac import PolicyRule
+from fakeapi.auth.authorization import RBAC, AccessControl, Attributes, Decision
+from fakeapi.auth.rbac import PolicyRule
 from fakeapi.testing import FakeAPI
 
 JANE = UserInfo("jane", "", ("devs", "system:authenticated"))

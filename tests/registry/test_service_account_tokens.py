@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from fakeapi.registry.authentication import SUCCESS_CACHE_SECONDS, Authenticator, UserInfo
-from fakeapi.registry.authorization import AlwaysAllow
-from fakeapi.registry.impersonation import impersonate
-from fakeapi.registry.serviceaccount_tokens import LEEWAY_SECONDS, TokenSigner
+from fakeapi.auth.authentication import SUCCESS_CACHE_SECONDS, Authenticator, UserInfo
+from fakeapi.auth.authorization import AlwaysAllow
+from fakeapi.auth.impersonation import impersonate
+from fakeapi.auth.serviceaccount_tokens import LEEWAY_SECONDS, TokenSigner
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
 ACCOUNT = {"metadata": {"name": "robot", "namespace": "ns", "uid": "robot-uid"}}

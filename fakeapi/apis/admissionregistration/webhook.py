@@ -7,7 +7,7 @@ import string
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from ...machinery._golang import go_quote
+from ...machinery.golang import go_quote
 from ...machinery.status import FieldError, invalid_error, required_error
 from ...machinery.validation import child, is_dns1123_subdomain, is_valid_port_num
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from ...machinery._golang import go_quote
+from ...machinery.golang import go_quote
 from ...machinery.field_validation import cannot_be_handled
 from ..fields import Json, get, items, struct
 from ..strategies import first_generation, set_generation

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from ...machinery.conversion import DEFAULT_CPU_UTILIZATION, METRIC_SPECS_ANNOTATION
+from ..conversion import DEFAULT_CPU_UTILIZATION, METRIC_SPECS_ANNOTATION
 from ..core.defaults import canonical_quantity
 from ..fields import Json, default, get, items, struct
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import zoneinfo
 
-from ...machinery._golang import go_quote
+from ...machinery.golang import go_quote
 
 _DESCRIPTORS = frozenset(("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"))
 _MONTHS = {name: i + 1 for i, name in enumerate(

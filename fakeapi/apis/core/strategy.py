@@ -7,7 +7,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
-from ...machinery._golang import go_quote
+from ...machinery.golang import go_quote
 from ...machinery.metadata import now_rfc3339
 from ...machinery.quantity import decode
 from ...machinery.validation import is_dns1123_label, parse_cidr_sloppy, warnings_for_ip

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...machinery import quantity as quantities
-from ...machinery._golang import go_quote as _quote
+from ...machinery.golang import go_quote as _quote
 from ...machinery.jsonvalue import Repeated, json_key
 from ...machinery.status import (
     FieldError,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from ...machinery._gojson import unmarshal_map_error
+from ...machinery.gojson import unmarshal_map_error
 from ...machinery.status import (
     FieldError,
     forbidden_error,

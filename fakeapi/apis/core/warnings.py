@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...machinery._golang import go_quote
+from ...machinery.golang import go_quote
 from ...machinery.jsonvalue import Repeated, json_key
 from ...machinery.quantity import decode
 from ...machinery.validation import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ...machinery._golang import go_quote
+from ...machinery.golang import go_quote
 from ...machinery.path import is_valid_path_segment_name
 from ...machinery.status import (
     FieldError,

@@ -37,26 +37,26 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .cacher import CacheWatcher
-from .flatspec import check_count_and_rate
-from .flatspec import integer as _integer
-from .flatspec import number as _number
-from .flatspec import parse_cli_spec as parse_cli_spec  # the CLI and the pytest plugin's
-from .flatspec import parse_fields
-from .flatspec import text as _text
-from .machinery.status import (
+from ..cacher import CacheWatcher
+from ..machinery.flatspec import check_count_and_rate
+from ..machinery.flatspec import integer as _integer
+from ..machinery.flatspec import number as _number
+from ..machinery.flatspec import parse_cli_spec as parse_cli_spec  # the CLI and the pytest plugin's
+from ..machinery.flatspec import parse_fields
+from ..machinery.flatspec import text as _text
+from ..machinery.status import (
     StatusError,
     internal_error,
     service_unavailable,
     timeout,
     too_many_requests,
 )
-from .registry.bootstrap import register_master_lease
-from .registry.registry import Registry
-from .store import StoreTimers
+from ..registry.bootstrap import register_master_lease
+from ..registry.registry import Registry
+from ..store import StoreTimers
 
 if TYPE_CHECKING:
-    from .etcd.faults import EtcdFaults
+    from ..etcd.faults import EtcdFaults
 
 log = logging.getLogger("fakeapi.faults")
 

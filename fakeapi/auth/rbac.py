@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..machinery._golang import go_aggregate, go_quote
+from ..machinery.golang import go_aggregate, go_quote
 from .authentication import UserInfo
 from .authorization import (
     Attributes,

@@ -37,7 +37,7 @@ from cryptography.x509.oid import NameOID
 
 from ..admission import Lookup
 from ..machinery import metadata
-from ..machinery._golang import go_aggregate, go_quote
+from ..machinery.golang import go_aggregate, go_quote
 from ..machinery.managed_fields import parse_time
 from ..machinery.status import bad_request
 from .serviceaccount_tokens import (
@@ -48,7 +48,7 @@ from .serviceaccount_tokens import (
     make_group_names,
     make_username,
 )
-from .virtual import BodyType, CreateOnly, CreateRequest
+from ..registry.create_only import BodyType, CreateOnly, CreateRequest
 
 Json = dict[str, Any]
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from ._golang import go_parse_int64, go_quote, go_string
+from .golang import go_parse_int64, go_quote, go_string
 
 _SPACE = frozenset(b" \t\r\n")
 _HEX = frozenset(b"0123456789abcdefABCDEF")

@@ -30,11 +30,11 @@ from typing import Any, NamedTuple
 from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 
-from .cacher.cache_watcher import FINE_LATENCY_EDGES, BucketCounts
-from .registry.registry import Registry
-from .registry.rest import ResourceStore
-from .etcd.client import RemoteStore
-from .store import DeleteRangeRequest, KeyValue, RangeRequest, RangeResponse, Store, TxnRequest, TxnResponse
+from ..cacher.cache_watcher import FINE_LATENCY_EDGES, BucketCounts
+from ..registry.registry import Registry
+from ..registry.rest import ResourceStore
+from ..etcd.client import RemoteStore
+from ..store import DeleteRangeRequest, KeyValue, RangeRequest, RangeResponse, Store, TxnRequest, TxnResponse
 
 #: apiserver_request_duration_seconds (and etcd_request_duration_seconds, "keep consistent").
 REQUEST_DURATION_EDGES = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0,
@@ -226,7 +226,7 @@ class ServerMetrics:
         self.registry = registry
         self.store = store
         self.version = version
-        #: Times each fault type fired (``fakeapi.faults.Faults.totals``).
+        #: Times each fault type fired (``fakeapi.faults.engine.Faults.totals``).
         self.faults_fired = faults_fired
         self.requests: dict[RequestKey, RequestSeries] = {}
         self.longrunning: dict[RequestKey, int] = {}

@@ -39,8 +39,8 @@ from typing import Any, Protocol, TextIO
 import orjson
 import yaml
 
-from . import seed_objects as objects
-from .seed_objects import Json
+from . import objects
+from .objects import Json
 
 #: The field manager of HTTP seeding (kube requires one per write; the bulk path tracks none).
 FIELD_MANAGER = "fakeapi-seed"

@@ -1,10 +1,10 @@
-"""The conversions between versions served over one storage prefix (``machinery/conversion.py``)."""
+"""The conversions between versions served over one storage prefix (``apis/conversion.py``)."""
 
 from __future__ import annotations
 
 import json
 
-from fakeapi.machinery.conversion import (
+from fakeapi.apis.conversion import (
     BEHAVIOR_ANNOTATION,
     CONDITIONS_ANNOTATION,
     METRIC_SPECS_ANNOTATION,

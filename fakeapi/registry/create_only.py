@@ -30,7 +30,7 @@ from .rest import check_namespace_accepts
 
 if TYPE_CHECKING:
     from ..apiextensions.structural import StructuralSchema
-    from .authentication import UserInfo
+    from ..auth.authentication import UserInfo
 
 Json = dict[str, Any]
 

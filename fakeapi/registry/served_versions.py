@@ -24,7 +24,7 @@ from ..apis.catalogue import ResourceType
 from ..apis.rules import NO_RULES, rules_for
 from ..cacher import CachedObject, Cacher
 from ..machinery import gostruct, metadata
-from ..machinery.conversion import Conversion, Convert
+from ..apis.conversion import Conversion, Convert
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.list_options import ListOptions
 from ..machinery.schema import Schema, kind_schema

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..machinery.status import StatusError, forbidden
-from ..machinery._golang import go_aggregate, go_quote
+from ..machinery.golang import go_aggregate, go_quote
 from .authentication import ADMIN, ADMIN_TOKEN, ANONYMOUS_USER, UserInfo
 
 #: ``user.SystemPrivilegedGroup``.

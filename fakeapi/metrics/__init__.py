@@ -1,0 +1,2 @@
+"""The numbers behind /metrics: requests, watch caches, storage calls (kube's endpoints/metrics
+and etcd3/metrics)."""

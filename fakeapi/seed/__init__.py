@@ -1,0 +1,1 @@
+"""Synthetic clusters: a spec, a deterministic plan of objects, and the ways to write it."""
