@@ -26,7 +26,7 @@ import orjson
 from fakeapi.machinery.list_options import ListOptions
 from fakeapi.registry.registry import Registry
 from fakeapi.registry.rest import ResourceStore
-from fakeapi.seed.seeder.seeder import SeedSpec, seed_registry
+from fakeapi.seed.seeder import SeedSpec, seed_registry
 from fakeapi.store import Store
 
 PAGE = 500
