@@ -33,7 +33,7 @@ from fakeapi.http.app import Server, ServerConfig, create_app
 from fakeapi.auth.authentication import ADMIN_TOKEN, UserInfo
 from fakeapi.auth.authorization import RBAC, AccessControl, Attributes
 from fakeapi.testing import ServerProcess
-from fakeapi.testing.control_plane import free_port, real_apiserver
+from fakeapi.cluster.control_plane import free_port, real_apiserver
 from fakeapi.testing.eventually import eventually
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from fakeapi.testing import ServerProcess  # noqa: E402
-from fakeapi.testing.control_plane import (  # noqa: E402
+from fakeapi.cluster.control_plane import (  # noqa: E402
     ETCD_VERSION,
     KUBE_VERSION,
     Etcd,
@@ -671,7 +671,7 @@ def main(argv: list[str] | None = None) -> int:
     print("building the load generator and the real control plane (cached) ...", file=sys.stderr)
     binary = build_loadgen()
     if KUBE in servers:
-        from fakeapi.testing.control_plane import kube_binaries
+        from fakeapi.cluster.control_plane import kube_binaries
 
         kube_binaries("kube-apiserver", "etcd")
     tmpfs = Path("/dev/shm")

@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from fakeapi.testing.control_plane import Etcd
+from fakeapi.cluster.control_plane import Etcd
 from fakeapi.testing.etcd import FakeEtcdProcess
 
 ROOT = Path(__file__).resolve().parents[1]

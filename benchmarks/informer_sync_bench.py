@@ -33,7 +33,7 @@ from typing import Any
 import httpx
 
 from fakeapi.testing import ServerProcess
-from fakeapi.testing.control_plane import real_apiserver
+from fakeapi.cluster.control_plane import real_apiserver
 
 PROGRAM = Path(__file__).parent / "informersync"
 CASES = [("protobuf", False), ("protobuf", True), ("json", False), ("json", True)]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from fakeapi.clients.table import render
 from fakeapi.testing import ServerProcess
-from fakeapi.testing.control_plane import ControllerManager
+from fakeapi.cluster.control_plane import ControllerManager
 
 STATEFULSET_CONTROLLER = "kube-controller-manager/statefulset-controller"
 

@@ -2,7 +2,7 @@
 period (``benchmarks/lazyinformers``, Go) against a whole fake cluster, and the LIST/WATCH
 traffic it causes — on fakeapi and on the real kube-apiserver + etcd.
 
-Per backend: a cluster (``fakeapi.cluster.Cluster``: the real controller manager and scheduler,
+Per backend: a cluster (``fakeapi.cluster.cluster.Cluster``: the real controller manager and scheduler,
 kwok's nodes) holding ``--deployments`` Deployments rolled out to Ready pods, each annotated with
 the ConfigMap it reads, among ``--configmaps`` ConfigMaps; then the manager runs for
 ``--duration`` in each ``--variants``: ``lazy`` (informers started by the reconciler's first read
@@ -26,7 +26,7 @@ from typing import Any
 
 from scenario_support import BACKENDS, backend, markdown_table, scratch_dir, size
 
-from fakeapi.cluster import Cluster, ClusterConfig
+from fakeapi.cluster.cluster import Cluster, ClusterConfig
 from fakeapi.testing.client import FakeCluster
 from fakeapi.testing.report import Report
 

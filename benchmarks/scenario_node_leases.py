@@ -3,7 +3,7 @@ the real kube-controller-manager (node lifecycle: a node whose Lease goes stale 
 and gets tainted) and kube-scheduler, plus a Deployment's pods — the API server's write latency
 and CPU at each node count, on fakeapi and on the real kube-apiserver + etcd.
 
-Per backend and node count: a fresh cluster (``fakeapi.cluster.Cluster``), the time until every
+Per backend and node count: a fresh cluster (``fakeapi.cluster.cluster.Cluster``), the time until every
 node is Ready, a Deployment of ``--pods`` rolled out, ``--settle`` seconds, then a ``--window``
 of measurement:
 
@@ -44,9 +44,9 @@ from scenario_support import (
     scratch_dir,
 )
 
-from fakeapi.cluster import Cluster, ClusterConfig, node_ready
+from fakeapi.cluster.cluster import Cluster, ClusterConfig, node_ready
 from fakeapi.testing.client import FakeCluster
-from fakeapi.testing.control_plane import ControlPlaneError
+from fakeapi.cluster.control_plane import ControlPlaneError
 
 PROBE = "fakeapi-scenario-probe"
 LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"

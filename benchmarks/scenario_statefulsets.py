@@ -42,7 +42,7 @@ from scenario_support import (
 )
 
 from fakeapi.seed import seeder
-from fakeapi.testing.control_plane import ControllerManager, KubeAPIServer
+from fakeapi.cluster.control_plane import ControllerManager, KubeAPIServer
 from fakeapi.testing.report import Report
 
 QUEUE = "statefulset"

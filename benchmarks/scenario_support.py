@@ -17,8 +17,8 @@ from pathlib import Path
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from fakeapi.cluster import APIServer, FakeAPIServer
-from fakeapi.testing.control_plane import Component, Etcd, KubeAPIServer
+from fakeapi.cluster.cluster import APIServer, FakeAPIServer
+from fakeapi.cluster.control_plane import Component, Etcd, KubeAPIServer
 
 BACKENDS = ("fakeapi", "kube")
 _TICKS = os.sysconf("SC_CLK_TCK")

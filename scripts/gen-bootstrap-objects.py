@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fakeapi.testing.control_plane import real_apiserver  # noqa: E402
+from fakeapi.cluster.control_plane import real_apiserver  # noqa: E402
 
 OUT = ROOT / "fakeapi" / "registry" / "bootstrap_objects.json.gz"
 #: (API path of the collection, group, version, kind) of what the script records.

@@ -21,7 +21,7 @@ from .report import Report
 from .resources import ApiResource, ResourceResolver, checked_json
 
 if TYPE_CHECKING:
-    from ..cluster import Cluster
+    from ..cluster.cluster import Cluster
 
 T = TypeVar("T")
 Json = dict[str, Any]
@@ -196,7 +196,7 @@ class FakeAPI(KubeAPI):
 
 
 class FakeCluster(KubeAPI):
-    """A running ``fakeapi.cluster.Cluster`` as a test sees it (the ``fakeapi_cluster`` fixture):
+    """A running ``fakeapi.cluster.cluster.Cluster`` as a test sees it (the ``fakeapi_cluster`` fixture):
     ``KubeAPI``'s helpers on its fakeapi, the names of its fake ``nodes``, the folder of its
     components' ``logs``, and the cluster itself (``cluster.components``, to stop or restart
     one)."""

@@ -29,7 +29,7 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
-from ..cli import write_kubeconfig
+from ..cli.main import write_kubeconfig
 from ..http import Server, ServerConfig, create_app
 from ..http.limits import IDLE_TIMEOUT
 

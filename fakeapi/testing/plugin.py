@@ -27,7 +27,7 @@ import pytest
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient
 
-    from ..cluster import ClusterConfig
+    from ..cluster.cluster import ClusterConfig
     from .client import FakeAPI, FakeCluster
     from .harness import SharedServer
     from .on_loop import OnLoop
@@ -132,7 +132,7 @@ def faults(fakeapi: FakeAPI) -> OnLoop:
 
 @pytest.fixture(scope="session")
 def fakeapi_cluster_config() -> ClusterConfig | dict[str, Any]:
-    """How ``fakeapi_cluster`` starts: a ``fakeapi.cluster.ClusterConfig`` or a dict of its fields
+    """How ``fakeapi_cluster`` starts: a ``fakeapi.cluster.cluster.ClusterConfig`` or a dict of its fields
     (``nodes``, ``stages``, ``components``, ``node_template``, ``kcm_args``, ...). Override it in
     a conftest.py, e.g. ``return {"nodes": 20, "stages": ("node/fast", "node/heartbeat-with-lease",
     "pod/general")}`` for pods that take seconds to start. Default: 5 nodes, kwok's fast stages."""
@@ -146,7 +146,7 @@ def fakeapi_cluster(fakeapi_cluster_config: ClusterConfig | dict[str, Any],
     kube-controller-manager and kube-scheduler v1.35.4 and kwok v0.8.0 (built by
     ``scripts/build-kube.sh``, cached), its nodes Ready. Deployments roll out, pods are
     scheduled and become Ready. Tests share it: use names or namespaces of their own."""
-    from ..cluster import Cluster, ClusterConfig
+    from ..cluster.cluster import Cluster, ClusterConfig
     from .client import FakeCluster
 
     config = fakeapi_cluster_config

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.testing.control_plane import kubectl_binary
+from fakeapi.cluster.control_plane import kubectl_binary
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 

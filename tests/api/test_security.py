@@ -20,11 +20,11 @@ import pytest
 import yaml
 from kubernetes import client, config, watch
 
-from fakeapi.cli import _security_warnings, access_control, build_parser
+from fakeapi.cli.main import _security_warnings, access_control, build_parser
 from fakeapi.http.pki import issue, new_ca
 from fakeapi.auth.authentication import ADMIN, ADMIN_TOKEN, ANONYMOUS_USER
 from fakeapi.testing import ServerProcess
-from fakeapi.testing.control_plane import kubectl_binary
+from fakeapi.cluster.control_plane import kubectl_binary
 
 ADMIN_USER = {"username": "admin", "uid": "admin-uid", "groups": ["system:masters", "system:authenticated"]}
 

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from fakeapi.testing import ServerProcess
-from fakeapi.testing.control_plane import Scheduler, kubectl_binary
+from fakeapi.cluster.control_plane import Scheduler, kubectl_binary
 from fakeapi.testing.eventually import eventually
 
 MERGE = "application/merge-patch+json"

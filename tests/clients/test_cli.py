@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fakeapi.cli import main
+from fakeapi.cli.main import main
 from fakeapi.testing import ServerProcess
 
 NS = "/api/v1/namespaces/default/configmaps"

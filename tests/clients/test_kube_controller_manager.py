@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fakeapi.testing import ServerProcess, eventually
-from fakeapi.testing.control_plane import ControllerManager
+from fakeapi.cluster.control_plane import ControllerManager
 
 STATEFULSETS = 60
 REVISIONS = 10

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fakeapi.testing.control_plane import kube_binaries, kubectl_binary
+from fakeapi.cluster.control_plane import kube_binaries, kubectl_binary
 
 START_TIMEOUT = 120.0
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from fakeapi.testing.control_plane import kube_binaries
+from fakeapi.cluster.control_plane import kube_binaries
 
 USER_TESTS = '''
 import pytest

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from fakeapi.testing import ServerProcess
-from fakeapi.testing.control_plane import ControllerManager, Scheduler
+from fakeapi.cluster.control_plane import ControllerManager, Scheduler
 
 NODES = ("node-a", "node-b", "node-c")
 NAMESPACE = "default"

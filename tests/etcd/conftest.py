@@ -1,6 +1,6 @@
 """Fixtures of the etcd gRPC tests: etcd and etcdctl v3.6.6 (built once per machine by
 ``scripts/build-kube.sh``; a failed build fails the tests), a fresh real etcd per test
-(``fakeapi.testing.control_plane.Etcd``: loopback, free ports, no fsync), and a fresh
+(``fakeapi.cluster.control_plane.Etcd``: loopback, free ports, no fsync), and a fresh
 ``fakeapi etcd`` per test (a subprocess on a free port), named as the real one is.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fakeapi.testing.control_plane import ControlPlaneError, Etcd, kube_binaries
+from fakeapi.cluster.control_plane import ControlPlaneError, Etcd, kube_binaries
 from fakeapi.testing.etcd import FakeEtcdProcess
 
 #: The member name ``control_plane.Etcd`` gives the real etcd; ours takes the same.

@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from fakeapi.etcd.pb import rpc_pb2, rpc_pb2_grpc
-from fakeapi.testing.control_plane import Etcd, KubeAPIServer, kubectl_binary
+from fakeapi.cluster.control_plane import Etcd, KubeAPIServer, kubectl_binary
 from fakeapi.testing.etcd import FakeEtcdProcess
 
 pytestmark = pytest.mark.etcd

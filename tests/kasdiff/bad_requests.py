@@ -233,7 +233,7 @@ def main() -> None:
     del args
     import tempfile
 
-    from fakeapi.testing.control_plane import real_apiserver
+    from fakeapi.cluster.control_plane import real_apiserver
 
     with tempfile.TemporaryDirectory() as workdir, real_apiserver(Path(workdir)) as server:
         create_fixtures(server.http)

@@ -19,7 +19,7 @@ import pytest
 from differ import NAMESPACE, Outcome, Pair, table
 
 from fakeapi.testing import ServerProcess
-from fakeapi.testing.control_plane import KubeAPIServer, real_apiserver
+from fakeapi.cluster.control_plane import KubeAPIServer, real_apiserver
 
 _EXTRA_ARGS = shlex.split(os.environ.get("KASDIFF_FAKEAPI_ARGS", ""))
 #: The report of a run against the default fakeapi (a run with other arguments writes none).

@@ -28,7 +28,7 @@ import pytest
 
 from differ import Json, Outcome, Pair
 from fakeapi.testing import ServerProcess
-from fakeapi.testing.control_plane import ControllerManager, Etcd, KubeAPIServer, kubectl_binary
+from fakeapi.cluster.control_plane import ControllerManager, Etcd, KubeAPIServer, kubectl_binary
 from fakeapi.testing.eventually import eventually
 
 NS = "access"

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from fakeapi.testing import ServerProcess
-from fakeapi.testing.control_plane import KubeAPIServer, real_apiserver
+from fakeapi.cluster.control_plane import KubeAPIServer, real_apiserver
 
 from differ import Normaliser, differences
 

@@ -25,7 +25,7 @@ import psutil
 import pytest
 
 from fakeapi.etcd.client import RemoteStore
-from fakeapi.testing.control_plane import Etcd, EtcdCluster, KubeAPIServer, kube_binaries
+from fakeapi.cluster.control_plane import Etcd, EtcdCluster, KubeAPIServer, kube_binaries
 from fakeapi.testing.server_process import ServerProcess
 
 pytestmark = pytest.mark.etcd

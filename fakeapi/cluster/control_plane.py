@@ -30,7 +30,7 @@ import httpx
 import yaml
 
 from ..auth.authentication import ADMIN
-from ..workers import stop_process
+from ..cli.workers import stop_process
 
 KUBE_VERSION = "v1.35.4"
 ETCD_VERSION = "v3.6.6"

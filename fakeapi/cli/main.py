@@ -23,24 +23,25 @@ import httpx
 import uvicorn
 import yaml
 
-from . import cluster, workers
-from .seed import seeder
-from .cacher import CacherConfig
-from .cacher.watch_cache import DEFAULT_LOWER_BOUND, DEFAULT_UPPER_BOUND
-from .clients import DEFAULT_MAX_CLIENTS, SORT_KEYS, ClientReportConfig, DetectorConfig
-from .clients.detectors import parse_detector_spec
-from .clients.table import render
-from .faults.engine import check_startup_spec, parse_cli_spec
-from .http import ServerConfig, create_app
-from .http.app import CONTROLLERS
-from .http.limits import IDLE_TIMEOUT, Limits
-from .machinery.golang import parse_duration
-from .http.pki import KeyPair, ServerCertificates
-from .kubeconfig import client_settings
-from .auth.authentication import ADMIN, ADMIN_TOKEN, UserInfo, read_token_file
-from .auth.authorization import ALWAYS_ALLOW, MODES, AccessControl
-from .registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
-from .store import CorruptLog, DataDirInUse, FsyncPolicy, Journal, SnapshotError, Store, snapshot
+from ..cluster import cluster
+from . import workers
+from ..seed import seeder
+from ..cacher import CacherConfig
+from ..cacher.watch_cache import DEFAULT_LOWER_BOUND, DEFAULT_UPPER_BOUND
+from ..clients import DEFAULT_MAX_CLIENTS, SORT_KEYS, ClientReportConfig, DetectorConfig
+from ..clients.detectors import parse_detector_spec
+from ..clients.table import render
+from ..faults.engine import check_startup_spec, parse_cli_spec
+from ..http import ServerConfig, create_app
+from ..http.app import CONTROLLERS
+from ..http.limits import IDLE_TIMEOUT, Limits
+from ..machinery.golang import parse_duration
+from ..http.pki import KeyPair, ServerCertificates
+from ..kubeconfig import client_settings
+from ..auth.authentication import ADMIN, ADMIN_TOKEN, UserInfo, read_token_file
+from ..auth.authorization import ALWAYS_ALLOW, MODES, AccessControl
+from ..registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
+from ..store import CorruptLog, DataDirInUse, FsyncPolicy, Journal, SnapshotError, Store, snapshot
 
 
 def _positive_int(text: str) -> int:
@@ -64,7 +65,7 @@ def _workers(text: str) -> int:
 
 
 def _url_list(text: str) -> tuple[str, ...]:
-    from .etcd.client import grpc_target
+    from ..etcd.client import grpc_target
 
     urls = tuple(u.strip() for u in text.split(",") if u.strip())
     try:
@@ -100,7 +101,7 @@ def _fault(text: str) -> dict[str, object]:
 
 
 def _etcd_fault(text: str) -> dict[str, object]:
-    from .etcd import faults as etcd_faults
+    from ..etcd import faults as etcd_faults
 
     try:
         spec = parse_cli_spec(text)
@@ -339,7 +340,7 @@ async def _serve_tls(app: Any, args: argparse.Namespace,
                      certificates: ServerCertificates) -> tuple[asyncio.Task[None], int]:
     """HTTPS with HTTP/2 (``fakeapi.http.tls``): the app's lifespan runs here, SIGINT and
     SIGTERM stop it as they stop uvicorn."""
-    from .http.tls import TLSServer, server_context
+    from ..http.tls import TLSServer, server_context
 
     try:
         sock = workers.listening_socket(args.host, args.port, reuse_port=args.worker_index is not None)
@@ -372,7 +373,7 @@ def _serving_hosts(host: str) -> list[str]:
 
 async def _start_etcd(store: object, faults: Any, args: argparse.Namespace) -> object:
     """The in-process store served over etcd's gRPC API too (``--etcd-listen-client-urls``)."""
-    from .etcd import EtcdServer
+    from ..etcd import EtcdServer
 
     etcd = EtcdServer(store, max_request_bytes=args.max_request_bytes)  # type: ignore[arg-type]
     try:
@@ -385,8 +386,8 @@ async def _start_etcd(store: object, faults: Any, args: argparse.Namespace) -> o
 
 async def serve_etcd(args: argparse.Namespace) -> None:
     """``fakeapi etcd``: a store served over etcd's gRPC API only (fresh, or kept in --data-dir)."""
-    from .etcd import EtcdServer
-    from .store import StoreTimers
+    from ..etcd import EtcdServer
+    from ..store import StoreTimers
 
     store = Store()
     journal = None

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 import httpx
 import yaml
 
-from .testing.control_plane import (
+from .control_plane import (
     Component,
     ControlPlaneError,
     ControllerManager,
@@ -100,7 +100,7 @@ DEFAULT_NODE_TEMPLATE: dict[str, Any] = {
 
 class APIServer(Protocol):
     """What the cluster needs of its API server: fakeapi's process here, or a real
-    kube-apiserver (``fakeapi.testing.control_plane.KubeAPIServer``)."""
+    kube-apiserver (``fakeapi.cluster.control_plane.KubeAPIServer``)."""
 
     url: str
     kubeconfig: Path

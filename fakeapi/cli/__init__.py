@@ -1,0 +1,1 @@
+"""The `fakeapi` command line: one module per command."""

@@ -1,0 +1,5 @@
+"""`python -m fakeapi.cli`: the `fakeapi` command."""
+
+from .main import main
+
+main()
