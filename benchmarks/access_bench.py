@@ -29,7 +29,7 @@ from typing import Any
 import httpx
 
 from fakeapi.http.access import request_attributes
-from fakeapi.http.app import Server, ServerConfig, create_app
+from fakeapi.server import Server, ServerConfig, create_app
 from fakeapi.auth.authentication import ADMIN_TOKEN, UserInfo
 from fakeapi.auth.authorization import RBAC, AccessControl, Attributes
 from fakeapi.testing import ServerProcess

@@ -19,7 +19,7 @@ from metrics_bench import call, per_request
 from prometheus_client import CollectorRegistry, generate_latest
 
 from fakeapi.clients import ClientReport
-from fakeapi.http.app import create_app
+from fakeapi.server import create_app
 from fakeapi.http.metrics import MetricsMiddleware
 from fakeapi.http.request_info import request_info
 from fakeapi.registry.request_cost import RequestCost

@@ -28,8 +28,8 @@ from pathlib import Path
 import orjson
 
 from fakeapi.seed import seeder
-from fakeapi.http import ServerConfig, create_app
-from fakeapi.http.app import Server
+from fakeapi.server import ServerConfig, create_app
+from fakeapi.server import Server
 from fakeapi.store import FsyncPolicy, Journal, PutRequest, Store, snapshot
 from metrics_bench import call  # benchmarks/ is sys.path[0] when run as a script
 

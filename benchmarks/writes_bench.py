@@ -32,7 +32,7 @@ import orjson
 from starlette.applications import Starlette
 
 from fakeapi.cli.main import settle_heap
-from fakeapi.http.app import ServerConfig, create_app
+from fakeapi.server import ServerConfig, create_app
 from fakeapi.http.protobuf import MAGIC, decode_body
 from fakeapi.http.protobuf import MEDIA_TYPE as PROTOBUF
 from fakeapi.http.protobuf_views import object_view

@@ -1,6 +1,6 @@
-"""Reading the kubeconfig a server wrote: its current context's server URL, and the arguments an
-``httpx`` client needs to reach it as that context's user (the bearer token or the client
-certificate, and the CA that verifies the server)."""
+"""Kubeconfigs: writing the one a server hands its clients, and reading one back: its current
+context's server URL, and the arguments an ``httpx`` client needs to reach it as that context's
+user (the bearer token or the client certificate, and the CA that verifies the server)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from .auth.authentication import ADMIN_TOKEN
+from .http.pki import KeyPair
 
 
 def client_settings(kubeconfig: Path) -> tuple[str, dict[str, Any]]:
@@ -43,3 +46,38 @@ def _load_client_certificate(context: ssl.SSLContext, certificate: bytes, key: b
                 file.write(data)
             paths.append(path)
         context.load_cert_chain(*paths)
+
+
+def write_kubeconfig(path: Path, server_url: str, *, token: str | None = ADMIN_TOKEN, ca_pem: bytes | None = None,
+                     ca_file: Path | None = None, client_certificate: KeyPair | None = None,
+                     name: str = "fakeapi") -> None:
+    """The kubeconfig of a server at ``server_url``, with one cluster, user and context named
+    ``name``: its CA (``ca_pem`` embedded, or ``ca_file`` referred to, for https) and one
+    credential, ``client_certificate`` or else ``token``. Replaced whole, readable by its owner
+    only (it holds a credential)."""
+    cluster: dict[str, Any] = {"server": server_url}
+    if ca_pem is not None:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
+    elif ca_file is not None:
+        cluster["certificate-authority"] = str(ca_file)
+    user: dict[str, Any] = {}
+    if client_certificate is not None:
+        user["client-certificate-data"] = base64.b64encode(client_certificate.certificate_pem).decode()
+        user["client-key-data"] = base64.b64encode(client_certificate.key_pem).decode()
+    elif token:
+        user["token"] = token
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": name, "cluster": cluster}],
+        "users": [{"name": name, "user": user}],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": name, "namespace": "default"}}],
+        "current-context": name,
+        "preferences": {},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(yaml.safe_dump(config, sort_keys=False))
+    os.replace(tmp, path)

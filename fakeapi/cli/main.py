@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import gc
 import ipaddress
 import json
@@ -32,12 +31,12 @@ from ..clients import DEFAULT_MAX_CLIENTS, SORT_KEYS, ClientReportConfig, Detect
 from ..clients.detectors import parse_detector_spec
 from ..clients.table import render
 from ..faults.engine import check_startup_spec, parse_cli_spec
-from ..http import ServerConfig, create_app
-from ..http.app import CONTROLLERS
+from ..server import ServerConfig, create_app
+from ..server import CONTROLLERS
 from ..http.limits import IDLE_TIMEOUT, Limits
 from ..machinery.golang import parse_duration
-from ..http.pki import KeyPair, ServerCertificates
-from ..kubeconfig import client_settings
+from ..http.pki import ServerCertificates
+from ..kubeconfig import client_settings, write_kubeconfig
 from ..auth.authentication import ADMIN, ADMIN_TOKEN, UserInfo, read_token_file
 from ..auth.authorization import ALWAYS_ALLOW, MODES, AccessControl
 from ..registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
@@ -140,37 +139,6 @@ def client_report_config(args: argparse.Namespace) -> ClientReportConfig:
     for name, knobs in args.detector:
         detectors = detectors.with_knobs(name, **knobs)
     return ClientReportConfig(max_clients=args.max_clients, client_header=args.client_header, detectors=detectors)
-
-
-def write_kubeconfig(path: Path, server_url: str, *, token: str | None = ADMIN_TOKEN, ca_pem: bytes | None = None,
-                     client_certificate: KeyPair | None = None) -> None:
-    """The kubeconfig of a server at ``server_url``: its CA (``ca_pem``, for https) and one
-    credential, ``client_certificate`` or else ``token`` — all embedded, so the file stands
-    alone. Replaced whole, readable by its owner only (it holds a credential)."""
-    cluster: dict[str, Any] = {"server": server_url}
-    if ca_pem is not None:
-        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
-    user: dict[str, Any] = {}
-    if client_certificate is not None:
-        user["client-certificate-data"] = base64.b64encode(client_certificate.certificate_pem).decode()
-        user["client-key-data"] = base64.b64encode(client_certificate.key_pem).decode()
-    elif token:
-        user["token"] = token
-    config = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": "fakeapi", "cluster": cluster}],
-        "users": [{"name": "fakeapi", "user": user}],
-        "contexts": [{"name": "fakeapi", "context": {"cluster": "fakeapi", "user": "fakeapi", "namespace": "default"}}],
-        "current-context": "fakeapi",
-        "preferences": {},
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as file:
-        file.write(yaml.safe_dump(config, sort_keys=False))
-    os.replace(tmp, path)
 
 
 def is_loopback(host: str) -> bool:

@@ -27,6 +27,8 @@ import threading
 from collections.abc import Sequence
 from typing import IO, Any
 
+from ..cluster.processes import stop_process
+
 #: How long the store and each worker get to print their ready line.
 START_TIMEOUT = 60.0
 
@@ -48,17 +50,6 @@ def listening_socket(host: str, port: int, *, reuse_port: bool = False) -> socke
     sock = bound_socket(host, port, reuse_port=reuse_port)
     sock.listen(socket.SOMAXCONN)
     return sock
-
-
-def stop_process(process: subprocess.Popen[Any], grace: float = 10.0) -> None:
-    """SIGTERM, then SIGKILL if it has not exited within ``grace`` seconds; waits for its end."""
-    if process.poll() is None:
-        process.terminate()
-    try:
-        process.wait(grace)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 class _Child:

@@ -27,10 +27,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import httpx
-import yaml
 
 from ..auth.authentication import ADMIN
-from ..cli.workers import stop_process
+from ..kubeconfig import write_kubeconfig
+from .processes import stop_process
 
 KUBE_VERSION = "v1.35.4"
 ETCD_VERSION = "v3.6.6"
@@ -275,21 +275,6 @@ class KubeAPIServer(Component):
         if getattr(self, "http", None) is not None:
             self.http.close()
         super().stop()
-
-
-def write_kubeconfig(path: Path, server: str, *, token: str | None = None, ca_file: Path | None = None,
-                     name: str = "fakeapi") -> None:
-    """A kubeconfig with one cluster, user and context named ``name``."""
-    cluster: dict[str, object] = {"server": server}
-    if ca_file is not None:
-        cluster["certificate-authority"] = str(ca_file)
-    user: dict[str, object] = {"token": token} if token else {}
-    path.write_text(yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "current-context": name,
-        "clusters": [{"name": name, "cluster": cluster}],
-        "users": [{"name": name, "user": user}],
-        "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
-    }))
 
 
 class ControllerManager(Component):

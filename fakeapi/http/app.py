@@ -1,17 +1,15 @@
-"""The ASGI application: one ``Server`` (store, registry, timers) behind a Starlette app."""
+"""The HTTP surface of a server: its routes (discovery, version, health, OpenID, the control
+endpoints; resources in ``resources``) and the filters every request passes (``http_app``)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -19,38 +17,14 @@ from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import RequestResponseCycle as HttpToolsCycle
 
-from ..cacher import CacherConfig
-from ..clients import ClientReport, ClientReportConfig
-from ..controllers import (
-    ClusterRoleAggregation,
-    CustomResourceCleanup,
-    GarbageCollector,
-    NamespaceController,
-    PodTermination,
-)
-from ..faults.engine import Faults
-from ..machinery.status import StatusError, bad_request, method_not_allowed_path, not_found_path
-from ..etcd.client import RemoteStore
-from ..metrics.collector import ServerMetrics, TimedRemoteStore, TimedStore, version_labels
-from ..auth.authorization import AccessControl
-from ..registry.registry import (
-    DEFAULT_EVENT_TTL,
-    DEFAULT_SERVICE_ACCOUNT_ISSUER,
-    Registry,
-)
-from ..registry import versioner
 from ..auth.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
+from ..etcd.client import RemoteStore
+from ..machinery.status import StatusError, bad_request, method_not_allowed_path, not_found_path
 from ..store import (
     ErrCompacted,
     ErrFutureRev,
-    FsyncPolicy,
-    Journal,
-    StoreTimers,
     snapshot,
 )
-from ..store.journal import DEFAULT_FSYNC_INTERVAL
-from ..store.request_size import DEFAULT_MAX_REQUEST_BYTES
-from ..runtime import cancel_and_wait
 from . import clients as client_routes
 from . import faults as fault_routes
 from . import metrics as metric_routes
@@ -58,7 +32,6 @@ from . import openapi, resources
 from .access import AccessMiddleware
 from .discovery import AGGREGATED_KIND, AggregatedDocument, Discovery
 from .faults import control_body
-from .limits import Limits
 from .negotiation import (
     DISCOVERY_GROUP,
     PROTOBUF,
@@ -82,155 +55,6 @@ from .responses import (
 
 log = logging.getLogger("fakeapi")
 
-GARBAGE_COLLECTOR = "garbage-collector-controller"
-NAMESPACE_CONTROLLER = "namespace-controller"
-CLUSTERROLE_AGGREGATION = "clusterrole-aggregation-controller"
-#: Not kube-controller-manager's: the kubelets' part in graceful pod deletion (kwok's, when it runs).
-POD_TERMINATION = "pod-termination"
-CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, CLUSTERROLE_AGGREGATION, POD_TERMINATION)
-
-
-@dataclass(slots=True)
-class ServerConfig:
-    host: str = "127.0.0.1"
-    port: int = 6443
-    #: kube-apiserver's --etcd-compaction-interval (5 min); 0 disables.
-    compaction_interval: float = 300.0
-    #: etcd's --watch-progress-notify-interval as kubeadm sets it.
-    progress_interval: float = 5.0
-    cacher: CacherConfig = field(default_factory=CacherConfig)
-    #: Built-in controllers to run, by kube-controller-manager's names (see ``CONTROLLERS``).
-    controllers: frozenset[str] = frozenset(CONTROLLERS)
-    #: kube-apiserver's --enable-garbage-collector: deletes add the orphan/foregroundDeletion
-    #: finalizers their propagation policy asks for. The apiserver's choice, not the controllers':
-    #: with fakeapi's garbage collector off, the real kube-controller-manager's removes them.
-    garbage_collection: bool = True
-    #: kube-apiserver's --event-ttl in seconds; 0 keeps events forever.
-    event_ttl: int = DEFAULT_EVENT_TTL
-    #: Faults in force from the start, as flat specs (``fakeapi.faults.engine.parse_spec``).
-    faults: tuple[dict[str, object], ...] = ()
-    #: kube-apiserver's --service-account-issuer: the ``iss`` of the tokens ``serviceaccounts/token``
-    #: issues, and the API audience.
-    service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER
-    #: Where the store persists (write-ahead log + snapshots); None: memory only.
-    data_dir: Path | None = None
-    #: When a logged write reaches the disk (see the README's "Persistence").
-    fsync: FsyncPolicy = FsyncPolicy.INTERVAL
-    fsync_interval: float = DEFAULT_FSYNC_INTERVAL
-    #: A ``fakeapi snapshot save`` file the store starts from (into an empty ``data_dir``, if set).
-    from_snapshot: Path | None = None
-    #: The per-client report: client cap, client header, history, detectors' knobs.
-    clients: ClientReportConfig = field(default_factory=ClientReportConfig)
-    #: Authentication and authorization: modes, static tokens, anonymous requests.
-    access: AccessControl = field(default_factory=AccessControl)
-    #: kube-apiserver's --request-timeout and in-flight limits (``limits``).
-    limits: Limits = field(default_factory=Limits)
-    #: etcd's --max-request-bytes: a write whose raft entry would be larger is refused as etcd
-    #: refuses it (kube-apiserver answers 500, after retrying without managedFields).
-    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
-    #: kube-apiserver's --etcd-servers: the store is an etcd (``fakeapi etcd``, a real etcd
-    #: cluster, or the store process of ``--workers``) reached over its v3 API, not in-process.
-    #: ``data_dir``, ``fsync`` and ``from_snapshot`` are then the etcd's business.
-    etcd_servers: tuple[str, ...] = ()
-
-
-class Server:
-    """Everything one fakeapi instance owns; started and stopped with the app's lifespan."""
-
-    def __init__(self, config: ServerConfig) -> None:
-        self.config = config
-        self.store: TimedStore | TimedRemoteStore
-        self.journal = None
-        if config.etcd_servers:
-            self.store = TimedRemoteStore(config.etcd_servers, versioner.with_resource_version)
-        else:
-            self.store = TimedStore()
-            self.store.max_request_bytes = config.max_request_bytes
-            self.journal = _load_store(self.store, config)
-        gc = config.garbage_collection
-        self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
-                                 event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
-                                 advertise_port=config.port or 443, access=config.access)
-        self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup
-                               | ClusterRoleAggregation | PodTermination] = []
-        if GARBAGE_COLLECTOR in config.controllers:
-            self.controllers.append(GarbageCollector(self.registry))
-        if NAMESPACE_CONTROLLER in config.controllers:
-            self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
-        if CLUSTERROLE_AGGREGATION in config.controllers:
-            self.controllers.append(ClusterRoleAggregation(self.registry))
-        if POD_TERMINATION in config.controllers:
-            self.controllers.append(PodTermination(self.registry, gc_finalizers=gc))
-        self.controllers.append(CustomResourceCleanup(self.registry, gc_finalizers=gc))
-        self.discovery = Discovery(self.registry, f"{config.host}:{config.port}")
-        self.openapi = openapi.OpenAPIV3(self.registry)
-        self.registry.on_resources_changed.append(self._resources_changed)
-        self.timers = StoreTimers(self.store, config.progress_interval)
-        self.faults = Faults(self.registry, self.timers)
-        self.metrics = ServerMetrics(self.registry, self.store, version_labels(orjson.loads(self.discovery.version)),
-                                     self.faults.totals)
-        self.clients = ClientReport(config.clients)
-        self.metrics.prometheus.register(self.clients)  # type: ignore[arg-type]
-        self._compactor: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self.registry.start()
-        for controller in self.controllers:
-            controller.start()
-        self.timers.start()
-        if self.config.compaction_interval > 0:
-            self._compactor = asyncio.create_task(self._compact_periodically())
-        for spec in self.config.faults:
-            self.faults.apply(spec)
-
-    async def stop(self) -> None:
-        self.faults.clear()  # ends stalls, whose timers would outlive the loop's tasks
-        await cancel_and_wait([self._compactor])
-        for controller in self.controllers:
-            await controller.stop()
-        await self.timers.stop()
-        await self.registry.stop()
-        if self.journal is not None:
-            self.journal.close()
-        if isinstance(self.store, RemoteStore):
-            await self.store.aclose()
-
-    def _resources_changed(self) -> None:
-        self.discovery.invalidate()
-        self.openapi.sync_custom_resources(self.registry)
-
-    def compact(self, revision: int | None = None) -> int:
-        rev = self.store.revision if revision is None else revision
-        self.store.compact(rev)
-        self.registry.compacted(rev)
-        log.info("compacted at revision %d", rev)
-        return rev
-
-    async def _compact_periodically(self) -> None:
-        """kube-apiserver compacts one interval behind: each tick compacts at the revision the
-        previous tick saw, so clients always have at least one interval of history."""
-        previous = 0
-        while True:
-            await asyncio.sleep(self.config.compaction_interval)
-            if previous > self.store.compact_revision:
-                self.compact(previous)
-            previous = self.store.revision
-
-
-def _load_store(store: TimedStore, config: ServerConfig) -> Journal | None:
-    """Fill the fresh ``store`` from ``config.from_snapshot`` and/or ``config.data_dir``; returns
-    the journal that persists it from now on (None: memory only)."""
-    data_dir = None if config.data_dir is None else Path(config.data_dir)
-    if config.from_snapshot is not None:
-        if data_dir is not None:
-            snapshot.restore(Path(config.from_snapshot), data_dir)
-        else:
-            snapshot.load_file(store, Path(config.from_snapshot))
-    if data_dir is None:
-        return None
-    return Journal.open(store, data_dir, policy=FsyncPolicy(config.fsync), interval=config.fsync_interval)
-
-
 class _App(Starlette):
     """fakeapi's app: its middleware stack behind a step that keeps the connection's transport
     in the scope (``TRANSPORT``; uvicorn's ``send`` is a method of its request cycle, which
@@ -252,24 +76,16 @@ class _App(Starlette):
         return with_transport
 
 
-def create_app(config: ServerConfig | None = None) -> Starlette:
-    server = Server(config or ServerConfig())
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        server.start()
-        try:
-            yield
-        finally:
-            await server.stop()
-
+def http_app(server: Any, lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]]) -> Starlette:
+    """The HTTP surface of ``server`` (a ``fakeapi.server.Server``): every route, and the filters
+    each request passes through. Starlette runs the last added outermost: requests refused with
+    401 or 403 are measured too, and a failed handler is answered (and measured) like any request."""
     app = _App(routes=_routes(), lifespan=lifespan)
     app.state.server = server
-    # Starlette runs the last added outermost: requests refused with 401 or 403 are measured too.
     app.add_middleware(AccessMiddleware, registry=server.registry)
     app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
                        clients=server.clients, limits=server.config.limits)
-    app.add_middleware(PanicRecovery)  # a failed handler is answered (and measured) like any request
+    app.add_middleware(PanicRecovery)
     app.add_exception_handler(404, _no_route)
     app.add_exception_handler(405, _method_not_allowed)
     return app

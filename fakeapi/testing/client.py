@@ -13,7 +13,7 @@ import httpx
 import orjson
 import yaml
 
-from ..http import Server
+from ..server import Server
 from ..seed.seeder import SeedResult, SeedSpec, seed_registry
 from .embedded import EmbeddedServer
 from .on_loop import OnLoop

@@ -29,8 +29,8 @@ import orjson
 import uvicorn
 from starlette.applications import Starlette
 
-from ..cli.main import write_kubeconfig
-from ..http import Server, ServerConfig, create_app
+from ..kubeconfig import write_kubeconfig
+from ..server import Server, ServerConfig, create_app
 from ..http.limits import IDLE_TIMEOUT
 
 T = TypeVar("T")

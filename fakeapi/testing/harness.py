@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from ..faults.engine import parse_cli_spec
-from ..http import ServerConfig
+from ..server import ServerConfig
 from ..auth.authentication import ADMIN_TOKEN
 from ..seed.seeder import SeedSpec
 from .client import FakeAPI, Manifests

@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING, Any
 import httpx
 
 from ..kubeconfig import client_settings
-from ..cli.workers import stop_process
+from ..cluster.processes import stop_process
 
 if TYPE_CHECKING:
     from .report import Report

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from fakeapi.http.app import Server
+from fakeapi.server import Server
 from fakeapi.testing.embedded import EmbeddedServer
 
 
