@@ -1,6 +1,6 @@
 """Who a request is: kube-apiserver's authenticator chain (``pkg/kubeapiserver/authenticator``),
-the impersonation filter, and the authentication.k8s.io APIs that say who one is:
-``SelfSubjectReview`` and ``TokenReview`` (kube's ``pkg/registry/authentication``).
+and the impersonation filter (the authentication.k8s.io APIs that say who one is are
+``fakeapi.registry.authentication_reviews``).
 
 The chain, in kube's order, each asked once per request:
 
@@ -36,10 +36,8 @@ from cryptography import x509
 from cryptography.x509.oid import NameOID
 
 from ..admission import Lookup
-from ..machinery import metadata
 from ..machinery.golang import go_aggregate, go_quote
 from ..machinery.managed_fields import parse_time
-from ..machinery.status import bad_request
 from .serviceaccount_tokens import (
     LEEWAY_SECONDS,
     USERNAME_PREFIX,
@@ -48,7 +46,6 @@ from .serviceaccount_tokens import (
     make_group_names,
     make_username,
 )
-from ..registry.create_only import BodyType, CreateOnly, CreateRequest
 
 Json = dict[str, Any]
 
@@ -278,47 +275,6 @@ def split_service_account_username(username: str) -> tuple[str, str] | None:
     if len(namespace) > 63 or not _DNS_LABEL.match(namespace) or len(name) > 253 or not _DNS_SUBDOMAIN.match(name):
         return None
     return namespace, name
-
-
-class SelfSubjectReviews(CreateOnly):
-    """``selfsubjectreviews``: the requester, as ``SelfSubjectReview`` status."""
-
-    body_type = BodyType("authentication.k8s.io", ("v1",), "SelfSubjectReview")
-
-    def create(self, request: CreateRequest) -> Json:
-        return {
-            "kind": "SelfSubjectReview", "apiVersion": "authentication.k8s.io/v1",
-            "metadata": {"creationTimestamp": metadata.now_rfc3339()},
-            "status": {"userInfo": request.user().to_json()},
-        }
-
-
-class TokenReviews(CreateOnly):
-    """``tokenreviews``: what the token authenticators say of ``spec.token``."""
-
-    body_type = BodyType("authentication.k8s.io", ("v1",), "TokenReview")
-    answers_request = True
-    zero_object = {"metadata": {"creationTimestamp": None}, "spec": {}, "status": {"user": {}}}
-
-    def __init__(self, authenticator: Authenticator) -> None:
-        self._authenticator = authenticator
-
-    def create(self, request: CreateRequest) -> Json:
-        review = request.body
-        spec = review.get("spec") or {}
-        if not spec.get("token"):
-            raise bad_request("token is required for TokenReview in authentication")
-        found = self._authenticator.authenticate_token(spec["token"], spec.get("audiences") or ())
-        status: Json = {}
-        if found.user is not None:
-            status["authenticated"] = True
-        status["user"] = found.user.to_json() if found.user is not None else {}
-        if found.user is not None:
-            status["audiences"] = list(found.audiences)
-        if found.error:
-            status["error"] = found.error
-        review["status"] = status
-        return review
 
 
 def read_token_file(path: str) -> dict[str, UserInfo]:

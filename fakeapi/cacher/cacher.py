@@ -18,8 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from ..bulk import collector_paused
-from ..runtime import cancel_and_wait
+from ..runtime import cancel_and_wait, collector_paused
 from ..store import EventType, RangeRequest, Store, WatchStream, prefix_range_end
 from .cache_watcher import DEFAULT_QUEUE_CAPACITY, CacheWatcher, ObjectFilter, WatchStats
 from .watch_cache import (

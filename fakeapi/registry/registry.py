@@ -25,7 +25,8 @@ from .access_reviews import (
     SelfSubjectRulesReviews,
     SubjectAccessReviews,
 )
-from ..auth.authentication import Authenticator, SelfSubjectReviews, TokenReviews
+from ..auth.authentication import Authenticator
+from .authentication_reviews import SelfSubjectReviews, TokenReviews
 from ..auth.authorization import ALWAYS_ALLOW, RBAC, AccessControl, AlwaysAllow, Authorizer, Union
 from .binding import LegacyBindings, PodBindings
 from .served_versions import ConvertingStore

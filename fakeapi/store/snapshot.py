@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from sortedcontainers import SortedDict, SortedList
 
-from ..bulk import collector_paused
+from ..runtime import collector_paused
 from .kv import Event, EventType, KeyValue
 from .wal import numbered_files
 
