@@ -8,7 +8,7 @@ JSON create). Prints CPU µs per operation (process time, best of ``--rounds``);
 ``--save FILE`` keeps the numbers and ``--before FILE`` prints them beside this run's (run the
 script on the old commit with ``--save``, on the new one with ``--before``). ``--profile OP``
 runs OP under cProfile and prints its top functions instead. The garbage collector is set as
-``fakeapi serve`` sets it once started (``fakeapi.cli.main.settle_heap``).
+``fakeapi serve`` sets it once started (``fakeapi.runtime.settle_heap``).
 
 The pod is the load generator's own (``loadgen pod``, built with Go), named and sharded per
 index as the generator does. The server runs without built-in controllers, as
@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 from starlette.applications import Starlette
 
-from fakeapi.cli.main import settle_heap
+from fakeapi.runtime import settle_heap
 from fakeapi.server import ServerConfig, create_app
 from fakeapi.http.protobuf import MAGIC, decode_body
 from fakeapi.http.protobuf import MEDIA_TYPE as PROTOBUF

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO
 
 from ..cluster.processes import stop_process
 

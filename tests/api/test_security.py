@@ -20,7 +20,8 @@ import pytest
 import yaml
 from kubernetes import client, config, watch
 
-from fakeapi.cli.main import _security_warnings, access_control, build_parser
+from fakeapi.cli.main import build_parser
+from fakeapi.cli.serve import security_warnings, access_control
 from fakeapi.http.pki import issue, new_ca
 from fakeapi.auth.authentication import ADMIN, ADMIN_TOKEN, ANONYMOUS_USER
 from fakeapi.testing import ServerProcess
@@ -142,17 +143,17 @@ def test_binding_beyond_loopback() -> None:
     access, token = access_control(_serve_args())
     assert access.anonymous and token == ADMIN_TOKEN and access.static_tokens == {ADMIN_TOKEN: ADMIN}
     assert access.unauthenticated_user == ADMIN  # plain kubectl sends no credentials
-    assert _security_warnings(_serve_args(), access) == []
+    assert security_warnings(_serve_args(), access) == []
     for flags in (("--tls",), ("--anonymous-auth",), ("--token", "t"), ("--authorization-mode", "RBAC")):
         assert access_control(_serve_args(*flags))[0].unauthenticated_user == ANONYMOUS_USER, flags
     args = _serve_args("--host", "0.0.0.0")
     access, token = access_control(args)
     assert not access.anonymous and token != ADMIN_TOKEN and len(token) > 30
-    assert _security_warnings(args, access) == [
+    assert security_warnings(args, access) == [
         "serving 0.0.0.0:6443 without TLS: credentials and data cross the network in clear (--tls)"]
     args = _serve_args("--host", "0.0.0.0", "--anonymous", "--tls")
     access, _ = access_control(args)
-    assert _security_warnings(args, access) == [
+    assert security_warnings(args, access) == [
         "anonymous requests are allowed and authorization is AlwaysAllow: anyone who reaches 0.0.0.0:6443 can "
         "read and change everything (--anonymous-auth=false, --authorization-mode=RBAC)"]
 
