@@ -28,7 +28,7 @@ HTTP_TIMEOUT = 30.0
 #: or a mapping of its counts such as ``{"namespaces": 3, "pods": 100}``, told apart from a
 #: manifest by having no ``kind``); or a callable that fills the fresh server.
 Seed = Manifests | SeedSpec | Callable[[FakeAPI], object]
-#: A fault as ``fakeapi.faults.engine.apply`` takes it (``{"type": "error", "code": 429, ...}``), as
+#: A fault as ``fakeapi.faults.apply`` takes it (``{"type": "error", "code": 429, ...}``), as
 #: ``fakeapi serve --fault`` does (``"error:verb=list,code=429"``), or a callable given
 #: ``fakeapi.faults``.
 FaultSetup = Mapping[str, object] | str | Callable[[OnLoop], object]
@@ -75,7 +75,7 @@ class StartOptions:
             if callable(fault):
                 fault(fakeapi.faults)
             else:
-                fakeapi.faults.engine.apply(parse_cli_spec(fault) if isinstance(fault, str) else fault)
+                fakeapi.faults.apply(parse_cli_spec(fault) if isinstance(fault, str) else fault)
         seed = self.seed
         if callable(seed):
             seed(fakeapi)

@@ -11,7 +11,7 @@ from .embedded import EmbeddedServer
 class OnLoop:
     """Stands for an attribute path on the embedded server's current ``Server`` (``faults``,
     ``registry``...); calling it runs the call on the server's loop and returns its result, so
-    ``fakeapi.faults.engine.some_method(...)`` is the server's Python API made thread-safe.
+    ``fakeapi.faults.some_method(...)`` is the server's Python API made thread-safe.
 
     The path is resolved at call time: a proxy kept across a ``start_app`` reaches the new app.
     """

@@ -127,7 +127,7 @@ def k8s_client(fakeapi: FakeAPI) -> Iterator[ApiClient]:
 @pytest.fixture
 def faults(fakeapi: FakeAPI) -> OnLoop:
     """The test's server's faults API (``fakeapi.faults``)."""
-    return fakeapi.faults.engine
+    return fakeapi.faults
 
 
 @pytest.fixture(scope="session")
