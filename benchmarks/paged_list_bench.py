@@ -88,7 +88,7 @@ async def measure(size: int, churns: list[int], repeats: int, profile: bool) -> 
         pages, paged_bytes = await best_of(partial(paged, pods, churn), repeats)
         if profiler:
             profiler.disable()
-            pstats.Stats(profiler).sort_stats("tottime").print_stats(r"cacher|registry/rest|sortedcontainers", 20)
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(r"cacher|registry/(delegator|lists)|sortedcontainers", 20)
         print(f"{size:>8,} pods  paged by {PAGE}, {churn} writes between pages {pages * 1e3:>8,.0f} ms "
               f"({paged_bytes / 1e6:,.1f} MB)   paged/unpaged {pages / flat:.2f}x")
     await registry.stop()

@@ -39,7 +39,8 @@ from ..machinery.status import (
 from ..printers.tables import validate_include_object
 from ..registry import request_cost
 from ..registry.registry import Registry
-from ..registry.rest import ResourceStore, is_status
+from ..registry.deletes import is_status
+from ..registry.rest import ResourceStore
 from ..registry.views import PARTIAL_OBJECT_METADATA, ResponseView, TableView
 from ..registry.create_only import CreateOnly
 from . import protobuf, protobuf_views

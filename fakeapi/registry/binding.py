@@ -24,7 +24,8 @@ from ..machinery.status import (
     unclassified_error,
 )
 from .pod_conditions import update_pod_condition
-from .rest import ResourceStore, precondition_failed
+from .rest import ResourceStore
+from .writes import precondition_failed
 from .create_only import SUCCESS, BodyType, CreateOnly, CreateRequest
 
 Json = dict[str, Any]

@@ -26,7 +26,7 @@ from ..machinery import metadata
 from ..machinery.apply import FieldManager
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.status import bad_request
-from .rest import check_namespace_accepts
+from .writes import check_namespace_accepts
 
 if TYPE_CHECKING:
     from ..apiextensions.structural import StructuralSchema

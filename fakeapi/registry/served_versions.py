@@ -29,17 +29,13 @@ from ..machinery.delete_options import DeleteOptions
 from ..machinery.list_options import ListOptions
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.status import StatusError, qualified_resource
-from .rest import (
-    FieldManagedWrites,
-    Json,
-    ResourceStore,
-    WatchStart,
-    is_status,
-    list_bytes,
-    list_item,
-    request_rules,
-)
+from .delegator import WatchStart
+from .deletes import is_status
+from .lists import list_bytes, list_item
+from .patch_apply import FieldManagedWrites
+from .rest import Json, ResourceStore
 from .views import JsonView, ResponseView
+from .writes import request_rules
 
 
 class ConvertedView(JsonView):
@@ -158,7 +154,7 @@ class ConvertingStore(FieldManagedWrites):
     @contextlib.contextmanager
     def _requested(self) -> Iterator[None]:
         """A request sent in this version: the storage version's store validates its writes with
-        this version's rules, if it has any (``rest.request_rules``), and its errors name this
+        this version's rules, if it has any (``writes.request_rules``), and its errors name this
         version's resource where the group differs (kube serves such a version by its own
         storage: ``events.events.k8s.io "x" not found``; ``Invalid`` names the stored Kind, as
         kube's does)."""

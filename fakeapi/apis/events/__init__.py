@@ -3,7 +3,7 @@ conversion), validated more strictly when written through events.k8s.io/v1 (kube
 ``pkg/apis/core/validation/events.go``, ``requestVersion`` not core/v1 nor events.k8s.io/v1beta1).
 
 The hooks registered here receive the *stored* core/v1 object: the registry runs them, instead of
-core's, for writes sent in this version (``registry.rest.request_rules``)."""
+core's, for writes sent in this version (``registry.writes.request_rules``)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,184 @@
+"""PATCH and server-side apply of a stored object (kube's ``endpoints/handlers/patch.go`` with
+the field manager): the patch or the applied configuration is made to the stored object, and the
+result written like a PUT of it, by the store that mixes ``FieldManagedWrites`` in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..apiextensions.structural import StructuralSchema
+from ..apis.catalogue import ResourceType
+from ..apis.rules import NO_RULES, rules_for
+from ..machinery import gostruct, metadata, serializer, warning
+from ..machinery import patch as patching
+from ..machinery.apply import FieldManager, check_name
+from ..machinery.field_validation import (
+    FieldValidation,
+    object_strict_errors,
+    strict_decoding_message,
+    warning_header,
+)
+from ..machinery.goyaml import GoYAMLError, yaml_to_json
+from ..machinery.schema import Schema, kind_schema
+from ..machinery.status import StatusError, bad_request, not_found
+from .writes import retry_without_managed_fields
+
+Json = dict[str, Any]
+
+
+class FieldManagedWrites:
+    """PATCH and server-side apply over a store's ``create``/``rewrite``, with managedFields
+    kept by one field manager per endpoint of the served version (``api_version``, ``kind``):
+    shared by the storage version's ``ResourceStore`` and the other served versions'
+    ``ConvertingStore``, whose patches apply to the object in their own version."""
+
+    resource_type: ResourceType
+    api_version: str
+    kind: str
+    schema: Schema | None
+    #: A custom resource's schema for field tracking (None: kube's deduced types).
+    custom_schema: Schema | None = None
+    #: A custom resource's structural schema, which its decoding prunes bodies by (None: a built-in kind).
+    structural: StructuralSchema | None = None
+    _field_managers: dict[str | None, FieldManager]
+
+    def exists(self, namespace: str | None, name: str) -> bool:
+        raise NotImplementedError
+
+    def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "") -> bytes:
+        raise NotImplementedError
+
+    def rewrite(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
+        subresource: str | None = None, dry_run: bool = False, manager: str = "", go_decoded: bool = False,
+    ) -> bytes:
+        raise NotImplementedError
+
+    def update_scale(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], dry_run: bool = False,
+    ) -> bytes:
+        raise NotImplementedError
+
+    def admit_applied(self, applied: Json) -> None:
+        """Normalise an apply configuration as decoding it would (custom resources: pruning)."""
+
+    def _field_manager(self, subresource: str | None) -> FieldManager:
+        """managedFields bookkeeping for the main resource or a subresource (kube keeps one field
+        manager per endpoint)."""
+        managers = self._field_managers
+        fm = managers.get(subresource)
+        if fm is None:
+            schema = self.schema if not self.resource_type.custom else self.custom_schema
+            fm = managers[subresource] = FieldManager(
+                self.api_version, self.kind, schema, subresource=subresource or "",
+                reset_fields=self._reset_fields(subresource),
+                new_object=None if self.resource_type.custom else gostruct.zero_object(self.api_version, self.kind),
+                typed_input=not self.resource_type.custom)
+        return fm
+
+    def _reset_fields(self, subresource: str | None) -> tuple[tuple[str, ...], ...]:
+        """The strategy's ``GetResetFields`` for the endpoint (see ``KindRules``)."""
+        rules = NO_RULES if self.resource_type.custom else rules_for(
+            self.resource_type.group, self.resource_type.version, self.resource_type.kind)
+        if subresource == "status":
+            return rules.status_reset_fields if rules.status_reset_fields is not None else (("spec",),)
+        if subresource == "scale":
+            return ()
+        if rules.reset_fields is not None:
+            return rules.reset_fields
+        return (("status",),) if "status" in self.resource_type.subresources else ()
+
+    def patch(
+        self, namespace: str | None, name: str, patch_type: str, body: bytes, *,
+        subresource: str | None = None, dry_run: bool = False, manager: str = "",
+        validation: FieldValidation = FieldValidation.WARN,
+    ) -> bytes:
+        """PATCH of the object, its ``status`` or its ``scale``: the patch applies to the stored
+        object (for ``/status`` too, so a JSON-patch ``test`` of any field works there), then the
+        result is written like a PUT of it. Under ``validation`` Warn or Strict the patch is first
+        unmarshalled strictly, and its unknown and repeated members, with the result's unknown
+        fields, are warnings or (Strict) a 422, as kube's patch handler reports them."""
+        resource_type = self.resource_type
+        if subresource == "scale":
+            scale_schema = kind_schema("autoscaling", "v1", "Scale")
+            return self.update_scale(namespace, name, lambda current: patching.apply_patch(
+                patch_type, current, body, scale_schema, group="autoscaling", kind="Scale", name=name), dry_run)
+        strict = validation is not FieldValidation.IGNORE
+
+        def patched(current: Json) -> Json:
+            patch_errors = patching.strict_patch_errors(patch_type, body) if strict else []
+            result = patching.apply_patch(patch_type, current, body, self.schema, group=resource_type.group,
+                                          kind=resource_type.kind, name=name)
+            if resource_type.custom:
+                return result
+
+            def undecodable(error: str) -> StatusError:
+                # kube patches the object as its Go type encodes it, fields in struct order, which
+                # the message shows where the patch left them: the stored object has its
+                # defaulted fields last, so the shown result is the patch applied to that encoding
+                shown = patching.apply_patch(patch_type, gostruct.decode(current, self.api_version, self.kind), body,
+                                             self.schema, group=resource_type.group, kind=resource_type.kind, name=name)
+                return patching.undecodable_result(patch_type, shown, body, error)
+
+            try:  # decoded here, not in the write's decoding, for the patch handler's error
+                if patch_type == patching.STRATEGIC_MERGE_PATCH:  # converted from the patched map
+                    decoded = gostruct.from_unstructured(result, self.api_version, self.kind)
+                else:  # read back as JSON, its kind and version first
+                    serializer.check_patched_kind(result, group=resource_type.group, version=resource_type.version,
+                                                  kind=resource_type.kind)
+                    decoded = gostruct.decode(result, self.api_version, self.kind)
+            except gostruct.GoDecodeError as err:
+                raise undecodable(str(err)) from None
+            if strict and self.schema is not None:
+                errors = patch_errors + object_strict_errors(result, self.schema)
+                if errors and validation is FieldValidation.STRICT:
+                    raise undecodable(strict_decoding_message(errors))
+                for error in errors:
+                    warning.add_header(warning_header(error))
+            return decoded
+
+        return self.rewrite(namespace, name, patched, subresource=subresource, dry_run=dry_run, manager=manager,
+                            go_decoded=True)
+
+    def apply(
+        self, namespace: str | None, name: str, body: bytes, *, manager: str, force: bool,
+        subresource: str | None = None, dry_run: bool = False, validation: FieldValidation = FieldValidation.WARN,
+    ) -> tuple[bytes, bool]:
+        """Server-side apply (``application/apply-patch+yaml``): the applied configuration is
+        merged into the stored object by field ownership, or creates it. Returns the object and
+        whether it was created. The body is read as ``sigs.k8s.io/yaml.Unmarshal`` reads it into
+        a map; repeated keys are warnings, or a 400 under ``Strict`` (``applyPatcher``)."""
+        try:
+            applied, repeated = yaml_to_json(body)
+        except GoYAMLError as err:
+            raise bad_request(f"error decoding YAML: error converting YAML to JSON: {err}") from None
+        if applied is None:
+            applied = {}
+        if not isinstance(applied, dict):
+            kind = "array" if isinstance(applied, list) else "string" if isinstance(applied, str) else \
+                "bool" if isinstance(applied, bool) else "number"
+            raise bad_request("error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "
+                              f"{kind} into Go value of type map[string]interface {{}}")
+        if repeated and validation is not FieldValidation.IGNORE:
+            if validation is FieldValidation.STRICT:
+                raise bad_request("error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  "
+                                  + "\n  ".join(repeated))
+            for text in repeated:
+                warning.add_header(warning_header(text))
+        self.admit_applied(applied)
+        fm = self._field_manager(subresource)
+        now = metadata.now_rfc3339()
+        token = retry_without_managed_fields.set(False)  # kube's apply handler does not retry
+        try:
+            if not self.exists(namespace, name):
+                if subresource:
+                    raise not_found(self.resource_type.group, self.resource_type.plural, name)
+                created = fm.apply(None, applied, manager, force=force, now=now)
+                check_name(created, name, namespace or "")
+                return self.create(namespace, created, dry_run), True
+            raw = self.rewrite(namespace, name, lambda current: fm.apply(current, applied, manager, force=force, now=now),
+                               subresource=subresource, dry_run=dry_run)
+            return raw, False
+        finally:
+            retry_without_managed_fields.reset(token)
