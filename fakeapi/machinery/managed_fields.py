@@ -362,7 +362,7 @@ class FieldSet:
     children: dict[PathElement, FieldSet] = field(default_factory=dict)
     #: ``to_fields``' answer once computed (shared by every object that shows this set).
     _fields: dict[str, Any] | None = field(default=None, init=False, compare=False, repr=False)
-    #: A set derived from this one once, with what it was derived for (``apply``'s
+    #: A set derived from this one once, with what it was derived for (``merge``'s
     #: ``ensure_named_fields_are_members`` and its type): shared sets are derived once.
     derived: tuple[Any, FieldSet] | None = field(default=None, init=False, compare=False, repr=False)
 

@@ -26,7 +26,7 @@ from ..cacher import CachedObject, Cacher, CacheWatcher, TooOldResourceVersion
 from ..machinery import continue_token, gostruct, metadata, serializer, warning
 from ..machinery.golang import go_quote
 from ..machinery import patch as patching
-from ..machinery.apply import FieldManager, check_name
+from ..machinery.field_manager import FieldManager, check_name
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
 from ..machinery.field_validation import (
     FieldValidation,

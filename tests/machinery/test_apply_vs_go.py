@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.machinery.apply import FieldManager
+from fakeapi.machinery.field_manager import FieldManager
 from fakeapi.machinery.release import TARGET_RELEASE
 from fakeapi.machinery.schema import Schema, kind_schema
 from fakeapi.machinery.status import StatusError
