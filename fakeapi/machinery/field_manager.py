@@ -20,24 +20,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import status
+from .fieldpath import FieldSet, PathElement, VersionedSet, path_string
 from .golang import go_quote
 from .jsonvalue import Repeated, json_copy, json_key
 from .managed_fields import (
     UPDATE,
-    FieldSet,
     Managed,
     ManagedFieldsError,
-    PathElement,
-    VersionedSet,
     canonical_time,
     decode_managed_fields,
     encode_managed_fields,
-    go_json,
     is_reset,
     manager_identifier,
     parse_manager_identifier,
     parse_time,
-    path_string,
 )
 from .merge import Conflict, Conflicts, updater_apply, updater_update
 from .schema import Schema
@@ -45,6 +41,7 @@ from .schemaconv import object_type
 from .status import Cause, StatusError
 from .typed import MISSING, ValidationError, to_field_set, validate
 from .typed_compare import compare
+from .value import go_json
 
 # --- the field manager (managedfields/internal) ------------------------------------------------
 

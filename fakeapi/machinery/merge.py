@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .managed_fields import FieldSet, Path, PathElement, Value, VersionedSet, values_equal
+from .fieldpath import FieldSet, Path, PathElement, VersionedSet
 from .schemaconv import ListType, MapType, TypeRef, deduce, resolve
 from .typed import MISSING, item_key, to_field_set, try_item_key, zip_keys
 from .typed_compare import Comparison, compare
+from .value import Value, values_equal
 
 # --- merge (typed/merge.go, rule ruleKeepRHS) --------------------------------------------------
 

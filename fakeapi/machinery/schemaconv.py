@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any
 
-from .managed_fields import Value
 from .schema import Schema, definitions
+from .value import Value
 
 NUMERIC, STRING, BOOLEAN, UNTYPED = "numeric", "string", "boolean", "untyped"
 

@@ -12,8 +12,9 @@ from typing import Any, TypeVar
 
 from .golang import go_quote, go_sharp_value, go_type
 from .jsonvalue import Repeated, json_key
-from .managed_fields import FieldSet, Path, PathElement, Value, go_json
+from .fieldpath import FieldSet, Path, PathElement
 from .schemaconv import BOOLEAN, NUMERIC, STRING, UNTYPED, ListType, MapType, TypeRef, deduce, resolve
+from .value import Value, go_json
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 """An absent value (Go's nil ``value.Value``), as opposed to an explicit JSON null (None)."""

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from .fieldpath import FieldSet, Path, PathElement
 from .jsonvalue import Repeated
-from .managed_fields import FieldSet, Path, PathElement, Value, values_equal
 from .schemaconv import Atom, ListType, MapType, TypeRef, deduce, resolve
 from .typed import MISSING, kept_walk, try_item_key, zip_keys
+from .value import Value, values_equal
 
 # --- comparison (typed/compare.go) -------------------------------------------------------------
 
