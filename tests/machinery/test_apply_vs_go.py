@@ -145,6 +145,20 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {
         step("apply", with_changes(CM, (("metadata", "finalizers"), ["c"]), (("data",), ...)), "b"),
         step("apply", with_changes(CM, (("metadata", "finalizers"), ["b<&>"])), "a"),
     ]),
+    # merge order: the configuration's items in its order, the live object's others kept in place
+    "set items merge in order": ({"apiVersion": "v1", "kind": "ConfigMap"}, [
+        step("apply", with_changes(CM, (("metadata", "finalizers"), ["x", "y"])), "a"),
+        step("apply", with_changes(CM, (("metadata", "finalizers"), ["z", "x"])), "b"),
+        step("apply", with_changes(CM, (("metadata", "finalizers"), ["w", "y", "x"])), "c"),
+    ]),
+    "keyed items merge in order": ({"apiVersion": "apps/v1", "kind": "Deployment"}, [
+        step("apply", with_changes(DEPLOY, (("spec", "template", "spec", "containers"), [
+            {"name": "a", "image": "i"}, {"name": "b", "image": "i"}, {"name": "c", "image": "i"}])), "m1"),
+        step("apply", with_changes(DEPLOY, (("spec", "template", "spec", "containers"), [
+            {"name": "d", "image": "i"}, {"name": "c", "image": "i"}, {"name": "a", "image": "i"}])), "m2"),
+        step("apply", with_changes(DEPLOY, (("spec", "template", "spec", "containers"), [
+            {"name": "b", "image": "j"}, {"name": "e", "image": "i"}, {"name": "a", "image": "i"}])), "m3", force=True),
+    ]),
     "update by many managers caps at ten": ({"apiVersion": "v1", "kind": "ConfigMap"}, [
         step("update", CM, "creator"),
         *(step("update", with_changes(CM, *((("data", f"k{j}"), str(j)) for j in range(i + 1))), f"writer-{i:02d}",
