@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..admission import Admission
 from ..apis.rules import rules_for
 from ..machinery import metadata
-from ..machinery.apply import FieldManager
+from ..machinery.field_manager import FieldManager
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.status import bad_request
 from .writes import check_namespace_accepts

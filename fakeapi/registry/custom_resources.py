@@ -19,7 +19,11 @@ from typing import Any
 
 import orjson
 
-from ..apiextensions import crd as crds
+from ..apiextensions.crd import CustomResourceType, custom_resource_types
+from ..apiextensions.crd_defaults import default_crd
+from ..apiextensions.crd_names import accepted_names_of_group, crd_status
+from ..apiextensions.crd_strategy import prepare_crd_create, prepare_crd_update
+from ..apiextensions.crd_validation import validate_crd
 from ..apis.rules import KindRules
 from ..machinery import metadata, validation
 from ..machinery.golang import go_quote
@@ -64,13 +68,13 @@ class CustomResourceStore(ResourceStore):
     """A custom resource's storage: ``definition`` (its CRD version) is swapped in place when
     the CRD changes without moving the resource."""
 
-    definition: crds.CustomResourceType
+    definition: CustomResourceType
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.rules = _CUSTOM_RESOURCE_RULES
 
-    def define(self, definition: crds.CustomResourceType) -> None:
+    def define(self, definition: CustomResourceType) -> None:
         self.definition = definition
         self.resource_type = definition.resource_type()
         self.kind = definition.kind
@@ -140,20 +144,20 @@ class CustomResourceDefinitionStore(ResourceStore):
     def _with_status(self, crd: Json) -> None:
         name = crd["metadata"].get("name", "")
         group = (crd.get("spec") or {}).get("group", "")
-        crd["status"] = crds.crd_status(crd, *crds.accepted_names_of_group(self.definitions(name), group, name))
+        crd["status"] = crd_status(crd, *accepted_names_of_group(self.definitions(name), group, name))
 
     def _admit_create(self, obj: Json) -> None:
-        crds.default_crd(obj)
-        crds.validate_crd(obj)
-        crds.prepare_crd_create(obj)
+        default_crd(obj)
+        validate_crd(obj)
+        prepare_crd_create(obj)
         self._with_status(obj)
 
     def _admit_update(self, new: Json, old: Json, subresource: str | None) -> None:
         if subresource == "status":
             return
-        crds.default_crd(new)
-        crds.validate_crd(new, old)
-        crds.prepare_crd_update(new, old)
+        default_crd(new)
+        validate_crd(new, old)
+        prepare_crd_update(new, old)
         self._with_status(new)
 
     def _committed(self, old: Json | None, new: Json | None) -> None:
@@ -181,9 +185,9 @@ class CustomResourceDefinitionStore(ResourceStore):
         return self._commit_update(kv, old, marked, options.dry_run), False
 
 
-def served_definitions(crd: Json) -> tuple[crds.CustomResourceType, list[crds.CustomResourceType]]:
+def served_definitions(crd: Json) -> tuple[CustomResourceType, list[CustomResourceType]]:
     """The storage version's definition and the served ones (the storage version first)."""
-    types = crds.custom_resource_types(crd)
+    types = custom_resource_types(crd)
     storage = next(t for t in types if t.storage)
     served = [t for t in types if t.served]
     served.sort(key=lambda t: t is not storage)

@@ -12,7 +12,7 @@ from ..apis.catalogue import ResourceType
 from ..apis.rules import NO_RULES, rules_for
 from ..machinery import gostruct, metadata, serializer, warning
 from ..machinery import patch as patching
-from ..machinery.apply import FieldManager, check_name
+from ..machinery.field_manager import FieldManager, check_name
 from ..machinery.field_validation import (
     FieldValidation,
     object_strict_errors,

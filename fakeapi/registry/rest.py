@@ -20,7 +20,7 @@ from ..admission import Admission
 from ..apis.catalogue import ResourceType
 from ..apis.rules import NO_RULES, KindRules, rules_for
 from ..cacher import CachedObject, Cacher
-from ..machinery.apply import FieldManager
+from ..machinery.field_manager import FieldManager
 from ..machinery.jsonvalue import stored_metadata
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import selectable_fields, selects_metadata_only

@@ -19,7 +19,7 @@ from ..apis.catalogue import ETCD_PREFIX
 from ..apis.rules import KindRules
 from ..machinery import gostruct, metadata, warning
 from ..machinery.golang import go_quote
-from ..machinery.apply import check_name
+from ..machinery.field_manager import check_name
 from ..machinery.jsonvalue import kept_json
 from ..machinery.path import validate_path_segment_name
 from ..machinery.validation import validate_object_meta, validate_object_meta_update

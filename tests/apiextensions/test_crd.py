@@ -1,4 +1,5 @@
-"""CRD defaulting, validation and status (``fakeapi.apiextensions.crd``).
+"""CRD defaulting, validation and status (``fakeapi.apiextensions``: ``crd_defaults``,
+``crd_strategy``, ``crd_validation``, ``crd_names``; the served versions of ``crd``).
 
 Messages are kube's: those marked with a source are quoted from kubernetes v1.32 tests
 (``apiext`` = staging/src/k8s.io/apiextensions-apiserver), the rest were produced by
@@ -12,16 +13,11 @@ from typing import Any
 
 import pytest
 
-from fakeapi.apiextensions.crd import (
-    accepted_names_of_group,
-    crd_errors,
-    crd_status,
-    custom_resource_types,
-    default_crd,
-    prepare_crd_create,
-    prepare_crd_update,
-    validate_crd,
-)
+from fakeapi.apiextensions.crd import custom_resource_types
+from fakeapi.apiextensions.crd_defaults import default_crd
+from fakeapi.apiextensions.crd_names import accepted_names_of_group, crd_status
+from fakeapi.apiextensions.crd_strategy import prepare_crd_create, prepare_crd_update
+from fakeapi.apiextensions.crd_validation import crd_errors, validate_crd
 from fakeapi.machinery.status import StatusError
 
 NOW = "2026-01-01T00:00:00Z"

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from fakeapi.apiextensions.crd import crd_errors, default_crd
+from fakeapi.apiextensions.crd_defaults import default_crd
+from fakeapi.apiextensions.crd_validation import crd_errors
 from fakeapi.apiextensions.structural import StructuralSchema
 
 HARNESS = Path(__file__).resolve().parents[1] / "crddiff"

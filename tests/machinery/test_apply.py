@@ -1,4 +1,4 @@
-"""Server-side apply and managedFields tracking (``fakeapi.machinery.apply``), case by case.
+"""Server-side apply and managedFields tracking (``fakeapi.machinery.field_manager``), case by case.
 
 The behaviours are also run through kube's own field manager in ``test_apply_vs_go.py``; the
 expectations here follow apimachinery's ``managedfields/internal/*_test.go``
@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from starlette.datastructures import QueryParams
 
-from fakeapi.machinery import apply as apply_module
-from fakeapi.machinery.apply import FieldManager, check_name
+from fakeapi.machinery import field_manager, typed_compare
+from fakeapi.machinery import typed as typed_module
+from fakeapi.machinery.field_manager import FieldManager, check_name
 from fakeapi.machinery.write_options import validate_write_options
 from fakeapi.machinery.schema import Schema, kind_schema
 from fakeapi.machinery.status import StatusError
@@ -156,7 +157,8 @@ def test_without_schema_maps_are_granular_and_lists_atomic() -> None:
 
 def test_recorded_subtrees_are_shared_by_value_and_type() -> None:
     """A create records the same subtree as the last object with that value and type did
-    (``apply._SUBTREES``): what a fresh walk records, and never what another type records."""
+    (``typed_compare._SUBTREES``): what a fresh walk records, and never what another type
+    records."""
     containers = [{"name": "app", "image": "nginx", "ports": [{"containerPort": 80, "protocol": "TCP"}]}]
     template = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": containers}}
 
@@ -165,13 +167,13 @@ def test_recorded_subtrees_are_shared_by_value_and_type() -> None:
         return owners(fm.update(None, obj, "m", now=NOW))["m"][1]
 
     fm = deployments()  # one endpoint's manager: its types are the keys'
-    apply_module._SUBTREES.clear()
+    typed_compare._SUBTREES.clear()
     first = created(fm, "one")
-    assert not apply_module._SUBTREES  # a spec seen once is not kept
+    assert not typed_compare._SUBTREES  # a spec seen once is not kept
     second = created(fm, "two")
-    assert apply_module._SUBTREES  # the second time it is
+    assert typed_compare._SUBTREES  # the second time it is
     third = created(fm, "three")
-    apply_module._SUBTREES.clear()
+    typed_compare._SUBTREES.clear()
     assert third == second == first == created(fm, "two")
     ports = first["f:spec"]["f:template"]["f:spec"]["f:containers"]['k:{"name":"app"}']["f:ports"]
     assert ports == {".": {}, 'k:{"containerPort":80,"protocol":"TCP"}': {
@@ -183,19 +185,20 @@ def test_recorded_subtrees_are_shared_by_value_and_type() -> None:
 
 
 def test_field_sets_of_parts_are_kept_by_value_and_type() -> None:
-    """``to_field_set`` takes an object's parts from ``apply._PART_FIELDS``: what a fresh walk
+    """``to_field_set`` takes an object's parts from ``typed._PART_FIELDS``: what a fresh walk
     gives, and never what another type gives for the same value."""
-    from fakeapi.machinery.apply import object_type, to_field_set
+    from fakeapi.machinery.schemaconv import object_type
+    from fakeapi.machinery.typed import to_field_set
 
     typed = object_type(kind_schema("apps", "v1", "Deployment"))
     deduced = object_type(None)
     obj = deployment(template={"spec": {"containers": [{"name": "app", "image": "nginx"}]}})
-    apply_module._PART_FIELDS.clear()
+    typed_module._PART_FIELDS.clear()
     first = to_field_set(obj, typed)
     assert to_field_set(obj, typed).to_fields() == first.to_fields()
-    assert apply_module._PART_FIELDS  # kept the second time
+    assert typed_module._PART_FIELDS  # kept the second time
     assert to_field_set(obj, typed).to_fields() == first.to_fields()
-    apply_module._PART_FIELDS.clear()
+    typed_module._PART_FIELDS.clear()
     assert to_field_set(obj, typed).to_fields() == first.to_fields()
     containers = first.to_fields()["f:spec"]["f:template"]["f:spec"]["f:containers"]
     assert containers == {'k:{"name":"app"}': {".": {}, "f:image": {}, "f:name": {}}}
@@ -291,7 +294,7 @@ def test_a_creates_fields_kept_by_shape_are_those_compare_finds(variants: list[d
                 pod["spec"]["hostNetwork"] = True  # another field
             answers.append((copy.deepcopy(pod), kept.update(None, pod, "m", now=NOW)))
     assert len(kept._created) > 0
-    monkeypatch.setattr(apply_module, "_shape", lambda obj: None)
+    monkeypatch.setattr(field_manager, "_shape", lambda obj: None)
     fresh = _typed_pods()
     for pod, answer in answers:
         assert answer == fresh.update(None, pod, "m", now=NOW)

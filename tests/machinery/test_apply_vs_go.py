@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.machinery.apply import FieldManager
+from fakeapi.machinery.field_manager import FieldManager
 from fakeapi.machinery.release import TARGET_RELEASE
 from fakeapi.machinery.schema import Schema, kind_schema
 from fakeapi.machinery.status import StatusError
@@ -144,6 +144,20 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {
         step("apply", with_changes(CM, (("metadata", "finalizers"), ["a/x", "b<&>"])), "a"),
         step("apply", with_changes(CM, (("metadata", "finalizers"), ["c"]), (("data",), ...)), "b"),
         step("apply", with_changes(CM, (("metadata", "finalizers"), ["b<&>"])), "a"),
+    ]),
+    # merge order: the configuration's items in its order, the live object's others kept in place
+    "set items merge in order": ({"apiVersion": "v1", "kind": "ConfigMap"}, [
+        step("apply", with_changes(CM, (("metadata", "finalizers"), ["x", "y"])), "a"),
+        step("apply", with_changes(CM, (("metadata", "finalizers"), ["z", "x"])), "b"),
+        step("apply", with_changes(CM, (("metadata", "finalizers"), ["w", "y", "x"])), "c"),
+    ]),
+    "keyed items merge in order": ({"apiVersion": "apps/v1", "kind": "Deployment"}, [
+        step("apply", with_changes(DEPLOY, (("spec", "template", "spec", "containers"), [
+            {"name": "a", "image": "i"}, {"name": "b", "image": "i"}, {"name": "c", "image": "i"}])), "m1"),
+        step("apply", with_changes(DEPLOY, (("spec", "template", "spec", "containers"), [
+            {"name": "d", "image": "i"}, {"name": "c", "image": "i"}, {"name": "a", "image": "i"}])), "m2"),
+        step("apply", with_changes(DEPLOY, (("spec", "template", "spec", "containers"), [
+            {"name": "b", "image": "j"}, {"name": "e", "image": "i"}, {"name": "a", "image": "i"}])), "m3", force=True),
     ]),
     "update by many managers caps at ten": ({"apiVersion": "v1", "kind": "ConfigMap"}, [
         step("update", CM, "creator"),

@@ -1,4 +1,4 @@
-"""Field sets and managedFields encoding (``fakeapi.machinery.managed_fields``).
+"""Field sets, values and managedFields (``machinery.fieldpath``, ``value``, ``managed_fields``).
 
 Expected FieldsV1 texts and path strings follow structured-merge-diff v4.4.2's
 ``fieldpath/serialize_test.go``, ``element_test.go`` and ``set_test.go``; entry ordering and
@@ -11,20 +11,16 @@ import json
 
 import pytest
 
+from fakeapi.machinery.fieldpath import FieldSet, PathElement, VersionedSet, path_string
 from fakeapi.machinery.managed_fields import (
-    FieldSet,
     Managed,
     ManagedFieldsError,
-    PathElement,
-    VersionedSet,
-    compare_values,
     decode_managed_fields,
     encode_managed_fields,
-    go_json,
     is_reset,
     manager_identifier,
-    path_string,
 )
+from fakeapi.machinery.value import compare_values, go_json
 
 F, K, V, I = PathElement.field, PathElement.key, PathElement.value, PathElement.index
 
@@ -138,7 +134,7 @@ def test_path_elements_leave_no_cycles_for_the_collector() -> None:
     made a reference cycle per associative-list key of every write, for the collector."""
     import gc
 
-    from fakeapi.machinery.managed_fields import PathElement
+    from fakeapi.machinery.fieldpath import PathElement
 
     gc.collect()
     gc.set_debug(gc.DEBUG_SAVEALL)

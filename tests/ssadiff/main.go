@@ -46,7 +46,7 @@ type testCase struct {
 }
 
 // keyDefaults are the +default markers kube's own OpenAPI carries for list-map keys and the
-// JSON Schema copy lacks (fakeapi's apply.py has the same table).
+// JSON Schema copy lacks (fakeapi's machinery/schemaconv.py has the same table).
 var keyDefaults = map[string]map[string]string{
 	"io.k8s.api.core.v1.ContainerPort": {"protocol": "TCP"},
 	"io.k8s.api.core.v1.ServicePort":   {"protocol": "TCP"},

@@ -1,5 +1,6 @@
 // Command crddiff runs apiextensions-apiserver's own CRD and custom resource code on JSON-lines
-// cases, so fakeapi's Python port (fakeapi/registry/crd.py, structural.py) can be compared with it.
+// cases, so fakeapi's Python port (fakeapi/apiextensions/crd_validation.py, structural.py) can be
+// compared with it.
 //
 // Each stdin line is one case; each stdout line is its result, in order:
 //

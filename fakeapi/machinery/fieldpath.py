@@ -1,0 +1,351 @@
+"""Field paths and field sets, as structured-merge-diff v4.4.2's ``fieldpath`` package keeps them.
+
+* ``PathElement``/``FieldSet`` mirror ``fieldpath/element.go``, ``path.go`` and ``set.go``: a set
+  is a trie of members (the paths it holds) and children (sub-sets under a path element), kept
+  in Go's element order so that iteration, ``Path.String()`` and serialisation match.
+* ``FieldSet.to_fields``/``from_fields`` are ``fieldpath/serialize.go``'s FieldsV1 format:
+  ``f:<field>``, ``k:<json of key fields>`` (associative list item), ``v:<json>`` (set item),
+  ``i:<index>``, and ``"."`` for "this node itself is a member" when it also has children.
+* ``VersionedSet`` is ``fieldpath/managers.go``'s: what one manager owns.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cmp_to_key, lru_cache
+from operator import attrgetter
+from typing import Any
+
+from .value import Value, canonical, compare_values, go_json, sign, value_to_string
+
+# --- path elements and paths (fieldpath/element.go, path.go, serialize-pe.go) ------------------
+
+_FIELD, _KEY, _VALUE, _INDEX = range(4)  # Go's PathElement.Compare order of kinds
+
+
+class PathElement:
+    """One step of a path: a field name, an associative-list key (its key fields sorted by
+    name), a set item's value, or a list index. Equality and hashing follow ``Equals``;
+    ``<`` follows ``Compare``. Elements are never changed: a field's is shared by every path
+    through that field name (``field``), and its hash and serialization are computed once."""
+
+    __slots__ = ("kind", "payload", "_identity", "_hash", "_serialized", "sort_key")
+
+    def __init__(self, kind: int, payload: Any) -> None:
+        self.kind = kind
+        self.payload = payload
+        if kind == _KEY:
+            self._identity = (kind, tuple((name, canonical(item)) for name, item in payload))
+        elif kind == _VALUE:
+            self._identity = (kind, canonical(payload))
+        else:
+            self._identity = (kind, payload)
+        self._hash = hash(self._identity)
+        self._serialized: str | None = None
+        #: Sorts elements in ``compare``'s order: fields and indexes by their payload directly (a
+        #: field's string order is Go's byte order, as UTF-8 keeps code point order), keys and
+        #: values through ``compare``. The key holds the kind and payload, not the element: an
+        #: element referring to itself would be a cycle, left for the collector on every write.
+        self.sort_key = (kind, payload if kind in (_FIELD, _INDEX) else _element_order((kind, payload)))
+
+    @classmethod
+    def field(cls, name: str) -> PathElement:
+        return _field_element(name)
+
+    @classmethod
+    def key(cls, fields: Mapping[str, Value]) -> PathElement:
+        """``KeyByFields``: key fields sorted by name."""
+        return cls(_KEY, tuple(sorted(fields.items(), key=lambda pair: pair[0])))
+
+    @classmethod
+    def value(cls, item: Value) -> PathElement:
+        return cls(_VALUE, item)
+
+    @classmethod
+    def index(cls, position: int) -> PathElement:
+        return cls(_INDEX, position)
+
+    @property
+    def field_name(self) -> str | None:
+        return self.payload if self.kind == _FIELD else None
+
+    @property
+    def is_key(self) -> bool:
+        return self.kind == _KEY
+
+    def compare(self, other: PathElement) -> int:
+        return _compare_elements((self.kind, self.payload), (other.kind, other.payload))
+
+    def __lt__(self, other: PathElement) -> bool:
+        return self.compare(other) < 0
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, PathElement) and self._identity == other._identity)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __str__(self) -> str:
+        """``PathElement.String``: ``.name``, ``[name="x"]``, ``[="x"]``, ``[3]``."""
+        if self.kind == _FIELD:
+            return "." + self.payload
+        if self.kind == _KEY:
+            return "[" + ",".join(f"{name}={value_to_string(item)}" for name, item in self.payload) + "]"
+        if self.kind == _VALUE:
+            return f"[={value_to_string(self.payload)}]"
+        return f"[{self.payload}]"
+
+    __repr__ = __str__
+
+    def serialize(self) -> str:
+        """``SerializePathElement``: the FieldsV1 key."""
+        if self._serialized is None:
+            self._serialized = self._serialization()
+        return self._serialized
+
+    def _serialization(self) -> str:
+        if self.kind == _FIELD:
+            return "f:" + self.payload
+        if self.kind == _KEY:
+            return "k:{" + ",".join(f"{go_json(name)}:{go_json(item)}" for name, item in self.payload) + "}"
+        if self.kind == _VALUE:
+            return "v:" + go_json(self.payload)
+        return f"i:{self.payload}"
+
+    @classmethod
+    def deserialize(cls, text: str) -> PathElement | None:
+        """``DeserializePathElement``; ``None`` for an unknown kind prefix, which FieldsV1 decoding
+        skips. Raises ``ValueError`` for a malformed key."""
+        return _deserialized(text)
+
+
+@lru_cache(maxsize=4096)
+def _deserialized(text: str) -> PathElement | None:
+    """``PathElement.deserialize``, kept by text (elements are never changed): every update
+    decodes the stored managedFields, and a kind's objects name the same keys and values
+    (``k:{"type":"Ready"}``)."""
+    if len(text) < 2:
+        raise ValueError("key must be 2 characters long:")
+    if text[1] != ":":
+        raise ValueError(f"missing colon: {text}")
+    kind, body = text[0], text[2:]
+    if kind == "f":
+        return PathElement.field(body)
+    if kind == "v":
+        return PathElement.value(json.loads(body))
+    if kind == "k":
+        fields = json.loads(body)
+        if not isinstance(fields, dict):
+            raise ValueError(f"expected an object in {text}")
+        return PathElement.key(fields)
+    if kind == "i":
+        return PathElement.index(int(body))
+    return None
+
+
+def _compare_keys(lhs: Sequence[tuple[str, Value]], rhs: Sequence[tuple[str, Value]]) -> int:
+    """``FieldList.Compare``."""
+    for (lname, lvalue), (rname, rvalue) in zip(lhs, rhs):
+        if lname != rname:
+            return (lname > rname) - (lname < rname)
+        if (c := compare_values(lvalue, rvalue)) != 0:
+            return c
+    return sign(len(lhs) - len(rhs))
+
+
+Path = tuple[PathElement, ...]
+
+
+@lru_cache(maxsize=16384)
+def _field_element(name: str) -> PathElement:
+    """The element of a field name, shared: objects of one kind name the same fields on every
+    write, and a shared element's hash and serialization are already computed. Bounded, as map
+    keys (labels, annotations, data) are field names too."""
+    return PathElement(_FIELD, name)
+
+
+def path_string(path: Path) -> str:
+    """``Path.String``: ``.spec.containers[name="app"].image``."""
+    return "".join(str(element) for element in path)
+
+
+def _compare_elements(lhs: tuple[int, Any], rhs: tuple[int, Any]) -> int:
+    """``PathElement.Compare`` of two elements given as (kind, payload)."""
+    (kind, payload), (other_kind, other_payload) = lhs, rhs
+    if kind != other_kind:
+        return sign(kind - other_kind)
+    if kind == _KEY:
+        return _compare_keys(payload, other_payload)
+    if kind == _VALUE:
+        return compare_values(payload, other_payload)
+    return (payload > other_payload) - (payload < other_payload)
+
+
+_element_order = cmp_to_key(_compare_elements)
+_SORT_KEY = attrgetter("sort_key")
+
+
+# --- field sets (fieldpath/set.go, serialize.go) -----------------------------------------------
+
+
+@dataclass(slots=True)
+class FieldSet:
+    """``fieldpath.Set``. Invariants: no child set is empty (every operation drops empty
+    children, as upstream's do), so ``empty`` need not recurse; and a set is not changed once
+    built (only ``insert`` and decoding change the sets they are building), so operations
+    share unchanged subsets, a decoded set is shared by the writes that decode the same
+    FieldsV1, and a set's FieldsV1 is computed once."""
+
+    members: set[PathElement] = field(default_factory=set)
+    children: dict[PathElement, FieldSet] = field(default_factory=dict)
+    #: ``to_fields``' answer once computed (shared by every object that shows this set).
+    _fields: dict[str, Any] | None = field(default=None, init=False, compare=False, repr=False)
+    #: A set derived from this one once, with what it was derived for (``merge``'s
+    #: ``ensure_named_fields_are_members`` and its type): shared sets are derived once.
+    derived: tuple[Any, FieldSet] | None = field(default=None, init=False, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, *paths: Path) -> FieldSet:
+        out = cls()
+        for path in paths:
+            out.insert(path)
+        return out
+
+    def insert(self, path: Path) -> None:
+        """Adds ``path`` (the empty path is no member, as upstream)."""
+        if not path:
+            return
+        self.node(path[:-1]).members.add(path[-1])
+
+    def child(self, element: PathElement) -> FieldSet:
+        """The sub-set under ``element``, made (empty) if there is none: for building a set,
+        whose builder puts something in it."""
+        node = self.children.get(element)
+        if node is None:
+            node = self.children[element] = FieldSet()
+        return node
+
+    def node(self, path: Path) -> FieldSet:
+        """The sub-set at ``path`` (this set for the empty path), made as ``child`` makes it."""
+        node = self
+        for element in path:
+            node = node.child(element)
+        return node
+
+    def has(self, path: Path) -> bool:
+        node: FieldSet | None = self
+        for element in path[:-1]:
+            node = node.children.get(element)
+            if node is None:
+                return False
+        return bool(path) and path[-1] in node.members
+
+    @property
+    def empty(self) -> bool:
+        return not self.members and not self.children
+
+    def with_prefix(self, element: PathElement) -> FieldSet:
+        """The sub-set under ``element`` (empty when there is none)."""
+        return self.children.get(element) or FieldSet()
+
+    def union(self, other: FieldSet) -> FieldSet:
+        children = dict(self.children)
+        for element, child in other.children.items():
+            children[element] = children[element].union(child) if element in children else child
+        return FieldSet(self.members | other.members, children)
+
+    def intersection(self, other: FieldSet) -> FieldSet:
+        children = {}
+        for element, child in self.children.items():
+            if element in other.children and not (common := child.intersection(other.children[element])).empty:
+                children[element] = common
+        return FieldSet(self.members & other.members, children)
+
+    def difference(self, other: FieldSet) -> FieldSet:
+        """Members of ``self`` not in ``other``, child by child (a member of ``other`` does not
+        remove a child of ``self``: that is ``recursive_difference``)."""
+        children = {}
+        for element, child in self.children.items():
+            rest = child.difference(other.children[element]) if element in other.children else child
+            if not rest.empty:
+                children[element] = rest
+        return FieldSet(self.members - other.members, children)
+
+    def recursive_difference(self, other: FieldSet) -> FieldSet:
+        """Like ``difference``, but a member of ``other`` also removes everything under it."""
+        children = {}
+        for element, child in self.children.items():
+            if element in other.members:
+                continue
+            rest = child.recursive_difference(other.children[element]) if element in other.children else child
+            if not rest.empty:
+                children[element] = rest
+        return FieldSet(self.members - other.members, children)
+
+    def iterate(self, prefix: Path = ()) -> Iterator[Path]:
+        """Every member path in upstream's ``Iterate`` order: this node's members, then each
+        child's paths, both in element order."""
+        for element in sorted(self.members, key=_SORT_KEY):
+            yield (*prefix, element)
+        for element in sorted(self.children, key=_SORT_KEY):
+            yield from self.children[element].iterate((*prefix, element))
+
+    def __str__(self) -> str:
+        return "\n".join(path_string(path) for path in self.iterate())
+
+    # FieldsV1 (serialize.go)
+
+    def to_fields(self) -> dict[str, Any]:
+        """``Set.ToJSON`` as a dict whose key order is the JSON's. Shared (see the class): never
+        changed in place."""
+        if self._fields is None:
+            out: dict[str, Any] = {}
+            for element in sorted(self.members | self.children.keys(), key=_SORT_KEY):
+                child = self.children.get(element)
+                out[element.serialize()] = {} if child is None else (
+                    {".": {}, **child.to_fields()} if element in self.members else child.to_fields())
+            self._fields = out
+        return self._fields
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, Any]) -> FieldSet:
+        """``Set.FromJSON``. Raises ``ValueError`` for a malformed key."""
+        return cls._read(fields)[0] or cls()
+
+    @classmethod
+    def _read(cls, fields: Any) -> tuple[FieldSet | None, bool]:
+        """``readIterV1``: the children read under a node, and whether the node is a member
+        (it is when it has ``"."`` or nothing else)."""
+        if not isinstance(fields, Mapping):
+            raise ValueError(f"expected an object, got {fields!r}")
+        out: FieldSet | None = None
+        is_member = False
+        for key, value in fields.items():
+            if key == ".":
+                is_member = True
+                continue
+            element = PathElement.deserialize(key)
+            if element is None:
+                continue
+            grandchildren, child_is_member = cls._read(value)
+            if child_is_member or grandchildren is not None:
+                out = out or cls()
+            if child_is_member:
+                out.members.add(element)
+            if grandchildren is not None:
+                out.children[element] = out.children[element].union(grandchildren) if element in out.children else grandchildren
+        return out, is_member or out is None
+
+
+# --- what a manager owns (fieldpath/managers.go) --------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class VersionedSet:
+    """``fieldpath.VersionedSet``: what one manager owns, at the apiVersion it used."""
+
+    set: FieldSet
+    api_version: str
+    applied: bool
