@@ -46,7 +46,7 @@ class ServerConfig:
     service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER
     #: Where the store persists (write-ahead log + snapshots); None: memory only.
     data_dir: Path | None = None
-    #: When a logged write reaches the disk (see the README's "Persistence").
+    #: When a logged write reaches the disk (docs/persistence.md).
     fsync: FsyncPolicy = FsyncPolicy.INTERVAL
     fsync_interval: float = DEFAULT_FSYNC_INTERVAL
     #: A ``fakeapi snapshot save`` file the store starts from (into an empty ``data_dir``, if set).
