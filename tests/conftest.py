@@ -1,9 +1,11 @@
-"""Fixtures shared by every test directory, and the client-go informer harness
-(``clientgo/cmd/informer-harness``) driven from pytest (tests/clientgo, tests/faults)."""
+"""Fixtures shared by every test directory, the client-go informer harness
+(``clientgo/cmd/informer-harness``) driven from pytest (tests/clientgo, tests/faults), and the
+rule that a skipped test fails a CI run (``SkipsFailInCI``)."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import threading
@@ -144,3 +146,47 @@ def start_harness(harness_binary: Path, tmp_path: Path) -> Iterator[Callable[...
         if harness.process.poll() is None:
             harness.process.kill()
             harness.process.wait()
+
+
+class SkipsFailInCI:
+    """In CI (``CI=true``, as ``.ci/run`` exports) every dependency of every test is installed,
+    so a skip can only be a test that did not run and passed unnoticed: each skipped test (a
+    skip marker, ``pytest.skip``, ``importorskip``, a skipped module) fails the run, listed with
+    its reason. An expected failure (``xfail``) is a result, not a skip, and is left alone."""
+
+    def __init__(self) -> None:
+        self.skipped: list[pytest.TestReport | pytest.CollectReport] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.skipped and not hasattr(report, "wasxfail"):  # an xfail is reported as skipped
+            self.skipped.append(report)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.skipped:
+            self.skipped.append(report)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.skipped and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.skipped:
+            return
+        terminalreporter.write_sep("=", f"{len(self.skipped)} skipped in CI, which fails the run", red=True)
+        terminalreporter.write_line("CI=true: every dependency is installed, so no test may be skipped.")
+        for report in self.skipped:
+            terminalreporter.write_line(f"SKIPPED {report.nodeid}: {_skip_reason(report, terminalreporter.startpath)}")
+
+
+def _skip_reason(report: pytest.TestReport | pytest.CollectReport, start: Path) -> str:
+    """Where the skip happened and why, as pytest's short summary shows it."""
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple):  # (path, line, "Skipped: reason")
+        path, line, reason = longrepr
+        return f"{os.path.relpath(path, start)}:{line}: {reason.removeprefix('Skipped: ')}"
+    return str(longrepr)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("CI") == "true":
+        config.pluginmanager.register(SkipsFailInCI(), "skips-fail-in-ci")

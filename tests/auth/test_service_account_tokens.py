@@ -1,5 +1,5 @@
 """Service-account tokens over time, which the differential suite cannot wait for: expiry, the
-leeway, the 10 s success cache (``fakeapi.registry.authentication``)."""
+leeway, the 10 s success cache (``fakeapi.auth.authentication``)."""
 
 from __future__ import annotations
 

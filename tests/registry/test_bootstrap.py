@@ -1,5 +1,5 @@
 """kube-apiserver's bootstrap objects in fakeapi's store (their content against the real
-kube-apiserver's: ``tests/kasdiff/test_bootstrap.py``)."""
+kube-apiserver's: ``tests/kasdiff/test_bootstrap_vs_kube.py``)."""
 
 from __future__ import annotations
 
