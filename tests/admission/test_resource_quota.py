@@ -134,8 +134,6 @@ def test_a_finished_pod_counts_only_as_an_object(objects: Objects) -> None:
     assert used(objects) == {"compute": {"pods": "0", "count/pods": "1", "requests.cpu": "0"}}
 
 
-@pytest.mark.xfail(strict=True, reason="fakeapi charges no extended resource but a device class's: kube's "
-                                       "podComputeUsageHelper charges requests.<name> of every extended resource")
 def test_an_extended_resource_is_charged_as_its_request(objects: Objects) -> None:
     objects.add(quota("gpus", {"requests.example.com/gpu": "1"}, {"requests.example.com/gpu": "0"}))
     gpus = {"example.com/gpu": "2"}
