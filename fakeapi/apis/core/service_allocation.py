@@ -410,6 +410,9 @@ def _drop_type_dependent_fields(service: Json, old: Json) -> None:
     if externally_accessible(old_spec) and not externally_accessible(spec) and \
             spec.get("externalTrafficPolicy") == old_spec.get("externalTrafficPolicy"):
         spec.pop("externalTrafficPolicy", None)
+    # needsInternalTrafficPolicy: every type but ExternalName.
+    if spec.get("type") == "ExternalName" and spec.get("internalTrafficPolicy") == old_spec.get("internalTrafficPolicy"):
+        spec.pop("internalTrafficPolicy", None)
     if spec.get("type") != "LoadBalancer":
         status = service.get("status")
         if isinstance(status, dict):
