@@ -1424,10 +1424,10 @@ def _validate_container_only_for_pod(container: Json, path: str) -> list[FieldEr
 
 _STANDARD_RESOURCES = frozenset((
     "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
-    "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "quotas", "services",
+    "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
     "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
     "services.nodeports", "services.loadbalancers"))
-_INTEGER_RESOURCES = frozenset(("pods", "quotas", "services", "replicationcontrollers", "secrets", "configmaps",
+_INTEGER_RESOURCES = frozenset(("pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
                                 "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"))
 
 

@@ -452,7 +452,7 @@ _QUOTA_SCOPES = ("Terminating", "NotTerminating", "BestEffort", "NotBestEffort",
 _POD_COMPUTE = frozenset(("cpu", "memory", "limits.cpu", "limits.memory", "requests.cpu", "requests.memory"))
 _QUOTA_STANDARD = frozenset((
     "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage",
-    "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "quotas",
+    "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas",
     "services", "replicationcontrollers", "secrets", "persistentvolumeclaims", "configmaps", "services.nodeports",
     "services.loadbalancers"))
 
