@@ -11,10 +11,11 @@ _DEFAULT_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
 _BETA_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 
 
-def default_class(admission: Admission) -> Json | None:
-    """``GetDefaultClass``: newest first, then by name."""
-    defaults = [c for c in admission.list("storage.k8s.io", "StorageClass", None)
-                if any((c.get("metadata") or {}).get("annotations", {}).get(a) == "true" for a in _DEFAULT_ANNOTATIONS)]
+def default_class(admission: Admission, group: str, kind: str, annotations: tuple[str, ...]) -> Json | None:
+    """``GetDefaultClass`` (StorageClass; IngressClass's ``getDefaultClass`` alike): of the
+    classes one of ``annotations`` marks ``"true"``, the newest, then the first by name."""
+    defaults = [c for c in admission.list(group, kind, None)
+                if any(((c.get("metadata") or {}).get("annotations") or {}).get(a) == "true" for a in annotations)]
     if not defaults:
         return None
     defaults.sort(key=lambda c: c["metadata"].get("name") or "")
@@ -30,6 +31,6 @@ def default_storage_class(admission: Admission, claim: Json, old: Json | None, s
     annotations = (claim.get("metadata") or {}).get("annotations") or {}
     if spec.get("storageClassName") is not None or _BETA_CLASS_ANNOTATION in annotations:
         return
-    chosen = default_class(admission)
+    chosen = default_class(admission, "storage.k8s.io", "StorageClass", _DEFAULT_ANNOTATIONS)
     if chosen is not None:
         spec["storageClassName"] = chosen["metadata"]["name"]

@@ -39,6 +39,9 @@ from differ import NAMESPACE, Outcome, Pair, known_differences
 from fakeapi.apis.catalogue import default_catalogue
 
 CORPUS = Path(__file__).parent / "corpus"
+#: Kinds that kube's admission plugins read from informers: ResourceQuota, DefaultIngressClass's
+#: IngressClasses.
+_READ_FROM_INFORMERS = frozenset({"ResourceQuota", "IngressClass"})
 _PATCH_TYPES = {
     "merge": "application/merge-patch+json",
     "strategic": "application/strategic-merge-patch+json",
@@ -123,10 +126,10 @@ class Case:
                 self.pair.send(self.name, manifest["kind"], "setup-status", "PATCH",
                                f"{_collection(manifest)}/{manifest['metadata']['name']}/status",
                                body=_json({"status": manifest["status"]}), content_type=_PATCH_TYPES["merge"])
-        if any(manifest["kind"] == "ResourceQuota" for manifest in setup):
-            # kube's quota admission reads quotas from an informer, and a namespace it found
-            # without any stays so in its live-lookup cache for 30 s: give the informer the
-            # moment it needs to see the new quota, or kube enforces nothing (by chance).
+        if any(manifest["kind"] in _READ_FROM_INFORMERS for manifest in setup):
+            # kube's admission plugins read these from informers (and quota's, a namespace it
+            # found without any stays so in its live-lookup cache for 30 s): give the informer
+            # the moment it needs to see the new object, or kube admits without it (by chance).
             time.sleep(1)
         try:
             self._run()
