@@ -58,6 +58,7 @@ from .kv import (
     Event,
     EventType,
     KeyValue,
+    LeaseGrantResponse,
     PutRequest,
     PutResponse,
     RangeRequest,
@@ -74,7 +75,7 @@ from .journal import CorruptLog, DataDirInUse, Journal
 from .lease import LeaseTimeToLive
 from .snapshot import SnapshotError
 from .wal import FsyncPolicy
-from .store import LeaseGrantResponse, Store
+from .store import Store
 from .timers import StoreTimers
 from .watcher import STREAM_PROGRESS_ID, WatchStream
 

@@ -9,7 +9,7 @@ Data layout
   Revisions are dense (every revision is one committed change set), so locating a revision is
   arithmetic, not a search. Watch catch-up reads from it; compaction trims it.
 
-A write request is staged in a ``_WriteTxn`` and applied all at once at its end, so a request that
+A write request is staged in a ``WriteTxn`` and applied all at once at its end, so a request that
 fails half-way (a bad lease, a future revision in a txn's range) changes nothing, and the revision
 moves by exactly one when, and only when, the request changed something.
 """
@@ -55,6 +55,7 @@ from .kv import (
     SortTarget,
     TxnRequest,
     TxnResponse,
+    range_bounds,
 )
 
 if TYPE_CHECKING:
@@ -63,18 +64,6 @@ if TYPE_CHECKING:
 
 #: etcd's ``--max-txn-ops`` default.
 DEFAULT_MAX_TXN_OPS = 128
-
-_TO_THE_END = b"\0"
-
-
-def _range_bounds(key: bytes, range_end: bytes) -> tuple[bytes, bytes | None, bool]:
-    """(start, end, single) for etcd's range rules: empty end = the one key, ``b"\\0"`` = every key
-    from ``key`` on (``key == range_end == b"\\0"`` is then every key)."""
-    if not range_end:
-        return key, None, True
-    if range_end == _TO_THE_END:
-        return key, None, False
-    return key, range_end, False
 
 
 class KVStore:
@@ -145,7 +134,7 @@ class KVStore:
     def _range_at(
         self, key: bytes, range_end: bytes, rev: int, limit: int, count_only: bool
     ) -> tuple[list[KeyValue], int]:
-        start, end, single = _range_bounds(key, range_end)
+        start, end, single = range_bounds(key, range_end)
         if single:
             history = self._history.get(start)
             kv = key_history.visible_at(history, rev) if history else None
@@ -239,7 +228,7 @@ class KVStore:
             raise ErrRequestTooLarge()
         if req.lease and (self.lessor is None or not self.lessor.exists(req.lease)):
             raise ErrLeaseNotFound()
-        wtxn = _WriteTxn(self)
+        wtxn = WriteTxn(self)
         prev_kv = wtxn.put(req).prev_kv
         return PutResponse(wtxn.commit(), prev_kv)
 
@@ -252,7 +241,7 @@ class KVStore:
         _check_txn_shape(req, self.max_txn_ops)
         if self.max_request_bytes is not None and raft_entry_size(txn_size(req)) > self.max_request_bytes:
             raise ErrRequestTooLarge()
-        wtxn = _WriteTxn(self)
+        wtxn = WriteTxn(self)
         succeeded = all(self._compare(c) for c in req.compare)
         ops = req.success if succeeded else req.failure
         self._check_txn_path(ops)
@@ -281,7 +270,7 @@ class KVStore:
                 yield from self._txn_path(op.success if succeeded else op.failure)
 
     def _compare(self, cmp: Compare) -> bool:
-        start, end, single = _range_bounds(cmp.key, cmp.range_end)
+        start, end, single = range_bounds(cmp.key, cmp.range_end)
         if single:
             kv = self.get(start)
             kvs = [] if kv is None else [kv]
@@ -396,7 +385,7 @@ class KVStore:
 
     # ----------------------------------------------------------------- log access
 
-    def _events_between(self, first: int, last: int) -> list[tuple[int, tuple[Event, ...]]]:
+    def events_between(self, first: int, last: int) -> list[tuple[int, tuple[Event, ...]]]:
         """(revision, events) for every revision in [first, last], from the log."""
         base = self._log_base
         lo = max(first, base) - base
@@ -566,7 +555,7 @@ def _in_range(key: bytes, interval: tuple[bytes, bytes]) -> bool:
     return start <= key < end
 
 
-class _WriteTxn:
+class WriteTxn:
     """One write request in flight: ops run in order against the store overlaid with the
     request's own earlier writes (etcd reads at ``beginRev+1`` once a txn has changes)."""
 
@@ -619,7 +608,7 @@ class _WriteTxn:
             )
             resp = store._range_response(req, kvs, count)
             return resp._replace(header_revision=self.header_revision())
-        start, end, single = _range_bounds(req.key, req.range_end)
+        start, end, single = range_bounds(req.key, req.range_end)
         if single:
             kv = self.current(start)
             merged = [] if kv is None else [kv]
@@ -670,7 +659,7 @@ class _WriteTxn:
         return PutResponse(self.rev, prev if req.prev_kv else None)
 
     def delete_range(self, req: DeleteRangeRequest) -> DeleteRangeResponse:
-        start, end, single = _range_bounds(req.key, req.range_end)
+        start, end, single = range_bounds(req.key, req.range_end)
         if single:
             kv = self.current(start)
             victims = [] if kv is None else [kv]

@@ -26,8 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .errors import ErrEmptyWatcherRange, ErrWatcherDuplicateID
-from .kv import Event, EventType, WatchFilter, WatchResponse
-from .kvstore import _range_bounds
+from .kv import Event, EventType, WatchFilter, WatchResponse, range_bounds
 
 if TYPE_CHECKING:
     from .watchable_store import WatchableStore
@@ -60,7 +59,7 @@ class Watcher:
     ) -> None:
         self.id = watch_id
         self.stream = stream
-        start, end, single = _range_bounds(key, range_end)
+        start, end, single = range_bounds(key, range_end)
         self.key = start
         self.end = end  # None: to the end of the key space (or the one key when single)
         self.single = single
@@ -158,10 +157,10 @@ class WatchStream:
         )
         self.watchers[watch_id] = w
         if start > current:
-            self._store._add_synced(w)
+            self._store.add_synced(w)
         else:
             self._behind += 1
-            self._wake()
+            self.wake()
         return watch_id
 
     def cancel(self, watch_id: int) -> bool:
@@ -169,7 +168,7 @@ class WatchStream:
         if w is None:
             return False
         if w.synced:
-            self._store._remove_synced(w)
+            self._store.remove_synced(w)
         else:
             self._behind -= 1
         return True
@@ -183,7 +182,7 @@ class WatchStream:
             return False
         if not self.watchers:
             return True  # etcd's progressIfSync has no watcher to send it through: nothing
-        return self._offer(WatchResponse(STREAM_PROGRESS_ID, current))
+        return self.offer(WatchResponse(STREAM_PROGRESS_ID, current))
 
     def close(self) -> None:
         for watch_id in list(self.watchers):
@@ -207,26 +206,26 @@ class WatchStream:
 
     # ----------------------------------------------------------------- store side
 
-    def _wake(self) -> None:
+    def wake(self) -> None:
         if self.on_ready is not None:
             self.on_ready()
 
-    def _offer(self, resp: WatchResponse) -> bool:
+    def offer(self, resp: WatchResponse) -> bool:
         if len(self._queue) >= self.capacity:
             return False
         self._queue.append(resp)
-        self._wake()
+        self.wake()
         return True
 
-    def _deliver_live(self, w: Watcher, rev: int, events: list[Event]) -> None:
+    def deliver_live(self, w: Watcher, rev: int, events: list[Event]) -> None:
         """Push one committed revision to a synced watcher, or let it fall behind (etcd's
         victim path) when the queue is full; it then catches up from the log, losing nothing."""
-        if self._offer(WatchResponse(w.id, rev, tuple(events))):
+        if self.offer(WatchResponse(w.id, rev, tuple(events))):
             w.next_rev = rev + 1
             w.sent_since_progress = True
         else:
             w.next_rev = rev
-            self._store._remove_synced(w)
+            self._store.remove_synced(w)
             self._behind += 1
 
     def _catch_up(self) -> None:
@@ -249,7 +248,7 @@ class WatchStream:
                 continue
             last = min(current, w.next_rev + CATCHUP_BATCH_REVISIONS - 1)
             events: list[Event] = []
-            for _rev, evs in store._events_between(w.next_rev, last):
+            for _rev, evs in store.events_between(w.next_rev, last):
                 events.extend(w.select(evs, compact_rev))
             w.next_rev = last + 1
             if events:
@@ -257,4 +256,4 @@ class WatchStream:
                 w.sent_since_progress = True
             if w.next_rev > current:
                 self._behind -= 1
-                store._add_synced(w)
+                store.add_synced(w)
