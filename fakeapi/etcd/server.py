@@ -125,7 +125,7 @@ class EtcdServer:
         # a 48-bit time-and-counter suffix.
         self._raft_header_bytes = 2 + 1 + 1 + _varint_size(((member_id & 0xFFFF) << 48) | (1 << 47))
         self.encoder = Encoder(cluster_id, member_id, self.raft_term)
-        self.faults = EtcdFaults(self)
+        self.faults = EtcdFaults(store, self.drop_watches)
         self.watch_sessions: set[WatchSession] = set()
         self._server: grpc.aio.Server | None = None
 
