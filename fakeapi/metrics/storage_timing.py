@@ -1,6 +1,6 @@
 """The store timed per call, for etcd_request_duration_seconds (kube's ``etcd3/metrics``): the
 in-process store (``TimedStore``) and the etcd client's (``TimedRemoteStore``), each answering
-as what it wraps."""
+as what it wraps, a ``StoreInterface``."""
 
 from __future__ import annotations
 

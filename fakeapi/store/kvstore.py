@@ -59,7 +59,7 @@ from .kv import (
 )
 
 if TYPE_CHECKING:
-    from .journal import Journal
+    from .interface import ChangeLog
     from .lease import Lessor
 
 #: etcd's ``--max-txn-ops`` default.
@@ -80,8 +80,9 @@ class KVStore:
         #: gRPC server measures the messages it receives).
         self.max_request_bytes: int | None = None
         self.lessor: Lessor | None = None  # set by Store; None means "no lease may be attached"
-        #: The write-ahead log when the store persists (journal.py); None keeps it in memory only.
-        self.journal: Journal | None = None
+        #: The write-ahead log when the store persists (journal.py's ``Journal``); None keeps it
+        #: in memory only.
+        self.journal: ChangeLog | None = None
 
     # ----------------------------------------------------------------- revisions
 

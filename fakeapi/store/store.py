@@ -23,7 +23,7 @@ class Store(WatchableStore):
         min_lease_ttl: int = MIN_LEASE_TTL,
     ) -> None:
         super().__init__(max_txn_ops=max_txn_ops)
-        self.lessor = Lessor(clock, min_lease_ttl)
+        self.lessor: Lessor = Lessor(clock, min_lease_ttl)
 
     def lease_grant(self, ttl: int, lease_id: int = 0) -> LeaseGrantResponse:
         lease = self.lessor.grant(ttl, lease_id)

@@ -23,13 +23,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .errors import ErrEmptyWatcherRange, ErrWatcherDuplicateID
 from .kv import Event, EventType, WatchFilter, WatchResponse, range_bounds
-
-if TYPE_CHECKING:
-    from .watchable_store import WatchableStore
 
 #: etcd's ``watchBatchMaxRevs``: revisions per catch-up response.
 CATCHUP_BATCH_REVISIONS = 1000
@@ -105,12 +102,29 @@ class Watcher:
         return ev
 
 
+class Watchable(Protocol):
+    """What a stream calls on the store that holds it (watchable_store.py's ``WatchableStore``;
+    etcd's ``watchable``), declared here, below that store."""
+
+    @property
+    def revision(self) -> int: ...
+
+    @property
+    def compact_revision(self) -> int: ...
+
+    def events_between(self, first: int, last: int) -> list[tuple[int, tuple[Event, ...]]]: ...
+
+    def add_synced(self, w: Watcher) -> None: ...
+
+    def remove_synced(self, w: Watcher) -> None: ...
+
+
 class WatchStream:
     """Many watchers, one bounded response queue, one consumer (see module docstring)."""
 
     def __init__(
         self,
-        store: WatchableStore,
+        store: Watchable,
         capacity: int = DEFAULT_STREAM_CAPACITY,
         on_ready: Callable[[], None] | None = None,
     ) -> None:
