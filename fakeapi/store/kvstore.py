@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from sortedcontainers import SortedDict, SortedList
 
@@ -64,6 +64,21 @@ if TYPE_CHECKING:
 
 #: etcd's ``--max-txn-ops`` default.
 DEFAULT_MAX_TXN_OPS = 128
+
+
+class KVContents(NamedTuple):
+    """What a ``KVStore`` holds, as a snapshot saves it (``KVStore.contents``) and loads it back
+    (``KVStore.restore``)."""
+
+    #: Every key with a retained version, live or not, in key order.
+    keys: list[bytes]
+    #: Each key's retained versions, oldest first (its ``KeyHistory``).
+    histories: list[list[KeyValue]]
+    #: The events of every revision from ``log_base`` to ``revision``.
+    log: list[tuple[Event, ...]]
+    revision: int
+    compact_revision: int
+    log_base: int
 
 
 class KVStore:
@@ -383,6 +398,49 @@ class KVStore:
                 ev._replace(prev_kv=None) for i, ev in enumerate(first) if last[ev.kv.key] == i
             )
         return self._rev
+
+    # ----------------------------------------------------------------- snapshots and the log's replay
+
+    def contents(self) -> KVContents:
+        """Everything the store holds, copied: the lists are new and the records, immutable,
+        shared, so the copy stays as it is while the store goes on (100,000 keys: ~30 ms)."""
+        history = self._history
+        keys = list(history.keys())
+        histories = list(map(list, map(history.__getitem__, keys)))
+        return KVContents(keys, histories, list(self._log), self._rev, self._compact_rev, self._log_base)
+
+    def restore(self, contents: KVContents) -> None:
+        """Become what ``contents`` holds (etcd's ``kvstore.Restore``), the live keys being those
+        whose last version is not a tombstone; for a fresh store, before anything reads or watches
+        it. ValueError when the log does not cover the revisions from ``log_base`` on."""
+        keys, histories = contents.keys, contents.histories
+        self._history = SortedDict(zip(keys, histories))
+        self._live = SortedList([key for key, h in zip(keys, histories) if h[-1].version != 0])
+        self._log = contents.log
+        self._rev = contents.revision
+        self._compact_rev = contents.compact_revision
+        self._log_base = contents.log_base
+        if len(self._log) != self._rev - self._log_base + 1:
+            raise ValueError("revision log does not match the revision")
+
+    def commit_logged(self, kvs: list[KeyValue], revoked_lease: int = 0) -> int:
+        """Commit, as the next revision, the records a logged commit installed (journal.py's
+        replay), in their order; and forget ``revoked_lease``. Each change's previous record is
+        the key's live one before it, in the store or earlier in ``kvs``, as when the records
+        were first committed. Returns the revision."""
+        changes: list[tuple[KeyValue, KeyValue | None]] = []
+        staged: dict[bytes, KeyValue] = {}
+        history = self._history
+        for kv in kvs:
+            key = kv.key
+            if key in staged:
+                prev: KeyValue | None = staged[key]
+            else:
+                h = history.get(key)
+                prev = h[-1] if h else None
+            changes.append((kv, None if prev is None or prev.version == 0 else prev))
+            staged[key] = kv
+        return self._commit(changes, revoked_lease)
 
     # ----------------------------------------------------------------- log access
 
