@@ -18,7 +18,7 @@ from prometheus_client import generate_latest
 from fakeapi.cacher.cache_watcher import FINE_LATENCY_EDGES, BucketCounts
 from fakeapi.server import create_app
 from fakeapi.http.metrics import MetricsMiddleware
-from fakeapi.metrics.collector import TimedStore
+from fakeapi.metrics.storage_timing import TimedStore
 from fakeapi.store import Compare, CompareResult, CompareTarget, PutRequest, Store, TxnRequest
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..runtime import cancel_and_wait, collector_paused
-from ..store import EventType, RangeRequest, Store, WatchStream, prefix_range_end
+from ..store import EventType, RangeRequest, StoreInterface, WatchStreamInterface, prefix_range_end
 from .cache_watcher import DEFAULT_QUEUE_CAPACITY, CacheWatcher, ObjectFilter, WatchStats
 from .watch_cache import (
     DEFAULT_FRESH_WINDOW,
@@ -70,7 +70,7 @@ class CacherConfig:
 class Cacher:
     def __init__(
         self,
-        store: Store,
+        store: StoreInterface,
         prefix: str,
         decode: Decoder,
         config: CacherConfig | None = None,
@@ -94,7 +94,7 @@ class Cacher:
         #: In-process observers of every event (controllers); called in the dispatch, so they
         #: must only note work and return, never write.
         self.listeners: list[Callable[[CacheEvent], None]] = []
-        self._stream: WatchStream | None = None
+        self._stream: WatchStreamInterface | None = None
         self._ready = asyncio.Event()
         self._fresh = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []

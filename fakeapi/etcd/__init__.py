@@ -6,6 +6,6 @@ stream), convert.py (protobuf messages <-> the store's requests and answers), pb
 generated from etcd v3.6.6's protos by ``scripts/gen-etcd-protos.py``; committed).
 """
 
-from .server import DEFAULT_MAX_REQUEST_BYTES, EtcdServer, parse_listen_url
+from .server import EtcdServer, parse_listen_url
 
-__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "EtcdServer", "parse_listen_url"]
+__all__ = ["EtcdServer", "parse_listen_url"]

@@ -1,8 +1,8 @@
-"""``RemoteStore``: the store's interface over an etcd v3 client (grpcio), so the API layer runs
-unchanged over ``fakeapi etcd`` or a real etcd cluster, the way kube-apiserver's etcd3 storage
-runs over etcd (``k8s.io/apiserver/pkg/storage/etcd3``).
+"""``RemoteStore``: the store's interface (``fakeapi.store.StoreInterface``) over an etcd v3 client
+(grpcio), so the API layer runs unchanged over ``fakeapi etcd`` or a real etcd cluster, the way
+kube-apiserver's etcd3 storage runs over etcd (``k8s.io/apiserver/pkg/storage/etcd3``).
 
-What the registry and the watch caches call on a ``Store``, this answers with one gRPC call:
+What the registry and the watch caches call on a store, this answers with one gRPC call:
 ``range``/``get`` are etcd Ranges, ``txn`` a Txn, ``lease_grant`` a LeaseGrant, ``compact`` a
 Compact, ``revision`` a one-key Range whose header carries the store's current revision (kube's
 ``GetCurrentResourceVersion``). Those calls are synchronous, as the in-process store's are: the
@@ -125,7 +125,7 @@ _OPTIONS = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
 
 
 class RemoteStore:
-    """The subset of ``fakeapi.store.Store`` the API layer uses, over etcd's v3 API."""
+    """``fakeapi.store.StoreInterface`` over etcd's v3 API."""
 
     journal = None
     max_txn_ops = DEFAULT_MAX_TXN_OPS
@@ -213,7 +213,7 @@ class RemoteStore:
         """Nothing to do here: etcd's lessor expires its leases on the server."""
         return []
 
-    def commit_time(self, _rev: int) -> float:
+    def commit_time(self, rev: int) -> float:
         """Unknown here: the commit happened in another process (0.0 tells the cacher so)."""
         return 0.0
 
@@ -247,7 +247,7 @@ class RemoteStore:
 
 
 class RemoteWatchStream:
-    """One etcd Watch call as the cacher's ``WatchStream``: ``watch`` and ``request_progress``
+    """One etcd Watch call as the cacher's ``WatchStreamInterface``: ``watch`` and ``request_progress``
     send requests, a reader task queues the answers for ``poll``. A ``created`` answer is not
     passed on: its header revision is the store's when the watch was made, which says nothing of
     the events still to come from the watch's start revision (a progress notification does).

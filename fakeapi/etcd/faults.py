@@ -28,14 +28,12 @@ import random
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import grpc
 
 from ..machinery.flatspec import check_count_and_rate, integer, number, parse_fields, text
-
-if TYPE_CHECKING:
-    from .server import EtcdServer
+from ..store import Store
 
 log = logging.getLogger("fakeapi.etcd.faults")
 
@@ -110,10 +108,13 @@ class EtcdFault:
 
 
 class EtcdFaults:
-    """The etcd-level fault engine of one ``EtcdServer`` (see the module docstring)."""
+    """The etcd-level fault engine of one ``EtcdServer`` (see the module docstring): given the
+    server's store, which ``etcd-compact`` compacts, and its ``drop_watches``, which ends its
+    Watch streams."""
 
-    def __init__(self, server: EtcdServer) -> None:
-        self.server = server
+    def __init__(self, store: Store, drop_watches: Callable[[], int]) -> None:
+        self.store = store
+        self._drop_watches = drop_watches
         #: The faults that still act; the request path's only cost while empty is testing it.
         self.active: list[EtcdFault] = []
         self._faults: dict[str, EtcdFault] = {}
@@ -156,13 +157,13 @@ class EtcdFaults:
         return fault
 
     def drop_watches(self) -> int:
-        dropped = self.server.drop_watches()
+        dropped = self._drop_watches()
         self.totals["etcd-drop-watches"] += 1
         log.info("etcd-drop-watches: %d watch streams ended", dropped)
         return dropped
 
     def compact(self, revision: int | None = None) -> int:
-        store = self.server.store
+        store = self.store
         revision = store.revision if revision is None else revision
         store.compact(revision)
         self.totals["etcd-compact"] += 1

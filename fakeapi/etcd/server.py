@@ -27,6 +27,7 @@ from google.protobuf import message_factory
 
 from ..store import EtcdError, Store
 from ..store.errors import ErrRequestTooLarge
+from ..store.request_size import DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MEMBER_ID, raft_entry_size, raft_header_size
 from . import convert
 from .faults import EtcdFaults
 from .pb import rpc_pb2
@@ -35,19 +36,18 @@ from .wire import Encoder
 
 log = logging.getLogger("fakeapi.etcd")
 
-#: etcd's ``--max-request-bytes`` default (1.5 MiB) and the gRPC overhead etcd adds to it for
-#: the transport's receive limit (``grpcOverheadBytes``).
-DEFAULT_MAX_REQUEST_BYTES = 1536 * 1024
+#: The gRPC overhead etcd adds to ``--max-request-bytes`` for the transport's receive limit
+#: (``grpcOverheadBytes``).
 GRPC_OVERHEAD_BYTES = 512 * 1024
 #: What ``etcdctl version`` and ``Status`` report: the etcd release whose API this serves.
 ETCD_VERSION = "3.6.6"
 STORAGE_VERSION = "3.6.0"
 #: etcd's default backend quota (2 GiB) reported by Status.
 DEFAULT_QUOTA_BYTES = 2 * 1024 * 1024 * 1024
-#: The ids of a single-member etcd started with default flags (``--name default``,
-#: ``--initial-advertise-peer-urls http://localhost:2380``), so headers look like one.
+#: The cluster id of a single-member etcd started with default flags (``--name default``,
+#: ``--initial-advertise-peer-urls http://localhost:2380``), so headers look like one; its
+#: member id is ``request_size.DEFAULT_MEMBER_ID``.
 DEFAULT_CLUSTER_ID = 0xCDF818194E3A8C32
-DEFAULT_MEMBER_ID = 0x8E9E05C52164694D
 #: A freshly elected single member is in term 2.
 RAFT_TERM = 2
 #: The raft index of a fresh single member once it serves (its bootstrap entries).
@@ -72,14 +72,6 @@ INVALID_SORT_OPTION = "etcdserver: invalid sort option"
 #: Field numbers of the requests in etcd's ``InternalRaftRequest`` (raft_internal.proto).
 _RAFT_FIELD_PUT, _RAFT_FIELD_DELETE, _RAFT_FIELD_TXN = 4, 5, 6
 _RAFT_FIELD_COMPACTION, _RAFT_FIELD_LEASE_GRANT, _RAFT_FIELD_LEASE_REVOKE = 7, 8, 9
-
-
-def _varint_size(n: int) -> int:
-    size = 1
-    while n >= 0x80:
-        n >>= 7
-        size += 1
-    return size
 
 
 def grpc_status(err: EtcdError) -> grpc.StatusCode:
@@ -120,12 +112,9 @@ class EtcdServer:
         #: Raft entries this member would have appended: writes, lease grants and revokes,
         #: compactions (read-only requests do not go through raft).
         self.raft_index = INITIAL_RAFT_INDEX
-        # The ``RequestHeader`` every raft entry carries: tag (2 bytes, field 100), length, and
-        # the request id (tag + varint): etcd's ids hold the member id's low 16 bits on top of
-        # a 48-bit time-and-counter suffix.
-        self._raft_header_bytes = 2 + 1 + 1 + _varint_size(((member_id & 0xFFFF) << 48) | (1 << 47))
+        self._raft_header_bytes = raft_header_size(member_id)
         self.encoder = Encoder(cluster_id, member_id, self.raft_term)
-        self.faults = EtcdFaults(self)
+        self.faults = EtcdFaults(store, self.drop_watches)
         self.watch_sessions: set[WatchSession] = set()
         self._server: grpc.aio.Server | None = None
 
@@ -206,8 +195,7 @@ class EtcdServer:
     def check_raft_size(self, request: Any, field: int) -> None:
         """etcd refuses a raft entry larger than ``--max-request-bytes`` after wrapping the
         request in an ``InternalRaftRequest`` (``processInternalRaftRequestOnce``)."""
-        size = request.ByteSize()
-        if self._raft_header_bytes + 1 + _varint_size(size) + size > self.max_request_bytes:
+        if raft_entry_size(request.ByteSize(), self._raft_header_bytes) > self.max_request_bytes:
             raise ErrRequestTooLarge()
         self.raft_index += 1
 

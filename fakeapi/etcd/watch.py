@@ -19,24 +19,40 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import grpc
 
-from ..store import ErrCompacted, EtcdError, WatchResponse
+from ..store import ErrCompacted, EtcdError, Store, WatchResponse
 from . import convert
 from .faults import ERRORS
 from .pb import rpc_pb2
-
-if TYPE_CHECKING:
-    from .server import EtcdServer
+from .wire import Encoder
 
 #: ``clientv3.InvalidWatchID``.
 INVALID_WATCH_ID = -1
 
 
+class WatchServer(Protocol):
+    """What a session needs of the server it runs in (``server.EtcdServer``): declared here so
+    that the server, which opens sessions, is the one that imports."""
+
+    store: Store
+    encoder: Encoder
+    cluster_id: int
+    member_id: int
+    raft_term: int
+    #: The open sessions, which the server ends when it loses its leader (a fault).
+    watch_sessions: set[WatchSession]
+
+    @property
+    def max_receive_bytes(self) -> int: ...
+
+    def header(self, revision: int | None = None) -> Any: ...
+
+
 class WatchSession:
-    def __init__(self, server: EtcdServer, context: grpc.aio.ServicerContext) -> None:
+    def __init__(self, server: WatchServer, context: grpc.aio.ServicerContext) -> None:
         self.server = server
         self.store = server.store
         self.context = context

@@ -33,23 +33,14 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from ..cacher.cache_watcher import FINE_LATENCY_EDGES, BucketCounts
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore
-from ..etcd.client import RemoteStore
-from ..store import DeleteRangeRequest, KeyValue, RangeRequest, RangeResponse, Store, TxnRequest, TxnResponse
-
-#: apiserver_request_duration_seconds (and etcd_request_duration_seconds, "keep consistent").
-REQUEST_DURATION_EDGES = (0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0,
-                          4.0, 5.0, 6.0, 8.0, 10.0, 15.0, 20.0, 30.0, 45.0, 60.0)
-#: apiserver_request_sli_duration_seconds.
-SLI_DURATION_EDGES = (0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0,
-                      10.0, 15.0, 20.0, 30.0, 45.0, 60.0)
-#: apiserver_watch_list_duration_seconds.
-WATCH_LIST_DURATION_EDGES = (0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0, 15.0,
-                             20.0, 30.0, 45.0, 60.0)
-#: apiserver_response_sizes: ``ExponentialBuckets(1000, 10.0, 7)``, 1 kB ... 1 GB.
-RESPONSE_SIZE_EDGES = tuple(1000.0 * 10**k for k in range(7))
-#: Where every latency is observed: kube's edges and the fine ones together.
-LATENCY_EDGES = tuple(sorted({*FINE_LATENCY_EDGES, *REQUEST_DURATION_EDGES, *SLI_DURATION_EDGES,
-                              *WATCH_LIST_DURATION_EDGES}))
+from .buckets import (
+    LATENCY_EDGES,
+    REQUEST_DURATION_EDGES,
+    RESPONSE_SIZE_EDGES,
+    SLI_DURATION_EDGES,
+    WATCH_LIST_DURATION_EDGES,
+)
+from .storage_timing import TimedRemoteStore, TimedStore
 
 COMPONENT = "apiserver"
 
@@ -133,89 +124,6 @@ class InflightWatermark:
         self.reported = self._high if now < self._window_end + 1.0 else self.current
         self._high = self.current
         self._window_end = now + 1.0
-
-
-class _Timing:
-    """Times each call a client of etcd would make, per kube operation and resource
-    (``etcd3/metrics``: ``RecordEtcdRequest``): get, list, listWithCount, create, update, delete.
-    A call made inside another (a txn's compares) is part of the outer one. Mixed into the
-    in-process store (``TimedStore``) and the etcd client (``TimedRemoteStore``)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        #: Key prefix -> (group, resource), kept current by ``ServerMetrics``.
-        self.resource_prefixes: dict[bytes, tuple[str, str]] = {}
-        self.timings: dict[tuple[str, str, str], BucketCounts] = {}
-        self._depth = 0
-
-    def get(self, key: bytes, rev: int = 0) -> KeyValue | None:
-        if self._depth:
-            return super().get(key, rev)
-        start = time.perf_counter()
-        self._depth += 1
-        try:
-            return super().get(key, rev)
-        finally:
-            self._depth -= 1
-            self._observe("get", key, start)
-
-    def range(self, req: RangeRequest) -> RangeResponse:
-        if self._depth:
-            return super().range(req)
-        start = time.perf_counter()
-        self._depth += 1
-        try:
-            return super().range(req)
-        finally:
-            self._depth -= 1
-            operation = "listWithCount" if req.count_only else "list" if req.range_end else "get"
-            self._observe(operation, req.key, start)
-
-    def txn(self, req: TxnRequest) -> TxnResponse:
-        if self._depth or not req.success:
-            return super().txn(req)
-        start = time.perf_counter()
-        self._depth += 1
-        try:
-            return super().txn(req)
-        finally:
-            self._depth -= 1
-            op = req.success[0]
-            creates = any(c.operand == 0 for c in req.compare)
-            operation = "delete" if isinstance(op, DeleteRangeRequest) else "create" if creates else "update"
-            self._observe(operation, op.key, start)
-
-    def _observe(self, operation: str, key: bytes, start: float) -> None:
-        elapsed = time.perf_counter() - start
-        resource = self._resource_of(key)
-        if resource is None:
-            return
-        series = self.timings.get((operation, *resource))
-        if series is None:
-            series = self.timings[(operation, *resource)] = BucketCounts(LATENCY_EDGES)
-        series.observe(elapsed)
-
-    def _resource_of(self, key: bytes) -> tuple[str, str] | None:
-        """Keys are ``/registry/<resource>/...`` or ``/registry/<group>/<resource>/...``."""
-        prefixes = self.resource_prefixes
-        end = key.find(b"/", len(b"/registry/"))
-        if end < 0:
-            return None
-        found = prefixes.get(key[:end + 1])
-        if found is None:
-            end = key.find(b"/", end + 1)
-            if end >= 0:
-                found = prefixes.get(key[:end + 1])
-        return found
-
-
-
-class TimedStore(_Timing, Store):  # type: ignore[misc]
-    """The in-process store, timed."""
-
-
-class TimedRemoteStore(_Timing, RemoteStore):  # type: ignore[misc]
-    """An etcd client's store, timed (each call's time includes its round trip, as kube's)."""
 
 
 class ServerMetrics:

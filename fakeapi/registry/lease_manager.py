@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..store import Store
+from ..store import StoreInterface
 
 REUSE_DURATION_SECONDS = 60
 REUSE_DURATION_PERCENT = 0.05
@@ -16,7 +16,7 @@ MAX_OBJECTS_PER_LEASE = 1000
 
 
 class LeaseManager:
-    def __init__(self, store: Store, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, store: StoreInterface, clock: Callable[[], float] = time.monotonic) -> None:
         """``clock`` must be the store's: the lease expires by the store's lessor."""
         self.store = store
         self._clock = clock

@@ -16,7 +16,7 @@ from ..cacher import DELETED, CacheEvent, CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
 from ..apis.conversion import built_in_conversion, none_conversion
 from ..machinery.status import StatusError
-from ..store import Store
+from ..store import StoreInterface
 from ..runtime import cancel_and_wait
 from .bootstrap import create_bootstrap_objects
 from .access_reviews import (
@@ -101,7 +101,7 @@ LIVE_LOOKUP_TTL = 30.0
 class Registry:
     def __init__(
         self,
-        store: Store,
+        store: StoreInterface,
         catalogue: Catalogue | None = None,
         cacher_config: CacherConfig | None = None,
         *,

@@ -25,7 +25,7 @@ from ..machinery.jsonvalue import stored_metadata
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import selectable_fields, selects_metadata_only
 from ..machinery.status import FieldError, not_found
-from ..store import KeyValue, RangeRequest, Store
+from ..store import KeyValue, RangeRequest, StoreInterface
 from . import scale
 from .delegator import CacheDelegator
 from .deletes import StoreDeletes
@@ -48,7 +48,7 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
     def __init__(
         self,
         resource_type: ResourceType,
-        store: Store,
+        store: StoreInterface,
         cacher_config: Any,
         namespace_phase: Callable[[str], str | None],
         ttl: LeaseTTL | None = None,

@@ -26,7 +26,8 @@ from ..faults.engine import Faults
 from ..http import openapi
 from ..http.app import http_app
 from ..http.discovery import Discovery
-from ..metrics.collector import ServerMetrics, TimedRemoteStore, TimedStore, version_labels
+from ..metrics.collector import ServerMetrics, version_labels
+from ..metrics.storage_timing import TimedRemoteStore, TimedStore
 from ..registry import versioner
 from ..registry.registry import Registry
 from ..runtime import cancel_and_wait

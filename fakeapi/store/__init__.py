@@ -27,10 +27,12 @@ it is applied, in checksummed records (wal.py), and snapshots the whole store (s
 bound the log; ``Journal.open`` loads a store from its data directory. Without one the store is
 memory only and its write path does one ``is None`` test more.
 
-Layout: kv.py (records, requests, responses), key_history.py (one key's versions), kvstore.py
-(revisions, range, txn, compaction), watcher.py (watchers, streams), watchable_store.py
-(dispatch, progress), lease.py (lessor), server.py (``Store``), timers.py (the clock),
-journal.py, wal.py and snapshot.py (persistence).
+Layout, each module importing only those before it: kv.py (records, requests, responses, range
+rules), errors.py, key_history.py (one key's versions), lease.py (lessor), request_size.py,
+wal.py (log segments), interface.py (``StoreInterface``, what the API layer calls on any store;
+``ChangeLog``, what a store tells its journal), kvstore.py (revisions, range, txn,
+compaction), watcher.py (watchers, streams), watchable_store.py (dispatch, progress), store.py
+(``Store``), snapshot.py and journal.py (persistence), timers.py (the clock).
 """
 
 from .errors import (
@@ -58,6 +60,7 @@ from .kv import (
     Event,
     EventType,
     KeyValue,
+    LeaseGrantResponse,
     PutRequest,
     PutResponse,
     RangeRequest,
@@ -70,11 +73,12 @@ from .kv import (
     WatchResponse,
     prefix_range_end,
 )
+from .interface import StoreInterface, WatchStreamInterface
 from .journal import CorruptLog, DataDirInUse, Journal
 from .lease import LeaseTimeToLive
 from .snapshot import SnapshotError
 from .wal import FsyncPolicy
-from .store import LeaseGrantResponse, Store
+from .store import Store
 from .timers import StoreTimers
 from .watcher import STREAM_PROGRESS_ID, WatchStream
 
@@ -86,7 +90,7 @@ __all__ = [
     "ErrLeaseExist", "ErrLeaseNotFound", "ErrLeaseProvided", "ErrLeaseTTLTooLarge",
     "ErrTooManyOps", "ErrValueProvided", "ErrWatcherDuplicateID", "EtcdError", "Event",
     "EventType", "KeyValue", "LeaseGrantResponse", "LeaseTimeToLive", "PutRequest",
-    "PutResponse", "RangeRequest", "RangeResponse", "STREAM_PROGRESS_ID", "SortOrder", "SortTarget", "Store", "StoreTimers",
-    "TxnRequest", "TxnResponse", "WatchFilter", "WatchResponse", "WatchStream",
+    "PutResponse", "RangeRequest", "RangeResponse", "STREAM_PROGRESS_ID", "SortOrder", "SortTarget", "Store", "StoreInterface", "StoreTimers",
+    "TxnRequest", "TxnResponse", "WatchFilter", "WatchResponse", "WatchStream", "WatchStreamInterface",
     "prefix_range_end",
 ]

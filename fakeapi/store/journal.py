@@ -284,9 +284,7 @@ def _replay(store: Store, record: memoryview, replay_clock: list[float]) -> None
     if kind == ord("c"):
         _tag, revision, revoked, count = _COMMIT.unpack_from(record)
         offset = _COMMIT.size
-        changes: list[tuple[KeyValue, KeyValue | None]] = []
-        staged: dict[bytes, KeyValue] = {}
-        history = store._history
+        kvs: list[KeyValue] = []
         for _ in range(count):
             key_size, value_size, create, version, lease = _CHANGE.unpack_from(record, offset)
             offset += _CHANGE.size
@@ -294,19 +292,12 @@ def _replay(store: Store, record: memoryview, replay_clock: list[float]) -> None
             offset += key_size
             value = bytes(record[offset:offset + value_size])
             offset += value_size
-            kv = KeyValue(key, create, revision, version, value, lease)
-            if key in staged:
-                prev: KeyValue | None = staged[key]
-            else:
-                h = history.get(key)
-                prev = h[-1] if h else None
-            changes.append((kv, None if prev is None or prev.version == 0 else prev))
-            staged[key] = kv
-        if changes and revision != store.revision + 1:
+            kvs.append(KeyValue(key, create, revision, version, value, lease))
+        if kvs and revision != store.revision + 1:
             raise CorruptLog(f"log record of revision {revision} after revision {store.revision}")
         if revoked and not store.lessor.exists(revoked):
             revoked = 0
-        store._commit(changes, revoked)
+        store.commit_logged(kvs, revoked)
     elif kind == ord("k"):
         (_tag, revision) = _COMPACT.unpack_from(record)
         if revision > store.compact_revision:

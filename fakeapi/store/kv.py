@@ -1,4 +1,5 @@
-"""The values the store hands out: key-value records, events, requests and responses.
+"""The values the store hands out: key-value records, events, requests and responses; and
+etcd's rules for the ends of a key range (``prefix_range_end``, ``range_bounds``).
 
 Records are immutable tuples shared by reference between a key's history, the revision log and
 every watcher: a write allocates one ``KeyValue`` and nothing downstream copies it.
@@ -174,6 +175,12 @@ class TxnResponse(NamedTuple):
 Response = Union[RangeResponse, PutResponse, DeleteRangeResponse, TxnResponse]
 
 
+class LeaseGrantResponse(NamedTuple):
+    header_revision: int
+    id: int
+    ttl: int
+
+
 class WatchResponse(NamedTuple):
     """What a watch stream yields. A progress notification has no events, is not canceled and has
     ``compact_revision == 0``; ``watch_id == -1`` marks one answering ``request_progress`` for the
@@ -201,3 +208,16 @@ def prefix_range_end(prefix: bytes) -> bytes:
             end[i] += 1
             return bytes(end[: i + 1])
     return b"\0"
+
+
+_TO_THE_END = b"\0"
+
+
+def range_bounds(key: bytes, range_end: bytes) -> tuple[bytes, bytes | None, bool]:
+    """(start, end, single) for etcd's range rules: empty end = the one key, ``b"\\0"`` = every key
+    from ``key`` on (``key == range_end == b"\\0"`` is then every key)."""
+    if not range_end:
+        return key, None, True
+    if range_end == _TO_THE_END:
+        return key, None, False
+    return key, range_end, False

@@ -9,7 +9,7 @@ Data layout
   Revisions are dense (every revision is one committed change set), so locating a revision is
   arithmetic, not a search. Watch catch-up reads from it; compaction trims it.
 
-A write request is staged in a ``_WriteTxn`` and applied all at once at its end, so a request that
+A write request is staged in a ``WriteTxn`` and applied all at once at its end, so a request that
 fails half-way (a bad lease, a future revision in a txn's range) changes nothing, and the revision
 moves by exactly one when, and only when, the request changed something.
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from sortedcontainers import SortedDict, SortedList
 
@@ -55,26 +55,30 @@ from .kv import (
     SortTarget,
     TxnRequest,
     TxnResponse,
+    range_bounds,
 )
 
 if TYPE_CHECKING:
-    from .journal import Journal
+    from .interface import ChangeLog
     from .lease import Lessor
 
 #: etcd's ``--max-txn-ops`` default.
 DEFAULT_MAX_TXN_OPS = 128
 
-_TO_THE_END = b"\0"
 
+class KVContents(NamedTuple):
+    """What a ``KVStore`` holds, as a snapshot saves it (``KVStore.contents``) and loads it back
+    (``KVStore.restore``)."""
 
-def _range_bounds(key: bytes, range_end: bytes) -> tuple[bytes, bytes | None, bool]:
-    """(start, end, single) for etcd's range rules: empty end = the one key, ``b"\\0"`` = every key
-    from ``key`` on (``key == range_end == b"\\0"`` is then every key)."""
-    if not range_end:
-        return key, None, True
-    if range_end == _TO_THE_END:
-        return key, None, False
-    return key, range_end, False
+    #: Every key with a retained version, live or not, in key order.
+    keys: list[bytes]
+    #: Each key's retained versions, oldest first (its ``KeyHistory``).
+    histories: list[list[KeyValue]]
+    #: The events of every revision from ``log_base`` to ``revision``.
+    log: list[tuple[Event, ...]]
+    revision: int
+    compact_revision: int
+    log_base: int
 
 
 class KVStore:
@@ -91,8 +95,9 @@ class KVStore:
         #: gRPC server measures the messages it receives).
         self.max_request_bytes: int | None = None
         self.lessor: Lessor | None = None  # set by Store; None means "no lease may be attached"
-        #: The write-ahead log when the store persists (journal.py); None keeps it in memory only.
-        self.journal: Journal | None = None
+        #: The write-ahead log when the store persists (journal.py's ``Journal``); None keeps it
+        #: in memory only.
+        self.journal: ChangeLog | None = None
 
     # ----------------------------------------------------------------- revisions
 
@@ -145,7 +150,7 @@ class KVStore:
     def _range_at(
         self, key: bytes, range_end: bytes, rev: int, limit: int, count_only: bool
     ) -> tuple[list[KeyValue], int]:
-        start, end, single = _range_bounds(key, range_end)
+        start, end, single = range_bounds(key, range_end)
         if single:
             history = self._history.get(start)
             kv = key_history.visible_at(history, rev) if history else None
@@ -239,7 +244,7 @@ class KVStore:
             raise ErrRequestTooLarge()
         if req.lease and (self.lessor is None or not self.lessor.exists(req.lease)):
             raise ErrLeaseNotFound()
-        wtxn = _WriteTxn(self)
+        wtxn = WriteTxn(self)
         prev_kv = wtxn.put(req).prev_kv
         return PutResponse(wtxn.commit(), prev_kv)
 
@@ -252,7 +257,7 @@ class KVStore:
         _check_txn_shape(req, self.max_txn_ops)
         if self.max_request_bytes is not None and raft_entry_size(txn_size(req)) > self.max_request_bytes:
             raise ErrRequestTooLarge()
-        wtxn = _WriteTxn(self)
+        wtxn = WriteTxn(self)
         succeeded = all(self._compare(c) for c in req.compare)
         ops = req.success if succeeded else req.failure
         self._check_txn_path(ops)
@@ -281,7 +286,7 @@ class KVStore:
                 yield from self._txn_path(op.success if succeeded else op.failure)
 
     def _compare(self, cmp: Compare) -> bool:
-        start, end, single = _range_bounds(cmp.key, cmp.range_end)
+        start, end, single = range_bounds(cmp.key, cmp.range_end)
         if single:
             kv = self.get(start)
             kvs = [] if kv is None else [kv]
@@ -394,9 +399,52 @@ class KVStore:
             )
         return self._rev
 
+    # ----------------------------------------------------------------- snapshots and the log's replay
+
+    def contents(self) -> KVContents:
+        """Everything the store holds, copied: the lists are new and the records, immutable,
+        shared, so the copy stays as it is while the store goes on (100,000 keys: ~30 ms)."""
+        history = self._history
+        keys = list(history.keys())
+        histories = list(map(list, map(history.__getitem__, keys)))
+        return KVContents(keys, histories, list(self._log), self._rev, self._compact_rev, self._log_base)
+
+    def restore(self, contents: KVContents) -> None:
+        """Become what ``contents`` holds (etcd's ``kvstore.Restore``), the live keys being those
+        whose last version is not a tombstone; for a fresh store, before anything reads or watches
+        it. ValueError when the log does not cover the revisions from ``log_base`` on."""
+        keys, histories = contents.keys, contents.histories
+        self._history = SortedDict(zip(keys, histories))
+        self._live = SortedList([key for key, h in zip(keys, histories) if h[-1].version != 0])
+        self._log = contents.log
+        self._rev = contents.revision
+        self._compact_rev = contents.compact_revision
+        self._log_base = contents.log_base
+        if len(self._log) != self._rev - self._log_base + 1:
+            raise ValueError("revision log does not match the revision")
+
+    def commit_logged(self, kvs: list[KeyValue], revoked_lease: int = 0) -> int:
+        """Commit, as the next revision, the records a logged commit installed (journal.py's
+        replay), in their order; and forget ``revoked_lease``. Each change's previous record is
+        the key's live one before it, in the store or earlier in ``kvs``, as when the records
+        were first committed. Returns the revision."""
+        changes: list[tuple[KeyValue, KeyValue | None]] = []
+        staged: dict[bytes, KeyValue] = {}
+        history = self._history
+        for kv in kvs:
+            key = kv.key
+            if key in staged:
+                prev: KeyValue | None = staged[key]
+            else:
+                h = history.get(key)
+                prev = h[-1] if h else None
+            changes.append((kv, None if prev is None or prev.version == 0 else prev))
+            staged[key] = kv
+        return self._commit(changes, revoked_lease)
+
     # ----------------------------------------------------------------- log access
 
-    def _events_between(self, first: int, last: int) -> list[tuple[int, tuple[Event, ...]]]:
+    def events_between(self, first: int, last: int) -> list[tuple[int, tuple[Event, ...]]]:
         """(revision, events) for every revision in [first, last], from the log."""
         base = self._log_base
         lo = max(first, base) - base
@@ -566,7 +614,7 @@ def _in_range(key: bytes, interval: tuple[bytes, bytes]) -> bool:
     return start <= key < end
 
 
-class _WriteTxn:
+class WriteTxn:
     """One write request in flight: ops run in order against the store overlaid with the
     request's own earlier writes (etcd reads at ``beginRev+1`` once a txn has changes)."""
 
@@ -619,7 +667,7 @@ class _WriteTxn:
             )
             resp = store._range_response(req, kvs, count)
             return resp._replace(header_revision=self.header_revision())
-        start, end, single = _range_bounds(req.key, req.range_end)
+        start, end, single = range_bounds(req.key, req.range_end)
         if single:
             kv = self.current(start)
             merged = [] if kv is None else [kv]
@@ -670,7 +718,7 @@ class _WriteTxn:
         return PutResponse(self.rev, prev if req.prev_kv else None)
 
     def delete_range(self, req: DeleteRangeRequest) -> DeleteRangeResponse:
-        start, end, single = _range_bounds(req.key, req.range_end)
+        start, end, single = range_bounds(req.key, req.range_end)
         if single:
             kv = self.current(start)
             victims = [] if kv is None else [kv]

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 from .kv import Compare, DeleteRangeRequest, PutRequest, RangeRequest, Request, TxnRequest
 
-#: etcd's ``--max-request-bytes`` default.
+#: etcd's ``--max-request-bytes`` default (1.5 MiB).
 DEFAULT_MAX_REQUEST_BYTES = 1536 * 1024
-#: The ``RequestHeader`` (field 100) of a raft entry of the default member (``fakeapi etcd``'s,
-#: a single etcd's started with default flags): a two-byte tag, its length, and the request id
-#: (tag and varint), whose top 16 bits are the member id's lowest.
+#: The member id of a single etcd started with default flags, and of ``fakeapi etcd``'s.
 DEFAULT_MEMBER_ID = 0x8E9E05C52164694D
 
 
@@ -28,6 +26,9 @@ def varint_size(value: int) -> int:
 
 
 def raft_header_size(member_id: int = DEFAULT_MEMBER_ID) -> int:
+    """The ``RequestHeader`` (field 100) every raft entry of ``member_id`` carries: a two-byte
+    tag, its length, and the request id (tag and varint), whose top 16 bits are the member id's
+    lowest, above a 48-bit time-and-counter suffix."""
     return 2 + 1 + 1 + varint_size(((member_id & 0xFFFF) << 48) | (1 << 47))
 
 

@@ -42,10 +42,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from sortedcontainers import SortedDict, SortedList
 
 from ..runtime import collector_paused
 from .kv import Event, EventType, KeyValue
+from .kvstore import KVContents
 from .wal import numbered_files
 
 if TYPE_CHECKING:
@@ -154,16 +154,14 @@ class Image:
 
 def capture(store: Store) -> Image:
     """The store as it is now; runs on the store's thread (a 100,000-key store: ~30 ms)."""
-    history = store._history
     lessor = store.lessor
     now = lessor.clock()
-    keys = list(history.keys())
     with collector_paused():
-        histories = list(map(list, map(history.__getitem__, keys)))
-    return Image(keys, histories, list(store._log), {
-        "revision": store._rev,
-        "compactRevision": store._compact_rev,
-        "logBase": store._log_base,
+        contents = store.contents()
+    return Image(contents.keys, contents.histories, contents.log, {
+        "revision": contents.revision,
+        "compactRevision": contents.compact_revision,
+        "logBase": contents.log_base,
         "nextLeaseId": lessor.next_id,
         # The lessor's clock when saved: a data directory's clock continues from it.
         "leaseClock": now,
@@ -245,7 +243,8 @@ def load(store: Store, data: bytes, on_header: Callable[[dict], None] | None = N
     The checksum is computed on another thread while the store is filled (zlib lets go of the
     GIL), and the cyclic garbage collector is held off meanwhile: the load allocates a few
     hundred thousand containers, none of them garbage."""
-    if store._rev != 1 or store._history or store.lessor.all():
+    # A store still at revision 1 has never been written (a write moves the revision).
+    if store.revision != 1 or store.lessor.all():
         raise ValueError("a snapshot loads only into a fresh store")
     header, sections, crc = parse(data)
     with ThreadPoolExecutor(1, thread_name_prefix="snapshot crc") as pool:
@@ -304,9 +303,6 @@ def _install(store: Store, header: dict, data: bytes, sections: dict[str, tuple[
     else:
         ends = list(accumulate(counts))
         histories = [kvs[start:end] for start, end in zip([0, *ends], ends)]
-    store._history = SortedDict(zip(keys, histories))
-    live = [key for key, h in zip(keys, histories) if h[-1].version != 0]
-    store._live = SortedList(live)
     # The revision log: each event refers to versions by index.
     put, delete = EventType.PUT, EventType.DELETE
     events = [
@@ -314,12 +310,9 @@ def _install(store: Store, header: dict, data: bytes, sections: dict[str, tuple[
         for kv, prev in zip(map(kvs.__getitem__, col["log_kv"]), col["log_prev"])
     ]
     ends = list(accumulate(col["log_sizes"]))
-    store._log = [tuple(events[start:end]) for start, end in zip([0, *ends], ends)]
-    store._rev = int(header["revision"])
-    store._compact_rev = int(header["compactRevision"])
-    store._log_base = int(header["logBase"])
-    if len(store._log) != store._rev - store._log_base + 1:
-        raise ValueError("revision log does not match the revision")
+    log = [tuple(events[start:end]) for start, end in zip([0, *ends], ends)]
+    store.restore(KVContents(keys, histories, log, int(header["revision"]), int(header["compactRevision"]),
+                             int(header["logBase"])))
     lessor = store.lessor
     now = lessor.clock()
     for lease_id, ttl, remaining in header["leases"]:

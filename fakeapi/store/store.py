@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import NamedTuple
 
 from .errors import ErrLeaseNotFound
-from .kvstore import DEFAULT_MAX_TXN_OPS, _WriteTxn
-from .kv import DeleteRangeRequest
+from .kvstore import DEFAULT_MAX_TXN_OPS, WriteTxn
+from .kv import DeleteRangeRequest, LeaseGrantResponse
 from .lease import MIN_LEASE_TTL, Lessor, LeaseTimeToLive
 from .watchable_store import WatchableStore
-
-
-class LeaseGrantResponse(NamedTuple):
-    header_revision: int
-    id: int
-    ttl: int
 
 
 class Store(WatchableStore):
@@ -30,7 +23,7 @@ class Store(WatchableStore):
         min_lease_ttl: int = MIN_LEASE_TTL,
     ) -> None:
         super().__init__(max_txn_ops=max_txn_ops)
-        self.lessor = Lessor(clock, min_lease_ttl)
+        self.lessor: Lessor = Lessor(clock, min_lease_ttl)
 
     def lease_grant(self, ttl: int, lease_id: int = 0) -> LeaseGrantResponse:
         lease = self.lessor.grant(ttl, lease_id)
@@ -46,7 +39,7 @@ class Store(WatchableStore):
         """Revoke the lease and delete its keys, in key order, at one revision (none when the
         lease holds no key). Returns the header revision."""
         lease = self.lessor.get(lease_id)
-        wtxn = _WriteTxn(self)
+        wtxn = WriteTxn(self)
         for key in sorted(lease.keys):
             wtxn.delete_range(DeleteRangeRequest(key))
         return wtxn.commit(revoked_lease=lease_id)

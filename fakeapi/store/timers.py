@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 
 from ..runtime import cancel_and_wait
-from .store import Store
+from .interface import StoreInterface
 
 #: How often leases are checked for expiry; etcd's lessor checks every 500 ms.
 LEASE_CHECK_INTERVAL = 0.5
 
 
 class StoreTimers:
-    def __init__(self, store: Store, progress_interval: float = 5.0) -> None:
+    def __init__(self, store: StoreInterface, progress_interval: float = 5.0) -> None:
         self.store = store
         self.progress_interval = progress_interval
         self._tasks: list[asyncio.Task[None]] = []

@@ -86,7 +86,7 @@ class WatchableStore(KVStore):
 
     # ----------------------------------------------------------------- synced index
 
-    def _add_synced(self, w: Watcher) -> None:
+    def add_synced(self, w: Watcher) -> None:
         w.synced = True
         if w.single:
             self._synced_single.setdefault(w.key, set()).add(w)
@@ -98,7 +98,7 @@ class WatchableStore(KVStore):
                 self._range_index = None
             group.add(w)
 
-    def _remove_synced(self, w: Watcher) -> None:
+    def remove_synced(self, w: Watcher) -> None:
         w.synced = False
         if w.single:
             index, slot = self._synced_single, w.key
@@ -166,7 +166,7 @@ class WatchableStore(KVStore):
                         ev if ev.prev_kv is None else ev._replace(prev_kv=None) for ev in matched
                     ]
                 evs = without_prev
-            w.stream._deliver_live(w, rev, evs)
+            w.stream.deliver_live(w, rev, evs)
 
     # ----------------------------------------------------------------- progress
 
@@ -181,7 +181,7 @@ class WatchableStore(KVStore):
                 if not w.progress_notify:
                     continue
                 if not w.sent_since_progress and w.caught_up(current):
-                    sent += stream._offer(WatchResponse(w.id, current))
+                    sent += stream.offer(WatchResponse(w.id, current))
                 w.sent_since_progress = False
         return sent
 
@@ -192,7 +192,7 @@ class WatchableStore(KVStore):
         # Watchers behind the new compaction point must hear about it even if no write comes.
         for stream in list(self._streams):
             if stream.has_pending:
-                stream._wake()
+                stream.wake()
         return header
 
 

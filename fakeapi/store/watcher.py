@@ -23,14 +23,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .errors import ErrEmptyWatcherRange, ErrWatcherDuplicateID
-from .kv import Event, EventType, WatchFilter, WatchResponse
-from .kvstore import _range_bounds
-
-if TYPE_CHECKING:
-    from .watchable_store import WatchableStore
+from .kv import Event, EventType, WatchFilter, WatchResponse, range_bounds
 
 #: etcd's ``watchBatchMaxRevs``: revisions per catch-up response.
 CATCHUP_BATCH_REVISIONS = 1000
@@ -60,7 +56,7 @@ class Watcher:
     ) -> None:
         self.id = watch_id
         self.stream = stream
-        start, end, single = _range_bounds(key, range_end)
+        start, end, single = range_bounds(key, range_end)
         self.key = start
         self.end = end  # None: to the end of the key space (or the one key when single)
         self.single = single
@@ -106,12 +102,29 @@ class Watcher:
         return ev
 
 
+class Watchable(Protocol):
+    """What a stream calls on the store that holds it (watchable_store.py's ``WatchableStore``;
+    etcd's ``watchable``), declared here, below that store."""
+
+    @property
+    def revision(self) -> int: ...
+
+    @property
+    def compact_revision(self) -> int: ...
+
+    def events_between(self, first: int, last: int) -> list[tuple[int, tuple[Event, ...]]]: ...
+
+    def add_synced(self, w: Watcher) -> None: ...
+
+    def remove_synced(self, w: Watcher) -> None: ...
+
+
 class WatchStream:
     """Many watchers, one bounded response queue, one consumer (see module docstring)."""
 
     def __init__(
         self,
-        store: WatchableStore,
+        store: Watchable,
         capacity: int = DEFAULT_STREAM_CAPACITY,
         on_ready: Callable[[], None] | None = None,
     ) -> None:
@@ -158,10 +171,10 @@ class WatchStream:
         )
         self.watchers[watch_id] = w
         if start > current:
-            self._store._add_synced(w)
+            self._store.add_synced(w)
         else:
             self._behind += 1
-            self._wake()
+            self.wake()
         return watch_id
 
     def cancel(self, watch_id: int) -> bool:
@@ -169,7 +182,7 @@ class WatchStream:
         if w is None:
             return False
         if w.synced:
-            self._store._remove_synced(w)
+            self._store.remove_synced(w)
         else:
             self._behind -= 1
         return True
@@ -183,7 +196,7 @@ class WatchStream:
             return False
         if not self.watchers:
             return True  # etcd's progressIfSync has no watcher to send it through: nothing
-        return self._offer(WatchResponse(STREAM_PROGRESS_ID, current))
+        return self.offer(WatchResponse(STREAM_PROGRESS_ID, current))
 
     def close(self) -> None:
         for watch_id in list(self.watchers):
@@ -207,26 +220,26 @@ class WatchStream:
 
     # ----------------------------------------------------------------- store side
 
-    def _wake(self) -> None:
+    def wake(self) -> None:
         if self.on_ready is not None:
             self.on_ready()
 
-    def _offer(self, resp: WatchResponse) -> bool:
+    def offer(self, resp: WatchResponse) -> bool:
         if len(self._queue) >= self.capacity:
             return False
         self._queue.append(resp)
-        self._wake()
+        self.wake()
         return True
 
-    def _deliver_live(self, w: Watcher, rev: int, events: list[Event]) -> None:
+    def deliver_live(self, w: Watcher, rev: int, events: list[Event]) -> None:
         """Push one committed revision to a synced watcher, or let it fall behind (etcd's
         victim path) when the queue is full; it then catches up from the log, losing nothing."""
-        if self._offer(WatchResponse(w.id, rev, tuple(events))):
+        if self.offer(WatchResponse(w.id, rev, tuple(events))):
             w.next_rev = rev + 1
             w.sent_since_progress = True
         else:
             w.next_rev = rev
-            self._store._remove_synced(w)
+            self._store.remove_synced(w)
             self._behind += 1
 
     def _catch_up(self) -> None:
@@ -249,7 +262,7 @@ class WatchStream:
                 continue
             last = min(current, w.next_rev + CATCHUP_BATCH_REVISIONS - 1)
             events: list[Event] = []
-            for _rev, evs in store._events_between(w.next_rev, last):
+            for _rev, evs in store.events_between(w.next_rev, last):
                 events.extend(w.select(evs, compact_rev))
             w.next_rev = last + 1
             if events:
@@ -257,4 +270,4 @@ class WatchStream:
                 w.sent_since_progress = True
             if w.next_rev > current:
                 self._behind -= 1
-                store._add_synced(w)
+                store.add_synced(w)

@@ -120,7 +120,7 @@ def test_restore_into_a_data_dir_and_save_from_it(tmp_path: Path) -> None:
     restored = Store()
     snapshot.load_file(restored, copy)
     assert (restored.revision, restored.compact_revision) == (store.revision, 10)
-    assert dict(restored._history) == dict(store._history) and restored._log == store._log
+    assert restored.contents() == store.contents()
     ttl = restored.lease_time_to_live(lease, keys=True)
     assert ttl.keys == (b"/registry/leased",) and 590 < ttl.ttl <= 600
 

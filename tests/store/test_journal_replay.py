@@ -41,8 +41,8 @@ def open_on_fake_time(directory: Path) -> tuple[list[float], Store, Journal]:
 
 def state(store: Store) -> tuple[Any, ...]:
     """Everything a restart must bring back, comparable."""
-    return (store.revision, store.compact_revision, store._log_base, dict(store._history), list(store._live),
-            store._log, sorted((lease.id, lease.ttl, sorted(lease.keys)) for lease in store.lessor.all()),
+    live = [kv.key for kv in store.range(RangeRequest(b"\0", b"\0", keys_only=True)).kvs]
+    return (store.contents(), live, sorted((lease.id, lease.ttl, sorted(lease.keys)) for lease in store.lessor.all()),
             store.lessor.next_id)
 
 
@@ -93,7 +93,7 @@ def test_replay_brings_back_exactly_what_was_logged(tmp_path: Path, policy: Fsyn
     restored, journal = reopen(journal, tmp_path, policy=policy)
     assert state(restored) == before
     # Revisions continue: never reused.
-    assert restored.put(PutRequest(b"/after", b"x")).header_revision == before[0] + 1
+    assert restored.put(PutRequest(b"/after", b"x")).header_revision == before[0].revision + 1
     journal.close()
 
 
@@ -188,7 +188,7 @@ def test_a_torn_last_record_is_dropped_and_cut_off(tmp_path: Path) -> None:
     assert state(restored) == before
     assert journal.dropped_torn_bytes == len(record) // 2
     assert segment.stat().st_size == intact
-    assert restored.put(PutRequest(b"/next", b"v")).header_revision == before[0] + 1
+    assert restored.put(PutRequest(b"/next", b"v")).header_revision == before[0].revision + 1
     journal.close()
     restored2 = Store()
     Journal.open(restored2, tmp_path).close()
