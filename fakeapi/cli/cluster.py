@@ -65,24 +65,32 @@ def config_from(args: argparse.Namespace) -> ClusterConfig:
 
 def run(args: argparse.Namespace) -> int:
     """``fakeapi cluster``: start, print the ready line, run until SIGINT/SIGTERM or until a
-    component exits, then stop everything started."""
+    component exits, then stop everything started, all at once. A second SIGINT/SIGTERM during
+    the stop kills what is still running at once (``Cluster.stop``)."""
     def interrupted(signum: int, _frame: object) -> None:
         raise KeyboardInterrupt(signal.Signals(signum).name)
 
-    signal.signal(signal.SIGTERM, interrupted)
+    # SIGINT too: a process started in the background by a shell without job control inherits
+    # SIGINT ignored, and would not hear the Ctrl-C it is told to stop on.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, interrupted)
+    cluster: Cluster | None = None
     try:
-        config = config_from(args)
-        cluster = Cluster(config)
+        cluster = Cluster(config_from(args))
         try:
             cluster.start()
             print(cluster.summary(), flush=True)
             while True:
                 cluster.check_running()
                 time.sleep(1)
+        except KeyboardInterrupt:
+            if cluster.components:  # not stopped yet (an interrupted start stops what it started)
+                print("fakeapi cluster: stopping (Ctrl-C again kills at once)", file=sys.stderr, flush=True)
+            raise
         finally:
             cluster.stop()
     except KeyboardInterrupt:
-        print("fakeapi cluster: stopped", file=sys.stderr, flush=True)
+        print(cluster.stopped_summary() if cluster else "fakeapi cluster: stopped", file=sys.stderr, flush=True)
         return 0
     except (ValueError, OSError, ControlPlaneError) as err:
         print(f"fakeapi cluster: {err}", file=sys.stderr, flush=True)

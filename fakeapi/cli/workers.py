@@ -12,8 +12,10 @@ writes the kubeconfig. The others run no controllers and never compact.
 
 This process only supervises: it holds the port (bound, never listening, so a port 0 stays the
 workers' own), prints one "listening on" line once every worker is up, forwards SIGTERM and
-SIGINT, and stops everything when any child ends. What each worker keeps in memory stays per
-worker: faults, metrics and the client report answer for the worker a request reaches.
+SIGINT, and stops everything when any child ends: the workers at once, then the store. Its
+children die with it, even killed by SIGKILL (``fakeapi.cluster.processes``). What each worker
+keeps in memory stays per worker: faults, metrics and the client report answer for the worker a
+request reaches.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import threading
 from collections.abc import Sequence
 from typing import IO
 
-from ..cluster.processes import stop_process
+from ..cluster.processes import spawn, stop_all
 
 #: How long the store and each worker get to print their ready line.
 START_TIMEOUT = 60.0
@@ -59,7 +61,7 @@ class _Child:
 
     def __init__(self, name: str, argv: list[str], ready: str) -> None:
         self.name = name
-        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.process = spawn(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.ready_line = ""
         self._ready = threading.Event()
         self._marker = ready
@@ -80,9 +82,6 @@ class _Child:
         if not self._ready.wait(START_TIMEOUT) or not self.ready_line:
             raise SystemExit(f"fakeapi: {self.name} did not start (exit code {self.process.poll()})")
         return self.ready_line
-
-    def stop(self) -> None:
-        stop_process(self.process)
 
 
 def _store_argv(args: argparse.Namespace) -> list[str]:
@@ -113,7 +112,8 @@ def run(args: argparse.Namespace, serve_argv: Sequence[str]) -> int:
                          "(fakeapi snapshot restore FILE --data-dir DIR), then serve --data-dir DIR")
     holder = bound_socket(args.host, args.port, reuse_port=True)
     port = holder.getsockname()[1]
-    children: list[_Child] = []
+    store: _Child | None = None
+    children: list[_Child] = []  # the store (if any) and the workers, in start order
     stopping = threading.Event()
 
     def stop(_signum: int = 0, _frame: object = None) -> None:
@@ -148,6 +148,8 @@ def run(args: argparse.Namespace, serve_argv: Sequence[str]) -> int:
                 return 1
         return 0
     finally:
-        for child in reversed(children):  # workers first, the store last
-            child.stop()
+        # The workers at once, then the store: a worker's stop does not meet its store gone.
+        stop_all([child.process for child in children if child is not store])
+        if store is not None:
+            stop_all([store.process])
         holder.close()

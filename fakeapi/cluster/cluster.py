@@ -10,15 +10,15 @@ Deployments, StatefulSets, GC, namespaces, ...), so fakeapi's built-in GC and na
 controllers are off whenever it runs; the real scheduler binds pods to the fake nodes.
 
 Every process is a child of this one, listens on loopback only, writes its output to
-``<logs>/<name>.log``, and is stopped (SIGTERM, then SIGKILL) by ``Cluster.stop`` — in reverse
-order of start, and only the processes this cluster started. The cluster also runs on a real
-kube-apiserver (``Cluster(config, apiserver=...)``), which is how the scenarios compare the two.
+``<logs>/<name>.log``, dies with this process however it ends, and is stopped by ``Cluster.stop``
+— all at once (SIGTERM to each, one shared grace, then SIGKILL), and only the processes this
+cluster started. The cluster also runs on a real kube-apiserver (``Cluster(config,
+apiserver=...)``), which is how the scenarios compare the two.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import copy
 import ipaddress
 import socket
@@ -39,6 +39,7 @@ from .control_plane import (
     Scheduler,
     free_port,
     kube_binaries,
+    stop_components,
 )
 
 KWOK = "kwok"
@@ -124,10 +125,9 @@ class FakeAPIServer(Component):
         self._wait_healthy(f"{self.url}/readyz")
         self.http = httpx.Client(base_url=self.url, timeout=60)
 
-    def stop(self) -> None:
+    def close_clients(self) -> None:
         if getattr(self, "http", None) is not None:
             self.http.close()
-        super().stop()
 
 
 def _check_free(port: int) -> None:
@@ -305,6 +305,8 @@ class Cluster:
     node_names: list[str] = field(default_factory=list)
     #: Seconds ``start`` took: to ready when it waited.
     ready_seconds: float = 0.0
+    #: Once stopped: the seconds each component took to end after the stop's SIGTERM, by name.
+    stop_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def api(self) -> APIServer:
@@ -432,10 +434,10 @@ class Cluster:
                 raise ControlPlaneError(f"{component.name} exited with {process.returncode}:\n{component.log_tail()}")
 
     def stop(self) -> None:
-        """Stop the components this cluster started, last started first."""
-        for name in reversed(list(self.components)):
-            with contextlib.suppress(Exception):
-                self.components.pop(name).stop()
+        """Stop the components this cluster started, all at once (``stop_components``): the
+        stop takes the slowest one's time; a KeyboardInterrupt meanwhile kills them at once."""
+        components, self.components = self.components, {}
+        self.stop_seconds.update(zip(components, stop_components(list(components.values()))))
 
     def summary(self) -> str:
         """The one line ``fakeapi cluster`` prints when ready."""
@@ -443,6 +445,11 @@ class Cluster:
         parts += [name for name in self.components if name != FakeAPIServer.name]
         return (f"fakeapi cluster: ready in {self.ready_seconds:.1f} s on {self.url}: {', '.join(parts)} "
                 f"(kubeconfig: {self.kubeconfig}, logs: {self.config.logs.resolve()})")
+
+    def stopped_summary(self) -> str:
+        """The one line ``fakeapi cluster`` prints when stopped: what each component took."""
+        took = ", ".join(f"{name} in {seconds:.1f} s" for name, seconds in self.stop_seconds.items())
+        return f"fakeapi cluster: stopped{': ' + took if took else ''}"
 
     def __enter__(self) -> Cluster:
         return self.start()

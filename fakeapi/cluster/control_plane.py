@@ -3,7 +3,8 @@ kube-controller-manager and kube-scheduler v1.35.4 as built by ``scripts/build-k
 
 The real kube-apiserver is the judge of fakeapi's answers (``tests/kasdiff``, the benchmarks);
 the real controller-manager and scheduler run against fakeapi (``fakeapi cluster``, tests). Every
-process listens on loopback only, on free ports, and is stopped by whoever started it.
+process listens on loopback only, on free ports, is stopped by whoever started it, and dies with
+it (``fakeapi.cluster.processes``).
 
 kube-apiserver runs the way envtest runs it: HTTPS with a self-signed CA, a static bearer token in
 ``system:masters``, ``--authorization-mode=AlwaysAllow``, service-account signing keys, and the
@@ -30,12 +31,14 @@ import httpx
 
 from ..auth.authentication import ADMIN
 from ..kubeconfig import write_kubeconfig
-from .processes import stop_process
+from .processes import spawn, stop_all
 
 KUBE_VERSION = "v1.35.4"
 ETCD_VERSION = "v3.6.6"
 #: How long a component gets to report healthy (kube-apiserver: ~3 s here; more on a busy machine).
 START_TIMEOUT = 120.0
+#: How long the components of one stop get, together, to exit on SIGTERM before SIGKILL.
+STOP_GRACE = 15.0
 _BUILD_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build-kube.sh"
 
 
@@ -80,8 +83,8 @@ class Component:
     def _launch(self, argv: Sequence[str]) -> None:
         with self.log_path.open("ab") as log:
             # A session of its own: a Ctrl-C meant for the parent does not hit the component first.
-            self.process = subprocess.Popen(list(argv), stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, start_new_session=True)
+            self.process = spawn(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 start_new_session=True)
 
     def log_tail(self, lines: int = 40) -> str:
         with contextlib.suppress(OSError):
@@ -103,16 +106,32 @@ class Component:
         self.stop()
         raise ControlPlaneError(f"{self.name} was not healthy at {url} within {START_TIMEOUT:.0f} s:\n{self.log_tail()}")
 
+    def close_clients(self) -> None:
+        """Close the clients this object holds (none here); ``stop_components`` stops the process."""
+
     def stop(self) -> None:
-        process, self.process = self.process, None
-        if process is not None:
-            stop_process(process, grace=15)
+        stop_components([self])
 
     def __enter__(self):  # type: ignore[no-untyped-def]
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def stop_components(components: Sequence[Component], grace: float = STOP_GRACE) -> list[float]:
+    """Stop ``components`` at once (``stop_all``: SIGTERM to each, one shared ``grace``, SIGKILL
+    to the rest) and close their clients; the seconds each took to end, 0 for one stopped already."""
+    processes = [component.process for component in components]
+    for component in components:
+        component.process = None
+    try:
+        for component in components:
+            component.close_clients()
+    finally:
+        took = stop_all([process for process in processes if process is not None], grace)
+    ended = iter(took)
+    return [0.0 if process is None else next(ended) for process in processes]
 
 
 class Etcd(Component):
@@ -162,8 +181,7 @@ class EtcdCluster:
         self.client_urls = [member.client_url for member in self.members]
 
     def stop(self) -> None:
-        for member in self.members:
-            member.stop()
+        stop_components(self.members)
 
     def __enter__(self) -> EtcdCluster:
         return self
@@ -271,10 +289,9 @@ class KubeAPIServer(Component):
         self.http = httpx.Client(base_url=self.url, verify=self.ssl_context, timeout=30,
                                  headers={"Authorization": f"Bearer {self.token}"})
 
-    def stop(self) -> None:
+    def close_clients(self) -> None:
         if getattr(self, "http", None) is not None:
             self.http.close()
-        super().stop()
 
 
 class ControllerManager(Component):
@@ -340,5 +357,5 @@ def kubectl_binary() -> Path:
 
 __all__ = [
     "Certificates", "ControlPlaneError", "ControllerManager", "Etcd", "KubeAPIServer", "Scheduler",
-    "free_port", "kube_binaries", "kubectl_binary", "real_apiserver", "write_kubeconfig",
+    "free_port", "kube_binaries", "kubectl_binary", "real_apiserver", "stop_components", "write_kubeconfig",
 ]

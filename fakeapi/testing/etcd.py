@@ -9,13 +9,16 @@ import threading
 from collections import deque
 from collections.abc import Sequence
 
+from ..cluster.processes import spawn, stop_all
+
 #: How long the server gets to print its "serving" line.
 START_TIMEOUT = 30.0
 
 
 class FakeEtcdProcess:
     """``fakeapi etcd --listen-client-urls http://127.0.0.1:0`` plus ``extra_args``;
-    ``client_url`` is where it serves once ``start`` returns."""
+    ``client_url`` is where it serves once ``start`` returns. The server dies with this process
+    (``fakeapi.cluster.processes.spawn``)."""
 
     def __init__(self, extra_args: Sequence[str] = ()) -> None:
         self.extra_args = list(extra_args)
@@ -24,7 +27,7 @@ class FakeEtcdProcess:
         self.output: deque[str] = deque(maxlen=200)
 
     def start(self) -> str:
-        self.process = subprocess.Popen(
+        self.process = spawn(
             [sys.executable, "-m", "fakeapi.cli", "etcd", "--listen-client-urls",
              "http://127.0.0.1:0", *self.extra_args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -48,14 +51,8 @@ class FakeEtcdProcess:
 
     def stop(self) -> None:
         process, self.process = self.process, None
-        if process is None:
-            return
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process is not None:
+            stop_all([process])
 
     def __enter__(self) -> FakeEtcdProcess:
         self.start()

@@ -145,7 +145,8 @@ def fakeapi_cluster(fakeapi_cluster_config: ClusterConfig | dict[str, Any],
     """A whole fake cluster for the session (per xdist worker): fakeapi on a free port, the real
     kube-controller-manager and kube-scheduler v1.35.4 and kwok v0.8.0 (built by
     ``scripts/build-kube.sh``, cached), its nodes Ready. Deployments roll out, pods are
-    scheduled and become Ready. Tests share it: use names or namespaces of their own."""
+    scheduled and become Ready. Tests share it: use names or namespaces of their own. Its
+    processes die with the test session, however it ends (a SIGKILL included)."""
     from ..cluster.cluster import Cluster, ClusterConfig
     from .client import FakeCluster
 

@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING, Any
 import httpx
 
 from ..kubeconfig import client_settings
-from ..cluster.processes import stop_process
+from ..cluster.processes import spawn, stop_all
 
 if TYPE_CHECKING:
     from .report import Report
@@ -23,11 +23,12 @@ START_TIMEOUT = 30.0
 
 
 class ServerProcess:
-    """``fakeapi serve --port 0`` with ``extra_args``; the kubeconfig goes to ``workdir``."""
+    """``fakeapi serve --port 0`` with ``extra_args``; the kubeconfig goes to ``workdir``. The
+    server dies with this process (``fakeapi.cluster.processes.spawn``)."""
 
     def __init__(self, workdir: Path, *extra_args: str) -> None:
         self.kubeconfig = workdir / "kubeconfig"
-        self.process = subprocess.Popen(
+        self.process = spawn(
             [sys.executable, "-m", "fakeapi.cli", "serve", "--port", "0", "--kubeconfig", str(self.kubeconfig),
              "--compaction-interval", "0", *extra_args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -60,7 +61,7 @@ class ServerProcess:
 
     def stop(self) -> None:
         self.http.close()
-        stop_process(self.process)
+        stop_all([self.process])
 
     def __enter__(self) -> ServerProcess:
         return self
