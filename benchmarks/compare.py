@@ -17,7 +17,7 @@ gives CPU milliseconds per operation (= CPU seconds per 1,000 operations) too.
 
 Both servers run as a test or a load test would: loopback, free ports; etcd with its data on
 tmpfs and --unsafe-no-fsync (fakeapi does not fsync either), kube-apiserver as envtest runs it
-(fakeapi.testing.control_plane); fakeapi with no built-in controllers (kube-apiserver runs none:
+(fakeapi.cluster.control_plane); fakeapi with no built-in controllers (kube-apiserver runs none:
 its garbage collector and namespace controller live in kube-controller-manager) and the store
 compacted every 5 minutes as kube-apiserver asks etcd to.
 """
