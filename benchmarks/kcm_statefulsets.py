@@ -1,4 +1,4 @@
-"""The real kube-controller-manager v1.35.4 (``fakeapi.testing.control_plane``) on fakeapi seeded
+"""The real kube-controller-manager v1.35.4 (``fakeapi.cluster.control_plane``) on fakeapi seeded
 with StatefulSets and their ControllerRevisions — 5,000 x 10 by default, the scenario of the
 ``statefulset-revisions`` load profile — and the client report once the StatefulSet controller
 has synced every set: which controller costs what. Prints the report's table (and the seconds

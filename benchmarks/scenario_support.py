@@ -1,6 +1,6 @@
 """What the whole-cluster scenarios (``benchmarks/scenario_*.py``, ``docs/scenarios.md``) share:
 the two API servers they run on (fakeapi, or the real kube-apiserver v1.35.4 on etcd v3.6.6 from
-``fakeapi.testing.control_plane``), the CPU and memory of processes from /proc, kube-apiserver's
+``fakeapi.cluster.control_plane``), the CPU and memory of processes from /proc, kube-apiserver's
 metrics (which fakeapi serves under the same names and buckets) read as deltas between two
 scrapes, and Markdown tables."""
 

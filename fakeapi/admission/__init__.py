@@ -6,7 +6,7 @@ plugin for every kind with ``validating_all``) runs after the strategy's validat
 ``createValidation``/``updateValidation``.
 
 fakeapi's oracle is kube-apiserver with its default plugins except ``ServiceAccount`` (see
-``fakeapi.testing.control_plane``). A plugin is a function registered for a kind with
+``fakeapi.cluster.control_plane``). A plugin is a function registered for a kind with
 ``mutating``; it gets the ``Admission`` of the registry, the object, the stored object (None on
 create) and the subresource written (None for the main resource). ``Admission.lookup`` reads
 another object (a PriorityClass), ``Admission.list`` the objects of a kind (the default

@@ -92,7 +92,7 @@ class UserInfo:
 
 
 #: The administrator of the kubeconfig ``fakeapi serve`` writes (``--token``'s user), as the
-#: static token file of fakeapi's oracle setup names it too (``fakeapi.testing.control_plane``).
+#: static token file of fakeapi's oracle setup names it too (``fakeapi.cluster.control_plane``).
 ADMIN = UserInfo("admin", "admin-uid", ("system:masters",))
 #: ``--token``'s default on loopback: the token of the kubeconfig ``fakeapi serve`` writes.
 ADMIN_TOKEN = "fakeapi"

@@ -1,4 +1,4 @@
-"""The real kube-controller-manager v1.35.4 (every controller; ``fakeapi.testing.control_plane``)
+"""The real kube-controller-manager v1.35.4 (every controller; ``fakeapi.cluster.control_plane``)
 on a fakeapi seeded with StatefulSets and their ControllerRevisions: the report names each
 controller by the User-Agent kube gives it and says what it cost — the StatefulSet controller's
 status updates and revisions, the shared informers' watches — and no detector fires for a

@@ -4,7 +4,7 @@ it; kubectl and a watch over HTTP create, read, update, delete, list (paged) and
 configmaps, a CRD and its custom resources; kube-apiserver's compactor compacts the store
 (``--etcd-compaction-interval``); kube-apiserver restarts over the same store, relists into its
 watch cache and serves what was written before; a watch from before the restart is told to
-relist (410), and one from the relisted version gets the next change. The launcher is ``fakeapi.testing.control_plane`` (certificates, token, envtest's
+relist (410), and one from the relisted version gets the next change. The launcher is ``fakeapi.cluster.control_plane`` (certificates, token, envtest's
 flags).
 """
 

@@ -1,5 +1,5 @@
 """The differential suite's two servers: one ``fakeapi serve`` process and one real
-kube-apiserver v1.35.4 over a real etcd v3.6.6 (``fakeapi.testing.control_plane``; the binaries
+kube-apiserver v1.35.4 over a real etcd v3.6.6 (``fakeapi.cluster.control_plane``; the binaries
 are built by ``scripts/build-kube.sh``, a warm Go build cache makes that seconds). Both live for
 the whole session; every case works in namespaces of its own, created on both.
 
