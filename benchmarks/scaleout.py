@@ -6,7 +6,7 @@ turn, one table with the ratios to one process. Not a test: run it and read.
     .venv/bin/python benchmarks/scaleout.py --workers 1,2,4 --only 'creates, 16|fan-out, 1,000'
 
 One process is ``fakeapi serve`` with its store in-process; N workers are N API processes over a
-store process (``fakeapi serve --workers N``, see ``fakeapi/workers.py``). Server CPU is the whole
+store process (``fakeapi serve --workers N``, see ``fakeapi/cli/workers.py``). Server CPU is the whole
 process tree's (store and workers), so CPU per operation shows what the gRPC hop costs.
 """
 

@@ -2,7 +2,7 @@
 loop, serving one fakeapi app at a time behind a fixed loopback port.
 
 The port (and so the URL and the kubeconfig) lives as long as the ``EmbeddedServer``; the app
-behind it — a whole ``fakeapi.http.Server`` with its store, registry, caches, controllers and
+behind it — a whole ``fakeapi.server.Server`` with its store, registry, caches, controllers and
 faults — is created by ``start_app`` and destroyed by ``stop_app``. A fresh app per test is a few
 milliseconds and shares nothing with the previous one, which is what makes per-test isolation
 leak-proof without a reset path in the server itself.
