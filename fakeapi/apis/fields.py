@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 Json = dict[str, Any]
+_EMPTY: Json = {}
 
 
 def struct(parent: Json, key: str) -> Json:
@@ -56,3 +57,24 @@ def get(obj: Json | None, *path: str) -> Any:
             return None
         node = node.get(key)
     return node
+
+
+def str_field(obj: Json | None, name: str) -> str:
+    """A string field, "" when absent (Go's zero value)."""
+    value = obj.get(name) if obj else None
+    return value if isinstance(value, str) else ""
+
+
+def int_field(obj: Json | None, name: str) -> int:
+    value = obj.get(name) if obj else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def list_field(obj: Json | None, name: str) -> list[Any]:
+    value = obj.get(name) if obj else None
+    return value if isinstance(value, list) else []
+
+
+def map_field(obj: Json | None, name: str) -> Json:
+    value = obj.get(name) if obj else None
+    return value if isinstance(value, dict) else _EMPTY
