@@ -22,13 +22,13 @@ from .defaults import (
     set_defaults_pod_template_spec,
 )
 from .validation import (
-    PodValidationOptions,
     pod_template_validation_options,
     pod_validation_options,
     validate_pod_spec,
     validate_pod_specific_annotations,
     validate_pod_template_spec,
 )
+from .validation_common import PodValidationOptions
 from .validation_storage import (
     ClaimSpecValidationOptions,
     claim_validation_options,

@@ -8,16 +8,16 @@ the internal type's zero values for absent fields. Where internal and v1 differ 
 ``hostNetwork``/``hostPID``/``hostIPC``, which the internal type keeps in the security context)
 the v1 location is read.
 
-``validate_pod_template_spec`` and ``PodValidationOptions`` are what other groups (apps, batch)
-call for the pod templates they embed, as kube's do; ``pod_validation_options`` is
-``GetValidationOptionsFromPodTemplate``/``GetValidationOptionsFromPodSpecAndMeta``.
+``validate_pod_template_spec`` (with ``PodValidationOptions`` from ``validation_common``) is
+what other groups (apps, batch) call for the pod templates they embed, as kube's do;
+``pod_validation_options`` is ``GetValidationOptionsFromPodTemplate``/
+``GetValidationOptionsFromPodSpecAndMeta``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ...machinery import quantity as quantities
@@ -34,22 +34,17 @@ from ...machinery.status import (
 )
 from ...machinery.validation import (
     DEFAULT_LABEL_SELECTOR_OPTIONS,
-    STANDARD_FINALIZERS,
     LabelSelectorValidationOptions,
     child,
     inclusive_range_error,
     index,
     invalid_json,
     is_config_map_key,
-    is_dns1123_label,
     is_dns1123_subdomain,
     is_env_var_name,
     is_http_header_name,
-    is_qualified_name,
     is_relaxed_env_var_name,
-    is_valid_cidr_for_legacy_field,
     is_valid_group_id,
-    is_valid_ip_for_legacy_field,
     is_valid_label_value,
     is_valid_port_name,
     is_valid_port_num,
@@ -63,25 +58,44 @@ from ...machinery.validation import (
     parse_ip_sloppy,
     regex_error,
     validate_annotations,
-    validate_finalizer_name,
     validate_label_name,
     validate_label_selector,
     validate_labels,
     validate_nonnegative_field,
-    validate_object_meta,
-    validate_object_meta_update,
     validate_object_meta_with_opts,
 )
 from .. import features
 from ..fields import int_field, list_field, map_field, str_field
 from .pod_spec_diff import internal_value
 from .resources import aggregate_container_resources
+from .validation_common import (
+    PodValidationOptions,
+    invalid_each,
+    is_huge_page_resource,
+    is_overcommit_allowed,
+    is_valid_ip,
+    validate_container_resource_name,
+    validate_core_object_meta,
+    validate_core_object_meta_update,
+    validate_dns1123_label,
+    validate_dns1123_subdomain,
+    validate_kube_finalizer_name,
+    validate_node_name,
+    validate_persistent_volume_name,
+    validate_pod_name,
+    validate_port_num_or_name,
+    validate_priority_class_name,
+    validate_pull_policy,
+    validate_qualified_name,
+    validate_resource_name,
+    validate_resource_quantity_value,
+    validate_secret_name,
+)
 
 Json = dict[str, Any]
 _EMPTY: Json = {}
 
 FILE_MODE_ERROR = "must be a number between 0 and 0777 (octal), both inclusive"
-IS_NOT_INTEGER_ERROR = "must be an integer"
 IS_NOT_POSITIVE_ERROR = "must be greater than zero"
 _MAX_INT32 = 2**31 - 1
 MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
@@ -90,104 +104,8 @@ SECCOMP_POD_ANNOTATION = "seccomp.security.alpha.kubernetes.io/pod"
 SECCOMP_CONTAINER_ANNOTATION_PREFIX = "container.seccomp.security.alpha.kubernetes.io/"
 APPARMOR_CONTAINER_ANNOTATION_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
 
-# Name rules of the core kinds (``ValidatePodName``, ...).
-validate_pod_name = name_is_dns_subdomain
-validate_node_name = name_is_dns_subdomain
-validate_secret_name = name_is_dns_subdomain
-validate_config_map_name = name_is_dns_subdomain
-validate_class_name = name_is_dns_subdomain
-validate_priority_class_name = name_is_dns_subdomain
-validate_persistent_volume_name = name_is_dns_subdomain
-
-
-def _invalid_each(path: str, value: Any, messages: Sequence[str]) -> list[FieldError]:
-    return [invalid_error(path, value, message) for message in messages]
-
-
-def validate_dns1123_label(value: str, path: str) -> list[FieldError]:
-    """``ValidateDNS1123Label``."""
-    return _invalid_each(path, value, is_dns1123_label(value))
-
-
-def validate_dns1123_subdomain(value: str, path: str) -> list[FieldError]:
-    """``ValidateDNS1123Subdomain``."""
-    return _invalid_each(path, value, is_dns1123_subdomain(value))
-
-
-def validate_qualified_name(value: str, path: str) -> list[FieldError]:
-    """``ValidateQualifiedName``."""
-    return _invalid_each(path, value, is_qualified_name(value))
-
-
-def validate_kube_finalizer_name(name: str, path: str) -> list[FieldError]:
-    """``validateKubeFinalizerName``: a name without ``/`` must be a standard one."""
-    if "/" not in name and name not in STANDARD_FINALIZERS:
-        return [invalid_error(path, name, "name is neither a standard finalizer name nor is it fully qualified")]
-    return []
-
-
-def validate_finalizer_name_core(name: str, path: str) -> list[FieldError]:
-    """Core's ``validateFinalizerName``: a qualified name, and a standard one without ``/``."""
-    return validate_finalizer_name(name, path) + validate_kube_finalizer_name(name, path)
-
-
-def validate_core_object_meta(meta: Json, namespaced: bool, name_fn: Any, path: str = "metadata") -> list[FieldError]:
-    """Core's ``ValidateObjectMeta``: apimachinery's, plus the legacy finalizer names."""
-    errors = validate_object_meta(meta, namespaced, name_fn, path)
-    for i, finalizer in enumerate(list_field(meta, "finalizers")):
-        errors += validate_kube_finalizer_name(finalizer, index(child(path, "finalizers"), i))
-    return errors
-
-
-def validate_core_object_meta_update(new: Json, old: Json, path: str = "metadata") -> list[FieldError]:
-    """Core's ``ValidateObjectMetaUpdate``."""
-    errors = validate_object_meta_update(new, old, path)
-    for i, finalizer in enumerate(list_field(new, "finalizers")):
-        errors += validate_kube_finalizer_name(finalizer, index(child(path, "finalizers"), i))
-    return errors
-
-
-def is_valid_ip(path: str, value: str, valid_old: Sequence[str] = ()) -> list[FieldError]:
-    """Core's ``IsValidIPForLegacyField`` (strict only with StrictIPCIDRValidation)."""
-    return is_valid_ip_for_legacy_field(path, value, features.enabled("StrictIPCIDRValidation"), valid_old)
-
-
-def is_valid_ip_for_legacy_field_cidr(path: str, value: str, valid_old: Sequence[str] = ()) -> list[FieldError]:
-    """Core's ``IsValidCIDRForLegacyField``."""
-    return is_valid_cidr_for_legacy_field(path, value, features.enabled("StrictIPCIDRValidation"), valid_old)
-
 
 # ----------------------------------------------------------------------------- options
-
-@dataclass(frozen=True, slots=True)
-class PodValidationOptions:
-    """``PodValidationOptions``: what a pod (or template) validation allows, decided from the
-    feature gates and, on update, from what the old object already had."""
-
-    allow_invalid_pod_deletion_cost: bool = False
-    allow_invalid_label_value_in_selector: bool = False
-    allow_indivisible_huge_pages_values: bool = False
-    allow_invalid_topology_spread_constraint_label_selector: bool = False
-    allow_non_local_projected_token_path: bool = False
-    allow_namespaced_sysctls_for_host_net_and_host_ipc: bool = False
-    resource_is_pod: bool = False
-    allow_relaxed_environment_variable_validation: bool = True
-    allow_relaxed_dns_search_validation: bool = True
-    allow_pod_lifecycle_sleep_action_zero_value: bool = True
-    allow_only_recursive_selinux_change_policy: bool = False
-    pod_level_resources_enabled: bool = True
-    allow_sidecar_resize_policy: bool = True
-    allow_invalid_label_value_in_required_node_affinity: bool = False
-    allow_match_label_keys_in_pod_topology_spread: bool = True
-    allow_match_label_keys_in_pod_topology_spread_selector_merge: bool = True
-    old_pod_violates_match_label_keys_validation: bool = False
-    allow_env_files_validation: bool = True
-    allow_container_restart_policy_rules: bool = True
-    allow_user_namespaces_with_volume_devices: bool = False
-    allow_taint_toleration_comparison_operators: bool = False
-    allow_user_namespaces_host_network_support: bool = False
-    allow_restart_all_containers: bool = False
-
 
 def pod_validation_options(spec: Json | None, old_spec: Json | None, meta: Json | None = None,
                            old_meta: Json | None = None, *, resource_is_pod: bool = False) -> PodValidationOptions:
@@ -543,7 +461,7 @@ def validate_csi_driver_name(driver: str, path: str) -> list[FieldError]:
     if not driver:
         return [required_error(path)]
     errors = [too_long_error(path, 63)] if len(driver.encode()) > 63 else []
-    return errors + _invalid_each(path, driver, is_dns1123_subdomain(driver.lower()))
+    return errors + invalid_each(path, driver, is_dns1123_subdomain(driver.lower()))
 
 
 def _validate_volume_source(volume: Json, path: str, pod_meta: Json | None,
@@ -689,8 +607,8 @@ def _validate_volume_source(volume: Json, path: str, pod_meta: Json | None,
             if not str_field(secret_ref, "name"):
                 errors.append(required_error(child(path, "csi", "nodePublishSecretRef", "name")))
             else:
-                errors += _invalid_each(child(path, "csi", "name"), secret_ref["name"],
-                                        validate_secret_name(secret_ref["name"], False))
+                errors += invalid_each(child(path, "csi", "name"), secret_ref["name"],
+                                       validate_secret_name(secret_ref["name"], False))
     if (source := one("ephemeral")) is not None:
         claim_template = source.get("volumeClaimTemplate")
         if claim_template is None:
@@ -772,7 +690,7 @@ def _validate_image_volume_source(source: Json, path: str, options: PodValidatio
     if reference.strip() != reference:
         errors.append(invalid_error(child(path, "reference"), reference,
                                     "must not have leading or trailing whitespace"))
-    return errors + _validate_pull_policy(str_field(source, "pullPolicy"), child(path, "pullPolicy"))
+    return errors + validate_pull_policy(str_field(source, "pullPolicy"), child(path, "pullPolicy"))
 
 
 def validate_volumes(volumes: list[Json], pod_meta: Json | None, path: str,
@@ -819,7 +737,7 @@ def _validate_container_ports(ports: list[Json], path: str) -> list[FieldError]:
         name = str_field(port, "name")
         if name:
             if messages := is_valid_port_name(name):
-                errors += _invalid_each(child(port_path, "name"), name, messages)
+                errors += invalid_each(child(port_path, "name"), name, messages)
             elif name in names:
                 errors.append(duplicate_error(child(port_path, "name"), name))
             else:
@@ -828,10 +746,10 @@ def _validate_container_ports(ports: list[Json], path: str) -> list[FieldError]:
         if container_port == 0:
             errors.append(required_error(child(port_path, "containerPort")))
         else:
-            errors += _invalid_each(child(port_path, "containerPort"), container_port, is_valid_port_num(container_port))
+            errors += invalid_each(child(port_path, "containerPort"), container_port, is_valid_port_num(container_port))
         host_port = int_field(port, "hostPort")
         if host_port:
-            errors += _invalid_each(child(port_path, "hostPort"), host_port, is_valid_port_num(host_port))
+            errors += invalid_each(child(port_path, "hostPort"), host_port, is_valid_port_num(host_port))
         protocol = str_field(port, "protocol")
         if not protocol:
             errors.append(required_error(child(port_path, "protocol")))
@@ -848,12 +766,12 @@ def _env_name_errors(name: str, options: PodValidationOptions) -> list[str]:
 def _validate_key_selector(selector: Json, path: str) -> list[FieldError]:
     """``validateConfigMapKeySelector``/``validateSecretKeySelector``."""
     name = str_field(selector, "name")
-    errors = _invalid_each(child(path, "name"), name, validate_secret_name(name, False))
+    errors = invalid_each(child(path, "name"), name, validate_secret_name(name, False))
     selector_key = str_field(selector, "key")
     if not selector_key:
         errors.append(required_error(child(path, "key")))
     else:
-        errors += _invalid_each(child(path, "key"), selector_key, is_config_map_key(selector_key))
+        errors += invalid_each(child(path, "key"), selector_key, is_config_map_key(selector_key))
     return errors
 
 
@@ -866,7 +784,7 @@ def _validate_env(env: list[Json], path: str, options: PodValidationOptions) -> 
         if not name:
             errors.append(required_error(child(variable_path, "name")))
         else:
-            errors += _invalid_each(child(variable_path, "name"), name, _env_name_errors(name, options))
+            errors += invalid_each(child(variable_path, "name"), name, _env_name_errors(name, options))
         value_from = variable.get("valueFrom")
         if value_from is None:
             continue
@@ -908,7 +826,7 @@ def _validate_file_key_selector(selector: Json, path: str) -> list[FieldError]:
     if not selector_key:
         errors.append(required_error(child(path, "key")))
     else:
-        errors += _invalid_each(child(path, "key"), selector_key, is_relaxed_env_var_name(selector_key))
+        errors += invalid_each(child(path, "key"), selector_key, is_relaxed_env_var_name(selector_key))
     volume_name = str_field(selector, "volumeName")
     if not volume_name:
         errors.append(required_error(child(path, "volumeName")))
@@ -929,7 +847,7 @@ def _validate_env_from(sources: list[Json], path: str, options: PodValidationOpt
         source_path = index(path, i)
         prefix = str_field(source, "prefix")
         if prefix:
-            errors += _invalid_each(child(source_path, "prefix"), prefix, _env_name_errors(prefix, options))
+            errors += invalid_each(child(source_path, "prefix"), prefix, _env_name_errors(prefix, options))
         count = 0
         for kind in ("configMapRef", "secretRef"):
             ref = source.get(kind)
@@ -940,7 +858,7 @@ def _validate_env_from(sources: list[Json], path: str, options: PodValidationOpt
             if not name:
                 errors.append(required_error(child(source_path, kind, "name")))
             else:
-                errors += _invalid_each(child(source_path, kind, "name"), name, name_is_dns_subdomain(name, True))
+                errors += invalid_each(child(source_path, kind, "name"), name, name_is_dns_subdomain(name, True))
         if count == 0:
             errors.append(invalid_error(path, "", "must specify one of: `configMapRef` or `secretRef`"))
         elif count > 1:
@@ -1046,26 +964,6 @@ def _validate_volume_devices(container: Json, volumes: dict[str, Json], path: st
     return errors
 
 
-_PULL_POLICIES = ("Always", "IfNotPresent", "Never")
-
-
-def _validate_pull_policy(policy: str, path: str) -> list[FieldError]:
-    """``validatePullPolicy``."""
-    if policy in _PULL_POLICIES:
-        return []
-    if not policy:
-        return [required_error(path)]
-    return [not_supported_error(path, policy, _PULL_POLICIES)]
-
-
-def _validate_port_num_or_name(port: Any, path: str) -> list[FieldError]:
-    """``ValidatePortNumOrName`` of an IntOrString."""
-    if isinstance(port, str):
-        return _invalid_each(path, port, is_valid_port_name(port))
-    number = port if isinstance(port, int) else 0
-    return _invalid_each(path, number, is_valid_port_num(number))
-
-
 def _validate_handler(handler: Json, grace_period: int | None, path: str, options: PodValidationOptions, *,
                       probe: bool) -> list[FieldError]:
     """``validateHandler`` of a probe (exec, httpGet, tcpSocket, grpc) or a lifecycle hook
@@ -1087,18 +985,18 @@ def _validate_handler(handler: Json, grace_period: int | None, path: str, option
         elif kind == "httpGet":
             if not str_field(action, "path"):
                 errors.append(required_error(child(action_path, "path")))
-            errors += _validate_port_num_or_name(action.get("port"), child(action_path, "port"))
+            errors += validate_port_num_or_name(action.get("port"), child(action_path, "port"))
             scheme = str_field(action, "scheme")
             if scheme not in ("HTTP", "HTTPS"):
                 errors.append(not_supported_error(child(action_path, "scheme"), scheme, ("HTTP", "HTTPS")))
             for header in list_field(action, "httpHeaders"):
-                errors += _invalid_each(child(action_path, "httpHeaders"), str_field(header, "name"),
-                                        is_http_header_name(str_field(header, "name")))
+                errors += invalid_each(child(action_path, "httpHeaders"), str_field(header, "name"),
+                                       is_http_header_name(str_field(header, "name")))
         elif kind == "tcpSocket":
-            errors += _validate_port_num_or_name(action.get("port"), child(action_path, "port"))
+            errors += validate_port_num_or_name(action.get("port"), child(action_path, "port"))
         elif kind == "grpc":
             port = int_field(action, "port")
-            errors += _invalid_each(child(action_path, "port"), port, is_valid_port_num(port))
+            errors += invalid_each(child(action_path, "port"), port, is_valid_port_num(port))
         else:
             seconds = int_field(action, "seconds")
             if grace_period is not None:
@@ -1248,7 +1146,7 @@ def _validate_container_common(container: Json, volumes: dict[str, Json], claim_
     errors += _validate_env_from(list_field(container, "envFrom"), child(path, "envFrom"), options)
     errors += _validate_volume_mounts(container, volumes, child(path, "volumeMounts"))
     errors += _validate_volume_devices(container, volumes, child(path, "volumeDevices"))
-    errors += _validate_pull_policy(str_field(container, "imagePullPolicy"), child(path, "imagePullPolicy"))
+    errors += validate_pull_policy(str_field(container, "imagePullPolicy"), child(path, "imagePullPolicy"))
     errors += validate_resource_requirements(map_field(container, "resources"), validate_container_resource_name,
                                              claim_names, child(path, "resources"), options)
     errors += _validate_resize_policy(list_field(container, "resizePolicy"), child(path, "resizePolicy"),
@@ -1405,61 +1303,6 @@ def _validate_container_only_for_pod(container: Json, path: str) -> list[FieldEr
 
 # ----------------------------------------------------------------------------- resources
 
-_STANDARD_RESOURCES = frozenset((
-    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
-    "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "quotas", "services",
-    "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
-    "services.nodeports", "services.loadbalancers"))
-_INTEGER_RESOURCES = frozenset(("pods", "quotas", "services", "replicationcontrollers", "secrets", "configmaps",
-                                "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"))
-
-
-def is_huge_page_resource(name: str) -> bool:
-    return name.startswith("hugepages-")
-
-
-def is_native_resource(name: str) -> bool:
-    """``helper.IsNativeResource``."""
-    return "/" not in name or "kubernetes.io/" in name
-
-
-def is_extended_resource(name: str) -> bool:
-    """``helper.IsExtendedResourceName``."""
-    if is_native_resource(name) or name.startswith("requests."):
-        return False
-    return not is_qualified_name("requests." + name)
-
-
-def is_overcommit_allowed(name: str) -> bool:
-    """``helper.IsOvercommitAllowed``."""
-    return is_native_resource(name) and not is_huge_page_resource(name)
-
-
-def is_standard_resource(name: str) -> bool:
-    return name in _STANDARD_RESOURCES or name.startswith(("hugepages-", "requests.hugepages-"))
-
-
-def validate_resource_name(name: str, path: str) -> list[FieldError]:
-    """``validateResourceName``."""
-    errors = _invalid_each(path, name, is_qualified_name(name))
-    if errors:
-        return errors
-    if "/" not in name and not is_standard_resource(name):
-        return [invalid_error(path, name, "must be a standard resource type or fully qualified")]
-    return []
-
-
-def validate_container_resource_name(name: str, path: str) -> list[FieldError]:
-    """``validateContainerResourceName``."""
-    errors = validate_resource_name(name, path)
-    if "/" not in name:
-        if name not in ("cpu", "memory", "ephemeral-storage") and not is_huge_page_resource(name):
-            errors.append(invalid_error(path, name, "must be a standard resource for containers"))
-    elif not is_native_resource(name) and not is_extended_resource(name):
-        errors.append(invalid_error(path, name, "doesn't follow extended resource name standard"))
-    return errors
-
-
 _POD_LEVEL_RESOURCES = ("cpu", "hugepages-", "memory")
 
 
@@ -1471,16 +1314,6 @@ def _validate_pod_resource_name(name: str, path: str) -> list[FieldError]:
     if name not in ("cpu", "memory") and not is_huge_page_resource(name):
         return [not_supported_error(path, name, _POD_LEVEL_RESOURCES)]
     return []
-
-
-def validate_resource_quantity_value(name: str, value: quantities.Quantity, path: str) -> list[FieldError]:
-    """``ValidateResourceQuantityValue``: not negative; whole for integer resources."""
-    errors = []
-    if value.sign() < 0:
-        errors.append(invalid_error(path, str(value), "must be greater than or equal to 0"))
-    if (name in _INTEGER_RESOURCES or is_extended_resource(name)) and value.milli_value() % 1000:
-        errors.append(invalid_error(path, str(value), IS_NOT_INTEGER_ERROR))
-    return errors
 
 
 def _huge_page_value_divisible(name: str, value: Any) -> bool:
@@ -1638,10 +1471,10 @@ def validate_security_context(context: Json | None, path: str, host_users: bool)
         return []
     errors: list[FieldError] = []
     if context.get("runAsUser") is not None:
-        errors += _invalid_each(child(path, "runAsUser"), context["runAsUser"], is_valid_user_id(context["runAsUser"]))
+        errors += invalid_each(child(path, "runAsUser"), context["runAsUser"], is_valid_user_id(context["runAsUser"]))
     if context.get("runAsGroup") is not None:
-        errors += _invalid_each(child(path, "runAsGroup"), context["runAsGroup"],
-                                is_valid_group_id(context["runAsGroup"]))
+        errors += invalid_each(child(path, "runAsGroup"), context["runAsGroup"],
+                               is_valid_group_id(context["runAsGroup"]))
     proc_mount = context.get("procMount")
     if proc_mount is not None:
         if proc_mount not in _PROC_MOUNT_TYPES:
@@ -1690,14 +1523,14 @@ def _validate_pod_security_context(spec: Json, path: str, options: PodValidation
         return []
     errors: list[FieldError] = []
     if context.get("fsGroup") is not None:
-        errors += _invalid_each(child(path, "fsGroup"), context["fsGroup"], is_valid_group_id(context["fsGroup"]))
+        errors += invalid_each(child(path, "fsGroup"), context["fsGroup"], is_valid_group_id(context["fsGroup"]))
     if context.get("runAsUser") is not None:
-        errors += _invalid_each(child(path, "runAsUser"), context["runAsUser"], is_valid_user_id(context["runAsUser"]))
+        errors += invalid_each(child(path, "runAsUser"), context["runAsUser"], is_valid_user_id(context["runAsUser"]))
     if context.get("runAsGroup") is not None:
-        errors += _invalid_each(child(path, "runAsGroup"), context["runAsGroup"],
-                                is_valid_group_id(context["runAsGroup"]))
+        errors += invalid_each(child(path, "runAsGroup"), context["runAsGroup"],
+                               is_valid_group_id(context["runAsGroup"]))
     for i, gid in enumerate(list_field(context, "supplementalGroups")):
-        errors += _invalid_each(index(child(path, "supplementalGroups"), i), gid, is_valid_group_id(gid))
+        errors += invalid_each(index(child(path, "supplementalGroups"), i), gid, is_valid_group_id(gid))
     if spec.get("shareProcessNamespace") and spec.get("hostPID"):
         errors.append(invalid_error(child(path, "shareProcessNamespace"), True,
                                     "ShareProcessNamespace and HostPID cannot both be enabled"))
@@ -1804,7 +1637,7 @@ def validate_node_selector_requirement(requirement: Json, allow_invalid_values: 
     errors += validate_label_name(str_field(requirement, "key"), child(path, "key"))
     if not allow_invalid_values:
         for i, value in enumerate(values):
-            errors += _invalid_each(index(child(path, "values"), i), value, is_valid_label_value(value))
+            errors += invalid_each(index(child(path, "values"), i), value, is_valid_label_value(value))
     return errors
 
 
@@ -1829,7 +1662,7 @@ def validate_node_selector_term(term: Json, allow_invalid_values: bool, path: st
                                         "not a valid field selector key"))
         else:
             for i, value in enumerate(values):
-                errors += _invalid_each(index(child(field_path, "values"), i), value, validate_node_name(value, False))
+                errors += invalid_each(index(child(field_path, "values"), i), value, validate_node_name(value, False))
     return errors
 
 
@@ -1884,7 +1717,7 @@ def _validate_pod_affinity_term(term: Json, allow_invalid: bool, path: str) -> l
     errors = validate_label_selector(term.get("labelSelector"), options, child(path, "labelSelector"))
     errors += validate_label_selector(term.get("namespaceSelector"), options, child(path, "namespaceSelector"))
     for name in list_field(term, "namespaces"):
-        errors += _invalid_each(child(path, "namespace"), name, name_is_dns_label(name, False))
+        errors += invalid_each(child(path, "namespace"), name, name_is_dns_label(name, False))
     errors += validate_match_label_keys_and_mismatch_label_keys(path, list_field(term, "matchLabelKeys"),
                                                                 list_field(term, "mismatchLabelKeys"),
                                                                 term.get("labelSelector"))
@@ -2031,7 +1864,7 @@ def _validate_dns_config(spec: Json, path: str, options: PodValidationOptions) -
         if options.allow_relaxed_dns_search_validation:
             if search != ".":
                 search = search.removesuffix(".")
-                errors += _invalid_each(search_path, search, _is_dns1123_subdomain_with_underscore(search))
+                errors += invalid_each(search_path, search, _is_dns1123_subdomain_with_underscore(search))
         else:
             errors += validate_dns1123_subdomain(search.removesuffix("."), search_path)
     for i, option in enumerate(list_field(config, "options")):
@@ -2175,10 +2008,10 @@ def _validate_pod_spec(spec: Json, pod_meta: Json | None, path: str, options: Po
     errors += _validate_pod_host_name(spec, path)
     account = str_field(spec, "serviceAccountName")
     if account:
-        errors += _invalid_each(child(path, "serviceAccountName"), account, name_is_dns_subdomain(account, False))
+        errors += invalid_each(child(path, "serviceAccountName"), account, name_is_dns_subdomain(account, False))
     node_name = str_field(spec, "nodeName")
     if node_name:
-        errors += _invalid_each(child(path, "nodeName"), node_name, validate_node_name(node_name, False))
+        errors += invalid_each(child(path, "nodeName"), node_name, validate_node_name(node_name, False))
     deadline = spec.get("activeDeadlineSeconds")
     if deadline is not None and (deadline < 1 or deadline > _MAX_INT32):
         errors.append(invalid_error(child(path, "activeDeadlineSeconds"), deadline,
@@ -2196,12 +2029,12 @@ def _validate_pod_spec(spec: Json, pod_meta: Json | None, path: str, options: Po
             errors += validate_dns1123_subdomain(hostname, index(child(alias_path, "hostnames"), j))
     priority_class = str_field(spec, "priorityClassName")
     if priority_class:
-        errors += _invalid_each(child(path, "priorityClassName"), priority_class,
-                                validate_priority_class_name(priority_class, False))
+        errors += invalid_each(child(path, "priorityClassName"), priority_class,
+                               validate_priority_class_name(priority_class, False))
     runtime_class = spec.get("runtimeClassName")
     if runtime_class is not None:
-        errors += _invalid_each(child(path, "runtimeClassName"), runtime_class,
-                                name_is_dns_subdomain(runtime_class, False))
+        errors += invalid_each(child(path, "runtimeClassName"), runtime_class,
+                               name_is_dns_subdomain(runtime_class, False))
     preemption = spec.get("preemptionPolicy")
     if preemption is not None and preemption not in ("PreemptLowerPriority", "Never"):
         errors.append(required_error(child(path, "preemptionPolicy")) if not preemption else not_supported_error(
@@ -2249,11 +2082,11 @@ def _validate_pod_resource_claims(pod_meta: Json | None, claims: list[Json], pat
             errors.append(invalid_json(claim_path, shown,
                                        "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"))
         if claim_name is not None:
-            errors += _invalid_each(child(claim_path, "resourceClaimName"), claim_name,
-                                    name_is_dns_subdomain(claim_name, False))
+            errors += invalid_each(child(claim_path, "resourceClaimName"), claim_name,
+                                   name_is_dns_subdomain(claim_name, False))
         if template_name is not None:
-            errors += _invalid_each(child(claim_path, "resourceClaimTemplateName"), template_name,
-                                    name_is_dns_subdomain(template_name, False))
+            errors += invalid_each(child(claim_path, "resourceClaimTemplateName"), template_name,
+                                   name_is_dns_subdomain(template_name, False))
     return errors
 
 
@@ -2773,7 +2606,7 @@ def validate_pod_status_update(new: Json, old: Json, options: PodValidationOptio
         errors.append(forbidden_error("status.nodeName", "may not be changed directly"))
     nominated, old_nominated = str_field(status, "nominatedNodeName"), str_field(old_status, "nominatedNodeName")
     if nominated != old_nominated and nominated:
-        errors += _invalid_each("status.nominatedNodeName", nominated, validate_node_name(nominated, False))
+        errors += invalid_each("status.nominatedNodeName", nominated, validate_node_name(nominated, False))
     if str_field(old_spec, "nodeName") and nominated and nominated != old_nominated:
         errors.append(forbidden_error("status.nominatedNodeName", "may not be set on pods that are already bound "
                                                                   "to a node"))

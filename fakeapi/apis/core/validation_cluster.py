@@ -36,8 +36,9 @@ from ...machinery.validation import (
 )
 from .. import features
 from ..fields import int_field, list_field, map_field, str_field
-from .validation import (
-    _invalid_each,
+from .validation import validate_taint_effect
+from .validation_common import (
+    invalid_each,
     is_overcommit_allowed,
     is_valid_ip,
     validate_container_resource_name,
@@ -49,7 +50,6 @@ from .validation import (
     validate_qualified_name,
     validate_resource_name,
     validate_resource_quantity_value,
-    validate_taint_effect,
 )
 
 Json = dict[str, Any]
@@ -257,7 +257,7 @@ def _validate_endpoint_address(address: Json, path: str) -> list[FieldError]:
         errors += validate_dns1123_label(address["hostname"], child(path, "hostname"))
     node_name = address.get("nodeName")
     if node_name is not None:
-        errors += _invalid_each(child(path, "nodeName"), node_name, validate_node_name(node_name, False))
+        errors += invalid_each(child(path, "nodeName"), node_name, validate_node_name(node_name, False))
     return errors + _validate_endpoint_ip(str_field(address, "ip"), child(path, "ip"))
 
 
@@ -280,7 +280,7 @@ def _validate_endpoint_subsets(subsets: list[Json]) -> list[FieldError]:
             elif name:
                 errors += validate_dns1123_label(name, child(port_path, "name"))
             number = int_field(port, "port")
-            errors += _invalid_each(child(port_path, "port"), number, is_valid_port_num(number))
+            errors += invalid_each(child(port_path, "port"), number, is_valid_port_num(number))
             protocol = str_field(port, "protocol")
             if not protocol:
                 errors.append(required_error(child(port_path, "protocol")))
@@ -334,7 +334,7 @@ def validate_event(event: Json) -> list[FieldError]:
                 errors.append(invalid_error(name, "", f"can have at most {limit} characters"))
         if len(str_field(event, "message").encode()) > 1024:
             errors.append(invalid_error("message", "", "can have at most 1024 characters"))
-    return errors + _invalid_each("namespace", namespace, is_dns1123_subdomain(namespace))
+    return errors + invalid_each("namespace", namespace, is_dns1123_subdomain(namespace))
 
 
 def validate_event_update(new: Json, old: Json) -> list[FieldError]:
@@ -357,7 +357,7 @@ def validate_limit_range(limit_range: Json) -> list[FieldError]:
     for i, item in enumerate(list_field(map_field(limit_range, "spec"), "limits")):
         item_path = index("spec.limits", i)
         limit_type = str_field(item, "type")
-        type_errors = _invalid_each(child(item_path, "type"), limit_type, _qualified_name_errors(limit_type))
+        type_errors = invalid_each(child(item_path, "type"), limit_type, _qualified_name_errors(limit_type))
         if not type_errors and "/" not in limit_type and limit_type not in ("Pod", "Container",
                                                                            "PersistentVolumeClaim"):
             type_errors = [invalid_error(child(item_path, "type"), limit_type,

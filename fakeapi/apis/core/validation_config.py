@@ -22,10 +22,7 @@ from ...machinery.validation import (
     validate_service_account_name,
 )
 from ..fields import map_field
-from .validation import (
-    validate_core_object_meta,
-    validate_core_object_meta_update,
-)
+from .validation_common import validate_core_object_meta, validate_core_object_meta_update
 
 Json = dict[str, Any]
 #: ``core.MaxSecretSize``: the data of a Secret or ConfigMap, 1 MiB.

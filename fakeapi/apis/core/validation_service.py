@@ -25,16 +25,17 @@ from ...machinery.validation import (
     validate_labels,
 )
 from ..fields import int_field, list_field, map_field, str_field
-from .validation import (
-    _invalid_each,
-    _validate_port_num_or_name,
+from .validation_cluster import _validate_endpoint_ip
+from .validation_common import (
+    invalid_each,
     is_valid_ip,
+    is_valid_ip_for_legacy_field_cidr,
     validate_core_object_meta,
     validate_core_object_meta_update,
     validate_dns1123_label,
+    validate_port_num_or_name,
     validate_qualified_name,
 )
-from .validation_cluster import _validate_endpoint_ip
 
 Json = dict[str, Any]
 _SERVICE_TYPES = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
@@ -137,13 +138,13 @@ def _validate_service_port(port: Json, require_name: bool, names: set[str], path
         else:
             names.add(name)
     number = int_field(port, "port")
-    errors += _invalid_each(child(path, "port"), number, is_valid_port_num(number))
+    errors += invalid_each(child(path, "port"), number, is_valid_port_num(number))
     protocol = str_field(port, "protocol")
     if not protocol:
         errors.append(required_error(child(path, "protocol")))
     elif protocol not in _PROTOCOLS:
         errors.append(not_supported_error(child(path, "protocol"), protocol, _PROTOCOLS))
-    errors += _validate_port_num_or_name(port.get("targetPort", 0), child(path, "targetPort"))
+    errors += validate_port_num_or_name(port.get("targetPort", 0), child(path, "targetPort"))
     if port.get("appProtocol") is not None:
         errors += validate_qualified_name(port["appProtocol"], child(path, "appProtocol"))
     return errors
@@ -151,8 +152,6 @@ def _validate_service_port(port: Json, require_name: bool, names: set[str], path
 
 def _validate_service(service: Json, old: Json | None) -> list[FieldError]:
     """``validateService``."""
-    from .validation import is_valid_ip_for_legacy_field_cidr
-
     meta, spec = map_field(service, "metadata"), map_field(service, "spec")
     annotations = map_field(meta, "annotations")
     errors: list[FieldError] = []
@@ -178,7 +177,7 @@ def _validate_service(service: Json, old: Json | None) -> list[FieldError]:
             errors.append(forbidden_error("spec.ipFamilyPolicy", "may not be set for ExternalName services"))
         cname = str_field(spec, "externalName").removesuffix(".")
         if cname:
-            errors += _invalid_each("spec.externalName", cname, is_dns1123_subdomain(cname))
+            errors += invalid_each("spec.externalName", cname, is_dns1123_subdomain(cname))
         else:
             errors.append(required_error("spec.externalName"))
     names: set[str] = set()
@@ -296,7 +295,7 @@ def _validate_external_traffic_policy(spec: Json) -> list[FieldError]:
     elif not health_port:
         errors.append(required_error("spec.healthCheckNodePort"))
     else:
-        errors += _invalid_each("spec.healthCheckNodePort", health_port, is_valid_port_num(health_port))
+        errors += invalid_each("spec.healthCheckNodePort", health_port, is_valid_port_num(health_port))
     return errors
 
 
@@ -417,7 +416,7 @@ def validate_service_status_update(new: Json, old: Json) -> list[FieldError]:
             errors.append(not_supported_error(child(ingress_path, "ipMode"), mode, ("Proxy", "VIP")))
         hostname = str_field(ingress, "hostname")
         if hostname:
-            errors += _invalid_each(child(ingress_path, "hostname"), hostname, is_dns1123_subdomain(hostname))
+            errors += invalid_each(child(ingress_path, "hostname"), hostname, is_dns1123_subdomain(hostname))
             if parse_ip_sloppy(hostname) is not None:
                 errors.append(invalid_error(child(ingress_path, "hostname"), hostname,
                                             "must be a DNS name, not an IP address"))

@@ -31,11 +31,15 @@ from ...machinery.validation import (
 from .. import features
 from ..fields import list_field, map_field, str_field
 from .pod_spec_diff import internal_diff
-from .validation import (
-    _invalid_each,
+from .validation_common import (
+    PodValidationOptions,
+    invalid_each,
+    is_native_resource,
     validate_class_name,
     validate_core_object_meta,
     validate_core_object_meta_update,
+    validate_dns1123_label,
+    validate_dns1123_subdomain,
     validate_persistent_volume_name,
     validate_resource_quantity_value,
 )
@@ -89,10 +93,10 @@ def _validate_data_source(source: Json, path: str, allow_invalid_group: bool, wi
     if not group and kind != "PersistentVolumeClaim":
         errors.append(invalid_error(path, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup"))
     if group and not allow_invalid_group:
-        errors += _invalid_each(child(path, "apiGroup"), group, is_dns1123_subdomain(group))
+        errors += invalid_each(child(path, "apiGroup"), group, is_dns1123_subdomain(group))
     namespace = str_field(source, "namespace") if with_namespace else ""
     if namespace:
-        errors += _invalid_each(child(path, "namespace"), namespace, validate_namespace_name(namespace, False))
+        errors += invalid_each(child(path, "namespace"), namespace, validate_namespace_name(namespace, False))
     return errors
 
 
@@ -128,7 +132,7 @@ def validate_persistent_volume_claim_spec(spec: Json, path: str,
             errors += validate_resource_quantity_value("storage", value, storage_path)
     class_name = str_field(spec, "storageClassName")
     if class_name:
-        errors += _invalid_each(child(path, "storageClassName"), class_name, validate_class_name(class_name, False))
+        errors += invalid_each(child(path, "storageClassName"), class_name, validate_class_name(class_name, False))
     mode = spec.get("volumeMode")
     if mode is not None and mode not in _VOLUME_MODES:
         errors.append(not_supported_error(child(path, "volumeMode"), mode, _VOLUME_MODES))
@@ -150,8 +154,8 @@ def validate_persistent_volume_claim_spec(spec: Json, path: str,
             errors.append(invalid_error(path, child(path, "dataSource"), "must match dataSourceRef"))
     attributes_class = str_field(spec, "volumeAttributesClassName")
     if attributes_class and options.enable_volume_attributes_class:
-        errors += _invalid_each(child(path, "volumeAttributesClassName"), attributes_class,
-                                validate_class_name(attributes_class, False))
+        errors += invalid_each(child(path, "volumeAttributesClassName"), attributes_class,
+                               validate_class_name(attributes_class, False))
     return errors
 
 
@@ -267,8 +271,6 @@ _MOUNT_OPTION_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "glusterfs
 
 def _validate_pv_secret_reference(reference: Json, path: str) -> list[FieldError]:
     """``validatePVSecretReference``."""
-    from .validation import validate_dns1123_label, validate_dns1123_subdomain
-
     errors: list[FieldError] = []
     name, namespace = str_field(reference, "name"), str_field(reference, "namespace")
     errors += [required_error(child(path, "name"))] if not name else validate_dns1123_subdomain(name, child(path, "name"))
@@ -312,8 +314,8 @@ def _pv_source_errors(kind: str, source: Json, path: str, volume_name: str) -> l
                 errors.append(invalid_error(child(path, "endpointsNamespace"), "",
                                             "if the endpointnamespace is set, it must be a valid namespace name"))
             else:
-                errors += _invalid_each(child(path, "endpointsNamespace"), endpoints_namespace,
-                                        validate_namespace_name(endpoints_namespace, False))
+                errors += invalid_each(child(path, "endpointsNamespace"), endpoints_namespace,
+                                       validate_namespace_name(endpoints_namespace, False))
     elif kind == "nfs":
         errors += _required_fields(source, path, "server", "path")
         if not str_field(source, "path").startswith("/"):
@@ -388,8 +390,6 @@ def _pv_source_errors(kind: str, source: Json, path: str, volume_name: str) -> l
 
 
 def _no_pod_options() -> Any:
-    from .validation import PodValidationOptions
-
     return PodValidationOptions()
 
 
@@ -467,7 +467,7 @@ def _validate_persistent_volume_spec(spec: Json, name: str, allow_invalid_node_a
         errors.append(forbidden_error("spec.persistentVolumeReclaimPolicy", "may not be 'recycle' for a hostPath mount of '/'"))
     class_name = str_field(spec, "storageClassName")
     if class_name:
-        errors += _invalid_each("spec.storageClassName", class_name, validate_class_name(class_name, False))
+        errors += invalid_each("spec.storageClassName", class_name, validate_class_name(class_name, False))
     mode = spec.get("volumeMode")
     if mode is not None and mode not in _VOLUME_MODES:
         errors.append(not_supported_error("spec.volumeMode", mode, _VOLUME_MODES))
@@ -476,8 +476,8 @@ def _validate_persistent_volume_spec(spec: Json, name: str, allow_invalid_node_a
         if not attributes_class:
             errors.append(required_error("spec.volumeAttributesClassName", "an empty string is disallowed"))
         else:
-            errors += _invalid_each("spec.volumeAttributesClassName", attributes_class,
-                                    validate_class_name(attributes_class, False))
+            errors += invalid_each("spec.volumeAttributesClassName", attributes_class,
+                                   validate_class_name(attributes_class, False))
         if spec.get("csi") is None:
             errors.append(required_error("spec.csi", "has to be specified when using volumeAttributesClassName"))
     return errors
@@ -584,9 +584,7 @@ _RESIZE_STATUSES = ("ControllerResizeInProgress", "ControllerResizeInfeasible", 
 
 def _claim_resource_key_errors(name: str, path: str) -> list[FieldError]:
     """``validatePersistentVolumeClaimResourceKey``."""
-    from .validation import is_native_resource
-
-    errors = _invalid_each(path, name, is_qualified_name(name))
+    errors = invalid_each(path, name, is_qualified_name(name))
     if errors:
         return errors
     if is_native_resource(name) and name != "storage":

@@ -35,14 +35,16 @@ from ...machinery.validation import (
     validate_object_meta_update,
 )
 from ..core.validation import (
-    validate_core_object_meta,
     validate_csi_driver_name,
-    validate_dns1123_label,
-    validate_dns1123_subdomain,
-    validate_node_name,
     validate_node_selector,
 )
 from ..core.pod_spec_diff import internal_value
+from ..core.validation_common import (
+    validate_core_object_meta,
+    validate_dns1123_label,
+    validate_dns1123_subdomain,
+    validate_node_name,
+)
 from ..core.validation_storage import validate_template_object_meta
 from ..fields import Json, get, values
 
