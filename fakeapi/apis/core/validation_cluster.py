@@ -233,7 +233,7 @@ def validate_node_update(new: Json, old: Json) -> list[FieldError]:
 
 # ----------------------------------------------------------------------------- endpoints
 
-def _validate_endpoint_ip(address: str, path: str) -> list[FieldError]:
+def validate_endpoint_ip(address: str, path: str) -> list[FieldError]:
     """``ValidateEndpointIP``."""
     ip = parse_ip_sloppy(address)
     if ip is None:
@@ -258,7 +258,7 @@ def _validate_endpoint_address(address: Json, path: str) -> list[FieldError]:
     node_name = address.get("nodeName")
     if node_name is not None:
         errors += invalid_each(child(path, "nodeName"), node_name, validate_node_name(node_name, False))
-    return errors + _validate_endpoint_ip(str_field(address, "ip"), child(path, "ip"))
+    return errors + validate_endpoint_ip(str_field(address, "ip"), child(path, "ip"))
 
 
 def _validate_endpoint_subsets(subsets: list[Json]) -> list[FieldError]:

@@ -25,7 +25,7 @@ from ...machinery.validation import (
     validate_labels,
 )
 from ..fields import int_field, list_field, map_field, str_field
-from .validation_cluster import _validate_endpoint_ip
+from .validation_cluster import validate_endpoint_ip
 from .validation_common import (
     invalid_each,
     is_valid_ip,
@@ -210,7 +210,7 @@ def _validate_service(service: Json, old: Json | None) -> list[FieldError]:
     existing = list_field(map_field(old, "spec"), "externalIPs") if old is not None else []
     for i, address in enumerate(list_field(spec, "externalIPs")):
         address_errors = is_valid_ip(index("spec.externalIPs", i), address, existing)
-        errors += address_errors or _validate_endpoint_ip(address, index("spec.externalIPs", i))
+        errors += address_errors or validate_endpoint_ip(address, index("spec.externalIPs", i))
     if not kind:
         errors.append(required_error("spec.type"))
     elif kind not in _SERVICE_TYPES:
