@@ -64,7 +64,7 @@ from ...machinery.validation import (
     validate_object_meta_with_opts,
 )
 from .. import features
-from ..fields import int_field, list_field, map_field, str_field
+from ..fields import int_field, list_field, map_field, set_or_drop, str_field
 from .pod_spec_diff import internal_value
 from .resources import aggregate_container_resources
 from .validation_common import (
@@ -1974,9 +1974,9 @@ def validate_pod_update(new: Json, old: Json, options: PodValidationOptions) -> 
             for c, old_c in zip(munged[kind], list_field(old_spec, kind), strict=True):
                 if "image" not in old_c:
                     c.pop("image", None)
-    _set_or_drop(munged, "activeDeadlineSeconds", old_deadline)
-    _set_or_drop(munged, "schedulingGates", old_spec.get("schedulingGates"))
-    _set_or_drop(munged, "tolerations", old_spec.get("tolerations"))
+    set_or_drop(munged, "activeDeadlineSeconds", old_deadline)
+    set_or_drop(munged, "schedulingGates", old_spec.get("schedulingGates"))
+    set_or_drop(munged, "tolerations", old_spec.get("tolerations"))
     old_grace = old_spec.get("terminationGracePeriodSeconds")
     if old_grace is not None and old_grace < 0 and munged.get("terminationGracePeriodSeconds") == 1:
         munged["terminationGracePeriodSeconds"] = old_grace
@@ -1984,7 +1984,7 @@ def validate_pod_update(new: Json, old: Json, options: PodValidationOptions) -> 
         if (munged.get("nodeSelector") or {}) != (old_spec.get("nodeSelector") or {}):
             errors += _validate_node_selector_mutation("spec.nodeSelector", map_field(munged, "nodeSelector"),
                                                        map_field(old_spec, "nodeSelector"))
-            _set_or_drop(munged, "nodeSelector", old_spec.get("nodeSelector"))
+            set_or_drop(munged, "nodeSelector", old_spec.get("nodeSelector"))
         old_node_affinity = map_field(old_spec, "affinity").get("nodeAffinity")
         new_node_affinity = map_field(munged, "affinity").get("nodeAffinity")
         if old_node_affinity != new_node_affinity:
@@ -2000,18 +2000,11 @@ def validate_pod_update(new: Json, old: Json, options: PodValidationOptions) -> 
                 munged.pop("affinity")
             else:
                 munged["affinity"] = {**affinity}
-                _set_or_drop(munged["affinity"], "nodeAffinity", old_node_affinity)
+                set_or_drop(munged["affinity"], "nodeAffinity", old_node_affinity)
     if munged != old_spec:
         message = "pod updates may not change fields other than " + ",".join(UPDATABLE_POD_SPEC_FIELDS)
         errors.append(forbidden_error("spec", message + "\n" + pod_spec_diff(old_spec, munged)))
     return errors
-
-
-def _set_or_drop(obj: Json, name: str, value: Any) -> None:
-    if value is None:
-        obj.pop(name, None)
-    else:
-        obj[name] = value
 
 
 def _validate_only_added_tolerations(new: list[Json], old: list[Json], path: str,

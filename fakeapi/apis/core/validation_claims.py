@@ -21,7 +21,7 @@ from ...machinery.validation import (
     validate_namespace_name,
 )
 from .. import features
-from ..fields import list_field, map_field, str_field
+from ..fields import list_field, map_field, set_or_drop, str_field
 from .pod_spec_diff import internal_diff
 from .validation_common import (
     invalid_each,
@@ -183,7 +183,7 @@ def validate_persistent_volume_claim_update(new: Json, old: Json) -> list[FieldE
     new_spec, old_spec = dict(map_field(new, "spec")), dict(map_field(old, "spec"))
     new_annotations, old_annotations = map_field(new_meta, "annotations"), map_field(old_meta, "annotations")
     if not str_field(old_spec, "volumeName"):
-        _set_or_drop(old_spec, "volumeName", new_spec.get("volumeName"))
+        set_or_drop(old_spec, "volumeName", new_spec.get("volumeName"))
     old_class, new_class = old_spec.get("storageClassName"), new_spec.get("storageClassName")
     if BETA_STORAGE_CLASS_ANNOTATION in old_annotations and old_class is None and new_class is not None and \
             new_class == old_annotations[BETA_STORAGE_CLASS_ANNOTATION] and (
@@ -198,14 +198,14 @@ def validate_persistent_volume_claim_update(new: Json, old: Json) -> list[FieldE
         if new_class is not None and old_class is None and (
                 BETA_STORAGE_CLASS_ANNOTATION not in old_annotations
                 or new_class == old_annotations[BETA_STORAGE_CLASS_ANNOTATION]):
-            _set_or_drop(new_spec, "storageClassName", old_class)
+            set_or_drop(new_spec, "storageClassName", old_class)
     bound = str_field(map_field(new, "status"), "phase") == "Bound"
     requests = map_field(map_field(new_spec, "resources"), "requests")
     if bound and "requests" in map_field(new_spec, "resources"):
         new_spec["resources"] = {**new_spec["resources"], "requests": {
             **requests, "storage": map_field(map_field(old_spec, "resources"), "requests").get("storage")}}
     if bound:
-        _set_or_drop(new_spec, "volumeAttributesClassName", old_spec.get("volumeAttributesClassName"))
+        set_or_drop(new_spec, "volumeAttributesClassName", old_spec.get("volumeAttributesClassName"))
     if new_spec != old_spec:
         errors.append(forbidden_error("spec", "spec is immutable after creation except resources.requests and "
                                               "volumeAttributesClassName for bound claims\n"
@@ -241,13 +241,6 @@ def validate_persistent_volume_claim_update(new: Json, old: Json) -> list[FieldE
 def _storage_request(claim: Json) -> quantities.Quantity:
     value = map_field(map_field(map_field(claim, "spec"), "resources"), "requests").get("storage")
     return quantities.decode(value) if value is not None else quantities.parse("0")
-
-
-def _set_or_drop(obj: Json, name: str, value: Any) -> None:
-    if value is None:
-        obj.pop(name, None)
-    else:
-        obj[name] = value
 
 
 def validate_new_persistent_volume_claim(claim: Json) -> list[FieldError]:
