@@ -1,17 +1,38 @@
 """One request and one client as the report (``report.ClientReport``) and the detectors
 (``detectors.Detectors``) see them: a ``Call`` made when the request comes in and finished when
-it is over, made by a ``ClientState``, which holds its watches while they are open."""
+it is over, made by a ``ClientState``, which holds its watches while they are open; and
+``RequestInfo``, what they read of the request the HTTP layer parsed."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..registry.request_cost import RequestCost
 from .identity import ClientIdentity
 
-if TYPE_CHECKING:
-    from ..http.request_info import RequestInfo
+
+class RequestKey(Protocol):
+    """What the report reads of a request's metric labels: its scope (resource, namespace,
+    cluster)."""
+
+    @property
+    def scope(self) -> str: ...
+
+
+class RequestInfo(Protocol):
+    """What the report and the detectors read of a resource request. The HTTP layer's
+    ``RequestInfo`` is one; clients/ lies below the HTTP layer, so it names the shape it reads
+    rather than importing the class."""
+
+    verb: str
+    namespace: str  # "" for none
+    name: str  # "" for none
+    resource: str  # plural[.group][/subresource]
+    key: RequestKey
+
+    def query_value(self, name: str) -> str: ...
+
 
 #: How much of a request an example keeps.
 MAX_EXAMPLE = 300

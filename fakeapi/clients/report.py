@@ -15,18 +15,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from ..registry.request_cost import RequestCost
-from .calls import Call, ClientState
+from .calls import Call, ClientState, RequestInfo
 from .detectors import DetectorConfig, Detectors, Findings
 from .identity import ClientIdentity, identify, named
 from .usage import FIELDS, History, Usage, UsageKey, summed
-
-if TYPE_CHECKING:
-    from ..http.request_info import RequestInfo
 
 OTHER = "other"
 DEFAULT_MAX_CLIENTS = 100
