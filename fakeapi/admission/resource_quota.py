@@ -23,9 +23,9 @@ from functools import cache
 from ..apis.catalogue import default_catalogue
 from ..apis.core.resources import pod_resources
 from ..apis.core.strategy import pod_qos_class
+from ..apis.core.validation_common import is_extended_resource
 from ..machinery.quantity import Quantity, decode
 from ..machinery.selectors import LabelRequirement
-from ..machinery.validation import is_qualified_name
 from . import Admission, Json, refusal, validating_all
 
 Resources = dict[str, Quantity]
@@ -164,19 +164,9 @@ def _compute_usage(requests: Resources, limits: Resources) -> Resources:
     for name, value in requests.items():
         if name.startswith("hugepages-"):
             result[name] = result[f"requests.{name}"] = value
-        elif name.startswith("deviceclass.resource.kubernetes.io/") or _is_extended_resource_name(name):
+        elif name.startswith("deviceclass.resource.kubernetes.io/") or is_extended_resource(name):
             result[f"requests.{name}"] = value
     return result
-
-
-def _is_extended_resource_name(name: str) -> bool:
-    """``helper.IsExtendedResourceName``: not native (a domain other than kubernetes.io), not
-    already ``requests.``, and a qualified name once prefixed with ``requests.`` (only quotas of
-    ``requests.<name>`` can limit it)."""
-    native = "/" not in name or "kubernetes.io/" in name
-    if native or name.startswith("requests."):
-        return False
-    return not is_qualified_name(f"requests.{name}")
 
 
 def _is_extended_resource_for_quota(name: str) -> bool:

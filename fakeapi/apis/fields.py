@@ -1,13 +1,14 @@
-"""Reading and defaulting fields of decoded JSON objects the way Go's decoder sees them: a field
-that is absent and a field that is ``null`` are the same nil pointer (or zero value), so defaults
-apply to both; a struct field that is not a pointer always exists once decoded (kube writes it
-back as ``{}`` when it is empty)."""
+"""Reading, defaulting and setting fields of decoded JSON objects the way Go's decoder sees them:
+a field that is absent and a field that is ``null`` are the same nil pointer (or zero value), so
+defaults apply to both; a struct field that is not a pointer always exists once decoded (kube
+writes it back as ``{}`` when it is empty)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 Json = dict[str, Any]
+_EMPTY: Json = {}
 
 
 def struct(parent: Json, key: str) -> Json:
@@ -56,3 +57,36 @@ def get(obj: Json | None, *path: str) -> Any:
             return None
         node = node.get(key)
     return node
+
+
+def set_or_drop(obj: Json, key: str, value: Any) -> None:
+    """``obj.Field = value`` of a pointer field: None (nil) is no key at all."""
+    if value is None:
+        obj.pop(key, None)
+    else:
+        obj[key] = value
+
+
+def str_field(obj: Json | None, name: str) -> str:
+    """A string field, "" when absent (Go's zero value)."""
+    value = obj.get(name) if obj else None
+    return value if isinstance(value, str) else ""
+
+
+def int_field(obj: Json | None, name: str) -> int:
+    """An integer field, 0 when absent (a bool is not one, as JSON tells them apart)."""
+    value = obj.get(name) if obj else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def list_field(obj: Json | None, name: str) -> list[Any]:
+    """A list field, [] when absent."""
+    value = obj.get(name) if obj else None
+    return value if isinstance(value, list) else []
+
+
+def map_field(obj: Json | None, name: str) -> Json:
+    """An object field, {} when absent: the same empty dict every time, so what it returns is
+    read, never written to (``struct`` is the writer's)."""
+    value = obj.get(name) if obj else None
+    return value if isinstance(value, dict) else _EMPTY

@@ -18,22 +18,16 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict, deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ..machinery.golang import parse_duration
-from ..registry.request_cost import RequestCost
-
-if TYPE_CHECKING:
-    from ..http.request_info import RequestInfo
-    from .report import ClientState
+from .calls import MAX_EXAMPLE, Call
 
 K = TypeVar("K")
 V = TypeVar("V")
 
-#: How much of a request an example keeps.
-MAX_EXAMPLE = 300
 #: Clients named in one finding (lock-step gathers many).
 MAX_FINDING_CLIENTS = 20
 #: Keys each detector tracks at once (the oldest is forgotten first).
@@ -137,32 +131,6 @@ def parse_detector_spec(text: str) -> tuple[str, dict[str, str]]:
         knobs[knob.strip()] = value.strip()
     DetectorConfig().with_knobs(name.strip(), **knobs)  # names and values checked here
     return name.strip(), knobs
-
-
-class Call:
-    """One request as the report and the detectors see it: made by ``ClientReport.begin``
-    when the request comes in, finished by ``ClientReport.end``."""
-
-    __slots__ = ("client", "source", "info", "cost", "request_bytes", "started_at", "status", "seconds", "scope")
-
-    def __init__(self, client: ClientState, source: object, info: RequestInfo, cost: RequestCost,
-                 request_bytes: int, started_at: float, scope: Mapping[str, Any]) -> None:
-        self.client = client
-        #: Who sent it on which connection (lock-step counts sources, not names).
-        self.source = source
-        self.info = info
-        self.cost = cost
-        self.request_bytes = request_bytes
-        self.started_at = started_at  # wall clock
-        self.status = 0
-        self.seconds = 0.0  # serving time; a watch's lifetime
-        self.scope = scope
-
-    def example(self) -> str:
-        """The request as a line of text: method, path and query."""
-        scope = self.scope
-        query = scope.get("query_string", b"").decode("latin-1")
-        return f"{scope.get('method', '')} {scope.get('path', '')}{'?' + query if query else ''}"[:MAX_EXAMPLE]
 
 
 class Finding:

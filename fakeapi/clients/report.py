@@ -15,17 +15,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from ..registry.request_cost import RequestCost
-from .detectors import Call, DetectorConfig, Detectors, Findings
+from .calls import Call, ClientState, RequestInfo
+from .detectors import DetectorConfig, Detectors, Findings
 from .identity import ClientIdentity, identify, named
 from .usage import FIELDS, History, Usage, UsageKey, summed
-
-if TYPE_CHECKING:
-    from ..http.request_info import RequestInfo
 
 OTHER = "other"
 DEFAULT_MAX_CLIENTS = 100
@@ -53,19 +51,6 @@ class ClientReportConfig:
     max_cells: int = 20_000
     max_findings: int = 500
     detectors: DetectorConfig = field(default_factory=DetectorConfig)
-
-
-class ClientState:
-    """One client: who it is, when it was seen, its watches now open."""
-
-    __slots__ = ("identity", "name", "first_seen", "last_seen", "open_watches")
-
-    def __init__(self, identity: ClientIdentity, now: float) -> None:
-        self.identity = identity
-        self.name = identity.name
-        self.first_seen = now
-        self.last_seen = now
-        self.open_watches: set[Call] = set()
 
 
 class ClientReport:

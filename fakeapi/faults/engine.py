@@ -348,7 +348,7 @@ class Faults:
         last write, and gets 410 Expired: clients relist. Returns how many watches ended."""
         resource_stores = self.registry.stores()
         closed = sum(resource_store.cacher.terminate_all() for resource_store in resource_stores)
-        register_master_lease(self.registry)
+        register_master_lease(self.registry.store)
         for resource_store in resource_stores:
             resource_store.cacher.relist()
         self.totals["restart"] += 1

@@ -24,17 +24,17 @@ from __future__ import annotations
 import gzip
 import ipaddress
 import uuid
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from ..machinery import metadata
-from ..store import Compare, CompareResult, CompareTarget, PutRequest, TxnRequest
-
-if TYPE_CHECKING:
-    from .registry import Registry
+from ..store import Compare, CompareResult, CompareTarget, PutRequest, Store, TxnRequest
+from .rest import ResourceStore
+from .served_versions import ConvertingStore
 
 Json = dict[str, Any]
 
@@ -138,16 +138,18 @@ def _templates(advertise_port: int) -> tuple[tuple[str, str, str | None, str, by
     return tuple(templates)
 
 
-def create_bootstrap_objects(registry: Registry) -> None:
-    """Write the bootstrap objects that do not exist yet (before the watch caches start)."""
-    store = registry.store
+def create_bootstrap_objects(store: Store, advertise_port: int,
+                             resource_for_kind: Callable[[str, str], ResourceStore | ConvertingStore | None]) -> None:
+    """Write the bootstrap objects that do not exist yet (before the watch caches start):
+    ``resource_for_kind`` is the registry's (an object's key is its resource store's), and
+    ``advertise_port`` the ``kubernetes`` Service's target port."""
     now = metadata.now_rfc3339().encode()
     stamps = {_NOW.encode(): now, _TODAY.encode(): now[:10]}
     # All are written at once when none exists (a new store: no reads); a batch of which some
     # exist fails its compares, and is made again of those that do not.
     missing = []
-    for group, kind, namespace, name, template in _templates(registry.advertise_port):
-        served = registry.resource_for_kind(group, kind)
+    for group, kind, namespace, name, template in _templates(advertise_port):
+        served = resource_for_kind(group, kind)
         assert served is not None, f"{group} {kind} is not served"
         missing.append((served.storage.key(namespace, name).encode(), template))
     uid, resource_version = _UID.encode(), _RESOURCE_VERSION.encode()
@@ -166,11 +168,10 @@ def create_bootstrap_objects(registry: Registry) -> None:
             missing = [(key, template) for key, template in batch if store.get(key) is None] + missing
 
 
-def register_master_lease(registry: Registry, ip: str = "127.0.0.1") -> None:
+def register_master_lease(store: Store, ip: str = "127.0.0.1") -> None:
     """Write this server's master lease, as a starting kube-apiserver does: an Endpoints under
     ``/registry/masterleases/<ip>`` on a 15 s lease, outside every resource's prefix (no watch
     sees it, yet the revision moves)."""
-    store = registry.store
     lease = store.lease_grant(MASTER_LEASE_TTL_SECONDS).id
     endpoints = {"kind": "Endpoints", "apiVersion": "v1", "metadata": {"name": ip, "creationTimestamp": None},
                  "subsets": [{"addresses": [{"ip": ip}]}]}

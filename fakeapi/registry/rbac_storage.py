@@ -13,7 +13,8 @@ references, finalizers) is not checked.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 import orjson
 
@@ -24,17 +25,15 @@ from ..auth.authorization import SYSTEM_MASTERS, Attributes, Authorizer
 from ..auth.rbac import FULL_AUTHORITY, GROUP, PolicyRule, RBACAuthorizer, escalation_error
 from .rest import Json, ResourceStore
 
-if TYPE_CHECKING:
-    from .registry import Registry
-
 #: What an update may change without being checked (``IsOnlyMutatingGCFields``), besides what
 #: the server sets.
 _GC_FIELDS = ("ownerReferences", "finalizers", "managedFields", "resourceVersion", "generation", "selfLink")
 
 
 class EscalationCheck:
-    def __init__(self, registry: Registry, authorizer: Authorizer, rbac: RBACAuthorizer) -> None:
-        self._registry = registry
+    def __init__(self, roles: Mapping[str, ResourceStore], authorizer: Authorizer, rbac: RBACAuthorizer) -> None:
+        #: The stores of the roles a binding may refer to, by plural: roles, clusterroles.
+        self._roles = roles
         self._authorizer = authorizer
         self._rbac = rbac
 
@@ -65,7 +64,7 @@ class EscalationCheck:
         role_plural = {"ClusterRole": "clusterroles", "Role": "roles"}.get(ref.get("kind", ""))
         if role_plural is None or self._allowed(user, "bind", role_plural, ref.get("name", ""), namespace):
             return
-        roles = self._registry.resources[(GROUP, "v1", role_plural)].storage
+        roles = self._roles[role_plural]
         role_namespace = namespace if role_plural == "roles" else None
         if not roles.exists(role_namespace, ref.get("name", "")):
             # kube reads the role through storage that names the request's resource

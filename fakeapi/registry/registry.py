@@ -180,7 +180,9 @@ class Registry:
         rbac = next((a for a in self.authorizer.authorizers if isinstance(a, RBACAuthorizer)), None)
         if rbac is not None and not self.authorizer.always_allows:
             # Escalation prevention, as kube's RBAC storage (AlwaysAllow allows escalate and bind).
-            check = EscalationCheck(self, self.authorizer, rbac)
+            roles = {plural: self.resources[("rbac.authorization.k8s.io", "v1", plural)].storage
+                     for plural in ("roles", "clusterroles")}
+            check = EscalationCheck(roles, self.authorizer, rbac)
             for plural in ("roles", "clusterroles", "rolebindings", "clusterrolebindings"):
                 store = self.resources[("rbac.authorization.k8s.io", "v1", plural)].storage
                 assert isinstance(store, RBACStore)
@@ -227,7 +229,8 @@ class Registry:
                 except StatusError as err:  # another API server on the same etcd was first
                     if err.reason != "AlreadyExists":
                         raise
-        create_bootstrap_objects(self)  # the system PriorityClasses among them
+        # the system PriorityClasses among them
+        create_bootstrap_objects(self.store, self.advertise_port, self.resource_for_kind)
         for resource_store in self.stores():
             resource_store.cacher.start()
         for crd in self.definitions.definitions():

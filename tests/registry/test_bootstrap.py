@@ -17,9 +17,13 @@ def _registry() -> Registry:
     return registry
 
 
+def _bootstrap(registry: Registry) -> None:
+    create_bootstrap_objects(registry.store, registry.advertise_port, registry.resource_for_kind)
+
+
 def test_every_recorded_object_is_stored_with_its_own_uid_and_the_start_time() -> None:
     registry = _registry()
-    create_bootstrap_objects(registry)
+    _bootstrap(registry)
     for obj in recorded_objects():
         group, _, _ = obj["apiVersion"].rpartition("/")
         served = registry.resource_for_kind(group, obj["kind"])
@@ -36,7 +40,7 @@ def test_every_recorded_object_is_stored_with_its_own_uid_and_the_start_time() -
 
 def test_the_kubernetes_service_targets_the_servers_port() -> None:
     registry = _registry()
-    create_bootstrap_objects(registry)
+    _bootstrap(registry)
     services = registry.resource_for_kind("", "Service")
     assert services is not None
     service = orjson.loads(services.get("default", "kubernetes"))
@@ -47,7 +51,7 @@ def test_the_kubernetes_service_targets_the_servers_port() -> None:
 def test_existing_objects_are_kept_and_nothing_is_written_again() -> None:
     """A store that already has them (restored from a snapshot) is left as it is."""
     registry = _registry()
-    create_bootstrap_objects(registry)
+    _bootstrap(registry)
     revision = registry.store.revision
-    create_bootstrap_objects(registry)
+    _bootstrap(registry)
     assert registry.store.revision == revision

@@ -34,7 +34,7 @@ from ...machinery.validation import (
     validate_label_selector,
     validate_object_meta,
 )
-from ..core.validation import validate_qualified_name
+from ..core.validation_common import validate_qualified_name
 from ..errors import not_supported_json
 from ..fields import Json, get, values
 from .webhook import validate_webhook_service, validate_webhook_url

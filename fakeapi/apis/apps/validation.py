@@ -27,8 +27,8 @@ from ...machinery.validation import (
     validate_nonnegative_field,
 )
 from .. import selectors
+from ..core.validation_common import validate_core_object_meta, validate_core_object_meta_update
 from ..errors import not_supported_json
-from ..core.validation import validate_core_object_meta, validate_core_object_meta_update
 from ..fields import Json, get, items
 from ..podtemplates import (
     PodValidationOptions,

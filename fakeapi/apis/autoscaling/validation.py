@@ -17,7 +17,7 @@ from ...machinery.validation import (
     name_is_dns_subdomain,
     validate_nonnegative_field,
 )
-from ..core.validation import (
+from ..core.validation_common import (
     validate_container_resource_name,
     validate_core_object_meta,
     validate_core_object_meta_update,

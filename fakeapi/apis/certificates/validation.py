@@ -18,7 +18,7 @@ from ...machinery.status import (
     too_long_error,
 )
 from ...machinery.validation import index, invalid_json, is_dns1123_label, is_dns1123_subdomain
-from ..core.validation import validate_core_object_meta, validate_core_object_meta_update
+from ..core.validation_common import validate_core_object_meta, validate_core_object_meta_update
 from ..fields import Json, get
 
 _USAGES = tuple(sorted((

@@ -22,18 +22,18 @@ from .defaults import (
     set_defaults_pod_template_spec,
 )
 from .validation import (
-    PodValidationOptions,
     pod_template_validation_options,
     pod_validation_options,
     validate_pod_spec,
     validate_pod_specific_annotations,
     validate_pod_template_spec,
 )
-from .validation_storage import (
+from .validation_claims import (
     ClaimSpecValidationOptions,
     claim_validation_options,
     validate_persistent_volume_claim_spec,
 )
+from .validation_common import PodValidationOptions
 
 __all__ = [
     "ClaimSpecValidationOptions", "PodValidationOptions", "claim_validation_options", "decoding",
@@ -87,6 +87,7 @@ register("", "v1", "ReplicationController",
          # rcStrategy.DefaultGarbageCollectionPolicy: core/v1 orphans, for compatibility.
          default_propagation_policy=ORPHAN)
 
+from . import validation_claims as _claims  # noqa: E402
 from . import validation_cluster as _cluster  # noqa: E402
 from . import validation_config as _config  # noqa: E402
 from . import validation_service as _service  # noqa: E402
@@ -148,9 +149,9 @@ register("", "v1", "PersistentVolumeClaim",
          default=_decoded("PersistentVolumeClaim", _defaults.set_defaults_persistent_volume_claim),
          prepare_for_create=_strategy.prepare_persistent_volume_claim_for_create,
          prepare_for_update=_strategy.prepare_persistent_volume_claim_for_update,
-         validate=_storage.validate_new_persistent_volume_claim,
-         validate_update=_storage.validate_persistent_volume_claim_update,
-         validate_status_update=_storage.validate_persistent_volume_claim_status_update,
+         validate=_claims.validate_new_persistent_volume_claim,
+         validate_update=_claims.validate_persistent_volume_claim_update,
+         validate_status_update=_claims.validate_persistent_volume_claim_status_update,
          warnings_on_create=_strategy.persistent_volume_claim_warnings,
          warnings_on_update=_strategy.persistent_volume_claim_warnings,
          # kube stores the claim's status empty; its reads default the phase (Pending)

@@ -11,6 +11,7 @@ from ...machinery.golang import go_quote
 from ...machinery.metadata import now_rfc3339
 from ...machinery.quantity import decode
 from ...machinery.validation import is_dns1123_label, parse_cidr_sloppy, warnings_for_ip
+from ..fields import map_field
 from . import warnings as pod_warnings
 from .validation import (
     pod_template_validation_options,
@@ -26,12 +27,6 @@ from .validation import (
 )
 
 Json = dict[str, Any]
-_EMPTY: Json = {}
-
-
-def _map(obj: Json | None, name: str) -> Json:
-    value = obj.get(name) if obj else None
-    return value if isinstance(value, dict) else _EMPTY
 
 
 # ----------------------------------------------------------------------------- QoS
@@ -62,18 +57,18 @@ def pod_qos_class(spec: Json) -> str:
     guaranteed = True
     pod_resources = spec.get("resources")
     if pod_resources is not None:
-        _add(requests, _positive_compute(_map(pod_resources, "requests")))
-        pod_limits = _positive_compute(_map(pod_resources, "limits"))
-        if _map(pod_resources, "limits"):
+        _add(requests, _positive_compute(map_field(pod_resources, "requests")))
+        pod_limits = _positive_compute(map_field(pod_resources, "limits"))
+        if map_field(pod_resources, "limits"):
             _add(limits, pod_limits)
             if set(pod_limits) != {"cpu", "memory"}:
                 guaranteed = False
     else:
         for kind in ("containers", "initContainers"):
             for container in spec.get(kind) or ():
-                resources = _map(container, "resources")
-                _add(requests, _positive_compute(_map(resources, "requests")))
-                container_limits = _positive_compute(_map(resources, "limits"))
+                resources = map_field(container, "resources")
+                _add(requests, _positive_compute(map_field(resources, "requests")))
+                container_limits = _positive_compute(map_field(resources, "limits"))
                 _add(limits, container_limits)
                 if set(container_limits) != {"cpu", "memory"}:
                     guaranteed = False
@@ -97,10 +92,10 @@ def _apply_label_keys(selector: Json, keys: list[str], operator: str, labels: Js
 def _mutate_pod_affinity(pod: Json) -> None:
     """``mutatePodAffinity``: matchLabelKeys/mismatchLabelKeys become selector requirements on
     the pod's own label values (MatchLabelKeysInPodAffinity, GA)."""
-    affinity = _map(pod.get("spec"), "affinity")
-    labels = _map(pod.get("metadata"), "labels")
+    affinity = map_field(pod.get("spec"), "affinity")
+    labels = map_field(pod.get("metadata"), "labels")
     for kind in ("podAffinity", "podAntiAffinity"):
-        terms = _map(affinity, kind)
+        terms = map_field(affinity, kind)
         all_terms = [w.get("podAffinityTerm") for w in terms.get("preferredDuringSchedulingIgnoredDuringExecution") or ()]
         all_terms += list(terms.get("requiredDuringSchedulingIgnoredDuringExecution") or ())
         for term in all_terms:
@@ -114,8 +109,8 @@ def _mutate_pod_affinity(pod: Json) -> None:
 
 def _mutate_topology_spread_constraints(pod: Json) -> None:
     """``mutateTopologySpreadConstraints`` (MatchLabelKeysInPodTopologySpreadSelectorMerge)."""
-    labels = _map(pod.get("metadata"), "labels")
-    for constraint in _map(pod, "spec").get("topologySpreadConstraints") or ():
+    labels = map_field(pod.get("metadata"), "labels")
+    for constraint in map_field(pod, "spec").get("topologySpreadConstraints") or ():
         if constraint.get("matchLabelKeys") and constraint.get("labelSelector") is not None:
             _apply_label_keys(constraint["labelSelector"], constraint["matchLabelKeys"], "In", labels)
 
@@ -123,7 +118,7 @@ def _mutate_topology_spread_constraints(pod: Json) -> None:
 def prepare_pod_for_create(pod: Json) -> None:
     """``podStrategy.PrepareForCreate``: status Pending with the QoS class, the PodScheduled
     condition of a gated pod, affinity and spread selectors from matchLabelKeys."""
-    spec = _map(pod, "spec")
+    spec = map_field(pod, "spec")
     status: Json = {"phase": "Pending"}
     if spec.get("schedulingGates"):
         status["conditions"] = [{"type": "PodScheduled", "status": "False", "lastProbeTime": None,
@@ -139,9 +134,9 @@ def pod_grace_period(pod: Json, requested: int | None) -> int:
     """``podStrategy.CheckGracefulDelete``: the request's period, else the pod's
     terminationGracePeriodSeconds; 0 for a pod no kubelet runs (unscheduled) or one that ended;
     a negative period is 1."""
-    spec = _map(pod, "spec")
+    spec = map_field(pod, "spec")
     period = requested if requested is not None else spec.get("terminationGracePeriodSeconds") or 0
-    if not spec.get("nodeName") or _map(pod, "status").get("phase") in ("Failed", "Succeeded"):
+    if not spec.get("nodeName") or map_field(pod, "status").get("phase") in ("Failed", "Succeeded"):
         period = 0
     return 1 if period < 0 else period
 
@@ -152,7 +147,7 @@ def prepare_pod_for_status_update(new: Json, old: Json) -> None:
     status = new.get("status")
     if status is None:
         status = new["status"] = {}
-    old_status = _map(old, "status")
+    old_status = map_field(old, "status")
     if not status.get("qosClass") and old_status.get("qosClass"):
         status["qosClass"] = old_status["qosClass"]
     if not status.get("observedGeneration") and old_status.get("observedGeneration"):
@@ -168,25 +163,25 @@ def prepare_pod_for_status_update(new: Json, old: Json) -> None:
 
 
 def validate_pod(pod: Json) -> list:
-    options = pod_validation_options(_map(pod, "spec"), None, _map(pod, "metadata"), resource_is_pod=True)
+    options = pod_validation_options(map_field(pod, "spec"), None, map_field(pod, "metadata"), resource_is_pod=True)
     return validate_pod_create(pod, options)
 
 
 def validate_pod_update_strategy(new: Json, old: Json) -> list:
-    options = pod_validation_options(_map(new, "spec"), _map(old, "spec"), _map(new, "metadata"),
-                                     _map(old, "metadata"), resource_is_pod=True)
+    options = pod_validation_options(map_field(new, "spec"), map_field(old, "spec"), map_field(new, "metadata"),
+                                     map_field(old, "metadata"), resource_is_pod=True)
     return validate_pod_update(new, old, options)
 
 
 def validate_pod_status_update_strategy(new: Json, old: Json) -> list:
-    options = pod_validation_options(_map(new, "spec"), _map(old, "spec"), _map(new, "metadata"),
-                                     _map(old, "metadata"), resource_is_pod=True)
+    options = pod_validation_options(map_field(new, "spec"), map_field(old, "spec"), map_field(new, "metadata"),
+                                     map_field(old, "metadata"), resource_is_pod=True)
     return validate_pod_status_update(new, old, options)
 
 
 def _name_warnings(obj: Json, used_in: str) -> list[str]:
     """The warning of a name that is not a DNS label where it becomes one (``used_in``)."""
-    messages = is_dns1123_label(_map(obj, "metadata").get("name") or "")
+    messages = is_dns1123_label(map_field(obj, "metadata").get("name") or "")
     if not messages:
         return []
     return [f"metadata.name: this is used in {used_in}, which can result in surprising behavior; a DNS label is "
@@ -207,16 +202,16 @@ def prepare_pod_template_for_create(template: Json) -> None:
 
 def prepare_pod_template_for_update(new: Json, old: Json) -> None:
     """``podTemplateStrategy.PrepareForUpdate``: generation moves with the template."""
-    generation = _map(old, "metadata").get("generation") or 0
+    generation = map_field(old, "metadata").get("generation") or 0
     new["metadata"]["generation"] = generation + 1 if new.get("template") != old.get("template") else generation
 
 
 def validate_pod_template_strategy(template: Json) -> list:
-    return validate_pod_template(template, pod_template_validation_options(_map(template, "template"), None))
+    return validate_pod_template(template, pod_template_validation_options(map_field(template, "template"), None))
 
 
 def validate_pod_template_update_strategy(new: Json, old: Json) -> list:
-    options = pod_template_validation_options(_map(new, "template"), _map(old, "template"))
+    options = pod_template_validation_options(map_field(new, "template"), map_field(old, "template"))
     return validate_pod_template_update(new, old, options)
 
 
@@ -225,7 +220,7 @@ def pod_template_warnings_on_create(template: Json) -> list[str]:
 
 
 def pod_template_warnings_on_update(new: Json, old: Json) -> list[str]:
-    if _map(new, "metadata").get("generation") == _map(old, "metadata").get("generation"):
+    if map_field(new, "metadata").get("generation") == map_field(old, "metadata").get("generation"):
         return []
     return pod_warnings.warnings_for_pod_template("template", new.get("template"), old.get("template"))
 
@@ -238,26 +233,27 @@ def prepare_replication_controller_for_create(controller: Json) -> None:
 
 
 def validate_replication_controller_strategy(controller: Json) -> list:
-    template = _map(controller, "spec").get("template")
+    template = map_field(controller, "spec").get("template")
     return validate_replication_controller(controller, pod_template_validation_options(template, None))
 
 
 def validate_replication_controller_update_strategy(new: Json, old: Json) -> list:
-    options = pod_template_validation_options(_map(new, "spec").get("template"), _map(old, "spec").get("template"))
+    options = pod_template_validation_options(map_field(new, "spec").get("template"),
+                                              map_field(old, "spec").get("template"))
     return validate_replication_controller_update(new, old, options)
 
 
 def replication_controller_warnings_on_create(controller: Json) -> list[str]:
-    template = _map(controller, "spec").get("template")
+    template = map_field(controller, "spec").get("template")
     return _name_warnings(controller, "Pod names and hostnames") + \
         pod_warnings.warnings_for_pod_template("spec.template", template, None)
 
 
 def replication_controller_warnings_on_update(new: Json, old: Json) -> list[str]:
-    if _map(new, "metadata").get("generation") == _map(old, "metadata").get("generation"):
+    if map_field(new, "metadata").get("generation") == map_field(old, "metadata").get("generation"):
         return []
-    return pod_warnings.warnings_for_pod_template("spec.template", _map(old, "spec").get("template"),
-                                                  _map(new, "spec").get("template"))
+    return pod_warnings.warnings_for_pod_template("spec.template", map_field(old, "spec").get("template"),
+                                                  map_field(new, "spec").get("template"))
 
 
 __all__ = [
@@ -276,8 +272,8 @@ def prepare_service_for_create(service: Json) -> None:
 def service_warnings(service: Json, old: Json | None = None) -> list[str]:
     """``serviceapi.GetWarningsForService``."""
     warnings = []
-    spec = _map(service, "spec")
-    annotations = _map(_map(service, "metadata"), "annotations")
+    spec = map_field(service, "spec")
+    annotations = map_field(map_field(service, "metadata"), "annotations")
     if "service.kubernetes.io/topology-aware-hints" in annotations:
         warnings.append("annotation service.kubernetes.io/topology-aware-hints is deprecated, please use "
                         "service.kubernetes.io/topology-mode instead")
@@ -309,7 +305,7 @@ def service_warnings(service: Json, old: Json | None = None) -> list[str]:
 
 def service_status_warnings(service: Json) -> list[str]:
     warnings = []
-    for i, ingress in enumerate(_map(_map(service, "status"), "loadBalancer").get("ingress") or ()):
+    for i, ingress in enumerate(map_field(map_field(service, "status"), "loadBalancer").get("ingress") or ()):
         if ingress.get("ip"):
             warnings += warnings_for_ip(f"status.loadBalancer.ingress[{i}]", ingress["ip"])
     return warnings
@@ -348,7 +344,7 @@ def warnings_for_cidr(path: str, value: str) -> list[str]:
 
 def endpoints_warnings(endpoints: Json, old: Json | None = None) -> list[str]:
     """``endpointsWarnings``: non-standard addresses (not for the endpoints controller's)."""
-    if _map(_map(endpoints, "metadata"), "labels").get("endpoints.kubernetes.io/managed-by") == \
+    if map_field(map_field(endpoints, "metadata"), "labels").get("endpoints.kubernetes.io/managed-by") == \
             "endpoint-controller":
         return []
     warnings = []
@@ -361,7 +357,7 @@ def endpoints_warnings(endpoints: Json, old: Json | None = None) -> list[str]:
 
 def node_warnings(node: Json, old: Json | None = None) -> list[str]:
     """``nodeWarnings``."""
-    spec = _map(node, "spec")
+    spec = map_field(node, "spec")
     warnings = []
     if spec.get("configSource") is not None:
         warnings.append("spec.configSource: the feature is removed")
@@ -374,13 +370,13 @@ def node_warnings(node: Json, old: Json | None = None) -> list[str]:
 
 def prepare_node_for_status_update(new: Json, old: Json) -> None:
     """``nodeStatusStrategy``: the config status only while the node uses it."""
-    if _map(_map(old, "status"), "config") == {} and "config" in _map(new, "status"):
+    if map_field(map_field(old, "status"), "config") == {} and "config" in map_field(new, "status"):
         new["status"].pop("config", None)
 
 
 def prepare_namespace_for_update(new: Json, old: Json) -> None:
     """``namespaceStrategy.PrepareForUpdate``: spec.finalizers change only through /finalize."""
-    old_finalizers = _map(old, "spec").get("finalizers")
+    old_finalizers = map_field(old, "spec").get("finalizers")
     spec = new.setdefault("spec", {})
     if old_finalizers is None:
         spec.pop("finalizers", None)
@@ -400,9 +396,9 @@ _ENFORCE_MOUNTABLE = "kubernetes.io/enforce-mountable-secrets"
 
 def service_account_warnings(account: Json, old: Json | None = None) -> list[str]:
     """``warnIfHasEnforceMountableSecretsAnnotation``."""
-    if old is not None and _ENFORCE_MOUNTABLE in _map(_map(old, "metadata"), "annotations"):
+    if old is not None and _ENFORCE_MOUNTABLE in map_field(map_field(old, "metadata"), "annotations"):
         return []
-    if _ENFORCE_MOUNTABLE in _map(_map(account, "metadata"), "annotations"):
+    if _ENFORCE_MOUNTABLE in map_field(map_field(account, "metadata"), "annotations"):
         return [f"metadata.annotations[{_ENFORCE_MOUNTABLE}]: deprecated in v1.32+; prefer separate namespaces to "
                 "isolate access to mounted secrets"]
     return []
@@ -419,7 +415,7 @@ _KNOWN_QUOTA_RESOURCES = ("cpu", "memory", "ephemeral-storage", "storage")
 
 def resource_quota_warnings(quota: Json) -> list[str]:
     """``resourcequotaStrategy.WarningsOnCreate``: requests above limits."""
-    hard = _map(_map(quota, "spec"), "hard")
+    hard = map_field(map_field(quota, "spec"), "hard")
     warnings = []
     for name in _KNOWN_QUOTA_RESOURCES:
         request_name = f"requests.{name}"
@@ -443,7 +439,7 @@ def prepare_persistent_volume_for_create(volume: Json) -> None:
 def prepare_persistent_volume_for_status_update(new: Json, old: Json) -> None:
     """``persistentvolumeStatusStrategy.PrepareForUpdate``: a phase change is timestamped."""
     status = new.setdefault("status", {})
-    old_status = _map(old, "status")
+    old_status = map_field(old, "status")
     if status.get("phase") == old_status.get("phase"):
         if status.get("lastPhaseTransitionTime") is None and old_status.get("lastPhaseTransitionTime") is not None:
             status["lastPhaseTransitionTime"] = old_status["lastPhaseTransitionTime"]
@@ -466,7 +462,7 @@ def prepare_persistent_volume_claim_for_update(new: Json, old: Json) -> None:
     stored one, as for every kind with a status subresource)."""
     spec = new.get("spec")
     if spec:
-        _enforce_data_source_backwards_compatibility(spec, _map(old, "spec"))
+        _enforce_data_source_backwards_compatibility(spec, map_field(old, "spec"))
         _normalize_data_sources(spec)
 
 
@@ -513,14 +509,14 @@ _PV_DEPRECATED_SOURCES = (("cephfs", "cephfs", "deprecated in v1.28, non-functio
 
 def persistent_volume_warnings(volume: Json, old: Json | None = None) -> list[str]:
     """``pvutil.GetWarningsForPersistentVolume``."""
-    annotations = _map(_map(volume, "metadata"), "annotations")
-    spec = _map(volume, "spec")
+    annotations = map_field(map_field(volume, "metadata"), "annotations")
+    spec = map_field(volume, "spec")
     warnings = [f"metadata.annotations[{name}]: {message}" for name, message in _PV_DEPRECATED_ANNOTATIONS
                 if name in annotations]
     if spec.get("persistentVolumeReclaimPolicy") == "Recycle":
         warnings.append("spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the "
                         "recommended approach is to use dynamic provisioning.")
-    required = _map(spec, "nodeAffinity").get("required")
+    required = map_field(spec, "nodeAffinity").get("required")
     if required is not None:
         for i, term in enumerate(required.get("nodeSelectorTerms") or ()):
             warnings += pod_warnings.node_selector_term_warnings(
@@ -534,7 +530,7 @@ def persistent_volume_warnings(volume: Json, old: Json | None = None) -> list[st
 def persistent_volume_claim_warnings(claim: Json, old: Json | None = None) -> list[str]:
     """``pvcutil.GetWarningsForPersistentVolumeClaim``."""
     warnings = []
-    if "volume.beta.kubernetes.io/storage-class" in _map(_map(claim, "metadata"), "annotations"):
+    if "volume.beta.kubernetes.io/storage-class" in map_field(map_field(claim, "metadata"), "annotations"):
         warnings.append("metadata.annotations[volume.beta.kubernetes.io/storage-class]: deprecated since v1.8; use "
                         '"storageClassName" attribute instead')
-    return warnings + pod_warnings.claim_spec_warnings("spec", _map(claim, "spec"))
+    return warnings + pod_warnings.claim_spec_warnings("spec", map_field(claim, "spec"))

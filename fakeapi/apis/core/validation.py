@@ -1,23 +1,23 @@
 """Validation of the core group's pods and pod templates: kube's ``pkg/apis/core/validation``
 (``ValidatePodCreate``, ``ValidatePodUpdate``, ``ValidatePodStatusUpdate``,
-``ValidatePodTemplateSpec``, ``ValidatePodSpec`` and everything under them), in Go's order so
-errors come out in kube's order.
+``ValidatePodTemplateSpec``, ``ValidatePodSpec`` and everything under them but the volumes,
+which are ``validation_volumes``'), in Go's order so errors come out in kube's order.
 
 kube validates its internal types, converted from v1; here the v1 JSON is read directly, with
 the internal type's zero values for absent fields. Where internal and v1 differ in shape (pod
 ``hostNetwork``/``hostPID``/``hostIPC``, which the internal type keeps in the security context)
 the v1 location is read.
 
-``validate_pod_template_spec`` and ``PodValidationOptions`` are what other groups (apps, batch)
-call for the pod templates they embed, as kube's do; ``pod_validation_options`` is
-``GetValidationOptionsFromPodTemplate``/``GetValidationOptionsFromPodSpecAndMeta``.
+``validate_pod_template_spec`` (with ``PodValidationOptions`` from ``validation_common``) is
+what other groups (apps, batch) call for the pod templates they embed, as kube's do;
+``pod_validation_options`` is ``GetValidationOptionsFromPodTemplate``/
+``GetValidationOptionsFromPodSpecAndMeta``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 from ...machinery import quantity as quantities
@@ -34,22 +34,16 @@ from ...machinery.status import (
 )
 from ...machinery.validation import (
     DEFAULT_LABEL_SELECTOR_OPTIONS,
-    STANDARD_FINALIZERS,
     LabelSelectorValidationOptions,
     child,
     inclusive_range_error,
     index,
     invalid_json,
     is_config_map_key,
-    is_dns1123_label,
-    is_dns1123_subdomain,
     is_env_var_name,
     is_http_header_name,
-    is_qualified_name,
     is_relaxed_env_var_name,
-    is_valid_cidr_for_legacy_field,
     is_valid_group_id,
-    is_valid_ip_for_legacy_field,
     is_valid_label_value,
     is_valid_port_name,
     is_valid_port_num,
@@ -63,24 +57,50 @@ from ...machinery.validation import (
     parse_ip_sloppy,
     regex_error,
     validate_annotations,
-    validate_finalizer_name,
     validate_label_name,
     validate_label_selector,
     validate_labels,
     validate_nonnegative_field,
-    validate_object_meta,
-    validate_object_meta_update,
     validate_object_meta_with_opts,
 )
 from .. import features
+from ..fields import int_field, list_field, map_field, set_or_drop, str_field
 from .pod_spec_diff import internal_value
 from .resources import aggregate_container_resources
+from .validation_common import (
+    PodValidationOptions,
+    invalid_each,
+    is_huge_page_resource,
+    is_overcommit_allowed,
+    is_valid_ip,
+    validate_container_resource_name,
+    validate_core_object_meta,
+    validate_core_object_meta_update,
+    validate_dns1123_label,
+    validate_dns1123_subdomain,
+    validate_kube_finalizer_name,
+    validate_node_name,
+    validate_pod_name,
+    validate_port_num_or_name,
+    validate_priority_class_name,
+    validate_pull_policy,
+    validate_qualified_name,
+    validate_resource_name,
+    validate_resource_quantity_value,
+    validate_secret_name,
+)
+from .validation_volumes import (
+    validate_local_descending_path,
+    validate_local_non_reserved_path,
+    validate_object_field_selector,
+    validate_path_no_backsteps,
+    validate_resource_field_selector,
+    validate_volumes,
+)
 
 Json = dict[str, Any]
 _EMPTY: Json = {}
 
-FILE_MODE_ERROR = "must be a number between 0 and 0777 (octal), both inclusive"
-IS_NOT_INTEGER_ERROR = "must be an integer"
 IS_NOT_POSITIVE_ERROR = "must be greater than zero"
 _MAX_INT32 = 2**31 - 1
 MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
@@ -89,125 +109,8 @@ SECCOMP_POD_ANNOTATION = "seccomp.security.alpha.kubernetes.io/pod"
 SECCOMP_CONTAINER_ANNOTATION_PREFIX = "container.seccomp.security.alpha.kubernetes.io/"
 APPARMOR_CONTAINER_ANNOTATION_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
 
-# Name rules of the core kinds (``ValidatePodName``, ...).
-validate_pod_name = name_is_dns_subdomain
-validate_node_name = name_is_dns_subdomain
-validate_secret_name = name_is_dns_subdomain
-validate_config_map_name = name_is_dns_subdomain
-validate_class_name = name_is_dns_subdomain
-validate_priority_class_name = name_is_dns_subdomain
-validate_persistent_volume_name = name_is_dns_subdomain
-
-
-def _s(obj: Json | None, name: str) -> str:
-    """A string field, "" when absent (Go's zero value)."""
-    value = obj.get(name) if obj else None
-    return value if isinstance(value, str) else ""
-
-
-def _i(obj: Json | None, name: str) -> int:
-    value = obj.get(name) if obj else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _list(obj: Json | None, name: str) -> list[Any]:
-    value = obj.get(name) if obj else None
-    return value if isinstance(value, list) else []
-
-
-def _map(obj: Json | None, name: str) -> Json:
-    value = obj.get(name) if obj else None
-    return value if isinstance(value, dict) else _EMPTY
-
-
-def _invalid_each(path: str, value: Any, messages: Sequence[str]) -> list[FieldError]:
-    return [invalid_error(path, value, message) for message in messages]
-
-
-def validate_dns1123_label(value: str, path: str) -> list[FieldError]:
-    """``ValidateDNS1123Label``."""
-    return _invalid_each(path, value, is_dns1123_label(value))
-
-
-def validate_dns1123_subdomain(value: str, path: str) -> list[FieldError]:
-    """``ValidateDNS1123Subdomain``."""
-    return _invalid_each(path, value, is_dns1123_subdomain(value))
-
-
-def validate_qualified_name(value: str, path: str) -> list[FieldError]:
-    """``ValidateQualifiedName``."""
-    return _invalid_each(path, value, is_qualified_name(value))
-
-
-def validate_kube_finalizer_name(name: str, path: str) -> list[FieldError]:
-    """``validateKubeFinalizerName``: a name without ``/`` must be a standard one."""
-    if "/" not in name and name not in STANDARD_FINALIZERS:
-        return [invalid_error(path, name, "name is neither a standard finalizer name nor is it fully qualified")]
-    return []
-
-
-def validate_finalizer_name_core(name: str, path: str) -> list[FieldError]:
-    """Core's ``validateFinalizerName``: a qualified name, and a standard one without ``/``."""
-    return validate_finalizer_name(name, path) + validate_kube_finalizer_name(name, path)
-
-
-def validate_core_object_meta(meta: Json, namespaced: bool, name_fn: Any, path: str = "metadata") -> list[FieldError]:
-    """Core's ``ValidateObjectMeta``: apimachinery's, plus the legacy finalizer names."""
-    errors = validate_object_meta(meta, namespaced, name_fn, path)
-    for i, finalizer in enumerate(_list(meta, "finalizers")):
-        errors += validate_kube_finalizer_name(finalizer, index(child(path, "finalizers"), i))
-    return errors
-
-
-def validate_core_object_meta_update(new: Json, old: Json, path: str = "metadata") -> list[FieldError]:
-    """Core's ``ValidateObjectMetaUpdate``."""
-    errors = validate_object_meta_update(new, old, path)
-    for i, finalizer in enumerate(_list(new, "finalizers")):
-        errors += validate_kube_finalizer_name(finalizer, index(child(path, "finalizers"), i))
-    return errors
-
-
-def is_valid_ip(path: str, value: str, valid_old: Sequence[str] = ()) -> list[FieldError]:
-    """Core's ``IsValidIPForLegacyField`` (strict only with StrictIPCIDRValidation)."""
-    return is_valid_ip_for_legacy_field(path, value, features.enabled("StrictIPCIDRValidation"), valid_old)
-
-
-def is_valid_ip_for_legacy_field_cidr(path: str, value: str, valid_old: Sequence[str] = ()) -> list[FieldError]:
-    """Core's ``IsValidCIDRForLegacyField``."""
-    return is_valid_cidr_for_legacy_field(path, value, features.enabled("StrictIPCIDRValidation"), valid_old)
-
 
 # ----------------------------------------------------------------------------- options
-
-@dataclass(frozen=True, slots=True)
-class PodValidationOptions:
-    """``PodValidationOptions``: what a pod (or template) validation allows, decided from the
-    feature gates and, on update, from what the old object already had."""
-
-    allow_invalid_pod_deletion_cost: bool = False
-    allow_invalid_label_value_in_selector: bool = False
-    allow_indivisible_huge_pages_values: bool = False
-    allow_invalid_topology_spread_constraint_label_selector: bool = False
-    allow_non_local_projected_token_path: bool = False
-    allow_namespaced_sysctls_for_host_net_and_host_ipc: bool = False
-    resource_is_pod: bool = False
-    allow_relaxed_environment_variable_validation: bool = True
-    allow_relaxed_dns_search_validation: bool = True
-    allow_pod_lifecycle_sleep_action_zero_value: bool = True
-    allow_only_recursive_selinux_change_policy: bool = False
-    pod_level_resources_enabled: bool = True
-    allow_sidecar_resize_policy: bool = True
-    allow_invalid_label_value_in_required_node_affinity: bool = False
-    allow_match_label_keys_in_pod_topology_spread: bool = True
-    allow_match_label_keys_in_pod_topology_spread_selector_merge: bool = True
-    old_pod_violates_match_label_keys_validation: bool = False
-    allow_env_files_validation: bool = True
-    allow_container_restart_policy_rules: bool = True
-    allow_user_namespaces_with_volume_devices: bool = False
-    allow_taint_toleration_comparison_operators: bool = False
-    allow_user_namespaces_host_network_support: bool = False
-    allow_restart_all_containers: bool = False
-
 
 def pod_validation_options(spec: Json | None, old_spec: Json | None, meta: Json | None = None,
                            old_meta: Json | None = None, *, resource_is_pod: bool = False) -> PodValidationOptions:
@@ -216,7 +119,7 @@ def pod_validation_options(spec: Json | None, old_spec: Json | None, meta: Json 
     relaxed_env = features.enabled("RelaxedEnvironmentVariableValidation")
     allow_invalid_deletion_cost = not features.enabled("PodDeletionCost")
     if old_meta is not None and not allow_invalid_deletion_cost:
-        allow_invalid_deletion_cost = _deletion_cost_error(_map(old_meta, "annotations"))
+        allow_invalid_deletion_cost = _deletion_cost_error(map_field(old_meta, "annotations"))
     if old_spec is None:
         return PodValidationOptions(
             allow_invalid_pod_deletion_cost=allow_invalid_deletion_cost, resource_is_pod=resource_is_pod,
@@ -228,20 +131,20 @@ def pod_validation_options(spec: Json | None, old_spec: Json | None, meta: Json 
         allow_indivisible_huge_pages_values=_uses_indivisible_huge_pages(old_spec),
         allow_invalid_topology_spread_constraint_label_selector=any(
             validate_label_selector(c.get("labelSelector"), DEFAULT_LABEL_SELECTOR_OPTIONS, "")
-            for c in _list(old_spec, "topologySpreadConstraints")),
+            for c in list_field(old_spec, "topologySpreadConstraints")),
         allow_non_local_projected_token_path=_has_non_local_projected_token_path(old_spec),
         allow_namespaced_sysctls_for_host_net_and_host_ipc=any(
-            _host_sysctl_error(_s(sysctl, "name"), old_spec, "") is not None
-            for sysctl in _list(_map(old_spec, "securityContext"), "sysctls")),
+            _host_sysctl_error(str_field(sysctl, "name"), old_spec, "") is not None
+            for sysctl in list_field(map_field(old_spec, "securityContext"), "sysctls")),
         resource_is_pod=resource_is_pod,
         allow_relaxed_environment_variable_validation=relaxed_env,
-        allow_invalid_label_value_in_required_node_affinity=_has_invalid_label_value_in_required_node_affinity(
+        allow_invalid_label_value_in_required_node_affinity=has_invalid_label_value_in_required_node_affinity(
             old_spec),
         allow_user_namespaces_with_volume_devices=(
-            _map(old_spec, "securityContext").get("hostUsers") is False
-            and any(_list(c, "volumeDevices") for c, _path in _visit_containers(old_spec, ""))),
+            map_field(old_spec, "securityContext").get("hostUsers") is False
+            and any(list_field(c, "volumeDevices") for c, _path in _visit_containers(old_spec, ""))),
         allow_taint_toleration_comparison_operators=features.enabled("TaintTolerationComparisonOperators") or any(
-            t.get("operator") in ("Lt", "Gt") for t in _list(old_spec, "tolerations")),
+            t.get("operator") in ("Lt", "Gt") for t in list_field(old_spec, "tolerations")),
     )
 
 
@@ -250,45 +153,46 @@ def pod_template_validation_options(template: Json | None, old_template: Json | 
     (None on create)."""
     return pod_validation_options(
         (template or _EMPTY).get("spec") if template is not None else None,
-        _map(old_template, "spec") if old_template is not None else None,
-        _map(template, "metadata") if template is not None else None,
-        _map(old_template, "metadata") if old_template is not None else None)
+        map_field(old_template, "spec") if old_template is not None else None,
+        map_field(template, "metadata") if template is not None else None,
+        map_field(old_template, "metadata") if old_template is not None else None)
 
 
 def _has_invalid_label_value_in_affinity_selector(spec: Json) -> bool:
-    affinity = _map(spec, "affinity")
+    affinity = map_field(spec, "affinity")
     for kind in ("podAffinity", "podAntiAffinity"):
-        terms = _map(affinity, kind)
-        for term in _list(terms, "requiredDuringSchedulingIgnoredDuringExecution"):
+        terms = map_field(affinity, kind)
+        for term in list_field(terms, "requiredDuringSchedulingIgnoredDuringExecution"):
             if label_selector_has_invalid_label_value(term.get("labelSelector")):
                 return True
-        for weighted in _list(terms, "preferredDuringSchedulingIgnoredDuringExecution"):
-            if label_selector_has_invalid_label_value(_map(weighted, "podAffinityTerm").get("labelSelector")):
+        for weighted in list_field(terms, "preferredDuringSchedulingIgnoredDuringExecution"):
+            if label_selector_has_invalid_label_value(map_field(weighted, "podAffinityTerm").get("labelSelector")):
                 return True
     return False
 
 
-def _has_invalid_label_value_in_required_node_affinity(spec: Json) -> bool:
-    required = _map(_map(_map(spec, "affinity"), "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution")
-    return any(is_valid_label_value(value) for term in _list(required, "nodeSelectorTerms")
-               for expression in _list(term, "matchExpressions") for value in _list(expression, "values"))
+def has_invalid_label_value_in_required_node_affinity(spec: Json) -> bool:
+    required = map_field(map_field(map_field(spec, "affinity"), "nodeAffinity"),
+                         "requiredDuringSchedulingIgnoredDuringExecution")
+    return any(is_valid_label_value(value) for term in list_field(required, "nodeSelectorTerms")
+               for expression in list_field(term, "matchExpressions") for value in list_field(expression, "values"))
 
 
 def _uses_indivisible_huge_pages(spec: Json) -> bool:
     for container, _path in _visit_containers(spec, ""):
-        resources = _map(container, "resources")
+        resources = map_field(container, "resources")
         for which in ("limits", "requests"):
-            for name, value in _map(resources, which).items():
+            for name, value in map_field(resources, which).items():
                 if name.startswith("hugepages-") and not _huge_page_value_divisible(name, value):
                     return True
     return False
 
 
 def _has_non_local_projected_token_path(spec: Json) -> bool:
-    for volume in _list(spec, "volumes"):
-        for source in _list(_map(volume, "projected"), "sources"):
+    for volume in list_field(spec, "volumes"):
+        for source in list_field(map_field(volume, "projected"), "sources"):
             token = source.get("serviceAccountToken")
-            if token and validate_local_non_reserved_path(_s(token, "path"), ""):
+            if token and validate_local_non_reserved_path(str_field(token, "path"), ""):
                 return True
     return False
 
@@ -308,524 +212,15 @@ def _deletion_cost_error(annotations: Json) -> bool:
 def _visit_containers(spec: Json, path: str) -> Iterator[tuple[Json, str]]:
     """``podshelper.VisitContainersWithPath``: init, regular, then ephemeral containers."""
     for kind in ("initContainers", "containers", "ephemeralContainers"):
-        for i, container in enumerate(_list(spec, kind)):
+        for i, container in enumerate(list_field(spec, kind)):
             yield container, index(child(path, kind), i)
-
-
-# ----------------------------------------------------------------------------- volumes
-
-_HOST_PATH_TYPES = ("", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate",
-                    "Socket")
-_DOWNWARD_VOLUME_FIELDS = ("metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
-                           "metadata.uid")
-_DOWNWARD_ENV_FIELDS = ("metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
-                        "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs")
-_CONTAINER_RESOURCE_FIELDS = ("limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu",
-                              "requests.ephemeral-storage", "requests.memory")
-_ISCSI_IQN = re.compile(r"iqn\.\d{4}-\d{2}\.([a-zA-Z0-9\-.]+)(:[^,;*&$|\s]+)$")
-_ISCSI_EUI = re.compile(r"^eui.[a-zA-Z0-9]{16}$")
-_ISCSI_NAA = re.compile(r"^naa.[a-zA-Z0-9]{32}$")
-
-
-def validate_path_no_backsteps(target: str, path: str) -> list[FieldError]:
-    """``validatePathNoBacksteps``."""
-    if ".." in target.split("/"):
-        return [invalid_error(path, target, "must not contain '..'")]
-    return []
-
-
-def validate_local_descending_path(target: str, path: str) -> list[FieldError]:
-    """``validateLocalDescendingPath``: relative, no ``..``."""
-    errors = [invalid_error(path, target, "must be a relative path")] if target.startswith("/") else []
-    return errors + validate_path_no_backsteps(target, path)
-
-
-def validate_local_non_reserved_path(target: str, path: str) -> list[FieldError]:
-    """``ValidateLocalNonReservedPath``."""
-    errors = validate_local_descending_path(target, path)
-    if target.startswith("..") and not target.startswith("../"):
-        errors.append(invalid_error(path, target, "must not start with '..'"))
-    return errors
-
-
-def _validate_file_mode(mode: Any, path: str) -> list[FieldError]:
-    if mode is not None and (mode > 0o777 or mode < 0):
-        return [invalid_error(path, mode, FILE_MODE_ERROR)]
-    return []
-
-
-def _validate_key_to_path(item: Json, path: str) -> list[FieldError]:
-    """``validateKeyToPath``."""
-    errors = []
-    if not _s(item, "key"):
-        errors.append(required_error(child(path, "key")))
-    item_path = _s(item, "path")
-    if not item_path:
-        errors.append(required_error(child(path, "path")))
-    errors += validate_local_non_reserved_path(item_path, child(path, "path"))
-    return errors + _validate_file_mode(item.get("mode"), child(path, "mode"))
-
-
-def _validate_object_field_selector(selector: Json, expressions: Sequence[str], path: str) -> list[FieldError]:
-    """``validateObjectFieldSelector``."""
-    api_version = _s(selector, "apiVersion")
-    if not api_version:
-        return [required_error(child(path, "apiVersion"))]
-    field_path = _s(selector, "fieldPath")
-    if not field_path:
-        return [required_error(child(path, "fieldPath"))]
-    if api_version != "v1":
-        return [invalid_error(child(path, "fieldPath"), field_path, (
-            f"error converting fieldPath: unsupported pod version: {api_version}"))]
-    internal = field_path
-    match = re.fullmatch(r"(metadata\.(?:annotations|labels))\['(.*)'\]", internal, re.S)
-    if match is None and "[" in internal and internal.endswith("]"):
-        match = re.fullmatch(r"([^\[]*)\['(.*)'\]", internal, re.S)
-    if match is not None:
-        base, subscript = match.groups()
-        if base == "metadata.annotations":
-            return validate_qualified_name(subscript.lower(), path)
-        if base == "metadata.labels":
-            return validate_qualified_name(subscript, path)
-        return [invalid_error(path, base, "does not support subscript")]
-    if internal in ("metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
-                    "metadata.uid", "spec.nodeName", "spec.restartPolicy", "spec.serviceAccountName",
-                    "spec.schedulerName", "status.phase", "status.hostIP", "status.hostIPs", "status.podIP",
-                    "status.podIPs"):
-        if internal not in expressions:
-            return [not_supported_error(child(path, "fieldPath"), internal, expressions)]
-        return []
-    return [invalid_error(child(path, "fieldPath"), field_path,
-                          f'error converting fieldPath: field label not supported: {field_path}')]
-
-
-_DIVISORS_CPU = ("1m", "1")
-_DIVISORS_OTHER = ("1", "1k", "1M", "1G", "1T", "1P", "1E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei")
-
-
-def _validate_resource_divisor(resource: str, divisor: Any, path: str) -> list[FieldError]:
-    """``validateContainerResourceDivisor``."""
-    if divisor is None:
-        return []
-    text = str(quantities.decode(divisor))
-    if text == "0":
-        return []
-    errors = []
-    if resource in ("limits.cpu", "requests.cpu") and text not in _DIVISORS_CPU:
-        errors.append(invalid_error(child(path, "divisor"), resource,
-                                    "only divisor's values 1m and 1 are supported with the cpu resource"))
-    elif resource in ("limits.memory", "requests.memory") and text not in _DIVISORS_OTHER:
-        errors.append(invalid_error(child(path, "divisor"), resource, (
-            "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the "
-            "memory resource")))
-    elif resource in ("limits.ephemeral-storage", "requests.ephemeral-storage") and text not in _DIVISORS_OTHER:
-        errors.append(invalid_error(child(path, "divisor"), resource, (
-            "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the "
-            "local ephemeral storage resource")))
-    if resource.startswith(("requests.hugepages-", "limits.hugepages-")) and text not in _DIVISORS_OTHER:
-        errors.append(invalid_error(child(path, "divisor"), resource, (
-            "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the "
-            "hugepages resource")))
-    return errors
-
-
-def _validate_resource_field_selector(selector: Json, path: str, volume: bool) -> list[FieldError]:
-    """``validateContainerResourceFieldSelector``."""
-    errors = []
-    resource = _s(selector, "resource")
-    if volume and not _s(selector, "containerName"):
-        errors.append(required_error(child(path, "containerName")))
-    elif not resource:
-        errors.append(required_error(child(path, "resource")))
-    elif resource not in _CONTAINER_RESOURCE_FIELDS and not resource.startswith(
-            ("limits.hugepages-", "requests.hugepages-")):
-        errors.append(not_supported_error(child(path, "resource"), resource, _CONTAINER_RESOURCE_FIELDS))
-    return errors + _validate_resource_divisor(resource, selector.get("divisor"), path)
-
-
-def _validate_downward_api_file(item: Json, path: str) -> list[FieldError]:
-    """``validateDownwardAPIVolumeFile``."""
-    errors = []
-    file_path = _s(item, "path")
-    if not file_path:
-        errors.append(required_error(child(path, "path")))
-    errors += validate_local_non_reserved_path(file_path, child(path, "path"))
-    if item.get("fieldRef") is not None:
-        errors += _validate_object_field_selector(item["fieldRef"], _DOWNWARD_VOLUME_FIELDS, child(path, "fieldRef"))
-        if item.get("resourceFieldRef") is not None:
-            errors.append(invalid_error(path, "resource", "fieldRef and resourceFieldRef can not be specified "
-                                                          "simultaneously"))
-    elif item.get("resourceFieldRef") is not None:
-        errors += _validate_resource_field_selector(item["resourceFieldRef"], child(path, "resourceFieldRef"), True)
-    else:
-        errors.append(required_error(path, "one of fieldRef and resourceFieldRef is required"))
-    return errors + _validate_file_mode(item.get("mode"), child(path, "mode"))
-
-
-def _validate_projection_sources(projected: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
-    """``validateProjectionSources`` (secrets, config maps, downward API, service account tokens;
-    cluster trust bundles and pod certificates are behind gates that are off)."""
-    errors: list[FieldError] = []
-    paths: set[str] = set()
-    for i, source in enumerate(_list(projected, "sources")):
-        sources = 0
-        source_path = index(child(path, "sources"), i)
-        for kind in ("secret", "configMap"):
-            projection = source.get(kind)
-            if projection is None:
-                continue
-            sources += 1
-            projection_path = child(source_path, kind)
-            if not _s(projection, "name"):
-                errors.append(required_error(child(projection_path, "name")))
-            for j, item in enumerate(_list(projection, "items")):
-                errors += _validate_key_to_path(item, index(child(projection_path, "items"), j))
-                item_path = _s(item, "path")
-                if item_path:
-                    if item_path in paths:
-                        errors.append(invalid_error(path, _s(projection, "name"), "conflicting duplicate paths"))
-                    paths.add(item_path)
-        if (downward_api := source.get("downwardAPI")) is not None:
-            sources += 1
-            for item in _list(downward_api, "items"):
-                errors += _validate_downward_api_file(item, child(source_path, "downwardAPI"))
-                item_path = _s(item, "path")
-                if item_path:
-                    if item_path in paths:
-                        errors.append(invalid_error(path, item_path, "conflicting duplicate paths"))
-                    paths.add(item_path)
-        if (token := source.get("serviceAccountToken")) is not None:
-            sources += 1
-            token_path = child(source_path, "serviceAccountToken")
-            expiration = _i(token, "expirationSeconds")
-            if expiration < 600:
-                errors.append(invalid_error(child(token_path, "expirationSeconds"), expiration,
-                                            "may not specify a duration less than 10 minutes"))
-            if expiration > 1 << 32:
-                errors.append(invalid_error(child(token_path, "expirationSeconds"), expiration,
-                                            "may not specify a duration larger than 2^32 seconds"))
-            if not _s(token, "path"):
-                errors.append(required_error(child(path, "path")))
-            elif not options.allow_non_local_projected_token_path:
-                errors += validate_local_non_reserved_path(_s(token, "path"), child(path, "path"))
-        if sources > 1:
-            errors.append(forbidden_error(source_path, "may not specify more than 1 volume type per source"))
-    return errors
-
-
-def _validate_projected(projected: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
-    return _validate_file_mode(projected.get("defaultMode"), child(path, "defaultMode")) + \
-        _validate_projection_sources(projected, path, options)
-
-
-def _required_fields(source: Json, path: str, *names: str) -> list[FieldError]:
-    return [required_error(child(path, name)) for name in names if not source.get(name)]
-
-
-def validate_iscsi(source: Json, path: str) -> list[FieldError]:
-    errors = _required_fields(source, path, "targetPortal")
-    iqn = _s(source, "iqn")
-    if not iqn:
-        errors.append(required_error(child(path, "iqn")))
-    elif not iqn.startswith(("iqn", "eui", "naa")):
-        errors.append(invalid_error(child(path, "iqn"), iqn, "must be valid format starting with iqn, eui, or naa"))
-    elif (iqn.startswith("iqn") and not _ISCSI_IQN.search(iqn)) or (
-            iqn.startswith("eui") and not _ISCSI_EUI.search(iqn)) or (
-            iqn.startswith("naa") and not _ISCSI_NAA.search(iqn)):
-        errors.append(invalid_error(child(path, "iqn"), iqn, "must be valid format"))
-    lun = _i(source, "lun")
-    if lun < 0 or lun > 255:
-        errors.append(invalid_error(child(path, "lun"), lun, inclusive_range_error(0, 255)))
-    if (source.get("chapAuthDiscovery") or source.get("chapAuthSession")) and source.get("secretRef") is None:
-        errors.append(required_error(child(path, "secretRef")))
-    initiator = source.get("initiatorName")
-    if initiator is not None:
-        if not initiator.startswith(("iqn", "eui", "naa")):
-            errors.append(invalid_error(child(path, "initiatorname"), initiator,
-                                        "must be valid format starting with iqn, eui, or naa"))
-        if (initiator.startswith("iqn") and not _ISCSI_IQN.search(initiator)) or (
-                initiator.startswith("eui") and not _ISCSI_EUI.search(initiator)) or (
-                initiator.startswith("naa") and not _ISCSI_NAA.search(initiator)):
-            errors.append(invalid_error(child(path, "initiatorname"), initiator, "must be valid format"))
-    return errors
-
-
-def validate_partition(source: Json, path: str) -> list[FieldError]:
-    partition = _i(source, "partition")
-    if partition < 0 or partition > 255:
-        return [invalid_error(child(path, "partition"), partition, inclusive_range_error(1, 255))]
-    return []
-
-
-def validate_csi_driver_name(driver: str, path: str) -> list[FieldError]:
-    """``ValidateCSIDriverName``."""
-    if not driver:
-        return [required_error(path)]
-    errors = [too_long_error(path, 63)] if len(driver.encode()) > 63 else []
-    return errors + _invalid_each(path, driver, is_dns1123_subdomain(driver.lower()))
-
-
-def _validate_volume_source(volume: Json, path: str, pod_meta: Json | None,
-                            options: PodValidationOptions) -> list[FieldError]:
-    """``validateVolumeSource``: exactly one source, each checked by its own rules."""
-    errors: list[FieldError] = []
-    count = 0
-    name = _s(volume, "name")
-
-    def one(kind: str, source_path: str | None = None) -> Json | None:
-        nonlocal count
-        source = volume.get(kind)
-        if source is None:
-            return None
-        if count > 0:
-            errors.append(forbidden_error(child(path, source_path or kind), "may not specify more than 1 volume type"))
-            return None
-        count += 1
-        return source
-
-    if (source := one("emptyDir")) is not None:
-        size_limit = source.get("sizeLimit")
-        if size_limit is not None and quantities.decode(size_limit).sign() < 0:
-            errors.append(forbidden_error(child(path, "emptyDir", "sizeLimit"),
-                                          "SizeLimit field must be a valid resource quantity"))
-    if (source := one("hostPath")) is not None:
-        host_path = _s(source, "path")
-        if not host_path:
-            errors.append(required_error(child(path, "hostPath", "path")))
-        else:
-            errors += validate_path_no_backsteps(host_path, child(path, "hostPath", "path"))
-            host_path_type = source.get("type")
-            if host_path_type is not None and host_path_type not in _HOST_PATH_TYPES:
-                errors.append(not_supported_error(child(path, "hostPath", "type"), host_path_type, _HOST_PATH_TYPES))
-    if (source := one("gitRepo")) is not None:
-        errors += _required_fields(source, child(path, "gitRepo"), "repository")
-        errors += validate_local_descending_path(_s(source, "directory"), child(path, "gitRepo", "directory"))
-    if (source := one("gcePersistentDisk")) is not None:
-        errors += _required_fields(source, child(path, "persistentDisk"), "pdName")
-        errors += validate_partition(source, child(path, "persistentDisk"))
-    if (source := one("awsElasticBlockStore")) is not None:
-        errors += _required_fields(source, child(path, "awsElasticBlockStore"), "volumeID")
-        errors += validate_partition(source, child(path, "awsElasticBlockStore"))
-    if (source := one("secret")) is not None:
-        source_path = child(path, "secret")
-        errors += _required_fields(source, source_path, "secretName")
-        errors += _validate_file_mode(source.get("defaultMode"), child(source_path, "defaultMode"))
-        for i, item in enumerate(_list(source, "items")):
-            errors += _validate_key_to_path(item, index(child(source_path, "items"), i))
-    if (source := one("nfs")) is not None:
-        errors += _required_fields(source, child(path, "nfs"), "server", "path")
-        if not _s(source, "path").startswith("/"):
-            errors.append(invalid_error(child(path, "nfs", "path"), _s(source, "path"), "must be an absolute path"))
-    if (source := one("iscsi")) is not None:
-        errors += validate_iscsi(source, child(path, "iscsi"))
-    if volume.get("iscsi") is not None and volume["iscsi"].get("initiatorName") is not None and \
-            len(f"{name}:{_s(volume['iscsi'], 'targetPortal')}") > 64:
-        errors.append(invalid_error(child(path, "name"), name, (
-            "Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if "
-            "iscsi.initiatorName is specified.")))
-    if (source := one("glusterfs")) is not None:
-        errors += _required_fields(source, child(path, "glusterfs"), "endpoints", "path")
-    if (source := one("flocker")) is not None:
-        dataset_name, dataset_uuid = _s(source, "datasetName"), _s(source, "datasetUUID")
-        if not dataset_name and not dataset_uuid:
-            errors.append(required_error(child(path, "flocker"), "one of datasetName and datasetUUID is required"))
-        if dataset_name and dataset_uuid:
-            errors.append(invalid_error(child(path, "flocker"), "resource",
-                                        "datasetName and datasetUUID can not be specified simultaneously"))
-        if "/" in dataset_name:
-            errors.append(invalid_error(child(path, "flocker", "datasetName"), dataset_name, "must not contain '/'"))
-    if (source := one("persistentVolumeClaim")) is not None:
-        errors += _required_fields(source, child(path, "persistentVolumeClaim"), "claimName")
-    if (source := one("rbd")) is not None:
-        errors += _required_fields(source, child(path, "rbd"), "monitors", "image")
-    if (source := one("cinder")) is not None:
-        errors += _required_fields(source, child(path, "cinder"), "volumeID")
-        secret_ref = source.get("secretRef")
-        if secret_ref is not None and not _s(secret_ref, "name"):
-            errors.append(required_error(child(path, "cinder", "secretRef", "name")))
-    if (source := one("cephfs", "cephFS")) is not None:
-        errors += _required_fields(source, child(path, "cephfs"), "monitors")
-    if (source := one("quobyte")) is not None:
-        registry = _s(source, "registry")
-        if not registry:
-            errors.append(required_error(child(path, "quobyte", "registry"),
-                                         "must be a host:port pair or multiple pairs separated by commas"))
-        elif len(_s(source, "tenant")) >= 65:
-            errors.append(required_error(child(path, "quobyte", "tenant"),
-                                         "must be a UUID and may not exceed a length of 64 characters"))
-        else:
-            for pair in registry.split(","):
-                if not re.fullmatch(r"(\[[^\]]*\]|[^:\[\]]*):[^:]*", pair):
-                    errors.append(invalid_error(child(path, "quobyte", "registry"), registry,
-                                                "must be a host:port pair or multiple pairs separated by commas"))
-        errors += _required_fields(source, child(path, "quobyte"), "volume")
-    if (source := one("downwardAPI", "downwarAPI")) is not None:
-        errors += _validate_file_mode(source.get("defaultMode"), child(path, "downwardAPI", "defaultMode"))
-        for item in _list(source, "items"):
-            errors += _validate_downward_api_file(item, child(path, "downwardAPI"))
-    if (source := one("fc")) is not None:
-        wwns, wwids = _list(source, "targetWWNs"), _list(source, "wwids")
-        if not wwns and not wwids:
-            errors.append(required_error(child(path, "fc", "targetWWNs"),
-                                         "must specify either targetWWNs or wwids, but not both"))
-        if wwns and wwids:
-            errors.append(invalid_json(child(path, "fc", "targetWWNs"), wwns,
-                                       "targetWWNs and wwids can not be specified simultaneously"))
-        if wwns:
-            if source.get("lun") is None:
-                errors.append(required_error(child(path, "fc", "lun"), "lun is required if targetWWNs is specified"))
-            elif not 0 <= source["lun"] <= 255:
-                errors.append(invalid_error(child(path, "fc", "lun"), source["lun"], inclusive_range_error(0, 255)))
-    if (source := one("flexVolume")) is not None:
-        errors += validate_flex_volume(source, child(path, "flexVolume"))
-    if (source := one("configMap")) is not None:
-        source_path = child(path, "configMap")
-        errors += _required_fields(source, source_path, "name")
-        errors += _validate_file_mode(source.get("defaultMode"), child(source_path, "defaultMode"))
-        for i, item in enumerate(_list(source, "items")):
-            errors += _validate_key_to_path(item, index(child(source_path, "items"), i))
-    if (source := one("azureFile")) is not None:
-        errors += _required_fields(source, child(path, "azureFile"), "secretName", "shareName")
-    if (source := one("vsphereVolume")) is not None:
-        errors += _required_fields(source, child(path, "vsphereVolume"), "volumePath")
-    if (source := one("photonPersistentDisk")) is not None:
-        errors += _required_fields(source, child(path, "photonPersistentDisk"), "pdID")
-    if (source := one("portworxVolume")) is not None:
-        errors += _required_fields(source, child(path, "portworxVolume"), "volumeID")
-    if (source := one("azureDisk")) is not None:
-        errors += validate_azure_disk(source, child(path, "azureDisk"))
-    if (source := one("storageos")) is not None:
-        errors += validate_storageos(source, child(path, "storageos"), persistent=False)
-    if (source := one("projected")) is not None:
-        errors += _validate_projected(source, child(path, "projected"), options)
-    if (source := one("scaleIO")) is not None:
-        errors += _required_fields(source, child(path, "scaleIO"), "gateway", "system", "volumeName")
-    if (source := one("csi")) is not None:
-        errors += validate_csi_driver_name(_s(source, "driver"), child(path, "csi", "driver"))
-        secret_ref = source.get("nodePublishSecretRef")
-        if secret_ref is not None:
-            if not _s(secret_ref, "name"):
-                errors.append(required_error(child(path, "csi", "nodePublishSecretRef", "name")))
-            else:
-                errors += _invalid_each(child(path, "csi", "name"), secret_ref["name"],
-                                        validate_secret_name(secret_ref["name"], False))
-    if (source := one("ephemeral")) is not None:
-        claim_template = source.get("volumeClaimTemplate")
-        if claim_template is None:
-            errors.append(required_error(child(path, "ephemeral", "volumeClaimTemplate")))
-        else:
-            from .validation_storage import validate_persistent_volume_claim_template
-
-            errors += validate_persistent_volume_claim_template(
-                claim_template, child(path, "ephemeral", "volumeClaimTemplate"))
-        pod_name = _s(pod_meta, "name")
-        if pod_name and name:
-            claim_name = f"{pod_name}-{name}"
-            for message in validate_persistent_volume_name(claim_name, False):
-                errors.append(invalid_error(child(path, "name"), name, f"PVC name {_quote(claim_name)}: {message}"))
-    if (source := one("image")) is not None:
-        errors += _validate_image_volume_source(source, child(path, "image"), options)
-    if count == 0:
-        errors.append(required_error(path, "must specify a volume type"))
-    return errors
-
-
-def validate_flex_volume(source: Json, path: str) -> list[FieldError]:
-    """``validateFlexVolumeSource`` (and its PV twin): option keys in kubernetes.io or k8s.io
-    namespaces are reserved."""
-    errors = _required_fields(source, path, "driver")
-    for option in _map(source, "options"):
-        namespace = option.split("/", 1)[0] if "/" in option else option
-        normalized = "." + namespace.lower()
-        if normalized.endswith((".kubernetes.io", ".k8s.io")):
-            errors.append(invalid_error(key(child(path, "options"), option), option,
-                                        "kubernetes.io and k8s.io namespaces are reserved"))
-    return errors
-
-
-def validate_storageos(source: Json, path: str, *, persistent: bool) -> list[FieldError]:
-    """``validateStorageOSVolumeSource``/``validateStorageOSPersistentVolumeSource``."""
-    errors: list[FieldError] = []
-    volume_name = _s(source, "volumeName")
-    if not volume_name:
-        errors.append(required_error(child(path, "volumeName")))
-    else:
-        errors += validate_dns1123_label(volume_name, child(path, "volumeName"))
-    if _s(source, "volumeNamespace"):
-        errors += validate_dns1123_label(source["volumeNamespace"], child(path, "volumeNamespace"))
-    secret_ref = source.get("secretRef")
-    if secret_ref is not None:
-        if not _s(secret_ref, "name"):
-            errors.append(required_error(child(path, "secretRef", "name")))
-        if persistent and not _s(secret_ref, "namespace"):
-            errors.append(required_error(child(path, "secretRef", "namespace")))
-    return errors
-
-
-def validate_azure_disk(source: Json, path: str) -> list[FieldError]:
-    errors = _required_fields(source, path, "diskName", "diskURI")
-    caching = source.get("cachingMode")
-    if caching is not None and caching not in ("None", "ReadOnly", "ReadWrite"):
-        errors.append(not_supported_error(child(path, "cachingMode"), caching, ("None", "ReadOnly", "ReadWrite")))
-    kind = source.get("kind")
-    if kind is not None and kind not in ("Dedicated", "Managed", "Shared"):
-        errors.append(not_supported_error(child(path, "kind"), kind, ("Dedicated", "Managed", "Shared")))
-    if kind == "Managed" and not _s(source, "diskURI").startswith("/subscriptions/"):
-        errors.append(not_supported_error(child(path, "diskURI"), _s(source, "diskURI"),
-                                          ("/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/"
-                                           "microsoft.compute/disks/{disk-id}",)))
-    if kind not in (None, "Managed") and not _s(source, "diskURI").startswith("https://"):
-        errors.append(not_supported_error(child(path, "diskURI"), _s(source, "diskURI"),
-                                          ("https://{account-name}.blob.core.windows.net/{container-name}/"
-                                           "{disk-name}.vhd",)))
-    return errors
-
-
-def _validate_image_volume_source(source: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
-    """``validateImageVolumeSource``."""
-    errors = []
-    reference = _s(source, "reference")
-    if not reference and options.resource_is_pod:
-        errors.append(required_error(child(path, "reference")))
-    if reference.strip() != reference:
-        errors.append(invalid_error(child(path, "reference"), reference,
-                                    "must not have leading or trailing whitespace"))
-    return errors + _validate_pull_policy(_s(source, "pullPolicy"), child(path, "pullPolicy"))
-
-
-def validate_volumes(volumes: list[Json], pod_meta: Json | None, path: str,
-                     options: PodValidationOptions) -> tuple[dict[str, Json], list[FieldError]]:
-    """``ValidateVolumes``: the volumes by name (those without errors) and the errors."""
-    errors: list[FieldError] = []
-    by_name: dict[str, Json] = {}
-    pod_name = _s(pod_meta, "name")
-    created_claims = {f"{pod_name}-{_s(v, 'name')}" for v in volumes if v.get("ephemeral") is not None} \
-        if pod_name else set()
-    for i, volume in enumerate(volumes):
-        volume_path = index(path, i)
-        name_path = child(volume_path, "name")
-        name = _s(volume, "name")
-        volume_errors = _validate_volume_source(volume, volume_path, pod_meta, options)
-        if not name:
-            volume_errors.append(required_error(name_path))
-        else:
-            volume_errors += validate_dns1123_label(name, name_path)
-        if name in by_name:
-            volume_errors.append(duplicate_error(name_path, name))
-        if volume_errors:
-            errors += volume_errors
-        else:
-            by_name[name] = volume
-        claim = volume.get("persistentVolumeClaim")
-        if claim is not None and _s(claim, "claimName") in created_claims:
-            errors.append(invalid_error(child(volume_path, "persistentVolumeClaim", "claimName"), claim["claimName"],
-                                        "must not reference a PVC that gets created for an ephemeral volume"))
-    return by_name, errors
 
 
 # ----------------------------------------------------------------------------- containers
 
 _PORT_PROTOCOLS = ("SCTP", "TCP", "UDP")
+_DOWNWARD_ENV_FIELDS = ("metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
+                        "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs")
 
 
 def _validate_container_ports(ports: list[Json], path: str) -> list[FieldError]:
@@ -834,23 +229,23 @@ def _validate_container_ports(ports: list[Json], path: str) -> list[FieldError]:
     names: set[str] = set()
     for i, port in enumerate(ports):
         port_path = index(path, i)
-        name = _s(port, "name")
+        name = str_field(port, "name")
         if name:
             if messages := is_valid_port_name(name):
-                errors += _invalid_each(child(port_path, "name"), name, messages)
+                errors += invalid_each(child(port_path, "name"), name, messages)
             elif name in names:
                 errors.append(duplicate_error(child(port_path, "name"), name))
             else:
                 names.add(name)
-        container_port = _i(port, "containerPort")
+        container_port = int_field(port, "containerPort")
         if container_port == 0:
             errors.append(required_error(child(port_path, "containerPort")))
         else:
-            errors += _invalid_each(child(port_path, "containerPort"), container_port, is_valid_port_num(container_port))
-        host_port = _i(port, "hostPort")
+            errors += invalid_each(child(port_path, "containerPort"), container_port, is_valid_port_num(container_port))
+        host_port = int_field(port, "hostPort")
         if host_port:
-            errors += _invalid_each(child(port_path, "hostPort"), host_port, is_valid_port_num(host_port))
-        protocol = _s(port, "protocol")
+            errors += invalid_each(child(port_path, "hostPort"), host_port, is_valid_port_num(host_port))
+        protocol = str_field(port, "protocol")
         if not protocol:
             errors.append(required_error(child(port_path, "protocol")))
         elif protocol not in _PORT_PROTOCOLS:
@@ -865,13 +260,13 @@ def _env_name_errors(name: str, options: PodValidationOptions) -> list[str]:
 
 def _validate_key_selector(selector: Json, path: str) -> list[FieldError]:
     """``validateConfigMapKeySelector``/``validateSecretKeySelector``."""
-    name = _s(selector, "name")
-    errors = _invalid_each(child(path, "name"), name, validate_secret_name(name, False))
-    selector_key = _s(selector, "key")
+    name = str_field(selector, "name")
+    errors = invalid_each(child(path, "name"), name, validate_secret_name(name, False))
+    selector_key = str_field(selector, "key")
     if not selector_key:
         errors.append(required_error(child(path, "key")))
     else:
-        errors += _invalid_each(child(path, "key"), selector_key, is_config_map_key(selector_key))
+        errors += invalid_each(child(path, "key"), selector_key, is_config_map_key(selector_key))
     return errors
 
 
@@ -880,11 +275,11 @@ def _validate_env(env: list[Json], path: str, options: PodValidationOptions) -> 
     errors: list[FieldError] = []
     for i, variable in enumerate(env):
         variable_path = index(path, i)
-        name = _s(variable, "name")
+        name = str_field(variable, "name")
         if not name:
             errors.append(required_error(child(variable_path, "name")))
         else:
-            errors += _invalid_each(child(variable_path, "name"), name, _env_name_errors(name, options))
+            errors += invalid_each(child(variable_path, "name"), name, _env_name_errors(name, options))
         value_from = variable.get("valueFrom")
         if value_from is None:
             continue
@@ -892,12 +287,12 @@ def _validate_env(env: list[Json], path: str, options: PodValidationOptions) -> 
         sources = 0
         if value_from.get("fieldRef") is not None:
             sources += 1
-            errors += _validate_object_field_selector(value_from["fieldRef"], _DOWNWARD_ENV_FIELDS,
-                                                      child(from_path, "fieldRef"))
+            errors += validate_object_field_selector(value_from["fieldRef"], _DOWNWARD_ENV_FIELDS,
+                                                     child(from_path, "fieldRef"))
         if value_from.get("resourceFieldRef") is not None:
             sources += 1
-            errors += _validate_resource_field_selector(value_from["resourceFieldRef"],
-                                                        child(from_path, "resourceFieldRef"), False)
+            errors += validate_resource_field_selector(value_from["resourceFieldRef"],
+                                                       child(from_path, "resourceFieldRef"), False)
         if value_from.get("configMapKeyRef") is not None:
             sources += 1
             errors += _validate_key_selector(value_from["configMapKeyRef"], child(from_path, "configMapKeyRef"))
@@ -912,7 +307,7 @@ def _validate_env(env: list[Json], path: str, options: PodValidationOptions) -> 
                 "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or "
                 "`fileKeyRef`") if options.allow_env_files_validation else (
                 "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`")))
-        elif _s(variable, "value"):
+        elif str_field(variable, "value"):
             errors.append(invalid_error(from_path, "", "may not be specified when `value` is not empty"))
         elif sources > 1:
             errors.append(invalid_error(from_path, "", "may not have more than one field specified at a time"))
@@ -922,17 +317,17 @@ def _validate_env(env: list[Json], path: str, options: PodValidationOptions) -> 
 def _validate_file_key_selector(selector: Json, path: str) -> list[FieldError]:
     """``validateFileKeySelector``."""
     errors = []
-    selector_key = _s(selector, "key")
+    selector_key = str_field(selector, "key")
     if not selector_key:
         errors.append(required_error(child(path, "key")))
     else:
-        errors += _invalid_each(child(path, "key"), selector_key, is_relaxed_env_var_name(selector_key))
-    volume_name = _s(selector, "volumeName")
+        errors += invalid_each(child(path, "key"), selector_key, is_relaxed_env_var_name(selector_key))
+    volume_name = str_field(selector, "volumeName")
     if not volume_name:
         errors.append(required_error(child(path, "volumeName")))
     else:
         errors += validate_dns1123_label(volume_name, child(path, "volumeName"))
-    file_path = _s(selector, "path")
+    file_path = str_field(selector, "path")
     if not file_path:
         errors.append(required_error(child(path, "path")))
     else:
@@ -945,20 +340,20 @@ def _validate_env_from(sources: list[Json], path: str, options: PodValidationOpt
     errors: list[FieldError] = []
     for i, source in enumerate(sources):
         source_path = index(path, i)
-        prefix = _s(source, "prefix")
+        prefix = str_field(source, "prefix")
         if prefix:
-            errors += _invalid_each(child(source_path, "prefix"), prefix, _env_name_errors(prefix, options))
+            errors += invalid_each(child(source_path, "prefix"), prefix, _env_name_errors(prefix, options))
         count = 0
         for kind in ("configMapRef", "secretRef"):
             ref = source.get(kind)
             if ref is None:
                 continue
             count += 1
-            name = _s(ref, "name")
+            name = str_field(ref, "name")
             if not name:
                 errors.append(required_error(child(source_path, kind, "name")))
             else:
-                errors += _invalid_each(child(source_path, kind, "name"), name, name_is_dns_subdomain(name, True))
+                errors += invalid_each(child(source_path, kind, "name"), name, name_is_dns_subdomain(name, True))
         if count == 0:
             errors.append(invalid_error(path, "", "must specify one of: `configMapRef` or `secretRef`"))
         elif count > 1:
@@ -969,14 +364,14 @@ def _validate_env_from(sources: list[Json], path: str, options: PodValidationOpt
 def _validate_volume_mounts(container: Json, volumes: dict[str, Json], path: str) -> list[FieldError]:
     """``ValidateVolumeMounts``."""
     errors: list[FieldError] = []
-    devices = {_s(d, "name"): _s(d, "devicePath") for d in _list(container, "volumeDevices")}
+    devices = {str_field(d, "name"): str_field(d, "devicePath") for d in list_field(container, "volumeDevices")}
     device_paths = set(devices.values())
     mount_points: set[str] = set()
-    privileged = _map(container, "securityContext").get("privileged") is True
-    for i, mount in enumerate(_list(container, "volumeMounts")):
+    privileged = map_field(container, "securityContext").get("privileged") is True
+    for i, mount in enumerate(list_field(container, "volumeMounts")):
         mount_path = index(path, i)
-        name = _s(mount, "name")
-        point = _s(mount, "mountPath")
+        name = str_field(mount, "name")
+        point = str_field(mount, "mountPath")
         if not name:
             errors.append(required_error(child(mount_path, "name")))
         if name not in volumes:
@@ -991,10 +386,10 @@ def _validate_volume_mounts(container: Json, volumes: dict[str, Json], path: str
         if point in device_paths:
             errors.append(invalid_error(child(mount_path, "mountPath"), point,
                                         "must not already exist as a path in volumeDevices"))
-        sub_path = _s(mount, "subPath")
+        sub_path = str_field(mount, "subPath")
         if sub_path:
             errors += validate_local_descending_path(sub_path, child(path, "subPath"))
-        sub_path_expr = _s(mount, "subPathExpr")
+        sub_path_expr = str_field(mount, "subPathExpr")
         if sub_path_expr:
             if sub_path:
                 errors.append(invalid_error(child(mount_path, "subPathExpr"), sub_path_expr,
@@ -1028,14 +423,14 @@ def _validate_volume_mounts(container: Json, volumes: dict[str, Json], path: str
 def _validate_volume_devices(container: Json, volumes: dict[str, Json], path: str) -> list[FieldError]:
     """``ValidateVolumeDevices``."""
     errors: list[FieldError] = []
-    mounts = {_s(m, "name"): _s(m, "mountPath") for m in _list(container, "volumeMounts")}
+    mounts = {str_field(m, "name"): str_field(m, "mountPath") for m in list_field(container, "volumeMounts")}
     mount_paths = set(mounts.values())
     device_paths: set[str] = set()
     device_names: set[str] = set()
-    for i, device in enumerate(_list(container, "volumeDevices")):
+    for i, device in enumerate(list_field(container, "volumeDevices")):
         device_path = index(path, i)
-        name = _s(device, "name")
-        target = _s(device, "devicePath")
+        name = str_field(device, "name")
+        target = str_field(device, "devicePath")
         volume = volumes.get(name)
         if not name:
             errors.append(required_error(child(device_path, "name")))
@@ -1064,26 +459,6 @@ def _validate_volume_devices(container: Json, volumes: dict[str, Json], path: st
     return errors
 
 
-_PULL_POLICIES = ("Always", "IfNotPresent", "Never")
-
-
-def _validate_pull_policy(policy: str, path: str) -> list[FieldError]:
-    """``validatePullPolicy``."""
-    if policy in _PULL_POLICIES:
-        return []
-    if not policy:
-        return [required_error(path)]
-    return [not_supported_error(path, policy, _PULL_POLICIES)]
-
-
-def _validate_port_num_or_name(port: Any, path: str) -> list[FieldError]:
-    """``ValidatePortNumOrName`` of an IntOrString."""
-    if isinstance(port, str):
-        return _invalid_each(path, port, is_valid_port_name(port))
-    number = port if isinstance(port, int) else 0
-    return _invalid_each(path, number, is_valid_port_num(number))
-
-
 def _validate_handler(handler: Json, grace_period: int | None, path: str, options: PodValidationOptions, *,
                       probe: bool) -> list[FieldError]:
     """``validateHandler`` of a probe (exec, httpGet, tcpSocket, grpc) or a lifecycle hook
@@ -1100,25 +475,25 @@ def _validate_handler(handler: Json, grace_period: int | None, path: str, option
         count += 1
         action_path = child(path, kind)
         if kind == "exec":
-            if not _list(action, "command"):
+            if not list_field(action, "command"):
                 errors.append(required_error(child(action_path, "command")))
         elif kind == "httpGet":
-            if not _s(action, "path"):
+            if not str_field(action, "path"):
                 errors.append(required_error(child(action_path, "path")))
-            errors += _validate_port_num_or_name(action.get("port"), child(action_path, "port"))
-            scheme = _s(action, "scheme")
+            errors += validate_port_num_or_name(action.get("port"), child(action_path, "port"))
+            scheme = str_field(action, "scheme")
             if scheme not in ("HTTP", "HTTPS"):
                 errors.append(not_supported_error(child(action_path, "scheme"), scheme, ("HTTP", "HTTPS")))
-            for header in _list(action, "httpHeaders"):
-                errors += _invalid_each(child(action_path, "httpHeaders"), _s(header, "name"),
-                                        is_http_header_name(_s(header, "name")))
+            for header in list_field(action, "httpHeaders"):
+                errors += invalid_each(child(action_path, "httpHeaders"), str_field(header, "name"),
+                                       is_http_header_name(str_field(header, "name")))
         elif kind == "tcpSocket":
-            errors += _validate_port_num_or_name(action.get("port"), child(action_path, "port"))
+            errors += validate_port_num_or_name(action.get("port"), child(action_path, "port"))
         elif kind == "grpc":
-            port = _i(action, "port")
-            errors += _invalid_each(child(action_path, "port"), port, is_valid_port_num(port))
+            port = int_field(action, "port")
+            errors += invalid_each(child(action_path, "port"), port, is_valid_port_num(port))
         else:
-            seconds = _i(action, "seconds")
+            seconds = int_field(action, "seconds")
             if grace_period is not None:
                 if options.allow_pod_lifecycle_sleep_action_zero_value:
                     if seconds < 0 or seconds > grace_period:
@@ -1140,7 +515,7 @@ def _validate_probe(probe: Json | None, grace_period: int | None, path: str, opt
         return []
     errors = _validate_handler(probe, grace_period, path, options, probe=True)
     for name in ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"):
-        errors += validate_nonnegative_field(_i(probe, name), child(path, name))
+        errors += validate_nonnegative_field(int_field(probe, name), child(path, name))
     termination = probe.get("terminationGracePeriodSeconds")
     if termination is not None and termination <= 0:
         errors.append(invalid_error(child(path, "terminationGracePeriodSeconds"), termination,
@@ -1149,8 +524,8 @@ def _validate_probe(probe: Json | None, grace_period: int | None, path: str, opt
         if termination is not None:
             errors.append(invalid_error(child(path, "terminationGracePeriodSeconds"), termination,
                                         "must not be set for readinessProbes"))
-    elif _i(probe, "successThreshold") != 1:
-        errors.append(invalid_error(child(path, "successThreshold"), _i(probe, "successThreshold"), "must be 1"))
+    elif int_field(probe, "successThreshold") != 1:
+        errors.append(invalid_error(child(path, "successThreshold"), int_field(probe, "successThreshold"), "must be 1"))
     return errors
 
 
@@ -1196,14 +571,14 @@ def _validate_resize_policy(policies: list[Json], path: str, restart_policy: str
     errors: list[FieldError] = []
     seen: set[str] = set()
     for i, policy in enumerate(policies):
-        resource = _s(policy, "resourceName")
+        resource = str_field(policy, "resourceName")
         if resource in seen:
             errors.append(duplicate_error(index(path, i), resource))
         seen.add(resource)
         if resource not in ("cpu", "memory"):
             errors.append(required_error(path) if not resource else not_supported_error(path, resource,
                                                                                         ("cpu", "memory")))
-        restart = _s(policy, "restartPolicy")
+        restart = str_field(policy, "restartPolicy")
         if restart not in ("NotRequired", "RestartContainer"):
             errors.append(required_error(path) if not restart else not_supported_error(
                 path, restart, ("NotRequired", "RestartContainer")))
@@ -1216,7 +591,7 @@ def _validate_container_restart_policy(container: Json, path: str, options: PodV
     """``validateContainerRestartPolicy``."""
     errors: list[FieldError] = []
     policy = container.get("restartPolicy")
-    rules = _list(container, "restartPolicyRules")
+    rules = list_field(container, "restartPolicyRules")
     policy_path = child(path, "restartPolicy")
     if policy is None:
         if not rules:
@@ -1229,16 +604,16 @@ def _validate_container_restart_policy(container: Json, path: str, options: PodV
     for i, rule in enumerate(rules):
         rule_path = index(child(path, "restartPolicyRules"), i)
         allowed = ("Restart", "RestartAllContainers") if options.allow_restart_all_containers else ("Restart",)
-        if _s(rule, "action") not in allowed:
-            errors.append(not_supported_error(child(rule_path, "action"), _s(rule, "action"), ("Restart",)))
+        if str_field(rule, "action") not in allowed:
+            errors.append(not_supported_error(child(rule_path, "action"), str_field(rule, "action"), ("Restart",)))
         exit_codes = rule.get("exitCodes")
         if exit_codes is None:
             errors.append(required_error(child(rule_path, "exitCodes"), "must be specified"))
             continue
-        if _s(exit_codes, "operator") not in ("In", "NotIn"):
-            errors.append(not_supported_error(child(rule_path, "exitCodes", "operator"), _s(exit_codes, "operator"),
-                                              ("In", "NotIn")))
-        if len(_list(exit_codes, "values")) > 255:
+        if str_field(exit_codes, "operator") not in ("In", "NotIn"):
+            errors.append(not_supported_error(child(rule_path, "exitCodes", "operator"),
+                                              str_field(exit_codes, "operator"), ("In", "NotIn")))
+        if len(list_field(exit_codes, "values")) > 255:
             errors.append(too_long_error(child(rule_path, "exitCodes", "values"), 255))
     return errors
 
@@ -1248,28 +623,29 @@ def _validate_container_common(container: Json, volumes: dict[str, Json], claim_
                                host_users: bool) -> list[FieldError]:
     """``validateContainerCommon``."""
     errors: list[FieldError] = []
-    name = _s(container, "name")
+    name = str_field(container, "name")
     if not name:
         errors.append(required_error(child(path, "name")))
     else:
         errors += validate_dns1123_label(name, child(path, "name"))
-    if not _s(container, "image"):
+    if not str_field(container, "image"):
         errors.append(required_error(child(path, "image")))
-    policy = _s(container, "terminationMessagePolicy")
+    policy = str_field(container, "terminationMessagePolicy")
     if not policy:
         errors.append(required_error(child(path, "terminationMessagePolicy")))
     elif policy not in ("File", "FallbackToLogsOnError"):
         errors.append(not_supported_error(child(path, "terminationMessagePolicy"), policy,
                                           ("File", "FallbackToLogsOnError")))
-    errors += _validate_container_ports(_list(container, "ports"), child(path, "ports"))
-    errors += _validate_env(_list(container, "env"), child(path, "env"), options)
-    errors += _validate_env_from(_list(container, "envFrom"), child(path, "envFrom"), options)
+    errors += _validate_container_ports(list_field(container, "ports"), child(path, "ports"))
+    errors += _validate_env(list_field(container, "env"), child(path, "env"), options)
+    errors += _validate_env_from(list_field(container, "envFrom"), child(path, "envFrom"), options)
     errors += _validate_volume_mounts(container, volumes, child(path, "volumeMounts"))
     errors += _validate_volume_devices(container, volumes, child(path, "volumeDevices"))
-    errors += _validate_pull_policy(_s(container, "imagePullPolicy"), child(path, "imagePullPolicy"))
-    errors += validate_resource_requirements(_map(container, "resources"), validate_container_resource_name,
+    errors += validate_pull_policy(str_field(container, "imagePullPolicy"), child(path, "imagePullPolicy"))
+    errors += validate_resource_requirements(map_field(container, "resources"), validate_container_resource_name,
                                              claim_names, child(path, "resources"), options)
-    errors += _validate_resize_policy(_list(container, "resizePolicy"), child(path, "resizePolicy"), restart_policy)
+    errors += _validate_resize_policy(list_field(container, "resizePolicy"), child(path, "resizePolicy"),
+                                      restart_policy)
     errors += validate_security_context(container.get("securityContext"), child(path, "securityContext"), host_users)
     return errors
 
@@ -1279,11 +655,11 @@ def _host_port_conflicts(containers: list[Json], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     seen: set[str] = set()
     for ci, container in enumerate(containers):
-        for pi, port in enumerate(_list(container, "ports")):
-            host_port = _i(port, "hostPort")
+        for pi, port in enumerate(list_field(container, "ports")):
+            host_port = int_field(port, "hostPort")
             if not host_port:
                 continue
-            text = f"{_s(port, 'protocol')}/{_s(port, 'hostIP')}/{host_port}"
+            text = f"{str_field(port, 'protocol')}/{str_field(port, 'hostIP')}/{host_port}"
             if text in seen:
                 errors.append(duplicate_error(child(index(child(index(path, ci), "ports"), pi), "hostPort"), text))
             seen.add(text)
@@ -1293,18 +669,18 @@ def _host_port_conflicts(containers: list[Json], path: str) -> list[FieldError]:
 def _validate_containers(spec: Json, volumes: dict[str, Json], claim_names: set[str], grace_period: int | None,
                          path: str, options: PodValidationOptions, host_users: bool) -> list[FieldError]:
     """``validateContainers``."""
-    containers = _list(spec, "containers")
+    containers = list_field(spec, "containers")
     if not containers:
         return [required_error(path)]
     errors: list[FieldError] = []
     names: set[str] = set()
-    restart_policy = _s(spec, "restartPolicy")
+    restart_policy = str_field(spec, "restartPolicy")
     pod_os = spec.get("os")
     for i, container in enumerate(containers):
         container_path = index(path, i)
         errors += _validate_container_common(container, volumes, claim_names, container_path, options,
                                              restart_policy, host_users)
-        name = _s(container, "name")
+        name = str_field(container, "name")
         if name in names:
             errors.append(duplicate_error(child(container_path, "name"), name))
         names.add(name)
@@ -1328,14 +704,14 @@ def _validate_init_containers(spec: Json, volumes: dict[str, Json], claim_names:
                               host_users: bool) -> list[FieldError]:
     """``validateInitContainers``."""
     errors: list[FieldError] = []
-    names = {_s(c, "name") for c in _list(spec, "containers")}
-    restart_policy = _s(spec, "restartPolicy")
-    for i, container in enumerate(_list(spec, "initContainers")):
+    names = {str_field(c, "name") for c in list_field(spec, "containers")}
+    restart_policy = str_field(spec, "restartPolicy")
+    for i, container in enumerate(list_field(spec, "initContainers")):
         container_path = index(path, i)
         errors += _validate_container_common(container, volumes, claim_names, container_path, options,
                                              restart_policy, host_users)
         policy = container.get("restartPolicy")
-        rules = _list(container, "restartPolicyRules")
+        rules = list_field(container, "restartPolicyRules")
         if policy is None:
             if rules:
                 errors.append(required_error(child(container_path, "restartPolicy"),
@@ -1352,7 +728,7 @@ def _validate_init_containers(spec: Json, volumes: dict[str, Json], claim_names:
                 errors += _validate_container_restart_policy(container, container_path, options)
         elif policy != "Always":
             errors.append(not_supported_error(child(container_path, "restartPolicy"), policy, ("Always",)))
-        name = _s(container, "name")
+        name = str_field(container, "name")
         if name in names:
             errors.append(duplicate_error(child(container_path, "name"), name))
         elif name:
@@ -1367,7 +743,7 @@ def _validate_init_containers(spec: Json, volumes: dict[str, Json], claim_names:
             for field_name in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
                 if container.get(field_name) is not None:
                     errors.append(forbidden_error(child(container_path, field_name), _INIT_ONLY_WITH_ALWAYS))
-        if not options.allow_sidecar_resize_policy and _list(container, "resizePolicy"):
+        if not options.allow_sidecar_resize_policy and list_field(container, "resizePolicy"):
             errors.append(invalid_json(child(container_path, "resizePolicy"),
                                        internal_value("core.ContainerResizePolicy", container["resizePolicy"]),
                                        "must not be set for init containers"))
@@ -1381,22 +757,22 @@ _EPHEMERAL_FORBIDDEN = ("ports", "resources", "livenessProbe", "readinessProbe",
 def _validate_ephemeral_containers(spec: Json, volumes: dict[str, Json], claim_names: set[str], path: str,
                                    options: PodValidationOptions, host_users: bool) -> list[FieldError]:
     """``validateEphemeralContainers``."""
-    ephemeral = _list(spec, "ephemeralContainers")
+    ephemeral = list_field(spec, "ephemeralContainers")
     if not ephemeral:
         return []
     errors: list[FieldError] = []
-    others = {_s(c, "name") for c in _list(spec, "containers") + _list(spec, "initContainers")}
+    others = {str_field(c, "name") for c in list_field(spec, "containers") + list_field(spec, "initContainers")}
     names = set(others)
     for i, container in enumerate(ephemeral):
         container_path = index(path, i)
         errors += _validate_container_common(container, volumes, claim_names, container_path, options,
-                                             _s(spec, "restartPolicy"), host_users)
+                                             str_field(spec, "restartPolicy"), host_users)
         errors += _validate_container_only_for_pod(container, container_path)
-        name = _s(container, "name")
+        name = str_field(container, "name")
         if name in names:
             errors.append(duplicate_error(child(container_path, "name"), name))
         names.add(name)
-        target = _s(container, "targetContainerName")
+        target = str_field(container, "targetContainerName")
         if target and target not in others:
             errors.append((child(container_path, "targetContainerName"), "FieldValueNotFound",
                            f"Not found: {_quote(target)}"))
@@ -1404,9 +780,9 @@ def _validate_ephemeral_containers(spec: Json, volumes: dict[str, Json], claim_n
             if container.get(field_name):
                 errors.append(forbidden_error(child(container_path, field_name),
                                               "cannot be set for an Ephemeral Container"))
-        for j, mount in enumerate(_list(container, "volumeMounts")):
+        for j, mount in enumerate(list_field(container, "volumeMounts")):
             for field_name in ("subPath", "subPathExpr"):
-                if _s(mount, field_name):
+                if str_field(mount, field_name):
                     errors.append(forbidden_error(child(index(child(container_path, "volumeMounts"), j), field_name),
                                                   "cannot be set for an Ephemeral Container"))
     return errors
@@ -1414,68 +790,13 @@ def _validate_ephemeral_containers(spec: Json, volumes: dict[str, Json], claim_n
 
 def _validate_container_only_for_pod(container: Json, path: str) -> list[FieldError]:
     """``validateContainerOnlyForPod``."""
-    image = _s(container, "image")
+    image = str_field(container, "image")
     if image != image.strip():
         return [invalid_error(child(path, "image"), image, "must not have leading or trailing whitespace")]
     return []
 
 
 # ----------------------------------------------------------------------------- resources
-
-_STANDARD_RESOURCES = frozenset((
-    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
-    "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
-    "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
-    "services.nodeports", "services.loadbalancers"))
-_INTEGER_RESOURCES = frozenset(("pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
-                                "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"))
-
-
-def is_huge_page_resource(name: str) -> bool:
-    return name.startswith("hugepages-")
-
-
-def is_native_resource(name: str) -> bool:
-    """``helper.IsNativeResource``."""
-    return "/" not in name or "kubernetes.io/" in name
-
-
-def is_extended_resource(name: str) -> bool:
-    """``helper.IsExtendedResourceName``."""
-    if is_native_resource(name) or name.startswith("requests."):
-        return False
-    return not is_qualified_name("requests." + name)
-
-
-def is_overcommit_allowed(name: str) -> bool:
-    """``helper.IsOvercommitAllowed``."""
-    return is_native_resource(name) and not is_huge_page_resource(name)
-
-
-def is_standard_resource(name: str) -> bool:
-    return name in _STANDARD_RESOURCES or name.startswith(("hugepages-", "requests.hugepages-"))
-
-
-def validate_resource_name(name: str, path: str) -> list[FieldError]:
-    """``validateResourceName``."""
-    errors = _invalid_each(path, name, is_qualified_name(name))
-    if errors:
-        return errors
-    if "/" not in name and not is_standard_resource(name):
-        return [invalid_error(path, name, "must be a standard resource type or fully qualified")]
-    return []
-
-
-def validate_container_resource_name(name: str, path: str) -> list[FieldError]:
-    """``validateContainerResourceName``."""
-    errors = validate_resource_name(name, path)
-    if "/" not in name:
-        if name not in ("cpu", "memory", "ephemeral-storage") and not is_huge_page_resource(name):
-            errors.append(invalid_error(path, name, "must be a standard resource for containers"))
-    elif not is_native_resource(name) and not is_extended_resource(name):
-        errors.append(invalid_error(path, name, "doesn't follow extended resource name standard"))
-    return errors
-
 
 _POD_LEVEL_RESOURCES = ("cpu", "hugepages-", "memory")
 
@@ -1488,16 +809,6 @@ def _validate_pod_resource_name(name: str, path: str) -> list[FieldError]:
     if name not in ("cpu", "memory") and not is_huge_page_resource(name):
         return [not_supported_error(path, name, _POD_LEVEL_RESOURCES)]
     return []
-
-
-def validate_resource_quantity_value(name: str, value: quantities.Quantity, path: str) -> list[FieldError]:
-    """``ValidateResourceQuantityValue``: not negative; whole for integer resources."""
-    errors = []
-    if value.sign() < 0:
-        errors.append(invalid_error(path, str(value), "must be greater than or equal to 0"))
-    if (name in _INTEGER_RESOURCES or is_extended_resource(name)) and value.milli_value() % 1000:
-        errors.append(invalid_error(path, str(value), IS_NOT_INTEGER_ERROR))
-    return errors
 
 
 def _huge_page_value_divisible(name: str, value: Any) -> bool:
@@ -1517,8 +828,8 @@ def validate_resource_requirements(requirements: Json, name_fn: Any, claim_names
     """``validateResourceRequirements`` (resources in the JSON's order: Go's map order is random)."""
     errors: list[FieldError] = []
     limits_path, requests_path = child(path, "limits"), child(path, "requests")
-    limits = _map(requirements, "limits")
-    requests = _map(requirements, "requests")
+    limits = map_field(requirements, "limits")
+    requests = map_field(requirements, "requests")
     parsed_limits = {name: quantities.decode(value) for name, value in limits.items()}
     compute = huge_pages = False
     for name in limits:
@@ -1554,7 +865,8 @@ def validate_resource_requirements(requirements: Json, name_fn: Any, claim_names
             compute = True
     if not compute and huge_pages:
         errors.append(forbidden_error(path, "HugePages require cpu or memory"))
-    return errors + _validate_resource_claim_names(_list(requirements, "claims"), claim_names, child(path, "claims"))
+    return errors + _validate_resource_claim_names(list_field(requirements, "claims"), claim_names,
+                                                   child(path, "claims"))
 
 
 def _validate_resource_claim_names(claims: list[Json], claim_names: set[str], path: str) -> list[FieldError]:
@@ -1562,7 +874,7 @@ def _validate_resource_claim_names(claims: list[Json], claim_names: set[str], pa
     errors: list[FieldError] = []
     names: set[str] = set()
     for i, claim in enumerate(claims):
-        name = _s(claim, "name")
+        name = str_field(claim, "name")
         claim_path = index(path, i)
         if not name:
             errors.append(required_error(claim_path))
@@ -1571,7 +883,7 @@ def _validate_resource_claim_names(claims: list[Json], claim_names: set[str], pa
             errors.append(duplicate_error(claim_path, name))
         else:
             claim_key = name
-            request = _s(claim, "request")
+            request = str_field(claim, "request")
             if request:
                 errors += validate_dns1123_label(request, child(claim_path, "request"))
                 claim_key += "/" + request
@@ -1599,7 +911,7 @@ def _validate_seccomp_profile(profile: Json | None, path: str) -> list[FieldErro
     if profile is None:
         return []
     errors = []
-    kind = _s(profile, "type")
+    kind = str_field(profile, "type")
     if kind not in ("Localhost", "RuntimeDefault", "Unconfined"):
         errors.append(required_error(child(path, "type"), "type is required when seccompProfile is set") if not kind
                       else not_supported_error(child(path, "type"), kind, ("Localhost", "RuntimeDefault",
@@ -1622,7 +934,7 @@ def _validate_apparmor_profile(profile: Json | None, path: str) -> list[FieldErr
     if profile is None:
         return []
     errors = []
-    kind = _s(profile, "type")
+    kind = str_field(profile, "type")
     localhost = profile.get("localhostProfile")
     if kind == "Localhost":
         if localhost is None:
@@ -1654,10 +966,10 @@ def validate_security_context(context: Json | None, path: str, host_users: bool)
         return []
     errors: list[FieldError] = []
     if context.get("runAsUser") is not None:
-        errors += _invalid_each(child(path, "runAsUser"), context["runAsUser"], is_valid_user_id(context["runAsUser"]))
+        errors += invalid_each(child(path, "runAsUser"), context["runAsUser"], is_valid_user_id(context["runAsUser"]))
     if context.get("runAsGroup") is not None:
-        errors += _invalid_each(child(path, "runAsGroup"), context["runAsGroup"],
-                                is_valid_group_id(context["runAsGroup"]))
+        errors += invalid_each(child(path, "runAsGroup"), context["runAsGroup"],
+                               is_valid_group_id(context["runAsGroup"]))
     proc_mount = context.get("procMount")
     if proc_mount is not None:
         if proc_mount not in _PROC_MOUNT_TYPES:
@@ -1670,7 +982,7 @@ def validate_security_context(context: Json | None, path: str, host_users: bool)
         if context.get("privileged") is True:
             errors.append(invalid_json(path, internal_value("core.SecurityContext", context),
                                        "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
-        for capability in _list(_map(context, "capabilities"), "add"):
+        for capability in list_field(map_field(context, "capabilities"), "add"):
             if capability == "CAP_SYS_ADMIN":
                 errors.append(invalid_json(path, internal_value("core.SecurityContext", context),
                                            "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` "
@@ -1706,21 +1018,21 @@ def _validate_pod_security_context(spec: Json, path: str, options: PodValidation
         return []
     errors: list[FieldError] = []
     if context.get("fsGroup") is not None:
-        errors += _invalid_each(child(path, "fsGroup"), context["fsGroup"], is_valid_group_id(context["fsGroup"]))
+        errors += invalid_each(child(path, "fsGroup"), context["fsGroup"], is_valid_group_id(context["fsGroup"]))
     if context.get("runAsUser") is not None:
-        errors += _invalid_each(child(path, "runAsUser"), context["runAsUser"], is_valid_user_id(context["runAsUser"]))
+        errors += invalid_each(child(path, "runAsUser"), context["runAsUser"], is_valid_user_id(context["runAsUser"]))
     if context.get("runAsGroup") is not None:
-        errors += _invalid_each(child(path, "runAsGroup"), context["runAsGroup"],
-                                is_valid_group_id(context["runAsGroup"]))
-    for i, gid in enumerate(_list(context, "supplementalGroups")):
-        errors += _invalid_each(index(child(path, "supplementalGroups"), i), gid, is_valid_group_id(gid))
+        errors += invalid_each(child(path, "runAsGroup"), context["runAsGroup"],
+                               is_valid_group_id(context["runAsGroup"]))
+    for i, gid in enumerate(list_field(context, "supplementalGroups")):
+        errors += invalid_each(index(child(path, "supplementalGroups"), i), gid, is_valid_group_id(gid))
     if spec.get("shareProcessNamespace") and spec.get("hostPID"):
         errors.append(invalid_error(child(path, "shareProcessNamespace"), True,
                                     "ShareProcessNamespace and HostPID cannot both be enabled"))
     names: set[str] = set()
-    for i, sysctl in enumerate(_list(context, "sysctls")):
+    for i, sysctl in enumerate(list_field(context, "sysctls")):
         name_path = child(index(child(path, "sysctls"), i), "name")
-        name = _s(sysctl, "name")
+        name = str_field(sysctl, "name")
         if not name:
             errors.append(required_error(name_path))
         elif len(name) > 253 or not _SYSCTL.fullmatch(name):
@@ -1758,10 +1070,10 @@ def validate_tolerations(tolerations: list[Json], path: str, options: PodValidat
     errors: list[FieldError] = []
     for i, toleration in enumerate(tolerations):
         toleration_path = index(path, i)
-        toleration_key = _s(toleration, "key")
-        operator = _s(toleration, "operator")
-        effect = _s(toleration, "effect")
-        value = _s(toleration, "value")
+        toleration_key = str_field(toleration, "key")
+        operator = str_field(toleration, "operator")
+        effect = str_field(toleration, "effect")
+        value = str_field(toleration, "value")
         if toleration_key:
             errors += validate_label_name(toleration_key, child(toleration_path, "key"))
         if not toleration_key and operator != "Exists":
@@ -1802,8 +1114,8 @@ def validate_taint_effect(effect: str, allow_empty: bool, path: str) -> list[Fie
 def validate_node_selector_requirement(requirement: Json, allow_invalid_values: bool, path: str) -> list[FieldError]:
     """``ValidateNodeSelectorRequirement``."""
     errors: list[FieldError] = []
-    operator = _s(requirement, "operator")
-    values = _list(requirement, "values")
+    operator = str_field(requirement, "operator")
+    values = list_field(requirement, "values")
     if operator in ("In", "NotIn"):
         if not values:
             errors.append(required_error(child(path, "values"), "must be specified when `operator` is 'In' or 'NotIn'"))
@@ -1817,41 +1129,41 @@ def validate_node_selector_requirement(requirement: Json, allow_invalid_values: 
                                          "must be specified single value when `operator` is 'Lt' or 'Gt'"))
     else:
         errors.append(invalid_error(child(path, "operator"), operator, "not a valid selector operator"))
-    errors += validate_label_name(_s(requirement, "key"), child(path, "key"))
+    errors += validate_label_name(str_field(requirement, "key"), child(path, "key"))
     if not allow_invalid_values:
         for i, value in enumerate(values):
-            errors += _invalid_each(index(child(path, "values"), i), value, is_valid_label_value(value))
+            errors += invalid_each(index(child(path, "values"), i), value, is_valid_label_value(value))
     return errors
 
 
 def validate_node_selector_term(term: Json, allow_invalid_values: bool, path: str) -> list[FieldError]:
     """``ValidateNodeSelectorTerm``."""
     errors: list[FieldError] = []
-    for j, requirement in enumerate(_list(term, "matchExpressions")):
+    for j, requirement in enumerate(list_field(term, "matchExpressions")):
         errors += validate_node_selector_requirement(requirement, allow_invalid_values,
                                                      index(child(path, "matchExpressions"), j))
-    for j, requirement in enumerate(_list(term, "matchFields")):
+    for j, requirement in enumerate(list_field(term, "matchFields")):
         field_path = index(child(path, "matchFields"), j)
-        operator = _s(requirement, "operator")
-        values = _list(requirement, "values")
+        operator = str_field(requirement, "operator")
+        values = list_field(requirement, "values")
         if operator in ("In", "NotIn"):
             if len(values) != 1:
                 errors.append(required_error(child(field_path, "values"), (
                     "must be only one value when `operator` is 'In' or 'NotIn' for node field selector")))
         else:
             errors.append(invalid_error(child(field_path, "operator"), operator, "not a valid selector operator"))
-        if _s(requirement, "key") != "metadata.name":
-            errors.append(invalid_error(child(field_path, "key"), _s(requirement, "key"),
+        if str_field(requirement, "key") != "metadata.name":
+            errors.append(invalid_error(child(field_path, "key"), str_field(requirement, "key"),
                                         "not a valid field selector key"))
         else:
             for i, value in enumerate(values):
-                errors += _invalid_each(index(child(field_path, "values"), i), value, validate_node_name(value, False))
+                errors += invalid_each(index(child(field_path, "values"), i), value, validate_node_name(value, False))
     return errors
 
 
 def validate_node_selector(selector: Json, allow_invalid_values: bool, path: str) -> list[FieldError]:
     """``ValidateNodeSelector``."""
-    terms = _list(selector, "nodeSelectorTerms")
+    terms = list_field(selector, "nodeSelectorTerms")
     terms_path = child(path, "nodeSelectorTerms")
     if not terms:
         return [required_error(terms_path, "must have at least one node selector term")]
@@ -1879,9 +1191,9 @@ def validate_match_label_keys_and_mismatch_label_keys(path: str, match: list[str
     errors += _validate_label_keys(child(path, "mismatchLabelKeys"), mismatch, selector)
     if selector is not None:
         positions = {label_key: i for i, label_key in enumerate(match)}
-        selector_keys = set(_map(selector, "matchLabels"))
-        for expression in _list(selector, "matchExpressions"):
-            expression_key = _s(expression, "key")
+        selector_keys = set(map_field(selector, "matchLabels"))
+        for expression in list_field(selector, "matchExpressions"):
+            expression_key = str_field(expression, "key")
             if expression_key in positions and expression_key in selector_keys:
                 errors.append(invalid_error(index(path, positions[expression_key]), expression_key,
                                             "exists in both matchLabelKeys and labelSelector"))
@@ -1899,12 +1211,12 @@ def _validate_pod_affinity_term(term: Json, allow_invalid: bool, path: str) -> l
     options = LabelSelectorValidationOptions(allow_invalid_label_value_in_selector=allow_invalid)
     errors = validate_label_selector(term.get("labelSelector"), options, child(path, "labelSelector"))
     errors += validate_label_selector(term.get("namespaceSelector"), options, child(path, "namespaceSelector"))
-    for name in _list(term, "namespaces"):
-        errors += _invalid_each(child(path, "namespace"), name, name_is_dns_label(name, False))
-    errors += validate_match_label_keys_and_mismatch_label_keys(path, _list(term, "matchLabelKeys"),
-                                                                _list(term, "mismatchLabelKeys"),
+    for name in list_field(term, "namespaces"):
+        errors += invalid_each(child(path, "namespace"), name, name_is_dns_label(name, False))
+    errors += validate_match_label_keys_and_mismatch_label_keys(path, list_field(term, "matchLabelKeys"),
+                                                                list_field(term, "mismatchLabelKeys"),
                                                                 term.get("labelSelector"))
-    topology_key = _s(term, "topologyKey")
+    topology_key = str_field(term, "topologyKey")
     if not topology_key:
         errors.append(required_error(child(path, "topologyKey"), "can not be empty"))
     return errors + validate_label_name(topology_key, child(path, "topologyKey"))
@@ -1913,14 +1225,14 @@ def _validate_pod_affinity_term(term: Json, allow_invalid: bool, path: str) -> l
 def _validate_pod_affinity_kind(affinity: Json, allow_invalid: bool, path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     required_path = child(path, "requiredDuringSchedulingIgnoredDuringExecution")
-    for i, term in enumerate(_list(affinity, "requiredDuringSchedulingIgnoredDuringExecution")):
+    for i, term in enumerate(list_field(affinity, "requiredDuringSchedulingIgnoredDuringExecution")):
         errors += _validate_pod_affinity_term(term, allow_invalid, index(required_path, i))
     preferred_path = child(path, "preferredDuringSchedulingIgnoredDuringExecution")
-    for i, weighted in enumerate(_list(affinity, "preferredDuringSchedulingIgnoredDuringExecution")):
-        weight = _i(weighted, "weight")
+    for i, weighted in enumerate(list_field(affinity, "preferredDuringSchedulingIgnoredDuringExecution")):
+        weight = int_field(weighted, "weight")
         if weight <= 0 or weight > 100:
             errors.append(invalid_error(child(index(preferred_path, i), "weight"), weight, "must be in the range 1-100"))
-        errors += _validate_pod_affinity_term(_map(weighted, "podAffinityTerm"), allow_invalid,
+        errors += _validate_pod_affinity_term(map_field(weighted, "podAffinityTerm"), allow_invalid,
                                               child(index(preferred_path, i), "podAffinityTerm"))
     return errors
 
@@ -1938,12 +1250,12 @@ def _validate_affinity(affinity: Json | None, options: PodValidationOptions, pat
             errors += validate_node_selector(required, options.allow_invalid_label_value_in_required_node_affinity,
                                              child(node_path, "requiredDuringSchedulingIgnoredDuringExecution"))
         preferred_path = child(node_path, "preferredDuringSchedulingIgnoredDuringExecution")
-        for i, term in enumerate(_list(node_affinity, "preferredDuringSchedulingIgnoredDuringExecution")):
-            weight = _i(term, "weight")
+        for i, term in enumerate(list_field(node_affinity, "preferredDuringSchedulingIgnoredDuringExecution")):
+            weight = int_field(term, "weight")
             if weight <= 0 or weight > 100:
                 errors.append(invalid_error(child(index(preferred_path, i), "weight"), weight,
                                             "must be in the range 1-100"))
-            errors += validate_node_selector_term(_map(term, "preference"), True,
+            errors += validate_node_selector_term(map_field(term, "preference"), True,
                                                   child(index(preferred_path, i), "preference"))
     for kind in ("podAffinity", "podAntiAffinity"):
         if affinity.get(kind) is not None:
@@ -1958,18 +1270,18 @@ def _validate_topology_spread_constraints(constraints: list[Json], path: str,
     errors: list[FieldError] = []
     for i, constraint in enumerate(constraints):
         constraint_path = index(path, i)
-        max_skew = _i(constraint, "maxSkew")
+        max_skew = int_field(constraint, "maxSkew")
         if max_skew <= 0:
             errors.append(invalid_error(child(constraint_path, "maxSkew"), max_skew, IS_NOT_POSITIVE_ERROR))
-        topology_key = _s(constraint, "topologyKey")
+        topology_key = str_field(constraint, "topologyKey")
         if not topology_key:
             errors.append(required_error(child(constraint_path, "topologyKey"), "can not be empty"))
-        action = _s(constraint, "whenUnsatisfiable")
+        action = str_field(constraint, "whenUnsatisfiable")
         if action not in ("DoNotSchedule", "ScheduleAnyway"):
             errors.append(not_supported_error(child(constraint_path, "whenUnsatisfiable"), action,
                                               ("DoNotSchedule", "ScheduleAnyway")))
         for rest in constraints[i + 1:]:
-            if _s(rest, "topologyKey") == topology_key and _s(rest, "whenUnsatisfiable") == action:
+            if str_field(rest, "topologyKey") == topology_key and str_field(rest, "whenUnsatisfiable") == action:
                 errors.append(duplicate_error(child(constraint_path, "{topologyKey, whenUnsatisfiable}"),
                                               f"{{{topology_key}, {action}}}"))
                 break
@@ -1985,7 +1297,7 @@ def _validate_topology_spread_constraints(constraints: list[Json], path: str,
             if policy is not None and policy not in ("Honor", "Ignore"):
                 errors.append(not_supported_error(child(constraint_path, policy_name), policy, ("Honor", "Ignore")))
         selector = constraint.get("labelSelector")
-        match_keys = _list(constraint, "matchLabelKeys")
+        match_keys = list_field(constraint, "matchLabelKeys")
         if options.old_pod_violates_match_label_keys_validation:
             errors += _validate_match_label_keys_in_topology_spread(child(constraint_path, "matchLabelKeys"),
                                                                     match_keys, selector)
@@ -2004,7 +1316,8 @@ def _validate_match_label_keys_in_topology_spread(path: str, keys: list[str], se
     errors: list[FieldError] = []
     selector_keys: set[str] = set()
     if selector is not None:
-        selector_keys = set(_map(selector, "matchLabels")) | {_s(e, "key") for e in _list(selector, "matchExpressions")}
+        selector_keys = set(map_field(selector, "matchLabels")) | {
+            str_field(e, "key") for e in list_field(selector, "matchExpressions")}
     else:
         errors.append(forbidden_error(path, "must not be specified when labelSelector is not set"))
     for i, label_key in enumerate(keys):
@@ -2021,21 +1334,21 @@ _RESTART_POLICIES = ("Always", "OnFailure", "Never")
 def _validate_dns_config(spec: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
     """``validatePodDNSConfig``."""
     config = spec.get("dnsConfig")
-    if _s(spec, "dnsPolicy") == "None":
+    if str_field(spec, "dnsPolicy") == "None":
         if config is None:
             return [required_error(path, "must provide `dnsConfig` when `dnsPolicy` is None")]
-        if not _list(config, "nameservers"):
+        if not list_field(config, "nameservers"):
             return [required_error(child(path, "nameservers"),
                                    "must provide at least one DNS nameserver when `dnsPolicy` is None")]
     if config is None:
         return []
     errors: list[FieldError] = []
-    nameservers = _list(config, "nameservers")
+    nameservers = list_field(config, "nameservers")
     if len(nameservers) > 3:
         errors.append(invalid_json(child(path, "nameservers"), nameservers, "must not have more than 3 nameservers"))
     for i, nameserver in enumerate(nameservers):
         errors += is_valid_ip(index(child(path, "nameservers"), i), nameserver)
-    searches = _list(config, "searches")
+    searches = list_field(config, "searches")
     if len(searches) > 32:
         errors.append(invalid_json(child(path, "searches"), searches, "must not have more than 32 search paths"))
     if len(" ".join(searches)) > 2048:
@@ -2046,11 +1359,11 @@ def _validate_dns_config(spec: Json, path: str, options: PodValidationOptions) -
         if options.allow_relaxed_dns_search_validation:
             if search != ".":
                 search = search.removesuffix(".")
-                errors += _invalid_each(search_path, search, _is_dns1123_subdomain_with_underscore(search))
+                errors += invalid_each(search_path, search, _is_dns1123_subdomain_with_underscore(search))
         else:
             errors += validate_dns1123_subdomain(search.removesuffix("."), search_path)
-    for i, option in enumerate(_list(config, "options")):
-        if not _s(option, "name"):
+    for i, option in enumerate(list_field(config, "options")):
+        if not str_field(option, "name"):
             errors.append(required_error(index(child(path, "options"), i), "must not be empty"))
     return errors
 
@@ -2095,10 +1408,11 @@ def _pod_spec_key(spec: Json, pod_meta: Json | None, path: str, options: PodVali
     encoded = json_key(_images_as_one(spec), _POD_SPEC_MAX_BYTES) if isinstance(spec, dict) else None
     if encoded is None:
         return None
-    ephemeral = any(isinstance(volume, dict) and volume.get("ephemeral") is not None for volume in _list(spec, "volumes"))
-    name = _s(pod_meta, "name") if ephemeral else None
-    mirror = pod_meta is not None and MIRROR_POD_ANNOTATION in _map(pod_meta, "annotations") \
-        if _list(spec, "resourceClaims") else None
+    ephemeral = any(isinstance(volume, dict) and volume.get("ephemeral") is not None
+                    for volume in list_field(spec, "volumes"))
+    name = str_field(pod_meta, "name") if ephemeral else None
+    mirror = pod_meta is not None and MIRROR_POD_ANNOTATION in map_field(pod_meta, "annotations") \
+        if list_field(spec, "resourceClaims") else None
     return encoded, path, options, pod_meta is None, name, mirror
 
 
@@ -2135,11 +1449,11 @@ def _validate_pod_spec(spec: Json, pod_meta: Json | None, path: str, options: Po
     grace_period = spec.get("terminationGracePeriodSeconds")
     if grace_period is None:
         errors.append(required_error(child(path, "terminationGracePeriodSeconds")))
-    host_users = _map(spec, "securityContext").get("hostUsers") is not False
-    volumes, volume_errors = validate_volumes(_list(spec, "volumes"), pod_meta, child(path, "volumes"), options)
+    host_users = map_field(spec, "securityContext").get("hostUsers") is not False
+    volumes, volume_errors = validate_volumes(list_field(spec, "volumes"), pod_meta, child(path, "volumes"), options)
     errors += volume_errors
-    claims = _list(spec, "resourceClaims")
-    claim_names = {_s(c, "name") for c in claims if _s(c, "name")}
+    claims = list_field(spec, "resourceClaims")
+    claim_names = {str_field(c, "name") for c in claims if str_field(c, "name")}
     errors += _validate_pod_resource_claims(pod_meta, claims, child(path, "resourceClaims"))
     errors += _validate_containers(spec, volumes, claim_names, grace_period, child(path, "containers"), options,
                                    host_users)
@@ -2151,71 +1465,71 @@ def _validate_pod_spec(spec: Json, pod_meta: Json | None, path: str, options: Po
         errors += _validate_pod_resources(spec, claim_names, path, options)
     if spec.get("hostNetwork"):
         containers_path = child(path, "containers")
-        for i, container in enumerate(_list(spec, "containers")):
-            for j, port in enumerate(_list(container, "ports")):
-                host_port, container_port = _i(port, "hostPort"), _i(port, "containerPort")
+        for i, container in enumerate(list_field(spec, "containers")):
+            for j, port in enumerate(list_field(container, "ports")):
+                host_port, container_port = int_field(port, "hostPort"), int_field(port, "containerPort")
                 if (options.resource_is_pod or host_port != 0) and host_port != container_port:
                     errors.append(invalid_error(child(index(child(index(containers_path, i), "ports"), j), "hostPort"),
                                                 host_port, "must match `containerPort` when `hostNetwork` is true"))
-    restart_policy = _s(spec, "restartPolicy")
+    restart_policy = str_field(spec, "restartPolicy")
     if restart_policy not in _RESTART_POLICIES:
         errors.append(required_error(child(path, "restartPolicy")) if not restart_policy else not_supported_error(
             child(path, "restartPolicy"), restart_policy, _RESTART_POLICIES))
-    dns_policy = _s(spec, "dnsPolicy")
+    dns_policy = str_field(spec, "dnsPolicy")
     if dns_policy not in _DNS_POLICIES:
         errors.append(required_error(child(path, "dnsPolicy")) if not dns_policy else not_supported_error(
             child(path, "dnsPolicy"), dns_policy, _DNS_POLICIES))
     errors += validate_labels(spec.get("nodeSelector"), child(path, "nodeSelector"))
     errors += _validate_pod_security_context(spec, child(path, "securityContext"), options)
-    for i, secret in enumerate(_list(spec, "imagePullSecrets")):
+    for i, secret in enumerate(list_field(spec, "imagePullSecrets")):
         if set(secret) - {"name"}:
             errors.append(invalid_json(index(child(path, "imagePullSecrets"), i),
                                        internal_value("core.LocalObjectReference", secret), "only name may be set"))
     errors += _validate_affinity(spec.get("affinity"), options, child(path, "affinity"))
     errors += _validate_dns_config(spec, child(path, "dnsConfig"), options)
-    for i, gate in enumerate(_list(spec, "readinessGates")):
-        errors += validate_qualified_name(_s(gate, "conditionType"),
+    for i, gate in enumerate(list_field(spec, "readinessGates")):
+        errors += validate_qualified_name(str_field(gate, "conditionType"),
                                           child(index(child(path, "readinessGates"), i), "conditionType"))
     seen_gates: set[str] = set()
-    for i, gate in enumerate(_list(spec, "schedulingGates")):
-        gate_name = _s(gate, "name")
+    for i, gate in enumerate(list_field(spec, "schedulingGates")):
+        gate_name = str_field(gate, "name")
         errors += validate_qualified_name(gate_name, index(child(path, "schedulingGates"), i))
         if gate_name in seen_gates:
             errors.append(duplicate_error(index(child(path, "schedulingGates"), i), gate_name))
         seen_gates.add(gate_name)
-    errors += _validate_topology_spread_constraints(_list(spec, "topologySpreadConstraints"),
+    errors += _validate_topology_spread_constraints(list_field(spec, "topologySpreadConstraints"),
                                                     child(path, "topologySpreadConstraints"), options)
     errors += _validate_host_users(spec, path, options)
     errors += _validate_pod_host_name(spec, path)
-    account = _s(spec, "serviceAccountName")
+    account = str_field(spec, "serviceAccountName")
     if account:
-        errors += _invalid_each(child(path, "serviceAccountName"), account, name_is_dns_subdomain(account, False))
-    node_name = _s(spec, "nodeName")
+        errors += invalid_each(child(path, "serviceAccountName"), account, name_is_dns_subdomain(account, False))
+    node_name = str_field(spec, "nodeName")
     if node_name:
-        errors += _invalid_each(child(path, "nodeName"), node_name, validate_node_name(node_name, False))
+        errors += invalid_each(child(path, "nodeName"), node_name, validate_node_name(node_name, False))
     deadline = spec.get("activeDeadlineSeconds")
     if deadline is not None and (deadline < 1 or deadline > _MAX_INT32):
         errors.append(invalid_error(child(path, "activeDeadlineSeconds"), deadline,
                                     inclusive_range_error(1, _MAX_INT32)))
-    if _s(spec, "hostname"):
+    if str_field(spec, "hostname"):
         errors += validate_dns1123_label(spec["hostname"], child(path, "hostname"))
-    if _s(spec, "subdomain"):
+    if str_field(spec, "subdomain"):
         errors += validate_dns1123_label(spec["subdomain"], child(path, "subdomain"))
-    if _list(spec, "tolerations"):
+    if list_field(spec, "tolerations"):
         errors += validate_tolerations(spec["tolerations"], child(path, "tolerations"), options)
-    for i, alias in enumerate(_list(spec, "hostAliases")):
+    for i, alias in enumerate(list_field(spec, "hostAliases")):
         alias_path = index(child(path, "hostAliases"), i)
-        errors += is_valid_ip(child(alias_path, "ip"), _s(alias, "ip"))
-        for j, hostname in enumerate(_list(alias, "hostnames")):
+        errors += is_valid_ip(child(alias_path, "ip"), str_field(alias, "ip"))
+        for j, hostname in enumerate(list_field(alias, "hostnames")):
             errors += validate_dns1123_subdomain(hostname, index(child(alias_path, "hostnames"), j))
-    priority_class = _s(spec, "priorityClassName")
+    priority_class = str_field(spec, "priorityClassName")
     if priority_class:
-        errors += _invalid_each(child(path, "priorityClassName"), priority_class,
-                                validate_priority_class_name(priority_class, False))
+        errors += invalid_each(child(path, "priorityClassName"), priority_class,
+                               validate_priority_class_name(priority_class, False))
     runtime_class = spec.get("runtimeClassName")
     if runtime_class is not None:
-        errors += _invalid_each(child(path, "runtimeClassName"), runtime_class,
-                                name_is_dns_subdomain(runtime_class, False))
+        errors += invalid_each(child(path, "runtimeClassName"), runtime_class,
+                               name_is_dns_subdomain(runtime_class, False))
     preemption = spec.get("preemptionPolicy")
     if preemption is not None and preemption not in ("PreemptLowerPriority", "Never"):
         errors.append(required_error(child(path, "preemptionPolicy")) if not preemption else not_supported_error(
@@ -2225,7 +1539,7 @@ def _validate_pod_spec(spec: Json, pod_meta: Json | None, path: str, options: Po
                                                  set(), child(path, "overhead"), options)
     pod_os = spec.get("os")
     if pod_os is not None:
-        os_name = _s(pod_os, "name")
+        os_name = str_field(pod_os, "name")
         if not os_name:
             errors.append(required_error(child(path, "os", "name")))
         elif os_name not in ("linux", "windows"):
@@ -2242,11 +1556,11 @@ def _validate_pod_resource_claims(pod_meta: Json | None, claims: list[Json], pat
     errors: list[FieldError] = []
     names: set[str] = set()
     for i, claim in enumerate(claims):
-        if pod_meta is not None and MIRROR_POD_ANNOTATION in _map(pod_meta, "annotations"):
+        if pod_meta is not None and MIRROR_POD_ANNOTATION in map_field(pod_meta, "annotations"):
             errors.append(forbidden_error("", "static pods do not support resource claims"))
             continue
         claim_path = index(path, i)
-        name = _s(claim, "name")
+        name = str_field(claim, "name")
         if not name:
             errors.append(required_error(child(claim_path, "name")))
         elif name in names:
@@ -2263,11 +1577,11 @@ def _validate_pod_resource_claims(pod_meta: Json | None, claims: list[Json], pat
             errors.append(invalid_json(claim_path, shown,
                                        "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"))
         if claim_name is not None:
-            errors += _invalid_each(child(claim_path, "resourceClaimName"), claim_name,
-                                    name_is_dns_subdomain(claim_name, False))
+            errors += invalid_each(child(claim_path, "resourceClaimName"), claim_name,
+                                   name_is_dns_subdomain(claim_name, False))
         if template_name is not None:
-            errors += _invalid_each(child(claim_path, "resourceClaimTemplateName"), template_name,
-                                    name_is_dns_subdomain(template_name, False))
+            errors += invalid_each(child(claim_path, "resourceClaimTemplateName"), template_name,
+                                   name_is_dns_subdomain(template_name, False))
     return errors
 
 
@@ -2278,7 +1592,7 @@ def _validate_pod_resources(spec: Json, claim_names: set[str], path: str,
     if resources is None:
         return []
     resources_path = child(path, "resources")
-    if _s(spec.get("os"), "name") == "windows":
+    if str_field(spec.get("os"), "name") == "windows":
         return [forbidden_error(resources_path, "may not be set for a windows pod")]
     errors: list[FieldError] = []
     if resources.get("claims") is not None:
@@ -2292,9 +1606,9 @@ def _validate_pod_resources(spec: Json, claim_names: set[str], path: str,
 def _validate_pod_resource_consistency(spec: Json, path: str) -> list[FieldError]:
     """``validatePodResourceConsistency``."""
     errors: list[FieldError] = []
-    resources = _map(spec, "resources")
-    pod_requests = _map(resources, "requests")
-    pod_limits = _map(resources, "limits")
+    resources = map_field(spec, "resources")
+    pod_requests = map_field(resources, "requests")
+    pod_limits = map_field(resources, "limits")
     for name, aggregate in aggregate_container_resources(spec, "requests").items():
         if name in pod_requests and aggregate.cmp(quantities.decode(pod_requests[name])) > 0:
             errors.append(invalid_error(key(child(path, "requests"), name), str(quantities.decode(pod_requests[name])),
@@ -2304,8 +1618,8 @@ def _validate_pod_resource_consistency(spec: Json, path: str) -> list[FieldError
                 aggregate.cmp(quantities.decode(pod_limits[name])) > 0:
             errors.append(invalid_error(key(child(path, "limits"), name), str(quantities.decode(pod_limits[name])),
                                         f"must be greater than or equal to aggregate container limits of {aggregate}"))
-    for i, container in enumerate(_list(spec, "containers")):
-        for name, limit in _map(_map(container, "resources"), "limits").items():
+    for i, container in enumerate(list_field(spec, "containers")):
+        for name, limit in map_field(map_field(container, "resources"), "limits").items():
             if name in pod_limits and quantities.decode(limit).cmp(quantities.decode(pod_limits[name])) > 0:
                 errors.append(invalid_error(child(key(index(child(path, "containers"), i), name), "limits"),
                                             str(quantities.decode(limit)),
@@ -2316,7 +1630,7 @@ def _validate_pod_resource_consistency(spec: Json, path: str) -> list[FieldError
 
 def _validate_host_users(spec: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
     """``validateHostUsers``."""
-    if _map(spec, "securityContext").get("hostUsers") is not False:
+    if map_field(spec, "securityContext").get("hostUsers") is not False:
         return []
     errors: list[FieldError] = []
     if not options.allow_user_namespaces_host_network_support and spec.get("hostNetwork"):
@@ -2327,7 +1641,7 @@ def _validate_host_users(spec: Json, path: str, options: PodValidationOptions) -
         errors.append(forbidden_error(child(path, "HostIPC"), "when `hostUsers` is false"))
     if not options.allow_user_namespaces_with_volume_devices:
         for container, container_path in _visit_containers(spec, path):
-            if _list(container, "volumeDevices"):
+            if list_field(container, "volumeDevices"):
                 errors.append(forbidden_error(child(container_path, "volumeDevices"), "when `hostUsers` is false"))
     return errors
 
@@ -2350,11 +1664,11 @@ def _validate_pod_host_name(spec: Json, path: str) -> list[FieldError]:
 
 def _validate_linux(spec: Json, path: str) -> list[FieldError]:
     errors: list[FieldError] = []
-    if _map(spec, "securityContext").get("windowsOptions") is not None:
+    if map_field(spec, "securityContext").get("windowsOptions") is not None:
         errors.append(forbidden_error(child(path, "securityContext", "windowsOptions"),
                                       "windows options cannot be set for a linux pod"))
     for container, container_path in _visit_containers(spec, path):
-        if _map(container, "securityContext").get("windowsOptions") is not None:
+        if map_field(container, "securityContext").get("windowsOptions") is not None:
             errors.append(forbidden_error(child(container_path, "securityContext", "windowsOptions"),
                                           "windows options cannot be set for a linux pod"))
     return errors
@@ -2374,7 +1688,7 @@ _WINDOWS_FORBIDDEN_CONTAINER = ("appArmorProfile", "seLinuxOptions", "seccompPro
 
 def _validate_windows(spec: Json, path: str) -> list[FieldError]:
     errors: list[FieldError] = []
-    context = _map(spec, "securityContext")
+    context = map_field(spec, "securityContext")
     for field_path in _WINDOWS_FORBIDDEN_POD:
         name = field_path[-1]
         if name in ("hostUsers",):
@@ -2402,14 +1716,14 @@ def _validate_windows(spec: Json, path: str) -> list[FieldError]:
 
 def _validate_file_key_ref_volumes(spec: Json, path: str) -> list[FieldError]:
     """``validateFileKeyRefVolumes``."""
-    sources = {_s(v, "name"): v for v in _list(spec, "volumes")}
+    sources = {str_field(v, "name"): v for v in list_field(spec, "volumes")}
     errors: list[FieldError] = []
     for container, container_path in _visit_containers(spec, path):
-        for j, variable in enumerate(_list(container, "env")):
-            file_key_ref = _map(variable, "valueFrom").get("fileKeyRef")
+        for j, variable in enumerate(list_field(container, "env")):
+            file_key_ref = map_field(variable, "valueFrom").get("fileKeyRef")
             if file_key_ref is None:
                 continue
-            volume_name = _s(file_key_ref, "volumeName")
+            volume_name = str_field(file_key_ref, "volumeName")
             name_path = child(index(child(container_path, "env"), j), "valueFrom", "fileKeyRef", "volumeName")
             volume = sources.get(volume_name)
             if volume is None:
@@ -2425,7 +1739,7 @@ def validate_pod_specific_annotations(annotations: Json, spec: Json, path: str,
                                       options: PodValidationOptions) -> list[FieldError]:
     """``ValidatePodSpecificAnnotations``."""
     errors: list[FieldError] = []
-    if MIRROR_POD_ANNOTATION in annotations and not _s(spec, "nodeName"):
+    if MIRROR_POD_ANNOTATION in annotations and not str_field(spec, "nodeName"):
         errors.append(invalid_error(key(path, MIRROR_POD_ANNOTATION), annotations[MIRROR_POD_ANNOTATION],
                                     "must set spec.nodeName if mirror pod annotation is set"))
     if not options.allow_invalid_pod_deletion_cost and _deletion_cost_error(annotations):
@@ -2441,7 +1755,7 @@ def validate_pod_specific_annotations(annotations: Json, spec: Json, path: str,
         if not name.startswith(APPARMOR_CONTAINER_ANNOTATION_PREFIX):
             continue
         container_name = name.removeprefix(APPARMOR_CONTAINER_ANNOTATION_PREFIX)
-        if not any(_s(c, "name") == container_name for c, _p in _visit_containers(spec, "")):
+        if not any(str_field(c, "name") == container_name for c, _p in _visit_containers(spec, "")):
             errors.append(invalid_error(key(path, name), container_name, "container not found"))
         profile = annotations[name]
         if profile not in ("", "runtime/default", "unconfined") and not profile.startswith("localhost/"):
@@ -2460,15 +1774,15 @@ def _validate_seccomp_annotation(profile: str, path: str) -> list[FieldError]:
 
 def _validate_seccomp_annotations_and_fields(meta: Json, spec: Json, path: str) -> list[FieldError]:
     """``validateSeccompAnnotationsAndFields``."""
-    annotations = _map(meta, "annotations")
+    annotations = map_field(meta, "annotations")
     errors: list[FieldError] = []
-    profile = _map(spec, "securityContext").get("seccompProfile")
+    profile = map_field(spec, "securityContext").get("seccompProfile")
     if profile is not None and SECCOMP_POD_ANNOTATION in annotations:
         errors += _seccomp_mismatch(annotations[SECCOMP_POD_ANNOTATION], profile,
                                     child(path, "securityContext", "seccompProfile"))
     for container, container_path in _visit_containers(spec, path):
-        container_profile = _map(container, "securityContext").get("seccompProfile")
-        annotation = annotations.get(SECCOMP_CONTAINER_ANNOTATION_PREFIX + _s(container, "name"))
+        container_profile = map_field(container, "securityContext").get("seccompProfile")
+        annotation = annotations.get(SECCOMP_CONTAINER_ANNOTATION_PREFIX + str_field(container, "name"))
         if container_profile is not None and annotation is not None:
             errors += _seccomp_mismatch(annotation, container_profile,
                                         child(container_path, "securityContext", "seccompProfile"))
@@ -2476,7 +1790,7 @@ def _validate_seccomp_annotations_and_fields(meta: Json, spec: Json, path: str) 
 
 
 def _seccomp_mismatch(annotation: str, profile: Json, path: str) -> list[FieldError]:
-    kind = _s(profile, "type")
+    kind = str_field(profile, "type")
     if kind == "Unconfined" and annotation != "unconfined":
         return [forbidden_error(child(path, "type"), "seccomp type in annotation and field must match")]
     if kind == "RuntimeDefault" and annotation not in ("runtime/default", "docker/default"):
@@ -2492,20 +1806,20 @@ def _seccomp_mismatch(annotation: str, profile: Json, path: str) -> list[FieldEr
 
 def _validate_apparmor_annotations_and_fields_on_create(meta: Json, spec: Json, path: str) -> list[FieldError]:
     """``validateAppArmorAnnotationsAndFieldsMatchOnCreate``."""
-    if _s(spec.get("os"), "name") == "windows":
+    if str_field(spec.get("os"), "name") == "windows":
         return []
-    annotations = _map(meta, "annotations")
-    pod_profile = _map(spec, "securityContext").get("appArmorProfile")
+    annotations = map_field(meta, "annotations")
+    pod_profile = map_field(spec, "securityContext").get("appArmorProfile")
     errors: list[FieldError] = []
     for container, container_path in _visit_containers(spec, path):
-        profile = _map(container, "securityContext").get("appArmorProfile") or pod_profile
+        profile = map_field(container, "securityContext").get("appArmorProfile") or pod_profile
         if profile is None:
             continue
-        annotation = annotations.get(APPARMOR_CONTAINER_ANNOTATION_PREFIX + _s(container, "name"))
+        annotation = annotations.get(APPARMOR_CONTAINER_ANNOTATION_PREFIX + str_field(container, "name"))
         if annotation is None:
             continue
         apparmor_path = child(container_path, "securityContext", "appArmorProfile")
-        kind = _s(profile, "type")
+        kind = str_field(profile, "type")
         if (kind == "Unconfined" and annotation != "unconfined") or (
                 kind == "RuntimeDefault" and annotation != "runtime/default") or (
                 kind == "Localhost" and not annotation.startswith("localhost/")):
@@ -2522,16 +1836,16 @@ def _validate_apparmor_annotations_and_fields_on_create(meta: Json, spec: Json, 
 def validate_pod_template_spec(template: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
     """``ValidatePodTemplateSpec``: a pod template embedded in another object (``path`` is where
     it sits: ``spec.template``)."""
-    meta = _map(template, "metadata")
-    spec = _map(template, "spec")
-    annotations = _map(meta, "annotations")
+    meta = map_field(template, "metadata")
+    spec = map_field(template, "spec")
+    annotations = map_field(meta, "annotations")
     errors = validate_labels(meta.get("labels"), child(path, "labels"))
     errors += validate_annotations(annotations, child(path, "annotations"))
     errors += validate_pod_specific_annotations(annotations, spec, child(path, "annotations"), options)
     errors += validate_pod_spec(spec, None, child(path, "spec"), options)
     errors += _validate_seccomp_annotations_and_fields(meta, spec, child(path, "spec"))
     errors += _validate_apparmor_annotations_and_fields_on_create(meta, spec, child(path, "spec"))
-    if _list(spec, "ephemeralContainers"):
+    if list_field(spec, "ephemeralContainers"):
         errors.append(forbidden_error(child(path, "spec", "ephemeralContainers"),
                                       "ephemeral containers not allowed in pod template"))
     return errors
@@ -2541,20 +1855,20 @@ def validate_pod_template_spec(template: Json, path: str, options: PodValidation
 
 def _validate_pod_metadata_and_spec(pod: Json, options: PodValidationOptions) -> list[FieldError]:
     """``validatePodMetadataAndSpec``."""
-    meta = _map(pod, "metadata")
-    spec = _map(pod, "spec")
+    meta = map_field(pod, "metadata")
+    spec = map_field(pod, "spec")
     errors = validate_core_object_meta(meta, True, validate_pod_name)
-    errors += validate_pod_specific_annotations(_map(meta, "annotations"), spec, "metadata.annotations", options)
+    errors += validate_pod_specific_annotations(map_field(meta, "annotations"), spec, "metadata.annotations", options)
     errors += validate_pod_spec(spec, meta, "spec", options)
-    if not _s(spec, "serviceAccountName"):
-        for vi, volume in enumerate(_list(spec, "volumes")):
-            for si, source in enumerate(_list(_map(volume, "projected"), "sources")):
+    if not str_field(spec, "serviceAccountName"):
+        for vi, volume in enumerate(list_field(spec, "volumes")):
+            for si, source in enumerate(list_field(map_field(volume, "projected"), "sources")):
                 if source.get("serviceAccountToken") is not None:
                     errors.append(forbidden_error(
                         f"spec.volumes[{vi}].projected.sources[{si}].serviceAccountToken",
                         "must not be specified when serviceAccountName is not set"))
     for kind in ("containers", "initContainers"):
-        for i, container in enumerate(_list(spec, kind)):
+        for i, container in enumerate(list_field(spec, kind)):
             errors += _validate_container_only_for_pod(container, f"spec.{kind}[{i}]")
     return errors
 
@@ -2562,11 +1876,11 @@ def _validate_pod_metadata_and_spec(pod: Json, options: PodValidationOptions) ->
 def validate_pod_create(pod: Json, options: PodValidationOptions) -> list[FieldError]:
     """``ValidatePodCreate``."""
     errors = _validate_pod_metadata_and_spec(pod, options)
-    spec = _map(pod, "spec")
-    meta = _map(pod, "metadata")
-    if _list(spec, "ephemeralContainers"):
+    spec = map_field(pod, "spec")
+    meta = map_field(pod, "metadata")
+    if list_field(spec, "ephemeralContainers"):
         errors.append(forbidden_error("spec.ephemeralContainers", "cannot be set on create"))
-    if _s(spec, "nodeName") and _list(spec, "schedulingGates"):
+    if str_field(spec, "nodeName") and list_field(spec, "schedulingGates"):
         errors.append(forbidden_error("spec.nodeName", "cannot be set until all schedulingGates have been cleared"))
     errors += _validate_seccomp_annotations_and_fields(meta, spec, "spec")
     return errors + _validate_apparmor_annotations_and_fields_on_create(meta, spec, "spec")
@@ -2575,8 +1889,8 @@ def validate_pod_create(pod: Json, options: PodValidationOptions) -> list[FieldE
 def validate_pod_specific_annotation_updates(new: Json, old: Json, path: str,
                                              options: PodValidationOptions) -> list[FieldError]:
     """``ValidatePodSpecificAnnotationUpdates``."""
-    new_annotations = _map(_map(new, "metadata"), "annotations")
-    old_annotations = _map(_map(old, "metadata"), "annotations")
+    new_annotations = map_field(map_field(new, "metadata"), "annotations")
+    old_annotations = map_field(map_field(old, "metadata"), "annotations")
     errors: list[FieldError] = []
     for name in old_annotations:
         if new_annotations.get(name) == old_annotations[name] and name in new_annotations:
@@ -2592,7 +1906,7 @@ def validate_pod_specific_annotation_updates(new: Json, old: Json, path: str,
             errors.append(forbidden_error(key(path, name), "may not add AppArmor annotations"))
         if name == MIRROR_POD_ANNOTATION:
             errors.append(forbidden_error(key(path, name), "may not add mirror pod annotation"))
-    return errors + validate_pod_specific_annotations(new_annotations, _map(new, "spec"), path, options)
+    return errors + validate_pod_specific_annotations(new_annotations, map_field(new, "spec"), path, options)
 
 
 def _container_updates(new: list[Json], old: list[Json], path: str) -> tuple[list[FieldError], bool]:
@@ -2601,7 +1915,7 @@ def _container_updates(new: list[Json], old: list[Json], path: str) -> tuple[lis
         return [forbidden_error(path, "pod updates may not add or remove containers")], True
     errors: list[FieldError] = []
     for i, container in enumerate(new):
-        image = _s(container, "image")
+        image = str_field(container, "image")
         if not image:
             errors.append(required_error(child(index(path, i), "image")))
         if image.strip() != image:
@@ -2623,12 +1937,13 @@ def validate_pod_update(new: Json, old: Json, options: PodValidationOptions) -> 
     additions) may change."""
     from .pod_spec_diff import pod_spec_diff
 
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
     errors += _validate_pod_metadata_and_spec(new, options)
     errors += validate_pod_specific_annotation_updates(new, old, "metadata.annotations", options)
-    new_spec, old_spec = _map(new, "spec"), _map(old, "spec")
+    new_spec, old_spec = map_field(new, "spec"), map_field(old, "spec")
     for kind in ("containers", "initContainers"):
-        container_errors, stop = _container_updates(_list(new_spec, kind), _list(old_spec, kind), f"spec.{kind}")
+        container_errors, stop = _container_updates(list_field(new_spec, kind), list_field(old_spec, kind),
+                                                    f"spec.{kind}")
         errors += container_errors
         if stop:
             return errors
@@ -2645,33 +1960,33 @@ def validate_pod_update(new: Json, old: Json, options: PodValidationOptions) -> 
     elif old_deadline is not None:
         errors.append(invalid_json("spec.activeDeadlineSeconds", None,
                                    "must not update from a positive integer to nil value"))
-    errors += _validate_only_added_tolerations(_list(new_spec, "tolerations"), _list(old_spec, "tolerations"),
+    errors += _validate_only_added_tolerations(list_field(new_spec, "tolerations"), list_field(old_spec, "tolerations"),
                                                "spec.tolerations", options)
-    errors += _validate_only_deleted_scheduling_gates(_list(new_spec, "schedulingGates"),
-                                                      _list(old_spec, "schedulingGates"), "spec.schedulingGates")
+    errors += _validate_only_deleted_scheduling_gates(list_field(new_spec, "schedulingGates"),
+                                                      list_field(old_spec, "schedulingGates"), "spec.schedulingGates")
     if new_spec == old_spec:
         return errors
     munged = dict(new_spec)
     for kind in ("containers", "initContainers"):
         if kind in munged:
             munged[kind] = [{**c, "image": old_c.get("image")} if "image" in old_c or "image" in c else c
-                            for c, old_c in zip(munged[kind], _list(old_spec, kind), strict=True)]
-            for c, old_c in zip(munged[kind], _list(old_spec, kind), strict=True):
+                            for c, old_c in zip(munged[kind], list_field(old_spec, kind), strict=True)]
+            for c, old_c in zip(munged[kind], list_field(old_spec, kind), strict=True):
                 if "image" not in old_c:
                     c.pop("image", None)
-    _set_or_drop(munged, "activeDeadlineSeconds", old_deadline)
-    _set_or_drop(munged, "schedulingGates", old_spec.get("schedulingGates"))
-    _set_or_drop(munged, "tolerations", old_spec.get("tolerations"))
+    set_or_drop(munged, "activeDeadlineSeconds", old_deadline)
+    set_or_drop(munged, "schedulingGates", old_spec.get("schedulingGates"))
+    set_or_drop(munged, "tolerations", old_spec.get("tolerations"))
     old_grace = old_spec.get("terminationGracePeriodSeconds")
     if old_grace is not None and old_grace < 0 and munged.get("terminationGracePeriodSeconds") == 1:
         munged["terminationGracePeriodSeconds"] = old_grace
-    if _list(old_spec, "schedulingGates"):
+    if list_field(old_spec, "schedulingGates"):
         if (munged.get("nodeSelector") or {}) != (old_spec.get("nodeSelector") or {}):
-            errors += _validate_node_selector_mutation("spec.nodeSelector", _map(munged, "nodeSelector"),
-                                                       _map(old_spec, "nodeSelector"))
-            _set_or_drop(munged, "nodeSelector", old_spec.get("nodeSelector"))
-        old_node_affinity = _map(old_spec, "affinity").get("nodeAffinity")
-        new_node_affinity = _map(munged, "affinity").get("nodeAffinity")
+            errors += _validate_node_selector_mutation("spec.nodeSelector", map_field(munged, "nodeSelector"),
+                                                       map_field(old_spec, "nodeSelector"))
+            set_or_drop(munged, "nodeSelector", old_spec.get("nodeSelector"))
+        old_node_affinity = map_field(old_spec, "affinity").get("nodeAffinity")
+        new_node_affinity = map_field(munged, "affinity").get("nodeAffinity")
         if old_node_affinity != new_node_affinity:
             errors += _validate_node_affinity_mutation("spec.affinity.nodeAffinity", new_node_affinity,
                                                        old_node_affinity)
@@ -2685,18 +2000,11 @@ def validate_pod_update(new: Json, old: Json, options: PodValidationOptions) -> 
                 munged.pop("affinity")
             else:
                 munged["affinity"] = {**affinity}
-                _set_or_drop(munged["affinity"], "nodeAffinity", old_node_affinity)
+                set_or_drop(munged["affinity"], "nodeAffinity", old_node_affinity)
     if munged != old_spec:
         message = "pod updates may not change fields other than " + ",".join(UPDATABLE_POD_SPEC_FIELDS)
         errors.append(forbidden_error("spec", message + "\n" + pod_spec_diff(old_spec, munged)))
     return errors
-
-
-def _set_or_drop(obj: Json, name: str, value: Any) -> None:
-    if value is None:
-        obj.pop(name, None)
-    else:
-        obj[name] = value
 
 
 def _validate_only_added_tolerations(new: list[Json], old: list[Json], path: str,
@@ -2717,9 +2025,9 @@ def _validate_only_deleted_scheduling_gates(new: list[Json], old: list[Json], pa
     """``validateOnlyDeletedSchedulingGates``."""
     if not new:
         return []
-    added = {_s(g, "name"): i for i, g in enumerate(new)}
+    added = {str_field(g, "name"): i for i, g in enumerate(new)}
     for gate in old:
-        added.pop(_s(gate, "name"), None)
+        added.pop(str_field(gate, "name"), None)
     return [forbidden_error(child(index(path, i), "name"),
                             f"only deletion is allowed, but found new scheduling gate '{name}'")
             for name, i in added.items()]
@@ -2736,10 +2044,10 @@ def _validate_node_selector_mutation(path: str, new: Json, old: Json) -> list[Fi
 def _validate_node_affinity_mutation(path: str, new: Json | None, old: Json | None) -> list[FieldError]:
     """``validateNodeAffinityMutation``: a gated pod's required node affinity terms may only
     gain requirements."""
-    old_terms = _list(_map(old, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms")
+    old_terms = list_field(map_field(old, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms")
     if old is None or old.get("requiredDuringSchedulingIgnoredDuringExecution") is None:
         return []
-    new_terms = _list(_map(new, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms")
+    new_terms = list_field(map_field(new, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms")
     terms_path = child(path, "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
     if old_terms and len(old_terms) != len(new_terms):
         return [invalid_json(terms_path, internal_value("core.NodeSelectorTerm", new_terms) or None,
@@ -2755,12 +2063,12 @@ def _validate_node_affinity_mutation(path: str, new: Json | None, old: Json | No
 def _only_additions(new: Json, old: Json) -> bool:
     """``validateNodeSelectorTermHasOnlyAdditions``: an empty term stays empty; otherwise the
     old requirements are the new list's prefix."""
-    if not _list(old, "matchExpressions") and not _list(old, "matchFields"):
-        if _list(new, "matchExpressions") or _list(new, "matchFields"):
+    if not list_field(old, "matchExpressions") and not list_field(old, "matchFields"):
+        if list_field(new, "matchExpressions") or list_field(new, "matchFields"):
             return False
     for kind in ("matchExpressions", "matchFields"):
-        old_list = _list(old, kind)
-        if old_list and _list(new, kind)[:len(old_list)] != old_list:
+        old_list = list_field(old, kind)
+        if old_list and list_field(new, kind)[:len(old_list)] != old_list:
             return False
     return True
 
@@ -2769,32 +2077,32 @@ def _only_additions(new: Json, old: Json) -> bool:
 
 def validate_pod_status_update(new: Json, old: Json, options: PodValidationOptions) -> list[FieldError]:
     """``ValidatePodStatusUpdate``."""
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
     errors += validate_pod_specific_annotation_updates(new, old, "metadata.annotations", options)
-    status, old_status = _map(new, "status"), _map(old, "status")
-    spec, old_spec = _map(new, "spec"), _map(old, "spec")
-    for i, condition in enumerate(_list(status, "conditions")):
+    status, old_status = map_field(new, "status"), map_field(old, "status")
+    spec, old_spec = map_field(new, "spec"), map_field(old, "spec")
+    for i, condition in enumerate(list_field(status, "conditions")):
         condition_path = index("status.conditions", i)
-        generation = _i(condition, "observedGeneration")
+        generation = int_field(condition, "observedGeneration")
         if generation < 0:
             errors.append(invalid_error(child(condition_path, "observedGeneration"), generation,
                                         "must be a non-negative integer"))
-        kind = _s(condition, "type")
+        kind = str_field(condition, "type")
         if kind not in ("PodScheduled", "Ready", "Initialized"):
             errors += validate_qualified_name(kind, child(condition_path, "Type"))
-    if _s(spec, "nodeName") != _s(old_spec, "nodeName"):
+    if str_field(spec, "nodeName") != str_field(old_spec, "nodeName"):
         errors.append(forbidden_error("status.nodeName", "may not be changed directly"))
-    nominated, old_nominated = _s(status, "nominatedNodeName"), _s(old_status, "nominatedNodeName")
+    nominated, old_nominated = str_field(status, "nominatedNodeName"), str_field(old_status, "nominatedNodeName")
     if nominated != old_nominated and nominated:
-        errors += _invalid_each("status.nominatedNodeName", nominated, validate_node_name(nominated, False))
-    if _s(old_spec, "nodeName") and nominated and nominated != old_nominated:
+        errors += invalid_each("status.nominatedNodeName", nominated, validate_node_name(nominated, False))
+    if str_field(old_spec, "nodeName") and nominated and nominated != old_nominated:
         errors.append(forbidden_error("status.nominatedNodeName", "may not be set on pods that are already bound "
                                                                   "to a node"))
-    if _i(status, "observedGeneration") < 0:
+    if int_field(status, "observedGeneration") < 0:
         errors.append(invalid_error("status.observedGeneration", status["observedGeneration"],
                                     "must be a non-negative integer"))
-    if _s(status, "qosClass") != _s(old_status, "qosClass"):
-        errors.append(invalid_error("status.qosClass", _s(status, "qosClass"), "field is immutable"))
+    if str_field(status, "qosClass") != str_field(old_status, "qosClass"):
+        errors.append(invalid_error("status.qosClass", str_field(status, "qosClass"), "field is immutable"))
     errors += _container_state_transitions(status, old_status, old_spec, "containerStatuses", options)
     errors += _container_state_transitions(status, old_status, old_spec, "initContainerStatuses", options)
     errors += _container_state_transitions(status, old_status, old_spec, "ephemeralContainerStatuses", options)
@@ -2808,29 +2116,30 @@ def _container_state_transitions(status: Json, old_status: Json, old_spec: Json,
     """``ValidateContainerStateTransition`` and its init/ephemeral variants: a terminated
     container may not run again unless the restart policies allow it."""
     path = f"status.{kind}"
-    new_statuses = _list(status, kind)
+    new_statuses = list_field(status, kind)
     errors: list[FieldError] = []
-    restart_policy = _s(old_spec, "restartPolicy")
+    restart_policy = str_field(old_spec, "restartPolicy")
     spec_kind = {"containerStatuses": "containers", "initContainerStatuses": "initContainers"}.get(kind)
-    for i, old_container in enumerate(_list(old_status, kind)):
-        terminated = _map(old_container, "state").get("terminated")
+    for i, old_container in enumerate(list_field(old_status, kind)):
+        terminated = map_field(old_container, "state").get("terminated")
         if terminated is None:
             continue
-        name = _s(old_container, "name")
-        restarted = any(_s(n, "name") == name and _map(n, "state").get("terminated") is None for n in new_statuses)
+        name = str_field(old_container, "name")
+        restarted = any(str_field(n, "name") == name and map_field(n, "state").get("terminated") is None
+                        for n in new_statuses)
         if not restarted:
             continue
         if spec_kind is None:
             allowed = False
         elif options.allow_container_restart_policy_rules:
-            container = next((c for c in _list(old_spec, spec_kind) if _s(c, "name") == name), None)
+            container = next((c for c in list_field(old_spec, spec_kind) if str_field(c, "name") == name), None)
             allowed = container is not None and _container_should_restart(container, old_spec,
-                                                                          _i(terminated, "exitCode"))
+                                                                          int_field(terminated, "exitCode"))
         else:
             allowed = restart_policy == "Always" or (
-                restart_policy == "OnFailure" and _i(terminated, "exitCode") != 0)
+                restart_policy == "OnFailure" and int_field(terminated, "exitCode") != 0)
             if spec_kind == "initContainers":
-                container = next((c for c in _list(old_spec, spec_kind) if _s(c, "name") == name), None)
+                container = next((c for c in list_field(old_spec, spec_kind) if str_field(c, "name") == name), None)
                 allowed = allowed or (container is not None and container.get("restartPolicy") == "Always")
         if not allowed:
             errors.append(forbidden_error(child(index(path, i), "state"),
@@ -2840,41 +2149,41 @@ def _container_state_transitions(status: Json, old_status: Json, old_spec: Json,
 
 def _container_should_restart(container: Json, spec: Json, exit_code: int) -> bool:
     """``podutil.ContainerShouldRestart``."""
-    for rule in _list(container, "restartPolicyRules"):
-        codes = _map(rule, "exitCodes")
-        values = _list(codes, "values")
-        matched = (exit_code in values) if _s(codes, "operator") == "In" else (exit_code not in values)
+    for rule in list_field(container, "restartPolicyRules"):
+        codes = map_field(rule, "exitCodes")
+        values = list_field(codes, "values")
+        matched = (exit_code in values) if str_field(codes, "operator") == "In" else (exit_code not in values)
         if matched:
-            return _s(rule, "action") == "Restart"
-    policy = container.get("restartPolicy") or _s(spec, "restartPolicy")
+            return str_field(rule, "action") == "Restart"
+    policy = container.get("restartPolicy") or str_field(spec, "restartPolicy")
     return policy == "Always" or (policy == "OnFailure" and exit_code != 0)
 
 
 def _validate_pod_ips(status: Json, old_status: Json, kind: str, name: str) -> list[FieldError]:
     """``validatePodIPs``."""
     path = f"status.{kind}"
-    existing = [_s(ip, name) for ip in _list(old_status, kind)]
-    ips = _list(status, kind)
+    existing = [str_field(ip, name) for ip in list_field(old_status, kind)]
+    ips = list_field(status, kind)
     errors: list[FieldError] = []
     for i, ip in enumerate(ips):
-        errors += is_valid_ip(index(path, i), _s(ip, name), existing)
-    if len(ips) > 1 and not _dual_stack([_s(ip, name) for ip in ips]):
+        errors += is_valid_ip(index(path, i), str_field(ip, name), existing)
+    if len(ips) > 1 and not _dual_stack([str_field(ip, name) for ip in ips]):
         errors.append(invalid_json(path, ips, "may specify no more than one IP for each IP family"))
     return errors
 
 
 def _validate_host_ips(status: Json, old_status: Json) -> list[FieldError]:
     """``validateHostIPs``."""
-    ips = _list(status, "hostIPs")
+    ips = list_field(status, "hostIPs")
     if not ips:
         return []
     errors: list[FieldError] = []
-    if _s(status, "hostIP") != _s(ips[0], "ip"):
-        errors.append(invalid_error("status.hostIPs[0].ip", _s(ips[0], "ip"), "must be equal to `hostIP`"))
-    existing = [_s(ip, "ip") for ip in _list(old_status, "hostIPs")]
+    if str_field(status, "hostIP") != str_field(ips[0], "ip"):
+        errors.append(invalid_error("status.hostIPs[0].ip", str_field(ips[0], "ip"), "must be equal to `hostIP`"))
+    existing = [str_field(ip, "ip") for ip in list_field(old_status, "hostIPs")]
     for i, ip in enumerate(ips):
-        errors += is_valid_ip(index("status.hostIPs", i), _s(ip, "ip"), existing)
-    if len(ips) > 1 and not _dual_stack([_s(ip, "ip") for ip in ips]):
+        errors += is_valid_ip(index("status.hostIPs", i), str_field(ip, "ip"), existing)
+    if len(ips) > 1 and not _dual_stack([str_field(ip, "ip") for ip in ips]):
         errors.append(invalid_json("status.hostIPs", ips, "may specify no more than one IP for each IP family"))
     return errors
 
@@ -2891,14 +2200,14 @@ def _dual_stack(addresses: list[str]) -> bool:
 
 def validate_pod_template(template: Json, options: PodValidationOptions) -> list[FieldError]:
     """``ValidatePodTemplate`` (the PodTemplate kind)."""
-    errors = validate_core_object_meta(_map(template, "metadata"), True, validate_pod_name)
-    return errors + validate_pod_template_spec(_map(template, "template"), "template", options)
+    errors = validate_core_object_meta(map_field(template, "metadata"), True, validate_pod_name)
+    return errors + validate_pod_template_spec(map_field(template, "template"), "template", options)
 
 
 def validate_pod_template_update(new: Json, old: Json, options: PodValidationOptions) -> list[FieldError]:
     """``ValidatePodTemplateUpdate``."""
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
-    return errors + validate_pod_template_spec(_map(new, "template"), "template", options)
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
+    return errors + validate_pod_template_spec(map_field(new, "template"), "template", options)
 
 
 def _validate_pod_template_spec_for_rc(template: Json | None, selector: Json, path: str,
@@ -2907,14 +2216,15 @@ def _validate_pod_template_spec_for_rc(template: Json | None, selector: Json, pa
     if template is None:
         return [required_error(path)]
     errors: list[FieldError] = []
-    labels = _map(_map(template, "metadata"), "labels")
+    labels = map_field(map_field(template, "metadata"), "labels")
     if selector and any(labels.get(name) != value for name, value in selector.items()):
         errors.append(invalid_json(child(path, "metadata", "labels"), dict(sorted(labels.items())) or None,
                                    "`selector` does not match template `labels`"))
     errors += validate_pod_template_spec(template, path, options)
-    spec = _map(template, "spec")
-    if _s(spec, "restartPolicy") != "Always":
-        errors.append(not_supported_error(child(path, "spec", "restartPolicy"), _s(spec, "restartPolicy"), ("Always",)))
+    spec = map_field(template, "spec")
+    if str_field(spec, "restartPolicy") != "Always":
+        errors.append(not_supported_error(child(path, "spec", "restartPolicy"), str_field(spec, "restartPolicy"),
+                                          ("Always",)))
     if spec.get("activeDeadlineSeconds") is not None:
         errors.append(forbidden_error(child(path, "spec", "activeDeadlineSeconds"),
                                       "activeDeadlineSeconds in ReplicationController is not Supported"))
@@ -2923,8 +2233,8 @@ def _validate_pod_template_spec_for_rc(template: Json | None, selector: Json, pa
 
 def _validate_replication_controller_spec(spec: Json, options: PodValidationOptions) -> list[FieldError]:
     """``ValidateReplicationControllerSpec``."""
-    errors = validate_nonnegative_field(_i(spec, "minReadySeconds"), "spec.minReadySeconds")
-    selector = _map(spec, "selector")
+    errors = validate_nonnegative_field(int_field(spec, "minReadySeconds"), "spec.minReadySeconds")
+    selector = map_field(spec, "selector")
     if not selector:
         errors.append(required_error("spec.selector"))
     replicas = spec.get("replicas")
@@ -2937,29 +2247,30 @@ def _validate_replication_controller_spec(spec: Json, options: PodValidationOpti
 
 def validate_replication_controller(controller: Json, options: PodValidationOptions) -> list[FieldError]:
     """``ValidateReplicationController`` (its name by the declarative ``LongName`` rule)."""
-    errors = validate_object_meta_with_opts(_map(controller, "metadata"), True, long_name_errors)
-    for i, finalizer in enumerate(_list(_map(controller, "metadata"), "finalizers")):
+    errors = validate_object_meta_with_opts(map_field(controller, "metadata"), True, long_name_errors)
+    for i, finalizer in enumerate(list_field(map_field(controller, "metadata"), "finalizers")):
         errors += validate_kube_finalizer_name(finalizer, index("metadata.finalizers", i))
-    return errors + _validate_replication_controller_spec(_map(controller, "spec"), options)
+    return errors + _validate_replication_controller_spec(map_field(controller, "spec"), options)
 
 
 def validate_replication_controller_update(new: Json, old: Json, options: PodValidationOptions) -> list[FieldError]:
     """``ValidateReplicationControllerUpdate``."""
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
-    return errors + _validate_replication_controller_spec(_map(new, "spec"), options)
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
+    return errors + _validate_replication_controller_spec(map_field(new, "spec"), options)
 
 
 def validate_replication_controller_status_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateReplicationControllerStatusUpdate``."""
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
-    status = _map(new, "status")
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
+    status = map_field(new, "status")
     for name in ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration"):
-        errors += validate_nonnegative_field(_i(status, name), f"status.{name}")
-    replicas = _i(status, "replicas")
+        errors += validate_nonnegative_field(int_field(status, name), f"status.{name}")
+    replicas = int_field(status, "replicas")
     for name in ("fullyLabeledReplicas", "readyReplicas", "availableReplicas"):
-        if _i(status, name) > replicas:
-            errors.append(invalid_error(f"status.{name}", _i(status, name), "cannot be greater than status.replicas"))
-    if _i(status, "availableReplicas") > _i(status, "readyReplicas"):
-        errors.append(invalid_error("status.availableReplicas", _i(status, "availableReplicas"),
+        if int_field(status, name) > replicas:
+            errors.append(invalid_error(f"status.{name}", int_field(status, name),
+                                        "cannot be greater than status.replicas"))
+    if int_field(status, "availableReplicas") > int_field(status, "readyReplicas"):
+        errors.append(invalid_error("status.availableReplicas", int_field(status, "availableReplicas"),
                                     "cannot be greater than readyReplicas"))
     return errors

@@ -35,12 +35,10 @@ from ...machinery.validation import (
     validate_namespace_name,
 )
 from .. import features
-from .validation import (
-    _i,
-    _invalid_each,
-    _list,
-    _map,
-    _s,
+from ..fields import int_field, list_field, map_field, str_field
+from .validation import validate_taint_effect
+from .validation_common import (
+    invalid_each,
     is_overcommit_allowed,
     is_valid_ip,
     validate_container_resource_name,
@@ -52,7 +50,6 @@ from .validation import (
     validate_qualified_name,
     validate_resource_name,
     validate_resource_quantity_value,
-    validate_taint_effect,
 )
 
 Json = dict[str, Any]
@@ -62,22 +59,22 @@ Json = dict[str, Any]
 
 def validate_namespace(namespace: Json) -> list[FieldError]:
     """``ValidateNamespace``."""
-    errors = validate_core_object_meta(_map(namespace, "metadata"), False, validate_namespace_name)
-    for finalizer in _list(_map(namespace, "spec"), "finalizers"):
+    errors = validate_core_object_meta(map_field(namespace, "metadata"), False, validate_namespace_name)
+    for finalizer in list_field(map_field(namespace, "spec"), "finalizers"):
         errors += validate_finalizer_name_core(finalizer, "spec.finalizers")
     return errors
 
 
 def validate_namespace_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateNamespaceUpdate``."""
-    return validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
+    return validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
 
 
 def validate_namespace_status_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateNamespaceStatusUpdate``: the phase follows the deletion timestamp."""
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
-    phase = _s(_map(new, "status"), "phase")
-    if not _map(new, "metadata").get("deletionTimestamp"):
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
+    phase = str_field(map_field(new, "status"), "phase")
+    if not map_field(new, "metadata").get("deletionTimestamp"):
         if phase != "Active":
             errors.append(invalid_error("status.Phase", phase, "may only be 'Active' if `deletionTimestamp` is empty"))
     elif phase != "Terminating":
@@ -88,8 +85,8 @@ def validate_namespace_status_update(new: Json, old: Json) -> list[FieldError]:
 
 def validate_namespace_finalize_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateNamespaceFinalizeUpdate`` (``/finalize``)."""
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
-    for i, finalizer in enumerate(_list(_map(new, "spec"), "finalizers")):
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
+    for i, finalizer in enumerate(list_field(map_field(new, "spec"), "finalizers")):
         errors += validate_finalizer_name_core(finalizer, index("spec.finalizers", i))
     return errors
 
@@ -102,14 +99,14 @@ def _validate_node_taints(taints: list[Json], path: str) -> list[FieldError]:
     seen: dict[str, set[str]] = {}
     for i, taint in enumerate(taints):
         taint_path = index(path, i)
-        taint_key, effect = _s(taint, "key"), _s(taint, "effect")
+        taint_key, effect = str_field(taint, "key"), str_field(taint, "effect")
         errors += validate_label_name(taint_key, child(taint_path, "key"))
-        if messages := is_valid_label_value(_s(taint, "value")):
-            errors.append(invalid_error(child(taint_path, "value"), _s(taint, "value"), ";".join(messages)))
+        if messages := is_valid_label_value(str_field(taint, "value")):
+            errors.append(invalid_error(child(taint_path, "value"), str_field(taint, "value"), ";".join(messages)))
         errors += validate_taint_effect(effect, False, child(taint_path, "effect"))
         if taint_key in seen.get(effect, ()):
             # The Duplicate's value is the internal core.Taint, printed as JSON (no json tags).
-            shown = {"Key": taint_key, "Value": _s(taint, "value"), "Effect": effect,
+            shown = {"Key": taint_key, "Value": str_field(taint, "value"), "Effect": effect,
                      "TimeAdded": taint.get("timeAdded") or None}
 
             body = invalid_json(taint_path, shown, "")[2].replace("Invalid value", "Duplicate value", 1)
@@ -136,9 +133,9 @@ def _validate_node_specific_annotations(annotations: Json, path: str) -> list[Fi
 def _validate_node_resources(node: Json) -> list[FieldError]:
     """``ValidateNodeResources``."""
     errors: list[FieldError] = []
-    status = _map(node, "status")
+    status = map_field(node, "status")
     for which in ("capacity", "allocatable"):
-        for name, value in _map(status, which).items():
+        for name, value in map_field(status, which).items():
             errors += validate_resource_quantity_value(name, quantities.decode(value), f"status.{which}.{name}")
     return errors
 
@@ -169,14 +166,15 @@ def _validate_declared_features(declared: list[str], path: str) -> list[FieldErr
 
 def validate_node(node: Json) -> list[FieldError]:
     """``ValidateNode``."""
-    meta, spec = _map(node, "metadata"), _map(node, "spec")
+    meta, spec = map_field(node, "metadata"), map_field(node, "spec")
     errors = validate_core_object_meta(meta, False, validate_node_name)
-    errors += _validate_node_specific_annotations(_map(meta, "annotations"), "metadata.annotations")
-    if _list(spec, "taints"):
+    errors += _validate_node_specific_annotations(map_field(meta, "annotations"), "metadata.annotations")
+    if list_field(spec, "taints"):
         errors += _validate_node_taints(spec["taints"], "metadata.taints")
     errors += _validate_node_resources(node)
-    errors += _validate_declared_features(_list(_map(node, "status"), "declaredFeatures"), "status.declaredFeatures")
-    cidrs = _list(spec, "podCIDRs")
+    errors += _validate_declared_features(list_field(map_field(node, "status"), "declaredFeatures"),
+                                          "status.declaredFeatures")
+    cidrs = list_field(spec, "podCIDRs")
     for i, cidr in enumerate(cidrs):
         errors += is_valid_cidr_for_legacy_field(index("spec.podCIDRs", i), cidr,
                                                  features.enabled("StrictIPCIDRValidation"))
@@ -202,38 +200,40 @@ _NODE_POD_CIDR_MESSAGE = 'node updates may not change podCIDR except from "" to 
 
 def validate_node_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateNodeUpdate``."""
-    meta = _map(new, "metadata")
-    spec, old_spec = _map(new, "spec"), _map(old, "spec")
-    errors = validate_core_object_meta_update(meta, _map(old, "metadata"))
-    errors += _validate_node_specific_annotations(_map(meta, "annotations"), "metadata.annotations")
+    meta = map_field(new, "metadata")
+    spec, old_spec = map_field(new, "spec"), map_field(old, "spec")
+    errors = validate_core_object_meta_update(meta, map_field(old, "metadata"))
+    errors += _validate_node_specific_annotations(map_field(meta, "annotations"), "metadata.annotations")
     errors += _validate_node_resources(new)
-    errors += _validate_declared_features(_list(_map(new, "status"), "declaredFeatures"), "status.declaredFeatures")
+    errors += _validate_declared_features(list_field(map_field(new, "status"), "declaredFeatures"),
+                                          "status.declaredFeatures")
     seen: list[Json] = []
-    for i, address in enumerate(_list(_map(new, "status"), "addresses")):
-        shown = {"Type": _s(address, "type"), "Address": _s(address, "address")}  # internal core.NodeAddress
+    for i, address in enumerate(list_field(map_field(new, "status"), "addresses")):
+        # internal core.NodeAddress
+        shown = {"Type": str_field(address, "type"), "Address": str_field(address, "address")}
         if shown in seen:
             body = invalid_json("", shown, "")[2].replace("Invalid value", "Duplicate value", 1)
             errors.append((index("status.addresses", i), "FieldValueDuplicate", body))
         seen.append(shown)
-    old_cidrs, cidrs = _list(old_spec, "podCIDRs"), _list(spec, "podCIDRs")
+    old_cidrs, cidrs = list_field(old_spec, "podCIDRs"), list_field(spec, "podCIDRs")
     if old_cidrs:
         if len(old_cidrs) != len(cidrs):
             errors.append(forbidden_error("spec.podCIDRs", _NODE_POD_CIDR_MESSAGE))
         else:
             errors += [forbidden_error("spec.podCIDRs", _NODE_POD_CIDR_MESSAGE)
                        for before, after in zip(old_cidrs, cidrs, strict=True) if before != after]
-    if _s(old_spec, "providerID") and _s(old_spec, "providerID") != _s(spec, "providerID"):
+    if str_field(old_spec, "providerID") and str_field(old_spec, "providerID") != str_field(spec, "providerID"):
         errors.append(forbidden_error("spec.providerID", 'node updates may not change providerID except from "" to valid'))
-    if _list(spec, "taints"):
+    if list_field(spec, "taints"):
         errors += _validate_node_taints(spec["taints"], "metadata.taints")
-    if _s(spec, "externalID") != _s(old_spec, "externalID"):
+    if str_field(spec, "externalID") != str_field(old_spec, "externalID"):
         errors.append(forbidden_error("spec.externalID", "may not be updated"))
     return errors
 
 
 # ----------------------------------------------------------------------------- endpoints
 
-def _validate_endpoint_ip(address: str, path: str) -> list[FieldError]:
+def validate_endpoint_ip(address: str, path: str) -> list[FieldError]:
     """``ValidateEndpointIP``."""
     ip = parse_ip_sloppy(address)
     if ip is None:
@@ -252,13 +252,13 @@ def _validate_endpoint_ip(address: str, path: str) -> list[FieldError]:
 
 
 def _validate_endpoint_address(address: Json, path: str) -> list[FieldError]:
-    errors = is_valid_ip(child(path, "ip"), _s(address, "ip"))
-    if _s(address, "hostname"):
+    errors = is_valid_ip(child(path, "ip"), str_field(address, "ip"))
+    if str_field(address, "hostname"):
         errors += validate_dns1123_label(address["hostname"], child(path, "hostname"))
     node_name = address.get("nodeName")
     if node_name is not None:
-        errors += _invalid_each(child(path, "nodeName"), node_name, validate_node_name(node_name, False))
-    return errors + _validate_endpoint_ip(_s(address, "ip"), child(path, "ip"))
+        errors += invalid_each(child(path, "nodeName"), node_name, validate_node_name(node_name, False))
+    return errors + validate_endpoint_ip(str_field(address, "ip"), child(path, "ip"))
 
 
 def _validate_endpoint_subsets(subsets: list[Json]) -> list[FieldError]:
@@ -266,22 +266,22 @@ def _validate_endpoint_subsets(subsets: list[Json]) -> list[FieldError]:
     errors: list[FieldError] = []
     for i, subset in enumerate(subsets):
         subset_path = index("subsets", i)
-        if not _list(subset, "addresses") and not _list(subset, "notReadyAddresses"):
+        if not list_field(subset, "addresses") and not list_field(subset, "notReadyAddresses"):
             errors.append(required_error(subset_path, "must specify `addresses` or `notReadyAddresses`"))
         for kind in ("addresses", "notReadyAddresses"):
-            for j, address in enumerate(_list(subset, kind)):
+            for j, address in enumerate(list_field(subset, kind)):
                 errors += _validate_endpoint_address(address, index(child(subset_path, kind), j))
-        ports = _list(subset, "ports")
+        ports = list_field(subset, "ports")
         for j, port in enumerate(ports):
             port_path = index(child(subset_path, "ports"), j)
-            name = _s(port, "name")
+            name = str_field(port, "name")
             if len(ports) > 1 and not name:
                 errors.append(required_error(child(port_path, "name")))
             elif name:
                 errors += validate_dns1123_label(name, child(port_path, "name"))
-            number = _i(port, "port")
-            errors += _invalid_each(child(port_path, "port"), number, is_valid_port_num(number))
-            protocol = _s(port, "protocol")
+            number = int_field(port, "port")
+            errors += invalid_each(child(port_path, "port"), number, is_valid_port_num(number))
+            protocol = str_field(port, "protocol")
             if not protocol:
                 errors.append(required_error(child(port_path, "protocol")))
             elif protocol not in ("SCTP", "TCP", "UDP"):
@@ -293,16 +293,17 @@ def _validate_endpoint_subsets(subsets: list[Json]) -> list[FieldError]:
 
 def validate_endpoints(endpoints: Json, old: Json | None = None) -> list[FieldError]:
     """``ValidateEndpoints``: subsets a write leaves unchanged are not validated again."""
-    errors = validate_core_object_meta(_map(endpoints, "metadata"), True, name_is_dns_subdomain)
-    subset_errors = _validate_endpoint_subsets(_list(endpoints, "subsets"))
-    if subset_errors and old is not None and _list(old, "subsets") == _list(endpoints, "subsets"):
+    errors = validate_core_object_meta(map_field(endpoints, "metadata"), True, name_is_dns_subdomain)
+    subset_errors = _validate_endpoint_subsets(list_field(endpoints, "subsets"))
+    if subset_errors and old is not None and list_field(old, "subsets") == list_field(endpoints, "subsets"):
         subset_errors = []
     return errors + subset_errors
 
 
 def validate_endpoints_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateEndpointsUpdate``."""
-    return validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata")) + validate_endpoints(new, old)
+    return validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata")) + \
+        validate_endpoints(new, old)
 
 
 # ----------------------------------------------------------------------------- events
@@ -310,8 +311,8 @@ def validate_endpoints_update(new: Json, old: Json) -> list[FieldError]:
 def validate_event(event: Json) -> list[FieldError]:
     """``legacyValidateEvent`` for a core/v1 request (``ValidateEventCreate`` stops there)."""
     errors: list[FieldError] = []
-    namespace = _s(_map(event, "metadata"), "namespace")
-    involved_namespace = _s(_map(event, "involvedObject"), "namespace")
+    namespace = str_field(map_field(event, "metadata"), "namespace")
+    involved_namespace = str_field(map_field(event, "involvedObject"), "namespace")
     if not event.get("eventTime"):
         if not involved_namespace:
             if namespace not in ("", "default"):
@@ -321,19 +322,19 @@ def validate_event(event: Json) -> list[FieldError]:
     else:
         if not involved_namespace and namespace not in ("default", "kube-system"):
             errors.append(invalid_error("involvedObject.namespace", involved_namespace, "does not match event.namespace"))
-        controller = _s(event, "reportingComponent")
+        controller = str_field(event, "reportingComponent")
         if not controller:
             errors.append(required_error("reportingComponent"))
         errors += validate_qualified_name(controller, "reportingComponent")
         for name, limit in (("reportingInstance", 128), ("action", 128), ("reason", 128)):
-            value = _s(event, name)
+            value = str_field(event, name)
             if not value:
                 errors.append(required_error(name))
             if len(value.encode()) > limit:
                 errors.append(invalid_error(name, "", f"can have at most {limit} characters"))
-        if len(_s(event, "message").encode()) > 1024:
+        if len(str_field(event, "message").encode()) > 1024:
             errors.append(invalid_error("message", "", "can have at most 1024 characters"))
-    return errors + _invalid_each("namespace", namespace, is_dns1123_subdomain(namespace))
+    return errors + invalid_each("namespace", namespace, is_dns1123_subdomain(namespace))
 
 
 def validate_event_update(new: Json, old: Json) -> list[FieldError]:
@@ -351,12 +352,12 @@ def _validate_limit_range_resource_name(limit_type: str, name: str, path: str) -
 
 def validate_limit_range(limit_range: Json) -> list[FieldError]:
     """``ValidateLimitRange``."""
-    errors = validate_core_object_meta(_map(limit_range, "metadata"), True, name_is_dns_subdomain)
+    errors = validate_core_object_meta(map_field(limit_range, "metadata"), True, name_is_dns_subdomain)
     types: set[str] = set()
-    for i, item in enumerate(_list(_map(limit_range, "spec"), "limits")):
+    for i, item in enumerate(list_field(map_field(limit_range, "spec"), "limits")):
         item_path = index("spec.limits", i)
-        limit_type = _s(item, "type")
-        type_errors = _invalid_each(child(item_path, "type"), limit_type, _qualified_name_errors(limit_type))
+        limit_type = str_field(item, "type")
+        type_errors = invalid_each(child(item_path, "type"), limit_type, _qualified_name_errors(limit_type))
         if not type_errors and "/" not in limit_type and limit_type not in ("Pod", "Container",
                                                                            "PersistentVolumeClaim"):
             type_errors = [invalid_error(child(item_path, "type"), limit_type,
@@ -369,27 +370,27 @@ def validate_limit_range(limit_range: Json) -> list[FieldError]:
         keys: set[str] = set()
         for which in ("max", "min"):
             values[which] = {}
-            for name, value in _map(item, which).items():
+            for name, value in map_field(item, which).items():
                 errors += _validate_limit_range_resource_name(limit_type, name, key(child(item_path, which), name))
                 keys.add(name)
                 values[which][name] = quantities.decode(value)
         for which in ("default", "defaultRequest"):
             values[which] = {}
             if limit_type == "Pod":
-                if _map(item, which):
+                if map_field(item, which):
                     errors.append(forbidden_error(child(item_path, which), "may not be specified when `type` is 'Pod'"))
                 continue
-            for name, value in _map(item, which).items():
+            for name, value in map_field(item, which).items():
                 errors += _validate_limit_range_resource_name(limit_type, name, key(child(item_path, which), name))
                 keys.add(name)
                 values[which][name] = quantities.decode(value)
-        if limit_type == "PersistentVolumeClaim" and "storage" not in _map(item, "min") and \
-                "storage" not in _map(item, "max"):
+        if limit_type == "PersistentVolumeClaim" and "storage" not in map_field(item, "min") and \
+                "storage" not in map_field(item, "max"):
             errors.append(required_error(child(item_path, "limits"),
                                          "either minimum or maximum storage value is required, but neither was "
                                          "provided"))
         values["maxLimitRequestRatio"] = {}
-        for name, value in _map(item, "maxLimitRequestRatio").items():
+        for name, value in map_field(item, "maxLimitRequestRatio").items():
             errors += _validate_limit_range_resource_name(limit_type, name,
                                                           key(child(item_path, "maxLimitRequestRatio"), name))
             keys.add(name)
@@ -490,9 +491,9 @@ def _validate_quota_list(values: Json, path: str) -> list[FieldError]:
 
 def _validate_resource_quota_spec(spec: Json) -> list[FieldError]:
     """``ValidateResourceQuotaSpec``."""
-    hard = _map(spec, "hard")
+    hard = map_field(spec, "hard")
     errors = _validate_quota_list(hard, "spec.hard")
-    scopes = _list(spec, "scopes")
+    scopes = list_field(spec, "scopes")
     if scopes:
         for scope in scopes:
             if scope not in _QUOTA_SCOPES:
@@ -506,8 +507,8 @@ def _validate_resource_quota_spec(spec: Json) -> list[FieldError]:
     if selector is not None:
         path = "spec.scopeSelector.matchExpressions"
         names: set[str] = set()
-        for requirement in _list(selector, "matchExpressions"):
-            scope, operator = _s(requirement, "scopeName"), _s(requirement, "operator")
+        for requirement in list_field(selector, "matchExpressions"):
+            scope, operator = str_field(requirement, "scopeName"), str_field(requirement, "operator")
             if scope not in _QUOTA_SCOPES:
                 errors.append(invalid_error(child(path, "scopeName"), scope, "unsupported scope"))
             for name in hard:
@@ -519,7 +520,7 @@ def _validate_resource_quota_spec(spec: Json) -> list[FieldError]:
                     "must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, "
                     "ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort "
                     "or ResourceQuotaScopeCrossNamespacePodAffinity")))
-            values = _list(requirement, "values")
+            values = list_field(requirement, "values")
             if operator in ("In", "NotIn"):
                 if not values:
                     errors.append(required_error(child(path, "values"), (
@@ -538,18 +539,18 @@ def _validate_resource_quota_spec(spec: Json) -> list[FieldError]:
 
 def validate_resource_quota(quota: Json) -> list[FieldError]:
     """``ValidateResourceQuota``."""
-    errors = validate_core_object_meta(_map(quota, "metadata"), True, name_is_dns_subdomain)
-    errors += _validate_resource_quota_spec(_map(quota, "spec"))
-    status = _map(quota, "status")
-    return errors + _validate_quota_list(_map(status, "hard"), "status.hard") + \
-        _validate_quota_list(_map(status, "used"), "status.used")
+    errors = validate_core_object_meta(map_field(quota, "metadata"), True, name_is_dns_subdomain)
+    errors += _validate_resource_quota_spec(map_field(quota, "spec"))
+    status = map_field(quota, "status")
+    return errors + _validate_quota_list(map_field(status, "hard"), "status.hard") + \
+        _validate_quota_list(map_field(status, "used"), "status.used")
 
 
 def validate_resource_quota_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateResourceQuotaUpdate``: the scopes never change."""
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
-    errors += _validate_resource_quota_spec(_map(new, "spec"))
-    scopes, old_scopes = _list(_map(new, "spec"), "scopes"), _list(_map(old, "spec"), "scopes")
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
+    errors += _validate_resource_quota_spec(map_field(new, "spec"))
+    scopes, old_scopes = list_field(map_field(new, "spec"), "scopes"), list_field(map_field(old, "spec"), "scopes")
     if set(scopes) != set(old_scopes):
         errors.append(invalid_json("spec.scopes", scopes or None, "field is immutable"))
     return errors
@@ -557,10 +558,10 @@ def validate_resource_quota_update(new: Json, old: Json) -> list[FieldError]:
 
 def validate_resource_quota_status_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateResourceQuotaStatusUpdate``."""
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
-    if not _s(_map(new, "metadata"), "resourceVersion"):
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
+    if not str_field(map_field(new, "metadata"), "resourceVersion"):
         errors.append(required_error("resourceVersion"))
-    status = _map(new, "status")
-    return errors + _validate_quota_list(_map(status, "hard"), "status.hard") + \
-        _validate_quota_list(_map(status, "used"), "status.used")
+    status = map_field(new, "status")
+    return errors + _validate_quota_list(map_field(status, "hard"), "status.hard") + \
+        _validate_quota_list(map_field(status, "used"), "status.used")
 

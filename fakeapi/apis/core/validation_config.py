@@ -21,11 +21,8 @@ from ...machinery.validation import (
     name_is_dns_subdomain,
     validate_service_account_name,
 )
-from .validation import (
-    _map,
-    validate_core_object_meta,
-    validate_core_object_meta_update,
-)
+from ..fields import map_field
+from .validation_common import validate_core_object_meta, validate_core_object_meta_update
 
 Json = dict[str, Any]
 #: ``core.MaxSecretSize``: the data of a Secret or ConfigMap, 1 MiB.
@@ -40,8 +37,8 @@ def _decoded_size(value: Any) -> int:
 
 def validate_config_map(config_map: Json) -> list[FieldError]:
     """``ValidateConfigMap``: keys, no key in both data and binaryData, 1 MiB in all."""
-    errors = validate_core_object_meta(_map(config_map, "metadata"), True, name_is_dns_subdomain)
-    data, binary = _map(config_map, "data"), _map(config_map, "binaryData")
+    errors = validate_core_object_meta(map_field(config_map, "metadata"), True, name_is_dns_subdomain)
+    data, binary = map_field(config_map, "data"), map_field(config_map, "binaryData")
     total = 0
     for name in data:
         errors += [invalid_error(key("data", name), name, m) for m in is_config_map_key(name)]
@@ -59,13 +56,13 @@ def validate_config_map(config_map: Json) -> list[FieldError]:
 
 def validate_config_map_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateConfigMapUpdate``: an immutable ConfigMap keeps its data."""
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
     if old.get("immutable"):
         if not new.get("immutable"):
             errors.append(forbidden_error("immutable", _IMMUTABLE))
-        if _map(new, "data") != _map(old, "data"):
+        if map_field(new, "data") != map_field(old, "data"):
             errors.append(forbidden_error("data", _IMMUTABLE))
-        if _map(new, "binaryData") != _map(old, "binaryData"):
+        if map_field(new, "binaryData") != map_field(old, "binaryData"):
             errors.append(forbidden_error("binaryData", _IMMUTABLE))
     return errors + validate_config_map(new)
 
@@ -75,9 +72,9 @@ _DOCKER_CONFIG_KEYS = {"kubernetes.io/dockercfg": ".dockercfg", "kubernetes.io/d
 
 def validate_secret(secret: Json) -> list[FieldError]:
     """``ValidateSecret``: keys, 1 MiB, and what each secret type requires."""
-    meta = _map(secret, "metadata")
+    meta = map_field(secret, "metadata")
     errors = validate_core_object_meta(meta, True, name_is_dns_subdomain)
-    data = _map(secret, "data")
+    data = map_field(secret, "data")
     total = 0
     for name in data:
         errors += [invalid_error(key("data", name), name, m) for m in is_config_map_key(name)]
@@ -86,7 +83,7 @@ def validate_secret(secret: Json) -> list[FieldError]:
         errors.append(too_long_error("data", MAX_SECRET_SIZE))
     kind = secret.get("type") or ""
     if kind == "kubernetes.io/service-account-token":
-        if not _map(meta, "annotations").get("kubernetes.io/service-account.name"):
+        if not map_field(meta, "annotations").get("kubernetes.io/service-account.name"):
             errors.append(required_error(key("metadata.annotations", "kubernetes.io/service-account.name")))
     elif kind in _DOCKER_CONFIG_KEYS:
         config_key = _DOCKER_CONFIG_KEYS[kind]
@@ -111,23 +108,23 @@ def validate_secret(secret: Json) -> list[FieldError]:
 
 def validate_secret_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateSecretUpdate``: the type never changes; an immutable Secret keeps its data."""
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
     if (new.get("type") or "") != (old.get("type") or ""):
         errors.append(invalid_error("type", new.get("type") or "", "field is immutable"))
     if old.get("immutable"):
         if not new.get("immutable"):
             errors.append(forbidden_error("immutable", _IMMUTABLE))
-        if _map(new, "data") != _map(old, "data"):
+        if map_field(new, "data") != map_field(old, "data"):
             errors.append(forbidden_error("data", _IMMUTABLE))
     return errors + validate_secret(new)
 
 
 def validate_service_account(account: Json) -> list[FieldError]:
     """``ValidateServiceAccount``."""
-    return validate_core_object_meta(_map(account, "metadata"), True, validate_service_account_name)
+    return validate_core_object_meta(map_field(account, "metadata"), True, validate_service_account_name)
 
 
 def validate_service_account_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateServiceAccountUpdate``."""
-    return validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata")) + \
+    return validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata")) + \
         validate_service_account(new)

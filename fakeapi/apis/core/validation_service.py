@@ -24,20 +24,18 @@ from ...machinery.validation import (
     parse_ip_sloppy,
     validate_labels,
 )
-from .validation import (
-    _i,
-    _invalid_each,
-    _list,
-    _map,
-    _s,
-    _validate_port_num_or_name,
+from ..fields import int_field, list_field, map_field, str_field
+from .validation_cluster import validate_endpoint_ip
+from .validation_common import (
+    invalid_each,
     is_valid_ip,
+    is_valid_ip_for_legacy_field_cidr,
     validate_core_object_meta,
     validate_core_object_meta_update,
     validate_dns1123_label,
+    validate_port_num_or_name,
     validate_qualified_name,
 )
-from .validation_cluster import _validate_endpoint_ip
 
 Json = dict[str, Any]
 _SERVICE_TYPES = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
@@ -53,19 +51,19 @@ _TRAFFIC_DISTRIBUTIONS = ("PreferClose", "PreferSameZone", "PreferSameNode")
 
 def is_headless(service: Json) -> bool:
     """``isHeadlessService``."""
-    ips = _list(_map(service, "spec"), "clusterIPs")
+    ips = list_field(map_field(service, "spec"), "clusterIPs")
     return len(ips) == 1 and ips[0] == "None"
 
 
 def externally_accessible(spec: Json) -> bool:
     """``apiservice.ExternallyAccessible``."""
-    kind = _s(spec, "type")
-    return kind in ("LoadBalancer", "NodePort") or (kind == "ClusterIP" and bool(_list(spec, "externalIPs")))
+    kind = str_field(spec, "type")
+    return kind in ("LoadBalancer", "NodePort") or (kind == "ClusterIP" and bool(list_field(spec, "externalIPs")))
 
 
 def needs_health_check(spec: Json) -> bool:
     """``apiservice.NeedsHealthCheck``."""
-    return _s(spec, "type") == "LoadBalancer" and _s(spec, "externalTrafficPolicy") == "Local"
+    return str_field(spec, "type") == "LoadBalancer" and str_field(spec, "externalTrafficPolicy") == "Local"
 
 
 def _ip_version(address: str) -> int | None:
@@ -75,11 +73,11 @@ def _ip_version(address: str) -> int | None:
 
 def validate_cluster_ips_related_fields(service: Json, old: Json | None) -> list[FieldError]:
     """``ValidateServiceClusterIPsRelatedFields``."""
-    spec = _map(service, "spec")
-    if _s(spec, "type") == "ExternalName":
+    spec = map_field(service, "spec")
+    if str_field(spec, "type") == "ExternalName":
         return []
     errors: list[FieldError] = []
-    cluster_ip, cluster_ips = _s(spec, "clusterIP"), _list(spec, "clusterIPs")
+    cluster_ip, cluster_ips = str_field(spec, "clusterIP"), list_field(spec, "clusterIPs")
     if cluster_ip:
         if not cluster_ips:
             errors.append(required_error("spec.clusterIPs"))
@@ -88,7 +86,7 @@ def validate_cluster_ips_related_fields(service: Json, old: Json | None) -> list
     elif cluster_ips:
         errors.append(invalid_json("spec.clusterIPs", cluster_ips, "must be empty when `clusterIP` is not specified"))
     seen: set[str] = set()
-    for i, family in enumerate(_list(spec, "ipFamilies")):
+    for i, family in enumerate(list_field(spec, "ipFamilies")):
         if family not in _IP_FAMILIES:
             errors.append(not_supported_error(index("spec.ipFamilies", i), family, _IP_FAMILIES))
         if family in seen:
@@ -97,7 +95,7 @@ def validate_cluster_ips_related_fields(service: Json, old: Json | None) -> list
     policy = spec.get("ipFamilyPolicy")
     if policy is not None and policy not in _IP_FAMILY_POLICIES:
         errors.append(not_supported_error("spec.ipFamilyPolicy", policy, _IP_FAMILY_POLICIES))
-    existing = _list(_map(old, "spec"), "clusterIPs") if old is not None else []
+    existing = list_field(map_field(old, "spec"), "clusterIPs") if old is not None else []
     invalid_ips = False
     for i, address in enumerate(cluster_ips):
         if i == 0 and address == "None":
@@ -114,7 +112,7 @@ def validate_cluster_ips_related_fields(service: Json, old: Json | None) -> list
         return errors
     if len(cluster_ips) > 1 and {_ip_version(a) for a in cluster_ips[:2]} != {4, 6}:
         errors.append(invalid_json("spec.clusterIPs", cluster_ips, "may specify no more than one IP for each IP family"))
-    families = _list(spec, "ipFamilies")
+    families = list_field(spec, "ipFamilies")
     if not is_headless(service) and cluster_ips and families:
         for i, address in enumerate(cluster_ips[:len(families)]):
             version = _ip_version(address)
@@ -130,7 +128,7 @@ def validate_cluster_ips_related_fields(service: Json, old: Json | None) -> list
 def _validate_service_port(port: Json, require_name: bool, names: set[str], path: str) -> list[FieldError]:
     """``validateServicePort``."""
     errors: list[FieldError] = []
-    name = _s(port, "name")
+    name = str_field(port, "name")
     if require_name and not name:
         errors.append(required_error(child(path, "name")))
     elif name:
@@ -139,14 +137,14 @@ def _validate_service_port(port: Json, require_name: bool, names: set[str], path
             errors.append(duplicate_error(child(path, "name"), name))
         else:
             names.add(name)
-    number = _i(port, "port")
-    errors += _invalid_each(child(path, "port"), number, is_valid_port_num(number))
-    protocol = _s(port, "protocol")
+    number = int_field(port, "port")
+    errors += invalid_each(child(path, "port"), number, is_valid_port_num(number))
+    protocol = str_field(port, "protocol")
     if not protocol:
         errors.append(required_error(child(path, "protocol")))
     elif protocol not in _PROTOCOLS:
         errors.append(not_supported_error(child(path, "protocol"), protocol, _PROTOCOLS))
-    errors += _validate_port_num_or_name(port.get("targetPort", 0), child(path, "targetPort"))
+    errors += validate_port_num_or_name(port.get("targetPort", 0), child(path, "targetPort"))
     if port.get("appProtocol") is not None:
         errors += validate_qualified_name(port["appProtocol"], child(path, "appProtocol"))
     return errors
@@ -154,17 +152,15 @@ def _validate_service_port(port: Json, require_name: bool, names: set[str], path
 
 def _validate_service(service: Json, old: Json | None) -> list[FieldError]:
     """``validateService``."""
-    from .validation import is_valid_ip_for_legacy_field_cidr
-
-    meta, spec = _map(service, "metadata"), _map(service, "spec")
-    annotations = _map(meta, "annotations")
+    meta, spec = map_field(service, "metadata"), map_field(service, "spec")
+    annotations = map_field(meta, "annotations")
     errors: list[FieldError] = []
     if _TOPOLOGY_MODE in annotations and _TOPOLOGY_HINTS in annotations and \
             annotations[_TOPOLOGY_MODE] != annotations[_TOPOLOGY_HINTS]:
         errors.append(invalid_error(key("metadata.annotations", _TOPOLOGY_MODE), annotations[_TOPOLOGY_MODE],
                                     f"must match annotations[{_TOPOLOGY_HINTS}] when both are specified"))
-    kind = _s(spec, "type")
-    ports = _list(spec, "ports")
+    kind = str_field(spec, "type")
+    ports = list_field(spec, "ports")
     headless = is_headless(service)
     if not ports and not headless and kind != "ExternalName":
         errors.append(required_error("spec.ports"))
@@ -173,15 +169,15 @@ def _validate_service(service: Json, old: Json | None) -> list[FieldError]:
     elif kind == "NodePort" and headless:
         errors.append(invalid_error("spec.clusterIPs[0]", "None", "may not be set to 'None' for NodePort services"))
     elif kind == "ExternalName":
-        if _list(spec, "clusterIPs"):
+        if list_field(spec, "clusterIPs"):
             errors.append(forbidden_error("spec.clusterIPs", "may not be set for ExternalName services"))
-        if _list(spec, "ipFamilies"):
+        if list_field(spec, "ipFamilies"):
             errors.append(forbidden_error("spec.ipFamilies", "may not be set for ExternalName services"))
         if spec.get("ipFamilyPolicy") is not None:
             errors.append(forbidden_error("spec.ipFamilyPolicy", "may not be set for ExternalName services"))
-        cname = _s(spec, "externalName").removesuffix(".")
+        cname = str_field(spec, "externalName").removesuffix(".")
         if cname:
-            errors += _invalid_each("spec.externalName", cname, is_dns1123_subdomain(cname))
+            errors += invalid_each("spec.externalName", cname, is_dns1123_subdomain(cname))
         else:
             errors.append(required_error("spec.externalName"))
     names: set[str] = set()
@@ -189,7 +185,7 @@ def _validate_service(service: Json, old: Json | None) -> list[FieldError]:
         errors += _validate_service_port(port, len(ports) > 1, names, index("spec.ports", i))
     if spec.get("selector") is not None:
         errors += validate_labels(spec["selector"], "spec.selector")
-    affinity = _s(spec, "sessionAffinity")
+    affinity = str_field(spec, "sessionAffinity")
     if not affinity:
         errors.append(required_error("spec.sessionAffinity"))
     elif affinity not in ("ClientIP", "None"):
@@ -211,31 +207,31 @@ def _validate_service(service: Json, old: Json | None) -> list[FieldError]:
     elif affinity == "None" and config is not None:
         errors.append(forbidden_error("spec.sessionAffinityConfig", "must not be set when session affinity is None"))
     errors += validate_cluster_ips_related_fields(service, old)
-    existing = _list(_map(old, "spec"), "externalIPs") if old is not None else []
-    for i, address in enumerate(_list(spec, "externalIPs")):
+    existing = list_field(map_field(old, "spec"), "externalIPs") if old is not None else []
+    for i, address in enumerate(list_field(spec, "externalIPs")):
         address_errors = is_valid_ip(index("spec.externalIPs", i), address, existing)
-        errors += address_errors or _validate_endpoint_ip(address, index("spec.externalIPs", i))
+        errors += address_errors or validate_endpoint_ip(address, index("spec.externalIPs", i))
     if not kind:
         errors.append(required_error("spec.type"))
     elif kind not in _SERVICE_TYPES:
         errors.append(not_supported_error("spec.type", kind, _SERVICE_TYPES))
     if kind == "ClusterIP":
         for i, port in enumerate(ports):
-            if _i(port, "nodePort"):
+            if int_field(port, "nodePort"):
                 errors.append(forbidden_error(child(index("spec.ports", i), "nodePort"),
                                               "may not be used when `type` is 'ClusterIP'"))
     node_ports: set[tuple[str, int]] = set()
     for i, port in enumerate(ports):
-        node_port = _i(port, "nodePort")
+        node_port = int_field(port, "nodePort")
         if not node_port:
             continue
-        node_key = (_s(port, "protocol"), node_port)
+        node_key = (str_field(port, "protocol"), node_port)
         if node_key in node_ports:
             errors.append(duplicate_error(child(index("spec.ports", i), "nodePort"), node_port))
         node_ports.add(node_key)
     seen_ports: set[tuple[str, int]] = set()
     for i, port in enumerate(ports):
-        port_key = (_s(port, "protocol"), _i(port, "port"))
+        port_key = (str_field(port, "protocol"), int_field(port, "port"))
         if port_key in seen_ports:
             # the internal core.ServicePort (no JSON tags) of the duplicate (protocol, port) key
             shown = {"Name": "", "Protocol": port_key[0], "AppProtocol": None, "Port": port_key[1], "TargetPort": 0,
@@ -243,11 +239,11 @@ def _validate_service(service: Json, old: Json | None) -> list[FieldError]:
             body = invalid_json("", shown, "")[2].replace("Invalid value", "Duplicate value", 1)
             errors.append((index("spec.ports", i), "FieldValueDuplicate", body))
         seen_ports.add(port_key)
-    ranges = _list(spec, "loadBalancerSourceRanges")
+    ranges = list_field(spec, "loadBalancerSourceRanges")
     if ranges:
         if kind != "LoadBalancer":
             errors.append(forbidden_error("spec.LoadBalancerSourceRanges", "may only be used when `type` is 'LoadBalancer'"))
-        old_ranges = [r.strip() for r in _list(_map(old, "spec"), "loadBalancerSourceRanges")] if old else []
+        old_ranges = [r.strip() for r in list_field(map_field(old, "spec"), "loadBalancerSourceRanges")] if old else []
         for i, value in enumerate(ranges):
             errors += is_valid_ip_for_legacy_field_cidr(index("spec.LoadBalancerSourceRanges", i), value.strip(),
                                                         old_ranges)
@@ -256,7 +252,7 @@ def _validate_service(service: Json, old: Json | None) -> list[FieldError]:
         value = annotations[_SOURCE_RANGES_ANNOTATION]
         if kind != "LoadBalancer":
             errors.append(forbidden_error(path, "may only be used when `type` is 'LoadBalancer'"))
-        if old is None or _map(_map(old, "metadata"), "annotations").get(_SOURCE_RANGES_ANNOTATION) != value:
+        if old is None or map_field(map_field(old, "metadata"), "annotations").get(_SOURCE_RANGES_ANNOTATION) != value:
             value = value.strip()
             if value:
                 for cidr in value.split(","):
@@ -281,7 +277,7 @@ def _validate_service(service: Json, old: Json | None) -> list[FieldError]:
 def _validate_external_traffic_policy(spec: Json) -> list[FieldError]:
     """``validateServiceExternalTrafficPolicy``."""
     errors: list[FieldError] = []
-    policy = _s(spec, "externalTrafficPolicy")
+    policy = str_field(spec, "externalTrafficPolicy")
     if not externally_accessible(spec):
         if policy:
             errors.append(invalid_error("spec.externalTrafficPolicy", policy,
@@ -290,7 +286,7 @@ def _validate_external_traffic_policy(spec: Json) -> list[FieldError]:
         errors.append(required_error("spec.externalTrafficPolicy"))
     elif policy not in ("Cluster", "Local"):
         errors.append(not_supported_error("spec.externalTrafficPolicy", policy, ("Cluster", "Local")))
-    health_port = _i(spec, "healthCheckNodePort")
+    health_port = int_field(spec, "healthCheckNodePort")
     if not needs_health_check(spec):
         if health_port:
             errors.append(invalid_error("spec.healthCheckNodePort", health_port,
@@ -299,18 +295,18 @@ def _validate_external_traffic_policy(spec: Json) -> list[FieldError]:
     elif not health_port:
         errors.append(required_error("spec.healthCheckNodePort"))
     else:
-        errors += _invalid_each("spec.healthCheckNodePort", health_port, is_valid_port_num(health_port))
+        errors += invalid_each("spec.healthCheckNodePort", health_port, is_valid_port_num(health_port))
     return errors
 
 
 def _validate_load_balancer_class(old: Json | None, service: Json) -> list[FieldError]:
     """``validateLoadBalancerClassField``."""
-    spec = _map(service, "spec")
+    spec = map_field(service, "spec")
     errors: list[FieldError] = []
-    load_balancer = _s(spec, "type") == "LoadBalancer"
+    load_balancer = str_field(spec, "type") == "LoadBalancer"
     value = spec.get("loadBalancerClass")
-    if old is not None and load_balancer and _s(_map(old, "spec"), "type") == "LoadBalancer" and \
-            _map(old, "spec").get("loadBalancerClass") != value:
+    if old is not None and load_balancer and str_field(map_field(old, "spec"), "type") == "LoadBalancer" and \
+            map_field(old, "spec").get("loadBalancerClass") != value:
         errors.append(invalid_error("spec.loadBalancerClass", value, "may not change once set") if value is not None
                       else invalid_json("spec.loadBalancerClass", None, "may not change once set"))
     if load_balancer:
@@ -323,17 +319,18 @@ def _validate_load_balancer_class(old: Json | None, service: Json) -> list[Field
 
 def validate_service_create(service: Json) -> list[FieldError]:
     """``ValidateServiceCreate``: a DNS-1035 label name."""
-    errors = validate_core_object_meta(_map(service, "metadata"), True, name_is_dns1035_label)
+    errors = validate_core_object_meta(map_field(service, "metadata"), True, name_is_dns1035_label)
     return errors + _validate_service(service, None)
 
 
 def _upgrade_downgrade_cluster_ips(old: Json, service: Json) -> list[FieldError]:
     """``validateUpgradeDowngradeClusterIPs``."""
-    spec, old_spec = _map(service, "spec"), _map(old, "spec")
-    if "ExternalName" in (_s(spec, "type"), _s(old_spec, "type")) or (is_headless(old) and is_headless(service)):
+    spec, old_spec = map_field(service, "spec"), map_field(old, "spec")
+    if "ExternalName" in (str_field(spec, "type"), str_field(old_spec, "type")) or (
+            is_headless(old) and is_headless(service)):
         return []
     errors: list[FieldError] = []
-    ips, old_ips = _list(spec, "clusterIPs"), _list(old_spec, "clusterIPs")
+    ips, old_ips = list_field(spec, "clusterIPs"), list_field(old_spec, "clusterIPs")
     if len(old_ips) == len(ips):
         for i, address in enumerate(old_ips):
             if address != ips[i]:
@@ -358,14 +355,14 @@ def _policy_error(spec: Json, detail: str) -> FieldError:
 
 def _upgrade_downgrade_ip_families(old: Json, service: Json) -> list[FieldError]:
     """``validateUpgradeDowngradeIPFamilies``."""
-    spec, old_spec = _map(service, "spec"), _map(old, "spec")
-    if "ExternalName" in (_s(spec, "type"), _s(old_spec, "type")):
+    spec, old_spec = map_field(service, "spec"), map_field(old, "spec")
+    if "ExternalName" in (str_field(spec, "type"), str_field(old_spec, "type")):
         return []
     if is_headless(old) != is_headless(service) or is_headless(service):
         return []
     errors: list[FieldError] = []
-    families, old_families = _list(spec, "ipFamilies"), _list(old_spec, "ipFamilies")
-    ips = _list(spec, "clusterIPs")
+    families, old_families = list_field(spec, "ipFamilies"), list_field(old_spec, "ipFamilies")
+    ips = list_field(spec, "clusterIPs")
     if len(old_families) == len(families):
         for i, family in enumerate(old_families):
             if family != families[i]:
@@ -384,28 +381,29 @@ def _upgrade_downgrade_ip_families(old: Json, service: Json) -> list[FieldError]
 
 def validate_service_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateServiceUpdate``."""
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
     errors += _upgrade_downgrade_cluster_ips(old, new)
     errors += _upgrade_downgrade_ip_families(old, new)
     errors += _validate_load_balancer_class(old, new)
-    spec, old_spec = _map(new, "spec"), _map(old, "spec")
+    spec, old_spec = map_field(new, "spec"), map_field(old, "spec")
     if needs_health_check(old_spec) and needs_health_check(spec) and \
-            _i(spec, "healthCheckNodePort") != _i(old_spec, "healthCheckNodePort"):
+            int_field(spec, "healthCheckNodePort") != int_field(old_spec, "healthCheckNodePort"):
         errors.append(forbidden_error("spec.healthCheckNodePort", "field is immutable"))
     return errors + _validate_service(new, old)
 
 
 def validate_service_status_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidateServiceStatusUpdate``: the load balancer status."""
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
-    ingresses = _list(_map(_map(new, "status"), "loadBalancer"), "ingress")
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
+    ingresses = list_field(map_field(map_field(new, "status"), "loadBalancer"), "ingress")
     path = "status.loadBalancer.ingress"
-    if _s(_map(new, "spec"), "type") != "LoadBalancer" and ingresses:
+    if str_field(map_field(new, "spec"), "type") != "LoadBalancer" and ingresses:
         return errors + [forbidden_error(path, "may only be used when `spec.type` is 'LoadBalancer'")]
-    existing = [_s(i, "ip") for i in _list(_map(_map(old, "status"), "loadBalancer"), "ingress") if _s(i, "ip")]
+    existing = [str_field(i, "ip") for i in list_field(map_field(map_field(old, "status"), "loadBalancer"), "ingress")
+                if str_field(i, "ip")]
     for i, ingress in enumerate(ingresses):
         ingress_path = index(path, i)
-        address = _s(ingress, "ip")
+        address = str_field(ingress, "ip")
         if address:
             errors += is_valid_ip(child(ingress_path, "ip"), address, existing)
         mode = ingress.get("ipMode")
@@ -416,9 +414,9 @@ def validate_service_status_update(new: Json, old: Json) -> list[FieldError]:
             errors.append(forbidden_error(child(ingress_path, "ipMode"), "may not be specified when `ip` is not set"))
         elif mode not in ("Proxy", "VIP"):
             errors.append(not_supported_error(child(ingress_path, "ipMode"), mode, ("Proxy", "VIP")))
-        hostname = _s(ingress, "hostname")
+        hostname = str_field(ingress, "hostname")
         if hostname:
-            errors += _invalid_each(child(ingress_path, "hostname"), hostname, is_dns1123_subdomain(hostname))
+            errors += invalid_each(child(ingress_path, "hostname"), hostname, is_dns1123_subdomain(hostname))
             if parse_ip_sloppy(hostname) is not None:
                 errors.append(invalid_error(child(ingress_path, "hostname"), hostname,
                                             "must be a DNS name, not an IP address"))

@@ -1,11 +1,10 @@
-"""Validation of the core group's storage kinds: PersistentVolumeClaims (and the claim templates
-of ephemeral volumes and StatefulSets), PersistentVolumes (kube's ``pkg/apis/core/validation``,
-``ValidatePersistentVolumeClaim*``, ``ValidatePersistentVolume*``), in Go's order."""
+"""Validation of PersistentVolumes (kube's ``pkg/apis/core/validation``,
+``ValidatePersistentVolume*``), in Go's order. Their sources are checked as a pod's volume
+sources are (``validation_volumes``); PersistentVolumeClaims are ``validation_claims``'."""
 
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 from typing import Any
 
 from ...machinery import quantity as quantities
@@ -17,248 +16,40 @@ from ...machinery.status import (
     required_error,
 )
 from ...machinery.validation import (
-    LabelSelectorValidationOptions,
     child,
     invalid_json,
-    is_dns1123_subdomain,
-    is_qualified_name,
     key,
-    validate_annotations,
-    validate_label_selector,
-    validate_labels,
     validate_namespace_name,
 )
 from .. import features
+from ..fields import list_field, map_field, str_field
 from .pod_spec_diff import internal_diff
-from .validation import (
-    _invalid_each,
-    _list,
-    _map,
-    _s,
+from .validation import has_invalid_label_value_in_required_node_affinity, validate_node_selector
+from .validation_claims import ACCESS_MODES, VOLUME_MODES
+from .validation_common import (
+    PodValidationOptions,
+    invalid_each,
     validate_class_name,
     validate_core_object_meta,
     validate_core_object_meta_update,
+    validate_dns1123_label,
+    validate_dns1123_subdomain,
     validate_persistent_volume_name,
-    validate_resource_quantity_value,
+)
+from .validation_volumes import (
+    HOST_PATH_TYPES,
+    required_fields,
+    validate_azure_disk,
+    validate_csi_driver_name,
+    validate_flex_volume,
+    validate_iscsi,
+    validate_partition,
+    validate_path_no_backsteps,
+    validate_storageos,
+    validate_volume_source,
 )
 
 Json = dict[str, Any]
-_ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
-_VOLUME_MODES = ("Block", "Filesystem")
-BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
-
-
-@dataclass(frozen=True, slots=True)
-class ClaimSpecValidationOptions:
-    """``PersistentVolumeClaimSpecValidationOptions``."""
-
-    enable_recover_from_expansion_failure: bool = True
-    allow_invalid_label_value_in_selector: bool = False
-    allow_invalid_api_group_in_data_source_or_ref: bool = False
-    enable_volume_attributes_class: bool = True
-
-
-def claim_validation_options(old: Json | None) -> ClaimSpecValidationOptions:
-    """``ValidationOptionsForPersistentVolumeClaim`` (None: create)."""
-    if old is None:
-        return ClaimSpecValidationOptions(
-            enable_recover_from_expansion_failure=features.enabled("RecoverVolumeExpansionFailure"),
-            enable_volume_attributes_class=features.enabled("VolumeAttributesClass"))
-    spec = _map(old, "spec")
-    status = _map(old, "status")
-    return ClaimSpecValidationOptions(
-        enable_recover_from_expansion_failure=features.enabled("RecoverVolumeExpansionFailure") or bool(
-            status.get("allocatedResources") or status.get("allocatedResourceStatuses")),
-        allow_invalid_label_value_in_selector=bool(validate_label_selector(
-            spec.get("selector"), LabelSelectorValidationOptions(), "")),
-        allow_invalid_api_group_in_data_source_or_ref=(
-            _map(spec, "dataSource").get("apiGroup") is not None
-            or _map(spec, "dataSourceRef").get("apiGroup") is not None),
-        enable_volume_attributes_class=features.enabled("VolumeAttributesClass")
-        or spec.get("volumeAttributesClassName") is not None,
-    )
-
-
-def _validate_data_source(source: Json, path: str, allow_invalid_group: bool, with_namespace: bool) -> list[FieldError]:
-    """``validateDataSource``/``validateDataSourceRef``."""
-    errors: list[FieldError] = []
-    if not _s(source, "name"):
-        errors.append(required_error(child(path, "name")))
-    kind = _s(source, "kind")
-    if not kind:
-        errors.append(required_error(child(path, "kind")))
-    group = _s(source, "apiGroup")
-    if not group and kind != "PersistentVolumeClaim":
-        errors.append(invalid_error(path, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup"))
-    if group and not allow_invalid_group:
-        errors += _invalid_each(child(path, "apiGroup"), group, is_dns1123_subdomain(group))
-    namespace = _s(source, "namespace") if with_namespace else ""
-    if namespace:
-        errors += _invalid_each(child(path, "namespace"), namespace, validate_namespace_name(namespace, False))
-    return errors
-
-
-def validate_persistent_volume_claim_spec(spec: Json, path: str,
-                                          options: ClaimSpecValidationOptions) -> list[FieldError]:
-    """``ValidatePersistentVolumeClaimSpec``."""
-    errors: list[FieldError] = []
-    modes = _list(spec, "accessModes")
-    if not modes:
-        errors.append(required_error(child(path, "accessModes"), "at least 1 access mode is required"))
-    if spec.get("selector") is not None:
-        errors += validate_label_selector(spec["selector"], LabelSelectorValidationOptions(
-            allow_invalid_label_value_in_selector=options.allow_invalid_label_value_in_selector), child(path, "selector"))
-    once_pod = other = False
-    for mode in modes:
-        if mode not in _ACCESS_MODES:
-            errors.append(not_supported_error(child(path, "accessModes"), mode, _ACCESS_MODES))
-        if mode == "ReadWriteOncePod":
-            once_pod = True
-        elif mode in _ACCESS_MODES:
-            other = True
-    if once_pod and other:
-        errors.append(forbidden_error(child(path, "accessModes"), "may not use ReadWriteOncePod with other access modes"))
-    storage_path = key(child(path, "resources"), "storage")
-    storage = _map(_map(spec, "resources"), "requests").get("storage")
-    if storage is None:
-        errors.append(required_error(storage_path))
-    else:
-        value = quantities.decode(storage)
-        if value.sign() <= 0:
-            errors.append(invalid_error(storage_path, str(value), "must be greater than zero"))
-        else:
-            errors += validate_resource_quantity_value("storage", value, storage_path)
-    class_name = _s(spec, "storageClassName")
-    if class_name:
-        errors += _invalid_each(child(path, "storageClassName"), class_name, validate_class_name(class_name, False))
-    mode = spec.get("volumeMode")
-    if mode is not None and mode not in _VOLUME_MODES:
-        errors.append(not_supported_error(child(path, "volumeMode"), mode, _VOLUME_MODES))
-    data_source, data_source_ref = spec.get("dataSource"), spec.get("dataSourceRef")
-    if data_source is not None:
-        errors += _validate_data_source(data_source, child(path, "dataSource"),
-                                        options.allow_invalid_api_group_in_data_source_or_ref, False)
-    if data_source_ref is not None:
-        errors += _validate_data_source(data_source_ref, child(path, "dataSourceRef"),
-                                        options.allow_invalid_api_group_in_data_source_or_ref, True)
-    if data_source_ref is not None and _s(data_source_ref, "namespace"):
-        if data_source is not None:
-            errors.append(invalid_error(path, child(path, "dataSource"),
-                                        "may not be specified when dataSourceRef.namespace is specified"))
-    elif data_source is not None and data_source_ref is not None:
-        if (data_source.get("apiGroup"), _s(data_source, "kind"), _s(data_source, "name")) != (
-                data_source_ref.get("apiGroup"), _s(data_source_ref, "kind"), _s(data_source_ref, "name")):
-            errors.append(invalid_error(path, child(path, "dataSource"), "must match dataSourceRef"))
-    attributes_class = _s(spec, "volumeAttributesClassName")
-    if attributes_class and options.enable_volume_attributes_class:
-        errors += _invalid_each(child(path, "volumeAttributesClassName"), attributes_class,
-                                validate_class_name(attributes_class, False))
-    return errors
-
-
-def validate_template_object_meta(meta: Json, path: str) -> list[FieldError]:
-    """``ValidateTemplateObjectMeta``: only labels and annotations may be set."""
-    errors = validate_annotations(meta.get("annotations"), child(path, "annotations"))
-    errors += validate_labels(meta.get("labels"), child(path, "labels"))
-    for name, value in meta.items():
-        if name not in ("labels", "annotations") and value not in (None, "", 0, [], {}):
-            go_name = {"uid": "uID"}.get(name, name)
-            errors.append(forbidden_error(child(path, go_name), "cannot be set"))
-    return errors
-
-
-def validate_persistent_volume_claim_template(template: Json, path: str) -> list[FieldError]:
-    """``ValidatePersistentVolumeClaimTemplate`` (of a new template)."""
-    errors = validate_template_object_meta(_map(template, "metadata"), child(path, "metadata"))
-    return errors + validate_persistent_volume_claim_spec(_map(template, "spec"), child(path, "spec"),
-                                                          claim_validation_options(None))
-
-
-def validate_persistent_volume_claim(claim: Json, options: ClaimSpecValidationOptions) -> list[FieldError]:
-    """``ValidatePersistentVolumeClaim``."""
-    errors = validate_core_object_meta(_map(claim, "metadata"), True, validate_persistent_volume_name)
-    return errors + validate_persistent_volume_claim_spec(_map(claim, "spec"), "spec", options)
-
-
-def validate_persistent_volume_claim_update(new: Json, old: Json) -> list[FieldError]:
-    """``ValidatePersistentVolumeClaimUpdate``: the spec is immutable but for a bound claim's
-    storage request and volume attributes class, a volume name set once, and the storage class
-    upgrade from the beta annotation."""
-    options = claim_validation_options(old)
-    new_meta, old_meta = _map(new, "metadata"), _map(old, "metadata")
-    errors = validate_core_object_meta_update(new_meta, old_meta)
-    errors += validate_persistent_volume_claim(new, options)
-    new_spec, old_spec = dict(_map(new, "spec")), dict(_map(old, "spec"))
-    new_annotations, old_annotations = _map(new_meta, "annotations"), _map(old_meta, "annotations")
-    if not _s(old_spec, "volumeName"):
-        _set_or_drop(old_spec, "volumeName", new_spec.get("volumeName"))
-    old_class, new_class = old_spec.get("storageClassName"), new_spec.get("storageClassName")
-    if BETA_STORAGE_CLASS_ANNOTATION in old_annotations and old_class is None and new_class is not None and \
-            new_class == old_annotations[BETA_STORAGE_CLASS_ANNOTATION] and (
-            BETA_STORAGE_CLASS_ANNOTATION not in new_annotations
-            or new_annotations[BETA_STORAGE_CLASS_ANNOTATION] == old_annotations[BETA_STORAGE_CLASS_ANNOTATION]):
-        new_spec.pop("storageClassName", None)
-    else:
-        new_annotation = new_annotations.get(BETA_STORAGE_CLASS_ANNOTATION, "")
-        if new_annotation != old_annotations.get(BETA_STORAGE_CLASS_ANNOTATION, ""):
-            errors.append(invalid_error(f"metadata.annotations.{BETA_STORAGE_CLASS_ANNOTATION}", new_annotation,
-                                        "field is immutable"))
-        if new_class is not None and old_class is None and (
-                BETA_STORAGE_CLASS_ANNOTATION not in old_annotations
-                or new_class == old_annotations[BETA_STORAGE_CLASS_ANNOTATION]):
-            _set_or_drop(new_spec, "storageClassName", old_class)
-    bound = _s(_map(new, "status"), "phase") == "Bound"
-    requests = _map(_map(new_spec, "resources"), "requests")
-    if bound and "requests" in _map(new_spec, "resources"):
-        new_spec["resources"] = {**new_spec["resources"], "requests": {
-            **requests, "storage": _map(_map(old_spec, "resources"), "requests").get("storage")}}
-    if bound:
-        _set_or_drop(new_spec, "volumeAttributesClassName", old_spec.get("volumeAttributesClassName"))
-    if new_spec != old_spec:
-        errors.append(forbidden_error("spec", "spec is immutable after creation except resources.requests and "
-                                              "volumeAttributesClassName for bound claims\n"
-                                      + internal_diff("core.PersistentVolumeClaimSpec", old_spec, new_spec)))
-    old_size = _storage_request(old)
-    new_size = _storage_request(new)
-    if new_size.cmp(old_size) < 0:
-        if not options.enable_recover_from_expansion_failure:
-            errors.append(forbidden_error("spec.resources.requests.storage", "field can not be less than previous value"))
-        else:
-            capacity = _map(_map(old, "status"), "capacity").get("storage")
-            status_size = quantities.decode(capacity) if capacity is not None else quantities.parse("0")
-            if new_size.cmp(status_size) <= 0:
-                errors.append(forbidden_error("spec.resources.requests.storage",
-                                              "field can not be less than status.capacity"))
-    if _map(new, "spec").get("volumeMode") != _map(old, "spec").get("volumeMode"):
-        errors.append(invalid_error("volumeMode", _map(new, "spec").get("volumeMode") or "", "field is immutable"))
-    new_attributes = _map(new, "spec").get("volumeAttributesClassName")
-    if new_attributes != _map(old, "spec").get("volumeAttributesClassName") and options.enable_volume_attributes_class \
-            and _map(old, "status").get("currentVolumeAttributesClassName") is not None:
-        if new_attributes is None:
-            errors.append(forbidden_error("spec.volumeAttributesClassName",
-                                          "update to nil is forbidden when status.currentVolumeAttributesClassName is "
-                                          "not nil"))
-        elif not new_attributes:
-            errors.append(forbidden_error("spec.volumeAttributesClassName",
-                                          "update to empty string is forbidden when "
-                                          "status.currentVolumeAttributesClassName is not nil"))
-    return errors
-
-
-def _storage_request(claim: Json) -> quantities.Quantity:
-    value = _map(_map(_map(claim, "spec"), "resources"), "requests").get("storage")
-    return quantities.decode(value) if value is not None else quantities.parse("0")
-
-
-def _set_or_drop(obj: Json, name: str, value: Any) -> None:
-    if value is None:
-        obj.pop(name, None)
-    else:
-        obj[name] = value
-
-
-# ----------------------------------------------------------------------------- persistent volumes
-
 _RECLAIM_POLICIES = ("Delete", "Recycle", "Retain")
 _MOUNT_OPTIONS_ANNOTATION = "volume.beta.kubernetes.io/mount-options"
 _MOUNT_OPTION_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "glusterfs", "nfs", "rbd", "quobyte", "iscsi",
@@ -267,10 +58,8 @@ _MOUNT_OPTION_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "glusterfs
 
 def _validate_pv_secret_reference(reference: Json, path: str) -> list[FieldError]:
     """``validatePVSecretReference``."""
-    from .validation import validate_dns1123_label, validate_dns1123_subdomain
-
     errors: list[FieldError] = []
-    name, namespace = _s(reference, "name"), _s(reference, "namespace")
+    name, namespace = str_field(reference, "name"), str_field(reference, "namespace")
     errors += [required_error(child(path, "name"))] if not name else validate_dns1123_subdomain(name, child(path, "name"))
     errors += [required_error(child(path, "namespace"))] if not namespace else \
         validate_dns1123_label(namespace, child(path, "namespace"))
@@ -279,51 +68,39 @@ def _validate_pv_secret_reference(reference: Json, path: str) -> list[FieldError
 
 def _pv_source_errors(kind: str, source: Json, path: str, volume_name: str) -> list[FieldError]:
     """Each PersistentVolumeSource's own checks (``validate<Kind>PersistentVolumeSource``)."""
-    from .validation import (
-        _HOST_PATH_TYPES,
-        _required_fields,
-        validate_azure_disk,
-        validate_csi_driver_name,
-        validate_flex_volume,
-        validate_iscsi,
-        validate_partition,
-        validate_path_no_backsteps,
-        validate_storageos,
-    )
-
     errors: list[FieldError] = []
     if kind == "hostPath":
-        host_path = _s(source, "path")
+        host_path = str_field(source, "path")
         if not host_path:
             return [required_error(child(path, "path"))]
         errors += validate_path_no_backsteps(host_path, child(path, "path"))
         kind_value = source.get("type")
-        if kind_value is not None and kind_value not in _HOST_PATH_TYPES:
-            errors.append(not_supported_error(child(path, "type"), kind_value, _HOST_PATH_TYPES))
+        if kind_value is not None and kind_value not in HOST_PATH_TYPES:
+            errors.append(not_supported_error(child(path, "type"), kind_value, HOST_PATH_TYPES))
     elif kind == "gcePersistentDisk":
-        errors += _required_fields(source, path, "pdName") + validate_partition(source, path)
+        errors += required_fields(source, path, "pdName") + validate_partition(source, path)
     elif kind == "awsElasticBlockStore":
-        errors += _required_fields(source, path, "volumeID") + validate_partition(source, path)
+        errors += required_fields(source, path, "volumeID") + validate_partition(source, path)
     elif kind == "glusterfs":
-        errors += _required_fields(source, path, "endpoints", "path")
+        errors += required_fields(source, path, "endpoints", "path")
         endpoints_namespace = source.get("endpointsNamespace")
         if endpoints_namespace is not None:
             if not endpoints_namespace:
                 errors.append(invalid_error(child(path, "endpointsNamespace"), "",
                                             "if the endpointnamespace is set, it must be a valid namespace name"))
             else:
-                errors += _invalid_each(child(path, "endpointsNamespace"), endpoints_namespace,
-                                        validate_namespace_name(endpoints_namespace, False))
+                errors += invalid_each(child(path, "endpointsNamespace"), endpoints_namespace,
+                                       validate_namespace_name(endpoints_namespace, False))
     elif kind == "nfs":
-        errors += _required_fields(source, path, "server", "path")
-        if not _s(source, "path").startswith("/"):
-            errors.append(invalid_error(child(path, "path"), _s(source, "path"), "must be an absolute path"))
+        errors += required_fields(source, path, "server", "path")
+        if not str_field(source, "path").startswith("/"):
+            errors.append(invalid_error(child(path, "path"), str_field(source, "path"), "must be an absolute path"))
     elif kind == "rbd":
-        errors += _required_fields(source, path, "monitors", "image")
+        errors += required_fields(source, path, "monitors", "image")
     elif kind == "cephfs":
-        errors += _required_fields(source, path, "monitors")
+        errors += required_fields(source, path, "monitors")
     elif kind == "iscsi":
-        target = _s(source, "targetPortal")
+        target = str_field(source, "targetPortal")
         errors += [required_error(child(path, "targetPortal"))] if not target else []
         if source.get("initiatorName") is not None and len(f"{volume_name}:{target}") > 64:
             errors.append(invalid_error(child(path, "targetportal"), target, (
@@ -331,65 +108,57 @@ def _pv_source_errors(kind: str, source: Json, path: str, volume_name: str) -> l
                 "iscsi.initiatorName is specified.")))
         errors += [e for e in validate_iscsi(source, path) if e[0] != child(path, "targetPortal")]
         secret_ref = source.get("secretRef")
-        if secret_ref is not None and not _s(secret_ref, "name"):
+        if secret_ref is not None and not str_field(secret_ref, "name"):
             errors.append(required_error(child(path, "secretRef", "name")))
     elif kind == "cinder":
-        errors += _required_fields(source, path, "volumeID")
+        errors += required_fields(source, path, "volumeID")
         secret_ref = source.get("secretRef")
         if secret_ref is not None:
             errors += [required_error(child(path, "secretRef", name)) for name in ("name", "namespace")
-                       if not _s(secret_ref, name)]
+                       if not str_field(secret_ref, name)]
     elif kind == "fc":
-        from .validation import _validate_volume_source
-
-        errors += [e for e in _validate_volume_source({"fc": source}, path.removesuffix(".fc"), None,
-                                                      _no_pod_options()) if e[0].startswith(path)]
+        errors += [e for e in validate_volume_source({"fc": source}, path.removesuffix(".fc"), None,
+                                                     _no_pod_options()) if e[0].startswith(path)]
     elif kind == "flexVolume":
         errors += validate_flex_volume(source, path)
     elif kind == "azureFile":
-        errors += _required_fields(source, path, "secretName", "shareName")
+        errors += required_fields(source, path, "secretName", "shareName")
         if source.get("secretNamespace") == "":
             errors.append(required_error(child(path, "secretNamespace")))
     elif kind == "vsphereVolume":
-        errors += _required_fields(source, path, "volumePath")
+        errors += required_fields(source, path, "volumePath")
     elif kind == "photonPersistentDisk":
-        errors += _required_fields(source, path, "pdID")
+        errors += required_fields(source, path, "pdID")
     elif kind == "portworxVolume":
-        errors += _required_fields(source, path, "volumeID")
+        errors += required_fields(source, path, "volumeID")
     elif kind == "azureDisk":
         errors += validate_azure_disk(source, path)
     elif kind == "scaleIO":
-        errors += _required_fields(source, path, "gateway", "system", "volumeName")
+        errors += required_fields(source, path, "gateway", "system", "volumeName")
     elif kind == "local":
-        local_path = _s(source, "path")
+        local_path = str_field(source, "path")
         errors += [required_error(child(path, "path"))] if not local_path else \
             validate_path_no_backsteps(local_path, child(path, "path"))
     elif kind == "storageos":
         errors += validate_storageos(source, path, persistent=True)
     elif kind == "csi":
-        errors += validate_csi_driver_name(_s(source, "driver"), child(path, "driver"))
-        if not _s(source, "volumeHandle"):
+        errors += validate_csi_driver_name(str_field(source, "driver"), child(path, "driver"))
+        if not str_field(source, "volumeHandle"):
             errors.append(required_error(child(path, "volumeHandle")))
         for ref in ("controllerPublishSecretRef", "controllerExpandSecretRef", "nodePublishSecretRef",
                     "nodeExpandSecretRef"):
             if source.get(ref) is not None:
                 errors += _validate_pv_secret_reference(source[ref], child(path, ref))
     elif kind == "flocker":
-        from .validation import _validate_volume_source
-
-        errors += [e for e in _validate_volume_source({"flocker": source}, path.removesuffix(".flocker"), None,
-                                                      _no_pod_options()) if e[0].startswith(path)]
+        errors += [e for e in validate_volume_source({"flocker": source}, path.removesuffix(".flocker"), None,
+                                                     _no_pod_options()) if e[0].startswith(path)]
     elif kind == "quobyte":
-        from .validation import _validate_volume_source
-
-        errors += [e for e in _validate_volume_source({"quobyte": source}, path.removesuffix(".quobyte"), None,
-                                                      _no_pod_options()) if e[0].startswith(path)]
+        errors += [e for e in validate_volume_source({"quobyte": source}, path.removesuffix(".quobyte"), None,
+                                                     _no_pod_options()) if e[0].startswith(path)]
     return errors
 
 
 def _no_pod_options() -> Any:
-    from .validation import PodValidationOptions
-
     return PodValidationOptions()
 
 
@@ -406,23 +175,21 @@ _PV_SOURCES = (("hostPath", "hostPath"), ("gcePersistentDisk", "persistentDisk")
 
 def _validate_persistent_volume_spec(spec: Json, name: str, allow_invalid_node_affinity: bool) -> list[FieldError]:
     """``ValidatePersistentVolumeSpec`` of a PersistentVolume (not an inline volume)."""
-    from .validation import validate_node_selector
-
     errors: list[FieldError] = []
-    modes = _list(spec, "accessModes")
+    modes = list_field(spec, "accessModes")
     if not modes:
         errors.append(required_error("spec.accessModes"))
     once_pod = other = False
     for mode in modes:
-        if mode not in _ACCESS_MODES:
-            errors.append(not_supported_error("spec.accessModes", mode, _ACCESS_MODES))
+        if mode not in ACCESS_MODES:
+            errors.append(not_supported_error("spec.accessModes", mode, ACCESS_MODES))
         if mode == "ReadWriteOncePod":
             once_pod = True
-        elif mode in _ACCESS_MODES:
+        elif mode in ACCESS_MODES:
             other = True
     if once_pod and other:
         errors.append(forbidden_error("spec.accessModes", "may not use ReadWriteOncePod with other access modes"))
-    capacity = _map(spec, "capacity")
+    capacity = map_field(spec, "capacity")
     if not capacity:
         errors.append(required_error("spec.capacity"))
     if "storage" not in capacity or len(capacity) > 1:
@@ -435,7 +202,7 @@ def _validate_persistent_volume_spec(spec: Json, name: str, allow_invalid_node_a
             errors.append(invalid_error(key("spec.capacity", resource), quantity.value(), "must be a valid resource quantity"))
         if quantity.sign() <= 0:
             errors.append(invalid_error(key("spec.capacity", resource), str(quantity), "must be greater than zero"))
-    policy = _s(spec, "persistentVolumeReclaimPolicy")
+    policy = str_field(spec, "persistentVolumeReclaimPolicy")
     if policy and policy not in _RECLAIM_POLICIES:
         errors.append(not_supported_error("spec.persistentVolumeReclaimPolicy", policy, _RECLAIM_POLICIES))
     node_affinity_set = False
@@ -463,21 +230,21 @@ def _validate_persistent_volume_spec(spec: Json, name: str, allow_invalid_node_a
     if count == 0:
         errors.append(required_error("spec", "must specify a volume type"))
     host_path = spec.get("hostPath")
-    if host_path is not None and _clean(_s(host_path, "path")) == "/" and policy == "Recycle":
+    if host_path is not None and _clean(str_field(host_path, "path")) == "/" and policy == "Recycle":
         errors.append(forbidden_error("spec.persistentVolumeReclaimPolicy", "may not be 'recycle' for a hostPath mount of '/'"))
-    class_name = _s(spec, "storageClassName")
+    class_name = str_field(spec, "storageClassName")
     if class_name:
-        errors += _invalid_each("spec.storageClassName", class_name, validate_class_name(class_name, False))
+        errors += invalid_each("spec.storageClassName", class_name, validate_class_name(class_name, False))
     mode = spec.get("volumeMode")
-    if mode is not None and mode not in _VOLUME_MODES:
-        errors.append(not_supported_error("spec.volumeMode", mode, _VOLUME_MODES))
+    if mode is not None and mode not in VOLUME_MODES:
+        errors.append(not_supported_error("spec.volumeMode", mode, VOLUME_MODES))
     attributes_class = spec.get("volumeAttributesClassName")
     if attributes_class is not None and features.enabled("VolumeAttributesClass"):
         if not attributes_class:
             errors.append(required_error("spec.volumeAttributesClassName", "an empty string is disallowed"))
         else:
-            errors += _invalid_each("spec.volumeAttributesClassName", attributes_class,
-                                    validate_class_name(attributes_class, False))
+            errors += invalid_each("spec.volumeAttributesClassName", attributes_class,
+                                   validate_class_name(attributes_class, False))
         if spec.get("csi") is None:
             errors.append(required_error("spec.csi", "has to be specified when using volumeAttributesClassName"))
     return errors
@@ -489,18 +256,16 @@ def _clean(path: str) -> str:
 
 def validate_persistent_volume(volume: Json, old: Json | None = None) -> list[FieldError]:
     """The PV strategy's validation: ``ValidatePersistentVolume`` and the mount options check."""
-    from .validation import _has_invalid_label_value_in_required_node_affinity
-
-    meta, spec = _map(volume, "metadata"), _map(volume, "spec")
+    meta, spec = map_field(volume, "metadata"), map_field(volume, "spec")
     allow_invalid = False
     if old is not None:
-        required = _map(_map(old, "spec"), "nodeAffinity").get("required")
-        allow_invalid = required is not None and _has_invalid_label_value_in_required_node_affinity(
+        required = map_field(map_field(old, "spec"), "nodeAffinity").get("required")
+        allow_invalid = required is not None and has_invalid_label_value_in_required_node_affinity(
             {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}}})
     errors = validate_core_object_meta(meta, False, validate_persistent_volume_name)
-    errors += _validate_persistent_volume_spec(spec, _s(meta, "name"), allow_invalid)
+    errors += _validate_persistent_volume_spec(spec, str_field(meta, "name"), allow_invalid)
     if not any(spec.get(source) is not None for source in _MOUNT_OPTION_SOURCES) and \
-            _MOUNT_OPTIONS_ANNOTATION in _map(meta, "annotations"):
+            _MOUNT_OPTIONS_ANNOTATION in map_field(meta, "annotations"):
         errors.append(forbidden_error(f"metadata.annotations.{_MOUNT_OPTIONS_ANNOTATION}",
                                       "may not specify mount options for this volume type"))
     return errors
@@ -511,7 +276,7 @@ def validate_persistent_volume_update(new: Json, old: Json) -> list[FieldError]:
     does): the volume source never changes."""
     errors = validate_persistent_volume(new, old)
     errors += validate_persistent_volume(new, old)
-    new_spec, old_spec = dict(_map(new, "spec")), _map(old, "spec")
+    new_spec, old_spec = dict(map_field(new, "spec")), map_field(old, "spec")
     csi, old_csi = new_spec.get("csi"), old_spec.get("csi")
     if old_csi is not None and old_csi.get("controllerExpandSecretRef") is None and csi is not None and \
             csi.get("controllerExpandSecretRef") is not None:
@@ -543,21 +308,21 @@ def _node_affinity_immutable(new: Json | None, old: Json) -> FieldError | None:
     def masked(affinity: Json | None, reference: Json | None) -> Any:
         if affinity is None or reference is None:
             return affinity
-        terms = _list(_map(affinity, "required"), "nodeSelectorTerms")
-        reference_terms = _list(_map(reference, "required"), "nodeSelectorTerms")
+        terms = list_field(map_field(affinity, "required"), "nodeSelectorTerms")
+        reference_terms = list_field(map_field(reference, "required"), "nodeSelectorTerms")
         if len(terms) != len(reference_terms):
             return affinity
         out = []
         for term, reference_term in zip(terms, reference_terms, strict=True):
             expressions = []
-            for i, expression in enumerate(_list(term, "matchExpressions")):
-                reference_expressions = _list(reference_term, "matchExpressions")
+            for i, expression in enumerate(list_field(term, "matchExpressions")):
+                reference_expressions = list_field(reference_term, "matchExpressions")
                 if i < len(reference_expressions) and _BETA_TO_GA_LABELS.get(expression.get("key")) == \
                         reference_expressions[i].get("key"):
                     expression = {**expression, "key": reference_expressions[i]["key"]}
                 expressions.append(expression)
             out.append({**term, "matchExpressions": expressions} if expressions else term)
-        return {"required": {**_map(affinity, "required"), "nodeSelectorTerms": out}}
+        return {"required": {**map_field(affinity, "required"), "nodeSelectorTerms": out}}
 
     if masked(old, new) == new:
         return None
@@ -567,60 +332,9 @@ def _node_affinity_immutable(new: Json | None, old: Json) -> FieldError | None:
 
 def validate_persistent_volume_status_update(new: Json, old: Json) -> list[FieldError]:
     """``ValidatePersistentVolumeStatusUpdate``."""
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
-    if not _s(_map(new, "metadata"), "resourceVersion"):
+    errors = validate_core_object_meta_update(map_field(new, "metadata"), map_field(old, "metadata"))
+    if not str_field(map_field(new, "metadata"), "resourceVersion"):
         errors.append(required_error("resourceVersion"))
     return errors
 
 
-def validate_new_persistent_volume_claim(claim: Json) -> list[FieldError]:
-    """The PVC strategy's ``Validate``."""
-    return validate_persistent_volume_claim(claim, claim_validation_options(None))
-
-
-_RESIZE_STATUSES = ("ControllerResizeInProgress", "ControllerResizeInfeasible", "NodeResizeInProgress",
-                    "NodeResizeInfeasible", "NodeResizePending")
-
-
-def _claim_resource_key_errors(name: str, path: str) -> list[FieldError]:
-    """``validatePersistentVolumeClaimResourceKey``."""
-    from .validation import is_native_resource
-
-    errors = _invalid_each(path, name, is_qualified_name(name))
-    if errors:
-        return errors
-    if is_native_resource(name) and name != "storage":
-        return [not_supported_error(path, name, ("storage",))]
-    return []
-
-
-def validate_persistent_volume_claim_status_update(new: Json, old: Json) -> list[FieldError]:
-    """``ValidatePersistentVolumeClaimStatusUpdate``."""
-    options = claim_validation_options(old)
-    errors = validate_core_object_meta_update(_map(new, "metadata"), _map(old, "metadata"))
-    if not _s(_map(new, "metadata"), "resourceVersion"):
-        errors.append(required_error("resourceVersion"))
-    if not _list(_map(new, "spec"), "accessModes"):
-        errors.append(required_error("Spec.accessModes"))
-    status = _map(new, "status")
-    for name, value in _map(status, "capacity").items():
-        if quantities.decode(value).value() < 0:
-            errors.append(invalid_error(key("status.capacity", name), quantities.decode(value).value(),
-                                        "must be a valid resource quantity"))
-    if options.enable_recover_from_expansion_failure:
-        for name, value in _map(status, "allocatedResourceStatuses").items():
-            errors += _claim_resource_key_errors(name, "status.allocatedResourceStatuses")
-            if value not in _RESIZE_STATUSES:
-                errors.append(not_supported_error("status.allocatedResourceStatuses", name, _RESIZE_STATUSES))
-        for name, value in _map(status, "allocatedResources").items():
-            name_errors = _claim_resource_key_errors(name, "status.allocatedResources")
-            if name_errors:
-                errors += name_errors
-                continue
-            quantity = quantities.decode(value)
-            if quantity.value() < 0:
-                errors.append(invalid_error(key("status.allocatedResources", name), quantity.value(),
-                                            "must be a valid resource quantity"))
-            else:
-                errors += validate_resource_quantity_value("storage", quantity, key("status.allocatedResources", name))
-    return errors

@@ -16,9 +16,9 @@ from ...machinery.validation import (
     key,
     warnings_for_ip,
 )
+from ..fields import list_field, map_field
 
 Json = dict[str, Any]
-_EMPTY: Json = {}
 
 DEPRECATED_NODE_LABELS = {
     "beta.kubernetes.io/arch": 'deprecated since v1.14; use "kubernetes.io/arch" instead',
@@ -52,26 +52,16 @@ _SECCOMP_CONTAINER_PREFIX = "container.seccomp.security.alpha.kubernetes.io/"
 _APPARMOR_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
 
 
-def _map(obj: Json | None, name: str) -> Json:
-    value = obj.get(name) if obj else None
-    return value if isinstance(value, dict) else _EMPTY
-
-
-def _list(obj: Json | None, name: str) -> list[Any]:
-    value = obj.get(name) if obj else None
-    return value if isinstance(value, list) else []
-
-
 def warnings_for_pod(pod: Json, old_pod: Json | None) -> list[str]:
     """``GetWarningsForPod``."""
-    return _kept_warnings(None, _map(pod, "spec"), _map(pod, "metadata"))
+    return _kept_warnings(None, map_field(pod, "spec"), map_field(pod, "metadata"))
 
 
 def warnings_for_pod_template(path: str, template: Json | None, old_template: Json | None) -> list[str]:
     """``GetWarningsForPodTemplate`` (None when there is no template)."""
     if template is None:
         return []
-    return _kept_warnings(path, _map(template, "spec"), _map(template, "metadata"))
+    return _kept_warnings(path, map_field(template, "spec"), map_field(template, "metadata"))
 
 
 #: ``_warnings``' answers by ``_warnings_key``: the pods of one template warn alike.
@@ -92,7 +82,7 @@ def _warnings_key(base: str | None, spec: Json, meta: Json) -> tuple[Any, ...] |
     if encoded is None:
         return None
     annotations = tuple(
-        (name, value) for name, value in _map(meta, "annotations").items()
+        (name, value) for name, value in map_field(meta, "annotations").items()
         if name in _DEPRECATED_ANNOTATION_NAMES or name == _SECCOMP_POD
         or name.startswith((_SECCOMP_CONTAINER_PREFIX, _APPARMOR_PREFIX))
     )
@@ -102,13 +92,13 @@ def _warnings_key(base: str | None, spec: Json, meta: Json) -> tuple[Any, ...] |
 def node_selector_term_warnings(term: Json, check_values: bool, path: str) -> list[str]:
     """``nodeapi.GetWarningsForNodeSelectorTerm``."""
     warnings = []
-    for i, expression in enumerate(_list(term, "matchExpressions")):
+    for i, expression in enumerate(list_field(term, "matchExpressions")):
         expression_key = expression.get("key") or ""
         if expression_key in DEPRECATED_NODE_LABELS:
             warnings.append(f"{child(index(child(path, 'matchExpressions'), i), 'key')}: {expression_key} is "
                             f"{DEPRECATED_NODE_LABELS[expression_key]}")
         if check_values:
-            for j, value in enumerate(_list(expression, "values")):
+            for j, value in enumerate(list_field(expression, "values")):
                 for message in is_valid_label_value(value):
                     warnings.append(f"{index(child(index(child(path, 'matchExpressions'), i), 'values'), j)}: "
                                     f"{value} is invalid, {message}")
@@ -126,23 +116,23 @@ def _warnings(base: str | None, spec: Json, meta: Json) -> list[str]:
         return child(base or "", *names)
 
     warnings: list[str] = []
-    annotations = _map(meta, "annotations")
-    for label in _map(spec, "nodeSelector"):
+    annotations = map_field(meta, "annotations")
+    for label in map_field(spec, "nodeSelector"):
         if label in DEPRECATED_NODE_LABELS:
             warnings.append(f"{key(at('spec', 'nodeSelector'), label)}: {DEPRECATED_NODE_LABELS[label]}")
-    node_affinity = _map(_map(spec, "affinity"), "nodeAffinity")
+    node_affinity = map_field(map_field(spec, "affinity"), "nodeAffinity")
     if node_affinity:
         required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
         if required is not None:
             terms_path = at("spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
                             "nodeSelectorTerms")
-            for i, term in enumerate(_list(required, "nodeSelectorTerms")):
+            for i, term in enumerate(list_field(required, "nodeSelectorTerms")):
                 warnings += node_selector_term_warnings(term, False, index(terms_path, i))
         preferred_path = at("spec", "affinity", "nodeAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
-        for i, term in enumerate(_list(node_affinity, "preferredDuringSchedulingIgnoredDuringExecution")):
-            warnings += node_selector_term_warnings(_map(term, "preference"), True,
+        for i, term in enumerate(list_field(node_affinity, "preferredDuringSchedulingIgnoredDuringExecution")):
+            warnings += node_selector_term_warnings(map_field(term, "preference"), True,
                                                     child(index(preferred_path, i), "preference"))
-    for i, constraint in enumerate(_list(spec, "topologySpreadConstraints")):
+    for i, constraint in enumerate(list_field(spec, "topologySpreadConstraints")):
         constraint_path = index(at("spec", "topologySpreadConstraints"), i)
         topology_key = constraint.get("topologyKey") or ""
         if topology_key in DEPRECATED_NODE_LABELS:
@@ -153,7 +143,7 @@ def _warnings(base: str | None, spec: Json, meta: Json) -> list[str]:
     for annotation, message in _DEPRECATED_ANNOTATIONS:
         if annotation in annotations:
             warnings.append(f"{key(at('metadata', 'annotations'), annotation)}: {message}")
-    for i, volume in enumerate(_list(spec, "volumes")):
+    for i, volume in enumerate(list_field(spec, "volumes")):
         volume_path = index(at("spec", "volumes"), i)
         for source, shown, message in _DEPRECATED_VOLUMES[:2]:
             if volume.get(source) is not None:
@@ -161,22 +151,22 @@ def _warnings(base: str | None, spec: Json, meta: Json) -> list[str]:
         for source, shown, message in _DEPRECATED_VOLUMES[2:7]:
             if volume.get(source) is not None:
                 warnings.append(f"{child(volume_path, shown)}: {message}")
-        claim_template = _map(volume.get("ephemeral"), "volumeClaimTemplate")
+        claim_template = map_field(volume.get("ephemeral"), "volumeClaimTemplate")
         if claim_template:
             warnings += claim_spec_warnings(child(volume_path, "ephemeral", "volumeClaimTemplate", "spec"),
-                                            _map(claim_template, "spec"))
+                                            map_field(claim_template, "spec"))
         for source, shown, message in _DEPRECATED_VOLUMES[7:]:
             if volume.get(source) is not None:
                 warnings.append(f"{child(volume_path, shown)}: {message}")
-    warnings += _overlapping_virtual_paths(_list(spec, "volumes"))
+    warnings += _overlapping_virtual_paths(list_field(spec, "volumes"))
     seen: set[str] = set()
-    for i, alias in enumerate(_list(spec, "hostAliases")):
+    for i, alias in enumerate(list_field(spec, "hostAliases")):
         ip = alias.get("ip") or ""
-        if ip in seen and len(_list(spec, "hostAliases")) > 1:
+        if ip in seen and len(list_field(spec, "hostAliases")) > 1:
             warnings.append(f"{child(index(at('spec', 'hostAliases'), i), 'ip')}: duplicate ip {go_quote(ip)}")
         seen.add(ip)
     seen = set()
-    secrets = _list(spec, "imagePullSecrets")
+    secrets = list_field(spec, "imagePullSecrets")
     for i, secret in enumerate(secrets):
         name = secret.get("name") or ""
         if name in seen and len(secrets) > 1:
@@ -185,19 +175,19 @@ def _warnings(base: str | None, spec: Json, meta: Json) -> list[str]:
     for i, secret in enumerate(secrets):
         if not secret.get("name"):
             warnings.append(f"{child(index(at('spec', 'imagePullSecrets'), i), 'name')}: invalid empty name \"\"")
-    overhead = _map(spec, "overhead")
+    overhead = map_field(spec, "overhead")
     for resource in ("memory", "ephemeral-storage"):
         if resource in overhead and (text := _fractional(overhead[resource])) is not None:
             warnings.append(f"{key(at('spec', 'overhead'), resource)}: fractional byte value {go_quote(text)} is "
                             "invalid, must be an integer")
-    if _map(spec, "securityContext").get("seccompProfile") is None and _SECCOMP_POD in annotations:
+    if map_field(spec, "securityContext").get("seccompProfile") is None and _SECCOMP_POD in annotations:
         warnings.append(f"{key(at('metadata', 'annotations'), _SECCOMP_POD)}: non-functional in v1.27+; use the "
                         '"seccompProfile" field instead')
-    pod_apparmor = _map(spec, "securityContext").get("appArmorProfile")
+    pod_apparmor = map_field(spec, "securityContext").get("appArmorProfile")
     containers = list(_containers(spec, at("spec")))
     for container, path in containers:
         name = container.get("name") or ""
-        context = _map(container, "securityContext")
+        context = map_field(container, "securityContext")
         if context.get("seccompProfile") is None and _SECCOMP_CONTAINER_PREFIX + name in annotations:
             warnings.append(f"{key(at('metadata', 'annotations'), _SECCOMP_CONTAINER_PREFIX + name)}: non-functional "
                             'in v1.27+; use the "seccompProfile" field instead')
@@ -206,14 +196,14 @@ def _warnings(base: str | None, spec: Json, meta: Json) -> list[str]:
             if pod_apparmor is None or pod_apparmor != _apparmor_field(annotations[apparmor_key]):
                 warnings.append(f"{key(at('metadata', 'annotations'), apparmor_key)}: deprecated since v1.30; use the "
                                 '"appArmorProfile" field instead')
-        resources = _map(container, "resources")
+        resources = map_field(container, "resources")
         for which, resource in (("limits", "memory"), ("requests", "memory"), ("limits", "ephemeral-storage"),
                                 ("requests", "ephemeral-storage")):
-            value = _map(resources, which).get(resource)
+            value = map_field(resources, which).get(resource)
             if value is not None and (text := _fractional(value)) is not None:
                 warnings.append(f"{key(child(path, 'resources', which), resource)}: fractional byte value "
                                 f"{go_quote(text)} is invalid, must be an integer")
-        env = _list(container, "env")
+        env = list_field(container, "env")
         if len(env) > 1:
             names: set[str] = set()
             for i, variable in enumerate(env):
@@ -228,7 +218,7 @@ def _warnings(base: str | None, spec: Json, meta: Json) -> list[str]:
                     names.add(variable_name)
     ports: dict[str, list[tuple[str, Json]]] = {}
     for container, path in containers:
-        for i, port in enumerate(_list(container, "ports")):
+        for i, port in enumerate(list_field(container, "ports")):
             port_path = index(child(path, "ports"), i)
             host_ip, host_port = port.get("hostIP") or "", port.get("hostPort") or 0
             if host_ip and not host_port:
@@ -245,7 +235,7 @@ def _warnings(base: str | None, spec: Json, meta: Json) -> list[str]:
             ports.setdefault(port_key, []).append((port_path, port))
     port_names: dict[str, str] = {}
     for container, path in containers:
-        for i, port in enumerate(_list(container, "ports")):
+        for i, port in enumerate(list_field(container, "ports")):
             name = port.get("name") or ""
             if not name:
                 continue
@@ -260,24 +250,24 @@ def _warnings(base: str | None, spec: Json, meta: Json) -> list[str]:
     if grace is not None and grace < 0:
         warnings.append(f"{at('spec', 'terminationGracePeriodSeconds')}: must be >= 0; negative values are invalid "
                         "and will be treated as 1")
-    affinity = _map(spec, "affinity")
+    affinity = map_field(spec, "affinity")
     for kind in ("podAffinity", "podAntiAffinity"):
-        terms = _map(affinity, kind)
+        terms = map_field(affinity, kind)
         if not terms and kind not in affinity:
             continue
         required_path = at("spec", "affinity", kind, "requiredDuringSchedulingIgnoredDuringExecution")
-        for i, term in enumerate(_list(terms, "requiredDuringSchedulingIgnoredDuringExecution")):
+        for i, term in enumerate(list_field(terms, "requiredDuringSchedulingIgnoredDuringExecution")):
             if term.get("labelSelector") is None:
                 warnings.append(f"{child(index(required_path, i), 'labelSelector')}: a null labelSelector results in "
                                 "matching no pod")
         preferred_path = at("spec", "affinity", kind, "preferredDuringSchedulingIgnoredDuringExecution")
-        for i, weighted in enumerate(_list(terms, "preferredDuringSchedulingIgnoredDuringExecution")):
-            if _map(weighted, "podAffinityTerm").get("labelSelector") is None:
+        for i, weighted in enumerate(list_field(terms, "preferredDuringSchedulingIgnoredDuringExecution")):
+            if map_field(weighted, "podAffinityTerm").get("labelSelector") is None:
                 warnings.append(f"{child(index(preferred_path, i), 'podAffinityTerm', 'labelSelector')}: a null "
                                 "labelSelector results in matching no pod")
-    for i, nameserver in enumerate(_list(_map(spec, "dnsConfig"), "nameservers")):
+    for i, nameserver in enumerate(list_field(map_field(spec, "dnsConfig"), "nameservers")):
         warnings += warnings_for_ip(index(at("spec", "dnsConfig", "nameservers"), i), nameserver)
-    for i, alias in enumerate(_list(spec, "hostAliases")):
+    for i, alias in enumerate(list_field(spec, "hostAliases")):
         warnings += warnings_for_ip(child(index(at("spec", "hostAliases"), i), "ip"), alias.get("ip") or "")
     return warnings
 
@@ -285,7 +275,7 @@ def _warnings(base: str | None, spec: Json, meta: Json) -> list[str]:
 def _containers(spec: Json, path: str):  # type: ignore[no-untyped-def]
     """``pods.VisitContainersWithPath``: init, regular, ephemeral containers."""
     for kind in ("initContainers", "containers", "ephemeralContainers"):
-        for i, container in enumerate(_list(spec, kind)):
+        for i, container in enumerate(list_field(spec, kind)):
             yield container, index(child(path, kind), i)
 
 
@@ -313,7 +303,7 @@ def claim_spec_warnings(path: str, spec: Json) -> list[str]:
     """``pvcutil.GetWarningsForPersistentVolumeClaimSpec``: fractional storage sizes."""
     warnings = []
     for which in ("requests", "limits"):
-        value = _map(_map(spec, "resources"), which).get("storage")
+        value = map_field(map_field(spec, "resources"), which).get("storage")
         if value is not None and (text := _fractional(value)) is not None:
             warnings.append(f"{key(child(path, 'resources', which), 'storage')}: fractional byte value "
                             f"{go_quote(text)} is invalid, must be an integer")
@@ -343,7 +333,7 @@ def _overlapping_virtual_paths(volumes: list[Json]) -> list[str]:
         if projected is None:
             continue
         seen: list[tuple[str, str]] = []
-        for source in _list(projected, "sources"):
+        for source in list_field(projected, "sources"):
             if not any(value is not None for value in source.values()):
                 warnings.append(f"volume {go_quote(volume.get('name') or '')} (Projected) has no sources provided")
                 continue

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..core.validation import validate_node_name
+from ..core.validation_common import validate_node_name
 from ..fields import Json, items
 from ..strategies import first_generation, set_generation
 

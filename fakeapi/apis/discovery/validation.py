@@ -19,12 +19,8 @@ from ...machinery.validation import (
     validate_labels,
     warnings_for_ip,
 )
-from ..core.validation import (
-    is_valid_ip as is_valid_legacy_ip,
-    validate_core_object_meta,
-    validate_node_name,
-)
-from ..core.validation_cluster import _validate_endpoint_ip as validate_endpoint_ip
+from ..core.validation_cluster import validate_endpoint_ip
+from ..core.validation_common import is_valid_ip as is_valid_legacy_ip, validate_core_object_meta, validate_node_name
 from ..errors import not_supported_json
 from ..fields import Json, items
 

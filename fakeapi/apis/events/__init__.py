@@ -11,8 +11,8 @@ from datetime import datetime
 
 from ...machinery.status import FieldError, invalid_error, required_error
 from ...machinery.validation import name_is_dns_subdomain, validate_immutable_field
-from ..core.validation import validate_core_object_meta, validate_core_object_meta_update
 from ..core.validation_cluster import validate_event as validate_legacy_event
+from ..core.validation_common import validate_core_object_meta, validate_core_object_meta_update
 from ..fields import Json, get
 from ..rules import register
 

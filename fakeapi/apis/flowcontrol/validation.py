@@ -23,7 +23,7 @@ from ...machinery.validation import (
     validate_namespace_name,
     validate_service_account_name,
 )
-from ..core.validation import validate_core_object_meta
+from ..core.validation_common import validate_core_object_meta
 from ..errors import not_supported_json
 from ..fields import Json, get, values
 

@@ -40,7 +40,7 @@ from ...machinery.validation import (
 )
 from .. import features
 from ..core.strategy import warnings_for_cidr
-from ..core.validation import (
+from ..core.validation_common import (
     is_valid_ip as is_valid_legacy_ip,
     validate_core_object_meta,
     validate_core_object_meta_update,

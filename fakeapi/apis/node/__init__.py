@@ -14,11 +14,10 @@ from ...machinery.validation import (
 )
 from ..core.defaults import set_defaults_resource_list
 from ..core.validation import (
-    PodValidationOptions,
-    validate_container_resource_name,
     validate_resource_requirements,
     validate_tolerations,
 )
+from ..core.validation_common import PodValidationOptions, validate_container_resource_name
 from ..core.warnings import DEPRECATED_NODE_LABELS
 from ..decoding import decoder
 from ..errors import duplicate_json

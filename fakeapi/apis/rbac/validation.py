@@ -14,7 +14,7 @@ from ...machinery.validation import (
     validate_label_selector,
 )
 from .. import selectors
-from ..core.validation import validate_core_object_meta, validate_core_object_meta_update
+from ..core.validation_common import validate_core_object_meta, validate_core_object_meta_update
 from ..errors import not_supported_json
 from ..fields import Json, items
 from .defaults import GROUP

@@ -34,16 +34,16 @@ from ...machinery.validation import (
     validate_immutable_field,
     validate_object_meta_update,
 )
-from ..core.validation import (
+from ..core.validation import validate_node_selector
+from ..core.pod_spec_diff import internal_value
+from ..core.validation_claims import validate_template_object_meta
+from ..core.validation_common import (
     validate_core_object_meta,
-    validate_csi_driver_name,
     validate_dns1123_label,
     validate_dns1123_subdomain,
     validate_node_name,
-    validate_node_selector,
 )
-from ..core.pod_spec_diff import internal_value
-from ..core.validation_storage import validate_template_object_meta
+from ..core.validation_volumes import validate_csi_driver_name
 from ..fields import Json, get, values
 
 _REQUESTS_MAX = 32

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...machinery.status import FieldError, forbidden_error, required_error
 from ...machinery.validation import name_is_dns_subdomain, validate_immutable_field
-from ..core.validation import validate_core_object_meta, validate_core_object_meta_update
+from ..core.validation_common import validate_core_object_meta, validate_core_object_meta_update
 from ..errors import not_supported_json
 from ..fields import Json
 

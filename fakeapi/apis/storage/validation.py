@@ -29,12 +29,8 @@ from ...machinery.validation import (
     validate_nonnegative_field,
 )
 from .. import selectors
-from ..core.validation import (
-    validate_core_object_meta,
-    validate_core_object_meta_update,
-    validate_csi_driver_name,
-    validate_node_name,
-)
+from ..core.validation_common import validate_core_object_meta, validate_core_object_meta_update, validate_node_name
+from ..core.validation_volumes import validate_csi_driver_name
 from ..core.warnings import DEPRECATED_NODE_LABELS
 from ..errors import not_supported_json, validate_nonnegative_quantity
 from ..fields import Json, get, items
