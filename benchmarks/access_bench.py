@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from fakeapi.http.access import request_attributes
+from fakeapi.http.request_info import request_attributes
 from fakeapi.server import Server, ServerConfig, create_app
 from fakeapi.auth.authentication import ADMIN_TOKEN, UserInfo
 from fakeapi.auth.authorization import RBAC, AccessControl, Attributes

@@ -1,6 +1,8 @@
-"""What a resource request is, parsed once where it enters (kube's ``RequestInfo``,
-k8s.io/apiserver ``pkg/endpoints/request/requestinfo.go``), for those who measure it: the
-metrics (``MetricsMiddleware``) and the per-client report (``fakeapi.clients``).
+"""What a request is, parsed from its path and query (kube's ``RequestInfo``, k8s.io/apiserver
+``pkg/endpoints/request/requestinfo.go``): for those who measure it, the metrics
+(``MetricsMiddleware``) and the per-client report (``fakeapi.clients``), ``request_info``; for
+the resource handlers, the served resource a path names (``parse_path``); for the authorizer,
+kube's attributes of any request (``request_attributes``).
 
 ``verb`` is kube's: get, list, watch, create, update, patch, delete, deletecollection (a GET
 without a name is list, or watch with ``watch`` set; a DELETE without one is
@@ -17,14 +19,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, unquote_plus
 
 from starlette.types import Scope
 
-from ..machinery.status import StatusError
+from ..auth.authentication import UserInfo
+from ..auth.authorization import Attributes
+from ..machinery.list_options import parse_bool
+from ..machinery.path import is_valid_path_segment_name
+from ..machinery.selectors import FieldSelector
+from ..machinery.status import StatusError, not_found_path
 from ..metrics.collector import RequestKey
+from ..registry.create_only import CreateOnly
 from ..registry.registry import Registry
-from .resources import parse_path
+from ..registry.rest import ResourceStore
 
 APPLY_PATCH = "application/apply-patch+yaml"
 #: kube's ``validConnectRequests``.
@@ -138,3 +146,124 @@ def _header(scope: Scope, name: bytes) -> str:
         if key == name:
             return value.decode("latin-1")
     return ""
+
+
+class ResourceRequest:
+    """A resource request's path, parsed once (kube's ``RequestInfo``): the stored resource it
+    names (``served``), or the create-only one (``creater``: access reviews, bindings)."""
+
+    __slots__ = ("group", "resource", "served", "creater", "namespace", "name", "subresource")
+
+    def __init__(self, group: str, resource: str, served: ResourceStore | None, namespace: str | None, name: str | None,
+                 subresource: str | None, creater: CreateOnly | None = None):
+        self.group = group
+        self.resource = resource
+        self.served = served
+        self.creater = creater
+        self.namespace = namespace
+        self.name = name
+        self.subresource = subresource
+
+
+def parse_path(registry: Registry, group: str, version: str, rest: str) -> ResourceRequest:
+    """``[namespaces/<ns>/]<plural>[/<name>[/<subresource>]]``."""
+    parts = rest.split("/")
+    if parts and not parts[-1]:
+        parts.pop()  # a trailing slash routes as without
+    if "" in parts:
+        raise not_found_path()  # an empty segment matches no route
+    namespace = None
+    # namespaces/<ns>/status and /finalize are the namespace's own subresources, not a resource.
+    namespace_subresource = group == "" and len(parts) >= 3 and parts[2] in ("status", "finalize")
+    if len(parts) >= 3 and parts[0] == "namespaces" and not namespace_subresource:
+        namespace, parts = parts[1], parts[2:]
+    if not parts or len(parts) > 3:
+        raise not_found_path()
+    served = registry.resources.get((group, version, parts[0]))
+    if served is None:
+        creater = registry.create_only.get((group, version, parts[0]))
+        # A create-only resource has one route: its collection, in its scope.
+        resource_type = registry.catalogue.lookup(group, version, parts[0])
+        if (creater is None or resource_type is None or len(parts) > 1
+                or (namespace is not None) != resource_type.namespaced):
+            raise not_found_path()
+        return ResourceRequest(group, parts[0], None, namespace, None, None, creater)
+    if namespace is not None and not served.resource_type.namespaced:
+        raise not_found_path()
+    if namespace is None and served.resource_type.namespaced and len(parts) > 1:
+        raise not_found_path()  # across namespaces only a collection is served (list, watch)
+    name = parts[1] if len(parts) > 1 else None
+    sub = parts[2] if len(parts) > 2 else None
+    return ResourceRequest(group, parts[0], served, namespace, name, sub)
+
+
+#: kube's ``specialVerbs``, ``namespaceSubresources``.
+_PATH_VERBS = ("proxy", "watch")
+_NAMESPACE_SUBRESOURCES = ("status", "finalize")
+_METHOD_VERBS = {"POST": "create", "GET": "get", "HEAD": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+
+
+def request_attributes(user: UserInfo, method: str, path: str, query_string: bytes) -> Attributes:
+    """kube's ``RequestInfoFactory.NewRequestInfo`` as authorization attributes: ``/api`` and
+    ``/apis`` paths with a version and a resource are resource requests (the verb from the
+    method, ``list``/``watch``/``deletecollection`` without a name, ``proxy``/``watch`` path
+    prefixes), anything else a non-resource request whose verb is the lower-cased method."""
+    parts = [part for part in path.strip("/").split("/")] if path.strip("/") else []
+    if len(parts) < 3 or parts[0] not in ("api", "apis"):
+        return Attributes(user, method.lower(), False, path=path)
+    prefix, parts = parts[0], parts[1:]
+    group = ""
+    if prefix == "apis":
+        if len(parts) < 3:
+            return Attributes(user, method.lower(), False, path=path)
+        group, parts = parts[0], parts[1:]
+    version, parts = parts[0], parts[1:]
+    verb_from_path = parts[0] in _PATH_VERBS
+    if verb_from_path:
+        if len(parts) < 2:
+            # kube answers "unable to determine kind and namespace": a non-resource request here
+            return Attributes(user, method.lower(), False, path=path)
+        verb, parts = parts[0], parts[1:]
+    else:
+        verb = _METHOD_VERBS.get(method, "")
+    namespace = ""
+    if parts[0] == "namespaces" and len(parts) > 1:
+        namespace = parts[1]
+        if len(parts) > 2 and parts[2] not in _NAMESPACE_SUBRESOURCES:
+            parts = parts[2:]
+    subresource = parts[2] if len(parts) >= 3 and verb != "proxy" else ""
+    name = parts[1] if len(parts) >= 2 else ""
+    resource = parts[0]
+    if not name and verb == "get":
+        verb, name = _list_or_watch(query_string)
+    if not name and verb == "delete":
+        verb = "deletecollection"
+    return Attributes(user, verb, True, path=path, api_group=group, api_version=version, namespace=namespace,
+                      resource=resource, subresource=subresource, name=name)
+
+
+def _list_or_watch(query_string: bytes) -> tuple[str, str]:
+    """A GET without a name: ``watch`` or ``list``, and the name a ``metadata.name`` field
+    selector requires (kube authorizes such a request as one for that object)."""
+    watch_value = field_selector = None
+    if query_string:
+        for part in query_string.decode("latin-1").split("&"):
+            key, _, value = part.partition("=")
+            if key == "watch" and watch_value is None:
+                watch_value = unquote_plus(value)
+            elif key == "fieldSelector" and field_selector is None:
+                field_selector = unquote_plus(value)
+    watch = parse_bool(watch_value) if watch_value is not None else False
+    try:
+        # Only a selector on metadata.name can name the object: others are not parsed here.
+        selector = FieldSelector.parse(field_selector) if field_selector and "metadata.name" in field_selector else None
+    except StatusError:
+        return ("watch" if watch else "list"), ""  # kube's query decoding failed: no name
+    name = ""
+    if selector is not None:
+        for requirement in selector.requirements:
+            if requirement.field == "metadata.name" and requirement.equal:
+                if not is_valid_path_segment_name(requirement.value):
+                    name = requirement.value
+                break
+    return ("watch" if watch else "list"), name

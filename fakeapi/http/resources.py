@@ -1,7 +1,8 @@
 """The resource endpoints: ``/api/v1/...`` and ``/apis/<group>/<version>/...``.
 
-Paths are parsed by hand into (resource, namespace, name): the route table of a kube-apiserver
-has thousands of entries, and a lookup in the registry's dict is both simpler and faster.
+Paths are parsed by hand into (resource, namespace, name) (``request_info.parse_path``): the
+route table of a kube-apiserver has thousands of entries, and a lookup in the registry's dict is
+both simpler and faster.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from .negotiation import (
 )
 from .protobuf_views import PARTIAL_OBJECT_METADATA as PROTOBUF_METADATA
 from .protobuf_views import ProtobufView, status_body, status_event
+from .request_info import ResourceRequest, parse_path
 from .responses import CHUNKED_TRANSPORT, TRANSPORT, body_response, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
@@ -69,55 +71,6 @@ MAX_BODY_BYTES = 3 * 1024 * 1024
 #: go-restful's 415 for a PATCH whose Content-Type its route does not consume (the built-in
 #: resources' routes; the custom resource handler answers its own way).
 _ROUTE_UNSUPPORTED = StatusError(415, "UnsupportedMediaType", "415: Unsupported Media Type", Details())
-
-
-class ResourceRequest:
-    """A resource request's path, parsed once (kube's ``RequestInfo``): the stored resource it
-    names (``served``), or the create-only one (``creater``: access reviews, bindings)."""
-
-    __slots__ = ("group", "resource", "served", "creater", "namespace", "name", "subresource")
-
-    def __init__(self, group: str, resource: str, served: ResourceStore | None, namespace: str | None, name: str | None,
-                 subresource: str | None, creater: CreateOnly | None = None):
-        self.group = group
-        self.resource = resource
-        self.served = served
-        self.creater = creater
-        self.namespace = namespace
-        self.name = name
-        self.subresource = subresource
-
-
-def parse_path(registry: Registry, group: str, version: str, rest: str) -> ResourceRequest:
-    """``[namespaces/<ns>/]<plural>[/<name>[/<subresource>]]``."""
-    parts = rest.split("/")
-    if parts and not parts[-1]:
-        parts.pop()  # a trailing slash routes as without
-    if "" in parts:
-        raise not_found_path()  # an empty segment matches no route
-    namespace = None
-    # namespaces/<ns>/status and /finalize are the namespace's own subresources, not a resource.
-    namespace_subresource = group == "" and len(parts) >= 3 and parts[2] in ("status", "finalize")
-    if len(parts) >= 3 and parts[0] == "namespaces" and not namespace_subresource:
-        namespace, parts = parts[1], parts[2:]
-    if not parts or len(parts) > 3:
-        raise not_found_path()
-    served = registry.resources.get((group, version, parts[0]))
-    if served is None:
-        creater = registry.create_only.get((group, version, parts[0]))
-        # A create-only resource has one route: its collection, in its scope.
-        resource_type = registry.catalogue.lookup(group, version, parts[0])
-        if (creater is None or resource_type is None or len(parts) > 1
-                or (namespace is not None) != resource_type.namespaced):
-            raise not_found_path()
-        return ResourceRequest(group, parts[0], None, namespace, None, None, creater)
-    if namespace is not None and not served.resource_type.namespaced:
-        raise not_found_path()
-    if namespace is None and served.resource_type.namespaced and len(parts) > 1:
-        raise not_found_path()  # across namespaces only a collection is served (list, watch)
-    name = parts[1] if len(parts) > 1 else None
-    sub = parts[2] if len(parts) > 2 else None
-    return ResourceRequest(group, parts[0], served, namespace, name, sub)
 
 
 #: The media types of object bodies (``codec_factory.go``; the custom resource handler lists the

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from fakeapi.http.access import request_attributes
+from fakeapi.http.request_info import request_attributes
 from fakeapi.http.pki import issue, new_ca
 from fakeapi.auth.authentication import (
     ANONYMOUS_USER,
