@@ -28,7 +28,8 @@ from typing import Any
 
 import httpx
 
-from fakeapi.http.request_info import request_attributes
+from fakeapi.http.access import request_attributes
+from fakeapi.http.request_info import request_info
 from fakeapi.server import Server, ServerConfig, create_app
 from fakeapi.auth.authentication import ADMIN_TOKEN, UserInfo
 from fakeapi.auth.authorization import RBAC, AccessControl, Attributes
@@ -41,6 +42,11 @@ from metrics_bench import call  # noqa: E402  (the ASGI call helper of the metri
 
 HERE = Path(__file__).parent
 JANE = UserInfo("jane", "", ("devs", "system:authenticated"))
+
+
+def _scope(path: str, query: bytes) -> dict[str, Any]:
+    """A GET's ASGI scope, as far as its ``RequestInfo`` reads it."""
+    return {"type": "http", "method": "GET", "path": path, "query_string": query, "headers": []}
 
 
 def per_call(fn: Callable[[], object], seconds: float) -> float:
@@ -75,9 +81,10 @@ async def in_process(seconds: float, bindings: int) -> None:
     rows = [
         ("authenticate: anonymous", lambda: authenticator.authenticate("", None)),
         ("authenticate: static token", lambda: authenticator.authenticate(f"Bearer {ADMIN_TOKEN}", None)),
-        ("request attributes (a named GET)", lambda: request_attributes(JANE, "GET", "/api/v1/namespaces/default/configmaps/x", b"")),
-        ("request attributes (a LIST with a field selector)", lambda: request_attributes(
-            JANE, "GET", "/api/v1/namespaces/default/pods", b"fieldSelector=metadata.name%3Dx&watch=1")),
+        ("request info + attributes (a named GET)", lambda: request_attributes(JANE, request_info(registry, _scope(
+            "/api/v1/namespaces/default/configmaps/x", b"")))),
+        ("request info + attributes (a LIST with a field selector)", lambda: request_attributes(JANE, request_info(
+            registry, _scope("/api/v1/namespaces/default/pods", b"fieldSelector=metadata.name%3Dx&watch=1")))),
         ("RBAC authorize: decision remembered", lambda: authorizer.authorize(attributes)),
     ]
     for name, fn in rows:

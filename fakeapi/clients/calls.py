@@ -28,7 +28,7 @@ class RequestInfo(Protocol):
     verb: str
     namespace: str  # "" for none
     name: str  # "" for none
-    resource: str  # plural[.group][/subresource]
+    group_resource: str  # plural[.group][/subresource]
     key: RequestKey
 
     def query_value(self, name: str) -> str: ...

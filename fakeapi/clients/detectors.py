@@ -253,23 +253,23 @@ class Detectors:
     def _list(self, call: Call, now: float) -> None:
         info, cost, client = call.info, call.cost, call.client.name
         if not info.query_value("continue"):  # later pages belong to the LIST that began them
-            key = (client, info.resource, info.namespace)
+            key = (client, info.group_resource, info.namespace)
             if _take(self._unresumed, key):  # instead of resuming
                 self._relisted(call, now - call.seconds, "list")
             self._listed[key] = min(self._listed.get(key, 0) + 1, MAX_PENDING)
             unpaged = self.config.unpaged_list
             if (cost.examined > unpaged.objects and not info.query_value("resourceVersion")
                     and info.query_value("limit") in ("", "0")):
-                self.findings.fire("unpaged-list", client, info.resource, now, {
+                self.findings.fire("unpaged-list", client, info.group_resource, now, {
                     "objects": cost.examined, "returned": cost.returned, "seconds": round(call.seconds, 6),
                 }, call.example())
             self._lock_step_list(call, now)
         scan = self.config.selector_scan
         if (cost.examined >= scan.examined and cost.examined >= scan.ratio * max(cost.returned, 1)
                 and (info.query_value("labelSelector") or info.query_value("fieldSelector"))):
-            span = self._scans.add((client, info.resource), now)
+            span = self._scans.add((client, info.group_resource), now)
             if span is not None:
-                self.findings.fire("selector-scan", client, info.resource, now, {
+                self.findings.fire("selector-scan", client, info.group_resource, now, {
                     "lists": scan.lists, "withinSeconds": round(span, 3), "examined": cost.examined,
                     "returned": cost.returned, "labelSelector": info.query_value("labelSelector"),
                     "fieldSelector": info.query_value("fieldSelector"),
@@ -279,14 +279,14 @@ class Detectors:
         """A watch begins: the watch of a LIST just made, or one that resumes a watch of the
         client's that ended, or one that starts over with the whole state (a relist)."""
         info = call.info
-        key = (call.client.name, info.resource, info.namespace)
+        key = (call.client.name, info.group_resource, info.namespace)
         if not _take(self._listed, key) and _take(self._unresumed, key) and _starts_with_state(call):
             self._relisted(call, call.started_at, "watch with the whole state")
 
     def _watch(self, call: Call, now: float) -> None:
         """A watch ended (``call.seconds`` is its lifetime)."""
         info, client = call.info, call.client.name
-        key = (client, info.resource, info.namespace)
+        key = (client, info.group_resource, info.namespace)
         self._unresumed[key] = min(self._unresumed.get(key, 0) + 1, MAX_PENDING)
         churn = self.config.watch_churn
         watcher = call.cost.watcher
@@ -295,7 +295,7 @@ class Detectors:
         if call.seconds < churn.lifetime and not (watcher is not None and watcher.ended_by_server):
             span = self._short_watches.add(key, now)
             if span is not None:
-                self.findings.fire("watch-churn", client, info.resource, now, {
+                self.findings.fire("watch-churn", client, info.group_resource, now, {
                     "watches": churn.watches, "withinSeconds": round(span, 3),
                     "lastLifetimeSeconds": round(call.seconds, 6), "namespace": info.namespace,
                 }, call.example())
@@ -304,9 +304,9 @@ class Detectors:
         info, client = call.info, call.client.name
         hot = self.config.hot_loop
         if call.cost.noop_write:
-            span = self._noop_writes.add((client, info.resource), now)
+            span = self._noop_writes.add((client, info.group_resource), now)
             if span is not None:
-                self.findings.fire("hot-loop", client, info.resource, now, {
+                self.findings.fire("hot-loop", client, info.group_resource, now, {
                     "rule": "no-op writes", "noopWrites": hot.noop_writes, "withinSeconds": round(span, 3),
                     "object": _object_name(call),
                 }, call.example())
@@ -315,11 +315,11 @@ class Detectors:
         if now >= self._writes_window_end:
             self._object_writes.clear()
             self._writes_window_end = now + hot.window
-        key = (client, info.resource, info.namespace, info.name)
+        key = (client, info.group_resource, info.namespace, info.name)
         writes = self._object_writes.get(key, 0) + 1
         self._object_writes[key] = writes
         if writes >= hot.writes:
-            self.findings.fire("hot-loop", client, info.resource, now, {
+            self.findings.fire("hot-loop", client, info.group_resource, now, {
                 "rule": "same object", "object": _object_name(call), "writes": writes,
                 "windowSeconds": hot.window,
             }, call.example())
@@ -327,18 +327,18 @@ class Detectors:
     def _conflict(self, call: Call, now: float) -> None:
         info, client = call.info, call.client.name
         storm = self.config.conflict_storm
-        span = self._conflicts.add((client, info.resource), now)
+        span = self._conflicts.add((client, info.group_resource), now)
         if span is not None:
-            self.findings.fire("conflict-storm", client, info.resource, now, {
+            self.findings.fire("conflict-storm", client, info.group_resource, now, {
                 "conflicts": storm.conflicts, "withinSeconds": round(span, 3), "object": _object_name(call),
             }, call.example())
 
     def _relisted(self, call: Call, at: float, how: str) -> None:
         info, client = call.info, call.client.name
         storm = self.config.relist_storm
-        span = self._relists.add((client, info.resource, info.namespace), at)
+        span = self._relists.add((client, info.group_resource, info.namespace), at)
         if span is not None:
-            self.findings.fire("relist-storm", client, info.resource, at, {
+            self.findings.fire("relist-storm", client, info.group_resource, at, {
                 "relists": storm.relists, "withinSeconds": round(span, 3), "last": how,
                 "namespace": info.namespace,
             }, call.example())
@@ -346,7 +346,7 @@ class Detectors:
     # ----------------------------------------------------------------- lock-step
 
     def _lock_step_list(self, call: Call, now: float) -> None:
-        resource = call.info.resource
+        resource = call.info.group_resource
         bursts = self._lock_step.get(resource)
         if bursts is None:
             bursts = self._lock_step[resource] = _Bursts(self.config.lock_step)

@@ -89,7 +89,7 @@ class ClientReport:
         if info.verb == "watch":
             self.detectors.watch_opened(call)
             client.open_watches.add(call)
-            usage = self.history.cell(UsageKey(client.name, "watch", info.resource, info.key.scope), now)
+            usage = self.history.cell(UsageKey(client.name, "watch", info.group_resource, info.key.scope), now)
             usage.requests += 1
             usage.watches_opened += 1
             usage.request_bytes += request_bytes
@@ -101,7 +101,7 @@ class ClientReport:
         call.status = status
         call.seconds = seconds
         info, cost = call.info, call.cost
-        usage = self.history.cell(UsageKey(call.client.name, info.verb, info.resource, info.key.scope), now)
+        usage = self.history.cell(UsageKey(call.client.name, info.verb, info.group_resource, info.key.scope), now)
         if info.verb == "watch":
             call.client.open_watches.discard(call)
             usage.watch_seconds += seconds
@@ -150,7 +150,7 @@ class ClientReport:
         for client in self.clients.values():
             for call in client.open_watches:
                 info = call.info
-                key = UsageKey(client.name, "watch", info.resource, info.key.scope)
+                key = UsageKey(client.name, "watch", info.group_resource, info.key.scope)
                 usage = cells.get(key)
                 if usage is None:
                     usage = cells[key] = Usage()
@@ -238,7 +238,7 @@ class ClientReport:
         counts: dict[tuple[str, str], int] = {}
         for client in self.clients.values():
             for call in client.open_watches:
-                counts[(client.name, call.info.resource)] = counts.get((client.name, call.info.resource), 0) + 1
+                counts[(client.name, call.info.group_resource)] = counts.get((client.name, call.info.group_resource), 0) + 1
         for (client_name, resource), n in counts.items():
             open_watches.add_metric([client_name, resource], n)
         yield open_watches

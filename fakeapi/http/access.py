@@ -4,9 +4,10 @@ order (``DefaultBuildHandlerChain``): who the request is (``Registry.authenticat
 what it asks (``Registry.authorizer``: 403 ``Forbidden`` with kube's message) — before any
 routing, so a request for something that does not exist is refused the same way.
 
-What the request asks is kube's ``RequestInfo`` (``requestinfo.go``), parsed from the path and
-query alone (``request_attributes``); it is built only when the authorizer can refuse something
-(with ``AlwaysAllow`` a request costs a scan of its headers and a dict lookup). The user is
+What the request asks is its ``RequestInfo`` (``request_info``: kube's ``requestinfo.go``, parsed
+once where the request entered), as the authorizer's attributes (``request_attributes``); they are
+made only when the authorizer can refuse something (with ``AlwaysAllow`` a request costs a scan of
+its headers and a dict lookup). The user is
 kept in the request's scope (``request_user``) and as the requester the strategies see
 (``fakeapi.machinery.requester``).
 
@@ -22,10 +23,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..machinery import requester
 from ..machinery.status import StatusError
 from ..auth.authentication import Authenticator, UserInfo
-from ..auth.authorization import AlwaysAllow, forbidden_error
+from ..auth.authorization import AlwaysAllow, Attributes, forbidden_error
 from ..auth.impersonation import impersonate
 from ..registry.registry import Registry
-from .request_info import request_attributes
+from .request_info import RequestInfo, request_info_of
 from .responses import status_response
 
 #: Where the request's user is kept in its ASGI scope.
@@ -63,7 +64,7 @@ class AccessMiddleware:
                 headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in scope["headers"]]
                 user = impersonate(user, headers, authorizer)
             if not authorizer.always_allows:
-                attributes = request_attributes(user, scope["method"], scope["path"], scope["query_string"])
+                attributes = request_attributes(user, request_info_of(scope))
                 verdict = authorizer.authorize(attributes)
                 if not verdict.allowed:
                     raise forbidden_error(attributes, verdict.reason)
@@ -97,3 +98,13 @@ def acting_user(authenticator: Authenticator, scope: Scope) -> UserInfo | None:
 def request_user(request: Request) -> UserInfo:
     """The user ``request`` acts as (authenticated, then impersonated)."""
     return request.scope[USER]  # type: ignore[no-any-return]
+
+
+def request_attributes(user: UserInfo, info: RequestInfo) -> Attributes:
+    """What ``user`` asks by the request ``info`` is, as the authorizer reads it
+    (``GetAuthorizerAttributes``): a resource request's verb, group, version, resource,
+    subresource, namespace and name; a non-resource request's verb and path."""
+    if not info.resource_request:
+        return Attributes(user, info.verb, False, path=info.path)
+    return Attributes(user, info.verb, True, path=info.path, api_group=info.api_group, api_version=info.api_version,
+                      namespace=info.namespace, resource=info.resource, subresource=info.subresource, name=info.name)

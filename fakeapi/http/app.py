@@ -41,6 +41,7 @@ from .negotiation import (
     negotiate_plain,
 )
 from .recovery import PanicRecovery
+from .request_info import RequestInfoFilter
 from .responses import (
     JSON,
     CHUNKED_TRANSPORT,
@@ -78,13 +79,16 @@ class _App(Starlette):
 
 def http_app(server: Any, lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]]) -> Starlette:
     """The HTTP surface of ``server`` (a ``fakeapi.server.Server``): every route, and the filters
-    each request passes through. Starlette runs the last added outermost: requests refused with
-    401 or 403 are measured too, and a failed handler is answered (and measured) like any request."""
+    each request passes through. Starlette runs the last added outermost: the request's
+    ``RequestInfo`` is made first, as kube's ``WithRequestInfo`` does, for every filter after it;
+    requests refused with 401 or 403 are measured too, and a failed handler is answered (and
+    measured) like any request."""
     app = _App(routes=_routes(), lifespan=lifespan)
     app.state.server = server
     app.add_middleware(AccessMiddleware, registry=server.registry)
     app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
                        clients=server.clients, limits=server.config.limits)
+    app.add_middleware(RequestInfoFilter, registry=server.registry)
     app.add_middleware(PanicRecovery)
     app.add_exception_handler(404, _no_route)
     app.add_exception_handler(405, _method_not_allowed)
@@ -193,16 +197,15 @@ async def _group_resources(request: Request) -> Response:
 
 
 async def _core(request: Request) -> Response:
-    server, params = served_by(request), request.path_params
-    return await resources.handle(server.registry, request, "", params["version"], params["rest"], server.faults)
+    server = served_by(request)
+    return await resources.handle(server.registry, request, server.faults)
 
 
 async def _grouped(request: Request) -> Response:
-    server, params = served_by(request), request.path_params
-    group = params["group"]
-    if not server.discovery.serves_group(group):
+    server = served_by(request)
+    if not server.discovery.serves_group(request.path_params["group"]):
         return page_not_found()  # no route under a group kube does not serve
-    return await resources.handle(server.registry, request, group, params["version"], params["rest"], server.faults)
+    return await resources.handle(server.registry, request, server.faults)
 
 
 #: kube-apiserver's answers on the service-account issuer's discovery endpoints are cacheable.

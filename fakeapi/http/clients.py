@@ -16,6 +16,7 @@ from starlette.routing import BaseRoute
 from ..clients import SORT_KEYS
 from ..machinery.golang import parse_duration
 from ..machinery.status import bad_request
+from .request_info import request_query
 from .responses import json_response, route, served_by, status_response
 
 PATH = "/fakeapi/v1/report"
@@ -26,7 +27,7 @@ def add_routes(routes: list[BaseRoute]) -> None:
 
 
 async def _report(request: Request) -> Response:
-    query = request.query_params
+    query = request_query(request)
     since_text = query.get("since")
     since = None
     if since_text:

@@ -23,34 +23,17 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from ..faults.engine import Faults
-from ..machinery.list_options import parse_bool
 from ..machinery.status import StatusError, bad_request, not_found
+from .request_info import RequestInfo, ResourceRequest
 from .responses import json_response, route, served_by, status_response
 
 PREFIX = "/fakeapi/v1/faults"
-#: The verb of a request without a name, by HTTP method (kube's ``RequestInfo``).
-_COLLECTION_VERBS = {"GET": "list", "POST": "create", "DELETE": "deletecollection"}
-_OBJECT_VERBS = {"GET": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete", "POST": "create"}
-
-
-def request_verb(request: Request, has_name: bool) -> str:
-    """kube's verb for a resource request: get, list, watch, create, update, patch, delete,
-    deletecollection."""
-    method = request.method
-    if has_name:
-        return _OBJECT_VERBS.get(method, method.lower())
-    verb = _COLLECTION_VERBS.get(method, method.lower())
-    if verb == "list" and parse_bool(request.query_params.get("watch", "false")):
-        return "watch"
-    return verb
-
-
-async def apply_request_faults(faults: Faults, request: Request, group: str, resource: str, namespace: str | None,
-                               has_name: bool) -> float:
+async def apply_request_faults(faults: Faults, info: RequestInfo, served: ResourceRequest) -> float:
     """The request hook, called only while ``faults.request_faults`` is non-empty and before
-    the handler does anything: sleeps the injected latency, then raises the injected error (so
-    a failed request changes nothing). Returns the per-item cost a LIST must pay (``slow_list``)."""
-    effect = faults.effect(request_verb(request, has_name), group, resource, namespace)
+    the handler does anything, for the request ``info`` of the resource ``served``, by kube's
+    verb: sleeps the injected latency, then raises the injected error (so a failed request
+    changes nothing). Returns the per-item cost a LIST must pay (``slow_list``)."""
+    effect = faults.effect(info.verb, served.group, served.resource, served.namespace)
     if effect.delay:
         await asyncio.sleep(effect.delay)
     if effect.error is not None:

@@ -1,7 +1,7 @@
 """kube-apiserver's self-defence in front of the resource handlers, as its generic filter chain
 applies it (``endpoints/filters/request_deadline.go``, ``server/filters/timeout.go``,
 ``server/filters/maxinflight.go``); ``MetricsMiddleware`` runs it for every resource request,
-which it has already parsed.
+from the request's ``RequestInfo``.
 
 * Deadline: a request that is not long-running (a watch is) must finish within
   ``--request-timeout`` (60 s), or the shorter ``timeout`` its query asks for (a Go duration; a
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from urllib.parse import parse_qs
 
 import orjson
 from starlette.types import Send
@@ -64,17 +63,14 @@ class Limits:
         return self.max_mutating_requests_inflight if mutating else self.max_requests_inflight
 
 
-def request_timeout(query_string: bytes, maximum: float) -> float:
+def request_timeout(timeout: str, maximum: float) -> float:
     """The seconds a non-long-running request has (``withRequestDeadline``): ``maximum`` (0: no
-    limit), or the ``timeout`` query parameter's when it is positive and shorter; a ``timeout``
-    Go cannot parse is the 400 kube sends."""
-    if b"timeout=" not in query_string:
-        return maximum or math.inf
-    values = parse_qs(query_string.decode("latin-1")).get("timeout")
-    if not values or not values[0]:
+    limit), or what its ``timeout`` query parameter asks (its first value, "" for none) when it
+    is positive and shorter; a ``timeout`` Go cannot parse is the 400 kube sends."""
+    if not timeout:
         return maximum or math.inf
     try:
-        asked = go_parse_duration(values[0]) / 1e9
+        asked = go_parse_duration(timeout) / 1e9
     except ValueError as err:
         raise bad_request(f"invalid timeout specified in the request URL - {err}") from None
     if asked > 0 and (not maximum or asked < maximum):

@@ -1,8 +1,8 @@
 """``/metrics`` and the middleware that measures resource requests: kube-apiserver's metrics
 (``fakeapi.metrics``) and, when the server keeps one, the per-client report
-(``fakeapi.clients``), both from the one ``RequestInfo`` parsed per request.
+(``fakeapi.clients``), both from the request's ``RequestInfo`` (``request_info``).
 
-It also applies kube's deadline and in-flight limits (``limits``), which need the same parse.
+It also applies kube's deadline and in-flight limits (``limits``), which read it too.
 
 The middleware is pure ASGI (Starlette's BaseHTTPMiddleware would buffer watch streams). A
 watch counts once it ends, with its whole duration, as in kube. For the client report it puts a
@@ -31,7 +31,7 @@ from ..registry import request_cost
 from ..registry.registry import Registry
 from .access import acting_user
 from .limits import PRIVILEGED_GROUP, Limits, request_timeout, send_timeout, send_too_many_requests
-from .request_info import go_query_string, request_info
+from .request_info import request_info_of
 from .responses import route, served_by, status_response
 
 _INITIAL_EVENTS_END = INITIAL_EVENTS_END_ANNOTATION.encode()
@@ -49,14 +49,12 @@ class MetricsMiddleware:
         self.limits = limits or Limits()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            scope["query_string"] = go_query_string(scope["query_string"])
-        info = request_info(self.registry, scope) if scope["type"] == "http" else None
-        if info is None:
+        info = request_info_of(scope) if scope["type"] == "http" else None
+        if info is None or info.key is None:  # not a request of a served resource: not measured
             await self.app(scope, receive, send)
             return
-        metrics = self.metrics
         key = info.key
+        metrics = self.metrics
         start = time.perf_counter()
         # Watches are long-running: counted in apiserver_longrunning_requests, not in flight,
         # and neither limited nor timed out.
@@ -66,7 +64,7 @@ class MetricsMiddleware:
         if not longrunning:
             limits = self.limits
             try:
-                timeout = request_timeout(scope["query_string"], limits.request_timeout)
+                timeout = request_timeout(info.query_value("timeout"), limits.request_timeout)
             except StatusError as err:
                 await status_response(err)(scope, receive, send)
                 return

@@ -42,6 +42,7 @@ from starlette.routing import BaseRoute
 from ..apis.catalogue import ResourceType
 from ..machinery.schema import definitions
 from ..registry.registry import Registry
+from .request_info import request_query
 from .responses import JSON, route, served_by
 
 Json = dict[str, Any]
@@ -600,7 +601,7 @@ async def _group_version(request: Request) -> Response:
     document = served_by(request).openapi.document(path)
     if document is None:
         return Response(headers=headers)  # kube drops getSingleGroupBytes' error: 200, no body
-    wanted = request.query_params.get("hash")
+    wanted = request_query(request).get("hash")
     if wanted and wanted != document.etag:
         location = server_relative_url(path, document.etag)
         return Response(status_code=301, media_type=JSON,

@@ -62,7 +62,7 @@ from .negotiation import (
 )
 from .protobuf_views import PARTIAL_OBJECT_METADATA as PROTOBUF_METADATA
 from .protobuf_views import ProtobufView, status_body, status_event
-from .request_info import ResourceRequest, parse_path
+from .request_info import ResourceRequest, request_info_of, request_query
 from .responses import CHUNKED_TRANSPORT, TRANSPORT, body_response, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
@@ -146,7 +146,7 @@ async def read_object(request: Request, target: BodyTarget, options: OptionsKind
     ``fieldValidation`` (``Strict`` makes them a 400), and whether the write is a dry run. The
     options are checked once the body is read, before it is decoded, as kube does."""
     media_type, raw = await read_body(request, OBJECT_MEDIA_TYPES)
-    policy, dry = validate_write_options(options, request.query_params)
+    policy, dry = validate_write_options(options, request_query(request))
     kind = target.kind
     if media_type == protobuf.MEDIA_TYPE:
         value: Any = protobuf.decode_body(raw, (target.group, target.versions[0], kind))
@@ -192,7 +192,7 @@ def with_warnings(response: Response, warnings: Sequence[str]) -> Response:
 
 def dry_run(request: Request) -> bool:
     """Whether an update (a subresource's PUT) is a dry run; its options checked as kube does."""
-    return validate_write_options("UpdateOptions", request.query_params)[1]
+    return validate_write_options("UpdateOptions", request_query(request))[1]
 
 
 class Output:
@@ -254,7 +254,7 @@ def output(request: Request, served: ResourceStore, target: str) -> Output:
     if convert is None:
         return Output(None, media_type)
     if convert.kind == "Table":
-        include_object = request.query_params.get("includeObject")
+        include_object = request_query(request).get("includeObject")
         error = validate_include_object(include_object)
         if error is not None:
             raise error
@@ -282,11 +282,11 @@ def _metadata_conversion_failed(served: ResourceStore, kind: str, target: str) -
 _INTERNAL_PACKAGES = {"": "core", "events.k8s.io": "core"}
 
 
-async def handle(registry: Registry, request: Request, group: str, version: str, rest: str,
-                 faults: Faults) -> Response:
-    """One request to a resource endpoint, with the ``Warning`` headers the write earned."""
+async def handle(registry: Registry, request: Request, faults: Faults) -> Response:
+    """One request to a resource endpoint (its ``RequestInfo`` says which), with the ``Warning``
+    headers the write earned."""
     with warning.recording() as warnings:
-        response = await _handle(registry, request, group, version, rest, faults)
+        response = await _handle(registry, request, faults)
     return with_warnings(response, warnings)
 
 
@@ -297,17 +297,18 @@ DEPRECATED_APIS = {
 }
 
 
-async def _handle(registry: Registry, request: Request, group: str, version: str, rest: str,
-                  faults: Faults) -> Response:
+async def _handle(registry: Registry, request: Request, faults: Faults) -> Response:
+    info = request_info_of(request.scope)
     try:
-        req = parse_path(registry, group, version, rest)
+        req = info.served
+        if req is None:
+            raise not_found_path()
         collection_get = request.method == "GET" and req.name is None and req.creater is None
         check_route_accepts(request.headers.get("accept"), COLLECTION_GET_MEDIA_TYPES if collection_get else ROUTE_MEDIA_TYPES)
-        if DEPRECATED_APIS and (deprecation := DEPRECATED_APIS.get((group, version, req.resource))):
+        if DEPRECATED_APIS and (deprecation := DEPRECATED_APIS.get((req.group, info.api_version, req.resource))):
             warning.add(deprecation)
         # The fault hook: with no request fault active, one truthiness test is all it costs.
-        per_item = await apply_request_faults(faults, request, req.group, req.resource, req.namespace, req.name is not None) \
-            if faults.request_faults else 0.0
+        per_item = await apply_request_faults(faults, info, req) if faults.request_faults else 0.0
         if req.creater is not None:
             return await _create_only(registry, request, req.creater, (req.group, req.resource), req.namespace, None, "")
         if req.subresource is not None:
@@ -318,11 +319,11 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
         if method == "GET":
             if name is not None:
                 out = output(request, served, "object")
-                problem = parse_resource_version(request.query_params.get("resourceVersion") or "0")[1]
+                problem = parse_resource_version(info.query.get("resourceVersion") or "0")[1]
                 if problem:  # the storage's Get passes the versioner's error on unclassified
                     raise unclassified_error(problem)
                 return out.respond(served.get(ns, name, out.view))
-            opts = ListOptions.from_query(request.query_params)
+            opts = ListOptions.from_query(info.query)
             opts.validate()  # kube's ListResource validates the options before it negotiates
             if opts.watch:
                 return await watch(served, ns, opts, output(request, served, "object"), request.scope.get(TRANSPORT),
@@ -352,7 +353,7 @@ async def _handle(registry: Registry, request: Request, group: str, version: str
             options = await _delete_options(request)
             if name is None:
                 out = output(request, served, "list")
-                opts = ListOptions.from_query(request.query_params)
+                opts = ListOptions.from_query(info.query)
                 return out.respond(served.delete_collection(ns, opts, options,
                                                             gc_finalizers=registry.garbage_collection, view=out.view))
             out = output(request, served, "object")
@@ -450,7 +451,7 @@ async def _patch(request: Request, served: ResourceStore, ns: str | None, name: 
         if err.code == 415 and not served.resource_type.custom:
             raise _ROUTE_UNSUPPORTED from None
         raise
-    query = request.query_params
+    query = request_query(request)
     is_apply = media_type == patching.APPLY_PATCH
     validation, dry = validate_write_options("PatchOptions", query, patch_type=media_type)
     written_to = None if dry or sub == "scale" else served
@@ -466,7 +467,7 @@ async def _patch(request: Request, served: ResourceStore, ns: str | None, name: 
 def field_manager(request: Request) -> str:
     """The request's field manager: ``fieldManager``, else the User-Agent's product name
     (``prefixFromUserAgent``: ``kubectl`` of ``kubectl/v1.32.4 (linux/amd64) ...``)."""
-    return request.query_params.get("fieldManager") or request.headers.get("user-agent", "").split("/")[0][:128]
+    return request_query(request).get("fieldManager") or request.headers.get("user-agent", "").split("/")[0][:128]
 
 
 async def _delete_options(request: Request) -> DeleteOptions:
@@ -475,7 +476,7 @@ async def _delete_options(request: Request) -> DeleteOptions:
     if int(request.headers.get("content-length") or 0):
         media_type, raw = await read_body(request, OBJECT_MEDIA_TYPES)
         body = from_body(decode_object(media_type, raw), raw) if raw else None
-    return DeleteOptions.parse(body, request.query_params)
+    return DeleteOptions.parse(body, request_query(request))
 
 
 async def watch(served: ResourceStore, namespace: str | None, opts: ListOptions, out: Output,

@@ -5,12 +5,14 @@ the same answers against a real kube-apiserver)."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from fakeapi.http.request_info import request_attributes
+from fakeapi.http.access import request_attributes
 from fakeapi.http.pki import issue, new_ca
+from fakeapi.http.request_info import request_info
 from fakeapi.auth.authentication import (
     ANONYMOUS_USER,
     UserInfo,
@@ -69,6 +71,16 @@ def test_rule_matching(rule: PolicyRule, attributes: Attributes, allowed: bool) 
     assert rule.allows(attributes) is allowed
 
 
+#: A registry serving nothing: the attributes are kube's of any path, served or not.
+_NOTHING_SERVED = SimpleNamespace(resources={}, create_only={})
+
+
+def _attributes(method: str, path: str, query: bytes) -> Attributes:
+    """JANE's attributes of a request, from its ``RequestInfo``."""
+    scope = {"type": "http", "method": method, "path": path, "query_string": query, "headers": []}
+    return request_attributes(JANE, request_info(_NOTHING_SERVED, scope))  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(("method", "path", "query", "expected"), [
     ("GET", "/api/v1/namespaces/ns/pods", b"", ("list", "", "pods", "", "", "ns")),
     ("GET", "/api/v1/namespaces/ns/pods", b"watch=true", ("watch", "", "pods", "", "", "ns")),
@@ -86,7 +98,7 @@ def test_rule_matching(rule: PolicyRule, attributes: Attributes, allowed: bool) 
     ("GET", "/api/v1/proxy/namespaces/ns/pods/web/x", b"", ("proxy", "", "pods", "", "web", "ns")),
 ])
 def test_request_attributes(method: str, path: str, query: bytes, expected: tuple[str, ...]) -> None:
-    attributes = request_attributes(JANE, method, path, query)
+    attributes = _attributes(method, path, query)
     assert attributes.resource_request
     assert (attributes.verb, attributes.api_group, attributes.resource, attributes.subresource, attributes.name,
             attributes.namespace) == expected
@@ -94,7 +106,7 @@ def test_request_attributes(method: str, path: str, query: bytes, expected: tupl
 
 @pytest.mark.parametrize("path", ["/healthz", "/api", "/api/v1", "/apis/apps", "/apis/apps/v1", "/version", "/"])
 def test_non_resource_attributes(path: str) -> None:
-    attributes = request_attributes(JANE, "GET", path, b"")
+    attributes = _attributes("GET", path, b"")
     assert not attributes.resource_request and attributes.verb == "get" and attributes.path == path
 
 
