@@ -22,7 +22,8 @@ from ..faults.engine import Faults
 from ..machinery import patch as patching
 from ..machinery import serializer, warning
 from ..machinery.delete_options import DeleteOptions, from_body
-from ..machinery.field_validation import OptionsKind, check_custom_fields, check_fields
+from ..machinery.field_validation import FieldValidation, OptionsKind, check_custom_fields, check_fields
+from ..machinery.gojson import may_repeat_keys
 from ..machinery.list_options import ListOptions, parse_bool, parse_resource_version
 from ..machinery.write_options import validate_write_options
 from ..machinery.schema import Schema
@@ -144,7 +145,9 @@ async def read_object(request: Request, target: BodyTarget, options: OptionsKind
     """A create or update body of ``target``, decoded as kube's handlers decode it, the
     ``Warning`` headers its unknown or duplicate fields earn under the request's
     ``fieldValidation`` (``Strict`` makes them a 400), and whether the write is a dry run. The
-    options are checked once the body is read, before it is decoded, as kube does."""
+    options are checked once the body is read, before it is decoded, as kube does. The body is
+    decoded once; its strict errors are found in the decoded object, or in a JSON body's members
+    where it may repeat a key (``field_validation``)."""
     media_type, raw = await read_body(request, OBJECT_MEDIA_TYPES)
     policy, dry = validate_write_options(options, request_query(request))
     kind = target.kind
@@ -153,21 +156,22 @@ async def read_object(request: Request, target: BodyTarget, options: OptionsKind
         duplicates: list[str] = []
     else:
         value, duplicates = serializer.decode_value(raw, media_type, kind)
+    # Told from the value as decoded, before its kind and version are filled in.
+    repeating = raw if media_type == JSON and policy is not FieldValidation.IGNORE \
+        and may_repeat_keys(raw, value) else None
     obj = serializer.decode_object(value, raw, group=target.group, versions=target.versions, kind=kind,
                                    custom=target.custom)
     version = str(obj.get("apiVersion", "")).rpartition("/")[2]
     warnings: list[str] = []
     if target.structural is not None:
-        warnings = check_custom_fields(policy, raw if media_type == JSON else None,
-                                       lambda: _pruned_fields(obj, target), obj["kind"], version, duplicates)
+        warnings = check_custom_fields(policy, repeating, lambda: _pruned_fields(obj, target), obj["kind"], version,
+                                       duplicates)
     # A protobuf body has no unknown or repeated fields to report: kube's codec factory gives
     # protobuf no strict decoder (its StrictSerializer is the plain one), whatever the policy.
     elif media_type != protobuf.MEDIA_TYPE:
         if media_type == JSON:
             serializer.check_number_literals(raw, obj)
-        if target.schema is not None:
-            json_raw = raw if media_type == JSON else orjson.dumps(obj)
-            warnings = check_fields(policy, json_raw, target.schema, kind, version, duplicates)
+        warnings = check_fields(policy, obj, target.schema, kind, version, duplicates, repeating)
     serializer.check_group_version(obj, target.group, target.versions)
     return obj, warnings, dry
 

@@ -9,10 +9,14 @@ field's path (``spec.template.spec.containers[0].bogus``, map keys joined like f
 once, in document order, and at most 100 are kept. Types that decode themselves from the raw
 bytes (``RawExtension``, ``FieldsV1``, ``JSON``, ``Patch``) are not looked into at all.
 
-Duplicates exist only in the bytes (a decoded dict keeps the last value), so the body is parsed
-again here, as Go reads it, keeping every member in order (``loads_pairs``); the caller skips
-that parse when the policy is ``Ignore``. A custom resource's body is unmarshalled into a map: its
-strict errors are its repeated keys, then the unknown fields its pruning reports
+The body is decoded once, and its strict errors are found in the decoded object: its members in
+document order. Duplicates exist only in the bytes (a decoded dict keeps the last value), but a
+body rarely repeats a key, and whether it does not is quick to tell from the bytes and the
+decoded value (``gojson.may_repeat_keys``); only a JSON body that may is parsed again, as Go
+reads it, keeping every member in order (``loads_pairs``), and its members are what is checked.
+A YAML body's repeated keys are its strict decoder's own errors. The caller looks for nothing
+when the policy is ``Ignore``. A custom resource's body is unmarshalled into a map: its strict
+errors are its repeated keys, then the unknown fields its pruning reports
 (``check_custom_fields``).
 """
 
@@ -80,16 +84,16 @@ def strict_error(what: str, path: str) -> str:
 
 
 def strict_decoding_errors(body: bytes, schema: Schema) -> list[str]:
-    """The unknown and duplicate fields of a JSON body, as kube words them:
-    ``unknown field "spec.foo"``, ``duplicate field "spec.replicas"`` (see the module doc)."""
-    found: _Found = {}
-    _check(loads_pairs(body, _Members), schema, "", found, PART_LEVELS)
-    return [strict_error(what, path) for what, path in found][:MAX_ERRORS]
+    """The unknown and duplicate fields of a JSON body that may repeat a key, as kube words
+    them: ``unknown field "spec.foo"``, ``duplicate field "spec.replicas"`` (see the module
+    doc), from its members as Go reads them."""
+    return object_strict_errors(loads_pairs(body, _Members), schema)
 
 
-def object_strict_errors(obj: Mapping[str, Any], schema: Schema) -> list[str]:
-    """``strict_decoding_errors`` of a decoded object's JSON (a patch's result), without
-    encoding and parsing it: it repeats no member, and its unknown fields come in its order."""
+def object_strict_errors(obj: Mapping[str, Any] | _Members, schema: Schema) -> list[str]:
+    """The unknown and duplicate fields of a decoded object that repeats no member (a body
+    that repeats none, a patch's result): its unknown fields in its order; or of an object's
+    members, repeats kept (``strict_decoding_errors``)."""
     found: _Found = {}
     _check(obj, schema, "", found, PART_LEVELS)
     return [strict_error(what, path) for what, path in found][:MAX_ERRORS]
@@ -120,28 +124,32 @@ def _object_meta_schema() -> Schema:
     return Schema(defs["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"], defs)
 
 
-def check_fields(policy: FieldValidation, body: bytes, schema: Schema | None, kind: str, version: str,
-                 decoder_errors: Sequence[str] = ()) -> list[str]:
-    """Apply ``policy`` to the JSON body of a create or update of ``kind`` in ``version`` (the
-    body's ``apiVersion``'s version): the ``Warning`` header values to send with the response
-    (``Warn``), or raises the 400 kube's create and update handlers send (``Strict``). Nothing is
-    parsed for ``Ignore`` or a kind without a schema. ``decoder_errors`` are the strict YAML
-    decoder's own (repeated keys, ``line 3: key "data" already set in map``): one error under
-    Strict, as goyaml returns them, a warning each under Warn (``parseYAMLWarnings``)."""
+def check_fields(policy: FieldValidation, obj: Mapping[str, Any], schema: Schema | None, kind: str, version: str,
+                 decoder_errors: Sequence[str] = (), repeating: bytes | None = None) -> list[str]:
+    """Apply ``policy`` to the decoded body ``obj`` of a create or update of ``kind`` in
+    ``version`` (the body's ``apiVersion``'s version): the ``Warning`` header values to send with
+    the response (``Warn``), or raises the 400 kube's create and update handlers send
+    (``Strict``). ``repeating``: the bytes of a JSON body that may repeat a key
+    (``gojson.may_repeat_keys``), whose members are checked instead. Nothing is looked for under
+    ``Ignore`` or for a kind without a schema. ``decoder_errors`` are the strict YAML decoder's
+    own (repeated keys, ``line 3: key "data" already set in map``): one error under Strict, as
+    goyaml returns them, a warning each under Warn (``parseYAMLWarnings``)."""
     if policy is FieldValidation.IGNORE or schema is None:
         return []
-    return _apply(policy, strict_decoding_errors(body, schema), kind, version, decoder_errors)
+    errors = strict_decoding_errors(repeating, schema) if repeating is not None else object_strict_errors(obj, schema)
+    return _apply(policy, errors, kind, version, decoder_errors)
 
 
-def check_custom_fields(policy: FieldValidation, body: bytes | None, unknown_fields: Callable[[], list[str]],
+def check_custom_fields(policy: FieldValidation, repeating: bytes | None, unknown_fields: Callable[[], list[str]],
                         kind: str, version: str, decoder_errors: Sequence[str] = ()) -> list[str]:
     """``check_fields`` for a custom resource, whose decoder unmarshals the body into a map
-    (strict errors: the repeated keys of a JSON ``body``; a YAML body's are its
-    ``decoder_errors``), then reports the paths of the ``unknown_fields`` its pruning finds
-    (``schemaCoercingDecoder``). Nothing is looked for under ``Ignore``."""
+    (strict errors: the repeated keys of a JSON body that may repeat one, ``repeating``; a YAML
+    body's are its ``decoder_errors``), then reports the paths of the ``unknown_fields`` its
+    pruning finds (``schemaCoercingDecoder``). Nothing is looked for under ``Ignore``."""
     if policy is FieldValidation.IGNORE:
         return []
-    errors = [strict_error("duplicate", path) for path in repeated_keys(body)][:MAX_ERRORS] if body is not None else []
+    errors = [strict_error("duplicate", path) for path in repeated_keys(repeating)][:MAX_ERRORS] \
+        if repeating is not None else []
     errors += [strict_error("unknown", path) for path in unknown_fields()]
     return _apply(policy, errors, kind, version, decoder_errors)
 

@@ -560,6 +560,42 @@ def repeated_keys(data: bytes) -> list[str]:
     return list(repeated)
 
 
+def may_repeat_keys(data: bytes, value: Any) -> bool:
+    """Whether an object of the valid JSON document ``data``, decoded as ``value`` (as it was
+    decoded: nothing added), may repeat a key; False only when it surely repeats none, told at C
+    speed: ``data`` is ``value`` as orjson encodes it (compact, members in order: what Go's
+    encoding/json writes of most objects, client-go's bodies), or its members, counted in its
+    bytes and in that encoding alike (``_member_count``), are as many as ``value``'s. A document
+    this does not vouch for (one that repeats a key, or where counting is not sure) is for
+    ``loads_pairs`` or ``repeated_keys`` to read."""
+    try:
+        encoded = orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError: a value orjson does not encode
+        return True
+    if encoded == data:  # the encoding of a decoded value, whose objects repeat no key
+        return False
+    members = _member_count(data)
+    return members is None or members != _member_count(encoded)
+
+
+#: A key spaced from its colon.
+_SPACED_KEY = re.compile(rb'"[ \t\r\n]+:')
+
+
+def _member_count(data: bytes) -> int | None:
+    """The members of every object of a valid JSON document: each ends with its key's closing
+    quote and a colon (``":``), and a quote inside a string is escaped (``\\"``); None where
+    counting so is not sure: a quote preceded by two backslashes (an escaped backslash, then
+    maybe a key's closing quote), a key spaced from its colon. (Single bytes are looked for
+    first: their search is the fastest.)"""
+    escaped = b"\\" in data
+    if escaped and b'\\\\"' in data:
+        return None
+    if (b" " in data or b"\n" in data or b"\t" in data or b"\r" in data) and _SPACED_KEY.search(data):
+        return None
+    return data.count(b'":') - (data.count(b'\\":') if escaped else 0)
+
+
 def member_path(path: str, key: str) -> str:
     """The path of member ``key`` of the object at ``path`` as strict decoding names it
     (``spec.size``; a member of the document itself is its key)."""

@@ -35,7 +35,8 @@ def errors_of(body: str) -> str:
     return "strict decoding error: " + ", ".join(errors) if errors else "OK"
 
 
-@pytest.mark.parametrize(("body", "expected"), [
+#: Bodies and what kube's strict decoding reports of them.
+_KUBE_STRICT_CASES = [
     ('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"a":"1"},"foo":1}',
      'strict decoding error: unknown field "foo"'),
     ('{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"},"spec":{"foo":1,"replicas":1,"replicas":2,'
@@ -79,7 +80,10 @@ def errors_of(body: str) -> str:
      '"bogus":1}}}}}]}}',
      'strict decoding error: unknown field "spec.versions[0].subresources.status.x", '
      'unknown field "spec.versions[0].schema.openAPIV3Schema.properties.a.bogus"'),
-])
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), _KUBE_STRICT_CASES)
 def test_strict_decoding_errors_match_kube(body: str, expected: str) -> None:
     assert errors_of(body) == expected
 
@@ -140,7 +144,8 @@ UNKNOWN = b'{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"},
 
 def test_strict_is_the_create_and_update_handlers_400() -> None:
     with pytest.raises(StatusError) as raised:
-        check_fields(FieldValidation.STRICT, UNKNOWN, kind_schema("apps", "v1", "Deployment"), "Deployment", "v1")
+        check_fields(FieldValidation.STRICT, json.loads(UNKNOWN), kind_schema("apps", "v1", "Deployment"), "Deployment",
+                     "v1", repeating=UNKNOWN)
     assert raised.value.code == 400
     assert raised.value.to_dict()["reason"] == "BadRequest"
     assert raised.value.to_dict()["message"] == (
@@ -149,15 +154,16 @@ def test_strict_is_the_create_and_update_handlers_400() -> None:
 
 
 def test_warn_is_one_warning_header_per_error() -> None:
-    headers = check_fields(FieldValidation.WARN, UNKNOWN, kind_schema("apps", "v1", "Deployment"), "Deployment", "v1")
+    headers = check_fields(FieldValidation.WARN, json.loads(UNKNOWN), kind_schema("apps", "v1", "Deployment"),
+                           "Deployment", "v1", repeating=UNKNOWN)
     assert headers == ['299 - "unknown field \\"spec.foo\\""', '299 - "duplicate field \\"spec.replicas\\""']
 
 
 def test_ignore_and_schemaless_kinds_report_nothing() -> None:
     schema = kind_schema("apps", "v1", "Deployment")
-    assert check_fields(FieldValidation.IGNORE, b"not even json", schema, "Deployment", "v1") == []
-    assert check_fields(FieldValidation.STRICT, UNKNOWN, None, "Deployment", "v1") == []
-    assert check_fields(FieldValidation.STRICT, b'{"metadata":{"name":"a"}}', schema, "Deployment", "v1") == []
+    assert check_fields(FieldValidation.IGNORE, {}, schema, "Deployment", "v1", repeating=b"not even json") == []
+    assert check_fields(FieldValidation.STRICT, json.loads(UNKNOWN), None, "Deployment", "v1", repeating=UNKNOWN) == []
+    assert check_fields(FieldValidation.STRICT, {"metadata": {"name": "a"}}, schema, "Deployment", "v1") == []
 
 
 def test_warning_header_escapes_quotes_and_backslashes() -> None:
@@ -236,3 +242,106 @@ def test_strict_patch_errors_with_or_without_the_quick_look(patch: bytes, patch_
     quick = outcome()
     monkeypatch.setattr(patching, "_object_without_repeats", lambda patch: False)
     assert quick == outcome()
+
+
+def _repeats_a_key(body: bytes) -> bool:
+    """Whether any object of a JSON body repeats a key, as Go reads it (the slow, sure way)."""
+    from fakeapi.machinery.gojson import repeated_keys
+    return bool(repeated_keys(body))
+
+
+_POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {
+    "name": "web-0", "labels": {"app": "web", "tier": "front"},
+    "annotations": {"kubectl.kubernetes.io/last-applied-configuration":
+                    '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-0","name":"again"},"spec":{}}\n',
+                    "quoted": 'a "quoted": value', "é": "\u00e9 \\ x"}},
+    "spec": {"containers": [{"name": "c", "image": "x", "env": [{"name": "A", "value": "1"}],
+                             "ports": [{"containerPort": 80}]}],
+             "nodeSelector": {"a": "b"}, "bogus": {"x": [1, {"y": 2}]}}}
+#: The bodies the one-pass decoding is checked on: every body kube's answers are known for,
+#: and a pod written compactly, with Python's separators, indented, with keys spaced from their
+#: colons, with escapes; repeating keys at several depths or none (a string holding repeated
+#: keys repeats none).
+_ONE_PASS_BODIES = [
+    *(body.encode() for body, _expected in _KUBE_STRICT_CASES),
+    json.dumps(_POD, separators=(",", ":")).encode(),
+    json.dumps(_POD).encode(),
+    json.dumps(_POD, indent=2).encode(),
+    json.dumps(_POD, indent="\t", separators=(" ,", " : ")).encode(),
+    json.dumps(_POD | {"metadata": {"name": "web-0", "annotations": {"quote\\": "1", "key\":": "ends in \\\\"}}}).encode(),
+    b'{"apiVersion":"v1","kind":"Pod","apiVersion":"v1","metadata":{"name":"a"}}',
+    b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","labels":{"x":"1","x":"1"}}}',
+    b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","env":'
+    b'[{"name":"A","name":"B","valueFrom":{"fieldRef":{"fieldPath":"x","fieldPath":"y"}}}]}]}}',
+    b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"bogus":1,"bogus":{"deep":1,"deep":2}}}',
+    b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","annotations":{"k\\\\":"1","k\\\\":"2"}}}',
+    b'{"apiVersion" : "v1", "kind" : "Pod", "metadata" : {"name" : "a", "name" : "b"}}',
+    b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","annotations":{"\\u0061":"1","a":"2"}}}',
+]
+
+
+@pytest.mark.parametrize("body", _ONE_PASS_BODIES)
+def test_one_pass_strict_decoding_finds_what_reading_the_body_again_finds(body: bytes) -> None:
+    """A JSON body decoded once: its strict errors found in the decoded value, or in its members
+    read again only where it may repeat a key, are those of reading its members again always;
+    and it may repeat one wherever it does."""
+    from fakeapi.machinery.gojson import loads, may_repeat_keys
+
+    value = loads(body)
+    group, _, version = value["apiVersion"].rpartition("/")
+    schema = kind_schema(group, version, value["kind"])
+    assert schema is not None
+    repeats = may_repeat_keys(body, value)
+    assert repeats or not _repeats_a_key(body)
+    for policy in (FieldValidation.WARN, FieldValidation.IGNORE):
+        one_pass = check_fields(policy, value, schema, value["kind"], "v1", repeating=body if repeats else None)
+        expected = [] if policy is FieldValidation.IGNORE else \
+            [warning_header(error) for error in strict_decoding_errors(body, schema)]
+        assert one_pass == expected
+
+
+@pytest.mark.parametrize("body", [json.dumps(_POD, separators=(",", ":")).encode(), json.dumps(_POD).encode(),
+                                  json.dumps(_POD, indent=2).encode(), b'{"a":"\\"\\":\\"\\":"}'])
+def test_a_body_repeating_no_key_is_parsed_once(body: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The quick look vouches for a body repeating no key, however it is spaced or escaped: its
+    members are not read again."""
+    from fakeapi.machinery import field_validation
+    from fakeapi.machinery.gojson import loads, may_repeat_keys
+
+    assert not may_repeat_keys(body, loads(body))
+    monkeypatch.setattr(field_validation, "loads_pairs", None)  # read again, it would fail
+    value = loads(body)
+    if "kind" in value:
+        assert check_fields(FieldValidation.WARN, value, kind_schema("", "v1", "Pod"), "Pod", "v1") == [
+            '299 - "unknown field \\"spec.bogus\\""']
+
+
+@pytest.mark.parametrize("body", [
+    b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  labels: {x: '1', x: '2'}\nspec:\n  bogus: 1\n"
+    b"  containers:\n  - name: c\n    image: x\n    extra: true\n",
+    b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {a: '1'}\nfoo: 1\nfoo: 2\n",
+    b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"Data":{"b":"2"}}',
+    b"apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, image: x}]}\n",
+])
+def test_a_yaml_body_is_checked_as_decoded(body: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A YAML body's strict errors are its decoder's (repeated keys), then those of the decoded
+    value, walked as it is: what encoding it as JSON and reading that again found."""
+    import orjson
+
+    from fakeapi.machinery import field_validation
+    from fakeapi.machinery.goyaml import yaml_to_json
+
+    value, decoder_errors = yaml_to_json(body)
+    schema = kind_schema("", "v1", value["kind"])
+    assert schema is not None
+    expected = [warning_header(error)
+                for error in (*decoder_errors, *strict_decoding_errors(orjson.dumps(value), schema))]
+    monkeypatch.setattr(field_validation, "loads_pairs", None)  # the value is not encoded and read again
+    assert check_fields(FieldValidation.WARN, value, schema, value["kind"], "v1", decoder_errors) == expected
+    with pytest.raises(StatusError) if expected else _no_error():
+        check_fields(FieldValidation.STRICT, value, schema, value["kind"], "v1", decoder_errors)
+
+
+def _no_error():  # type: ignore[no-untyped-def]
+    import contextlib
+    return contextlib.nullcontext()
