@@ -23,14 +23,21 @@ def default_class(admission: Admission, group: str, kind: str, annotations: tupl
     return defaults[0]
 
 
+def name_default_class(admission: Admission, obj: Json, field: str, class_annotation: str, group: str, kind: str,
+                       default_annotations: tuple[str, ...]) -> None:
+    """A new object that names no class, by ``spec.<field>`` or by ``class_annotation``, gets
+    the default class's name in ``spec.<field>``, if there is a default class."""
+    spec = obj.setdefault("spec", {})
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
+    if spec.get(field) is not None or class_annotation in annotations:
+        return
+    chosen = default_class(admission, group, kind, default_annotations)
+    if chosen is not None:
+        spec[field] = chosen["metadata"]["name"]
+
+
 @mutating("", "PersistentVolumeClaim")
 def default_storage_class(admission: Admission, claim: Json, old: Json | None, subresource: str | None) -> None:
-    if old is not None or subresource is not None:
-        return
-    spec = claim.setdefault("spec", {})
-    annotations = (claim.get("metadata") or {}).get("annotations") or {}
-    if spec.get("storageClassName") is not None or _BETA_CLASS_ANNOTATION in annotations:
-        return
-    chosen = default_class(admission, "storage.k8s.io", "StorageClass", _DEFAULT_ANNOTATIONS)
-    if chosen is not None:
-        spec["storageClassName"] = chosen["metadata"]["name"]
+    if old is None and subresource is None:
+        name_default_class(admission, claim, "storageClassName", _BETA_CLASS_ANNOTATION, "storage.k8s.io",
+                           "StorageClass", _DEFAULT_ANNOTATIONS)
