@@ -23,7 +23,7 @@ from functools import cache
 from ..apis.catalogue import default_catalogue
 from ..apis.core.resources import pod_resources
 from ..apis.core.strategy import pod_qos_class
-from ..apis.core.validation_common import is_extended_resource
+from ..apis.core.validation_common import is_extended_resource, is_native_resource
 from ..machinery.quantity import Quantity, decode
 from ..machinery.selectors import LabelRequirement
 from . import Admission, Json, refusal, validating_all
@@ -174,8 +174,7 @@ def _is_extended_resource_for_quota(name: str) -> bool:
     (has a domain other than kubernetes.io) or of a device class."""
     if not name.startswith("requests."):
         return False
-    native = "/" not in name or "kubernetes.io/" in name
-    return not native or name.startswith("requests.deviceclass.resource.kubernetes.io/")
+    return not is_native_resource(name) or name.startswith("requests.deviceclass.resource.kubernetes.io/")
 
 
 def _terminating(pod: Json) -> bool:

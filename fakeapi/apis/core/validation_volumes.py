@@ -85,6 +85,16 @@ def _validate_key_to_path(item: Json, path: str) -> list[FieldError]:
     return errors + _validate_file_mode(item.get("mode"), child(path, "mode"))
 
 
+def _validate_keys_volume_source(source: Json, path: str, name_field: str) -> list[FieldError]:
+    """``validateSecretVolumeSource`` and ``validateConfigMapVolumeSource``: the object named,
+    the default mode, and each key projected to a path."""
+    errors = required_fields(source, path, name_field)
+    errors += _validate_file_mode(source.get("defaultMode"), child(path, "defaultMode"))
+    for i, item in enumerate(list_field(source, "items")):
+        errors += _validate_key_to_path(item, index(child(path, "items"), i))
+    return errors
+
+
 def validate_object_field_selector(selector: Json, expressions: Sequence[str], path: str) -> list[FieldError]:
     """``validateObjectFieldSelector``."""
     api_version = str_field(selector, "apiVersion")
@@ -326,11 +336,7 @@ def validate_volume_source(volume: Json, path: str, pod_meta: Json | None,
         errors += required_fields(source, child(path, "awsElasticBlockStore"), "volumeID")
         errors += validate_partition(source, child(path, "awsElasticBlockStore"))
     if (source := one("secret")) is not None:
-        source_path = child(path, "secret")
-        errors += required_fields(source, source_path, "secretName")
-        errors += _validate_file_mode(source.get("defaultMode"), child(source_path, "defaultMode"))
-        for i, item in enumerate(list_field(source, "items")):
-            errors += _validate_key_to_path(item, index(child(source_path, "items"), i))
+        errors += _validate_keys_volume_source(source, child(path, "secret"), "secretName")
     if (source := one("nfs")) is not None:
         errors += required_fields(source, child(path, "nfs"), "server", "path")
         if not str_field(source, "path").startswith("/"):
@@ -399,11 +405,7 @@ def validate_volume_source(volume: Json, path: str, pod_meta: Json | None,
     if (source := one("flexVolume")) is not None:
         errors += validate_flex_volume(source, child(path, "flexVolume"))
     if (source := one("configMap")) is not None:
-        source_path = child(path, "configMap")
-        errors += required_fields(source, source_path, "name")
-        errors += _validate_file_mode(source.get("defaultMode"), child(source_path, "defaultMode"))
-        for i, item in enumerate(list_field(source, "items")):
-            errors += _validate_key_to_path(item, index(child(source_path, "items"), i))
+        errors += _validate_keys_volume_source(source, child(path, "configMap"), "name")
     if (source := one("azureFile")) is not None:
         errors += required_fields(source, child(path, "azureFile"), "secretName", "shareName")
     if (source := one("vsphereVolume")) is not None:
