@@ -1,0 +1,106 @@
+"""Admission webhooks on fakeapi alone, where the differential suite (tests/kasdiff/test_webhooks.py)
+cannot put the real kube-apiserver beside it: a webhook reached through a Service and its
+EndpointSlice (kube-apiserver resolves a Service to its endpoints with
+``--enable-aggregator-routing``, which the suite's oracle does not run with), and a slow webhook
+costing only the requests it matches while the event loop serves the others."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+
+import httpx
+import orjson
+import pytest
+from webhook_server import WebhookServer
+
+from fakeapi.admission.webhook.client import WebhookClients
+from fakeapi.testing import FakeAPI
+from fakeapi.testing.eventually import eventually
+
+NAMESPACE = "hooked"
+SERVICE_HOST = f"webhooks.{NAMESPACE}.svc"
+
+
+@pytest.fixture
+def hooks() -> Iterator[WebhookServer]:
+    with WebhookServer(names=(SERVICE_HOST,)) as server:
+        yield server
+
+
+def _configure(http: httpx.Client, client_config: dict, behaviour_label: str, timeout: int = 10) -> None:
+    response = http.post("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", json={
+        "metadata": {"name": f"hooks-{behaviour_label}"},
+        "webhooks": [{
+            "name": f"{behaviour_label}.test.dev", "clientConfig": client_config,
+            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": NAMESPACE}},
+            "objectSelector": {"matchLabels": {"hook": behaviour_label}},
+            "sideEffects": "None", "admissionReviewVersions": ["v1"], "timeoutSeconds": timeout,
+        }],
+    })
+    assert response.status_code == 201, response.text
+
+
+def _create(http: httpx.Client, name: str, namespace: str = NAMESPACE, hook: str = "") -> httpx.Response:
+    return http.post(f"/api/v1/namespaces/{namespace}/configmaps",
+                     json={"metadata": {"name": name, "labels": {"hook": hook} if hook else {}}})
+
+
+def test_a_service_webhook_without_endpoints_fails_closed(fakeapi: FakeAPI, hooks: WebhookServer) -> None:
+    http = fakeapi.http
+    assert http.post("/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}}).status_code == 201
+    assert http.post(f"/api/v1/namespaces/{NAMESPACE}/services", json={
+        "metadata": {"name": "webhooks"}, "spec": {"ports": [{"name": "https", "port": 443, "targetPort": 9443}]},
+    }).status_code == 201
+    service = {"namespace": NAMESPACE, "name": "webhooks", "path": "/fake/svc/deny", "port": 443}
+    _configure(http, {"service": service, "caBundle": hooks.ca_bundle}, "deny")
+    refused = eventually(lambda: (r := _create(http, "early", hook="deny")).status_code == 500 and r, "the webhook")
+    assert refused.json()["message"] == (
+        'Internal error occurred: failed calling webhook "deny.test.dev": failed to call webhook: '
+        f'Post "https://{SERVICE_HOST}:443/fake/svc/deny?timeout=10s": no endpoints available for service "webhooks"')
+
+
+def test_a_service_webhook_is_called_at_a_ready_endpoint(hooks: WebhookServer) -> None:
+    """The call itself, below the API: kube (as fakeapi) refuses loopback addresses in an
+    EndpointSlice, so a slice naming the test's webhook server on 127.0.0.1 is made here."""
+    objects = {
+        ("", "Service", NAMESPACE, "webhooks"): {
+            "metadata": {"name": "webhooks"}, "spec": {"ports": [{"name": "https", "port": 443}]}},
+    }
+    slices = [
+        {"metadata": {"name": "other", "labels": {"kubernetes.io/service-name": "other"}},
+         "ports": [{"name": "https", "port": 1}], "endpoints": [{"addresses": ["127.0.0.1"]}]},
+        {"metadata": {"name": "webhooks-1", "labels": {"kubernetes.io/service-name": "webhooks"}},
+         "ports": [{"name": "https", "port": hooks.port}],
+         "endpoints": [{"addresses": ["127.0.0.2"], "conditions": {"ready": False}},
+                       {"addresses": ["127.0.0.1"], "conditions": {"ready": True}}]},
+    ]
+    clients = WebhookClients(lambda group, kind, namespace, name: objects.get((group, kind, namespace, name)),
+                             lambda group, kind, namespace: slices if kind == "EndpointSlice" else [])
+    review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+              "request": {"uid": "u-1", "object": None}}
+    config = {"service": {"namespace": NAMESPACE, "name": "webhooks", "path": "/fake/svc/allow", "port": 443},
+              "caBundle": hooks.ca_bundle}
+    code, answer, _ = asyncio.run(clients.post(config, orjson.dumps(review), 10))
+    # verified against the Service's name (the certificate has no other name matching the slice's)
+    assert code == 200 and answer["response"] == {"uid": "u-1", "allowed": True}
+    assert hooks.records[-1][0] == "/fake/svc/allow"
+
+
+def test_a_slow_webhook_costs_only_the_requests_it_matches(fakeapi: FakeAPI, hooks: WebhookServer) -> None:
+    http = fakeapi.http
+    assert http.post("/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}}).status_code == 201
+    _configure(http, {"url": hooks.url("/fake/slow/slow"), "caBundle": hooks.ca_bundle}, "slow")
+    eventually(lambda: len(hooks.records) > 0 or _create(http, "probe", hook="slow") and False, "the webhook", 30)
+    answers: list[int] = []
+    slow = threading.Thread(target=lambda: answers.append(_create(http, "waits", hook="slow").status_code))
+    slow.start()
+    eventually(lambda: any(review["request"]["name"] == "waits" for _, review in hooks.records), "the slow call")
+    # While the webhook holds that create (3 s), other writes and reads are served.
+    assert _create(http, "unhooked").status_code == 201
+    assert http.get(f"/api/v1/namespaces/{NAMESPACE}/configmaps/unhooked").status_code == 200
+    assert slow.is_alive() and not answers
+    slow.join()
+    assert answers == [201]
