@@ -929,7 +929,7 @@ def _validate_seccomp_profile(profile: Json | None, path: str) -> list[FieldErro
     return errors
 
 
-def _validate_apparmor_profile(profile: Json | None, path: str) -> list[FieldError]:
+def validate_apparmor_profile(profile: Json | None, path: str) -> list[FieldError]:
     """``ValidateAppArmorProfileField``."""
     if profile is None:
         return []
@@ -987,7 +987,7 @@ def validate_security_context(context: Json | None, path: str, host_users: bool)
                 errors.append(invalid_json(path, internal_value("core.SecurityContext", context),
                                            "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` "
                                            "CAP_SYS_ADMIN"))
-    errors += _validate_apparmor_profile(context.get("appArmorProfile"), child(path, "appArmorProfile"))
+    errors += validate_apparmor_profile(context.get("appArmorProfile"), child(path, "appArmorProfile"))
     return errors
 
 
@@ -1049,7 +1049,7 @@ def _validate_pod_security_context(spec: Json, path: str, options: PodValidation
     if policy is not None and policy not in ("Always", "OnRootMismatch"):
         errors.append(not_supported_error(child(path, "fsGroupChangePolicy"), policy, ("Always", "OnRootMismatch")))
     errors += _validate_seccomp_profile(context.get("seccompProfile"), child(path, "seccompProfile"))
-    errors += _validate_apparmor_profile(context.get("appArmorProfile"), child(path, "appArmorProfile"))
+    errors += validate_apparmor_profile(context.get("appArmorProfile"), child(path, "appArmorProfile"))
     supplemental_policy = context.get("supplementalGroupsPolicy")
     if supplemental_policy is not None and supplemental_policy not in ("Merge", "Strict"):
         errors.append(not_supported_error(child(path, "supplementalGroupsPolicy"), supplemental_policy,
