@@ -225,6 +225,13 @@ def test_enforce_refuses_a_pod_with_kubes_status() -> None:
     assert refused.value.message == f'pods "p" is forbidden: violates PodSecurity "restricted:latest": {RESTRICTED_DETAIL}'
 
 
+def test_no_namespace_is_exempt_by_default() -> None:
+    objects = Objects()
+    objects.add(namespace("kube-system", **{ENFORCE: "restricted"}))
+    with pytest.raises(StatusError):
+        _validate(objects, "", "Pod", pod("p", namespace="kube-system"))
+
+
 def test_warn_warns_and_a_refusal_does_not() -> None:
     objects = Objects()
     objects.add(namespace(**{ENFORCE: "baseline", WARN: "restricted", "pod-security.kubernetes.io/warn-version": "v1.30"}))
