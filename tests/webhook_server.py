@@ -7,7 +7,7 @@ A path is ``/<prefix>/.../<behaviour>``. Behaviours: ``allow``; ``deny`` (a mess
 ``deny-invalid`` (code 422, reason Invalid, with causes); ``warn`` (allowed, two warnings);
 ``label`` (a JSON patch adding the label ``webhook: <name of the webhook's path>``, once);
 ``label-first``/``label-second`` (each adds its own label, to show reinvocation); ``slow``
-(answers after 3 s); ``error`` (HTTP 500, text); ``bad-uid`` (answers another request's uid);
+(answers after 3 s), ``slow-if-annotated`` (so, for an object annotated ``slow: "yes"``); ``error`` (HTTP 500, text); ``bad-uid`` (answers another request's uid);
 ``patch-in-validating`` (allowed with a patch, which a validating webhook may not return)."""
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ class WebhookServer:
                 review = json.loads(body)
                 with server._lock:
                     server.records.append((path, review))
-                if behaviour == "slow":
+                annotations = ((review["request"].get("object") or {}).get("metadata") or {}).get("annotations") or {}
+                if behaviour == "slow" or behaviour == "slow-if-annotated" and annotations.get("slow") == "yes":
                     time.sleep(3)
                 if behaviour == "error":
                     self._send(500, b"boom", "text/plain")

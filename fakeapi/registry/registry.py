@@ -242,6 +242,7 @@ class Registry:
         self._ticker = None
         for resource_store in self.stores():
             await resource_store.cacher.stop()
+        await self.admission.webhooks.aclose()
 
     async def _tick_bookmarks(self) -> None:
         while True:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import orjson
@@ -83,7 +84,13 @@ def test_a_service_webhook_is_called_at_a_ready_endpoint(hooks: WebhookServer) -
               "request": {"uid": "u-1", "object": None}}
     config = {"service": {"namespace": NAMESPACE, "name": "webhooks", "path": "/fake/svc/allow", "port": 443},
               "caBundle": hooks.ca_bundle}
-    code, answer, _ = asyncio.run(clients.post(config, orjson.dumps(review), 10))
+    async def call() -> tuple[int, Any, str]:
+        try:
+            return await clients.post(config, orjson.dumps(review), 10)
+        finally:
+            await clients.aclose()
+
+    code, answer, _ = asyncio.run(call())
     # verified against the Service's name (the certificate has no other name matching the slice's)
     assert code == 200 and answer["response"] == {"uid": "u-1", "allowed": True}
     assert hooks.records[-1][0] == "/fake/svc/allow"
@@ -104,3 +111,51 @@ def test_a_slow_webhook_costs_only_the_requests_it_matches(fakeapi: FakeAPI, hoo
     assert slow.is_alive() and not answers
     slow.join()
     assert answers == [201]
+
+
+def test_an_update_that_waited_starts_again_after_a_write_that_came_between(fakeapi: FakeAPI,
+                                                                            hooks: WebhookServer) -> None:
+    """kube's GuaranteedUpdate: the storage's compare-and-swap fails when another write came in
+    while the webhook was asked, and the update is tried again on the object as it is now
+    (admission included); a patch carrying a resourceVersion then conflicts, as it would have."""
+    http = fakeapi.http
+    assert http.post("/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}}).status_code == 201
+    response = http.post("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", json={
+        "metadata": {"name": "hooks-slow-if-annotated"},
+        "webhooks": [{
+            "name": "slow.test.dev", "clientConfig": {"url": hooks.url("/fake/update/slow-if-annotated"),
+                                                      "caBundle": hooks.ca_bundle},
+            "rules": [{"operations": ["UPDATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+            "sideEffects": "None", "admissionReviewVersions": ["v1"], "timeoutSeconds": 10,
+            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": NAMESPACE}},
+        }],
+    })
+    assert response.status_code == 201, response.text
+    created = _create(http, "shared")
+    path = f"/api/v1/namespaces/{NAMESPACE}/configmaps/shared"
+    merge = {"content-type": "application/merge-patch+json"}
+    eventually(lambda: http.patch(path, content=b'{"data":{"probe":"1"}}', headers=merge).status_code == 200
+               and hooks.records, "the webhook")
+    answers: list[httpx.Response] = []
+
+    def slow_patch(body: bytes) -> threading.Thread:
+        thread = threading.Thread(target=lambda: answers.append(http.patch(path, content=body, headers=merge)))
+        thread.start()
+        eventually(lambda: any((review["request"].get("object") or {}).get("metadata", {}).get("annotations")
+                               for _, review in hooks.records[-1:]), "the slow call")
+        return thread
+
+    thread = slow_patch(b'{"metadata":{"annotations":{"slow":"yes"}},"data":{"first":"1"}}')
+    assert http.patch(path, content=b'{"data":{"second":"2"}}', headers=merge).status_code == 200
+    thread.join()
+    assert answers[-1].status_code == 200, answers[-1].text
+    assert answers[-1].json()["data"] == {"probe": "1", "first": "1", "second": "2"}
+    # The same with the object's resourceVersion as a precondition: the retry finds it stale.
+    unmarked = http.patch(path, content=b'{"metadata":{"annotations":{"slow":null}}}', headers=merge)
+    version = unmarked.json()["metadata"]["resourceVersion"]
+    thread = slow_patch(b'{"metadata":{"resourceVersion":"%s","annotations":{"slow":"yes","again":"1"}}}'
+                        % version.encode())
+    assert http.patch(path, content=b'{"data":{"third":"3"}}', headers=merge).status_code == 200
+    thread.join()
+    assert answers[-1].status_code == 409 and answers[-1].json()["reason"] == "Conflict"
+    assert created.status_code == 201

@@ -61,6 +61,10 @@ class WebhookDispatcher:
         self._compiled[mutating] = (configurations, hooks)
         return hooks
 
+    async def aclose(self) -> None:
+        """Close the webhooks' connections (the server stops)."""
+        await self._clients.aclose()
+
     def configured(self) -> bool:
         """Whether any webhook is configured (a write must then be able to wait for one)."""
         return bool(self._hooks(True) or self._hooks(False))
