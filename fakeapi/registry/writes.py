@@ -180,6 +180,9 @@ class StoreWrites:
         order; ``go_decoded``: it went through it already), then defaulted."""
         obj = metadata.check_type(body, self.resource_type.kind, self.api_version, custom=self.resource_type.custom)
         if self.resource_type.custom:
+            # kube coerces a custom resource's metadata through ObjectMeta, whose empty
+            # collections are omitted (``labels: {}`` is no field the request set)
+            metadata.drop_empty(obj["metadata"])
             self._default_custom(obj)
             return obj
         if not go_decoded:
