@@ -19,13 +19,14 @@ import binascii
 import random
 import ssl
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
 import orjson
-from yarl import URL
 
 from .request import Json
+
+if TYPE_CHECKING:
+    import aiohttp
 
 #: (group, kind, namespace) -> the objects of that kind in the namespace: the registry's lister.
 Lister = Callable[[str, str, str | None], list[Json]]
@@ -52,6 +53,8 @@ class WebhookClients:
     def _session(self, ca_bundle: str) -> aiohttp.ClientSession:
         session = self._sessions.get(ca_bundle)
         if session is None:
+            import aiohttp  # on the first call: a third of a second of start-up a server without webhooks does not pay
+
             context = ssl.create_default_context()
             if ca_bundle:
                 try:
@@ -72,6 +75,9 @@ class WebhookClients:
         """The webhook's status code, its decoded JSON answer (None: not JSON) and its body as
         text where it is text (``"unknown"`` otherwise, as client-go has it); raises
         ``WebhookCallFailed``."""
+        import aiohttp
+        from yarl import URL
+
         query = f"?timeout={timeout_seconds}s"
         headers = dict(_HEADERS)
         server_hostname = None
@@ -145,6 +151,8 @@ def _certificate_reason(error: BaseException) -> str:
 
 def _connect_reason(err: aiohttp.ClientConnectorError, target: str) -> str:
     """Go's reason for a failed connection: ``dial tcp <addr>: connect: connection refused``."""
+    from yarl import URL
+
     address = URL(target)
     host = f"[{address.host}]" if ":" in (address.host or "") else address.host
     if isinstance(err.os_error, ConnectionRefusedError):
