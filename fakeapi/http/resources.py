@@ -364,8 +364,9 @@ async def _handle(registry: Registry, request: Request, faults: Faults) -> Respo
             if name is None:
                 out = output(request, served, "list")
                 opts = ListOptions.from_query(info.query)
-                return out.respond(served.delete_collection(ns, opts, options,
-                                                            gc_finalizers=registry.garbage_collection, view=out.view))
+                return out.respond(await _admitted(registry, request, options.to_json(), options.dry_run,
+                                                   served.delete_collection, ns, opts, options,
+                                                   gc_finalizers=registry.garbage_collection, view=out.view))
             out = output(request, served, "object")
             body, _gone = await _admitted(registry, request, options.to_json(), options.dry_run, served.delete, ns, name,
                                           options, gc_finalizers=registry.garbage_collection)

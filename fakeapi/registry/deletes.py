@@ -14,7 +14,7 @@ from ..machinery import metadata, warning
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
 from ..machinery.list_options import ListOptions
 from ..machinery.selectors import SelectableKind
-from ..machinery.status import OPTIMISTIC_LOCK_MESSAGE, conflict
+from ..machinery.status import OPTIMISTIC_LOCK_MESSAGE, StatusError, conflict
 from ..store import (
     Compare,
     CompareResult,
@@ -188,7 +188,12 @@ class StoreDeletes:
             if matches is not None and not matches(obj):
                 continue
             ns = obj.namespace or None
-            body, _gone = self.delete(ns, obj.name, options, gc_finalizers=gc_finalizers)
+            try:
+                body, _gone = self.delete(ns, obj.name, options, gc_finalizers=gc_finalizers)
+            except StatusError as err:
+                if err.code == 404:
+                    continue  # deleted meanwhile (while a webhook was asked), which kube ignores
+                raise
             deleted = kv.value if is_status(body) else body
             items.append(deleted if view is None else view.encode(deleted))
         return self._list_body(items, self.store.revision, None, None, view)

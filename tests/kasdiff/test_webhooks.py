@@ -164,6 +164,8 @@ def test_mutating_patch_and_validating_warnings(case: Case) -> None:
               content_type="application/merge-patch+json")
     case.send("dry-run create", "POST", "configmaps?dryRun=All", {**CONFIG_MAP, "metadata": {"name": "dry"}})
     case.send("delete", "DELETE", "configmaps/cm")
+    case.send("create another", "POST", "configmaps", {**CONFIG_MAP, "metadata": {"name": "other"}})
+    case.send("delete collection", "DELETE", "configmaps?labelSelector=app%3Dx")
 
 
 def test_refusals(case: Case) -> None:
