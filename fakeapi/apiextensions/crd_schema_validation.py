@@ -3,7 +3,8 @@
 
 The root's restrictions, the structural schema checks of ``apiserver/schema/validation.go`` and
 ``complete.go``, the default checks of ``apiserver/schema/defaulting/validation.go``, and the
-per-node OpenAPI checks (``ValidateCustomResourceDefinitionOpenAPISchema``, without CEL). Kube
+per-node OpenAPI checks (``ValidateCustomResourceDefinitionOpenAPISchema``), then, when those
+found nothing, the compilation of the ``x-kubernetes-validations`` rules (``cel_validation``). Kube
 iterates Go maps when it walks schema properties, so the order of such errors varies there;
 here it is the schema's.
 """
@@ -22,6 +23,7 @@ from ..machinery.status import (
     not_supported_error,
     required_error,
 )
+from .cel_validation import rule_errors
 from .go_values import SCHEMA_FIELDS, go_schema, go_strings, invalid_go_value
 from .structural import StructuralSchema, go_regexp_error
 
@@ -64,6 +66,8 @@ def validation_errors(validation: Mapping[str, Any] | None, status_enabled: bool
     errors += _openapi_errors(schema, schema_path, _Context(), is_root=True)
     if not errors and unsupported is not None:
         errors.append(invalid_error(schema_path, "", unsupported))
+    if not errors:  # kube compiles the rules of a schema found valid
+        errors += rule_errors(schema, schema_path)
     return errors
 
 

@@ -24,7 +24,7 @@ Messages and field paths are kube's, e.g. ``spec.replicas: Invalid value: "strin
 body must be of type integer: "string"``. Like kube-openapi, failed ``anyOf``/``oneOf`` report the
 best-matching branch's errors, chosen by its match count, which ``_Result.matches`` mirrors.
 
-Not done here: CEL ``x-kubernetes-validations`` (out of scope), validation ratcheting on update
+Not done here: CEL ``x-kubernetes-validations`` (``cel_validation``'s), validation ratcheting on update
 (``CRDValidationRatcheting``: kube drops errors on values an update left unchanged), the root
 object's ``metadata`` validation (the registry's job) and ObjectMeta validation of embedded
 resources' metadata. Kube iterates Go maps, so the order of errors on several fields varies there;

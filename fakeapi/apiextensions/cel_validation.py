@@ -1,0 +1,259 @@
+"""CRD ``x-kubernetes-validations``: the rules a structural schema declares, compiled when the
+CRD is written and evaluated on every create and update of its custom resources (apiextensions-
+apiserver ``pkg/apiserver/schema/cel/validation.go`` and ``compilation.go``).
+
+``rule_errors`` is what kube's CRD validation says of rules that do not compile (a 422 on the CRD,
+``...x-kubernetes-validations[0].rule: Invalid value: {"Rule":...}: compilation failed: ERROR:
+<input>:1:9: ...``); kube compiles rules only once the rest of the schema is valid.
+
+``RuleValidator`` walks an object with its schema, as kube's ``Validator``: at each node with
+rules, ``self`` is the node's value (typed by ``fakeapi.cel.values``), each rule that is false
+is a field error at the node (or at its ``fieldPath``) whose message is the rule's ``message``,
+its evaluated ``messageExpression``, or ``failed rule: <rule>``; its ``reason`` picks the error
+type (Invalid by default, Forbidden, Required, Duplicate). A rule that reads ``oldSelf`` is a
+transition rule: it runs only on updates where the node has an old value (with
+``optionalOldSelf: true`` also without one, ``oldSelf`` then an empty optional). On update, the
+errors of a rule without ``oldSelf`` on a value the update left unchanged are dropped
+(``CRDValidationRatcheting``; kube turns them into warnings).
+
+Where kube differs from this (see ``fakeapi.cel.engine``): rules are not type-checked nor
+cost-estimated when the CRD is written (kube refuses ``self.a == 'x'`` for an integer ``a``,
+and unbounded lists, maps and strings whose rules may cost too much); rules are not cost-limited
+at runtime; rules in the optional syntax (``self.?x``) are accepted and not evaluated; rules
+under ``allOf`` are not evaluated. Kube visits an object's fields in Go map order (random); here
+they are visited in the object's order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..cel.engine import CompileError, Environment, EvaluationError, Program, UnsupportedSyntax
+from ..cel.values import to_cel
+from ..machinery.golang import go_json
+from ..machinery.status import FieldError, duplicate_error, forbidden_error, invalid_error, required_error
+from .go_values import invalid_go_value
+
+SELF, OLD_SELF = "self", "oldSelf"
+_ENVIRONMENT = Environment((SELF, OLD_SELF))
+#: Kube's messageExpression results longer than this are refused (``MaxEvaluatedMessageExpressionSizeBytes``).
+_MAX_MESSAGE_BYTES = 5 * 1024
+_BLOCKING = frozenset(("FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong", "FieldValueTooMany",
+                       "FieldValueTypeInvalid"))
+_NOT_CHECKED = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"
+
+
+def _go_rule(rule: Mapping[str, Any]) -> str:
+    """``%v`` of an internal ``ValidationRule`` as ``field.Invalid`` prints it (JSON of the Go
+    struct: no tags, so Go's field names, in declaration order)."""
+    fields = (("Rule", rule.get("rule", "")), ("Message", rule.get("message", "")),
+              ("MessageExpression", rule.get("messageExpression", "")), ("Reason", rule.get("reason")),
+              ("FieldPath", rule.get("fieldPath", "")), ("OptionalOldSelf", rule.get("optionalOldSelf")))
+    return "{" + ",".join(f'"{name}":{go_json(value)}' for name, value in fields) + "}"
+
+
+def _schema_nodes(schema: Mapping[str, Any], path: str) -> Iterator[tuple[Mapping[str, Any], str]]:
+    """Every node of a structural schema with its field path (``properties[spec].items``)."""
+    pending = [(schema, path)]
+    while pending:
+        node, node_path = pending.pop()
+        yield node, node_path
+        children = []
+        for name, child in (node.get("properties") or {}).items():
+            if isinstance(child, Mapping):
+                children.append((child, f"{node_path}.properties[{name}]"))
+        for key in ("items", "additionalProperties"):
+            if isinstance(node.get(key), Mapping):
+                children.append((node[key], f"{node_path}.{key}"))
+        pending.extend(reversed(children))
+
+
+def rule_errors(schema: Mapping[str, Any], path: str) -> list[FieldError]:
+    """The compile errors of every rule and messageExpression of ``schema`` (at ``path``)."""
+    errors = []
+    for node, node_path in _schema_nodes(schema, path):
+        for index, rule in enumerate(node.get("x-kubernetes-validations") or ()):
+            rule_path = f"{node_path}.x-kubernetes-validations[{index}]"
+            for key in ("rule", "messageExpression"):
+                source = rule.get(key) or ""
+                issues = _ENVIRONMENT.check(source) if source.strip() else None
+                if issues is not None:
+                    errors.append(invalid_go_value(f"{rule_path}.{key}", _go_rule(rule), f"compilation failed: {issues}"))
+    return errors
+
+
+class _Rule:
+    """One compiled ``x-kubernetes-validations`` entry (``program`` None: not evaluated here)."""
+
+    __slots__ = ("spec", "program", "message_program", "uses_old_self", "optional_old_self", "field_path")
+
+    def __init__(self, spec: Mapping[str, Any]) -> None:
+        self.spec = spec
+        self.program = _compiled(spec.get("rule") or "")
+        self.message_program = _compiled(spec.get("messageExpression") or "")
+        self.uses_old_self = self.program is not None and self.program.references(OLD_SELF)
+        self.optional_old_self = bool(spec.get("optionalOldSelf"))
+        self.field_path = (spec.get("fieldPath") or "").removeprefix(".")
+
+    def message(self, bindings: Mapping[str, Any]) -> str:
+        """The error's detail: the messageExpression's value when it yields a usable one, else
+        the message, else ``failed rule: <rule>`` (``ruleMessageOrDefault``)."""
+        if self.message_program is not None:
+            try:
+                value = self.message_program.evaluate(bindings)
+            except EvaluationError:
+                value = None
+            if isinstance(value, str):
+                trimmed = value.strip()
+                if trimmed and "\n" not in trimmed and len(trimmed.encode()) <= _MAX_MESSAGE_BYTES:
+                    return trimmed
+        return self.spec.get("message", "").strip() or f"failed rule: {self.error_string()}"
+
+    def error_string(self) -> str:
+        """``ruleErrorString``: the message if any, else the rule."""
+        return self.spec.get("message", "").strip() or (self.spec.get("rule") or "").strip()
+
+
+def _compiled(source: str) -> Program | None:
+    if not source.strip():
+        return None
+    try:
+        return _ENVIRONMENT.compile(source)
+    except (UnsupportedSyntax, CompileError):
+        # A CRD whose rules do not compile is refused; rules kube accepts in syntax the engine
+        # cannot parse are the ones left here.
+        return None
+
+
+class _Node:
+    """A schema node and its compiled rules, with the children that have rules under them."""
+
+    __slots__ = ("schema", "rules", "properties", "items", "additional", "resource_root")
+
+    def __init__(self, schema: Mapping[str, Any], resource_root: bool) -> None:
+        self.schema = schema
+        self.resource_root = resource_root
+        self.rules = [_Rule(rule) for rule in schema.get("x-kubernetes-validations") or ()]
+        self.properties = {name: node for name, child in (schema.get("properties") or {}).items()
+                           if isinstance(child, Mapping) and (node := _node(child)) is not None}
+        self.items = _node(schema["items"]) if isinstance(schema.get("items"), Mapping) else None
+        additional = schema.get("additionalProperties")
+        self.additional = _node(additional) if isinstance(additional, Mapping) else None
+
+    def validate(self, value: Any, old: Any, has_old: bool, ratchet: bool, path: str, errors: list[FieldError]) -> None:
+        """Append the errors of ``value`` (``old``: its correlated old value, if ``has_old``);
+        ``ratchet``: an unchanged value whose errors without ``oldSelf`` are dropped."""
+        if value is None:
+            return
+        if self.rules:
+            self._evaluate(value, old, has_old, ratchet, path, errors)
+        if isinstance(value, dict):
+            self._validate_map(value, old if isinstance(old, dict) else None, has_old, ratchet, path, errors)
+        elif isinstance(value, list) and self.items is not None:
+            keys = self.schema.get("x-kubernetes-list-map-keys") if self.schema.get("x-kubernetes-list-type") == "map" else None
+            old_items = {_map_key(item, keys): item for item in old} if keys and isinstance(old, list) else {}
+            for index, item in enumerate(value):
+                key = _map_key(item, keys) if keys else None
+                correlated = key is not None and key in old_items
+                old_item = old_items.get(key) if correlated else None
+                self.items.validate(item, old_item, correlated, item == old_item if correlated else ratchet,
+                                    f"{path}[{index}]", errors)
+
+    def _validate_map(self, value: dict[str, Any], old: dict[str, Any] | None, has_old: bool, ratchet: bool,
+                      path: str, errors: list[FieldError]) -> None:
+        correlatable = has_old and old is not None and self.schema.get("x-kubernetes-map-type") != "atomic"
+        for key, item in value.items():
+            child = self.additional if self.additional is not None else self.properties.get(key)
+            if child is None:
+                continue
+            correlated = correlatable and key in old  # type: ignore[operator]
+            old_item = old.get(key) if correlated else None  # type: ignore[union-attr]
+            child_path = f"{path}[{key}]" if self.additional is not None else (f"{path}.{key}" if path else key)
+            child.validate(item, old_item, correlated, item == old_item if correlated else ratchet, child_path, errors)
+
+    def _evaluate(self, value: Any, old: Any, has_old: bool, ratchet: bool, path: str, errors: list[FieldError]) -> None:
+        bindings = {SELF: to_cel(value, self.schema, self.resource_root)}
+        old_value = to_cel(old, self.schema, self.resource_root) if has_old else None
+        for rule in self.rules:
+            if rule.program is None:
+                continue
+            if rule.uses_old_self and not has_old and not rule.optional_old_self:
+                continue
+            rule_bindings = dict(bindings)
+            if rule.uses_old_self:
+                rule_bindings[OLD_SELF] = old_value
+            try:
+                result = rule.program.evaluate(rule_bindings)
+            except EvaluationError as error:
+                text = str(error)
+                if text.startswith("no such overload"):
+                    detail = f"'{text}': call arguments did not match a supported operator, function or macro signature for rule: {rule.error_string()}"
+                else:
+                    detail = f"{text} evaluating rule: {rule.error_string()}"
+                # kube names the schema's type here, not the value
+                errors.append(invalid_error(path or "<nil>", self.schema.get("type", ""), detail))
+                continue
+            if result is True:
+                continue
+            if ratchet and not rule.uses_old_self:
+                continue
+            field = path
+            if rule.field_path:
+                field = f"{path}.{rule.field_path}" if path else rule.field_path
+            errors.append(_error_for_reason(field or "<nil>", value, rule.message(rule_bindings), rule.spec.get("reason")))
+
+
+def _map_key(item: Any, keys: list[str] | None) -> Any:
+    if not isinstance(item, dict) or not keys:
+        return None
+    return tuple(repr(item.get(key)) for key in keys)
+
+
+def _invalid(path: str, value: Any, detail: str) -> FieldError:
+    """``field.Invalid`` of a node's value: kube prints a scalar and omits an object or a list
+    (``Invalid value: <detail>``)."""
+    if isinstance(value, (dict, list)):
+        return path, "FieldValueInvalid", f"Invalid value: {detail}"
+    return invalid_error(path, value, detail)
+
+
+def _error_for_reason(path: str, value: Any, detail: str, reason: str | None) -> FieldError:
+    """``fieldErrorForReason``."""
+    if reason == "FieldValueForbidden":
+        return forbidden_error(path, detail)
+    if reason == "FieldValueRequired":
+        return required_error(path, detail)
+    if reason == "FieldValueDuplicate":
+        return (path, "FieldValueDuplicate", "Duplicate value") if isinstance(value, (dict, list)) else duplicate_error(path, value)
+    return _invalid(path, value, detail)
+
+
+def _node(schema: Mapping[str, Any], resource_root: bool = False) -> _Node | None:
+    """The node of ``schema`` if it or anything under it has rules (kube builds no validator
+    for rule-free subtrees)."""
+    node = _Node(schema, resource_root or bool(schema.get("x-kubernetes-embedded-resource")))
+    if node.rules or node.properties or node.items is not None or node.additional is not None:
+        return node
+    return None
+
+
+class RuleValidator:
+    """A CRD version's rules, compiled once (by the CRD write that defines the version)."""
+
+    __slots__ = ("_root",)
+
+    def __init__(self, openapi_v3_schema: Mapping[str, Any]) -> None:
+        self._root = _node(openapi_v3_schema, resource_root=True)
+
+    def validate(self, obj: dict[str, Any], old: dict[str, Any] | None, errors: list[FieldError]) -> list[FieldError]:
+        """The rules' errors on a create (``old`` None) or update, after ``errors`` (the schema's
+        and the metadata's): when one of those means the object lacks the shape the rules were
+        written for, kube evaluates no rule and says so (``hasBlockingErr``)."""
+        if self._root is None:
+            return []
+        if any(error[1] in _BLOCKING for error in errors):
+            return [("<nil>", "FieldValueInvalid", f"Invalid value: null: {_NOT_CHECKED}")]
+        found: list[FieldError] = []
+        self._root.validate(obj, old, old is not None, old is not None and obj == old, "", found)
+        return found

@@ -1,0 +1,265 @@
+"""Compiling and evaluating CEL expressions as ``k8s.io/apiserver/pkg/cel`` does, on the Rust
+CEL interpreter (PyPI ``common-expression-language``, module ``cel``; why this engine:
+docs/dependencies.md).
+
+``Environment(variables)`` declares the variables an expression may use (``self``, ``oldSelf``;
+``object``, ``request``... for admission); ``compile`` parses an expression once (compiled
+programs are cached by environment and text, so a rule is compiled once however many CRD
+versions and requests use it) and refuses what cel-go refuses without types: syntax errors,
+with cel-go's text (the engine's parser is ANTLR on CEL's grammar, so its messages are cel-go's
+but for the margin, which is rewritten), and references to undeclared variables and functions,
+with cel-go's ``undeclared reference to 'x' (in container '')`` at cel-go's position.
+``Program.evaluate`` runs it with bindings; runtime errors carry cel-go's texts (``no such key:
+x``, ``division by zero``, ``integer overflow``, ``no such overload``).
+
+Where this differs from cel-go, and why:
+
+- no type checker: cel-go checks every expression against the declared types (``found no
+  matching overload for '_==_' applied to '(int, string)'``, ``undefined field 'b'``, ``cel
+  expression must evaluate to a bool``); here such expressions compile and fail (or yield a
+  non-bool) at evaluation;
+- no cost accounting: cel-go estimates an expression's cost at compile time and stops an
+  evaluation past a runtime cost limit; the engine has no cost model, so neither is enforced;
+- the optional field and index syntax (``self.?x``, ``l[?0]``) does not parse in this engine:
+  ``UnsupportedSyntax`` tells callers so, and kube's valid expressions that use it are not
+  evaluated (the ``optional.*`` functions and ``hasValue``/``value``/``orValue`` do work);
+- ``size`` of a string counts UTF-8 bytes in the engine, code points in cel-go (the same for
+  ASCII).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+import cel as _rust_cel
+
+from .library import KUBE_LIBRARY, NAMESPACES, LibraryError
+
+
+class CompileError(ValueError):
+    """An expression cel-go would refuse; ``str()`` is cel-go's issues text (``ERROR: <input>:...``)."""
+
+
+class UnsupportedSyntax(CompileError):
+    """An expression kube accepts in syntax this engine cannot parse (the optional ``.?``/``[?``)."""
+
+
+class EvaluationError(RuntimeError):
+    """An evaluation that failed; ``str()`` is cel-go's error text (``no such key: x``)."""
+
+
+#: What the engine provides natively: CEL's standard functions and macros, the timestamp and
+#: duration accessors, and the optional type's functions.
+_NATIVE_FUNCTIONS = frozenset((
+    "size", "contains", "startsWith", "endsWith", "matches", "int", "uint", "double", "string", "bytes",
+    "bool", "timestamp", "duration", "dyn", "type", "has", "all", "exists", "exists_one", "map", "filter",
+    "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getHours",
+    "getMinutes", "getSeconds", "getMilliseconds", "of", "none", "hasValue", "value", "orValue", "or",
+))
+#: Identifiers every expression may use: the type names (``type(x) == int``).
+_TYPE_NAMES = frozenset(("int", "uint", "double", "string", "bytes", "bool", "list", "map", "null_type", "type"))
+_MACROS = ("all", "exists", "exists_one", "map", "filter")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_STRING_START = re.compile(r"""[rRbB]{0,2}('''|\"\"\"|'|")""")
+
+
+def _tokens(source: str) -> Iterator[tuple[int, str]]:
+    """(offset, text) of each identifier and punctuation character outside string literals."""
+    index, length = 0, len(source)
+    while index < length:
+        char = source[index]
+        literal = _STRING_START.match(source, index) if char in "'\"rRbB" else None
+        if literal is not None:
+            quote = literal.group(1)
+            index = literal.end()
+            while index < length and not source.startswith(quote, index):
+                index += 2 if source[index] == "\\" else 1
+            index += len(quote)
+            continue
+        identifier = _IDENTIFIER.match(source, index)
+        if identifier is not None:
+            yield index, identifier.group()
+            index = identifier.end()
+        elif char.isspace():
+            index += 1
+        elif char.isdigit():
+            index += 1
+            while index < length and (source[index].isalnum() or source[index] == "."):
+                index += 1
+        else:
+            yield index, char
+            index += 1
+
+
+def _issue(source: str, offset: int, message: str) -> tuple[int, str]:
+    """cel-go's rendering of one issue: ``ERROR: <input>:line:col: message``, the line, a caret."""
+    line_start = source.rfind("\n", 0, offset) + 1
+    line_end = source.find("\n", offset)
+    line = source[line_start:] if line_end < 0 else source[line_start:line_end]
+    column = offset - line_start
+    caret = "." * column + "^"
+    return offset, f"ERROR: <input>:{source.count(chr(10), 0, offset) + 1}:{column + 1}: {message}\n | {line}\n | {caret}"
+
+
+def _engine_parse_error(error: Exception) -> str:
+    """The engine's parse error with cel-go's margin (`` | `` where the engine prints ``| ``)."""
+    text = str(error)
+    text = text[text.find("ERROR: "):] if "ERROR: " in text else text
+    return re.sub(r"(?m)^\| ", " | ", text)
+
+
+class Program:
+    """A compiled expression: evaluated with ``evaluate``; ``references`` tells whether it uses a
+    variable (kube runs a CRD rule that reads ``oldSelf`` only on updates)."""
+
+    __slots__ = ("source", "_program", "_variables", "_context_functions")
+
+    def __init__(self, source: str, program: Any, variables: frozenset[str], functions: Mapping[str, Callable[..., Any]]) -> None:
+        self.source = source
+        self._program = program
+        self._variables = variables
+        self._context_functions = functions
+
+    def references(self, name: str) -> bool:
+        return name in self._variables
+
+    def evaluate(self, bindings: Mapping[str, Any]) -> Any:
+        """The expression's value with ``bindings`` (variable name to CEL value, see ``values``)."""
+        context = _rust_cel.Context(dict(bindings), dict(self._context_functions))
+        try:
+            return self._program.execute(context)
+        except LibraryError as error:
+            raise EvaluationError(str(error)) from None
+        except KeyError as error:
+            raise EvaluationError(f"no such key: {error.args[0] if error.args else ''}") from None
+        except ZeroDivisionError:
+            raise EvaluationError("division by zero") from None
+        except OverflowError:
+            raise EvaluationError("integer overflow") from None
+        except IndexError as error:
+            raise EvaluationError(str(error)) from None
+        except TypeError:
+            raise EvaluationError("no such overload") from None
+        except (RuntimeError, ValueError) as error:
+            raise EvaluationError(_runtime_message(str(error))) from None
+
+
+_LIBRARY_FAILURE = re.compile(r"Python function call failed: \w+: (.*)\. Check function arguments", re.S)
+_UNDEFINED = re.compile(r"Undefined variable or function: '([^']*)'")
+
+
+def _runtime_message(text: str) -> str:
+    """cel-go's text for an engine error the engine reports as a RuntimeError."""
+    failure = _LIBRARY_FAILURE.search(text)
+    if failure:
+        return failure.group(1)
+    undefined = _UNDEFINED.search(text)
+    if undefined:
+        return f"no such attribute(s): {undefined.group(1)}"
+    if "overload" in text.lower() or "Unsupported operation" in text:
+        return "no such overload"
+    return text
+
+
+class Environment:
+    """The declared variables and functions expressions compile against (kube's ``EnvSet``)."""
+
+    __slots__ = ("variables", "functions")
+
+    def __init__(self, variables: Iterable[str], functions: Mapping[str, Callable[..., Any]] = KUBE_LIBRARY) -> None:
+        self.variables = frozenset(variables)
+        self.functions = functions
+
+    def compile(self, source: str) -> Program:
+        """``source`` compiled, or ``CompileError`` with cel-go's text."""
+        return _compile(source, self.variables, id(self.functions), self.functions)
+
+    def check(self, source: str) -> str | None:
+        """cel-go's issues text for ``source`` (None: it compiles)."""
+        try:
+            self.compile(source)
+        except UnsupportedSyntax:
+            return None
+        except CompileError as error:
+            return str(error)
+        return None
+
+
+#: Compiled programs (and compile errors) by (text, declared variables, function library): an
+#: expression is compiled once, whatever CRD, version or request uses it. Bounded: cleared
+#: when full (CRDs are few; their rules are recompiled on next use).
+_PROGRAMS: dict[tuple[str, frozenset[str], int], Program | CompileError] = {}
+_MAX_PROGRAMS = 8192
+
+
+def _compile(source: str, variables: frozenset[str], functions_id: int, functions: Mapping[str, Callable[..., Any]]) -> Program:
+    key = (source, variables, functions_id)
+    found = _PROGRAMS.get(key)
+    if found is None:
+        try:
+            found = _build(source, variables, functions)
+        except CompileError as error:
+            found = error
+        if len(_PROGRAMS) >= _MAX_PROGRAMS:
+            _PROGRAMS.clear()
+        _PROGRAMS[key] = found
+    if isinstance(found, CompileError):
+        raise found
+    return found
+
+
+def _build(source: str, variables: frozenset[str], functions: Mapping[str, Callable[..., Any]]) -> Program:
+    try:
+        program = _rust_cel.compile(source)
+    except (ValueError, RuntimeError) as error:
+        message = _engine_parse_error(error)
+        if "unsupported syntax" in message:
+            raise UnsupportedSyntax(message) from None
+        raise CompileError(message) from None
+    tokens = list(_tokens(source))
+    used = set(program.variables())
+    bound = _comprehension_variables(tokens)
+    issues = []
+    for name in sorted(used - variables - bound - _TYPE_NAMES - NAMESPACES.keys()):
+        offset = _reference_offset(tokens, name)
+        issues.append(_issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
+    for name in sorted(set(program.functions()) - _NATIVE_FUNCTIONS - functions.keys()):
+        if name.startswith(("_", "@", "!")):
+            continue  # operators
+        if any(f"{namespace}.{name}" in functions for namespace in used & NAMESPACES.keys()):
+            continue
+        offset = _call_offset(tokens, name)
+        issues.append(_issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
+    if issues:
+        raise CompileError("\n".join(text for _offset, text in sorted(issues)))
+    return Program(source, program, frozenset(used & variables), functions)
+
+
+def _comprehension_variables(tokens: list[tuple[int, str]]) -> set[str]:
+    """The variables the macros bind: ``x`` of ``l.all(x, ...)``, ``k, v`` of ``m.all(k, v, ...)``."""
+    bound = set()
+    for index in range(1, len(tokens) - 3):
+        if tokens[index][1] in _MACROS and tokens[index - 1][1] == "." and tokens[index + 1][1] == "(":
+            if tokens[index + 3][1] == ",":
+                bound.add(tokens[index + 2][1])
+                if index + 5 < len(tokens) and tokens[index + 5][1] == ",":
+                    bound.add(tokens[index + 4][1])
+    return bound
+
+
+def _reference_offset(tokens: list[tuple[int, str]], name: str) -> int:
+    """Where cel-go reports an undeclared variable: its first use not selected by a ``.``."""
+    for index, (offset, text) in enumerate(tokens):
+        if text == name and (index == 0 or tokens[index - 1][1] != "."):
+            return offset
+    return 0
+
+
+def _call_offset(tokens: list[tuple[int, str]], name: str) -> int:
+    """Where cel-go reports an undeclared function: the ``(`` of its first call."""
+    for index, (_offset, text) in enumerate(tokens[:-1]):
+        if text == name and tokens[index + 1][1] == "(":
+            return tokens[index + 1][0]
+    return 0

@@ -1,0 +1,170 @@
+"""CRD ``x-kubernetes-validations`` rules on fakeapi and on the real kube-apiserver: the same CRDs
+(valid, and with rules that do not compile) and the same custom resources (valid; breaking
+rules with a message, a messageExpression, a reason and a fieldPath, on list items and map
+values, on an int-or-string and a number; a transition rule on update; a rule under status on a
+``/status`` write; schema errors that stop the rules), every answer's code and Status compared:
+message, reason and causes.
+
+Kube visits an object's fields in Go map order: the objects here break rules on one field per
+node (or on nodes kube visits in a fixed order), so that the order of causes is kube's."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+import pytest
+from differ import NAMESPACE, Pair
+
+GROUP = "cel.kasdiff.example.com"
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def _crd(plural: str, kind: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.{GROUP}"},
+            "spec": {"group": GROUP, "scope": "Namespaced",
+                     "names": {"plural": plural, "singular": kind.lower(), "kind": kind},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                                   "schema": {"openAPIV3Schema": schema}}]}}
+
+
+_STRING = {"type": "string", "maxLength": 16}
+WIDGET_SCHEMA = {"type": "object", "properties": {
+    "spec": {"type": "object", "x-kubernetes-validations": [
+        {"rule": "self.replicas <= self.maxReplicas", "message": "replicas must be <= maxReplicas"},
+        {"rule": "self.name.startsWith('a')"},
+        {"rule": "self.replicas < 100", "messageExpression": "self.name + ' wants too many replicas'"},
+        {"rule": "self.replicas != 13", "reason": "FieldValueForbidden", "fieldPath": ".replicas", "message": "unlucky"},
+        {"rule": "self.maxReplicas != 7", "reason": "FieldValueRequired", "message": "seven"},
+        {"rule": "self.maxReplicas != 8", "reason": "FieldValueDuplicate", "message": "eight"},
+        {"rule": "self.replicas >= oldSelf.replicas", "message": "no scaling down"},
+        {"rule": "!has(self.tier) || self.tier.lowerAscii() in ['gold', 'silver']"},
+    ], "properties": {
+        "replicas": {"type": "integer"}, "maxReplicas": {"type": "integer"}, "name": _STRING, "tier": _STRING,
+        "items": {"type": "array", "maxItems": 4, "items": {
+            "type": "object", "properties": {"n": _STRING},
+            "x-kubernetes-validations": [{"rule": "self.n.size() < 3", "message": "short names only"}]}},
+        "ratio": {"type": "number", "x-kubernetes-validations": [{"rule": "self < 1.0"}]},
+        "port": {"x-kubernetes-int-or-string": True,
+                 "x-kubernetes-validations": [{"rule": "type(self) == int ? self < 100 : self.size() < 3"}]},
+        "labels": {"type": "object", "maxProperties": 4, "additionalProperties": _STRING,
+                   "x-kubernetes-validations": [{"rule": "self.all(k, k.size() < 4)"}]},
+        "limits": {"type": "array", "maxItems": 4, "items": _STRING, "x-kubernetes-validations": [
+            {"rule": "self.all(q, isQuantity(q)) && self.map(q, quantity(q)).all(q, q.isLessThan(quantity('1Gi')))",
+             "message": "limits must be quantities under 1Gi"}]},
+        "cidrs": {"type": "array", "maxItems": 4, "items": _STRING, "x-kubernetes-validations": [
+            {"rule": "self.all(c, isCIDR(c) && cidr(c).containsIP('10.0.0.1'))", "message": "must hold 10.0.0.1"}]},
+    }},
+    "status": {"type": "object", "properties": {"phase": _STRING},
+               "x-kubernetes-validations": [{"rule": "self.phase != 'bad'", "message": "bad phase"}]},
+}}
+
+
+def _widget(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": f"{GROUP}/v1", "kind": "Widget", "metadata": {"name": name}, "spec": spec}
+
+
+def _status_of(response: httpx.Response) -> tuple[int, Any]:
+    """What a client reads of an answer: the code, and the Status of a failure (the object's
+    server-set fields differ by nature)."""
+    body = response.json()
+    if response.status_code >= 400:
+        return response.status_code, body
+    return response.status_code, {"spec": body.get("spec"), "status": body.get("status")}
+
+
+def _both(pair: Pair, method: str, path: str, body: Any = None) -> tuple[Any, Any]:
+    answers = [_status_of(client.request(method, path, json=body)) for client in (pair.fake, pair.real)]
+    return answers[0], answers[1]
+
+
+def _wait_served(pair: Pair, collection: str) -> None:
+    for client in (pair.fake, pair.real):  # kube serves a new CRD once it is established
+        deadline = time.monotonic() + 30
+        while client.get(collection).status_code != 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def widgets(pair: Pair) -> str:
+    fake, real = _both(pair, "POST", CRDS, _crd("widgets", "Widget", WIDGET_SCHEMA))
+    assert fake[0] == real[0] == 201, (fake, real)
+    collection = f"/apis/{GROUP}/v1/namespaces/{NAMESPACE}/widgets"
+    _wait_served(pair, collection)
+    return collection
+
+
+CREATES = [
+    ("valid", {"replicas": 1, "maxReplicas": 5, "name": "abc", "tier": "GOLD", "items": [{"n": "ab"}],
+               "ratio": 0.5, "port": 80, "labels": {"abc": "x"}, "limits": ["500Mi"], "cidrs": ["10.0.0.0/8"]}),
+    ("default-message-and-message", {"replicas": 6, "maxReplicas": 5, "name": "zz"}),
+    ("message-expression", {"replicas": 150, "maxReplicas": 500, "name": "abc"}),
+    ("reason-forbidden-field-path", {"replicas": 13, "maxReplicas": 50, "name": "abc"}),
+    ("reason-required", {"replicas": 1, "maxReplicas": 7, "name": "abc"}),
+    ("reason-duplicate", {"replicas": 1, "maxReplicas": 8, "name": "abc"}),
+    ("list-item", {"replicas": 1, "maxReplicas": 5, "name": "abc", "items": [{"n": "a"}, {"n": "abcd"}]}),
+    ("number", {"replicas": 1, "maxReplicas": 5, "name": "abc", "ratio": 3}),
+    ("int-or-string-int", {"replicas": 1, "maxReplicas": 5, "name": "abc", "port": 200}),
+    ("int-or-string-string", {"replicas": 1, "maxReplicas": 5, "name": "abc", "port": "http"}),
+    ("map-keys", {"replicas": 1, "maxReplicas": 5, "name": "abc", "labels": {"toolong": "x"}}),
+    ("strings-library", {"replicas": 1, "maxReplicas": 5, "name": "abc", "tier": "bronze"}),
+    ("quantity-library", {"replicas": 1, "maxReplicas": 5, "name": "abc", "limits": ["2Gi"]}),
+    ("cidr-library", {"replicas": 1, "maxReplicas": 5, "name": "abc", "cidrs": ["192.168.0.0/16"]}),
+    ("no-such-key", {"replicas": 1, "maxReplicas": 5}),
+    ("schema-error-blocks-rules", {"replicas": "one", "maxReplicas": 5, "name": "zz"}),
+]
+
+
+@pytest.mark.parametrize(("name", "spec"), CREATES, ids=[name for name, _spec in CREATES])
+def test_create(pair: Pair, widgets: str, name: str, spec: dict[str, Any]) -> None:
+    fake, real = _both(pair, "POST", widgets, _widget(name, spec))
+    assert fake == real
+
+
+def test_transition_rule_runs_on_update_only(pair: Pair, widgets: str) -> None:
+    """``oldSelf``: created with 3 replicas (the rule does not run), scaled down to 2 (refused),
+    then an update leaving an already-broken field alone (ratcheting keeps it)."""
+    spec = {"replicas": 3, "maxReplicas": 5, "name": "abc"}
+    fake, real = _both(pair, "POST", widgets, _widget("transition", spec))
+    assert fake == real and fake[0] == 201
+    for change in ({"replicas": 2}, {"replicas": 4}):
+        answers = []
+        for client in (pair.fake, pair.real):
+            current = client.get(f"{widgets}/transition").json()
+            current["spec"].update(change)
+            answers.append(_status_of(client.put(f"{widgets}/transition", json=current)))
+        assert answers[0] == answers[1]
+
+
+def test_status_rules_on_status_writes(pair: Pair, widgets: str) -> None:
+    fake, real = _both(pair, "POST", widgets, _widget("status", {"replicas": 1, "maxReplicas": 5, "name": "abc"}))
+    assert fake == real and fake[0] == 201
+    for phase in ("bad", "good"):
+        answers = []
+        for client in (pair.fake, pair.real):
+            current = client.get(f"{widgets}/status").json()
+            current["status"] = {"phase": phase}
+            answers.append(_status_of(client.put(f"{widgets}/status/status", json=current)))
+        assert answers[0] == answers[1]
+
+
+BAD_RULES = [
+    ("syntax", "self.a +"),
+    ("undeclared-variable", "foo > 1"),
+    ("undeclared-function", "bar(1)"),
+    ("undeclared-member-function", "self.a.foo()"),
+    ("undeclared-after-macro", "[1].all(x, x > 0) && y > 1"),
+    ("several", "self.a > 1 &&"),
+]
+
+
+@pytest.mark.parametrize(("name", "rule"), BAD_RULES, ids=[name for name, _rule in BAD_RULES])
+def test_rule_that_does_not_compile_refuses_the_crd(pair: Pair, name: str, rule: str) -> None:
+    schema = {"type": "object", "properties": {"spec": {
+        "type": "object", "properties": {"a": {"type": "integer"}},
+        "x-kubernetes-validations": [{"rule": "self.a > 0"}, {"rule": rule, "message": "m"}]}}}
+    fake, real = _both(pair, "POST", CRDS, _crd(f"bad{name.replace('-', '')}s", f"Bad{name.replace('-', '')}", schema))
+    assert fake == real
+    assert real[0] == 422
