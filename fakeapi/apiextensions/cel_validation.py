@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..cel.engine import CompileError, Environment, EvaluationError, Program, UnsupportedSyntax
+from ..cel.engine import CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional
 from ..cel.values import to_cel
 from ..machinery.golang import go_json
 from ..machinery.status import FieldError, duplicate_error, forbidden_error, invalid_error, required_error
@@ -181,7 +181,9 @@ class _Node:
             if rule.uses_old_self and not has_old and not rule.optional_old_self:
                 continue
             rule_bindings = dict(bindings)
-            if rule.uses_old_self:
+            if rule.optional_old_self:
+                rule_bindings[OLD_SELF] = optional(old_value, has_old)
+            elif rule.uses_old_self:
                 rule_bindings[OLD_SELF] = old_value
             try:
                 result = rule.program.evaluate(rule_bindings)

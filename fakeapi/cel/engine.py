@@ -163,6 +163,11 @@ def _runtime_message(text: str) -> str:
     return text
 
 
+def optional(value: Any, present: bool) -> Any:
+    """A CEL ``optional``: of ``value`` when ``present``, else ``optional.none()``."""
+    return _rust_cel.OptionalValue.of(value) if present else _rust_cel.OptionalValue.none()
+
+
 class Environment:
     """The declared variables and functions expressions compile against (kube's ``EnvSet``)."""
 

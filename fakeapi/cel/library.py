@@ -502,7 +502,7 @@ KUBE_LIBRARY: dict[str, Callable[..., Any]] = {
     "cidr": _cidr, "isCIDR": _is_cidr, "containsIP": _contains_ip, "containsCIDR": _contains_cidr,
     "prefixLength": _prefix_length, "masked": _masked,
     # url
-    "url": _url, "isURL": _is_url, "getScheme": _url_part(lambda p: p.scheme), "getHost": _url_part(_host),
+    "url": _url, "isURL": _is_url, "getScheme": _url_part(lambda p: p.scheme), "getHost": _url_part(lambda p: p.netloc.rpartition("@")[2]),
     "getHostname": _url_part(lambda p: (_host(p)[1:-1] if _host(p).startswith("[") else _host(p))),
     "getPort": _url_part(_port), "getEscapedPath": _url_part(lambda p: p.path),
     "getQuery": _url_part(lambda p: parse_qs(p.query, keep_blank_values=True)),

@@ -1,0 +1,132 @@
+"""fakeapi.cel: compiling (cel-go's error texts for syntax errors and undeclared references),
+evaluating (runtime errors as cel-go words them), kube's libraries, and schema-typed values."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from fakeapi.cel.engine import CompileError, Environment, EvaluationError, UnsupportedSyntax
+from fakeapi.cel.values import escape, to_cel
+
+ENV = Environment(("self", "oldSelf"))
+
+
+def _value(source: str, **bindings: object) -> object:
+    return ENV.compile(source).evaluate(bindings)
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ("self.a +", "ERROR: <input>:1:9: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', "
+                 "'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | self.a +\n | ........^"),
+    ("foo > 1", "ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')\n | foo > 1\n | ^"),
+    ("self.a.foo()", "ERROR: <input>:1:11: undeclared reference to 'foo' (in container '')\n | self.a.foo()\n | ..........^"),
+    ("bar(1)", "ERROR: <input>:1:4: undeclared reference to 'bar' (in container '')\n | bar(1)\n | ...^"),
+    ("[1].all(x, x > 0) && y > 1",
+     "ERROR: <input>:1:22: undeclared reference to 'y' (in container '')\n | [1].all(x, x > 0) && y > 1\n | .....................^"),
+    ("'foo(' == self && zz", "ERROR: <input>:1:19: undeclared reference to 'zz' (in container '')\n | 'foo(' == self && zz\n | ..................^"),
+])
+def test_compile_errors_are_cel_gos(source: str, message: str) -> None:
+    with pytest.raises(CompileError) as raised:
+        ENV.compile(source)
+    assert str(raised.value) == message
+    assert ENV.check(source) == message
+
+
+def test_declared_names_macros_types_and_namespaces_compile() -> None:
+    for source in ("self.m.exists(k, k == 'a')", "type(self) == int", "optional.of(1).hasValue()",
+                   "ip.isCanonical('::1')", "strings.quote(self)", "self.l.map(x, x * 2).filter(y, y > 2).size() > 0"):
+        assert ENV.check(source) is None, source
+
+
+def test_optional_syntax_is_unsupported_not_refused() -> None:
+    with pytest.raises(UnsupportedSyntax):
+        ENV.compile("self.?a.orValue(1) > 0")
+    assert ENV.check("self.?a.orValue(1) > 0") is None
+
+
+def test_programs_are_compiled_once_and_know_their_variables() -> None:
+    program = ENV.compile("self.replicas >= oldSelf.replicas")
+    assert ENV.compile("self.replicas >= oldSelf.replicas") is program
+    assert program.references("oldSelf") and program.references("self")
+    assert not ENV.compile("self.x > 0").references("oldSelf")
+
+
+@pytest.mark.parametrize(("source", "bindings", "message"), [
+    ("self.b > 1", {"self": {"a": 1}}, "no such key: b"),
+    ("self / 0 == 1", {"self": 1}, "division by zero"),
+    ("self + 1 > 0", {"self": 2**63 - 1}, "integer overflow"),
+    ("self + 1 == 2", {"self": "a"}, "no such overload"),
+    ("self.charAt(10) == ''", {"self": "ab"}, "index out of range: 10"),
+    ("self.min() == 1", {"self": []}, "min(list) argument must not be empty"),
+])
+def test_runtime_errors_are_worded_as_cel_go(source: str, bindings: dict[str, object], message: str) -> None:
+    with pytest.raises(EvaluationError) as raised:
+        ENV.compile(source).evaluate(bindings)
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("source", [
+    # strings
+    "'ABC'.lowerAscii() == 'abc' && 'abc'.upperAscii() == 'ABC'",
+    "'a,b,c'.split(',') == ['a', 'b', 'c'] && 'a,b,c'.split(',', 2) == ['a', 'b,c']",
+    "['a', 'b'].join('-') == 'a-b' && ['a', 'b'].join() == 'ab'",
+    "'abc'.replace('b', 'x') == 'axc' && 'aaa'.replace('a', 'b', 2) == 'bba'",
+    "'abcd'.substring(1) == 'bcd' && 'abcd'.substring(1, 3) == 'bc'",
+    "'  a '.trim() == 'a' && 'abc'.charAt(1) == 'b' && 'abc'.charAt(3) == ''",
+    "'abcb'.indexOf('b') == 1 && 'abcb'.lastIndexOf('b') == 3 && 'abcb'.indexOf('b', 2) == 3",
+    "'%s is %d, %.2f'.format(['x', 3, 1.5]) == 'x is 3, 1.50'",
+    "'abc'.reverse() == 'cba'",
+    # lists
+    "[1, 2, 3].isSorted() && ![2, 1].isSorted() && ['a', 'b'].isSorted()",
+    "[1, 2, 3].sum() == 6 && [1.5, 2.5].sum() == 4.0 && [3, 1, 2].min() == 1 && [3, 1, 2].max() == 3",
+    "[1, 2, 1].indexOf(1) == 0 && [1, 2, 1].lastIndexOf(1) == 2 && [1].indexOf(5) == -1",
+    # regex
+    "'abc123'.find('[0-9]+') == '123' && 'a1b22'.findAll('[0-9]+') == ['1', '22'] && 'a1b2'.findAll('[0-9]', 1) == ['1']",
+    # quantity
+    "quantity('1Gi').isGreaterThan(quantity('500Mi')) && quantity('1') .isLessThan(quantity('2'))",
+    "quantity('1Gi') == quantity('1024Mi') && quantity('1').add(quantity('500m')) == quantity('1500m')",
+    "quantity('2').sub(1) == quantity('1') && quantity('1k').asInteger() == 1000 && quantity('1.5').isInteger() == false",
+    "isQuantity('1Gi') && !isQuantity('1GG') && quantity('1').compareTo(quantity('1000m')) == 0 && quantity('-1').sign() == -1",
+    # ip, cidr
+    "isIP('10.0.0.1') && !isIP('10.0.0.256') && ip('10.0.0.1').family() == 4 && ip('::1').isLoopback()",
+    "ip.isCanonical('2001:db8::1') && !ip.isCanonical('2001:DB8::1')",
+    "isCIDR('10.0.0.0/8') && cidr('10.0.0.0/8').containsIP('10.1.2.3') && !cidr('10.0.0.0/8').containsIP(ip('11.0.0.1'))",
+    "cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16') && cidr('10.1.2.3/8').masked() == cidr('10.0.0.0/8') && cidr('10.0.0.0/8').prefixLength() == 8",
+    "cidr('10.1.2.3/8').ip() == ip('10.1.2.3')",
+    # url
+    "isURL('https://example.com:80/a?b=c') && !isURL('example.com')",
+    "url('https://example.com:80/a?b=c').getHost() == 'example.com:80' && url('https://example.com:80/a').getHostname() == 'example.com'",
+    "url('https://[::1]:80/').getHostname() == '::1' && url('https://example.com:80/a').getPort() == '80'",
+    "url('https://example.com/a%20b').getEscapedPath() == '/a%20b' && url('https://e.com/?b=c&b=d').getQuery() == {'b': ['c', 'd']}",
+])
+def test_kube_libraries(source: str) -> None:
+    assert _value(source) is True
+
+
+@pytest.mark.parametrize(("name", "escaped"), [
+    ("a", "a"), ("a-b", "a__dash__b"), ("a.b", "a__dot__b"), ("a/b", "a__slash__b"), ("a__b", "a__underscores__b"),
+    ("namespace", "__namespace__"), ("true", "__true__"), ("a b", None), ("1a", None),
+])
+def test_property_names_escape_as_kube(name: str, escaped: str | None) -> None:
+    assert escape(name) == escaped
+
+
+def test_values_are_typed_by_their_schema() -> None:
+    schema = {"type": "object", "properties": {
+        "n": {"type": "number"}, "i": {"type": "integer"}, "b": {"type": "string", "format": "byte"},
+        "t": {"type": "string", "format": "date-time"}, "d": {"type": "string", "format": "duration"},
+        "p": {"x-kubernetes-int-or-string": True}, "a-b": {"type": "string"},
+        "m": {"type": "object", "additionalProperties": {"type": "number"}},
+        "l": {"type": "array", "items": {"type": "number"}}}}
+    value = {"apiVersion": "v1", "kind": "K", "metadata": {"name": "x", "labels": {"a": "b"}},
+             "n": 1, "i": 2, "b": "aGk=", "t": "2024-01-02T03:04:05Z", "d": "1m30s", "p": "http", "a-b": "c",
+             "m": {"k": 1}, "l": [1, 2], "unknown": 1}
+    assert to_cel(value, schema, resource_root=True) == {
+        "apiVersion": "v1", "kind": "K", "metadata": {"name": "x"}, "n": 1.0, "i": 2, "b": b"hi",
+        "t": datetime(2024, 1, 2, 3, 4, 5, tzinfo=timezone.utc), "d": timedelta(seconds=90), "p": "http",
+        "a__dash__b": "c", "m": {"k": 1.0}, "l": [1.0, 2.0]}
+    assert isinstance(to_cel(1, {"type": "number"}), float)
+    assert _value("self.n == 1.0 && self.a__dash__b == 'c' && self.b == b'hi' && self.d == duration('90s')",
+                  self=to_cel(value, schema, resource_root=True))
