@@ -26,13 +26,22 @@ they are visited in the object's order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Mapping
 from typing import Any
 
+from ..cel.checks import check
 from ..cel.engine import CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional
 from ..cel.values import to_cel
 from ..machinery.golang import go_json
-from ..machinery.status import FieldError, duplicate_error, forbidden_error, invalid_error, required_error
+from ..machinery.status import (
+    FieldError,
+    duplicate_error,
+    forbidden_error,
+    invalid_error,
+    not_supported_error,
+    required_error,
+)
 from .go_values import invalid_go_value
 
 SELF, OLD_SELF = "self", "oldSelf"
@@ -53,34 +62,168 @@ def _go_rule(rule: Mapping[str, Any]) -> str:
     return "{" + ",".join(f'"{name}":{go_json(value)}' for name, value in fields) + "}"
 
 
-def _schema_nodes(schema: Mapping[str, Any], path: str) -> Iterator[tuple[Mapping[str, Any], str]]:
-    """Every node of a structural schema with its field path (``properties[spec].items``)."""
-    pending = [(schema, path)]
-    while pending:
-        node, node_path = pending.pop()
-        yield node, node_path
-        children = []
-        for name, child in (node.get("properties") or {}).items():
-            if isinstance(child, Mapping):
-                children.append((child, f"{node_path}.properties[{name}]"))
-        for key in ("items", "additionalProperties"):
-            if isinstance(node.get(key), Mapping):
-                children.append((node[key], f"{node_path}.{key}"))
-        pending.extend(reversed(children))
+_SUPPORTED_REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired")
+_MAX_MESSAGE_LENGTH = 2048
 
 
-def rule_errors(schema: Mapping[str, Any], path: str) -> list[FieldError]:
-    """The compile errors of every rule and messageExpression of ``schema`` (at ``path``)."""
-    errors = []
-    for node, node_path in _schema_nodes(schema, path):
-        for index, rule in enumerate(node.get("x-kubernetes-validations") or ()):
-            rule_path = f"{node_path}.x-kubernetes-validations[{index}]"
-            for key in ("rule", "messageExpression"):
-                source = rule.get(key) or ""
-                issues = _ENVIRONMENT.check(source) if source.strip() else None
-                if issues is not None:
-                    errors.append(invalid_go_value(f"{rule_path}.{key}", _go_rule(rule), f"compilation failed: {issues}"))
+def rule_errors(schema: Mapping[str, Any], path: str, schema_errors: list[FieldError]) -> list[FieldError]:
+    """What kube's CRD validation says of a schema's ``x-kubernetes-validations`` (at ``path``),
+    given the schema's other errors: each rule's own fields, then (for a node without errors
+    at or under it) the compilation of its rules and messageExpressions; the fields' errors of
+    every node come before the compilation errors (``OpenAPISchemaErrorList``)."""
+    field_errors: list[FieldError] = []
+    compile_errors: list[FieldError] = []
+    _node_rule_errors(schema, path, True, None, schema_errors, field_errors, compile_errors)
+    return field_errors + compile_errors
+
+
+def _node_rule_errors(node: Mapping[str, Any], path: str, resource_root: bool, uncorrelatable: str | None,
+                      schema_errors: list[FieldError], field_errors: list[FieldError], compile_errors: list[FieldError]) -> None:
+    """``validateSchema``'s part for rules, children first as kube walks them."""
+    before = len(field_errors)
+    additional = node.get("additionalProperties")
+    if isinstance(additional, Mapping):
+        _node_rule_errors(additional, f"{path}.additionalProperties", bool(additional.get("x-kubernetes-embedded-resource")),
+                          uncorrelatable, schema_errors, field_errors, compile_errors)
+    for name, child in (node.get("properties") or {}).items():
+        if isinstance(child, Mapping):
+            _node_rule_errors(child, f"{path}.properties[{name}]", bool(child.get("x-kubernetes-embedded-resource")),
+                              uncorrelatable, schema_errors, field_errors, compile_errors)
+    items = node.get("items")
+    if isinstance(items, Mapping):
+        within = uncorrelatable or (path if node.get("x-kubernetes-list-type") != "map" else None)
+        _node_rule_errors(items, f"{path}.items", bool(items.get("x-kubernetes-embedded-resource")), within,
+                          schema_errors, field_errors, compile_errors)
+    rules = node.get("x-kubernetes-validations") or ()
+    for index, rule in enumerate(rules):
+        field_errors += _rule_field_errors(rule, node, f"{path}.x-kubernetes-validations[{index}]")
+    below = (path, f"{path}.", f"{path}[")
+    if len(field_errors) > before or any(field == path or field.startswith(below[1:]) for field, _t, _b in schema_errors):
+        return  # kube compiles no rule of a node that has errors at or under it
+    schemas = {SELF: (node, resource_root), OLD_SELF: (node, resource_root)}
+    for index, rule in enumerate(rules):
+        compile_errors += _rule_compile_errors(rule, schemas, f"{path}.x-kubernetes-validations[{index}]", uncorrelatable)
+
+
+def _rule_field_errors(rule: Mapping[str, Any], node: Mapping[str, Any], path: str) -> list[FieldError]:
+    """The checks of a rule's fields that need no compilation."""
+    errors: list[FieldError] = []
+    text, message = rule.get("rule") or "", rule.get("message") or ""
+    if not text.strip():
+        errors.append(required_error(f"{path}.rule", "rule is not specified"))
+    elif message and not message.strip():
+        errors.append(invalid_error(f"{path}.message", message, "must be non-empty if specified"))
+    elif len(message) > _MAX_MESSAGE_LENGTH:
+        errors.append(invalid_error(f"{path}.message", message[:10] + "...", "must have a maximum length of 2048 characters"))
+    elif _has_newlines(message.strip()):
+        errors.append(invalid_error(f"{path}.message", message, "must not contain line breaks"))
+    elif _has_newlines(text.strip()) and not message.strip():
+        errors.append(required_error(f"{path}.message", "message must be specified if rule contains line breaks"))
+    message_expression = rule.get("messageExpression") or ""
+    if message_expression and not message_expression.strip():
+        errors.append(required_error(f"{path}.messageExpression", "messageExpression must be non-empty if specified"))
+    reason = rule.get("reason")
+    if reason is not None and reason not in _SUPPORTED_REASONS:
+        errors.append(not_supported_error(f"{path}.reason", reason, _SUPPORTED_REASONS))
+    field_path = rule.get("fieldPath") or ""
+    if field_path and not field_path.strip():
+        errors.append(invalid_error(f"{path}.fieldPath", field_path, "must be non-empty if specified"))
+    if _has_newlines(field_path):
+        errors.append(invalid_error(f"{path}.fieldPath", field_path, "must not contain line breaks"))
+    if field_path and normalized_field_path(field_path, node) is None:
+        errors.append(invalid_error(f"{path}.fieldPath", field_path, "must be a valid path"))
     return errors
+
+
+def _has_newlines(text: str) -> bool:
+    return "\n" in text or "\r" in text
+
+
+def _rule_compile_errors(rule: Mapping[str, Any], schemas: Mapping[str, tuple[Mapping[str, Any], bool]], path: str,
+                         uncorrelatable: str | None) -> list[FieldError]:
+    """``cel.Compile``'s verdict on a rule and its messageExpression, as the CRD's errors."""
+    source = rule.get("rule") or ""
+    issues, kind = check(_ENVIRONMENT, source, schemas)
+    if issues is not None:
+        return [invalid_go_value(f"{path}.rule", _go_rule(rule), f"compilation failed: {issues}")]
+    errors = []
+    if kind in ("string", "other"):
+        errors.append(invalid_go_value(f"{path}.rule", _go_rule(rule), "cel expression must evaluate to a bool"))
+    message_expression = rule.get("messageExpression") or ""
+    if message_expression.strip():
+        message_issues, message_kind = check(_ENVIRONMENT, message_expression, schemas)
+        if message_issues is not None:
+            errors.append(invalid_go_value(f"{path}.messageExpression", _go_rule(rule), f"messageExpression compilation failed: {message_issues}"))
+        elif message_kind in ("bool", "other"):
+            errors.append(invalid_go_value(f"{path}.messageExpression", _go_rule(rule), "messageExpression must evaluate to a string"))
+    if uncorrelatable is not None and not errors and _uses_old_self(source):
+        errors.append(invalid_error(f"{path}.rule", source, f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
+    return errors
+
+
+def _uses_old_self(source: str) -> bool:
+    try:
+        return _ENVIRONMENT.compile(source).references(OLD_SELF)
+    except CompileError:
+        return False
+
+
+_QUOTED_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "'": "'", "\\": "\\"}
+_FIELD_PATH_TOKEN = re.compile(r"'(?:[^'\\]|\\.)*'|[.\[\]]|[^.\[\]']+|'.*")
+
+
+def normalized_field_path(field_path: str, schema: Mapping[str, Any]) -> str | None:
+    """``ValidFieldPath``: a rule's ``fieldPath`` (``.a.b``, ``.m['k']``) as the field path kube
+    reports errors at, relative to the node (``a.b``, ``m[k]``), or None when it names no field
+    of ``schema``."""
+    parts: list[str] = []
+    node: Mapping[str, Any] | None = schema
+    toks = _FIELD_PATH_TOKEN.findall(field_path)
+    index = 0
+    while index < len(toks):
+        token = toks[index]
+        if token == "[":
+            if index + 2 >= len(toks) or toks[index + 2] != "]":
+                return None
+            quoted = toks[index + 1]
+            if len(quoted) < 2 or quoted[0] != "'" or quoted[-1] != "'":
+                return None
+            name = _unescape_quoted(quoted[1:-1])
+            index += 3
+        elif token == "." and index + 1 < len(toks) and toks[index + 1] not in (".", "[", "]"):
+            name = toks[index + 1]
+            index += 2
+        else:
+            return None
+        if name is None or node is None:
+            return None
+        properties = node.get("properties")
+        additional = node.get("additionalProperties")
+        if properties:
+            if name not in properties:
+                return None
+            node = properties[name]
+            parts.append(f".{name}" if parts else name)
+        elif isinstance(additional, Mapping):
+            node = additional
+            parts.append(f"[{name}]")
+        else:
+            return None
+    return "".join(parts)
+
+
+def _unescape_quoted(text: str) -> str | None:
+    out, index = [], 0
+    while index < len(text):
+        if text[index] == "\\":
+            if index + 1 >= len(text) or text[index + 1] not in _QUOTED_ESCAPES:
+                return None
+            out.append(_QUOTED_ESCAPES[text[index + 1]])
+            index += 2
+        else:
+            out.append(text[index])
+            index += 1
+    return "".join(out)
 
 
 class _Rule:
@@ -88,13 +231,13 @@ class _Rule:
 
     __slots__ = ("spec", "program", "message_program", "uses_old_self", "optional_old_self", "field_path")
 
-    def __init__(self, spec: Mapping[str, Any]) -> None:
+    def __init__(self, spec: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
         self.spec = spec
         self.program = _compiled(spec.get("rule") or "")
         self.message_program = _compiled(spec.get("messageExpression") or "")
         self.uses_old_self = self.program is not None and self.program.references(OLD_SELF)
         self.optional_old_self = bool(spec.get("optionalOldSelf"))
-        self.field_path = (spec.get("fieldPath") or "").removeprefix(".")
+        self.field_path = normalized_field_path(spec.get("fieldPath") or "", schema) or ""
 
     def message(self, bindings: Mapping[str, Any]) -> str:
         """The error's detail: the messageExpression's value when it yields a usable one, else
@@ -134,7 +277,7 @@ class _Node:
     def __init__(self, schema: Mapping[str, Any], resource_root: bool) -> None:
         self.schema = schema
         self.resource_root = resource_root
-        self.rules = [_Rule(rule) for rule in schema.get("x-kubernetes-validations") or ()]
+        self.rules = [_Rule(rule, schema) for rule in schema.get("x-kubernetes-validations") or ()]
         self.properties = {name: node for name, child in (schema.get("properties") or {}).items()
                            if isinstance(child, Mapping) and (node := _node(child)) is not None}
         self.items = _node(schema["items"]) if isinstance(schema.get("items"), Mapping) else None
@@ -201,7 +344,7 @@ class _Node:
             if ratchet and not rule.uses_old_self:
                 continue
             field = path
-            if rule.field_path:
+            if rule.field_path:  # field.Path.Child of the normalized path
                 field = f"{path}.{rule.field_path}" if path else rule.field_path
             errors.append(_error_for_reason(field or "<nil>", value, rule.message(rule_bindings), rule.spec.get("reason")))
 
@@ -245,8 +388,8 @@ class RuleValidator:
 
     __slots__ = ("_root",)
 
-    def __init__(self, openapi_v3_schema: Mapping[str, Any]) -> None:
-        self._root = _node(openapi_v3_schema, resource_root=True)
+    def __init__(self, openapi_v3_schema: Mapping[str, Any], resource_root: bool = True) -> None:
+        self._root = _node(openapi_v3_schema, resource_root=resource_root)
 
     def validate(self, obj: dict[str, Any], old: dict[str, Any] | None, errors: list[FieldError]) -> list[FieldError]:
         """The rules' errors on a create (``old`` None) or update, after ``errors`` (the schema's
@@ -258,4 +401,12 @@ class RuleValidator:
             return [("<nil>", "FieldValueInvalid", f"Invalid value: null: {_NOT_CHECKED}")]
         found: list[FieldError] = []
         self._root.validate(obj, old, old is not None, old is not None and obj == old, "", found)
+        return found
+
+    def validate_value(self, value: Any, path: str) -> list[FieldError]:
+        """The rules' errors on a value of the schema that is its own old value (a ``default``:
+        ``ValidateDefaults`` evaluates transition rules against the default itself)."""
+        found: list[FieldError] = []
+        if self._root is not None:
+            self._root.validate(value, value, True, False, path, found)
         return found

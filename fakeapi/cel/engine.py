@@ -39,7 +39,12 @@ from .library import KUBE_LIBRARY, NAMESPACES, LibraryError
 
 
 class CompileError(ValueError):
-    """An expression cel-go would refuse; ``str()`` is cel-go's issues text (``ERROR: <input>:...``)."""
+    """An expression cel-go would refuse; ``str()`` is cel-go's issues text (``ERROR: <input>:...``),
+    ``issues`` each issue with its offset in the expression (cel-go lists them by position)."""
+
+    def __init__(self, issues: list[tuple[int, str]]) -> None:
+        super().__init__("\n".join(text for _offset, text in issues))
+        self.issues = issues
 
 
 class UnsupportedSyntax(CompileError):
@@ -65,13 +70,19 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STRING_START = re.compile(r"""[rRbB]{0,2}('''|\"\"\"|'|")""")
 
 
-def _tokens(source: str) -> Iterator[tuple[int, str]]:
-    """(offset, text) of each identifier and punctuation character outside string literals."""
+#: The tokens ``tokens`` yields for a string (or bytes) literal and for a number literal.
+STRING_LITERAL, NUMBER_LITERAL = "\x00string", "\x00number"
+
+
+def tokens(source: str) -> Iterator[tuple[int, str]]:
+    """(offset, text) of each identifier and punctuation character; a literal is one
+    ``STRING_LITERAL`` or ``NUMBER_LITERAL`` token."""
     index, length = 0, len(source)
     while index < length:
         char = source[index]
         literal = _STRING_START.match(source, index) if char in "'\"rRbB" else None
         if literal is not None:
+            yield index, STRING_LITERAL
             quote = literal.group(1)
             index = literal.end()
             while index < length and not source.startswith(quote, index):
@@ -85,6 +96,7 @@ def _tokens(source: str) -> Iterator[tuple[int, str]]:
         elif char.isspace():
             index += 1
         elif char.isdigit():
+            yield index, NUMBER_LITERAL
             index += 1
             while index < length and (source[index].isalnum() or source[index] == "."):
                 index += 1
@@ -93,7 +105,7 @@ def _tokens(source: str) -> Iterator[tuple[int, str]]:
             index += 1
 
 
-def _issue(source: str, offset: int, message: str) -> tuple[int, str]:
+def issue(source: str, offset: int, message: str) -> tuple[int, str]:
     """cel-go's rendering of one issue: ``ERROR: <input>:line:col: message``, the line, a caret."""
     line_start = source.rfind("\n", 0, offset) + 1
     line_end = source.find("\n", offset)
@@ -181,15 +193,6 @@ class Environment:
         """``source`` compiled, or ``CompileError`` with cel-go's text."""
         return _compile(source, self.variables, id(self.functions), self.functions)
 
-    def check(self, source: str) -> str | None:
-        """cel-go's issues text for ``source`` (None: it compiles)."""
-        try:
-            self.compile(source)
-        except UnsupportedSyntax:
-            return None
-        except CompileError as error:
-            return str(error)
-        return None
 
 
 #: Compiled programs (and compile errors) by (text, declared variables, function library): an
@@ -221,50 +224,50 @@ def _build(source: str, variables: frozenset[str], functions: Mapping[str, Calla
     except (ValueError, RuntimeError) as error:
         message = _engine_parse_error(error)
         if "unsupported syntax" in message:
-            raise UnsupportedSyntax(message) from None
-        raise CompileError(message) from None
-    tokens = list(_tokens(source))
+            raise UnsupportedSyntax([(0, message)]) from None
+        raise CompileError([(0, message)]) from None
+    toks = list(tokens(source))
     used = set(program.variables())
-    bound = _comprehension_variables(tokens)
+    bound = _comprehension_variables(toks)
     issues = []
     for name in sorted(used - variables - bound - _TYPE_NAMES - NAMESPACES.keys()):
-        offset = _reference_offset(tokens, name)
-        issues.append(_issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
+        offset = _reference_offset(toks, name)
+        issues.append(issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
     for name in sorted(set(program.functions()) - _NATIVE_FUNCTIONS - functions.keys()):
         if name.startswith(("_", "@", "!")):
             continue  # operators
         if any(f"{namespace}.{name}" in functions for namespace in used & NAMESPACES.keys()):
             continue
-        offset = _call_offset(tokens, name)
-        issues.append(_issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
+        offset = _call_offset(toks, name)
+        issues.append(issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
     if issues:
-        raise CompileError("\n".join(text for _offset, text in sorted(issues)))
+        raise CompileError(sorted(issues))
     return Program(source, program, frozenset(used & variables), functions)
 
 
-def _comprehension_variables(tokens: list[tuple[int, str]]) -> set[str]:
+def _comprehension_variables(toks: list[tuple[int, str]]) -> set[str]:
     """The variables the macros bind: ``x`` of ``l.all(x, ...)``, ``k, v`` of ``m.all(k, v, ...)``."""
     bound = set()
-    for index in range(1, len(tokens) - 3):
-        if tokens[index][1] in _MACROS and tokens[index - 1][1] == "." and tokens[index + 1][1] == "(":
-            if tokens[index + 3][1] == ",":
-                bound.add(tokens[index + 2][1])
-                if index + 5 < len(tokens) and tokens[index + 5][1] == ",":
-                    bound.add(tokens[index + 4][1])
+    for index in range(1, len(toks) - 3):
+        if toks[index][1] in _MACROS and toks[index - 1][1] == "." and toks[index + 1][1] == "(":
+            if toks[index + 3][1] == ",":
+                bound.add(toks[index + 2][1])
+                if index + 5 < len(toks) and toks[index + 5][1] == ",":
+                    bound.add(toks[index + 4][1])
     return bound
 
 
-def _reference_offset(tokens: list[tuple[int, str]], name: str) -> int:
+def _reference_offset(toks: list[tuple[int, str]], name: str) -> int:
     """Where cel-go reports an undeclared variable: its first use not selected by a ``.``."""
-    for index, (offset, text) in enumerate(tokens):
-        if text == name and (index == 0 or tokens[index - 1][1] != "."):
+    for index, (offset, text) in enumerate(toks):
+        if text == name and (index == 0 or toks[index - 1][1] != "."):
             return offset
     return 0
 
 
-def _call_offset(tokens: list[tuple[int, str]], name: str) -> int:
+def _call_offset(toks: list[tuple[int, str]], name: str) -> int:
     """Where cel-go reports an undeclared function: the ``(`` of its first call."""
-    for index, (_offset, text) in enumerate(tokens[:-1]):
-        if text == name and tokens[index + 1][1] == "(":
-            return tokens[index + 1][0]
+    for index, (_offset, text) in enumerate(toks[:-1]):
+        if text == name and toks[index + 1][1] == "(":
+            return toks[index + 1][0]
     return 0

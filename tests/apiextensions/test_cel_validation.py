@@ -81,7 +81,7 @@ def test_message_expression_falls_back_to_the_message() -> None:
 def test_rules_that_do_not_compile_are_crd_errors() -> None:
     schema = {"type": "object", "properties": {"spec": {"type": "object", "x-kubernetes-validations": [
         {"rule": "self > "}, {"rule": "true", "messageExpression": "nope", "reason": "FieldValueForbidden"}]}}}
-    assert rule_errors(schema, "s") == [
+    assert rule_errors(schema, "s", []) == [
         ("s.properties[spec].x-kubernetes-validations[0].rule", "FieldValueInvalid",
          'Invalid value: {"Rule":"self \\u003e ","Message":"","MessageExpression":"","Reason":null,"FieldPath":"",'
          '"OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:8: Syntax error: mismatched input \'<EOF>\' '
@@ -89,7 +89,8 @@ def test_rules_that_do_not_compile_are_crd_errors() -> None:
          "IDENTIFIER}\n | self > \n | .......^"),
         ("s.properties[spec].x-kubernetes-validations[1].messageExpression", "FieldValueInvalid",
          'Invalid value: {"Rule":"true","Message":"","MessageExpression":"nope","Reason":"FieldValueForbidden",'
-         '"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:1: undeclared reference to '
+         '"FieldPath":"","OptionalOldSelf":null}: messageExpression compilation failed: ERROR: <input>:1:1: undeclared reference to '
          "'nope' (in container '')\n | nope\n | ^"),
     ]
-    assert rule_errors(SCHEMA, "s") == []
+    assert rule_errors(SCHEMA, "s", []) == []
+    assert rule_errors(schema, "s", [("s.properties[spec].type", "FieldValueRequired", "Required value")]) == []

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from fakeapi.cel.checks import check
 from fakeapi.cel.engine import CompileError, Environment, EvaluationError, UnsupportedSyntax
 from fakeapi.cel.values import escape, to_cel
 
@@ -31,19 +32,19 @@ def test_compile_errors_are_cel_gos(source: str, message: str) -> None:
     with pytest.raises(CompileError) as raised:
         ENV.compile(source)
     assert str(raised.value) == message
-    assert ENV.check(source) == message
+    assert check(ENV, source, {}) == (message, None)
 
 
 def test_declared_names_macros_types_and_namespaces_compile() -> None:
     for source in ("self.m.exists(k, k == 'a')", "type(self) == int", "optional.of(1).hasValue()",
                    "ip.isCanonical('::1')", "strings.quote(self)", "self.l.map(x, x * 2).filter(y, y > 2).size() > 0"):
-        assert ENV.check(source) is None, source
+        assert check(ENV, source, {})[0] is None, source
 
 
 def test_optional_syntax_is_unsupported_not_refused() -> None:
     with pytest.raises(UnsupportedSyntax):
         ENV.compile("self.?a.orValue(1) > 0")
-    assert ENV.check("self.?a.orValue(1) > 0") is None
+    assert check(ENV, "self.?a.orValue(1) > 0", {}) == (None, None)
 
 
 def test_programs_are_compiled_once_and_know_their_variables() -> None:
@@ -130,3 +131,41 @@ def test_values_are_typed_by_their_schema() -> None:
     assert isinstance(to_cel(1, {"type": "number"}), float)
     assert _value("self.n == 1.0 && self.a__dash__b == 'c' && self.b == b'hi' && self.d == duration('90s')",
                   self=to_cel(value, schema, resource_root=True))
+
+
+_SCHEMA = {"type": "object", "properties": {
+    "a": {"type": "integer"}, "s": {"type": "string"}, "a-b": {"type": "integer"},
+    "m": {"type": "object", "additionalProperties": {"type": "string"}},
+    "o": {"type": "object", "properties": {"x": {"type": "integer"}}},
+    "p": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+    "ios": {"x-kubernetes-int-or-string": True}}}
+_SCHEMAS = {"self": (_SCHEMA, True)}
+
+
+def _issue(source: str, column: int, message: str) -> str:
+    return f"ERROR: <input>:1:{column}: {message}\n | {source}\n | {'.' * (column - 1)}^"
+
+
+@pytest.mark.parametrize(("source", "column", "message"), [
+    ("self.b > 1", 5, "undefined field 'b'"),
+    ("has(self.b)", 4, "undefined field 'b'"),
+    ("self.o.y == 1", 7, "undefined field 'y'"),
+    ("self.p.anything == 1", 7, "undefined field 'anything'"),
+    ("self.metadata.labels == {}", 14, "undefined field 'labels'"),
+    ("self.a.b == 1", 7, "type 'int' does not support field selection"),
+    ("self.a__dash__b > 0 && self.a_b > 0", 28, "undefined field 'a_b'"),
+    ("self.a == 'x'", 8, "found no matching overload for '_==_' applied to '(int, string)'"),
+    ("self.s != 1.5", 8, "found no matching overload for '_!=_' applied to '(string, double)'"),
+])
+def test_selections_are_checked_against_the_schema(source: str, column: int, message: str) -> None:
+    assert check(ENV, source, _SCHEMAS)[0] == _issue(source, column, message)
+
+
+@pytest.mark.parametrize(("source", "kind"), [
+    ("self.a", "other"), ("self.a + 1", "other"), ("self.s", "string"), ("self.s + 'x'", "string"), ("'x'", "string"),
+    ("self.a > 1", "bool"), ("!has(self.a) || self.a > 1", "bool"), ("self.m.anykey == 'x'", "bool"),
+    ("self.o", "other"), ("self.ios", None), ("self.s.size()", None), ("self.a > 1 ? 'a' : 'b'", None),
+    ("self.m.all(k, k != '')", None), ("size(self.s)", None),
+])
+def test_the_kind_of_a_value_is_known_from_its_shape(source: str, kind: str | None) -> None:
+    assert check(ENV, source, _SCHEMAS) == (None, kind)
