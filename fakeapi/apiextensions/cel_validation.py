@@ -27,7 +27,7 @@ they are visited in the object's order.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..cel.checks import check
@@ -284,15 +284,17 @@ class _Node:
         additional = schema.get("additionalProperties")
         self.additional = _node(additional) if isinstance(additional, Mapping) else None
 
-    def validate(self, value: Any, old: Any, has_old: bool, ratchet: bool, path: str, errors: list[FieldError]) -> None:
+    def validate(self, value: Any, old: Any, has_old: bool, ratchet: bool, path: str, errors: list[FieldError],
+                 ratcheted: list[FieldError]) -> None:
         """Append the errors of ``value`` (``old``: its correlated old value, if ``has_old``);
-        ``ratchet``: an unchanged value whose errors without ``oldSelf`` are dropped."""
+        ``ratchet``: an unchanged value, whose errors of rules without ``oldSelf`` go to
+        ``ratcheted`` instead."""
         if value is None:
             return
         if self.rules:
-            self._evaluate(value, old, has_old, ratchet, path, errors)
+            self._evaluate(value, old, has_old, ratchet, path, errors, ratcheted)
         if isinstance(value, dict):
-            self._validate_map(value, old if isinstance(old, dict) else None, has_old, ratchet, path, errors)
+            self._validate_map(value, old if isinstance(old, dict) else None, has_old, ratchet, path, errors, ratcheted)
         elif isinstance(value, list) and self.items is not None:
             keys = self.schema.get("x-kubernetes-list-map-keys") if self.schema.get("x-kubernetes-list-type") == "map" else None
             old_items = {_map_key(item, keys): item for item in old} if keys and isinstance(old, list) else {}
@@ -301,10 +303,10 @@ class _Node:
                 correlated = key is not None and key in old_items
                 old_item = old_items.get(key) if correlated else None
                 self.items.validate(item, old_item, correlated, item == old_item if correlated else ratchet,
-                                    f"{path}[{index}]", errors)
+                                    f"{path}[{index}]", errors, ratcheted)
 
     def _validate_map(self, value: dict[str, Any], old: dict[str, Any] | None, has_old: bool, ratchet: bool,
-                      path: str, errors: list[FieldError]) -> None:
+                      path: str, errors: list[FieldError], ratcheted: list[FieldError]) -> None:
         correlatable = has_old and old is not None and self.schema.get("x-kubernetes-map-type") != "atomic"
         for key, item in value.items():
             child = self.additional if self.additional is not None else self.properties.get(key)
@@ -313,9 +315,11 @@ class _Node:
             correlated = correlatable and key in old  # type: ignore[operator]
             old_item = old.get(key) if correlated else None  # type: ignore[union-attr]
             child_path = f"{path}[{key}]" if self.additional is not None else (f"{path}.{key}" if path else key)
-            child.validate(item, old_item, correlated, item == old_item if correlated else ratchet, child_path, errors)
+            child.validate(item, old_item, correlated, item == old_item if correlated else ratchet, child_path, errors,
+                           ratcheted)
 
-    def _evaluate(self, value: Any, old: Any, has_old: bool, ratchet: bool, path: str, errors: list[FieldError]) -> None:
+    def _evaluate(self, value: Any, old: Any, has_old: bool, ratchet: bool, path: str, errors: list[FieldError],
+                  ratcheted: list[FieldError]) -> None:
         bindings = {SELF: to_cel(value, self.schema, self.resource_root)}
         old_value = to_cel(old, self.schema, self.resource_root) if has_old else None
         for rule in self.rules:
@@ -341,12 +345,11 @@ class _Node:
                 continue
             if result is True:
                 continue
-            if ratchet and not rule.uses_old_self:
-                continue
             field = path
             if rule.field_path:  # field.Path.Child of the normalized path
                 field = f"{path}.{rule.field_path}" if path else rule.field_path
-            errors.append(_error_for_reason(field or "<nil>", value, rule.message(rule_bindings), rule.spec.get("reason")))
+            error = _error_for_reason(field or "<nil>", value, rule.message(rule_bindings), rule.spec.get("reason"))
+            (ratcheted if ratchet and not rule.uses_old_self else errors).append(error)
 
 
 def _map_key(item: Any, keys: list[str] | None) -> Any:
@@ -391,16 +394,22 @@ class RuleValidator:
     def __init__(self, openapi_v3_schema: Mapping[str, Any], resource_root: bool = True) -> None:
         self._root = _node(openapi_v3_schema, resource_root=resource_root)
 
-    def validate(self, obj: dict[str, Any], old: dict[str, Any] | None, errors: list[FieldError]) -> list[FieldError]:
+    def validate(self, obj: dict[str, Any], old: dict[str, Any] | None, errors: list[FieldError],
+                 warn: Callable[[str], None] = lambda text: None) -> list[FieldError]:
         """The rules' errors on a create (``old`` None) or update, after ``errors`` (the schema's
         and the metadata's): when one of those means the object lacks the shape the rules were
-        written for, kube evaluates no rule and says so (``hasBlockingErr``)."""
+        written for, kube evaluates no rule and says so (``hasBlockingErr``). The errors an
+        update ratchets are given to ``warn`` as kube words them in its warnings
+        (``field: body``)."""
         if self._root is None:
             return []
         if any(error[1] in _BLOCKING for error in errors):
             return [("<nil>", "FieldValueInvalid", f"Invalid value: null: {_NOT_CHECKED}")]
         found: list[FieldError] = []
-        self._root.validate(obj, old, old is not None, old is not None and obj == old, "", found)
+        ratcheted: list[FieldError] = []
+        self._root.validate(obj, old, old is not None, old is not None and obj == old, "", found, ratcheted)
+        for field, _type, body in ratcheted:
+            warn(f"{field}: {body}")
         return found
 
     def validate_value(self, value: Any, path: str) -> list[FieldError]:
@@ -408,5 +417,5 @@ class RuleValidator:
         ``ValidateDefaults`` evaluates transition rules against the default itself)."""
         found: list[FieldError] = []
         if self._root is not None:
-            self._root.validate(value, value, True, False, path, found)
+            self._root.validate(value, value, True, False, path, found, [])
         return found

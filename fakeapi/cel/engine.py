@@ -29,6 +29,7 @@ Where this differs from cel-go, and why:
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
@@ -36,6 +37,12 @@ from typing import Any
 import cel as _rust_cel
 
 from .library import KUBE_LIBRARY, NAMESPACES, LibraryError
+
+
+# The engine logs each failing library call on the ``cel`` logger before raising it; the
+# failure reaches the caller as an EvaluationError (kube's rule error), so the log is noise.
+logging.getLogger("cel").propagate = False
+logging.getLogger("cel").addHandler(logging.NullHandler())
 
 
 class CompileError(ValueError):
@@ -126,22 +133,21 @@ class Program:
     """A compiled expression: evaluated with ``evaluate``; ``references`` tells whether it uses a
     variable (kube runs a CRD rule that reads ``oldSelf`` only on updates)."""
 
-    __slots__ = ("source", "_program", "_variables", "_context_functions")
+    __slots__ = ("source", "_program", "_variables", "_context")
 
-    def __init__(self, source: str, program: Any, variables: frozenset[str], functions: Mapping[str, Callable[..., Any]]) -> None:
+    def __init__(self, source: str, program: Any, variables: frozenset[str], context: _Context) -> None:
         self.source = source
         self._program = program
         self._variables = variables
-        self._context_functions = functions
+        self._context = context
 
     def references(self, name: str) -> bool:
         return name in self._variables
 
     def evaluate(self, bindings: Mapping[str, Any]) -> Any:
         """The expression's value with ``bindings`` (variable name to CEL value, see ``values``)."""
-        context = _rust_cel.Context(dict(bindings), dict(self._context_functions))
         try:
-            return self._program.execute(context)
+            return self._context.execute(self._program, bindings)
         except LibraryError as error:
             raise EvaluationError(str(error)) from None
         except KeyError as error:
@@ -180,18 +186,47 @@ def optional(value: Any, present: bool) -> Any:
     return _rust_cel.OptionalValue.of(value) if present else _rust_cel.OptionalValue.none()
 
 
+class _Context:
+    """The engine's evaluation context of one function library, built once: the functions are
+    wrapped for the engine when a context is built, which costs 40 µs a time against 6 µs for
+    evaluating a simple rule. Variables are resolved from the bindings of the evaluation under
+    way (evaluations do not nest: library functions evaluate nothing); a binding to ``null``,
+    which the engine's resolver cannot tell from an unbound name, takes a context of its own."""
+
+    __slots__ = ("functions", "_shared", "_bindings")
+
+    def __init__(self, functions: Mapping[str, Callable[..., Any]]) -> None:
+        self.functions = dict(functions)
+        self._shared = _rust_cel.Context(None, self.functions)
+        self._shared.set_variable_resolver(self._resolve)
+        self._bindings: Mapping[str, Any] = {}
+
+    def _resolve(self, name: str) -> Any:
+        return self._bindings.get(name)
+
+    def execute(self, program: Any, bindings: Mapping[str, Any]) -> Any:
+        if any(value is None for value in bindings.values()):
+            return program.execute(_rust_cel.Context(dict(bindings), self.functions))
+        self._bindings = bindings
+        try:
+            return program.execute(self._shared)
+        finally:
+            self._bindings = {}
+
+
 class Environment:
     """The declared variables and functions expressions compile against (kube's ``EnvSet``)."""
 
-    __slots__ = ("variables", "functions")
+    __slots__ = ("variables", "functions", "_context")
 
     def __init__(self, variables: Iterable[str], functions: Mapping[str, Callable[..., Any]] = KUBE_LIBRARY) -> None:
         self.variables = frozenset(variables)
         self.functions = functions
+        self._context = _Context(functions)
 
     def compile(self, source: str) -> Program:
         """``source`` compiled, or ``CompileError`` with cel-go's text."""
-        return _compile(source, self.variables, id(self.functions), self.functions)
+        return _compile(source, self.variables, self._context)
 
 
 
@@ -202,12 +237,12 @@ _PROGRAMS: dict[tuple[str, frozenset[str], int], Program | CompileError] = {}
 _MAX_PROGRAMS = 8192
 
 
-def _compile(source: str, variables: frozenset[str], functions_id: int, functions: Mapping[str, Callable[..., Any]]) -> Program:
-    key = (source, variables, functions_id)
+def _compile(source: str, variables: frozenset[str], context: _Context) -> Program:
+    key = (source, variables, id(context))
     found = _PROGRAMS.get(key)
     if found is None:
         try:
-            found = _build(source, variables, functions)
+            found = _build(source, variables, context)
         except CompileError as error:
             found = error
         if len(_PROGRAMS) >= _MAX_PROGRAMS:
@@ -218,7 +253,7 @@ def _compile(source: str, variables: frozenset[str], functions_id: int, function
     return found
 
 
-def _build(source: str, variables: frozenset[str], functions: Mapping[str, Callable[..., Any]]) -> Program:
+def _build(source: str, variables: frozenset[str], context: _Context) -> Program:
     try:
         program = _rust_cel.compile(source)
     except (ValueError, RuntimeError) as error:
@@ -233,6 +268,7 @@ def _build(source: str, variables: frozenset[str], functions: Mapping[str, Calla
     for name in sorted(used - variables - bound - _TYPE_NAMES - NAMESPACES.keys()):
         offset = _reference_offset(toks, name)
         issues.append(issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
+    functions = context.functions
     for name in sorted(set(program.functions()) - _NATIVE_FUNCTIONS - functions.keys()):
         if name.startswith(("_", "@", "!")):
             continue  # operators
@@ -242,7 +278,7 @@ def _build(source: str, variables: frozenset[str], functions: Mapping[str, Calla
         issues.append(issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
     if issues:
         raise CompileError(sorted(issues))
-    return Program(source, program, frozenset(used & variables), functions)
+    return Program(source, program, frozenset(used & variables), context)
 
 
 def _comprehension_variables(toks: list[tuple[int, str]]) -> set[str]:

@@ -26,7 +26,7 @@ from ..apiextensions.crd_names import accepted_names_of_group, crd_status
 from ..apiextensions.crd_strategy import prepare_crd_create, prepare_crd_update
 from ..apiextensions.crd_validation import validate_crd
 from ..apis.rules import KindRules
-from ..machinery import metadata, validation
+from ..machinery import metadata, validation, warning
 from ..machinery.golang import go_quote
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.status import FieldError, invalid, invalid_error
@@ -110,7 +110,7 @@ class CustomResourceStore(ResourceStore):
         structural, rules = self.definition.structural, self.definition.rules
 
         def with_rules(errors: list[FieldError], new: Json, old: Json) -> list[FieldError]:
-            return errors + rules.validate(new, old, errors)
+            return errors + rules.validate(new, old, errors, warning.add)
 
         if subresource == "status":
             return lambda new, old: with_rules(structural.validate_status(new), new, old)

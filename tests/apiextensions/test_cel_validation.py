@@ -3,7 +3,7 @@ transition rules, ratcheting, blocking schema errors) and compiled when the CRD 
 
 from __future__ import annotations
 
-from fakeapi.apiextensions.cel_validation import RuleValidator, rule_errors
+from fakeapi.apiextensions.cel_validation import RuleValidator, normalized_field_path, rule_errors
 
 SCHEMA = {"type": "object", "properties": {"spec": {
     "type": "object",
@@ -94,3 +94,24 @@ def test_rules_that_do_not_compile_are_crd_errors() -> None:
     ]
     assert rule_errors(SCHEMA, "s", []) == []
     assert rule_errors(schema, "s", [("s.properties[spec].type", "FieldValueRequired", "Required value")]) == []
+
+
+def test_ratcheted_errors_become_warnings() -> None:
+    warnings: list[str] = []
+    broken = _obj(min=3, max=1)
+    assert RuleValidator(SCHEMA).validate(broken, broken, [], warnings.append) == []
+    assert warnings == ["spec: Invalid value: min must be <= max"]
+
+
+def test_defaults_are_checked_against_their_rules() -> None:
+    node = {"type": "integer", "x-kubernetes-validations": [{"rule": "self < 3"}, {"rule": "self == oldSelf"}]}
+    assert RuleValidator(node, resource_root=False).validate_value(5, "x.default") == [
+        ("x.default", "FieldValueInvalid", "Invalid value: 5: failed rule: self < 3")]
+
+
+def test_field_paths_normalize_as_kube_reports_them() -> None:
+    schema = {"type": "object", "properties": {
+        "o": {"type": "object", "properties": {"x": {"type": "integer"}}},
+        "m": {"type": "object", "additionalProperties": {"type": "string"}}}}
+    assert [normalized_field_path(p, schema) for p in (".o.x", ".m.k", ".m['a.b']", "['o']", ".nope", "o", ".o.x.y", " ")] == [
+        "o.x", "m[k]", "m[a.b]", "o", None, None, None, None]

@@ -241,3 +241,37 @@ def test_crd_rules_are_checked_as_kube_checks_them(pair: Pair, name: str, schema
         assert fake[0] == 201, fake
     else:
         assert fake == real
+
+
+def test_ratcheting_keeps_unchanged_values_with_a_warning(pair: Pair) -> None:
+    """A rule added to a CRD after its objects were written: an update leaving the broken value
+    (``spec``) unchanged passes with kube's warning; one changing it, even elsewhere in
+    ``spec``, is refused."""
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "size": {"type": "integer"}, "note": _STRING}}}}
+    fake, real = _both(pair, "POST", CRDS, _crd("ratchets", "Ratchet", schema))
+    assert fake[0] == real[0] == 201
+    collection = f"/apis/{GROUP}/v1/namespaces/{NAMESPACE}/ratchets"
+    _wait_served(pair, collection)
+    big = {"apiVersion": f"{GROUP}/v1", "kind": "Ratchet", "metadata": {"name": "big"}, "spec": {"size": 10}}
+    fake, real = _both(pair, "POST", collection, big)
+    assert fake == real and fake[0] == 201
+    schema["properties"]["spec"]["x-kubernetes-validations"] = [{"rule": "self.size < 5", "message": "too big"}]
+    for client in (pair.fake, pair.real):
+        crd = client.get(f"{CRDS}/ratchets.{GROUP}").json()
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = schema
+        assert client.put(f"{CRDS}/ratchets.{GROUP}", json=crd).status_code == 200
+        deadline = time.monotonic() + 30  # kube serves the new schema once its handler reloads it
+        while client.post(f"{collection}?dryRun=All", json={**big, "metadata": {"name": "probe"}}).status_code != 422 \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+    for change in ({"metadata": {"labels": {"a": "b"}}}, {"spec": {"size": 10, "note": "x"}}):
+        answers = []
+        for client in (pair.fake, pair.real):
+            current = client.get(f"{collection}/big").json()
+            current["metadata"].update(change.get("metadata", {}))
+            current["spec"] = change.get("spec", current["spec"])
+            response = client.put(f"{collection}/big", json=current)
+            answers.append((_status_of(response), response.headers.get("warning")))
+        assert answers[0] == answers[1]
+        assert ("too big" in (answers[1][1] or "")) if "metadata" in change else answers[1][0][0] == 422, answers
