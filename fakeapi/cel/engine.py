@@ -21,8 +21,11 @@ Where this differs from cel-go, and why:
 - no cost accounting: cel-go estimates an expression's cost at compile time and stops an
   evaluation past a runtime cost limit; the engine has no cost model, so neither is enforced;
 - the optional field and index syntax (``self.?x``, ``l[?0]``) does not parse in this engine:
-  ``UnsupportedSyntax`` tells callers so, and kube's valid expressions that use it are not
-  evaluated (the ``optional.*`` functions and ``hasValue``/``value``/``orValue`` do work);
+  it is rewritten into calls of the library's ``optional field`` and ``optional index``
+  functions (``self._optField('x')``, ``l._optIndex(0)``) before parsing; the optional entries
+  of list and map literals (``[?x]``, ``{?'k': v}``) and ``optMap``/``optFlatMap`` remain
+  ``UnsupportedSyntax`` (kube's valid expressions that use them are not evaluated), as does a
+  rewritten expression with a syntax error (its text would not be cel-go's);
 - ``size`` of a string counts UTF-8 bytes in the engine, code points in cel-go (the same for
   ASCII).
 """
@@ -253,15 +256,41 @@ def _compile(source: str, variables: frozenset[str], context: _Context) -> Progr
     return found
 
 
+def _optional_syntax_as_calls(source: str, toks: list[tuple[int, str]]) -> str:
+    """``source`` with ``x.?f`` as ``x._optField('f')`` and ``x[?k]`` as ``x._optIndex(k)``
+    (receiver-style calls need no receiver's extent: the rewrite is local)."""
+    edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
+    for index in range(len(toks) - 2):
+        (offset, text), (next_offset, next_text) = toks[index], toks[index + 1]
+        if text == "." and next_text == "?" and toks[index + 2][1][:1].isidentifier():
+            name_offset, name = toks[index + 2]
+            edits.append((offset, name_offset + len(name), f"._optField('{name}')"))
+        elif text == "[" and next_text == "?" and index > 0 and toks[index - 1][1] not in ("(", ",", "[", "{", ":"):
+            depth, close = 0, None
+            for later_offset, later_text in toks[index:]:
+                depth += later_text in "([{" and bool(later_text)
+                depth -= later_text in ")]}" and bool(later_text)
+                if depth == 0:
+                    close = later_offset
+                    break
+            if close is None:
+                return source
+            edits += [(offset, next_offset + 1, "._optIndex("), (close, close + 1, ")")]
+    for start, end, replacement in sorted(edits, reverse=True):
+        source = source[:start] + replacement + source[end:]
+    return source
+
+
 def _build(source: str, variables: frozenset[str], context: _Context) -> Program:
+    toks = list(tokens(source))
+    rewritten = _optional_syntax_as_calls(source, toks) if "?" in source else source
     try:
-        program = _rust_cel.compile(source)
+        program = _rust_cel.compile(rewritten)
     except (ValueError, RuntimeError) as error:
         message = _engine_parse_error(error)
-        if "unsupported syntax" in message:
+        if "unsupported syntax" in message or rewritten != source:
             raise UnsupportedSyntax([(0, message)]) from None
         raise CompileError([(0, message)]) from None
-    toks = list(tokens(source))
     used = set(program.variables())
     bound = _comprehension_variables(toks)
     issues = []

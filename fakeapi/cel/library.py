@@ -22,6 +22,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from cel import OptionalValue
+
 from ..machinery import quantity as quantities
 
 
@@ -475,8 +477,39 @@ def _sign_of(value: Any) -> int:
     return _q(value).sign()
 
 
+# --- optional field and index (what ``x.?f`` and ``x[?k]`` are rewritten to, see engine) -----
+
+def _optional_receiver(receiver: Any) -> tuple[bool, Any]:
+    if isinstance(receiver, OptionalValue):
+        return (True, receiver.value()) if receiver.has_value() else (False, None)
+    return True, receiver
+
+
+def _opt_field(receiver: Any, name: str) -> OptionalValue:
+    """``x.?f``: ``f`` of an object or map as an optional (none when absent)."""
+    present, value = _optional_receiver(receiver)
+    if present and isinstance(value, dict) and name in value:
+        return OptionalValue.of(value[name])
+    _expect(not present or isinstance(value, dict))
+    return OptionalValue.none()
+
+
+def _opt_index(receiver: Any, key: Any) -> OptionalValue:
+    """``x[?k]``: a list's element or a map's value as an optional (none when absent)."""
+    present, value = _optional_receiver(receiver)
+    if not present:
+        return OptionalValue.none()
+    if isinstance(value, list):
+        _expect(_is_int(key))
+        return OptionalValue.of(value[key]) if 0 <= key < len(value) else OptionalValue.none()
+    _expect(isinstance(value, dict))
+    return OptionalValue.of(value[key]) if key in value else OptionalValue.none()
+
+
 #: The functions by the name expressions call them with.
 KUBE_LIBRARY: dict[str, Callable[..., Any]] = {
+    # optional syntax
+    "_optField": _opt_field, "_optIndex": _opt_index,
     # strings
     "charAt": _char_at, "indexOf": _index_of, "lastIndexOf": _last_index_of,
     "lowerAscii": _ascii_case(str.lower), "upperAscii": _ascii_case(str.upper), "replace": _replace,

@@ -41,10 +41,21 @@ def test_declared_names_macros_types_and_namespaces_compile() -> None:
         assert check(ENV, source, {})[0] is None, source
 
 
-def test_optional_syntax_is_unsupported_not_refused() -> None:
+@pytest.mark.parametrize(("source", "bindings"), [
+    ("self.?a.orValue(1) == 1", {"self": {}}),
+    ("self.?a.orValue(1) == 5", {"self": {"a": 5}}),
+    ("self.?o.?x.orValue(0) == 3 && !self.?o.?y.hasValue() && !self.?p.?y.hasValue()", {"self": {"o": {"x": 3}}}),
+    ("!self.l[?5].hasValue() && self.l[?0].value() == 1", {"self": {"l": [1]}}),
+    ("self.m[?'k'].orValue('z') == 'v' && self.m[?'q'].or(optional.of('w')).value() == 'w'", {"self": {"m": {"k": "v"}}}),
+])
+def test_optional_field_and_index_syntax(source: str, bindings: dict[str, object]) -> None:
+    assert ENV.compile(source).evaluate(bindings) is True
+
+
+def test_optional_literal_entries_are_unsupported_not_refused() -> None:
     with pytest.raises(UnsupportedSyntax):
-        ENV.compile("self.?a.orValue(1) > 0")
-    assert check(ENV, "self.?a.orValue(1) > 0", {}) == (None, None)
+        ENV.compile("[?self.x] == []")
+    assert check(ENV, "[?self.x] == []", {}) == (None, None)
 
 
 def test_programs_are_compiled_once_and_know_their_variables() -> None:

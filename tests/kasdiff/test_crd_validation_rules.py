@@ -43,6 +43,7 @@ WIDGET_SCHEMA = {"type": "object", "properties": {
         {"rule": "self.maxReplicas != 8", "reason": "FieldValueDuplicate", "message": "eight"},
         {"rule": "self.replicas >= oldSelf.replicas", "message": "no scaling down"},
         {"rule": "!has(self.tier) || self.tier.lowerAscii() in ['gold', 'silver']"},
+        {"rule": "self.?tier.orValue('gold') != 'lead' && self.?items[?1].?n.orValue('') != 'zz'", "message": "optional"},
     ], "properties": {
         "replicas": {"type": "integer"}, "maxReplicas": {"type": "integer"}, "name": _STRING, "tier": _STRING,
         "items": {"type": "array", "maxItems": 4, "items": {
@@ -112,6 +113,8 @@ CREATES = [
     ("int-or-string-string", {"replicas": 1, "maxReplicas": 5, "name": "abc", "port": "http"}),
     ("map-keys", {"replicas": 1, "maxReplicas": 5, "name": "abc", "labels": {"toolong": "x"}}),
     ("strings-library", {"replicas": 1, "maxReplicas": 5, "name": "abc", "tier": "bronze"}),
+    ("optional-syntax-field", {"replicas": 1, "maxReplicas": 5, "name": "abc", "tier": "lead"}),
+    ("optional-syntax-index", {"replicas": 1, "maxReplicas": 5, "name": "abc", "items": [{"n": "a"}, {"n": "zz"}]}),
     ("quantity-library", {"replicas": 1, "maxReplicas": 5, "name": "abc", "limits": ["2Gi"]}),
     ("cidr-library", {"replicas": 1, "maxReplicas": 5, "name": "abc", "cidrs": ["192.168.0.0/16"]}),
     ("no-such-key", {"replicas": 1, "maxReplicas": 5}),
