@@ -277,7 +277,7 @@ def _parse_quantity(text: str) -> quantities.Quantity:
     try:
         return quantities.parse(text)
     except quantities.QuantityError as error:
-        raise LibraryError(f"quantities must match the regular expression: {error}") from None
+        raise LibraryError(str(error)) from None
 
 
 def _quantity(text: str) -> dict[str, str]:

@@ -278,3 +278,47 @@ def test_ratcheting_keeps_unchanged_values_with_a_warning(pair: Pair) -> None:
             answers.append((_status_of(response), response.headers.get("warning")))
         assert answers[0] == answers[1]
         assert ("too big" in (answers[1][1] or "")) if "metadata" in change else answers[1][0][0] == 422, answers
+
+
+PROBE_SCHEMA = {"type": "object", "x-kubernetes-validations": [
+    {"rule": "self.metadata.name.size() <= 12", "message": "short names only"}],
+    "properties": {"spec": {"type": "object", "properties": {
+        "ios": {"x-kubernetes-int-or-string": True, "x-kubernetes-validations": [{"rule": "self > 0"}]},
+        "a": {"type": "integer"}, "b": {"type": "integer"},
+        "l": {"type": "array", "maxItems": 4, "items": {"type": "integer"}},
+        "s": _STRING, "q": _STRING,
+    }, "x-kubernetes-validations": [
+        {"rule": "!has(self.b) || self.a / self.b > 0"},
+        {"rule": "!has(self.l) || self.l[3] == 1"},
+        {"rule": "!has(self.a) || self.a * 2 > 0"},
+        {"rule": "!has(self.s) || self.s.charAt(10) == 'x'"},
+        {"rule": "!has(self.q) || quantity(self.q).isGreaterThan(quantity('1'))"},
+        {"rule": "!has(self.s) || self.s.matches('^[a-z]+$')", "messageExpression": "self.s.charAt(10)", "message": "lowercase"},
+    ]}}}
+
+PROBES = [
+    ("int-or-string-overload", "p1", {"ios": "abc"}),
+    ("division-by-zero", "p2", {"a": 1, "b": 0}),
+    ("index-out-of-range", "p3", {"l": [1]}),
+    ("integer-overflow", "p4", {"a": 2**62}),
+    ("library-error", "p5", {"s": "ab"}),
+    ("quantity-parse-error", "p6", {"q": "1GG"}),
+    ("message-expression-error-falls-back", "p7", {"s": "AB"}),
+    ("root-rule-on-metadata", "a-much-too-long-name", {}),
+]
+
+
+@pytest.fixture(scope="module")
+def probes(pair: Pair) -> str:
+    fake, real = _both(pair, "POST", CRDS, _crd("probes", "Probe", PROBE_SCHEMA))
+    assert fake[0] == real[0] == 201, (fake, real)
+    collection = f"/apis/{GROUP}/v1/namespaces/{NAMESPACE}/probes"
+    _wait_served(pair, collection)
+    return collection
+
+
+@pytest.mark.parametrize(("case", "name", "spec"), PROBES, ids=[case for case, _name, _spec in PROBES])
+def test_runtime_errors(pair: Pair, probes: str, case: str, name: str, spec: dict[str, Any]) -> None:
+    fake, real = _both(pair, "POST", probes, {"apiVersion": f"{GROUP}/v1", "kind": "Probe", "metadata": {"name": name},
+                                              "spec": spec})
+    assert fake == real
