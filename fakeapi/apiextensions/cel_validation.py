@@ -34,14 +34,8 @@ from ..cel.checks import check
 from ..cel.engine import CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional
 from ..cel.values import to_cel
 from ..machinery.golang import go_json
-from ..machinery.status import (
-    FieldError,
-    duplicate_error,
-    forbidden_error,
-    invalid_error,
-    not_supported_error,
-    required_error,
-)
+from ..machinery import status
+from ..machinery.status import FieldError
 from .go_values import invalid_go_value
 
 SELF, OLD_SELF = "self", "oldSelf"
@@ -110,28 +104,28 @@ def _rule_field_errors(rule: Mapping[str, Any], node: Mapping[str, Any], path: s
     errors: list[FieldError] = []
     text, message = rule.get("rule") or "", rule.get("message") or ""
     if not text.strip():
-        errors.append(required_error(f"{path}.rule", "rule is not specified"))
+        errors.append(status.required_error(f"{path}.rule", "rule is not specified"))
     elif message and not message.strip():
-        errors.append(invalid_error(f"{path}.message", message, "must be non-empty if specified"))
+        errors.append(status.invalid_error(f"{path}.message", message, "must be non-empty if specified"))
     elif len(message) > _MAX_MESSAGE_LENGTH:
-        errors.append(invalid_error(f"{path}.message", message[:10] + "...", "must have a maximum length of 2048 characters"))
+        errors.append(status.invalid_error(f"{path}.message", message[:10] + "...", "must have a maximum length of 2048 characters"))
     elif _has_newlines(message.strip()):
-        errors.append(invalid_error(f"{path}.message", message, "must not contain line breaks"))
+        errors.append(status.invalid_error(f"{path}.message", message, "must not contain line breaks"))
     elif _has_newlines(text.strip()) and not message.strip():
-        errors.append(required_error(f"{path}.message", "message must be specified if rule contains line breaks"))
+        errors.append(status.required_error(f"{path}.message", "message must be specified if rule contains line breaks"))
     message_expression = rule.get("messageExpression") or ""
     if message_expression and not message_expression.strip():
-        errors.append(required_error(f"{path}.messageExpression", "messageExpression must be non-empty if specified"))
+        errors.append(status.required_error(f"{path}.messageExpression", "messageExpression must be non-empty if specified"))
     reason = rule.get("reason")
     if reason is not None and reason not in _SUPPORTED_REASONS:
-        errors.append(not_supported_error(f"{path}.reason", reason, _SUPPORTED_REASONS))
+        errors.append(status.not_supported_error(f"{path}.reason", reason, _SUPPORTED_REASONS))
     field_path = rule.get("fieldPath") or ""
     if field_path and not field_path.strip():
-        errors.append(invalid_error(f"{path}.fieldPath", field_path, "must be non-empty if specified"))
+        errors.append(status.invalid_error(f"{path}.fieldPath", field_path, "must be non-empty if specified"))
     if _has_newlines(field_path):
-        errors.append(invalid_error(f"{path}.fieldPath", field_path, "must not contain line breaks"))
+        errors.append(status.invalid_error(f"{path}.fieldPath", field_path, "must not contain line breaks"))
     if field_path and normalized_field_path(field_path, node) is None:
-        errors.append(invalid_error(f"{path}.fieldPath", field_path, "must be a valid path"))
+        errors.append(status.invalid_error(f"{path}.fieldPath", field_path, "must be a valid path"))
     return errors
 
 
@@ -157,7 +151,7 @@ def _rule_compile_errors(rule: Mapping[str, Any], schemas: Mapping[str, tuple[Ma
         elif message_kind in ("bool", "other"):
             errors.append(invalid_go_value(f"{path}.messageExpression", _go_rule(rule), "messageExpression must evaluate to a string"))
     if uncorrelatable is not None and not errors and _uses_old_self(source):
-        errors.append(invalid_error(f"{path}.rule", source, f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
+        errors.append(status.invalid_error(f"{path}.rule", source, f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
     return errors
 
 
@@ -341,7 +335,7 @@ class _Node:
                 else:
                     detail = f"{text} evaluating rule: {rule.error_string()}"
                 # kube names the schema's type here, not the value
-                errors.append(invalid_error(path or "<nil>", self.schema.get("type", ""), detail))
+                errors.append(status.invalid_error(path or "<nil>", self.schema.get("type", ""), detail))
                 continue
             if result is True:
                 continue
@@ -363,17 +357,17 @@ def _invalid(path: str, value: Any, detail: str) -> FieldError:
     (``Invalid value: <detail>``)."""
     if isinstance(value, (dict, list)):
         return path, "FieldValueInvalid", f"Invalid value: {detail}"
-    return invalid_error(path, value, detail)
+    return status.invalid_error(path, value, detail)
 
 
 def _error_for_reason(path: str, value: Any, detail: str, reason: str | None) -> FieldError:
     """``fieldErrorForReason``."""
     if reason == "FieldValueForbidden":
-        return forbidden_error(path, detail)
+        return status.forbidden_error(path, detail)
     if reason == "FieldValueRequired":
-        return required_error(path, detail)
+        return status.required_error(path, detail)
     if reason == "FieldValueDuplicate":
-        return (path, "FieldValueDuplicate", "Duplicate value") if isinstance(value, (dict, list)) else duplicate_error(path, value)
+        return (path, "FieldValueDuplicate", "Duplicate value") if isinstance(value, (dict, list)) else status.duplicate_error(path, value)
     return _invalid(path, value, detail)
 
 

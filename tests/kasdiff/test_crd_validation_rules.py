@@ -83,20 +83,21 @@ def _both(pair: Pair, method: str, path: str, body: Any = None) -> tuple[Any, An
     return answers[0], answers[1]
 
 
-def _wait_served(pair: Pair, collection: str) -> None:
+def _serve(pair: Pair, plural: str, kind: str, schema: dict[str, Any]) -> str:
+    """The CRD created on both servers; its namespace's collection once both serve it."""
+    fake, real = _both(pair, "POST", CRDS, _crd(plural, kind, schema))
+    assert fake[0] == real[0] == 201, (fake, real)
+    collection = f"/apis/{GROUP}/v1/namespaces/{NAMESPACE}/{plural}"
     for client in (pair.fake, pair.real):  # kube serves a new CRD once it is established
         deadline = time.monotonic() + 30
         while client.get(collection).status_code != 200 and time.monotonic() < deadline:
             time.sleep(0.1)
+    return collection
 
 
 @pytest.fixture(scope="module")
 def widgets(pair: Pair) -> str:
-    fake, real = _both(pair, "POST", CRDS, _crd("widgets", "Widget", WIDGET_SCHEMA))
-    assert fake[0] == real[0] == 201, (fake, real)
-    collection = f"/apis/{GROUP}/v1/namespaces/{NAMESPACE}/widgets"
-    _wait_served(pair, collection)
-    return collection
+    return _serve(pair, "widgets", "Widget", WIDGET_SCHEMA)
 
 
 CREATES = [
@@ -252,10 +253,7 @@ def test_ratcheting_keeps_unchanged_values_with_a_warning(pair: Pair) -> None:
     ``spec``, is refused."""
     schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
         "size": {"type": "integer"}, "note": _STRING}}}}
-    fake, real = _both(pair, "POST", CRDS, _crd("ratchets", "Ratchet", schema))
-    assert fake[0] == real[0] == 201
-    collection = f"/apis/{GROUP}/v1/namespaces/{NAMESPACE}/ratchets"
-    _wait_served(pair, collection)
+    collection = _serve(pair, "ratchets", "Ratchet", schema)
     big = {"apiVersion": f"{GROUP}/v1", "kind": "Ratchet", "metadata": {"name": "big"}, "spec": {"size": 10}}
     fake, real = _both(pair, "POST", collection, big)
     assert fake == real and fake[0] == 201
@@ -310,11 +308,7 @@ PROBES = [
 
 @pytest.fixture(scope="module")
 def probes(pair: Pair) -> str:
-    fake, real = _both(pair, "POST", CRDS, _crd("probes", "Probe", PROBE_SCHEMA))
-    assert fake[0] == real[0] == 201, (fake, real)
-    collection = f"/apis/{GROUP}/v1/namespaces/{NAMESPACE}/probes"
-    _wait_served(pair, collection)
-    return collection
+    return _serve(pair, "probes", "Probe", PROBE_SCHEMA)
 
 
 @pytest.mark.parametrize(("case", "name", "spec"), PROBES, ids=[case for case, _name, _spec in PROBES])
