@@ -1,18 +1,21 @@
 """Some of cel-go's type checking, where the declared variables' OpenAPI schemas tell without a
-type checker (the engine has none): field selections on ``self``-like variables and the type of
-expressions whose shape fixes it.
+type checker (the engine has none): field selections on ``self``-like variables, comparisons of
+operands whose types are known, and the type of expressions whose shape fixes it.
 
 - ``undefined field 'b'``: ``self.b`` where the object's schema declares no ``b`` (an object's
   fields are its properties by their CEL names; ``apiVersion``, ``kind`` and ``metadata.name``/
   ``generateName`` at a resource root; a map's are any keys; an object that only preserves
   unknown fields has none), at the ``.`` (at ``has(``'s parenthesis for the field ``has`` tests);
-- ``type 'int' does not support field selection``: a field of a scalar;
+- ``type 'int' does not support field selection``: a field of a scalar (``timestamp``,
+  ``duration`` and ``bytes`` for the string formats kube types so, ``list(int)`` for a list of
+  scalars);
+- ``found no matching overload for '_==_' applied to '(int, string)'``: a comparison of two
+  operands that are each a selection or a literal, of types cel-go cannot compare (different
+  types; numbers of different types compare by order, not by equality), at the operator;
 - the type of the whole expression, when its top level is a comparison or logical operator
   (bool), arithmetic (a string with a string literal in a ``+``, else not a bool nor a string),
   a literal, or a selection whose schema is known: ``kind`` tells callers what a rule (``cel
-  expression must evaluate to a bool``) or a message expression returns;
-- ``found no matching overload for '_==_' applied to '(int, string)'``: a top-level comparison
-  of a selection with a literal of another kind (strings against numbers or bools).
+  expression must evaluate to a bool``) or a message expression returns.
 
 Anything else (calls, macros, indexing, ternaries) is left to evaluation, as ``engine`` says.
 """
@@ -26,25 +29,34 @@ from typing import Any
 from .engine import NUMBER_LITERAL, STRING_LITERAL, CompileError, Environment, UnsupportedSyntax, issue, tokens
 from .values import escape
 
-#: What a selection resolved to: a schema node, or the CEL name of a scalar type, or DYNAMIC.
-DYNAMIC = "dyn"
 _SCALARS = {"integer": "int", "number": "double", "boolean": "bool", "string": "string"}
-_FORMATTED = frozenset(("byte", "date", "date-time", "duration"))
+_FORMATTED = {"byte": "bytes", "date": "timestamp", "date-time": "timestamp", "duration": "duration"}
 _RESOURCE_META_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}, "generateName": {"type": "string"}}}
 _RESOURCE_FIELDS = {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": _RESOURCE_META_SCHEMA}
 _COMPARISONS = {"==": "_==_", "!=": "_!=_", "<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_"}
+_NUMBERS = frozenset(("int", "uint", "double"))
+#: Tokens that may precede or follow an operand of a comparison (lower precedence or a delimiter).
+_BEFORE_OPERAND = frozenset(("(", "&", "|", ",", "?", ":", "[", "{"))
+_AFTER_OPERAND = frozenset((")", "&", "|", ",", "?", ":", "]", "}"))
 _BOOL, _STRING, _OTHER = "bool", "string", "other"
 
 
 def _type_of(schema: Mapping[str, Any] | None) -> str | None:
-    """The CEL type name of a scalar schema (None: not a plain scalar)."""
-    if schema is None or schema.get("x-kubernetes-int-or-string") or schema.get("format") in _FORMATTED:
+    """The CEL type name of a schema whose values are not objects or maps (None: unknown here)."""
+    if schema is None or schema.get("x-kubernetes-int-or-string"):
         return None
-    return _SCALARS.get(schema.get("type", ""))
+    kind = schema.get("type", "")
+    if kind == "string" and schema.get("format") in _FORMATTED:
+        return _FORMATTED[schema["format"]]
+    if kind == "array":
+        items = schema.get("items")
+        element = _type_of(items) if isinstance(items, Mapping) else None
+        return None if element is None else f"list({element})"
+    return _SCALARS.get(kind)
 
 
 def _select(schema: Mapping[str, Any] | None, name: str, resource_root: bool) -> tuple[str, Any]:
-    """("field", child schema, and whether it is a resource root), ("undefined", None),
+    """("field", (child schema, whether it is a resource root)), ("undefined", None),
     ("scalar", type name) or ("dynamic", None) for ``schema``'s field ``name``."""
     if schema is None or schema.get("x-kubernetes-int-or-string"):
         return "dynamic", None
@@ -98,13 +110,15 @@ def _walk(source: str, toks: list[tuple[int, str]], start: int, schema: Mapping[
             return _Selection(index + 2, None, False)
         current, root = found
         index += 2
+    if index < len(toks) and toks[index][1] in ("[", "("):
+        return _Selection(index, None, False)  # indexed or called: not this schema's value
     return _Selection(index, current, True)
 
 
 def selection_issues(source: str, schemas: Mapping[str, tuple[Mapping[str, Any], bool]]) -> tuple[list[tuple[int, str]], str | None]:
-    """cel-go's issues about field selections on the variables of ``schemas`` (name to schema
-    and whether it is a resource root), and the kind of the expression's value (``bool``,
-    ``string``, ``other``; None: not known without a type checker)."""
+    """cel-go's issues about field selections and comparisons on the variables of ``schemas``
+    (name to schema and whether it is a resource root), and the kind of the expression's value
+    (``bool``, ``string``, ``other``; None: not known without a type checker)."""
     toks = list(tokens(source))
     issues: list[tuple[int, str]] = []
     selections: dict[int, _Selection] = {}
@@ -112,41 +126,32 @@ def selection_issues(source: str, schemas: Mapping[str, tuple[Mapping[str, Any],
         if text in schemas and (index == 0 or toks[index - 1][1] != "."):
             schema, resource_root = schemas[text]
             selections[index] = _walk(source, toks, index, schema, resource_root, issues)
-    kind = _kind(source, toks, selections, issues) if not issues else None
-    return issues, kind
+    if issues:
+        return issues, None
+    operands = _operands(source, toks, selections)
+    issues += _comparison_issues(source, toks, operands)
+    return issues, None if issues else _kind(toks, operands)
 
 
-def _top_level(toks: list[tuple[int, str]]) -> list[int]:
-    """Indexes of the tokens outside any parentheses, brackets or braces."""
-    depth, out = 0, []
-    for index, (_offset, text) in enumerate(toks):
-        if text in "([{" and text:
-            depth += 1
-        elif text in ")]}" and text:
-            depth -= 1
-        elif depth == 0:
-            out.append(index)
-    return out
-
-
-def _operand_kind(toks: list[tuple[int, str]], index: int, selections: dict[int, _Selection]) -> tuple[str | None, int]:
-    """The kind of the operand starting at ``index`` and where it ends."""
-    text = toks[index][1]
-    if text == STRING_LITERAL:
-        return _STRING, index + 1
-    if text == NUMBER_LITERAL:
-        return "number", index + 1
-    if text in ("true", "false"):
-        return _BOOL, index + 1
-    selection = selections.get(index)
-    if selection is None or not selection.known:
-        return None, index + 1
-    scalar = _type_of(selection.schema)
-    if scalar is None:
-        plain = selection.schema is not None and selection.schema.get("type") in ("object", "array") \
-            and not selection.schema.get("x-kubernetes-int-or-string")
-        return (_OTHER if plain else None), selection.end
-    return {"bool": _BOOL, "string": _STRING}.get(scalar, scalar), selection.end
+def _operands(source: str, toks: list[tuple[int, str]], selections: dict[int, _Selection]) -> dict[int, tuple[int, str | None]]:
+    """The operands whose type is known or literal, by first token: (end, CEL type name or
+    None when only its being a value of unknown type is known)."""
+    operands: dict[int, tuple[int, str | None]] = {}
+    for index, (offset, text) in enumerate(toks):
+        if text == STRING_LITERAL:
+            operands[index] = (index + 1, "string")
+        elif text == NUMBER_LITERAL:
+            operands[index] = (index + 1, _literal_type(source, offset))
+        elif text in ("true", "false") and (index == 0 or toks[index - 1][1] != "."):
+            operands[index] = (index + 1, "bool")
+        elif index in selections:
+            selection = selections[index]
+            known = _type_of(selection.schema) if selection.known else None
+            if known is None and selection.known and selection.schema is not None \
+                    and selection.schema.get("type") == "object":
+                known = "map"  # an object or a map: neither a bool nor a string
+            operands[index] = (selection.end, known)
+    return operands
 
 
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+[uU]?|[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?[uU]?")
@@ -161,47 +166,64 @@ def _literal_type(source: str, offset: int) -> str:
     return "double" if not text.lower().startswith("0x") and ("." in text or "e" in text.lower()) else "int"
 
 
-def _kind(source: str, toks: list[tuple[int, str]], selections: dict[int, _Selection], issues: list[tuple[int, str]]) -> str | None:
+def _comparison_issues(source: str, toks: list[tuple[int, str]], operands: dict[int, tuple[int, str | None]]) -> list[tuple[int, str]]:
+    """Each ``a <op> b`` of two known operands whose types cel-go has no overload of ``op`` for."""
+    ending = {end: (start, kind) for start, (end, kind) in operands.items()}
+    issues = []
+    index = 0
+    while index < len(toks):
+        text = toks[index][1]
+        following = toks[index + 1][1] if index + 1 < len(toks) else ""
+        operator = text + "=" if text in "=!<>" and text and following == "=" else text
+        if operator not in _COMPARISONS or (operator == "=" and following != "="):
+            index += 1
+            continue
+        left = ending.get(index)
+        right_start = index + len(operator)
+        right = operands.get(right_start)
+        if left is not None and right is not None and left[1] and right[1] \
+                and (left[0] == 0 or toks[left[0] - 1][1] in _BEFORE_OPERAND) \
+                and (right[0] == len(toks) or toks[right[0]][1] in _AFTER_OPERAND):
+            types = (left[1], right[1])
+            comparable = types[0] == types[1] or (set(types) <= _NUMBERS and operator not in ("==", "!="))
+            if not comparable and "map" not in types:
+                issues.append(issue(source, toks[index][0],
+                                    f"found no matching overload for '{_COMPARISONS[operator]}' applied to '({types[0]}, {types[1]})'"))
+        index = right_start
+    return issues
+
+
+def _top_level(toks: list[tuple[int, str]]) -> list[int]:
+    """Indexes of the tokens outside any parentheses, brackets or braces."""
+    depth, out = 0, []
+    for index, (_offset, text) in enumerate(toks):
+        if text in ("(", "[", "{"):
+            depth += 1
+        elif text in (")", "]", "}"):
+            depth -= 1
+        elif depth == 0:
+            out.append(index)
+    return out
+
+
+def _kind(toks: list[tuple[int, str]], operands: dict[int, tuple[int, str | None]]) -> str | None:
     if not toks:
         return None
     top = _top_level(toks)
     texts = [toks[i][1] for i in top]
     if "?" in texts:
         return None
-    if any(t in ("<", ">", "&", "|", "!", "in") or t == "=" for t in texts):
-        _comparison_issue(source, toks, top, selections, issues)
+    if any(t in ("<", ">", "&", "|", "!", "=", "in") for t in texts):
         return _BOOL
     arithmetic = [t for t in texts if t in ("+", "-", "*", "/", "%")]
     if arithmetic:
         if "+" in arithmetic and STRING_LITERAL in texts:
             return _STRING
-        return _OTHER if any(t == NUMBER_LITERAL for t in texts) or set(arithmetic) - {"+"} else None
-    if top != list(range(len(toks))):
-        return None  # calls, indexing
-    kind, end = _operand_kind(toks, 0, selections)
-    if end != len(toks):
+        return _OTHER if NUMBER_LITERAL in texts or set(arithmetic) - {"+"} else None
+    whole = operands.get(0)
+    if whole is None or whole[0] != len(toks) or top != list(range(len(toks))) or whole[1] is None:
         return None
-    return _OTHER if kind in ("number", "int", "double") else kind
-
-
-def _comparison_issue(source: str, toks: list[tuple[int, str]], top: list[int], selections: dict[int, _Selection],
-                      issues: list[tuple[int, str]]) -> None:
-    """``operand <op> literal`` (or the reverse) at the top level, of kinds cel-go cannot compare."""
-    if top != list(range(len(toks))):
-        return
-    left, end = _operand_kind(toks, 0, selections)
-    operator = "".join(text for _offset, text in toks[end:end + 2] if text in "=!<>")
-    if operator not in _COMPARISONS or end + len(operator) >= len(toks):
-        return
-    right, right_end = _operand_kind(toks, end + len(operator), selections)
-    if right_end != len(toks) or left is None or right is None:
-        return
-    kinds = {left, right}
-    numeric = {"number", "int", "double"}
-    if kinds & {_STRING} and kinds & (numeric | {_BOOL}) or kinds & {_BOOL} and kinds & numeric:
-        names = tuple(_literal_type(source, toks[i][0]) if k == "number" else k
-                      for k, i in ((left, 0), (right, end + len(operator))))
-        issues.append(issue(source, toks[end][0], f"found no matching overload for '{_COMPARISONS[operator]}' applied to '({names[0]}, {names[1]})'"))
+    return {"bool": _BOOL, "string": _STRING}.get(whole[1], _OTHER)
 
 
 def check(environment: Environment, source: str,

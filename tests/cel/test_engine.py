@@ -149,7 +149,8 @@ _SCHEMA = {"type": "object", "properties": {
     "m": {"type": "object", "additionalProperties": {"type": "string"}},
     "o": {"type": "object", "properties": {"x": {"type": "integer"}}},
     "p": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-    "ios": {"x-kubernetes-int-or-string": True}}}
+    "ios": {"x-kubernetes-int-or-string": True}, "t": {"type": "string", "format": "date-time"},
+    "l": {"type": "array", "items": {"type": "integer"}}}}
 _SCHEMAS = {"self": (_SCHEMA, True)}
 
 
@@ -167,6 +168,10 @@ def _issue(source: str, column: int, message: str) -> str:
     ("self.a__dash__b > 0 && self.a_b > 0", 28, "undefined field 'a_b'"),
     ("self.a == 'x'", 8, "found no matching overload for '_==_' applied to '(int, string)'"),
     ("self.s != 1.5", 8, "found no matching overload for '_!=_' applied to '(string, double)'"),
+    ("true && 1u == self.a", 12, "found no matching overload for '_==_' applied to '(uint, int)'"),
+    ("(self.a >= self.s)", 9, "found no matching overload for '_>=_' applied to '(int, string)'"),
+    ("self.t.x == 1", 7, "type 'timestamp' does not support field selection"),
+    ("self.l.x == 1", 7, "type 'list(int)' does not support field selection"),
 ])
 def test_selections_are_checked_against_the_schema(source: str, column: int, message: str) -> None:
     assert check(ENV, source, _SCHEMAS)[0] == _issue(source, column, message)
@@ -176,7 +181,8 @@ def test_selections_are_checked_against_the_schema(source: str, column: int, mes
     ("self.a", "other"), ("self.a + 1", "other"), ("self.s", "string"), ("self.s + 'x'", "string"), ("'x'", "string"),
     ("self.a > 1", "bool"), ("!has(self.a) || self.a > 1", "bool"), ("self.m.anykey == 'x'", "bool"),
     ("self.o", "other"), ("self.ios", None), ("self.s.size()", None), ("self.a > 1 ? 'a' : 'b'", None),
-    ("self.m.all(k, k != '')", None), ("size(self.s)", None),
+    ("self.m.all(k, k != '')", None), ("size(self.s)", None), ("self.a < 1.5 && self.a != -1", "bool"),
+    ("self.ios == 'x' || self.l[0] == 'x' || self.s.size() == 'x'", "bool"),
 ])
 def test_the_kind_of_a_value_is_known_from_its_shape(source: str, kind: str | None) -> None:
     assert check(ENV, source, _SCHEMAS) == (None, kind)

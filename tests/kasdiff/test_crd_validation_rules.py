@@ -225,6 +225,22 @@ SCHEMA_CASES = [
     ("message-expression-does-not-compile", _spec_schema([{"rule": "true", "messageExpression": "self.s +"}])),
     ("bad-rule-hides-bad-message-expression", _spec_schema([{"rule": "self.a +", "messageExpression": "self.b +"}])),
     ("compare-int-with-string", _spec_schema([{"rule": "self.a == 'x'"}])),
+    ("compare-literal-first", _spec_schema([{"rule": "'x' == self.a"}])),
+    ("compare-two-fields", _spec_schema([{"rule": "self.a == self.s"}])),
+    ("compare-inside-and", _spec_schema([{"rule": "self.a != 'x' && self.s >= 1"}])),
+    ("compare-int-with-double", _spec_schema([{"rule": "self.a == 1.5"}])),
+    ("order-int-with-double", _spec_schema([{"rule": "self.a < 1.5"}])),
+    ("compare-int-with-uint", _spec_schema([{"rule": "self.a == 1u"}])),
+    ("compare-field-with-bool", _spec_schema([{"rule": "self.s == true"}])),
+    ("compare-under-negation", _spec_schema([{"rule": "!(self.a == 'x')"}])),
+    ("selection-on-timestamp", _field_schema({"type": "object", "properties": {
+        "t": {"type": "string", "format": "date-time"}}, "x-kubernetes-validations": [{"rule": "self.t.x == 1"}]})),
+    ("selection-on-list", _field_schema({"type": "object", "properties": {
+        "l": {"type": "array", "maxItems": 2, "items": {"type": "integer"}}}, "x-kubernetes-validations": [{"rule": "self.l.x == 1"}]})),
+    ("metadata-namespace-is-undefined", {"type": "object", "x-kubernetes-validations": [{"rule": "self.metadata.namespace == 'x'"}]}),
+    ("embedded-resource-fields", _field_schema({
+        "type": "object", "x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True,
+        "x-kubernetes-validations": [{"rule": "self.kind == 'Pod' && self.metadata.name == 'x' && self.spec == 1"}]})),
     ("child-errors-stop-parent-compilation", {"type": "object", "properties": {"spec": {
         "type": "object", "x-kubernetes-validations": [{"rule": "self.q +"}],
         "properties": {"q": {"type": "integer", "x-kubernetes-validations": [{"rule": "true", "reason": "Nope"}]}}}}}),
