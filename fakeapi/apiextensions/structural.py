@@ -42,7 +42,7 @@ import ipaddress
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -1007,10 +1007,11 @@ class StructuralSchema:
         self._root.drop_nulls(obj)
         self._root.apply_defaults(obj)
 
-    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+    def validate(self, obj: dict[str, Any], validator_errors: Sequence[FieldError] = ()) -> list[FieldError]:
         """The errors ``customResourceStrategy.Validate`` finds in a whole custom resource (but
-        metadata and CEL): the schema's, embedded resources', the list types'."""
-        errors = self.validate_value(obj, None)
+        metadata and CEL): the schema's, then ``validator_errors`` (what kube's validator adds
+        after the schema's: the scale paths'), embedded resources', the list types'."""
+        errors = self.validate_value(obj, None) + list(validator_errors)
         self._root.embedded_errors(obj, "", errors)
         self._root.list_errors(obj, "", errors)
         return errors
@@ -1020,15 +1021,16 @@ class StructuralSchema:
         start at ``base``, ``None`` for the object itself."""
         return _field_errors(self._root.validate(value, "").errors, base)
 
-    def validate_status(self, obj: dict[str, Any]) -> list[FieldError]:
+    def validate_status(self, obj: dict[str, Any], validator_errors: Sequence[FieldError] = ()) -> list[FieldError]:
         """A ``/status`` write: ``status`` against its own schema, with field paths under
         ``status`` and messages without (``customResourceValidator.ValidateStatusUpdate``), then
-        the whole object's list types (``statusStrategy.ValidateUpdate``; kube keeps those only
-        when the old object had none)."""
+        ``validator_errors`` (the scale status paths'), then the whole object's list types
+        (``statusStrategy.ValidateUpdate``; kube keeps those only when the old object had none)."""
         status_schema = self._root.properties.get("status")
         errors = []
         if status_schema is not None and "status" in obj:
             errors = _field_errors(status_schema.validate(obj["status"], "").errors, "status")
+        errors += validator_errors
         self._root.list_errors(obj, "", errors)
         return errors
 

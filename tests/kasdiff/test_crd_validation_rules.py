@@ -24,11 +24,13 @@ CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
 
 def _crd(plural: str, kind: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """A namespaced CRD of one version with the status and scale subresources."""
     return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
             "metadata": {"name": f"{plural}.{GROUP}"},
             "spec": {"group": GROUP, "scope": "Namespaced",
                      "names": {"plural": plural, "singular": kind.lower(), "kind": kind},
-                     "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}, "scale": {
+                                       "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}},
                                    "schema": {"openAPIV3Schema": schema}}]}}
 
 
@@ -60,7 +62,7 @@ WIDGET_SCHEMA = {"type": "object", "properties": {
         "cidrs": {"type": "array", "maxItems": 4, "items": _STRING, "x-kubernetes-validations": [
             {"rule": "self.all(c, isCIDR(c) && cidr(c).containsIP('10.0.0.1'))", "message": "must hold 10.0.0.1"}]},
     }},
-    "status": {"type": "object", "properties": {"phase": _STRING},
+    "status": {"type": "object", "properties": {"phase": _STRING, "replicas": {"type": "integer"}},
                "x-kubernetes-validations": [{"rule": "self.phase != 'bad'", "message": "bad phase"}]},
 }}
 
@@ -119,6 +121,8 @@ CREATES = [
     ("quantity-library", {"replicas": 1, "maxReplicas": 5, "name": "abc", "limits": ["2Gi"]}),
     ("cidr-library", {"replicas": 1, "maxReplicas": 5, "name": "abc", "cidrs": ["192.168.0.0/16"]}),
     ("no-such-key", {"replicas": 1, "maxReplicas": 5}),
+    ("scale-replicas-negative", {"replicas": -1, "maxReplicas": 5, "name": "abc"}),
+    ("scale-replicas-too-many", {"replicas": 2**31, "maxReplicas": 2**32, "name": "abc"}),
     ("schema-error-blocks-rules", {"replicas": "one", "maxReplicas": 5, "name": "zz"}),
 ]
 
@@ -147,12 +151,24 @@ def test_transition_rule_runs_on_update_only(pair: Pair, widgets: str) -> None:
 def test_status_rules_on_status_writes(pair: Pair, widgets: str) -> None:
     fake, real = _both(pair, "POST", widgets, _widget("status", {"replicas": 1, "maxReplicas": 5, "name": "abc"}))
     assert fake == real and fake[0] == 201
-    for phase in ("bad", "good"):
+    for status in ({"phase": "bad"}, {"phase": "good", "replicas": -2}, {"phase": "good"}):
         answers = []
         for client in (pair.fake, pair.real):
             current = client.get(f"{widgets}/status").json()
-            current["status"] = {"phase": phase}
+            current["status"] = status
             answers.append(_status_of(client.put(f"{widgets}/status/status", json=current)))
+        assert answers[0] == answers[1]
+
+
+def test_scale_writes_are_checked_by_the_rules(pair: Pair, widgets: str) -> None:
+    fake, real = _both(pair, "POST", widgets, _widget("scaled", {"replicas": 1, "maxReplicas": 5, "name": "abc"}))
+    assert fake == real and fake[0] == 201
+    for replicas in (9, 3):
+        answers = []
+        for client in (pair.fake, pair.real):
+            response = client.patch(f"{widgets}/scaled/scale", json={"spec": {"replicas": replicas}},
+                                    headers={"Content-Type": "application/merge-patch+json"})
+            answers.append((response.status_code, response.json().get("message"), response.json().get("spec")))
         assert answers[0] == answers[1]
 
 
