@@ -13,15 +13,16 @@ its evaluated ``messageExpression``, or ``failed rule: <rule>``; its ``reason`` 
 type (Invalid by default, Forbidden, Required, Duplicate). A rule that reads ``oldSelf`` is a
 transition rule: it runs only on updates where the node has an old value (with
 ``optionalOldSelf: true`` also without one, ``oldSelf`` then an empty optional). On update, the
-errors of a rule without ``oldSelf`` on a value the update left unchanged are dropped
-(``CRDValidationRatcheting``; kube turns them into warnings).
+errors of a rule without ``oldSelf`` on a value the update left unchanged become warnings
+(``CRDValidationRatcheting``).
 
-Where kube differs from this (see ``fakeapi.cel.engine``): rules are not type-checked nor
-cost-estimated when the CRD is written (kube refuses ``self.a == 'x'`` for an integer ``a``,
-and unbounded lists, maps and strings whose rules may cost too much); rules are not cost-limited
-at runtime; rules in the optional syntax (``self.?x``) are accepted and not evaluated; rules
-under ``allOf`` are not evaluated. Kube visits an object's fields in Go map order (random); here
-they are visited in the object's order.
+Where kube differs from this (see ``fakeapi.cel.engine`` and ``fakeapi.cel.checks``): rules are
+type-checked only as far as the schema tells without a type checker, and not cost-estimated
+when the CRD is written (kube refuses unbounded lists, maps and strings whose rules may cost
+too much); rules are not cost-limited at runtime; rules in syntax the engine cannot parse
+(optional entries of list and map literals) are accepted and not evaluated. Kube visits an
+object's fields in Go map order (random); here they are visited in the object's order. (Rules
+under ``allOf`` kube refuses as not structural, as ``crd_schema_validation`` does.)
 """
 
 from __future__ import annotations

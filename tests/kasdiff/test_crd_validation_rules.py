@@ -265,6 +265,10 @@ SCHEMA_CASES = [
     ("default-breaks-rule", _field_schema({"type": "integer", "default": 5, "x-kubernetes-validations": [{"rule": "self < 3"}]})),
     ("enum-is-not-checked", _field_schema({"type": "string", "enum": ["red", "blue"],
                                             "x-kubernetes-validations": [{"rule": "self != 'blue'"}]})),
+    ("rules-under-all-of-are-not-structural", {"type": "object", "properties": {"spec": {
+        "type": "object", "properties": {"a": {"type": "integer"}},
+        "allOf": [{"x-kubernetes-validations": [{"rule": "self.a < 5"}],
+                   "properties": {"a": {"x-kubernetes-validations": [{"rule": "self != 3"}]}}}]}}}),
     ("optional-syntax-is-accepted", _spec_schema([{"rule": "self.?a.orValue(1) > 0"}])),
 ]
 
