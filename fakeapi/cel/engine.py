@@ -21,13 +21,10 @@ Where this differs from cel-go, and why:
 - no cost accounting: cel-go estimates an expression's cost at compile time and stops an
   evaluation past a runtime cost limit; the engine has no cost model, so neither is enforced;
 - the optional field and index syntax (``self.?x``, ``l[?0]``) does not parse in this engine:
-  it is rewritten into calls of the library's ``optional field`` and ``optional index``
-  functions (``self._optField('x')``, ``l._optIndex(0)``) before parsing; the optional entries
-  of list and map literals (``[?x]``, ``{?'k': v}``) and ``optMap``/``optFlatMap`` remain
-  ``UnsupportedSyntax`` (kube's valid expressions that use them are not evaluated), as does a
-  rewritten expression with a syntax error (its text would not be cel-go's);
-- ``size`` of a string counts UTF-8 bytes in the engine, code points in cel-go (the same for
-  ASCII).
+  it is rewritten into calls of library functions before parsing (``_engine_source``, which
+  also makes ``size`` count a string's code points as cel-go does, not its bytes); the optional
+  entries of list and map literals (``[?x]``, ``{?'k': v}``) and ``optMap``/``optFlatMap``
+  remain ``UnsupportedSyntax`` (kube's valid expressions that use them are not evaluated).
 """
 
 from __future__ import annotations
@@ -256,23 +253,22 @@ def _compile(source: str, variables: frozenset[str], context: _Context) -> Progr
     return found
 
 
-def _optional_syntax_as_calls(source: str, toks: list[tuple[int, str]]) -> str:
-    """``source`` with ``x.?f`` as ``x._optField('f')`` and ``x[?k]`` as ``x._optIndex(k)``
-    (receiver-style calls need no receiver's extent: the rewrite is local)."""
+def _engine_source(source: str, toks: list[tuple[int, str]]) -> str:
+    """``source`` as the engine runs it, rewritten where the engine's CEL is not cel-go's, by
+    receiver-style calls of library functions (local rewrites: a call needs no receiver's
+    extent): ``x.?f`` is ``x._optField('f')``, ``x[?k]`` is ``x._optIndex(k)`` (the engine
+    cannot parse them), ``size(x)`` and ``x.size()`` are ``_sizeInCodePoints`` (the engine
+    counts a string's bytes, cel-go its code points)."""
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
-    for index in range(len(toks) - 2):
+    for index in range(len(toks) - 1):
         (offset, text), (next_offset, next_text) = toks[index], toks[index + 1]
-        if text == "." and next_text == "?" and toks[index + 2][1][:1].isidentifier():
+        if text == "size" and next_text == "(":
+            edits.append((offset, offset + len(text), "_sizeInCodePoints"))
+        elif text == "." and next_text == "?" and index + 2 < len(toks) and toks[index + 2][1][:1].isidentifier():
             name_offset, name = toks[index + 2]
             edits.append((offset, name_offset + len(name), f"._optField('{name}')"))
         elif text == "[" and next_text == "?" and index > 0 and toks[index - 1][1] not in ("(", ",", "[", "{", ":"):
-            depth, close = 0, None
-            for later_offset, later_text in toks[index:]:
-                depth += later_text in "([{" and bool(later_text)
-                depth -= later_text in ")]}" and bool(later_text)
-                if depth == 0:
-                    close = later_offset
-                    break
+            close = _closing(toks, index)
             if close is None:
                 return source
             edits += [(offset, next_offset + 1, "._optIndex("), (close, close + 1, ")")]
@@ -281,16 +277,38 @@ def _optional_syntax_as_calls(source: str, toks: list[tuple[int, str]]) -> str:
     return source
 
 
-def _build(source: str, variables: frozenset[str], context: _Context) -> Program:
-    toks = list(tokens(source))
-    rewritten = _optional_syntax_as_calls(source, toks) if "?" in source else source
+def _closing(toks: list[tuple[int, str]], index: int) -> int | None:
+    """The offset of the bracket closing the one at ``toks[index]``."""
+    depth = 0
+    for offset, text in toks[index:]:
+        if text in ("(", "[", "{"):
+            depth += 1
+        elif text in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                return offset
+    return None
+
+
+def _parse_error(source: str) -> CompileError:
+    """What cel-go says of ``source``, which does not parse (``UnsupportedSyntax`` for syntax
+    kube parses and the engine cannot)."""
     try:
-        program = _rust_cel.compile(rewritten)
+        _rust_cel.compile(source)
     except (ValueError, RuntimeError) as error:
         message = _engine_parse_error(error)
-        if "unsupported syntax" in message or rewritten != source:
-            raise UnsupportedSyntax([(0, message)]) from None
-        raise CompileError([(0, message)]) from None
+        if "unsupported syntax" in message:
+            return UnsupportedSyntax([(0, message)])
+        return CompileError([(0, message)])
+    return UnsupportedSyntax([(0, "the engine cannot parse the expression's rewriting")])
+
+
+def _build(source: str, variables: frozenset[str], context: _Context) -> Program:
+    toks = list(tokens(source))
+    try:
+        program = _rust_cel.compile(_engine_source(source, toks))
+    except (ValueError, RuntimeError):
+        raise _parse_error(source) from None
     used = set(program.variables())
     bound = _comprehension_variables(toks)
     issues = []

@@ -506,10 +506,16 @@ def _opt_index(receiver: Any, key: Any) -> OptionalValue:
     return OptionalValue.of(value[key]) if key in value else OptionalValue.none()
 
 
+def _size_in_code_points(value: Any) -> int:
+    """CEL's ``size``: a string's code points, bytes', a list's elements, a map's entries."""
+    _expect(isinstance(value, (str, bytes, list, dict)))
+    return len(value)
+
+
 #: The functions by the name expressions call them with.
 KUBE_LIBRARY: dict[str, Callable[..., Any]] = {
     # optional syntax
-    "_optField": _opt_field, "_optIndex": _opt_index,
+    "_optField": _opt_field, "_optIndex": _opt_index, "_sizeInCodePoints": _size_in_code_points,
     # strings
     "charAt": _char_at, "indexOf": _index_of, "lastIndexOf": _last_index_of,
     "lowerAscii": _ascii_case(str.lower), "upperAscii": _ascii_case(str.upper), "replace": _replace,

@@ -27,6 +27,9 @@ def _value(source: str, **bindings: object) -> object:
     ("[1].all(x, x > 0) && y > 1",
      "ERROR: <input>:1:22: undeclared reference to 'y' (in container '')\n | [1].all(x, x > 0) && y > 1\n | .....................^"),
     ("'foo(' == self && zz", "ERROR: <input>:1:19: undeclared reference to 'zz' (in container '')\n | 'foo(' == self && zz\n | ..................^"),
+    ("self.size() < 3 &&", "ERROR: <input>:1:19: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', "
+                           "'!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+                           " | self.size() < 3 &&\n | ..................^"),
 ])
 def test_compile_errors_are_cel_gos(source: str, message: str) -> None:
     with pytest.raises(CompileError) as raised:
@@ -50,6 +53,11 @@ def test_declared_names_macros_types_and_namespaces_compile() -> None:
 ])
 def test_optional_field_and_index_syntax(source: str, bindings: dict[str, object]) -> None:
     assert ENV.compile(source).evaluate(bindings) is True
+
+
+def test_size_counts_code_points() -> None:
+    assert _value("self.size() == 5 && size(self) == 5 && size(b'ab') == 2 && [1].size() == 1 && size({'a': 1}) == 1",
+                  self="héllo")
 
 
 def test_optional_literal_entries_are_unsupported_not_refused() -> None:

@@ -111,6 +111,7 @@ CREATES = [
     ("reason-required", {"replicas": 1, "maxReplicas": 7, "name": "abc"}),
     ("reason-duplicate", {"replicas": 1, "maxReplicas": 8, "name": "abc"}),
     ("list-item", {"replicas": 1, "maxReplicas": 5, "name": "abc", "items": [{"n": "a"}, {"n": "abcd"}]}),
+    ("size-counts-code-points", {"replicas": 1, "maxReplicas": 5, "name": "abc", "items": [{"n": "éé"}, {"n": "ééé"}]}),
     ("number", {"replicas": 1, "maxReplicas": 5, "name": "abc", "ratio": 3}),
     ("int-or-string-int", {"replicas": 1, "maxReplicas": 5, "name": "abc", "port": 200}),
     ("int-or-string-string", {"replicas": 1, "maxReplicas": 5, "name": "abc", "port": "http"}),
