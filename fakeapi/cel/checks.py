@@ -9,6 +9,8 @@ operands whose types are known, and the type of expressions whose shape fixes it
 - ``type 'int' does not support field selection``: a field of a scalar (``timestamp``,
   ``duration`` and ``bytes`` for the string formats kube types so, ``list(int)`` for a list of
   scalars);
+- ``found no matching overload for 'lowerAscii' applied to 'int.()'``: a method of strings or
+  lists called on a selection of another known type, with arguments whose types are known;
 - ``found no matching overload for '_==_' applied to '(int, string)'``: a comparison of two
   operands that are each a selection or a literal, of types cel-go cannot compare (different
   types; numbers of different types compare by order, not by equality), at the operator;
@@ -80,12 +82,35 @@ def _select(schema: Mapping[str, Any] | None, name: str, resource_root: bool) ->
 
 
 class _Selection:
-    """A chain ``var.a.b`` in the token list: where it ends, and the schema it resolved to."""
+    """A chain ``var.a.b`` in the token list: where it ends, the schema it resolved to, and
+    the schema of the receiver of a method called on it (``var.a.f(...)``)."""
 
-    __slots__ = ("end", "schema", "known")
+    __slots__ = ("end", "schema", "known", "receiver")
 
-    def __init__(self, end: int, schema: Mapping[str, Any] | None, known: bool) -> None:
-        self.end, self.schema, self.known = end, schema, known
+    def __init__(self, end: int, schema: Mapping[str, Any] | None, known: bool,
+                 receiver: Mapping[str, Any] | None = None) -> None:
+        self.end, self.schema, self.known, self.receiver = end, schema, known, receiver
+
+
+#: The receivers kube's methods take, for the methods whose misuse the schema can tell.
+_STRING_METHODS = frozenset(("charAt", "lowerAscii", "upperAscii", "replace", "split", "substring", "trim",
+                             "format", "matches", "startsWith", "endsWith", "contains", "find", "findAll"))
+_LIST_METHODS = frozenset(("reverse", "sort", "distinct", "flatten", "slice", "first", "last", "isSorted",
+                           "sum", "min", "max", "join"))
+
+
+def _method_accepts(method: str, receiver: str) -> bool | None:
+    """Whether ``method`` has an overload for a ``receiver`` of that CEL type (None: unknown here)."""
+    is_list = receiver.startswith("list(")
+    if method in _STRING_METHODS:
+        return receiver == "string"
+    if method in _LIST_METHODS:
+        return is_list
+    if method in ("indexOf", "lastIndexOf"):
+        return receiver == "string" or is_list
+    if method == "size":
+        return receiver in ("string", "bytes") or is_list
+    return None
 
 
 def _walk(source: str, toks: list[tuple[int, str]], start: int, schema: Mapping[str, Any], resource_root: bool,
@@ -96,7 +121,7 @@ def _walk(source: str, toks: list[tuple[int, str]], start: int, schema: Mapping[
     while index + 1 < len(toks) and toks[index][1] == "." and toks[index + 1][1][:1].isidentifier():
         after = toks[index + 2][1] if index + 2 < len(toks) else ""
         if after == "(":
-            return _Selection(index, None, False)  # a method call: its result is not resolved
+            return _Selection(index, None, False, current)  # a method call: its result is not resolved
         name = toks[index + 1][1]
         kind, found = _select(current, name, root)
         if kind == "undefined":
@@ -129,8 +154,61 @@ def selection_issues(source: str, schemas: Mapping[str, tuple[Mapping[str, Any],
     if issues:
         return issues, None
     operands = _operands(source, toks, selections)
+    issues += _method_issues(source, toks, selections, operands)
     issues += _comparison_issues(source, toks, operands)
-    return issues, None if issues else _kind(toks, operands)
+    return sorted(issues), None if issues else _kind(toks, operands)
+
+
+def _method_issues(source: str, toks: list[tuple[int, str]], selections: dict[int, _Selection],
+                   operands: dict[int, tuple[int, str | None]]) -> list[tuple[int, str]]:
+    """``found no matching overload for 'm' applied to 'string.(int)'``: a method of another
+    type's called on a selection whose type is known, with arguments whose types are known."""
+    issues = []
+    for selection in selections.values():
+        receiver = _type_of(selection.receiver) if selection.receiver is not None else None
+        if receiver is None:
+            continue
+        method, paren = toks[selection.end + 1][1], selection.end + 2
+        if _method_accepts(method, receiver) is not False:
+            continue
+        close = next((i for i in range(paren, len(toks)) if toks[i][0] == _closing_offset(toks, paren)), None)
+        if close is None:
+            continue
+        arguments = [] if close == paren + 1 else _arguments(toks, paren + 1, close)
+        types = [operands.get(start, (None, None)) for start, _end in arguments]
+        if any(kind is None or end != argument_end for (end, kind), (_start, argument_end) in zip(types, arguments)):
+            continue
+        names = ", ".join(kind for _end, kind in types)  # type: ignore[misc]
+        issues.append(issue(source, toks[paren][0], f"found no matching overload for '{method}' applied to '{receiver}.({names})'"))
+    return issues
+
+
+def _closing_offset(toks: list[tuple[int, str]], index: int) -> int | None:
+    depth = 0
+    for offset, text in toks[index:]:
+        if text in ("(", "[", "{"):
+            depth += 1
+        elif text in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                return offset
+    return None
+
+
+def _arguments(toks: list[tuple[int, str]], start: int, end: int) -> list[tuple[int, int]]:
+    """(first, end) token indexes of each top-level argument in ``toks[start:end]``."""
+    out, depth, first = [], 0, start
+    for index in range(start, end):
+        text = toks[index][1]
+        if text in ("(", "[", "{"):
+            depth += 1
+        elif text in (")", "]", "}"):
+            depth -= 1
+        elif text == "," and depth == 0:
+            out.append((first, index))
+            first = index + 1
+    out.append((first, end))
+    return out
 
 
 def _operands(source: str, toks: list[tuple[int, str]], selections: dict[int, _Selection]) -> dict[int, tuple[int, str | None]]:

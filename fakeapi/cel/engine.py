@@ -72,7 +72,16 @@ _NATIVE_FUNCTIONS = frozenset((
 ))
 #: Identifiers every expression may use: the type names (``type(x) == int``).
 _TYPE_NAMES = frozenset(("int", "uint", "double", "string", "bytes", "bool", "list", "map", "null_type", "type"))
-_MACROS = ("all", "exists", "exists_one", "map", "filter")
+_MACROS = ("all", "exists", "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
+           "transformMapEntry")
+#: cel-go's two-variable comprehensions (``ext.TwoVarComprehensions``), which the engine lacks:
+#: each is rewritten into a one-variable macro over the receiver's ``_entries()`` ([key or
+#: index, value] pairs), then a library function making a map of pairs where cel-go makes one.
+_TWO_VARIABLE = {"all": ("all", ""), "exists": ("exists", ""), "existsOne": ("exists_one", ""),
+                 "exists_one": ("exists_one", ""), "transformList": ("map", ""),
+                 "transformMap": ("map", "._pairsToMap()"), "transformMapEntry": ("map", "._mergeMaps()")}
+#: The variable the rewritten comprehensions bind to each [key, value] pair.
+_ENTRY = "__entry__"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STRING_START = re.compile(r"""[rRbB]{0,2}('''|\"\"\"|'|")""")
 
@@ -253,28 +262,100 @@ def _compile(source: str, variables: frozenset[str], context: _Context) -> Progr
     return found
 
 
-def _engine_source(source: str, toks: list[tuple[int, str]]) -> str:
-    """``source`` as the engine runs it, rewritten where the engine's CEL is not cel-go's, by
-    receiver-style calls of library functions (local rewrites: a call needs no receiver's
-    extent): ``x.?f`` is ``x._optField('f')``, ``x[?k]`` is ``x._optIndex(k)`` (the engine
-    cannot parse them), ``size(x)`` and ``x.size()`` are ``_sizeInCodePoints`` (the engine
-    counts a string's bytes, cel-go its code points)."""
+def _engine_source(source: str, toks: list[tuple[int, str]]) -> str | None:
+    """``source`` as the engine runs it, rewritten where the engine's CEL is not cel-go's by local
+    rewrites into library calls (receiver-style calls need no receiver's extent): ``x.?f`` is
+    ``x._optField('f')``, ``x[?k]`` is ``x._optIndex(k)`` (the engine cannot parse them),
+    ``size(x)`` and ``x.size()`` are ``_sizeInCodePoints`` (the engine counts a string's bytes,
+    cel-go its code points), two-variable comprehensions are one-variable ones over entries
+    (``_TWO_VARIABLE``), ``existsOne`` is ``exists_one``. None: rewrites that overlap (a
+    comprehension's variable rebound inside it), which this does not handle."""
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
     for index in range(len(toks) - 1):
         (offset, text), (next_offset, next_text) = toks[index], toks[index + 1]
         if text == "size" and next_text == "(":
             edits.append((offset, offset + len(text), "_sizeInCodePoints"))
+        elif text == "." and next_text in _TWO_VARIABLE and index + 2 < len(toks) and toks[index + 2][1] == "(":
+            found = _comprehension_edits(toks, index)
+            if found is None:
+                return None
+            edits += found
         elif text == "." and next_text == "?" and index + 2 < len(toks) and toks[index + 2][1][:1].isidentifier():
             name_offset, name = toks[index + 2]
             edits.append((offset, name_offset + len(name), f"._optField('{name}')"))
         elif text == "[" and next_text == "?" and index > 0 and toks[index - 1][1] not in ("(", ",", "[", "{", ":"):
             close = _closing(toks, index)
             if close is None:
-                return source
+                return None
             edits += [(offset, next_offset + 1, "._optIndex("), (close, close + 1, ")")]
-    for start, end, replacement in sorted(edits, reverse=True):
+    edits.sort()
+    if any(earlier[1] > later[0] for earlier, later in zip(edits, edits[1:])):
+        return None
+    for start, end, replacement in reversed(edits):
         source = source[:start] + replacement + source[end:]
     return source
+
+
+def _comprehension_edits(toks: list[tuple[int, str]], dot: int) -> list[tuple[int, int, str]] | None:
+    """The edits of the comprehension whose ``.`` is ``toks[dot]``: ``existsOne(x, p)`` as
+    ``exists_one``; ``R.all(k, v, p)`` as ``R._entries().all(__entry__, p')`` where ``p'`` reads
+    ``__entry__[0]`` for ``k`` and ``__entry__[1]`` for ``v`` (``transformList``/``Map``/
+    ``MapEntry`` with a filter: ``.filter(__entry__, f').map(...)``). None: not parseable here."""
+    name = toks[dot + 1][1]
+    macro, finish = _TWO_VARIABLE[name]
+    open_index = dot + 2
+    close = _closing(toks, open_index)
+    if close is None:
+        return None
+    end = next(i for i in range(open_index, len(toks)) if toks[i][0] == close)
+    arguments = _split_arguments(toks, open_index + 1, end)
+    is_two_variable = len(arguments) >= 3 and all(
+        len(arguments[i]) == 1 and toks[arguments[i][0]][1][:1].isidentifier() for i in (0, 1))
+    if not is_two_variable:
+        if name == "existsOne":
+            return [(toks[dot + 1][0], toks[dot + 1][0] + len(name), "exists_one")]
+        return [] if name in ("all", "exists", "exists_one") else None
+    key, value = toks[arguments[0][0]][1], toks[arguments[1][0]][1]
+    bodies = arguments[2:]
+    if len(bodies) > (1 if name in ("all", "exists", "existsOne", "exists_one") else 2):
+        return None
+    edits = []
+    head_end = toks[bodies[0][0]][0] if bodies[0] else close
+    if len(bodies) == 2:  # a filter, then the transform
+        filter_start = toks[bodies[0][0]][0]
+        comma = toks[bodies[1][0] - 1][0]
+        edits.append((toks[dot][0], filter_start, f"._entries().filter({_ENTRY}, "))
+        edits.append((comma, toks[bodies[1][0]][0], f").{macro}({_ENTRY}, "))
+    else:
+        edits.append((toks[dot][0], head_end, f"._entries().{macro}({_ENTRY}, "))
+    body = [i for part in bodies for i in part]
+    for i in body:
+        text = toks[i][1]
+        if text in (key, value) and toks[i - 1][1] != ".":
+            edits.append((toks[i][0], toks[i][0] + len(text), f"{_ENTRY}[{0 if text == key else 1}]"))
+    if name == "transformMap":
+        first, last = toks[bodies[-1][0]][0], close
+        edits += [(first, first, f"[{_ENTRY}[0], "), (last, last, "]")]
+    if finish:
+        edits.append((close + 1, close + 1, finish))
+    return edits
+
+
+def _split_arguments(toks: list[tuple[int, str]], start: int, end: int) -> list[list[int]]:
+    """The token indexes of each top-level argument between ``start`` and ``end`` (exclusive)."""
+    arguments: list[list[int]] = [[]]
+    depth = 0
+    for index in range(start, end):
+        text = toks[index][1]
+        if text in ("(", "[", "{"):
+            depth += 1
+        elif text in (")", "]", "}"):
+            depth -= 1
+        if text == "," and depth == 0:
+            arguments.append([])
+        else:
+            arguments[-1].append(index)
+    return arguments
 
 
 def _closing(toks: list[tuple[int, str]], index: int) -> int | None:
@@ -305,21 +386,24 @@ def _parse_error(source: str) -> CompileError:
 
 def _build(source: str, variables: frozenset[str], context: _Context) -> Program:
     toks = list(tokens(source))
+    rewritten = _engine_source(source, toks)
+    if rewritten is None:
+        raise UnsupportedSyntax([(0, "comprehension variables rebound inside their comprehension")])
     try:
-        program = _rust_cel.compile(_engine_source(source, toks))
+        program = _rust_cel.compile(rewritten)
     except (ValueError, RuntimeError):
         raise _parse_error(source) from None
     used = set(program.variables())
-    bound = _comprehension_variables(toks)
+    bound = _comprehension_variables(toks) | {_ENTRY}
     issues = []
-    for name in sorted(used - variables - bound - _TYPE_NAMES - NAMESPACES.keys()):
+    for name in sorted(used - variables - bound - _TYPE_NAMES - NAMESPACES):
         offset = _reference_offset(toks, name)
         issues.append(issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
     functions = context.functions
     for name in sorted(set(program.functions()) - _NATIVE_FUNCTIONS - functions.keys()):
         if name.startswith(("_", "@", "!")):
             continue  # operators
-        if any(f"{namespace}.{name}" in functions for namespace in used & NAMESPACES.keys()):
+        if any(f"{namespace}.{name}" in functions for namespace in used & NAMESPACES):
             continue
         offset = _call_offset(toks, name)
         issues.append(issue(source, offset, f"undeclared reference to '{name}' (in container '')"))

@@ -25,6 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 from cel import OptionalValue
 
 from ..machinery import quantity as quantities
+from ..machinery import strfmt, validation
 
 
 class LibraryError(ValueError):
@@ -47,7 +48,7 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-# --- strings (cel-go ext.Strings, version 3 as kube's base environment declares) ---------------
+# --- strings (cel-go ext.Strings, version 2 as kube's base environment declares: no reverse) ----
 
 def _char_at(text: str, index: int) -> str:
     _expect(_is_string(text) and _is_int(index))
@@ -127,11 +128,6 @@ def _trim(text: str) -> str:
 def _join(items: list[Any], separator: str = "") -> str:
     _expect(isinstance(items, list) and _is_string(separator) and all(_is_string(i) for i in items))
     return separator.join(items)
-
-
-def _reverse(text: str) -> str:
-    _expect(_is_string(text))
-    return text[::-1]
 
 
 def _quote(text: str) -> str:
@@ -240,6 +236,75 @@ def _extreme(pick: Callable[..., Any]) -> Callable[[list[Any]], Any]:
     return extreme
 
 
+# --- cel-go's ext.Lists and ext.Sets -----------------------------------------------------------
+
+def _reverse(items: list[Any]) -> list[Any]:
+    _expect(isinstance(items, list))
+    return items[::-1]
+
+
+def _sort(items: list[Any]) -> list[Any]:
+    return sorted(_comparable(items))
+
+
+def _distinct(items: list[Any]) -> list[Any]:
+    _expect(isinstance(items, list))
+    out: list[Any] = []
+    for item in items:
+        if not any(_equal(item, seen) for seen in out):
+            out.append(item)
+    return out
+
+
+def _flatten(items: list[Any], depth: int = 1) -> list[Any]:
+    _expect(isinstance(items, list) and _is_int(depth))
+    if depth < 0:
+        raise LibraryError("level must be non-negative")
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, list) and depth > 0:
+            out += _flatten(item, depth - 1)
+        else:
+            out.append(item)
+    return out
+
+
+def _slice(items: list[Any], start: int, end: int) -> list[Any]:
+    _expect(isinstance(items, list) and _is_int(start) and _is_int(end))
+    if start < 0 or end < 0:
+        raise LibraryError(f"cannot slice({start}, {end}), negative indexes not supported")
+    if start > end:
+        raise LibraryError(f"cannot slice({start}, {end}), start index must be less than or equal to end index")
+    if end > len(items):
+        raise LibraryError(f"cannot slice({start}, {end}), list is length {len(items)}")
+    return items[start:end]
+
+
+def _first(items: list[Any]) -> OptionalValue:
+    _expect(isinstance(items, list))
+    return OptionalValue.of(items[0]) if items else OptionalValue.none()
+
+
+def _last(items: list[Any]) -> OptionalValue:
+    _expect(isinstance(items, list))
+    return OptionalValue.of(items[-1]) if items else OptionalValue.none()
+
+
+def _range(count: int) -> list[int]:
+    _expect(_is_int(count))
+    return list(range(count))
+
+
+def _sets_contains(items: list[Any], wanted: list[Any]) -> bool:
+    _expect(isinstance(items, list) and isinstance(wanted, list))
+    return all(any(_equal(item, have) for have in items) for item in wanted)
+
+
+def _sets_intersects(items: list[Any], other: list[Any]) -> bool:
+    _expect(isinstance(items, list) and isinstance(other, list))
+    return any(any(_equal(item, have) for have in items) for item in other)
+
+
 # --- regex (library/regex.go) ------------------------------------------------------------------
 
 def _compile_regex(pattern: str) -> re.Pattern[str]:
@@ -266,6 +331,7 @@ def _find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
 # --- kube's types: Quantity, IP, CIDR, URL ----------------------------------------------------
 
 _QUANTITY, _IP, _CIDR, _URL = "@kubernetes.Quantity", "@net.IP", "@net.IPNet", "@kubernetes.URL"
+_SEMVER = "@kubernetes.Semver"
 
 
 def _wrapped(kind: str, value: Any) -> str:
@@ -305,6 +371,9 @@ def _q_or_int(value: Any) -> quantities.Quantity:
 
 
 def _compare_to(a: Any, b: Any) -> int:
+    """``compareTo`` of two quantities or two semvers (one name, two receivers)."""
+    if isinstance(a, dict) and _SEMVER in a:
+        return _semver_cmp(_the_semver(a), _the_semver(b))
     return _q(a).cmp(_q(b))
 
 
@@ -328,6 +397,69 @@ def _as_integer(a: Any) -> int:
 def _is_integer(a: Any) -> bool:
     value = _q(a)
     return value.as_fraction().denominator == 1 and -(2**63) <= value.value() < 2**63
+
+
+_SEMVER_PATTERN = re.compile(
+    r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?")
+
+
+def _normalized_semver(text: str) -> str:
+    """``semver(s, true)``'s tolerance: a leading ``v`` dropped, missing minor and patch as 0,
+    leading zeros of the numbers dropped."""
+    text = text.removeprefix("v")
+    core, sep, rest = text.partition("-") if "-" in text.split("+")[0] else text.partition("+")
+    numbers = core.split(".")
+    numbers += ["0"] * (3 - len(numbers))
+    numbers = [n.lstrip("0") or "0" if n.isdigit() else n for n in numbers]
+    return ".".join(numbers) + sep + rest
+
+
+def _parse_semver(text: str, normalize: bool = False) -> tuple[int, int, int, tuple[str, ...]] | None:
+    match = _SEMVER_PATTERN.fullmatch(_normalized_semver(text) if normalize else text)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2)), int(match.group(3)), tuple((match.group(4) or "").split(".")) if match.group(4) else ()
+
+
+def _semver(text: str, normalize: bool = False) -> dict[str, str]:
+    _expect(_is_string(text) and isinstance(normalize, bool))
+    parsed = _parse_semver(text, normalize)
+    if parsed is None:
+        raise LibraryError(f"could not parse {text!r} as semver".replace("'", '"'))
+    return {_SEMVER: _normalized_semver(text) if normalize else text}
+
+
+def _is_semver(text: str, normalize: bool = False) -> bool:
+    _expect(_is_string(text) and isinstance(normalize, bool))
+    return _parse_semver(text, normalize) is not None
+
+
+def _the_semver(value: Any) -> tuple[int, int, int, tuple[str, ...]]:
+    parsed = _parse_semver(_wrapped(_SEMVER, value))
+    _expect(parsed is not None)
+    return parsed  # type: ignore[return-value]
+
+
+def _semver_cmp(a: tuple[int, int, int, tuple[str, ...]], b: tuple[int, int, int, tuple[str, ...]]) -> int:
+    """Semantic versioning's precedence: numbers, then a pre-release below its release, its
+    identifiers compared numerically or lexically, numeric ones lower."""
+    if a[:3] != b[:3]:
+        return -1 if a[:3] < b[:3] else 1
+    if a[3] == b[3]:
+        return 0
+    if not a[3] or not b[3]:
+        return 1 if not a[3] else -1
+    for x, y in zip(a[3], b[3]):
+        if x == y:
+            continue
+        if x.isdigit() and y.isdigit():
+            return -1 if int(x) < int(y) else 1
+        if x.isdigit() != y.isdigit():
+            return -1 if x.isdigit() else 1
+        return -1 if x < y else 1
+    return (len(a[3]) > len(b[3])) - (len(a[3]) < len(b[3]))
 
 
 def _ip_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
@@ -473,6 +605,49 @@ def _port(parts: Any) -> str:
     return host.partition(":")[2]
 
 
+# --- format (library/format.go) ---------------------------------------------------------------
+
+def _mask_trailing_dash(name: str) -> str:
+    """apimachinery's ``maskTrailingDash`` (a generateName prefix may end with ``-``); it drops
+    the last two characters for an ``a``, as kube does."""
+    return name[:-2] + "a" if len(name) > 1 and name.endswith("-") else name
+
+
+def _uri_errors(text: str) -> list[str]:
+    return [] if _is_url(text) else [f'parse "{text}": invalid URI for request']
+
+
+_FORMAT = "@kubernetes.Format"
+#: ``ConstantFormats``: each named format's validation (messages are kube's).
+_FORMAT_VALIDATIONS: dict[str, Callable[[str], list[str]]] = {
+    "dns1123Label": validation.is_dns1123_label,
+    "dns1123Subdomain": validation.is_dns1123_subdomain,
+    "dns1035Label": validation.is_dns1035_label,
+    "qualifiedName": validation.is_qualified_name,
+    "dns1123LabelPrefix": lambda s: validation.is_dns1123_label(_mask_trailing_dash(s)),
+    "dns1123SubdomainPrefix": lambda s: validation.is_dns1123_subdomain(_mask_trailing_dash(s)),
+    "dns1035LabelPrefix": lambda s: validation.is_dns1035_label(_mask_trailing_dash(s)),
+    "labelValue": validation.is_valid_label_value,
+    "uri": _uri_errors,
+    "uuid": lambda s: [] if strfmt.FORMATS["uuid"](s) else ["does not match the UUID format"],
+    "byte": lambda s: [] if strfmt.is_base64(s) else ["invalid base64"],
+    "date": lambda s: [] if strfmt.is_date(s) else ["invalid date"],
+    "datetime": lambda s: [] if strfmt.is_date_time(s) else ["invalid datetime"],
+}
+
+
+def _format_named(name: str) -> OptionalValue:
+    _expect(_is_string(name))
+    return OptionalValue.of({_FORMAT: name}) if name in _FORMAT_VALIDATIONS else OptionalValue.none()
+
+
+def _format_validate(named: Any, text: str) -> OptionalValue:
+    """``<Format>.validate(s)``: none when ``s`` is valid, else the list of kube's messages."""
+    _expect(_is_string(text))
+    errors = _FORMAT_VALIDATIONS[_wrapped(_FORMAT, named)](text)
+    return OptionalValue.of(list(errors)) if errors else OptionalValue.none()
+
+
 def _sign_of(value: Any) -> int:
     return _q(value).sign()
 
@@ -506,6 +681,32 @@ def _opt_index(receiver: Any, key: Any) -> OptionalValue:
     return OptionalValue.of(value[key]) if key in value else OptionalValue.none()
 
 
+# --- what two-variable comprehensions are rewritten to (see engine) --------------------------
+
+def _entries(receiver: Any) -> list[list[Any]]:
+    """A map's [key, value] pairs, a list's [index, element] pairs."""
+    if isinstance(receiver, dict):
+        return [[key, value] for key, value in receiver.items()]
+    _expect(isinstance(receiver, list))
+    return [[index, value] for index, value in enumerate(receiver)]
+
+
+def _pairs_to_map(pairs: list[list[Any]]) -> dict[Any, Any]:
+    return {key: value for key, value in pairs}
+
+
+def _merge_maps(maps: list[dict[Any, Any]]) -> dict[Any, Any]:
+    """``transformMapEntry``'s result: the entries' maps merged; a key twice is an error."""
+    merged: dict[Any, Any] = {}
+    for entry in maps:
+        _expect(isinstance(entry, dict))
+        for key, value in entry.items():
+            if key in merged:
+                raise LibraryError(f"insert failed: key {key} already exists")
+            merged[key] = value
+    return merged
+
+
 def _size_in_code_points(value: Any) -> int:
     """CEL's ``size``: a string's code points, bytes', a list's elements, a map's entries."""
     _expect(isinstance(value, (str, bytes, list, dict)))
@@ -516,18 +717,27 @@ def _size_in_code_points(value: Any) -> int:
 KUBE_LIBRARY: dict[str, Callable[..., Any]] = {
     # optional syntax
     "_optField": _opt_field, "_optIndex": _opt_index, "_sizeInCodePoints": _size_in_code_points,
+    "_entries": _entries, "_pairsToMap": _pairs_to_map, "_mergeMaps": _merge_maps,
     # strings
     "charAt": _char_at, "indexOf": _index_of, "lastIndexOf": _last_index_of,
     "lowerAscii": _ascii_case(str.lower), "upperAscii": _ascii_case(str.upper), "replace": _replace,
-    "split": _split, "substring": _substring, "trim": _trim, "join": _join, "reverse": _reverse,
+    "split": _split, "substring": _substring, "trim": _trim, "join": _join,
     "format": _format, "strings.quote": _quote,
     # lists
     "isSorted": _is_sorted, "sum": _sum, "min": _extreme(min), "max": _extreme(max),
+    # ext.Lists, ext.Sets
+    "reverse": _reverse, "sort": _sort, "distinct": _distinct, "flatten": _flatten, "slice": _slice,
+    "first": _first, "last": _last, "lists.range": _range,
+    "sets.contains": _sets_contains, "sets.equivalent": lambda a, b: _sets_contains(a, b) and _sets_contains(b, a),
+    "sets.intersects": _sets_intersects,
     # regex
     "find": _find, "findAll": _find_all,
     # quantity
     "quantity": _quantity, "isQuantity": _is_quantity, "compareTo": _compare_to,
     "isGreaterThan": lambda a, b: _compare_to(a, b) > 0, "isLessThan": lambda a, b: _compare_to(a, b) < 0,
+    # semver
+    "semver": _semver, "isSemver": _is_semver, "major": lambda v: _the_semver(v)[0],
+    "minor": lambda v: _the_semver(v)[1], "patch": lambda v: _the_semver(v)[2],
     "add": _quantity_add, "sub": _quantity_sub, "asInteger": _as_integer, "isInteger": _is_integer,
     "asApproximateFloat": lambda a: float(_q(a).as_fraction()), "sign": _sign_of,
     # ip and cidr
@@ -540,6 +750,9 @@ KUBE_LIBRARY: dict[str, Callable[..., Any]] = {
                                      and a != ipaddress.ip_address("255.255.255.255")),
     "cidr": _cidr, "isCIDR": _is_cidr, "containsIP": _contains_ip, "containsCIDR": _contains_cidr,
     "prefixLength": _prefix_length, "masked": _masked,
+    # format
+    "format.named": _format_named, "validate": _format_validate,
+    **{f"format.{name}": (lambda constant: lambda: {_FORMAT: constant})(name) for name in _FORMAT_VALIDATIONS},
     # url
     "url": _url, "isURL": _is_url, "getScheme": _url_part(lambda p: p.scheme), "getHost": _url_part(lambda p: p.netloc.rpartition("@")[2]),
     "getHostname": _url_part(lambda p: (_host(p)[1:-1] if _host(p).startswith("[") else _host(p))),
@@ -548,4 +761,4 @@ KUBE_LIBRARY: dict[str, Callable[..., Any]] = {
 }
 #: Namespaces of functions called as ``namespace.name(...)`` (the engine sees the namespace as
 #: a variable reference).
-NAMESPACES = {"optional": (), "strings": ("quote",), "ip": ("isCanonical",)}
+NAMESPACES = frozenset(("optional", "strings", "ip", "lists", "sets", "format"))

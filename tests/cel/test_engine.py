@@ -97,7 +97,6 @@ def test_runtime_errors_are_worded_as_cel_go(source: str, bindings: dict[str, ob
     "'  a '.trim() == 'a' && 'abc'.charAt(1) == 'b' && 'abc'.charAt(3) == ''",
     "'abcb'.indexOf('b') == 1 && 'abcb'.lastIndexOf('b') == 3 && 'abcb'.indexOf('b', 2) == 3",
     "'%s is %d, %.2f'.format(['x', 3, 1.5]) == 'x is 3, 1.50'",
-    "'abc'.reverse() == 'cba'",
     # lists
     "[1, 2, 3].isSorted() && ![2, 1].isSorted() && ['a', 'b'].isSorted()",
     "[1, 2, 3].sum() == 6 && [1.5, 2.5].sum() == 4.0 && [3, 1, 2].min() == 1 && [3, 1, 2].max() == 3",
@@ -115,6 +114,21 @@ def test_runtime_errors_are_worded_as_cel_go(source: str, bindings: dict[str, ob
     "isCIDR('10.0.0.0/8') && cidr('10.0.0.0/8').containsIP('10.1.2.3') && !cidr('10.0.0.0/8').containsIP(ip('11.0.0.1'))",
     "cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16') && cidr('10.1.2.3/8').masked() == cidr('10.0.0.0/8') && cidr('10.0.0.0/8').prefixLength() == 8",
     "cidr('10.1.2.3/8').ip() == ip('10.1.2.3')",
+    # ext.Lists, ext.Sets
+    "[1, 2].reverse() == [2, 1] && [3, 1].sort() == [1, 3] && [1, 2, 1].distinct() == [1, 2] && [[1], [2, [3]]].flatten() == [1, 2, [3]]",
+    "[1, 2, 3].slice(1, 3) == [2, 3] && [1].first().value() == 1 && ![].last().hasValue() && lists.range(3) == [0, 1, 2]",
+    "sets.contains([1, 2], [1]) && sets.equivalent([1, 2], [2, 1, 1]) && sets.intersects([1], [3, 1]) && !sets.intersects([1], [2])",
+    # semver
+    "isSemver('1.2.3') && !isSemver('v1.2.3') && isSemver('v1.2', true) && semver('1.2.3').major() == 1",
+    "semver('1.0.0-alpha.1').isLessThan(semver('1.0.0-alpha.beta')) && semver('1.0.0-rc.1').isLessThan(semver('1.0.0'))",
+    "semver('v1.02', true) == semver('1.2.0') && semver('2.0.0').compareTo(semver('1.9.9')) == 1",
+    # format
+    "!format.dns1123Label().validate('abc').hasValue() && format.named('dns1123Label').hasValue() && !format.named('x').hasValue()",
+    "format.uuid().validate('x').value() == ['does not match the UUID format'] && !format.dns1123LabelPrefix().validate('ab-').hasValue()",
+    # two-variable comprehensions
+    "{'a': 1}.all(k, v, k == 'a' && v == 1) && ['x', 'y'].exists(i, v, i == 1 && v == 'y') && [1, 2].existsOne(i, v, v == 2)",
+    "['a', 'b'].transformList(i, v, v + string(i)) == ['a0', 'b1'] && [1, 2].transformList(i, v, i > 0, v) == [2]",
+    "{'a': 1}.transformMap(k, v, v + 1) == {'a': 2} && {'a': 1}.transformMapEntry(k, v, {v: k}) == {1: 'a'}",
     # url
     "isURL('https://example.com:80/a?b=c') && !isURL('example.com')",
     "url('https://example.com:80/a?b=c').getHost() == 'example.com:80' && url('https://example.com:80/a').getHostname() == 'example.com'",
@@ -180,6 +194,9 @@ def _issue(source: str, column: int, message: str) -> str:
     ("(self.a >= self.s)", 9, "found no matching overload for '_>=_' applied to '(int, string)'"),
     ("self.t.x == 1", 7, "type 'timestamp' does not support field selection"),
     ("self.l.x == 1", 7, "type 'list(int)' does not support field selection"),
+    ("self.a.lowerAscii() == 'x'", 18, "found no matching overload for 'lowerAscii' applied to 'int.()'"),
+    ("self.s.join(',') == ''", 12, "found no matching overload for 'join' applied to 'string.(string)'"),
+    ("self.l.contains(1)", 16, "found no matching overload for 'contains' applied to 'list(int).(int)'"),
 ])
 def test_selections_are_checked_against_the_schema(source: str, column: int, message: str) -> None:
     assert check(ENV, source, _SCHEMAS)[0] == _issue(source, column, message)

@@ -46,6 +46,7 @@ WIDGET_SCHEMA = {"type": "object", "properties": {
         {"rule": "self.replicas >= oldSelf.replicas", "message": "no scaling down"},
         {"rule": "!has(self.tier) || self.tier.lowerAscii() in ['gold', 'silver']"},
         {"rule": "self.?tier.orValue('gold') != 'lead' && self.?items[?1].?n.orValue('') != 'zz'", "message": "optional"},
+        {"rule": "!has(self.items) || self.items.transformList(i, item, item.n).all(n, n != 'bad')", "message": "no bad"},
     ], "properties": {
         "replicas": {"type": "integer"}, "maxReplicas": {"type": "integer"}, "name": _STRING, "tier": _STRING,
         "items": {"type": "array", "maxItems": 4, "items": {
@@ -55,7 +56,8 @@ WIDGET_SCHEMA = {"type": "object", "properties": {
         "port": {"x-kubernetes-int-or-string": True,
                  "x-kubernetes-validations": [{"rule": "type(self) == int ? self < 100 : self.size() < 3"}]},
         "labels": {"type": "object", "maxProperties": 4, "additionalProperties": _STRING,
-                   "x-kubernetes-validations": [{"rule": "self.all(k, k.size() < 4)"}]},
+                   "x-kubernetes-validations": [{"rule": "self.all(k, k.size() < 4)"},
+                                                {"rule": "self.all(k, v, v != 'forbidden')", "message": "forbidden value"}]},
         "limits": {"type": "array", "maxItems": 4, "items": _STRING, "x-kubernetes-validations": [
             {"rule": "self.all(q, isQuantity(q)) && self.map(q, quantity(q)).all(q, q.isLessThan(quantity('1Gi')))",
              "message": "limits must be quantities under 1Gi"}]},
@@ -117,6 +119,8 @@ CREATES = [
     ("int-or-string-string", {"replicas": 1, "maxReplicas": 5, "name": "abc", "port": "http"}),
     ("map-keys", {"replicas": 1, "maxReplicas": 5, "name": "abc", "labels": {"toolong": "x"}}),
     ("strings-library", {"replicas": 1, "maxReplicas": 5, "name": "abc", "tier": "bronze"}),
+    ("two-variable-comprehension-on-a-map", {"replicas": 1, "maxReplicas": 5, "name": "abc", "labels": {"abc": "forbidden"}}),
+    ("two-variable-comprehension-on-a-list", {"replicas": 1, "maxReplicas": 5, "name": "abc", "items": [{"n": "bad"}]}),
     ("optional-syntax-field", {"replicas": 1, "maxReplicas": 5, "name": "abc", "tier": "lead"}),
     ("optional-syntax-index", {"replicas": 1, "maxReplicas": 5, "name": "abc", "items": [{"n": "a"}, {"n": "zz"}]}),
     ("quantity-library", {"replicas": 1, "maxReplicas": 5, "name": "abc", "limits": ["2Gi"]}),
@@ -270,6 +274,12 @@ SCHEMA_CASES = [
         "type": "object", "properties": {"a": {"type": "integer"}},
         "allOf": [{"x-kubernetes-validations": [{"rule": "self.a < 5"}],
                    "properties": {"a": {"x-kubernetes-validations": [{"rule": "self != 3"}]}}}]}}}),
+    ("method-of-another-type", _spec_schema([{"rule": "self.a.lowerAscii() == 'x'"}])),
+    ("size-of-an-int", _spec_schema([{"rule": "self.a.size() > 1"}])),
+    ("join-on-a-string", _spec_schema([{"rule": "self.s.join(',') == ''"}])),
+    ("contains-on-a-list", _field_schema({"type": "object", "properties": {
+        "l": {"type": "array", "maxItems": 2, "items": _STRING}}, "x-kubernetes-validations": [{"rule": "self.l.contains('x')"}]})),
+    ("strings-reverse-is-not-in-kubes-library", _spec_schema([{"rule": "self.s.reverse() == 'cba'"}])),
     ("optional-syntax-is-accepted", _spec_schema([{"rule": "self.?a.orValue(1) > 0"}])),
 ]
 
@@ -352,4 +362,42 @@ def probes(pair: Pair) -> str:
 def test_runtime_errors(pair: Pair, probes: str, case: str, name: str, spec: dict[str, Any]) -> None:
     fake, real = _both(pair, "POST", probes, {"apiVersion": f"{GROUP}/v1", "kind": "Probe", "metadata": {"name": name},
                                               "spec": spec})
+    assert fake == real
+
+
+LIBRARY_SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+    "versions": {"type": "array", "maxItems": 4, "items": _STRING},
+    "tags": {"type": "array", "maxItems": 4, "items": _STRING},
+    "host": _STRING, "version": _STRING,
+}, "x-kubernetes-validations": [
+    {"rule": "!has(self.versions) || self.versions.all(v, isSemver(v))", "message": "semver only"},
+    {"rule": "!has(self.versions) || !self.versions.all(v, isSemver(v)) || self.versions.map(v, semver(v)).all(v, v.major() >= 1)",
+     "message": "major 1 at least"},
+    {"rule": "!has(self.version) || semver(self.version, true).isGreaterThan(semver('1.2.0'))", "message": "newer than 1.2"},
+    {"rule": "!has(self.tags) || self.tags.distinct().size() == self.tags.size()", "message": "tags are distinct"},
+    {"rule": "!has(self.tags) || sets.contains(['a', 'b', 'c', 'd'], self.tags)", "message": "known tags"},
+    {"rule": "!has(self.tags) || self.tags.sort() == self.tags", "message": "sorted tags"},
+    {"rule": "!has(self.host) || !format.dns1123Subdomain().validate(self.host).hasValue()",
+     "messageExpression": "format.dns1123Subdomain().validate(self.host).value()[0]"},
+]}}}
+
+LIBRARY_CASES = [
+    ("libraries-valid", {"versions": ["1.0.0", "2.1.3-rc.1"], "tags": ["a", "b"], "host": "example.com", "version": "v1.3"}),
+    ("semver-invalid", {"versions": ["1.0", "v2.0.0"]}),
+    ("semver-major", {"versions": ["0.9.0"]}),
+    ("semver-normalized", {"version": "v1.1"}),
+    ("lists-and-sets", {"tags": ["c", "a", "a", "x"]}),
+    ("format-message-expression", {"host": "Not_A_Host"}),
+]
+
+
+@pytest.fixture(scope="module")
+def libraries(pair: Pair) -> str:
+    return _serve(pair, "libraries", "Library", LIBRARY_SCHEMA)
+
+
+@pytest.mark.parametrize(("name", "spec"), LIBRARY_CASES, ids=[name for name, _spec in LIBRARY_CASES])
+def test_kube_libraries(pair: Pair, libraries: str, name: str, spec: dict[str, Any]) -> None:
+    fake, real = _both(pair, "POST", libraries, {"apiVersion": f"{GROUP}/v1", "kind": "Library",
+                                                 "metadata": {"name": name}, "spec": spec})
     assert fake == real
