@@ -16,15 +16,16 @@ Where this differs from cel-go, and why:
 
 - no type checker: cel-go checks every expression against the declared types (``found no
   matching overload for '_==_' applied to '(int, string)'``, ``undefined field 'b'``, ``cel
-  expression must evaluate to a bool``); here such expressions compile and fail (or yield a
-  non-bool) at evaluation;
+  expression must evaluate to a bool``); ``checks`` finds what variables' schemas tell of
+  these, the others compile here and fail (or yield a non-bool) at evaluation;
 - no cost accounting: cel-go estimates an expression's cost at compile time and stops an
   evaluation past a runtime cost limit; the engine has no cost model, so neither is enforced;
-- the optional field and index syntax (``self.?x``, ``l[?0]``) does not parse in this engine:
-  it is rewritten into calls of library functions before parsing (``_engine_source``, which
-  also makes ``size`` count a string's code points as cel-go does, not its bytes); the optional
-  entries of list and map literals (``[?x]``, ``{?'k': v}``) and ``optMap``/``optFlatMap``
-  remain ``UnsupportedSyntax`` (kube's valid expressions that use them are not evaluated).
+- the optional field and index syntax (``self.?x``, ``l[?0]``) does not parse in this engine,
+  nor do two-variable comprehensions: they are rewritten into calls of library functions before
+  parsing (``_engine_source``, which also makes ``size`` count a string's code points as cel-go
+  does, not its bytes); the optional entries of list and map literals (``[?x]``, ``{?'k': v}``),
+  ``optMap``/``optFlatMap`` and comprehensions rebinding their variables inside remain
+  ``UnsupportedSyntax`` (kube's valid expressions that use them are not evaluated).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Any
 
 import cel as _rust_cel
 
-from .library import KUBE_LIBRARY, NAMESPACES, LibraryError
+from .library import KUBE_LIBRARY, NAMESPACES
 
 
 # The engine logs each failing library call on the ``cel`` logger before raising it; the
@@ -157,8 +158,6 @@ class Program:
         """The expression's value with ``bindings`` (variable name to CEL value, see ``values``)."""
         try:
             return self._context.execute(self._program, bindings)
-        except LibraryError as error:
-            raise EvaluationError(str(error)) from None
         except KeyError as error:
             raise EvaluationError(f"no such key: {error.args[0] if error.args else ''}") from None
         except ZeroDivisionError:

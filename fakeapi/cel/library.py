@@ -1,15 +1,21 @@
-"""Kube's CEL function libraries that the engine lacks, as functions of the engine's context
-(``k8s.io/apiserver/pkg/cel/library``: lists, regex, quantity, ip, cidr; cel-go's ``ext.Strings``).
+"""Kube's CEL function libraries that the engine lacks, as functions of the engine's context:
+those kube 1.35's base environment declares (``k8s.io/apiserver/pkg/cel/environment/base.go``):
+kube's lists, regex, quantity, ip, cidr, url, semver and format libraries
+(``k8s.io/apiserver/pkg/cel/library``), cel-go's strings (version 2), lists and sets extensions,
+and the functions the engine's rewrites call (``engine._engine_source``: the optional syntax,
+``size`` in code points, two-variable comprehensions).
 
 The engine calls ``x.f(a)`` as ``f(x, a)``, so one Python function serves a name for every
 receiver: ``indexOf`` is the strings extension's on a string and the lists library's on a list.
 A call kube would refuse as a type error raises ``LibraryError("no such overload")``; a failure
-kube reports at runtime raises it with kube's message.
+kube reports at runtime raises it with kube's message (the engine wraps it; ``engine`` unwraps
+the message into its ``EvaluationError``).
 
-Values of kube's own types (``Quantity``, ``IP``, ``CIDR``, ``URL``) cannot cross the engine's
-boundary as Python objects: they are carried as one-key maps, ``{"@kubernetes.Quantity": "1Gi"}``
-(the kind, the value's canonical string), made by ``quantity()``, ``ip()``, ``cidr()``, ``url()``
-and read back by their member functions. Equality of two such values is equality of the
+Values of kube's own types (``Quantity``, ``IP``, ``CIDR``, ``URL``, ``Semver``, ``Format``)
+cannot cross the engine's boundary as Python objects: they are carried as one-key maps,
+``{"@kubernetes.Quantity": "1Gi"}`` (the kind, the value's canonical string), made by
+``quantity()``, ``ip()``, ``cidr()``, ``url()``, ``semver()``, ``format.*`` and read back by their
+member functions. Equality of two such values is equality of the
 canonical strings (kube's ``Equal`` for these types); ``type()`` of one is ``map`` here.
 """
 
