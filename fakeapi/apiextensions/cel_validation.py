@@ -34,8 +34,8 @@ from typing import Any
 from ..cel.checks import check
 from ..cel.engine import CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional
 from ..cel.values import to_cel
-from ..machinery.golang import go_json
 from ..machinery import status
+from ..machinery.golang import go_json
 from ..machinery.status import FieldError
 from .go_values import invalid_go_value
 
