@@ -83,6 +83,8 @@ class Step:
     watch_list: bool | None = None
     seeds: bool = False
     timeout: float = 900.0
+    #: The step's namespace has a mutating and a validating admission webhook (``install_webhooks``).
+    webhooks: bool = False
 
 
 def plan(quick: bool) -> list[Step]:
@@ -128,6 +130,10 @@ def plan(quick: bool) -> list[Step]:
     if not quick:
         create(16, 2000, "json")
     create(64, (5_000 if quick else 10_000) - created)
+    hooked = 300 if quick else 2000
+    steps.append(Step(f"create-16-webhooks-{hooked}", "pod creates, 16 clients, a mutating and a validating webhook",
+                      "create", ("--clients", "16", "--count", str(hooked)), namespace="hooked", webhooks=True,
+                      timeout=3600.0))
     for verb, title in (("update", "pod updates (PUT)"), ("merge", "pod merge patches"),
                         ("strategic", "pod strategic merge patches"), ("apply", "pod server-side applies")):
         steps.append(Step(f"mutate-{verb}", f"{title}, 16 clients", "mutate",
@@ -315,11 +321,67 @@ def run_loadgen(binary: Path, server: Running, step: Step, log_path: Path) -> di
     return result
 
 
-def measure(server_name: str, server: Running, steps: list[Step], binary: Path, logs: Path) -> dict[str, Any]:
+class WebhookServer:
+    """``loadgen webhook-server``: the webhooks of the rows with ``webhooks``, one process for both
+    servers (a local Go server, as an operator's controller-runtime webhook server is)."""
+
+    def __init__(self, binary: Path) -> None:
+        self.process = subprocess.Popen([str(binary), "webhook-server"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
+        started = json.loads(self.process.stdout.readline())
+        self.port: int = started["port"]
+        self.ca_bundle: str = started["caBundle"]
+
+    def calls(self) -> int:
+        return int(httpx.get(f"https://127.0.0.1:{self.port}/calls", verify=False).text)
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=10)
+
+
+def install_webhooks(server: Running, hooks: WebhookServer, namespace: str) -> None:
+    """A mutating webhook (adds a label by a JSON patch) and a validating one (allows), for pod
+    creates in ``namespace`` only, failing closed; returns once the server calls both (a dry-run
+    create), as kube learns of configurations through an informer."""
+    def config(kind: str, path: str) -> dict[str, Any]:
+        return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind, "metadata": {"name": f"bench-{path}"},
+                "webhooks": [{
+                    "name": f"{path}.bench.fakeapi.dev", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                    "clientConfig": {"url": f"https://127.0.0.1:{hooks.port}/{path}", "caBundle": hooks.ca_bundle},
+                    "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                               "resources": ["pods"]}],
+                    "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}}}]}
+
+    with http_client(server.kubeconfig) as client:
+        client.post("/api/v1/namespaces", json={"metadata": {"name": namespace}})
+        for kind, path in (("MutatingWebhookConfiguration", "mutate"), ("ValidatingWebhookConfiguration", "validate")):
+            client.post(f"/apis/admissionregistration.k8s.io/v1/{kind.lower()}s", json=config(kind, path)
+                        ).raise_for_status()
+        # labelled: the mutating webhook's patch adds a label to the pod's labels
+        probe = {"metadata": {"name": "probe", "labels": {"probe": "yes"}},
+                 "spec": {"containers": [{"name": "c", "image": "probe"}]}}
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            before = hooks.calls()
+            client.post(f"/api/v1/namespaces/{namespace}/pods", params={"dryRun": "All"}, json=probe)
+            if hooks.calls() - before == 2:
+                return
+            time.sleep(0.2)
+    raise RuntimeError("the server never called both benchmark webhooks")
+
+
+def measure(server_name: str, server: Running, steps: list[Step], binary: Path, logs: Path,
+            hooks: WebhookServer | None = None) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for step in steps:
         print(f"  {server_name}: {step.title} ...", end="", flush=True, file=sys.stderr)
         began = time.monotonic()
+        if step.webhooks:
+            assert hooks is not None
+            install_webhooks(server, hooks, step.namespace)
         if step.workload == "memory":
             results[step.key] = tree_memory(server.pids)
         else:
@@ -358,7 +420,7 @@ def pod_size(kubeconfig: Path) -> int:
 
 
 def run_server(server_name: str, steps: list[Step], starts: int, extra_args: list[str], binary: Path,
-               workdir: Path, logs: Path) -> dict[str, Any]:
+               workdir: Path, logs: Path, hooks: WebhookServer | None = None) -> dict[str, Any]:
     """Starts the server ``starts`` times (the last one stays up for the workloads), runs the
     steps, stops it."""
     start = start_fakeapi if server_name == FAKEAPI else start_kube
@@ -372,7 +434,7 @@ def run_server(server_name: str, steps: list[Step], starts: int, extra_args: lis
                 continue
             results = {"start": {"seconds": statistics.median(start_times), "all": start_times},
                        "encoding": probe_encoding(server.kubeconfig)}
-            results.update(measure(server_name, server, steps, binary, logs))
+            results.update(measure(server_name, server, steps, binary, logs, hooks))
             with contextlib.suppress(httpx.HTTPError):
                 results["pod_bytes"] = pod_size(server.kubeconfig)
         for log in (workdir / f"{server_name}-{attempt}").rglob("*.log"):
@@ -677,14 +739,17 @@ def main(argv: list[str] | None = None) -> int:
     tmpfs = Path("/dev/shm")
     workdir = Path(tempfile.mkdtemp(prefix="fakeapi-bench-", dir=tmpfs if os.access(tmpfs, os.W_OK) else None))
     results: dict[str, dict[str, Any]] = {}
+    hooks = WebhookServer(binary) if any(step.webhooks for step in steps) else None
     try:
         for name in servers:
             extra = args.fakeapi_arg if name == FAKEAPI else args.kube_arg
-            results[name] = run_server(name, steps, starts, extra, binary, workdir, logs)
+            results[name] = run_server(name, steps, starts, extra, binary, workdir, logs, hooks)
     except KeyboardInterrupt:
         print("\ninterrupted: servers stopped", file=sys.stderr)
         return 130
     finally:
+        if hooks is not None:
+            hooks.close()
         shutil.rmtree(workdir, ignore_errors=True)
 
     info = {**machine(), "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 #: tests/plugin runs whole pytest sessions of user test files (pytest_plugins may only be set here).
 pytest_plugins = ["pytester"]
@@ -24,6 +25,11 @@ CLIENTGO_DIR = Path(__file__).parent / "clientgo"
 INFORMERS = ("pods", "configmaps", "dyn-configmaps", "meta-pods")
 
 Message = dict[str, Any]
+
+# How fast Hypothesis draws inputs depends on the machine's load (a CI machine runs kube-apiserver,
+# etcd and the xdist workers beside a test): a slow draw says nothing of the property under test.
+settings.register_profile("fakeapi", suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("fakeapi")
 
 
 def _go() -> str:

@@ -7,7 +7,8 @@
 // Workloads: create, mutate (update and the three patch types), list, informer, fanout, leases;
 // `loadgen WORKLOAD -h` lists each one's flags. `loadgen pod [--index N]` runs nothing: it prints
 // the N-th benchmark pod as the typed client sends it in JSON (what another load client creates
-// to drive the same workload, benchmarks/locust_vs_loadgen.py). Client-side rate limiting is off (QPS < 0) and
+// to drive the same workload, benchmarks/locust_vs_loadgen.py). `loadgen webhook-server` runs
+// admission webhooks for the rows that measure a server calling them (webhookserver.go). Client-side rate limiting is off (QPS < 0) and
 // every client of a workload has its own connection, as separate processes would.
 //
 // Output, one JSON object a line on stdout: {"phase":"start"} when the measured part begins and
@@ -197,7 +198,7 @@ func usage() {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(os.Stderr, "usage: loadgen {%s} --kubeconfig FILE [flags]\n       loadgen pod [--index N]\n", strings.Join(names, "|"))
+	fmt.Fprintf(os.Stderr, "usage: loadgen {%s} --kubeconfig FILE [flags]\n       loadgen pod [--index N]\n       loadgen webhook-server\n", strings.Join(names, "|"))
 	os.Exit(2)
 }
 
@@ -208,6 +209,10 @@ func main() {
 	name := os.Args[1]
 	if name == "pod" {
 		printPod(os.Args[2:])
+		return
+	}
+	if name == "webhook-server" {
+		serveWebhooks()
 		return
 	}
 	work, ok := workloads[name]

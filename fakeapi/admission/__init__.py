@@ -13,6 +13,13 @@ another object (a PriorityClass), ``Admission.list`` the objects of a kind (the 
 StorageClass, a namespace's LimitRanges). A plugin refuses a write by raising a
 ``StatusError``. ``Admission.update_status`` writes another object's status (ResourceQuota
 usage); ``Admission.dry_run`` says whether the write being admitted is a dry run.
+
+Admission webhooks (``webhook``) run where kube's chain has them: the mutating ones after every
+built-in mutating plugin (and, when one changed the object, the chain once more: kube's
+reinvocation), the validating ones after the kinds' validating plugins and before the plugins
+of every kind (ResourceQuota, kube's last: a quota is charged only for a write every webhook
+let through). A write the HTTP layer serves names its target (``WebhookTarget``); others
+(controllers' writes inside the server) are not sent to webhooks.
 """
 
 from __future__ import annotations
@@ -20,9 +27,12 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..machinery.status import StatusError, forbidden
+from .webhook import request as webhook_request
+from .webhook.dispatch import Decoder, Reinvocation, WebhookDispatcher
 
 Json = dict[str, Any]
 
@@ -66,7 +76,8 @@ def validating(group: str, kind: str) -> Callable[[Plugin], Plugin]:
 
 
 def validating_all(plugin: Plugin) -> Plugin:
-    """Register a validating admission plugin for every kind (it reads the object's kind)."""
+    """Register a validating admission plugin for every kind (it reads the object's kind); these
+    run after the validating webhooks."""
     _validators_of_all.append(plugin)
     return plugin
 
@@ -75,6 +86,8 @@ def _install() -> None:
     global _installed
     if not _installed:
         for module in pkgutil.iter_modules(__path__):
+            if module.ispkg:
+                continue  # webhook/: not plugins registered by import
             importlib.import_module(f"{__name__}.{module.name}")
         _installed = True
 
@@ -85,8 +98,29 @@ def plugins_for(group: str, kind: str) -> list[Plugin]:
 
 
 def validators_for(group: str, kind: str) -> list[Plugin]:
+    """The kind's own validating plugins (they run before the validating webhooks)."""
     _install()
-    return _validators.get((group, kind), []) + _validators_of_all
+    return _validators.get((group, kind), [])
+
+
+def validators_of_every_kind() -> list[Plugin]:
+    """The validating plugins of every kind (they run after the validating webhooks)."""
+    _install()
+    return _validators_of_all
+
+
+@dataclass(frozen=True)
+class WebhookTarget:
+    """What admission webhooks are told of a write besides its object: the operation, the
+    served version and resource, the object's namespace and name as the request names them,
+    and how the kind decodes an object a webhook patched."""
+
+    operation: str
+    version: str
+    resource: str
+    namespace: str
+    name: str
+    decode: Decoder
 
 
 def refusal(group: str, resource: str, obj: Json, message: str) -> StatusError:
@@ -105,16 +139,52 @@ class Admission:
         self.list: Lister = lister or (lambda group, kind, namespace: [])
         self.update_status: StatusWriter = status_writer or (lambda group, kind, namespace, name, change: None)
         self.dry_run = False
+        self.webhooks = WebhookDispatcher(self.lookup, self.list)
 
-    def admit(self, group: str, kind: str, obj: Json, old: Json | None, subresource: str | None) -> None:
-        for plugin in plugins_for(group, kind):
-            plugin(self, obj, old, subresource)
+    def admit(self, group: str, kind: str, obj: Json | None, old: Json | None, subresource: str | None,
+              target: WebhookTarget | None = None) -> None:
+        """The mutating plugins of the kind, then the mutating webhooks (``obj`` is None for a
+        delete, which only webhooks see)."""
+        plugins = plugins_for(group, kind) if obj is not None else []
+        for plugin in plugins:
+            plugin(self, obj, old, subresource)  # type: ignore[arg-type]
+        attrs = self._webhook_attributes(group, kind, obj, old, subresource, target)
+        if attrs is None or target is None:
+            return
+        reinvocation = Reinvocation()
+        self.webhooks.mutate(attrs, target.decode, reinvocation)
+        if reinvocation.should_reinvoke:
+            reinvocation.is_reinvoke = True
+            for plugin in plugins:
+                plugin(self, obj, old, subresource)  # type: ignore[arg-type]
+            self.webhooks.mutate(attrs, target.decode, reinvocation)
 
-    def validate(self, group: str, kind: str, obj: Json, old: Json | None, subresource: str | None,
-                 dry_run: bool = False) -> None:
+    def validate(self, group: str, kind: str, obj: Json | None, old: Json | None, subresource: str | None,
+                 dry_run: bool = False, target: WebhookTarget | None = None) -> None:
+        """The validating plugins of the kind, the validating webhooks, then the plugins of
+        every kind (``obj`` is None for a delete)."""
         outer, self.dry_run = self.dry_run, dry_run  # a plugin's own writes are admitted too
         try:
-            for plugin in validators_for(group, kind):
-                plugin(self, obj, old, subresource)
+            if obj is not None:
+                for plugin in validators_for(group, kind):
+                    plugin(self, obj, old, subresource)
+            attrs = self._webhook_attributes(group, kind, obj, old, subresource, target)
+            if attrs is not None:
+                self.webhooks.validate(attrs)
+            if obj is not None:
+                for plugin in validators_of_every_kind():
+                    plugin(self, obj, old, subresource)
         finally:
             self.dry_run = outer
+
+    def _webhook_attributes(self, group: str, kind: str, obj: Json | None, old: Json | None, subresource: str | None,
+                            target: WebhookTarget | None) -> webhook_request.Attributes | None:
+        """The attributes webhooks are sent, None when there are none to send them to."""
+        if target is None:
+            return None
+        request = webhook_request.current.get()
+        if request is None or not self.webhooks.configured():
+            return None
+        return webhook_request.Attributes(
+            target.operation, group, target.version, kind, target.resource, subresource or "", target.namespace,
+            target.name, obj, old, request)

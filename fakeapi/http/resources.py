@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from ..admission.webhook import request as webhook_request
 from ..apiextensions.structural import StructuralSchema
 from ..cacher import json_event
 from ..faults.engine import Faults
@@ -45,6 +46,7 @@ from ..registry.deletes import is_status
 from ..registry.rest import ResourceStore
 from ..registry.views import PARTIAL_OBJECT_METADATA, ResponseView, TableView
 from ..registry.create_only import CreateOnly
+from ..runtime import run_awaiting
 from . import protobuf, protobuf_views
 from .access import request_user
 from .faults import apply_request_faults, slow_list
@@ -282,6 +284,8 @@ def _metadata_conversion_failed(served: ResourceStore, kind: str, target: str) -
     return StatusError(406, "NotAcceptable", message)
 
 
+T = TypeVar("T")
+
 #: The internal API packages whose name is not the group's first label.
 _INTERNAL_PACKAGES = {"": "core", "events.k8s.io": "core"}
 
@@ -342,17 +346,19 @@ async def _handle(registry: Registry, request: Request, faults: Faults) -> Respo
             body, warnings, dry = await read_object(request, _target(served), "CreateOptions")
             for value in warnings:
                 warning.add_header(value)
-            created = served.create(ns, body, dry, manager=field_manager(request))
+            created = await _admitted(registry, request, _write_options("CreateOptions", request, dry), dry,
+                                      served.create, ns, body, dry, manager=field_manager(request))
             return out.object(created, 201, written_to=None if dry else served)
         if method == "PUT" and name is not None:
             out = output(request, served, "object")
             body, warnings, dry = await read_object(request, _target(served), "UpdateOptions")
             for value in warnings:
                 warning.add_header(value)
-            updated = served.update(ns, name, body, dry_run=dry, manager=field_manager(request))
+            updated = await _admitted(registry, request, _write_options("UpdateOptions", request, dry), dry,
+                                      served.update, ns, name, body, dry_run=dry, manager=field_manager(request))
             return out.object(updated, written_to=None if dry else served)
         if method == "PATCH" and name is not None:
-            return await _patch(request, served, ns, name, None)
+            return await _patch(registry, request, served, ns, name, None)
         if method == "DELETE":
             options = await _delete_options(request)
             if name is None:
@@ -361,7 +367,8 @@ async def _handle(registry: Registry, request: Request, faults: Faults) -> Respo
                 return out.respond(served.delete_collection(ns, opts, options,
                                                             gc_finalizers=registry.garbage_collection, view=out.view))
             out = output(request, served, "object")
-            body, _gone = served.delete(ns, name, options, gc_finalizers=registry.garbage_collection)
+            body, _gone = await _admitted(registry, request, options.to_json(), options.dry_run, served.delete, ns, name,
+                                          options, gc_finalizers=registry.garbage_collection)
             return out.object(body)
         raise method_not_allowed_path()  # no route for this method
     except StatusError as err:
@@ -389,21 +396,22 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
             raise not_found(served.resource_type.group, served.resource_type.plural, name)
         raise not_found_path()
     if sub == "scale":
-        return await _scale(request, served, ns, name)
+        return await _scale(registry, request, served, ns, name)
     out = output(request, served, "object")
     if method == "GET":
         return out.respond(served.get(ns, name, out.view))
     if method == "PUT":
         body = await read_json_body(request)
         dry = dry_run(request)
-        return out.object(served.update(ns, name, body, subresource=sub, dry_run=dry, manager=field_manager(request)),
-                          written_to=None if dry else served)
+        updated = await _admitted(registry, request, _write_options("UpdateOptions", request, dry), dry, served.update,
+                                  ns, name, body, subresource=sub, dry_run=dry, manager=field_manager(request))
+        return out.object(updated, written_to=None if dry else served)
     if method == "PATCH":
-        return await _patch(request, served, ns, name, sub)
+        return await _patch(registry, request, served, ns, name, sub)
     raise method_not_allowed_path()  # no route: kube serves these subresources GET, PUT and PATCH only
 
 
-async def _scale(request: Request, served: ResourceStore, ns: str | None, name: str) -> Response:
+async def _scale(registry: Registry, request: Request, served: ResourceStore, ns: str | None, name: str) -> Response:
     """``/scale``: an ``autoscaling/v1`` Scale, in protobuf when asked for (custom resources'
     scale too: kube serves it with the built-in Scale's codecs)."""
     method = request.method
@@ -413,9 +421,11 @@ async def _scale(request: Request, served: ResourceStore, ns: str | None, name: 
         return out.object(served.get_scale(ns, name))
     if method == "PUT":
         body = await read_json_body(request)
-        return out.object(served.update_scale(ns, name, lambda _current: body, dry_run(request)))
+        dry = dry_run(request)
+        return out.object(await _admitted(registry, request, _write_options("UpdateOptions", request, dry), dry,
+                                          served.update_scale, ns, name, lambda _current: body, dry))
     if method == "PATCH":
-        return await _patch(request, served, ns, name, "scale", out)
+        return await _patch(registry, request, served, ns, name, "scale", out)
     raise method_not_allowed_path()
 
 
@@ -446,8 +456,8 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
                          warnings)
 
 
-async def _patch(request: Request, served: ResourceStore, ns: str | None, name: str, sub: str | None,
-                 out: Output | None = None) -> Response:
+async def _patch(registry: Registry, request: Request, served: ResourceStore, ns: str | None, name: str,
+                 sub: str | None, out: Output | None = None) -> Response:
     out = out or output(request, served, "object")
     try:
         media_type, raw = await read_body(request, patching.accepted_patch_types(served.schema))
@@ -459,13 +469,34 @@ async def _patch(request: Request, served: ResourceStore, ns: str | None, name: 
     is_apply = media_type == patching.APPLY_PATCH
     validation, dry = validate_write_options("PatchOptions", query, patch_type=media_type)
     written_to = None if dry or sub == "scale" else served
+    options = _write_options("UpdateOptions", request, dry)
     if is_apply:
-        body, created = served.apply(ns, name, raw, manager=query["fieldManager"],
-                                     force=parse_bool(query.get("force", "false")),
-                                     subresource=sub, dry_run=dry, validation=validation)
+        body, created = await _admitted(registry, request, options, dry, served.apply, ns, name, raw,
+                                        manager=query["fieldManager"], force=parse_bool(query.get("force", "false")),
+                                        subresource=sub, dry_run=dry, validation=validation)
         return out.object(body, 201 if created else 200, written_to=written_to)
-    return out.object(served.patch(ns, name, media_type, raw, subresource=sub, dry_run=dry,
-                                   manager=field_manager(request), validation=validation), written_to=written_to)
+    return out.object(await _admitted(registry, request, options, dry, served.patch, ns, name, media_type, raw,
+                                      subresource=sub, dry_run=dry, manager=field_manager(request),
+                                      validation=validation), written_to=written_to)
+
+
+def _write_options(kind: str, request: Request, dry: bool) -> dict[str, Any]:
+    return webhook_request.write_options(kind, request_query(request), ["All"] if dry else ())
+
+
+async def _admitted(registry: Registry, request: Request, options: dict[str, Any], dry: bool,
+                    write: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``write(*args, **kwargs)``, admitted by the webhooks it matches: with any configured, the
+    write runs where it can wait for their calls without blocking the event loop, and knows the
+    request's user and ``options`` (kube's admission attributes); else it runs as it is."""
+    if not registry.admission.webhooks.configured():
+        return write(*args, **kwargs)
+    token = webhook_request.current.set(
+        webhook_request.WebhookRequest(request_user(request).to_json(), options, dry))
+    try:
+        return await run_awaiting(write, *args, **kwargs)
+    finally:
+        webhook_request.current.reset(token)
 
 
 def field_manager(request: Request) -> str:

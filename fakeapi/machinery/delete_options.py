@@ -28,6 +28,23 @@ class DeleteOptions:
     precondition_resource_version: str | None = None
     dry_run: bool = False
 
+    def to_json(self) -> dict[str, Any]:
+        """``meta.k8s.io/v1`` ``DeleteOptions`` as kube encodes them (Go's field order; what was
+        not given is left out), as admission webhooks are sent them."""
+        out: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}
+        if self.grace_period_seconds is not None:
+            out["gracePeriodSeconds"] = self.grace_period_seconds
+        preconditions = {key: value for key, value in (("uid", self.precondition_uid),
+                                                       ("resourceVersion", self.precondition_resource_version))
+                         if value is not None}
+        if preconditions:
+            out["preconditions"] = preconditions
+        if self.propagation_policy is not None:
+            out["propagationPolicy"] = self.propagation_policy
+        if self.dry_run:
+            out["dryRun"] = ["All"]
+        return out
+
     @classmethod
     def parse(cls, body: Any, query: Mapping[str, str]) -> DeleteOptions:
         """kube's delete handler: the options are the body's when it has one (decoded already,

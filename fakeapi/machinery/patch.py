@@ -413,12 +413,16 @@ def _apply_json_patch(original: Mapping[str, Any], patch: bytes) -> dict[str, An
         raise request_entity_too_large(
             f"The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {len(operations)}")
     try:
-        patched = _apply_operations(_to_node(dict(original)), operations or [])
+        # The document is patched as decoded values (a copy): the patch's values become values
+        # where they are put, and only what ``test`` compares and ``copy`` measures is made
+        # evanphx's nodes. Making the whole document nodes and back cost more than the rest of
+        # a write (a mutating webhook's patch of a pod: 0.5 ms of 0.6).
+        patched = _apply_operations(orjson.loads(orjson.dumps(original)), operations or [])
     except JSONPatchError as err:
         raise generic_unprocessable_entity() from err
     if not isinstance(patched, dict):
-        raise _not_an_object(patched)
-    return _from_node(patched)
+        raise _not_an_object(_to_node(patched))
+    return patched
 
 
 def _check_operations_type(operations: Any) -> None:
@@ -580,7 +584,7 @@ def _add(document: Any, operation: Mapping[str, Any]) -> None:
     path = _path(operation, "path", "add operation failed to decode path", keep_cause=False)
     container, key = _find(document, path, f'add operation does not apply: doc is missing path: "{path}"')
     try:
-        _put(container, key, _value(operation))
+        _put(container, key, _from_node(_value(operation)))
     except JSONPatchError as err:
         raise _wrap(f"error in add for path: '{path}'", err) from err
 
@@ -598,7 +602,7 @@ def _replace(document: Any, operation: Mapping[str, Any]) -> Any:
     """Returns the document, which a replace of ``""`` by an object or array swaps (by anything
     else it is left alone: evanphx wraps a nil error, which is no error)."""
     path = _path(operation, "path", "replace operation failed to decode path")
-    value = _value(operation)
+    value = _from_node(_value(operation))
     if path == "":
         return value if isinstance(value, dict | list) else document
     container, key = _find(document, path, f"replace operation does not apply: doc is missing path: {path}")
@@ -634,7 +638,7 @@ def _test(document: Any, operation: Mapping[str, Any]) -> None:
     expected = operation.get("value", _ABSENT)
     failed = _wrap(f"testing value {path} failed", "test failed")
     if path == "":
-        if expected is _ABSENT or not _nodes_equal(document, expected):
+        if expected is _ABSENT or not _nodes_equal(_to_node(document), expected):
             raise failed
         return
     container, key = _find(document, path, f"test operation does not apply: is missing path: {path}")
@@ -645,7 +649,7 @@ def _test(document: Any, operation: Mapping[str, Any]) -> None:
     if actual is None:
         if expected not in (None, _ABSENT):  # a missing or null member passes only a null test
             raise failed
-    elif expected is _ABSENT or not _nodes_equal(actual, expected):
+    elif expected is _ABSENT or not _nodes_equal(_to_node(actual), expected):
         raise failed
 
 
@@ -675,7 +679,7 @@ def _copy(document: Any, operation: Mapping[str, Any], copied_bytes: list[int]) 
     path = _path(operation, "path", "copy operation failed to decode path", keep_cause=False)
     container, key = _find(document, path, f"copy operation does not apply: doc is missing destination path: {path}")
     if value is not None:
-        copied_bytes[0] += len(_go_marshal(value).encode())
+        copied_bytes[0] += len(_go_marshal(_to_node(value)).encode())
         if copied_bytes[0] > JSON_PATCH_MAX_COPY_BYTES:
             raise JSONPatchError(f"Unable to complete the copy, the accumulated size increase of copy is "
                                  f"{copied_bytes[0]}, exceeding the limit {JSON_PATCH_MAX_COPY_BYTES}")

@@ -252,6 +252,12 @@ class CacheDelegator:
             meta["continue"] = token
             if remaining is not None:
                 meta["remainingItemCount"] = remaining
+        if self.resource_type.custom:
+            # An unstructured list's metadata is a map: the storage's SetContinue sets
+            # "continue" even when empty (ListMeta's omitempty drops it from a built-in list),
+            # and Go writes the map's keys sorted.
+            meta.setdefault("continue", "")
+            meta = dict(sorted(meta.items()))
         if view is not None:
             return view.list_body(items, meta)
         return list_bytes(self.list_kind, self.api_version, meta, items)

@@ -58,6 +58,7 @@ class StoreDeletes:
         Another kind's object with finalizers (or whose propagation policy needs the garbage
         collector's, when ``gc_finalizers``) is marked deleting with period 0 and stays until its
         finalizers go."""
+        target = self.webhook_target("DELETE", namespace, name)
         kv, old = self._current(namespace, name)
         old_meta = old.get("metadata", {})
         self._check_preconditions(name, options, old_meta, kv)
@@ -65,6 +66,12 @@ class StoreDeletes:
         if mark is _GRACE_PENDING:
             note_noop_write()
             return kv.value, False  # a graceful deletion runs; only a shorter period changes it
+        if target is not None and self._admission is not None:
+            # Webhooks see the object deleted as the old one (kube's storage admits a delete
+            # once it has read it), mutating ones first: a patch of theirs has nothing to change.
+            self._admission.admit(self.resource_type.group, self.resource_type.kind, None, old, None, target)
+            self._admission.validate(self.resource_type.group, self.resource_type.kind, None, old, None,
+                                     options.dry_run, target)
         finalizers = list(old_meta.get("finalizers") or ())
         policy = self._propagation_policy(options)
         gc_finalizer = _GC_FINALIZERS.get(policy or "") if gc_finalizers else None

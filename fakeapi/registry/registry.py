@@ -242,6 +242,7 @@ class Registry:
         self._ticker = None
         for resource_store in self.stores():
             await resource_store.cacher.stop()
+        await self.admission.webhooks.aclose()
 
     async def _tick_bookmarks(self) -> None:
         while True:
@@ -301,7 +302,7 @@ class Registry:
             resource_store = None
         if resource_store is None:
             resource_store = CustomResourceStore(storage.resource_type(), self.store, self.cacher_config,
-                                                 self.namespace_phase)
+                                                 self.namespace_phase, admission=self.admission)
             resource_store.cacher.start()
             self._custom[crd_name] = resource_store
             for listener in self.on_resource_added:

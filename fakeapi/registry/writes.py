@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 
+from ..admission import WebhookTarget
+from ..admission.webhook import request as webhook_request
 from ..apis.catalogue import ETCD_PREFIX
 from ..apis.rules import KindRules
 from ..machinery import gostruct, metadata, warning
@@ -24,6 +26,7 @@ from ..machinery.jsonvalue import kept_json
 from ..machinery.path import validate_path_segment_name
 from ..machinery.validation import validate_object_meta, validate_object_meta_update
 from ..machinery.managed_fields import equal_but_managed_fields_times
+from ..runtime import can_wait
 from ..machinery.status import (
     OPTIMISTIC_LOCK_MESSAGE,
     Cause,
@@ -124,8 +127,9 @@ class StoreWrites:
         # changes it (fields nobody owns), then the strategy (reset fields are owned by nobody).
         if manager:
             obj = self._field_manager(None).update(None, obj, manager, now=metadata.now_rfc3339())
+        target = self.webhook_target("CREATE", ns, meta.get("name") or "")
         if self._admission is not None:
-            self._admission.admit(resource_type.group, resource_type.kind, obj, None, None)
+            self._admission.admit(resource_type.group, resource_type.kind, obj, None, None, target)
         meta = obj["metadata"]
         metadata.prepare_create(meta, ns)
         strategy.prepare_for_create(resource_type, obj)
@@ -139,7 +143,7 @@ class StoreWrites:
                 meta["name"] = metadata.generate_name(meta["generateName"])
             self._validate_create(obj)
             if self._admission is not None:
-                self._admission.validate(resource_type.group, resource_type.kind, obj, None, None, dry_run)
+                self._admission.validate(resource_type.group, resource_type.kind, obj, None, None, dry_run, target)
             key = self.key(ns, meta["name"]).encode()
             if dry_run:  # never stored, so it has no resourceVersion (kube's dry-run create)
                 if self.store.get(key) is None:
@@ -157,6 +161,14 @@ class StoreWrites:
             raise generate_name_conflict(resource_type.group, resource_type.plural, meta["name"])
         raise already_exists(resource_type.group, resource_type.plural, meta["name"])
 
+    def webhook_target(self, operation: str, namespace: str | None, name: str) -> WebhookTarget | None:
+        """The write as admission webhooks are told of it; None for a write no request asked for
+        (a controller's inside the server), which webhooks do not see."""
+        if webhook_request.current.get() is None:
+            return None
+        return WebhookTarget(operation, self.resource_type.version, self.resource_type.plural, namespace or "", name,
+                             self._decode_body)
+
     def _validation_rules(self) -> KindRules:
         """The rules that validate this write: the request version's, if it has its own."""
         served = request_rules.get()
@@ -168,6 +180,9 @@ class StoreWrites:
         order; ``go_decoded``: it went through it already), then defaulted."""
         obj = metadata.check_type(body, self.resource_type.kind, self.api_version, custom=self.resource_type.custom)
         if self.resource_type.custom:
+            # kube coerces a custom resource's metadata through ObjectMeta, whose empty
+            # collections are omitted (``labels: {}`` is no field the request set)
+            metadata.drop_empty(obj["metadata"])
             self._default_custom(obj)
             return obj
         if not go_decoded:
@@ -254,22 +269,37 @@ class StoreWrites:
             # kube's generic store names the resource, not the kind, and the version as a number.
             raise invalid(self.resource_type.group, self.resource_type.plural, name, [(
                 "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0: must be specified for an update")])
-        return self._commit_update(kv, old, self._prepare_update(name, body, old, kv, subresource, manager, dry_run),
-                                   dry_run)
+        while True:
+            prepared = self._prepare_update(name, body, old, kv, subresource, manager, dry_run)
+            if self._still_current(kv):
+                return self._commit_update(kv, old, prepared, dry_run)
+            kv, old = self._current(namespace, name)
 
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
         subresource: str | None = None, dry_run: bool = False, manager: str = "", go_decoded: bool = False,
     ) -> bytes:
         """Update the stored object by ``change(copy of it)`` (PATCH, /scale, controllers).
-        Reading and writing happen in one loop step, so no other write can come between:
-        the compare-and-swap can only fail on a stale resourceVersion the change put in.
+        Reading and writing happen in one loop step unless a webhook is waited for (then a
+        write that came between starts it again: ``_still_current``), so the compare-and-swap
+        can only fail on a stale resourceVersion the change put in.
         ``go_decoded``: ``change`` answers the object already decoded into its Go type (a
         patch's result, decoded for the patch handler's errors), which is not decoded again."""
-        kv, old = self._current(namespace, name)
-        changed = change(orjson.loads(kv.value))
-        return self._commit_update(kv, old, self._prepare_update(name, changed, old, kv, subresource, manager, dry_run,
-                                                                 go_decoded), dry_run)
+        while True:
+            kv, old = self._current(namespace, name)
+            changed = change(orjson.loads(kv.value))
+            prepared = self._prepare_update(name, changed, old, kv, subresource, manager, dry_run, go_decoded)
+            if self._still_current(kv):
+                return self._commit_update(kv, old, prepared, dry_run)
+
+    def _still_current(self, kv: KeyValue) -> bool:
+        """Whether ``kv`` is still the stored object. Only a write that waited for a webhook
+        can find it changed: another write came in meanwhile, and the update starts again
+        from the new object (admission included), as kube's ``GuaranteedUpdate`` retries."""
+        if not can_wait():
+            return True
+        current = self.store.get(kv.key)
+        return current is not None and current.mod_revision == kv.mod_revision
 
     def guaranteed_update(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *, dry_run: bool = False,
@@ -300,13 +330,17 @@ class StoreWrites:
         if wanted_rv and wanted_rv != str(kv.mod_revision):
             raise conflict(resource_type.group, resource_type.plural, name, OPTIMISTIC_LOCK_MESSAGE)
         old_meta = old.get("metadata", {})
-        metadata.prepare_update(meta, old_meta, ns)
-        # As on create: the field manager sees the request's object, before admission and the
-        # strategy drop what the endpoint may not change (kube's update and patch handlers).
+        # As on create: the field manager sees the request's object, then mutating admission
+        # (webhooks get the body as sent: no uid or creationTimestamp a PUT left out), then
+        # kube's BeforeUpdate takes the system fields from the stored object and the strategy
+        # drops what the endpoint may not change (kube's update and patch handlers).
         if manager:
             obj = self._field_manager(subresource).update(old, obj, manager, now=metadata.now_rfc3339())
+        target = self.webhook_target("UPDATE", ns, name)
         if self._admission is not None:
-            self._admission.admit(resource_type.group, resource_type.kind, obj, old, subresource)
+            self._admission.admit(resource_type.group, resource_type.kind, obj, old, subresource, target)
+        meta = obj["metadata"]
+        metadata.prepare_update(meta, old_meta, ns)
         own_strategy = self.subresource_strategies.get(subresource) if subresource else None
         if own_strategy is not None:
             obj = own_strategy[0](metadata.ordered(obj, resource_type.kind, self.api_version), old)
@@ -321,7 +355,7 @@ class StoreWrites:
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         self._validate_update(obj, old, subresource)
         if self._admission is not None:
-            self._admission.validate(resource_type.group, resource_type.kind, obj, old, subresource, dry_run)
+            self._admission.validate(resource_type.group, resource_type.kind, obj, old, subresource, dry_run, target)
         return obj
 
     def _commit_update(self, kv: KeyValue, old: Json, new: Json, dry_run: bool) -> bytes:

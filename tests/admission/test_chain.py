@@ -16,6 +16,7 @@ from fakeapi.admission import (
     refusal,
     validating,
     validators_for,
+    validators_of_every_kind,
 )
 from fakeapi.admission.resource_quota import resource_quota
 from fakeapi.machinery.status import StatusError
@@ -60,8 +61,8 @@ def test_mutating_plugins_run_in_registration_order() -> None:
 
 
 def test_the_kinds_validators_come_before_those_of_every_kind() -> None:
-    assert validators_for(GROUP, KIND) == [check, resource_quota]
-    assert validators_for("", "Pod")[-1] is resource_quota
+    assert validators_for(GROUP, KIND) == [check]
+    assert validators_of_every_kind()[-1] is resource_quota
 
 
 def test_dry_run_holds_during_a_dry_runs_validation_only() -> None:

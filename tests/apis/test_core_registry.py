@@ -157,6 +157,42 @@ def test_validation_warnings_are_recorded_as_headers(registry: Registry) -> None
                         '\\"kubernetes.io/arch\\" instead"']
 
 
+def test_apparmor_annotations_become_container_profiles_with_a_warning(registry: Registry) -> None:
+    manifest = pod("apparmor", containers=[{"name": "app", "image": "nginx"}, {"name": "bad", "image": "nginx"}])
+    manifest["metadata"]["annotations"] = {"container.apparmor.security.beta.kubernetes.io/app": "unconfined",
+                                           "container.apparmor.security.beta.kubernetes.io/bad": "localhost/"}
+    with warning.recording() as recorded:
+        created = create(registry, "pods", manifest)
+    assert [c.get("securityContext") for c in created["spec"]["containers"]] == [
+        {"appArmorProfile": {"type": "Unconfined"}}, None]
+    assert recorded == [f'299 - "metadata.annotations[container.apparmor.security.beta.kubernetes.io/{name}]: '
+                        'deprecated since v1.30; use the \\"appArmorProfile\\" field instead"' for name in ("app", "bad")]
+    # the pod's own profile already says it: nothing copied, nothing deprecated
+    same = pod("same", securityContext={"appArmorProfile": {"type": "RuntimeDefault"}})
+    same["metadata"]["annotations"] = {"container.apparmor.security.beta.kubernetes.io/app": "runtime/default"}
+    with warning.recording() as recorded:
+        created = create(registry, "pods", same)
+    assert (created["spec"]["containers"][0].get("securityContext"), recorded) == (None, [])
+
+
+def test_host_users_is_read_from_the_pod_spec(registry: Registry) -> None:
+    error = refused(registry, "pods", pod("userns", hostUsers=False, hostNetwork=True))
+    assert error.message == 'Pod "userns" is invalid: spec.hostNetwork: Forbidden: when `hostUsers` is false'
+    unmasked = create(registry, "pods", pod("unmasked", hostUsers=False, containers=[
+        {"name": "app", "image": "nginx", "securityContext": {"procMount": "Unmasked"}}]))
+    assert unmasked["spec"]["containers"][0]["securityContext"]["procMount"] == "Unmasked"
+
+
+def test_pod_security_labels_of_the_namespace_are_enforced(registry: Registry) -> None:
+    create(registry, "namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": "strict", "labels": {"pod-security.kubernetes.io/enforce": "baseline"}}}, None)
+    with pytest.raises(StatusError) as raised:
+        registry.resources[("", "v1", "pods")].create("strict", pod("host", hostPID=True))
+    assert (raised.value.code, raised.value.message) == (
+        403, 'pods "host" is forbidden: violates PodSecurity "baseline:latest": host namespaces (hostPID=true)')
+    assert create(registry, "pods", pod("host", hostPID=True))["metadata"]["name"] == "host"  # default: unlabelled
+
+
 def test_secret_docker_config_errors_are_gos(registry: Registry) -> None:
     error = refused(registry, "secrets", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "docker"},
                                           "type": "kubernetes.io/dockerconfigjson",

@@ -13,6 +13,11 @@ A corpus file holds YAML documents, one case each::
     delete_query: "?propagationPolicy=Background"  # optional: the lifecycle's DELETE query
     setup: [{apiVersion: v1, kind: LimitRange, ...}]  # optional: created first (a status
                                    # given is then written through /status), deleted after
+    namespace: {name: ..., labels: {...}}  # optional: the case's own namespace (metadata), in
+                                   # which it works instead of kasdiff: created (compared) before
+                                   # the setup, deleted after
+    namespace_patches: [{metadata: {labels: {...}}}]  # optional: merge patches of the case's
+                                   # namespace, after the case's updates and patches
 
 ``!repeat [text, count]`` in a manifest is ``text`` repeated ``count`` times (objects over a size
 limit without megabytes of YAML).
@@ -96,7 +101,8 @@ class Case:
         self.spec = spec
         self.name = spec["case"]
         manifest = spec["manifest"]
-        self.collection = _collection(manifest)
+        self.namespace = spec.get("namespace", {}).get("name", NAMESPACE)
+        self.collection = _collection(manifest, self.namespace)
         self.kind = manifest["kind"]
         #: The object's name on (fakeapi, kube): they differ when the manifest has generateName.
         self.names = (manifest.get("metadata", {}).get("name", ""),) * 2
@@ -119,12 +125,15 @@ class Case:
         """The case's lifecycle, between the creation of its setup objects and their deletion
         (not compared: deletion is the lifecycle's business); they are read (compared) after."""
         setup = self.spec.get("setup", ())
+        if "namespace" in self.spec:
+            self.pair.send(self.name, "Namespace", "namespace-create", "POST", "/api/v1/namespaces",
+                           body=_json({"apiVersion": "v1", "kind": "Namespace", "metadata": self.spec["namespace"]}))
         for manifest in setup:
-            self.pair.send(self.name, manifest["kind"], "setup-create", "POST", _collection(manifest),
+            self.pair.send(self.name, manifest["kind"], "setup-create", "POST", _collection(manifest, self.namespace),
                            body=_json(manifest))
             if "status" in manifest:
                 self.pair.send(self.name, manifest["kind"], "setup-status", "PATCH",
-                               f"{_collection(manifest)}/{manifest['metadata']['name']}/status",
+                               f"{_collection(manifest, self.namespace)}/{manifest['metadata']['name']}/status",
                                body=_json({"status": manifest["status"]}), content_type=_PATCH_TYPES["merge"])
         if any(manifest["kind"] in _READ_FROM_INFORMERS for manifest in setup):
             # kube's admission plugins read these from informers (and quota's, a namespace it
@@ -136,10 +145,13 @@ class Case:
         finally:
             for manifest in setup:  # what the case did to them (a quota's usage)
                 self.pair.send(self.name, manifest["kind"], "setup-get", "GET",
-                               f"{_collection(manifest)}/{manifest['metadata']['name']}")
+                               f"{_collection(manifest, self.namespace)}/{manifest['metadata']['name']}")
             for manifest in reversed(setup):
                 for client in (self.pair.fake, self.pair.real):
-                    client.delete(f"{_collection(manifest)}/{manifest['metadata']['name']}")
+                    client.delete(f"{_collection(manifest, self.namespace)}/{manifest['metadata']['name']}")
+            if "namespace" in self.spec:
+                for client in (self.pair.fake, self.pair.real):
+                    client.delete(f"/api/v1/namespaces/{self.namespace}")
 
     def _run(self) -> None:
         spec = self.spec
@@ -160,6 +172,13 @@ class Case:
             body = yaml.safe_dump(patch["body"]) if kind == "apply" else patch["body"]
             self.send(f"patch-{kind}", "PATCH", patch.get("subresource"), body, content_type=_PATCH_TYPES[kind],
                       query="?fieldManager=kasdiff&force=true" if kind == "apply" else "")
+        if spec.get("namespace_patches"):
+            # kube's PodSecurity checks a namespace's new enforce level against the pods its
+            # informer holds: give it the moment it needs to see the pods just created.
+            time.sleep(1)
+        for patch in spec.get("namespace_patches", ()):
+            self.pair.send(self.name, "Namespace", "namespace-patch", "PATCH", f"/api/v1/namespaces/{self.namespace}",
+                           body=_json(patch), content_type=_PATCH_TYPES["merge"])
         if not lifecycle:
             return
         self.send("patch-merge", "PATCH", body={"metadata": {"labels": {"kasdiff/merge": "yes"}}},
@@ -195,12 +214,12 @@ class Case:
                        body=(bodies[0], bodies[1]))
 
 
-def _collection(manifest: dict[str, Any]) -> str:
+def _collection(manifest: dict[str, Any], namespace: str = NAMESPACE) -> str:
     group, _, version = manifest["apiVersion"].rpartition("/")
     resource = default_catalogue().lookup_kind(group, manifest["kind"])
     assert resource is not None, f"no resource for {manifest['apiVersion']} {manifest['kind']}"
     root = f"/apis/{group}/{version}" if group else f"/api/{version}"
-    return f"{root}/namespaces/{NAMESPACE}/{resource.plural}" if resource.namespaced else f"{root}/{resource.plural}"
+    return f"{root}/namespaces/{namespace}/{resource.plural}" if resource.namespaced else f"{root}/{resource.plural}"
 
 
 def _applied(manifest: dict[str, Any], name: str) -> bytes:

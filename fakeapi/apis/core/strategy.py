@@ -7,6 +7,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
+from ...machinery import warning
 from ...machinery.golang import go_quote
 from ...machinery.metadata import now_rfc3339
 from ...machinery.quantity import decode
@@ -14,8 +15,10 @@ from ...machinery.validation import is_dns1123_label, parse_cidr_sloppy, warning
 from ..fields import map_field
 from . import warnings as pod_warnings
 from .validation import (
+    APPARMOR_CONTAINER_ANNOTATION_PREFIX,
     pod_template_validation_options,
     pod_validation_options,
+    validate_apparmor_profile,
     validate_pod_create,
     validate_pod_status_update,
     validate_pod_template,
@@ -128,6 +131,34 @@ def prepare_pod_for_create(pod: Json) -> None:
     pod["status"] = status
     _mutate_pod_affinity(pod)
     _mutate_topology_spread_constraints(pod)
+    _apply_app_armor_version_skew(pod)
+
+
+def _apply_app_armor_version_skew(pod: Json) -> None:
+    """``applyAppArmorVersionSkew``: a container's deprecated AppArmor annotation becomes its
+    securityContext.appArmorProfile when it sets none and the profile differs from the pod's;
+    the annotation is then deprecated (a warning), and so is one no valid profile comes from.
+    Windows pods are left alone."""
+    spec = map_field(pod, "spec")
+    if map_field(spec, "os").get("name") == "windows":
+        return
+    annotations = map_field(pod.get("metadata"), "annotations")
+    pod_profile = map_field(spec, "securityContext").get("appArmorProfile")
+    for kind in ("initContainers", "containers", "ephemeralContainers"):
+        for container in spec.get(kind) or ():
+            annotation_key = APPARMOR_CONTAINER_ANNOTATION_PREFIX + (container.get("name") or "")
+            if annotation_key not in annotations or map_field(container, "securityContext").get("appArmorProfile") is not None:
+                continue
+            profile = pod_warnings.apparmor_field_for_annotation(annotations[annotation_key])
+            if profile is not None and validate_apparmor_profile(profile, ""):
+                profile = None  # an invalid profile is not copied
+            deprecated = profile is None
+            if profile is not None and profile != pod_profile:
+                container["securityContext"] = {**map_field(container, "securityContext"), "appArmorProfile": profile}
+                deprecated = True
+            if deprecated:
+                warning.add(f"metadata.annotations[{annotation_key}]: deprecated since v1.30; use the "
+                            '"appArmorProfile" field instead')
 
 
 def pod_grace_period(pod: Json, requested: int | None) -> int:

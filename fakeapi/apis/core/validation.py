@@ -141,7 +141,7 @@ def pod_validation_options(spec: Json | None, old_spec: Json | None, meta: Json 
         allow_invalid_label_value_in_required_node_affinity=has_invalid_label_value_in_required_node_affinity(
             old_spec),
         allow_user_namespaces_with_volume_devices=(
-            map_field(old_spec, "securityContext").get("hostUsers") is False
+            old_spec.get("hostUsers") is False
             and any(list_field(c, "volumeDevices") for c, _path in _visit_containers(old_spec, ""))),
         allow_taint_toleration_comparison_operators=features.enabled("TaintTolerationComparisonOperators") or any(
             t.get("operator") in ("Lt", "Gt") for t in list_field(old_spec, "tolerations")),
@@ -929,7 +929,7 @@ def _validate_seccomp_profile(profile: Json | None, path: str) -> list[FieldErro
     return errors
 
 
-def _validate_apparmor_profile(profile: Json | None, path: str) -> list[FieldError]:
+def validate_apparmor_profile(profile: Json | None, path: str) -> list[FieldError]:
     """``ValidateAppArmorProfileField``."""
     if profile is None:
         return []
@@ -987,7 +987,7 @@ def validate_security_context(context: Json | None, path: str, host_users: bool)
                 errors.append(invalid_json(path, internal_value("core.SecurityContext", context),
                                            "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` "
                                            "CAP_SYS_ADMIN"))
-    errors += _validate_apparmor_profile(context.get("appArmorProfile"), child(path, "appArmorProfile"))
+    errors += validate_apparmor_profile(context.get("appArmorProfile"), child(path, "appArmorProfile"))
     return errors
 
 
@@ -1049,7 +1049,7 @@ def _validate_pod_security_context(spec: Json, path: str, options: PodValidation
     if policy is not None and policy not in ("Always", "OnRootMismatch"):
         errors.append(not_supported_error(child(path, "fsGroupChangePolicy"), policy, ("Always", "OnRootMismatch")))
     errors += _validate_seccomp_profile(context.get("seccompProfile"), child(path, "seccompProfile"))
-    errors += _validate_apparmor_profile(context.get("appArmorProfile"), child(path, "appArmorProfile"))
+    errors += validate_apparmor_profile(context.get("appArmorProfile"), child(path, "appArmorProfile"))
     supplemental_policy = context.get("supplementalGroupsPolicy")
     if supplemental_policy is not None and supplemental_policy not in ("Merge", "Strict"):
         errors.append(not_supported_error(child(path, "supplementalGroupsPolicy"), supplemental_policy,
@@ -1449,7 +1449,7 @@ def _validate_pod_spec(spec: Json, pod_meta: Json | None, path: str, options: Po
     grace_period = spec.get("terminationGracePeriodSeconds")
     if grace_period is None:
         errors.append(required_error(child(path, "terminationGracePeriodSeconds")))
-    host_users = map_field(spec, "securityContext").get("hostUsers") is not False
+    host_users = spec.get("hostUsers") is not False
     volumes, volume_errors = validate_volumes(list_field(spec, "volumes"), pod_meta, child(path, "volumes"), options)
     errors += volume_errors
     claims = list_field(spec, "resourceClaims")
@@ -1630,7 +1630,7 @@ def _validate_pod_resource_consistency(spec: Json, path: str) -> list[FieldError
 
 def _validate_host_users(spec: Json, path: str, options: PodValidationOptions) -> list[FieldError]:
     """``validateHostUsers``."""
-    if map_field(spec, "securityContext").get("hostUsers") is not False:
+    if spec.get("hostUsers") is not False:
         return []
     errors: list[FieldError] = []
     if not options.allow_user_namespaces_host_network_support and spec.get("hostNetwork"):
@@ -1692,7 +1692,7 @@ def _validate_windows(spec: Json, path: str) -> list[FieldError]:
     for field_path in _WINDOWS_FORBIDDEN_POD:
         name = field_path[-1]
         if name in ("hostUsers",):
-            value = context.get("hostUsers")
+            value = spec.get("hostUsers")
         elif name in ("hostPID", "hostIPC"):
             value = spec.get(name) or None
         elif name == "shareProcessNamespace":

@@ -193,7 +193,7 @@ def _warnings(base: str | None, spec: Json, meta: Json) -> list[str]:
                             'in v1.27+; use the "seccompProfile" field instead')
         apparmor_key = _APPARMOR_PREFIX + name
         if base is not None and context.get("appArmorProfile") is None and apparmor_key in annotations:
-            if pod_apparmor is None or pod_apparmor != _apparmor_field(annotations[apparmor_key]):
+            if pod_apparmor is None or pod_apparmor != apparmor_field_for_annotation(annotations[apparmor_key]):
                 warnings.append(f"{key(at('metadata', 'annotations'), apparmor_key)}: deprecated since v1.30; use the "
                                 '"appArmorProfile" field instead')
         resources = map_field(container, "resources")
@@ -286,7 +286,7 @@ def _port_text(port: Json) -> str:
             f"HostIP:{port.get('hostIP') or ''}}}")
 
 
-def _apparmor_field(annotation: str) -> Json | None:
+def apparmor_field_for_annotation(annotation: str) -> Json | None:
     """``ApparmorFieldForAnnotation``."""
     if annotation == "unconfined":
         return {"type": "Unconfined"}

@@ -1,0 +1,218 @@
+"""The two webhook admission plugins' dispatchers (``webhook/mutating/dispatcher.go``,
+``webhook/validating/dispatcher.go``): mutating webhooks one after the other, each seeing the
+object as the ones before left it, with kube's reinvocation; validating webhooks all at once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import orjson
+
+from ...machinery import warning
+from ...machinery.golang import go_quote
+from ...machinery.patch import JSON_PATCH, apply_patch
+from ...machinery.status import StatusError, internal_error, not_found
+from ...runtime import can_wait, wait_for
+from .client import Lister, Lookup, WebhookCallFailed, WebhookClients
+from .matching import ADMISSION_GROUP, Webhook, compile_configurations, is_exempt
+from .request import Attributes, Json
+from .review import AdmissionResponse, CallError, denied, dry_run_unsupported, review_request, review_version, \
+    verify_response
+
+#: A kind's decoding of an object a webhook patched: into its Go type, then defaulted.
+Decoder = Callable[[Json], Json]
+
+
+@dataclass
+class Reinvocation:
+    """``webhookReinvokeContext`` and the chain's reinvocation flags, for one write."""
+
+    #: A webhook changed the object: the mutating chain runs once more.
+    should_reinvoke: bool = False
+    is_reinvoke: bool = False
+    last_output: Json | None = None
+    invoked: set[str] = field(default_factory=set)
+    to_reinvoke: set[str] = field(default_factory=set)
+
+    def require_reinvoking(self) -> None:
+        self.to_reinvoke |= self.invoked
+        self.invoked = set()
+
+
+class WebhookDispatcher:
+    """The webhooks of the stored configurations, called for the writes they match."""
+
+    def __init__(self, lookup: Lookup, lister: Lister) -> None:
+        self._lookup = lookup
+        self._list = lister
+        self._clients = WebhookClients(lookup, lister)
+        #: mutating? -> (the lister's list it was compiled from, its webhooks)
+        self._compiled: dict[bool, tuple[list[Json], tuple[Webhook, ...]]] = {}
+
+    def _hooks(self, mutating: bool) -> tuple[Webhook, ...]:
+        kind = "MutatingWebhookConfiguration" if mutating else "ValidatingWebhookConfiguration"
+        configurations = self._list(ADMISSION_GROUP, kind, None)
+        compiled = self._compiled.get(mutating)
+        if compiled is not None and compiled[0] is configurations:
+            return compiled[1]
+        hooks = compile_configurations(configurations, mutating)
+        self._compiled[mutating] = (configurations, hooks)
+        return hooks
+
+    async def aclose(self) -> None:
+        """Close the webhooks' connections (the server stops)."""
+        await self._clients.aclose()
+
+    def configured(self) -> bool:
+        """Whether any webhook is configured (a write must then be able to wait for one)."""
+        return bool(self._hooks(True) or self._hooks(False))
+
+    def _matching(self, hooks: tuple[Webhook, ...], attrs: Attributes) -> list[Webhook]:
+        if not hooks or is_exempt(attrs) or not can_wait():
+            return []
+        labels: list[dict[str, str]] = []
+
+        def namespace_labels() -> dict[str, str]:
+            if not labels:
+                labels.append(self._namespace_labels(attrs))
+            return labels[0]
+        return [hook for hook in hooks if hook.matches(attrs, namespace_labels)]
+
+    def _namespace_labels(self, attrs: Attributes) -> dict[str, str]:
+        """``GetNamespaceLabels``: a namespace written is its own; else the stored namespace's."""
+        if attrs.resource == "namespaces" and not attrs.subresource and attrs.operation in ("CREATE", "UPDATE"):
+            return ((attrs.object or {}).get("metadata") or {}).get("labels") or {}
+        namespace = self._lookup("", "Namespace", None, attrs.namespace)
+        if namespace is None:
+            raise not_found("", "namespaces", attrs.namespace)
+        return (namespace.get("metadata") or {}).get("labels") or {}
+
+    # ------------------------------------------------------------------ mutating
+
+    def mutate(self, attrs: Attributes, decode: Decoder, reinvocation: Reinvocation) -> None:
+        """Call the matching mutating webhooks in order; each patch is applied to
+        ``attrs.object`` (changed in place, as the caller holds it)."""
+        hooks = self._matching(self._hooks(True), attrs)
+        if not hooks:
+            return
+        if reinvocation.is_reinvoke and reinvocation.last_output != attrs.object:
+            reinvocation.require_reinvoking()  # the built-in plugins' second run changed the object
+        try:
+            for hook in hooks:
+                if reinvocation.is_reinvoke and hook.uid not in reinvocation.to_reinvoke:
+                    continue
+                try:
+                    changed = self._call_mutating(hook, attrs, decode)
+                except CallError as err:
+                    changed = False
+                    if hook.failure_policy != "Ignore":
+                        raise internal_error(str(err)) from None
+                if changed:
+                    reinvocation.require_reinvoking()
+                    reinvocation.should_reinvoke = True
+                if hook.reinvoke_if_needed:
+                    reinvocation.invoked.add(hook.uid)
+        finally:
+            reinvocation.last_output = _copy(attrs.object)
+
+    def _call_mutating(self, hook: Webhook, attrs: Attributes, decode: Decoder) -> bool:
+        answer = self._call(hook, attrs)
+        if not answer.allowed:
+            raise denied(hook.name, answer.result)
+        if not answer.patch:
+            return False
+        if attrs.object is None:
+            raise internal_error(f"admission webhook \"{hook.name}\" attempted to modify the object, which is not "
+                                 "supported for this operation")
+        try:
+            patched = apply_patch(JSON_PATCH, attrs.object, answer.patch, None, group="", kind="", name="")
+        except StatusError as err:
+            raise internal_error(err.message) from None
+        patched = decode(patched)
+        changed = patched != attrs.object
+        attrs.object.clear()
+        attrs.object.update(patched)
+        return changed
+
+    # ---------------------------------------------------------------- validating
+
+    def validate(self, attrs: Attributes) -> None:
+        """Call the matching validating webhooks at once; the first refusal (in the webhooks'
+        order) is the answer."""
+        hooks = self._matching(self._hooks(False), attrs)
+        if not hooks:
+            return
+        for hook in hooks:
+            self._check_dry_run(hook, attrs)
+        outcomes = wait_for(asyncio.gather(*(self._answer(hook, attrs) for hook in hooks), return_exceptions=True))
+        for hook, outcome in zip(hooks, outcomes):
+            if isinstance(outcome, CallError):
+                if hook.failure_policy != "Ignore":
+                    raise internal_error(str(outcome))
+            elif isinstance(outcome, BaseException):
+                raise outcome
+            elif not outcome.allowed:
+                raise denied(hook.name, outcome.result)
+
+    # --------------------------------------------------------------------- calls
+
+    def _check_dry_run(self, hook: Webhook, attrs: Attributes) -> None:
+        if attrs.request.dry_run:
+            if hook.side_effects is None:
+                raise internal_error(str(CallError(hook.name, "Webhook SideEffects is nil")))
+            if hook.side_effects not in ("None", "NoneOnDryRun"):
+                raise dry_run_unsupported(hook.name)
+
+    def _call(self, hook: Webhook, attrs: Attributes) -> AdmissionResponse:
+        self._check_dry_run(hook, attrs)
+        return wait_for(self._answer(hook, attrs))
+
+    async def _answer(self, hook: Webhook, attrs: Attributes) -> AdmissionResponse:
+        """The webhook's answer to the review of ``attrs``, its warnings recorded."""
+        version = review_version(attrs, hook.name, hook.review_versions)
+        uid, body = review_request(attrs, version)
+        try:
+            code, answer, text = await self._clients.post(hook.client_config, body, hook.timeout_seconds)
+        except WebhookCallFailed as err:
+            raise CallError(hook.name, f"failed to call webhook: {err}") from None
+        if not 200 <= code <= 206:
+            raise CallError(hook.name, f"failed to call webhook: {_server_response(code, answer, text)}")
+        response = verify_response(hook.name, uid, version, hook.mutating, answer)
+        for text in response.warnings:
+            warning.add(text)
+        return response
+
+
+def _server_response(code: int, answer: object, text: str) -> str:
+    """The error Go's REST client makes of a non-success answer (``transformResponse``): the
+    Status the server sent, else ``NewGenericServerResponse``'s message for the code."""
+    if isinstance(answer, dict) and answer.get("kind") == "Status" and answer.get("message"):
+        return str(answer["message"])
+    if code in _GENERIC_MESSAGES:
+        return _GENERIC_MESSAGES[code]
+    if code >= 500:
+        return f"an error on the server ({go_quote(text)}) has prevented the request from succeeding"
+    return f"the server responded with the status code {code} but did not return more information"
+
+
+#: ``errors.NewGenericServerResponse``'s messages by code.
+_GENERIC_MESSAGES = {
+    400: "the server rejected our request for an unknown reason",
+    401: "the server has asked for the client to provide credentials",
+    403: "the server does not allow access to the requested resource",
+    404: "the server could not find the requested resource",
+    405: "the server does not allow this method on the requested resource",
+    406: "the server was unable to respond with a content type that the client supports",
+    409: "the server reported a conflict",
+    415: "the server was unable to respond with a content type that the client supports",
+    422: "the server rejected our request due to an error in our request",
+    429: "the server has received too many requests and has asked us to try again later",
+    503: "the server is currently unable to handle the request",
+    504: "the server was unable to return a response in the time allotted, but may still be processing the request",
+}
+
+
+def _copy(obj: Json | None) -> Json | None:
+    return None if obj is None else orjson.loads(orjson.dumps(obj))

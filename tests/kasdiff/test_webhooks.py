@@ -1,0 +1,224 @@
+"""Admission webhooks against the real kube-apiserver: one webhook server (``webhook_server``,
+TLS with its CA in ``caBundle``) registered in both servers, the same requests sent to both;
+the answers clients get and the AdmissionReviews each server sends (normalised: uids, times,
+resourceVersions) must be kube's.
+
+Every case works in a namespace of its own, labelled for it, and its configurations select that
+namespace only (the session's other cases never meet them). Kube learns of a configuration
+through an informer: each configuration carries a probe webhook (objectSelector ``probe=yes``),
+and a case starts once a dry-run probe has reached it on both servers."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+from differ import Answer, Normaliser, Outcome, Pair, check, differences
+from webhook_server import WebhookServer
+
+Json = Any
+
+MUTATING = "mutatingwebhookconfigurations"
+VALIDATING = "validatingwebhookconfigurations"
+_CONFIGS = "/apis/admissionregistration.k8s.io/v1/"
+_NOT_PROBE = {"matchExpressions": [{"key": "probe", "operator": "DoesNotExist"}]}
+
+
+@pytest.fixture(scope="module")
+def hooks() -> Iterator[WebhookServer]:
+    with WebhookServer() as server:
+        yield server
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Case:
+    """One case's namespace and configurations on both servers."""
+
+    def __init__(self, pair: Pair, hooks: WebhookServer, name: str) -> None:
+        self.pair, self.hooks, self.name = pair, hooks, name
+        self.namespace = f"wh-{name}"
+        self.configs: list[tuple[str, str]] = []
+        for client in (pair.fake, pair.real):
+            response = client.post("/api/v1/namespaces", json={
+                "metadata": {"name": self.namespace, "labels": {"webhook-case": name}}})
+            assert response.status_code in (201, 409), response.text
+
+    def hook(self, behaviour: str, server: str, **fields: Any) -> Json:
+        """A webhook calling ``behaviour`` for ``server`` (``fake``/``kube``); by default for
+        configmaps (CREATE, UPDATE, DELETE) in the case's namespace, failing closed."""
+        url = fields.pop("url", None) or self.hooks.url(f"/{server}/{self.name}/{behaviour}")
+        hook = {
+            "name": fields.pop("name", f"{behaviour}.kasdiff.dev"),
+            "clientConfig": {"url": url, "caBundle": self.hooks.ca_bundle},
+            "rules": [{"operations": ["CREATE", "UPDATE", "DELETE"], "apiGroups": [""], "apiVersions": ["v1"],
+                       "resources": ["configmaps"]}],
+            "namespaceSelector": {"matchLabels": {"webhook-case": self.name}},
+            "objectSelector": _NOT_PROBE,
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+            "timeoutSeconds": 1,
+        }
+        hook.update(fields)
+        return hook
+
+    def configure(self, kind: str, *hooks: dict[str, Any]) -> None:
+        """A configuration of ``hooks`` (the fields of ``hook``, each with its ``behaviour``) on
+        both servers, waited for until each server calls it."""
+        name = f"{self.name}-{len(self.configs)}"
+        for server, client in (("fake", self.pair.fake), ("kube", self.pair.real)):
+            webhooks = [self.hook(**{**h, "server": server}) for h in hooks]
+            webhooks.append(self.hook("allow", server, name="probe.kasdiff.dev",
+                                      url=self.hooks.url(f"/{server}/probe/{name}/allow"),
+                                      objectSelector={"matchLabels": {"probe": "yes"}}))
+            response = client.post(_CONFIGS + kind, json={"metadata": {"name": name}, "webhooks": webhooks})
+            assert response.status_code == 201, response.text
+        self.configs.append((kind, name))
+        for server, client in (("fake", self.pair.fake), ("kube", self.pair.real)):
+            self._wait_active(server, client, name)
+
+    def _wait_active(self, server: str, client: httpx.Client, config: str) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            start = len(self.hooks.records)
+            client.post(f"/api/v1/namespaces/{self.namespace}/configmaps", params={"dryRun": "All"},
+                        json={"metadata": {"name": "probe", "labels": {"probe": "yes"}}})
+            if self.hooks.reviews(f"/{server}/probe/{config}/", start):
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"{server} never called the webhooks of {config}")
+
+    def send(self, verb: str, method: str, path: str, body: Json = None, **kwargs: Any) -> Outcome:
+        """One request to both servers; the reviews each sent for it are compared too."""
+        start = len(self.hooks.records)
+        outcome = self.pair.send(self.name, "ConfigMap", verb, method, f"/api/v1/namespaces/{self.namespace}/{path}",
+                                 body=None if body is None else orjson.dumps(body), rewrite=self._same_paths,
+                                 **kwargs)
+        fake = self.hooks.reviews(f"/fake/{self.name}/", start)
+        kube = self.hooks.reviews(f"/kube/{self.name}/", start)
+        self.pair.outcomes.append(_compared_reviews(self.name, verb, fake, kube))
+        return outcome
+
+    def _same_paths(self, answer: Json, is_fake: bool) -> Json:
+        """The answer with the server's own webhook paths (in a failed call's message) as the
+        other server's: the only difference the test made between them."""
+        if not is_fake:
+            return answer
+        return orjson.loads(orjson.dumps(answer).replace(f"/fake/{self.name}/".encode(), f"/kube/{self.name}/".encode()))
+
+    def close(self) -> None:
+        for kind, name in self.configs:
+            for client in (self.pair.fake, self.pair.real):
+                client.delete(_CONFIGS + f"{kind}/{name}")
+
+
+def _compared_reviews(case: str, verb: str, fake: list[tuple[str, Json]], kube: list[tuple[str, Json]]) -> Outcome:
+    """The reviews each server sent, in order, keyed by the webhook called (its path without
+    the server's prefix) and normalised."""
+    normalised = []
+    for reviews in (fake, kube):
+        normaliser = Normaliser()
+        for _, review in reviews:
+            review["request"]["uid"] = "<uid>"
+        normalised.append(normaliser([{path.split("/", 2)[2]: review} for path, review in reviews]))
+    outcome = Outcome(case, "AdmissionReview", verb, Answer(200, normalised[0], []), Answer(200, normalised[1], []))
+    if len(fake) != len(kube):
+        outcome.differences.append(f"reviews sent: fakeapi {[p for p, _ in fake]} != kube {[p for p, _ in kube]}")
+    for index, (fake_review, kube_review) in enumerate(zip(normalised[0], normalised[1])):
+        outcome.differences.extend(differences(fake_review, kube_review, f"[{index}]"))
+    return outcome
+
+
+@pytest.fixture
+def case(request: pytest.FixtureRequest, pair: Pair, hooks: WebhookServer) -> Iterator[Case]:
+    start = len(pair.outcomes)
+    name = request.node.name.removeprefix("test_").replace("_", "-")[:40]
+    opened = Case(pair, hooks, name)
+    try:
+        yield opened
+    finally:
+        opened.close()
+    check(pair, start)
+
+
+CONFIG_MAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "labels": {"app": "x"}},
+              "data": {"a": "b"}}
+
+
+def test_mutating_patch_and_validating_warnings(case: Case) -> None:
+    case.configure(MUTATING, {"behaviour": "label"})
+    case.configure(VALIDATING, {"behaviour": "warn"})
+    created = case.send("create", "POST", "configmaps", CONFIG_MAP)
+    assert created.real.status == 201 and created.real.body["metadata"]["labels"]["webhook-label"] == "yes"
+    case.send("update", "PUT", "configmaps/cm", {**CONFIG_MAP, "data": {"a": "c"}})
+    case.send("patch", "PATCH", "configmaps/cm", {"data": {"a": "d"}},
+              content_type="application/merge-patch+json")
+    case.send("dry-run create", "POST", "configmaps?dryRun=All", {**CONFIG_MAP, "metadata": {"name": "dry"}})
+    case.send("delete", "DELETE", "configmaps/cm")
+
+
+def test_refusals(case: Case) -> None:
+    case.configure(VALIDATING, {"behaviour": "deny", "objectSelector": {"matchLabels": {"refuse": "deny"}}},
+                   {"behaviour": "deny-bare", "objectSelector": {"matchLabels": {"refuse": "bare"}}},
+                   {"behaviour": "deny-invalid", "objectSelector": {"matchLabels": {"refuse": "invalid"}}})
+    for refuse in ("deny", "bare", "invalid"):
+        outcome = case.send(f"create refused ({refuse})", "POST", "configmaps",
+                            {**CONFIG_MAP, "metadata": {"name": f"r-{refuse}", "labels": {"refuse": refuse}}})
+        assert outcome.real.status in (400, 403, 422)
+    outcome = case.send("create unrefused", "POST", "configmaps", {**CONFIG_MAP, "metadata": {"name": "fine"}})
+    assert outcome.real.status == 201
+
+
+def test_failing_webhooks(case: Case) -> None:
+    dead = f"https://127.0.0.1:{_closed_port()}/dead"
+    case.configure(VALIDATING,
+                   {"behaviour": "dead", "url": dead, "objectSelector": {"matchLabels": {"fail": "dead"}}},
+                   {"behaviour": "dead", "name": "dead-ignored.kasdiff.dev", "url": dead, "failurePolicy": "Ignore",
+                    "objectSelector": {"matchLabels": {"fail": "dead-ignored"}}},
+                   {"behaviour": "slow", "objectSelector": {"matchLabels": {"fail": "slow"}}},
+                   {"behaviour": "slow", "name": "slow-ignored.kasdiff.dev", "failurePolicy": "Ignore",
+                    "objectSelector": {"matchLabels": {"fail": "slow-ignored"}}},
+                   {"behaviour": "error", "objectSelector": {"matchLabels": {"fail": "error"}}},
+                   {"behaviour": "bad-uid", "objectSelector": {"matchLabels": {"fail": "bad-uid"}}},
+                   {"behaviour": "patch-in-validating", "objectSelector": {"matchLabels": {"fail": "patch"}}})
+    for fail in ("dead", "dead-ignored", "slow", "slow-ignored", "error", "bad-uid", "patch"):
+        case.send(f"create ({fail})", "POST", "configmaps",
+                  {**CONFIG_MAP, "metadata": {"name": f"f-{fail}", "labels": {"fail": fail}}})
+
+
+def test_dry_run_and_side_effects(case: Case) -> None:
+    case.configure(VALIDATING, {"behaviour": "allow", "objectSelector": {"matchLabels": {"effects": "none"}}},
+                   {"behaviour": "allow", "name": "none-on-dry-run.kasdiff.dev", "sideEffects": "NoneOnDryRun",
+                    "objectSelector": {"matchLabels": {"effects": "none-on-dry-run"}}})
+    for effects in ("none", "none-on-dry-run"):
+        case.send(f"dry-run create ({effects})", "POST", "configmaps?dryRun=All",
+                  {**CONFIG_MAP, "metadata": {"name": f"d-{effects}", "labels": {"effects": effects}}})
+        case.send(f"create ({effects})", "POST", "configmaps",
+                  {**CONFIG_MAP, "metadata": {"name": f"d-{effects}", "labels": {"effects": effects}}})
+
+
+def test_reinvocation(case: Case) -> None:
+    case.configure(MUTATING, {"behaviour": "label-first", "reinvocationPolicy": "IfNeeded"})
+    case.configure(MUTATING, {"behaviour": "label-second"})
+    case.send("create", "POST", "configmaps", CONFIG_MAP)
+
+
+def test_selectors_and_operations(case: Case) -> None:
+    case.configure(VALIDATING, {"behaviour": "deny", "objectSelector": {"matchLabels": {"app": "refused"}},
+                                "rules": [{"operations": ["UPDATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                                           "resources": ["configmaps"], "scope": "Namespaced"}]})
+    case.send("create (no update rule)", "POST", "configmaps",
+              {**CONFIG_MAP, "metadata": {"name": "s", "labels": {"app": "refused"}}})
+    case.send("update (old object selected)", "PATCH", "configmaps/s", {"metadata": {"labels": {"app": "other"}}},
+              content_type="application/merge-patch+json")
+    case.send("update (neither selected)", "PATCH", "configmaps/s", {"data": {"x": "y"}},
+              content_type="application/merge-patch+json")

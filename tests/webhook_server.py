@@ -1,0 +1,133 @@
+"""An admission webhook server for tests: HTTPS on 127.0.0.1 with a certificate of its own CA
+(``ca_bundle`` is what a configuration's ``caBundle`` names), answering each review as its
+path's last segment says, and recording every review it is sent under its path's first
+segment (a test points fakeapi at ``/fake/...`` and kube-apiserver at ``/kube/...``).
+
+A path is ``/<prefix>/.../<behaviour>``. Behaviours: ``allow``; ``deny`` (a message and code 403), ``deny-bare`` (no status at all),
+``deny-invalid`` (code 422, reason Invalid, with causes); ``warn`` (allowed, two warnings);
+``label`` (a JSON patch adding the label ``webhook: <name of the webhook's path>``, once);
+``label-first``/``label-second`` (each adds its own label, to show reinvocation); ``slow``
+(answers after 3 s), ``slow-if-annotated`` (so, for an object annotated ``slow: "yes"``); ``error`` (HTTP 500, text); ``bad-uid`` (answers another request's uid);
+``patch-in-validating`` (allowed with a patch, which a validating webhook may not return)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import ssl
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from fakeapi.http.pki import issue, new_ca
+
+Json = Any
+
+
+class WebhookServer:
+    """``names``: more host names its certificate is for (a Service's ``<name>.<namespace>.svc``)."""
+
+    def __init__(self, names: tuple[str, ...] = ()) -> None:
+        ca = new_ca("webhook-test-ca")
+        pair = issue(ca, "127.0.0.1", hosts=["127.0.0.1", "localhost", *names])
+        self.ca_bundle = base64.b64encode(ca.certificate_pem).decode()
+        self._dir = tempfile.TemporaryDirectory()
+        cert, key = Path(self._dir.name) / "tls.crt", Path(self._dir.name) / "tls.key"
+        cert.write_bytes(pair.certificate_pem)
+        key.write_bytes(pair.key_pem)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        #: (path, review) of every review received, in order.
+        self.records: list[tuple[str, Json]] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                path = self.path.split("?")[0]
+                behaviour = path.rsplit("/", 1)[-1]
+                review = json.loads(body)
+                with server._lock:
+                    server.records.append((path, review))
+                annotations = ((review["request"].get("object") or {}).get("metadata") or {}).get("annotations") or {}
+                if behaviour == "slow" or behaviour == "slow-if-annotated" and annotations.get("slow") == "yes":
+                    time.sleep(3)
+                if behaviour == "error":
+                    self._send(500, b"boom", "text/plain")
+                    return
+                self._send(200, json.dumps(answer(behaviour, review)).encode(), "application/json")
+
+            def _send(self, code: int, body: bytes, content_type: str) -> None:
+                self.send_response(code)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
+        self.port = self._httpd.server_address[1]
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def url(self, path: str) -> str:
+        return f"https://127.0.0.1:{self.port}{path}"
+
+    def reviews(self, prefix: str, start: int = 0) -> list[tuple[str, Json]]:
+        """The (path, review) pairs received since record ``start`` on paths under ``prefix``."""
+        with self._lock:
+            return [(p, review) for p, review in self.records[start:] if p.startswith(prefix)]
+
+    def __enter__(self) -> WebhookServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._dir.cleanup()
+
+
+def _label_patch(review: Json, key: str, value: str) -> list[Json] | None:
+    if review["request"].get("object") is None:
+        return None  # a delete: nothing to patch
+    labels = (review["request"]["object"].get("metadata") or {}).get("labels")
+    if labels is None:
+        return [{"op": "add", "path": "/metadata/labels", "value": {key: value}}]
+    if labels.get(key) == value:
+        return None
+    return [{"op": "add", "path": "/metadata/labels/" + key.replace("~", "~0").replace("/", "~1"), "value": value}]
+
+
+def answer(behaviour: str, review: Json) -> Json:
+    request = review["request"]
+    response: Json = {"uid": request["uid"], "allowed": True}
+    if behaviour == "deny":
+        response = {"uid": request["uid"], "allowed": False, "status": {"message": "no thanks", "code": 403}}
+    elif behaviour == "deny-bare":
+        response = {"uid": request["uid"], "allowed": False}
+    elif behaviour == "deny-invalid":
+        response = {"uid": request["uid"], "allowed": False, "status": {
+            "status": "Failure", "message": "spec is wrong", "reason": "Invalid", "code": 422,
+            "details": {"causes": [{"reason": "FieldValueInvalid", "message": "wrong", "field": "data.x"}]}}}
+    elif behaviour == "warn":
+        response["warnings"] = ["first warning", "second \"quoted\" warning"]
+    elif behaviour in ("label", "label-first", "label-second", "patch-in-validating"):
+        patch = _label_patch(review, "webhook-" + behaviour, "yes")
+        if patch is not None:
+            response["patchType"] = "JSONPatch"
+            response["patch"] = base64.b64encode(json.dumps(patch).encode()).decode()
+    elif behaviour == "bad-uid":
+        response["uid"] = "not-" + request["uid"]
+    # status is the v1 field's JSON name (result in Go)
+    return {"apiVersion": review.get("apiVersion", "admission.k8s.io/v1"), "kind": "AdmissionReview",
+            "response": response}
