@@ -28,7 +28,17 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .engine import NUMBER_LITERAL, STRING_LITERAL, CompileError, Environment, UnsupportedSyntax, issue, tokens
+from .engine import (
+    NUMBER_LITERAL,
+    STRING_LITERAL,
+    CompileError,
+    Environment,
+    UnsupportedSyntax,
+    closing,
+    issue,
+    split_arguments,
+    tokens,
+)
 from .values import escape
 
 _SCALARS = {"integer": "int", "number": "double", "boolean": "bool", "string": "string"}
@@ -171,44 +181,16 @@ def _method_issues(source: str, toks: list[tuple[int, str]], selections: dict[in
         method, paren = toks[selection.end + 1][1], selection.end + 2
         if _method_accepts(method, receiver) is not False:
             continue
-        close = next((i for i in range(paren, len(toks)) if toks[i][0] == _closing_offset(toks, paren)), None)
+        close = next((i for i in range(paren, len(toks)) if toks[i][0] == closing(toks, paren)), None)
         if close is None:
             continue
-        arguments = [] if close == paren + 1 else _arguments(toks, paren + 1, close)
-        types = [operands.get(start, (None, None)) for start, _end in arguments]
-        if any(kind is None or end != argument_end for (end, kind), (_start, argument_end) in zip(types, arguments)):
+        arguments = [] if close == paren + 1 else split_arguments(toks, paren + 1, close)
+        types = [operands.get(argument[0], (None, None)) if argument else (None, None) for argument in arguments]
+        if any(kind is None or end != argument[-1] + 1 for (end, kind), argument in zip(types, arguments)):
             continue
         names = ", ".join(kind for _end, kind in types)  # type: ignore[misc]
         issues.append(issue(source, toks[paren][0], f"found no matching overload for '{method}' applied to '{receiver}.({names})'"))
     return issues
-
-
-def _closing_offset(toks: list[tuple[int, str]], index: int) -> int | None:
-    depth = 0
-    for offset, text in toks[index:]:
-        if text in ("(", "[", "{"):
-            depth += 1
-        elif text in (")", "]", "}"):
-            depth -= 1
-            if depth == 0:
-                return offset
-    return None
-
-
-def _arguments(toks: list[tuple[int, str]], start: int, end: int) -> list[tuple[int, int]]:
-    """(first, end) token indexes of each top-level argument in ``toks[start:end]``."""
-    out, depth, first = [], 0, start
-    for index in range(start, end):
-        text = toks[index][1]
-        if text in ("(", "[", "{"):
-            depth += 1
-        elif text in (")", "]", "}"):
-            depth -= 1
-        elif text == "," and depth == 0:
-            out.append((first, index))
-            first = index + 1
-    out.append((first, end))
-    return out
 
 
 def _operands(source: str, toks: list[tuple[int, str]], selections: dict[int, _Selection]) -> dict[int, tuple[int, str | None]]:

@@ -283,7 +283,7 @@ def _engine_source(source: str, toks: list[tuple[int, str]]) -> str | None:
             name_offset, name = toks[index + 2]
             edits.append((offset, name_offset + len(name), f"._optField('{name}')"))
         elif text == "[" and next_text == "?" and index > 0 and toks[index - 1][1] not in ("(", ",", "[", "{", ":"):
-            close = _closing(toks, index)
+            close = closing(toks, index)
             if close is None:
                 return None
             edits += [(offset, next_offset + 1, "._optIndex("), (close, close + 1, ")")]
@@ -303,11 +303,11 @@ def _comprehension_edits(toks: list[tuple[int, str]], dot: int) -> list[tuple[in
     name = toks[dot + 1][1]
     macro, finish = _TWO_VARIABLE[name]
     open_index = dot + 2
-    close = _closing(toks, open_index)
+    close = closing(toks, open_index)
     if close is None:
         return None
     end = next(i for i in range(open_index, len(toks)) if toks[i][0] == close)
-    arguments = _split_arguments(toks, open_index + 1, end)
+    arguments = split_arguments(toks, open_index + 1, end)
     is_two_variable = len(arguments) >= 3 and all(
         len(arguments[i]) == 1 and toks[arguments[i][0]][1][:1].isidentifier() for i in (0, 1))
     if not is_two_variable:
@@ -340,7 +340,7 @@ def _comprehension_edits(toks: list[tuple[int, str]], dot: int) -> list[tuple[in
     return edits
 
 
-def _split_arguments(toks: list[tuple[int, str]], start: int, end: int) -> list[list[int]]:
+def split_arguments(toks: list[tuple[int, str]], start: int, end: int) -> list[list[int]]:
     """The token indexes of each top-level argument between ``start`` and ``end`` (exclusive)."""
     arguments: list[list[int]] = [[]]
     depth = 0
@@ -357,7 +357,7 @@ def _split_arguments(toks: list[tuple[int, str]], start: int, end: int) -> list[
     return arguments
 
 
-def _closing(toks: list[tuple[int, str]], index: int) -> int | None:
+def closing(toks: list[tuple[int, str]], index: int) -> int | None:
     """The offset of the bracket closing the one at ``toks[index]``."""
     depth = 0
     for offset, text in toks[index:]:
