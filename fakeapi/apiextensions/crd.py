@@ -14,6 +14,7 @@ from typing import Any
 
 from ..apis.catalogue import ETCD_PREFIX, ResourceType, SubresourceType
 from ..machinery.schema import Schema
+from .cel_validation import RuleValidator
 from .structural import StructuralSchema
 
 # --- what the registry serves ---------------------------------------------------------------------
@@ -47,6 +48,8 @@ class CustomResourceType:
     scale: ScaleSubresource | None
     openapi_schema: Mapping[str, Any] = field(hash=False, compare=False, repr=False)
     structural: StructuralSchema = field(hash=False, compare=False, repr=False)
+    #: The schema's ``x-kubernetes-validations``, compiled once per CRD write.
+    rules: RuleValidator = field(hash=False, compare=False, repr=False)
     printer_columns: tuple[Mapping[str, Any], ...] = field(hash=False, compare=False, repr=False)
 
     @property
@@ -107,6 +110,7 @@ def custom_resource_types(crd: Mapping[str, Any]) -> tuple[CustomResourceType, .
                 scale.get("specReplicasPath") or "", scale.get("statusReplicasPath") or "", scale.get("labelSelectorPath")),
             openapi_schema=openapi_schema,
             structural=StructuralSchema(openapi_schema),
+            rules=RuleValidator(openapi_schema),
             printer_columns=tuple(version.get("additionalPrinterColumns") or ()),
         ))
     return tuple(out)

@@ -3,7 +3,8 @@
 
 The root's restrictions, the structural schema checks of ``apiserver/schema/validation.go`` and
 ``complete.go``, the default checks of ``apiserver/schema/defaulting/validation.go``, and the
-per-node OpenAPI checks (``ValidateCustomResourceDefinitionOpenAPISchema``, without CEL). Kube
+per-node OpenAPI checks (``ValidateCustomResourceDefinitionOpenAPISchema``), then the checks of
+the ``x-kubernetes-validations`` rules and their compilation (``cel_validation.rule_errors``). Kube
 iterates Go maps when it walks schema properties, so the order of such errors varies there;
 here it is the schema's.
 """
@@ -22,6 +23,7 @@ from ..machinery.status import (
     not_supported_error,
     required_error,
 )
+from .cel_validation import RuleValidator, rule_errors
 from .go_values import SCHEMA_FIELDS, go_schema, go_strings, invalid_go_value
 from .structural import StructuralSchema, go_regexp_error
 
@@ -64,6 +66,7 @@ def validation_errors(validation: Mapping[str, Any] | None, status_enabled: bool
     errors += _openapi_errors(schema, schema_path, _Context(), is_root=True)
     if not errors and unsupported is not None:
         errors.append(invalid_error(schema_path, "", unsupported))
+    errors += rule_errors(schema, schema_path, errors)
     return errors
 
 
@@ -279,7 +282,8 @@ def _node_default_errors(node: Mapping[str, Any], path: str, resource_root: bool
         compiled.prune(pruned, resource_root=embedded)
         if pruned != default:
             errors.append(invalid_error(f"{path}.default", default, "must not have unknown fields"))
-        errors += compiled.validate_value(default, f"{path}.default")
+        default_errors = compiled.validate_value(default, f"{path}.default")
+        errors += default_errors or RuleValidator(node, resource_root=embedded).validate_value(default, f"{path}.default")
     if isinstance(node.get("items"), Mapping):
         errors += _node_default_errors(node["items"], f"{path}.items", False, inside_meta)
     for name, sub in (node.get("properties") or {}).items():

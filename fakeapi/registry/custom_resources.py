@@ -8,7 +8,9 @@ DELETE marks the CRD with the ``customresourcecleanup.apiextensions.k8s.io`` fin
 ``Terminating`` condition; the CRD cleanup controller deletes its objects, then the finalizer.
 
 ``CustomResourceStore``: every write of a custom resource is pruned, defaulted and validated
-against the version's structural schema; ``/status`` writes validate the status. A finalizer
+against the version's structural schema and its scale subresource's paths, then by its
+``x-kubernetes-validations`` rules (on the
+whole object, ``/status`` writes too); ``/status`` writes validate the status. A finalizer
 name that built-in kinds refuse (no ``/``, not a standard one) is only warned about.
 """
 
@@ -24,8 +26,9 @@ from ..apiextensions.crd_defaults import default_crd
 from ..apiextensions.crd_names import accepted_names_of_group, crd_status
 from ..apiextensions.crd_strategy import prepare_crd_create, prepare_crd_update
 from ..apiextensions.crd_validation import validate_crd
+from ..apiextensions.scale_validation import scale_spec_errors, scale_status_errors
 from ..apis.rules import KindRules
-from ..machinery import metadata, validation
+from ..machinery import metadata, validation, warning
 from ..machinery.golang import go_quote
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.status import FieldError, invalid, invalid_error
@@ -98,18 +101,25 @@ class CustomResourceStore(ResourceStore):
         generic rules and the object by its schema (the type was checked on decoding)."""
         errors = validation.validate_object_meta(obj["metadata"], self.resource_type.namespaced,
                                                  validation.name_is_dns_subdomain)
-        self._raise_if(obj, errors + self.definition.structural.validate(obj))
+        scale = self.definition.scale
+        errors += self.definition.structural.validate(obj, scale_spec_errors(obj, scale) + scale_status_errors(obj, scale))
+        self._raise_if(obj, errors + self.definition.rules.validate(obj, None, errors))
         self._warn_on_create(obj)
 
     def _update_validation(self, subresource: str | None) -> Callable[[Json, Json], list[FieldError]]:
         """``customResourceStrategy.ValidateUpdate`` (the status strategy's for ``/status``),
         which the common fields' validation precedes. It checks the metadata update again, as
         kube's does: a changed uid is two causes in kube's 422, and so here."""
-        structural = self.definition.structural
+        structural, rules, scale = self.definition.structural, self.definition.rules, self.definition.scale
+
+        def with_rules(errors: list[FieldError], new: Json, old: Json) -> list[FieldError]:
+            return errors + rules.validate(new, old, errors, warning.add)
+
         if subresource == "status":
-            return lambda new, old: structural.validate_status(new)
-        return lambda new, old: validation.validate_object_meta_update(new["metadata"], old["metadata"]) + \
-            structural.validate(new)
+            return lambda new, old: with_rules(structural.validate_status(new, scale_status_errors(new, scale)), new, old)
+        return lambda new, old: with_rules(
+            validation.validate_object_meta_update(new["metadata"], old["metadata"])
+            + structural.validate(new, scale_spec_errors(new, scale) + scale_status_errors(new, scale)), new, old)
 
     def _check_type_meta(self, obj: Json) -> None:
         """``ValidateTypeMeta``: the kind and API version must be the version's (a 422 naming the

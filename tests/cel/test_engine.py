@@ -1,0 +1,213 @@
+"""fakeapi.cel: compiling (cel-go's error texts for syntax errors and undeclared references),
+evaluating (runtime errors as cel-go words them), kube's libraries, and schema-typed values."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from fakeapi.cel.checks import check
+from fakeapi.cel.engine import CompileError, Environment, EvaluationError, UnsupportedSyntax
+from fakeapi.cel.values import escape, to_cel
+
+ENV = Environment(("self", "oldSelf"))
+
+
+def _value(source: str, **bindings: object) -> object:
+    return ENV.compile(source).evaluate(bindings)
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ("self.a +", "ERROR: <input>:1:9: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', "
+                 "'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | self.a +\n | ........^"),
+    ("foo > 1", "ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')\n | foo > 1\n | ^"),
+    ("self.a.foo()", "ERROR: <input>:1:11: undeclared reference to 'foo' (in container '')\n | self.a.foo()\n | ..........^"),
+    ("bar(1)", "ERROR: <input>:1:4: undeclared reference to 'bar' (in container '')\n | bar(1)\n | ...^"),
+    ("[1].all(x, x > 0) && y > 1",
+     "ERROR: <input>:1:22: undeclared reference to 'y' (in container '')\n | [1].all(x, x > 0) && y > 1\n | .....................^"),
+    ("'foo(' == self && zz", "ERROR: <input>:1:19: undeclared reference to 'zz' (in container '')\n | 'foo(' == self && zz\n | ..................^"),
+    ("self.size() < 3 &&", "ERROR: <input>:1:19: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', "
+                           "'!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+                           " | self.size() < 3 &&\n | ..................^"),
+])
+def test_compile_errors_are_cel_gos(source: str, message: str) -> None:
+    with pytest.raises(CompileError) as raised:
+        ENV.compile(source)
+    assert str(raised.value) == message
+    assert check(ENV, source, {}) == (message, None)
+
+
+def test_declared_names_macros_types_and_namespaces_compile() -> None:
+    for source in ("self.m.exists(k, k == 'a')", "type(self) == int", "optional.of(1).hasValue()",
+                   "ip.isCanonical('::1')", "strings.quote(self)", "self.l.map(x, x * 2).filter(y, y > 2).size() > 0"):
+        assert check(ENV, source, {})[0] is None, source
+
+
+@pytest.mark.parametrize(("source", "bindings"), [
+    ("self.?a.orValue(1) == 1", {"self": {}}),
+    ("self.?a.orValue(1) == 5", {"self": {"a": 5}}),
+    ("self.?o.?x.orValue(0) == 3 && !self.?o.?y.hasValue() && !self.?p.?y.hasValue()", {"self": {"o": {"x": 3}}}),
+    ("!self.l[?5].hasValue() && self.l[?0].value() == 1", {"self": {"l": [1]}}),
+    ("self.m[?'k'].orValue('z') == 'v' && self.m[?'q'].or(optional.of('w')).value() == 'w'", {"self": {"m": {"k": "v"}}}),
+])
+def test_optional_field_and_index_syntax(source: str, bindings: dict[str, object]) -> None:
+    assert ENV.compile(source).evaluate(bindings) is True
+
+
+def test_size_counts_code_points() -> None:
+    assert _value("self.size() == 5 && size(self) == 5 && size(b'ab') == 2 && [1].size() == 1 && size({'a': 1}) == 1",
+                  self="héllo")
+
+
+def test_optional_literal_entries_are_unsupported_not_refused() -> None:
+    with pytest.raises(UnsupportedSyntax):
+        ENV.compile("[?self.x] == []")
+    assert check(ENV, "[?self.x] == []", {}) == (None, None)
+
+
+def test_programs_are_compiled_once_and_know_their_variables() -> None:
+    program = ENV.compile("self.replicas >= oldSelf.replicas")
+    assert ENV.compile("self.replicas >= oldSelf.replicas") is program
+    assert program.references("oldSelf") and program.references("self")
+    assert not ENV.compile("self.x > 0").references("oldSelf")
+
+
+@pytest.mark.parametrize(("source", "bindings", "message"), [
+    ("self.b > 1", {"self": {"a": 1}}, "no such key: b"),
+    ("self / 0 == 1", {"self": 1}, "division by zero"),
+    ("self + 1 > 0", {"self": 2**63 - 1}, "integer overflow"),
+    ("self + 1 == 2", {"self": "a"}, "no such overload"),
+    ("self.charAt(10) == ''", {"self": "ab"}, "index out of range: 10"),
+    ("self.min() == 1", {"self": []}, "min(list) argument must not be empty"),
+])
+def test_runtime_errors_are_worded_as_cel_go(source: str, bindings: dict[str, object], message: str) -> None:
+    with pytest.raises(EvaluationError) as raised:
+        ENV.compile(source).evaluate(bindings)
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("source", [
+    # strings
+    "'ABC'.lowerAscii() == 'abc' && 'abc'.upperAscii() == 'ABC'",
+    "'a,b,c'.split(',') == ['a', 'b', 'c'] && 'a,b,c'.split(',', 2) == ['a', 'b,c']",
+    "['a', 'b'].join('-') == 'a-b' && ['a', 'b'].join() == 'ab'",
+    "'abc'.replace('b', 'x') == 'axc' && 'aaa'.replace('a', 'b', 2) == 'bba'",
+    "'abcd'.substring(1) == 'bcd' && 'abcd'.substring(1, 3) == 'bc'",
+    "'  a '.trim() == 'a' && 'abc'.charAt(1) == 'b' && 'abc'.charAt(3) == ''",
+    "'abcb'.indexOf('b') == 1 && 'abcb'.lastIndexOf('b') == 3 && 'abcb'.indexOf('b', 2) == 3",
+    "'%s is %d, %.2f'.format(['x', 3, 1.5]) == 'x is 3, 1.50'",
+    # lists
+    "[1, 2, 3].isSorted() && ![2, 1].isSorted() && ['a', 'b'].isSorted()",
+    "[1, 2, 3].sum() == 6 && [1.5, 2.5].sum() == 4.0 && [3, 1, 2].min() == 1 && [3, 1, 2].max() == 3",
+    "[1, 2, 1].indexOf(1) == 0 && [1, 2, 1].lastIndexOf(1) == 2 && [1].indexOf(5) == -1",
+    # regex
+    "'abc123'.find('[0-9]+') == '123' && 'a1b22'.findAll('[0-9]+') == ['1', '22'] && 'a1b2'.findAll('[0-9]', 1) == ['1']",
+    # quantity
+    "quantity('1Gi').isGreaterThan(quantity('500Mi')) && quantity('1') .isLessThan(quantity('2'))",
+    "quantity('1Gi') == quantity('1024Mi') && quantity('1').add(quantity('500m')) == quantity('1500m')",
+    "quantity('2').sub(1) == quantity('1') && quantity('1k').asInteger() == 1000 && quantity('1.5').isInteger() == false",
+    "isQuantity('1Gi') && !isQuantity('1GG') && quantity('1').compareTo(quantity('1000m')) == 0 && quantity('-1').sign() == -1",
+    # ip, cidr
+    "isIP('10.0.0.1') && !isIP('10.0.0.256') && ip('10.0.0.1').family() == 4 && ip('::1').isLoopback()",
+    "ip.isCanonical('2001:db8::1') && !ip.isCanonical('2001:DB8::1')",
+    "isCIDR('10.0.0.0/8') && cidr('10.0.0.0/8').containsIP('10.1.2.3') && !cidr('10.0.0.0/8').containsIP(ip('11.0.0.1'))",
+    "cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16') && cidr('10.1.2.3/8').masked() == cidr('10.0.0.0/8') && cidr('10.0.0.0/8').prefixLength() == 8",
+    "cidr('10.1.2.3/8').ip() == ip('10.1.2.3')",
+    # ext.Lists, ext.Sets
+    "[1, 2].reverse() == [2, 1] && [3, 1].sort() == [1, 3] && [1, 2, 1].distinct() == [1, 2] && [[1], [2, [3]]].flatten() == [1, 2, [3]]",
+    "[1, 2, 3].slice(1, 3) == [2, 3] && [1].first().value() == 1 && ![].last().hasValue() && lists.range(3) == [0, 1, 2]",
+    "sets.contains([1, 2], [1]) && sets.equivalent([1, 2], [2, 1, 1]) && sets.intersects([1], [3, 1]) && !sets.intersects([1], [2])",
+    # semver
+    "isSemver('1.2.3') && !isSemver('v1.2.3') && isSemver('v1.2', true) && semver('1.2.3').major() == 1",
+    "semver('1.0.0-alpha.1').isLessThan(semver('1.0.0-alpha.beta')) && semver('1.0.0-rc.1').isLessThan(semver('1.0.0'))",
+    "semver('v1.02', true) == semver('1.2.0') && semver('2.0.0').compareTo(semver('1.9.9')) == 1",
+    # format
+    "!format.dns1123Label().validate('abc').hasValue() && format.named('dns1123Label').hasValue() && !format.named('x').hasValue()",
+    "format.uuid().validate('x').value() == ['does not match the UUID format'] && !format.dns1123LabelPrefix().validate('ab-').hasValue()",
+    # two-variable comprehensions
+    "{'a': 1}.all(k, v, k == 'a' && v == 1) && ['x', 'y'].exists(i, v, i == 1 && v == 'y') && [1, 2].existsOne(i, v, v == 2)",
+    "['a', 'b'].transformList(i, v, v + string(i)) == ['a0', 'b1'] && [1, 2].transformList(i, v, i > 0, v) == [2]",
+    "{'a': 1}.transformMap(k, v, v + 1) == {'a': 2} && {'a': 1}.transformMapEntry(k, v, {v: k}) == {1: 'a'}",
+    # url
+    "isURL('https://example.com:80/a?b=c') && !isURL('example.com')",
+    "url('https://example.com:80/a?b=c').getHost() == 'example.com:80' && url('https://example.com:80/a').getHostname() == 'example.com'",
+    "url('https://[::1]:80/').getHostname() == '::1' && url('https://example.com:80/a').getPort() == '80'",
+    "url('https://example.com/a%20b').getEscapedPath() == '/a%20b' && url('https://e.com/?b=c&b=d').getQuery() == {'b': ['c', 'd']}",
+])
+def test_kube_libraries(source: str) -> None:
+    assert _value(source) is True
+
+
+@pytest.mark.parametrize(("name", "escaped"), [
+    ("a", "a"), ("a-b", "a__dash__b"), ("a.b", "a__dot__b"), ("a/b", "a__slash__b"), ("a__b", "a__underscores__b"),
+    ("namespace", "__namespace__"), ("true", "__true__"), ("a b", None), ("1a", None),
+])
+def test_property_names_escape_as_kube(name: str, escaped: str | None) -> None:
+    assert escape(name) == escaped
+
+
+def test_values_are_typed_by_their_schema() -> None:
+    schema = {"type": "object", "properties": {
+        "n": {"type": "number"}, "i": {"type": "integer"}, "b": {"type": "string", "format": "byte"},
+        "t": {"type": "string", "format": "date-time"}, "d": {"type": "string", "format": "duration"},
+        "p": {"x-kubernetes-int-or-string": True}, "a-b": {"type": "string"},
+        "m": {"type": "object", "additionalProperties": {"type": "number"}},
+        "l": {"type": "array", "items": {"type": "number"}}}}
+    value = {"apiVersion": "v1", "kind": "K", "metadata": {"name": "x", "labels": {"a": "b"}},
+             "n": 1, "i": 2, "b": "aGk=", "t": "2024-01-02T03:04:05Z", "d": "1m30s", "p": "http", "a-b": "c",
+             "m": {"k": 1}, "l": [1, 2], "unknown": 1}
+    assert to_cel(value, schema, resource_root=True) == {
+        "apiVersion": "v1", "kind": "K", "metadata": {"name": "x"}, "n": 1.0, "i": 2, "b": b"hi",
+        "t": datetime(2024, 1, 2, 3, 4, 5, tzinfo=timezone.utc), "d": timedelta(seconds=90), "p": "http",
+        "a__dash__b": "c", "m": {"k": 1.0}, "l": [1.0, 2.0]}
+    assert isinstance(to_cel(1, {"type": "number"}), float)
+    assert _value("self.n == 1.0 && self.a__dash__b == 'c' && self.b == b'hi' && self.d == duration('90s')",
+                  self=to_cel(value, schema, resource_root=True))
+
+
+_SCHEMA = {"type": "object", "properties": {
+    "a": {"type": "integer"}, "s": {"type": "string"}, "a-b": {"type": "integer"},
+    "m": {"type": "object", "additionalProperties": {"type": "string"}},
+    "o": {"type": "object", "properties": {"x": {"type": "integer"}}},
+    "p": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+    "ios": {"x-kubernetes-int-or-string": True}, "t": {"type": "string", "format": "date-time"},
+    "l": {"type": "array", "items": {"type": "integer"}}}}
+_SCHEMAS = {"self": (_SCHEMA, True)}
+
+
+def _issue(source: str, column: int, message: str) -> str:
+    return f"ERROR: <input>:1:{column}: {message}\n | {source}\n | {'.' * (column - 1)}^"
+
+
+@pytest.mark.parametrize(("source", "column", "message"), [
+    ("self.b > 1", 5, "undefined field 'b'"),
+    ("has(self.b)", 4, "undefined field 'b'"),
+    ("self.o.y == 1", 7, "undefined field 'y'"),
+    ("self.p.anything == 1", 7, "undefined field 'anything'"),
+    ("self.metadata.labels == {}", 14, "undefined field 'labels'"),
+    ("self.a.b == 1", 7, "type 'int' does not support field selection"),
+    ("self.a__dash__b > 0 && self.a_b > 0", 28, "undefined field 'a_b'"),
+    ("self.a == 'x'", 8, "found no matching overload for '_==_' applied to '(int, string)'"),
+    ("self.s != 1.5", 8, "found no matching overload for '_!=_' applied to '(string, double)'"),
+    ("true && 1u == self.a", 12, "found no matching overload for '_==_' applied to '(uint, int)'"),
+    ("(self.a >= self.s)", 9, "found no matching overload for '_>=_' applied to '(int, string)'"),
+    ("self.t.x == 1", 7, "type 'timestamp' does not support field selection"),
+    ("self.l.x == 1", 7, "type 'list(int)' does not support field selection"),
+    ("self.a.lowerAscii() == 'x'", 18, "found no matching overload for 'lowerAscii' applied to 'int.()'"),
+    ("self.s.join(',') == ''", 12, "found no matching overload for 'join' applied to 'string.(string)'"),
+    ("self.l.contains(1)", 16, "found no matching overload for 'contains' applied to 'list(int).(int)'"),
+])
+def test_selections_are_checked_against_the_schema(source: str, column: int, message: str) -> None:
+    assert check(ENV, source, _SCHEMAS)[0] == _issue(source, column, message)
+
+
+@pytest.mark.parametrize(("source", "kind"), [
+    ("self.a", "other"), ("self.a + 1", "other"), ("self.s", "string"), ("self.s + 'x'", "string"), ("'x'", "string"),
+    ("self.a > 1", "bool"), ("!has(self.a) || self.a > 1", "bool"), ("self.m.anykey == 'x'", "bool"),
+    ("self.o", "other"), ("self.ios", None), ("self.s.size()", None), ("self.a > 1 ? 'a' : 'b'", None),
+    ("self.m.all(k, k != '')", None), ("size(self.s)", None), ("self.a < 1.5 && self.a != -1", "bool"),
+    ("self.ios == 'x' || self.l[0] == 'x' || self.s.size() == 'x'", "bool"),
+])
+def test_the_kind_of_a_value_is_known_from_its_shape(source: str, kind: str | None) -> None:
+    assert check(ENV, source, _SCHEMAS) == (None, kind)

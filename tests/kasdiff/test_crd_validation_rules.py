@@ -1,0 +1,403 @@
+"""CRD ``x-kubernetes-validations`` rules on fakeapi and on the real kube-apiserver: the same CRDs
+(valid; with rules that do not compile, select undefined fields, return no bool, read oldSelf
+where it cannot be correlated; with bad fieldPaths, messages, reasons; with a default that
+breaks a rule) and the same custom resources (valid; breaking
+rules with a message, a messageExpression, a reason and a fieldPath, on list items and map
+values, on an int-or-string and a number; a transition rule on update; a rule under status on a
+``/status`` write; schema errors that stop the rules), every answer's code and Status compared:
+message, reason and causes.
+
+Kube visits an object's fields in Go map order: the objects here break rules on one field per
+node (or on nodes kube visits in a fixed order), so that the order of causes is kube's."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+import pytest
+from differ import NAMESPACE, Pair
+
+GROUP = "cel.kasdiff.example.com"
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def _crd(plural: str, kind: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """A namespaced CRD of one version with the status and scale subresources."""
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.{GROUP}"},
+            "spec": {"group": GROUP, "scope": "Namespaced",
+                     "names": {"plural": plural, "singular": kind.lower(), "kind": kind},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}, "scale": {
+                                       "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}},
+                                   "schema": {"openAPIV3Schema": schema}}]}}
+
+
+_STRING = {"type": "string", "maxLength": 16}
+WIDGET_SCHEMA = {"type": "object", "properties": {
+    "spec": {"type": "object", "x-kubernetes-validations": [
+        {"rule": "self.replicas <= self.maxReplicas", "message": "replicas must be <= maxReplicas"},
+        {"rule": "self.name.startsWith('a')"},
+        {"rule": "self.replicas < 100", "messageExpression": "self.name + ' wants too many replicas'"},
+        {"rule": "self.replicas != 13", "reason": "FieldValueForbidden", "fieldPath": ".replicas", "message": "unlucky"},
+        {"rule": "self.maxReplicas != 7", "reason": "FieldValueRequired", "message": "seven"},
+        {"rule": "self.maxReplicas != 8", "reason": "FieldValueDuplicate", "message": "eight"},
+        {"rule": "self.replicas >= oldSelf.replicas", "message": "no scaling down"},
+        {"rule": "!has(self.tier) || self.tier.lowerAscii() in ['gold', 'silver']"},
+        {"rule": "self.?tier.orValue('gold') != 'lead' && self.?items[?1].?n.orValue('') != 'zz'", "message": "optional"},
+        {"rule": "!has(self.items) || self.items.transformList(i, item, item.n).all(n, n != 'bad')", "message": "no bad"},
+    ], "properties": {
+        "replicas": {"type": "integer"}, "maxReplicas": {"type": "integer"}, "name": _STRING, "tier": _STRING,
+        "items": {"type": "array", "maxItems": 4, "items": {
+            "type": "object", "properties": {"n": _STRING},
+            "x-kubernetes-validations": [{"rule": "self.n.size() < 3", "message": "short names only"}]}},
+        "ratio": {"type": "number", "x-kubernetes-validations": [{"rule": "self < 1.0"}]},
+        "port": {"x-kubernetes-int-or-string": True,
+                 "x-kubernetes-validations": [{"rule": "type(self) == int ? self < 100 : self.size() < 3"}]},
+        "labels": {"type": "object", "maxProperties": 4, "additionalProperties": _STRING,
+                   "x-kubernetes-validations": [{"rule": "self.all(k, k.size() < 4)"},
+                                                {"rule": "self.all(k, v, v != 'forbidden')", "message": "forbidden value"}]},
+        "limits": {"type": "array", "maxItems": 4, "items": _STRING, "x-kubernetes-validations": [
+            {"rule": "self.all(q, isQuantity(q)) && self.map(q, quantity(q)).all(q, q.isLessThan(quantity('1Gi')))",
+             "message": "limits must be quantities under 1Gi"}]},
+        "cidrs": {"type": "array", "maxItems": 4, "items": _STRING, "x-kubernetes-validations": [
+            {"rule": "self.all(c, isCIDR(c) && cidr(c).containsIP('10.0.0.1'))", "message": "must hold 10.0.0.1"}]},
+    }},
+    "status": {"type": "object", "properties": {"phase": _STRING, "replicas": {"type": "integer"}},
+               "x-kubernetes-validations": [{"rule": "self.phase != 'bad'", "message": "bad phase"}]},
+}}
+
+
+def _widget(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": f"{GROUP}/v1", "kind": "Widget", "metadata": {"name": name}, "spec": spec}
+
+
+def _status_of(response: httpx.Response) -> tuple[int, Any]:
+    """What a client reads of an answer: the code, and the Status of a failure (the object's
+    server-set fields differ by nature)."""
+    body = response.json()
+    if response.status_code >= 400:
+        return response.status_code, body
+    return response.status_code, {"spec": body.get("spec"), "status": body.get("status")}
+
+
+def _both(pair: Pair, method: str, path: str, body: Any = None) -> tuple[Any, Any]:
+    answers = [_status_of(client.request(method, path, json=body)) for client in (pair.fake, pair.real)]
+    return answers[0], answers[1]
+
+
+def _serve(pair: Pair, plural: str, kind: str, schema: dict[str, Any]) -> str:
+    """The CRD created on both servers; its namespace's collection once both serve it."""
+    fake, real = _both(pair, "POST", CRDS, _crd(plural, kind, schema))
+    assert fake[0] == real[0] == 201, (fake, real)
+    collection = f"/apis/{GROUP}/v1/namespaces/{NAMESPACE}/{plural}"
+    for client in (pair.fake, pair.real):  # kube serves a new CRD once it is established
+        deadline = time.monotonic() + 30
+        while client.get(collection).status_code != 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
+    return collection
+
+
+@pytest.fixture(scope="module")
+def widgets(pair: Pair) -> str:
+    return _serve(pair, "widgets", "Widget", WIDGET_SCHEMA)
+
+
+CREATES = [
+    ("valid", {"replicas": 1, "maxReplicas": 5, "name": "abc", "tier": "GOLD", "items": [{"n": "ab"}],
+               "ratio": 0.5, "port": 80, "labels": {"abc": "x"}, "limits": ["500Mi"], "cidrs": ["10.0.0.0/8"]}),
+    ("default-message-and-message", {"replicas": 6, "maxReplicas": 5, "name": "zz"}),
+    ("message-expression", {"replicas": 150, "maxReplicas": 500, "name": "abc"}),
+    ("reason-forbidden-field-path", {"replicas": 13, "maxReplicas": 50, "name": "abc"}),
+    ("reason-required", {"replicas": 1, "maxReplicas": 7, "name": "abc"}),
+    ("reason-duplicate", {"replicas": 1, "maxReplicas": 8, "name": "abc"}),
+    ("list-item", {"replicas": 1, "maxReplicas": 5, "name": "abc", "items": [{"n": "a"}, {"n": "abcd"}]}),
+    ("size-counts-code-points", {"replicas": 1, "maxReplicas": 5, "name": "abc", "items": [{"n": "éé"}, {"n": "ééé"}]}),
+    ("number", {"replicas": 1, "maxReplicas": 5, "name": "abc", "ratio": 3}),
+    ("int-or-string-int", {"replicas": 1, "maxReplicas": 5, "name": "abc", "port": 200}),
+    ("int-or-string-string", {"replicas": 1, "maxReplicas": 5, "name": "abc", "port": "http"}),
+    ("map-keys", {"replicas": 1, "maxReplicas": 5, "name": "abc", "labels": {"toolong": "x"}}),
+    ("strings-library", {"replicas": 1, "maxReplicas": 5, "name": "abc", "tier": "bronze"}),
+    ("two-variable-comprehension-on-a-map", {"replicas": 1, "maxReplicas": 5, "name": "abc", "labels": {"abc": "forbidden"}}),
+    ("two-variable-comprehension-on-a-list", {"replicas": 1, "maxReplicas": 5, "name": "abc", "items": [{"n": "bad"}]}),
+    ("optional-syntax-field", {"replicas": 1, "maxReplicas": 5, "name": "abc", "tier": "lead"}),
+    ("optional-syntax-index", {"replicas": 1, "maxReplicas": 5, "name": "abc", "items": [{"n": "a"}, {"n": "zz"}]}),
+    ("quantity-library", {"replicas": 1, "maxReplicas": 5, "name": "abc", "limits": ["2Gi"]}),
+    ("cidr-library", {"replicas": 1, "maxReplicas": 5, "name": "abc", "cidrs": ["192.168.0.0/16"]}),
+    ("no-such-key", {"replicas": 1, "maxReplicas": 5}),
+    ("scale-replicas-negative", {"replicas": -1, "maxReplicas": 5, "name": "abc"}),
+    ("scale-replicas-too-many", {"replicas": 2**31, "maxReplicas": 2**32, "name": "abc"}),
+    ("schema-error-blocks-rules", {"replicas": "one", "maxReplicas": 5, "name": "zz"}),
+]
+
+
+@pytest.mark.parametrize(("name", "spec"), CREATES, ids=[name for name, _spec in CREATES])
+def test_create(pair: Pair, widgets: str, name: str, spec: dict[str, Any]) -> None:
+    fake, real = _both(pair, "POST", widgets, _widget(name, spec))
+    assert fake == real
+
+
+def test_transition_rule_runs_on_update_only(pair: Pair, widgets: str) -> None:
+    """``oldSelf``: created with 3 replicas (the rule does not run), scaled down to 2 (refused),
+    then an update leaving an already-broken field alone (ratcheting keeps it)."""
+    spec = {"replicas": 3, "maxReplicas": 5, "name": "abc"}
+    fake, real = _both(pair, "POST", widgets, _widget("transition", spec))
+    assert fake == real and fake[0] == 201
+    for change in ({"replicas": 2}, {"replicas": 4}):
+        answers = []
+        for client in (pair.fake, pair.real):
+            current = client.get(f"{widgets}/transition").json()
+            current["spec"].update(change)
+            answers.append(_status_of(client.put(f"{widgets}/transition", json=current)))
+        assert answers[0] == answers[1]
+
+
+def test_status_rules_on_status_writes(pair: Pair, widgets: str) -> None:
+    fake, real = _both(pair, "POST", widgets, _widget("status", {"replicas": 1, "maxReplicas": 5, "name": "abc"}))
+    assert fake == real and fake[0] == 201
+    for status in ({"phase": "bad"}, {"phase": "good", "replicas": -2}, {"phase": "good"}):
+        answers = []
+        for client in (pair.fake, pair.real):
+            current = client.get(f"{widgets}/status").json()
+            current["status"] = status
+            answers.append(_status_of(client.put(f"{widgets}/status/status", json=current)))
+        assert answers[0] == answers[1]
+
+
+def test_scale_writes_are_checked_by_the_rules(pair: Pair, widgets: str) -> None:
+    fake, real = _both(pair, "POST", widgets, _widget("scaled", {"replicas": 1, "maxReplicas": 5, "name": "abc"}))
+    assert fake == real and fake[0] == 201
+    for replicas in (9, 3):
+        answers = []
+        for client in (pair.fake, pair.real):
+            response = client.patch(f"{widgets}/scaled/scale", json={"spec": {"replicas": replicas}},
+                                    headers={"Content-Type": "application/merge-patch+json"})
+            answers.append((response.status_code, response.json().get("message"), response.json().get("spec")))
+        assert answers[0] == answers[1]
+
+
+BAD_RULES = [
+    ("syntax", "self.a +"),
+    ("undeclared-variable", "foo > 1"),
+    ("undeclared-function", "bar(1)"),
+    ("undeclared-member-function", "self.a.foo()"),
+    ("undeclared-after-macro", "[1].all(x, x > 0) && y > 1"),
+    ("several", "self.a > 1 &&"),
+]
+
+
+@pytest.mark.parametrize(("name", "rule"), BAD_RULES, ids=[name for name, _rule in BAD_RULES])
+def test_rule_that_does_not_compile_refuses_the_crd(pair: Pair, name: str, rule: str) -> None:
+    schema = {"type": "object", "properties": {"spec": {
+        "type": "object", "properties": {"a": {"type": "integer"}},
+        "x-kubernetes-validations": [{"rule": "self.a > 0"}, {"rule": rule, "message": "m"}]}}}
+    fake, real = _both(pair, "POST", CRDS, _crd(f"bad{name.replace('-', '')}s", f"Bad{name.replace('-', '')}", schema))
+    assert real[0] == 422
+    assert fake == real
+
+
+def _spec_schema(rules: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "object", "properties": {"spec": {"type": "object", "x-kubernetes-validations": rules, "properties": {
+        "a": {"type": "integer"}, "s": {"type": "string", "maxLength": 5}, "a-b": {"type": "integer"},
+        "m": {"type": "object", "maxProperties": 3, "additionalProperties": {"type": "string", "maxLength": 5}},
+        "o": {"type": "object", "properties": {"x": {"type": "integer"}}},
+        "p": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}}
+
+
+def _list_schema(list_type: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": {"spec": {"type": "object", "properties": {"l": {
+        "type": "array", "maxItems": 3, **list_type, "items": {
+            "type": "object", "required": ["k"], "properties": {"k": {"type": "string", "maxLength": 3}},
+            "x-kubernetes-validations": [{"rule": "self.k == oldSelf.k"}]}}}}}}
+
+
+def _field_schema(field: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": {"spec": {"type": "object", "properties": {"c": field}}}}
+
+
+SCHEMA_CASES = [
+    ("fieldpath-unknown", _spec_schema([{"rule": "true", "fieldPath": ".nope"}])),
+    ("fieldpath-without-dot", _spec_schema([{"rule": "true", "fieldPath": "a"}])),
+    ("fieldpath-under-scalar", _spec_schema([{"rule": "true", "fieldPath": ".a.x"}])),
+    ("fieldpath-nested", _spec_schema([{"rule": "true", "fieldPath": ".o.x"}])),
+    ("fieldpath-map-key", _spec_schema([{"rule": "true", "fieldPath": ".m.foo"}])),
+    ("fieldpath-map-bracket", _spec_schema([{"rule": "true", "fieldPath": ".m['foo']"}])),
+    ("fieldpath-blank", _spec_schema([{"rule": "true", "fieldPath": " "}])),
+    ("fieldpath-newline", _spec_schema([{"rule": "true", "fieldPath": ".a\n"}])),
+    ("rule-blank", _spec_schema([{"rule": " "}])),
+    ("message-blank", _spec_schema([{"rule": "true", "message": "  "}])),
+    ("message-newline", _spec_schema([{"rule": "true", "message": "a\nb"}])),
+    ("rule-newline-without-message", _spec_schema([{"rule": "true &&\ntrue"}])),
+    ("message-expression-blank", _spec_schema([{"rule": "true", "messageExpression": "  "}])),
+    ("reason-unsupported", _spec_schema([{"rule": "true", "reason": "Bogus"}])),
+    ("undefined-field", _spec_schema([{"rule": "self.b > 1"}])),
+    ("undefined-field-in-has", _spec_schema([{"rule": "has(self.b)"}])),
+    ("undefined-nested-field", _spec_schema([{"rule": "self.o.y == 1"}])),
+    ("map-keys-are-fields", _spec_schema([{"rule": "self.m.anykey == 'x'"}])),
+    ("preserved-unknown-fields-are-not", _spec_schema([{"rule": "self.p.anything == 1"}])),
+    ("selection-on-int", _spec_schema([{"rule": "self.a.b == 1"}])),
+    ("escaped-property", _spec_schema([{"rule": "self.a__dash__b > 0 && self.a_b > 0"}])),
+    ("metadata-fields", {"type": "object", "x-kubernetes-validations": [
+        {"rule": "self.metadata.name.size() < 10 && self.metadata.labels.size() > 0"}]}),
+    ("rule-not-bool", _spec_schema([{"rule": "self.a"}])),
+    ("arithmetic-not-bool", _spec_schema([{"rule": "self.a + 1"}])),
+    ("message-expression-not-string", _spec_schema([{"rule": "true", "messageExpression": "self.a"}])),
+    ("message-expression-does-not-compile", _spec_schema([{"rule": "true", "messageExpression": "self.s +"}])),
+    ("bad-rule-hides-bad-message-expression", _spec_schema([{"rule": "self.a +", "messageExpression": "self.b +"}])),
+    ("compare-int-with-string", _spec_schema([{"rule": "self.a == 'x'"}])),
+    ("compare-literal-first", _spec_schema([{"rule": "'x' == self.a"}])),
+    ("compare-two-fields", _spec_schema([{"rule": "self.a == self.s"}])),
+    ("compare-inside-and", _spec_schema([{"rule": "self.a != 'x' && self.s >= 1"}])),
+    ("compare-int-with-double", _spec_schema([{"rule": "self.a == 1.5"}])),
+    ("order-int-with-double", _spec_schema([{"rule": "self.a < 1.5"}])),
+    ("compare-int-with-uint", _spec_schema([{"rule": "self.a == 1u"}])),
+    ("compare-field-with-bool", _spec_schema([{"rule": "self.s == true"}])),
+    ("compare-under-negation", _spec_schema([{"rule": "!(self.a == 'x')"}])),
+    ("selection-on-timestamp", _field_schema({"type": "object", "properties": {
+        "t": {"type": "string", "format": "date-time"}}, "x-kubernetes-validations": [{"rule": "self.t.x == 1"}]})),
+    ("selection-on-list", _field_schema({"type": "object", "properties": {
+        "l": {"type": "array", "maxItems": 2, "items": {"type": "integer"}}}, "x-kubernetes-validations": [{"rule": "self.l.x == 1"}]})),
+    ("metadata-namespace-is-undefined", {"type": "object", "x-kubernetes-validations": [{"rule": "self.metadata.namespace == 'x'"}]}),
+    ("embedded-resource-fields", _field_schema({
+        "type": "object", "x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True,
+        "x-kubernetes-validations": [{"rule": "self.kind == 'Pod' && self.metadata.name == 'x' && self.spec == 1"}]})),
+    ("child-errors-stop-parent-compilation", {"type": "object", "properties": {"spec": {
+        "type": "object", "x-kubernetes-validations": [{"rule": "self.q +"}],
+        "properties": {"q": {"type": "integer", "x-kubernetes-validations": [{"rule": "true", "reason": "Nope"}]}}}}}),
+    ("old-self-in-atomic-list-items", _list_schema({})),
+    ("old-self-in-map-list-items", _list_schema({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"]})),
+    ("default-breaks-rule", _field_schema({"type": "integer", "default": 5, "x-kubernetes-validations": [{"rule": "self < 3"}]})),
+    ("enum-is-not-checked", _field_schema({"type": "string", "enum": ["red", "blue"],
+                                            "x-kubernetes-validations": [{"rule": "self != 'blue'"}]})),
+    ("rules-under-all-of-are-not-structural", {"type": "object", "properties": {"spec": {
+        "type": "object", "properties": {"a": {"type": "integer"}},
+        "allOf": [{"x-kubernetes-validations": [{"rule": "self.a < 5"}],
+                   "properties": {"a": {"x-kubernetes-validations": [{"rule": "self != 3"}]}}}]}}}),
+    ("method-of-another-type", _spec_schema([{"rule": "self.a.lowerAscii() == 'x'"}])),
+    ("size-of-an-int", _spec_schema([{"rule": "self.a.size() > 1"}])),
+    ("join-on-a-string", _spec_schema([{"rule": "self.s.join(',') == ''"}])),
+    ("contains-on-a-list", _field_schema({"type": "object", "properties": {
+        "l": {"type": "array", "maxItems": 2, "items": _STRING}}, "x-kubernetes-validations": [{"rule": "self.l.contains('x')"}]})),
+    ("strings-reverse-is-not-in-kubes-library", _spec_schema([{"rule": "self.s.reverse() == 'cba'"}])),
+    ("optional-syntax-is-accepted", _spec_schema([{"rule": "self.?a.orValue(1) > 0"}])),
+]
+
+
+@pytest.mark.parametrize(("name", "schema"), SCHEMA_CASES, ids=[name for name, _schema in SCHEMA_CASES])
+def test_crd_rules_are_checked_as_kube_checks_them(pair: Pair, name: str, schema: dict[str, Any]) -> None:
+    plural = "s" + name.replace("-", "")
+    fake, real = _both(pair, "POST", CRDS, _crd(plural, plural.capitalize(), schema))
+    if real[0] == 201:  # a CRD's status on create is fakeapi's own (established in the same write)
+        assert fake[0] == 201, fake
+    else:
+        assert fake == real
+
+
+def test_ratcheting_keeps_unchanged_values_with_a_warning(pair: Pair) -> None:
+    """A rule added to a CRD after its objects were written: an update leaving the broken value
+    (``spec``) unchanged passes with kube's warning; one changing it, even elsewhere in
+    ``spec``, is refused."""
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "size": {"type": "integer"}, "note": _STRING}}}}
+    collection = _serve(pair, "ratchets", "Ratchet", schema)
+    big = {"apiVersion": f"{GROUP}/v1", "kind": "Ratchet", "metadata": {"name": "big"}, "spec": {"size": 10}}
+    fake, real = _both(pair, "POST", collection, big)
+    assert fake == real and fake[0] == 201
+    schema["properties"]["spec"]["x-kubernetes-validations"] = [{"rule": "self.size < 5", "message": "too big"}]
+    for client in (pair.fake, pair.real):
+        crd = client.get(f"{CRDS}/ratchets.{GROUP}").json()
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = schema
+        assert client.put(f"{CRDS}/ratchets.{GROUP}", json=crd).status_code == 200
+        deadline = time.monotonic() + 30  # kube serves the new schema once its handler reloads it
+        while client.post(f"{collection}?dryRun=All", json={**big, "metadata": {"name": "probe"}}).status_code != 422 \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+    for change in ({"metadata": {"labels": {"a": "b"}}}, {"spec": {"size": 10, "note": "x"}}):
+        answers = []
+        for client in (pair.fake, pair.real):
+            current = client.get(f"{collection}/big").json()
+            current["metadata"].update(change.get("metadata", {}))
+            current["spec"] = change.get("spec", current["spec"])
+            response = client.put(f"{collection}/big", json=current)
+            answers.append((_status_of(response), response.headers.get("warning")))
+        assert answers[0] == answers[1]
+        assert ("too big" in (answers[1][1] or "")) if "metadata" in change else answers[1][0][0] == 422, answers
+
+
+PROBE_SCHEMA = {"type": "object", "x-kubernetes-validations": [
+    {"rule": "self.metadata.name.size() <= 12", "message": "short names only"}],
+    "properties": {"spec": {"type": "object", "properties": {
+        "ios": {"x-kubernetes-int-or-string": True, "x-kubernetes-validations": [{"rule": "self > 0"}]},
+        "a": {"type": "integer"}, "b": {"type": "integer"},
+        "l": {"type": "array", "maxItems": 4, "items": {"type": "integer"}},
+        "s": _STRING, "q": _STRING,
+    }, "x-kubernetes-validations": [
+        {"rule": "!has(self.b) || self.a / self.b > 0"},
+        {"rule": "!has(self.l) || self.l[3] == 1"},
+        {"rule": "!has(self.a) || self.a * 2 > 0"},
+        {"rule": "!has(self.s) || self.s.charAt(10) == 'x'"},
+        {"rule": "!has(self.q) || quantity(self.q).isGreaterThan(quantity('1'))"},
+        {"rule": "!has(self.s) || self.s.matches('^[a-z]+$')", "messageExpression": "self.s.charAt(10)", "message": "lowercase"},
+    ]}}}
+
+PROBES = [
+    ("int-or-string-overload", "p1", {"ios": "abc"}),
+    ("division-by-zero", "p2", {"a": 1, "b": 0}),
+    ("index-out-of-range", "p3", {"l": [1]}),
+    ("integer-overflow", "p4", {"a": 2**62}),
+    ("library-error", "p5", {"s": "ab"}),
+    ("quantity-parse-error", "p6", {"q": "1GG"}),
+    ("message-expression-error-falls-back", "p7", {"s": "AB"}),
+    ("root-rule-on-metadata", "a-much-too-long-name", {}),
+]
+
+
+@pytest.fixture(scope="module")
+def probes(pair: Pair) -> str:
+    return _serve(pair, "probes", "Probe", PROBE_SCHEMA)
+
+
+@pytest.mark.parametrize(("case", "name", "spec"), PROBES, ids=[case for case, _name, _spec in PROBES])
+def test_runtime_errors(pair: Pair, probes: str, case: str, name: str, spec: dict[str, Any]) -> None:
+    fake, real = _both(pair, "POST", probes, {"apiVersion": f"{GROUP}/v1", "kind": "Probe", "metadata": {"name": name},
+                                              "spec": spec})
+    assert fake == real
+
+
+LIBRARY_SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+    "versions": {"type": "array", "maxItems": 4, "items": _STRING},
+    "tags": {"type": "array", "maxItems": 4, "items": _STRING},
+    "host": _STRING, "version": _STRING,
+}, "x-kubernetes-validations": [
+    {"rule": "!has(self.versions) || self.versions.all(v, isSemver(v))", "message": "semver only"},
+    {"rule": "!has(self.versions) || !self.versions.all(v, isSemver(v)) || self.versions.map(v, semver(v)).all(v, v.major() >= 1)",
+     "message": "major 1 at least"},
+    {"rule": "!has(self.version) || semver(self.version, true).isGreaterThan(semver('1.2.0'))", "message": "newer than 1.2"},
+    {"rule": "!has(self.tags) || self.tags.distinct().size() == self.tags.size()", "message": "tags are distinct"},
+    {"rule": "!has(self.tags) || sets.contains(['a', 'b', 'c', 'd'], self.tags)", "message": "known tags"},
+    {"rule": "!has(self.tags) || self.tags.sort() == self.tags", "message": "sorted tags"},
+    {"rule": "!has(self.host) || !format.dns1123Subdomain().validate(self.host).hasValue()",
+     "messageExpression": "format.dns1123Subdomain().validate(self.host).value()[0]"},
+]}}}
+
+LIBRARY_CASES = [
+    ("libraries-valid", {"versions": ["1.0.0", "2.1.3-rc.1"], "tags": ["a", "b"], "host": "example.com", "version": "v1.3"}),
+    ("semver-invalid", {"versions": ["1.0", "v2.0.0"]}),
+    ("semver-major", {"versions": ["0.9.0"]}),
+    ("semver-normalized", {"version": "v1.1"}),
+    ("lists-and-sets", {"tags": ["c", "a", "a", "x"]}),
+    ("format-message-expression", {"host": "Not_A_Host"}),
+]
+
+
+@pytest.fixture(scope="module")
+def libraries(pair: Pair) -> str:
+    return _serve(pair, "libraries", "Library", LIBRARY_SCHEMA)
+
+
+@pytest.mark.parametrize(("name", "spec"), LIBRARY_CASES, ids=[name for name, _spec in LIBRARY_CASES])
+def test_kube_libraries(pair: Pair, libraries: str, name: str, spec: dict[str, Any]) -> None:
+    fake, real = _both(pair, "POST", libraries, {"apiVersion": f"{GROUP}/v1", "kind": "Library",
+                                                 "metadata": {"name": name}, "spec": spec})
+    assert fake == real
