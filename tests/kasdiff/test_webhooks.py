@@ -224,3 +224,29 @@ def test_selectors_and_operations(case: Case) -> None:
               content_type="application/merge-patch+json")
     case.send("update (neither selected)", "PATCH", "configmaps/s", {"data": {"x": "y"}},
               content_type="application/merge-patch+json")
+
+
+def test_match_conditions(case: Case) -> None:
+    case.configure(VALIDATING,
+                   {"behaviour": "deny", "matchConditions": [
+                       {"name": "marked", "expression": "has(object.metadata.labels) && 'refuse' in object.metadata.labels"},
+                       {"name": "by-admin", "expression": "request.userInfo.username == 'admin'"}]},
+                   {"behaviour": "deny", "name": "on-update.kasdiff.dev", "matchConditions": [
+                       {"name": "changed", "expression": "oldObject != null && object.data != oldObject.data"}]},
+                   {"behaviour": "deny", "name": "broken.kasdiff.dev", "matchConditions": [
+                       {"name": "needs-spec", "expression": "object.spec.size > 1"}],
+                    "objectSelector": {"matchLabels": {"broken": "fail"}}},
+                   {"behaviour": "deny", "name": "broken-ignored.kasdiff.dev", "failurePolicy": "Ignore",
+                    "matchConditions": [{"name": "needs-spec", "expression": "object.spec.size > 1"}],
+                    "objectSelector": {"matchLabels": {"broken": "ignore"}}})
+    case.send("create (conditions false)", "POST", "configmaps", {**CONFIG_MAP, "metadata": {"name": "plain"}})
+    case.send("create (conditions true)", "POST", "configmaps",
+              {**CONFIG_MAP, "metadata": {"name": "marked", "labels": {"refuse": "yes"}}})
+    case.send("update (data unchanged)", "PATCH", "configmaps/plain", {"metadata": {"labels": {"x": "y"}}},
+              content_type="application/merge-patch+json")
+    case.send("update (data changed)", "PATCH", "configmaps/plain", {"data": {"a": "changed"}},
+              content_type="application/merge-patch+json")
+    case.send("create (condition fails, Fail)", "POST", "configmaps",
+              {**CONFIG_MAP, "metadata": {"name": "broken", "labels": {"broken": "fail"}}})
+    case.send("create (condition fails, Ignore)", "POST", "configmaps",
+              {**CONFIG_MAP, "metadata": {"name": "ignored", "labels": {"broken": "ignore"}}})

@@ -12,9 +12,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...cel.engine import CompileError, Environment, EvaluationError, Program
 from ...machinery.selectors import LabelSelector, label_selector_as_selector
-from ...machinery.status import internal_error
+from ...machinery.status import forbidden, internal_error
 from .request import Attributes, Json
+from .review import admission_request
+
+#: The variables of a webhook's match conditions (``authorizer`` is declared; its library is not
+#: served, so a condition calling it fails as an evaluation error).
+MATCH_CONDITIONS = Environment(("object", "oldObject", "request", "authorizer"))
 
 #: The admission configuration resources no webhook sees (``IsExemptAdmissionConfigurationResource``):
 #: a webhook must never be able to stop its own configuration from being fixed.
@@ -74,11 +80,13 @@ class Webhook:
     client_config: Json
     reinvoke_if_needed: bool
     mutating: bool
+    #: (name, compiled expression or the compile error) of each match condition.
+    match_conditions: tuple[tuple[str, Program | CompileError], ...] = ()
 
     def matches(self, attrs: Attributes, namespace_labels: Callable[[], dict[str, str]]) -> bool:
-        """``ShouldCallHook`` without match conditions: False when the request is not for this
-        webhook; raises kube's error when a selector cannot be evaluated (the namespace of the
-        request does not exist: its 404)."""
+        """``ShouldCallHook``: False when the request is not for this webhook; raises kube's
+        error when a selector cannot be evaluated (the namespace of the request does not exist:
+        its 404) or a match condition fails under ``failurePolicy: Fail``."""
         if not any(rule.matches(attrs) for rule in self.rules):
             return False
         if self.selector_error is not None:
@@ -86,10 +94,37 @@ class Webhook:
         if self.namespace_selector is not None and (attrs.namespace or attrs.resource == "namespaces"):
             if not self.namespace_selector.matches(namespace_labels()):
                 return False
-        if self.object_selector is not None:
-            return any(obj is not None and self.object_selector.matches(_labels(obj))
-                       for obj in (attrs.object, attrs.old_object))
-        return True
+        if self.object_selector is not None and not any(
+                obj is not None and self.object_selector.matches(_labels(obj)) for obj in (attrs.object, attrs.old_object)):
+            return False
+        return not self.match_conditions or self._conditions_hold(attrs)
+
+    def _conditions_hold(self, attrs: Attributes) -> bool:
+        """``matchconditions.Matcher.Match``: a condition false skips the webhook; errors (with
+        none false) fail the request under ``Fail`` (kube's 403 naming them) and skip the webhook
+        under ``Ignore``."""
+        bindings = {"object": attrs.object, "oldObject": attrs.old_object,
+                    "request": admission_request(attrs), "authorizer": None}
+        errors = []
+        for _name, program in self.match_conditions:
+            if isinstance(program, CompileError):
+                errors.append(f"compilation failed: {program}")
+                continue
+            try:
+                value = program.evaluate(bindings)
+            except EvaluationError as err:
+                errors.append(f"expression '{program.source}' resulted in error: {err}")
+                continue
+            if value is False:
+                return False
+            if value is not True:
+                errors.append(f"expression '{program.source}' resulted in error: no such overload")
+        if not errors:
+            return True
+        if self.failure_policy == "Ignore":
+            return False
+        message = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+        raise forbidden(attrs.group, attrs.resource, attrs.name, message)
 
 
 def _labels(obj: Json) -> dict[str, str]:
@@ -134,8 +169,17 @@ def compile_configurations(configurations: Sequence[Json], mutating: bool) -> tu
                 review_versions=tuple(hook.get("admissionReviewVersions") or ()),
                 client_config=hook.get("clientConfig") or {},
                 reinvoke_if_needed=hook.get("reinvocationPolicy") == "IfNeeded", mutating=mutating,
+                match_conditions=tuple((condition.get("name", ""), _compiled(condition.get("expression", "")))
+                                       for condition in hook.get("matchConditions") or ()),
             ))
     return tuple(hooks)
+
+
+def _compiled(expression: str) -> Program | CompileError:
+    try:
+        return MATCH_CONDITIONS.compile(expression)
+    except CompileError as err:
+        return err
 
 
 def is_exempt(attrs: Attributes) -> bool:

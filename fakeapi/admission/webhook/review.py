@@ -38,10 +38,9 @@ def review_version(attrs: Attributes, webhook: str, accepted: tuple[str, ...]) -
                              "versions (v1, v1beta1)")
 
 
-def review_request(attrs: Attributes, version: str) -> tuple[str, bytes]:
-    """A new request uid and the ``AdmissionReview`` naming it, encoded as kube encodes it (Go's
-    field order; ``object``, ``oldObject`` and ``options`` are null when absent)."""
-    uid = str(uuid.uuid4())
+def admission_request(attrs: Attributes, uid: str = "") -> Json:
+    """The ``AdmissionRequest`` of ``attrs`` in Go's field order (what a match condition reads
+    as ``request``); ``object``, ``oldObject`` and ``options`` are null when absent."""
     request: Json = {
         "uid": uid,
         "kind": {"group": attrs.group, "version": attrs.version, "kind": attrs.kind},
@@ -63,7 +62,14 @@ def review_request(attrs: Attributes, version: str) -> tuple[str, bytes]:
     request["oldObject"] = attrs.old_object
     request["dryRun"] = attrs.request.dry_run
     request["options"] = attrs.request.options
-    review = {"kind": "AdmissionReview", "apiVersion": f"admission.k8s.io/{version}", "request": request}
+    return request
+
+
+def review_request(attrs: Attributes, version: str) -> tuple[str, bytes]:
+    """A new request uid and the ``AdmissionReview`` naming it, encoded as kube encodes it."""
+    uid = str(uuid.uuid4())
+    review = {"kind": "AdmissionReview", "apiVersion": f"admission.k8s.io/{version}",
+              "request": admission_request(attrs, uid)}
     return uid, orjson.dumps(review)
 
 
