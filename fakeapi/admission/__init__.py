@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..machinery.status import StatusError, forbidden
+from .policy.dispatch import PolicyDispatcher
 from .webhook import request as webhook_request
 from .webhook.dispatch import Decoder, Reinvocation, WebhookDispatcher
 
@@ -87,7 +88,7 @@ def _install() -> None:
     if not _installed:
         for module in pkgutil.iter_modules(__path__):
             if module.ispkg:
-                continue  # webhook/: not plugins registered by import
+                continue  # webhook/, policy/: not plugins registered by import
             importlib.import_module(f"{__name__}.{module.name}")
         _installed = True
 
@@ -140,6 +141,12 @@ class Admission:
         self.update_status: StatusWriter = status_writer or (lambda group, kind, namespace, name, change: None)
         self.dry_run = False
         self.webhooks = WebhookDispatcher(self.lookup, self.list)
+        self.policies = PolicyDispatcher(self.lookup, self.list)
+
+    def configured(self) -> bool:
+        """Whether a write must be admitted with its request's attributes: a webhook is
+        configured or a ValidatingAdmissionPolicy bound."""
+        return self.webhooks.configured() or self.policies.configured()
 
     def admit(self, group: str, kind: str, obj: Json | None, old: Json | None, subresource: str | None,
               target: WebhookTarget | None = None) -> None:
@@ -161,8 +168,8 @@ class Admission:
 
     def validate(self, group: str, kind: str, obj: Json | None, old: Json | None, subresource: str | None,
                  dry_run: bool = False, target: WebhookTarget | None = None) -> None:
-        """The validating plugins of the kind, the validating webhooks, then the plugins of
-        every kind (``obj`` is None for a delete)."""
+        """The validating plugins of the kind, the ValidatingAdmissionPolicies, the validating
+        webhooks, then the plugins of every kind (``obj`` is None for a delete)."""
         outer, self.dry_run = self.dry_run, dry_run  # a plugin's own writes are admitted too
         try:
             if obj is not None:
@@ -170,6 +177,7 @@ class Admission:
                     plugin(self, obj, old, subresource)
             attrs = self._webhook_attributes(group, kind, obj, old, subresource, target)
             if attrs is not None:
+                self.policies.validate(attrs)
                 self.webhooks.validate(attrs)
             if obj is not None:
                 for plugin in validators_of_every_kind():
@@ -183,7 +191,7 @@ class Admission:
         if target is None:
             return None
         request = webhook_request.current.get()
-        if request is None or not self.webhooks.configured():
+        if request is None or not self.configured():
             return None
         return webhook_request.Attributes(
             target.operation, group, target.version, kind, target.resource, subresource or "", target.namespace,

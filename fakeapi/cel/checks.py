@@ -156,17 +156,54 @@ def selection_issues(source: str, schemas: Mapping[str, tuple[Mapping[str, Any],
     (``bool``, ``string``, ``other``; None: not known without a type checker)."""
     toks = list(tokens(source))
     issues: list[tuple[int, str]] = []
-    selections: dict[int, _Selection] = {}
-    for index, (_offset, text) in enumerate(toks):
-        if text in schemas and (index == 0 or toks[index - 1][1] != "."):
-            schema, resource_root = schemas[text]
-            selections[index] = _walk(source, toks, index, schema, resource_root, issues)
+    selections = _selections(source, toks, schemas, issues)
     if issues:
         return issues, None
     operands = _operands(source, toks, selections)
     issues += _method_issues(source, toks, selections, operands)
     issues += _comparison_issues(source, toks, operands)
     return sorted(issues), None if issues else _kind(toks, operands)
+
+
+def _selections(source: str, toks: list[tuple[int, str]], schemas: Mapping[str, tuple[Mapping[str, Any], bool]],
+                issues: list[tuple[int, str]]) -> dict[int, _Selection]:
+    """The selections of each use of a variable of ``schemas``, by its token's index."""
+    selections: dict[int, _Selection] = {}
+    for index, (_offset, text) in enumerate(toks):
+        if text in schemas and (index == 0 or toks[index - 1][1] != "."):
+            schema, resource_root = schemas[text]
+            selections[index] = _walk(source, toks, index, schema, resource_root, issues)
+    return selections
+
+
+def result_type(source: str, schemas: Mapping[str, tuple[Mapping[str, Any], bool]],
+                dynamic: frozenset[str]) -> str | None:
+    """The CEL type name cel-go's checker gives the whole expression, where its shape tells it
+    without a checker: ``dyn`` for a field selection of a ``dynamic`` variable (``object.a.b``),
+    the type of a selection of a variable of ``schemas`` whose schema is a scalar's, of a
+    literal, ``bool`` for a comparison or logical operator at the top level, ``string`` for a
+    concatenation with a string literal, a number type for arithmetic of literals of that
+    type. None: not known here."""
+    toks = list(tokens(source))
+    if not toks:
+        return None
+    if toks[0][1] in dynamic and len(toks) % 2 == 1 and all(
+            text == "." if i % 2 else text[:1].isidentifier() for i, (_offset, text) in enumerate(toks[1:], 1)):
+        return "dyn"
+    issues: list[tuple[int, str]] = []
+    operands = _operands(source, toks, _selections(source, toks, schemas, issues))
+    kind = _kind(toks, operands)
+    if kind == _BOOL:
+        return "bool"
+    whole = operands.get(0)
+    if whole is not None and whole[0] == len(toks) and whole[1] not in (None, "map"):
+        return whole[1]
+    if kind == _STRING:
+        return "string"
+    numbers = {_literal_type(source, offset) for offset, text in toks if text == NUMBER_LITERAL}
+    if len(numbers) == 1 and all(text == NUMBER_LITERAL or text in "+-*/%()" for _offset, text in toks):
+        return numbers.pop()
+    return None
 
 
 def _method_issues(source: str, toks: list[tuple[int, str]], selections: dict[int, _Selection],

@@ -101,3 +101,15 @@ def _formatted(text: str, string_format: Any) -> Any:
     except (ValueError, binascii.Error):
         return text
     return text
+
+
+def cel_type_name(value: Any) -> str:
+    """The name cel-go gives the type of an evaluated value (``ref.Type``'s ``String``)."""
+    if value is None:
+        return "null_type"
+    for python_type, name in ((bool, "bool"), (int, "int"), (float, "double"), (str, "string"), (bytes, "bytes"),
+                              (list, "list"), (dict, "map"), (datetime, "google.protobuf.Timestamp"),
+                              (timedelta, "google.protobuf.Duration")):
+        if isinstance(value, python_type):
+            return name
+    return type(value).__name__

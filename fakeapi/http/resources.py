@@ -490,7 +490,7 @@ async def _admitted(registry: Registry, request: Request, options: dict[str, Any
     """``write(*args, **kwargs)``, admitted by the webhooks it matches: with any configured, the
     write runs where it can wait for their calls without blocking the event loop, and knows the
     request's user and ``options`` (kube's admission attributes); else it runs as it is."""
-    if not registry.admission.webhooks.configured():
+    if not registry.admission.configured():
         return write(*args, **kwargs)
     token = webhook_request.current.set(
         webhook_request.WebhookRequest(request_user(request).to_json(), options, dry))

@@ -13,10 +13,10 @@ import orjson
 from ...machinery import warning
 from ...machinery.golang import go_quote
 from ...machinery.patch import JSON_PATCH, apply_patch
-from ...machinery.status import StatusError, internal_error, not_found
+from ...machinery.status import StatusError, internal_error
 from ...runtime import can_wait, wait_for
 from .client import Lister, Lookup, WebhookCallFailed, WebhookClients
-from .matching import ADMISSION_GROUP, Webhook, compile_configurations, is_exempt
+from .matching import ADMISSION_GROUP, Webhook, compile_configurations, is_exempt, namespace_of
 from .request import Attributes, Json
 from .review import AdmissionResponse, CallError, denied, dry_run_unsupported, review_request, review_version, \
     verify_response
@@ -76,18 +76,9 @@ class WebhookDispatcher:
 
         def namespace_labels() -> dict[str, str]:
             if not labels:
-                labels.append(self._namespace_labels(attrs))
+                labels.append((namespace_of(self._lookup, attrs).get("metadata") or {}).get("labels") or {})
             return labels[0]
         return [hook for hook in hooks if hook.matches(attrs, namespace_labels)]
-
-    def _namespace_labels(self, attrs: Attributes) -> dict[str, str]:
-        """``GetNamespaceLabels``: a namespace written is its own; else the stored namespace's."""
-        if attrs.resource == "namespaces" and not attrs.subresource and attrs.operation in ("CREATE", "UPDATE"):
-            return ((attrs.object or {}).get("metadata") or {}).get("labels") or {}
-        namespace = self._lookup("", "Namespace", None, attrs.namespace)
-        if namespace is None:
-            raise not_found("", "namespaces", attrs.namespace)
-        return (namespace.get("metadata") or {}).get("labels") or {}
 
     # ------------------------------------------------------------------ mutating
 

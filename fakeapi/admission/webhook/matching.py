@@ -8,13 +8,14 @@ so a request pays for the matching only."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ...cel.engine import CompileError, Environment, EvaluationError, Program
 from ...machinery.selectors import LabelSelector, label_selector_as_selector
-from ...machinery.status import forbidden, internal_error
+from ...machinery.status import forbidden, internal_error, not_found
+from .client import Lookup
 from .request import Attributes, Json
 from .review import admission_request
 
@@ -91,54 +92,85 @@ class Webhook:
             return False
         if self.selector_error is not None:
             raise internal_error(self.selector_error)
-        if self.namespace_selector is not None and (attrs.namespace or attrs.resource == "namespaces"):
-            if not self.namespace_selector.matches(namespace_labels()):
-                return False
-        if self.object_selector is not None and not any(
-                obj is not None and self.object_selector.matches(_labels(obj)) for obj in (attrs.object, attrs.old_object)):
+        if not selectors_match(self.namespace_selector, self.object_selector, attrs, namespace_labels):
             return False
         return not self.match_conditions or self._conditions_hold(attrs)
 
     def _conditions_hold(self, attrs: Attributes) -> bool:
-        """``matchconditions.Matcher.Match``: a condition false skips the webhook; errors (with
-        none false) fail the request under ``Fail`` (kube's 403 naming them) and skip the webhook
-        under ``Ignore``."""
+        """A condition false skips the webhook; errors (with none false) fail the request under
+        ``Fail`` (kube's 403 naming them) and skip the webhook under ``Ignore``."""
         bindings = {"object": attrs.object, "oldObject": attrs.old_object,
                     "request": admission_request(attrs), "authorizer": None}
-        errors = []
-        for _name, program in self.match_conditions:
-            if isinstance(program, CompileError):
-                errors.append(f"compilation failed: {program}")
-                continue
-            try:
-                value = program.evaluate(bindings)
-            except EvaluationError as err:
-                errors.append(f"expression '{program.source}' resulted in error: {err}")
-                continue
-            if value is False:
-                return False
-            if value is not True:
-                errors.append(f"expression '{program.source}' resulted in error: no such overload")
-        if not errors:
-            return True
+        holds, errors = evaluate_conditions(self.match_conditions, bindings)
+        if not holds or not errors:
+            return holds
         if self.failure_policy == "Ignore":
             return False
-        message = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
-        raise forbidden(attrs.group, attrs.resource, attrs.name, message)
+        raise forbidden(attrs.group, attrs.resource, attrs.name, aggregate(errors))
+
+
+def evaluate_conditions(conditions: Sequence[tuple[str, Program | CompileError]],
+                        bindings: Mapping[str, Any]) -> tuple[bool, list[str]]:
+    """``matchconditions.Matcher.Match`` of compiled conditions: (False, []) when one is false,
+    else (True, the errors of those that failed to compile or evaluate)."""
+    errors = []
+    for _name, program in conditions:
+        if isinstance(program, CompileError):
+            errors.append(f"compilation failed: {program}")
+            continue
+        try:
+            value = program.evaluate(bindings)
+        except EvaluationError as err:
+            errors.append(f"expression '{program.source}' resulted in error: {err}")
+            continue
+        if value is False:
+            return False, []
+        if value is not True:
+            errors.append(f"expression '{program.source}' resulted in error: no such overload")
+    return True, errors
+
+
+def aggregate(errors: Sequence[str]) -> str:
+    """``utilerrors.NewAggregate(errors).Error()``: one error's text, else them all bracketed."""
+    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+
+
+def selectors_match(namespace_selector: LabelSelector | None, object_selector: LabelSelector | None,
+                    attrs: Attributes, namespace_labels: Callable[[], dict[str, str]]) -> bool:
+    """The namespace selector (``MatchNamespaceSelector``: a cluster-scoped object other than a
+    namespace is always selected; ``namespace_labels`` may raise the namespace's 404), then the
+    object selector (``MatchObjectSelector``: the new or the old object); None selects all."""
+    if namespace_selector is not None and (attrs.namespace or attrs.resource == "namespaces"):
+        if not namespace_selector.matches(namespace_labels()):
+            return False
+    return object_selector is None or any(
+        obj is not None and object_selector.matches(_labels(obj)) for obj in (attrs.object, attrs.old_object))
+
+
+def namespace_of(lookup: Lookup, attrs: Attributes) -> Json:
+    """``GetNamespaceLabels``'s namespace: a namespace written is its own; else the stored
+    namespace of the request (its 404 when there is none)."""
+    if attrs.resource == "namespaces" and not attrs.subresource and attrs.operation in ("CREATE", "UPDATE"):
+        return attrs.object or {}
+    namespace = lookup("", "Namespace", None, attrs.namespace)
+    if namespace is None:
+        raise not_found("", "namespaces", attrs.namespace)
+    return namespace
 
 
 def _labels(obj: Json) -> dict[str, str]:
     return (obj.get("metadata") or {}).get("labels") or {}
 
 
-def _selector(value: Any) -> LabelSelector | None:
-    """A webhook's selector; None for the empty one, which selects everything."""
+def selector(value: Any) -> LabelSelector | None:
+    """A webhook's or a policy's selector; None for the empty one, which selects everything."""
     if not value:
         return None
     return label_selector_as_selector(value)
 
 
-def _rule(rule: Json) -> Rule:
+def rule_of(rule: Json) -> Rule:
+    """A ``RuleWithOperations`` (or the rule of a ``NamedRuleWithOperations``)."""
     return Rule(frozenset(rule.get("operations") or ()), frozenset(rule.get("apiGroups") or ()),
                 frozenset(rule.get("apiVersions") or ()),
                 tuple((res.partition("/")[0], res.partition("/")[2]) for res in rule.get("resources") or ()),
@@ -155,14 +187,14 @@ def compile_configurations(configurations: Sequence[Json], mutating: bool) -> tu
         for index, hook in enumerate(configuration.get("webhooks") or ()):
             selector_error = None
             try:
-                namespace_selector = _selector(hook.get("namespaceSelector"))
-                object_selector = _selector(hook.get("objectSelector"))
+                namespace_selector = selector(hook.get("namespaceSelector"))
+                object_selector = selector(hook.get("objectSelector"))
             except ValueError as err:
                 namespace_selector = object_selector = None
                 selector_error = str(err)
             hooks.append(Webhook(
                 configuration=config_name, name=hook["name"], uid=f"{config_name}/{hook['name']}/{index}",
-                rules=tuple(_rule(rule) for rule in hook.get("rules") or ()),
+                rules=tuple(rule_of(rule) for rule in hook.get("rules") or ()),
                 namespace_selector=namespace_selector, object_selector=object_selector, selector_error=selector_error,
                 failure_policy=hook.get("failurePolicy") or "Fail", side_effects=hook.get("sideEffects"),
                 timeout_seconds=hook.get("timeoutSeconds") or 10,

@@ -1,9 +1,12 @@
 """admissionregistration.k8s.io validation (kube's ``pkg/apis/admissionregistration/validation``):
 webhook configurations, ValidatingAdmissionPolicies and their bindings.
 
-CEL expressions (match conditions, validations, message expressions, audit annotation values,
-variables) are checked for presence and shape only: kube compiles them (type errors, unknown
-variables, cost limits), which needs a CEL implementation fakeapi does not have."""
+A policy's CEL expressions (match conditions, variables, validations, message expressions,
+audit annotation values) are compiled as kube compiles them, with ``fakeapi.cel``: syntax
+errors, undeclared references, the fields of ``request``, ``namespaceObject`` and ``variables``
+and comparisons ``checks`` can type, and the type an expression must evaluate to where its
+shape tells it (``checks.result_type``); what only cel-go's full type checker finds, and cost
+limits, pass. A webhook's match conditions are checked for presence and shape only."""
 
 from __future__ import annotations
 
@@ -11,6 +14,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ...cel import admission as cel_admission
+from ...cel.checks import check, result_type
+from ...cel.engine import Environment
 from ...machinery.path import validate_path_segment_name
 from ...machinery.status import (
     FieldError,
@@ -156,15 +162,20 @@ def _validate_named_rule_with_operations(rule: Json, path: str) -> list[FieldErr
 
 # ----------------------------------------------------------------------------- match conditions
 
-def _validate_match_conditions(conditions: Sequence[Json], path: str) -> list[FieldError]:
+def _validate_match_conditions(conditions: Sequence[Json], path: str,
+                               compiler: _Compiler | None = None) -> list[FieldError]:
+    """``validateMatchConditions``; each expression compiled with ``compiler`` (a policy's)."""
     errors = []
     if len(conditions) > 64:
         errors.append(too_many_error(path, len(conditions), 64))
     names: set[str] = set()
     for i, condition in enumerate(conditions):
         condition_path = index(path, i)
-        if not (condition.get("expression") or "").strip():
+        expression = (condition.get("expression") or "").strip()
+        if not expression:
             errors.append(required_error(child(condition_path, "expression")))
+        elif compiler is not None:
+            errors += compiler.errors(expression, child(condition_path, "expression"), ("bool",), variables=False)
         name = condition.get("name") or ""
         if not name:
             errors.append(required_error(child(condition_path, "name")))
@@ -294,6 +305,38 @@ def validate_mutating_webhook_configuration_update(new: Json, old: Json) -> list
 
 # ----------------------------------------------------------------------------- policies
 
+#: The variables whose type is ``dyn`` (nothing is known of their fields before evaluation).
+_DYNAMIC = frozenset((cel_admission.OBJECT, cel_admission.OLD_OBJECT, cel_admission.PARAMS))
+
+
+class _Compiler:
+    """A policy's expressions compiled as kube's validation compiles them: with ``params`` when
+    the policy has a ``paramKind``, with ``variables`` (each variable seeing those before it)
+    when it has variables (kube's composited compiler)."""
+
+    def __init__(self, has_params: bool, has_variables: bool) -> None:
+        self.has_params = has_params
+        self.variables: list[str] | None = [] if has_variables else None
+
+    def errors(self, expression: str, path: str, expected: tuple[str, ...], *, variables: bool = True,
+               authorizer: bool = True, shown: str | None = None) -> list[FieldError]:
+        """``CompileCELExpression``'s error as ``field.Invalid`` of ``shown`` (default: the
+        expression): the issues, else the result's type when it is none of ``expected``."""
+        composited = variables and self.variables is not None
+        environment: Environment = cel_admission.environment(self.has_params, authorizer, composited)
+        schemas = cel_admission.schemas(self.variables if composited else None)
+        issues, _kind = check(environment, expression, schemas)
+        shown = expression if shown is None else shown
+        if issues is not None:
+            return [invalid_error(path, shown, f"compilation failed: {issues}")]
+        got = result_type(expression, schemas, _DYNAMIC)
+        if not expected or got is None or got in expected:
+            return []
+        if len(expected) == 1:
+            return [invalid_error(path, shown, f"must evaluate to {expected[0]} but got {got}")]
+        return [invalid_error(path, shown, f"must evaluate to one of [{' '.join(expected)}] but got {got}")]
+
+
 def _validate_param_kind(param_kind: Json, path: str) -> list[FieldError]:
     errors = []
     api_version, kind = param_kind.get("apiVersion") or "", param_kind.get("kind") or ""
@@ -345,25 +388,35 @@ def _validate_match_resources(match: Json | None, path: str) -> list[FieldError]
     return errors
 
 
-def _validate_variable(variable: Json, path: str) -> list[FieldError]:
+def _validate_variable(compiler: _Compiler, variable: Json, path: str) -> list[FieldError]:
     errors = []
     name = variable.get("name") or ""
     if not name.strip():
         errors.append(required_error(child(path, "name"), "name is not specified"))
     elif not _CEL_IDENTIFIER.fullmatch(name) or name in _CEL_RESERVED:
         errors.append(invalid_error(child(path, "name"), name, "must be a valid CEL identifier"))
-    if not (variable.get("expression") or "").strip():
+    expression = variable.get("expression") or ""
+    if not expression.strip():
         errors.append(required_error(child(path, "expression"), "expression is not specified"))
+    else:
+        errors += compiler.errors(expression, child(path, "expression"), ())
+    if compiler.variables is not None:
+        compiler.variables.append(name)  # a later expression may read it, compiled or not
     return errors
 
 
-def _validate_validation(validation: Json, path: str) -> list[FieldError]:
+def _validate_validation(compiler: _Compiler, validation: Json, path: str) -> list[FieldError]:
     errors = []
     message, message_expression = validation.get("message") or "", validation.get("messageExpression") or ""
-    if not (validation.get("expression") or "").strip():
+    expression = validation.get("expression") or ""
+    if not expression.strip():
         errors.append(required_error(child(path, "expression"), "expression is not specified"))
+    else:
+        errors += compiler.errors(expression, child(path, "expression"), ("bool",))
     if message_expression and not message_expression.strip():
         errors.append(invalid_error(child(path, "messageExpression"), message_expression, "must be non-empty if specified"))
+    elif message_expression:
+        errors += compiler.errors(message_expression, child(path, "messageExpression"), ("string",), authorizer=False)
     trimmed = message.strip()
     if message and not trimmed:
         errors.append(invalid_error(child(path, "message"), message, "must be non-empty if specified"))
@@ -375,7 +428,7 @@ def _validate_validation(validation: Json, path: str) -> list[FieldError]:
     return errors
 
 
-def _validate_audit_annotation(policy_name: str, annotation: Json, path: str) -> list[FieldError]:
+def _validate_audit_annotation(compiler: _Compiler, policy_name: str, annotation: Json, path: str) -> list[FieldError]:
     key = annotation.get("key") or ""
     if policy_name:
         errors = validate_qualified_name(f"{policy_name}/{key}", child(path, "key"))
@@ -387,6 +440,9 @@ def _validate_audit_annotation(policy_name: str, annotation: Json, path: str) ->
     elif len(value_expression.encode()) > _MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH:
         errors.append(required_error(child(path, "valueExpression"),
                                      f"must not exceed {_MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH} bytes in length"))
+    else:
+        errors += compiler.errors(value_expression, child(path, "valueExpression"), ("string", "null_type"),
+                                  shown=annotation.get("valueExpression") or "")
     return errors
 
 
@@ -406,16 +462,17 @@ def _validate_policy_spec(name: str, spec: Json, ignore_match_conditions: bool) 
         errors += _validate_match_resources(constraints, "spec.matchConstraints")
         if not values(constraints, "resourceRules"):
             errors.append(required_error("spec.matchConstraints.resourceRules"))
+    compiler = _Compiler(spec.get("paramKind") is not None, bool(values(spec, "variables")))
     if not ignore_match_conditions:
-        errors += _validate_match_conditions(values(spec, "matchConditions"), "spec.matchConditions")
+        errors += _validate_match_conditions(values(spec, "matchConditions"), "spec.matchConditions", compiler)
     for i, variable in enumerate(values(spec, "variables")):
-        errors += _validate_variable(variable, index("spec.variables", i))
+        errors += _validate_variable(compiler, variable, index("spec.variables", i))
     validations, annotations = values(spec, "validations"), spec.get("auditAnnotations")
     if not validations and not annotations:
         detail = "validations or auditAnnotations must contain at least one item"
         return errors + [required_error("spec.validations", detail), required_error("spec.auditAnnotations", detail)]
     for i, validation in enumerate(validations):
-        errors += _validate_validation(validation, index("spec.validations", i))
+        errors += _validate_validation(compiler, validation, index("spec.validations", i))
     if annotations is not None:
         if len(annotations) > _MAX_AUDIT_ANNOTATIONS:
             errors.append(invalid_json("spec.auditAnnotations",
@@ -425,7 +482,7 @@ def _validate_policy_spec(name: str, spec: Json, ignore_match_conditions: bool) 
         keys: set[str] = set()
         for i, annotation in enumerate(annotations):
             path = index("spec.auditAnnotations", i)
-            errors += _validate_audit_annotation(name, annotation, path)
+            errors += _validate_audit_annotation(compiler, name, annotation, path)
             key = annotation.get("key") or ""
             if key in keys:
                 errors.append(duplicate_error(child(path, "key"), key))

@@ -1,0 +1,364 @@
+"""ValidatingAdmissionPolicies against the real kube-apiserver: the same policies and bindings
+stored in both servers, the same writes sent to both; the answers (code, reason, message,
+causes) and the warnings must be kube's.
+
+Every case works in a namespace of its own, labelled for it, and its policies select that
+namespace only. Kube learns of policies and bindings through informers and recompiles them
+every second: a case's policies are active once a probe policy, bound after all of them,
+refuses a dry-run probe on both servers (the informers deliver each kind in order, so the
+probe's binding seen means every earlier binding is). Objects labelled ``probe`` are excluded
+from the case's own policies."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+from differ import Outcome, Pair, check
+
+Json = Any
+
+_API = "/apis/admissionregistration.k8s.io/v1/"
+POLICIES = "validatingadmissionpolicies"
+BINDINGS = "validatingadmissionpolicybindings"
+_NOT_PROBE = {"matchExpressions": [{"key": "probe", "operator": "DoesNotExist"}]}
+CONFIG_MAPS = [{"operations": ["CREATE", "UPDATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                "resources": ["configmaps"]}]
+
+
+class Case:
+    """One case's namespace, policies and bindings on both servers."""
+
+    def __init__(self, pair: Pair, name: str) -> None:
+        self.pair, self.name = pair, name
+        self.namespace = f"vap-{name}"
+        self.created: list[tuple[str, str]] = []
+        for client in self._clients():
+            response = client.post("/api/v1/namespaces", json={
+                "metadata": {"name": self.namespace, "labels": {"vap-case": name, "tier": "gold"}}})
+            assert response.status_code in (201, 409), response.text
+
+    def _clients(self) -> tuple[httpx.Client, httpx.Client]:
+        return self.pair.fake, self.pair.real
+
+    def policy_body(self, name: str, validations: list[Json], **spec: Any) -> Json:
+        """A policy for configmaps (CREATE, UPDATE) in the case's namespace, failing closed,
+        not for probes; ``spec`` overrides or adds fields."""
+        constraints = {"resourceRules": CONFIG_MAPS, "namespaceSelector": {"matchLabels": {"vap-case": self.name}},
+                       "objectSelector": _NOT_PROBE}
+        constraints.update(spec.pop("matchConstraints", {}))
+        body = {"failurePolicy": "Fail", "matchConstraints": constraints, "validations": validations}
+        body.update(spec)
+        return {"metadata": {"name": f"{self.name}-{name}"}, "spec": body}
+
+    def policy(self, name: str, validations: list[Json], **spec: Any) -> None:
+        self._create(POLICIES, self.policy_body(name, validations, **spec))
+
+    def bind(self, name: str, policy: str, actions: tuple[str, ...] = ("Deny",), **spec: Any) -> None:
+        self._create(BINDINGS, {"metadata": {"name": f"{self.name}-{name}"}, "spec": {
+            "policyName": f"{self.name}-{policy}", "validationActions": list(actions), **spec}})
+
+    def param(self, name: str, data: dict[str, str], labels: dict[str, str] | None = None) -> None:
+        for client in self._clients():
+            response = client.post(f"/api/v1/namespaces/{self.namespace}/configmaps", json={
+                "metadata": {"name": name, "labels": labels or {}}, "data": data})
+            assert response.status_code == 201, response.text
+
+    def _create(self, resource: str, body: Json) -> None:
+        for client in self._clients():
+            response = client.post(_API + resource, json=body)
+            assert response.status_code == 201, response.text
+        self.created.append((resource, body["metadata"]["name"]))
+
+    def activate(self) -> None:
+        """Bind a probe policy after the case's own, and wait until both servers enforce it."""
+        self.policy("probe", [{"expression": "false", "message": "probe"}],
+                    matchConstraints={"objectSelector": {"matchLabels": {"probe": "yes"}}})
+        self.bind("probe", "probe")
+        for client in self._clients():
+            deadline = time.monotonic() + 30
+            while True:
+                response = client.post(f"/api/v1/namespaces/{self.namespace}/configmaps", params={"dryRun": "All"},
+                                       json={"metadata": {"name": "probe", "labels": {"probe": "yes"}}})
+                if response.status_code == 422 and "probe" in response.json().get("message", ""):
+                    break
+                assert time.monotonic() < deadline, f"{client.base_url} never enforced the probe: {response.text}"
+                time.sleep(0.2)
+
+    def send(self, verb: str, method: str, path: str, body: Json = None, **kwargs: Any) -> Outcome:
+        return self.pair.send(self.name, "ConfigMap", verb, method, f"/api/v1/namespaces/{self.namespace}/{path}",
+                              body=None if body is None else orjson.dumps(body), **kwargs)
+
+    def send_config(self, verb: str, resource: str, body: Json) -> Outcome:
+        """A policy or binding written to both servers, compared (a refused one)."""
+        outcome = self.pair.send(self.name, resource, verb, "POST", _API + resource, body=orjson.dumps(body))
+        if outcome.fake.status == 201 or outcome.real.status == 201:
+            self.created.append((resource, body["metadata"]["name"]))
+        return outcome
+
+    def close(self) -> None:
+        for resource, name in reversed(self.created):
+            for client in self._clients():
+                client.delete(_API + f"{resource}/{name}")
+
+
+@pytest.fixture
+def case(request: pytest.FixtureRequest, pair: Pair) -> Iterator[Case]:
+    start = len(pair.outcomes)
+    name = request.node.name.removeprefix("test_").replace("_", "-")[:40]
+    opened = Case(pair, name)
+    try:
+        yield opened
+    finally:
+        opened.close()
+    check(pair, start)
+
+
+def config_map(name: str, data: dict[str, str] | None = None, labels: dict[str, str] | None = None) -> Json:
+    meta: Json = {"name": name}
+    if labels:
+        meta["labels"] = labels
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": data or {"a": "b"}}
+
+
+def test_deny_by_data_rule(case: Case) -> None:
+    case.policy("short-values", [{"expression": "!has(object.data) || object.data.all(k, size(object.data[k]) <= 5)",
+                                  "message": "values must be at most 5 characters"}])
+    case.bind("short-values", "short-values")
+    case.policy("bare", [{"expression": "!has(object.data) || !('bare' in object.data)"}],
+                matchConstraints={"objectSelector": {"matchLabels": {"rule": "bare"}}})
+    case.bind("bare", "bare")
+    case.activate()
+    assert case.send("create allowed", "POST", "configmaps", config_map("ok")).real.status == 201
+    assert case.send("create refused", "POST", "configmaps", config_map("long", {"a": "too long"})).real.status == 422
+    case.send("create refused (generateName)", "POST", "configmaps",
+              {**config_map(""), "metadata": {"generateName": "gen-"}, "data": {"a": "too long"}})
+    case.send("dry-run create refused", "POST", "configmaps?dryRun=All", config_map("dry", {"a": "too long"}))
+    case.send("update refused", "PUT", "configmaps/ok", config_map("ok", {"a": "too long"}))
+    case.send("patch refused", "PATCH", "configmaps/ok", {"data": {"b": "123456"}},
+              content_type="application/merge-patch+json")
+    case.send("patch allowed", "PATCH", "configmaps/ok", {"data": {"b": "12345"}},
+              content_type="application/merge-patch+json")
+    case.send("delete (not matched)", "DELETE", "configmaps/ok")
+    case.send("create refused, no message", "POST", "configmaps", config_map("bare", {"bare": "x"}, {"rule": "bare"}))
+
+
+def test_actions(case: Case) -> None:
+    rule = [{"expression": "!has(object.data) || !('bad' in object.data)", "message": "no bad keys"}]
+    case.policy("warn", rule, matchConstraints={"objectSelector": {"matchLabels": {"action": "warn"}}})
+    case.bind("warn", "warn", ("Warn",))
+    case.policy("audit", rule, matchConstraints={"objectSelector": {"matchLabels": {"action": "audit"}}})
+    case.bind("audit", "audit", ("Audit",))
+    case.policy("audit-warn", rule, matchConstraints={"objectSelector": {"matchLabels": {"action": "audit-warn"}}})
+    case.bind("audit-warn", "audit-warn", ("Audit", "Warn"))
+    case.policy("deny-twice", rule, matchConstraints={"objectSelector": {"matchLabels": {"action": "deny-twice"}}})
+    case.bind("deny-a", "deny-twice", ("Deny",))
+    case.bind("deny-b", "deny-twice", ("Deny", "Audit"))
+    case.activate()
+    for action in ("warn", "audit", "audit-warn", "deny-twice"):
+        case.send(f"create ({action})", "POST", "configmaps", config_map(f"c-{action}", {"bad": "x"}, {"action": action}))
+    case.send_config("create binding (Deny and Warn)", BINDINGS, {
+        "metadata": {"name": f"{case.name}-deny-warn"},
+        "spec": {"policyName": f"{case.name}-warn", "validationActions": ["Deny", "Warn"]}})
+
+
+def test_messages_and_reasons(case: Case) -> None:
+    case.policy("messages", [
+        {"expression": "!('a' in object.data)", "messageExpression": "'key a is ' + object.data.a",
+         "message": "static a", "reason": "Forbidden"},
+        {"expression": "!('b' in object.data)", "messageExpression": "'key b: ' + object.data.missing",
+         "message": "  b is refused  "},
+        {"expression": "!('c' in object.data)", "messageExpression": "'  c\\nmultiline'", "reason": "RequestEntityTooLarge"},
+        {"expression": "!('d' in object.data)", "messageExpression": "'   '", "reason": "Invalid"},
+    ])
+    case.bind("messages", "messages")
+    case.activate()
+    for key in ("a", "b", "c", "d"):
+        case.send(f"create ({key})", "POST", "configmaps", config_map(f"m-{key}", {key: "x"}))
+
+
+def test_variables(case: Case) -> None:
+    case.policy("variables", [
+        {"expression": "variables.size <= 2", "messageExpression": "'too many keys: ' + string(variables.size)"},
+        {"expression": "!variables.marked || variables.label == 'yes'", "message": "marked but not yes"},
+    ], variables=[
+        {"name": "keys", "expression": "has(object.data) ? object.data : {}"},
+        {"name": "size", "expression": "size(variables.keys)"},
+        {"name": "marked", "expression": "'mark' in variables.keys"},
+        {"name": "label", "expression": "object.metadata.labels['mark']"},
+        {"name": "unused", "expression": "object.missing.field"},
+    ])
+    case.bind("variables", "variables")
+    case.activate()
+    case.send("create allowed", "POST", "configmaps", config_map("v-ok", {"a": "1"}))
+    case.send("create (too many keys)", "POST", "configmaps", config_map("v-many", {"a": "1", "b": "2", "c": "3"}))
+    case.send("create (variable fails)", "POST", "configmaps", config_map("v-mark", {"mark": "1"}))
+    case.send("create (marked, yes)", "POST", "configmaps", config_map("v-yes", {"mark": "1"}, {"mark": "yes"}))
+    case.send("create (marked, no)", "POST", "configmaps", config_map("v-no", {"mark": "1"}, {"mark": "no"}))
+
+
+def test_params(case: Case) -> None:
+    case.param("limits", {"max": "3", "forbidden": "evil"}, {"params": "limits"})
+    case.param("more-limits", {"max": "1", "forbidden": "worse"}, {"params": "limits-strict"})
+    validations = [{"expression": "!has(object.data) || size(object.data) <= int(params.data.max)",
+                    "messageExpression": "'at most ' + params.data.max + ' keys (' + params.metadata.name + ')'"},
+                   {"expression": "!has(object.data) || !(params.data.forbidden in object.data)",
+                    "message": "forbidden key"}]
+    param_kind = {"apiVersion": "v1", "kind": "ConfigMap"}
+    for name, ref in (("by-name", {"name": "limits", "parameterNotFoundAction": "Deny"}),
+                      ("by-selector", {"selector": {"matchLabels": {"params": "limits-strict"}},
+                                       "parameterNotFoundAction": "Deny"}),
+                      ("missing-deny", {"name": "absent", "parameterNotFoundAction": "Deny"}),
+                      ("missing-allow", {"name": "absent", "parameterNotFoundAction": "Allow"}),
+                      ("none-selected", {"selector": {"matchLabels": {"params": "none"}},
+                                         "parameterNotFoundAction": "Deny"})):
+        case.policy(name, validations, paramKind=param_kind,
+                    matchConstraints={"objectSelector": {"matchLabels": {"params": name}}})
+        case.bind(name, name, paramRef=ref)
+    case.policy("no-ref", [{"expression": "params == null", "message": "params given"}], paramKind=param_kind,
+                matchConstraints={"objectSelector": {"matchLabels": {"params": "no-ref"}}})
+    case.bind("no-ref", "no-ref")
+    case.policy("unknown-kind", validations, paramKind={"apiVersion": "example.com/v1", "kind": "Limits"},
+                matchConstraints={"objectSelector": {"matchLabels": {"params": "unknown-kind"}}})
+    case.bind("unknown-kind", "unknown-kind", paramRef={"name": "x", "parameterNotFoundAction": "Deny"})
+    case.activate()
+    for name in ("by-name", "by-selector", "missing-deny", "missing-allow", "none-selected", "no-ref", "unknown-kind"):
+        case.send(f"create two keys ({name})", "POST", "configmaps",
+                  config_map(f"p-{name}", {"a": "1", "b": "2"}, {"params": name}))
+        case.send(f"create forbidden key ({name})", "POST", "configmaps",
+                  config_map(f"f-{name}", {"evil": "1"}, {"params": name}))
+
+
+def test_match_conditions(case: Case) -> None:
+    case.policy("conditions", [{"expression": "false", "message": "conditions held"}], matchConditions=[
+        {"name": "marked", "expression": "has(object.metadata.labels) && 'refuse' in object.metadata.labels"},
+        {"name": "creating", "expression": "request.operation == 'CREATE'"}])
+    case.bind("conditions", "conditions")
+    case.policy("broken", [{"expression": "false", "message": "broken held"}],
+                matchConditions=[{"name": "needs-spec", "expression": "object.spec.size > 1"}],
+                matchConstraints={"objectSelector": {"matchLabels": {"broken": "fail"}}})
+    case.bind("broken", "broken")
+    case.policy("broken-ignored", [{"expression": "false", "message": "broken ignored held"}], failurePolicy="Ignore",
+                matchConditions=[{"name": "needs-spec", "expression": "object.spec.size > 1"}],
+                matchConstraints={"objectSelector": {"matchLabels": {"broken": "ignore"}}})
+    case.bind("broken-ignored", "broken-ignored")
+    case.activate()
+    case.send("create (conditions false)", "POST", "configmaps", config_map("plain"))
+    case.send("create (conditions true)", "POST", "configmaps", config_map("marked", labels={"refuse": "yes"}))
+    case.send("update (not creating)", "PATCH", "configmaps/plain", {"metadata": {"labels": {"refuse": "y"}}},
+              content_type="application/merge-patch+json")
+    case.send("create (condition fails, Fail)", "POST", "configmaps", config_map("b1", labels={"broken": "fail"}))
+    case.send("create (condition fails, Ignore)", "POST", "configmaps", config_map("b2", labels={"broken": "ignore"}))
+
+
+def test_failing_expressions(case: Case) -> None:
+    failing = [{"expression": "object.data.missing == 'x'", "message": "not reached"}]
+    case.policy("fail", failing, matchConstraints={"objectSelector": {"matchLabels": {"policy": "fail"}}})
+    case.bind("fail", "fail")
+    case.policy("ignore", failing, failurePolicy="Ignore",
+                matchConstraints={"objectSelector": {"matchLabels": {"policy": "ignore"}}})
+    case.bind("ignore", "ignore")
+    case.policy("warn", failing, matchConstraints={"objectSelector": {"matchLabels": {"policy": "warn"}}})
+    case.bind("warn", "warn", ("Warn",))
+    case.policy("divide", [{"expression": "1 / (size(object.data) - 1) > 0"}],
+                matchConstraints={"objectSelector": {"matchLabels": {"policy": "divide"}}})
+    case.bind("divide", "divide")
+    annotations = [{"key": "fine", "valueExpression": "'value'"},
+                   {"key": "broken", "valueExpression": " string(object.data.missing) "}]
+    case.policy("annotation", [], auditAnnotations=annotations,
+                matchConstraints={"objectSelector": {"matchLabels": {"policy": "annotation"}}})
+    case.bind("annotation", "annotation", ("Audit",))
+    case.policy("annotation-ignored", [], auditAnnotations=annotations, failurePolicy="Ignore",
+                matchConstraints={"objectSelector": {"matchLabels": {"policy": "annotation-ignored"}}})
+    case.bind("annotation-ignored", "annotation-ignored", ("Audit",))
+    case.activate()
+    for policy in ("fail", "ignore", "warn", "divide", "annotation", "annotation-ignored"):
+        case.send(f"create ({policy})", "POST", "configmaps", config_map(f"x-{policy}", labels={"policy": policy}))
+
+
+def test_resource_rules(case: Case) -> None:
+    refuse = [{"expression": "false", "message": "refused"}]
+    case.policy("all-but", refuse, matchConstraints={
+        "resourceRules": [{"operations": ["*"], "apiGroups": [""], "apiVersions": ["v1"],
+                           "resources": ["configmaps", "secrets"]}],
+        "excludeResourceRules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                                  "resources": ["configmaps"], "resourceNames": ["allowed"]},
+                                 {"operations": ["*"], "apiGroups": [""], "apiVersions": ["v1"],
+                                  "resources": ["secrets"]}]})
+    case.bind("all-but", "all-but", matchResources={"resourceRules": [
+        {"operations": ["CREATE", "DELETE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+        "objectSelector": {"matchExpressions": [{"key": "free", "operator": "DoesNotExist"}]}})
+    case.activate()
+    case.send("create (excluded by name)", "POST", "configmaps", config_map("allowed"))
+    case.send("create (refused)", "POST", "configmaps", config_map("other"))
+    case.send("create (binding's selector)", "POST", "configmaps", config_map("free", labels={"free": "yes"}))
+    case.send("update (binding's rules)", "PATCH", "configmaps/allowed", {"data": {"x": "y"}},
+              content_type="application/merge-patch+json")
+    case.send("delete (refused, object is null)", "DELETE", "configmaps/allowed")
+    case.send("create secret (excluded)", "POST", "secrets", {"metadata": {"name": "s"}, "data": {}})
+
+
+def test_namespace_selector_and_object(case: Case) -> None:
+    case.policy("gold", [{"expression": "namespaceObject.metadata.labels.tier != 'gold' || 'ok' in object.data",
+                          "messageExpression": "'namespace ' + namespaceObject.metadata.name + ' needs ok'"}],
+                matchConstraints={"namespaceSelector": {"matchExpressions": [
+                    {"key": "tier", "operator": "In", "values": ["gold"]},
+                    {"key": "vap-case", "operator": "In", "values": [case.name]}]}})
+    case.bind("gold", "gold", matchResources={"namespaceSelector": {"matchLabels": {"tier": "gold"}}})
+    case.policy("silver", [{"expression": "false", "message": "silver"}],
+                matchConstraints={"namespaceSelector": {"matchLabels": {"vap-case": case.name, "tier": "silver"}}})
+    case.bind("silver", "silver")
+    case.activate()
+    case.send("create (refused)", "POST", "configmaps", config_map("n1"))
+    case.send("create (allowed)", "POST", "configmaps", config_map("n2", {"ok": "1"}))
+
+
+def test_updates_with_old_object(case: Case) -> None:
+    case.policy("grow", [{"expression": "oldObject == null || int(object.data.v) >= int(oldObject.data.v)",
+                          "messageExpression": "'v went from ' + oldObject.data.v + ' to ' + object.data.v"},
+                         {"expression": "request.operation != 'UPDATE' || oldObject != null"}])
+    case.bind("grow", "grow")
+    case.activate()
+    case.send("create", "POST", "configmaps", config_map("g", {"v": "2"}))
+    case.send("update (grows)", "PUT", "configmaps/g", config_map("g", {"v": "3"}))
+    case.send("update (shrinks)", "PUT", "configmaps/g", config_map("g", {"v": "1"}))
+    case.send("patch (shrinks)", "PATCH", "configmaps/g", {"data": {"v": "0"}},
+              content_type="application/merge-patch+json")
+
+
+def test_compile_errors_at_write_time(case: Case) -> None:
+    name = case.name
+    bad = {
+        "syntax": [{"expression": "object.data.a ==", "message": "x"}],
+        "undeclared": [{"expression": "obj.data.a == 'x'"}],
+        "request-field": [{"expression": "request.nope == 'x'"}],
+        "no-params": [{"expression": "params.data.a == 'x'"}],
+        "no-variables": [{"expression": "variables.a == 'x'"}],
+        "message-authorizer": [{"expression": "true", "messageExpression": "authorizer.group('').resource('x')"}],
+        "dyn-result": [{"expression": "object.data.a"}],
+        "string-message": [{"expression": "true", "messageExpression": "1 + 2"}],
+        "request-types": [{"expression": "request.name == 1"}],
+        "namespace-field": [{"expression": "namespaceObject.metadata.uid == 'x'"}],
+        "authorizer": [{"expression": "authorizer.group('').resource('configmaps').check('create').allowed()"}],
+    }
+    for key, validations in bad.items():
+        body = case.policy_body(key, validations)
+        body["metadata"]["name"] = f"{name}-{key}"
+        case.send_config(f"create policy ({key})", POLICIES, body)
+    case.send_config("create policy (variables)", POLICIES, case.policy_body(
+        "variables", [{"expression": "variables.b == 'x'"}],
+        variables=[{"name": "a", "expression": "variables.b"}, {"name": "b", "expression": "object.nope("}]))
+    case.send_config("create policy (match condition)", POLICIES, case.policy_body(
+        "conditions", [{"expression": "true"}],
+        matchConditions=[{"name": "c", "expression": "variables.a"}, {"name": "d", "expression": "'x'"}],
+        variables=[{"name": "a", "expression": "true"}]))
+    case.send_config("create policy (audit annotation)", POLICIES, case.policy_body(
+        "annotation", [], auditAnnotations=[{"key": "k", "valueExpression": "1"},
+                                            {"key": "l", "valueExpression": "object.data.a"}]))
+    case.send_config("create policy (params)", POLICIES, case.policy_body(
+        "params", [{"expression": "params.data.a == 'x'", "messageExpression": "params.data.b"}],
+        paramKind={"apiVersion": "v1", "kind": "ConfigMap"}))
