@@ -18,8 +18,11 @@ Admission webhooks (``webhook``) run where kube's chain has them: the mutating o
 built-in mutating plugin (and, when one changed the object, the chain once more: kube's
 reinvocation), the validating ones after the kinds' validating plugins and before the plugins
 of every kind (ResourceQuota, kube's last: a quota is charged only for a write every webhook
-let through). A write the HTTP layer serves names its target (``WebhookTarget``); others
-(controllers' writes inside the server) are not sent to webhooks.
+let through). ValidatingAdmissionPolicies (``policy``) are enforced right before the validating
+webhooks, as kube's chain runs its ValidatingAdmissionPolicy plugin. A write the HTTP layer
+serves names its target (``WebhookTarget``); others (controllers' writes inside the server) are
+not sent to webhooks nor checked by policies (``Admission.configured`` tells the HTTP layer
+whether a write needs its request's attributes).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from ...cel import admission as cel_admission
 from ...cel.engine import CompileError, Environment, Program, STRING_LITERAL, tokens
 from ...machinery.selectors import LabelSelector
 from ...machinery.status import StatusError
-from ..webhook.matching import Rule, rule_of, selector, selectors_match
+from ..webhook.matching import Rule, rule_of, selectors_match, selectors_of
 from ..webhook.request import Attributes, Json
 
 #: A compiled expression, or what compiling it said.
@@ -53,14 +53,7 @@ class MatchResources:
 
     @classmethod
     def of(cls, match: Json) -> MatchResources:
-        error = None
-        try:
-            namespace_selector = selector(match.get("namespaceSelector"))
-            object_selector = selector(match.get("objectSelector"))
-        except ValueError as err:
-            namespace_selector = object_selector = None
-            error = str(err)
-        return cls(namespace_selector, object_selector, error, _named_rules(match.get("resourceRules")),
+        return cls(*selectors_of(match), _named_rules(match.get("resourceRules")),
                    _named_rules(match.get("excludeResourceRules")))
 
     def matches(self, attrs: Attributes, namespace_labels: Callable[[], dict[str, str]]) -> bool:

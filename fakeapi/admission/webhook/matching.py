@@ -162,8 +162,18 @@ def _labels(obj: Json) -> dict[str, str]:
     return (obj.get("metadata") or {}).get("labels") or {}
 
 
-def selector(value: Any) -> LabelSelector | None:
-    """A webhook's or a policy's selector; None for the empty one, which selects everything."""
+def selectors_of(fields: Json) -> tuple[LabelSelector | None, LabelSelector | None, str | None]:
+    """The ``namespaceSelector`` and ``objectSelector`` of a webhook (or of a policy's match
+    resources), and the error of one kube cannot convert (then neither is kept: kube's matching
+    fails with it)."""
+    try:
+        return _selector(fields.get("namespaceSelector")), _selector(fields.get("objectSelector")), None
+    except ValueError as err:
+        return None, None, str(err)
+
+
+def _selector(value: Any) -> LabelSelector | None:
+    """A selector; None for the empty one, which selects everything."""
     if not value:
         return None
     return label_selector_as_selector(value)
@@ -185,13 +195,7 @@ def compile_configurations(configurations: Sequence[Json], mutating: bool) -> tu
     for configuration in sorted(configurations, key=lambda c: c["metadata"]["name"]):
         config_name = configuration["metadata"]["name"]
         for index, hook in enumerate(configuration.get("webhooks") or ()):
-            selector_error = None
-            try:
-                namespace_selector = selector(hook.get("namespaceSelector"))
-                object_selector = selector(hook.get("objectSelector"))
-            except ValueError as err:
-                namespace_selector = object_selector = None
-                selector_error = str(err)
+            namespace_selector, object_selector, selector_error = selectors_of(hook)
             hooks.append(Webhook(
                 configuration=config_name, name=hook["name"], uid=f"{config_name}/{hook['name']}/{index}",
                 rules=tuple(rule_of(rule) for rule in hook.get("rules") or ()),
