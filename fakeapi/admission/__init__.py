@@ -196,6 +196,9 @@ class Admission:
         request = webhook_request.current.get()
         if request is None or not self.configured():
             return None
+        # kube names a namespace as its own namespace in the attributes of requests for it (its
+        # handlers' ``namespace = name`` for namespaces), though the resource is cluster-scoped
+        namespace = target.name if (group, target.resource) == ("", "namespaces") else target.namespace
         return webhook_request.Attributes(
-            target.operation, group, target.version, kind, target.resource, subresource or "", target.namespace,
+            target.operation, group, target.version, kind, target.resource, subresource or "", namespace,
             target.name, obj, old, request)

@@ -10,44 +10,49 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from .checks import DECLARED_TYPE
 from .engine import Environment
 from .library import KUBE_LIBRARY, LibraryError
 
 OBJECT, OLD_OBJECT, PARAMS, REQUEST = "object", "oldObject", "params", "request"
 NAMESPACE_OBJECT, AUTHORIZER, VARIABLES = "namespaceObject", "authorizer", "variables"
 
+def _declared(properties: dict[str, Any]) -> dict[str, Any]:
+    """The schema of a declared object type with these fields."""
+    return {"type": "object", DECLARED_TYPE: True, "properties": properties}
+
+
 _STRING: dict[str, Any] = {"type": "string"}
 _STRINGS: dict[str, Any] = {"type": "array", "items": _STRING}
-_GVK = {"type": "object", "properties": {"group": _STRING, "version": _STRING, "kind": _STRING}}
-_GVR = {"type": "object", "properties": {"group": _STRING, "version": _STRING, "resource": _STRING}}
+_GVK = _declared({"group": _STRING, "version": _STRING, "kind": _STRING})
+_GVR = _declared({"group": _STRING, "version": _STRING, "resource": _STRING})
 #: ``kubernetes.AdmissionRequest`` (no ``uid``, ``object`` nor ``oldObject``: the latter two are
 #: variables of their own).
-REQUEST_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
+REQUEST_SCHEMA = _declared({
     "kind": _GVK, "resource": _GVR, "subResource": _STRING, "requestKind": _GVK, "requestResource": _GVR,
     "requestSubResource": _STRING, "name": _STRING, "namespace": _STRING, "operation": _STRING,
-    "userInfo": {"type": "object", "properties": {
-        "username": _STRING, "uid": _STRING, "groups": _STRINGS,
-        "extra": {"type": "object", "additionalProperties": _STRINGS}}},
+    "userInfo": _declared({"username": _STRING, "uid": _STRING, "groups": _STRINGS,
+                           "extra": {"type": "object", "additionalProperties": _STRINGS}}),
     "dryRun": {"type": "boolean"}, "options": {},
-}}
+})
 _TIMESTAMP = {"type": "string", "format": "date-time"}
 #: ``kubernetes.Namespace``: the metadata kube exposes (its ``UID`` field is spelt so), spec
 #: and status.
-NAMESPACE_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
-    "metadata": {"type": "object", "properties": {
+NAMESPACE_SCHEMA = _declared({
+    "metadata": _declared({
         "name": _STRING, "generateName": _STRING, "namespace": _STRING,
         "labels": {"type": "object", "additionalProperties": _STRING},
         "annotations": {"type": "object", "additionalProperties": _STRING},
         "UID": _STRING, "creationTimestamp": _TIMESTAMP, "deletionGracePeriodSeconds": {"type": "integer"},
         "deletionTimestamp": _TIMESTAMP, "generation": {"type": "integer"}, "resourceVersion": _STRING,
-        "finalizers": _STRINGS}},
-    "spec": {"type": "object", "properties": {"finalizers": _STRINGS}},
-    "status": {"type": "object", "properties": {
-        "conditions": {"type": "array", "items": {"type": "object", "properties": {
+        "finalizers": _STRINGS}),
+    "spec": _declared({"finalizers": _STRINGS}),
+    "status": _declared({
+        "conditions": {"type": "array", "items": _declared({
             "status": _STRING, "type": _STRING, "lastTransitionTime": _TIMESTAMP, "message": _STRING,
-            "reason": _STRING}}},
-        "phase": _STRING}},
-}}
+            "reason": _STRING})},
+        "phase": _STRING}),
+})
 
 
 def _not_served(*_arguments: Any) -> Any:
@@ -79,7 +84,7 @@ def environment(params: bool, authorizer: bool, variables: bool) -> Environment:
 def variables_schema(names: list[str]) -> dict[str, Any]:
     """``kubernetes.variables`` with the fields ``names`` (the variables compiled so far), each
     of a type only evaluation tells."""
-    return {"type": "object", "properties": {name: {} for name in names}}
+    return _declared({name: {} for name in names})
 
 
 def schemas(variables: list[str] | None) -> dict[str, tuple[dict[str, Any], bool]]:

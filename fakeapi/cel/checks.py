@@ -51,6 +51,10 @@ _NUMBERS = frozenset(("int", "uint", "double"))
 _BEFORE_OPERAND = frozenset(("(", "&", "|", ",", "?", ":", "[", "{"))
 _AFTER_OPERAND = frozenset((")", "&", "|", ",", "?", ":", "]", "}"))
 _BOOL, _STRING, _OTHER = "bool", "string", "other"
+#: Marks the schema of an object type kube declares itself (a ``DeclType``, as admission's
+#: ``request``): its fields are named as they are, not as escaped property names
+#: (``request.namespace``, where a CRD's ``namespace`` property is ``__namespace__``).
+DECLARED_TYPE = "x-fakeapi-declared-type"
 
 
 def _type_of(schema: Mapping[str, Any] | None) -> str | None:
@@ -80,8 +84,9 @@ def _select(schema: Mapping[str, Any] | None, name: str, resource_root: bool) ->
     if resource_root and name in _RESOURCE_FIELDS:
         return "field", (_RESOURCE_FIELDS[name], False)
     properties = schema.get("properties") or {}
+    declared = bool(schema.get(DECLARED_TYPE))
     for key, child in properties.items():
-        if escape(key) == name:
+        if (key if declared else escape(key)) == name:
             return "field", (child, bool(child.get("x-kubernetes-embedded-resource")))
     additional = schema.get("additionalProperties")
     if not properties and isinstance(additional, Mapping):

@@ -3,11 +3,12 @@ stored in both servers, the same writes sent to both; the answers (code, reason,
 causes) and the warnings must be kube's.
 
 Every case works in a namespace of its own, labelled for it, and its policies select that
-namespace only. Kube learns of policies and bindings through informers and recompiles them
-every second: a case's policies are active once a probe policy, bound after all of them,
-refuses a dry-run probe on both servers (the informers deliver each kind in order, so the
-probe's binding seen means every earlier binding is). Objects labelled ``probe`` are excluded
-from the case's own policies."""
+namespace only. Kube learns of policies, bindings and params through informers and recompiles
+the policies every second: a case's policies are active once a probe policy, bound after all of
+them with a param made after the case's params, refuses a dry-run probe on both servers with
+its param found (each informer delivers its kind in order, so the probe's binding and param
+seen means every earlier one is). Objects labelled ``probe`` are excluded from the case's own
+policies."""
 
 from __future__ import annotations
 
@@ -63,9 +64,10 @@ class Case:
             "policyName": f"{self.name}-{policy}", "validationActions": list(actions), **spec}})
 
     def param(self, name: str, data: dict[str, str], labels: dict[str, str] | None = None) -> None:
+        """A ConfigMap of params (a probe to the case's policies: they do not see it)."""
         for client in self._clients():
             response = client.post(f"/api/v1/namespaces/{self.namespace}/configmaps", json={
-                "metadata": {"name": name, "labels": labels or {}}, "data": data})
+                "metadata": {"name": name, "labels": {"probe": "param", **(labels or {})}}, "data": data})
             assert response.status_code == 201, response.text
 
     def _create(self, resource: str, body: Json) -> None:
@@ -75,16 +77,20 @@ class Case:
         self.created.append((resource, body["metadata"]["name"]))
 
     def activate(self) -> None:
-        """Bind a probe policy after the case's own, and wait until both servers enforce it."""
-        self.policy("probe", [{"expression": "false", "message": "probe"}],
+        """Bind a probe policy after the case's own, with a param made after the case's, and
+        wait until both servers enforce it (with its param found)."""
+        self.param("probe-param", {"probe": "no"})
+        self.policy("probe", [{"expression": "params.data.probe == 'yes'", "message": "probe"}],
+                    paramKind={"apiVersion": "v1", "kind": "ConfigMap"},
                     matchConstraints={"objectSelector": {"matchLabels": {"probe": "yes"}}})
-        self.bind("probe", "probe")
+        self.bind("probe", "probe", paramRef={"name": "probe-param", "namespace": self.namespace,
+                                              "parameterNotFoundAction": "Deny"})
         for client in self._clients():
             deadline = time.monotonic() + 30
             while True:
                 response = client.post(f"/api/v1/namespaces/{self.namespace}/configmaps", params={"dryRun": "All"},
                                        json={"metadata": {"name": "probe", "labels": {"probe": "yes"}}})
-                if response.status_code == 422 and "probe" in response.json().get("message", ""):
+                if response.status_code == 422 and response.json().get("message", "").endswith("denied request: probe"):
                     break
                 assert time.monotonic() < deadline, f"{client.base_url} never enforced the probe: {response.text}"
                 time.sleep(0.2)
@@ -106,8 +112,30 @@ class Case:
                 client.delete(_API + f"{resource}/{name}")
 
 
+@pytest.fixture(scope="module")
+def param_informer(pair: Pair) -> Iterator[None]:
+    """A policy with ConfigMap params bound for the whole module. Kube stops using its ConfigMap
+    param informer when no policy has that param kind, and one it starts again afterwards does
+    not see ConfigMaps created since (a policy bound then finds no params): a policy bound
+    throughout keeps the first informer in use."""
+    keeper = {"metadata": {"name": "vap-param-informer"}, "spec": {
+        "failurePolicy": "Ignore", "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+        "matchConstraints": {"resourceRules": CONFIG_MAPS, "objectSelector": {"matchLabels": {"never": "matched"}}},
+        "validations": [{"expression": "true"}]}}
+    binding = {"metadata": {"name": "vap-param-informer"}, "spec": {
+        "policyName": "vap-param-informer", "validationActions": ["Deny"],
+        "paramRef": {"name": "none", "namespace": "default", "parameterNotFoundAction": "Allow"}}}
+    for client in (pair.fake, pair.real):
+        assert client.post(_API + POLICIES, json=keeper).status_code == 201
+        assert client.post(_API + BINDINGS, json=binding).status_code == 201
+    yield
+    for client in (pair.fake, pair.real):
+        client.delete(_API + f"{BINDINGS}/vap-param-informer")
+        client.delete(_API + f"{POLICIES}/vap-param-informer")
+
+
 @pytest.fixture
-def case(request: pytest.FixtureRequest, pair: Pair) -> Iterator[Case]:
+def case(request: pytest.FixtureRequest, pair: Pair, param_informer: None) -> Iterator[Case]:
     start = len(pair.outcomes)
     name = request.node.name.removeprefix("test_").replace("_", "-")[:40]
     opened = Case(pair, name)
@@ -155,11 +183,13 @@ def test_actions(case: Case) -> None:
     case.bind("audit", "audit", ("Audit",))
     case.policy("audit-warn", rule, matchConstraints={"objectSelector": {"matchLabels": {"action": "audit-warn"}}})
     case.bind("audit-warn", "audit-warn", ("Audit", "Warn"))
-    case.policy("deny-twice", rule, matchConstraints={"objectSelector": {"matchLabels": {"action": "deny-twice"}}})
-    case.bind("deny-a", "deny-twice", ("Deny",))
-    case.bind("deny-b", "deny-twice", ("Deny", "Audit"))
+    # one refusing binding a policy: kube walks a policy's bindings in no fixed order, and the
+    # first refusal is the answer
+    case.policy("deny-audit", rule, matchConstraints={"objectSelector": {"matchLabels": {"action": "deny-audit"}}})
+    case.bind("deny-audit", "deny-audit", ("Deny", "Audit"))
+    case.bind("warn-too", "deny-audit", ("Warn",))
     case.activate()
-    for action in ("warn", "audit", "audit-warn", "deny-twice"):
+    for action in ("warn", "audit", "audit-warn", "deny-audit"):
         case.send(f"create ({action})", "POST", "configmaps", config_map(f"c-{action}", {"bad": "x"}, {"action": action}))
     case.send_config("create binding (Deny and Warn)", BINDINGS, {
         "metadata": {"name": f"{case.name}-deny-warn"},
@@ -362,3 +392,70 @@ def test_compile_errors_at_write_time(case: Case) -> None:
     case.send_config("create policy (params)", POLICIES, case.policy_body(
         "params", [{"expression": "params.data.a == 'x'", "messageExpression": "params.data.b"}],
         paramKind={"apiVersion": "v1", "kind": "ConfigMap"}))
+
+
+def test_cluster_scoped_and_other_kinds(case: Case) -> None:
+    namespaces = [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["namespaces"]}]
+    only_case = {"objectSelector": {"matchLabels": {"vap-namespace": case.name}}, "namespaceSelector": {},
+                 "resourceRules": namespaces}
+    case.policy("namespaces", [{"expression": "namespaceObject == null && object.metadata.name.startsWith('vap-ok')",
+                                "messageExpression": "'kind ' + request.kind.kind + ', name ' + object.metadata.name + "
+                                                     "', namespace ' + request.namespace"}],
+                matchConstraints=only_case)
+    case.bind("namespaces", "namespaces")
+    case.policy("namespaced-params", [{"expression": "true"}], paramKind={"apiVersion": "v1", "kind": "ConfigMap"},
+                matchConstraints=only_case)
+    case.bind("namespaced-params", "namespaced-params",
+              paramRef={"selector": {}, "parameterNotFoundAction": "Allow"},
+              matchResources={"objectSelector": {"matchLabels": {"params": "namespaced"}}})
+    case.policy("cluster-params", [{"expression": "true"}], paramKind={"apiVersion": "v1", "kind": "Namespace"},
+                matchConstraints=only_case)
+    case.bind("cluster-params", "cluster-params",
+              paramRef={"name": "default", "namespace": "default", "parameterNotFoundAction": "Allow"},
+              matchResources={"objectSelector": {"matchLabels": {"params": "cluster"}}})
+    deployments = [{"operations": ["CREATE", "UPDATE"], "apiGroups": ["apps"], "apiVersions": ["v1"],
+                    "resources": ["deployments", "deployments/scale"]}]
+    case.policy("replicas", [{"expression": "object.spec.replicas <= 5",
+                              "messageExpression": "request.resource.resource + (request.subResource == '' ? '' : "
+                                                   "'/' + request.subResource) + ': ' + string(object.spec.replicas) "
+                                                   "+ ' replicas is too many'", "reason": "Forbidden"}],
+                matchConstraints={"resourceRules": deployments})
+    case.bind("replicas", "replicas")
+    case.activate()
+    for name, labels in (("vap-ok-1", {}), ("vap-bad-1", {}), ("vap-ok-2", {"params": "namespaced"}),
+                         ("vap-ok-3", {"params": "cluster"})):
+        case.pair.send(case.name, "Namespace", f"create namespace ({name})", "POST", "/api/v1/namespaces?dryRun=All",
+                       body=orjson.dumps({"metadata": {"name": f"{name}-{case.name}"[:63],
+                                                       "labels": {"vap-namespace": case.name, **labels}}}))
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {
+        "replicas": 7, "selector": {"matchLabels": {"app": "d"}},
+        "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    path = f"/apis/apps/v1/namespaces/{case.namespace}/deployments"
+    case.pair.send(case.name, "Deployment", "create (too many)", "POST", path, body=orjson.dumps(deployment))
+    deployment["spec"]["replicas"] = 2
+    case.pair.send(case.name, "Deployment", "create", "POST", path, body=orjson.dumps(deployment))
+    case.pair.send(case.name, "Deployment", "scale (too many)", "PATCH", f"{path}/d/scale",
+                   body=orjson.dumps({"spec": {"replicas": 9}}), content_type="application/merge-patch+json")
+
+
+def test_request_and_params_elsewhere(case: Case) -> None:
+    for client in (case.pair.fake, case.pair.real):
+        response = client.post("/api/v1/namespaces", json={"metadata": {"name": f"{case.namespace}-params"}})
+        assert response.status_code in (201, 409), response.text
+        response = client.post(f"/api/v1/namespaces/{case.namespace}-params/configmaps", json={
+            "metadata": {"name": "shared"}, "data": {"suffix": "-ok"}})
+        assert response.status_code in (201, 409), response.text
+    case.policy("suffix", [
+        {"expression": "object.metadata.name.endsWith(params.data.suffix)",
+         "messageExpression": "request.operation + ' ' + request.namespace + '/' + request.name + ' needs '"
+                              " + params.data.suffix + (request.dryRun ? ' (dry run)' : '')"},
+        {"expression": "variables.user != ''", "message": "no user"}],
+        paramKind={"apiVersion": "v1", "kind": "ConfigMap"}, variables=[
+            {"name": "user", "expression": "request.userInfo.username"}])
+    case.bind("suffix", "suffix", ("Warn", "Audit"), paramRef={
+        "name": "shared", "namespace": f"{case.namespace}-params", "parameterNotFoundAction": "Deny"})
+    case.activate()
+    case.send("create (warned)", "POST", "configmaps", config_map("plain"))
+    case.send("dry-run create (warned)", "POST", "configmaps?dryRun=All", config_map("dry"))
+    case.send("create (fine)", "POST", "configmaps", config_map("fine-ok"))
+    case.send("update (warned)", "PUT", "configmaps/plain", config_map("plain", {"x": "y"}))
