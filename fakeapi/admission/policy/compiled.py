@@ -105,12 +105,15 @@ class Binding:
 
 @dataclass(frozen=True)
 class ParamKind:
-    """A policy's ``paramKind`` as the API serves it (None where nothing serves it)."""
+    """A policy's ``paramKind``; ``builtin``: the built-in resource serving it, if one does."""
 
     group: str
+    version: str
     kind: str
-    resource: ResourceType | None
-    text: str
+    builtin: ResourceType | None
+
+    def __str__(self) -> str:
+        return f"{self.group}/{self.version}, Kind={self.kind}"  # GroupVersionKind.String()
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,6 @@ class PolicyHook:
     failure_policy: str
     constraints: MatchResources | None
     param_kind: ParamKind | None
-    configuration_error: str | None
     match_conditions: tuple[tuple[str, Compiled], ...]
     variables: tuple[Variable, ...]
     validations: tuple[Validation, ...]
@@ -152,13 +154,10 @@ def _compile_policy(policy: Json, bindings: list[Json]) -> PolicyHook:
     full = cel_admission.environment(has_params, authorizer=True, variables=True)
     messages = cel_admission.environment(has_params, authorizer=False, variables=True)
     constraints = spec.get("matchConstraints")
-    configuration_error = None
-    if param_kind is not None and param_kind.resource is None:
-        configuration_error = f"failed to find resource referenced by paramKind: '{param_kind.text}'"
     return PolicyHook(
         name=policy["metadata"]["name"], failure_policy=spec.get("failurePolicy") or "Fail",
         constraints=MatchResources.of(constraints) if constraints is not None else None,
-        param_kind=param_kind, configuration_error=configuration_error,
+        param_kind=param_kind,
         match_conditions=tuple((c.get("name", ""), _compiled(full, c.get("expression", "")))
                                for c in spec.get("matchConditions") or ()),
         variables=tuple(Variable(v.get("name", ""), _compiled(full, v.get("expression", "")))
@@ -178,15 +177,15 @@ def _compile_policy(policy: Json, bindings: list[Json]) -> PolicyHook:
 
 
 def _param_kind(param_kind: Mapping[str, Any] | None) -> ParamKind | None:
-    """The served resource of a ``paramKind``. Only built-in kinds are resolved: a custom
-    resource as params is a configuration error here (kube resolves it through discovery)."""
+    """A ``paramKind`` parsed, with the built-in resource serving it (a custom resource's is
+    found when a request needs it: its definition may come and go)."""
     if param_kind is None:
         return None
     group, _, version = str(param_kind.get("apiVersion") or "").rpartition("/")
     kind = str(param_kind.get("kind") or "")
     served = next((t for t in default_catalogue().served()
                    if (t.group, t.version, t.kind) == (group, version, kind)), None)
-    return ParamKind(group, kind, served, f"{group}/{version}, Kind={kind}")  # GroupVersionKind.String()
+    return ParamKind(group, version, kind, served)
 
 
 def _compiled(environment: Environment, source: str) -> Compiled:

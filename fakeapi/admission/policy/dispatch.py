@@ -7,8 +7,8 @@ Warn: a warning; Audit: an audit annotation, which fakeapi does not keep).
 
 Where this differs from kube: the ``authorizer`` variable is declared but bound to null (an
 expression that calls it fails as an evaluation error, subject to ``failurePolicy``); no cost
-budget is kept; a ``paramKind`` that is a custom resource is not resolved (a configuration
-error); the policies are walked by name where kube walks a Go map."""
+budget is kept; params of a custom resource are read in its storage version; the policies
+are walked by name where kube walks a Go map."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from ..webhook.request import Attributes, Json
 from ..webhook.review import admission_request
 from .compiled import Compiled, MatchError, PolicyHook, Validation, Binding, compile_hooks, variable_reads
 
+_CRD_GROUP = "apiextensions.k8s.io"
 #: ``reasonToCode``: the codes of the reasons a validation may give (any other is 422).
 _CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge": 413, "Invalid": 422}
 #: ``celconfig.MaxEvaluatedMessageExpressionSizeBytes``.
@@ -169,14 +170,15 @@ class PolicyDispatcher:
                 return []
         except MatchError as err:
             return configuration_error(None, str(err))
-        if hook.configuration_error is not None:
-            return configuration_error(None, hook.configuration_error)
+        namespaced = self._param_scope(hook)
+        if namespaced is None:
+            return configuration_error(None, f"failed to find resource referenced by paramKind: '{hook.param_kind}'")
         denials = []
         for binding in hook.bindings:
             try:
                 if binding.match is not None and not binding.match.matches(attrs, namespace_labels):
                     continue
-                params = self._params(hook, binding, attrs)
+                params = self._params(hook, binding, attrs, namespaced)
             except (MatchError, _ConfigurationError) as err:
                 denials += configuration_error(binding, str(err))
                 continue
@@ -199,14 +201,31 @@ class PolicyDispatcher:
                             f"'{binding.name}': {decision.message}")
         return denials
 
-    def _params(self, hook: PolicyHook, binding: Binding, attrs: Attributes) -> list[Json | None]:
+    def _param_scope(self, hook: PolicyHook) -> bool | None:
+        """Whether the policy's params are namespaced (False without a ``paramKind``); None when
+        nothing serves its ``paramKind`` (kube's RESTMapper finds no mapping): a built-in
+        resource, else an established CustomResourceDefinition serving that version."""
+        kind = hook.param_kind
+        if kind is None:
+            return False
+        if kind.builtin is not None:
+            return kind.builtin.namespaced
+        for definition in self._list(_CRD_GROUP, "CustomResourceDefinition", None):
+            spec = definition.get("spec") or {}
+            if spec.get("group") == kind.group and (spec.get("names") or {}).get("kind") == kind.kind \
+                    and any(v.get("name") == kind.version and v.get("served") for v in spec.get("versions") or ()) \
+                    and _established(definition):
+                return spec.get("scope") == "Namespaced"
+        return None
+
+    def _params(self, hook: PolicyHook, binding: Binding, attrs: Attributes, namespaced: bool) -> list[Json | None]:
         """``CollectParams``: the param objects the binding names (one null param without a
         ``paramKind`` or ``paramRef``)."""
         kind, ref = hook.param_kind, binding.param_ref
-        if kind is None or ref is None or kind.resource is None:
+        if kind is None or ref is None:
             return [None]
         namespace: str | None = None
-        if kind.resource.namespaced:
+        if namespaced:
             namespace = ref.get("namespace") or attrs.namespace
             if not namespace:
                 raise _ConfigurationError("cannot use namespaced paramRef in policy binding that matches "
@@ -241,6 +260,11 @@ class PolicyDispatcher:
         meta = namespace.get("metadata") or {}
         return {"metadata": {key: meta[key] for key in _NAMESPACE_METADATA if key in meta},
                 "spec": namespace.get("spec") or {}, "status": namespace.get("status") or {}}
+
+
+def _established(definition: Json) -> bool:
+    return any(c.get("type") == "Established" and c.get("status") == "True"
+               for c in (definition.get("status") or {}).get("conditions") or ())
 
 
 def policy_request(attrs: Attributes) -> Json:
