@@ -357,12 +357,22 @@ def test_updates_with_old_object(case: Case) -> None:
                           "messageExpression": "'v went from ' + oldObject.data.v + ' to ' + object.data.v"},
                          {"expression": "request.operation != 'UPDATE' || oldObject != null"}])
     case.bind("grow", "grow")
+    case.policy("keep", [{"expression": "object == null && !has(oldObject.data.keep)",
+                          "messageExpression": "'cannot delete ' + oldObject.metadata.name"}],
+                matchConstraints={"resourceRules": [{"operations": ["DELETE"], "apiGroups": [""], "apiVersions": ["v1"],
+                                                     "resources": ["configmaps"]}]})
+    case.bind("keep", "keep")
     case.activate()
     case.send("create", "POST", "configmaps", config_map("g", {"v": "2"}))
     case.send("update (grows)", "PUT", "configmaps/g", config_map("g", {"v": "3"}))
     case.send("update (shrinks)", "PUT", "configmaps/g", config_map("g", {"v": "1"}))
     case.send("patch (shrinks)", "PATCH", "configmaps/g", {"data": {"v": "0"}},
               content_type="application/merge-patch+json")
+    case.send("create (kept)", "POST", "configmaps", config_map("k", {"v": "1", "keep": "yes"}))
+    case.send("delete (kept)", "DELETE", "configmaps/k")
+    case.send("delete", "DELETE", "configmaps/g")
+    case.send("create (kept, labelled)", "POST", "configmaps", config_map("k2", {"keep": "yes"}, {"grp": "kept"}))
+    case.send("delete collection (kept)", "DELETE", "configmaps?labelSelector=grp%3Dkept")
 
 
 def test_compile_errors_at_write_time(case: Case) -> None:
