@@ -159,3 +159,21 @@ def test_not_enforced(store: Store) -> None:
 ])
 def test_variable_reads(source: str, reads: tuple[str, ...]) -> None:
     assert variable_reads(source) == reads
+
+
+def test_custom_resource_params(store: Store) -> None:
+    kind = {"apiVersion": "example.dev/v1", "kind": "Limit"}
+    policy(store, "custom", [{"expression": "size(object.data) <= params.spec.max", "message": "too many"}],
+           paramKind=kind, binding={"paramRef": {"name": "limit", "parameterNotFoundAction": "Deny"}})
+    dispatcher = PolicyDispatcher(store.lookup, store.list)
+    assert refusal(dispatcher, attrs({})).message.endswith(
+        "ValidatingAdmissionPolicy 'custom' denied request: failed to configure policy: failed to find resource "
+        "referenced by paramKind: 'example.dev/v1, Kind=Limit'")
+    store.put("apiextensions.k8s.io", "CustomResourceDefinition", {
+        "metadata": {"name": "limits.example.dev"},
+        "spec": {"group": "example.dev", "scope": "Cluster", "names": {"plural": "limits", "kind": "Limit"},
+                 "versions": [{"name": "v1", "served": True, "storage": True}]},
+        "status": {"conditions": [{"type": "Established", "status": "True"}]}})
+    store.put("example.dev", "Limit", {"metadata": {"name": "limit"}, "spec": {"max": 1}})
+    dispatcher.validate(attrs({"a": "1"}))
+    assert refusal(dispatcher, attrs({"a": "1", "b": "2"})).message.endswith("denied request: too many")
