@@ -6,7 +6,9 @@ plugin for every kind with ``validating_all``) runs after the strategy's validat
 ``createValidation``/``updateValidation``.
 
 fakeapi's oracle is kube-apiserver with its default plugins except ``ServiceAccount`` (see
-``fakeapi.cluster.control_plane``). A plugin is a function registered for a kind with
+``fakeapi.cluster.control_plane``), so fakeapi runs that one only where it is enabled
+(``OFF_BY_DEFAULT``; ``Admission(enabled=...)``, ``fakeapi serve --enable-admission-plugins``):
+a plugin registered with ``plugin=`` names it. A plugin is a function registered for a kind with
 ``mutating``; it gets the ``Admission`` of the registry, the object, the stored object (None on
 create) and the subresource written (None for the main resource). ``Admission.lookup`` reads
 another object (a PriorityClass), ``Admission.list`` the objects of a kind (the default
@@ -53,26 +55,63 @@ class StatusWriter(Protocol):
 #: (admission, new object, stored object or None on create, subresource or None).
 Plugin = Callable[["Admission", Json, Json | None, str | None], None]
 
+#: kube-apiserver's admission plugins (by kube's names) that fakeapi runs only when enabled:
+#: kube runs them by default, but neither fakeapi's oracle nor envtest does.
+OFF_BY_DEFAULT = frozenset({"ServiceAccount"})
+#: kube-apiserver's plugins on by default (``DefaultOffAdmissionPlugins``' complement) that fakeapi
+#: always runs, or has no part of its own in (webhooks and policies answer only when configured):
+#: naming them in ``--enable-admission-plugins`` asks for nothing more.
+ALWAYS_ON = frozenset({
+    "NamespaceLifecycle", "LimitRanger", "DefaultStorageClass", "PersistentVolumeClaimResize",
+    "DefaultTolerationSeconds", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota",
+    "StorageObjectInUseProtection", "Priority", "TaintNodesByCondition", "RuntimeClass", "CertificateApproval",
+    "CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction", "DefaultIngressClass",
+    "PodSecurity", "PodTopologyLabels", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy",
+})
+#: The plugin modules in the order of kube's chain (``AllOrderedPlugins``), which a kind's plugins
+#: run in whatever order their modules were imported: of two plugins that would refuse an object,
+#: the first one's error is the answer. Plugins of other modules run after them.
+_CHAIN_ORDER = ("limit_ranger", "service_account", "taint_nodes_by_condition", "pod_security", "priority",
+                "default_toleration_seconds", "default_storage_class", "storage_object_in_use_protection",
+                "runtime_class", "default_ingress_class", "pod_topology_labels", "resource_quota")
+
 _plugins: dict[tuple[str, str], list[Plugin]] = {}
 _validators: dict[tuple[str, str], list[Plugin]] = {}
 _validators_of_all: list[Plugin] = []
+#: The plugins of an ``OFF_BY_DEFAULT`` kube plugin, by function: the name that enables them.
+_enabled_by: dict[Plugin, str] = {}
 _installed = False
 
 
-def mutating(group: str, kind: str) -> Callable[[Plugin], Plugin]:
-    """Register a mutating admission plugin for a kind (plugins run in registration order)."""
+def _registrar(table: dict[tuple[str, str], list[Plugin]], group: str, kind: str,
+               plugin_name: str | None) -> Callable[[Plugin], Plugin]:
+    assert plugin_name is None or plugin_name in OFF_BY_DEFAULT, plugin_name
+
     def register(plugin: Plugin) -> Plugin:
-        _plugins.setdefault((group, kind), []).append(plugin)
+        plugins = table.setdefault((group, kind), [])
+        plugins.append(plugin)
+        plugins.sort(key=_place_in_chain)  # stable: a module's plugins keep their order
+        if plugin_name is not None:
+            _enabled_by[plugin] = plugin_name
         return plugin
     return register
 
 
-def validating(group: str, kind: str) -> Callable[[Plugin], Plugin]:
+def _place_in_chain(plugin: Plugin) -> int:
+    module = plugin.__module__.rpartition(".")[2] if plugin.__module__.startswith(f"{__name__}.") else ""
+    return _CHAIN_ORDER.index(module) if module in _CHAIN_ORDER else len(_CHAIN_ORDER)
+
+
+def mutating(group: str, kind: str, *, plugin: str | None = None) -> Callable[[Plugin], Plugin]:
+    """Register a mutating admission plugin for a kind (a kind's plugins run in kube's order of
+    their modules, ``_CHAIN_ORDER``, then in registration order); ``plugin`` names the
+    ``OFF_BY_DEFAULT`` kube plugin it is part of (it runs only when enabled)."""
+    return _registrar(_plugins, group, kind, plugin)
+
+
+def validating(group: str, kind: str, *, plugin: str | None = None) -> Callable[[Plugin], Plugin]:
     """Register a validating admission plugin for a kind: it may only refuse (raise)."""
-    def register(plugin: Plugin) -> Plugin:
-        _validators.setdefault((group, kind), []).append(plugin)
-        return plugin
-    return register
+    return _registrar(_validators, group, kind, plugin)
 
 
 def validating_all(plugin: Plugin) -> Plugin:
@@ -134,18 +173,37 @@ class Admission:
     """The admission chain of one registry; ``lookup`` reads a stored object (or None),
     ``list`` the stored objects of a kind (in one namespace, or all)."""
 
-    def __init__(self, lookup: Lookup, lister: Lister | None = None, status_writer: StatusWriter | None = None) -> None:
+    def __init__(self, lookup: Lookup, lister: Lister | None = None, status_writer: StatusWriter | None = None,
+                 enabled: frozenset[str] = frozenset()) -> None:
+        unknown = enabled - OFF_BY_DEFAULT
+        if unknown:
+            raise ValueError(f"admission plugins {sorted(unknown)} are not ones fakeapi enables")
         self.lookup = lookup
         self.list: Lister = lister or (lambda group, kind, namespace: [])
         self.update_status: StatusWriter = status_writer or (lambda group, kind, namespace, name, change: None)
         self.dry_run = False
         self.webhooks = WebhookDispatcher(self.lookup, self.list)
+        #: The ``OFF_BY_DEFAULT`` plugins this chain runs.
+        self.enabled = enabled
+        # The chain of each kind, without the plugins not enabled: chosen once per kind, so a
+        # plugin that is off costs a request nothing.
+        self._mutating: dict[tuple[str, str], list[Plugin]] = {}
+        self._validating: dict[tuple[str, str], list[Plugin]] = {}
+
+    def _chain(self, chains: dict[tuple[str, str], list[Plugin]], registered: Callable[[str, str], list[Plugin]],
+               group: str, kind: str) -> list[Plugin]:
+        chain = chains.get((group, kind))
+        if chain is None:
+            chain = chains[(group, kind)] = [
+                plugin for plugin in registered(group, kind)
+                if plugin not in _enabled_by or _enabled_by[plugin] in self.enabled]
+        return chain
 
     def admit(self, group: str, kind: str, obj: Json | None, old: Json | None, subresource: str | None,
               target: WebhookTarget | None = None) -> None:
         """The mutating plugins of the kind, then the mutating webhooks (``obj`` is None for a
         delete, which only webhooks see)."""
-        plugins = plugins_for(group, kind) if obj is not None else []
+        plugins = self._chain(self._mutating, plugins_for, group, kind) if obj is not None else []
         for plugin in plugins:
             plugin(self, obj, old, subresource)  # type: ignore[arg-type]
         attrs = self._webhook_attributes(group, kind, obj, old, subresource, target)
@@ -166,7 +224,7 @@ class Admission:
         outer, self.dry_run = self.dry_run, dry_run  # a plugin's own writes are admitted too
         try:
             if obj is not None:
-                for plugin in validators_for(group, kind):
+                for plugin in self._chain(self._validating, validators_for, group, kind):
                     plugin(self, obj, old, subresource)
             attrs = self._webhook_attributes(group, kind, obj, old, subresource, target)
             if attrs is not None:

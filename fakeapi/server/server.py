@@ -53,7 +53,8 @@ class Server:
         gc = config.garbage_collection
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
-                                 advertise_port=config.port or 443, access=config.access)
+                                 advertise_port=config.port or 443, access=config.access,
+                                 admission_plugins=config.admission_plugins)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup
                                | ClusterRoleAggregation | PodTermination] = []
         if GARBAGE_COLLECTOR in config.controllers:
