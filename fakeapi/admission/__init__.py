@@ -68,6 +68,8 @@ ALWAYS_ON = frozenset({
     "CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction", "DefaultIngressClass",
     "PodSecurity", "PodTopologyLabels", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy",
 })
+#: The ``OFF_BY_DEFAULT`` plugins that may wait for an object to appear (``Admission.may_wait``).
+_PLUGINS_THAT_WAIT = frozenset({"ServiceAccount"})
 #: The plugin modules in the order of kube's chain (``AllOrderedPlugins``), which a kind's plugins
 #: run in whatever order their modules were imported: of two plugins that would refuse an object,
 #: the first one's error is the answer. Plugins of other modules run after them.
@@ -185,6 +187,10 @@ class Admission:
         self.webhooks = WebhookDispatcher(self.lookup, self.list)
         #: The ``OFF_BY_DEFAULT`` plugins this chain runs.
         self.enabled = enabled
+        #: Whether a write may wait on the event loop though no webhook is configured (the HTTP
+        #: layer then runs it under ``fakeapi.runtime.run_awaiting``): ServiceAccount waits for
+        #: the ``default`` account a controller-manager is about to create.
+        self.may_wait = bool(enabled & _PLUGINS_THAT_WAIT)
         # The chain of each kind, without the plugins not enabled: chosen once per kind, so a
         # plugin that is off costs a request nothing.
         self._mutating: dict[tuple[str, str], list[Plugin]] = {}

@@ -11,7 +11,8 @@ later) referencing secrets it does not list.
 
 As kube: the account is read from the cache, then from the store; ``default``, which the
 controller-manager creates right after its namespace, is looked up 10 times 100-200 ms apart
-before the pod is refused, when the write may wait (``fakeapi.runtime.can_wait``)."""
+before the pod is refused, when the write may wait (``fakeapi.runtime.can_wait``: it runs under
+``run_awaiting``, which ``Admission.may_wait`` asks of the HTTP layer)."""
 
 from __future__ import annotations
 

@@ -58,6 +58,7 @@ def test_off_unless_enabled(objects: Objects) -> None:
         admission.admit("", "Pod", created, None, None)
         admission.validate("", "Pod", created, None, None)
         assert ("serviceAccountName" in created["spec"]) == (admission is on)
+    assert (off.may_wait, on.may_wait) == (False, True)  # for the default account
     with pytest.raises(ValueError, match="NodeRestriction"):
         Admission(objects.lookup, enabled=frozenset({"NodeRestriction"}))
 
