@@ -6,7 +6,7 @@ first, then the account's). Mirror pods are not changed and may reference no acc
 token projection. An account enforcing its mountable secrets refuses the others, also in
 ephemeral containers added later (as a plain error: 500). ``default`` is looked up again, 100-200
 ms apart, when the write may wait. The kasdiff suite compares all of it with kube
-(``tests/kasdiff/test_service_account.py``)."""
+(``tests/kasdiff/test_service_account_admission.py``)."""
 
 from __future__ import annotations
 
