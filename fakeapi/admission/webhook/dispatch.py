@@ -115,7 +115,8 @@ class WebhookDispatcher:
                 if hook.reinvoke_if_needed:
                     reinvocation.invoked.add(hook.uid)
         finally:
-            reinvocation.last_output = _copy(attrs.object)
+            if reinvocation.invoked:  # only a reinvocable webhook's second call asks what changed since
+                reinvocation.last_output = _copy(attrs.object)
 
     def _call_mutating(self, hook: Webhook, attrs: Attributes, decode: Decoder) -> bool:
         answer = self._call(hook, attrs)
