@@ -45,8 +45,8 @@ from fakeapi.apis.catalogue import default_catalogue
 
 CORPUS = Path(__file__).parent / "corpus"
 #: Kinds that kube's admission plugins read from informers: ResourceQuota, DefaultIngressClass's
-#: IngressClasses.
-_READ_FROM_INFORMERS = frozenset({"ResourceQuota", "IngressClass"})
+#: IngressClasses, PersistentVolumeClaimResize's StorageClasses.
+_READ_FROM_INFORMERS = frozenset({"ResourceQuota", "IngressClass", "StorageClass"})
 _PATCH_TYPES = {
     "merge": "application/merge-patch+json",
     "strategic": "application/strategic-merge-patch+json",
