@@ -10,6 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from controller_harness import Json, create, read, resource, run, settle, until
+from discovery_backend import DiscoveryBackend
+
+from fakeapi.cluster.control_plane import free_port
 
 from fakeapi.controllers.apiservice_availability import APIServiceAvailability
 from fakeapi.registry.registry import Registry
@@ -32,12 +35,17 @@ def stored(registry: Registry) -> Json:
     return obj
 
 
-def available(registry: Registry) -> tuple[str, str, str] | None:
+def condition_of(registry: Registry, name: str) -> tuple[str, str, str] | None:
     """The Available condition's (status, reason, message)."""
-    for condition in (stored(registry).get("status") or {}).get("conditions") or ():
+    obj = read(registry, "apiservices", name, namespace=None, group=GROUP) or {}
+    for condition in (obj.get("status") or {}).get("conditions") or ():
         if condition["type"] == "Available":
             return condition["status"], condition["reason"], condition["message"]
     return None
+
+
+def available(registry: Registry) -> tuple[str, str, str] | None:
+    return condition_of(registry, NAME)
 
 
 def becomes(registry: Registry, expected: tuple[str, str, str]) -> Any:
@@ -82,15 +90,67 @@ def test_a_service_backed_api_service_follows_its_service_and_endpoint_slices() 
     run(scenario, APIServiceAvailability)
 
 
-def test_only_cluster_ip_services_have_their_ports_and_endpoints_checked() -> None:
-    """Other Services are judged by calling the backend, which fakeapi does not: the condition
-    stays as it was."""
+def external_backend(registry: Registry, port: int, group: str = "widgets.example.com") -> None:
+    """An APIService of ``group`` behind an ExternalName Service naming 127.0.0.1 (kube, as
+    fakeapi, refuses loopback addresses in EndpointSlices)."""
+    create(registry, "services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "external"},
+                                  "spec": {"type": "ExternalName", "externalName": "127.0.0.1"}})
+    create(registry, "apiservices", {
+        "apiVersion": f"{GROUP}/v1", "kind": "APIService", "metadata": {"name": f"v1.{group}"},
+        "spec": {"group": group, "version": "v1", "groupPriorityMinimum": 100, "versionPriority": 10,
+                 "insecureSkipTLSVerify": True, "service": {"name": "external", "namespace": "default", "port": port}}},
+        namespace=None, group=GROUP)
+
+
+def test_a_backend_is_asked_for_its_discovery_document() -> None:
+    async def scenario(registry: Registry) -> None:
+        with DiscoveryBackend() as backend:
+            external_backend(registry, backend.port, "passed.example.com")
+            await until(lambda: condition_of(registry, "v1.passed.example.com") == (
+                "True", "Passed", "all checks passed"), "Passed")
+            path, headers = backend.requests[0]
+            assert path == "/apis/passed.example.com/v1"
+            assert (headers["X-Remote-User"], headers["X-Remote-Group"]) == ("system:kube-aggregator", "system:masters")
+            create(registry, "apiservices", {
+                "apiVersion": f"{GROUP}/v1", "kind": "APIService", "metadata": {"name": "v1.missing.example.com"},
+                "spec": {"group": "missing.example.com", "version": "v1", "groupPriorityMinimum": 100,
+                         "versionPriority": 10, "insecureSkipTLSVerify": True,
+                         "service": {"name": "external", "namespace": "default", "port": backend.port}}},
+                namespace=None, group=GROUP)
+            url = f"https://127.0.0.1:{backend.port}/apis/missing.example.com/v1"
+            await until(lambda: condition_of(registry, "v1.missing.example.com") == (
+                "False", "FailedDiscoveryCheck",
+                f"failing or missing response from {url}: bad status from {url}: 404"), "FailedDiscoveryCheck")
+
+    run(scenario, APIServiceAvailability)
+
+
+def test_a_backend_that_comes_up_is_found_by_the_retries() -> None:
+    port = free_port()
+    url = f"https://127.0.0.1:{port}/apis/passed.example.com/v1"
+
+    async def scenario(registry: Registry) -> None:
+        external_backend(registry, port, "passed.example.com")
+        await until(lambda: condition_of(registry, "v1.passed.example.com") == (
+            "False", "FailedDiscoveryCheck", f'failing or missing response from {url}: Get "{url}": '
+            f"dial tcp 127.0.0.1:{port}: connect: connection refused"), "connection refused")
+        with DiscoveryBackend(port):
+            await until(lambda: condition_of(registry, "v1.passed.example.com") == (
+                "True", "Passed", "all checks passed"), "Passed", timeout=20)
+
+    run(scenario, APIServiceAvailability)
+
+
+def test_a_node_port_service_is_resolved_to_its_endpoints() -> None:
+    """Without the ClusterIP checks: what the resolver cannot find fails the discovery check."""
     async def scenario(registry: Registry) -> None:
         api_service(registry, {"name": "api", "namespace": "default", "port": 8443})
-        await becomes(registry, ("False", "ServiceNotFound", 'service/api in "default" is not present'))
-        service(registry, [{"port": 443}], type="ExternalName", externalName="api.example.com")
-        await settle()
-        assert available(registry) == ("False", "ServiceNotFound", 'service/api in "default" is not present')
+        service(registry, [{"name": "https", "port": 443}], type="NodePort")
+        await becomes(registry, ("False", "FailedDiscoveryCheck", 'no service port 8443 found for service "api"'))
+        current = stored(registry)
+        current["spec"]["service"]["port"] = 443
+        resource(registry, "apiservices", GROUP).storage.update(None, NAME, current)
+        await becomes(registry, ("False", "FailedDiscoveryCheck", 'no endpoints available for service "api"'))
 
     run(scenario, APIServiceAvailability)
 
