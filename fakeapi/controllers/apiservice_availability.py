@@ -32,9 +32,8 @@ import asyncio
 import copy
 import random
 from collections.abc import Hashable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
 import orjson
 
 from ..apis.apiregistration.conditions import available_condition, local_available_condition, set_condition
@@ -45,6 +44,9 @@ from ..machinery.status import StatusError
 from ..registry.registry import Registry
 from ..runtime import cancel_and_wait
 from .workqueue import WorkQueue
+
+if TYPE_CHECKING:
+    import aiohttp
 
 MANAGER = "kube-apiserver"
 #: ``discoveryv1.LabelServiceName``.
@@ -232,6 +234,8 @@ class APIServiceAvailability:
 
     async def _get(self, url: str) -> str:
         """The discovery call's error as Go's client words it ("" for a 2xx answer)."""
+        import aiohttp  # at the first call, as the webhooks' client: start-up without APIServices does not pay it
+
         if self._session is None:
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(ssl=False, force_close=True), trust_env=False,
