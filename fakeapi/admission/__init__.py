@@ -75,7 +75,8 @@ _PLUGINS_THAT_WAIT = frozenset({"ServiceAccount"})
 #: the first one's error is the answer. Plugins of other modules run after them.
 _CHAIN_ORDER = ("limit_ranger", "service_account", "taint_nodes_by_condition", "pod_security", "priority",
                 "default_toleration_seconds", "default_storage_class", "storage_object_in_use_protection",
-                "runtime_class", "default_ingress_class", "pod_topology_labels", "resource_quota")
+                "persistent_volume_claim_resize", "runtime_class", "certificate_subject_restriction",
+                "default_ingress_class", "pod_topology_labels", "resource_quota")
 
 _plugins: dict[tuple[str, str], list[Plugin]] = {}
 _validators: dict[tuple[str, str], list[Plugin]] = {}
@@ -162,6 +163,10 @@ class WebhookTarget:
     namespace: str
     name: str
     decode: Decoder
+    #: The resource's group and the kind's version where the body is of another group or
+    #: version than the resource it is created at (``pods/eviction``: a policy/v1 Eviction).
+    resource_group: str | None = None
+    kind_version: str | None = None
 
 
 def refusal(group: str, resource: str, obj: Json, message: str) -> StatusError:
@@ -232,14 +237,19 @@ class Admission:
             if obj is not None:
                 for plugin in self._chain(self._validating, validators_for, group, kind):
                     plugin(self, obj, old, subresource)
-            attrs = self._webhook_attributes(group, kind, obj, old, subresource, target)
-            if attrs is not None:
-                self.webhooks.validate(attrs)
+            self.validate_by_webhooks(group, kind, obj, old, subresource, target)
             if obj is not None:
                 for plugin in validators_of_every_kind():
                     plugin(self, obj, old, subresource)
         finally:
             self.dry_run = outer
+
+    def validate_by_webhooks(self, group: str, kind: str, obj: Json | None, old: Json | None, subresource: str | None,
+                             target: WebhookTarget | None) -> None:
+        """The validating webhooks alone (a create-only storage validates its object itself)."""
+        attrs = self._webhook_attributes(group, kind, obj, old, subresource, target)
+        if attrs is not None:
+            self.webhooks.validate(attrs)
 
     def _webhook_attributes(self, group: str, kind: str, obj: Json | None, old: Json | None, subresource: str | None,
                             target: WebhookTarget | None) -> webhook_request.Attributes | None:
@@ -249,6 +259,7 @@ class Admission:
         request = webhook_request.current.get()
         if request is None or not self.webhooks.configured():
             return None
+        resource_group = group if target.resource_group is None else target.resource_group
         return webhook_request.Attributes(
-            target.operation, group, target.version, kind, target.resource, subresource or "", target.namespace,
-            target.name, obj, old, request)
+            target.operation, resource_group, target.version, kind, target.resource, subresource or "",
+            target.namespace, target.name, obj, old, request, kind_group=group, kind_version=target.kind_version)

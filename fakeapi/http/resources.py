@@ -439,10 +439,11 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
     body_type = creater.body_type
     body, warnings, dry = await read_object(request, body_type, "CreateOptions")
     user = request_user(request)
-    answer = creater.handle(
+    answer = await _admitted(
+        registry, request, _write_options("CreateOptions", request, dry), dry, creater.handle,
         body, resource=resource, namespace=namespace, name=name, subresource=subresource, dry_run=dry,
         manager=field_manager(request), admission=registry.admission, namespace_phase=registry.namespace_phase,
-        user=lambda: user)
+        user=lambda: user, version=request_info_of(request.scope).api_version)
     # A Status answer is sent with its own code (an eviction's failure is a 500).
     is_status_answer = answer.get("kind") == "Status"
     code = answer["code"] if is_status_answer else 201
