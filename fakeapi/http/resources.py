@@ -488,10 +488,11 @@ def _write_options(kind: str, request: Request, dry: bool) -> dict[str, Any]:
 
 async def _admitted(registry: Registry, request: Request, options: dict[str, Any], dry: bool,
                     write: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """``write(*args, **kwargs)``, admitted by the webhooks it matches: with any configured, the
-    write runs where it can wait for their calls without blocking the event loop, and knows the
-    request's user and ``options`` (kube's admission attributes); else it runs as it is."""
-    if not registry.admission.webhooks.configured():
+    """``write(*args, **kwargs)``, admitted by the webhooks it matches: with any configured (or a
+    plugin enabled that may wait: ``Admission.may_wait``), the write runs where it can wait
+    without blocking the event loop, and knows the request's user and ``options`` (kube's
+    admission attributes); else it runs as it is."""
+    if not registry.admission.webhooks.configured() and not registry.admission.may_wait:
         return write(*args, **kwargs)
     token = webhook_request.current.set(
         webhook_request.WebhookRequest(request_user(request).to_json(), options, dry))
