@@ -14,15 +14,11 @@ from __future__ import annotations
 
 import base64
 import json
-import ssl
-import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
-from fakeapi.http.pki import issue, new_ca
+from https_server import QuietHandler, https_server
 
 Json = Any
 
@@ -31,26 +27,12 @@ class WebhookServer:
     """``names``: more host names its certificate is for (a Service's ``<name>.<namespace>.svc``)."""
 
     def __init__(self, names: tuple[str, ...] = ()) -> None:
-        ca = new_ca("webhook-test-ca")
-        pair = issue(ca, "127.0.0.1", hosts=["127.0.0.1", "localhost", *names])
-        self.ca_bundle = base64.b64encode(ca.certificate_pem).decode()
-        self._dir = tempfile.TemporaryDirectory()
-        cert, key = Path(self._dir.name) / "tls.crt", Path(self._dir.name) / "tls.key"
-        cert.write_bytes(pair.certificate_pem)
-        key.write_bytes(pair.key_pem)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(cert, key)
         #: (path, review) of every review received, in order.
         self.records: list[tuple[str, Json]] = []
         self._lock = threading.Lock()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = self.rfile.read(int(self.headers.get("content-length") or 0))
                 path = self.path.split("?")[0]
@@ -62,20 +44,12 @@ class WebhookServer:
                 if behaviour == "slow" or behaviour == "slow-if-annotated" and annotations.get("slow") == "yes":
                     time.sleep(3)
                 if behaviour == "error":
-                    self._send(500, b"boom", "text/plain")
+                    self.send(500, b"boom", "text/plain")
                     return
-                self._send(200, json.dumps(answer(behaviour, review)).encode(), "application/json")
+                self.send(200, json.dumps(answer(behaviour, review)).encode(), "application/json")
 
-            def _send(self, code: int, body: bytes, content_type: str) -> None:
-                self.send_response(code)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
+        self._httpd, ca = https_server(Handler, "webhook-test-ca", ["127.0.0.1", "localhost", *names])
+        self.ca_bundle = base64.b64encode(ca.certificate_pem).decode()
         self.port = self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
@@ -94,7 +68,6 @@ class WebhookServer:
     def __exit__(self, *exc: object) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
-        self._dir.cleanup()
 
 
 def _label_patch(review: Json, key: str, value: str) -> list[Json] | None:

@@ -6,7 +6,9 @@ plugin for every kind with ``validating_all``) runs after the strategy's validat
 ``createValidation``/``updateValidation``.
 
 fakeapi's oracle is kube-apiserver with its default plugins except ``ServiceAccount`` (see
-``fakeapi.cluster.control_plane``). A plugin is a function registered for a kind with
+``fakeapi.cluster.control_plane``), so fakeapi runs that one only where it is enabled
+(``OFF_BY_DEFAULT``; ``Admission(enabled=...)``, ``fakeapi serve --enable-admission-plugins``):
+a plugin registered with ``plugin=`` names it. A plugin is a function registered for a kind with
 ``mutating``; it gets the ``Admission`` of the registry, the object, the stored object (None on
 create) and the subresource written (None for the main resource). ``Admission.lookup`` reads
 another object (a PriorityClass), ``Admission.list`` the objects of a kind (the default
@@ -57,26 +59,66 @@ class StatusWriter(Protocol):
 #: (admission, new object, stored object or None on create, subresource or None).
 Plugin = Callable[["Admission", Json, Json | None, str | None], None]
 
+#: kube-apiserver's admission plugins (by kube's names) that fakeapi runs only when enabled:
+#: kube runs them by default, but neither fakeapi's oracle nor envtest does.
+OFF_BY_DEFAULT = frozenset({"ServiceAccount"})
+#: kube-apiserver's plugins on by default (``DefaultOffAdmissionPlugins``' complement) that fakeapi
+#: always runs, or has no part of its own in (webhooks and policies answer only when configured):
+#: naming them in ``--enable-admission-plugins`` asks for nothing more.
+ALWAYS_ON = frozenset({
+    "NamespaceLifecycle", "LimitRanger", "DefaultStorageClass", "PersistentVolumeClaimResize",
+    "DefaultTolerationSeconds", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota",
+    "StorageObjectInUseProtection", "Priority", "TaintNodesByCondition", "RuntimeClass", "CertificateApproval",
+    "CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction", "DefaultIngressClass",
+    "PodSecurity", "PodTopologyLabels", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy",
+})
+#: The ``OFF_BY_DEFAULT`` plugins that may wait for an object to appear (``Admission.may_wait``).
+_PLUGINS_THAT_WAIT = frozenset({"ServiceAccount"})
+#: The plugin modules in the order of kube's chain (``AllOrderedPlugins``), which a kind's plugins
+#: run in whatever order their modules were imported: of two plugins that would refuse an object,
+#: the first one's error is the answer. Plugins of other modules run after them.
+_CHAIN_ORDER = ("limit_ranger", "service_account", "taint_nodes_by_condition", "pod_security", "priority",
+                "default_toleration_seconds", "default_storage_class", "storage_object_in_use_protection",
+                "persistent_volume_claim_resize", "runtime_class", "certificate_subject_restriction",
+                "default_ingress_class", "pod_topology_labels", "resource_quota")
+
 _plugins: dict[tuple[str, str], list[Plugin]] = {}
 _validators: dict[tuple[str, str], list[Plugin]] = {}
 _validators_of_all: list[Plugin] = []
+#: The plugins of an ``OFF_BY_DEFAULT`` kube plugin, by function: the name that enables them.
+_enabled_by: dict[Plugin, str] = {}
 _installed = False
 
 
-def mutating(group: str, kind: str) -> Callable[[Plugin], Plugin]:
-    """Register a mutating admission plugin for a kind (plugins run in registration order)."""
+def _registrar(table: dict[tuple[str, str], list[Plugin]], group: str, kind: str,
+               plugin_name: str | None) -> Callable[[Plugin], Plugin]:
+    assert plugin_name is None or plugin_name in OFF_BY_DEFAULT, plugin_name
+
     def register(plugin: Plugin) -> Plugin:
-        _plugins.setdefault((group, kind), []).append(plugin)
+        plugins = table.setdefault((group, kind), [])
+        plugins.append(plugin)
+        plugins.sort(key=_place_in_chain)  # stable: a module's plugins keep their order
+        if plugin_name is not None:
+            _enabled_by[plugin] = plugin_name
         return plugin
     return register
 
 
-def validating(group: str, kind: str) -> Callable[[Plugin], Plugin]:
+def _place_in_chain(plugin: Plugin) -> int:
+    module = plugin.__module__.rpartition(".")[2] if plugin.__module__.startswith(f"{__name__}.") else ""
+    return _CHAIN_ORDER.index(module) if module in _CHAIN_ORDER else len(_CHAIN_ORDER)
+
+
+def mutating(group: str, kind: str, *, plugin: str | None = None) -> Callable[[Plugin], Plugin]:
+    """Register a mutating admission plugin for a kind (a kind's plugins run in kube's order of
+    their modules, ``_CHAIN_ORDER``, then in registration order); ``plugin`` names the
+    ``OFF_BY_DEFAULT`` kube plugin it is part of (it runs only when enabled)."""
+    return _registrar(_plugins, group, kind, plugin)
+
+
+def validating(group: str, kind: str, *, plugin: str | None = None) -> Callable[[Plugin], Plugin]:
     """Register a validating admission plugin for a kind: it may only refuse (raise)."""
-    def register(plugin: Plugin) -> Plugin:
-        _validators.setdefault((group, kind), []).append(plugin)
-        return plugin
-    return register
+    return _registrar(_validators, group, kind, plugin)
 
 
 def validating_all(plugin: Plugin) -> Plugin:
@@ -125,6 +167,10 @@ class WebhookTarget:
     namespace: str
     name: str
     decode: Decoder
+    #: The resource's group and the kind's version where the body is of another group or
+    #: version than the resource it is created at (``pods/eviction``: a policy/v1 Eviction).
+    resource_group: str | None = None
+    kind_version: str | None = None
 
 
 def refusal(group: str, resource: str, obj: Json, message: str) -> StatusError:
@@ -138,13 +184,36 @@ class Admission:
     """The admission chain of one registry; ``lookup`` reads a stored object (or None),
     ``list`` the stored objects of a kind (in one namespace, or all)."""
 
-    def __init__(self, lookup: Lookup, lister: Lister | None = None, status_writer: StatusWriter | None = None) -> None:
+    def __init__(self, lookup: Lookup, lister: Lister | None = None, status_writer: StatusWriter | None = None,
+                 enabled: frozenset[str] = frozenset()) -> None:
+        unknown = enabled - OFF_BY_DEFAULT
+        if unknown:
+            raise ValueError(f"admission plugins {sorted(unknown)} are not ones fakeapi enables")
         self.lookup = lookup
         self.list: Lister = lister or (lambda group, kind, namespace: [])
         self.update_status: StatusWriter = status_writer or (lambda group, kind, namespace, name, change: None)
         self.dry_run = False
         self.webhooks = WebhookDispatcher(self.lookup, self.list)
         self.policies = PolicyDispatcher(self.lookup, self.list)
+        #: The ``OFF_BY_DEFAULT`` plugins this chain runs.
+        self.enabled = enabled
+        #: Whether a write may wait on the event loop though no webhook is configured (the HTTP
+        #: layer then runs it under ``fakeapi.runtime.run_awaiting``): ServiceAccount waits for
+        #: the ``default`` account a controller-manager is about to create.
+        self.may_wait = bool(enabled & _PLUGINS_THAT_WAIT)
+        # The chain of each kind, without the plugins not enabled: chosen once per kind, so a
+        # plugin that is off costs a request nothing.
+        self._mutating: dict[tuple[str, str], list[Plugin]] = {}
+        self._validating: dict[tuple[str, str], list[Plugin]] = {}
+
+    def _chain(self, chains: dict[tuple[str, str], list[Plugin]], registered: Callable[[str, str], list[Plugin]],
+               group: str, kind: str) -> list[Plugin]:
+        chain = chains.get((group, kind))
+        if chain is None:
+            chain = chains[(group, kind)] = [
+                plugin for plugin in registered(group, kind)
+                if plugin not in _enabled_by or _enabled_by[plugin] in self.enabled]
+        return chain
 
     def configured(self) -> bool:
         """Whether a write must be admitted with its request's attributes: a webhook is
@@ -155,7 +224,7 @@ class Admission:
               target: WebhookTarget | None = None) -> None:
         """The mutating plugins of the kind, then the mutating webhooks (``obj`` is None for a
         delete, which only webhooks see)."""
-        plugins = plugins_for(group, kind) if obj is not None else []
+        plugins = self._chain(self._mutating, plugins_for, group, kind) if obj is not None else []
         for plugin in plugins:
             plugin(self, obj, old, subresource)  # type: ignore[arg-type]
         attrs = self._webhook_attributes(group, kind, obj, old, subresource, target)
@@ -176,17 +245,23 @@ class Admission:
         outer, self.dry_run = self.dry_run, dry_run  # a plugin's own writes are admitted too
         try:
             if obj is not None:
-                for plugin in validators_for(group, kind):
+                for plugin in self._chain(self._validating, validators_for, group, kind):
                     plugin(self, obj, old, subresource)
-            attrs = self._webhook_attributes(group, kind, obj, old, subresource, target)
-            if attrs is not None:
-                self.policies.validate(attrs)
-                self.webhooks.validate(attrs)
+            self.validate_by_webhooks(group, kind, obj, old, subresource, target)
             if obj is not None:
                 for plugin in validators_of_every_kind():
                     plugin(self, obj, old, subresource)
         finally:
             self.dry_run = outer
+
+    def validate_by_webhooks(self, group: str, kind: str, obj: Json | None, old: Json | None, subresource: str | None,
+                             target: WebhookTarget | None) -> None:
+        """The ValidatingAdmissionPolicies, then the validating webhooks, alone (a create-only
+        storage validates its object itself)."""
+        attrs = self._webhook_attributes(group, kind, obj, old, subresource, target)
+        if attrs is not None:
+            self.policies.validate(attrs)
+            self.webhooks.validate(attrs)
 
     def _webhook_attributes(self, group: str, kind: str, obj: Json | None, old: Json | None, subresource: str | None,
                             target: WebhookTarget | None) -> webhook_request.Attributes | None:
@@ -199,6 +274,7 @@ class Admission:
         # kube names a namespace as its own namespace in the attributes of requests for it (its
         # handlers' ``namespace = name`` for namespaces), though the resource is cluster-scoped
         namespace = target.name if (group, target.resource) == ("", "namespaces") else target.namespace
+        resource_group = group if target.resource_group is None else target.resource_group
         return webhook_request.Attributes(
-            target.operation, group, target.version, kind, target.resource, subresource or "", namespace,
-            target.name, obj, old, request)
+            target.operation, resource_group, target.version, kind, target.resource, subresource or "",
+            namespace, target.name, obj, old, request, kind_group=group, kind_version=target.kind_version)

@@ -32,6 +32,9 @@ When kube runs each hook, and so when the registry calls it:
   fields its reads add (kube defaults every decoded object; fakeapi stores them defaulted), so
   the object's first update writes (a new resourceVersion, an event) even when it changes
   nothing: PVCs' status phase, the labels of a Job created without any.
+* ``allow_unconditional_update``: the strategies' ``AllowUnconditionalUpdate``; when False, a
+  PUT (of the object or a subresource) whose body has no resourceVersion is refused (422) rather
+  than applied to the stored object (custom resources, APIServices).
 * ``reset_fields`` / ``status_reset_fields``: the strategies' ``GetResetFields``, the paths
   (tuples of field names) a write through the main resource / ``/status`` does not own in
   managedFields. None: kube's usual pair for a kind with a status subresource (``status`` /
@@ -75,6 +78,7 @@ class KindRules:
     default_propagation_warning: str | None = None
     graceful_delete_period: GracePeriod | None = None
     first_update_writes: Callable[[Json], bool] | None = None
+    allow_unconditional_update: bool = True
     reset_fields: tuple[tuple[str, ...], ...] | None = None
     status_reset_fields: tuple[tuple[str, ...], ...] | None = None
 

@@ -35,9 +35,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-import cel as _rust_cel
-
 from .library import KUBE_LIBRARY, NAMESPACES
+from .rust import interpreter
 
 
 # The engine logs each failing library call on the ``cel`` logger before raising it; the
@@ -191,7 +190,7 @@ def _runtime_message(text: str) -> str:
 
 def optional(value: Any, present: bool) -> Any:
     """A CEL ``optional``: of ``value`` when ``present``, else ``optional.none()``."""
-    return _rust_cel.OptionalValue.of(value) if present else _rust_cel.OptionalValue.none()
+    return interpreter().OptionalValue.of(value) if present else interpreter().OptionalValue.none()
 
 
 class _Context:
@@ -205,7 +204,7 @@ class _Context:
 
     def __init__(self, functions: Mapping[str, Callable[..., Any]]) -> None:
         self.functions = dict(functions)
-        self._shared = _rust_cel.Context(None, self.functions)
+        self._shared = interpreter().Context(None, self.functions)
         self._shared.set_variable_resolver(self._resolve)
         self._bindings: Mapping[str, Any] = {}
 
@@ -214,7 +213,7 @@ class _Context:
 
     def execute(self, program: Any, bindings: Mapping[str, Any]) -> Any:
         if any(value is None for value in bindings.values()):
-            return program.execute(_rust_cel.Context(dict(bindings), self.functions))
+            return program.execute(interpreter().Context(dict(bindings), self.functions))
         self._bindings = bindings
         try:
             return program.execute(self._shared)
@@ -230,12 +229,13 @@ class Environment:
     def __init__(self, variables: Iterable[str], functions: Mapping[str, Callable[..., Any]] = KUBE_LIBRARY) -> None:
         self.variables = frozenset(variables)
         self.functions = functions
-        self._context = _Context(functions)
+        self._context: _Context | None = None  # made at the first compile (it imports the interpreter)
 
     def compile(self, source: str) -> Program:
         """``source`` compiled, or ``CompileError`` with cel-go's text."""
+        if self._context is None:
+            self._context = _Context(self.functions)
         return _compile(source, self.variables, self._context)
-
 
 
 #: Compiled programs (and compile errors) by (text, declared variables, function library): an
@@ -374,7 +374,7 @@ def _parse_error(source: str) -> CompileError:
     """What cel-go says of ``source``, which does not parse (``UnsupportedSyntax`` for syntax
     kube parses and the engine cannot)."""
     try:
-        _rust_cel.compile(source)
+        interpreter().compile(source)
     except (ValueError, RuntimeError) as error:
         message = _engine_parse_error(error)
         if "unsupported syntax" in message:
@@ -389,7 +389,7 @@ def _build(source: str, variables: frozenset[str], context: _Context) -> Program
     if rewritten is None:
         raise UnsupportedSyntax([(0, "comprehension variables rebound inside their comprehension")])
     try:
-        program = _rust_cel.compile(rewritten)
+        program = interpreter().compile(rewritten)
     except (ValueError, RuntimeError):
         raise _parse_error(source) from None
     used = set(program.variables())

@@ -28,10 +28,19 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from cel import OptionalValue
-
 from ..machinery import quantity as quantities
 from ..machinery import strfmt, validation
+from .rust import interpreter
+
+
+def _some(value: Any) -> Any:
+    """CEL's ``optional.of(value)``."""
+    return interpreter().OptionalValue.of(value)
+
+
+def _none() -> Any:
+    """CEL's ``optional.none()``."""
+    return interpreter().OptionalValue.none()
 
 
 class LibraryError(ValueError):
@@ -286,14 +295,14 @@ def _slice(items: list[Any], start: int, end: int) -> list[Any]:
     return items[start:end]
 
 
-def _first(items: list[Any]) -> OptionalValue:
+def _first(items: list[Any]) -> Any:
     _expect(isinstance(items, list))
-    return OptionalValue.of(items[0]) if items else OptionalValue.none()
+    return _some(items[0]) if items else _none()
 
 
-def _last(items: list[Any]) -> OptionalValue:
+def _last(items: list[Any]) -> Any:
     _expect(isinstance(items, list))
-    return OptionalValue.of(items[-1]) if items else OptionalValue.none()
+    return _some(items[-1]) if items else _none()
 
 
 def _range(count: int) -> list[int]:
@@ -642,16 +651,16 @@ _FORMAT_VALIDATIONS: dict[str, Callable[[str], list[str]]] = {
 }
 
 
-def _format_named(name: str) -> OptionalValue:
+def _format_named(name: str) -> Any:
     _expect(_is_string(name))
-    return OptionalValue.of({_FORMAT: name}) if name in _FORMAT_VALIDATIONS else OptionalValue.none()
+    return _some({_FORMAT: name}) if name in _FORMAT_VALIDATIONS else _none()
 
 
-def _format_validate(named: Any, text: str) -> OptionalValue:
+def _format_validate(named: Any, text: str) -> Any:
     """``<Format>.validate(s)``: none when ``s`` is valid, else the list of kube's messages."""
     _expect(_is_string(text))
     errors = _FORMAT_VALIDATIONS[_wrapped(_FORMAT, named)](text)
-    return OptionalValue.of(list(errors)) if errors else OptionalValue.none()
+    return _some(list(errors)) if errors else _none()
 
 
 def _sign_of(value: Any) -> int:
@@ -661,30 +670,30 @@ def _sign_of(value: Any) -> int:
 # --- optional field and index (what ``x.?f`` and ``x[?k]`` are rewritten to, see engine) -----
 
 def _optional_receiver(receiver: Any) -> tuple[bool, Any]:
-    if isinstance(receiver, OptionalValue):
+    if isinstance(receiver, interpreter().OptionalValue):
         return (True, receiver.value()) if receiver.has_value() else (False, None)
     return True, receiver
 
 
-def _opt_field(receiver: Any, name: str) -> OptionalValue:
+def _opt_field(receiver: Any, name: str) -> Any:
     """``x.?f``: ``f`` of an object or map as an optional (none when absent)."""
     present, value = _optional_receiver(receiver)
     if present and isinstance(value, dict) and name in value:
-        return OptionalValue.of(value[name])
+        return _some(value[name])
     _expect(not present or isinstance(value, dict))
-    return OptionalValue.none()
+    return _none()
 
 
-def _opt_index(receiver: Any, key: Any) -> OptionalValue:
+def _opt_index(receiver: Any, key: Any) -> Any:
     """``x[?k]``: a list's element or a map's value as an optional (none when absent)."""
     present, value = _optional_receiver(receiver)
     if not present:
-        return OptionalValue.none()
+        return _none()
     if isinstance(value, list):
         _expect(_is_int(key))
-        return OptionalValue.of(value[key]) if 0 <= key < len(value) else OptionalValue.none()
+        return _some(value[key]) if 0 <= key < len(value) else _none()
     _expect(isinstance(value, dict))
-    return OptionalValue.of(value[key]) if key in value else OptionalValue.none()
+    return _some(value[key]) if key in value else _none()
 
 
 # --- what two-variable comprehensions are rewritten to (see engine) --------------------------

@@ -16,6 +16,7 @@ from typing import Any
 
 import uvicorn
 
+from ..admission import ALWAYS_ON, OFF_BY_DEFAULT
 from ..auth.authentication import ADMIN, ADMIN_TOKEN, UserInfo, read_token_file
 from ..auth.authorization import ALWAYS_ALLOW, MODES, AccessControl
 from ..cacher import CacherConfig
@@ -26,7 +27,7 @@ from ..faults.engine import check_startup_spec, parse_cli_spec
 from ..http.limits import IDLE_TIMEOUT, Limits
 from ..http.pki import ServerCertificates
 from ..kubeconfig import write_kubeconfig
-from ..machinery.golang import parse_duration
+from ..machinery.golang import go_quote, parse_duration
 from ..registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
 from ..runtime import settle_heap
 from ..server import CONTROLLERS, ServerConfig, create_app
@@ -59,6 +60,29 @@ def _controller_list(text: str) -> str:
     if unknown:
         raise argparse.ArgumentTypeError(f"unknown controllers {sorted(unknown)}; known: {', '.join(CONTROLLERS)}")
     return text
+
+
+def _plugin_list(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def admission_plugins(enable: list[str], disable: list[str]) -> frozenset[str]:
+    """The plugins fakeapi runs only when enabled (``OFF_BY_DEFAULT``) that run, of
+    ``--enable-admission-plugins`` and ``--disable-admission-plugins``; naming a plugin in both
+    is refused as kube-apiserver refuses it (``AdmissionOptions.Validate``), and so is naming one
+    fakeapi cannot turn on or off."""
+    errors = [f"enable-admission-plugins plugin {go_quote(name)} is unknown to fakeapi (it enables "
+              f"{', '.join(sorted(OFF_BY_DEFAULT))} and always runs kube's other default plugins)"
+              for name in enable if name not in OFF_BY_DEFAULT | ALWAYS_ON]
+    errors += [f"disable-admission-plugins plugin {go_quote(name)} is "
+               f"{'always run by fakeapi' if name in ALWAYS_ON else 'unknown to fakeapi'} (it can disable "
+               f"{', '.join(sorted(OFF_BY_DEFAULT))})" for name in disable if name not in OFF_BY_DEFAULT]
+    overlap = sorted(set(enable) & set(disable))
+    if overlap:
+        errors.append(f"[{' '.join(overlap)}] in enable-admission-plugins and disable-admission-plugins overlapped")
+    if errors:
+        raise SystemExit("fakeapi: " + "; ".join(errors))
+    return frozenset(enable) & OFF_BY_DEFAULT
 
 
 FAULT_HELP = """\
@@ -159,6 +183,7 @@ async def serve(args: argparse.Namespace) -> None:
     if worker and args.worker_index > 0:
         args.seed = None  # worker 0 seeds
     access, kubeconfig_token = access_control(args)
+    plugins = admission_plugins(args.enable_admission_plugins, args.disable_admission_plugins)
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -183,6 +208,7 @@ async def serve(args: argparse.Namespace) -> None:
         clients=client_report_config(args),
         access=access,
         max_request_bytes=args.max_request_bytes,
+        admission_plugins=plugins,
         limits=Limits(request_timeout=parse_duration(args.request_timeout),
                       max_requests_inflight=args.max_requests_inflight,
                       max_mutating_requests_inflight=args.max_mutating_requests_inflight),
@@ -348,6 +374,12 @@ def add_parser(sub: Any) -> None:
                         "foregroundDeletion), as kube-apiserver's flag of that name (default on); "
                         "whoever runs the garbage collector (--controllers, or a real "
                         "kube-controller-manager) removes them")
+    p.add_argument("--enable-admission-plugins", action="extend", type=_plugin_list, default=[], metavar="NAMES",
+                   help="admission plugins to run besides the default ones, comma-separated, as kube-apiserver's "
+                        "flag: ServiceAccount (kube runs it by default, fakeapi does not: nobody creates a "
+                        "namespace's 'default' ServiceAccount without a controller-manager)")
+    p.add_argument("--disable-admission-plugins", action="extend", type=_plugin_list, default=[], metavar="NAMES",
+                   help="admission plugins not to run, comma-separated, as kube-apiserver's flag: ServiceAccount")
     p.add_argument("--event-ttl", default="1h", help="how long events live after their last write (default 1h, as kube; 0 = forever)")
     p.add_argument("--service-account-issuer", default=DEFAULT_SERVICE_ACCOUNT_ISSUER,
                    help="the issuer (iss) of service-account tokens, also the API audience "

@@ -7,7 +7,9 @@ pods bound to them through their lifecycle (Running and Ready with an IP, comple
 its Stage objects say — kwok's own ``kustomize/stage`` configs, copied next to the binary by
 ``scripts/build-kube.sh``. The real controller manager runs every controller (node lifecycle,
 Deployments, StatefulSets, GC, namespaces, ...), so fakeapi's built-in GC and namespace
-controllers are off whenever it runs; the real scheduler binds pods to the fake nodes.
+controllers are off whenever it runs, and its ServiceAccount admission plugin on, as in a real
+cluster (the controller manager creates every namespace's ``default`` ServiceAccount, which
+pods run as); the real scheduler binds pods to the fake nodes.
 
 Every process is a child of this one, listens on loopback only, writes its output to
 ``<logs>/<name>.log``, dies with this process however it ends, and is stopped by ``Cluster.stop``
@@ -336,8 +338,10 @@ class Cluster:
         logs.mkdir(parents=True, exist_ok=True)
         try:
             if self.apiserver is None:
-                # The real controllers replace fakeapi's own GC and namespace controller.
-                controllers = ("--controllers", "") if KCM in config.components else ()
+                # The real controllers replace fakeapi's own GC and namespace controller, and
+                # create what the ServiceAccount plugin needs.
+                controllers = ("--controllers", "", "--enable-admission-plugins", "ServiceAccount") \
+                    if KCM in config.components else ()
                 server = FakeAPIServer(logs, config.kubeconfig.resolve(), *controllers, *config.fakeapi_args,
                                        port=config.port)
                 self.components[server.name] = server

@@ -250,13 +250,14 @@ class KubeAPIServer(Component):
     (see the module docstring). ``url``, ``token`` and ``kubeconfig`` are what clients use;
     ``http`` is an ``httpx.Client`` already authenticated. ``authorization_mode`` replaces
     AlwaysAllow (``RBAC``); ``token_lines`` are more users of the static token file
-    (``token,user,uid,"group1,group2"``)."""
+    (``token,user,uid,"group1,group2"``); ``disabled_admission_plugins`` replaces
+    ``ServiceAccount`` as the plugins turned off (comma-separated; "" runs kube's defaults)."""
 
     name = "kube-apiserver"
 
     def __init__(self, workdir: Path, etcd_servers: str, *extra_args: str,
                  etcd_prefix: str = "/registry", authorization_mode: str = "AlwaysAllow",
-                 token_lines: Sequence[str] = ()) -> None:
+                 token_lines: Sequence[str] = (), disabled_admission_plugins: str = "ServiceAccount") -> None:
         super().__init__(workdir)
         self.etcd_servers = etcd_servers
         self.certificates = Certificates(workdir / "pki")
@@ -278,7 +279,7 @@ class KubeAPIServer(Component):
             f"--service-account-issuer={self.url}",
             f"--service-account-key-file={certificates.service_account_public_key}",
             f"--service-account-signing-key-file={certificates.service_account_key}",
-            "--service-cluster-ip-range=10.0.0.0/24", "--disable-admission-plugins=ServiceAccount",
+            "--service-cluster-ip-range=10.0.0.0/24", f"--disable-admission-plugins={disabled_admission_plugins}",
             "--allow-privileged=true", "--v=0", *extra_args,
         ])
         self.ssl_context = ssl.create_default_context(cafile=str(certificates.ca))

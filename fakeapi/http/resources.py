@@ -439,10 +439,11 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
     body_type = creater.body_type
     body, warnings, dry = await read_object(request, body_type, "CreateOptions")
     user = request_user(request)
-    answer = creater.handle(
+    answer = await _admitted(
+        registry, request, _write_options("CreateOptions", request, dry), dry, creater.handle,
         body, resource=resource, namespace=namespace, name=name, subresource=subresource, dry_run=dry,
         manager=field_manager(request), admission=registry.admission, namespace_phase=registry.namespace_phase,
-        user=lambda: user)
+        user=lambda: user, version=request_info_of(request.scope).api_version)
     # A Status answer is sent with its own code (an eviction's failure is a 500).
     is_status_answer = answer.get("kind") == "Status"
     code = answer["code"] if is_status_answer else 201
@@ -487,10 +488,11 @@ def _write_options(kind: str, request: Request, dry: bool) -> dict[str, Any]:
 
 async def _admitted(registry: Registry, request: Request, options: dict[str, Any], dry: bool,
                     write: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """``write(*args, **kwargs)``, admitted by the webhooks it matches: with any configured, the
-    write runs where it can wait for their calls without blocking the event loop, and knows the
-    request's user and ``options`` (kube's admission attributes); else it runs as it is."""
-    if not registry.admission.configured():
+    """``write(*args, **kwargs)``, admitted by the webhooks and policies it matches: with any
+    configured (or a plugin enabled that may wait: ``Admission.may_wait``), the write runs where
+    it can wait without blocking the event loop, and knows the request's user and ``options``
+    (kube's admission attributes); else it runs as it is."""
+    if not registry.admission.configured() and not registry.admission.may_wait:
         return write(*args, **kwargs)
     token = webhook_request.current.set(
         webhook_request.WebhookRequest(request_user(request).to_json(), options, dry))

@@ -11,6 +11,8 @@ Sources (k8s.io/apiserver, the release fakeapi emulates):
 - ``pkg/storage/etcd3/metrics/metrics.go``: etcd_request_duration_seconds (labels operation,
   group, resource since kube 1.34, PR #131845; ``type`` before), apiserver_resource_objects
   (replaces etcd_object_counts / apiserver_storage_objects);
+- ``pkg/admission/metrics/metrics.go``: apiserver_admission_webhook_admission_duration_seconds,
+  _webhook_request_total, _webhook_rejection_count, _webhook_fail_open_count;
 - ``k8s.io/component-base/metrics/version.go``: kubernetes_build_info.
 
 Nothing here is observed through prometheus_client on the hot path: requests, store calls and
@@ -30,6 +32,7 @@ from typing import Any, NamedTuple
 from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 
+from ..admission.webhook.metrics import WEBHOOK_DURATION_EDGES
 from ..cacher.cache_watcher import FINE_LATENCY_EDGES, BucketCounts
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore
@@ -174,6 +177,7 @@ class ServerMetrics:
         yield from self._request_metrics()
         yield from self._watch_cache_metrics()
         yield from self._storage_metrics()
+        yield from self._webhook_metrics()
         build = GaugeMetricFamily(
             "kubernetes_build_info",
             "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, "
@@ -300,6 +304,48 @@ class ServerMetrics:
             _add_buckets(etcd, list(key), counts, REQUEST_DURATION_EDGES)
             _add_buckets(fine, list(key), counts, FINE_LATENCY_EDGES)
         yield from (etcd, fine)
+
+
+    def _webhook_metrics(self) -> Iterator[Metric]:
+        """kube's ``apiserver_admission_webhook_*`` (``k8s.io/apiserver/pkg/admission/metrics``),
+        plus ``fakeapi_admission_webhook_duration_seconds`` in buckets from 10 µs."""
+        webhooks = self.registry.admission.webhooks.metrics
+        labels = ["name", "type", "operation", "rejected"]
+        duration = HistogramMetricFamily(
+            "apiserver_admission_webhook_admission_duration_seconds",
+            "Admission webhook latency histogram in seconds, identified by name and broken out for each operation and "
+            "API resource and type (validate or admit).", labels=labels)
+        fine = HistogramMetricFamily(
+            "fakeapi_admission_webhook_duration_seconds",
+            "Admission webhook call time in seconds, in buckets from 10 µs.", labels=labels)
+        for key, counts in webhooks.durations.items():
+            _add_buckets(duration, list(key), counts, WEBHOOK_DURATION_EDGES)
+            _add_buckets(fine, list(key), counts, FINE_LATENCY_EDGES)
+        requests = CounterMetricFamily(
+            "apiserver_admission_webhook_request_total",
+            "Admission webhook request total, identified by name and broken out for each admission type (validating "
+            "or mutating) and operation.", labels=["name", "type", "operation", "code", "rejected"])
+        for key, count in webhooks.requests.items():
+            requests.add_metric(list(key), count)
+        rejections = _counter_named_as_is(
+            "apiserver_admission_webhook_rejection_count",
+            "Admission webhook rejection count, identified by name and broken out for each admission type and "
+            "operation.", ("name", "type", "operation", "error_type", "rejection_code"), webhooks.rejections)
+        fail_open = _counter_named_as_is(
+            "apiserver_admission_webhook_fail_open_count",
+            "Admission webhook fail open count, identified by name and broken out for each admission type.",
+            ("name", "type"), webhooks.fail_open)
+        yield from (duration, fine, requests, rejections, fail_open)
+
+
+def _counter_named_as_is(name: str, documentation: str, labels: tuple[str, ...],
+                         counts: Mapping[tuple[str, ...], int]) -> Metric:
+    """A counter whose samples keep kube's name, which does not end in ``_total``
+    (prometheus_client's CounterMetricFamily would add it)."""
+    metric = Metric(name, documentation, "counter")
+    for key, count in counts.items():
+        metric.add_sample(name, dict(zip(labels, key)), count)
+    return metric
 
 
 def version_labels(version: Mapping[str, Any]) -> dict[str, str]:

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ..admission import Admission
+from ..admission import Admission, WebhookTarget
+from ..admission.webhook import request as webhook_request
 from ..apis.rules import rules_for
 from ..machinery import metadata
 from ..machinery.field_manager import FieldManager
@@ -96,6 +97,11 @@ class CreateRequest:
         return name
 
 
+def _as_decoded(obj: Json) -> Json:
+    """A create-only body patched by a webhook, as its storage takes it (not decoded again)."""
+    return obj
+
+
 class CreateOnly:
     """A create-only storage: ``create`` answers a request (a JSON object)."""
 
@@ -118,9 +124,9 @@ class CreateOnly:
 
     def handle(self, body: Any, *, resource: tuple[str, str], namespace: str | None, name: str | None,
                subresource: str, dry_run: bool, manager: str, user: Callable[[], UserInfo],
-               admission: Admission | None, namespace_phase: Callable[[str], str | None]) -> Json:
+               admission: Admission | None, namespace_phase: Callable[[str], str | None], version: str = "") -> Json:
         """kube's create handler around ``create`` (see the module doc); ``resource`` is the
-        (group, plural) the request names (``("", "pods")`` for ``pods/binding``)."""
+        (group, plural) the request names (``("", "pods")`` for ``pods/binding``), in ``version``."""
         body_type = self.body_type
         obj = metadata.with_metadata(body)  # decoded as ``body_type`` by ``machinery.serializer``
         rules = rules_for(body_type.group, obj["apiVersion"].rpartition("/")[2], body_type.kind)
@@ -143,5 +149,12 @@ class CreateOnly:
             check_namespace_accepts(namespace_phase, *resource, namespace,
                                     name or meta.get("name") or meta.get("generateName") or "Unknown")
         if admission is not None:
-            admission.admit(body_type.group, body_type.kind, obj, None, subresource or None)
+            meta = obj["metadata"]
+            # Webhooks see the body as its kind (a policy/v1 Eviction) created at the resource
+            # the request names (pods/eviction, v1), named as the URL names it.
+            target = None if webhook_request.current.get() is None else WebhookTarget(
+                "CREATE", version, resource[1], namespace or "", name or meta.get("name") or "", _as_decoded,
+                resource_group=resource[0], kind_version=obj["apiVersion"].rpartition("/")[2])
+            admission.admit(body_type.group, body_type.kind, obj, None, subresource or None, target)
+            admission.validate_by_webhooks(body_type.group, body_type.kind, obj, None, subresource or None, target)
         return self.create(CreateRequest(namespace, name, obj, dry_run, user))

@@ -64,7 +64,8 @@ def finalizer_warnings(new: Json, old: Json | None = None) -> list[str]:
 
 #: The custom resource strategy's hooks the generic store runs (its validation is this store's
 #: own, by the CRD's schema).
-_CUSTOM_RESOURCE_RULES = KindRules(warnings_on_create=finalizer_warnings, warnings_on_update=finalizer_warnings)
+_CUSTOM_RESOURCE_RULES = KindRules(warnings_on_create=finalizer_warnings, warnings_on_update=finalizer_warnings,
+                                   allow_unconditional_update=False)
 
 
 class CustomResourceStore(ResourceStore):

@@ -15,9 +15,12 @@ import orjson
 
 from ..machinery import metadata
 from ..machinery.delete_options import DeleteOptions
+from ..machinery.status import forbidden
 from .rest import Json, ResourceStore
 
 TERMINATING = "Terminating"
+#: The namespaces kube-apiserver's NamespaceLifecycle admission never lets a request delete.
+IMMORTAL = frozenset(("default", "kube-system", "kube-public"))
 
 
 class NamespaceStore(ResourceStore):
@@ -37,6 +40,8 @@ class NamespaceStore(ResourceStore):
         self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,
         gc_finalizers: bool = False,
     ) -> tuple[bytes, bool]:
+        if name in IMMORTAL:  # NamespaceLifecycle admission, before the storage reads anything
+            raise forbidden("", "namespaces", name, "this namespace may not be deleted")
         kv, old = self._current(None, name)
         if not (old.get("spec") or {}).get("finalizers"):
             return super().delete(None, name, options, gc_finalizers=gc_finalizers)

@@ -85,9 +85,17 @@ def prepare_resize(new: Json, old: Json) -> Json:
     return _keep_stored(new, old, spec)
 
 
+#: The annotation of a mirror pod (the kubelet's copy of a static pod).
+_MIRROR_POD = "kubernetes.io/config.mirror"
+
+
 def validate_ephemeral_containers(new: Json, old: Json) -> list[FieldError]:
     """Existing ephemeral containers may be neither removed nor changed (kube appends a Go
-    diff of the change to the second message; this one names the container only)."""
+    diff of the change to the second message; this one names the container only); a mirror
+    pod gets none, which is then the only error (kube #113935; its path is ``NewPath("")``,
+    printed ``[]``)."""
+    if _MIRROR_POD in ((old.get("metadata") or {}).get("annotations") or {}):
+        return [forbidden_error("[]", "static pods do not support ephemeral containers")]
     sent = {c.get("name"): c for c in (new.get("spec") or {}).get("ephemeralContainers") or ()}
     errors = []
     for container in (old.get("spec") or {}).get("ephemeralContainers") or ():

@@ -110,6 +110,7 @@ class Registry:
         advertise_port: int = 443,
         service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER,
         access: AccessControl | None = None,
+        admission_plugins: frozenset[str] = frozenset(),
     ) -> None:
         self.store = store
         #: The port clients reach the server on: the ``kubernetes`` Service's target port.
@@ -121,8 +122,9 @@ class Registry:
         self.cacher_config = cacher_config or CacherConfig()
         self.resources: dict[tuple[str, str, str], ServedStore] = {}
         self._by_kind: dict[tuple[str, str], ServedStore] = {}
-        #: The mutating admission plugins (they read other objects through ``_lookup``).
-        self.admission = Admission(self._lookup, self._list, self._update_status)
+        #: The admission chain (its plugins read other objects through ``_lookup``), with the
+        #: plugins fakeapi runs only when enabled that ``admission_plugins`` names.
+        self.admission = Admission(self._lookup, self._list, self._update_status, admission_plugins)
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         types = servable_types(self.catalogue)
         storage: dict[str, ResourceStore] = {}

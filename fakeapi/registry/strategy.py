@@ -100,6 +100,7 @@ _STATUS_KEEPS_METADATA: dict[tuple[str, str], tuple[str, ...]] = {
     ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"): _ALL_METADATA,
     **{kind: _RESET_FOR_STATUS for kind in (
         ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"), ("networking.k8s.io", "ServiceCIDR"),
+        ("apiregistration.k8s.io", "APIService"),
         ("storage.k8s.io", "VolumeAttachment"), ("resource.k8s.io", "ResourceClaim"),
         ("resource.k8s.io", "DeviceTaintRule"), ("certificates.k8s.io", "PodCertificateRequest"),
         ("internal.apiserver.k8s.io", "StorageVersion"), ("storagemigration.k8s.io", "StorageVersionMigration"),

@@ -263,9 +263,8 @@ class StoreWrites:
             key = self.key(namespace, name)
             raise conflict(self.resource_type.group, self.resource_type.plural, name, precondition_failed(
                 key.removeprefix(ETCD_PREFIX) if dry_run else key, "UID", uid, old["metadata"].get("uid")))
-        if (self.resource_type.custom and isinstance(body, dict)
+        if (not self.rules.allow_unconditional_update and isinstance(body, dict)
                 and not (body.get("metadata") or {}).get("resourceVersion")):
-            # Custom resources do not allow unconditional updates (AllowUnconditionalUpdate).
             # kube's generic store names the resource, not the kind, and the version as a number.
             raise invalid(self.resource_type.group, self.resource_type.plural, name, [(
                 "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0: must be specified for an update")])

@@ -64,3 +64,6 @@ class ServerConfig:
     #: cluster, or the store process of ``--workers``) reached over its v3 API, not in-process.
     #: ``data_dir``, ``fsync`` and ``from_snapshot`` are then the etcd's business.
     etcd_servers: tuple[str, ...] = ()
+    #: The admission plugins fakeapi runs only when enabled (``fakeapi.admission.OFF_BY_DEFAULT``)
+    #: that run: kube-apiserver's --enable-admission-plugins less its --disable-admission-plugins.
+    admission_plugins: frozenset[str] = frozenset()

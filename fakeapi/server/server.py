@@ -15,6 +15,7 @@ from starlette.applications import Starlette
 
 from ..clients import ClientReport
 from ..controllers import (
+    APIServiceAvailability,
     ClusterRoleAggregation,
     CustomResourceCleanup,
     GarbageCollector,
@@ -53,9 +54,10 @@ class Server:
         gc = config.garbage_collection
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
-                                 advertise_port=config.port or 443, access=config.access)
+                                 advertise_port=config.port or 443, access=config.access,
+                                 admission_plugins=config.admission_plugins)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup
-                               | ClusterRoleAggregation | PodTermination] = []
+                               | ClusterRoleAggregation | PodTermination | APIServiceAvailability] = []
         if GARBAGE_COLLECTOR in config.controllers:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
@@ -64,7 +66,9 @@ class Server:
             self.controllers.append(ClusterRoleAggregation(self.registry))
         if POD_TERMINATION in config.controllers:
             self.controllers.append(PodTermination(self.registry, gc_finalizers=gc))
+        # kube-apiserver's own controllers: they run whatever --controllers says.
         self.controllers.append(CustomResourceCleanup(self.registry, gc_finalizers=gc))
+        self.controllers.append(APIServiceAvailability(self.registry))
         self.discovery = Discovery(self.registry, f"{config.host}:{config.port}")
         self.openapi = openapi.OpenAPIV3(self.registry)
         self.registry.on_resources_changed.append(self._resources_changed)

@@ -159,3 +159,18 @@ def test_an_update_that_waited_starts_again_after_a_write_that_came_between(fake
     thread.join()
     assert answers[-1].status_code == 409 and answers[-1].json()["reason"] == "Conflict"
     assert created.status_code == 201
+
+
+def test_webhook_calls_are_counted_as_kube_counts_them(fakeapi: FakeAPI, hooks: WebhookServer) -> None:
+    http = fakeapi.http
+    assert http.post("/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}}).status_code == 201
+    _configure(http, {"url": hooks.url("/fake/metrics/deny"), "caBundle": hooks.ca_bundle}, "deny")
+    eventually(lambda: _create(http, "refused", hook="deny").status_code == 403, "the webhook")
+    scraped = http.get("/metrics").text
+    series = 'name="deny.test.dev",operation="CREATE",rejected="true",type="validating"'
+    assert f"apiserver_admission_webhook_admission_duration_seconds_count{{{series}}}" in scraped
+    # kube's name as it is: a counter not ending in _total
+    assert ('apiserver_admission_webhook_rejection_count{error_type="no_error",name="deny.test.dev",'
+            'operation="CREATE",rejection_code="403",type="validating"} 1.0') in scraped
+    assert ('apiserver_admission_webhook_request_total{code="403",name="deny.test.dev",operation="CREATE",'
+            'rejected="true",type="validating"}') in scraped

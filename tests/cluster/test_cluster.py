@@ -40,10 +40,13 @@ def _live_pods(cluster: FakeCluster, app: str) -> list[dict[str, Any]]:
 
 def _assert_running(cluster: FakeCluster, pods: list[dict[str, Any]], image: str | None = None) -> None:
     """Every pod bound to a node of the cluster, Running and Ready with an IP from its node's
-    pod CIDR, as kwok's pod-ready stage makes it."""
+    pod CIDR, as kwok's pod-ready stage makes it; running as the namespace's ``default``
+    ServiceAccount with its token mounted (the ServiceAccount admission plugin is on)."""
     nodes = {node["metadata"]["name"]: node for node in cluster.list("nodes")}
     for pod in pods:
         name, spec, status = pod["metadata"]["name"], pod["spec"], pod["status"]
+        assert spec["serviceAccountName"] == "default", (name, spec)
+        assert spec["volumes"][0]["name"].startswith("kube-api-access-"), (name, spec["volumes"])
         assert spec.get("nodeName") in cluster.nodes, (name, spec.get("nodeName"))
         assert status["phase"] == "Running", (name, status)
         assert {"type": "Ready", "status": "True"}.items() <= next(

@@ -18,6 +18,10 @@ A corpus file holds YAML documents, one case each::
                                    # the setup, deleted after
     namespace_patches: [{metadata: {labels: {...}}}]  # optional: merge patches of the case's
                                    # namespace, after the case's updates and patches
+    await_condition: Available     # optional: after the create, wait until each server's object
+                                   # has this status condition (set by a controller of the
+                                   # server, kube-aggregator's availability controllers), then
+                                   # read it (compared)
 
 ``!repeat [text, count]`` in a manifest is ``text`` repeated ``count`` times (objects over a size
 limit without megabytes of YAML).
@@ -44,9 +48,12 @@ from differ import NAMESPACE, Outcome, Pair, known_differences
 from fakeapi.apis.catalogue import default_catalogue
 
 CORPUS = Path(__file__).parent / "corpus"
-#: Kinds that kube's admission plugins read from informers: ResourceQuota, DefaultIngressClass's
-#: IngressClasses.
-_READ_FROM_INFORMERS = frozenset({"ResourceQuota", "IngressClass"})
+#: Kinds that kube reads from informers: ResourceQuota, DefaultIngressClass's IngressClasses,
+#: PersistentVolumeClaimResize's StorageClasses (admission plugins), the Services and
+#: EndpointSlices behind APIServices (the aggregator's availability controller).
+_READ_FROM_INFORMERS = frozenset({"ResourceQuota", "IngressClass", "StorageClass", "Service", "EndpointSlice"})
+#: How long a case's ``await_condition`` may take to appear.
+_CONDITION_TIMEOUT = 10.0
 _PATCH_TYPES = {
     "merge": "application/merge-patch+json",
     "strategic": "application/strategic-merge-patch+json",
@@ -159,6 +166,8 @@ class Case:
         if created.real.status >= 300 or created.fake.status >= 300:
             return
         self.names = (self._created_name(self.pair.fake), self._created_name(self.pair.real))
+        if "await_condition" in spec:
+            self._await_condition(spec["await_condition"])
         lifecycle = spec.get("lifecycle", True)
         if lifecycle:
             self.send("get", "GET")
@@ -202,6 +211,18 @@ class Case:
         prefix = self.spec["manifest"]["metadata"]["generateName"]
         mine = [item for item in items if item["metadata"]["name"].startswith(prefix)]
         return max(mine, key=lambda item: int(item["metadata"]["resourceVersion"]))["metadata"]["name"]
+
+    def _await_condition(self, condition: str) -> None:
+        """Wait until the object on each server has the status condition ``condition`` (at most
+        ``_CONDITION_TIMEOUT``), then read it from both (compared)."""
+        deadline = time.monotonic() + _CONDITION_TIMEOUT
+        for client, name in zip((self.pair.fake, self.pair.real), self.names, strict=True):
+            while time.monotonic() < deadline:
+                conditions = (client.get(self.item(name)).json().get("status") or {}).get("conditions") or ()
+                if any(c.get("type") == condition for c in conditions):
+                    break
+                time.sleep(0.1)
+        self.send("get-awaited", "GET")
 
     def _put_changed(self, verb: str, change: dict[str, Any]) -> None:
         """PUT the object as each server stores it, changed by ``change`` (a merge patch): both

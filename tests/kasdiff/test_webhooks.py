@@ -250,3 +250,13 @@ def test_match_conditions(case: Case) -> None:
               {**CONFIG_MAP, "metadata": {"name": "broken", "labels": {"broken": "fail"}}})
     case.send("create (condition fails, Ignore)", "POST", "configmaps",
               {**CONFIG_MAP, "metadata": {"name": "ignored", "labels": {"broken": "ignore"}}})
+
+
+def test_create_only_subresource(case: Case) -> None:
+    case.configure(VALIDATING, {"behaviour": "deny", "rules": [
+        {"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods/eviction"]}]})
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "evicted"},
+           "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+    case.send("create pod", "POST", "pods", pod)
+    case.send("evict (refused)", "POST", "pods/evicted/eviction",
+              {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "evicted"}})

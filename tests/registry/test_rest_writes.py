@@ -70,6 +70,28 @@ def test_an_update_holds_to_the_resource_version_it_names(registry: Registry, co
     assert stored(configmaps, "a")["data"] == {"value": "2"}
 
 
+def test_an_update_without_resource_version_is_refused_where_the_strategy_says_so(
+        registry: Registry, configmaps: ResourceStore) -> None:
+    """``AllowUnconditionalUpdate``: a ConfigMap takes a PUT without resourceVersion, an
+    APIService (its object and its status) does not."""
+    configmaps.create(NAMESPACE, configmap("a", "1"))
+    configmaps.update(NAMESPACE, "a", configmap("a", "2"))
+    assert stored(configmaps, "a")["data"] == {"value": "2"}
+    api_services = registry.resources[("apiregistration.k8s.io", "v1", "apiservices")].storage
+
+    def api_service() -> Json:
+        return {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": "v1.example.com"},
+                "spec": {"group": "example.com", "version": "v1", "groupPriorityMinimum": 100, "versionPriority": 10}}
+
+    api_services.create(None, api_service())
+    for subresource in (None, "status"):
+        with pytest.raises(StatusError) as refused:
+            api_services.update(None, "v1.example.com", api_service(), subresource=subresource)
+        assert (refused.value.code, refused.value.message) == (422, (
+            'apiservices.apiregistration.k8s.io "v1.example.com" is invalid: metadata.resourceVersion: '
+            "Invalid value: 0: must be specified for an update"))
+
+
 def test_a_uid_in_the_body_is_the_updates_precondition(configmaps: ResourceStore) -> None:
     created = orjson.loads(configmaps.create(NAMESPACE, configmap("a")))
     uid = created["metadata"]["uid"]

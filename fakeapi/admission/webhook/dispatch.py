@@ -5,6 +5,7 @@ object as the ones before left it, with kube's reinvocation; validating webhooks
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -16,6 +17,7 @@ from ...machinery.patch import JSON_PATCH, apply_patch
 from ...machinery.status import StatusError, internal_error
 from ...runtime import can_wait, wait_for
 from .client import Lister, Lookup, WebhookCallFailed, WebhookClients
+from .metrics import ADMIT, CALLING_WEBHOOK_ERROR, NO_ERROR, VALIDATING, WebhookMetrics
 from .matching import ADMISSION_GROUP, Webhook, compile_configurations, is_exempt, namespace_of
 from .request import Attributes, Json
 from .review import AdmissionResponse, CallError, denied, dry_run_unsupported, review_request, review_version, \
@@ -48,6 +50,7 @@ class WebhookDispatcher:
         self._lookup = lookup
         self._list = lister
         self._clients = WebhookClients(lookup, lister)
+        self.metrics = WebhookMetrics()
         #: mutating? -> (the lister's list it was compiled from, its webhooks)
         self._compiled: dict[bool, tuple[list[Json], tuple[Webhook, ...]]] = {}
 
@@ -106,7 +109,8 @@ class WebhookDispatcher:
                 if hook.reinvoke_if_needed:
                     reinvocation.invoked.add(hook.uid)
         finally:
-            reinvocation.last_output = _copy(attrs.object)
+            if reinvocation.invoked:  # only a reinvocable webhook's second call asks what changed since
+                reinvocation.last_output = _copy(attrs.object)
 
     def _call_mutating(self, hook: Webhook, attrs: Attributes, decode: Decoder) -> bool:
         answer = self._call(hook, attrs)
@@ -161,7 +165,29 @@ class WebhookDispatcher:
         return wait_for(self._answer(hook, attrs))
 
     async def _answer(self, hook: Webhook, attrs: Attributes) -> AdmissionResponse:
-        """The webhook's answer to the review of ``attrs``, its warnings recorded."""
+        """The webhook's answer to the review of ``attrs``, its warnings recorded, the call
+        counted (``metrics``) as kube's dispatchers count it."""
+        step = ADMIT if hook.mutating else VALIDATING
+        began = time.perf_counter()
+        try:
+            response = await self._ask(hook, attrs)
+        except CallError as err:
+            code = err.status.code if err.status is not None else 503
+            ignored = hook.failure_policy == "Ignore"
+            self.metrics.observe(hook.name, step, attrs.operation, time.perf_counter() - began, not ignored, code)
+            if ignored:
+                self.metrics.failed_open(hook.name, step)
+            else:
+                self.metrics.rejected(hook.name, step, attrs.operation, CALLING_WEBHOOK_ERROR,
+                                      code if hook.mutating else 0)
+            raise
+        code = 200 if response.allowed else denied(hook.name, response.result).code
+        self.metrics.observe(hook.name, step, attrs.operation, time.perf_counter() - began, not response.allowed, code)
+        if not response.allowed:
+            self.metrics.rejected(hook.name, step, attrs.operation, NO_ERROR, code)
+        return response
+
+    async def _ask(self, hook: Webhook, attrs: Attributes) -> AdmissionResponse:
         version = review_version(attrs, hook.name, hook.review_versions)
         uid, body = review_request(attrs, version)
         try:
@@ -169,7 +195,8 @@ class WebhookDispatcher:
         except WebhookCallFailed as err:
             raise CallError(hook.name, f"failed to call webhook: {err}") from None
         if not 200 <= code <= 206:
-            raise CallError(hook.name, f"failed to call webhook: {_server_response(code, answer, text)}")
+            raise CallError(hook.name, f"failed to call webhook: {_server_response(code, answer, text)}",
+                            StatusError(code, "", ""))
         response = verify_response(hook.name, uid, version, hook.mutating, answer)
         for text in response.warnings:
             warning.add(text)

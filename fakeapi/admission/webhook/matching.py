@@ -8,6 +8,7 @@ so a request pays for the matching only."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,9 +20,14 @@ from .client import Lookup
 from .request import Attributes, Json
 from .review import admission_request
 
-#: The variables of a webhook's match conditions (``authorizer`` is declared; its library is not
-#: served, so a condition calling it fails as an evaluation error).
-MATCH_CONDITIONS = Environment(("object", "oldObject", "request", "authorizer"))
+
+
+@functools.cache
+def match_conditions_environment() -> Environment:
+    """The variables of a webhook's match conditions (``authorizer`` is declared; its library is
+    not served, so a condition calling it fails as an evaluation error). Made at the first
+    condition: the CEL interpreter is imported then."""
+    return Environment(("object", "oldObject", "request", "authorizer"))
 
 #: The admission configuration resources no webhook sees (``IsExemptAdmissionConfigurationResource``):
 #: a webhook must never be able to stop its own configuration from being fixed.
@@ -213,7 +219,7 @@ def compile_configurations(configurations: Sequence[Json], mutating: bool) -> tu
 
 def _compiled(expression: str) -> Program | CompileError:
     try:
-        return MATCH_CONDITIONS.compile(expression)
+        return match_conditions_environment().compile(expression)
     except CompileError as err:
         return err
 

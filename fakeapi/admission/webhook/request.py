@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 Json = dict[str, Any]
@@ -43,7 +43,8 @@ def write_options(kind: str, query: Mapping[str, str], dry_run: Iterable[str] = 
 @dataclass
 class Attributes:
     """One admission call's ``admission.Attributes``: the operation on an object of a kind,
-    served as ``resource`` (and ``subresource``) of ``group``/``version``."""
+    served as ``resource`` (and ``subresource``) of ``group``/``version``; the kind's group and
+    version where they are not the resource's (``pods/eviction`` takes a policy/v1 Eviction)."""
 
     operation: str
     group: str
@@ -56,5 +57,5 @@ class Attributes:
     object: Json | None
     old_object: Json | None
     request: WebhookRequest
-    #: The names of the webhooks whose annotations and warnings were recorded (kube's audit).
-    annotations: dict[str, str] = field(default_factory=dict)
+    kind_group: str | None = None
+    kind_version: str | None = None

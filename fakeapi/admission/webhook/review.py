@@ -43,7 +43,8 @@ def admission_request(attrs: Attributes, uid: str = "") -> Json:
     as ``request``); ``object``, ``oldObject`` and ``options`` are null when absent."""
     request: Json = {
         "uid": uid,
-        "kind": {"group": attrs.group, "version": attrs.version, "kind": attrs.kind},
+        "kind": {"group": attrs.group if attrs.kind_group is None else attrs.kind_group,
+                 "version": attrs.kind_version or attrs.version, "kind": attrs.kind},
         "resource": {"group": attrs.group, "version": attrs.version, "resource": attrs.resource},
     }
     if attrs.subresource:

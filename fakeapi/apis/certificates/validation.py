@@ -80,6 +80,21 @@ def _request_error(request: bytes) -> str | None:
     return None
 
 
+def requested_organizations(request: bytes) -> list[str]:
+    """The organizations of the subject a CSR's PEM request asks for (``ParseCSR``); none for a
+    request that does not parse (validation refuses it first)."""
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+    blocks = _pem_blocks(request)
+    if not blocks or blocks[0][0] != "CERTIFICATE REQUEST":
+        return []
+    try:
+        csr = x509.load_der_x509_csr(blocks[0][1])
+    except ValueError:
+        return []
+    return [str(attribute.value) for attribute in csr.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)]
+
+
 def _certificate_error(data: bytes) -> str | None:
     """``validateCertificate`` of ``status.certificate``."""
     from cryptography import x509
