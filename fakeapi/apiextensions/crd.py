@@ -82,7 +82,8 @@ class CustomResourceType:
         )
 
 
-_CUSTOM_RESOURCE_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+#: In kube's order, not sorted: the apiextensions DiscoveryController lists them so.
+_CUSTOM_RESOURCE_VERBS = ("delete", "deletecollection", "get", "list", "patch", "create", "update", "watch")
 _SUBRESOURCE_VERBS = ("get", "patch", "update")
 
 

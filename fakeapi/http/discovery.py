@@ -201,8 +201,9 @@ def _subresource_entries(resource_type: ResourceType) -> list[dict[str, Any]]:
 
 
 def _response_kind(resource_type: ResourceType, group: str, version: str, kind: str) -> dict[str, str]:
-    """An aggregated entry's ``responseKind``: group and version are empty for the resource's own."""
-    same = (group, version) == (resource_type.group, resource_type.version)
+    """An aggregated entry's ``responseKind``: group and version are empty for the resource's own,
+    but for a custom resource (kube's apiextensions discovery fills them in)."""
+    same = (group, version) == (resource_type.group, resource_type.version) and not resource_type.custom
     return {"group": "" if same else group, "version": "" if same else version, "kind": kind}
 
 
