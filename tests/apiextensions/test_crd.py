@@ -203,6 +203,7 @@ def test_resource_type_for_the_catalogue() -> None:
                                            "subresources": {"status": {}}}]))
     resource_type = custom_resource_types(body)[0].resource_type()
     assert resource_type.group_version == "example.com/v1"
-    assert resource_type.verbs == ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+    # kube's apiextensions DiscoveryController order (GET /apis/<group>/<version> on kube-apiserver v1.35.4)
+    assert resource_type.verbs == ("delete", "deletecollection", "get", "list", "patch", "create", "update", "watch")
     assert resource_type.storage_prefix == "/registry/example.com/widgets/"
     assert dict(resource_type.subresources)["status"].kind == "Widget"
