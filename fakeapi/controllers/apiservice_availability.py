@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..apis.apiregistration.conditions import available_condition, local_available_condition, set_condition
+from ..apis.discovery.endpoints import SERVICE_NAME_LABEL, host_port, ready_addresses
 from ..cacher import DELETED, CacheEvent, CachedObject
 from ..machinery.golang import go_quote
 from ..machinery.metadata import now_rfc3339
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
 
 MANAGER = "kube-apiserver"
 #: ``discoveryv1.LabelServiceName``.
-SERVICE_NAME_LABEL = "kubernetes.io/service-name"
 #: The discovery call's client timeout, and the authenticating proxy's headers it carries.
 DISCOVERY_TIMEOUT = 5.0
 _PROXY_HEADERS = {"X-Remote-User": "system:kube-aggregator", "X-Remote-Group": "system:masters"}
@@ -181,7 +181,7 @@ class APIServiceAvailability:
         service_type = service_spec.get("type", "ClusterIP")
         path = f"/api/{spec.get('version')}" if not spec.get("group") else f"/apis/{spec['group']}/{spec.get('version')}"
         if service_type == "ExternalName":
-            return None, f"https://{_host_port(service_spec.get('externalName') or '', port)}{path}"
+            return None, f"https://{host_port(service_spec.get('externalName') or '', port)}{path}"
         service_port = next((p for p in service_spec.get("ports") or () if p.get("port") == port), None)
         if service_port is None:
             if service_type == "ClusterIP":
@@ -193,7 +193,7 @@ class APIServiceAvailability:
             *self.endpoint_slices.key_range(namespace)) if s.labels.get(SERVICE_NAME_LABEL) == name]
         if not slices and service_type == "ClusterIP":
             return available_condition("False", "EndpointsNotFound", f"cannot find endpointslices for {where}", now), ""
-        addresses = _ready_addresses(slices, port_name)
+        addresses = ready_addresses(slices, port_name)
         if not addresses:
             if service_type == "ClusterIP":
                 return available_condition("False", "MissingEndpoints", f"endpointslices for {where} have no "
@@ -248,7 +248,7 @@ class APIServiceAvailability:
         except aiohttp.ClientConnectorError as err:
             reason = ("connect: connection refused" if isinstance(err.os_error, ConnectionRefusedError)
                       else err.os_error.strerror or str(err.os_error))
-            return f'Get "{url}": dial tcp {_host_port(err.host, err.port)}: {reason}'
+            return f'Get "{url}": dial tcp {host_port(err.host, err.port)}: {reason}'
         except aiohttp.ClientError as err:
             return f'Get "{url}": {err}'
         return "" if 200 <= status < 300 else f"bad status from {url}: {status}"
@@ -256,22 +256,3 @@ class APIServiceAvailability:
 
 def _failed_discovery(message: str, now: str) -> Json:
     return available_condition("False", "FailedDiscoveryCheck", message, now)
-
-
-def _host_port(host: str, port: Any) -> str:
-    """``net.JoinHostPort``."""
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-
-def _ready_addresses(slices: list[Json], port_name: str) -> list[str]:
-    """``host:port`` of each ready endpoint (readiness unknown counts as ready) of the slices
-    that have a port of ``port_name`` with a number: the addresses the backend is reached at."""
-    addresses = []
-    for endpoint_slice in slices:
-        port = next((p.get("port") for p in endpoint_slice.get("ports") or () if p.get("name") == port_name), None)
-        if port is None:
-            continue
-        for endpoint in endpoint_slice.get("endpoints") or ():
-            if (endpoint.get("conditions") or {}).get("ready") is not False:
-                addresses += [_host_port(address, port) for address in endpoint.get("addresses") or ()]
-    return addresses

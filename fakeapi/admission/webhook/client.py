@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ...apis.discovery.endpoints import SERVICE_NAME_LABEL, host_port, ready_addresses
 from .request import Json
 
 if TYPE_CHECKING:
@@ -124,19 +125,9 @@ class WebhookClients:
         if service_port is None:
             raise WebhookCallFailed(f'Post "{display}": no service port {port} found for service "{name}"')
         port_name = service_port.get("name") or ""
-        addresses = []
-        for endpoint_slice in self._list("discovery.k8s.io", "EndpointSlice", namespace):
-            if ((endpoint_slice.get("metadata") or {}).get("labels") or {}).get("kubernetes.io/service-name") != name:
-                continue
-            slice_port = next((p.get("port") for p in endpoint_slice.get("ports") or ()
-                               if (p.get("name") or "") == port_name), None)
-            if slice_port is None:
-                continue
-            for endpoint in endpoint_slice.get("endpoints") or ():
-                if (endpoint.get("conditions") or {}).get("ready") is False:
-                    continue
-                for address in endpoint.get("addresses") or ():
-                    addresses.append(f"[{address}]:{slice_port}" if ":" in address else f"{address}:{slice_port}")
+        slices = [endpoint_slice for endpoint_slice in self._list("discovery.k8s.io", "EndpointSlice", namespace)
+                  if ((endpoint_slice.get("metadata") or {}).get("labels") or {}).get(SERVICE_NAME_LABEL) == name]
+        addresses = ready_addresses(slices, port_name)
         if not addresses:
             raise WebhookCallFailed(f'Post "{display}": no endpoints available for service "{name}"')
         return random.choice(addresses)
@@ -154,7 +145,6 @@ def _connect_reason(err: aiohttp.ClientConnectorError, target: str) -> str:
     from yarl import URL
 
     address = URL(target)
-    host = f"[{address.host}]" if ":" in (address.host or "") else address.host
     if isinstance(err.os_error, ConnectionRefusedError):
-        return f"dial tcp {host}:{address.port}: connect: connection refused"
-    return f"dial tcp {host}:{address.port}: {err.os_error.strerror or err.os_error}"
+        return f"dial tcp {host_port(address.host or '', address.port)}: connect: connection refused"
+    return f"dial tcp {host_port(address.host or '', address.port)}: {err.os_error.strerror or err.os_error}"

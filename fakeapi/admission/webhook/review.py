@@ -115,8 +115,6 @@ def verify_response(webhook: str, uid: str, version: str, mutating: bool, body: 
                 raise invalid("validating webhook may not return response.patch")
             if patch_type is not None:
                 raise invalid("validating webhook may not return response.patchType")
-    elif not mutating:
-        patch = b""
     result = response.get("status")  # Go's Result field
     return AdmissionResponse(bool(response.get("allowed")), patch if mutating else b"",
                              result if isinstance(result, dict) else None,
