@@ -26,7 +26,6 @@ from ..machinery.jsonvalue import kept_json
 from ..machinery.path import validate_path_segment_name
 from ..machinery.validation import validate_object_meta, validate_object_meta_update
 from ..machinery.managed_fields import equal_but_managed_fields_times
-from ..runtime import can_wait
 from ..machinery.status import (
     OPTIMISTIC_LOCK_MESSAGE,
     Cause,
@@ -39,6 +38,7 @@ from ..machinery.status import (
     not_found,
     unclassified_error,
 )
+from ..runtime import can_wait
 from ..store import (
     Compare,
     CompareResult,
