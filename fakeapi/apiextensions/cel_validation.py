@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..cel.checks import check
+from ..cel.cost import DeclType, decl_type, max_cardinality, max_cost
 from ..cel.engine import CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional
 from ..cel.values import to_cel
 from ..machinery import status
@@ -61,34 +62,101 @@ _SUPPORTED_REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueI
 _MAX_MESSAGE_LENGTH = 2048
 
 
-def rule_errors(schema: Mapping[str, Any], path: str, schema_errors: list[FieldError]) -> list[FieldError]:
+def rule_errors(schema: Mapping[str, Any], path: str, schema_errors: list[FieldError], total_cost: bool = True) -> list[FieldError]:
     """What kube's CRD validation says of a schema's ``x-kubernetes-validations`` (at ``path``),
     given the schema's other errors: each rule's own fields, then (for a node without errors
-    at or under it) the compilation of its rules and messageExpressions; the fields' errors of
-    every node come before the compilation errors (``OpenAPISchemaErrorList``)."""
+    at or under it) the compilation of its rules and messageExpressions and their estimated
+    costs; the fields' errors of every node come before the compilation errors
+    (``OpenAPISchemaErrorList``). With ``total_cost`` (kube has a CEL context: the schema is
+    structural and its defaults valid), the errors of a total estimate past the CRD's budget
+    follow."""
     field_errors: list[FieldError] = []
     compile_errors: list[FieldError] = []
-    _node_rule_errors(schema, path, True, None, schema_errors, field_errors, compile_errors)
-    return field_errors + compile_errors
+    total = _TotalCost()
+    _node_rule_errors(schema, path, True, None, 1, schema_errors, field_errors, compile_errors, total)
+    return field_errors + compile_errors + (total.errors(path) if total_cost else [])
+
+
+#: ``StaticEstimatedCostLimit`` and ``StaticEstimatedCRDCostLimit``: the budgets of one
+#: expression and of all a schema's expressions.
+_EXPRESSION_COST_LIMIT = 10_000_000
+_CRD_COST_LIMIT = 100_000_000
+_UINT64_MAX = 2**64 - 1
+
+
+def _cost_message(name: str, cost: int, limit: int) -> str:
+    """``getCostErrorMessage``."""
+    factor = cost / limit
+    if factor > 100.0:
+        shown = "more than 100x"
+    elif factor < 1.5:
+        shown = f"{factor:f}x"
+    else:
+        shown = f"{factor:.1f}x"
+    return (f"{name} exceeds budget by factor of {shown} (try simplifying the rule, or adding maxItems, "
+            "maxProperties, and maxLength where arrays, maps, and strings are declared)")
+
+
+class _TotalCost:
+    """kube's ``TotalCost``: the sum of a schema's expressions' costs and the (at most 4)
+    costliest of those that are at least 1% of the CRD's budget."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.most_expensive: list[tuple[int, str]] = []
+
+    def observe(self, path: str, cost: int) -> None:
+        self.total = min(self.total + cost, _UINT64_MAX)
+        if cost < _CRD_COST_LIMIT // 100:
+            return
+        self.most_expensive.append((cost, path))
+        self.most_expensive.sort(key=lambda entry: -entry[0])
+        del self.most_expensive[4:]
+
+    def errors(self, schema_path: str) -> list[FieldError]:
+        if self.total <= _CRD_COST_LIMIT:
+            return []
+        return ([status.forbidden_error(path, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema")
+                 for _cost, path in self.most_expensive]
+                + [status.forbidden_error(schema_path, _cost_message(
+                    "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", self.total, _CRD_COST_LIMIT))])
+
+
+def _max_elements(node: Mapping[str, Any]) -> int | None:
+    """``extractMaxElements``: how many values of a child each value of ``node`` holds (None:
+    unbounded)."""
+    kind = node.get("type")
+    if kind == "object" and node.get("additionalProperties") is not None:
+        bound = node.get("maxProperties")
+    elif kind == "array":
+        bound = node.get("maxItems")
+    else:
+        return 1
+    return None if bound is None else max(bound, 0)
 
 
 def _node_rule_errors(node: Mapping[str, Any], path: str, resource_root: bool, uncorrelatable: str | None,
-                      schema_errors: list[FieldError], field_errors: list[FieldError], compile_errors: list[FieldError]) -> None:
-    """``validateSchema``'s part for rules, children first as kube walks them."""
+                      cardinality: int | None, schema_errors: list[FieldError], field_errors: list[FieldError],
+                      compile_errors: list[FieldError], total: _TotalCost) -> None:
+    """``validateSchema``'s part for rules, children first as kube walks them; ``cardinality``:
+    how many values of ``node`` a request may hold as its ancestors bound it (None: unbounded,
+    kube's ``CELSchemaContext.MaxCardinality``)."""
     before = len(field_errors)
+    per_value = _max_elements(node)
+    child_cardinality = None if cardinality is None or per_value is None else min(cardinality * per_value, _UINT64_MAX)
     additional = node.get("additionalProperties")
     if isinstance(additional, Mapping):
         _node_rule_errors(additional, f"{path}.additionalProperties", bool(additional.get("x-kubernetes-embedded-resource")),
-                          uncorrelatable, schema_errors, field_errors, compile_errors)
+                          uncorrelatable, child_cardinality, schema_errors, field_errors, compile_errors, total)
     for name, child in (node.get("properties") or {}).items():
         if isinstance(child, Mapping):
             _node_rule_errors(child, f"{path}.properties[{name}]", bool(child.get("x-kubernetes-embedded-resource")),
-                              uncorrelatable, schema_errors, field_errors, compile_errors)
+                              uncorrelatable, child_cardinality, schema_errors, field_errors, compile_errors, total)
     items = node.get("items")
     if isinstance(items, Mapping):
         within = uncorrelatable or (path if node.get("x-kubernetes-list-type") != "map" else None)
         _node_rule_errors(items, f"{path}.items", bool(items.get("x-kubernetes-embedded-resource")), within,
-                          schema_errors, field_errors, compile_errors)
+                          child_cardinality, schema_errors, field_errors, compile_errors, total)
     rules = node.get("x-kubernetes-validations") or ()
     for index, rule in enumerate(rules):
         field_errors += _rule_field_errors(rule, node, f"{path}.x-kubernetes-validations[{index}]")
@@ -96,8 +164,40 @@ def _node_rule_errors(node: Mapping[str, Any], path: str, resource_root: bool, u
     if len(field_errors) > before or any(field == path or field.startswith(below[1:]) for field, _t, _b in schema_errors):
         return  # kube compiles no rule of a node that has errors at or under it
     schemas = {SELF: (node, resource_root), OLD_SELF: (node, resource_root)}
+    decl = decl_type(node, resource_root) if rules else None
     for index, rule in enumerate(rules):
-        compile_errors += _rule_compile_errors(rule, schemas, f"{path}.x-kubernetes-validations[{index}]", uncorrelatable)
+        rule_path = f"{path}.x-kubernetes-validations[{index}]"
+        errors = _rule_compile_errors(rule, schemas, rule_path, uncorrelatable)
+        if decl is not None:
+            errors = _rule_cost_errors(rule, decl, cardinality, rule_path, errors, total) + errors
+        compile_errors += errors
+
+
+def _rule_cost_errors(rule: Mapping[str, Any], decl: DeclType, cardinality: int | None, path: str,
+                      compile_errors: list[FieldError], total: _TotalCost) -> list[FieldError]:
+    """The estimated costs of a rule that compiled and of its messageExpression, past the
+    expression's budget (observed into ``total``): a rule runs ``cardinality`` times per
+    request, or, where its ancestors do not bound that, as many times as a request could
+    hold its node's values (``getExpressionCost``). An expression this estimator does not
+    cover costs nothing here (see ``fakeapi.cel.cost``)."""
+    if any(field == f"{path}.rule" for field, _t, _b in compile_errors):
+        return []
+    times = cardinality if cardinality is not None else max_cardinality(decl)
+    optional_old_self = bool(rule.get("optionalOldSelf"))
+    errors: list[FieldError] = []
+    for key, name in (("rule", "estimated rule cost"), ("messageExpression", "estimated messageExpression cost")):
+        source = rule.get(key) or ""
+        if not source.strip() or any(field == f"{path}.{key}" for field, _t, _b in compile_errors):
+            continue
+        cost = max_cost(source, decl, declare_old_self=not optional_old_self)
+        if cost is None:
+            continue
+        if key == "rule":
+            cost = min(cost * times, _UINT64_MAX)
+        if cost > _EXPRESSION_COST_LIMIT:
+            errors.append(status.forbidden_error(f"{path}.{key}", _cost_message(name, cost, _EXPRESSION_COST_LIMIT)))
+        total.observe(f"{path}.{key}", cost)
+    return errors
 
 
 def _rule_field_errors(rule: Mapping[str, Any], node: Mapping[str, Any], path: str) -> list[FieldError]:

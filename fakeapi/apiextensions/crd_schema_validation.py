@@ -60,13 +60,17 @@ def validation_errors(validation: Mapping[str, Any] | None, status_enabled: bool
     if schema.get("nullable"):
         errors.append(forbidden_error(f"{schema_path}.nullable", "nullable cannot be true at the root"))
     unsupported = _non_structural_keyword(schema)
+    structural_errors: list[FieldError] = []
     if unsupported is None:
         structural = sorted(_structural_errors(schema, schema_path), key=lambda e: f"{e[0]}: {e[2]}")
-        errors += structural or _default_errors(schema, schema_path)
+        structural_errors = structural or _default_errors(schema, schema_path)
+        errors += structural_errors
     errors += _openapi_errors(schema, schema_path, _Context(), is_root=True)
     if not errors and unsupported is not None:
         errors.append(invalid_error(schema_path, "", unsupported))
-    errors += rule_errors(schema, schema_path, errors)
+    # kube sums the rules' costs only in the CEL context it builds for a structural schema
+    # with valid defaults
+    errors += rule_errors(schema, schema_path, errors, total_cost=unsupported is None and not structural_errors)
     return errors
 
 

@@ -1,0 +1,770 @@
+"""The static cost of a CRD validation rule, as kube-apiserver estimates it when a CRD is written:
+cel-go's estimator (``checker/cost.go``) with kube's sizes and function costs
+(``apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go``'s ``sizeEstimator``,
+``apiserver/pkg/cel/library/cost.go``), over the types kube declares for the schema
+(``apiserver/pkg/cel/common/schemas.go``'s ``SchemaDeclType``).
+
+``decl_type(schema, resource_root)`` is the schema's type with kube's size bounds: a list's
+``maxItems``, a map's ``maxProperties`` and a string's ``maxLength`` (times 4: a code point may
+take 4 bytes), or, where the schema declares none, as many as the largest request (3 MiB) could
+hold, given the smallest serialized size of each element (``estimateMaxArrayItemsFromMinSize``,
+``estimateMaxAdditionalPropertiesFromMinSize``, ``estimateMaxStringLengthPerRequest``; an enum's
+longest value bounds a string). ``max_cost(source, decl)`` is the largest cost cel-go estimates
+for an expression over ``self``/``oldSelf`` of that type (``EstimateCost(...).Max``), or None
+where this module does not cover the expression: the caller then accepts it, as before.
+``max_cardinality(decl)`` is how many times a rule may run per request when its node's
+ancestors do not bound it (``maxCardinality``).
+
+The estimate follows cel-go's walk exactly, quirks included: each node's "path" from the
+variable (``self.spec.items`` is ``[self, spec, items]``, an item of it ``[..., @items]``) is
+what kube sizes by, so an element of a computed list (``self.l.map(x, x.s).all(y, ...)``'s
+``y``) takes the size of the rule's own node, as in kube; a comprehension costs its range
+times its step and condition; ``has`` costs nothing but its operand (kube's
+``PresenceTestHasCost(false)``); an equality costs a tenth of its smaller operand's size.
+
+Covered: literals, ``self``/``oldSelf``, field selection, indexing, list and map literals, the
+operators, ``has``, the macros ``all``, ``exists``, ``exists_one``, ``map`` (2 and 3
+arguments) and ``filter``, ``size``, the type conversions, ``dyn``, the string functions
+(``matches``, ``contains``, ``startsWith``, ``endsWith``, ``lowerAscii``, ``upperAscii``,
+``trim``, ``substring``, ``replace``, ``split``, ``charAt``, ``indexOf``, ``lastIndexOf``), the
+list functions (``join``, ``isSorted``, ``sum``, ``min``, ``max``, ``indexOf``,
+``lastIndexOf``), the regex library (``find``, ``findAll``) and the timestamp and duration
+accessors. Not covered (None): ``x-kubernetes-int-or-string`` and other values typed ``dyn``
+where an operator's overload depends on the type; optional ``oldSelf`` and the optional syntax;
+two-variable comprehensions; kube's quantity, URL, IP, CIDR, semver, format and selector
+libraries; cel-go's ext lists, sets and ``format``/``quote``; nested comprehensions rebinding a
+variable. cel-go's paths are Go slices that an ``append`` may share between sibling nodes; this
+module keeps them apart, which differs from kube only in an index whose key is a selection of
+the same comprehension variable (``x.a[x.b]``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .syntax import ACCUMULATOR, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, NotParsed, Select, parse
+from .values import escape
+
+#: ``celconfig.MaxRequestSizeBytes``: the largest request kube reads.
+MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024
+_UINT64_MAX = 2**64 - 1
+_TWO_TO_64 = float(2**64)
+_STRING_TRAVERSAL = 0.1
+_REGEX_LENGTH = 0.25
+_LIST_CREATE, _MAP_CREATE = 10, 30
+_UNKNOWN = (0, _UINT64_MAX)
+# apiserver/pkg/cel/limits.go
+_MAX_DURATION_JSON, _MAX_DATETIME_JSON, _MIN_DURATION_JSON, _JSON_DATE, _MIN_DATETIME_JSON = 32, 32, 3, 12, 21
+_MIN_STRING, _MIN_BOOL, _MIN_NUMBER = 2, 4, 1
+
+
+class NotEstimated(ValueError):
+    """An expression (or a part of it) outside what this module estimates."""
+
+
+@dataclass(eq=False)
+class DeclType:
+    """kube's ``DeclType``: a CEL type with its size bounds."""
+
+    #: ``object``, ``list``, ``map``, ``string``, ``bytes``, ``int``, ``double``, ``bool``,
+    #: ``duration``, ``timestamp`` or ``dyn``
+    kind: str
+    max_elements: int = 0
+    min_size: int = 1
+    elem: DeclType | None = None
+    #: an object's fields by their CEL names
+    fields: dict[str, DeclType] = field(default_factory=dict)
+
+
+#: A map's keys: kube declares them with the shared ``StringType``, which has no size bound.
+_MAP_KEY = DeclType("string", 0, _MIN_STRING)
+
+
+def _zero_if_negative(value: int) -> int:
+    return max(value, 0)
+
+
+def _max_string_length_per_request(schema: Mapping[str, Any]) -> int:
+    if schema.get("x-kubernetes-int-or-string"):
+        return MAX_REQUEST_SIZE_BYTES - 2
+    return {"duration": _MAX_DURATION_JSON, "date": _JSON_DATE,
+            "date-time": _MAX_DATETIME_JSON}.get(schema.get("format", ""), MAX_REQUEST_SIZE_BYTES - 2)
+
+
+def _with_type_and_object_meta(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``WithTypeAndObjectMeta``: a resource's ``apiVersion``, ``kind`` and ``metadata`` as CEL
+    sees them."""
+    properties = dict(schema.get("properties") or {})
+    string = {"type": "string"}
+    properties.update(kind=string, apiVersion=string, metadata={
+        "type": "object", "properties": {"name": string, "generateName": string}})
+    return {**schema, "properties": properties}
+
+
+def decl_type(schema: Mapping[str, Any], resource_root: bool) -> DeclType | None:
+    """``SchemaDeclType`` of a structural schema (None where kube declares no type)."""
+    if schema.get("x-kubernetes-int-or-string"):
+        max_length = schema.get("maxLength")
+        bound = _zero_if_negative(max_length) * 4 if max_length is not None else _max_string_length_per_request(schema)
+        return DeclType("dyn", bound, 1)
+    if resource_root:
+        schema = _with_type_and_object_meta(schema)
+    kind = schema.get("type")
+    if kind == "array":
+        items = schema.get("items")
+        if not isinstance(items, Mapping):
+            return None
+        elem = decl_type(items, bool(items.get("x-kubernetes-embedded-resource")))
+        if elem is None:
+            return None
+        max_items = schema.get("maxItems")
+        bound = _zero_if_negative(max_items) if max_items is not None else (MAX_REQUEST_SIZE_BYTES - 2) // (elem.min_size + 1)
+        return DeclType("list", bound, 2, elem)
+    if kind == "object":
+        additional = schema.get("additionalProperties")
+        if isinstance(additional, Mapping):
+            value = decl_type(additional, bool(additional.get("x-kubernetes-embedded-resource")))
+            if value is None:
+                return None
+            max_properties = schema.get("maxProperties")
+            bound = (_zero_if_negative(max_properties) if max_properties is not None
+                     else (MAX_REQUEST_SIZE_BYTES - 2) // (value.min_size + 6))
+            return DeclType("map", bound, 2, value)
+        required = set(schema.get("required") or ())
+        fields: dict[str, DeclType] = {}
+        min_size = 2
+        for name, prop in (schema.get("properties") or {}).items():
+            field_type = decl_type(prop, bool(prop.get("x-kubernetes-embedded-resource")))
+            if field_type is None:
+                continue
+            if (escaped := escape(name)) is not None:
+                fields[escaped] = field_type
+            if name in required and "default" not in prop:
+                min_size += len(name.encode()) + field_type.min_size + 4
+        return DeclType("object", 0, min_size, fields=fields)
+    if kind == "string":
+        return _string_decl_type(schema)
+    return {"boolean": DeclType("bool", 0, _MIN_BOOL), "number": DeclType("double", 0, _MIN_NUMBER),
+            "integer": DeclType("int", 0, _MIN_NUMBER)}.get(kind or "")
+
+
+def _string_decl_type(schema: Mapping[str, Any]) -> DeclType:
+    string_format = schema.get("format")
+    max_length = schema.get("maxLength")
+    if string_format == "byte":
+        bound = _zero_if_negative(max_length) if max_length is not None else _max_string_length_per_request(schema)
+        return DeclType("bytes", bound, _MIN_STRING)
+    if string_format in ("duration", "date", "date-time"):
+        kind, min_size = {"duration": ("duration", _MIN_DURATION_JSON), "date": ("timestamp", _JSON_DATE),
+                          "date-time": ("timestamp", _MIN_DATETIME_JSON)}[string_format]
+        return DeclType(kind, _max_string_length_per_request(schema), min_size)
+    if max_length is not None:
+        bound = _zero_if_negative(max_length) * 4
+    elif schema.get("enum"):
+        bound = max((len(value.encode()) for value in schema["enum"] if isinstance(value, str)), default=0)
+    else:
+        bound = _max_string_length_per_request(schema)
+    return DeclType("string", bound, _MIN_STRING)
+
+
+def max_cardinality(decl: DeclType) -> int:
+    """How many values of ``decl`` a request may hold, when nothing above bounds it."""
+    return MAX_REQUEST_SIZE_BYTES // (decl.min_size + 1)
+
+
+@dataclass(frozen=True)
+class _Type:
+    """A CEL type as the checker infers it; ``decl`` for an object's fields."""
+
+    kind: str
+    params: tuple[_Type, ...] = ()
+    decl: DeclType | None = field(default=None, compare=False)
+
+
+_BOOL, _INT, _UINT, _DOUBLE = _Type("bool"), _Type("int"), _Type("uint"), _Type("double")
+_STRING, _BYTES, _NULL, _DYN = _Type("string"), _Type("bytes"), _Type("null"), _Type("dyn")
+_DURATION, _TIMESTAMP, _TYPE = _Type("duration"), _Type("timestamp"), _Type("type")
+_NUMBERS = frozenset(("int", "uint", "double"))
+_SCALARS = frozenset(("bool", "double", "duration", "int", "timestamp", "uint"))
+_CONVERSIONS = {"int": _INT, "uint": _UINT, "double": _DOUBLE, "string": _STRING, "bool": _BOOL, "bytes": _BYTES,
+                "duration": _DURATION, "timestamp": _TIMESTAMP, "type": _TYPE}
+_TIME_ACCESSORS = frozenset((
+    "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getHours", "getMinutes",
+    "getSeconds", "getMilliseconds"))
+_ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals"}
+
+
+def _type_of_decl(decl: DeclType) -> _Type:
+    if decl.kind == "list":
+        return _Type("list", (_type_of_decl(decl.elem),), decl)  # type: ignore[arg-type]
+    if decl.kind == "map":
+        return _Type("map", (_STRING, _type_of_decl(decl.elem)), decl)  # type: ignore[arg-type]
+    if decl.kind == "object":
+        return _Type("object", (), decl)
+    return _Type(decl.kind)
+
+
+def _add(left: int, right: int) -> int:
+    return min(left + right, _UINT64_MAX)
+
+
+def _multiply(left: int, right: int) -> int:
+    return min(left * right, _UINT64_MAX)
+
+
+def _by_factor(value: int, factor: float) -> int:
+    """``multiplyByCostFactor``: Go's float arithmetic, saturating at 2^64-1."""
+    product = float(value)
+    if product > 0 and factor > 0 and product > _UINT64_MAX / factor:
+        return _UINT64_MAX
+    ceiling = math.ceil(product * factor)
+    return _UINT64_MAX if ceiling >= _TWO_TO_64 else int(ceiling)
+
+
+Range = tuple[int, int]
+
+
+def _add_ranges(left: Range, right: Range) -> Range:
+    return _add(left[0], right[0]), _add(left[1], right[1])
+
+
+def _multiply_ranges(left: Range, right: Range) -> Range:
+    return _multiply(left[0], right[0]), _multiply(left[1], right[1])
+
+
+def _range_by_factor(value: Range, factor: float) -> Range:
+    return _by_factor(value[0], factor), _by_factor(value[1], factor)
+
+
+def _union(left: Range, right: Range) -> Range:
+    return min(left[0], right[0]), max(left[1], right[1])
+
+
+@dataclass(frozen=True)
+class _EntrySize:
+    """cel-go's ``entrySizeEstimate``: the container kind and its keys' and values' sizes."""
+
+    container: str
+    key: Range
+    value: Range
+
+
+def _union_entries(left: _EntrySize | None, right: _EntrySize | None) -> _EntrySize | None:
+    if left is None or right is None:
+        return None
+    return _EntrySize(left.container, _union(left.key, right.key), _union(left.value, right.value))
+
+
+@dataclass
+class _LocalVar:
+    path: list[str] | None
+    size: Range | None
+    entry: _EntrySize | None
+    type: _Type
+
+
+@dataclass
+class _Node:
+    """cel-go's ``AstNode``: what a function's estimator sees of an argument."""
+
+    path: list[str] | None
+    type: _Type
+    expr: Expr | None
+    computed_size: Range | None
+
+
+class _Coster:
+    """cel-go's ``coster`` with kube's size estimator and function costs, typing each node as
+    it goes (cel-go's checker has typed them before)."""
+
+    def __init__(self, root: DeclType, variables: Mapping[str, _Type]) -> None:
+        self.root = root
+        self.variables = variables
+        self.paths: dict[Expr, list[str]] = {}
+        self.types: dict[Expr, _Type] = {}
+        self.sizes: dict[Expr, Range] = {}
+        self.entry_sizes: dict[Expr, _EntrySize] = {}
+        self.locals: dict[str, list[_LocalVar]] = {}
+
+    # -- kube's sizeEstimator.EstimateSize: the size bound of the declared type at a path
+    def estimate_size(self, path: Sequence[str] | None) -> Range | None:
+        if not path:
+            return None
+        current = self.root
+        for name in path[1:]:
+            if name in ("@items", "@values"):
+                if current.elem is None:
+                    return None
+                current = current.elem
+            elif name == "@keys":
+                if current.kind != "map":
+                    return None
+                current = _MAP_KEY
+            else:
+                if current.kind != "object" or name not in current.fields:
+                    return None
+                current = current.fields[name]
+        return 0, current.max_elements
+
+    def cost(self, expr: Expr) -> Range:
+        if isinstance(expr, Literal):
+            self.types[expr] = {"int": _INT, "uint": _UINT, "double": _DOUBLE, "string": _STRING, "bytes": _BYTES,
+                                "bool": _BOOL, "null": _NULL}[expr.kind]
+            return 0, 0
+        if isinstance(expr, Ident):
+            return self.cost_ident(expr)
+        if isinstance(expr, Select):
+            return self.cost_select(expr)
+        if isinstance(expr, Call):
+            return self.cost_call(expr)
+        if isinstance(expr, CreateList):
+            return self.cost_create_list(expr)
+        if isinstance(expr, CreateMap):
+            return self.cost_create_map(expr)
+        if isinstance(expr, Comprehension):
+            return self.cost_comprehension(expr)
+        raise NotEstimated(type(expr).__name__)
+
+    def peek(self, name: str) -> _LocalVar | None:
+        stack = self.locals.get(name)
+        return stack[-1] if stack else None
+
+    def path_of(self, expr: Expr) -> list[str] | None:
+        if isinstance(expr, Ident) and (local := self.peek(expr.name)) is not None:
+            return local.path
+        return self.paths.get(expr)
+
+    def cost_ident(self, expr: Ident) -> Range:
+        local = self.peek(expr.name)
+        if local is not None:
+            if local.path is not None:
+                self.paths[expr] = local.path
+            self.types[expr] = local.type
+        elif expr.name in self.variables:
+            self.paths[expr] = [expr.name]
+            self.types[expr] = self.variables[expr.name]
+        else:
+            raise NotEstimated(f"identifier {expr.name}")
+        return 1, 1
+
+    def cost_select(self, expr: Select) -> Range:
+        total = self.cost(expr.operand)
+        operand = self.types[expr.operand]
+        if operand.kind == "object":
+            assert operand.decl is not None
+            field_decl = operand.decl.fields.get(expr.field)
+            if field_decl is None:
+                raise NotEstimated(f"field {expr.field}")
+            field_type = _type_of_decl(field_decl)
+        elif operand.kind == "map":
+            field_type = operand.params[1]
+        else:
+            raise NotEstimated(f"selection on {operand.kind}")
+        if expr.test_only:  # kube: PresenceTestHasCost(false)
+            self.types[expr] = _BOOL
+            return total
+        self.types[expr] = field_type
+        self.paths[expr] = (self.path_of(expr.operand) or []) + [expr.field]
+        return _add_ranges(total, (1, 1))
+
+    def node(self, expr: Expr) -> _Node:
+        path = self.path_of(expr)
+        if path and path[0] == ACCUMULATOR:
+            path = None
+        return _Node(path, self.types[expr], expr, self.compute_size(expr))
+
+    def cost_call(self, expr: Call) -> Range:
+        if expr.function == "dyn" and expr.target is None and len(expr.args) == 1:
+            argument = self.cost(expr.args[0])
+            self.types[expr] = _DYN
+            self.copy_sizes(expr, expr.args[0])
+            return _add_ranges((1, 1), argument)
+        arg_costs = [self.cost(arg) for arg in expr.args]
+        args = [self.node(arg) for arg in expr.args]
+        total = (0, 0)
+        target: _Node | None = None
+        if expr.target is not None:
+            total = self.cost(expr.target)
+            target = self.node(expr.target)
+        overload, result_type = _overload(expr.function, target.type if target else None, [a.type for a in args])
+        self.types[expr] = result_type
+        function_cost, result_size = self.function_cost(expr, expr.function, overload, target, args, arg_costs)
+        if overload == "index_list" or overload == "index_map":
+            entry = self.entry_size(expr.args[0])
+            result_size = entry.value if entry is not None else None
+            self.paths[expr] = (self.path_of(expr.args[0]) or []) + ["@items" if overload == "index_list" else "@values"]
+        if result_size is None:
+            result_size = self.compute_size(expr)
+        if result_size is not None:
+            self.sizes[expr] = result_size
+        return _add_ranges(total, function_cost)
+
+    def cost_create_list(self, expr: CreateList) -> Range:
+        total = (0, 0)
+        item_size = (0 if not expr.elements else _UINT64_MAX, 0)
+        element_types = []
+        for element in expr.elements:
+            total = _add_ranges(total, self.cost(element))
+            item_size = _union(item_size, self.size_or_unknown(element))
+            element_types.append(self.types[element])
+        self.types[expr] = _Type("list", (_common_type(element_types),))
+        self.entry_sizes[expr] = _EntrySize("list", (1, 1), item_size)
+        return _add_ranges(total, (_LIST_CREATE, _LIST_CREATE))
+
+    def cost_create_map(self, expr: CreateMap) -> Range:
+        total = (0, 0)
+        empty = 0 if not expr.entries else _UINT64_MAX
+        key_size, value_size = (empty, 0), (empty, 0)
+        key_types, value_types = [], []
+        for key, value in expr.entries:
+            total = _add_ranges(total, self.cost(key))
+            total = _add_ranges(total, self.cost(value))
+            key_size = _union(key_size, self.size_or_unknown(key))
+            value_size = _union(value_size, self.size_or_unknown(value))
+            key_types.append(self.types[key])
+            value_types.append(self.types[value])
+        self.types[expr] = _Type("map", (_common_type(key_types), _common_type(value_types)))
+        self.entry_sizes[expr] = _EntrySize("map", key_size, value_size)
+        return _add_ranges(total, (_MAP_CREATE, _MAP_CREATE))
+
+    def cost_comprehension(self, expr: Comprehension) -> Range:
+        if expr.iter_var in self.locals and self.locals[expr.iter_var]:
+            raise NotEstimated("comprehension variable rebound")
+        total = self.cost(expr.iter_range)
+        total = _add_ranges(total, self.cost(expr.accu_init))
+        range_type = self.types[expr.iter_range]
+        if range_type.kind == "list":
+            element_type = range_type.params[0]
+        elif range_type.kind == "map":
+            element_type = range_type.params[0]
+        else:
+            raise NotEstimated(f"comprehension over {range_type.kind}")
+        accumulator_type = self.types[expr.accu_init]
+        self.push(expr.accu_var, expr.accu_init, accumulator_type)
+        self.push_iteration(expr.iter_var, expr.iter_range, element_type)
+        loop = self.cost(expr.loop_condition)
+        step = self.cost(expr.loop_step)
+        self.locals[expr.iter_var].pop()
+        total = _add_ranges(total, self.cost(expr.result))
+        self.locals[expr.accu_var].pop()
+        count = self.size_or_unknown(expr.iter_range)
+        total = _add_ranges(total, _multiply_ranges(count, _add_ranges(step, loop)))
+        # map and filter accumulate a list (the step's type); the quantifiers yield their result
+        self.types[expr] = self.types[expr.loop_step] if isinstance(expr.accu_init, CreateList) else self.types[expr.result]
+        if isinstance(expr.accu_init, Literal):
+            if (size := self.compute_size(expr.accu_init)) is not None:
+                self.sizes[expr] = size
+        elif isinstance(expr.accu_init, (CreateList, CreateMap)):
+            self.sizes[expr] = count
+            if (step_entry := self.entry_size(expr.loop_step)) is not None:
+                self.entry_sizes[expr] = step_entry
+        return total
+
+    def push(self, name: str, expr: Expr, value_type: _Type) -> None:
+        local = _LocalVar(self.path_of(expr), self.compute_size(expr), self.entry_size(expr), value_type)
+        self.locals.setdefault(name, []).append(local)
+
+    def push_iteration(self, name: str, range_expr: Expr, element_type: _Type) -> None:
+        """``pushIterSingle``: a list's items (``@items``) or a map's keys (``@keys``)."""
+        entry = self.entry_size(range_expr)
+        container = entry.container if entry is not None else self.types[range_expr].kind
+        if container == "list":
+            size, subpath = (entry.value if entry is not None else None), "@items"
+        else:
+            size, subpath = (entry.key if entry is not None else None), "@keys"
+        path = (self.path_of(range_expr) or []) + [subpath]
+        self.locals.setdefault(name, []).append(_LocalVar(path, size, None, element_type))
+
+    def compute_size(self, expr: Expr) -> Range | None:
+        if expr in self.sizes:
+            return self.sizes[expr]
+        if (size := _expr_size(expr)) is not None:
+            return size
+        if (size := self.estimate_size(self.path_of(expr))) is not None:
+            self.sizes[expr] = size
+            return size
+        if self.types[expr].kind in _SCALARS:
+            return 1, 1
+        if isinstance(expr, Ident) and (local := self.peek(expr.name)) is not None and local.size is not None:
+            return local.size
+        return None
+
+    def entry_size(self, expr: Expr) -> _EntrySize | None:
+        if expr in self.entry_sizes:
+            return self.entry_sizes[expr]
+        if isinstance(expr, Ident) and (local := self.peek(expr.name)) is not None:
+            return local.entry
+        return None
+
+    def copy_sizes(self, destination: Expr, source: Expr) -> None:
+        if (size := self.compute_size(source)) is not None:
+            self.sizes[destination] = size
+        if (entry := self.entry_size(source)) is not None:
+            self.entry_sizes[destination] = entry
+
+    def size_or_unknown(self, value: Expr | _Node) -> Range:
+        size = value.computed_size if isinstance(value, _Node) else self.compute_size(value)
+        return size if size is not None else _UNKNOWN
+
+    # -- kube's CostEstimator.sizeEstimate and listElementNode
+    def kube_size(self, value: _Node) -> Range:
+        if value.computed_size is not None:
+            return value.computed_size
+        size = self.estimate_size(value.path)
+        return size if size is not None else _UNKNOWN
+
+    def list_element(self, value: _Node) -> _Node | None:
+        if value.type.kind != "list" or not value.type.params:
+            return None
+        path = value.path + ["@items"] if value.path else None
+        return _Node(path, value.type.params[0], None, None)
+
+    def function_cost(self, expr: Call, function: str, overload: str, target: _Node | None, args: list[_Node],
+                      arg_costs: list[Range]) -> tuple[Range, Range | None]:
+        argument_sum = (0, 0)
+        for cost in arg_costs:
+            argument_sum = _add_ranges(argument_sum, cost)
+        kube = self.kube_call_cost(function, target, args)
+        if kube is not None:
+            return _add_ranges(kube[0], argument_sum), kube[1]
+        if overload in ("string_to_bytes", "bytes_to_string"):
+            size = self.size_or_unknown(args[0])
+            result = (size[0], _multiply(size[1], 4)) if overload == "string_to_bytes" else (size[0] // 4, size[1])
+            return _add_ranges(_range_by_factor(size, _STRING_TRAVERSAL), argument_sum), result
+        if overload in ("starts_with_string", "ends_with_string"):
+            return _add_ranges(_range_by_factor(self.size_or_unknown(args[0]), _STRING_TRAVERSAL), argument_sum), None
+        if overload == "in_list":
+            return _add_ranges(_range_by_factor(self.size_or_unknown(args[1]), 1), argument_sum), None
+        if overload == "matches_string":
+            assert target is not None
+            string_cost = _range_by_factor(_add_ranges(self.size_or_unknown(target), (1, 1)), _STRING_TRAVERSAL)
+            regex_cost = _range_by_factor(self.size_or_unknown(args[0]), _REGEX_LENGTH)
+            return _add_ranges(_multiply_ranges(string_cost, regex_cost), argument_sum), None
+        if overload == "contains_string":
+            assert target is not None
+            string_cost = _range_by_factor(self.size_or_unknown(target), _STRING_TRAVERSAL)
+            substring_cost = _range_by_factor(self.size_or_unknown(args[0]), _STRING_TRAVERSAL)
+            return _add_ranges(_multiply_ranges(string_cost, substring_cost), argument_sum), None
+        if overload in ("logical_or", "logical_and"):
+            return (arg_costs[0][0], _add(arg_costs[0][1], arg_costs[1][1])), None
+        if overload == "conditional":
+            size = _union(self.size_or_unknown(args[1]), self.size_or_unknown(args[2]))
+            entry = _union_entries(self.entry_size(expr.args[1]), self.entry_size(expr.args[2]))
+            if entry is not None:
+                self.entry_sizes[expr] = entry
+            return _add_ranges(arg_costs[0], _union(arg_costs[1], arg_costs[2])), size
+        if overload in ("add_string", "add_bytes", "add_list"):
+            size = _add_ranges(self.size_or_unknown(args[0]), self.size_or_unknown(args[1]))
+            entry = _union_entries(self.entry_size(expr.args[0]), self.entry_size(expr.args[1]))
+            if entry is not None:
+                self.entry_sizes[expr] = entry
+            if overload == "add_list":
+                return _add_ranges((1, 1), argument_sum), size
+            return _add_ranges(_range_by_factor(size, _STRING_TRAVERSAL), argument_sum), size
+        if overload in _SIZED_COMPARISONS:
+            left, right = self.size_or_unknown(args[0]), self.size_or_unknown(args[1])
+            smallest_max = min(left[1], right[1])
+            cost = _range_by_factor((1 if smallest_max > 0 else 0, smallest_max), _STRING_TRAVERSAL)
+            return _add_ranges(cost, argument_sum), None
+        return _add_ranges((1, 1), argument_sum), None
+
+    def kube_call_cost(self, function: str, target: _Node | None, args: list[_Node]) -> tuple[Range, Range | None] | None:
+        """kube's ``EstimateCallCost`` for the functions covered (None: cel-go's own)."""
+        if function in ("isSorted", "sum", "max", "min", "indexOf", "lastIndexOf") and target is not None:
+            element = self.list_element(target)
+            if element is None:
+                return _range_by_factor(self.kube_size(target), _STRING_TRAVERSAL), None
+            element_cost = (1, 1)
+            if element.type.kind in ("string", "bytes"):
+                element_cost = _add_ranges(element_cost, _range_by_factor(self.kube_size(element), _STRING_TRAVERSAL))
+            return _multiply_ranges(self.kube_size(target), element_cost), None
+        if function in ("lowerAscii", "upperAscii", "substring", "trim") and target is not None:
+            size = self.kube_size(target)
+            return _range_by_factor(size, _STRING_TRAVERSAL), size
+        if function == "replace" and target is not None and len(args) >= 2:
+            return self.replace_cost(target, args)
+        if function == "split" and target is not None:
+            size = self.kube_size(target)
+            most = size[1]
+            if len(args) > 1 and isinstance(args[1].expr, Literal) and args[1].expr.kind == "int":
+                most = args[1].expr.value % 2**64
+            return _range_by_factor(size, 2 * _STRING_TRAVERSAL), (0, most)
+        if function == "join" and target is not None:
+            list_size = self.kube_size(target)
+            size = (0, 0)
+            if (element := self.list_element(target)) is not None:
+                size = _multiply_ranges(list_size, self.kube_size(element))
+            if args:
+                separators = (list_size[0] - 1 if list_size[0] > 0 else 0, list_size[1] - 1 if list_size[1] > 0 else 0)
+                size = _add_ranges(size, _multiply_ranges(self.kube_size(args[0]), separators))
+            return _range_by_factor(size, _STRING_TRAVERSAL), size
+        if function in ("find", "findAll") and target is not None and args:
+            size = self.kube_size(target)
+            string_cost = _range_by_factor(_add_ranges(size, (1, 1)), _STRING_TRAVERSAL)
+            regex_cost = _range_by_factor(self.kube_size(args[0]), _REGEX_LENGTH)
+            return _multiply_ranges(string_cost, regex_cost), (0, size[1])
+        return None
+
+    def replace_cost(self, target: _Node, args: list[_Node]) -> tuple[Range, Range]:
+        size = self.kube_size(target)
+        to_replace, replace_with = self.kube_size(args[0]), self.kube_size(args[1])
+        count_min = count_max = retained_min = retained_max = 0
+        if to_replace[0] == 0:
+            count_max = size[1] + 1 if size[1] < _UINT64_MAX else size[1]
+            retained_max = size[1]
+        elif replace_with[1] <= to_replace[0]:
+            retained_max = size[1]
+        else:
+            count_max = math.ceil(float(size[1]) / float(to_replace[0]))
+        if to_replace[1] == 0:
+            count_min = size[0] + 1 if size[0] < _UINT64_MAX else size[0]
+            retained_min = size[0]
+        elif to_replace[1] <= replace_with[0]:
+            retained_min = size[0]
+        else:
+            count_min = math.ceil(float(size[0]) / float(to_replace[1]))
+        result = _add_ranges(_multiply_ranges((count_min, min(count_max, _UINT64_MAX)), replace_with), (retained_min, retained_max))
+        return _range_by_factor(size, 2 * _STRING_TRAVERSAL), result
+
+
+_SIZED_COMPARISONS = frozenset((
+    "equals", "not_equals", "less_string", "greater_string", "less_equals_string", "greater_equals_string",
+    "less_bytes", "greater_bytes", "less_equals_bytes", "greater_equals_bytes"))
+
+
+def _expr_size(expr: Expr) -> Range | None:
+    """``computeExprSize``: a literal's, list literal's or map literal's own size."""
+    if isinstance(expr, Literal):
+        if expr.kind == "string":
+            return len(expr.value), len(expr.value)
+        if expr.kind == "bytes":
+            return len(expr.value), len(expr.value)
+        return 1, 1
+    if isinstance(expr, CreateList):
+        return len(expr.elements), len(expr.elements)
+    if isinstance(expr, CreateMap):
+        return len(expr.entries), len(expr.entries)
+    return None
+
+
+def _common_type(types: list[_Type]) -> _Type:
+    """An aggregate literal's element type (kube requires homogeneous literals)."""
+    if not types:
+        return _DYN
+    first = types[0]
+    return first if all(t == first for t in types) else _DYN
+
+
+def _require(condition: bool, what: str) -> None:
+    if not condition:
+        raise NotEstimated(what)
+
+
+def _overload(function: str, target: _Type | None, args: list[_Type]) -> tuple[str, _Type]:
+    """The overload the checker picks and the call's type (``NotEstimated`` where the choice
+    depends on a type not known here)."""
+    kinds = [arg.kind for arg in args]
+    if target is None:
+        return _global_overload(function, args, kinds)
+    return _member_overload(function, target, args, kinds)
+
+
+def _global_overload(function: str, args: list[_Type], kinds: list[str]) -> tuple[str, _Type]:
+    if function in ("_&&_", "_||_", "!_", "@not_strictly_false"):
+        return {"_&&_": "logical_and", "_||_": "logical_or", "!_": "logical_not",
+                "@not_strictly_false": "not_strictly_false"}[function], _BOOL
+    if function == "_?_:_":
+        result = args[1] if args[1].kind != "null" else args[2]
+        if args[1].kind != args[2].kind and "dyn" in (args[1].kind, args[2].kind):
+            result = _DYN
+        return "conditional", result
+    if function in ("_==_", "_!=_"):
+        return ("equals" if function == "_==_" else "not_equals"), _BOOL
+    if function in _ORDERINGS:
+        _require("dyn" not in kinds, "ordering of dyn")
+        suffix = kinds[0] if kinds[0] == kinds[1] and kinds[0] in ("string", "bytes") else "other"
+        return f"{_ORDERINGS[function]}_{suffix}", _BOOL
+    if function == "@in":
+        _require(kinds[1] in ("list", "map"), "in over dyn")
+        return ("in_list" if kinds[1] == "list" else "in_map"), _BOOL
+    if function == "_[_]":
+        _require(kinds[0] in ("list", "map"), "index of dyn")
+        if kinds[0] == "list":
+            return "index_list", args[0].params[0]
+        return "index_map", args[0].params[1]
+    if function in ("_+_", "_-_", "_*_", "_/_", "_%_"):
+        return _arithmetic(function, args, kinds)
+    if function == "-_":
+        _require(kinds[0] in _NUMBERS or kinds[0] == "duration", "negation")
+        return "negate", args[0]
+    if function == "size" and len(args) == 1:
+        _require(kinds[0] in ("string", "bytes", "list", "map"), "size of dyn")
+        return f"size_{kinds[0]}", _INT
+    if function in _CONVERSIONS and len(args) == 1:
+        _require(kinds[0] != "dyn" or function == "type", "conversion of dyn")
+        if function == "bytes" and kinds[0] == "string":
+            return "string_to_bytes", _BYTES
+        if function == "string" and kinds[0] == "bytes":
+            return "bytes_to_string", _STRING
+        return f"{function}_from_{kinds[0]}", _CONVERSIONS[function]
+    if function == "matches" and kinds == ["string", "string"]:
+        return "matches", _BOOL
+    raise NotEstimated(f"function {function}")
+
+
+def _arithmetic(function: str, args: list[_Type], kinds: list[str]) -> tuple[str, _Type]:
+    _require("dyn" not in kinds, "arithmetic on dyn")
+    if function == "_+_" and kinds[0] == kinds[1] and kinds[0] in ("string", "bytes", "list"):
+        if kinds[0] == "list":
+            elements = [arg.params[0] for arg in args if arg.params and arg.params[0] != _DYN]
+            return "add_list", _Type("list", (elements[0] if elements else _DYN,))
+        return f"add_{kinds[0]}", args[0]
+    if kinds[0] == kinds[1] and kinds[0] in _NUMBERS:
+        return "arithmetic", args[0]
+    if set(kinds) <= {"timestamp", "duration"}:
+        result = _DURATION if kinds == ["timestamp", "timestamp"] or kinds == ["duration", "duration"] else _TIMESTAMP
+        return "time_arithmetic", result
+    raise NotEstimated(f"{function} on {kinds}")
+
+
+def _member_overload(function: str, target: _Type, args: list[_Type], kinds: list[str]) -> tuple[str, _Type]:
+    kind = target.kind
+    _require(kind != "dyn", "member of dyn")
+    if function == "size" and not args:
+        _require(kind in ("string", "bytes", "list", "map"), "size")
+        return f"{kind}_size", _INT
+    if kind == "string":
+        if function == "matches" and kinds == ["string"]:
+            return "matches_string", _BOOL
+        if function in ("contains", "startsWith", "endsWith") and kinds == ["string"]:
+            return {"contains": "contains_string", "startsWith": "starts_with_string",
+                    "endsWith": "ends_with_string"}[function], _BOOL
+        string_functions = {"lowerAscii": _STRING, "upperAscii": _STRING, "trim": _STRING, "substring": _STRING,
+                            "replace": _STRING, "split": _Type("list", (_STRING,)), "charAt": _STRING,
+                            "indexOf": _INT, "lastIndexOf": _INT, "find": _STRING,
+                            "findAll": _Type("list", (_STRING,))}
+        if function in string_functions:
+            return f"string_{function}", string_functions[function]
+    if kind == "list" and function in ("join", "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf"):
+        element = target.params[0]
+        results = {"join": _STRING, "isSorted": _BOOL, "indexOf": _INT, "lastIndexOf": _INT}
+        return f"list_{function}", results.get(function, element)
+    if kind in ("timestamp", "duration") and function in _TIME_ACCESSORS:
+        return f"{kind}_{function}", _INT
+    raise NotEstimated(f"{kind}.{function}")
+
+
+def max_cost(source: str, decl: DeclType, declare_old_self: bool = True) -> int | None:
+    """The largest cost cel-go estimates for ``source`` with ``self`` (and, with
+    ``declare_old_self``, ``oldSelf``) of type ``decl`` (None: not covered here; an optional
+    ``oldSelf`` is left undeclared, so a rule reading it is not covered)."""
+    self_type = _type_of_decl(decl)
+    variables = {"self": self_type, "oldSelf": self_type} if declare_old_self else {"self": self_type}
+    try:
+        coster = _Coster(decl, variables)
+        return coster.cost(parse(source))[1]
+    except (NotParsed, NotEstimated, RecursionError):
+        return None
