@@ -70,6 +70,15 @@ _NAMED = {"type": "object", "required": ["name"], "properties": {"name": _string
 #: A regex of 40 characters: the cost of ``matches`` grows with its pattern's length.
 _LONG_PATTERN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z])*$"
 
+def _lists_each_within_budget(count: int) -> dict[str, Any]:
+    """``count`` lists each with a rule costing 8-9 million (under the expression's budget of
+    10 million), each a different cost so that kube's costliest four are the same in any order
+    it walks them: 12 of them cost more than the CRD's budget of 100 million."""
+    return {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        f"l{index}": _list(_string(maxLength=1000 + 10 * index), [f"self.all(x, x.contains('{'a' * 40}'))"], maxItems=5000)
+        for index in range(count)}}}}
+
+
 CASES = [
     # strings: unbounded (3 MiB) or bounded by maxLength (times 4 bytes) or an enum
     ("string-matches-short-pattern", _spec(_rules(_string(), "self.matches('^a')"))),
@@ -84,8 +93,8 @@ CASES = [
     # lists: maxItems, or as many of the smallest items as fit in a request
     ("list-unbounded-strings-all-matches", _spec(_list(_string(), ["self.all(x, x.matches('^[a-z]+$'))"]))),
     ("list-bounded-strings-all-matches", _spec(_list(_string(maxLength=64), ["self.all(x, x.matches('^[a-z]+$'))"], maxItems=10))),
-    ("list-factor-between-1.5-and-100", _spec(_list(_string(maxLength=100), ["self.all(x, x.matches('^[a-z]+[0-9]*$'))"], maxItems=3000))),
-    ("list-factor-under-1.5", _spec(_list(_string(maxLength=100), ["self.all(x, x.matches('^[a-z]+[0-9]*$'))"], maxItems=1600))),
+    ("list-factor-between-1.5-and-100", _spec(_list(_string(maxLength=100), ["self.all(x, x.matches('^[a-z]+[0-9]*$'))"], maxItems=150000))),
+    ("list-factor-under-1.5", _spec(_list(_string(maxLength=100), ["self.all(x, x.matches('^[a-z]+[0-9]*$'))"], maxItems=70000))),
     ("list-exists", _spec(_list(_string(maxLength=1000), ["self.exists(x, x.contains('abc'))"], maxItems=1000))),
     ("list-exists-one", _spec(_list(_string(), ["self.exists_one(x, x == 'a')"]))),
     ("list-map-filter", _spec(_list(_string(), ["self.map(x, x.lowerAscii()).filter(y, y.startsWith('a')).size() < 5"]))),
@@ -103,11 +112,33 @@ CASES = [
     ("map-unbounded-values", _spec(_map(_string(), ["self.all(k, self[k].contains('x'))"]))),
     ("map-bounded-values", _spec(_map(_string(maxLength=20), ["self.all(k, self[k].contains('x'))"], maxProperties=50))),
     ("map-keys-match", _spec(_map({"type": "integer"}, ["self.all(k, k.matches('^[a-z]+$'))"]))),
+    ("list-of-maps", _spec(_list(_map(_string(maxLength=30)), ["self.all(m, m.exists(k, m[k] == k))"], maxItems=100))),
+    ("map-of-lists", _spec(_map(_list(_string(maxLength=30), maxItems=20), ["self.all(k, self[k].exists(v, v.startsWith(k)))"]))),
+    ("computed-list-items-take-the-nodes-size", _spec(_list(_NAMED, [
+        "self.map(i, i.name).all(n, n.matches('^[a-z]+$') && n.contains('abc'))"], maxItems=100000))),
+    ("computed-list-on-list-node", _spec(_list(_string(maxLength=10), [
+        "self.map(x, x + x).all(y, y.matches('^[a-z]+$'))"], maxItems=300000))),
+    ("filter-map-join", _spec(_list(_string(maxLength=50), [
+        "self.filter(x, x.startsWith('a')).map(x, x + 'b').join(',').size() < 4096"], maxItems=20000))),
+    ("literals-and-ternary", _spec(_rules(_string(maxLength=2000), "['ab', 'cd'].exists(p, self.startsWith(p)) ? "
+                                                                    "self + '-x' > 'b' : {'a': self}['a'].endsWith('z')"))),
+    ("string-order-and-concatenation", _spec(_list(_string(), ["self.all(x, x + x < 'b' || x >= self[0])"]))),
+    ("formatted-strings", _spec({"type": "object", "properties": {
+        "t": _string(format="date-time"), "d": _string(format="duration"), "b": _string(format="byte"),
+        "l": _list(_string(format="date-time"))}},
+        [{"rule": "self.f.l.all(x, x > self.f.t && x.getHours() < 3 && self.f.d < duration('1h') && size(self.f.b) < 4)"}])),
+    ("has-and-size", _spec(_list(_NAMED, ["self.all(i, !has(i.value) || size(i.value) < 5)"]))),
+    ("rule-and-message-expression-over-budget", _spec(_list(_string()), [
+        {"rule": "self.f.all(x, x.matches('[0-9]+'))", "messageExpression": "self.f.join(', ')"}])),
     # how often a rule runs: the items and values of the lists and maps above it
     ("rule-on-items-of-unbounded-list", _spec(_list(_rules(_NAMED, f"self.value.matches('{_LONG_PATTERN}')")))),
     ("rule-on-items-of-bounded-list", _spec(_list(_rules(_NAMED, f"self.value.matches('{_LONG_PATTERN}')"), maxItems=5))),
     ("rule-on-values-of-bounded-map-in-bounded-list", _spec(_list(_map(
         _rules(_string(maxLength=1000), f"self.matches('{_LONG_PATTERN}')"), maxProperties=100), maxItems=10))),
+    ("rule-on-values-of-unbounded-map", _spec(_map(_rules(_string(maxLength=100), "self.matches('^[a-z]+$')")))),
+    ("rule-under-embedded-resource", _spec(_list({"type": "object", "x-kubernetes-embedded-resource": True,
+                                                  "x-kubernetes-preserve-unknown-fields": True, "x-kubernetes-validations": [
+                                                      {"rule": f"self.metadata.name.matches('{_LONG_PATTERN}')"}]}, maxItems=3))),
     ("rule-on-scalar-items-of-unbounded-list", _spec(_list(_rules({"type": "integer"}, "self < 100")))),
     # transition rules, selections, the resource root
     ("transition-rule-quadratic", _spec(_list(_string(maxLength=10), ["self.all(x, x in oldSelf)"], maxItems=2000))),
@@ -120,10 +151,8 @@ CASES = [
     ("message-expression-within-budget", _spec(_list(_string(maxLength=20), maxItems=10), [
         {"rule": "self.f.size() < 3", "messageExpression": "self.f.join(', ')"}])),
     # several rules within their own budget, over the CRD's together
-    ("crd-total-over-budget", _spec(_list(_string(maxLength=1000), maxItems=5000), [
-        {"rule": f"self.f.all(x, x.contains('{'a' * (20 + index)}'))"} for index in range(12)])),
-    ("crd-total-within-budget", _spec(_list(_string(maxLength=1000), maxItems=5000), [
-        {"rule": f"self.f.all(x, x.contains('{'a' * (20 + index)}'))"} for index in range(5)])),
+    ("crd-total-over-budget", _lists_each_within_budget(12)),
+    ("crd-total-within-budget", _lists_each_within_budget(11)),
     ("crd-total-and-rule-over-budget", _spec(_list(_string(maxLength=1000), maxItems=5000), [
         {"rule": "self.f.all(x, x.contains(x))"}] + [
         {"rule": f"self.f.all(x, x.contains('{'a' * (30 + index)}'))"} for index in range(3)])),
