@@ -16,10 +16,20 @@ transition rule: it runs only on updates where the node has an old value (with
 errors of a rule without ``oldSelf`` on a value the update left unchanged become warnings
 (``CRDValidationRatcheting``).
 
-Where kube differs from this (see ``fakeapi.cel.engine`` and ``fakeapi.cel.checks``): rules are
-type-checked only as far as the schema tells without a type checker, and not cost-estimated
-when the CRD is written (kube refuses unbounded lists, maps and strings whose rules may cost
-too much); rules are not cost-limited at runtime; rules in syntax the engine cannot parse
+Each compiled rule's and messageExpression's cost is estimated as kube estimates it
+(``fakeapi.cel.cost``): a rule's, times how many times it may run per request (the
+``maxItems``/``maxProperties`` of the lists and maps above it, else as many of its node's values
+as a request could hold), past 10 million is refused at its ``rule`` (a messageExpression's, not
+multiplied, at its ``messageExpression``); when all of a schema's together pass 100 million, the
+costliest four (of those at least 1% of that) and the schema are refused too.
+
+Where kube differs from this (see ``fakeapi.cel.engine``, ``fakeapi.cel.checks`` and
+``fakeapi.cel.cost``): rules are type-checked only as far as the schema tells without a type
+checker; an expression the estimator does not cover costs nothing here; on an update that
+leaves a version's schema unchanged kube does not refuse its rules' own costs (only the
+total), which matters only for a CRD kube stored before its limits; rules are not
+cost-limited at runtime (cel-go's per-call limit counts the interpreter's actual steps, which
+the engine does not expose); rules in syntax the engine cannot parse
 (optional entries of list and map literals) are accepted and not evaluated. Kube visits an
 object's fields in Go map order (random); here they are visited in the object's order. (Rules
 under ``allOf`` kube refuses as not structural, as ``crd_schema_validation`` does.)

@@ -7,8 +7,8 @@ subresources and printer columns moved to the spec when all versions agree
 (``v1/conversion.go``), hence kube's ``spec.validation.openAPIV3Schema`` paths for
 single-version CRDs. A version's schema is ``crd_schema_validation``'s.
 
-Left out: CEL type checking and cost estimation (``x-kubernetes-validations`` rules are
-compiled, ``cel_validation.rule_errors``, but neither type-checked nor cost-checked),
+Left out: CEL type checking (``x-kubernetes-validations`` rules are compiled and their costs
+estimated, ``cel_validation.rule_errors``, but type-checked only as far as the schema tells),
 ``selectableFields``, webhook CA bundles, and ObjectMeta validation other than the name (the
 registry's). Bad values that are Go structs print as ``%#v`` does (``go_values``).
 """

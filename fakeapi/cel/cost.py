@@ -194,6 +194,8 @@ _CONVERSIONS = {"int": _INT, "uint": _UINT, "double": _DOUBLE, "string": _STRING
 _TIME_ACCESSORS = frozenset((
     "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getHours", "getMinutes",
     "getSeconds", "getMilliseconds"))
+#: The identifiers that name types (``type(x) == int``).
+_TYPE_NAMES = frozenset(("int", "uint", "double", "string", "bytes", "bool", "list", "map", "null_type", "type"))
 _ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals"}
 
 
@@ -343,9 +345,9 @@ class _Coster:
             if local.path is not None:
                 self.paths[expr] = local.path
             self.types[expr] = local.type
-        elif expr.name in self.variables:
+        elif expr.name in self.variables or expr.name in _TYPE_NAMES:
             self.paths[expr] = [expr.name]
-            self.types[expr] = self.variables[expr.name]
+            self.types[expr] = self.variables.get(expr.name, _TYPE)
         else:
             raise NotEstimated(f"identifier {expr.name}")
         return 1, 1

@@ -18,8 +18,9 @@ Where this differs from cel-go, and why:
   matching overload for '_==_' applied to '(int, string)'``, ``undefined field 'b'``, ``cel
   expression must evaluate to a bool``); ``checks`` finds what variables' schemas tell of
   these, the others compile here and fail (or yield a non-bool) at evaluation;
-- no cost accounting: cel-go estimates an expression's cost at compile time and stops an
-  evaluation past a runtime cost limit; the engine has no cost model, so neither is enforced;
+- no runtime cost accounting: cel-go stops an evaluation past a runtime cost limit; the
+  engine counts no cost, so that limit is not enforced (the static estimate cel-go makes at
+  compile time is ``cost``'s, on ``syntax``'s parse);
 - the optional field and index syntax (``self.?x``, ``l[?0]``) does not parse in this engine,
   nor do two-variable comprehensions: they are rewritten into calls of library functions before
   parsing (``_engine_source``, which also makes ``size`` count a string's code points as cel-go

@@ -1,0 +1,163 @@
+"""``fakeapi.cel.cost`` against kube's own estimate, rule by rule.
+
+``tests/celcostdiff`` is a Go program linking k8s.io/apiextensions-apiserver v0.35.4 that
+compiles a node's ``x-kubernetes-validations`` as CRD validation does and prints each rule's
+estimated cost (cel-go's estimator with kube's sizes and library costs), its messageExpression's
+and the rule's cardinality when nothing above bounds it; the session fixture builds it. Every
+rule here is one the estimator covers, so each must cost exactly what kube says (a rule it does
+not cover would fail: None is not kube's number).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fakeapi.cel.cost import decl_type, max_cardinality, max_cost
+
+HARNESS = Path(__file__).resolve().parents[1] / "celcostdiff"
+GO_PATH = "/usr/local/go/bin"
+
+_STRING = {"type": "string"}
+_SHORT = {"type": "string", "maxLength": 16}
+_NAMED = {"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "maxLength": 63},
+                                                                   "value": _STRING, "n": {"type": "integer"}}}
+#: A node with a field of each kind the rules below read.
+_NODE = {"type": "object", "properties": {
+    "s": _STRING, "short": _SHORT, "enum": {"type": "string", "enum": ["alpha", "beta", "gamma"]},
+    "n": {"type": "integer"}, "d": {"type": "number"}, "flag": {"type": "boolean"},
+    "b": {"type": "string", "format": "byte"}, "b8": {"type": "string", "format": "byte", "maxLength": 8},
+    "t": {"type": "string", "format": "date-time"}, "day": {"type": "string", "format": "date"},
+    "dur": {"type": "string", "format": "duration"},
+    "l": {"type": "array", "items": _STRING}, "ls": {"type": "array", "maxItems": 10, "items": _SHORT},
+    "li": {"type": "array", "items": {"type": "integer"}}, "lo": {"type": "array", "items": _NAMED},
+    "lol": {"type": "array", "items": {"type": "array", "items": _SHORT}},
+    "m": {"type": "object", "additionalProperties": _STRING},
+    "mb": {"type": "object", "maxProperties": 5, "additionalProperties": _SHORT},
+    "mo": {"type": "object", "additionalProperties": _NAMED},
+    "o": _NAMED, "a-b": {"type": "integer"}, "namespace": _SHORT,
+}}
+
+NODE_RULES = [
+    # literals, fields, operators
+    "true", "self.n == 1", "self.n + 1 > self.n * 2 - 3 / 1 % 2", "-self.d < 1.5", "self.flag && !self.flag || self.n != 0",
+    "self.s == 'abc'", "self.short == self.s", "self.s != self.enum", "self.enum == 'alpha'", "self.s < 'b'",
+    "self.short >= self.enum", "self.s + self.short == 'x'", "self.short + 'abc' == self.enum",
+    "self.flag ? self.s == 'a' : self.short == 'b'", "(self.flag ? self.s : self.short) == 'a'", "self.a__dash__b > 0",
+    "self.__namespace__ == 'x'", "has(self.s) && has(self.o.value)", "self.o.name == self.o.value",
+    "(self.n > 1 ? self.ls : self.l).all(x, x.contains('a'))", "self.d == 1.0 && uint(self.n) == 2u", "null == null || self.s == ''",
+    # sizes, conversions
+    "size(self.s) < 5", "self.s.size() + self.l.size() + size(self.m) < 5", "int(self.d) == self.n",
+    "string(self.n) == self.s", "double(self.n) < 2.0", "string(self.b) == 'x'", "bytes(self.s) == b'x'",
+    "string(self.b8) + 'x' == self.s", "type(self.n) == int", "dyn(self.n) == 1", "dyn(self.s) == self.short",
+    "uint(self.n) > 1u", "bool(self.s)",
+    # time
+    "self.t < timestamp('2024-01-01T00:00:00Z')", "self.t.getHours() < 3 && self.day.getFullYear() > 2000",
+    "self.dur > duration('1h') && self.t + self.dur > self.t", "self.t - self.t < self.dur",
+    # strings
+    "self.s.matches('^[a-z]+$')", "self.short.matches(self.s)", "matches(self.s, '^a')",
+    "self.s.contains('abc')", "self.short.contains(self.enum)", "self.s.startsWith('a') && self.s.endsWith(self.short)",
+    "self.s.lowerAscii() == self.short.upperAscii()", "self.s.trim().size() > 0", "self.short.substring(1, 3) == 'ab'",
+    "self.s.replace('a', 'bb') == ''", "self.short.replace('', 'x') == ''", "self.short.replace('abc', 'x', 2) == ''",
+    "self.short.replace(self.enum, self.s) == ''", "self.s.split(',').size() > 1", "self.s.split(',', 3)[0] == 'a'",
+    "self.short.split(self.enum).all(p, p.size() < 4)", "self.s.indexOf('a') > self.short.lastIndexOf('b')",
+    "self.s.charAt(2) == 'a'", "self.s.find('[0-9]+') == ''", "self.short.findAll('[a-z]').size() > 1",
+    "self.s.find(self.short) != ''",
+    # lists
+    "self.l.all(x, x.size() < 5)", "self.ls.exists(x, x == 'a')", "self.l.exists_one(x, x.startsWith('a'))",
+    "self.li.all(x, x > 0)", "self.lo.all(i, i.name.matches('^[a-z]+$') && i.value != 'x')",
+    "self.lo.exists(i, i.n > 1 && has(i.value))", "self.lol.all(l, l.all(x, x == 'a'))",
+    "self.lol.exists(l, l.exists_one(x, x.contains('b')))", "self.l.map(x, x.lowerAscii()).all(y, y.matches('a'))",
+    "self.lo.map(i, i.name).filter(n, n.startsWith('a')).size() < 3", "self.ls.map(x, x.size() > 1, x + x).size() > 0",
+    "self.li.filter(x, x > 1).map(x, x * 2).all(y, y < 100)", "self.l.join(',') == ''", "self.ls.join(', ') == self.s",
+    "self.ls.join() == 'a'", "self.li.isSorted() && self.li.sum() < 10", "self.ls.isSorted() && self.ls.min() == 'a'",
+    "self.l.max() == self.s", "self.l.indexOf('a') == self.ls.lastIndexOf(self.short)", "self.li.indexOf(1) > 0",
+    "'a' in self.l", "self.short in self.ls", "self.n in self.li", "self.l[0] == self.ls[1]", "self.lo[0].name == 'x'",
+    "self.lol[0][1].size() < 3", "self.l + self.ls == self.ls", "size(self.l + ['a']) < 3", "self.ls == ['a', 'b']",
+    "[1, 2, 3].all(x, x > 0)", "['a', 'bc'].exists(p, self.s.startsWith(p))", "[self.s, self.short].all(x, x.size() < 3)",
+    "self.l.all(x, x in self.ls)", "self.ls.all(x, self.l.exists(y, y == x))", "self.lo.all(i, self.lo.exists_one(j, j.name == i.name))",
+    # maps
+    "self.m.all(k, k.size() < 5)", "self.m.all(k, self.m[k].contains('x'))", "self.mb.exists(k, self.mb[k] == k)",
+    "'a' in self.m", "self.m['a'] == 'b'", "self.mo.all(k, self.mo[k].name.startsWith(k))", "self.m == self.mb",
+    "self.mb.map(k, self.mb[k]).all(v, v.size() < 3)", "{'a': self.s}['a'].endsWith('z')", "{'a': 1, 'b': 2}.all(k, k != 'c')",
+    "size(self.m) + size({'x': self.n}) < 3", "self.m.a == 'x'", "has(self.m.a)",
+    # old values
+    "oldSelf.n <= self.n", "self.l.all(x, x in oldSelf.l)", "oldSelf.lo.all(i, self.lo.exists(j, j.name == i.name))",
+]
+
+#: Rules on other kinds of nodes: (schema without rules, whether it is a resource root, rules).
+OTHER_NODES: list[tuple[dict[str, Any], bool, list[str]]] = [
+    ({"type": "array", "items": _STRING}, False, ["self.all(x, x.matches('^[a-z]+$'))", "self.map(x, x + x).all(y, y.matches('a'))",
+                                                 "self.size() < 3", "self.all(x, self.exists_one(y, y == x))"]),
+    ({"type": "array", "maxItems": 3000, "items": _SHORT}, False, ["self.map(x, x + x).all(y, y.contains('a'))", "self.join('') == ''"]),
+    ({"type": "object", "additionalProperties": {"type": "integer"}}, False, ["self.all(k, self[k] > 0 && k.matches('^a'))"]),
+    ({"type": "object", "maxProperties": 10, "additionalProperties": _NAMED}, False, ["self.all(k, self[k].name.contains(k))"]),
+    (_STRING, False, ["self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')", "self.split('.').all(p, p.size() <= 63)"]),
+    ({"type": "string", "maxLength": 253}, False, ["self.matches('^[a-z]+$')", "self.lowerAscii() == self"]),
+    ({"type": "integer"}, False, ["self < 100", "self % 2 == 0"]),
+    ({"type": "object", "properties": {"spec": _NAMED}}, True,
+     ["self.metadata.name.matches('^[a-z]+$')", "self.metadata.generateName.size() < 5 && self.kind == 'W'", "self.spec.name == self.metadata.name"]),
+    ({"type": "object", "x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True}, True,
+     ["self.apiVersion == 'v1' && self.metadata.name.startsWith('a')"]),
+    ({"type": "object", "required": ["a", "b"], "properties": {"a": _STRING, "b": {"type": "integer", "default": 1}, "c": _SHORT}},
+     False, ["self.a == self.c"]),
+]
+
+MESSAGE_EXPRESSIONS = ["self.s + ' is bad'", "self.l.join(', ')", "self.ls.map(x, x + '!').join(',')", "'n: ' + string(self.n)",
+                       "self.lo.filter(i, i.n > 1).map(i, i.name).join(' ')"]
+
+
+@pytest.fixture(scope="session")
+def celcost() -> Path:
+    """The harness binary, built into ``tests/celcostdiff/bin`` (gitignored)."""
+    env = {**os.environ, "PATH": f"{os.environ.get('PATH', '')}:{GO_PATH}"}
+    go = shutil.which("go", path=env["PATH"])
+    if go is None:
+        pytest.fail("the CEL cost differential tests need Go (looked in PATH and /usr/local/go/bin)")
+    binary = HARNESS / "bin" / "celcost"
+    subprocess.run([go, "build", "-o", str(binary), "./cmd/celcost"], cwd=HARNESS, env=env, check=True, timeout=600)
+    return binary
+
+
+def _kube_costs(binary: Path, schema: dict[str, Any], root: bool, rules: list[dict[str, str]]) -> list[dict[str, Any]]:
+    case = {"schema": {**schema, "x-kubernetes-validations": rules}, "root": root}
+    done = subprocess.run([str(binary)], input=json.dumps(case) + "\n", capture_output=True, text=True, check=True, timeout=120)
+    result = json.loads(done.stdout)
+    assert "error" not in result, result
+    return result["rules"]
+
+
+def _ours(schema: dict[str, Any], root: bool, rules: list[dict[str, str]]) -> list[dict[str, Any]]:
+    decl = decl_type(schema, root)
+    assert decl is not None
+    return [{"maxCost": max_cost(rule["rule"], decl), "maxCardinality": max_cardinality(decl),
+             "messageCost": max_cost(rule["messageExpression"], decl) if "messageExpression" in rule else 0}
+            for rule in rules]
+
+
+@pytest.mark.parametrize("rule", NODE_RULES)
+def test_rule_costs_are_kubes(celcost: Path, rule: str) -> None:
+    rules = [{"rule": rule}]
+    kube = _kube_costs(celcost, _NODE, False, rules)
+    assert "error" not in kube[0], kube  # a rule kube refuses tests nothing here
+    assert _ours(_NODE, False, rules) == kube
+
+
+@pytest.mark.parametrize(("schema", "root", "rules"), OTHER_NODES, ids=[str(index) for index in range(len(OTHER_NODES))])
+def test_rule_costs_on_other_nodes_are_kubes(celcost: Path, schema: dict[str, Any], root: bool, rules: list[str]) -> None:
+    specs = [{"rule": rule} for rule in rules]
+    kube = _kube_costs(celcost, schema, root, specs)
+    assert all("error" not in result for result in kube), kube
+    assert _ours(schema, root, specs) == kube
+
+
+@pytest.mark.parametrize("message_expression", MESSAGE_EXPRESSIONS)
+def test_message_expression_costs_are_kubes(celcost: Path, message_expression: str) -> None:
+    rules = [{"rule": "true", "messageExpression": message_expression}]
+    assert _ours(_NODE, False, rules) == _kube_costs(celcost, _NODE, False, rules)
