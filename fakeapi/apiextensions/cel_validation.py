@@ -72,19 +72,19 @@ _SUPPORTED_REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueI
 _MAX_MESSAGE_LENGTH = 2048
 
 
-def rule_errors(schema: Mapping[str, Any], path: str, schema_errors: list[FieldError], total_cost: bool = True) -> list[FieldError]:
+def rule_errors(schema: Mapping[str, Any], path: str, schema_errors: list[FieldError], total_cost: bool = True,
+                expression_cost: bool = True) -> list[FieldError]:
     """What kube's CRD validation says of a schema's ``x-kubernetes-validations`` (at ``path``),
     given the schema's other errors: each rule's own fields, then (for a node without errors
     at or under it) the compilation of its rules and messageExpressions and their estimated
-    costs; the fields' errors of every node come before the compilation errors
-    (``OpenAPISchemaErrorList``). With ``total_cost`` (kube has a CEL context: the schema is
-    structural and its defaults valid), the errors of a total estimate past the CRD's budget
-    follow."""
-    field_errors: list[FieldError] = []
-    compile_errors: list[FieldError] = []
-    total = _TotalCost()
-    _node_rule_errors(schema, path, True, None, 1, schema_errors, field_errors, compile_errors, total)
-    return field_errors + compile_errors + (total.errors(path) if total_cost else [])
+    costs past an expression's budget (unless not ``expression_cost``: kube lets an update
+    keep a version's schema unchanged whatever its expressions cost); the fields' errors of
+    every node come before the compilation errors (``OpenAPISchemaErrorList``). With
+    ``total_cost`` (kube has a CEL context: the schema is structural and its defaults valid),
+    the errors of a total estimate past the CRD's budget follow."""
+    walk = _RuleWalk(schema_errors, expression_cost)
+    walk.node(schema, path, True, None, 1)
+    return walk.field_errors + walk.compile_errors + (walk.total.errors(path) if total_cost else [])
 
 
 #: ``StaticEstimatedCostLimit`` and ``StaticEstimatedCRDCostLimit``: the budgets of one
@@ -145,69 +145,76 @@ def _max_elements(node: Mapping[str, Any]) -> int | None:
     return None if bound is None else max(bound, 0)
 
 
-def _node_rule_errors(node: Mapping[str, Any], path: str, resource_root: bool, uncorrelatable: str | None,
-                      cardinality: int | None, schema_errors: list[FieldError], field_errors: list[FieldError],
-                      compile_errors: list[FieldError], total: _TotalCost) -> None:
-    """``validateSchema``'s part for rules, children first as kube walks them; ``cardinality``:
-    how many values of ``node`` a request may hold as its ancestors bound it (None: unbounded,
-    kube's ``CELSchemaContext.MaxCardinality``)."""
-    before = len(field_errors)
-    per_value = _max_elements(node)
-    child_cardinality = None if cardinality is None or per_value is None else min(cardinality * per_value, _UINT64_MAX)
-    additional = node.get("additionalProperties")
-    if isinstance(additional, Mapping):
-        _node_rule_errors(additional, f"{path}.additionalProperties", bool(additional.get("x-kubernetes-embedded-resource")),
-                          uncorrelatable, child_cardinality, schema_errors, field_errors, compile_errors, total)
-    for name, child in (node.get("properties") or {}).items():
-        if isinstance(child, Mapping):
-            _node_rule_errors(child, f"{path}.properties[{name}]", bool(child.get("x-kubernetes-embedded-resource")),
-                              uncorrelatable, child_cardinality, schema_errors, field_errors, compile_errors, total)
-    items = node.get("items")
-    if isinstance(items, Mapping):
-        within = uncorrelatable or (path if node.get("x-kubernetes-list-type") != "map" else None)
-        _node_rule_errors(items, f"{path}.items", bool(items.get("x-kubernetes-embedded-resource")), within,
-                          child_cardinality, schema_errors, field_errors, compile_errors, total)
-    rules = node.get("x-kubernetes-validations") or ()
-    for index, rule in enumerate(rules):
-        field_errors += _rule_field_errors(rule, node, f"{path}.x-kubernetes-validations[{index}]")
-    below = (path, f"{path}.", f"{path}[")
-    if len(field_errors) > before or any(field == path or field.startswith(below[1:]) for field, _t, _b in schema_errors):
-        return  # kube compiles no rule of a node that has errors at or under it
-    schemas = {SELF: (node, resource_root), OLD_SELF: (node, resource_root)}
-    decl = decl_type(node, resource_root) if rules else None
-    for index, rule in enumerate(rules):
-        rule_path = f"{path}.x-kubernetes-validations[{index}]"
-        errors = _rule_compile_errors(rule, schemas, rule_path, uncorrelatable)
-        if decl is not None:
-            errors = _rule_cost_errors(rule, decl, cardinality, rule_path, errors, total) + errors
-        compile_errors += errors
+class _RuleWalk:
+    """``validateSchema``'s part for rules over a schema: the errors found and the costs summed."""
 
+    def __init__(self, schema_errors: list[FieldError], expression_cost: bool) -> None:
+        self.schema_errors = schema_errors
+        self.expression_cost = expression_cost
+        self.field_errors: list[FieldError] = []
+        self.compile_errors: list[FieldError] = []
+        self.total = _TotalCost()
 
-def _rule_cost_errors(rule: Mapping[str, Any], decl: DeclType, cardinality: int | None, path: str,
-                      compile_errors: list[FieldError], total: _TotalCost) -> list[FieldError]:
-    """The estimated costs of a rule that compiled and of its messageExpression, past the
-    expression's budget (observed into ``total``): a rule runs ``cardinality`` times per
-    request, or, where its ancestors do not bound that, as many times as a request could
-    hold its node's values (``getExpressionCost``). An expression this estimator does not
-    cover costs nothing here (see ``fakeapi.cel.cost``)."""
-    if any(field == f"{path}.rule" for field, _t, _b in compile_errors):
-        return []
-    times = cardinality if cardinality is not None else max_cardinality(decl)
-    optional_old_self = bool(rule.get("optionalOldSelf"))
-    errors: list[FieldError] = []
-    for key, name in (("rule", "estimated rule cost"), ("messageExpression", "estimated messageExpression cost")):
-        source = rule.get(key) or ""
-        if not source.strip() or any(field == f"{path}.{key}" for field, _t, _b in compile_errors):
-            continue
-        cost = max_cost(source, decl, declare_old_self=not optional_old_self)
-        if cost is None:
-            continue
-        if key == "rule":
-            cost = min(cost * times, _UINT64_MAX)
-        if cost > _EXPRESSION_COST_LIMIT:
-            errors.append(status.forbidden_error(f"{path}.{key}", _cost_message(name, cost, _EXPRESSION_COST_LIMIT)))
-        total.observe(f"{path}.{key}", cost)
-    return errors
+    def node(self, node: Mapping[str, Any], path: str, resource_root: bool, uncorrelatable: str | None,
+             cardinality: int | None) -> None:
+        """A node's rules, children first as kube walks them; ``cardinality``: how many values of
+        ``node`` a request may hold as its ancestors bound it (None: unbounded, kube's
+        ``CELSchemaContext.MaxCardinality``)."""
+        before = len(self.field_errors)
+        per_value = _max_elements(node)
+        child_cardinality = None if cardinality is None or per_value is None else min(cardinality * per_value, _UINT64_MAX)
+        additional = node.get("additionalProperties")
+        if isinstance(additional, Mapping):
+            self.node(additional, f"{path}.additionalProperties", bool(additional.get("x-kubernetes-embedded-resource")),
+                      uncorrelatable, child_cardinality)
+        for name, child in (node.get("properties") or {}).items():
+            if isinstance(child, Mapping):
+                self.node(child, f"{path}.properties[{name}]", bool(child.get("x-kubernetes-embedded-resource")),
+                          uncorrelatable, child_cardinality)
+        items = node.get("items")
+        if isinstance(items, Mapping):
+            within = uncorrelatable or (path if node.get("x-kubernetes-list-type") != "map" else None)
+            self.node(items, f"{path}.items", bool(items.get("x-kubernetes-embedded-resource")), within, child_cardinality)
+        rules = node.get("x-kubernetes-validations") or ()
+        for index, rule in enumerate(rules):
+            self.field_errors += _rule_field_errors(rule, node, f"{path}.x-kubernetes-validations[{index}]")
+        below = (path, f"{path}.", f"{path}[")
+        if len(self.field_errors) > before or any(field == path or field.startswith(below[1:]) for field, _t, _b in self.schema_errors):
+            return  # kube compiles no rule of a node that has errors at or under it
+        schemas = {SELF: (node, resource_root), OLD_SELF: (node, resource_root)}
+        decl = decl_type(node, resource_root) if rules else None
+        for index, rule in enumerate(rules):
+            rule_path = f"{path}.x-kubernetes-validations[{index}]"
+            errors = _rule_compile_errors(rule, schemas, rule_path, uncorrelatable)
+            if decl is not None:
+                errors = self.cost_errors(rule, decl, cardinality, rule_path, errors) + errors
+            self.compile_errors += errors
+
+    def cost_errors(self, rule: Mapping[str, Any], decl: DeclType, cardinality: int | None, path: str,
+                    compile_errors: list[FieldError]) -> list[FieldError]:
+        """The estimated costs of a rule that compiled and of its messageExpression past an
+        expression's budget, each summed into the total: a rule runs ``cardinality`` times per
+        request, or, where its ancestors do not bound that, as many times as a request could
+        hold its node's values (``getExpressionCost``). An expression the estimator does not
+        cover costs nothing here (see ``fakeapi.cel.cost``)."""
+        if any(field == f"{path}.rule" for field, _t, _b in compile_errors):
+            return []
+        times = cardinality if cardinality is not None else max_cardinality(decl)
+        optional_old_self = bool(rule.get("optionalOldSelf"))
+        errors: list[FieldError] = []
+        for key, name in (("rule", "estimated rule cost"), ("messageExpression", "estimated messageExpression cost")):
+            source = rule.get(key) or ""
+            if not source.strip() or any(field == f"{path}.{key}" for field, _t, _b in compile_errors):
+                continue
+            cost = max_cost(source, decl, declare_old_self=not optional_old_self)
+            if cost is None:
+                continue
+            if key == "rule":
+                cost = min(cost * times, _UINT64_MAX)
+            if self.expression_cost and cost > _EXPRESSION_COST_LIMIT:
+                errors.append(status.forbidden_error(f"{path}.{key}", _cost_message(name, cost, _EXPRESSION_COST_LIMIT)))
+            self.total.observe(f"{path}.{key}", cost)
+        return errors
 
 
 def _rule_field_errors(rule: Mapping[str, Any], node: Mapping[str, Any], path: str) -> list[FieldError]:
