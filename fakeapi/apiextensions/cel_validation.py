@@ -206,7 +206,7 @@ class _RuleWalk:
             source = rule.get(key) or ""
             if not source.strip() or any(field == f"{path}.{key}" for field, _t, _b in compile_errors):
                 continue
-            cost = max_cost(source, decl, declare_old_self=not optional_old_self)
+            cost = max_cost(source, decl, optional_old_self)
             if cost is None:
                 continue
             if key == "rule":

@@ -22,20 +22,22 @@ what kube sizes by, so an element of a computed list (``self.l.map(x, x.s).all(y
 times its step and condition; ``has`` costs nothing but its operand (kube's
 ``PresenceTestHasCost(false)``); an equality costs a tenth of its smaller operand's size.
 
-Covered: literals, ``self``/``oldSelf``, field selection, indexing, list and map literals, the
-operators, ``has``, the macros ``all``, ``exists``, ``exists_one``, ``map`` (2 and 3
-arguments) and ``filter``, ``size``, the type conversions, ``dyn``, the string functions
-(``matches``, ``contains``, ``startsWith``, ``endsWith``, ``lowerAscii``, ``upperAscii``,
-``trim``, ``substring``, ``replace``, ``split``, ``charAt``, ``indexOf``, ``lastIndexOf``), the
-list functions (``join``, ``isSorted``, ``sum``, ``min``, ``max``, ``indexOf``,
-``lastIndexOf``), the regex library (``find``, ``findAll``) and the timestamp and duration
-accessors. Not covered (None): ``x-kubernetes-int-or-string`` and other values typed ``dyn``
-where an operator's overload depends on the type; optional ``oldSelf`` and the optional syntax;
-two-variable comprehensions; kube's quantity, URL, IP, CIDR, semver, format and selector
-libraries; cel-go's ext lists, sets and ``format``/``quote``; nested comprehensions rebinding a
-variable. cel-go's paths are Go slices that an ``append`` may share between sibling nodes; this
-module keeps them apart, which differs from kube only in an index whose key is a selection of
-the same comprehension variable (``x.a[x.b]``).
+Covered: literals, ``self``/``oldSelf`` (an optional with ``optionalOldSelf``), type names,
+field selection, indexing, list and map literals, the operators, ``has``, the macros ``all``,
+``exists``, ``exists_one``, ``map`` (2 and 3 arguments) and ``filter``, ``size``, the type
+conversions, ``dyn``, the string functions (``matches``, ``contains``, ``startsWith``,
+``endsWith``, ``lowerAscii``, ``upperAscii``, ``trim``, ``substring``, ``replace``, ``split``,
+``charAt``, ``indexOf``, ``lastIndexOf``), the list functions (``join``, ``isSorted``, ``sum``,
+``min``, ``max``, ``indexOf``, ``lastIndexOf``), the regex library (``find``, ``findAll``), the
+timestamp and duration accessors, optionals (``.?f``, ``[?i]``, ``hasValue``, ``value``,
+``orValue``, ``or``, ``optional.of``/``none``), and ``x-kubernetes-int-or-string`` values (dyn:
+a call keeps every overload the argument types allow, its cost their union, as cel-go's).
+Not covered (None): kube's quantity, URL, IP, CIDR, semver, format and selector libraries;
+cel-go's ext lists, sets, ``format``/``quote`` and two-variable comprehensions; optional
+entries of list and map literals, ``optMap``/``optFlatMap``; indexing a dyn; nested
+comprehensions rebinding a variable. cel-go's paths are Go slices that an ``append`` may share
+between sibling nodes; this module keeps them apart, which differs from kube only in an index
+whose key is a selection of the same comprehension variable (``x.a[x.b]``).
 """
 
 from __future__ import annotations
@@ -199,6 +201,29 @@ _TYPE_NAMES = frozenset(("int", "uint", "double", "string", "bytes", "bool", "li
 _ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals"}
 
 
+def _field_type(operand: _Type, name: str) -> _Type:
+    """The type of ``operand.name`` (an optional's field is optional)."""
+    if operand.kind == "optional":
+        return _Type("optional", (_field_type(operand.params[0], name),))
+    if operand.kind == "object":
+        assert operand.decl is not None
+        if name not in operand.decl.fields:
+            raise NotEstimated(f"field {name}")
+        return _type_of_decl(operand.decl.fields[name])
+    if operand.kind == "map":
+        return operand.params[1]
+    if operand.kind == "dyn":
+        return _DYN
+    raise NotEstimated(f"selection on {operand.kind}")
+
+
+def _is_scalar(value: _Type) -> bool:
+    """``isScalar``: the types whose values cel-go sizes 1 (an optional of one too)."""
+    if value.kind == "optional":
+        return _is_scalar(value.params[0])
+    return value.kind in _SCALARS
+
+
 def _type_of_decl(decl: DeclType) -> _Type:
     if decl.kind == "list":
         return _Type("list", (_type_of_decl(decl.elem),), decl)  # type: ignore[arg-type]
@@ -355,22 +380,15 @@ class _Coster:
     def cost_select(self, expr: Select) -> Range:
         total = self.cost(expr.operand)
         operand = self.types[expr.operand]
-        if operand.kind == "object":
-            assert operand.decl is not None
-            field_decl = operand.decl.fields.get(expr.field)
-            if field_decl is None:
-                raise NotEstimated(f"field {expr.field}")
-            field_type = _type_of_decl(field_decl)
-        elif operand.kind == "map":
-            field_type = operand.params[1]
-        else:
-            raise NotEstimated(f"selection on {operand.kind}")
+        field_type = _field_type(operand, expr.field)
         if expr.test_only:  # kube: PresenceTestHasCost(false)
             self.types[expr] = _BOOL
             return total
         self.types[expr] = field_type
         self.paths[expr] = (self.path_of(expr.operand) or []) + [expr.field]
-        return _add_ranges(total, (1, 1))
+        # cel-go counts the selection of a map's or an object's field, not of a dyn's or an
+        # optional's (whose field is optional)
+        return _add_ranges(total, (1, 1)) if operand.kind in ("object", "map") else total
 
     def node(self, expr: Expr) -> _Node:
         path = self.path_of(expr)
@@ -384,22 +402,37 @@ class _Coster:
             self.types[expr] = _DYN
             self.copy_sizes(expr, expr.args[0])
             return _add_ranges((1, 1), argument)
+        function, target_expr = expr.function, expr.target
+        if isinstance(target_expr, Ident) and target_expr.name == "optional" and self.peek("optional") is None:
+            # optional.of(x): the checker resolves the qualified name to a global function
+            function, target_expr = f"optional.{function}", None
         arg_costs = [self.cost(arg) for arg in expr.args]
         args = [self.node(arg) for arg in expr.args]
         total = (0, 0)
         target: _Node | None = None
-        if expr.target is not None:
-            total = self.cost(expr.target)
-            target = self.node(expr.target)
-        overload, result_type = _overload(expr.function, target.type if target else None, [a.type for a in args])
+        if target_expr is not None:
+            total = self.cost(target_expr)
+            target = self.node(target_expr)
+        if function == "_?._":  # .?f: the field is the second argument, a string literal
+            assert isinstance(expr.args[1], Literal)
+            overloads, result_type = ("select_optional_field",), _Type("optional", (_field_type(_unwrapped(args[0].type), expr.args[1].value),))
+        else:
+            overloads, result_type = _overloads(function, target.type if target else None, [a.type for a in args])
         self.types[expr] = result_type
-        function_cost, result_size = self.function_cost(expr, expr.function, overload, target, args, arg_costs)
-        if overload == "index_list" or overload == "index_map":
-            entry = self.entry_size(expr.args[0])
-            result_size = entry.value if entry is not None else None
-            self.paths[expr] = (self.path_of(expr.args[0]) or []) + ["@items" if overload == "index_list" else "@values"]
-        if result_size is None:
-            result_size = self.compute_size(expr)
+        # each overload the checker kept (several where an argument is dyn), as cel-go unions them
+        function_cost: Range = (_UINT64_MAX, 0)
+        result_size: Range | None = None
+        for overload in overloads:
+            overload_cost, overload_size = self.function_cost(expr, function, overload, target, args, arg_costs)
+            function_cost = _union(function_cost, overload_cost)
+            if overload_size is not None:
+                result_size = overload_size if result_size is None else _union(result_size, overload_size)
+            if overload == "index_list" or overload == "index_map":
+                entry = self.entry_size(expr.args[0])
+                result_size = entry.value if entry is not None else None
+                self.paths[expr] = (self.path_of(expr.args[0]) or []) + ["@items" if overload == "index_list" else "@values"]
+            if result_size is None:
+                result_size = self.compute_size(expr)
         if result_size is not None:
             self.sizes[expr] = result_size
         return _add_ranges(total, function_cost)
@@ -438,10 +471,10 @@ class _Coster:
         total = self.cost(expr.iter_range)
         total = _add_ranges(total, self.cost(expr.accu_init))
         range_type = self.types[expr.iter_range]
-        if range_type.kind == "list":
+        if range_type.kind in ("list", "map"):
             element_type = range_type.params[0]
-        elif range_type.kind == "map":
-            element_type = range_type.params[0]
+        elif range_type.kind == "dyn":
+            element_type = _DYN
         else:
             raise NotEstimated(f"comprehension over {range_type.kind}")
         accumulator_type = self.types[expr.accu_init]
@@ -488,7 +521,7 @@ class _Coster:
         if (size := self.estimate_size(self.path_of(expr))) is not None:
             self.sizes[expr] = size
             return size
-        if self.types[expr].kind in _SCALARS:
+        if _is_scalar(self.types[expr]):
             return 1, 1
         if isinstance(expr, Ident) and (local := self.peek(expr.name)) is not None and local.size is not None:
             return local.size
@@ -665,108 +698,147 @@ def _require(condition: bool, what: str) -> None:
         raise NotEstimated(what)
 
 
-def _overload(function: str, target: _Type | None, args: list[_Type]) -> tuple[str, _Type]:
-    """The overload the checker picks and the call's type (``NotEstimated`` where the choice
-    depends on a type not known here)."""
+def _overloads(function: str, target: _Type | None, args: list[_Type]) -> tuple[tuple[str, ...], _Type]:
+    """The overloads the checker keeps for a call (one, or several where an argument is dyn)
+    and the call's type (``NotEstimated`` where this module does not know them)."""
     kinds = [arg.kind for arg in args]
     if target is None:
-        return _global_overload(function, args, kinds)
-    return _member_overload(function, target, args, kinds)
+        return _global_overloads(function, args, kinds)
+    return _member_overloads(function, target, kinds)
 
 
-def _global_overload(function: str, args: list[_Type], kinds: list[str]) -> tuple[str, _Type]:
+def _accepts(kinds: Sequence[str], *accepted: str) -> bool:
+    """Whether each argument may be of the kinds ``accepted`` (a dyn one may be of any)."""
+    return all(kind == "dyn" or kind in accepted for kind in kinds)
+
+
+def _global_overloads(function: str, args: list[_Type], kinds: list[str]) -> tuple[tuple[str, ...], _Type]:
     if function in ("_&&_", "_||_", "!_", "@not_strictly_false"):
-        return {"_&&_": "logical_and", "_||_": "logical_or", "!_": "logical_not",
-                "@not_strictly_false": "not_strictly_false"}[function], _BOOL
+        return ({"_&&_": "logical_and", "_||_": "logical_or", "!_": "logical_not",
+                 "@not_strictly_false": "not_strictly_false"}[function],), _BOOL
     if function == "_?_:_":
         result = args[1] if args[1].kind != "null" else args[2]
         if args[1].kind != args[2].kind and "dyn" in (args[1].kind, args[2].kind):
             result = _DYN
-        return "conditional", result
+        return ("conditional",), result
     if function in ("_==_", "_!=_"):
-        return ("equals" if function == "_==_" else "not_equals"), _BOOL
+        return ("equals" if function == "_==_" else "not_equals",), _BOOL
     if function in _ORDERINGS:
-        _require("dyn" not in kinds, "ordering of dyn")
-        suffix = kinds[0] if kinds[0] == kinds[1] and kinds[0] in ("string", "bytes") else "other"
-        return f"{_ORDERINGS[function]}_{suffix}", _BOOL
+        candidates = tuple(f"{_ORDERINGS[function]}_{kind}" for kind in ("string", "bytes") if _accepts(kinds, kind))
+        if any(_accepts(kinds, *group) for group in (_NUMBERS, ("bool",), ("timestamp",), ("duration",))):
+            candidates += (f"{_ORDERINGS[function]}_other",)
+        _require(bool(candidates), f"{function} on {kinds}")
+        return candidates, _BOOL
     if function == "@in":
-        _require(kinds[1] in ("list", "map"), "in over dyn")
-        return ("in_list" if kinds[1] == "list" else "in_map"), _BOOL
+        _require(kinds[1] in ("list", "map", "dyn"), "in")
+        return tuple(f"in_{kind}" for kind in ("list", "map") if _accepts(kinds[1:], kind)), _BOOL
     if function == "_[_]":
+        # cel-go gives an index of a dyn the path of whichever of its overloads comes last
         _require(kinds[0] in ("list", "map"), "index of dyn")
         if kinds[0] == "list":
-            return "index_list", args[0].params[0]
-        return "index_map", args[0].params[1]
+            return ("index_list",), args[0].params[0]
+        return ("index_map",), args[0].params[1]
     if function in ("_+_", "_-_", "_*_", "_/_", "_%_"):
         return _arithmetic(function, args, kinds)
     if function == "-_":
-        _require(kinds[0] in _NUMBERS or kinds[0] == "duration", "negation")
-        return "negate", args[0]
+        _require(kinds[0] in _NUMBERS or kinds[0] in ("duration", "dyn"), "negation")
+        return ("negate",), args[0]
     if function == "size" and len(args) == 1:
-        _require(kinds[0] in ("string", "bytes", "list", "map"), "size of dyn")
-        return f"size_{kinds[0]}", _INT
+        _require(_accepts(kinds, "string", "bytes", "list", "map"), "size")
+        return ("size",), _INT
     if function in _CONVERSIONS and len(args) == 1:
-        _require(kinds[0] != "dyn" or function == "type", "conversion of dyn")
-        if function == "bytes" and kinds[0] == "string":
-            return "string_to_bytes", _BYTES
-        if function == "string" and kinds[0] == "bytes":
-            return "bytes_to_string", _STRING
-        return f"{function}_from_{kinds[0]}", _CONVERSIONS[function]
-    if function == "matches" and kinds == ["string", "string"]:
-        return "matches", _BOOL
+        candidates = (f"{function}_from_other",)
+        if function == "bytes" and _accepts(kinds, "string"):
+            candidates = ("string_to_bytes",) + (candidates if kinds[0] == "dyn" else ())
+        if function == "string" and _accepts(kinds, "bytes"):
+            candidates = ("bytes_to_string",) + (candidates if kinds[0] == "dyn" else ())
+        return candidates, _CONVERSIONS[function]
+    if function == "matches" and _accepts(kinds, "string"):
+        return ("matches",), _BOOL
+    if function == "_[?_]":
+        container = _unwrapped(args[0])
+        _require(container.kind in ("list", "map"), "optional index")
+        return (f"{container.kind}_optindex_optional",), _Type("optional", (container.params[-1],))
+    if function in ("optional.of", "optional.ofNonZeroValue") and len(args) == 1:
+        return (function,), _Type("optional", (args[0],))
+    if function == "optional.none" and not args:
+        return (function,), _Type("optional", (_DYN,))
     raise NotEstimated(f"function {function}")
 
 
-def _arithmetic(function: str, args: list[_Type], kinds: list[str]) -> tuple[str, _Type]:
-    _require("dyn" not in kinds, "arithmetic on dyn")
-    if function == "_+_" and kinds[0] == kinds[1] and kinds[0] in ("string", "bytes", "list"):
-        if kinds[0] == "list":
-            elements = [arg.params[0] for arg in args if arg.params and arg.params[0] != _DYN]
-            return "add_list", _Type("list", (elements[0] if elements else _DYN,))
-        return f"add_{kinds[0]}", args[0]
-    if kinds[0] == kinds[1] and kinds[0] in _NUMBERS:
-        return "arithmetic", args[0]
-    if set(kinds) <= {"timestamp", "duration"}:
-        result = _DURATION if kinds == ["timestamp", "timestamp"] or kinds == ["duration", "duration"] else _TIMESTAMP
-        return "time_arithmetic", result
-    raise NotEstimated(f"{function} on {kinds}")
+def _arithmetic(function: str, args: list[_Type], kinds: list[str]) -> tuple[tuple[str, ...], _Type]:
+    candidates: list[tuple[str, _Type]] = []
+    if function == "_+_":
+        for kind in ("string", "bytes", "list"):
+            if _accepts(kinds, kind):
+                candidates.append((f"add_{kind}", _added_list(args) if kind == "list" else _Type(kind)))
+    for kind in _NUMBERS:
+        if _accepts(kinds, kind):
+            candidates.append(("arithmetic", _Type(kind)))
+    if function in ("_+_", "_-_"):
+        for pair, result in ((("timestamp", "duration"), _TIMESTAMP), (("duration", "timestamp"), _TIMESTAMP),
+                             (("duration", "duration"), _DURATION), (("timestamp", "timestamp"), _DURATION)):
+            if all(kind in ("dyn", wanted) for kind, wanted in zip(kinds, pair)):
+                if function == "_-_" and pair == ("duration", "timestamp"):
+                    continue
+                if function == "_+_" and pair == ("timestamp", "timestamp"):
+                    continue
+                candidates.append(("time_arithmetic", result))
+    _require(bool(candidates), f"{function} on {kinds}")
+    results = {result for _overload, result in candidates}
+    return tuple(overload for overload, _result in candidates), results.pop() if len(results) == 1 else _DYN
 
 
-def _member_overload(function: str, target: _Type, args: list[_Type], kinds: list[str]) -> tuple[str, _Type]:
+def _added_list(args: list[_Type]) -> _Type:
+    """The type of a list concatenation: its operands' element type (the macros' accumulator
+    starts as a list of dyn)."""
+    elements = [arg.params[0] for arg in args if arg.params and arg.params[0] != _DYN]
+    return _Type("list", (elements[0] if elements else _DYN,))
+
+
+_STRING_FUNCTIONS = {"lowerAscii": _STRING, "upperAscii": _STRING, "trim": _STRING, "substring": _STRING,
+                     "replace": _STRING, "split": _Type("list", (_STRING,)), "charAt": _STRING,
+                     "indexOf": _INT, "lastIndexOf": _INT, "find": _STRING, "findAll": _Type("list", (_STRING,))}
+_STRING_PREDICATES = {"matches": "matches_string", "contains": "contains_string", "startsWith": "starts_with_string",
+                      "endsWith": "ends_with_string"}
+
+
+def _unwrapped(value: _Type) -> _Type:
+    return value.params[0] if value.kind == "optional" else value
+
+
+def _member_overloads(function: str, target: _Type, kinds: list[str]) -> tuple[tuple[str, ...], _Type]:
     kind = target.kind
-    _require(kind != "dyn", "member of dyn")
-    if function == "size" and not args:
-        _require(kind in ("string", "bytes", "list", "map"), "size")
-        return f"{kind}_size", _INT
-    if kind == "string":
-        if function == "matches" and kinds == ["string"]:
-            return "matches_string", _BOOL
-        if function in ("contains", "startsWith", "endsWith") and kinds == ["string"]:
-            return {"contains": "contains_string", "startsWith": "starts_with_string",
-                    "endsWith": "ends_with_string"}[function], _BOOL
-        string_functions = {"lowerAscii": _STRING, "upperAscii": _STRING, "trim": _STRING, "substring": _STRING,
-                            "replace": _STRING, "split": _Type("list", (_STRING,)), "charAt": _STRING,
-                            "indexOf": _INT, "lastIndexOf": _INT, "find": _STRING,
-                            "findAll": _Type("list", (_STRING,))}
-        if function in string_functions:
-            return f"string_{function}", string_functions[function]
+    if kind == "optional":
+        results = {"hasValue": _BOOL, "value": target.params[0], "orValue": target.params[0], "or": target}
+        _require(function in results, f"optional.{function}")
+        return (f"optional_{function}",), results[function]
+    if function == "size" and not kinds:
+        _require(_accepts([kind], "string", "bytes", "list", "map"), "size")
+        return ("size",), _INT
+    if kind in ("string", "dyn"):
+        # a dyn receiver of a string function: the checker keeps the string overload (kube's
+        # estimates go by the function's name)
+        if function in _STRING_PREDICATES and _accepts(kinds, "string"):
+            return (_STRING_PREDICATES[function],), _BOOL
+        if function in _STRING_FUNCTIONS:
+            return (f"string_{function}",), _STRING_FUNCTIONS[function]
     if kind == "list" and function in ("join", "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf"):
         element = target.params[0]
         results = {"join": _STRING, "isSorted": _BOOL, "indexOf": _INT, "lastIndexOf": _INT}
-        return f"list_{function}", results.get(function, element)
+        return (f"list_{function}",), results.get(function, element)
     if kind in ("timestamp", "duration") and function in _TIME_ACCESSORS:
-        return f"{kind}_{function}", _INT
+        return (f"{kind}_{function}",), _INT
     raise NotEstimated(f"{kind}.{function}")
 
 
-def max_cost(source: str, decl: DeclType, declare_old_self: bool = True) -> int | None:
-    """The largest cost cel-go estimates for ``source`` with ``self`` (and, with
-    ``declare_old_self``, ``oldSelf``) of type ``decl`` (None: not covered here; an optional
-    ``oldSelf`` is left undeclared, so a rule reading it is not covered)."""
+def max_cost(source: str, decl: DeclType, optional_old_self: bool = False) -> int | None:
+    """The largest cost cel-go estimates for ``source`` with ``self`` and ``oldSelf`` of type
+    ``decl`` (``oldSelf`` an optional of it with ``optional_old_self``), or None where this
+    module does not cover ``source``."""
     self_type = _type_of_decl(decl)
-    variables = {"self": self_type, "oldSelf": self_type} if declare_old_self else {"self": self_type}
+    old_self_type = _Type("optional", (self_type,)) if optional_old_self else self_type
     try:
-        coster = _Coster(decl, variables)
-        return coster.cost(parse(source))[1]
+        return _Coster(decl, {"self": self_type, "oldSelf": old_self_type}).cost(parse(source))[1]
     except (NotParsed, NotEstimated, RecursionError):
         return None

@@ -3,13 +3,13 @@ for what needs an expression's structure: the cost estimator (``cost``).
 
 ``parse`` reads an expression (CEL's grammar, cel-spec ``doc/langdef.md``) into ``Expr`` nodes
 with cel-go's shapes: operators are calls of cel-go's operator functions (``_&&_``, ``_[_]``,
-``@in``...), ``-1`` is a negative literal, an even run of ``!`` or ``-`` cancels out, and the
+``@in``, ``_?._`` for ``.?f``...), ``-1`` is a negative literal, an even run of ``!`` or ``-`` cancels out, and the
 macros are expanded as cel-go expands them (``has`` into a presence test; ``all``, ``exists``,
 ``exists_one``, ``map`` and ``filter`` into comprehensions over the accumulator ``@result``).
 
 It parses expressions the engine has already accepted, so it does not reproduce cel-go's syntax
 errors: what it cannot read raises ``NotParsed`` (and ``cost`` then estimates nothing). Not
-read: the optional syntax (``.?f``, ``[?i]``, ``{?k: v}``), message literals (``T{f: v}``),
+read: optional entries of list and map literals (``[?x]``, ``{?k: v}``), message literals (``T{f: v}``),
 leading-dot names (``.x``), the two-variable comprehensions and ``cel.bind``.
 """
 
@@ -246,8 +246,16 @@ class _Parser:
                 index = self.expression()
                 self.expect("]")
                 expr = Call("_[_]", [expr, index])
-            elif (token := self.peek()) is not None and token[0] == "op" and token[1] in (".?", "[?"):
-                raise NotParsed("optional syntax")
+            elif self.accept(".?"):
+                token = self.peek()
+                if token is None or token[0] != "ident":
+                    raise NotParsed("expected a field name")
+                self.index += 1
+                expr = Call("_?._", [expr, Literal(token[1], "string")])
+            elif self.accept("[?"):
+                index = self.expression()
+                self.expect("]")
+                expr = Call("_[?_]", [expr, index])
             else:
                 return expr
 

@@ -42,6 +42,7 @@ _NODE = {"type": "object", "properties": {
     "mb": {"type": "object", "maxProperties": 5, "additionalProperties": _SHORT},
     "mo": {"type": "object", "additionalProperties": _NAMED},
     "o": _NAMED, "a-b": {"type": "integer"}, "namespace": _SHORT,
+    "port": {"x-kubernetes-int-or-string": True}, "pct": {"x-kubernetes-int-or-string": True, "maxLength": 4},
 }}
 
 NODE_RULES = [
@@ -87,6 +88,13 @@ NODE_RULES = [
     "'a' in self.m", "self.m['a'] == 'b'", "self.mo.all(k, self.mo[k].name.startsWith(k))", "self.m == self.mb",
     "self.mb.map(k, self.mb[k]).all(v, v.size() < 3)", "{'a': self.s}['a'].endsWith('z')", "{'a': 1, 'b': 2}.all(k, k != 'c')",
     "size(self.m) + size({'x': self.n}) < 3", "self.m.a == 'x'", "has(self.m.a)",
+    # int-or-string: dyn, whose calls keep every overload its type allows
+    "type(self.port) == int ? self.port < 100 : self.port.size() < 3",
+    "type(self.pct) == string ? self.pct.matches('^[0-9]+%$') : self.pct >= 0", "self.port == 'x' || self.port == 1",
+    "string(self.port).size() < 5", "int(self.port) > 0", "self.port + 1 > 2", "self.port < self.pct", "self.port < 'b'",
+    "self.port.startsWith('a') && self.pct.lowerAscii() == 'x'", "'a' in self.port", "size(self.port) < 3",
+    "self.port.x == 1", "self.port.all(x, x == 1)", "bytes(self.pct) == b'a'", "self.port + self.pct == 'x'",
+    "dyn(self.n) < 1.5", "-self.port < 0", "self.pct.split('%')[0] == '1'", "double(self.pct) < 1.0",
     # old values
     "oldSelf.n <= self.n", "self.l.all(x, x in oldSelf.l)", "oldSelf.lo.all(i, self.lo.exists(j, j.name == i.name))",
 ]
@@ -109,6 +117,15 @@ OTHER_NODES: list[tuple[dict[str, Any], bool, list[str]]] = [
      False, ["self.a == self.c"]),
 ]
 
+#: Rules with ``optionalOldSelf``, where ``oldSelf`` is an optional, and the optional syntax.
+OPTIONAL_RULES = [
+    "!oldSelf.hasValue() || self.n >= oldSelf.value().n", "oldSelf.orValue(self).s == self.s",
+    "oldSelf.?n.orValue(0) <= self.n", "oldSelf.?l.orValue([]).all(x, x in self.l)", "self.?s.orValue('') == 'a'",
+    "self.l[?0].orValue('') == 'a'", "self.m[?'a'].hasValue()", "optional.of(self.s).value() == 'a'",
+    "optional.none().orValue(1) == 1", "oldSelf.?o.?name.orValue('') == self.o.name", "oldSelf.value().o.name == self.o.name",
+    "oldSelf.?o.name.orValue('x').matches('^a')", "oldSelf.or(optional.of(self)).value().n == 1",
+]
+
 MESSAGE_EXPRESSIONS = ["self.s + ' is bad'", "self.l.join(', ')", "self.ls.map(x, x + '!').join(',')", "'n: ' + string(self.n)",
                        "self.lo.filter(i, i.n > 1).map(i, i.name).join(' ')"]
 
@@ -125,7 +142,7 @@ def celcost() -> Path:
     return binary
 
 
-def _kube_costs(binary: Path, schema: dict[str, Any], root: bool, rules: list[dict[str, str]]) -> list[dict[str, Any]]:
+def _kube_costs(binary: Path, schema: dict[str, Any], root: bool, rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
     case = {"schema": {**schema, "x-kubernetes-validations": rules}, "root": root}
     done = subprocess.run([str(binary)], input=json.dumps(case) + "\n", capture_output=True, text=True, check=True, timeout=120)
     result = json.loads(done.stdout)
@@ -133,10 +150,10 @@ def _kube_costs(binary: Path, schema: dict[str, Any], root: bool, rules: list[di
     return result["rules"]
 
 
-def _ours(schema: dict[str, Any], root: bool, rules: list[dict[str, str]]) -> list[dict[str, Any]]:
+def _ours(schema: dict[str, Any], root: bool, rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
     decl = decl_type(schema, root)
     assert decl is not None
-    return [{"maxCost": max_cost(rule["rule"], decl), "maxCardinality": max_cardinality(decl),
+    return [{"maxCost": max_cost(rule["rule"], decl, bool(rule.get("optionalOldSelf"))), "maxCardinality": max_cardinality(decl),
              "messageCost": max_cost(rule["messageExpression"], decl) if "messageExpression" in rule else 0}
             for rule in rules]
 
@@ -155,6 +172,14 @@ def test_rule_costs_on_other_nodes_are_kubes(celcost: Path, schema: dict[str, An
     kube = _kube_costs(celcost, schema, root, specs)
     assert all("error" not in result for result in kube), kube
     assert _ours(schema, root, specs) == kube
+
+
+@pytest.mark.parametrize("rule", OPTIONAL_RULES)
+def test_optional_old_self_rule_costs_are_kubes(celcost: Path, rule: str) -> None:
+    rules = [{"rule": rule, "optionalOldSelf": True}]
+    kube = _kube_costs(celcost, _NODE, False, rules)
+    assert "error" not in kube[0], kube
+    assert _ours(_NODE, False, rules) == kube
 
 
 @pytest.mark.parametrize("message_expression", MESSAGE_EXPRESSIONS)
