@@ -30,10 +30,10 @@ conversions, ``dyn``, the string functions (``matches``, ``contains``, ``startsW
 ``charAt``, ``indexOf``, ``lastIndexOf``), the list functions (``join``, ``isSorted``, ``sum``,
 ``min``, ``max``, ``indexOf``, ``lastIndexOf``), the regex library (``find``, ``findAll``), the
 timestamp and duration accessors, optionals (``.?f``, ``[?i]``, ``hasValue``, ``value``,
-``orValue``, ``or``, ``optional.of``/``none``), and ``x-kubernetes-int-or-string`` values (dyn:
-a call keeps every overload the argument types allow, its cost their union, as cel-go's).
-Not covered (None): kube's quantity, URL, IP, CIDR, semver, format and selector libraries;
-cel-go's ext lists, sets, ``format``/``quote`` and two-variable comprehensions; optional
+``orValue``, ``or``, ``optional.of``/``none``), ``x-kubernetes-int-or-string`` values (dyn: a
+call keeps every overload the argument types allow, its cost their union, as cel-go's), and
+kube's quantity, URL, IP, CIDR, semver and format libraries.
+Not covered (None): cel-go's ext lists, sets, ``format``/``quote`` and two-variable comprehensions; optional
 entries of list and map literals, ``optMap``/``optFlatMap``; indexing a dyn; nested
 comprehensions rebinding a variable. cel-go's paths are Go slices that an ``append`` may share
 between sibling nodes; this module keeps them apart, which differs from kube only in an index
@@ -189,6 +189,9 @@ class _Type:
 _BOOL, _INT, _UINT, _DOUBLE = _Type("bool"), _Type("int"), _Type("uint"), _Type("double")
 _STRING, _BYTES, _NULL, _DYN = _Type("string"), _Type("bytes"), _Type("null"), _Type("dyn")
 _DURATION, _TIMESTAMP, _TYPE = _Type("duration"), _Type("timestamp"), _Type("type")
+# kube's library types
+_QUANTITY, _URL, _IP, _CIDR, _SEMVER, _FORMAT = (_Type("quantity"), _Type("url"), _Type("ip"), _Type("cidr"), _Type("semver"),
+                                                 _Type("format"))
 _NUMBERS = frozenset(("int", "uint", "double"))
 _SCALARS = frozenset(("bool", "double", "duration", "int", "timestamp", "uint"))
 _CONVERSIONS = {"int": _INT, "uint": _UINT, "double": _DOUBLE, "string": _STRING, "bool": _BOOL, "bytes": _BYTES,
@@ -196,6 +199,38 @@ _CONVERSIONS = {"int": _INT, "uint": _UINT, "double": _DOUBLE, "string": _STRING
 _TIME_ACCESSORS = frozenset((
     "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getHours", "getMinutes",
     "getSeconds", "getMilliseconds"))
+#: The namespaces of global functions (``optional.of``, ``ip.isCanonical``, ``format.named``).
+_NAMESPACES = frozenset(("optional", "ip", "format"))
+#: kube's library functions: the arguments' kinds and the result, by function name (a member's
+#: receiver first).
+_LIBRARY_GLOBALS = {
+    "quantity": _QUANTITY, "isQuantity": _BOOL, "url": _URL, "isURL": _BOOL, "ip": _IP, "isIP": _BOOL,
+    "ip.isCanonical": _BOOL, "cidr": _CIDR, "isCIDR": _BOOL, "semver": _SEMVER, "isSemver": _BOOL,
+    "format.named": _Type("optional", (_FORMAT,)),
+}
+_FORMAT_NAMES = frozenset(("dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedName", "dns1123LabelPrefix",
+                           "dns1123SubdomainPrefix", "dns1035LabelPrefix", "labelValue", "uri", "uuid", "byte", "date",
+                           "datetime"))
+_LIBRARY_MEMBERS: dict[tuple[str, str], tuple[tuple[str, ...], _Type]] = {
+    **{("quantity", name): ((), result) for name, result in (
+        ("sign", _INT), ("isInteger", _BOOL), ("asInteger", _INT), ("asApproximateFloat", _DOUBLE))},
+    **{("quantity", name): (("quantity",), result) for name, result in (
+        ("isLessThan", _BOOL), ("isGreaterThan", _BOOL), ("compareTo", _INT), ("add", _QUANTITY), ("sub", _QUANTITY))},
+    ("quantity", "add_int"): (("int",), _QUANTITY), ("quantity", "sub_int"): (("int",), _QUANTITY),
+    **{("url", name): ((), _STRING) for name in ("getScheme", "getHost", "getHostname", "getPort", "getEscapedPath")},
+    ("url", "getQuery"): ((), _Type("map", (_STRING, _Type("list", (_STRING,))))),
+    ("ip", "family"): ((), _INT),
+    **{("ip", name): ((), _BOOL) for name in (
+        "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast")},
+    ("cidr", "ip"): ((), _IP), ("cidr", "masked"): ((), _CIDR), ("cidr", "prefixLength"): ((), _INT),
+    **{("semver", name): ((), _INT) for name in ("major", "minor", "patch")},
+    **{("semver", name): (("semver",), result) for name, result in (
+        ("isLessThan", _BOOL), ("isGreaterThan", _BOOL), ("compareTo", _INT))},
+    ("format", "validate"): (("string",), _Type("optional", (_Type("list", (_STRING,)),))),
+}
+#: The overloads kube's estimates tell apart.
+_CONTAINS_OVERLOADS = {("containsIP", "string"): "cidr_contains_ip_string", ("containsIP", "ip"): "cidr_contains_ip_ip",
+                       ("containsCIDR", "string"): "cidr_contains_cidr_string", ("containsCIDR", "cidr"): "cidr_contains_cidr"}
 #: The identifiers that name types (``type(x) == int``).
 _TYPE_NAMES = frozenset(("int", "uint", "double", "string", "bytes", "bool", "list", "map", "null_type", "type"))
 _ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals"}
@@ -403,9 +438,9 @@ class _Coster:
             self.copy_sizes(expr, expr.args[0])
             return _add_ranges((1, 1), argument)
         function, target_expr = expr.function, expr.target
-        if isinstance(target_expr, Ident) and target_expr.name == "optional" and self.peek("optional") is None:
-            # optional.of(x): the checker resolves the qualified name to a global function
-            function, target_expr = f"optional.{function}", None
+        if isinstance(target_expr, Ident) and target_expr.name in _NAMESPACES and self.peek(target_expr.name) is None:
+            # optional.of(x), ip.isCanonical(s): the checker resolves a qualified name to a global function
+            function, target_expr = f"{target_expr.name}.{function}", None
         arg_costs = [self.cost(arg) for arg in expr.args]
         args = [self.node(arg) for arg in expr.args]
         total = (0, 0)
@@ -562,7 +597,7 @@ class _Coster:
         argument_sum = (0, 0)
         for cost in arg_costs:
             argument_sum = _add_ranges(argument_sum, cost)
-        kube = self.kube_call_cost(function, target, args)
+        kube = self.kube_call_cost(function, overload, target, args)
         if kube is not None:
             return _add_ranges(kube[0], argument_sum), kube[1]
         if overload in ("string_to_bytes", "bytes_to_string"):
@@ -606,8 +641,32 @@ class _Coster:
             return _add_ranges(cost, argument_sum), None
         return _add_ranges((1, 1), argument_sum), None
 
-    def kube_call_cost(self, function: str, target: _Node | None, args: list[_Node]) -> tuple[Range, Range | None] | None:
+    def kube_call_cost(self, function: str, overload: str, target: _Node | None,
+                       args: list[_Node]) -> tuple[Range, Range | None] | None:
         """kube's ``EstimateCallCost`` for the functions covered (None: cel-go's own)."""
+        if function in _UNIT_COST_FUNCTIONS or (function == "ip" and overload == "cidr_ip"):
+            return (1, 1), None
+        if function in ("quantity", "isQuantity", "semver", "isSemver", "cidr", "isIP", "isCIDR", "ip") and args:
+            return _range_by_factor(self.kube_size(args[0]), _STRING_TRAVERSAL), None
+        if function == "url" and len(args) == 1:
+            size = self.kube_size(args[0])
+            return _range_by_factor(size, _STRING_TRAVERSAL), size
+        if function == "ip.isCanonical" and args:
+            return _range_by_factor(self.kube_size(args[0]), 2 * _STRING_TRAVERSAL), None
+        if function in ("containsIP", "containsCIDR") and args:
+            return self.contains_address_cost(function, overload, args[0]), None
+        if function == "validate" and args:
+            return _range_by_factor(_range_by_factor(self.kube_size(args[0]), _STRING_TRAVERSAL),
+                                    _MAX_NAME_FORMAT_REGEX * _REGEX_LENGTH), None
+        if function == "_==_" and len(args) == 2 and args[0].type == args[1].type:
+            kind = args[0].type.kind
+            if kind in ("quantity", "semver", "ip", "cidr"):
+                return (1, 1), None
+            if kind == "format":
+                return _range_by_factor((1, _MAX_FORMAT), _STRING_TRAVERSAL), None
+            if kind == "url":  # kube unions the right operand's size with itself
+                size = args[1].computed_size if args[1].computed_size is not None else (1, 1)
+                return _range_by_factor((1, size[1]), _STRING_TRAVERSAL), None
         if function in ("isSorted", "sum", "max", "min", "indexOf", "lastIndexOf") and target is not None:
             element = self.list_element(target)
             if element is None:
@@ -643,6 +702,17 @@ class _Coster:
             return _multiply_ranges(string_cost, regex_cost), (0, size[1])
         return None
 
+    def contains_address_cost(self, function: str, overload: str, other: _Node) -> Range:
+        """``containsIP``/``containsCIDR``: comparing addresses of 4 to 16 bytes, and parsing a
+        string argument."""
+        address = (4, 16)
+        cost = _range_by_factor(_add_ranges(address, address), _STRING_TRAVERSAL)
+        if function == "containsCIDR":
+            cost = _add_ranges(_add_ranges(cost, _range_by_factor(address, _STRING_TRAVERSAL)), (1, 1))
+        if overload in ("cidr_contains_ip_string", "cidr_contains_cidr_string"):
+            cost = _add_ranges(cost, _range_by_factor(self.kube_size(other), _STRING_TRAVERSAL))
+        return cost
+
     def replace_cost(self, target: _Node, args: list[_Node]) -> tuple[Range, Range]:
         size = self.kube_size(target)
         to_replace, replace_with = self.kube_size(args[0]), self.kube_size(args[1])
@@ -665,6 +735,14 @@ class _Coster:
         return _range_by_factor(size, 2 * _STRING_TRAVERSAL), result
 
 
+#: kube's functions of a constant cost.
+_UNIT_COST_FUNCTIONS = frozenset((
+    "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast",
+    "isGlobalUnicast", "format.named", "sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan",
+    "isLessThan", "compareTo", "add", "sub", "major", "minor", "patch", "getScheme", "getHostname", "getHost", "getPort",
+    "getEscapedPath", "getQuery"))
+#: ``MaxFormatSize`` and ``MaxNameFormatRegexSize`` (apiserver/pkg/cel/limits.go).
+_MAX_FORMAT, _MAX_NAME_FORMAT_REGEX = 64, 128
 _SIZED_COMPARISONS = frozenset((
     "equals", "not_equals", "less_string", "greater_string", "less_equals_string", "greater_equals_string",
     "less_bytes", "greater_bytes", "less_equals_bytes", "greater_equals_bytes"))
@@ -759,6 +837,12 @@ def _global_overloads(function: str, args: list[_Type], kinds: list[str]) -> tup
         container = _unwrapped(args[0])
         _require(container.kind in ("list", "map"), "optional index")
         return (f"{container.kind}_optindex_optional",), _Type("optional", (container.params[-1],))
+    if function in _LIBRARY_GLOBALS and args and kinds[0] == "string" and _accepts(kinds[1:], "bool"):
+        return (f"library_{function}",), _LIBRARY_GLOBALS[function]
+    if function.startswith("format.") and function[len("format."):] in _FORMAT_NAMES and not args:
+        return (function,), _FORMAT
+    if function == "sign" and kinds == ["quantity"]:
+        return ("quantity_sign",), _INT
     if function in ("optional.of", "optional.ofNonZeroValue") and len(args) == 1:
         return (function,), _Type("optional", (args[0],))
     if function == "optional.none" and not args:
@@ -829,6 +913,14 @@ def _member_overloads(function: str, target: _Type, kinds: list[str]) -> tuple[t
         return (f"list_{function}",), results.get(function, element)
     if kind in ("timestamp", "duration") and function in _TIME_ACCESSORS:
         return (f"{kind}_{function}",), _INT
+    if kind == "cidr" and (function, *kinds) in _CONTAINS_OVERLOADS:
+        return (_CONTAINS_OVERLOADS[(function, *kinds)],), _BOOL  # type: ignore[index]
+    if kind == "quantity" and function in ("add", "sub") and kinds == ["int"]:
+        function = f"{function}_int"
+    if (kind, function) in _LIBRARY_MEMBERS:
+        parameters, result = _LIBRARY_MEMBERS[(kind, function)]
+        _require(tuple(kinds) == parameters, f"{kind}.{function}{kinds}")
+        return (f"{kind}_{function}" if (kind, function) != ("cidr", "ip") else "cidr_ip",), result
     raise NotEstimated(f"{kind}.{function}")
 
 

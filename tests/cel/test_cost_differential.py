@@ -95,6 +95,21 @@ NODE_RULES = [
     "self.port.startsWith('a') && self.pct.lowerAscii() == 'x'", "'a' in self.port", "size(self.port) < 3",
     "self.port.x == 1", "self.port.all(x, x == 1)", "bytes(self.pct) == b'a'", "self.port + self.pct == 'x'",
     "dyn(self.n) < 1.5", "-self.port < 0", "self.pct.split('%')[0] == '1'", "double(self.pct) < 1.0",
+    # kube's libraries
+    "isQuantity(self.s) && quantity(self.s).isLessThan(quantity('1Gi'))", "sign(quantity(self.short)) > 0",
+    "quantity(self.s).add(quantity('1')).sub(2).asInteger() < 5", "quantity(self.s).compareTo(quantity(self.short)) < 0",
+    "quantity(self.s) == quantity(self.short)", "quantity(self.s).asApproximateFloat() < 1.5 && quantity(self.s).isInteger()",
+    "self.l.all(q, isQuantity(q)) && self.l.map(q, quantity(q)).all(q, q.isGreaterThan(quantity('1')))",
+    "isURL(self.s) && url(self.s).getScheme() == 'https'", "url(self.s).getHost() == url(self.short).getHostname()",
+    "url(self.s) == url(self.short)", "url(self.s).getQuery().size() < 3 && url(self.s).getEscapedPath() != url(self.s).getPort()",
+    "isIP(self.s) && ip(self.s).family() == 4", "ip.isCanonical(self.s)", "ip(self.s).isLoopback() || ip(self.short).isGlobalUnicast()",
+    "ip(self.s) == ip(self.short)", "string(ip(self.s)) == self.s", "isCIDR(self.s) && cidr(self.s).containsIP('10.0.0.1')",
+    "cidr(self.s).containsIP(ip(self.short))", "cidr(self.s).containsCIDR(self.short)", "cidr(self.s).containsCIDR(cidr(self.short))",
+    "cidr(self.s).ip().isUnspecified() && cidr(self.s).prefixLength() < 24", "cidr(self.s).masked() == cidr(self.short)",
+    "self.l.all(c, isCIDR(c) && cidr(c).containsIP('10.0.0.1'))", "isSemver(self.s) && semver(self.s).major() == 1",
+    "semver(self.s, true).isLessThan(semver('1.2.3'))", "semver(self.s) == semver(self.short)", "isSemver(self.short, true)",
+    "!format.dns1123Label().validate(self.s).hasValue()", "format.named('uuid').value().validate(self.short).hasValue()",
+    "format.dns1123Label() == format.named('dns1123Label').value()", "self.l.all(x, !format.uri().validate(x).hasValue())",
     # old values
     "oldSelf.n <= self.n", "self.l.all(x, x in oldSelf.l)", "oldSelf.lo.all(i, self.lo.exists(j, j.name == i.name))",
 ]
