@@ -23,9 +23,9 @@ times its step and condition; ``has`` costs nothing but its operand (kube's
 ``PresenceTestHasCost(false)``); an equality costs a tenth of its smaller operand's size.
 
 Covered: literals, ``self``/``oldSelf`` (an optional with ``optionalOldSelf``), type names,
-field selection, indexing, list and map literals, the operators, ``has``, the macros ``all``,
-``exists``, ``exists_one``, ``map`` (2 and 3 arguments) and ``filter``, ``size``, the type
-conversions, ``dyn``, the string functions (``matches``, ``contains``, ``startsWith``,
+field selection, indexing, list and map literals, the operators, ``has``, the macros (``all``,
+``exists``, ``exists_one``, ``map``, ``filter`` and the two-variable comprehensions), ``size``,
+the type conversions, ``dyn``, the string functions (``matches``, ``contains``, ``startsWith``,
 ``endsWith``, ``lowerAscii``, ``upperAscii``, ``trim``, ``substring``, ``replace``, ``split``,
 ``charAt``, ``indexOf``, ``lastIndexOf``), the list functions (``join``, ``isSorted``, ``sum``,
 ``min``, ``max``, ``indexOf``, ``lastIndexOf``), the regex library (``find``, ``findAll``), the
@@ -33,11 +33,11 @@ timestamp and duration accessors, optionals (``.?f``, ``[?i]``, ``hasValue``, ``
 ``orValue``, ``or``, ``optional.of``/``none``), ``x-kubernetes-int-or-string`` values (dyn: a
 call keeps every overload the argument types allow, its cost their union, as cel-go's), and
 kube's quantity, URL, IP, CIDR, semver and format libraries.
-Not covered (None): cel-go's ext lists, sets, ``format``/``quote`` and two-variable comprehensions; optional
-entries of list and map literals, ``optMap``/``optFlatMap``; indexing a dyn; nested
-comprehensions rebinding a variable. cel-go's paths are Go slices that an ``append`` may share
-between sibling nodes; this module keeps them apart, which differs from kube only in an index
-whose key is a selection of the same comprehension variable (``x.a[x.b]``).
+Not covered (None): cel-go's ext lists, sets and ``format``/``quote``; optional entries of
+list and map literals, ``optMap``/``optFlatMap``; indexing a dyn; nested comprehensions
+rebinding a variable. cel-go's paths are Go slices that an ``append`` may share between
+sibling nodes; this module keeps them apart, which differs from kube only in an index whose
+key is a selection of the same comprehension variable (``x.a[x.b]``).
 """
 
 from __future__ import annotations
@@ -501,29 +501,39 @@ class _Coster:
         return _add_ranges(total, (_MAP_CREATE, _MAP_CREATE))
 
     def cost_comprehension(self, expr: Comprehension) -> Range:
-        if expr.iter_var in self.locals and self.locals[expr.iter_var]:
+        variables = [name for name in (expr.iter_var, expr.iter_var2) if name is not None]
+        if any(self.locals.get(name) for name in variables):
             raise NotEstimated("comprehension variable rebound")
         total = self.cost(expr.iter_range)
         total = _add_ranges(total, self.cost(expr.accu_init))
         range_type = self.types[expr.iter_range]
-        if range_type.kind in ("list", "map"):
-            element_type = range_type.params[0]
+        if range_type.kind == "list":
+            key_type, value_type = _INT, range_type.params[0]
+        elif range_type.kind == "map":
+            key_type, value_type = range_type.params
         elif range_type.kind == "dyn":
-            element_type = _DYN
+            key_type, value_type = _DYN, _DYN
         else:
             raise NotEstimated(f"comprehension over {range_type.kind}")
         accumulator_type = self.types[expr.accu_init]
         self.push(expr.accu_var, expr.accu_init, accumulator_type)
-        self.push_iteration(expr.iter_var, expr.iter_range, element_type)
+        if expr.iter_var2 is None:
+            self.push_iteration(expr.iter_var, expr.iter_range, value_type if range_type.kind == "list" else key_type)
+        else:
+            self.push_entry(expr.iter_var, expr.iter_range, key_type, key=True)
+            self.push_entry(expr.iter_var2, expr.iter_range, value_type, key=False)
         loop = self.cost(expr.loop_condition)
         step = self.cost(expr.loop_step)
-        self.locals[expr.iter_var].pop()
+        for name in variables:
+            self.locals[name].pop()
         total = _add_ranges(total, self.cost(expr.result))
         self.locals[expr.accu_var].pop()
         count = self.size_or_unknown(expr.iter_range)
         total = _add_ranges(total, _multiply_ranges(count, _add_ranges(step, loop)))
-        # map and filter accumulate a list (the step's type); the quantifiers yield their result
-        self.types[expr] = self.types[expr.loop_step] if isinstance(expr.accu_init, CreateList) else self.types[expr.result]
+        # map, filter and the transforms accumulate a list or a map (the step's type); the
+        # quantifiers yield their result
+        accumulates = isinstance(expr.accu_init, (CreateList, CreateMap))
+        self.types[expr] = self.types[expr.loop_step] if accumulates else self.types[expr.result]
         if isinstance(expr.accu_init, Literal):
             if (size := self.compute_size(expr.accu_init)) is not None:
                 self.sizes[expr] = size
@@ -547,6 +557,19 @@ class _Coster:
             size, subpath = (entry.key if entry is not None else None), "@keys"
         path = (self.path_of(range_expr) or []) + [subpath]
         self.locals.setdefault(name, []).append(_LocalVar(path, size, None, element_type))
+
+    def push_entry(self, name: str, range_expr: Expr, variable_type: _Type, key: bool) -> None:
+        """``pushIterKey``/``pushIterValue``: a list's indices (``@indices``) and items, or a
+        map's keys and values (``@values``)."""
+        entry = self.entry_size(range_expr)
+        container = entry.container if entry is not None else self.types[range_expr].kind
+        size = (entry.key if key else entry.value) if entry is not None else None
+        if container == "list":
+            subpath = "@indices" if key else "@items"
+        else:
+            subpath = "@keys" if key else "@values"
+        path = (self.path_of(range_expr) or []) + [subpath]
+        self.locals.setdefault(name, []).append(_LocalVar(path, size, None, variable_type))
 
     def compute_size(self, expr: Expr) -> Range | None:
         if expr in self.sizes:
@@ -837,6 +860,10 @@ def _global_overloads(function: str, args: list[_Type], kinds: list[str]) -> tup
         container = _unwrapped(args[0])
         _require(container.kind in ("list", "map"), "optional index")
         return (f"{container.kind}_optindex_optional",), _Type("optional", (container.params[-1],))
+    if function == "cel.@mapInsert" and len(args) == 3:
+        return ("@mapInsert_map_key_value",), _Type("map", (args[1], args[2]))
+    if function == "cel.@mapInsert" and len(args) == 2:
+        return ("@mapInsert_map_map",), args[1]
     if function in _LIBRARY_GLOBALS and args and kinds[0] == "string" and _accepts(kinds[1:], "bool"):
         return (f"library_{function}",), _LIBRARY_GLOBALS[function]
     if function.startswith("format.") and function[len("format."):] in _FORMAT_NAMES and not args:

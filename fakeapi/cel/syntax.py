@@ -5,12 +5,14 @@ for what needs an expression's structure: the cost estimator (``cost``).
 with cel-go's shapes: operators are calls of cel-go's operator functions (``_&&_``, ``_[_]``,
 ``@in``, ``_?._`` for ``.?f``...), ``-1`` is a negative literal, an even run of ``!`` or ``-`` cancels out, and the
 macros are expanded as cel-go expands them (``has`` into a presence test; ``all``, ``exists``,
-``exists_one``, ``map`` and ``filter`` into comprehensions over the accumulator ``@result``).
+``exists_one``, ``map`` and ``filter``, and the two-variable ``all``, ``exists``,
+``existsOne``, ``transformList``, ``transformMap`` and ``transformMapEntry``, into comprehensions
+over the accumulator ``@result``).
 
 It parses expressions the engine has already accepted, so it does not reproduce cel-go's syntax
 errors: what it cannot read raises ``NotParsed`` (and ``cost`` then estimates nothing). Not
 read: optional entries of list and map literals (``[?x]``, ``{?k: v}``), message literals (``T{f: v}``),
-leading-dot names (``.x``), the two-variable comprehensions and ``cel.bind``.
+leading-dot names (``.x``) and ``cel.bind``.
 """
 
 from __future__ import annotations
@@ -77,6 +79,9 @@ class Comprehension(Expr):
     loop_condition: Expr
     loop_step: Expr
     result: Expr
+    #: the second variable of a two-variable comprehension (a list's item, a map's value; the
+    #: first is then the index or the key)
+    iter_var2: str | None = None
 
 
 _TOKEN = re.compile(r"""
@@ -92,7 +97,8 @@ _RELATIONS = {"<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", 
 _ADDITIONS = {"+": "_+_", "-": "_-_"}
 _MULTIPLICATIONS = {"*": "_*_", "/": "_/_", "%": "_%_"}
 _KEYWORD_LITERALS = {"true": (True, "bool"), "false": (False, "bool"), "null": (None, "null")}
-_MACROS = frozenset(("all", "exists", "exists_one", "map", "filter"))
+_MACROS = frozenset(("all", "exists", "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
+                     "transformMapEntry"))
 
 
 def _tokens(source: str) -> list[tuple[str, Any]]:
@@ -319,42 +325,50 @@ def _global_call(function: str, args: list[Expr]) -> Expr:
 
 
 def _member_call(target: Expr, function: str, args: list[Expr]) -> Expr:
-    if function not in _MACROS or not args or not isinstance(args[0], Ident):
+    if function not in _MACROS or not args or not isinstance(args[0], Ident) or function == "existsOne" and len(args) != 3:
+        # (kube's environment has no one-variable existsOne)
         return Call(function, args, target)
-    variable = args[0].name
-    if variable == ACCUMULATOR:
+    variables = [arg.name for arg in args[:2] if isinstance(arg, Ident)]
+    two_variables = function in ("all", "exists", "exists_one", "existsOne") and len(args) == 3 or (
+        function.startswith("transform") and len(args) in (3, 4))
+    if two_variables and (len(variables) != 2 or variables[0] == variables[1]):
+        raise NotParsed("iteration variables must be two distinct names")
+    if ACCUMULATOR in variables:
         raise NotParsed("iteration variable overwrites accumulator variable")
-    accumulator = Ident(ACCUMULATOR)
-    if function in ("all", "exists", "exists_one"):
-        if len(args) != 2:
-            raise NotParsed("two-variable comprehension")
-        predicate = args[1]
-        if function == "all":
-            init: Expr = Literal(True, "bool")
-            condition: Expr = Call("@not_strictly_false", [Ident(ACCUMULATOR)])
-            step: Expr = Call("_&&_", [accumulator, predicate])
-            result: Expr = Ident(ACCUMULATOR)
-        elif function == "exists":
-            init = Literal(False, "bool")
-            condition = Call("@not_strictly_false", [Call("!_", [Ident(ACCUMULATOR)])])
-            step = Call("_||_", [accumulator, predicate])
-            result = Ident(ACCUMULATOR)
-        else:
-            init = Literal(0, "int")
-            condition = Literal(True, "bool")
-            step = Call("_?_:_", [predicate, Call("_+_", [accumulator, Literal(1, "int")]), Ident(ACCUMULATOR)])
-            result = Call("_==_", [Ident(ACCUMULATOR), Literal(1, "int")])
-        return Comprehension(target, variable, ACCUMULATOR, init, condition, step, result)
-    if function == "map" and len(args) in (2, 3):
-        step = Call("_+_", [accumulator, CreateList([args[-1]])])
-        if len(args) == 3:
-            step = Call("_?_:_", [args[1], step, Ident(ACCUMULATOR)])
-    elif function == "filter" and len(args) == 2:
-        step = Call("_?_:_", [args[1], Call("_+_", [accumulator, CreateList([Ident(variable)])]), Ident(ACCUMULATOR)])
+    body = args[2:] if two_variables else args[1:]
+    if function in ("all", "exists", "exists_one", "existsOne") and len(body) == 1:
+        init, condition, step, result = _quantifier(function, body[0])
+    elif function == "map" and len(body) in (1, 2) or function == "transformList" and two_variables:
+        init, condition, result = CreateList([]), Literal(True, "bool"), Ident(ACCUMULATOR)
+        step = Call("_+_", [Ident(ACCUMULATOR), CreateList([body[-1]])])
+    elif function == "filter" and len(body) == 1:
+        init, condition, result = CreateList([]), Literal(True, "bool"), Ident(ACCUMULATOR)
+        body = [body[0], Ident(variables[0])]
+        step = Call("_+_", [Ident(ACCUMULATOR), CreateList([body[-1]])])
+    elif function in ("transformMap", "transformMapEntry") and two_variables:
+        init, condition, result = CreateMap([]), Literal(True, "bool"), Ident(ACCUMULATOR)
+        inserted = [Ident(variables[0]), body[-1]] if function == "transformMap" else [body[-1]]
+        step = Call("cel.@mapInsert", [Ident(ACCUMULATOR), *inserted])
     else:
         raise NotParsed(f"{function} with {len(args)} arguments")
-    return Comprehension(target, variable, ACCUMULATOR, CreateList([]), Literal(True, "bool"), step,
-                         Ident(ACCUMULATOR))
+    if function not in ("all", "exists", "exists_one", "existsOne") and len(body) == 2:
+        step = Call("_?_:_", [body[0], step, Ident(ACCUMULATOR)])  # the filter
+    return Comprehension(target, variables[0], ACCUMULATOR, init, condition, step, result,
+                         variables[1] if two_variables else None)
+
+
+def _quantifier(function: str, predicate: Expr) -> tuple[Expr, Expr, Expr, Expr]:
+    """The accumulator's start, the loop's condition, its step and the result of ``all``,
+    ``exists`` and ``exists_one``."""
+    if function == "all":
+        return (Literal(True, "bool"), Call("@not_strictly_false", [Ident(ACCUMULATOR)]),
+                Call("_&&_", [Ident(ACCUMULATOR), predicate]), Ident(ACCUMULATOR))
+    if function == "exists":
+        return (Literal(False, "bool"), Call("@not_strictly_false", [Call("!_", [Ident(ACCUMULATOR)])]),
+                Call("_||_", [Ident(ACCUMULATOR), predicate]), Ident(ACCUMULATOR))
+    return (Literal(0, "int"), Literal(True, "bool"),
+            Call("_?_:_", [predicate, Call("_+_", [Ident(ACCUMULATOR), Literal(1, "int")]), Ident(ACCUMULATOR)]),
+            Call("_==_", [Ident(ACCUMULATOR), Literal(1, "int")]))
 
 
 def parse(source: str) -> Expr:

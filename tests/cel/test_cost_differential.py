@@ -110,6 +110,13 @@ NODE_RULES = [
     "semver(self.s, true).isLessThan(semver('1.2.3'))", "semver(self.s) == semver(self.short)", "isSemver(self.short, true)",
     "!format.dns1123Label().validate(self.s).hasValue()", "format.named('uuid').value().validate(self.short).hasValue()",
     "format.dns1123Label() == format.named('dns1123Label').value()", "self.l.all(x, !format.uri().validate(x).hasValue())",
+    # two-variable comprehensions
+    "self.l.all(i, x, i < 3 && x.size() < 5)", "self.ls.exists(i, x, x == self.ls[i])", "self.m.existsOne(k, v, v.startsWith(k))",
+    "self.mo.all(k, v, v.name.contains(k))", "self.l.transformList(i, x, x + string(i)).all(y, y.size() < 9)",
+    "self.ls.transformList(i, x, i > 1, x.lowerAscii()).size() < 3", "self.m.transformMap(k, v, v.size()).all(k, self.m[k] != '')",
+    "self.mb.transformMap(k, v, k != 'a', v + k).size() < 3", "self.m.transformMapEntry(k, v, {v: k}).size() < 3",
+    "self.ls.transformMapEntry(i, x, i < 2, {x: i}).exists(k, v, v > 0)", "[1, 2].all(i, x, x > i)", "{'a': 1}.exists(k, v, v > 1)",
+    "self.ls.exists_one(i, x, x == 'b')",
     # old values
     "oldSelf.n <= self.n", "self.l.all(x, x in oldSelf.l)", "oldSelf.lo.all(i, self.lo.exists(j, j.name == i.name))",
 ]
