@@ -737,24 +737,13 @@ class _Coster:
         return cost
 
     def replace_cost(self, target: _Node, args: list[_Node]) -> tuple[Range, Range]:
+        """``replace``: two traversals of the string; the result's size from how many
+        replacements of how long a string it may take."""
         size = self.kube_size(target)
         to_replace, replace_with = self.kube_size(args[0]), self.kube_size(args[1])
-        count_min = count_max = retained_min = retained_max = 0
-        if to_replace[0] == 0:
-            count_max = size[1] + 1 if size[1] < _UINT64_MAX else size[1]
-            retained_max = size[1]
-        elif replace_with[1] <= to_replace[0]:
-            retained_max = size[1]
-        else:
-            count_max = math.ceil(float(size[1]) / float(to_replace[0]))
-        if to_replace[1] == 0:
-            count_min = size[0] + 1 if size[0] < _UINT64_MAX else size[0]
-            retained_min = size[0]
-        elif to_replace[1] <= replace_with[0]:
-            retained_min = size[0]
-        else:
-            count_min = math.ceil(float(size[0]) / float(to_replace[1]))
-        result = _add_ranges(_multiply_ranges((count_min, min(count_max, _UINT64_MAX)), replace_with), (retained_min, retained_max))
+        most, most_kept = _replace_bound(size[1], to_replace[0], replace_with[1] <= to_replace[0])
+        least, least_kept = _replace_bound(size[0], to_replace[1], to_replace[1] <= replace_with[0])
+        result = _add_ranges(_multiply_ranges((least, most), replace_with), (least_kept, most_kept))
         return _range_by_factor(size, 2 * _STRING_TRAVERSAL), result
 
 
@@ -766,6 +755,16 @@ _UNIT_COST_FUNCTIONS = frozenset((
     "getEscapedPath", "getQuery"))
 #: ``MaxFormatSize`` and ``MaxNameFormatRegexSize`` (apiserver/pkg/cel/limits.go).
 _MAX_FORMAT, _MAX_NAME_FORMAT_REGEX = 64, 128
+def _replace_bound(size: int, to_replace: int, no_growth: bool) -> tuple[int, int]:
+    """One bound of ``replace``'s estimate: how many replacements, and how much of the string is
+    kept (an empty string to replace is replaced between every character)."""
+    if to_replace == 0:
+        return (size + 1 if size < _UINT64_MAX else size), size
+    if no_growth:
+        return 0, size
+    return min(math.ceil(float(size) / float(to_replace)), _UINT64_MAX), 0
+
+
 _SIZED_COMPARISONS = frozenset((
     "equals", "not_equals", "less_string", "greater_string", "less_equals_string", "greater_equals_string",
     "less_bytes", "greater_bytes", "less_equals_bytes", "greater_equals_bytes"))

@@ -11,9 +11,8 @@ not cover would fail: None is not kube's number).
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,6 @@ import pytest
 from fakeapi.cel.cost import decl_type, max_cardinality, max_cost
 
 HARNESS = Path(__file__).resolve().parents[1] / "celcostdiff"
-GO_PATH = "/usr/local/go/bin"
 
 _STRING = {"type": "string"}
 _SHORT = {"type": "string", "maxLength": 16}
@@ -153,15 +151,9 @@ MESSAGE_EXPRESSIONS = ["self.s + ' is bad'", "self.l.join(', ')", "self.ls.map(x
 
 
 @pytest.fixture(scope="session")
-def celcost() -> Path:
+def celcost(go_build: Callable[[Path, str], Path]) -> Path:
     """The harness binary, built into ``tests/celcostdiff/bin`` (gitignored)."""
-    env = {**os.environ, "PATH": f"{os.environ.get('PATH', '')}:{GO_PATH}"}
-    go = shutil.which("go", path=env["PATH"])
-    if go is None:
-        pytest.fail("the CEL cost differential tests need Go (looked in PATH and /usr/local/go/bin)")
-    binary = HARNESS / "bin" / "celcost"
-    subprocess.run([go, "build", "-o", str(binary), "./cmd/celcost"], cwd=HARNESS, env=env, check=True, timeout=600)
-    return binary
+    return go_build(HARNESS, "./cmd/celcost")
 
 
 def _kube_costs(binary: Path, schema: dict[str, Any], root: bool, rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -180,31 +172,27 @@ def _ours(schema: dict[str, Any], root: bool, rules: list[dict[str, Any]]) -> li
             for rule in rules]
 
 
+def _assert_costs_are_kubes(binary: Path, schema: dict[str, Any], root: bool, rules: list[dict[str, Any]]) -> None:
+    kube = _kube_costs(binary, schema, root, rules)
+    assert all("error" not in result for result in kube), kube  # a rule kube refuses tests nothing here
+    assert _ours(schema, root, rules) == kube
+
+
 @pytest.mark.parametrize("rule", NODE_RULES)
 def test_rule_costs_are_kubes(celcost: Path, rule: str) -> None:
-    rules = [{"rule": rule}]
-    kube = _kube_costs(celcost, _NODE, False, rules)
-    assert "error" not in kube[0], kube  # a rule kube refuses tests nothing here
-    assert _ours(_NODE, False, rules) == kube
+    _assert_costs_are_kubes(celcost, _NODE, False, [{"rule": rule}])
 
 
 @pytest.mark.parametrize(("schema", "root", "rules"), OTHER_NODES, ids=[str(index) for index in range(len(OTHER_NODES))])
 def test_rule_costs_on_other_nodes_are_kubes(celcost: Path, schema: dict[str, Any], root: bool, rules: list[str]) -> None:
-    specs = [{"rule": rule} for rule in rules]
-    kube = _kube_costs(celcost, schema, root, specs)
-    assert all("error" not in result for result in kube), kube
-    assert _ours(schema, root, specs) == kube
+    _assert_costs_are_kubes(celcost, schema, root, [{"rule": rule} for rule in rules])
 
 
 @pytest.mark.parametrize("rule", OPTIONAL_RULES)
 def test_optional_old_self_rule_costs_are_kubes(celcost: Path, rule: str) -> None:
-    rules = [{"rule": rule, "optionalOldSelf": True}]
-    kube = _kube_costs(celcost, _NODE, False, rules)
-    assert "error" not in kube[0], kube
-    assert _ours(_NODE, False, rules) == kube
+    _assert_costs_are_kubes(celcost, _NODE, False, [{"rule": rule, "optionalOldSelf": True}])
 
 
 @pytest.mark.parametrize("message_expression", MESSAGE_EXPRESSIONS)
 def test_message_expression_costs_are_kubes(celcost: Path, message_expression: str) -> None:
-    rules = [{"rule": "true", "messageExpression": message_expression}]
-    assert _ours(_NODE, False, rules) == _kube_costs(celcost, _NODE, False, rules)
+    _assert_costs_are_kubes(celcost, _NODE, False, [{"rule": "true", "messageExpression": message_expression}])
