@@ -31,9 +31,10 @@ the type conversions, ``dyn``, the string functions (``matches``, ``contains``, 
 ``min``, ``max``, ``indexOf``, ``lastIndexOf``), the regex library (``find``, ``findAll``), the
 timestamp and duration accessors, optionals (``.?f``, ``[?i]``, ``hasValue``, ``value``,
 ``orValue``, ``or``, ``optional.of``/``none``), ``x-kubernetes-int-or-string`` values (dyn: a
-call keeps every overload the argument types allow, its cost their union, as cel-go's), and
-kube's quantity, URL, IP, CIDR, semver and format libraries.
-Not covered (None): cel-go's ext lists, sets and ``format``/``quote``; optional entries of
+call keeps every overload the argument types allow, its cost their union, as cel-go's),
+kube's quantity, URL, IP, CIDR, semver and format libraries, and cel-go's ext lists (but
+``sortBy``) and sets.
+Not covered (None): cel-go's ``format``/``quote`` and ``sortBy``; optional entries of
 list and map literals, ``optMap``/``optFlatMap``; indexing a dyn; nested comprehensions
 rebinding a variable. cel-go's paths are Go slices that an ``append`` may share between
 sibling nodes; this module keeps them apart, which differs from kube only in an index whose
@@ -200,7 +201,7 @@ _TIME_ACCESSORS = frozenset((
     "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getHours", "getMinutes",
     "getSeconds", "getMilliseconds"))
 #: The namespaces of global functions (``optional.of``, ``ip.isCanonical``, ``format.named``).
-_NAMESPACES = frozenset(("optional", "ip", "format"))
+_NAMESPACES = frozenset(("optional", "ip", "format", "sets", "lists"))
 #: kube's library functions: the arguments' kinds and the result, by function name (a member's
 #: receiver first).
 _LIBRARY_GLOBALS = {
@@ -620,9 +621,12 @@ class _Coster:
         argument_sum = (0, 0)
         for cost in arg_costs:
             argument_sum = _add_ranges(argument_sum, cost)
-        kube = self.kube_call_cost(function, overload, target, args)
-        if kube is not None:
-            return _add_ranges(kube[0], argument_sum), kube[1]
+        # cel-go asks the libraries' overload estimators first, then kube's estimator
+        estimate = self.extension_call_cost(overload, target, args)
+        if estimate is None:
+            estimate = self.kube_call_cost(function, overload, target, args)
+        if estimate is not None:
+            return _add_ranges(estimate[0], argument_sum), estimate[1]
         if overload in ("string_to_bytes", "bytes_to_string"):
             size = self.size_or_unknown(args[0])
             result = (size[0], _multiply(size[1], 4)) if overload == "string_to_bytes" else (size[0] // 4, size[1])
@@ -663,6 +667,30 @@ class _Coster:
             cost = _range_by_factor((1 if smallest_max > 0 else 0, smallest_max), _STRING_TRAVERSAL)
             return _add_ranges(cost, argument_sum), None
         return _add_ranges((1, 1), argument_sum), None
+
+    def extension_call_cost(self, overload: str, target: _Node | None, args: list[_Node]) -> tuple[Range, Range | None] | None:
+        """cel-go's ext lists' and sets' estimators (``ext/lists.go``, ``ext/sets.go``), by overload."""
+        if overload.startswith("list_sets_") and len(args) == 2:
+            factor = 2 if overload == "list_sets_equivalent_list" else 1
+            return _add_ranges(_range_by_factor(_multiply_ranges(self.kube_size(args[0]), self.kube_size(args[1])), factor), (1, 1)), None
+        if overload == "lists_range" and target is None and len(args) == 1:
+            return _allocating_list_call(1, _fixed(_int_literal(args[0], _UINT64_MAX)))
+        if target is None:
+            return None
+        size = self.kube_size(target)
+        if overload == "list_slice" and len(args) == 2:
+            start, end = _int_literal(args[0], 0), _int_literal(args[1], size[1])
+            return _allocating_list_call(1, _fixed((end - start) % 2**64))
+        if overload == "list_reverse" and not args:
+            return _allocating_list_call(1, size)
+        if overload in ("list_flatten", "list_flatten_int") and len(args) <= 1:
+            return _allocating_list_call(float(_int_literal(args[0], _UINT64_MAX) if args else 1), size)
+        if overload == "list_distinct" and not args:
+            return _allocating_list_call(2, _multiply_ranges(size, size))
+        if overload.endswith("_sort") and not args:
+            factor = 2 + _STRING_TRAVERSAL if overload in ("list_string_sort", "list_bytes_sort") else 2
+            return _allocating_list_call(factor, _multiply_ranges(size, size))
+        return None
 
     def kube_call_cost(self, function: str, overload: str, target: _Node | None,
                        args: list[_Node]) -> tuple[Range, Range | None] | None:
@@ -755,6 +783,23 @@ _UNIT_COST_FUNCTIONS = frozenset((
     "getEscapedPath", "getQuery"))
 #: ``MaxFormatSize`` and ``MaxNameFormatRegexSize`` (apiserver/pkg/cel/limits.go).
 _MAX_FORMAT, _MAX_NAME_FORMAT_REGEX = 64, 128
+def _fixed(size: int) -> Range:
+    return size, size
+
+
+def _int_literal(value: _Node, default: int) -> int:
+    """``nodeAsIntValue``: an int literal argument's value (a negative one 0), else ``default``."""
+    if isinstance(value.expr, Literal) and value.expr.kind == "int":
+        return max(value.expr.value, 0)
+    return default
+
+
+def _allocating_list_call(factor: float, size: Range) -> tuple[Range, Range]:
+    """``estimateAllocatingListCall``: a call that makes a list of ``size`` at ``factor`` a
+    value."""
+    return _add_ranges(_add_ranges(_range_by_factor(size, factor), (1, 1)), (_LIST_CREATE, _LIST_CREATE)), size
+
+
 def _replace_bound(size: int, to_replace: int, no_growth: bool) -> tuple[int, int]:
     """One bound of ``replace``'s estimate: how many replacements, and how much of the string is
     kept (an empty string to replace is replaced between every character)."""
@@ -859,6 +904,10 @@ def _global_overloads(function: str, args: list[_Type], kinds: list[str]) -> tup
         container = _unwrapped(args[0])
         _require(container.kind in ("list", "map"), "optional index")
         return (f"{container.kind}_optindex_optional",), _Type("optional", (container.params[-1],))
+    if function in _SETS_FUNCTIONS and kinds == ["list", "list"]:
+        return (f"list_sets_{function[len('sets.'):]}_list",), _BOOL
+    if function == "lists.range" and kinds == ["int"]:
+        return ("lists_range",), _Type("list", (_INT,))
     if function == "cel.@mapInsert" and len(args) == 3:
         return ("@mapInsert_map_key_value",), _Type("map", (args[1], args[2]))
     if function == "cel.@mapInsert" and len(args) == 2:
@@ -913,6 +962,32 @@ _STRING_PREDICATES = {"matches": "matches_string", "contains": "contains_string"
                       "endsWith": "ends_with_string"}
 
 
+_SETS_FUNCTIONS = frozenset(("sets.contains", "sets.equivalent", "sets.intersects"))
+_LIST_FUNCTIONS = frozenset(("slice", "flatten", "reverse", "distinct", "sort"))
+#: cel-go's names of the types ``sort`` orders.
+_SORTABLE = {"int": "int", "uint": "uint", "double": "double", "bool": "bool", "duration": "google.protobuf.Duration",
+             "timestamp": "google.protobuf.Timestamp", "string": "string", "bytes": "bytes"}
+
+
+def _list_overloads(function: str, target: _Type, kinds: list[str]) -> tuple[tuple[str, ...], _Type]:
+    """cel-go's ext lists on a list ``target``."""
+    element = target.params[0]
+    if function == "slice" and kinds == ["int", "int"]:
+        return ("list_slice",), target
+    if function in ("reverse", "distinct") and not kinds:
+        return (f"list_{function}",), target
+    if function == "flatten" and not kinds and element.kind in ("list", "dyn"):
+        return ("list_flatten",), element if element.kind == "list" else _Type("list", (_DYN,))
+    if function == "flatten" and kinds == ["int"]:
+        return ("list_flatten_int",), _Type("list", (_DYN,))
+    if function == "sort" and not kinds:
+        if element.kind == "dyn":  # the checker keeps the sort of every sortable type
+            return tuple(f"list_{name}_sort" for name in _SORTABLE.values()), target
+        _require(element.kind in _SORTABLE, f"sort of {element.kind}")
+        return (f"list_{_SORTABLE[element.kind]}_sort",), target
+    raise NotEstimated(f"list.{function}")
+
+
 def _unwrapped(value: _Type) -> _Type:
     return value.params[0] if value.kind == "optional" else value
 
@@ -933,6 +1008,8 @@ def _member_overloads(function: str, target: _Type, kinds: list[str]) -> tuple[t
             return (_STRING_PREDICATES[function],), _BOOL
         if function in _STRING_FUNCTIONS:
             return (f"string_{function}",), _STRING_FUNCTIONS[function]
+    if kind == "list" and function in _LIST_FUNCTIONS:
+        return _list_overloads(function, target, kinds)
     if kind == "list" and function in ("join", "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf"):
         element = target.params[0]
         results = {"join": _STRING, "isSorted": _BOOL, "indexOf": _INT, "lastIndexOf": _INT}

@@ -115,6 +115,13 @@ NODE_RULES = [
     "self.mb.transformMap(k, v, k != 'a', v + k).size() < 3", "self.m.transformMapEntry(k, v, {v: k}).size() < 3",
     "self.ls.transformMapEntry(i, x, i < 2, {x: i}).exists(k, v, v > 0)", "[1, 2].all(i, x, x > i)", "{'a': 1}.exists(k, v, v > 1)",
     "self.ls.exists_one(i, x, x == 'b')",
+    # cel-go's ext lists and sets
+    "self.l.slice(1, 3).size() < 2", "self.ls.slice(0, self.n).size() < 2", "self.ls.slice(3, 1).size() < 2",
+    "self.lol.flatten().all(x, x.size() < 3)", "[[1], [2, 3]].flatten().size() == 3", "self.lol.flatten(1).size() < 3",
+    "self.lol.flatten(self.n).size() < 3", "self.l.reverse()[0] == 'a'", "self.ls.distinct().size() == self.ls.size()",
+    "self.ls.sort() == self.ls", "self.li.sort()[0] < 3", "self.l.sort().join(',') == ''", "lists.range(5).all(i, i < 5)",
+    "lists.range(self.n).size() < 3", "sets.contains(self.l, self.ls)", "sets.equivalent(self.ls, ['a'])",
+    "sets.intersects(self.li, [1, 2])",
     # old values
     "oldSelf.n <= self.n", "self.l.all(x, x in oldSelf.l)", "oldSelf.lo.all(i, self.lo.exists(j, j.name == i.name))",
 ]
