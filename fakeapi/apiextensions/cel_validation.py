@@ -43,7 +43,7 @@ from typing import Any
 
 from ..cel.checks import check
 from ..cel.cost import DeclType, decl_type, max_cardinality, max_cost
-from ..cel.engine import CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional
+from ..cel.engine import CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional, tokens
 from ..cel.values import to_cel
 from ..machinery import status
 from ..machinery.golang import go_json
@@ -185,26 +185,26 @@ class _RuleWalk:
         decl = decl_type(node, resource_root) if rules else None
         for index, rule in enumerate(rules):
             rule_path = f"{path}.x-kubernetes-validations[{index}]"
-            errors = _rule_compile_errors(rule, schemas, rule_path, uncorrelatable)
-            if decl is not None:
+            errors, compiled = _rule_compile_errors(rule, schemas, rule_path, uncorrelatable)
+            if decl is not None and compiled:
                 errors = self.cost_errors(rule, decl, cardinality, rule_path, errors) + errors
             self.compile_errors += errors
 
     def cost_errors(self, rule: Mapping[str, Any], decl: DeclType, cardinality: int | None, path: str,
                     compile_errors: list[FieldError]) -> list[FieldError]:
-        """The estimated costs of a rule that compiled and of its messageExpression past an
-        expression's budget, each summed into the total: a rule runs ``cardinality`` times per
-        request, or, where its ancestors do not bound that, as many times as a request could
-        hold its node's values (``getExpressionCost``). An expression the estimator does not
-        cover costs nothing here (see ``fakeapi.cel.cost``)."""
-        if any(field == f"{path}.rule" for field, _t, _b in compile_errors):
-            return []
+        """The estimated costs of a rule that compiled and of its messageExpression (unless
+        ``compile_errors`` hold that one's) past an expression's budget, each summed into the
+        total: a rule runs ``cardinality`` times per request, or, where its ancestors do not
+        bound that, as many times as a request could hold its node's values
+        (``getExpressionCost``). An expression the estimator does not cover costs nothing here
+        (see ``fakeapi.cel.cost``)."""
         times = cardinality if cardinality is not None else max_cardinality(decl)
         optional_old_self = bool(rule.get("optionalOldSelf"))
         errors: list[FieldError] = []
         for key, name in (("rule", "estimated rule cost"), ("messageExpression", "estimated messageExpression cost")):
             source = rule.get(key) or ""
-            if not source.strip() or any(field == f"{path}.{key}" for field, _t, _b in compile_errors):
+            if not source.strip() or key == "messageExpression" and any(
+                    field == f"{path}.messageExpression" for field, _t, _b in compile_errors):
                 continue
             cost = max_cost(source, decl, optional_old_self)
             if cost is None:
@@ -252,30 +252,49 @@ def _has_newlines(text: str) -> bool:
 
 
 def _rule_compile_errors(rule: Mapping[str, Any], schemas: Mapping[str, tuple[Mapping[str, Any], bool]], path: str,
-                         uncorrelatable: str | None) -> list[FieldError]:
-    """``cel.Compile``'s verdict on a rule and its messageExpression, as the CRD's errors."""
+                         uncorrelatable: str | None) -> tuple[list[FieldError], bool]:
+    """``cel.Compile``'s verdict on a rule and its messageExpression, as the CRD's errors, and
+    whether the rule compiled: a rule that does not compile or is no bool hides its
+    messageExpression (kube compiles that only after the rule), and reads no ``oldSelf`` (so
+    ``optionalOldSelf`` may not be set)."""
     source = rule.get("rule") or ""
     issues, kind = check(_ENVIRONMENT, source, schemas)
+    compiled = issues is None and kind not in ("string", "other")
     if issues is not None:
-        return [invalid_go_value(f"{path}.rule", _go_rule(rule), f"compilation failed: {issues}")]
-    errors = []
-    if kind in ("string", "other"):
-        errors.append(invalid_go_value(f"{path}.rule", _go_rule(rule), "cel expression must evaluate to a bool"))
+        errors = [invalid_go_value(f"{path}.rule", _go_rule(rule), f"compilation failed: {issues}")]
+    elif not compiled:
+        errors = [invalid_go_value(f"{path}.rule", _go_rule(rule), "cel expression must evaluate to a bool")]
+    else:
+        errors = _message_expression_errors(rule, schemas, path)
+    if compiled and _uses_old_self(source):
+        if uncorrelatable is not None:
+            errors.append(status.invalid_error(f"{path}.rule", source, f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
+    elif rule.get("optionalOldSelf") is not None:
+        errors.append(status.invalid_error(f"{path}.optionalOldSelf", rule["optionalOldSelf"], "may not be set if oldSelf is not used in rule"))
+    return errors, compiled
+
+
+def _message_expression_errors(rule: Mapping[str, Any], schemas: Mapping[str, tuple[Mapping[str, Any], bool]],
+                               path: str) -> list[FieldError]:
     message_expression = rule.get("messageExpression") or ""
-    if message_expression.strip():
-        message_issues, message_kind = check(_ENVIRONMENT, message_expression, schemas)
-        if message_issues is not None:
-            errors.append(invalid_go_value(f"{path}.messageExpression", _go_rule(rule), f"messageExpression compilation failed: {message_issues}"))
-        elif message_kind in ("bool", "other"):
-            errors.append(invalid_go_value(f"{path}.messageExpression", _go_rule(rule), "messageExpression must evaluate to a string"))
-    if uncorrelatable is not None and not errors and _uses_old_self(source):
-        errors.append(status.invalid_error(f"{path}.rule", source, f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
-    return errors
+    if not message_expression.strip():
+        return []
+    issues, kind = check(_ENVIRONMENT, message_expression, schemas)
+    if issues is not None:
+        return [invalid_go_value(f"{path}.messageExpression", _go_rule(rule), f"messageExpression compilation failed: {issues}")]
+    if kind in ("bool", "other"):
+        return [invalid_go_value(f"{path}.messageExpression", _go_rule(rule), "messageExpression must evaluate to a string")]
+    return []
 
 
 def _uses_old_self(source: str) -> bool:
+    """Whether a rule refers to ``oldSelf`` (in syntax the engine cannot parse: a use of the
+    name not selected by a ``.``)."""
     try:
         return _ENVIRONMENT.compile(source).references(OLD_SELF)
+    except UnsupportedSyntax:
+        toks = [text for _offset, text in tokens(source)]
+        return any(text == OLD_SELF and (index == 0 or toks[index - 1] != ".") for index, text in enumerate(toks))
     except CompileError:
         return False
 

@@ -145,6 +145,9 @@ CASES = [
     ("spec-rule-over-field", _spec(_list(_NAMED), [{"rule": "self.f.all(i, i.name != 'x' && i.value.startsWith('y'))"}])),
     ("root-metadata-name", {"type": "object", "x-kubernetes-validations": [
         {"rule": f"self.metadata.name.matches('{_LONG_PATTERN * 3}')"}]}),
+    ("costly-rule-reading-old-self-where-it-cannot", _spec(_list(_rules(_NAMED, f"self.value.matches('{_LONG_PATTERN}') && oldSelf.n < self.n")))),
+    ("costly-rule-and-message-expression-with-optional-old-self", _spec(_list(_string()), [
+        {"rule": "self.f.all(x, x.matches('[0-9]+'))", "messageExpression": "self.f.join(', ')", "optionalOldSelf": False}])),
     # messageExpressions: their own budget, not multiplied
     ("message-expression-over-budget", _spec(_list(_string()), [
         {"rule": "self.f.size() < 3", "messageExpression": "self.f.map(x, x + '!').join(', ')"}])),
