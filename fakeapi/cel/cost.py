@@ -32,10 +32,9 @@ the type conversions, ``dyn``, the string functions (``matches``, ``contains``, 
 timestamp and duration accessors, optionals (``.?f``, ``[?i]``, ``hasValue``, ``value``,
 ``orValue``, ``or``, ``optional.of``/``none``), ``x-kubernetes-int-or-string`` values (dyn: a
 call keeps every overload the argument types allow, its cost their union, as cel-go's),
-kube's quantity, URL, IP, CIDR, semver and format libraries, and cel-go's ext lists (but
-``sortBy``) and sets.
-Not covered (None): cel-go's ``format``/``quote`` and ``sortBy``; optional entries of
-list and map literals, ``optMap``/``optFlatMap``; indexing a dyn; nested comprehensions
+kube's quantity, URL, IP, CIDR, semver and format libraries, cel-go's ext lists and sets,
+``optMap``/``optFlatMap``, string ``format`` and ``strings.quote``.
+Not covered (None): optional entries of list and map literals; indexing a dyn; nested comprehensions
 rebinding a variable. cel-go's paths are Go slices that an ``append`` may share between
 sibling nodes; this module keeps them apart, which differs from kube only in an index whose
 key is a selection of the same comprehension variable (``x.a[x.b]``).
@@ -201,7 +200,7 @@ _TIME_ACCESSORS = frozenset((
     "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getHours", "getMinutes",
     "getSeconds", "getMilliseconds"))
 #: The namespaces of global functions (``optional.of``, ``ip.isCanonical``, ``format.named``).
-_NAMESPACES = frozenset(("optional", "ip", "format", "sets", "lists"))
+_NAMESPACES = frozenset(("optional", "ip", "format", "sets", "lists", "strings"))
 #: kube's library functions: the arguments' kinds and the result, by function name (a member's
 #: receiver first).
 _LIBRARY_GLOBALS = {
@@ -502,6 +501,9 @@ class _Coster:
         return _add_ranges(total, (_MAP_CREATE, _MAP_CREATE))
 
     def cost_comprehension(self, expr: Comprehension) -> Range:
+        if (isinstance(expr.iter_range, CreateList) and not expr.iter_range.elements and isinstance(expr.loop_condition, Literal)
+                and expr.loop_condition.value is False and expr.accu_var != ACCUMULATOR):
+            return self.cost_bind(expr)
         variables = [name for name in (expr.iter_var, expr.iter_var2) if name is not None]
         if any(self.locals.get(name) for name in variables):
             raise NotEstimated("comprehension variable rebound")
@@ -542,6 +544,16 @@ class _Coster:
             self.sizes[expr] = count
             if (step_entry := self.entry_size(expr.loop_step)) is not None:
                 self.entry_sizes[expr] = step_entry
+        return total
+
+    def cost_bind(self, expr: Comprehension) -> Range:
+        """``costBind``: a variable bound to a value for the result (no iteration)."""
+        total = _add_ranges(self.cost(expr.iter_range), self.cost(expr.accu_init))
+        self.push(expr.accu_var, expr.accu_init, self.types[expr.accu_init])
+        total = _add_ranges(total, self.cost(expr.result))
+        self.locals[expr.accu_var].pop()
+        self.types[expr] = self.types[expr.result]
+        self.copy_sizes(expr, expr.result)
         return total
 
     def push(self, name: str, expr: Expr, value_type: _Type) -> None:
@@ -631,6 +643,12 @@ class _Coster:
             size = self.size_or_unknown(args[0])
             result = (size[0], _multiply(size[1], 4)) if overload == "string_to_bytes" else (size[0] // 4, size[1])
             return _add_ranges(_range_by_factor(size, _STRING_TRAVERSAL), argument_sum), result
+        if overload == "string_format" and target is not None:
+            return _add_ranges(_range_by_factor(self.size_or_unknown(target), _STRING_TRAVERSAL), argument_sum), None
+        if overload == "strings_quote" and len(args) == 1:
+            size = self.size_or_unknown(args[0])
+            result = _add(size[0], 2), _add(_multiply(size[1], 2), 2)
+            return _add_ranges(_range_by_factor(size, _STRING_TRAVERSAL), argument_sum), result
         if overload in ("starts_with_string", "ends_with_string"):
             return _add_ranges(_range_by_factor(self.size_or_unknown(args[0]), _STRING_TRAVERSAL), argument_sum), None
         if overload == "in_list":
@@ -688,8 +706,9 @@ class _Coster:
         if overload == "list_distinct" and not args:
             return _allocating_list_call(2, _multiply_ranges(size, size))
         if overload.endswith("_sort") and not args:
-            factor = 2 + _STRING_TRAVERSAL if overload in ("list_string_sort", "list_bytes_sort") else 2
-            return _allocating_list_call(factor, _multiply_ranges(size, size))
+            return _sort_call(overload, size)
+        if overload.endswith("_sortByAssociatedKeys") and len(args) == 1:
+            return _sort_call(overload, self.kube_size(args[0]))
         return None
 
     def kube_call_cost(self, function: str, overload: str, target: _Node | None,
@@ -794,6 +813,12 @@ def _int_literal(value: _Node, default: int) -> int:
     return default
 
 
+def _sort_call(overload: str, size: Range) -> tuple[Range, Range]:
+    """``estimateListSortCost``: comparing each pair, strings and bytes at a tenth more."""
+    factor = 2 + _STRING_TRAVERSAL if overload.startswith(("list_string_", "list_bytes_")) else 2
+    return _allocating_list_call(factor, _multiply_ranges(size, size))
+
+
 def _allocating_list_call(factor: float, size: Range) -> tuple[Range, Range]:
     """``estimateAllocatingListCall``: a call that makes a list of ``size`` at ``factor`` a
     value."""
@@ -849,7 +874,7 @@ def _overloads(function: str, target: _Type | None, args: list[_Type]) -> tuple[
     kinds = [arg.kind for arg in args]
     if target is None:
         return _global_overloads(function, args, kinds)
-    return _member_overloads(function, target, kinds)
+    return _member_overloads(function, target, args)
 
 
 def _accepts(kinds: Sequence[str], *accepted: str) -> bool:
@@ -906,6 +931,8 @@ def _global_overloads(function: str, args: list[_Type], kinds: list[str]) -> tup
         return (f"{container.kind}_optindex_optional",), _Type("optional", (container.params[-1],))
     if function in _SETS_FUNCTIONS and kinds == ["list", "list"]:
         return (f"list_sets_{function[len('sets.'):]}_list",), _BOOL
+    if function == "strings.quote" and _accepts(kinds, "string"):
+        return ("strings_quote",), _STRING
     if function == "lists.range" and kinds == ["int"]:
         return ("lists_range",), _Type("list", (_INT,))
     if function == "cel.@mapInsert" and len(args) == 3:
@@ -963,15 +990,25 @@ _STRING_PREDICATES = {"matches": "matches_string", "contains": "contains_string"
 
 
 _SETS_FUNCTIONS = frozenset(("sets.contains", "sets.equivalent", "sets.intersects"))
-_LIST_FUNCTIONS = frozenset(("slice", "flatten", "reverse", "distinct", "sort"))
+_LIST_FUNCTIONS = frozenset(("slice", "flatten", "reverse", "distinct", "sort", "@sortByAssociatedKeys"))
 #: cel-go's names of the types ``sort`` orders.
 _SORTABLE = {"int": "int", "uint": "uint", "double": "double", "bool": "bool", "duration": "google.protobuf.Duration",
              "timestamp": "google.protobuf.Timestamp", "string": "string", "bytes": "bytes"}
 
 
-def _list_overloads(function: str, target: _Type, kinds: list[str]) -> tuple[tuple[str, ...], _Type]:
+def _sort_overloads(element: _Type, name: str) -> tuple[str, ...]:
+    """The overloads of a sort by values of ``element`` (the checker keeps every sortable
+    type's for a dyn)."""
+    if element.kind == "dyn":
+        return tuple(f"list_{type_name}_{name}" for type_name in _SORTABLE.values())
+    _require(element.kind in _SORTABLE, f"sort of {element.kind}")
+    return (f"list_{_SORTABLE[element.kind]}_{name}",)
+
+
+def _list_overloads(function: str, target: _Type, arguments: list[_Type]) -> tuple[tuple[str, ...], _Type]:
     """cel-go's ext lists on a list ``target``."""
     element = target.params[0]
+    kinds = [argument.kind for argument in arguments]
     if function == "slice" and kinds == ["int", "int"]:
         return ("list_slice",), target
     if function in ("reverse", "distinct") and not kinds:
@@ -981,10 +1018,9 @@ def _list_overloads(function: str, target: _Type, kinds: list[str]) -> tuple[tup
     if function == "flatten" and kinds == ["int"]:
         return ("list_flatten_int",), _Type("list", (_DYN,))
     if function == "sort" and not kinds:
-        if element.kind == "dyn":  # the checker keeps the sort of every sortable type
-            return tuple(f"list_{name}_sort" for name in _SORTABLE.values()), target
-        _require(element.kind in _SORTABLE, f"sort of {element.kind}")
-        return (f"list_{_SORTABLE[element.kind]}_sort",), target
+        return _sort_overloads(element, "sort"), target
+    if function == "@sortByAssociatedKeys" and kinds in (["list"], ["dyn"]):
+        return _sort_overloads(arguments[0].params[0] if arguments[0].params else _DYN, "sortByAssociatedKeys"), target
     raise NotEstimated(f"list.{function}")
 
 
@@ -992,8 +1028,9 @@ def _unwrapped(value: _Type) -> _Type:
     return value.params[0] if value.kind == "optional" else value
 
 
-def _member_overloads(function: str, target: _Type, kinds: list[str]) -> tuple[tuple[str, ...], _Type]:
+def _member_overloads(function: str, target: _Type, arguments: list[_Type]) -> tuple[tuple[str, ...], _Type]:
     kind = target.kind
+    kinds = [argument.kind for argument in arguments]
     if kind == "optional":
         results = {"hasValue": _BOOL, "value": target.params[0], "orValue": target.params[0], "or": target}
         _require(function in results, f"optional.{function}")
@@ -1008,8 +1045,10 @@ def _member_overloads(function: str, target: _Type, kinds: list[str]) -> tuple[t
             return (_STRING_PREDICATES[function],), _BOOL
         if function in _STRING_FUNCTIONS:
             return (f"string_{function}",), _STRING_FUNCTIONS[function]
+        if function == "format" and kinds in (["list"], ["dyn"]):
+            return ("string_format",), _STRING
     if kind == "list" and function in _LIST_FUNCTIONS:
-        return _list_overloads(function, target, kinds)
+        return _list_overloads(function, target, arguments)
     if kind == "list" and function in ("join", "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf"):
         element = target.params[0]
         results = {"join": _STRING, "isSorted": _BOOL, "indexOf": _INT, "lastIndexOf": _INT}

@@ -7,16 +7,18 @@ with cel-go's shapes: operators are calls of cel-go's operator functions (``_&&_
 macros are expanded as cel-go expands them (``has`` into a presence test; ``all``, ``exists``,
 ``exists_one``, ``map`` and ``filter``, and the two-variable ``all``, ``exists``,
 ``existsOne``, ``transformList``, ``transformMap`` and ``transformMapEntry``, into comprehensions
-over the accumulator ``@result``).
+over the accumulator ``@result``; ``optMap``, ``optFlatMap`` and ``sortBy`` into comprehensions
+that bind a variable).
 
 It parses expressions the engine has already accepted, so it does not reproduce cel-go's syntax
 errors: what it cannot read raises ``NotParsed`` (and ``cost`` then estimates nothing). Not
 read: optional entries of list and map literals (``[?x]``, ``{?k: v}``), message literals (``T{f: v}``),
-leading-dot names (``.x``) and ``cel.bind``.
+leading-dot names (``.x``) and ``cel.bind`` (not in kube's environment).
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -98,7 +100,9 @@ _ADDITIONS = {"+": "_+_", "-": "_-_"}
 _MULTIPLICATIONS = {"*": "_*_", "/": "_/_", "%": "_%_"}
 _KEYWORD_LITERALS = {"true": (True, "bool"), "false": (False, "bool"), "null": (None, "null")}
 _MACROS = frozenset(("all", "exists", "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
-                     "transformMapEntry"))
+                     "transformMapEntry", "optMap", "optFlatMap", "sortBy"))
+#: The variable ``sortBy`` binds its list to.
+_SORT_BY_INPUT = "@__sortBy_input__"
 
 
 def _tokens(source: str) -> list[tuple[str, Any]]:
@@ -328,6 +332,8 @@ def _member_call(target: Expr, function: str, args: list[Expr]) -> Expr:
     if function not in _MACROS or not args or not isinstance(args[0], Ident) or function == "existsOne" and len(args) != 3:
         # (kube's environment has no one-variable existsOne)
         return Call(function, args, target)
+    if function in ("optMap", "optFlatMap", "sortBy"):
+        return _binding_macro(target, function, args)
     variables = [arg.name for arg in args[:2] if isinstance(arg, Ident)]
     two_variables = function in ("all", "exists", "exists_one", "existsOne") and len(args) == 3 or (
         function.startswith("transform") and len(args) in (3, 4))
@@ -355,6 +361,25 @@ def _member_call(target: Expr, function: str, args: list[Expr]) -> Expr:
         step = Call("_?_:_", [body[0], step, Ident(ACCUMULATOR)])  # the filter
     return Comprehension(target, variables[0], ACCUMULATOR, init, condition, step, result,
                          variables[1] if two_variables else None)
+
+
+def _binding_macro(target: Expr, function: str, args: list[Expr]) -> Expr:
+    """``optMap``, ``optFlatMap`` and ``sortBy``, which bind a variable (cel-go's comprehension
+    over an empty list that only computes its result)."""
+    if len(args) != 2:
+        raise NotParsed(f"{function} with {len(args)} arguments")
+    if function == "sortBy":
+        keys = _member_call(Ident(_SORT_BY_INPUT), "map", args)
+        return _bind(_SORT_BY_INPUT, target, Call("@sortByAssociatedKeys", [keys], Ident(_SORT_BY_INPUT)))
+    assert isinstance(args[0], Ident)
+    mapped = _bind(args[0].name, Call("value", [], copy.deepcopy(target)), args[1])
+    if function == "optMap":
+        mapped = Call("optional.of", [mapped])
+    return Call("_?_:_", [Call("hasValue", [], target), mapped, Call("optional.none", [])])
+
+
+def _bind(variable: str, value: Expr, result: Expr) -> Comprehension:
+    return Comprehension(CreateList([]), "#unused", variable, value, Literal(False, "bool"), Ident(variable), result)
 
 
 def _quantifier(function: str, predicate: Expr) -> tuple[Expr, Expr, Expr, Expr]:

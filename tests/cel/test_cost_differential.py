@@ -122,6 +122,9 @@ NODE_RULES = [
     "self.ls.sort() == self.ls", "self.li.sort()[0] < 3", "self.l.sort().join(',') == ''", "lists.range(5).all(i, i < 5)",
     "lists.range(self.n).size() < 3", "sets.contains(self.l, self.ls)", "sets.equivalent(self.ls, ['a'])",
     "sets.intersects(self.li, [1, 2])",
+    "self.l.sortBy(x, x.size()).size() < 3", "self.lo.sortBy(i, i.name)[0].n > 1", "self.ls.sortBy(x, dyn(x)) == self.ls",
+    "'%s and %d'.format([self.s, self.n]) == self.short", "self.short.format([self.l]) == ''", "strings.quote(self.s) == self.short",
+    "strings.quote(self.short).size() < 5",
     # old values
     "oldSelf.n <= self.n", "self.l.all(x, x in oldSelf.l)", "oldSelf.lo.all(i, self.lo.exists(j, j.name == i.name))",
 ]
@@ -151,6 +154,8 @@ OPTIONAL_RULES = [
     "self.l[?0].orValue('') == 'a'", "self.m[?'a'].hasValue()", "optional.of(self.s).value() == 'a'",
     "optional.none().orValue(1) == 1", "oldSelf.?o.?name.orValue('') == self.o.name", "oldSelf.value().o.name == self.o.name",
     "oldSelf.?o.name.orValue('x').matches('^a')", "oldSelf.or(optional.of(self)).value().n == 1",
+    "oldSelf.optMap(o, o.s).orValue('') == self.s", "oldSelf.optFlatMap(o, o.?short).orValue('') == self.short",
+    "oldSelf.?l.optMap(l, l.all(x, x.matches('a'))).orValue(true)",
 ]
 
 MESSAGE_EXPRESSIONS = ["self.s + ' is bad'", "self.l.join(', ')", "self.ls.map(x, x + '!').join(',')", "'n: ' + string(self.n)",
