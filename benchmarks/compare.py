@@ -360,7 +360,7 @@ def install_webhooks(server: Running, hooks: WebhookServer, namespace: str) -> N
     creates in ``namespace`` only, failing closed; returns once the server calls both (a dry-run
     create), as kube learns of configurations through an informer."""
     def config(kind: str, path: str) -> dict[str, Any]:
-        return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind, "metadata": {"name": f"bench-{path}"},
+        return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind, "metadata": {"name": f"bench-{namespace}-{path}"},
                 "webhooks": [{
                     "name": f"{path}.bench.fakeapi.dev", "sideEffects": "None", "admissionReviewVersions": ["v1"],
                     "clientConfig": {"url": f"https://127.0.0.1:{hooks.port}/{path}", "caBundle": hooks.ca_bundle},

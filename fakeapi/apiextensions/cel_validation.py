@@ -43,7 +43,7 @@ from typing import Any
 
 from ..cel.checks import check
 from ..cel.cost import DeclType, decl_type, max_cardinality, max_cost
-from ..cel.engine import CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional, tokens
+from ..cel.engine import Activation, CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional, tokens
 from ..cel.values import to_cel
 from ..machinery import status
 from ..machinery.golang import go_json
@@ -370,7 +370,7 @@ class _Rule:
         self.optional_old_self = bool(spec.get("optionalOldSelf"))
         self.field_path = normalized_field_path(spec.get("fieldPath") or "", schema) or ""
 
-    def message(self, bindings: Mapping[str, Any]) -> str:
+    def message(self, bindings: Activation) -> str:
         """The error's detail: the messageExpression's value when it yields a usable one, else
         the message, else ``failed rule: <rule>`` (``ruleMessageOrDefault``)."""
         if self.message_program is not None:
@@ -451,18 +451,25 @@ class _Node:
 
     def _evaluate(self, value: Any, old: Any, has_old: bool, ratchet: bool, path: str, errors: list[FieldError],
                   ratcheted: list[FieldError]) -> None:
-        bindings = {SELF: to_cel(value, self.schema, self.resource_root)}
+        cel_value = to_cel(value, self.schema, self.resource_root)
         old_value = to_cel(old, self.schema, self.resource_root) if has_old else None
+        # The node's rules (and message expressions) read the same values: each is converted
+        # for the engine once. Rules with optionalOldSelf see oldSelf as an optional.
+        plain: Activation | None = None
+        with_optional: Activation | None = None
         for rule in self.rules:
             if rule.program is None:
                 continue
             if rule.uses_old_self and not has_old and not rule.optional_old_self:
                 continue
-            rule_bindings = dict(bindings)
             if rule.optional_old_self:
-                rule_bindings[OLD_SELF] = optional(old_value, has_old)
-            elif rule.uses_old_self:
-                rule_bindings[OLD_SELF] = old_value
+                if with_optional is None:
+                    with_optional = Activation({SELF: cel_value, OLD_SELF: optional(old_value, has_old)})
+                rule_bindings = with_optional
+            else:
+                if plain is None:
+                    plain = Activation({SELF: cel_value, OLD_SELF: old_value})
+                rule_bindings = plain
             try:
                 result = rule.program.evaluate(rule_bindings)
             except EvaluationError as error:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...cel.engine import CompileError, Environment, EvaluationError, Program
+from ...cel.engine import Activation, CompileError, Environment, EvaluationError, Program
 from ...machinery.selectors import LabelSelector, label_selector_as_selector
 from ...machinery.status import forbidden, internal_error, not_found
 from .client import Lookup
@@ -105,8 +105,8 @@ class Webhook:
     def _conditions_hold(self, attrs: Attributes) -> bool:
         """A condition false skips the webhook; errors (with none false) fail the request under
         ``Fail`` (kube's 403 naming them) and skip the webhook under ``Ignore``."""
-        bindings = {"object": attrs.object, "oldObject": attrs.old_object,
-                    "request": admission_request(attrs), "authorizer": None}
+        bindings = Activation({"object": attrs.object, "oldObject": attrs.old_object,
+                               "request": admission_request(attrs), "authorizer": None})
         holds, errors = evaluate_conditions(self.match_conditions, bindings)
         if not holds or not errors:
             return holds
@@ -116,7 +116,7 @@ class Webhook:
 
 
 def evaluate_conditions(conditions: Sequence[tuple[str, Program | CompileError]],
-                        bindings: Mapping[str, Any]) -> tuple[bool, list[str]]:
+                        bindings: Mapping[str, Any] | Activation) -> tuple[bool, list[str]]:
     """``matchconditions.Matcher.Match`` of compiled conditions: (False, []) when one is false,
     else (True, the errors of those that failed to compile or evaluate)."""
     errors = []
