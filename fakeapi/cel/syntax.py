@@ -271,7 +271,8 @@ class _Parser:
                 self.index += 1
                 name = token[1]
                 if self.accept("("):
-                    expr = _member_call(expr, name, self.arguments(")"), self.last_offset())
+                    call_offset = self.last_offset()
+                    expr = _member_call(expr, name, self.arguments(")"), call_offset)
                 else:
                     expr = Select(expr, name, offset=offset)
             elif self.accept("["):
@@ -318,7 +319,8 @@ class _Parser:
             if value in _KEYWORD_LITERALS:
                 return Literal(*_KEYWORD_LITERALS[value], offset=offset)
             if self.accept("("):
-                return _global_call(value, self.arguments(")"), self.last_offset())
+                call_offset = self.last_offset()
+                return _global_call(value, self.arguments(")"), call_offset)
             if (following := self.peek()) is not None and following == ("op", "{"):
                 raise NotParsed("message literal")
             return Ident(value, offset=offset)

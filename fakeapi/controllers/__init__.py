@@ -1,5 +1,6 @@
 """Built-in controllers: what kube-controller-manager does that clients of an API server see
-(the garbage collector, the namespace controller, the ClusterRole aggregation controller), what
+(the garbage collector, the namespace controller, the ClusterRole aggregation controller, the
+ValidatingAdmissionPolicy status controller), what
 kube-apiserver's own controllers do (the CRD finalizer, the APIService availability
 controllers), and the kubelets' last step of a graceful pod deletion. They sit above the registry:
 they observe the watch caches' events and write through the registry like any client would, from
@@ -11,6 +12,7 @@ from .crd_cleanup import CustomResourceCleanup
 from .garbage_collector import GarbageCollector
 from .namespace_controller import NamespaceController
 from .pod_termination import PodTermination
+from .policy_status import PolicyStatus
 
 __all__ = ["APIServiceAvailability", "ClusterRoleAggregation", "CustomResourceCleanup", "GarbageCollector", "NamespaceController",
-           "PodTermination"]
+           "PodTermination", "PolicyStatus"]

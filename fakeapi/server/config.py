@@ -17,9 +17,10 @@ from ..store.request_size import DEFAULT_MAX_REQUEST_BYTES
 GARBAGE_COLLECTOR = "garbage-collector-controller"
 NAMESPACE_CONTROLLER = "namespace-controller"
 CLUSTERROLE_AGGREGATION = "clusterrole-aggregation-controller"
+POLICY_STATUS = "validatingadmissionpolicy-status-controller"
 #: Not kube-controller-manager's: the kubelets' part in graceful pod deletion (kwok's, when it runs).
 POD_TERMINATION = "pod-termination"
-CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, CLUSTERROLE_AGGREGATION, POD_TERMINATION)
+CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, CLUSTERROLE_AGGREGATION, POLICY_STATUS, POD_TERMINATION)
 
 
 @dataclass(slots=True)

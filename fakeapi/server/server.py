@@ -21,6 +21,7 @@ from ..controllers import (
     GarbageCollector,
     NamespaceController,
     PodTermination,
+    PolicyStatus,
 )
 from ..etcd.client import RemoteStore
 from ..faults.engine import Faults
@@ -33,7 +34,8 @@ from ..registry import versioner
 from ..registry.registry import Registry
 from ..runtime import cancel_and_wait
 from ..store import FsyncPolicy, Journal, StoreTimers, snapshot
-from .config import CLUSTERROLE_AGGREGATION, GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, POD_TERMINATION, ServerConfig
+from .config import (CLUSTERROLE_AGGREGATION, GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, POD_TERMINATION, POLICY_STATUS,
+                     ServerConfig)
 
 log = logging.getLogger("fakeapi")
 
@@ -57,13 +59,15 @@ class Server:
                                  advertise_port=config.port or 443, access=config.access,
                                  admission_plugins=config.admission_plugins)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup
-                               | ClusterRoleAggregation | PodTermination | APIServiceAvailability] = []
+                               | ClusterRoleAggregation | PodTermination | APIServiceAvailability | PolicyStatus] = []
         if GARBAGE_COLLECTOR in config.controllers:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
             self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
         if CLUSTERROLE_AGGREGATION in config.controllers:
             self.controllers.append(ClusterRoleAggregation(self.registry))
+        if POLICY_STATUS in config.controllers:
+            self.controllers.append(PolicyStatus(self.registry))
         if POD_TERMINATION in config.controllers:
             self.controllers.append(PodTermination(self.registry, gc_finalizers=gc))
         # kube-apiserver's own controllers: they run whatever --controllers says.
