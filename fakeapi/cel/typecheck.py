@@ -33,7 +33,7 @@ VARIABLES = "variables"
 
 _NUMBERS = frozenset(("int", "uint", "double"))
 _ORDERED = frozenset(("int", "uint", "double", "string", "bytes", "bool", "timestamp", "duration"))
-_TYPE_NAMES = {"null": "null_type", "timestamp": "google.protobuf.Timestamp", "duration": "google.protobuf.Duration"}
+
 #: cel-go's arithmetic overloads: operand kinds and the result's.
 _ARITHMETIC = {
     "_+_": (("int", "int", INT), ("uint", "uint", UINT), ("double", "double", DOUBLE), ("string", "string", STRING),
@@ -83,9 +83,9 @@ def type_name(value: CelType) -> str:
         return f"list({type_name(value.params[0])})"
     if value.kind == "map":
         return f"map({type_name(value.params[0])}, {type_name(value.params[1])})"
-    if value.kind in ("object", "optional", "error"):
+    if value.kind in ("object", "optional", "error", "null"):
         raise NotChecked(f"the name of {value.kind}")  # kube names object types per check
-    return _TYPE_NAMES.get(value.kind, value.kind)
+    return value.kind
 
 
 def _same(left: CelType, right: CelType) -> bool:

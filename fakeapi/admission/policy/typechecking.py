@@ -31,6 +31,7 @@ Json = Any
 #: kube's ``maxTypesToCheck``: the kinds one resource rule contributes at most.
 MAX_TYPES_TO_CHECK = 10
 _REF_PREFIX = "#/$defs/"
+_INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 
 GroupVersionKind = tuple[str, str, str]
 
@@ -53,6 +54,10 @@ def _resolved(node: Mapping[str, Any], defs: Mapping[str, Any], open_refs: froze
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
         name = ref[len(_REF_PREFIX):]
+        if name == _INT_OR_STRING:
+            # kube's definition declares it by its format, which the JSON Schema rendering drops;
+            # kube's SchemaDeclType makes it a dyn either way
+            return {"x-kubernetes-int-or-string": True}
         if name in open_refs:
             raise UnresolvableSchema(name)
         return _resolved(defs[name], defs, open_refs | {name})
