@@ -4,7 +4,8 @@ controller, and fakeapi running only its own. The same CRD and policies are crea
 once each server has written a policy's status (its ``observedGeneration`` reached), the policy
 is read from both and its status compared: the warnings' field references and texts byte for
 byte, for policies on Deployments, Pods, ConfigMaps, two kinds at once, a CRD, with params of a
-built-in kind and of the CRD, with variables, and clean ones; a changed policy is checked again.
+built-in kind and of the CRD, with variables, and clean ones; a changed policy is checked again
+(its warnings gone when it is fixed).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ CASES: dict[str, dict[str, Any]] = {
         {"expression": "object.foo == 1", "messageExpression": "'x' + object.spec.bar"},
         {"expression": "object.foo == 1 && object.bar == 2"},
         {"expression": "object.spec.foo.bar.baz == 1 || object.spec.qux"},
+        {"expression": "object.foo.bar == 1 && object.spec.baz + object.spec.replicas == 'a'"},
         {"expression": "object.spec.template.spec.containers.all(c, c.image.startsWith('registry/'))"},
         {"expression": "object.spec.strategy.rollingUpdate.maxSurge == 1"}]},
     "pod-fields": {"matchConstraints": PODS, "validations": [
@@ -170,3 +172,8 @@ def test_a_changed_policy_is_checked_again(pair: Pair) -> None:
     _checked(pair, name, 2)
     outcome = _compare(pair, "typecheck-changed-warned", name)
     assert "undefined field 'replicaz'" in json.dumps(outcome.fake.body)
+    patch = json.dumps({"spec": {"validations": [{"expression": "object.spec.replicas > 2"}]}}).encode()
+    pair.send("typecheck-changed-patch-again", "ValidatingAdmissionPolicy", "patch", "PATCH", f"{POLICIES}/{name}",
+              body=patch, content_type="application/merge-patch+json")
+    _checked(pair, name, 3)
+    _compare(pair, "typecheck-changed-clean-again", name)
