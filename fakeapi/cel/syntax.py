@@ -1,5 +1,6 @@
 """CEL's syntax tree, as cel-go's parser builds it (``parser/parser.go``, ``parser/macro.go``),
-for what needs an expression's structure: the cost estimator (``cost``).
+for what needs an expression's structure: the cost estimator (``cost``) and the type checker
+(``typecheck``), which reports errors where cel-go locates them (each node's ``offset``).
 
 ``parse`` reads an expression (CEL's grammar, cel-spec ``doc/langdef.md``) into ``Expr`` nodes
 with cel-go's shapes: operators are calls of cel-go's operator functions (``_&&_``, ``_[_]``,
