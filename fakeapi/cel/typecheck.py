@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from .syntax import ACCUMULATOR, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, NotParsed, Select, parse
 from .types import BOOL, BYTES, DOUBLE, DURATION, DYN, INT, NULL, STRING, TIMESTAMP, UINT, CelType, field_type
+from .values import escape
 
 #: What a node that failed to check has: cel-go's error type, which every overload accepts.
 ERROR = CelType("error")
@@ -51,9 +52,10 @@ _STRING_MEMBERS = {
     "startsWith": (("string",), BOOL), "endsWith": (("string",), BOOL), "contains": (("string",), BOOL),
     "matches": (("string",), BOOL), "lowerAscii": ((), STRING), "upperAscii": ((), STRING), "trim": ((), STRING),
 }
-#: The conversions, by the kinds of argument each has an overload for.
+#: The conversions, by the kinds of argument each has an overload for (``int`` of a duration
+#: counted in, so that no error is claimed for one).
 _CONVERSIONS = {
-    "int": (frozenset(("int", "uint", "double", "string", "timestamp")), INT),
+    "int": (frozenset(("int", "uint", "double", "string", "timestamp", "duration")), INT),
     "uint": (frozenset(("int", "uint", "double", "string")), UINT),
     "double": (frozenset(("int", "uint", "double", "string")), DOUBLE),
     "string": (frozenset(("int", "uint", "double", "bool", "bytes", "string", "timestamp", "duration")), STRING),
@@ -83,7 +85,7 @@ def type_name(value: CelType) -> str:
         return f"list({type_name(value.params[0])})"
     if value.kind == "map":
         return f"map({type_name(value.params[0])}, {type_name(value.params[1])})"
-    if value.kind in ("object", "optional", "error", "null"):
+    if value.kind in ("object", "optional", "error"):
         raise NotChecked(f"the name of {value.kind}")  # kube names object types per check
     return value.kind
 
@@ -92,8 +94,12 @@ def _same(left: CelType, right: CelType) -> bool:
     """Whether the two bind one type parameter, as ``equals(A, A)`` needs."""
     if _loose(left.kind) or _loose(right.kind):
         return True
-    if "null" in (left.kind, right.kind) and left.kind != right.kind:
-        raise NotChecked("null against a type")  # cel-go assigns null to some types only
+    if "null" in (left.kind, right.kind):
+        other = right.kind if left.kind == "null" else left.kind
+        if other == "duration":
+            raise NotChecked("null against a duration")
+        # cel-go takes null for an object or a timestamp, not for a scalar, a list or a map
+        return other in ("null", "object", "timestamp")
     if left.kind != right.kind:
         return False
     if left.kind == "object":
@@ -173,7 +179,7 @@ class _Checker:
             selected = DYN
         elif operand.kind in ("object", "map"):
             try:
-                selected = field_type(operand, expr.field)
+                selected = field_type(operand, _declared_name(operand, expr.field))
             except ValueError:
                 return self.fail(expr, f"undefined field '{expr.field}'")
         elif operand.kind == "optional":
@@ -189,11 +195,15 @@ class _Checker:
         if target is not None:
             return self.check_member(expr, target, args)
         kinds = [arg.kind for arg in args]
-        if function in ("_&&_", "_||_", "!_", "@not_strictly_false"):
-            return BOOL if all(kind in ("bool", "dyn", "error") for kind in kinds) else self.no_overload(expr, args)
+        if function in ("_&&_", "_||_"):
+            # cel-go checks each operand of a logical operator for a bool, not their overload
+            for arg, arg_type in zip(expr.args, args):
+                if arg_type.kind not in ("bool", "dyn", "error"):
+                    self.fail(arg, f"expected type 'bool' but found '{type_name(arg_type)}'")
+            return BOOL
+        if function in ("!_", "@not_strictly_false"):
+            return BOOL if kinds[0] in ("bool", "dyn", "error") else self.no_overload(expr, args)
         if function in ("_==_", "_!=_"):
-            if kinds[0] != kinds[1] and {kinds[0], kinds[1]} <= _NUMBERS:
-                raise NotChecked("an equality of two kinds of number")
             return BOOL if _same(*args) else self.no_overload(expr, args)
         if function in ("_<_", "_<=_", "_>_", "_>=_"):
             # kube's environment compares numbers of different kinds (CrossTypeNumericComparisons)
@@ -227,9 +237,7 @@ class _Checker:
             return BOOL if all(kind in ("string", "dyn", "error") for kind in kinds) else self.no_overload(expr, args)
         if function in _CONVERSIONS and len(args) == 1:
             accepted, result = _CONVERSIONS[function]
-            if kinds[0] in accepted or _loose(kinds[0]):
-                return result
-            raise NotChecked(f"{function} of {kinds[0]}")
+            return result if kinds[0] in accepted or _loose(kinds[0]) else self.no_overload(expr, args)
         if function == "dyn" and len(args) == 1:
             return DYN
         raise NotChecked(f"function {function}")
@@ -309,6 +317,16 @@ class _Checker:
             return self.check(expr.result)
         finally:
             self.locals[expr.accu_var].pop()
+
+
+def _declared_name(operand: CelType, name: str) -> str:
+    """The field ``name`` selects: a keyword (``namespace``) names its escaped field
+    (``__namespace__``) too, as kube's type provider lets it (``recognizeKeywordAsFieldName``)."""
+    if operand.kind == "object" and operand.decl is not None and name not in operand.decl.fields:
+        escaped = escape(name)
+        if escaped == f"__{name}__" and escaped in operand.decl.fields:
+            return escaped
+    return name
 
 
 def _display(source: str, issue: _Issue) -> str:

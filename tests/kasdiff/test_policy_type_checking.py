@@ -76,7 +76,18 @@ CASES: dict[str, dict[str, Any]] = {
         {"expression": "object.spec.replicas > 0"}]},
     "wildcard-group": {"matchConstraints": _rules("*", ["deployments"]), "validations": [
         {"expression": "object.spec.foo == 1"}]},
+    "logic-and-null": {"matchConstraints": DEPLOYMENTS, "validations": [
+        {"expression": "object.spec.replicas && object.spec.paused"},
+        {"expression": "object.spec.paused || object.metadata.name"},
+        {"expression": "!object.spec.replicas"},
+        {"expression": "object.spec.template.spec.containers.all(c, c.name)"},
+        {"expression": "object.metadata.creationTimestamp == null && object.spec.selector != null"},
+        {"expression": "object.spec.minReadySeconds == null || object.metadata.labels == null"},
+        {"expression": "object.spec.replicas == 1.0 || object.spec.replicas < 1.5"},
+        {"expression": "size(object.spec.replicas) == 1 || object.spec.replicas.size() == 1"},
+        {"expression": "int(object.spec.paused) == 1 || double(object.metadata.name) > 1.0"}]},
     "clean": {"matchConstraints": CONFIG_MAPS, "validations": [
+        {"expression": "object.metadata.namespace == 'x'"},
         {"expression": "object.data.x == 'y'", "messageExpression": "'data: ' + object.data.x"},
         {"expression": "object.data.all(k, k.size() < 10) && object.immutable"}]},
     "widget": {"matchConstraints": WIDGETS, "validations": [
