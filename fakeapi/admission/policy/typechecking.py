@@ -84,6 +84,7 @@ def builtin_schema(group: str, version: str, kind: str) -> Mapping[str, Any] | N
     return _resolved(defs[name], defs, frozenset((name,)))
 
 
+@cache
 def object_meta_schema() -> Mapping[str, Any]:
     """ObjectMeta's schema, references resolved: a custom resource's ``metadata`` as kube
     publishes it."""
