@@ -97,6 +97,24 @@ CASES: dict[str, dict[str, Any]] = {
         {"expression": "object.spec.tags.exists(t, t.foo == 1)"},
         {"expression": "object.spec.labels.x == 'a' && object.metadata.name == 'x' && object.metadata.labels.y == 'a'"},
         {"expression": "object.spec.port == 1 || object.spec.port == 'a'"}]},
+    "everyday": {"matchConstraints": CONFIG_MAPS, "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"}, "validations": [
+        {"expression": "!has(object.data) || object.data.all(k, size(object.data[k]) <= 5)"},
+        {"expression": "object == null && !has(oldObject.data.keep)"},
+        {"expression": "oldObject == null || int(object.data.v) >= int(oldObject.data.v)"},
+        {"expression": "has(object.metadata.labels) && 'refuse' in object.metadata.labels"},
+        {"expression": "params == null || !has(object.data) || !(params.data.forbidden in object.data)"},
+        {"expression": "object.metadata.name.endsWith(params.data.suffix)"},
+        {"expression": "request.operation != 'UPDATE' || oldObject != null"},
+        {"expression": "(has(object.data) ? object.data : {}).size() >= 0"},
+        {"expression": "1 / (size(object.data) - 1) > 0"},
+        {"expression": "object.missing.field == 1"}]},
+    "benchmark": {"matchConstraints": PODS, "validations": [
+        {"expression": "object.spec.containers.all(c, c.image.startsWith('registry.example/')) && "
+                       "(!has(object.spec.initContainers) || "
+                       "object.spec.initContainers.all(c, c.image.startsWith('registry.example/')))"},
+        {"expression": "object.spec.containers.all(c, !has(c.securityContext) || "
+                       "!has(c.securityContext.privileged) || !c.securityContext.privileged)"},
+        {"expression": "size(object.spec.containers) <= 8"}]},
     "params": {"matchConstraints": CONFIG_MAPS, "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"}, "validations": [
         {"expression": "params.data.x == object.data.x"},
         {"expression": "params.dta.x == 'a'"},
