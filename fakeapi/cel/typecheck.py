@@ -7,9 +7,12 @@ matches.
 ``check(source, variables)`` is cel-go's ``Issues.String()`` for the expression: one
 ``ERROR: <input>:line:column: message`` per error with the source line and a caret under the
 error's position, in source order, joined by newlines; "" when it finds none. The errors found
-are cel-go's ``undefined field 'f'``, ``type 't' does not support field selection`` and
-``found no matching overload for 'f' applied to '(t1, t2)'`` (``'t.(t1)'`` for a member call),
-on the operators, ``size``, the string predicates and the conversions.
+are cel-go's ``undefined field 'f'``, ``type 't' does not support field selection``,
+``expected type 'bool' but found 't'`` (an operand of ``&&`` or ``||``, an ``all`` or
+``exists`` predicate) and ``found no matching overload for 'f' applied to '(t1, t2)'``
+(``'t.(t1)'`` for a member call), on the operators, ``size``, the string predicates and the
+conversions. A keyword field (``namespace``, declared escaped) is selected by its name, as
+kube's type provider allows.
 
 A node that fails to check gets cel-go's error type, which any overload accepts, so an error
 does not cascade: ``object.foo.bar == 1`` reports ``foo`` only. Where an expression reaches
