@@ -115,6 +115,28 @@ CASES: dict[str, dict[str, Any]] = {
         {"expression": "object.spec.containers.all(c, !has(c.securityContext) || "
                        "!has(c.securityContext.privileged) || !c.securityContext.privileged)"},
         {"expression": "size(object.spec.containers) <= 8"}]},
+    "core-kinds": {"matchConstraints": {"resourceRules": [
+        {"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+         "resources": ["services", "secrets", "persistentvolumeclaims", "namespaces", "nodes"]}]}, "validations": [
+        {"expression": "object.spec.ports.all(p, p.targetPort == 80 || p.targetPort == 'http')"},
+        {"expression": "object.data.x == b'a' || object.data.y == 'a'"},
+        {"expression": "object.spec.resources.requests.storage == '1Gi'"},
+        {"expression": "object.spec.finalizers.exists(f, f == 'kubernetes')"},
+        {"expression": "object.metadata.ownerReferences.exists(r, r.controller == true && r.uid == 'x')"},
+        {"expression": "object.metadata.managedFields.exists(m, m.fieldsV1.x == 1)"},
+        {"expression": "object.metadata.deletionGracePeriodSeconds > 1 && object.metadata.generation > 0"},
+        {"expression": "object.status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')"}]},
+    "apps-batch-networking": {"matchConstraints": {"resourceRules": [
+        {"operations": ["CREATE"], "apiGroups": ["apps"], "apiVersions": ["v1"], "resources": ["statefulsets"]},
+        {"operations": ["CREATE"], "apiGroups": ["batch"], "apiVersions": ["v1"], "resources": ["cronjobs", "jobs"]},
+        {"operations": ["CREATE"], "apiGroups": ["networking.k8s.io"], "apiVersions": ["v1"],
+         "resources": ["ingresses", "networkpolicies"]}]}, "validations": [
+        {"expression": "object.spec.replicas <= 3 && object.spec.serviceName != ''"},
+        {"expression": "object.spec.jobTemplate.spec.template.spec.containers.size() < 3"},
+        {"expression": "object.spec.backoffLimit < 10 && object.spec.completions == object.spec.parallelism"},
+        {"expression": "object.spec.rules.all(r, r.http.paths.all(p, p.backend.service.port.number > 0))"},
+        {"expression": "object.spec.ingress.all(i, i.ports.all(p, p.port == 80))"},
+        {"expression": "object.spec.template.spec.containers.all(c, c.resources.limits.cpu == '1')"}]},
     "params": {"matchConstraints": CONFIG_MAPS, "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"}, "validations": [
         {"expression": "params.data.x == object.data.x"},
         {"expression": "params.dta.x == 'a'"},
