@@ -122,9 +122,11 @@ def _bound(left: CelType, right: CelType) -> CelType:
 
 
 class _Checker:
-    def __init__(self, variables: Mapping[str, CelType], composited: Mapping[str, CelType]) -> None:
+    def __init__(self, variables: Mapping[str, CelType], composited: Mapping[str, CelType],
+                 undeclared: frozenset[str]) -> None:
         self.variables = variables
         self.composited = composited
+        self.undeclared = undeclared
         self.locals: dict[str, list[CelType]] = {}
         self.issues: list[_Issue] = []
 
@@ -148,6 +150,8 @@ class _Checker:
                 return stack[-1]
             if expr.name in self.variables:
                 return self.variables[expr.name]
+            if expr.name in self.undeclared:
+                return self.fail(expr, f"undeclared reference to '{expr.name}' (in container '')")
             raise NotChecked(f"identifier {expr.name}")
         if isinstance(expr, Select):
             return self.check_select(expr)
@@ -343,29 +347,33 @@ def _display(source: str, issue: _Issue) -> str:
     return f"ERROR: <input>:{line_number}:{column + 1}: {issue.message}\n | {snippet}\n | {indicator}"
 
 
-def _run(source: str, variables: Mapping[str, CelType], composited: Mapping[str, CelType]) -> tuple[CelType, list[_Issue]] | None:
-    checker = _Checker(variables, composited)
+def _run(source: str, variables: Mapping[str, CelType], composited: Mapping[str, CelType],
+         undeclared: frozenset[str]) -> tuple[CelType, list[_Issue]] | None:
+    checker = _Checker(variables, composited, undeclared)
     try:
         return checker.check(parse(source)), checker.issues
     except (NotParsed, NotChecked, RecursionError):
         return None
 
 
-def infer(source: str, variables: Mapping[str, CelType], composited: Mapping[str, CelType]) -> CelType | None:
+def infer(source: str, variables: Mapping[str, CelType], composited: Mapping[str, CelType],
+          undeclared: frozenset[str] = frozenset()) -> CelType | None:
     """The type of a policy's variable (``variables.name`` has it): DYN where it has errors, as
     kube declares a variable that does not compile; None where this module cannot tell."""
-    checked = _run(source, variables, composited)
+    checked = _run(source, variables, composited, undeclared)
     if checked is None:
         return None
     result, issues = checked
     return DYN if issues else result
 
 
-def check(source: str, variables: Mapping[str, CelType], composited: Mapping[str, CelType]) -> str | None:
+def check(source: str, variables: Mapping[str, CelType], composited: Mapping[str, CelType],
+          undeclared: frozenset[str] = frozenset()) -> str | None:
     """cel-go's display of the type errors of ``source`` over ``variables`` (and a policy's
     ``variables.name`` of the types in ``composited``): "" for none, None where this module
-    does not check the expression."""
-    checked = _run(source, variables, composited)
+    does not check the expression. A name in ``undeclared`` is one the environment leaves
+    out (``params`` when its kind has no schema): a reference to it is an error."""
+    checked = _run(source, variables, composited, undeclared)
     if checked is None:
         return None
     issues = sorted(checked[1], key=lambda issue: issue.offset)

@@ -36,7 +36,11 @@ class _ServedSchemas:
 
     def kinds_for(self, group: str, version: str, resource: str) -> list[GroupVersionKind]:
         served = self.registry.resources.get((group, version, resource))
-        return [(group, version, served.resource_type.kind)] if served is not None else []
+        if served is not None:
+            return [(group, version, served.resource_type.kind)]
+        return [(group, version, served.resource_type.kind)
+                for (served_group, served_version, _plural), served in self.registry.resources.items()
+                if (served_group, served_version, served.resource_type.singular) == (group, version, resource)]
 
     def schema(self, group: str, version: str, kind: str) -> Mapping[str, Any] | None:
         for (served_group, served_version, _plural), served in self.registry.resources.items():

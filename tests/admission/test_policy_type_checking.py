@@ -74,6 +74,14 @@ def test_params_and_variables_are_typed() -> None:
         " | variables.size == object.data.x\n | ...............^\n")}]
 
 
+def test_params_of_a_kind_without_a_schema_are_undeclared() -> None:
+    spec = _spec(_rule([""], ["v1"], ["configmaps"]), paramKind={"apiVersion": "example.com/v1", "kind": "Nope"},
+                 validations=[{"expression": "params.x == object.data.x"}])
+    assert expression_warnings(spec, Kinds()) == [{"fieldRef": "spec.validations[0].expression", "warning": (
+        "/v1, Kind=ConfigMap: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n"
+        " | params.x == object.data.x\n | ^\n")}]
+
+
 def test_builtin_schemas_are_resolved_as_kube_declares_them() -> None:
     deployment = builtin_schema("apps", "v1", "Deployment")
     assert deployment is not None

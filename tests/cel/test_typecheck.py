@@ -95,3 +95,10 @@ def test_params_and_objects_are_checked_alike() -> None:
     params = CelType("map", (CelType("string"), CelType("string")))
     assert check("params.x == object.spec.size", {**OBJECT, "params": params}, {}) == _display(
         10, "found no matching overload for '_==_' applied to '(string, int)'", "params.x == object.spec.size")
+
+
+def test_an_undeclared_name_is_an_error_where_it_stands() -> None:
+    source = "object.foo == params.x"
+    assert check(source, OBJECT, {}, frozenset(("params",))) == "\n".join((
+        _display(7, "undefined field 'foo'", source),
+        _display(15, "undeclared reference to 'params' (in container '')", source)))

@@ -74,6 +74,14 @@ CASES: dict[str, dict[str, Any]] = {
     "two-kinds": {"matchConstraints": _rules("apps", ["deployments", "replicasets"]), "validations": [
         {"expression": "object.spec.replicas > 0 && object.spec.foo == 1"},
         {"expression": "object.spec.replicas > 0"}]},
+    "singular-and-subresources": {"matchConstraints": {"resourceRules": [
+        {"operations": ["CREATE"], "apiGroups": ["apps"], "apiVersions": ["v1", "v1beta1"],
+         "resources": ["deployment", "replicasets/status", "*"]}]}, "validations": [
+        {"expression": "object.spec.foo == 1"}]},
+    "params-without-schema": {"matchConstraints": CONFIG_MAPS, "paramKind": {"apiVersion": "example.com/v1", "kind": "Nope"},
+                              "validations": [
+        {"expression": "object.foo == 1"},
+        {"expression": "object.foo == params.x"}]},
     "wildcard-group": {"matchConstraints": _rules("*", ["deployments"]), "validations": [
         {"expression": "object.spec.foo == 1"}]},
     "logic-and-null": {"matchConstraints": DEPLOYMENTS, "validations": [

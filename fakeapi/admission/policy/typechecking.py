@@ -7,7 +7,7 @@ with a wildcard group or version names none, a wildcard resource or a subresourc
 over, and at most 10 kinds of one rule are kept (``typesToCheck``); each is checked in group,
 version, kind order. For each kind, ``object`` and ``oldObject`` have the kind's schema type (a
 resource root: ``SchemaDeclType(schema, true)``), ``params`` the ``paramKind``'s (undeclared when
-its schema is not found), and each of ``spec.variables`` the type of its expression. Each
+its schema is not found: a reference to it is then an error), and each of ``spec.variables`` the type of its expression. Each
 validation's ``expression`` and ``messageExpression`` with errors for some kind gets a warning:
 per kind ``<group>/<version>, Kind=<kind>: <cel-go's errors>`` and a newline, joined by newlines.
 
@@ -38,7 +38,8 @@ GroupVersionKind = tuple[str, str, str]
 
 class SchemaSource(Protocol):
     def kinds_for(self, group: str, version: str, resource: str) -> list[GroupVersionKind]:
-        """The kinds a resource of a group version is served as (kube's ``RESTMapper.KindsFor``)."""
+        """The kinds a resource of a group version is served as, named by its plural or its
+        singular (kube's ``RESTMapper.KindsFor``)."""
 
     def schema(self, group: str, version: str, kind: str) -> Mapping[str, Any] | None:
         """A kind's schema with its references resolved; None when there is none."""
@@ -134,12 +135,15 @@ def expression_warnings(spec: Mapping[str, Any], source: SchemaSource) -> list[d
     """``TypeChecker.Check``: each validation's expression and messageExpression with type
     errors for some kind, as ``{"fieldRef", "warning"}``, in the validations' order."""
     checked: list[tuple[str, Mapping[str, CelType], Mapping[str, CelType]]] = []
+    undeclared: frozenset[str] = frozenset()
     param_gvk = _param_gvk(spec)
     try:
         param_type = _type_of(source, param_gvk) if param_gvk is not None else None
         object_types = [(gvk, _type_of(source, gvk)) for gvk in types_to_check(spec, source)]
     except UnresolvableSchema:
         return []  # kube checks these kinds; no warning is better than a partial one
+    if param_gvk is not None and param_type is None:
+        undeclared = frozenset(("params",))  # kube declares params only with its kind's schema
     for gvk, object_type in object_types:
         if object_type is None:
             continue  # as kube's, a kind without a schema is passed over
@@ -148,7 +152,7 @@ def expression_warnings(spec: Mapping[str, Any], source: SchemaSource) -> list[d
             declared["params"] = param_type
         composited: dict[str, CelType] = {}
         for variable in spec.get("variables") or ():
-            variable_type = infer(str(variable.get("expression") or ""), declared, composited)
+            variable_type = infer(str(variable.get("expression") or ""), declared, composited, undeclared)
             if variable_type is not None:
                 composited[str(variable.get("name"))] = variable_type
         group, version, kind = gvk
@@ -159,17 +163,18 @@ def expression_warnings(spec: Mapping[str, Any], source: SchemaSource) -> list[d
             expression = validation.get(field)
             if not expression:
                 continue
-            warning = _warning(str(expression), checked)
+            warning = _warning(str(expression), checked, undeclared)
             if warning:
                 warnings.append({"fieldRef": f"spec.validations[{index}].{field}", "warning": warning})
     return warnings
 
 
-def _warning(expression: str, checked: list[tuple[str, Mapping[str, CelType], Mapping[str, CelType]]]) -> str | None:
+def _warning(expression: str, checked: list[tuple[str, Mapping[str, CelType], Mapping[str, CelType]]],
+             undeclared: frozenset[str]) -> str | None:
     """One expression's warning over every kind; None where some kind's check is not known."""
     results: list[str] = []
     for kind, declared, composited in checked:
-        issues = check(expression, declared, composited)
+        issues = check(expression, declared, composited, undeclared)
         if issues is None:
             return None
         if issues:
