@@ -116,6 +116,15 @@ CASES: dict[str, dict[str, Any]] = {
         {"expression": "(has(object.data) ? object.data : {}).size() >= 0"},
         {"expression": "1 / (size(object.data) - 1) > 0"},
         {"expression": "object.missing.field == 1"}]},
+    "request-and-namespace": {"matchConstraints": DEPLOYMENTS, "validations": [
+        {"expression": "request.operation == 'CREATE' && object.spec.replicaz > 1"},
+        {"expression": "request.userInfo.username == object.metadata.name && request.userInfo.groups.exists(g, g == 'x')"},
+        {"expression": "request.dryRun == object.spec.paused && request.options.x == object.spec.replicas"},
+        {"expression": "request.name == object.spec.replicas"},
+        {"expression": "namespaceObject == null || namespaceObject.metadata.labels.tier == object.metadata.labels.tier"},
+        {"expression": "namespaceObject.metadata.creationTimestamp < object.metadata.creationTimestamp"},
+        {"expression": "namespaceObject.metadata.generation == object.metadata.name"},
+        {"expression": "request.userInfo.extra.x.exists(e, e == object.spec.minReadySeconds)"}]},
     "benchmark": {"matchConstraints": PODS, "validations": [
         {"expression": "object.spec.containers.all(c, c.image.startsWith('registry.example/')) && "
                        "(!has(object.spec.initContainers) || "

@@ -6,7 +6,8 @@ The kinds checked are those the policy's ``matchConstraints.resourceRules`` name
 with a wildcard group or version names none, a wildcard resource or a subresource is passed
 over, and at most 10 kinds of one rule are kept (``typesToCheck``); each is checked in group,
 version, kind order. For each kind, ``object`` and ``oldObject`` have the kind's schema type (a
-resource root: ``SchemaDeclType(schema, true)``), ``params`` the ``paramKind``'s (undeclared when
+resource root: ``SchemaDeclType(schema, true)``), ``request`` and ``namespaceObject`` kube's
+declared types, ``params`` the ``paramKind``'s (undeclared when
 its schema is not found: a reference to it is then an error), and each of ``spec.variables`` the type of its expression. Each
 validation's ``expression`` and ``messageExpression`` with errors for some kind gets a warning:
 per kind ``<group>/<version>, Kind=<kind>: <cel-go's errors>`` and a newline, joined by newlines.
@@ -23,6 +24,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, Protocol
 
+from ...cel.admission import NAMESPACE_OBJECT, NAMESPACE_SCHEMA, REQUEST, REQUEST_SCHEMA
 from ...cel.typecheck import check, infer
 from ...cel.types import CelType, DeclType, decl_type, type_of_decl
 from ...machinery.schema import definition_name, definitions
@@ -93,6 +95,16 @@ def object_meta_schema() -> Mapping[str, Any]:
     return _resolved({"$ref": _REF_PREFIX + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}, defs, frozenset())
 
 
+@cache
+def _admission_types() -> dict[str, CelType]:
+    """``request`` and ``namespaceObject`` as kube declares them (``BuildRequestType``,
+    ``BuildNamespaceType``): objects of fixed fields; a request's ``options`` is a dyn."""
+    request, namespace = decl_type(REQUEST_SCHEMA, False), decl_type(NAMESPACE_SCHEMA, False)
+    assert request is not None and namespace is not None
+    request.fields["options"] = DeclType("dyn")
+    return {REQUEST: type_of_decl(request), NAMESPACE_OBJECT: type_of_decl(namespace)}
+
+
 def types_to_check(spec: Mapping[str, Any], source: SchemaSource) -> list[GroupVersionKind]:
     """``typesToCheck``: the kinds the policy's resource rules name exactly, sorted."""
     kinds: set[GroupVersionKind] = set()
@@ -147,7 +159,7 @@ def expression_warnings(spec: Mapping[str, Any], source: SchemaSource) -> list[d
     for gvk, object_type in object_types:
         if object_type is None:
             continue  # as kube's, a kind without a schema is passed over
-        declared = {"object": object_type, "oldObject": object_type}
+        declared = {"object": object_type, "oldObject": object_type, **_admission_types()}
         if param_type is not None:
             declared["params"] = param_type
         composited: dict[str, CelType] = {}
