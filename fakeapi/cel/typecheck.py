@@ -55,6 +55,17 @@ _STRING_MEMBERS = {
     "startsWith": (("string",), BOOL), "endsWith": (("string",), BOOL), "contains": (("string",), BOOL),
     "matches": (("string",), BOOL), "lowerAscii": ((), STRING), "upperAscii": ((), STRING), "trim": ((), STRING),
 }
+#: Signatures of cel-go's ext strings on a string and ext lists' ``join`` on a list of strings
+#: (receiver kind, argument kinds): their results. A call outside them is not checked (some
+#: names have overloads on other types, or more than are listed here).
+_EXTENSION_MEMBERS = {
+    ("split", "string", ("string",)): CelType("list", (STRING,)),
+    ("split", "string", ("string", "int")): CelType("list", (STRING,)),
+    ("replace", "string", ("string", "string")): STRING, ("replace", "string", ("string", "string", "int")): STRING,
+    ("substring", "string", ("int",)): STRING, ("substring", "string", ("int", "int")): STRING,
+    ("charAt", "string", ("int",)): STRING, ("indexOf", "string", ("string",)): INT,
+    ("lastIndexOf", "string", ("string",)): INT, ("join", "list", ()): STRING, ("join", "list", ("string",)): STRING,
+}
 #: The conversions, by the kinds of argument each has an overload for (``int`` of a duration
 #: counted in, so that no error is claimed for one).
 _CONVERSIONS = {
@@ -293,6 +304,9 @@ class _Checker:
                 return result
             if target.kind in ("string", "bytes", "int", "uint", "double", "bool", "list", "map"):
                 return self.no_overload(expr, args, target)
+        signature = (expr.function, target.kind, tuple(arg.kind for arg in args))
+        if signature in _EXTENSION_MEMBERS and (target.kind != "list" or target.params[0].kind == "string"):
+            return _EXTENSION_MEMBERS[signature]
         raise NotChecked(f"member {expr.function}")
 
     def check_comprehension(self, expr: Comprehension) -> CelType:

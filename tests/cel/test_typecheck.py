@@ -62,6 +62,14 @@ def test_a_clean_expression_has_no_errors() -> None:
                  "&& object.spec.created != null && object.spec != null", OBJECT, {}) == ""
 
 
+def test_extension_functions_of_known_signatures_are_typed() -> None:
+    source = "object.spec.color.split('-')[0].size() == 'a' && object.spec.tags.join(',').indexOf('x') == 'b'"
+    assert check(source, OBJECT, {}) == "\n".join((
+        _display(40, "found no matching overload for '_==_' applied to '(int, string)'", source),
+        _display(90, "found no matching overload for '_==_' applied to '(int, string)'", source)))
+    assert check("object.spec.size.split('-') == []", OBJECT, {}) is None  # not claimed: ext overloads unknown here
+
+
 def test_a_keyword_names_its_escaped_field() -> None:
     meta = type_of_decl(decl_type({"type": "object", "properties": {"namespace": {"type": "string"}}}, False) or DYN)
     assert check("object.namespace == 'a'", {"object": meta}, {}) == ""
