@@ -14,7 +14,8 @@ create) and the subresource written (None for the main resource). ``Admission.lo
 another object (a PriorityClass), ``Admission.list`` the objects of a kind (the default
 StorageClass, a namespace's LimitRanges). A plugin refuses a write by raising a
 ``StatusError``. ``Admission.update_status`` writes another object's status (ResourceQuota
-usage); ``Admission.dry_run`` says whether the write being admitted is a dry run.
+usage); ``Admission.dry_run`` says whether the write being admitted is a dry run;
+``Admission.authorize`` asks the server's authorizer (who may approve or sign for a signer).
 
 Admission webhooks (``webhook``) run where kube's chain has them: the mutating ones after every
 built-in mutating plugin (and, when one changed the object, the chain once more: kube's
@@ -56,6 +57,18 @@ class StatusWriter(Protocol):
                  change: Callable[[Json], Json]) -> None: ...
 
 
+class Authorizer(Protocol):
+    """Whether ``user`` (authentication/v1 ``UserInfo``) may ``verb`` the cluster-scoped
+    ``resource`` of ``group`` named ``name``, in any version: the server's authorizer, as kube
+    gives it to the plugins that want one (``WantsAuthorizer``)."""
+
+    def __call__(self, user: Json, verb: str, group: str, resource: str, name: str) -> bool: ...
+
+
+def _always_allow(user: Json, verb: str, group: str, resource: str, name: str) -> bool:
+    return True
+
+
 #: (admission, new object, stored object or None on create, subresource or None).
 Plugin = Callable[["Admission", Json, Json | None, str | None], None]
 
@@ -79,8 +92,8 @@ _PLUGINS_THAT_WAIT = frozenset({"ServiceAccount"})
 #: the first one's error is the answer. Plugins of other modules run after them.
 _CHAIN_ORDER = ("limit_ranger", "service_account", "taint_nodes_by_condition", "pod_security", "priority",
                 "default_toleration_seconds", "default_storage_class", "storage_object_in_use_protection",
-                "persistent_volume_claim_resize", "runtime_class", "certificate_subject_restriction",
-                "default_ingress_class", "pod_topology_labels", "resource_quota")
+                "persistent_volume_claim_resize", "runtime_class", "certificate_signers",
+                "certificate_subject_restriction", "default_ingress_class", "pod_topology_labels", "resource_quota")
 
 _plugins: dict[tuple[str, str], list[Plugin]] = {}
 _validators: dict[tuple[str, str], list[Plugin]] = {}
@@ -185,7 +198,7 @@ class Admission:
     ``list`` the stored objects of a kind (in one namespace, or all)."""
 
     def __init__(self, lookup: Lookup, lister: Lister | None = None, status_writer: StatusWriter | None = None,
-                 enabled: frozenset[str] = frozenset()) -> None:
+                 enabled: frozenset[str] = frozenset(), authorizer: Authorizer = _always_allow) -> None:
         unknown = enabled - OFF_BY_DEFAULT
         if unknown:
             raise ValueError(f"admission plugins {sorted(unknown)} are not ones fakeapi enables")
@@ -193,6 +206,7 @@ class Admission:
         self.list: Lister = lister or (lambda group, kind, namespace: [])
         self.update_status: StatusWriter = status_writer or (lambda group, kind, namespace, name, change: None)
         self.dry_run = False
+        self.authorize = authorizer
         self.webhooks = WebhookDispatcher(self.lookup, self.list)
         self.policies = PolicyDispatcher(self.lookup, self.list)
         #: The ``OFF_BY_DEFAULT`` plugins this chain runs.

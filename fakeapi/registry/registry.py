@@ -25,9 +25,9 @@ from .access_reviews import (
     SelfSubjectRulesReviews,
     SubjectAccessReviews,
 )
-from ..auth.authentication import Authenticator
+from ..auth.authentication import Authenticator, UserInfo
 from .authentication_reviews import SelfSubjectReviews, TokenReviews
-from ..auth.authorization import ALWAYS_ALLOW, RBAC, AccessControl, AlwaysAllow, Authorizer, Union
+from ..auth.authorization import ALWAYS_ALLOW, RBAC, AccessControl, AlwaysAllow, Attributes, Authorizer, Union
 from .binding import LegacyBindings, PodBindings
 from .served_versions import ConvertingStore
 from .custom_resources import (
@@ -124,7 +124,8 @@ class Registry:
         self._by_kind: dict[tuple[str, str], ServedStore] = {}
         #: The admission chain (its plugins read other objects through ``_lookup``), with the
         #: plugins fakeapi runs only when enabled that ``admission_plugins`` names.
-        self.admission = Admission(self._lookup, self._list, self._update_status, admission_plugins)
+        self.admission = Admission(self._lookup, self._list, self._update_status, admission_plugins,
+                                   self._authorizes)
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         types = servable_types(self.catalogue)
         storage: dict[str, ResourceStore] = {}
@@ -167,6 +168,12 @@ class Registry:
         self.on_resources_changed: list[Callable[[], None]] = []
         self._stopping: set[asyncio.Task[None]] = set()
         self._ticker: asyncio.Task[None] | None = None
+
+    def _authorizes(self, user: Json, verb: str, group: str, resource: str, name: str) -> bool:
+        """Admission's authorizer (``Admission.authorize``): the server's (made after the
+        admission chain, which asks it only while serving requests)."""
+        return self.authorizer.authorize(Attributes(UserInfo.from_json(user), verb, True, api_group=group,
+                                                    api_version="*", resource=resource, name=name)).allowed
 
     def _serve_subresources(self, issuer: str, access: AccessControl) -> None:
         """The create-only storages: resources answered, never stored (``create_only``), and

@@ -18,13 +18,13 @@ import orjson
 
 from ..admission import Admission
 from ..apis.catalogue import ResourceType
-from ..apis.rules import NO_RULES, KindRules, rules_for
+from ..apis.rules import NO_RULES, KindRules, SubresourceStrategy, rules_for
 from ..cacher import CachedObject, Cacher
 from ..machinery.field_manager import FieldManager
 from ..machinery.jsonvalue import stored_metadata
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import selectable_fields, selects_metadata_only
-from ..machinery.status import FieldError, not_found
+from ..machinery.status import not_found
 from ..store import KeyValue, RangeRequest, StoreInterface
 from . import scale
 from .delegator import CacheDelegator
@@ -70,10 +70,9 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
         self._field_managers: dict[str | None, FieldManager] = {}
         #: ``cached_objects``' reads, by namespace: the cache's change count, the objects.
         self._listed: dict[str | None, tuple[int, list[Json]]] = {}
-        #: Subresources whose updates have a strategy of their own: subresource -> (prepare,
-        #: validate), each given the new and the stored object (pods' ephemeralcontainers, resize).
-        self.subresource_strategies: dict[str, tuple[Callable[[Json, Json], Json],
-                                                     Callable[[Json, Json], list[FieldError]]]] = {}
+        #: Subresources whose updates have a strategy of their own (pods' ephemeralcontainers
+        #: and resize, set by the registry; a kind's ``KindRules.subresources``: CSRs' approval).
+        self.subresource_strategies: dict[str, SubresourceStrategy] = dict(self.rules.subresources)
         self.cacher = Cacher(store, self.prefix, self._decode, cacher_config)
         #: ``_selectors``, bound once: every cached object holds it (a bound method each would
         #: be one more object per version for the collector to scan).
