@@ -97,10 +97,12 @@ class Case:
             time.sleep(0.2)
         raise AssertionError(f"{server} never called the webhooks of {config}")
 
-    def send(self, verb: str, method: str, path: str, body: Json = None, **kwargs: Any) -> Outcome:
-        """One request to both servers; the reviews each sent for it are compared too."""
+    def send(self, verb: str, method: str, path: str, body: Json = None, *, api: str = "/api/v1",
+             kind: str = "ConfigMap", **kwargs: Any) -> Outcome:
+        """One request to both servers for ``path`` in the case's namespace of ``api`` (a group
+        version's path); the reviews each sent for it are compared too."""
         start = len(self.hooks.records)
-        outcome = self.pair.send(self.name, "ConfigMap", verb, method, f"/api/v1/namespaces/{self.namespace}/{path}",
+        outcome = self.pair.send(self.name, kind, verb, method, f"{api}/namespaces/{self.namespace}/{path}",
                                  body=None if body is None else orjson.dumps(body), rewrite=self._same_paths,
                                  **kwargs)
         fake = self.hooks.reviews(f"/fake/{self.name}/", start)
@@ -260,3 +262,25 @@ def test_create_only_subresource(case: Case) -> None:
     case.send("create pod", "POST", "pods", pod)
     case.send("evict (refused)", "POST", "pods/evicted/eviction",
               {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "evicted"}})
+
+
+def test_scale_subresource(case: Case) -> None:
+    """A ``/scale`` write is admitted as kube's ScaleREST admits it: an autoscaling/v1 Scale
+    written through ``deployments/scale`` (the new and the stored Scale, mutating then
+    validating), not as a write of the Deployment."""
+    scale_rules = [{"operations": ["UPDATE"], "apiGroups": ["apps"], "apiVersions": ["v1"],
+                    "resources": ["deployments/scale"]}]
+    case.configure(MUTATING, {"behaviour": "label", "rules": scale_rules})
+    case.configure(VALIDATING, {"behaviour": "warn", "rules": scale_rules})
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {
+        "replicas": 1, "selector": {"matchLabels": {"app": "d"}},
+        "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    apps = {"api": "/apis/apps/v1", "kind": "Deployment"}
+    case.send("create deployment (no scale rule)", "POST", "deployments", deployment, **apps)
+    case.send("scale (merge patch)", "PATCH", "deployments/d/scale", {"spec": {"replicas": 3}},
+              content_type="application/merge-patch+json", **apps)
+    case.send("scale (update)", "PUT", "deployments/d/scale",
+              {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "d"}, "spec": {"replicas": 2}},
+              **apps)
+    case.send("update deployment (no deployments rule)", "PATCH", "deployments/d", {"spec": {"replicas": 4}},
+              content_type="application/merge-patch+json", **apps)
