@@ -10,6 +10,7 @@ from collections.abc import Callable
 import orjson
 
 from ..admission import Admission
+from ..admission.webhook.request import ServedVersion
 from ..apiextensions.crd import CustomResourceType
 from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
 from ..cacher import DELETED, CacheEvent, CacherConfig
@@ -125,7 +126,7 @@ class Registry:
         #: The admission chain (its plugins read other objects through ``_lookup``), with the
         #: plugins fakeapi runs only when enabled that ``admission_plugins`` names.
         self.admission = Admission(self._lookup, self._list, self._update_status, admission_plugins,
-                                   self._authorizes)
+                                   self._authorizes, self._served_versions)
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         types = servable_types(self.catalogue)
         storage: dict[str, ResourceStore] = {}
@@ -168,6 +169,16 @@ class Registry:
         self.on_resources_changed: list[Callable[[], None]] = []
         self._stopping: set[asyncio.Task[None]] = set()
         self._ticker: asyncio.Task[None] | None = None
+
+    def _served_versions(self, group: str, resource: str) -> tuple[ServedVersion, ...]:
+        """Admission's ``EquivalentResources``: every version served over the storage of
+        ``group``/``resource`` (its storage version's store, or a conversion over it), in the
+        order of the served resources (group, then version)."""
+        storage = next((served.storage for (g, _v, plural), served in self.resources.items()
+                        if (g, plural) == (group, resource)), None)
+        if storage is None:
+            return ()
+        return tuple(_served_version(served) for served in self.resources.values() if served.storage is storage)
 
     def _authorizes(self, user: Json, verb: str, group: str, resource: str, name: str) -> bool:
         """Admission's authorizer (``Admission.authorize``): the server's (made after the
@@ -407,3 +418,16 @@ def _custom_version(resource_store: CustomResourceStore, definition: CustomResou
                            none_conversion(resource_store.api_version, definition.group_version),
                            list_kind=definition.list_kind, custom_schema=definition.schema,
                            structural=definition.structural, printer_columns=definition.printer_columns)
+
+
+def _same(obj: Json) -> Json:
+    return obj
+
+
+def _served_version(served: ServedStore) -> ServedVersion:
+    resource_type = served.resource_type
+    if isinstance(served, ConvertingStore):
+        return ServedVersion(resource_type.group, resource_type.version, resource_type.plural, resource_type.kind,
+                             served.conversion.to_served, served.conversion.to_storage)
+    return ServedVersion(resource_type.group, resource_type.version, resource_type.plural, resource_type.kind,
+                         _same, _same)

@@ -284,3 +284,56 @@ def test_scale_subresource(case: Case) -> None:
               **apps)
     case.send("update deployment (no deployments rule)", "PATCH", "deployments/d", {"spec": {"replicas": 4}},
               content_type="application/merge-patch+json", **apps)
+
+
+def test_match_policy_across_versions(case: Case) -> None:
+    """A rule naming autoscaling/v1 HorizontalPodAutoscalers: under ``matchPolicy: Equivalent``
+    it matches a write sent in autoscaling/v2 (the same storage), and the webhook is sent the
+    object converted to v1 (``kind`` and ``resource`` v1, ``requestKind`` and
+    ``requestResource`` v2; a mutating webhook's patch applies to the v1 object); under
+    ``Exact`` it matches only writes sent in v1."""
+    v1_rule = [{"operations": ["CREATE", "UPDATE"], "apiGroups": ["autoscaling"], "apiVersions": ["v1"],
+                "resources": ["horizontalpodautoscalers"]}]
+    case.configure(MUTATING, {"behaviour": "label", "rules": v1_rule, "matchPolicy": "Equivalent"})
+    case.configure(VALIDATING, {"behaviour": "allow", "name": "exact.kasdiff.dev", "rules": v1_rule,
+                                "matchPolicy": "Exact"},
+                   {"behaviour": "allow", "name": "equivalent.kasdiff.dev", "rules": v1_rule,
+                    "matchPolicy": "Equivalent"})
+    hpa = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"}, "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}, "minReplicas": 1,
+        "maxReplicas": 3, "metrics": [{"type": "Resource", "resource": {
+            "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}}
+    v2 = {"api": "/apis/autoscaling/v2", "kind": "HorizontalPodAutoscaler"}
+    v1 = {"api": "/apis/autoscaling/v1", "kind": "HorizontalPodAutoscaler"}
+    case.send("create in v2", "POST", "horizontalpodautoscalers", hpa, **v2)
+    case.send("update in v2", "PATCH", "horizontalpodautoscalers/h", {"spec": {"maxReplicas": 4}},
+              content_type="application/merge-patch+json", **v2)
+    case.send("update in v1", "PATCH", "horizontalpodautoscalers/h", {"spec": {"maxReplicas": 5}},
+              content_type="application/merge-patch+json", **v1)
+    case.send("create in v1", "POST", "horizontalpodautoscalers",
+              {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h1"},
+               "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+                        "maxReplicas": 2, "targetCPUUtilizationPercentage": 70}}, **v1)
+
+
+def test_match_policy_across_groups(case: Case) -> None:
+    """Events are stored once and served as core/v1 and events.k8s.io/v1: a rule naming
+    events.k8s.io matches a core Event's write under ``Equivalent`` only, and is sent it as an
+    events.k8s.io/v1 Event; one written through events.k8s.io is admitted as such."""
+    events_rule = [{"operations": ["CREATE"], "apiGroups": ["events.k8s.io"], "apiVersions": ["v1"],
+                    "resources": ["events"]}]
+    case.configure(VALIDATING, {"behaviour": "allow", "name": "exact.kasdiff.dev", "rules": events_rule,
+                                "matchPolicy": "Exact"},
+                   {"behaviour": "allow", "name": "equivalent.kasdiff.dev", "rules": events_rule,
+                    "matchPolicy": "Equivalent"})  # one path: they are called at once, in any order
+    involved = {"apiVersion": "v1", "kind": "Pod", "name": "p", "namespace": case.namespace}
+    case.send("create core event", "POST", "events", {
+        "apiVersion": "v1", "kind": "Event", "metadata": {"name": "core"}, "involvedObject": involved,
+        "reason": "Tested", "message": "through core/v1", "type": "Normal",
+        "firstTimestamp": "2026-01-02T03:04:05Z", "lastTimestamp": "2026-01-02T03:04:05Z"}, kind="Event")
+    case.send("create events.k8s.io event", "POST", "events", {
+        "apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "grouped"},
+        "eventTime": "2026-01-02T03:04:05.000000Z", "regarding": involved, "reason": "Tested",
+        "note": "through events.k8s.io/v1", "type": "Normal", "action": "Testing",
+        "reportingController": "kasdiff.dev/test", "reportingInstance": "kasdiff"},
+              api="/apis/events.k8s.io/v1", kind="Event")
