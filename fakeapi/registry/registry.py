@@ -127,6 +127,8 @@ class Registry:
         #: plugins fakeapi runs only when enabled that ``admission_plugins`` names.
         self.admission = Admission(self._lookup, self._list, self._update_status, admission_plugins,
                                    self._authorizes, self._served_versions)
+        #: ``_served_versions``' answers, until the served resources change (``_changed``).
+        self._equivalents: dict[tuple[str, str], tuple[ServedVersion, ...]] = {}
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         types = servable_types(self.catalogue)
         storage: dict[str, ResourceStore] = {}
@@ -174,11 +176,13 @@ class Registry:
         """Admission's ``EquivalentResources``: every version served over the storage of
         ``group``/``resource`` (its storage version's store, or a conversion over it), in the
         order of the served resources (group, then version)."""
-        storage = next((served.storage for (g, _v, plural), served in self.resources.items()
-                        if (g, plural) == (group, resource)), None)
-        if storage is None:
-            return ()
-        return tuple(_served_version(served) for served in self.resources.values() if served.storage is storage)
+        versions = self._equivalents.get((group, resource))
+        if versions is None:
+            storage = next((served.storage for (g, _v, plural), served in self.resources.items()
+                            if (g, plural) == (group, resource)), None)
+            versions = self._equivalents[(group, resource)] = () if storage is None else tuple(
+                _served_version(served) for served in self.resources.values() if served.storage is storage)
+        return versions
 
     def _authorizes(self, user: Json, verb: str, group: str, resource: str, name: str) -> bool:
         """Admission's authorizer (``Admission.authorize``): the server's (made after the
@@ -352,6 +356,7 @@ class Registry:
         self._changed()
 
     def _changed(self) -> None:
+        self._equivalents.clear()
         for listener in self.on_resources_changed:
             listener()
 

@@ -337,3 +337,40 @@ def test_match_policy_across_groups(case: Case) -> None:
         "note": "through events.k8s.io/v1", "type": "Normal", "action": "Testing",
         "reportingController": "kasdiff.dev/test", "reportingInstance": "kasdiff"},
               api="/apis/events.k8s.io/v1", kind="Event")
+
+
+def test_match_policy_across_custom_resource_versions(case: Case) -> None:
+    """A custom resource served in v1 (its storage version) and v2: a rule naming v1 matches a
+    write sent in v2 under ``Equivalent`` only, and is sent the object in v1."""
+    group = "match.kasdiff.example.com"
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": f"gadgets.{group}"},
+           "spec": {"group": group, "scope": "Namespaced",
+                    "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+                    "versions": [{"name": version, "served": True, "storage": version == "v1", "schema": {
+                        "openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                            "type": "object", "properties": {"size": {"type": "integer"}}}}}}}
+                        for version in ("v1", "v2")]}}
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    for client in (case.pair.fake, case.pair.real):
+        assert client.post(crds, json=crd).status_code == 201
+    try:
+        for client in (case.pair.fake, case.pair.real):  # kube serves a new CRD once it is established
+            deadline = time.monotonic() + 30
+            while client.get(f"/apis/{group}/v2/namespaces/{case.namespace}/gadgets").status_code != 200:
+                assert time.monotonic() < deadline, f"{client.base_url} never served gadgets"
+                time.sleep(0.1)
+        v1_rule = [{"operations": ["CREATE", "UPDATE"], "apiGroups": [group], "apiVersions": ["v1"],
+                    "resources": ["gadgets"]}]
+        case.configure(MUTATING, {"behaviour": "label", "rules": v1_rule, "matchPolicy": "Equivalent"},
+                       {"behaviour": "allow", "name": "exact.kasdiff.dev", "rules": v1_rule, "matchPolicy": "Exact"})
+        v2 = {"api": f"/apis/{group}/v2", "kind": "Gadget"}
+        case.send("create in v2", "POST", "gadgets",
+                  {"apiVersion": f"{group}/v2", "kind": "Gadget", "metadata": {"name": "g"}, "spec": {"size": 1}}, **v2)
+        case.send("update in v2", "PATCH", "gadgets/g", {"spec": {"size": 2}},
+                  content_type="application/merge-patch+json", **v2)
+        case.send("update in v1", "PATCH", "gadgets/g", {"spec": {"size": 3}},
+                  content_type="application/merge-patch+json", api=f"/apis/{group}/v1", kind="Gadget")
+    finally:
+        for client in (case.pair.fake, case.pair.real):
+            client.delete(f"{crds}/gadgets.{group}")
