@@ -89,12 +89,12 @@ class Attributes:
     request: WebhookRequest
     kind_group: str | None = None
     kind_version: str | None = None
-    #: The versions of the resource's storage (its ``EquivalentResources``), in which ``object``
-    #: and ``old_object`` are in the storage version; empty where they are in the request's
-    #: (a resource served in one version, a subresource of another kind: ``/scale``).
+    #: The versions of the resource's storage (its ``EquivalentResources``). With any, ``object``
+    #: and ``old_object`` are in the storage version; without, in the request's (a body of
+    #: another kind: ``/scale``, ``/eviction``).
     versions: tuple[ServedVersion, ...] = ()
     #: Where these are the attributes a webhook or policy is given in a version of its own
-    #: (``versioned``): the request's kind and resource, ``requestKind`` and ``requestResource``.
+    #: (``in_version``): the request's kind and resource, ``requestKind`` and ``requestResource``.
     request_kind: Json | None = None
     request_resource: Json | None = None
 
