@@ -494,8 +494,9 @@ async def _admitted(registry: Registry, request: Request, options: dict[str, Any
     (kube's admission attributes); else it runs as it is."""
     if not registry.admission.configured() and not registry.admission.may_wait:
         return write(*args, **kwargs)
-    token = webhook_request.current.set(
-        webhook_request.WebhookRequest(request_user(request).to_json(), options, dry))
+    info = request_info_of(request.scope)
+    token = webhook_request.current.set(webhook_request.WebhookRequest(
+        request_user(request).to_json(), options, dry, (info.api_group, info.api_version, info.resource)))
     try:
         return await run_awaiting(write, *args, **kwargs)
     finally:

@@ -130,6 +130,12 @@ class ConvertingStore(FieldManagedWrites):
     def cacher(self) -> Cacher:
         return self.storage.cacher
 
+    @property
+    def conversion(self) -> Conversion:
+        """Between the storage version and this served version (admission converts the objects
+        it admits to the version a webhook or policy names)."""
+        return self._conversion
+
     # ----------------------------------------------------------------- conversions
 
     def _served_view(self, view: ResponseView | None) -> ResponseView:
