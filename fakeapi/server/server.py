@@ -25,8 +25,10 @@ from ..controllers import (
 from ..etcd.client import RemoteStore
 from ..faults.engine import Faults
 from ..http import openapi
+from ..http.aggregated_discovery import AggregatedDiscoveryManager
 from ..http.app import http_app
 from ..http.discovery import Discovery
+from ..http.proxy import APIServiceProxy
 from ..metrics.collector import ServerMetrics, version_labels
 from ..metrics.storage_timing import TimedRemoteStore, TimedStore
 from ..registry import versioner
@@ -69,7 +71,12 @@ class Server:
         # kube-apiserver's own controllers: they run whatever --controllers says.
         self.controllers.append(CustomResourceCleanup(self.registry, gc_finalizers=gc))
         self.controllers.append(APIServiceAvailability(self.registry))
-        self.discovery = Discovery(self.registry, f"{config.host}:{config.port}")
+        # kube-aggregator: requests for a service-backed APIService's group version go to its
+        # server; its discovery is fetched from there and merged into the server's.
+        self.proxy = APIServiceProxy(self.registry)
+        self.aggregated_discovery = AggregatedDiscoveryManager(self.proxy, self._aggregation_changed)
+        self.discovery = Discovery(self.registry, f"{config.host}:{config.port}",
+                                   lambda: self.aggregated_discovery.versions.values())
         self.openapi = openapi.OpenAPIV3(self.registry)
         self.registry.on_resources_changed.append(self._resources_changed)
         self.timers = StoreTimers(self.store, config.progress_interval)
@@ -84,6 +91,8 @@ class Server:
         self.registry.start()
         for controller in self.controllers:
             controller.start()
+        self.proxy.start()
+        self.aggregated_discovery.start()
         self.timers.start()
         if self.config.compaction_interval > 0:
             self._compactor = asyncio.create_task(self._compact_periodically())
@@ -95,6 +104,8 @@ class Server:
         await cancel_and_wait([self._compactor])
         for controller in self.controllers:
             await controller.stop()
+        await self.aggregated_discovery.stop()
+        await self.proxy.aclose()
         await self.timers.stop()
         await self.registry.stop()
         if self.journal is not None:
@@ -105,6 +116,9 @@ class Server:
     def _resources_changed(self) -> None:
         self.discovery.invalidate()
         self.openapi.sync_custom_resources(self.registry)
+
+    def _aggregation_changed(self) -> None:
+        self.discovery.invalidate()
 
     def compact(self, revision: int | None = None) -> int:
         rev = self.store.revision if revision is None else revision

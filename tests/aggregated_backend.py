@@ -1,0 +1,126 @@
+"""A small aggregated API server for tests: HTTPS on 127.0.0.1 (a throwaway CA's certificate, for
+``127.0.0.1`` and ``<service>.<namespace>.svc``) serving ``flunders`` of any group under
+``/apis/<group>/<version>``, and recording what it received.
+
+* ``/apis``: its ``APIGroupDiscoveryList`` (``GROUP`` / ``VERSION``) when asked for one and
+  ``aggregated`` is on, else 406 (a server without aggregated discovery);
+  ``/apis/<group>/<version>``: the legacy ``APIResourceList``.
+* ``GET``, ``POST`` ... of ``.../flunders[/<name>]``: an ``echo`` of the request (method, path,
+  query, the headers but those that vary by connection, the body), 201 for a POST.
+* ``GET ...?watch=true``: a watch, one ADDED event, then (once ``release`` is set) a second one,
+  and the end of the stream.
+
+Every answer closes its connection, so that once ``stop``ped the backend refuses connections
+(a kept-alive one would still be served by its thread).
+
+``requests`` lists each (method, path, headers) received."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from https_server import QuietHandler, https_server
+
+GROUP = "wardle.aggregation.kasdiff.example.com"
+VERSION = "v1alpha1"
+#: Headers the echo leaves out: the connection's, and what the servers' HTTP clients add.
+_UNECHOED = frozenset({"host", "content-length", "connection", "accept-encoding", "transfer-encoding"})
+
+_RESOURCES = [
+    {"name": "flunders", "singularName": "flunder", "namespaced": True, "kind": "Flunder",
+     "verbs": ["create", "delete", "get", "list", "watch"], "shortNames": ["fl"], "categories": ["wardle"]},
+    {"name": "flunders/status", "singularName": "", "namespaced": True, "kind": "Flunder", "verbs": ["get", "update"]},
+]
+
+
+def _aggregated_document(group: str) -> dict[str, Any]:
+    return {"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": [{
+        "metadata": {"name": group}, "versions": [{"version": VERSION, "resources": [{
+            "resource": "flunders", "responseKind": {"group": group, "version": VERSION, "kind": "Flunder"},
+            "scope": "Namespaced", "singularResource": "flunder", "verbs": _RESOURCES[0]["verbs"],
+            "shortNames": ["fl"], "categories": ["wardle"],
+            "subresources": [{"subresource": "status", "responseKind": {"group": group, "version": VERSION,
+                                                                        "kind": "Flunder"}, "verbs": ["get", "update"]}],
+        }], "freshness": "Current"}]}]}
+
+
+class AggregatedBackend:
+    def __init__(self, group: str = GROUP, aggregated: bool = True, service_name: str = "") -> None:
+        self.requests: list[tuple[str, str, dict[str, str]]] = []
+        self.release = threading.Event()
+        backend = self
+
+        class Handler(QuietHandler):
+            def _echo(self) -> dict[str, Any]:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length).decode() if length else ""
+                path, _, query = self.path.partition("?")
+                headers: dict[str, list[str]] = {}
+                for name, value in self.headers.items():
+                    if name.lower() not in _UNECHOED:
+                        headers.setdefault(name.lower(), []).append(value)
+                return {"method": self.command, "path": path, "query": query, "headers": headers, "body": body}
+
+            def _answer(self) -> None:
+                backend.requests.append((self.command, self.path, dict(self.headers)))
+                path = self.path.partition("?")[0]
+                if path == "/apis":
+                    if aggregated and "as=APIGroupDiscoveryList" in self.headers.get("Accept", ""):
+                        self.send(200, json.dumps(_aggregated_document(group)).encode(),
+                                  "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+                    else:
+                        self.send(406, b'{"kind":"Status"}', "application/json")
+                    return
+                if path == f"/apis/{group}/{VERSION}":
+                    self.send(200, json.dumps({"kind": "APIResourceList", "apiVersion": "v1",
+                                               "groupVersion": f"{group}/{VERSION}",
+                                               "resources": _RESOURCES}).encode(), "application/json")
+                    return
+                if "watch=true" in self.path:
+                    self._watch()
+                    return
+                echo = self._echo()
+                self.send(201 if self.command == "POST" else 200,
+                          json.dumps({"kind": "Flunder", "apiVersion": f"{group}/{VERSION}", "echo": echo}).encode(),
+                          "application/json")
+
+            def end_headers(self) -> None:
+                # No connection kept alive: once stopped, the backend refuses the next request.
+                self.send_header("Connection", "close")
+                super().end_headers()
+
+            def _watch(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for number in (1, 2):
+                    line = json.dumps({"type": "ADDED", "object": {"kind": "Flunder", "apiVersion": f"{group}/{VERSION}",
+                                                                   "metadata": {"name": f"f{number}"}}}) + "\n"
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line.encode()))
+                    self.wfile.flush()
+                    if number == 1:
+                        backend.release.wait(30)
+                self.wfile.write(b"0\r\n\r\n")
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer  # noqa: N815 - http.server's names
+
+        hosts = ["127.0.0.1", *([service_name] if service_name else [])]
+        self._httpd, self.ca = https_server(Handler, "aggregated-test-ca", hosts)
+        self.port = self._httpd.server_address[1]
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> AggregatedBackend:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.release.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._thread.is_alive():
+            self.stop()

@@ -1,0 +1,185 @@
+"""API aggregation against the real kube-apiserver: an aggregated API server started here
+(``aggregated_backend``) behind an ExternalName Service naming 127.0.0.1 on both servers (kube
+resolves a ClusterIP Service to its cluster IP, which leads nowhere on the host), its
+APIService registered on both. Compared: get, list, create, a watch (streamed: its first event
+arrives while the backend holds the stream open) through the proxy, what the backend received
+(the X-Remote-* headers of the user, an impersonated one's groups and extras, the query as kube
+re-encodes it, the body), ``/apis``, ``/apis/<group>``, the aggregated discovery document's
+entries (fetched from the backend, or its legacy document when it has no aggregated one, or
+Stale for an APIService that is not Available), kube's 503s for an APIService not Available and
+for a backend gone, and kubectl 1.35's ``get --raw`` through both."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from aggregated_backend import GROUP, VERSION, AggregatedBackend
+from differ import NAMESPACE, Pair, differences
+
+from fakeapi.cluster.control_plane import free_port, kubectl_binary
+
+_API_SERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
+_SERVICE = "aggregated-backend"
+_LEGACY_GROUP = f"legacy.{GROUP}"
+_DOWN_GROUP = f"down.{GROUP}"
+_FLUNDERS = f"/apis/{GROUP}/{VERSION}/namespaces/{NAMESPACE}/flunders"
+_AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+#: Longer than kube's availability check, its first retries and a discovery fetch.
+_TIMEOUT = 30.0
+
+
+def _register(client: httpx.Client, group: str, port: int, priority: int) -> None:
+    body = {"metadata": {"name": f"{VERSION}.{group}"}, "spec": {
+        "group": group, "version": VERSION, "groupPriorityMinimum": priority, "versionPriority": 15,
+        "insecureSkipTLSVerify": True, "service": {"namespace": NAMESPACE, "name": _SERVICE, "port": port}}}
+    response = client.post(_API_SERVICES, json=body)
+    assert response.status_code == 201, response.text
+
+
+def _available(client: httpx.Client, group: str) -> str:
+    status = client.get(f"{_API_SERVICES}/{VERSION}.{group}").json().get("status") or {}
+    return next((c["status"] for c in status.get("conditions") or () if c["type"] == "Available"), "")
+
+
+def _aggregated_entries(client: httpx.Client) -> list[Any]:
+    document = client.get("/apis", headers={"Accept": _AGGREGATED}).json()
+    return [item for item in document["items"] if item["metadata"]["name"].endswith(GROUP)]
+
+
+def _wait(condition: Any, what: str) -> None:
+    deadline = time.monotonic() + _TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def backends(pair: Pair) -> Iterator[tuple[AggregatedBackend, AggregatedBackend]]:
+    """The aggregated server (aggregated discovery), one of another group with only legacy
+    discovery, and an APIService of a third group whose port nobody listens on; registered on
+    both servers and, but that one, Available with their discovery fetched."""
+    service = {"metadata": {"name": _SERVICE}, "spec": {"type": "ExternalName", "externalName": "127.0.0.1"}}
+    with AggregatedBackend() as backend, AggregatedBackend(_LEGACY_GROUP, aggregated=False) as legacy:
+        for client in (pair.fake, pair.real):
+            assert client.post(f"/api/v1/namespaces/{NAMESPACE}/services", json=service).status_code in (201, 409)
+        time.sleep(1)  # kube's availability controller reads Services from an informer
+        for client in (pair.fake, pair.real):
+            _register(client, GROUP, backend.port, 2000)
+            _register(client, _LEGACY_GROUP, legacy.port, 1500)
+            _register(client, _DOWN_GROUP, free_port(), 1800)
+        for client in (pair.fake, pair.real):
+            _wait(lambda: _available(client, GROUP) == "True" and _available(client, _LEGACY_GROUP) == "True"
+                  and _available(client, _DOWN_GROUP) == "False", "the APIServices' conditions")
+            _wait(lambda: sum(version.get("freshness") == "Current" for item in _aggregated_entries(client)
+                              for version in item["versions"]) == 2, "the backends' discovery")
+        yield backend, legacy
+    for client in (pair.fake, pair.real):
+        for group in (GROUP, _LEGACY_GROUP, _DOWN_GROUP):
+            client.delete(f"{_API_SERVICES}/{VERSION}.{group}")
+        client.delete(f"/api/v1/namespaces/{NAMESPACE}/services/{_SERVICE}")
+
+
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+#: Headers of random UUIDs: the request's audit ID (each server's own), kubectl's session.
+_RANDOM_IDS = ("audit-id", "kubectl-session")
+
+
+def _random_ids_masked(answer: Any, is_fake: bool) -> Any:
+    """An echo's random IDs as whether each is a UUID."""
+    headers = (answer.get("echo") or {}).get("headers") if isinstance(answer, dict) else None
+    for name in _RANDOM_IDS:
+        if headers and name in headers:
+            headers[name] = [bool(_UUID.match(value)) for value in headers[name]]
+    return answer
+
+
+def _same(pair: Pair, verb: str, method: str, path: str, **kwargs: Any) -> Any:
+    """The answers of both servers, the same; kube's (as compared)."""
+    kwargs.setdefault("rewrite", _random_ids_masked)
+    outcome = pair.send("aggregation", "Flunder", verb, method, path, **kwargs)
+    assert not outcome.differences, "\n".join(outcome.differences)
+    assert outcome.fake.headers.get("content-type") == outcome.real.headers.get("content-type")
+    return outcome.real.body
+
+
+def test_requests_reach_the_backend_as_kube_sends_them(pair: Pair, backends: Any) -> None:
+    echo = _same(pair, "list", "GET", f"{_FLUNDERS}?limit=5&labelSelector=a%3Db&allowWatchBookmarks=true")["echo"]
+    assert echo["query"] == "allowWatchBookmarks=true&labelSelector=a%3Db&limit=5"  # as Go's Values.Encode
+    assert echo["headers"]["x-remote-group"] and "authorization" not in echo["headers"]
+    _same(pair, "get", "GET", f"{_FLUNDERS}/one?pretty=true")
+    _same(pair, "create", "POST", _FLUNDERS, body=b'{"kind":"Flunder","metadata":{"name":"two"}}')
+    _same(pair, "patch", "PATCH", f"{_FLUNDERS}/two", body=b'{"spec":{}}', content_type="application/merge-patch+json")
+    _same(pair, "delete", "DELETE", f"{_FLUNDERS}/two")
+    echo = _same(pair, "get-impersonated", "GET", f"{_FLUNDERS}/one", headers={
+        "Impersonate-User": "alice", "Impersonate-Group": "wardens", "Impersonate-Extra-Scopes": "view",
+        "Impersonate-Extra-Acme.Example%2FTeam": "blue"})["echo"]
+    assert echo["headers"]["x-remote-user"] == ["alice"]
+    assert echo["headers"]["x-remote-extra-acme.example%2fteam"] == ["blue"]
+    _same(pair, "discovery", "GET", f"/apis/{GROUP}/{VERSION}")
+
+
+def test_a_watch_is_streamed_through(pair: Pair, backends: tuple[AggregatedBackend, AggregatedBackend]) -> None:
+    backend = backends[0]
+    for client in (pair.fake, pair.real):
+        backend.release.clear()
+        with client.stream("GET", f"{_FLUNDERS}?watch=true") as response:
+            assert response.status_code == 200
+            lines = response.iter_lines()
+            assert json.loads(next(lines))["object"]["metadata"]["name"] == "f1"  # the backend still holds the stream
+            backend.release.set()
+            assert json.loads(next(lines))["object"]["metadata"]["name"] == "f2"
+    backend.release.set()
+    _same(pair, "watch", "GET", f"{_FLUNDERS}?watch=true")
+
+
+def test_discovery_merges_the_backends(pair: Pair, backends: Any) -> None:
+    def ours(answer: Any, is_fake: bool) -> Any:
+        return [group for group in answer["groups"] if group["name"].endswith(GROUP)]
+
+    _same(pair, "apis", "GET", "/apis", rewrite=ours)
+    for group in (GROUP, _LEGACY_GROUP, _DOWN_GROUP):
+        _same(pair, "apigroup", "GET", f"/apis/{group}")
+
+    def aggregated(answer: Any, is_fake: bool) -> Any:
+        return [item for item in answer["items"] if item["metadata"]["name"].endswith(GROUP)]
+
+    items = _same(pair, "aggregated-discovery", "GET", "/apis", headers={"Accept": _AGGREGATED}, rewrite=aggregated)
+    # By groupPriorityMinimum; the down one's Stale and empty, the legacy one's converted.
+    assert [(item["metadata"]["name"], version["freshness"], [r["resource"] for r in version.get("resources", ())])
+            for item in items for version in item["versions"]] == [
+        (GROUP, "Current", ["flunders"]), (_DOWN_GROUP, "Stale", []), (_LEGACY_GROUP, "Current", ["flunders"])]
+
+
+def test_kube_refuses_for_an_unavailable_api_service(pair: Pair, backends: Any) -> None:
+    _same(pair, "unavailable", "GET", f"/apis/{_DOWN_GROUP}/{VERSION}/namespaces/{NAMESPACE}/flunders")
+    _same(pair, "unavailable-discovery", "GET", f"/apis/{_DOWN_GROUP}/{VERSION}")
+
+
+def test_kubectl_reaches_the_backend(pair: Pair, backends: Any, fake_server: Any, real_server: Any) -> None:
+    outputs = []
+    for kubeconfig in (fake_server.kubeconfig, real_server.kubeconfig):
+        proc = subprocess.run([str(kubectl_binary()), "--kubeconfig", str(kubeconfig), "get", "--raw",
+                               f"{_FLUNDERS}/one"], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(_random_ids_masked(json.loads(proc.stdout), False))
+    assert not list(differences(*outputs)), list(differences(*outputs))
+    assert outputs[0]["echo"]["headers"]["x-remote-group"]
+
+
+def test_a_backend_gone_is_kubes_503(pair: Pair, backends: tuple[AggregatedBackend, AggregatedBackend]) -> None:
+    """Last: stops the backend. The APIService is still Available until the next check."""
+    backends[0].stop()
+
+    def port_free(answer: Any, is_fake: bool) -> Any:
+        return answer.replace(str(backends[0].port), "<port>") if isinstance(answer, str) else answer
+
+    _same(pair, "backend-gone", "GET", f"{_FLUNDERS}/one", rewrite=port_free)
