@@ -111,11 +111,12 @@ def _routes() -> tuple[BaseRoute, ...]:
     route(routes, "/apis/", _api_groups, every_method)
     route(routes, "/api/{version}", _core_resources, ["GET"])
     route(routes, "/apis/{group}", _api_group, ["GET"])
+    route(routes, "/apis/{group}/", _api_group, ["GET"])
     methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
-    # An aggregated group version takes every method of these to its server; others GET only.
-    route(routes, "/apis/{group}/{version}", _group_resources, methods)
     route(routes, "/api/{version}/{rest:path}", _core, methods)
-    route(routes, "/apis/{group}/{version}/{rest:path}", _grouped, methods)
+    # An aggregated group version's server has every method; fakeapi's own routes refuse these.
+    route(routes, "/apis/{group}/{version}", _group_resources, [*methods, *_PROXIED_ONLY])
+    route(routes, "/apis/{group}/{version}/{rest:path}", _grouped, [*methods, *_PROXIED_ONLY])
     route(routes, "/.well-known/openid-configuration", _openid_configuration, ["GET"])
     route(routes, "/openid/v1/jwks", _openid_keys, ["GET"])
     route(routes, "/fakeapi/v1/compact", _compact, ["POST"])
@@ -124,6 +125,10 @@ def _routes() -> tuple[BaseRoute, ...]:
     metric_routes.add_routes(routes)
     client_routes.add_routes(routes)
     return tuple(routes)
+
+
+#: Methods only an aggregated server is asked (kube's go-restful routes answer them 405).
+_PROXIED_ONLY = ("HEAD", "OPTIONS")
 
 
 async def _no_route(_request: Request, _exc: Exception) -> Response:
@@ -224,6 +229,8 @@ async def _grouped(request: Request) -> Response:
         return await server.proxy.forward(request, backend, request_user(request))
     if not server.discovery.serves_group(request.path_params["group"]):
         return page_not_found()  # no route under a group kube does not serve
+    if request.method in _PROXIED_ONLY:
+        return status_response(method_not_allowed_path())
     return await resources.handle(server.registry, request, server.faults)
 
 

@@ -125,6 +125,7 @@ def test_requests_reach_the_backend_as_kube_sends_them(pair: Pair, backends: Any
     assert echo["headers"]["x-remote-user"] == ["alice"]
     assert echo["headers"]["x-remote-extra-acme.example%2fteam"] == ["blue"]
     _same(pair, "discovery", "GET", f"/apis/{GROUP}/{VERSION}")
+    _same(pair, "head", "HEAD", f"{_FLUNDERS}/one")  # the backend's 501: kube passes every method
 
 
 def test_a_watch_is_streamed_through(pair: Pair, backends: tuple[AggregatedBackend, AggregatedBackend]) -> None:
@@ -146,8 +147,10 @@ def test_discovery_merges_the_backends(pair: Pair, backends: Any) -> None:
         return [group for group in answer["groups"] if group["name"].endswith(GROUP)]
 
     _same(pair, "apis", "GET", "/apis", rewrite=ours)
-    for group in (GROUP, _LEGACY_GROUP, _DOWN_GROUP):
+    for group in (GROUP, _LEGACY_GROUP, _DOWN_GROUP, "apps"):
         _same(pair, "apigroup", "GET", f"/apis/{group}")
+    _same(pair, "apigroup", "GET", f"/apis/{GROUP}/")
+    _same(pair, "apigroup", "GET", f"/apis/{GROUP}", headers={"Accept": "application/vnd.kubernetes.protobuf"})
 
     def aggregated(answer: Any, is_fake: bool) -> Any:
         return [item for item in answer["items"] if item["metadata"]["name"].endswith(GROUP)]
