@@ -6,14 +6,18 @@
   ``aggregated`` is on, else 406 (a server without aggregated discovery);
   ``/apis/<group>/<version>``: the legacy ``APIResourceList``.
 * ``GET``, ``POST`` ... of ``.../flunders[/<name>]``: an ``echo`` of the request (method, path,
-  query, the headers but those that vary by connection, the body), 201 for a POST.
+  query, the headers but those that vary by connection, the body, the common name of the
+  client's certificate if it presented one), 201 for a POST.
 * ``GET ...?watch=true``: a watch, one ADDED event, then (once ``release`` is set) a second one,
   and the end of the stream.
 
 Every answer closes its connection, so that once ``stop``ped the backend refuses connections
 (a kept-alive one would still be served by its thread).
 
-``requests`` lists each (method, path, headers) received."""
+``requests`` lists each (method, path, headers) received. With ``client_ca_pem`` (an
+authenticating proxy's CA, as an aggregated server reads it from
+``extension-apiserver-authentication``) the server accepts only clients with a certificate that
+CA signed."""
 
 from __future__ import annotations
 
@@ -47,7 +51,8 @@ def _aggregated_document(group: str) -> dict[str, Any]:
 
 
 class AggregatedBackend:
-    def __init__(self, group: str = GROUP, aggregated: bool = True, service_name: str = "") -> None:
+    def __init__(self, group: str = GROUP, aggregated: bool = True, service_name: str = "",
+                 client_ca_pem: str = "") -> None:
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.release = threading.Event()
         backend = self
@@ -61,7 +66,11 @@ class AggregatedBackend:
                 for name, value in self.headers.items():
                     if name.lower() not in _UNECHOED:
                         headers.setdefault(name.lower(), []).append(value)
-                return {"method": self.command, "path": path, "query": query, "headers": headers, "body": body}
+                echo = {"method": self.command, "path": path, "query": query, "headers": headers, "body": body}
+                peer = self.connection.getpeercert()
+                if peer:
+                    echo["client"] = dict(pair[0] for pair in peer["subject"])["commonName"]
+                return echo
 
             def _answer(self) -> None:
                 backend.requests.append((self.command, self.path, dict(self.headers)))
@@ -108,7 +117,7 @@ class AggregatedBackend:
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer  # noqa: N815 - http.server's names
 
         hosts = ["127.0.0.1", *([service_name] if service_name else [])]
-        self._httpd, self.ca = https_server(Handler, "aggregated-test-ca", hosts)
+        self._httpd, self.ca = https_server(Handler, "aggregated-test-ca", hosts, client_ca_pem=client_ca_pem)
         self.port = self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 

@@ -10,7 +10,8 @@ through ``/status`` as the field manager ``kube-apiserver``.
   when no ready endpoint of theirs has a port of the Service port's name (``MissingEndpoints``).
 * Past those checks (at once for other Service types), the backend is asked for its discovery
   document, ``GET /apis/<group>/<version>`` over HTTPS without verifying its certificate, as
-  ``system:kube-aggregator`` in ``system:masters`` (the authenticating proxy's headers): a 2xx
+  ``system:kube-aggregator`` in ``system:masters`` (the authenticating proxy's headers, and its
+  client certificate when the server has one): a 2xx
   answer within 5 s is ``Passed``, anything else ``FailedDiscoveryCheck`` with Go's error text
   (``bad status from <url>: 404``, ``dial tcp ...: connect: connection refused``, ``context
   deadline exceeded (Client.Timeout exceeded while awaiting headers)``); a failed check is tried
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..apis.apiregistration.conditions import available_condition, local_available_condition, set_condition
+from ..apis.apiregistration.transport import ClientFiles, backend_tls_context
 from ..apis.discovery.endpoints import SERVICE_NAME_LABEL, host_port, ready_addresses
 from ..cacher import DELETED, CacheEvent, CachedObject
 from ..machinery.golang import go_quote
@@ -62,7 +64,10 @@ Json = dict[str, Any]
 
 
 class APIServiceAvailability:
-    def __init__(self, registry: Registry) -> None:
+    """``client_files``: the front proxy's client certificate and key, presented to backends."""
+
+    def __init__(self, registry: Registry, client_files: ClientFiles | None = None) -> None:
+        self.client_files = client_files
         self.api_services = registry.resources[("apiregistration.k8s.io", "v1", "apiservices")].storage
         self.services = registry.resources[("", "v1", "services")].storage
         self.endpoint_slices = registry.resources[("discovery.k8s.io", "v1", "endpointslices")].storage
@@ -238,7 +243,8 @@ class APIServiceAvailability:
 
         if self._session is None:
             self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(ssl=False, force_close=True), trust_env=False,
+                connector=aiohttp.TCPConnector(ssl=backend_tls_context("", True, self.client_files), force_close=True),
+                trust_env=False,
                 timeout=aiohttp.ClientTimeout(total=DISCOVERY_TIMEOUT))
         try:
             async with self._session.get(url, headers=_PROXY_HEADERS, allow_redirects=False) as response:

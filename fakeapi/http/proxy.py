@@ -20,7 +20,8 @@ fakeapi authenticated and authorized it, as kube-apiserver passes it.
   Service's ready endpoints (kube's resolver with ``--enable-aggregator-routing``: fakeapi's
   cluster IPs lead nowhere), as the availability controller finds it. Its certificate is verified
   against the APIService's ``caBundle`` for the name ``<service>.<namespace>.svc``, or not at all
-  with ``insecureSkipTLSVerify``.
+  with ``insecureSkipTLSVerify``; the front proxy's client certificate is presented when the
+  server has one (``fakeapi serve --tls``).
 * Back to the client: the backend's status, headers (but the hop-by-hop ones) and body, streamed
   chunk by chunk as they come (a watch stays open as long as the backend's), never read whole.
   A discovery request (``/apis/<group>/<version>``) has 5 s to be answered, as kube's
@@ -31,11 +32,8 @@ fakeapi authenticated and authorized it, as kube-apiserver passes it.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import posixpath
 import random
-import ssl
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
@@ -47,6 +45,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from ..apis.apiregistration.conditions import AVAILABLE
+from ..apis.apiregistration.transport import ClientFiles, backend_tls_context
 from ..apis.discovery.endpoints import SERVICE_NAME_LABEL, host_port, ready_addresses
 from ..auth.authentication import UserInfo
 from ..cacher import DELETED, CacheEvent
@@ -187,12 +186,14 @@ class BackendAnswer:
 
 
 class APIServiceProxy:
-    """The calls to the backends, over one pooled session per (CA bundle, verification); ``aclose``
-    ends them with the server."""
+    """The calls to the backends, over one pooled session per (CA bundle, verification), with the
+    front proxy's client certificate (``client_files``) when there is one; ``aclose`` ends them
+    with the server."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, client_files: ClientFiles | None = None) -> None:
         self.backends = Backends(registry)
         self.resolver = BackendResolver(registry)
+        self.client_files = client_files
         self._sessions: dict[tuple[str, bool], aiohttp.ClientSession] = {}
 
     def start(self) -> None:
@@ -209,14 +210,7 @@ class APIServiceProxy:
         if session is None:
             import aiohttp  # at the first call, as the webhooks' client: start-up without aggregation does not pay it
 
-            context: ssl.SSLContext | bool = False
-            if not backend.insecure:
-                context = ssl.create_default_context()
-                if backend.ca_bundle:
-                    try:
-                        context = ssl.create_default_context(cadata=base64.b64decode(backend.ca_bundle).decode("ascii"))
-                    except (binascii.Error, UnicodeDecodeError, ssl.SSLError):
-                        pass  # kube's transport fails to verify the server then, as this one will
+            context = backend_tls_context(backend.ca_bundle, backend.insecure, self.client_files)
             session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(ssl=context, limit=0), auto_decompress=False, trust_env=False,
                 skip_auto_headers=("Accept-Encoding", "User-Agent", "Content-Type"))

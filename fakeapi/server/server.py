@@ -57,7 +57,8 @@ class Server:
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
                                  advertise_port=config.port or 443, access=config.access,
-                                 admission_plugins=config.admission_plugins)
+                                 admission_plugins=config.admission_plugins,
+                                 extension_authentication=config.extension_authentication)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup
                                | ClusterRoleAggregation | PodTermination | APIServiceAvailability] = []
         if GARBAGE_COLLECTOR in config.controllers:
@@ -70,10 +71,10 @@ class Server:
             self.controllers.append(PodTermination(self.registry, gc_finalizers=gc))
         # kube-apiserver's own controllers: they run whatever --controllers says.
         self.controllers.append(CustomResourceCleanup(self.registry, gc_finalizers=gc))
-        self.controllers.append(APIServiceAvailability(self.registry))
+        self.controllers.append(APIServiceAvailability(self.registry, config.proxy_client_files))
         # kube-aggregator: requests for a service-backed APIService's group version go to its
         # server; its discovery is fetched from there and merged into the server's.
-        self.proxy = APIServiceProxy(self.registry)
+        self.proxy = APIServiceProxy(self.registry, config.proxy_client_files)
         self.aggregated_discovery = AggregatedDiscoveryManager(self.proxy, self._aggregation_changed)
         self.discovery = Discovery(self.registry, f"{config.host}:{config.port}",
                                    lambda: self.aggregated_discovery.versions.values())
