@@ -1,6 +1,7 @@
 """The certificates a TLS server needs, made with ``cryptography``: a self-signed CA, a serving
 certificate for the names clients dial, and client certificates (common name = user,
-organizations = groups, as kube-apiserver's x509 authenticator reads them). Keys are ECDSA P-256:
+organizations = groups, as kube-apiserver's x509 authenticator reads them); and the front
+proxy's CA and client certificate, which aggregated API servers recognise. Keys are ECDSA P-256:
 quick to make, and every Kubernetes client speaks them.
 
 ``ServerCertificates.in_directory`` keeps them as PEM files and reuses them across restarts: a
