@@ -7,7 +7,7 @@
   ``/apis/<group>/<version>``: the legacy ``APIResourceList``.
 * ``GET``, ``POST`` ... of ``.../flunders[/<name>]``: an ``echo`` of the request (method, path,
   query, the headers but those that vary by connection, the body, the common name of the
-  client's certificate if it presented one), 201 for a POST.
+  client's certificate if it presented one), 201 for a POST, with ``ANSWER_HEADERS``.
 * ``GET ...?watch=true``: a watch, one ADDED event, then (once ``release`` is set) a second one,
   and the end of the stream.
 
@@ -29,6 +29,9 @@ from https_server import QuietHandler, https_server
 
 GROUP = "wardle.aggregation.kasdiff.example.com"
 VERSION = "v1alpha1"
+#: Headers of every echo's answer: one of the server's own, and a CORS one (which kube's proxy
+#: removes).
+ANSWER_HEADERS = {"X-Flunder": "yes", "Access-Control-Allow-Origin": "*"}
 #: Headers the echo leaves out: the connection's, and what the servers' HTTP clients add.
 _UNECHOED = frozenset({"host", "content-length", "connection", "accept-encoding", "transfer-encoding"})
 
@@ -45,8 +48,8 @@ def _aggregated_document(group: str) -> dict[str, Any]:
             "resource": "flunders", "responseKind": {"group": group, "version": VERSION, "kind": "Flunder"},
             "scope": "Namespaced", "singularResource": "flunder", "verbs": _RESOURCES[0]["verbs"],
             "shortNames": ["fl"], "categories": ["wardle"],
-            "subresources": [{"subresource": "status", "responseKind": {"group": group, "version": VERSION,
-                                                                        "kind": "Flunder"}, "verbs": ["get", "update"]}],
+            "subresources": [{"subresource": "status", "verbs": ["get", "update"],
+                              "responseKind": {"group": group, "version": VERSION, "kind": "Flunder"}}],
         }], "freshness": "Current"}]}]}
 
 
@@ -90,10 +93,15 @@ class AggregatedBackend:
                 if "watch=true" in self.path:
                     self._watch()
                     return
-                echo = self._echo()
-                self.send(201 if self.command == "POST" else 200,
-                          json.dumps({"kind": "Flunder", "apiVersion": f"{group}/{VERSION}", "echo": echo}).encode(),
-                          "application/json")
+                echo = {"kind": "Flunder", "apiVersion": f"{group}/{VERSION}", "echo": self._echo()}
+                body = json.dumps(echo).encode()
+                self.send_response(201 if self.command == "POST" else 200)
+                for name, value in ANSWER_HEADERS.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
 
             def end_headers(self) -> None:
                 # No connection kept alive: once stopped, the backend refuses the next request.
@@ -106,8 +114,9 @@ class AggregatedBackend:
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 for number in (1, 2):
-                    line = json.dumps({"type": "ADDED", "object": {"kind": "Flunder", "apiVersion": f"{group}/{VERSION}",
-                                                                   "metadata": {"name": f"f{number}"}}}) + "\n"
+                    flunder = {"kind": "Flunder", "apiVersion": f"{group}/{VERSION}",
+                               "metadata": {"name": f"f{number}"}}
+                    line = json.dumps({"type": "ADDED", "object": flunder}) + "\n"
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line.encode()))
                     self.wfile.flush()
                     if number == 1:

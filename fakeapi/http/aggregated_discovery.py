@@ -169,7 +169,7 @@ def convert_group_version(resources: list[Json]) -> list[Json]:
 
 
 def _kind(resource: Json) -> Json:
-    return {"group": resource.get("group", ""), "version": resource.get("version", ""), "kind": resource.get("kind", "")}
+    return {key: resource.get(key, "") for key in ("group", "version", "kind")}
 
 
 def _scope(resource: Json) -> str:

@@ -22,8 +22,9 @@ fakeapi authenticated and authorized it, as kube-apiserver passes it.
   against the APIService's ``caBundle`` for the name ``<service>.<namespace>.svc``, or not at all
   with ``insecureSkipTLSVerify``; the front proxy's client certificate is presented when the
   server has one (``fakeapi serve --tls``).
-* Back to the client: the backend's status, headers (but the hop-by-hop ones) and body, streamed
-  chunk by chunk as they come (a watch stays open as long as the backend's), never read whole.
+* Back to the client: the backend's status, headers (but the hop-by-hop and CORS ones) and
+  body, streamed chunk by chunk as they come (a watch stays open as long as the backend's),
+  never read whole.
   A discovery request (``/apis/<group>/<version>``) has 5 s to be answered, as kube's
   ``NewRequestForProxy`` gives it; others as long as they take. Each call waits on the event
   loop, so a slow or gone backend costs only the requests routed to it.
@@ -64,6 +65,11 @@ DISCOVERY_TIMEOUT = 5.0
 _HOP_BY_HOP = frozenset({"connection", "proxy-connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
                          "te", "trailer", "transfer-encoding", "upgrade"})
 _CONSUMED = frozenset({"authorization", "host"})
+#: Left out of a backend's answer: the CORS headers apimachinery's proxy removes
+#: (``corsRemovingTransport``), and the Date the HTTP server (uvicorn, Hypercorn) sets on every
+#: answer itself, which would be a second one (Go's server keeps the proxied one instead).
+_NOT_PASSED_BACK = frozenset({"access-control-allow-credentials", "access-control-allow-headers",
+                              "access-control-allow-methods", "access-control-allow-origin", "date"})
 _UNAVAILABLE = "service unavailable"
 
 
@@ -245,7 +251,8 @@ class APIServiceProxy:
             raise _unreachable(f"dial tcp {address}: {reason}") from None
         except aiohttp.ClientError as err:
             raise _unreachable(str(err)) from None
-        answer_headers = [(k, v) for k, v in response.headers.items() if k.lower() not in _HOP_BY_HOP]
+        answer_headers = [(k, v) for k, v in response.headers.items()
+                          if k.lower() not in _HOP_BY_HOP and k.lower() not in _NOT_PASSED_BACK]
         return BackendAnswer(response.status, answer_headers, response)
 
     async def forward(self, request: Request, backend: Backend, user: UserInfo) -> Response:
