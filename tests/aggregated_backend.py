@@ -8,6 +8,7 @@
 * ``GET``, ``POST`` ... of ``.../flunders[/<name>]``: an ``echo`` of the request (method, path,
   query, the headers but those that vary by connection, the body, the common name of the
   client's certificate if it presented one), 201 for a POST, with ``ANSWER_HEADERS``.
+* Any request with ``slow=true`` in its query is answered after ``SLOW_SECONDS``.
 * ``GET ...?watch=true``: a watch, one ADDED event, then (once ``release`` is set) a second one,
   and the end of the stream.
 
@@ -23,11 +24,15 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from typing import Any
 
 from https_server import QuietHandler, https_server
 
 GROUP = "wardle.aggregation.kasdiff.example.com"
+#: How long a request with ``slow=true`` in its query waits before its answer: longer than the
+#: proxy's 5 s for a discovery request.
+SLOW_SECONDS = 6.0
 VERSION = "v1alpha1"
 #: Headers of every echo's answer: one of the server's own, and a CORS one (which kube's proxy
 #: removes).
@@ -77,7 +82,9 @@ class AggregatedBackend:
 
             def _answer(self) -> None:
                 backend.requests.append((self.command, self.path, dict(self.headers)))
-                path = self.path.partition("?")[0]
+                path, _, query = self.path.partition("?")
+                if "slow=true" in query.split("&"):
+                    time.sleep(SLOW_SECONDS)
                 if path == "/apis":
                     if aggregated and "as=APIGroupDiscoveryList" in self.headers.get("Accept", ""):
                         self.send(200, json.dumps(_aggregated_document(group)).encode(),

@@ -163,6 +163,11 @@ def test_discovery_merges_the_backends(pair: Pair, backends: Any) -> None:
         (GROUP, "Current", ["flunders"]), (_DOWN_GROUP, "Stale", []), (_LEGACY_GROUP, "Current", ["flunders"])]
 
 
+def test_a_slow_discovery_is_kubes_503(pair: Pair, backends: Any) -> None:
+    """A discovery request has 5 s (the backend takes longer); others wait for their answer."""
+    _same(pair, "slow-discovery", "GET", f"/apis/{GROUP}/{VERSION}?slow=true")
+
+
 def test_kube_refuses_for_an_unavailable_api_service(pair: Pair, backends: Any) -> None:
     _same(pair, "unavailable", "GET", f"/apis/{_DOWN_GROUP}/{VERSION}/namespaces/{NAMESPACE}/flunders")
     _same(pair, "unavailable-discovery", "GET", f"/apis/{_DOWN_GROUP}/{VERSION}")

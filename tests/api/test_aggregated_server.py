@@ -5,17 +5,19 @@ accepts only clients whose certificate that CA signed; the APIService verifies t
 ``caBundle`` for ``<service>.<namespace>.svc`` (the Service an ExternalName one naming 127.0.0.1:
 an EndpointSlice may not name a loopback address). The availability check and the proxied requests both present the
 front proxy's certificate (``front-proxy-client``); the backend's discovery reaches fakeapi's
-aggregated discovery."""
+aggregated discovery. A slow answer costs only its own request."""
 
 from __future__ import annotations
 
 import base64
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from aggregated_backend import GROUP, VERSION, AggregatedBackend
+from aggregated_backend import GROUP, SLOW_SECONDS, VERSION, AggregatedBackend
 
 from fakeapi.testing import ServerProcess
 from fakeapi.testing.eventually import eventually
@@ -86,3 +88,21 @@ def test_the_server_sees_fakeapi_as_its_front_proxy(server: ServerProcess, backe
         return group is not None and group["versions"][0].get("freshness") == "Current"
 
     eventually(fetched, "the backend's discovery in fakeapi's")
+
+
+def test_a_slow_backend_costs_only_its_requests(server: ServerProcess, backend: AggregatedBackend) -> None:
+    http = server.http
+    eventually(lambda: _available(http), "the APIService Available")
+    flunder = f"/apis/{GROUP}/{VERSION}/namespaces/{_NAMESPACE}/flunders/one"
+    answers: list[httpx.Response] = []
+    started = time.monotonic()
+    slow = threading.Thread(target=lambda: answers.append(http.get(flunder, params={"slow": "true"})))
+    slow.start()
+    time.sleep(0.5)  # the slow request is at the backend
+    for path in ("/api/v1/namespaces", flunder):
+        before = time.monotonic()
+        assert http.get(path).status_code == 200
+        assert time.monotonic() - before < 1.0, path
+    slow.join()
+    # Not a discovery request: it waits for its answer, however long.
+    assert answers[0].status_code == 200 and time.monotonic() - started >= SLOW_SECONDS
