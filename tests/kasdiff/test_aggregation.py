@@ -84,6 +84,8 @@ def backends(pair: Pair) -> Iterator[tuple[AggregatedBackend, AggregatedBackend]
         for group in (GROUP, _LEGACY_GROUP, _DOWN_GROUP):
             client.delete(f"{_API_SERVICES}/{VERSION}.{group}")
         client.delete(f"/api/v1/namespaces/{NAMESPACE}/services/{_SERVICE}")
+    for client in (pair.fake, pair.real):  # later modules compare the whole discovery documents
+        _wait(lambda: not _aggregated_entries(client), "the groups gone from discovery")
 
 
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
