@@ -35,16 +35,24 @@ _AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryL
 _TIMEOUT = 30.0
 
 
-def _register(client: httpx.Client, group: str, port: int, priority: int) -> None:
-    body = {"metadata": {"name": f"{VERSION}.{group}"}, "spec": {
-        "group": group, "version": VERSION, "groupPriorityMinimum": priority, "versionPriority": 15,
+#: A second version of the backend's group, which its discovery does not list, preferred less
+#: than VERSION by its versionPriority although kube's version order prefers it.
+_OTHER_VERSION = "v1beta1"
+#: (group, version) of every APIService the module registers.
+_REGISTERED = ((GROUP, VERSION), (GROUP, _OTHER_VERSION), (_LEGACY_GROUP, VERSION), (_DOWN_GROUP, VERSION))
+
+
+def _register(client: httpx.Client, group: str, port: int, priority: int, version: str = VERSION,
+              version_priority: int = 15) -> None:
+    body = {"metadata": {"name": f"{version}.{group}"}, "spec": {
+        "group": group, "version": version, "groupPriorityMinimum": priority, "versionPriority": version_priority,
         "insecureSkipTLSVerify": True, "service": {"namespace": NAMESPACE, "name": _SERVICE, "port": port}}}
     response = client.post(_API_SERVICES, json=body)
     assert response.status_code == 201, response.text
 
 
-def _available(client: httpx.Client, group: str) -> str:
-    status = client.get(f"{_API_SERVICES}/{VERSION}.{group}").json().get("status") or {}
+def _available(client: httpx.Client, group: str, version: str = VERSION) -> str:
+    status = client.get(f"{_API_SERVICES}/{version}.{group}").json().get("status") or {}
     return next((c["status"] for c in status.get("conditions") or () if c["type"] == "Available"), "")
 
 
@@ -72,17 +80,18 @@ def backends(pair: Pair) -> Iterator[tuple[AggregatedBackend, AggregatedBackend]
         time.sleep(1)  # kube's availability controller reads Services from an informer
         for client in (pair.fake, pair.real):
             _register(client, GROUP, backend.port, 2000)
+            _register(client, GROUP, backend.port, 2000, _OTHER_VERSION, 5)
             _register(client, _LEGACY_GROUP, legacy.port, 1500)
             _register(client, _DOWN_GROUP, free_port(), 1800)
         for client in (pair.fake, pair.real):
-            _wait(lambda: _available(client, GROUP) == "True" and _available(client, _LEGACY_GROUP) == "True"
-                  and _available(client, _DOWN_GROUP) == "False", "the APIServices' conditions")
+            _wait(lambda: [_available(client, group, version) for group, version in _REGISTERED]
+                  == ["True", "True", "True", "False"], "the APIServices' conditions")
             _wait(lambda: sum(version.get("freshness") == "Current" for item in _aggregated_entries(client)
-                              for version in item["versions"]) == 2, "the backends' discovery")
+                              for version in item["versions"]) == 3, "the backends' discovery")
         yield backend, legacy
     for client in (pair.fake, pair.real):
-        for group in (GROUP, _LEGACY_GROUP, _DOWN_GROUP):
-            client.delete(f"{_API_SERVICES}/{VERSION}.{group}")
+        for group, version in _REGISTERED:
+            client.delete(f"{_API_SERVICES}/{version}.{group}")
         client.delete(f"/api/v1/namespaces/{NAMESPACE}/services/{_SERVICE}")
     for client in (pair.fake, pair.real):  # later modules compare the whole discovery documents
         _wait(lambda: not _aggregated_entries(client), "the groups gone from discovery")
@@ -159,10 +168,13 @@ def test_discovery_merges_the_backends(pair: Pair, backends: Any) -> None:
         return [item for item in answer["items"] if item["metadata"]["name"].endswith(GROUP)]
 
     items = _same(pair, "aggregated-discovery", "GET", "/apis", headers={"Accept": _AGGREGATED}, rewrite=aggregated)
-    # By groupPriorityMinimum; the down one's Stale and empty, the legacy one's converted.
-    assert [(item["metadata"]["name"], version["freshness"], [r["resource"] for r in version.get("resources", ())])
-            for item in items for version in item["versions"]] == [
-        (GROUP, "Current", ["flunders"]), (_DOWN_GROUP, "Stale", []), (_LEGACY_GROUP, "Current", ["flunders"])]
+    # By groupPriorityMinimum, then versionPriority; a version the backend does not list has no
+    # resources; the down one's Stale and empty, the legacy one's converted.
+    versions = [(item["metadata"]["name"], version) for item in items for version in item["versions"]]
+    assert [(group, version["version"], version["freshness"], [r["resource"] for r in version.get("resources", ())])
+            for group, version in versions] == [
+        (GROUP, VERSION, "Current", ["flunders"]), (GROUP, _OTHER_VERSION, "Current", []),
+        (_DOWN_GROUP, VERSION, "Stale", []), (_LEGACY_GROUP, VERSION, "Current", ["flunders"])]
 
 
 def test_a_slow_discovery_is_kubes_503(pair: Pair, backends: Any) -> None:
