@@ -16,6 +16,7 @@ import re
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -187,15 +188,23 @@ def test_kube_refuses_for_an_unavailable_api_service(pair: Pair, backends: Any) 
     _same(pair, "unavailable-discovery", "GET", f"/apis/{_DOWN_GROUP}/{VERSION}")
 
 
-def test_kubectl_reaches_the_backend(pair: Pair, backends: Any, fake_server: Any, real_server: Any) -> None:
-    outputs = []
-    for kubeconfig in (fake_server.kubeconfig, real_server.kubeconfig):
-        proc = subprocess.run([str(kubectl_binary()), "--kubeconfig", str(kubeconfig), "get", "--raw",
-                               f"{_FLUNDERS}/one"], capture_output=True, text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
-        outputs.append(_random_ids_masked(json.loads(proc.stdout), False))
-    assert not list(differences(*outputs)), list(differences(*outputs))
-    assert outputs[0]["echo"]["headers"]["x-remote-group"]
+def test_kubectl_reaches_the_backend(pair: Pair, backends: Any, fake_server: Any, real_server: Any,
+                                     tmp_path: Path) -> None:
+    """kubectl 1.35 (its discovery cache apart for each server): ``get --raw`` through the proxy,
+    and ``api-resources`` of the aggregated group from the merged discovery."""
+    raw, resources = [], []
+    for name, kubeconfig in (("fake", fake_server.kubeconfig), ("real", real_server.kubeconfig)):
+        def kubectl(*args: str) -> str:
+            proc = subprocess.run([str(kubectl_binary()), "--kubeconfig", str(kubeconfig), "--cache-dir",
+                                   str(tmp_path / name), *args], capture_output=True, text=True, timeout=60)
+            assert proc.returncode == 0, proc.stderr
+            return proc.stdout
+
+        raw.append(_random_ids_masked(json.loads(kubectl("get", "--raw", f"{_FLUNDERS}/one")), False))
+        resources.append(kubectl("api-resources", "--api-group", GROUP, "-o", "wide"))
+    assert not list(differences(*raw)), list(differences(*raw))
+    assert raw[0]["echo"]["headers"]["x-remote-group"]
+    assert resources[0] == resources[1] and "flunders" in resources[0]
 
 
 def test_a_backend_gone_is_kubes_503(pair: Pair, backends: tuple[AggregatedBackend, AggregatedBackend]) -> None:
