@@ -118,30 +118,33 @@ class AggregatedDiscoveryManager:
                         "freshness": "Current"}
             if status != 200:
                 return stale
-            document = orjson.loads(body)
-        except (BackendUnavailable, orjson.JSONDecodeError, AttributeError, TypeError) as err:
+            for group in orjson.loads(body).get("items") or ():
+                if (group.get("metadata") or {}).get("name", "") != backend.group:
+                    continue
+                for version in group.get("versions") or ():
+                    if version.get("version") == backend.version:
+                        return {**version, "freshness": "Current"}
+        except (BackendUnavailable, ValueError, AttributeError, TypeError) as err:  # JSONDecodeError too
             log.debug("discovery of %s failed: %s", backend.name, err)
             return stale
-        for group in document.get("items") or ():
-            if (group.get("metadata") or {}).get("name", "") != backend.group:
-                continue
-            for version in group.get("versions") or ():
-                if version.get("version") == backend.version:
-                    return {**version, "freshness": "Current"}
-        return {"version": backend.version, "freshness": "Current"}
+        return {"version": backend.version, "freshness": "Current"}  # the server does not list it
 
     async def _get(self, backend: Backend, path: str, headers: list[tuple[str, str]]) -> tuple[int, bytes]:
+        import aiohttp  # the proxy's call imported it
+
         answer = await self.proxy.call(backend, "GET", path, "", headers, None, DISCOVERY_TIMEOUT)
         try:
             return answer.status, await answer.read()
-        except (asyncio.TimeoutError, OSError) as err:
+        except (asyncio.TimeoutError, aiohttp.ClientError) as err:
             raise BackendUnavailable(str(err)) from None
 
 
 def convert_group_version(resources: list[Json]) -> list[Json]:
     """``endpoints.ConvertGroupVersionIntoToDiscovery``: a legacy ``APIResourceList``'s resources
-    as aggregated entries, each subresource (``<resource>/<sub>``) inside its parent (one made
-    for it when the list has none)."""
+    as aggregated entries (Go's field order; absent verbs are null), each subresource
+    (``<resource>/<sub>``) inside its parent, one made for it (no kind, no verbs) when the list
+    has none. A subresource of another scope than its parent's is kube's error
+    (``ValueError``): the fetch fails."""
     entries: list[Json] = []
     parents: dict[str, Json] = {}
     for resource in resources:
@@ -160,12 +163,20 @@ def convert_group_version(resources: list[Json]) -> list[Json]:
             continue
         parent = parents.get(parent_name)
         if parent is None:
-            parent = parents[parent_name] = {"resource": parent_name, "scope": _scope(resource),
-                                             "singularResource": "", "verbs": []}
+            parent = parents[parent_name] = {"resource": parent_name, "responseKind": _NO_KIND,
+                                             "scope": _scope(resource), "singularResource": "", "verbs": None}
             entries.append(parent)
-        parent.setdefault("subresources", []).append(
-            {"subresource": subresource, "responseKind": _kind(resource), "verbs": resource.get("verbs")})
+        if parent["scope"] != _scope(resource):
+            raise ValueError(f"Error: Parent {parent_name} (scope: {parent['scope']}) and subresource {subresource} "
+                             f"(scope: {_scope(resource)}) scope do not match")
+        parent.setdefault("subresources", []).append({
+            "subresource": subresource, "responseKind": _kind(resource) if resource.get("kind") else _NO_KIND,
+            "verbs": resource.get("verbs")})
     return entries
+
+
+#: An empty ``GroupVersionKind``: kube's stand-in where a legacy entry names no kind.
+_NO_KIND = {"group": "", "version": "", "kind": ""}
 
 
 def _kind(resource: Json) -> Json:
