@@ -10,7 +10,8 @@
   client's certificate if it presented one), 201 for a POST, with ``ANSWER_HEADERS``.
 * Any request with ``slow=true`` in its query is answered after ``SLOW_SECONDS``.
 * ``GET ...?watch=true``: a watch, one ADDED event, then (once ``release`` is set) a second one,
-  and the end of the stream.
+  and the end of the stream; ``watch_cut`` is set instead when the client closes the
+  connection meanwhile.
 
 Every answer closes its connection, so that once ``stop``ped the backend refuses connections
 (a kept-alive one would still be served by its thread).
@@ -23,6 +24,7 @@ CA signed."""
 from __future__ import annotations
 
 import json
+import select
 import threading
 import time
 from typing import Any
@@ -63,6 +65,7 @@ class AggregatedBackend:
                  client_ca_pem: str = "") -> None:
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.release = threading.Event()
+        self.watch_cut = threading.Event()
         backend = self
 
         class Handler(QuietHandler):
@@ -126,9 +129,24 @@ class AggregatedBackend:
                     line = json.dumps({"type": "ADDED", "object": flunder}) + "\n"
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line.encode()))
                     self.wfile.flush()
-                    if number == 1:
-                        backend.release.wait(30)
+                    if number == 1 and not self._released():
+                        backend.watch_cut.set()
+                        return
                 self.wfile.write(b"0\r\n\r\n")
+
+            def _released(self) -> bool:
+                """Wait for ``release``: True, or False once the client closed the connection."""
+                deadline = time.monotonic() + 30
+                while not backend.release.wait(0.05):
+                    if select.select([self.connection], [], [], 0)[0]:
+                        try:
+                            if not self.connection.recv(1):
+                                return False
+                        except OSError:
+                            return False
+                    if time.monotonic() > deadline:
+                        return False
+                return True
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer  # noqa: N815 - http.server's names
 

@@ -178,17 +178,24 @@ class BackendAnswer:
     _response: aiohttp.ClientResponse
 
     async def chunks(self) -> AsyncIterator[bytes]:
+        """The body as it comes; a client gone (the stream cancelled) or a failed read closes
+        the backend's connection, as Go's proxy cancels its request."""
         try:
             async for chunk in self._response.content.iter_any():
                 yield chunk
-        finally:
-            self._response.release()
+        except BaseException:
+            self._response.close()
+            raise
+        self._response.release()
 
     async def read(self) -> bytes:
         try:
-            return await self._response.read()
-        finally:
-            self._response.release()
+            body = await self._response.read()
+        except BaseException:
+            self._response.close()
+            raise
+        self._response.release()
+        return body
 
 
 class APIServiceProxy:

@@ -5,7 +5,8 @@ accepts only clients whose certificate that CA signed; the APIService verifies t
 ``caBundle`` for ``<service>.<namespace>.svc`` (the Service an ExternalName one naming 127.0.0.1:
 an EndpointSlice may not name a loopback address). The availability check and the proxied requests both present the
 front proxy's certificate (``front-proxy-client``); the backend's discovery reaches fakeapi's
-aggregated discovery. A slow answer costs only its own request."""
+aggregated discovery. A slow answer costs only its own request; a watch its client leaves is
+ended at the server too."""
 
 from __future__ import annotations
 
@@ -106,3 +107,14 @@ def test_a_slow_backend_costs_only_its_requests(server: ServerProcess, backend: 
     slow.join()
     # Not a discovery request: it waits for its answer, however long.
     assert answers[0].status_code == 200 and time.monotonic() - started >= SLOW_SECONDS
+
+
+def test_a_watch_left_by_its_client_is_left_at_the_server(server: ServerProcess, backend: AggregatedBackend) -> None:
+    http = server.http
+    eventually(lambda: _available(http), "the APIService Available")
+    backend.release.clear()
+    flunders = f"/apis/{GROUP}/{VERSION}/namespaces/{_NAMESPACE}/flunders"
+    with http.stream("GET", flunders, params={"watch": "true"}) as watch:
+        assert watch.status_code == 200
+        assert '"f1"' in next(watch.iter_lines())  # streamed while the server holds the rest
+    assert backend.watch_cut.wait(10), "fakeapi kept the server's watch open"
