@@ -6,8 +6,9 @@ and tools take for granted:
   ``kube-public``), the PriorityClasses ``system-node-critical`` and ``system-cluster-critical``
   (the Priority admission plugin resolves them), and the API Priority and Fairness FlowSchemas and
   PriorityLevelConfigurations, the ``kubernetes`` Service in ``default`` (its target port made
-  this server's): kube-apiserver v1.35.4's own, recorded by ``scripts/gen-bootstrap-objects.py``
-  (``bootstrap_objects.json.gz``);
+  this server's), the local APIServices of the built-in group versions (kube-aggregator's
+  ``autoregister``, ``automanaged: onstart``): kube-apiserver v1.35.4's own, recorded by
+  ``scripts/gen-bootstrap-objects.py`` (``bootstrap_objects.json.gz``);
 * the default ServiceCIDR ``kubernetes`` and the IPAddress of the ``kubernetes`` Service's
   cluster IP (the first of the range, kube's default ``10.0.0.0/24``);
 * in ``kube-system``, the ConfigMaps ``extension-apiserver-authentication`` (delegated
