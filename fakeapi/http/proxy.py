@@ -26,13 +26,17 @@ fakeapi authenticated and authorized it, as kube-apiserver passes it.
   body, streamed chunk by chunk as they come (a watch stays open as long as the backend's),
   never read whole.
   A discovery request (``/apis/<group>/<version>``) has 5 s to be answered, as kube's
-  ``NewRequestForProxy`` gives it; others as long as they take. Each call waits on the event
-  loop, so a slow or gone backend costs only the requests routed to it.
+  ``NewRequestForProxy`` gives it. A request that is not long-running (not a watch) has the
+  server's deadline, as every request in kube's filter chain: ``--request-timeout`` or its
+  ``timeout`` parameter (a malformed one is kube's 400), past which it is kube's 504 if the
+  backend has not answered yet, or its answer is cut. Each call waits on the event loop, so a
+  slow or gone backend costs only the requests routed to it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import posixpath
 import random
 import uuid
@@ -50,8 +54,11 @@ from ..apis.apiregistration.transport import ClientFiles, backend_tls_context
 from ..apis.discovery.endpoints import SERVICE_NAME_LABEL, host_port, ready_addresses
 from ..auth.authentication import UserInfo
 from ..cacher import DELETED, CacheEvent
+from ..machinery.status import StatusError
 from ..registry.registry import Registry
-from .request_info import request_info_of
+from .limits import DEFAULT_REQUEST_TIMEOUT, request_timeout, timeout_response
+from .request_info import CONNECT_SUBRESOURCES, RequestInfo, request_info_of
+from .responses import status_response
 
 if TYPE_CHECKING:
     import aiohttp
@@ -177,11 +184,19 @@ class BackendAnswer:
     headers: list[tuple[str, str]]
     _response: aiohttp.ClientResponse
 
-    async def chunks(self) -> AsyncIterator[bytes]:
-        """The body as it comes; a client gone (the stream cancelled) or a failed read closes
-        the backend's connection, as Go's proxy cancels its request."""
+    async def chunks(self, deadline: float | None = None) -> AsyncIterator[bytes]:
+        """The body as it comes, until the event loop's time ``deadline`` (None: none; past it
+        the stream fails, which cuts the client's connection); a client gone (the stream
+        cancelled) or a failed read closes the backend's connection, as Go's proxy cancels its
+        request."""
+        pending = self._response.content.iter_any().__aiter__()
         try:
-            async for chunk in self._response.content.iter_any():
+            while True:
+                async with asyncio.timeout_at(deadline):
+                    try:
+                        chunk = await pending.__anext__()
+                    except StopAsyncIteration:
+                        break
                 yield chunk
         except BaseException:
             self._response.close()
@@ -203,10 +218,14 @@ class APIServiceProxy:
     front proxy's client certificate (``client_files``) when there is one; ``aclose`` ends them
     with the server."""
 
-    def __init__(self, registry: Registry, client_files: ClientFiles | None = None) -> None:
+    def __init__(self, registry: Registry, client_files: ClientFiles | None = None,
+                 request_timeout: float = DEFAULT_REQUEST_TIMEOUT) -> None:
         self.backends = Backends(registry)
         self.resolver = BackendResolver(registry)
         self.client_files = client_files
+        #: The server's --request-timeout (0: none), which a proxied request that is not
+        #: long-running has, as every request in kube's filter chain.
+        self.request_timeout = request_timeout
         self._sessions: dict[tuple[str, bool], aiohttp.ClientSession] = {}
 
     def start(self) -> None:
@@ -276,15 +295,32 @@ class APIServiceProxy:
         # Go's proxy sends no body for an empty one (its ContentLength 0).
         has_body = request.headers.get("content-length", "0") != "0" or "transfer-encoding" in request.headers
         path = request.scope.get("raw_path", b"").decode("latin-1") or info.path
+        deadline = None
+        if not _long_running(info):
+            try:
+                seconds = request_timeout(info.query_value("timeout"), self.request_timeout)
+            except StatusError as err:
+                return status_response(err)
+            if seconds != math.inf:
+                deadline = asyncio.get_running_loop().time() + seconds
         try:
-            answer = await self.call(backend, request.method, path, go_query_encode(info.query.multi_items()),
-                                     headers, request.stream() if has_body else None,
-                                     DISCOVERY_TIMEOUT if discovery else None)
+            async with asyncio.timeout_at(deadline):
+                answer = await self.call(backend, request.method, path, go_query_encode(info.query.multi_items()),
+                                         headers, request.stream() if has_body else None,
+                                         DISCOVERY_TIMEOUT if discovery else None)
         except BackendUnavailable as err:
             return proxy_error(str(err), 503)
-        response = StreamingResponse(answer.chunks(), status_code=answer.status)
+        except TimeoutError:  # the request's deadline, before the backend answered
+            return timeout_response()
+        response = StreamingResponse(answer.chunks(deadline), status_code=answer.status)
         response.raw_headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers]
         return response
+
+
+def _long_running(info: RequestInfo) -> bool:
+    """kube's ``BasicLongRunningRequestCheck`` of kube-apiserver: a watch, a proxy, and the
+    connect subresources run as long as they take."""
+    return info.verb in ("watch", "proxy") or info.subresource in CONNECT_SUBRESOURCES
 
 
 def _unreachable(reason: str) -> BackendUnavailable:

@@ -74,7 +74,7 @@ class Server:
         self.controllers.append(APIServiceAvailability(self.registry, config.proxy_client_files))
         # kube-aggregator: requests for a service-backed APIService's group version go to its
         # server; its discovery is fetched from there and merged into the server's.
-        self.proxy = APIServiceProxy(self.registry, config.proxy_client_files)
+        self.proxy = APIServiceProxy(self.registry, config.proxy_client_files, config.limits.request_timeout)
         self.aggregated_discovery = AggregatedDiscoveryManager(self.proxy, self._aggregation_changed)
         self.discovery = Discovery(self.registry, f"{config.host}:{config.port}",
                                    lambda: self.aggregated_discovery.versions.values())

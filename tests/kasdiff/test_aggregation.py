@@ -183,6 +183,14 @@ def test_a_slow_discovery_is_kubes_503(pair: Pair, backends: Any) -> None:
     _same(pair, "slow-discovery", "GET", f"/apis/{GROUP}/{VERSION}?slow=true")
 
 
+def test_a_proxied_request_has_the_request_deadline(pair: Pair, backends: Any) -> None:
+    """kube's filters give a proxied request its deadline (the timeout parameter here): 504 past
+    it, a discovery request's too; a malformed timeout is a 400 before the backend is asked."""
+    _same(pair, "deadline", "GET", f"{_FLUNDERS}/one?slow=true&timeout=2s")
+    _same(pair, "deadline-discovery", "GET", f"/apis/{GROUP}/{VERSION}?slow=true&timeout=2s")
+    _same(pair, "deadline-malformed", "GET", f"{_FLUNDERS}/one?timeout=zz")
+
+
 def test_kube_refuses_for_an_unavailable_api_service(pair: Pair, backends: Any) -> None:
     _same(pair, "unavailable", "GET", f"/apis/{_DOWN_GROUP}/{VERSION}/namespaces/{NAMESPACE}/flunders")
     _same(pair, "unavailable-discovery", "GET", f"/apis/{_DOWN_GROUP}/{VERSION}")
