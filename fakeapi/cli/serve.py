@@ -255,10 +255,12 @@ async def serve(args: argparse.Namespace) -> None:
 
 async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task[None], int]:
     """uvicorn (httptools; uvloop, installed by ``main``): the fastest HTTP/1.1 server here, for
-    plain HTTP."""
+    plain HTTP. A request's address is its connection's, as kube-apiserver's is (the aggregation
+    proxy passes it on in X-Forwarded-For): uvicorn's proxy_headers would take a loopback
+    client's address and scheme from the X-Forwarded-For and -Proto it sends."""
     server = uvicorn.Server(uvicorn.Config(
         app, host=args.host, port=args.port, log_level=args.log_level, access_log=False,
-        timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT,
+        timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT, proxy_headers=False,
     ))
     listeners = None if args.worker_index is None else [workers.listening_socket(args.host, args.port, reuse_port=True)]
     task = asyncio.create_task(server.serve(sockets=listeners))

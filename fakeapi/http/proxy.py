@@ -288,8 +288,10 @@ class APIServiceProxy:
         headers += auth_proxy_headers(user)
         headers.append(("Audit-Id", request.headers.get("audit-id") or str(uuid.uuid4())))
         client = request.scope.get("client")
-        if client:
-            headers.append(("X-Forwarded-For", client[0]))
+        if client:  # Go's ReverseProxy: the client's address after those the request names
+            prior = ", ".join(v for k, v in request.headers.items() if k.lower() == "x-forwarded-for")
+            headers = [(k, v) for k, v in headers if k.lower() != "x-forwarded-for"]
+            headers.append(("X-Forwarded-For", f"{prior}, {client[0]}" if prior else client[0]))
         # A discovery request: /apis/<group>/<version> and nothing more.
         discovery = not info.resource_request and len(info.path.strip("/").split("/")) == 3
         # Go's proxy sends no body for an empty one (its ContentLength 0).

@@ -139,6 +139,7 @@ def test_requests_reach_the_backend_as_kube_sends_them(pair: Pair, backends: Any
     assert echo["headers"]["x-remote-extra-acme.example%2fteam"] == ["blue"]
     _same(pair, "discovery", "GET", f"/apis/{GROUP}/{VERSION}")
     _same(pair, "head", "HEAD", f"{_FLUNDERS}/one")  # the backend's 501: kube passes every method
+    _same(pair, "forwarded", "GET", f"{_FLUNDERS}/one", headers={"X-Forwarded-For": "192.0.2.7"})
 
 
 def test_a_watch_is_streamed_through(pair: Pair, backends: tuple[AggregatedBackend, AggregatedBackend]) -> None:
