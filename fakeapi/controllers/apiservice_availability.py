@@ -32,12 +32,18 @@ from __future__ import annotations
 import asyncio
 import copy
 import random
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import orjson
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from ..apis.apiregistration.conditions import available_condition, local_available_condition, set_condition
+from ..apis.apiregistration.conditions import (
+    AVAILABLE,
+    available_condition,
+    local_available_condition,
+    set_condition,
+)
 from ..apis.apiregistration.transport import ClientFiles, backend_tls_context
 from ..apis.discovery.endpoints import SERVICE_NAME_LABEL, host_port, ready_addresses
 from ..cacher import DELETED, CacheEvent, CachedObject
@@ -81,6 +87,8 @@ class APIServiceAvailability:
         self._failures: dict[str, int] = {}
         self._retries: dict[str, asyncio.TimerHandle] = {}
         self._session: aiohttp.ClientSession | None = None
+        #: aggregator_unavailable_apiservice_total by (APIService name, reason).
+        self.unavailable_counts: dict[tuple[str, str], int] = {}
         self._resync: asyncio.Task[None] | None = None
         self.api_services.cacher.listeners.append(self._observe_api_service)
         self.services.cacher.listeners.append(self._observe_service)
@@ -169,6 +177,26 @@ class APIServiceAvailability:
         set_condition(api_service, condition)
         if api_service.get("status") != original.get("status"):
             self.api_services.update(None, name, api_service, subresource="status", manager=MANAGER)
+            if _available(original) and not _available(api_service):  # kube's setUnavailableCounter
+                key = (name, condition["reason"])
+                self.unavailable_counts[key] = self.unavailable_counts.get(key, 0) + 1
+
+    def collect(self) -> Iterator[Metric]:
+        """kube-aggregator's metrics of availability (``pkg/controllers/status/metrics``): a gauge
+        of each APIService, 1 when it is not Available; how often each became unavailable, by
+        the reason it then had (no series until one did)."""
+        gauge = GaugeMetricFamily("aggregator_unavailable_apiservice", "Gauge of APIServices which are marked as "
+                                  "unavailable broken down by APIService name.", labels=["name"])
+        for cached in self.api_services.cacher.snapshot("", None):
+            gauge.add_metric([cached.name], 0.0 if _available(orjson.loads(cached.raw)) else 1.0)
+        yield gauge
+        if self.unavailable_counts:
+            counter = CounterMetricFamily("aggregator_unavailable_apiservice", "Counter of APIServices which are "
+                                          "marked as unavailable broken down by APIService name and reason.",
+                                          labels=["name", "reason"])
+            for key, count in self.unavailable_counts.items():
+                counter.add_metric(list(key), count)
+            yield counter
 
     def _checks(self, spec: Json) -> tuple[Json | None, str]:
         """The Available condition the checks that need no backend decide, or else the URL of the
@@ -258,6 +286,12 @@ class APIServiceAvailability:
         except aiohttp.ClientError as err:
             return f'Get "{url}": {err}'
         return "" if 200 <= status < 300 else f"bad status from {url}: {status}"
+
+
+def _available(api_service: Json) -> bool:
+    """``IsAPIServiceConditionTrue(apiService, Available)``."""
+    conditions = (api_service.get("status") or {}).get("conditions") or ()
+    return any(c.get("type") == AVAILABLE and c.get("status") == "True" for c in conditions)
 
 
 def _failed_discovery(message: str, now: str) -> Json:

@@ -71,7 +71,8 @@ class Server:
             self.controllers.append(PodTermination(self.registry, gc_finalizers=gc))
         # kube-apiserver's own controllers: they run whatever --controllers says.
         self.controllers.append(CustomResourceCleanup(self.registry, gc_finalizers=gc))
-        self.controllers.append(APIServiceAvailability(self.registry, config.proxy_client_files))
+        availability = APIServiceAvailability(self.registry, config.proxy_client_files)
+        self.controllers.append(availability)
         # kube-aggregator: requests for a service-backed APIService's group version go to its
         # server; its discovery is fetched from there and merged into the server's.
         self.proxy = APIServiceProxy(self.registry, config.proxy_client_files, config.limits.request_timeout)
@@ -86,6 +87,7 @@ class Server:
                                      self.faults.totals)
         self.clients = ClientReport(config.clients)
         self.metrics.prometheus.register(self.clients)  # type: ignore[arg-type]
+        self.metrics.prometheus.register(availability)  # type: ignore[arg-type]
         self._compactor: asyncio.Task[None] | None = None
 
     def start(self) -> None:

@@ -216,6 +216,34 @@ def test_kubectl_reaches_the_backend(pair: Pair, backends: Any, fake_server: Any
     assert resources[0] == resources[1] and "flunders" in resources[0]
 
 
+def _availability_samples(client: httpx.Client) -> dict[str, float]:
+    """The aggregator's availability samples (series -> value: Go and Python write numbers
+    apart) of the built-in groups' and this module's APIServices (other modules' come and go)."""
+    samples = {}
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith("aggregator_unavailable_apiservice") and (
+                GROUP in line or '.k8s.io"' in line or 'name="v1."' in line):
+            series, _, value = line.rpartition(" ")
+            samples[series] = float(value)
+    return samples
+
+
+def test_the_availability_metrics_are_kubes(pair: Pair, backends: Any) -> None:
+    """The gauge of every APIService, then the counter once one that was Available is not."""
+    samples = [_availability_samples(client) for client in (pair.fake, pair.real)]
+    assert samples[0] == samples[1] and 1.0 in samples[0].values()
+    for client in (pair.fake, pair.real):  # v1beta1 of the group loses its Service
+        response = client.patch(f"{_API_SERVICES}/{_OTHER_VERSION}.{GROUP}", json={"spec": {"service": {
+            "namespace": NAMESPACE, "name": "missing", "port": backends[0].port}}},
+            headers={"Content-Type": "application/merge-patch+json"})
+        assert response.status_code == 200, response.text
+        _wait(lambda: _available(client, GROUP, _OTHER_VERSION) == "False", "the APIService unavailable")
+    samples = [_availability_samples(client) for client in (pair.fake, pair.real)]
+    assert samples[0] == samples[1]
+    assert samples[0][f'aggregator_unavailable_apiservice_total{{name="{_OTHER_VERSION}.{GROUP}",'
+                      f'reason="ServiceNotFound"}}'] == 1
+
+
 def test_a_backend_gone_is_kubes_503(pair: Pair, backends: tuple[AggregatedBackend, AggregatedBackend]) -> None:
     """Last: stops the backend. The APIService is still Available until the next check."""
     backends[0].stop()
