@@ -5,8 +5,9 @@ accepts only clients whose certificate that CA signed; the APIService verifies t
 ``caBundle`` for ``<service>.<namespace>.svc`` (the Service an ExternalName one naming 127.0.0.1:
 an EndpointSlice may not name a loopback address). The availability check and the proxied requests both present the
 front proxy's certificate (``front-proxy-client``); the backend's discovery reaches fakeapi's
-aggregated discovery. A slow answer costs only its own request; a watch its client leaves is
-ended at the server too."""
+aggregated discovery. The server runs RBAC: a user not allowed the verb on the aggregated
+resource is refused by fakeapi, and the backend never hears of it. A slow answer costs only its
+own request; a watch its client leaves is ended at the server too."""
 
 from __future__ import annotations
 
@@ -28,11 +29,16 @@ _SERVICE = "api"
 _AUTHENTICATION = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication"
 _API_SERVICE = f"/apis/apiregistration.k8s.io/v1/apiservices/{VERSION}.{GROUP}"
 _AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+#: A user of the token file, in the group devs, whom RBAC grants nothing until the test does.
+_JANE_TOKEN = "jane-token"
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("fakeapi"), "--tls") as srv:
+    workdir = tmp_path_factory.mktemp("fakeapi")
+    (workdir / "tokens.csv").write_text(f'{_JANE_TOKEN},jane,jane-uid,"devs"\n')
+    with ServerProcess(workdir, "--tls", "--authorization-mode", "RBAC", "--token", "admin-token",
+                       "--token-file", str(workdir / "tokens.csv")) as srv:  # the kubeconfig's: the admin's
         yield srv
 
 
@@ -118,3 +124,29 @@ def test_a_watch_left_by_its_client_is_left_at_the_server(server: ServerProcess,
         assert watch.status_code == 200
         assert '"f1"' in next(watch.iter_lines())  # streamed while the server holds the rest
     assert backend.watch_cut.wait(10), "fakeapi kept the server's watch open"
+
+
+def test_authorization_comes_before_the_proxy(server: ServerProcess, backend: AggregatedBackend) -> None:
+    http = server.http
+    eventually(lambda: _available(http), "the APIService Available")
+    flunder = f"/apis/{GROUP}/{VERSION}/namespaces/{_NAMESPACE}/flunders/one"
+    with httpx.Client(base_url=server.url, verify=server.verify,
+                      headers={"Authorization": f"Bearer {_JANE_TOKEN}"}) as jane:
+        asked = len(backend.requests)
+        denied = jane.get(flunder)
+        assert denied.status_code == 403 and denied.json()["message"] == (
+            f'flunders.{GROUP} "one" is forbidden: User "jane" cannot get resource "flunders" in API group "{GROUP}" '
+            f'in the namespace "{_NAMESPACE}"')
+        assert all(path.partition("?")[0] != flunder for _method, path, _headers in backend.requests[asked:])
+        assert http.post(f"/apis/rbac.authorization.k8s.io/v1/namespaces/{_NAMESPACE}/roles", json={
+            "metadata": {"name": "flunder-reader"},
+            "rules": [{"apiGroups": [GROUP], "resources": ["flunders"], "verbs": ["get"]}]}).status_code == 201
+        assert http.post(f"/apis/rbac.authorization.k8s.io/v1/namespaces/{_NAMESPACE}/rolebindings", json={
+            "metadata": {"name": "devs-read-flunders"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "flunder-reader"},
+            "subjects": [{"kind": "Group", "name": "devs"}]}).status_code == 201
+        allowed = eventually(lambda: (answer := jane.get(flunder)).status_code == 200 and answer,
+                             "the binding in force")
+        headers = allowed.json()["echo"]["headers"]
+        assert (headers["x-remote-user"], headers["x-remote-uid"]) == (["jane"], ["jane-uid"])
+        assert headers["x-remote-group"] == ["devs", "system:authenticated"]
