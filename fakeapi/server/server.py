@@ -16,6 +16,7 @@ from starlette.applications import Starlette
 from ..clients import ClientReport
 from ..controllers import (
     APIServiceAvailability,
+    CRDRegistration,
     ClusterRoleAggregation,
     CustomResourceCleanup,
     GarbageCollector,
@@ -60,7 +61,8 @@ class Server:
                                  admission_plugins=config.admission_plugins,
                                  extension_authentication=config.extension_authentication)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup
-                               | ClusterRoleAggregation | PodTermination | APIServiceAvailability] = []
+                               | ClusterRoleAggregation | PodTermination | APIServiceAvailability
+                               | CRDRegistration] = []
         if GARBAGE_COLLECTOR in config.controllers:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
@@ -71,6 +73,7 @@ class Server:
             self.controllers.append(PodTermination(self.registry, gc_finalizers=gc))
         # kube-apiserver's own controllers: they run whatever --controllers says.
         self.controllers.append(CustomResourceCleanup(self.registry, gc_finalizers=gc))
+        self.controllers.append(CRDRegistration(self.registry))
         availability = APIServiceAvailability(self.registry, config.proxy_client_files)
         self.controllers.append(availability)
         # kube-aggregator: requests for a service-backed APIService's group version go to its

@@ -25,6 +25,7 @@ from aggregated_backend import ANSWER_HEADERS, GROUP, VERSION, AggregatedBackend
 from differ import NAMESPACE, Pair, differences
 
 from fakeapi.cluster.control_plane import free_port, kubectl_binary
+from fakeapi.registry.bootstrap import recorded_objects
 
 _API_SERVICES = "/apis/apiregistration.k8s.io/v1/apiservices"
 _SERVICE = "aggregated-backend"
@@ -216,13 +217,52 @@ def test_kubectl_reaches_the_backend(pair: Pair, backends: Any, fake_server: Any
     assert resources[0] == resources[1] and "flunders" in resources[0]
 
 
+_CRD_GROUP = f"crd.{GROUP}"
+_CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def test_a_custom_resource_group_has_local_api_services(pair: Pair) -> None:
+    """kube-aggregator's crdregistration: a local APIService of each version a definition
+    serves, gone with the version or the definition."""
+    def version(name: str, served: bool, storage: bool) -> dict[str, Any]:
+        return {"name": name, "served": served, "storage": storage,
+                "schema": {"openAPIV3Schema": {"type": "object"}}}
+
+    crd = {"metadata": {"name": f"gizmos.{_CRD_GROUP}"}, "spec": {
+        "group": _CRD_GROUP, "scope": "Namespaced", "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo"},
+        "versions": [version("v1", True, True), version("v2beta1", True, False), version("v3alpha1", False, False)]}}
+    served = [f"{_API_SERVICES}/v1.{_CRD_GROUP}", f"{_API_SERVICES}/v2beta1.{_CRD_GROUP}"]
+    try:
+        for client in (pair.fake, pair.real):
+            assert client.post(_CRD_PATH, json=crd).status_code == 201
+            _wait(lambda: all(client.get(path).status_code == 200 for path in served), "the CRD's APIServices")
+        for path in (*served, f"{_API_SERVICES}/v3alpha1.{_CRD_GROUP}"):
+            _same(pair, "crd-apiservice", "GET", path)
+        for client in (pair.fake, pair.real):  # v2beta1 no longer served
+            stored = client.get(f"{_CRD_PATH}/gizmos.{_CRD_GROUP}").json()
+            stored["spec"]["versions"][1]["served"] = False
+            assert client.put(f"{_CRD_PATH}/gizmos.{_CRD_GROUP}", json=stored).status_code == 200
+            _wait(lambda: client.get(served[1]).status_code == 404, "the unserved version's APIService gone")
+        _same(pair, "crd-apiservice", "GET", served[0])
+    finally:
+        for client in (pair.fake, pair.real):
+            client.delete(f"{_CRD_PATH}/gizmos.{_CRD_GROUP}")
+    for client in (pair.fake, pair.real):
+        _wait(lambda: client.get(served[0]).status_code == 404, "the definition's APIServices gone")
+
+
+#: The local APIServices of the built-in groups, as recorded from kube.
+_BUILT_IN = frozenset(o["metadata"]["name"] for o in recorded_objects() if o["kind"] == "APIService")
+
+
 def _availability_samples(client: httpx.Client) -> dict[str, float]:
     """The aggregator's availability samples (series -> value: Go and Python write numbers
     apart) of the built-in groups' and this module's APIServices (other modules' come and go)."""
     samples = {}
     for line in client.get("/metrics").text.splitlines():
-        if line.startswith("aggregator_unavailable_apiservice") and (
-                GROUP in line or '.k8s.io"' in line or 'name="v1."' in line):
+        name = re.search(r'name="([^"]*)"', line)
+        if line.startswith("aggregator_unavailable_apiservice") and name and (
+                name[1].endswith(GROUP) or name[1] in _BUILT_IN):
             series, _, value = line.rpartition(" ")
             samples[series] = float(value)
     return samples
