@@ -7,7 +7,9 @@ arrives while the backend holds the stream open) through the proxy, what the bac
 re-encodes it, the body), ``/apis``, ``/apis/<group>``, the aggregated discovery document's
 entries (fetched from the backend, or its legacy document when it has no aggregated one, or
 Stale for an APIService that is not Available), kube's 503s for an APIService not Available and
-for a backend gone, and kubectl 1.35's ``get --raw`` through both."""
+for a backend gone, the request deadline, kubectl 1.35's ``get --raw`` and ``api-resources``
+through both, the availability metrics, and the local APIServices of a CustomResourceDefinition's
+group versions."""
 
 from __future__ import annotations
 
