@@ -112,10 +112,13 @@ class Registry:
         service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER,
         access: AccessControl | None = None,
         admission_plugins: frozenset[str] = frozenset(),
+        extension_authentication: dict[str, str] | None = None,
     ) -> None:
         self.store = store
         #: The port clients reach the server on: the ``kubernetes`` Service's target port.
         self.advertise_port = advertise_port
+        #: ``kube-system/extension-apiserver-authentication``'s data, written at start.
+        self.extension_authentication = extension_authentication or {}
         #: Whether a garbage collector runs, so DELETE may leave its finalizers (foreground,
         #: orphan) on owners: without one they would never go.
         self.garbage_collection = garbage_collection
@@ -254,7 +257,8 @@ class Registry:
                     if err.reason != "AlreadyExists":
                         raise
         # the system PriorityClasses among them
-        create_bootstrap_objects(self.store, self.advertise_port, self.resource_for_kind)
+        create_bootstrap_objects(self.store, self.advertise_port, self.resource_for_kind,
+                                 tuple(sorted(self.extension_authentication.items())))
         for resource_store in self.stores():
             resource_store.cacher.start()
         for crd in self.definitions.definitions():
