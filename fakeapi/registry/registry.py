@@ -10,11 +10,13 @@ from collections.abc import Callable
 import orjson
 
 from ..admission import Admission
+from ..apiextensions.conversion_webhook import ConversionWebhook
 from ..apiextensions.crd import CustomResourceType
 from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
 from ..cacher import DELETED, CacheEvent, CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
-from ..apis.conversion import built_in_conversion, none_conversion
+from ..apis.conversion import Conversion, built_in_conversion, none_conversion
+from ..apis.webhook_client import WebhookClients
 from ..machinery.status import StatusError
 from ..store import StoreInterface
 from ..runtime import cancel_and_wait
@@ -159,6 +161,8 @@ class Registry:
         assert isinstance(services, ServiceStore)
         services.endpoints = self._by_kind[("", "Endpoints")].storage
         self._custom: dict[str, CustomResourceStore] = {}  # by CRD name
+        #: The clients of CRDs' conversion webhooks (``spec.conversion.strategy: Webhook``).
+        self.conversion_clients = WebhookClients(self._lookup, self._list)
         self._serve_subresources(service_account_issuer, access or AccessControl())
         #: Called with each resource store added after start (custom resources): controllers
         #: subscribe to its cache.
@@ -245,6 +249,7 @@ class Registry:
         for resource_store in self.stores():
             await resource_store.cacher.stop()
         await self.admission.webhooks.aclose()
+        await self.conversion_clients.aclose()
 
     async def _tick_bookmarks(self) -> None:
         while True:
@@ -292,7 +297,7 @@ class Registry:
     def _sync_custom_resources(self, crd_name: str, crd: Json | None) -> None:
         """Serve what a CRD defines, from the write that established it until it is gone: the
         storage version from its store, every other served version through a conversion over it
-        (strategy ``None``: objects change apiVersion only)."""
+        (strategy ``None``: objects change apiVersion only; ``Webhook``: its webhook converts)."""
         resource_store = self._custom.get(crd_name)
         if crd is None or not is_established(crd):
             if resource_store is not None:
@@ -316,13 +321,24 @@ class Registry:
         resource_store.structural = storage.structural
         for definition in served:
             self.resources[(definition.group, definition.version, definition.plural)] = (
-                resource_store if definition is storage else _custom_version(resource_store, definition))
+                resource_store if definition is storage
+                else _custom_version(resource_store, definition, self._custom_conversion(crd, resource_store, definition)))
         self._by_kind[(storage.group, storage.kind)] = resource_store
         self._changed()
 
+    def _custom_conversion(self, crd: Json, resource_store: CustomResourceStore,
+                           definition: CustomResourceType) -> Conversion:
+        """The conversion of a CRD's storage version to another served one, by its strategy."""
+        if ((crd.get("spec") or {}).get("conversion") or {}).get("strategy") == "Webhook":
+            return ConversionWebhook(crd, self.conversion_clients).conversion(resource_store.api_version,
+                                                                               definition.group_version)
+        return none_conversion(resource_store.api_version, definition.group_version)
+
     def _unregister_custom(self, resource_store: ResourceStore) -> None:
         for key in [key for key, served in self.resources.items() if served.storage is resource_store]:
-            del self.resources[key]
+            served = self.resources.pop(key)
+            if isinstance(served, ConvertingStore):
+                served.close()
         self._by_kind = {key: served for key, served in self._by_kind.items() if served.storage is not resource_store}
 
     def _remove_custom(self, crd_name: str, resource_store: CustomResourceStore) -> None:
@@ -394,9 +410,9 @@ class Registry:
         return served.resource_type if served else None
 
 
-def _custom_version(resource_store: CustomResourceStore, definition: CustomResourceType) -> ConvertingStore:
+def _custom_version(resource_store: CustomResourceStore, definition: CustomResourceType,
+                    conversion: Conversion) -> ConvertingStore:
     """A served version of a custom resource other than its storage version."""
-    return ConvertingStore(resource_store, definition.resource_type(),
-                           none_conversion(resource_store.api_version, definition.group_version),
+    return ConvertingStore(resource_store, definition.resource_type(), conversion,
                            list_kind=definition.list_kind, custom_schema=definition.schema,
                            structural=definition.structural, printer_columns=definition.printer_columns)

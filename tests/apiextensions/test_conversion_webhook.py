@@ -1,0 +1,132 @@
+"""CRD conversion webhooks on fakeapi alone, where the differential suite
+(tests/kasdiff/test_conversion_webhooks.py) cannot put the real kube-apiserver beside it: a slow
+conversion webhook costs only the requests that read through it while the event loop serves the
+others, and a webhook reached through a Service's ready endpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+from webhook_server import WebhookServer
+
+from fakeapi.apiextensions.conversion_webhook import ConversionWebhook
+from fakeapi.apis.webhook_client import WebhookClients
+from fakeapi.testing import FakeAPI
+from fakeapi.testing.eventually import eventually
+
+GROUP = "conversion.test.dev"
+NAMESPACE = "converted"
+SERVICE_HOST = f"converter.{NAMESPACE}.svc"
+Json = Any
+
+
+def _definition(client_config: Json) -> Json:
+    free = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    return {
+        "metadata": {"name": f"widgets.{GROUP}"},
+        "spec": {
+            "group": GROUP, "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+            "versions": [{"name": name, "served": True, "storage": name == "v1",
+                          "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": free}}}}
+                         for name in ("v1", "v2")],
+            "conversion": {"strategy": "Webhook", "webhook": {"clientConfig": client_config,
+                                                              "conversionReviewVersions": ["v1"]}},
+        },
+    }
+
+
+def _widget(name: str, **labels: str) -> Json:
+    return {"apiVersion": f"{GROUP}/v1", "kind": "Widget", "metadata": {"name": name, "labels": labels},
+            "spec": {"size": 3}}
+
+
+def _served(http: httpx.Client, hooks: WebhookServer) -> str:
+    """The test's CRD defined, its webhook the test's server: the path of its v1 objects once served."""
+    assert http.post("/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}}).status_code == 201
+    crd = _definition({"url": hooks.url("/fake/convert"), "caBundle": hooks.ca_bundle})
+    assert http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd).status_code == 201
+    widgets = f"/apis/{GROUP}/v1/namespaces/{NAMESPACE}/widgets"
+    eventually(lambda: http.get(widgets).status_code == 200, "the CRD served")
+    return widgets
+
+
+@pytest.fixture
+def hooks() -> Any:
+    with WebhookServer(names=(SERVICE_HOST,)) as server:
+        yield server
+
+
+def test_a_slow_conversion_webhook_costs_only_the_reads_through_it(fakeapi: FakeAPI, hooks: WebhookServer) -> None:
+    http = fakeapi.http
+    widgets = _served(http, hooks)
+    assert http.post(widgets, json=_widget("slow", conversion="slow")).status_code == 201
+    answers: list[httpx.Response] = []
+    reader = threading.Thread(target=lambda: answers.append(
+        http.get(f"/apis/{GROUP}/v2/namespaces/{NAMESPACE}/widgets/slow")))
+    reader.start()
+    eventually(lambda: any(review["request"]["desiredAPIVersion"] == f"{GROUP}/v2" for _, review in hooks.records),
+               "the slow conversion")
+    # While the webhook holds that read (3 s), other writes and reads are served.
+    assert http.post(widgets, json=_widget("other")).status_code == 201
+    assert http.get(f"{widgets}/other").status_code == 200
+    assert http.get("/api/v1/namespaces").status_code == 200
+    assert reader.is_alive() and not answers
+    reader.join()
+    assert answers[0].status_code == 200, answers[0].text
+    assert answers[0].json()["spec"] == {"replicas": 3}
+    assert answers[0].json()["apiVersion"] == f"{GROUP}/v2"
+
+
+def test_a_service_conversion_webhook_is_called_at_a_ready_endpoint(hooks: WebhookServer) -> None:
+    """The call itself, below the API (kube, as fakeapi, refuses a loopback address in an
+    EndpointSlice): a Service whose slice names the test's webhook server on 127.0.0.1."""
+    objects = {("", "Service", NAMESPACE, "converter"): {
+        "metadata": {"name": "converter"}, "spec": {"ports": [{"name": "https", "port": 443}]}}}
+    slices = [{"metadata": {"name": "converter-1", "labels": {"kubernetes.io/service-name": "converter"}},
+               "ports": [{"name": "https", "port": hooks.port}],
+               "endpoints": [{"addresses": ["127.0.0.1"], "conditions": {"ready": True}}]}]
+    clients = WebhookClients(lambda group, kind, namespace, name: objects.get((group, kind, namespace, name)),
+                             lambda group, kind, namespace: slices if kind == "EndpointSlice" else [])
+    service = {"namespace": NAMESPACE, "name": "converter", "path": "/fake/svc", "port": 443}
+    webhook = ConversionWebhook(_definition({"service": service, "caBundle": hooks.ca_bundle}), clients)
+    stored = {**_widget("w"), "metadata": {"name": "w", "namespace": NAMESPACE, "uid": "u", "resourceVersion": "7"}}
+
+    async def convert() -> Json:
+        try:
+            return await webhook.convert_object(stored, f"{GROUP}/v2")
+        finally:
+            await clients.aclose()
+
+    converted = asyncio.run(convert())
+    assert converted == {"apiVersion": f"{GROUP}/v2", "kind": "Widget", "spec": {"replicas": 3},
+                         "metadata": {"name": "w", "namespace": NAMESPACE, "uid": "u", "resourceVersion": "7"}}
+    path, review = hooks.records[-1]
+    assert path == "/fake/svc"
+    # What kube's storage sends: the object as etcd holds it, without a resourceVersion.
+    assert review["request"]["objects"] == [{**stored, "metadata": {"name": "w", "namespace": NAMESPACE, "uid": "u"}}]
+
+
+def test_a_watch_of_the_converted_version_sees_each_event_converted(fakeapi: FakeAPI, hooks: WebhookServer) -> None:
+    http = fakeapi.http
+    widgets = _served(http, hooks)
+    listed = http.get(f"/apis/{GROUP}/v2/namespaces/{NAMESPACE}/widgets").json()
+    watched: list[httpx.Response] = []
+    watcher = threading.Thread(target=lambda: watched.append(http.get(
+        f"/apis/{GROUP}/v2/namespaces/{NAMESPACE}/widgets",
+        params={"watch": "1", "resourceVersion": listed["metadata"]["resourceVersion"], "timeoutSeconds": "2"})))
+    watcher.start()
+    assert http.post(widgets, json=_widget("live")).status_code == 201
+    assert http.patch(f"{widgets}/live", json={"spec": {"size": 4}},
+                      headers={"Content-Type": "application/merge-patch+json"}).status_code == 200
+    assert http.delete(f"{widgets}/live").status_code == 200
+    watcher.join()
+    events = [orjson.loads(line) for line in watched[0].text.splitlines()]
+    assert [(event["type"], event["object"]["apiVersion"], event["object"]["spec"]) for event in events] == [
+        ("ADDED", f"{GROUP}/v2", {"replicas": 3}), ("MODIFIED", f"{GROUP}/v2", {"replicas": 4}),
+        ("DELETED", f"{GROUP}/v2", {"replicas": 4})]
