@@ -15,6 +15,7 @@ Status: a 500 without a reason (``ConversionWebhook.convert_object``)."""
 from __future__ import annotations
 
 import copy
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +27,8 @@ from ..apis.webhook_client import WebhookCallFailed, WebhookClients, server_resp
 from ..machinery.status import field_errors_message, unclassified_error
 from ..machinery.validation import validate_annotations, validate_labels
 from ..runtime import wait_for
+from .conversion_metrics import CALL_FAILURE, INVALID_CONVERTED_OBJECT, MALFORMED_RESPONSE, PARTIAL_RESPONSE, \
+    ConversionMetrics
 
 Json = dict[str, Any]
 
@@ -49,11 +52,13 @@ def group_version_kind(api_version: str, kind: str) -> str:
 class ConversionWebhook:
     """One CustomResourceDefinition's conversion webhook."""
 
-    def __init__(self, crd: Json, clients: WebhookClients) -> None:
+    def __init__(self, crd: Json, clients: WebhookClients, metrics: ConversionMetrics) -> None:
         webhook = ((crd.get("spec") or {}).get("conversion") or {}).get("webhook") or {}
+        self.crd_name = crd["metadata"]["name"]
         self.client_config: Json = webhook.get("clientConfig") or {}
         self.review_versions: tuple[str, ...] = tuple(webhook.get("conversionReviewVersions") or ())
         self._clients = clients
+        self._metrics = metrics
 
     def conversion(self, storage_api_version: str, served_api_version: str) -> Conversion:
         """The ``Conversion`` between the storage version and a served one through this webhook."""
@@ -88,13 +93,30 @@ class ConversionWebhook:
     async def convert(self, obj: Json, api_version: str) -> Json:
         """``obj`` in ``api_version`` (as it is if it is in it already: no call). kube's storage
         converts one object at a time (a list's items are decoded each on its own), so its
-        errors name the object's own group, version and kind."""
+        errors name the object's own group, version and kind. The call is counted (``metrics``)."""
         if obj.get("apiVersion") == api_version:
             return obj
-        source = group_version_kind(obj.get("apiVersion") or "", obj.get("kind") or "")
         review_version = next((v for v in self.review_versions if v in _REVIEW_VERSIONS), None)
         if review_version is None:
             raise ConversionFailed("no supported conversion review versions")
+        source_version = obj.get("apiVersion") or ""
+        began = time.perf_counter()
+        failure_type = CALL_FAILURE
+        try:
+            converted, failure_type = await self._converted(obj, api_version, review_version), ""
+            return converted
+        except _Failed as failed:
+            failure_type = failed.failure_type
+            raise ConversionFailed(f"conversion webhook for {group_version_kind(source_version, obj.get('kind') or '')}"
+                                   f"{failed.text}") from None
+        finally:
+            self._metrics.observe(self.crd_name, source_version.rpartition("/")[2], api_version.rpartition("/")[2],
+                                  time.perf_counter() - began, failure_type)
+
+    async def _converted(self, obj: Json, api_version: str, review_version: str) -> Json:
+        """The webhook's conversion of ``obj`` in a review of ``review_version``; raises
+        ``_Failed`` with the rest of kube's text (after ``conversion webhook for <gvk>``) and
+        where it failed."""
         uid = str(uuid.uuid4())
         review = {"kind": "ConversionReview", "apiVersion": f"{REVIEW_GROUP}/{review_version}",
                   "request": {"uid": uid, "desiredAPIVersion": api_version, "objects": [obj]},
@@ -103,17 +125,29 @@ class ConversionWebhook:
             code, answer, text = await self._clients.post(self.client_config, orjson.dumps(review),
                                                           CONVERSION_TIMEOUT_SECONDS)
         except WebhookCallFailed as err:
-            raise ConversionFailed(f"conversion webhook for {source} failed: {err}") from None
+            raise _Failed(f" failed: {err}", CALL_FAILURE) from None
         if not 200 <= code <= 206:
-            raise ConversionFailed(f"conversion webhook for {source} failed: "
-                                   f"{server_response_error(code, answer, text)}")
+            raise _Failed(f" failed: {server_response_error(code, answer, text)}", CALL_FAILURE)
         try:
             returned = _converted_objects(uid, review_version, answer)
         except ConversionFailed as err:
-            raise ConversionFailed(f"conversion webhook for {source} failed: {err}") from None
+            raise _Failed(f" failed: {err}", MALFORMED_RESPONSE) from None
         if len(returned) != 1:
-            raise ConversionFailed(f"conversion webhook for {source} returned {len(returned)} objects, expected 1")
-        return _checked(obj, returned[0], api_version, source)
+            raise _Failed(f" returned {len(returned)} objects, expected 1", PARTIAL_RESPONSE)
+        try:
+            return _checked(obj, returned[0], api_version)
+        except ConversionFailed as err:
+            raise _Failed(f" {err}", INVALID_CONVERTED_OBJECT) from None
+
+
+class _Failed(Exception):
+    """A call that failed: kube's text after ``conversion webhook for <gvk>``, and the
+    ``failure_type`` kube counts it under."""
+
+    def __init__(self, text: str, failure_type: str) -> None:
+        super().__init__(text)
+        self.text = text
+        self.failure_type = failure_type
 
 
 def _converted_objects(uid: str, review_version: str, answer: Any) -> list[Any]:
@@ -123,8 +157,9 @@ def _converted_objects(uid: str, review_version: str, answer: Any) -> list[Any]:
     if review_version == "v1":  # v1beta1's answers were never checked: kube keeps it so
         got_version, got_kind = answer.get("apiVersion") or "", answer.get("kind") or ""
         if (got_version, got_kind) != (f"{REVIEW_GROUP}/v1", "ConversionReview"):
-            raise ConversionFailed(f"expected webhook response of {group_version_kind(REVIEW_GROUP + '/v1', 'ConversionReview')}, "
-                                   f"got {group_version_kind(got_version, got_kind)}")
+            expected, got = group_version_kind(f"{REVIEW_GROUP}/v1", "ConversionReview"), group_version_kind(
+                got_version, got_kind)
+            raise ConversionFailed(f"expected webhook response of {expected}, got {got}")
     response = answer.get("response")
     if not isinstance(response, dict):
         raise ConversionFailed("no response provided")
@@ -137,25 +172,24 @@ def _converted_objects(uid: str, review_version: str, answer: Any) -> list[Any]:
     return list(response.get("convertedObjects") or ())
 
 
-def _checked(original: Json, converted: Any, api_version: str, source: str) -> Json:
-    """The converted object as kube takes it, or its error."""
-    prefix = f"conversion webhook for {source}"
+def _checked(original: Json, converted: Any, api_version: str) -> Json:
+    """The converted object as kube takes it, or its error (the text after the webhook's name)."""
     if not isinstance(converted, dict):
         converted = {}  # a JSON value that is no object: refused as an empty one (kube's decoding error aside)
     got_version = str(converted.get("apiVersion") or "")
     if got_version != api_version:
-        raise ConversionFailed(f"{prefix} returned invalid object at index 0: invalid groupVersion "
+        raise ConversionFailed(f"returned invalid object at index 0: invalid groupVersion "
                                f"(expected {api_version}, received {got_version})")
     if converted.get("kind") != original.get("kind"):
-        raise ConversionFailed(f"{prefix} returned invalid object at index 0: invalid kind "
+        raise ConversionFailed(f"returned invalid object at index 0: invalid kind "
                                f"(expected {original.get('kind')}, received {converted.get('kind') or ''})")
     problem = _changed_identity(original, converted)
     if problem:
-        raise ConversionFailed(f"{prefix} returned invalid object: {problem}")
+        raise ConversionFailed(f"returned invalid object: {problem}")
     try:
         return _restored_metadata(original, converted)
     except ConversionFailed as err:
-        raise ConversionFailed(f"{prefix} returned invalid metadata: {err}") from None
+        raise ConversionFailed(f"returned invalid metadata: {err}") from None
 
 
 def _changed_identity(original: Json, converted: Json) -> str:

@@ -368,8 +368,8 @@ async def _handle(registry: Registry, request: Request, faults: Faults) -> Respo
                                                    served.delete_collection, ns, opts, options,
                                                    gc_finalizers=registry.garbage_collection, view=out.view))
             out = output(request, served, "object")
-            body, _gone = await _admitted(registry, request, served, options.to_json(), options.dry_run, served.delete, ns, name,
-                                          options, gc_finalizers=registry.garbage_collection)
+            body, _gone = await _admitted(registry, request, served, options.to_json(), options.dry_run, served.delete,
+                                          ns, name, options, gc_finalizers=registry.garbage_collection)
             return out.object(body)
         raise method_not_allowed_path()  # no route for this method
     except StatusError as err:
@@ -404,8 +404,9 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
     if method == "PUT":
         body = await read_json_body(request)
         dry = dry_run(request)
-        updated = await _admitted(registry, request, served, _write_options("UpdateOptions", request, dry), dry, served.update,
-                                  ns, name, body, subresource=sub, dry_run=dry, manager=field_manager(request))
+        updated = await _admitted(registry, request, served, _write_options("UpdateOptions", request, dry), dry,
+                                  served.update, ns, name, body, subresource=sub, dry_run=dry,
+                                  manager=field_manager(request))
         return out.object(updated, written_to=None if dry else served)
     if method == "PATCH":
         return await _patch(registry, request, served, ns, name, sub)
@@ -486,8 +487,8 @@ def _write_options(kind: str, request: Request, dry: bool) -> dict[str, Any]:
     return webhook_request.write_options(kind, request_query(request), ["All"] if dry else ())
 
 
-async def _admitted(registry: Registry, request: Request, served: ResourceStore | None, options: dict[str, Any], dry: bool,
-                    write: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+async def _admitted(registry: Registry, request: Request, served: ResourceStore | None, options: dict[str, Any],
+                    dry: bool, write: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """``write(*args, **kwargs)`` to ``served``, admitted by the webhooks and policies it
     matches: with any configured (or a plugin enabled that may wait: ``Admission.may_wait``, or
     a version of ``served`` converted by a webhook), the write runs where it can wait without

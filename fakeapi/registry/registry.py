@@ -10,6 +10,7 @@ from collections.abc import Callable
 import orjson
 
 from ..admission import Admission
+from ..apiextensions.conversion_metrics import ConversionMetrics
 from ..apiextensions.conversion_webhook import ConversionWebhook
 from ..apiextensions.crd import CustomResourceType
 from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
@@ -161,8 +162,10 @@ class Registry:
         assert isinstance(services, ServiceStore)
         services.endpoints = self._by_kind[("", "Endpoints")].storage
         self._custom: dict[str, CustomResourceStore] = {}  # by CRD name
-        #: The clients of CRDs' conversion webhooks (``spec.conversion.strategy: Webhook``).
+        #: The clients of CRDs' conversion webhooks (``spec.conversion.strategy: Webhook``),
+        #: and what their calls cost and answered.
         self.conversion_clients = WebhookClients(self._lookup, self._list)
+        self.conversion_metrics = ConversionMetrics()
         self._serve_subresources(service_account_issuer, access or AccessControl())
         #: Called with each resource store added after start (custom resources): controllers
         #: subscribe to its cache.
@@ -321,8 +324,8 @@ class Registry:
         resource_store.structural = storage.structural
         for definition in served:
             self.resources[(definition.group, definition.version, definition.plural)] = (
-                resource_store if definition is storage
-                else _custom_version(resource_store, definition, self._custom_conversion(crd, resource_store, definition)))
+                resource_store if definition is storage else _custom_version(
+                    resource_store, definition, self._custom_conversion(crd, resource_store, definition)))
         self._by_kind[(storage.group, storage.kind)] = resource_store
         self._changed()
 
@@ -330,8 +333,8 @@ class Registry:
                            definition: CustomResourceType) -> Conversion:
         """The conversion of a CRD's storage version to another served one, by its strategy."""
         if ((crd.get("spec") or {}).get("conversion") or {}).get("strategy") == "Webhook":
-            return ConversionWebhook(crd, self.conversion_clients).conversion(resource_store.api_version,
-                                                                               definition.group_version)
+            webhook = ConversionWebhook(crd, self.conversion_clients, self.conversion_metrics)
+            return webhook.conversion(resource_store.api_version, definition.group_version)
         return none_conversion(resource_store.api_version, definition.group_version)
 
     def _unregister_custom(self, resource_store: ResourceStore) -> None:

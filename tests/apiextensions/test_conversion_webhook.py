@@ -6,6 +6,7 @@ others, and a webhook reached through a Service's ready endpoint."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 from typing import Any
 
@@ -14,7 +15,14 @@ import orjson
 import pytest
 from webhook_server import WebhookServer
 
-from fakeapi.apiextensions.conversion_webhook import ConversionWebhook
+from fakeapi.apiextensions.conversion_metrics import (
+    CALL_FAILURE,
+    INVALID_CONVERTED_OBJECT,
+    MALFORMED_RESPONSE,
+    PARTIAL_RESPONSE,
+    ConversionMetrics,
+)
+from fakeapi.apiextensions.conversion_webhook import ConversionFailed, ConversionWebhook
 from fakeapi.apis.webhook_client import WebhookClients
 from fakeapi.testing import FakeAPI
 from fakeapi.testing.eventually import eventually
@@ -94,7 +102,8 @@ def test_a_service_conversion_webhook_is_called_at_a_ready_endpoint(hooks: Webho
     clients = WebhookClients(lambda group, kind, namespace, name: objects.get((group, kind, namespace, name)),
                              lambda group, kind, namespace: slices if kind == "EndpointSlice" else [])
     service = {"namespace": NAMESPACE, "name": "converter", "path": "/fake/svc", "port": 443}
-    webhook = ConversionWebhook(_definition({"service": service, "caBundle": hooks.ca_bundle}), clients)
+    metrics = ConversionMetrics()
+    webhook = ConversionWebhook(_definition({"service": service, "caBundle": hooks.ca_bundle}), clients, metrics)
     stored = {**_widget("w"), "metadata": {"name": "w", "namespace": NAMESPACE, "uid": "u", "resourceVersion": "7"}}
 
     async def convert() -> Json:
@@ -106,6 +115,8 @@ def test_a_service_conversion_webhook_is_called_at_a_ready_endpoint(hooks: Webho
     converted = asyncio.run(convert())
     assert converted == {"apiVersion": f"{GROUP}/v2", "kind": "Widget", "spec": {"replicas": 3},
                          "metadata": {"name": "w", "namespace": NAMESPACE, "uid": "u", "resourceVersion": "7"}}
+    assert metrics.requests == {("success", ""): 1}
+    assert list(metrics.conversions) == [(f"widgets.{GROUP}", "v1", "v2", "true")]
     path, review = hooks.records[-1]
     assert path == "/fake/svc"
     # What kube's storage sends: the object as etcd holds it, without a resourceVersion.
@@ -130,3 +141,50 @@ def test_a_watch_of_the_converted_version_sees_each_event_converted(fakeapi: Fak
     assert [(event["type"], event["object"]["apiVersion"], event["object"]["spec"]) for event in events] == [
         ("ADDED", f"{GROUP}/v2", {"replicas": 3}), ("MODIFIED", f"{GROUP}/v2", {"replicas": 4}),
         ("DELETED", f"{GROUP}/v2", {"replicas": 4})]
+
+
+def test_each_failure_is_counted_where_kube_counts_it(hooks: WebhookServer) -> None:
+    """The failure types kube-apiserver v1.35.4 counted for the same answers of the same webhook
+    (read from its /metrics in a differential run): a Failure result or another uid is a
+    malformed response, no object a partial one, a renamed object or one of another version an
+    invalid converted object, a webhook that is down a call failure."""
+    clients = WebhookClients(lambda *key: None, lambda *key: [])
+    metrics = ConversionMetrics()
+    up = ConversionWebhook(_definition({"url": hooks.url("/fake/convert"), "caBundle": hooks.ca_bundle}), clients,
+                           metrics)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead_port = sock.getsockname()[1]
+    down = ConversionWebhook(_definition({"url": f"https://127.0.0.1:{dead_port}/dead"}), clients, metrics)
+
+    async def convert(webhook: ConversionWebhook, wrong: str) -> str:
+        widget = {**_widget("w"), "metadata": {"name": "w", "namespace": NAMESPACE, "uid": "u",
+                                                "labels": {"conversion": wrong}}}
+        try:
+            await webhook.convert(widget, f"{GROUP}/v2")
+        except ConversionFailed as err:
+            return str(err)
+        return ""
+
+    async def run() -> dict[str, str]:
+        try:
+            errors = {wrong: await convert(up, wrong)
+                      for wrong in ("none", "failure", "bad-uid", "drop", "rename", "wrong-version")}
+            errors["down"] = await convert(down, "none")
+            return errors
+        finally:
+            await clients.aclose()
+
+    errors = asyncio.run(run())
+    assert errors["none"] == ""
+    gvk = f"{GROUP}/v1, Kind=Widget"
+    assert errors["failure"] == f"conversion webhook for {gvk} failed: the test refuses to convert"
+    assert errors["drop"] == f"conversion webhook for {gvk} returned 0 objects, expected 1"
+    assert errors["rename"] == (f"conversion webhook for {gvk} returned invalid object: "
+                                "must have the same name: w != w-renamed")
+    assert errors["down"].startswith(f'conversion webhook for {gvk} failed: Post "https://127.0.0.1:{dead_port}/dead')
+    assert metrics.requests == {("success", ""): 1, ("failure", MALFORMED_RESPONSE): 2,
+                                ("failure", PARTIAL_RESPONSE): 1, ("failure", INVALID_CONVERTED_OBJECT): 2,
+                                ("failure", CALL_FAILURE): 1}
+    assert {key: sum(counts.counts) for key, counts in metrics.conversions.items()} == {
+        (f"widgets.{GROUP}", "v1", "v2", "true"): 1, (f"widgets.{GROUP}", "v1", "v2", "false"): 6}

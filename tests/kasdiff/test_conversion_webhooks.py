@@ -10,6 +10,7 @@ which needs no conversion, then read in the other. A second definition's webhook
 
 from __future__ import annotations
 
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from typing import Any
 
 import orjson
 import pytest
-from differ import Outcome, Pair, check, compared_reviews
+from differ import Answer, Outcome, Pair, check, compared_reviews, differences
 from webhook_server import WebhookServer
 
 Json = Any
@@ -131,10 +132,25 @@ def _widget(name: str, version: str, size: int, **labels: str) -> Json:
             "spec": {field: size}}
 
 
+#: The conversions each CRD's webhook made, by versions and outcome. (kube's
+#: apiserver_conversion_webhook_request_total also counts the converter's invocations that had no
+#: object to convert, which call no webhook: fakeapi counts calls only.)
+_CONVERSION_SERIES = re.compile(
+    r'^(apiserver_crd_conversion_webhook_duration_seconds_count)\{([^}]*)\} (\S+)$', re.MULTILINE)
+
+
+def _conversion_calls(client: Any) -> dict[str, float]:
+    """The server's conversion webhook call counters, by series."""
+    text = client.get("/metrics").text
+    return {f"{name}{{{labels}}}": float(value) for name, labels, value in _CONVERSION_SERIES.findall(text)}
+
+
 def test_reads_and_writes_in_either_version(conversions: Conversions) -> None:
     start = len(conversions.pair.outcomes)
     case = "conversion-reads-writes"
     send = conversions.send
+    pair = conversions.pair
+    before = [_conversion_calls(client) for client in (pair.fake, pair.real)]
     created = send(case, "create", "POST", "v1", "widgets", _widget("stored", "v1", 3))
     assert created.real.status == 201, created.real.body
     send(case, "get", "GET", "v2", "widgets/stored")
@@ -156,7 +172,18 @@ def test_reads_and_writes_in_either_version(conversions: Conversions) -> None:
     send(case, "delete", "DELETE", "v2", "widgets/served")
     send(case, "delete", "DELETE", "v2", "widgets/applied")
     send(case, "delete", "DELETE", "v1", "widgets/stored")
-    check(conversions.pair, start)
+    # The calls each server counted (its metrics), as many as the reviews the webhook received.
+    counted = []
+    for client, earlier in zip((pair.fake, pair.real), before):
+        now = _conversion_calls(client)
+        counted.append({series: value - earlier.get(series, 0.0) for series, value in now.items()
+                        if value != earlier.get(series, 0.0)})
+    outcome = Outcome(case, "metrics", "conversion webhook calls", Answer(200, counted[0], []),
+                      Answer(200, counted[1], []))
+    outcome.differences.extend(differences(counted[0], counted[1]))
+    pair.outcomes.append(outcome)
+    assert counted[1], "kube counted no conversion webhook call"
+    check(pair, start)
 
 
 def test_v1beta1_reviews(conversions: Conversions) -> None:
