@@ -115,6 +115,26 @@ def answer(behaviour: str, review: Json) -> Json:
 _SIZE_FIELDS = {"v1": "size"}
 
 
+def conversion_crd(group: str, plural: str, kind: str, client_config: Json,
+                   review_versions: tuple[str, ...] = ("v1",)) -> Json:
+    """A namespaced CRD converted by a webhook (``conversion_answer``'s): v1 stored, v2 served
+    too, both with a status subresource and schemas that keep any ``spec`` and ``status``."""
+    free = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    schema = {"type": "object", "properties": {"spec": free, "status": free}}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group, "scope": "Namespaced",
+            "names": {"plural": plural, "singular": kind.lower(), "kind": kind, "listKind": f"{kind}List"},
+            "versions": [{"name": name, "served": True, "storage": name == "v1", "schema": {"openAPIV3Schema": schema},
+                          "subresources": {"status": {}}} for name in ("v1", "v2")],
+            "conversion": {"strategy": "Webhook", "webhook": {
+                "clientConfig": client_config, "conversionReviewVersions": list(review_versions)}},
+        },
+    }
+
+
 def _converted(obj: Json, api_version: str) -> Json:
     """``obj`` in ``api_version``: its ``spec`` field renamed, what its ``conversion`` label
     asks done wrong."""

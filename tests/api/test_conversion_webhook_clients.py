@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from kubernetes import client
-from webhook_server import WebhookServer
+from webhook_server import WebhookServer, conversion_crd
 
 GROUP = "conversion.clients.dev"
 
@@ -17,21 +17,8 @@ GROUP = "conversion.clients.dev"
 @pytest.fixture(scope="module")
 def converted(kubectl: Callable[..., str]) -> Iterator[None]:
     with WebhookServer() as hooks:
-        free = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-        crd = {
-            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-            "metadata": {"name": f"widgets.{GROUP}"},
-            "spec": {
-                "group": GROUP, "scope": "Namespaced",
-                "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-                "versions": [{"name": name, "served": True, "storage": name == "v1",
-                              "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": free}}}}
-                             for name in ("v1", "v2")],
-                "conversion": {"strategy": "Webhook", "webhook": {
-                    "clientConfig": {"url": hooks.url("/fake/convert"), "caBundle": hooks.ca_bundle},
-                    "conversionReviewVersions": ["v1"]}},
-            },
-        }
+        crd = conversion_crd(GROUP, "widgets", "Widget",
+                             {"url": hooks.url("/fake/convert"), "caBundle": hooks.ca_bundle})
         kubectl("apply", "-f", "-", input=json.dumps(crd))
         kubectl("wait", "--for=condition=established", f"crd/widgets.{GROUP}", "--timeout=5s")
         yield

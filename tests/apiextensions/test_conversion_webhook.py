@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import orjson
 import pytest
-from webhook_server import WebhookServer
+from webhook_server import WebhookServer, conversion_crd
 
 from fakeapi.apiextensions.conversion_metrics import (
     CALL_FAILURE,
@@ -34,19 +34,7 @@ Json = Any
 
 
 def _definition(client_config: Json) -> Json:
-    free = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-    return {
-        "metadata": {"name": f"widgets.{GROUP}"},
-        "spec": {
-            "group": GROUP, "scope": "Namespaced",
-            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-            "versions": [{"name": name, "served": True, "storage": name == "v1",
-                          "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": free}}}}
-                         for name in ("v1", "v2")],
-            "conversion": {"strategy": "Webhook", "webhook": {"clientConfig": client_config,
-                                                              "conversionReviewVersions": ["v1"]}},
-        },
-    }
+    return conversion_crd(GROUP, "widgets", "Widget", client_config)
 
 
 def _widget(name: str, **labels: str) -> Json:

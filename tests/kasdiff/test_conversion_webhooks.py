@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 import pytest
 from differ import Answer, Outcome, Pair, check, compared_reviews, differences
-from webhook_server import WebhookServer
+from webhook_server import WebhookServer, conversion_crd
 
 Json = Any
 
@@ -34,22 +34,6 @@ def _closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _definition(plural: str, kind: str, url: str, ca_bundle: str, review_versions: list[str]) -> Json:
-    free = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-    schema = {"type": "object", "properties": {"spec": free, "status": free}}
-    return {
-        "metadata": {"name": f"{plural}.{GROUP}"},
-        "spec": {
-            "group": GROUP, "scope": "Namespaced",
-            "names": {"plural": plural, "singular": kind.lower(), "kind": kind, "listKind": f"{kind}List"},
-            "versions": [{"name": name, "served": True, "storage": name == "v1", "schema": {"openAPIV3Schema": schema},
-                          "subresources": {"status": {}}} for name in ("v1", "v2")],
-            "conversion": {"strategy": "Webhook", "webhook": {
-                "clientConfig": {"url": url, "caBundle": ca_bundle}, "conversionReviewVersions": review_versions}},
-        },
-    }
-
-
 class Conversions:
     """The definitions on both servers (each pointing at its own path of the webhook server) and
     the requests of the test, with the reviews each server sent for each."""
@@ -57,9 +41,9 @@ class Conversions:
     def __init__(self, pair: Pair, hooks: WebhookServer) -> None:
         self.pair, self.hooks = pair, hooks
         dead = f"https://127.0.0.1:{_closed_port()}/dead"
-        self.definitions = [("widgets", "Widget", "convert", ["v1"]), ("gadgets", "Gadget", "convert-v1beta1",
-                                                                        ["v1beta1", "v1"]),
-                            ("gizmos", "Gizmo", dead, ["v1"])]
+        self.definitions = [("widgets", "Widget", "convert", ("v1",)),
+                            ("gadgets", "Gadget", "convert-v1beta1", ("v1beta1", "v1")),
+                            ("gizmos", "Gizmo", dead, ("v1",))]
         for server, client in (("fake", pair.fake), ("kube", pair.real)):
             response = client.post("/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}})
             assert response.status_code in (201, 409), response.text
@@ -67,7 +51,8 @@ class Conversions:
                 url = path if path.startswith("https:") else hooks.url(f"/{server}/{path}")
                 client.delete(f"{_CRDS}/{plural}.{GROUP}")
                 self._wait_gone(client, plural)
-                response = client.post(_CRDS, json=_definition(plural, kind, url, hooks.ca_bundle, versions))
+                response = client.post(_CRDS, json=conversion_crd(GROUP, plural, kind,
+                                                                  {"url": url, "caBundle": hooks.ca_bundle}, versions))
                 assert response.status_code == 201, response.text
         for client in (pair.fake, pair.real):
             for plural, *_ in self.definitions:
