@@ -42,7 +42,7 @@ from .lists import list_bytes, list_item
 from .patch_apply import FieldManagedWrites
 from .rest import Json, ResourceStore
 from .views import JsonView, ResponseView
-from .webhook_converted import ConvertingWatcher, IngestedConversions, NotConverted
+from .webhook_converted import ConvertingWatcher, IngestedConversions, ListedConversions
 from .writes import request_rules
 
 
@@ -132,12 +132,10 @@ class ConvertingStore(FieldManagedWrites):
         self._view = ConvertedView(resource_type, self.list_kind, _encoded(conversion.to_served),
                                    shared=not conversion.waits)
         #: A conversion that calls out: what the storage cache's events became, for lists and
-        #: watches (their view reads it), made as the events arrive.
+        #: watches, made as the events arrive.
         self._ingested: IngestedConversions | None = None
-        self._ingested_view: ConvertedView | None = None
         if conversion.served_async is not None:
             self._ingested = IngestedConversions(storage.cacher, storage.key, conversion.served_async)
-            self._ingested_view = ConvertedView(resource_type, self.list_kind, self._ingested.converted, shared=False)
         self._field_managers = {}
         #: The served version's defaulting runs on bodies in that version, before conversion
         #: (kube defaults a body in the version it was decoded from); its validation, if it has
@@ -264,14 +262,15 @@ class ConvertingStore(FieldManagedWrites):
     async def list(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> bytes:
         if self._ingested is None or (view is not None and view.metadata_only):
             return await self.storage.list(namespace, opts, self._served_view(view), field_labels=self.resource_type)
-        assert self._ingested_view is not None
-        served_view = self._ingested_view if view is None else ConvertedThen(self._ingested_view, view)
+        listed = ListedConversions(self._ingested)
+        converted = ConvertedView(self.resource_type, self.list_kind, listed.encode, shared=False)
+        served_view = converted if view is None else ConvertedThen(converted, view)
         while True:
             await self._ingested.caught_up()
-            try:
-                return await self.storage.list(namespace, opts, served_view, field_labels=self.resource_type)
-            except NotConverted as missing:  # a revision older than those kept: convert it, list again
-                await self._ingested.converted_now(missing.raw)
+            body = await self.storage.list(namespace, opts, served_view, field_labels=self.resource_type)
+            if not listed.missing:
+                return body
+            await listed.convert_missing()
 
     async def watch(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> WatchStart:
         if self._ingested is None or (view is not None and view.metadata_only):

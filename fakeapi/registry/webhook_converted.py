@@ -99,8 +99,7 @@ class IngestedConversions:
     def converted(self, raw: bytes) -> bytes:
         """The conversion of one stored object (its revision in its resourceVersion); raises
         its error, or ``NotConverted`` if it was never converted (or no longer kept)."""
-        meta = orjson.loads(raw)["metadata"]
-        found = self._results.get((self._key_of(meta.get("namespace"), meta["name"]), int(meta["resourceVersion"])))
+        found = self._results.get(self._version_of(raw))
         if found is None:
             raise NotConverted(raw)
         if isinstance(found, StatusError):
@@ -108,15 +107,55 @@ class IngestedConversions:
         return found
 
     async def converted_now(self, raw: bytes) -> bytes:
-        """``converted``, converting the object now if it was not."""
+        """``converted``, converting the object now (and keeping it) if it was not."""
         await self.caught_up()
         try:
             return self.converted(raw)
         except NotConverted:
-            meta = orjson.loads(raw)["metadata"]
-            result = await self._converted(raw)
-            self._keep(self._key_of(meta.get("namespace"), meta["name"]), int(meta["resourceVersion"]), result)
+            await self.convert(raw)
             return self.converted(raw)
+
+    async def convert(self, raw: bytes) -> Converted:
+        """Convert one stored object now, and keep it (a reader met it unconverted)."""
+        result = await self._converted(raw)
+        self._keep(*self._version_of(raw), result)
+        return result
+
+    def _version_of(self, raw: bytes) -> tuple[str, int]:
+        """(key, revision) of a stored object."""
+        meta = orjson.loads(raw)["metadata"]
+        return self._key_of(meta.get("namespace"), meta["name"]), int(meta["resourceVersion"])
+
+
+class ListedConversions:
+    """One list's reads of ``IngestedConversions``: an object it has no conversion of (a past
+    revision's, or one a relisted cache holds: a relist sends no events) is noted, its stored
+    JSON standing in, and converted afterwards (``convert_missing``) for the list to be made
+    again; kept here too, so that the next pass finds it whatever ``IngestedConversions`` keeps."""
+
+    def __init__(self, conversions: IngestedConversions) -> None:
+        self._conversions = conversions
+        self._converted: dict[bytes, Converted] = {}
+        self.missing: list[bytes] = []
+
+    def encode(self, raw: bytes) -> bytes:
+        found = self._converted.get(raw)
+        if found is None:
+            try:
+                return self._conversions.converted(raw)
+            except NotConverted:
+                self.missing.append(raw)
+                return raw
+        if isinstance(found, StatusError):
+            raise found
+        return found
+
+    async def convert_missing(self) -> None:
+        """Convert what the last pass missed, one call per object (kube's list from etcd
+        decodes each item on its own)."""
+        missing, self.missing = self.missing, []
+        for raw in missing:
+            self._converted[raw] = await self._conversions.convert(raw)
 
 
 class NotConverted(Exception):

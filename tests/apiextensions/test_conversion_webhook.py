@@ -24,6 +24,7 @@ from fakeapi.apiextensions.conversion_metrics import (
 )
 from fakeapi.apiextensions.conversion_webhook import ConversionFailed, ConversionWebhook
 from fakeapi.apis.webhook_client import WebhookClients
+from fakeapi.registry import webhook_converted
 from fakeapi.testing import FakeAPI
 from fakeapi.testing.eventually import eventually
 
@@ -176,3 +177,24 @@ def test_each_failure_is_counted_where_kube_counts_it(hooks: WebhookServer) -> N
                                 ("failure", CALL_FAILURE): 1}
     assert {key: sum(counts.counts) for key, counts in metrics.conversions.items()} == {
         (f"widgets.{GROUP}", "v1", "v2", "true"): 1, (f"widgets.{GROUP}", "v1", "v2", "false"): 6}
+
+
+def test_a_list_converts_what_the_version_no_longer_keeps(fakeapi: FakeAPI, hooks: WebhookServer,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A list that meets objects whose conversions were not kept (or never made: a relisted
+    cache sends no events) converts each once, then lists again. One kept conversion: the
+    list's own conversions evict each other as they are made, and the list still ends."""
+    monkeypatch.setattr(webhook_converted, "KEPT_CONVERSIONS", 1)
+    http = fakeapi.http
+    widgets = _served(http, hooks)
+    for name in ("a", "b", "c"):
+        assert http.post(widgets, json=_widget(name)).status_code == 201
+    served = f"/apis/{GROUP}/v2/namespaces/{NAMESPACE}/widgets"
+    eventually(lambda: len(hooks.records) >= 3, "the conversions of the creates")
+    start = len(hooks.records)
+    listed = http.get(served)
+    assert listed.status_code == 200, listed.text
+    assert [(item["metadata"]["name"], item["spec"]) for item in listed.json()["items"]] == [
+        ("a", {"replicas": 3}), ("b", {"replicas": 3}), ("c", {"replicas": 3})]
+    assert sorted(review["request"]["objects"][0]["metadata"]["name"] for _, review in hooks.records[start:]) == [
+        "a", "b", "c"]
