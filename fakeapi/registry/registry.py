@@ -162,6 +162,10 @@ class Registry:
         assert isinstance(services, ServiceStore)
         services.endpoints = self._by_kind[("", "Endpoints")].storage
         self._custom: dict[str, CustomResourceStore] = {}  # by CRD name
+        #: CRD name -> what of it is served (its spec and accepted names): kube's crdHandler
+        #: builds a CRD's storage again only when these change, so another write of the CRD (its
+        #: status) keeps the served versions, and a conversion webhook's conversions with them.
+        self._custom_defined: dict[str, Json] = {}
         #: The clients of CRDs' conversion webhooks (``spec.conversion.strategy: Webhook``),
         #: and what their calls cost and answered.
         self.conversion_clients = WebhookClients(self._lookup, self._list)
@@ -306,6 +310,9 @@ class Registry:
             if resource_store is not None:
                 self._remove_custom(crd_name, resource_store)
             return
+        defined = {"spec": crd.get("spec"), "acceptedNames": (crd.get("status") or {}).get("acceptedNames")}
+        if resource_store is not None and self._custom_defined.get(crd_name) == defined:
+            return
         storage, served = served_definitions(crd)
         if resource_store is not None and resource_store.prefix != storage.resource_type().storage_prefix:
             self._remove_custom(crd_name, resource_store)
@@ -327,6 +334,7 @@ class Registry:
                 resource_store if definition is storage else _custom_version(
                     resource_store, definition, self._custom_conversion(crd, resource_store, definition)))
         self._by_kind[(storage.group, storage.kind)] = resource_store
+        self._custom_defined[crd_name] = defined
         self._changed()
 
     def _custom_conversion(self, crd: Json, resource_store: CustomResourceStore,
@@ -347,6 +355,7 @@ class Registry:
     def _remove_custom(self, crd_name: str, resource_store: CustomResourceStore) -> None:
         self._unregister_custom(resource_store)
         del self._custom[crd_name]
+        self._custom_defined.pop(crd_name, None)
         task = asyncio.get_running_loop().create_task(resource_store.cacher.stop())
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)

@@ -198,3 +198,19 @@ def test_a_list_converts_what_the_version_no_longer_keeps(fakeapi: FakeAPI, hook
         ("a", {"replicas": 3}), ("b", {"replicas": 3}), ("c", {"replicas": 3})]
     assert sorted(review["request"]["objects"][0]["metadata"]["name"] for _, review in hooks.records[start:]) == [
         "a", "b", "c"]
+
+
+def test_a_write_of_the_crd_that_changes_no_version_converts_nothing_again(fakeapi: FakeAPI,
+                                                                          hooks: WebhookServer) -> None:
+    """kube builds a CRD's storage (its versions' watch caches, their conversions) again only
+    when its spec or accepted names change: a label on the CRD calls the webhook for nothing."""
+    http = fakeapi.http
+    widgets = _served(http, hooks)
+    assert http.post(widgets, json=_widget("kept")).status_code == 201
+    eventually(lambda: len(hooks.records) >= 1, "the conversion of the create")
+    start = len(hooks.records)
+    assert http.patch(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{GROUP}",
+                      json={"metadata": {"labels": {"touched": "yes"}}},
+                      headers={"Content-Type": "application/merge-patch+json"}).status_code == 200
+    assert http.get(f"/apis/{GROUP}/v2/namespaces/{NAMESPACE}/widgets").status_code == 200
+    assert hooks.records[start:] == []
