@@ -65,6 +65,9 @@ FAKEAPI_ARGS = ("--controllers=", "--compaction-interval", "5m")
 FAKEAPI, KUBE = "fakeapi", "kube"
 SERVER_TITLES = {FAKEAPI: "fakeapi", KUBE: "kube-apiserver + etcd"}
 
+# What a row's namespace has installed (``Step.admission``).
+WEBHOOKS, POLICY = "webhooks", "policy"
+
 # How a row's primary number compares: higher is better (rates) or lower is better (times, memory).
 HIGHER, LOWER = "higher", "lower"
 
@@ -83,8 +86,10 @@ class Step:
     watch_list: bool | None = None
     seeds: bool = False
     timeout: float = 900.0
-    #: The step's namespace has a mutating and a validating admission webhook (``install_webhooks``).
-    webhooks: bool = False
+    #: What the step's namespace has installed before it runs: ``WEBHOOKS``, a mutating and a
+    #: validating admission webhook (``install_webhooks``), or ``POLICY``, a
+    #: ValidatingAdmissionPolicy and its binding (``install_policy``); "" for neither.
+    admission: str = ""
 
 
 def plan(quick: bool) -> list[Step]:
@@ -130,9 +135,17 @@ def plan(quick: bool) -> list[Step]:
     if not quick:
         create(16, 2000, "json")
     create(64, (5_000 if quick else 10_000) - created)
-    hooked = 300 if quick else 2000
-    steps.append(Step(f"create-16-webhooks-{hooked}", "pod creates, 16 clients, a mutating and a validating webhook",
-                      "create", ("--clients", "16", "--count", str(hooked)), namespace="hooked", webhooks=True,
+    # Each admitted row creates pods of its own namespace; the 1-client row against the first
+    # row gives what a webhook call adds to a create's latency.
+    hooked, policed = (100, 300) if quick else (1000, 2000)
+    steps.append(Step(f"create-1-webhooks-{hooked}", "pod creates, 1 client, a mutating and a validating webhook",
+                      "create", ("--clients", "1", "--count", str(hooked)), namespace="hooked-1", admission=WEBHOOKS,
+                      timeout=3600.0))
+    steps.append(Step(f"create-16-webhooks-{policed}", "pod creates, 16 clients, a mutating and a validating webhook",
+                      "create", ("--clients", "16", "--count", str(policed)), namespace="hooked", admission=WEBHOOKS,
+                      timeout=3600.0))
+    steps.append(Step(f"create-16-policy-{policed}", "pod creates, 16 clients, a ValidatingAdmissionPolicy",
+                      "create", ("--clients", "16", "--count", str(policed)), namespace="policed", admission=POLICY,
                       timeout=3600.0))
     for verb, title in (("update", "pod updates (PUT)"), ("merge", "pod merge patches"),
                         ("strategic", "pod strategic merge patches"), ("apply", "pod server-side applies")):
@@ -347,7 +360,7 @@ def install_webhooks(server: Running, hooks: WebhookServer, namespace: str) -> N
     creates in ``namespace`` only, failing closed; returns once the server calls both (a dry-run
     create), as kube learns of configurations through an informer."""
     def config(kind: str, path: str) -> dict[str, Any]:
-        return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind, "metadata": {"name": f"bench-{path}"},
+        return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind, "metadata": {"name": f"bench-{namespace}-{path}"},
                 "webhooks": [{
                     "name": f"{path}.bench.fakeapi.dev", "sideEffects": "None", "admissionReviewVersions": ["v1"],
                     "clientConfig": {"url": f"https://127.0.0.1:{hooks.port}/{path}", "caBundle": hooks.ca_bundle},
@@ -373,15 +386,57 @@ def install_webhooks(server: Running, hooks: WebhookServer, namespace: str) -> N
     raise RuntimeError("the server never called both benchmark webhooks")
 
 
+def install_policy(server: Running, namespace: str) -> None:
+    """A ValidatingAdmissionPolicy of the kind a cluster's owner writes (every container's image
+    from the cluster's registry, under a size limit, and no privileged container), bound to pod
+    writes in ``namespace``; returns once the server enforces it (a dry-run create it refuses),
+    as kube learns of policies through an informer."""
+    name = f"bench-{namespace}"
+    policy = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+              "metadata": {"name": name},
+              "spec": {"failurePolicy": "Fail",
+                       "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                                                               "operations": ["CREATE", "UPDATE"],
+                                                               "resources": ["pods"]}]},
+                       "validations": [
+                           {"expression": "object.spec.containers.all(c, c.image.startsWith('registry.example/')) && "
+                                          "(!has(object.spec.initContainers) || "
+                                          "object.spec.initContainers.all(c, c.image.startsWith('registry.example/')))",
+                            "message": "images come from the cluster's registry"},
+                           {"expression": "object.spec.containers.all(c, !has(c.securityContext) || "
+                                          "!has(c.securityContext.privileged) || !c.securityContext.privileged)",
+                            "reason": "Forbidden", "message": "no privileged containers"},
+                           {"expression": "size(object.spec.containers) <= 8"}]}}
+    binding = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+               "metadata": {"name": name},
+               "spec": {"policyName": name, "validationActions": ["Deny"],
+                        "matchResources": {"namespaceSelector": {
+                            "matchLabels": {"kubernetes.io/metadata.name": namespace}}}}}
+    refused = {"metadata": {"name": "probe"}, "spec": {"containers": [{"name": "c", "image": "elsewhere/probe"}]}}
+    with http_client(server.kubeconfig) as client:
+        client.post("/api/v1/namespaces", json={"metadata": {"name": namespace}})
+        for resource, body in (("validatingadmissionpolicies", policy), ("validatingadmissionpolicybindings", binding)):
+            client.post(f"/apis/admissionregistration.k8s.io/v1/{resource}", json=body).raise_for_status()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            answer = client.post(f"/api/v1/namespaces/{namespace}/pods", params={"dryRun": "All"}, json=refused)
+            if answer.status_code == 422:
+                return
+            time.sleep(0.2)
+    raise RuntimeError("the server never enforced the benchmark's ValidatingAdmissionPolicy")
+
+
 def measure(server_name: str, server: Running, steps: list[Step], binary: Path, logs: Path,
             hooks: WebhookServer | None = None) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for step in steps:
         print(f"  {server_name}: {step.title} ...", end="", flush=True, file=sys.stderr)
         began = time.monotonic()
-        if step.webhooks:
+        if step.admission == WEBHOOKS:
             assert hooks is not None
             install_webhooks(server, hooks, step.namespace)
+        elif step.admission == POLICY:
+            install_policy(server, step.namespace)
         if step.workload == "memory":
             results[step.key] = tree_memory(server.pids)
         else:
@@ -587,6 +642,11 @@ def notes(steps: list[Step], results: dict[str, dict[str, Any]]) -> list[str]:
         found.append(f"The same pod is stored as {sizes[FAKEAPI]:,} B of JSON by fakeapi and {sizes[KUBE]:,} B by "
                      "kube-apiserver (without managedFields): fakeapi does not fill in all of kube's defaults yet, "
                      "so its LIST, informer and memory rows carry smaller objects.")
+    added = webhook_added_p50(steps, results)
+    if added:
+        found.append("A create's p50 at 1 client with both webhooks, less that of the first row (no webhook): "
+                     + ", ".join(f"{SERVER_TITLES[name]} {ms:+.2f} ms" for name, ms in added.items())
+                     + " (the webhooks' added latency, two loopback calls).")
     for name, server in results.items():
         title = SERVER_TITLES[name]
         if "protobuf" not in server.get("encoding", "protobuf"):
@@ -608,6 +668,23 @@ def notes(steps: list[Step], results: dict[str, dict[str, Any]]) -> list[str]:
                 found.append(f"{title}, {step.title}: the server ended {result['watch_restarts']:,} watches (watchers "
                              "that fell behind); each resumed from its last resourceVersion, as a reflector does.")
     return found
+
+
+def webhook_added_p50(steps: list[Step], results: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """Per server, the 1-client webhook row's create p50 less the 1-client row's without any."""
+    plain = next((step for step in steps if step.workload == "create" and step.args[:2] == ("--clients", "1")
+                  and not step.admission), None)
+    hooked = next((step for step in steps if step.workload == "create" and step.args[:2] == ("--clients", "1")
+                   and step.admission == WEBHOOKS), None)
+    added = {}
+    for name, server in results.items():
+        if plain is None or hooked is None:
+            break
+        with_hooks = server.get(hooked.key, {}).get("latency_ms", {}).get("p50")
+        without = server.get(plain.key, {}).get("latency_ms", {}).get("p50")
+        if with_hooks is not None and without is not None:
+            added[name] = with_hooks - without
+    return added
 
 
 #: The section `make bench-agree`'s reading adds to the report (benchmarks/locust_vs_loadgen.py);
@@ -739,7 +816,7 @@ def main(argv: list[str] | None = None) -> int:
     tmpfs = Path("/dev/shm")
     workdir = Path(tempfile.mkdtemp(prefix="fakeapi-bench-", dir=tmpfs if os.access(tmpfs, os.W_OK) else None))
     results: dict[str, dict[str, Any]] = {}
-    hooks = WebhookServer(binary) if any(step.webhooks for step in steps) else None
+    hooks = WebhookServer(binary) if any(step.admission == WEBHOOKS for step in steps) else None
     try:
         for name in servers:
             extra = args.fakeapi_arg if name == FAKEAPI else args.kube_arg

@@ -16,10 +16,20 @@ transition rule: it runs only on updates where the node has an old value (with
 errors of a rule without ``oldSelf`` on a value the update left unchanged become warnings
 (``CRDValidationRatcheting``).
 
-Where kube differs from this (see ``fakeapi.cel.engine`` and ``fakeapi.cel.checks``): rules are
-type-checked only as far as the schema tells without a type checker, and not cost-estimated
-when the CRD is written (kube refuses unbounded lists, maps and strings whose rules may cost
-too much); rules are not cost-limited at runtime; rules in syntax the engine cannot parse
+Each compiled rule's and messageExpression's cost is estimated as kube estimates it
+(``fakeapi.cel.cost``): a rule's, times how many times it may run per request (the
+``maxItems``/``maxProperties`` of the lists and maps above it, else as many of its node's values
+as a request could hold), past 10 million is refused at its ``rule`` (a messageExpression's, not
+multiplied, at its ``messageExpression``); when all of a schema's together pass 100 million, the
+costliest four (of those at least 1% of that) and the schema are refused too.
+
+Where kube differs from this (see ``fakeapi.cel.engine``, ``fakeapi.cel.checks`` and
+``fakeapi.cel.cost``): rules are type-checked only as far as the schema tells without a type
+checker; an expression the estimator does not cover costs nothing here; on an update that
+leaves a version's schema unchanged kube does not refuse its rules' own costs (only the
+total), which matters only for a CRD kube stored before its limits; rules are not
+cost-limited at runtime (cel-go's per-call limit counts the interpreter's actual steps, which
+the engine does not expose); rules in syntax the engine cannot parse
 (optional entries of list and map literals) are accepted and not evaluated. Kube visits an
 object's fields in Go map order (random); here they are visited in the object's order. (Rules
 under ``allOf`` kube refuses as not structural, as ``crd_schema_validation`` does.)
@@ -32,7 +42,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..cel.checks import check
-from ..cel.engine import CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional
+from ..cel.cost import DeclType, decl_type, max_cardinality, max_cost
+from ..cel.engine import Activation, CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional, tokens
 from ..cel.values import to_cel
 from ..machinery import status
 from ..machinery.golang import go_json
@@ -61,43 +72,149 @@ _SUPPORTED_REASONS = ("FieldValueDuplicate", "FieldValueForbidden", "FieldValueI
 _MAX_MESSAGE_LENGTH = 2048
 
 
-def rule_errors(schema: Mapping[str, Any], path: str, schema_errors: list[FieldError]) -> list[FieldError]:
+def rule_errors(schema: Mapping[str, Any], path: str, schema_errors: list[FieldError], total_cost: bool = True,
+                expression_cost: bool = True) -> list[FieldError]:
     """What kube's CRD validation says of a schema's ``x-kubernetes-validations`` (at ``path``),
     given the schema's other errors: each rule's own fields, then (for a node without errors
-    at or under it) the compilation of its rules and messageExpressions; the fields' errors of
-    every node come before the compilation errors (``OpenAPISchemaErrorList``)."""
-    field_errors: list[FieldError] = []
-    compile_errors: list[FieldError] = []
-    _node_rule_errors(schema, path, True, None, schema_errors, field_errors, compile_errors)
-    return field_errors + compile_errors
+    at or under it) the compilation of its rules and messageExpressions and their estimated
+    costs past an expression's budget (unless not ``expression_cost``: kube lets an update
+    keep a version's schema unchanged whatever its expressions cost); the fields' errors of
+    every node come before the compilation errors (``OpenAPISchemaErrorList``). With
+    ``total_cost`` (kube has a CEL context: the schema is structural and its defaults valid),
+    the errors of a total estimate past the CRD's budget follow."""
+    walk = _RuleWalk(schema_errors, expression_cost)
+    walk.node(schema, path, True, None, 1)
+    return walk.field_errors + walk.compile_errors + (walk.total.errors(path) if total_cost else [])
 
 
-def _node_rule_errors(node: Mapping[str, Any], path: str, resource_root: bool, uncorrelatable: str | None,
-                      schema_errors: list[FieldError], field_errors: list[FieldError], compile_errors: list[FieldError]) -> None:
-    """``validateSchema``'s part for rules, children first as kube walks them."""
-    before = len(field_errors)
-    additional = node.get("additionalProperties")
-    if isinstance(additional, Mapping):
-        _node_rule_errors(additional, f"{path}.additionalProperties", bool(additional.get("x-kubernetes-embedded-resource")),
-                          uncorrelatable, schema_errors, field_errors, compile_errors)
-    for name, child in (node.get("properties") or {}).items():
-        if isinstance(child, Mapping):
-            _node_rule_errors(child, f"{path}.properties[{name}]", bool(child.get("x-kubernetes-embedded-resource")),
-                              uncorrelatable, schema_errors, field_errors, compile_errors)
-    items = node.get("items")
-    if isinstance(items, Mapping):
-        within = uncorrelatable or (path if node.get("x-kubernetes-list-type") != "map" else None)
-        _node_rule_errors(items, f"{path}.items", bool(items.get("x-kubernetes-embedded-resource")), within,
-                          schema_errors, field_errors, compile_errors)
-    rules = node.get("x-kubernetes-validations") or ()
-    for index, rule in enumerate(rules):
-        field_errors += _rule_field_errors(rule, node, f"{path}.x-kubernetes-validations[{index}]")
-    below = (path, f"{path}.", f"{path}[")
-    if len(field_errors) > before or any(field == path or field.startswith(below[1:]) for field, _t, _b in schema_errors):
-        return  # kube compiles no rule of a node that has errors at or under it
-    schemas = {SELF: (node, resource_root), OLD_SELF: (node, resource_root)}
-    for index, rule in enumerate(rules):
-        compile_errors += _rule_compile_errors(rule, schemas, f"{path}.x-kubernetes-validations[{index}]", uncorrelatable)
+#: ``StaticEstimatedCostLimit`` and ``StaticEstimatedCRDCostLimit``: the budgets of one
+#: expression and of all a schema's expressions.
+_EXPRESSION_COST_LIMIT = 10_000_000
+_CRD_COST_LIMIT = 100_000_000
+_UINT64_MAX = 2**64 - 1
+
+
+def _cost_message(name: str, cost: int, limit: int) -> str:
+    """``getCostErrorMessage``."""
+    factor = cost / limit
+    if factor > 100.0:
+        shown = "more than 100x"
+    elif factor < 1.5:
+        shown = f"{factor:f}x"
+    else:
+        shown = f"{factor:.1f}x"
+    return (f"{name} exceeds budget by factor of {shown} (try simplifying the rule, or adding maxItems, "
+            "maxProperties, and maxLength where arrays, maps, and strings are declared)")
+
+
+class _TotalCost:
+    """kube's ``TotalCost``: the sum of a schema's expressions' costs and the (at most 4)
+    costliest of those that are at least 1% of the CRD's budget."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.most_expensive: list[tuple[int, str]] = []
+
+    def observe(self, path: str, cost: int) -> None:
+        self.total = min(self.total + cost, _UINT64_MAX)
+        if cost < _CRD_COST_LIMIT // 100:
+            return
+        self.most_expensive.append((cost, path))
+        self.most_expensive.sort(key=lambda entry: -entry[0])
+        del self.most_expensive[4:]
+
+    def errors(self, schema_path: str) -> list[FieldError]:
+        if self.total <= _CRD_COST_LIMIT:
+            return []
+        return ([status.forbidden_error(path, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema")
+                 for _cost, path in self.most_expensive]
+                + [status.forbidden_error(schema_path, _cost_message(
+                    "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", self.total, _CRD_COST_LIMIT))])
+
+
+def _max_elements(node: Mapping[str, Any]) -> int | None:
+    """``extractMaxElements``: how many values of a child each value of ``node`` holds (None:
+    unbounded)."""
+    kind = node.get("type")
+    if kind == "object" and node.get("additionalProperties") is not None:
+        bound = node.get("maxProperties")
+    elif kind == "array":
+        bound = node.get("maxItems")
+    else:
+        return 1
+    return None if bound is None else max(bound, 0)
+
+
+class _RuleWalk:
+    """``validateSchema``'s part for rules over a schema: the errors found and the costs summed."""
+
+    def __init__(self, schema_errors: list[FieldError], expression_cost: bool) -> None:
+        self.schema_errors = schema_errors
+        self.expression_cost = expression_cost
+        self.field_errors: list[FieldError] = []
+        self.compile_errors: list[FieldError] = []
+        self.total = _TotalCost()
+
+    def node(self, node: Mapping[str, Any], path: str, resource_root: bool, uncorrelatable: str | None,
+             cardinality: int | None) -> None:
+        """A node's rules, children first as kube walks them; ``cardinality``: how many values of
+        ``node`` a request may hold as its ancestors bound it (None: unbounded, kube's
+        ``CELSchemaContext.MaxCardinality``)."""
+        before = len(self.field_errors)
+        per_value = _max_elements(node)
+        child_cardinality = None if cardinality is None or per_value is None else min(cardinality * per_value, _UINT64_MAX)
+        additional = node.get("additionalProperties")
+        if isinstance(additional, Mapping):
+            self.node(additional, f"{path}.additionalProperties", bool(additional.get("x-kubernetes-embedded-resource")),
+                      uncorrelatable, child_cardinality)
+        for name, child in (node.get("properties") or {}).items():
+            if isinstance(child, Mapping):
+                self.node(child, f"{path}.properties[{name}]", bool(child.get("x-kubernetes-embedded-resource")),
+                          uncorrelatable, child_cardinality)
+        items = node.get("items")
+        if isinstance(items, Mapping):
+            within = uncorrelatable or (path if node.get("x-kubernetes-list-type") != "map" else None)
+            self.node(items, f"{path}.items", bool(items.get("x-kubernetes-embedded-resource")), within, child_cardinality)
+        rules = node.get("x-kubernetes-validations") or ()
+        for index, rule in enumerate(rules):
+            self.field_errors += _rule_field_errors(rule, node, f"{path}.x-kubernetes-validations[{index}]")
+        below = (path, f"{path}.", f"{path}[")
+        if len(self.field_errors) > before or any(field == path or field.startswith(below[1:]) for field, _t, _b in self.schema_errors):
+            return  # kube compiles no rule of a node that has errors at or under it
+        schemas = {SELF: (node, resource_root), OLD_SELF: (node, resource_root)}
+        decl = decl_type(node, resource_root) if rules else None
+        for index, rule in enumerate(rules):
+            rule_path = f"{path}.x-kubernetes-validations[{index}]"
+            errors, compiled = _rule_compile_errors(rule, schemas, rule_path, uncorrelatable)
+            if decl is not None and compiled:
+                errors = self.cost_errors(rule, decl, cardinality, rule_path, errors) + errors
+            self.compile_errors += errors
+
+    def cost_errors(self, rule: Mapping[str, Any], decl: DeclType, cardinality: int | None, path: str,
+                    compile_errors: list[FieldError]) -> list[FieldError]:
+        """The estimated costs of a rule that compiled and of its messageExpression (unless
+        ``compile_errors`` hold that one's) past an expression's budget, each summed into the
+        total: a rule runs ``cardinality`` times per request, or, where its ancestors do not
+        bound that, as many times as a request could hold its node's values
+        (``getExpressionCost``). An expression the estimator does not cover costs nothing here
+        (see ``fakeapi.cel.cost``)."""
+        times = cardinality if cardinality is not None else max_cardinality(decl)
+        optional_old_self = bool(rule.get("optionalOldSelf"))
+        errors: list[FieldError] = []
+        for key, name in (("rule", "estimated rule cost"), ("messageExpression", "estimated messageExpression cost")):
+            source = rule.get(key) or ""
+            if not source.strip() or key == "messageExpression" and any(
+                    field == f"{path}.messageExpression" for field, _t, _b in compile_errors):
+                continue
+            cost = max_cost(source, decl, optional_old_self)
+            if cost is None:
+                continue
+            if key == "rule":
+                cost = min(cost * times, _UINT64_MAX)
+            if self.expression_cost and cost > _EXPRESSION_COST_LIMIT:
+                errors.append(status.forbidden_error(f"{path}.{key}", _cost_message(name, cost, _EXPRESSION_COST_LIMIT)))
+            self.total.observe(f"{path}.{key}", cost)
+        return errors
 
 
 def _rule_field_errors(rule: Mapping[str, Any], node: Mapping[str, Any], path: str) -> list[FieldError]:
@@ -135,30 +252,49 @@ def _has_newlines(text: str) -> bool:
 
 
 def _rule_compile_errors(rule: Mapping[str, Any], schemas: Mapping[str, tuple[Mapping[str, Any], bool]], path: str,
-                         uncorrelatable: str | None) -> list[FieldError]:
-    """``cel.Compile``'s verdict on a rule and its messageExpression, as the CRD's errors."""
+                         uncorrelatable: str | None) -> tuple[list[FieldError], bool]:
+    """``cel.Compile``'s verdict on a rule and its messageExpression, as the CRD's errors, and
+    whether the rule compiled: a rule that does not compile or is no bool hides its
+    messageExpression (kube compiles that only after the rule), and reads no ``oldSelf`` (so
+    ``optionalOldSelf`` may not be set)."""
     source = rule.get("rule") or ""
     issues, kind = check(_ENVIRONMENT, source, schemas)
+    compiled = issues is None and kind not in ("string", "other")
     if issues is not None:
-        return [invalid_go_value(f"{path}.rule", _go_rule(rule), f"compilation failed: {issues}")]
-    errors = []
-    if kind in ("string", "other"):
-        errors.append(invalid_go_value(f"{path}.rule", _go_rule(rule), "cel expression must evaluate to a bool"))
+        errors = [invalid_go_value(f"{path}.rule", _go_rule(rule), f"compilation failed: {issues}")]
+    elif not compiled:
+        errors = [invalid_go_value(f"{path}.rule", _go_rule(rule), "cel expression must evaluate to a bool")]
+    else:
+        errors = _message_expression_errors(rule, schemas, path)
+    if compiled and _uses_old_self(source):
+        if uncorrelatable is not None:
+            errors.append(status.invalid_error(f"{path}.rule", source, f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
+    elif rule.get("optionalOldSelf") is not None:
+        errors.append(status.invalid_error(f"{path}.optionalOldSelf", rule["optionalOldSelf"], "may not be set if oldSelf is not used in rule"))
+    return errors, compiled
+
+
+def _message_expression_errors(rule: Mapping[str, Any], schemas: Mapping[str, tuple[Mapping[str, Any], bool]],
+                               path: str) -> list[FieldError]:
     message_expression = rule.get("messageExpression") or ""
-    if message_expression.strip():
-        message_issues, message_kind = check(_ENVIRONMENT, message_expression, schemas)
-        if message_issues is not None:
-            errors.append(invalid_go_value(f"{path}.messageExpression", _go_rule(rule), f"messageExpression compilation failed: {message_issues}"))
-        elif message_kind in ("bool", "other"):
-            errors.append(invalid_go_value(f"{path}.messageExpression", _go_rule(rule), "messageExpression must evaluate to a string"))
-    if uncorrelatable is not None and not errors and _uses_old_self(source):
-        errors.append(status.invalid_error(f"{path}.rule", source, f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
-    return errors
+    if not message_expression.strip():
+        return []
+    issues, kind = check(_ENVIRONMENT, message_expression, schemas)
+    if issues is not None:
+        return [invalid_go_value(f"{path}.messageExpression", _go_rule(rule), f"messageExpression compilation failed: {issues}")]
+    if kind in ("bool", "other"):
+        return [invalid_go_value(f"{path}.messageExpression", _go_rule(rule), "messageExpression must evaluate to a string")]
+    return []
 
 
 def _uses_old_self(source: str) -> bool:
+    """Whether a rule refers to ``oldSelf`` (in syntax the engine cannot parse: a use of the
+    name not selected by a ``.``)."""
     try:
         return _ENVIRONMENT.compile(source).references(OLD_SELF)
+    except UnsupportedSyntax:
+        toks = [text for _offset, text in tokens(source)]
+        return any(text == OLD_SELF and (index == 0 or toks[index - 1] != ".") for index, text in enumerate(toks))
     except CompileError:
         return False
 
@@ -234,7 +370,7 @@ class _Rule:
         self.optional_old_self = bool(spec.get("optionalOldSelf"))
         self.field_path = normalized_field_path(spec.get("fieldPath") or "", schema) or ""
 
-    def message(self, bindings: Mapping[str, Any]) -> str:
+    def message(self, bindings: Activation) -> str:
         """The error's detail: the messageExpression's value when it yields a usable one, else
         the message, else ``failed rule: <rule>`` (``ruleMessageOrDefault``)."""
         if self.message_program is not None:
@@ -315,18 +451,25 @@ class _Node:
 
     def _evaluate(self, value: Any, old: Any, has_old: bool, ratchet: bool, path: str, errors: list[FieldError],
                   ratcheted: list[FieldError]) -> None:
-        bindings = {SELF: to_cel(value, self.schema, self.resource_root)}
+        cel_value = to_cel(value, self.schema, self.resource_root)
         old_value = to_cel(old, self.schema, self.resource_root) if has_old else None
+        # The node's rules (and message expressions) read the same values: each is converted
+        # for the engine once. Rules with optionalOldSelf see oldSelf as an optional.
+        plain: Activation | None = None
+        with_optional: Activation | None = None
         for rule in self.rules:
             if rule.program is None:
                 continue
             if rule.uses_old_self and not has_old and not rule.optional_old_self:
                 continue
-            rule_bindings = dict(bindings)
             if rule.optional_old_self:
-                rule_bindings[OLD_SELF] = optional(old_value, has_old)
-            elif rule.uses_old_self:
-                rule_bindings[OLD_SELF] = old_value
+                if with_optional is None:
+                    with_optional = Activation({SELF: cel_value, OLD_SELF: optional(old_value, has_old)})
+                rule_bindings = with_optional
+            else:
+                if plain is None:
+                    plain = Activation({SELF: cel_value, OLD_SELF: old_value})
+                rule_bindings = plain
             try:
                 result = rule.program.evaluate(rule_bindings)
             except EvaluationError as error:

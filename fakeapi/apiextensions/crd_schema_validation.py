@@ -49,9 +49,12 @@ def _key(path: str, key: str) -> str:
 
 # --- the schema of a version ---------------------------------------------------------------------
 
-def validation_errors(validation: Mapping[str, Any] | None, status_enabled: bool, path: str) -> list[FieldError]:
+def validation_errors(validation: Mapping[str, Any] | None, status_enabled: bool, path: str,
+                      unchanged: bool = False) -> list[FieldError]:
     """``validateCustomResourceDefinitionValidation``: the root's restrictions, then the
-    structural checks (or, when those pass, the defaults'), then the per-node OpenAPI checks."""
+    structural checks (or, when those pass, the defaults'), then the per-node OpenAPI checks;
+    ``unchanged``: an update keeps this schema as it was (kube then lets its expressions cost
+    more than an expression's budget)."""
     schema = (validation or {}).get("openAPIV3Schema")
     if not isinstance(schema, Mapping):
         return []
@@ -60,13 +63,18 @@ def validation_errors(validation: Mapping[str, Any] | None, status_enabled: bool
     if schema.get("nullable"):
         errors.append(forbidden_error(f"{schema_path}.nullable", "nullable cannot be true at the root"))
     unsupported = _non_structural_keyword(schema)
+    structural_errors: list[FieldError] = []
     if unsupported is None:
         structural = sorted(_structural_errors(schema, schema_path), key=lambda e: f"{e[0]}: {e[2]}")
-        errors += structural or _default_errors(schema, schema_path)
+        structural_errors = structural or _default_errors(schema, schema_path)
+        errors += structural_errors
     errors += _openapi_errors(schema, schema_path, _Context(), is_root=True)
     if not errors and unsupported is not None:
         errors.append(invalid_error(schema_path, "", unsupported))
-    errors += rule_errors(schema, schema_path, errors)
+    # kube sums the rules' costs only in the CEL context it builds for a structural schema
+    # with valid defaults
+    errors += rule_errors(schema, schema_path, errors, total_cost=unsupported is None and not structural_errors,
+                          expression_cost=not unchanged)
     return errors
 
 

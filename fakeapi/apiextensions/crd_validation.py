@@ -7,8 +7,8 @@ subresources and printer columns moved to the spec when all versions agree
 (``v1/conversion.go``), hence kube's ``spec.validation.openAPIV3Schema`` paths for
 single-version CRDs. A version's schema is ``crd_schema_validation``'s.
 
-Left out: CEL type checking and cost estimation (``x-kubernetes-validations`` rules are
-compiled, ``cel_validation.rule_errors``, but neither type-checked nor cost-checked),
+Left out: CEL type checking (``x-kubernetes-validations`` rules are compiled and their costs
+estimated, ``cel_validation.rule_errors``, but type-checked only as far as the schema tells),
 ``selectableFields``, webhook CA bundles, and ObjectMeta validation other than the name (the
 registry's). Bad values that are Go structs print as ``%#v`` does (``go_values``).
 """
@@ -148,7 +148,8 @@ def crd_errors(crd: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> 
     status = crd.get("status") or {}
     errors = _object_meta_errors(crd) if old is None else []
     old_spec = (old or {}).get("spec")
-    errors += _spec_errors(spec, require_schemas=old_spec is None or _all_versions_have_schemas(old_spec))
+    errors += _spec_errors(spec, require_schemas=old_spec is None or _all_versions_have_schemas(old_spec),
+                           unchanged_schemas=_versions_with_unchanged_schemas(spec, old_spec or {}))
     if old is not None:
         errors += _spec_update_errors(spec, old_spec or {}, established=condition_value(old.get("status") or {}, "Established"))
     errors += _names_errors(status.get("acceptedNames") or {}, "status.acceptedNames")
@@ -190,8 +191,16 @@ def _all_versions_have_schemas(spec: Mapping[str, Any]) -> bool:
     return all((v.get("schema") or {}).get("openAPIV3Schema") is not None for v in spec.get("versions") or ())
 
 
-def _spec_errors(spec: Mapping[str, Any], require_schemas: bool) -> list[FieldError]:
-    """``validateCustomResourceDefinitionSpec``."""
+def _versions_with_unchanged_schemas(spec: Mapping[str, Any], old_spec: Mapping[str, Any]) -> frozenset[str]:
+    """``findVersionsWithUnchangedSchemas``: the versions whose schema an update leaves as it was."""
+    old_schemas = {version.get("name"): version.get("schema") for version in old_spec.get("versions") or ()}
+    return frozenset(version.get("name") or "" for version in spec.get("versions") or ()
+                     if version.get("name") in old_schemas and old_schemas[version.get("name")] == version.get("schema"))
+
+
+def _spec_errors(spec: Mapping[str, Any], require_schemas: bool, unchanged_schemas: frozenset[str] = frozenset()) -> list[FieldError]:
+    """``validateCustomResourceDefinitionSpec``; ``unchanged_schemas``: the versions whose
+    schema an update leaves as it was."""
     errors: list[FieldError] = []
     group = spec.get("group") or ""
     if not group:
@@ -224,7 +233,7 @@ def _spec_errors(spec: Mapping[str, Any], require_schemas: bool) -> list[FieldEr
         path = f"spec.versions[{index}]"
         if problems := dns1035_label_problems(name):
             errors.append(invalid_error(f"{path}.name", name, ",".join(problems)))
-        errors += _version_errors(version, path, _has_status(internal.subresources_of(version)))
+        errors += _version_errors(version, path, _has_status(internal.subresources_of(version)), name in unchanged_schemas)
     versions_value = go_versions(internal.versions)
     if not unique_names:
         errors.append(invalid_go_value("spec.versions", versions_value, "must contain unique version names"))
@@ -238,7 +247,8 @@ def _spec_errors(spec: Mapping[str, Any], require_schemas: bool) -> list[FieldEr
         if not names.get(name):
             errors.append(required_error(f"spec.names.{name}"))
     errors += _names_errors(names, "spec.names")
-    errors += validation_errors(internal.validation, internal.any_status(), "spec.validation")
+    first_version = internal.versions[0].get("name") if internal.versions else None
+    errors += validation_errors(internal.validation, internal.any_status(), "spec.validation", first_version in unchanged_schemas)
     errors += _subresources_errors(internal.subresources, "spec.subresources")
     for index, column in enumerate(internal.columns or ()):
         errors += _column_errors(column, f"spec.additionalPrinterColumns[{index}]")
@@ -267,7 +277,7 @@ def _schema_has(schema: Any, predicate: Callable[[Mapping[str, Any]], bool]) -> 
     return isinstance(schema, Mapping) and any(map(predicate, all_nodes(schema)))
 
 
-def _version_errors(version: Mapping[str, Any], path: str, status_enabled: bool) -> list[FieldError]:
+def _version_errors(version: Mapping[str, Any], path: str, status_enabled: bool, unchanged_schema: bool) -> list[FieldError]:
     """``validateCustomResourceDefinitionVersion`` (without selectable fields)."""
     errors = []
     warning = version.get("deprecationWarning")
@@ -283,7 +293,7 @@ def _version_errors(version: Mapping[str, Any], path: str, status_enabled: bool)
                 errors.append(invalid_error(f"{path}.deprecationWarning", warning,
                                             f"must only contain printable UTF-8 characters; non-printable character found at index {len(warning[:index].encode())}"))
                 break
-    errors += validation_errors(version.get("schema"), status_enabled, f"{path}.schema")
+    errors += validation_errors(version.get("schema"), status_enabled, f"{path}.schema", unchanged_schema)
     errors += _subresources_errors(version.get("subresources"), f"{path}.subresources")
     for index, column in enumerate(version.get("additionalPrinterColumns") or ()):
         errors += _column_errors(column, f"{path}.additionalPrinterColumns[{index}]")

@@ -103,9 +103,18 @@ _CORE_EVENT_ALWAYS = {"involvedObject": {}, "source": {}, "firstTimestamp": None
                       "eventTime": None, "reportingComponent": "", "reportingInstance": ""}
 
 
+#: events.k8s.io/v1 fields with ``omitempty`` whose core/v1 fields have none (a core Event
+#: always serialises its reporting component and instance, empty or not).
+_EVENTS_V1_OMITTED_EMPTY = ("reportingController", "reportingInstance")
+
+
 def event_to_events_v1(event: Json) -> Json:
     """A core/v1 Event as events.k8s.io/v1 shows it (``Convert_core_Event_To_v1_Event``)."""
-    return _renamed(event, EVENTS_V1, _EVENT_FIELDS_TO_EVENTS_V1, _EVENTS_V1_ALWAYS)
+    converted = _renamed(event, EVENTS_V1, _EVENT_FIELDS_TO_EVENTS_V1, _EVENTS_V1_ALWAYS)
+    for key in _EVENTS_V1_OMITTED_EMPTY:
+        if converted.get(key) == "":
+            del converted[key]
+    return converted
 
 
 def events_v1_to_event(event: Json) -> Json:

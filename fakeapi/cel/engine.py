@@ -10,7 +10,10 @@ with cel-go's text (the engine's parser is ANTLR on CEL's grammar, so its messag
 but for the margin, which is rewritten), and references to undeclared variables and functions,
 with cel-go's ``undeclared reference to 'x' (in container '')`` at cel-go's position.
 ``Program.evaluate`` runs it with bindings; runtime errors carry cel-go's texts (``no such key:
-x``, ``division by zero``, ``integer overflow``, ``no such overload``).
+x``, ``division by zero``, ``integer overflow``, ``no such overload``). Several expressions over
+the same values (a request's policies, a schema node's rules) share an ``Activation``: the
+engine converts a Python value into its own at about 4 µs a scalar, 250 µs for a small pod, on
+each evaluation given a mapping, once for all evaluations given an activation.
 
 Where this differs from cel-go, and why:
 
@@ -18,8 +21,9 @@ Where this differs from cel-go, and why:
   matching overload for '_==_' applied to '(int, string)'``, ``undefined field 'b'``, ``cel
   expression must evaluate to a bool``); ``checks`` finds what variables' schemas tell of
   these, the others compile here and fail (or yield a non-bool) at evaluation;
-- no cost accounting: cel-go estimates an expression's cost at compile time and stops an
-  evaluation past a runtime cost limit; the engine has no cost model, so neither is enforced;
+- no runtime cost accounting: cel-go stops an evaluation past a runtime cost limit; the
+  engine counts no cost, so that limit is not enforced (the static estimate cel-go makes at
+  compile time is ``cost``'s, on ``syntax``'s parse);
 - the optional field and index syntax (``self.?x``, ``l[?0]``) does not parse in this engine,
   nor do two-variable comprehensions: they are rewritten into calls of library functions before
   parsing (``_engine_source``, which also makes ``size`` count a string's code points as cel-go
@@ -142,21 +146,32 @@ class Program:
     """A compiled expression: evaluated with ``evaluate``; ``references`` tells whether it uses a
     variable (kube runs a CRD rule that reads ``oldSelf`` only on updates)."""
 
-    __slots__ = ("source", "_program", "_variables", "_context")
+    __slots__ = ("source", "compiled", "variables", "library", "functions")
 
-    def __init__(self, source: str, program: Any, variables: frozenset[str], context: _Context) -> None:
+    def __init__(self, source: str, compiled: Any, variables: frozenset[str], library: _Context) -> None:
         self.source = source
-        self._program = program
-        self._variables = variables
-        self._context = context
+        #: The engine's program.
+        self.compiled = compiled
+        #: The declared variables it reads.
+        self.variables = variables
+        self.library = library
+        #: The library functions it calls (by their name or, namespaced, by their last part),
+        #: and the few that the engine's rewrites call (``_sizeInCodePoints``...): most programs
+        #: then need the same ones and share an activation's context.
+        called = set(compiled.functions())
+        self.functions = {name: function for name, function in library.functions.items()
+                          if name in called or name.rpartition(".")[2] in called or name.startswith("_")}
 
     def references(self, name: str) -> bool:
-        return name in self._variables
+        return name in self.variables
 
-    def evaluate(self, bindings: Mapping[str, Any]) -> Any:
-        """The expression's value with ``bindings`` (variable name to CEL value, see ``values``)."""
+    def evaluate(self, bindings: Mapping[str, Any] | Activation, varying: Mapping[str, Any] | None = None) -> Any:
+        """The expression's value with ``bindings`` (variable name to CEL value, see ``values``),
+        or an activation's values and ``varying``, values that change between evaluations."""
         try:
-            return self._context.execute(self._program, bindings)
+            if isinstance(bindings, Activation):
+                return bindings.execute(self, varying or {})
+            return self.library.execute(self.compiled, bindings)
         except KeyError as error:
             raise EvaluationError(f"no such key: {error.args[0] if error.args else ''}") from None
         except ZeroDivisionError:
@@ -219,6 +234,46 @@ class _Context:
             return program.execute(self._shared)
         finally:
             self._bindings = {}
+
+
+class Activation:
+    """Values bound once for several evaluations (cel-go's activation). The engine converts a
+    value at each evaluation that reads it when given a mapping; an activation hands the engine
+    a context of its own holding the values, converted at its first evaluation and kept for the
+    next. A context holds the values and library functions its programs read (wrapping a
+    function costs about 2.5 µs, converting a value about 4 µs a scalar): programs reading the
+    same ones share it. Values that differ between evaluations (a policy's ``variables``) are
+    ``varying``: each is converted when read, and may not be null (the engine's resolver cannot
+    tell null from unbound: a null one is bound for that evaluation alone).
+
+    The bound values must not change while the activation is in use: the engine's copies would
+    not follow."""
+
+    __slots__ = ("_values", "_contexts", "_varying")
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self._values = dict(values)
+        self._contexts: dict[tuple[frozenset[str], frozenset[str]], Any] = {}
+        self._varying: Mapping[str, Any] = {}
+
+    def _resolve(self, name: str) -> Any:
+        # None falls through to the values bound in the engine's context
+        return self._varying.get(name)
+
+    def execute(self, program: Program, varying: Mapping[str, Any]) -> Any:
+        if any(value is None for value in varying.values()):
+            return program.library.execute(program.compiled, {**self._values, **varying})
+        key = (program.variables, frozenset(program.functions))
+        context = self._contexts.get(key)
+        if context is None:
+            values = {name: self._values[name] for name in program.variables if name in self._values}
+            context = self._contexts[key] = interpreter().Context(values, program.functions)
+            context.set_variable_resolver(self._resolve)
+        self._varying = varying
+        try:
+            return program.compiled.execute(context)
+        finally:
+            self._varying = {}
 
 
 class Environment:

@@ -497,8 +497,9 @@ async def _admitted(registry: Registry, request: Request, served: ResourceStore 
     if (not registry.admission.configured() and not registry.admission.may_wait
             and (served is None or not served.waits)):
         return write(*args, **kwargs)
-    token = webhook_request.current.set(
-        webhook_request.WebhookRequest(request_user(request).to_json(), options, dry))
+    info = request_info_of(request.scope)
+    token = webhook_request.current.set(webhook_request.WebhookRequest(
+        request_user(request).to_json(), options, dry, (info.api_group, info.api_version, info.resource)))
     try:
         return await run_awaiting(write, *args, **kwargs)
     finally:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 import orjson
 
 from ..admission import Admission
+from ..admission.webhook.request import ServedVersion
 from ..apiextensions.conversion_metrics import ConversionMetrics
 from ..apiextensions.conversion_webhook import ConversionWebhook
 from ..apiextensions.crd import CustomResourceType
@@ -28,9 +29,9 @@ from .access_reviews import (
     SelfSubjectRulesReviews,
     SubjectAccessReviews,
 )
-from ..auth.authentication import Authenticator
+from ..auth.authentication import Authenticator, UserInfo
 from .authentication_reviews import SelfSubjectReviews, TokenReviews
-from ..auth.authorization import ALWAYS_ALLOW, RBAC, AccessControl, AlwaysAllow, Authorizer, Union
+from ..auth.authorization import ALWAYS_ALLOW, RBAC, AccessControl, AlwaysAllow, Attributes, Authorizer, Union
 from .binding import LegacyBindings, PodBindings
 from .served_versions import ConvertingStore
 from .custom_resources import (
@@ -127,7 +128,10 @@ class Registry:
         self._by_kind: dict[tuple[str, str], ServedStore] = {}
         #: The admission chain (its plugins read other objects through ``_lookup``), with the
         #: plugins fakeapi runs only when enabled that ``admission_plugins`` names.
-        self.admission = Admission(self._lookup, self._list, self._update_status, admission_plugins)
+        self.admission = Admission(self._lookup, self._list, self._update_status, admission_plugins,
+                                   self._authorizes, self._served_versions)
+        #: ``_served_versions``' answers, until the served resources change (``_changed``).
+        self._equivalents: dict[tuple[str, str], tuple[ServedVersion, ...]] = {}
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         types = servable_types(self.catalogue)
         storage: dict[str, ResourceStore] = {}
@@ -178,6 +182,24 @@ class Registry:
         self.on_resources_changed: list[Callable[[], None]] = []
         self._stopping: set[asyncio.Task[None]] = set()
         self._ticker: asyncio.Task[None] | None = None
+
+    def _served_versions(self, group: str, resource: str) -> tuple[ServedVersion, ...]:
+        """Admission's ``EquivalentResources``: every version served over the storage of
+        ``group``/``resource`` (its storage version's store, or a conversion over it), in the
+        order of the served resources (group, then version)."""
+        versions = self._equivalents.get((group, resource))
+        if versions is None:
+            storage = next((served.storage for (g, _v, plural), served in self.resources.items()
+                            if (g, plural) == (group, resource)), None)
+            versions = self._equivalents[(group, resource)] = () if storage is None else tuple(
+                _served_version(served) for served in self.resources.values() if served.storage is storage)
+        return versions
+
+    def _authorizes(self, user: Json, verb: str, group: str, resource: str, name: str) -> bool:
+        """Admission's authorizer (``Admission.authorize``): the server's (made after the
+        admission chain, which asks it only while serving requests)."""
+        return self.authorizer.authorize(Attributes(UserInfo.from_json(user), verb, True, api_group=group,
+                                                    api_version="*", resource=resource, name=name)).allowed
 
     def _serve_subresources(self, issuer: str, access: AccessControl) -> None:
         """The create-only storages: resources answered, never stored (``create_only``), and
@@ -362,6 +384,7 @@ class Registry:
         self._changed()
 
     def _changed(self) -> None:
+        self._equivalents.clear()
         for listener in self.on_resources_changed:
             listener()
 
@@ -428,3 +451,16 @@ def _custom_version(resource_store: CustomResourceStore, definition: CustomResou
     return ConvertingStore(resource_store, definition.resource_type(), conversion,
                            list_kind=definition.list_kind, custom_schema=definition.schema,
                            structural=definition.structural, printer_columns=definition.printer_columns)
+
+
+def _same(obj: Json) -> Json:
+    return obj
+
+
+def _served_version(served: ServedStore) -> ServedVersion:
+    resource_type = served.resource_type
+    if isinstance(served, ConvertingStore):
+        return ServedVersion(resource_type.group, resource_type.version, resource_type.plural, resource_type.kind,
+                             served.conversion.to_served, served.conversion.to_storage)
+    return ServedVersion(resource_type.group, resource_type.version, resource_type.plural, resource_type.kind,
+                         _same, _same)

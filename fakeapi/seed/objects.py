@@ -60,6 +60,12 @@ def namespace(name: str) -> Json:
             "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}}
 
 
+def default_service_account(namespace: str) -> Json:
+    """The ServiceAccount kube-controller-manager makes in every namespace, which its pods run
+    as (and which the ServiceAccount admission plugin requires of them)."""
+    return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": namespace}}
+
+
 def node(rng: random.Random, index: int) -> tuple[Json, Json]:
     """A node and the status kubelet reports for it."""
     name = f"node-{index}"

@@ -4,6 +4,9 @@ Spec: ``namespaces=10,nodes=50,pods=5000,deployments=200,statefulsets=50,revisio
 configmaps=100,configmap-bytes=2048,secrets=100,secret-bytes=1024,seed=1`` (any subset; missing
 keys take the defaults of ``SeedSpec``), or the path of a YAML/JSON file holding the same keys.
 
+* Each namespace has its ``default`` ServiceAccount, as kube-controller-manager makes it: the
+  pods run as it, and kube's ServiceAccount admission refuses pods whose account is missing.
+  Where a controller made it first, the seeder keeps that one.
 * Nodes come with their heartbeat Lease in ``kube-node-lease`` (owned by the Node).
 * Pods are split evenly over the deployments and statefulsets (as their replicas), else they
   are bare pods; they run on the nodes round-robin, or are Pending when there are none.
@@ -42,6 +45,8 @@ import yaml
 from . import objects
 from .objects import Json
 
+#: The reason of kube's 409 for a name taken.
+ALREADY_EXISTS = "AlreadyExists"
 #: The field manager of HTTP seeding (kube requires one per write; the bulk path tracks none).
 FIELD_MANAGER = "fakeapi-seed"
 
@@ -117,6 +122,9 @@ class SeedObject:
     status: Json | None = None
     #: Whose uid replaces the placeholder in ``body``'s first owner reference.
     owner: ObjectKey | None = None
+    #: A controller may have made it already (a namespace's default ServiceAccount): the
+    #: existing one is kept, and nothing may be owned by it.
+    may_exist: bool = False
 
     @property
     def key(self) -> ObjectKey:
@@ -157,6 +165,8 @@ def plan(spec: SeedSpec) -> Plan:
     clusters, owners, owned, leaves = out.waves
     namespaces = [f"ns-{i}" for i in range(spec.namespaces)]
     clusters.extend(SeedObject("", "v1", "namespaces", objects.namespace(ns)) for ns in namespaces)
+    owners.extend(SeedObject("", "v1", "serviceaccounts", objects.default_service_account(ns), may_exist=True)
+                  for ns in namespaces)
     for i in range(spec.nodes):
         node, status = objects.node(rng, i)
         clusters.append(SeedObject("", "v1", "nodes", node, status))
@@ -311,8 +321,8 @@ class Progress:
 
 
 class _Writer(Protocol):
-    async def create(self, obj: SeedObject) -> Json:
-        """Create ``obj.body``; the stored object."""
+    async def create(self, obj: SeedObject) -> Json | None:
+        """Create ``obj.body``; the stored object, or None when ``obj.may_exist`` and it does."""
 
     async def write_status(self, obj: SeedObject, created: Json) -> None:
         """Replace the created object's status with ``obj.status``."""
@@ -332,6 +342,9 @@ async def _write_plan(the_plan: Plan, writer: _Writer, concurrency: int, progres
                 raise SeedError(f"{obj.key} is planned before its owner {obj.owner}")
             obj.body["metadata"]["ownerReferences"][0]["uid"] = uid
         created = await writer.create(obj)
+        if created is None:  # there already, and kept
+            progress.advance()
+            return
         uids[obj.key] = created["metadata"]["uid"]
         writes += 1
         if obj.status is not None:
@@ -361,7 +374,8 @@ class RegistryWriter:
         self._registry = registry
         self._since_yield = 0
 
-    async def create(self, obj: SeedObject) -> Json:
+    async def create(self, obj: SeedObject) -> Json | None:
+        # Nothing runs before the seeding on this path: no object may exist already.
         served = self._registry.resources[(obj.group, obj.version, obj.plural)]
         created: Json = orjson.loads(served.create(obj.body["metadata"].get("namespace"), obj.body))
         self._since_yield += 1
@@ -382,13 +396,13 @@ class HttpWriter:
     def __init__(self, client: Any) -> None:
         self._client = client
 
-    async def create(self, obj: SeedObject) -> Json:
-        return await self._send("POST", obj.path, obj.body)
+    async def create(self, obj: SeedObject) -> Json | None:
+        return await self._send("POST", obj.path, obj.body, may_exist=obj.may_exist)
 
     async def write_status(self, obj: SeedObject, created: Json) -> None:
         await self._send("PUT", f"{obj.path}/{created['metadata']['name']}/status", {**created, "status": obj.status})
 
-    async def _send(self, method: str, path: str, body: Json) -> Json:
+    async def _send(self, method: str, path: str, body: Json, *, may_exist: bool = False) -> Json | None:
         content = orjson.dumps(body)
         while True:
             resp = await self._client.request(method, path, content=content, params={"fieldManager": FIELD_MANAGER},
@@ -396,6 +410,8 @@ class HttpWriter:
             if resp.status_code == 429:
                 await asyncio.sleep(_retry_after(resp.headers.get("Retry-After")))
                 continue
+            if may_exist and resp.status_code == 409 and orjson.loads(resp.content).get("reason") == ALREADY_EXISTS:
+                return None
             if resp.status_code >= 300:
                 raise SeedError(f"{method} {path}: {resp.status_code} {_status_message(resp.content)}")
             result: Json = orjson.loads(resp.content)

@@ -238,6 +238,15 @@ def update(new: dict[str, Any], old: dict[str, Any]) -> tuple[dict[str, Any], di
     return new, old
 
 
+#: A rule that costs 1.6 times an expression's budget (a 200-character regex over an unbounded
+#: string), and a schema of 12 rules each within it that cost more than a CRD's together.
+_COSTLY = spec_schema({"s": {"type": "string", "x-kubernetes-validations": [{"rule": f"self.matches('{'[a-z]' * 40}')"}]}})
+_COSTLY_TOGETHER = spec_schema({f"l{index}": {
+    "type": "array", "maxItems": 5000, "items": {"type": "string", "maxLength": 1000 + 10 * index},
+    "x-kubernetes-validations": [{"rule": f"self.all(x, x.contains('{'a' * 40}'))"}]} for index in range(12)})
+_CHEAP = {"n": {"type": "integer"}}
+
+
 ESTABLISHED = {"conditions": [{"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
                                "message": "the initial names have been accepted"}],
                "storedVersions": ["v1"], "acceptedNames": {"plural": "widgets", "kind": "Widget"}}
@@ -341,6 +350,15 @@ CRD_CASES: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = [
     ("update-not-established", *update(crd(scope="Cluster", names={"plural": "widgets", "kind": "Gadget"}), crd())),
     ("update-drops-stored-version", *update({**crd(versions=[version("v2", storage=True)]),
                                              "status": {"storedVersions": ["v1", "v2"]}}, crd())),
+    ("rule-cost-over-budget", crd(schema=_COSTLY), None),
+    ("update-keeps-schema-whose-rule-costs-over-budget", *update(crd(schema=_COSTLY, annotations={"a": "b"}), crd(schema=_COSTLY))),
+    ("update-changes-schema-whose-rule-costs-over-budget", *update(
+        crd(schema={**_COSTLY, "properties": {**_COSTLY["properties"], "other": {"type": "integer"}}}), crd(schema=_COSTLY))),
+    ("update-keeps-schema-whose-rules-cost-over-crd-budget", *update(crd(schema=_COSTLY_TOGETHER, annotations={"a": "b"}),
+                                                                   crd(schema=_COSTLY_TOGETHER))),
+    ("update-keeps-one-version-whose-rule-costs-over-budget", *update(
+        crd(versions=[version("v1", storage=True, schema=_COSTLY), version("v2", schema=spec_schema(_CHEAP))]),
+        crd(versions=[version("v1", storage=True, schema=_COSTLY), version("v2")]))),
     ("update-schemaless-allowed", *update(
         crd(versions=[version("v1", storage=True), {"name": "v2", "served": False, "storage": False}]),
         crd(versions=[version("v1", storage=True), {"name": "v2", "served": False, "storage": False}]))),

@@ -196,3 +196,35 @@ def test_compare_table_orients_ratios_so_that_above_one_means_fakeapi_is_better(
     # Other work on the machine: 1.7 of the 1.9 CPU seconds while kube was measured, none during fakeapi's.
     assert [note for note in notes if "not idle" in note and "kube-apiserver" in note and "1.70 of its" in note]
     assert not [note for note in notes if "not idle" in note and "while fakeapi" in note]
+
+
+def test_compare_policy_row_admits_the_benchmark_pods_and_refuses_others(loadgen: Path, server: ServerProcess,
+                                                                        tmp_path: Path) -> None:
+    running = compare.Running(server.kubeconfig, [server.process.pid], 0.0)
+    compare.install_policy(running, "policed")  # returns once a dry-run create is refused
+    step = compare.Step("create-policy", "pod creates", "create", ("--clients", "2", "--count", "20"),
+                        namespace="policed", admission=compare.POLICY)
+    result = compare.run_loadgen(loadgen, running, step, tmp_path / "loadgen.log")
+    assert result["ops"] == 20 and result["errors"] == 0
+    privileged = {"metadata": {"name": "privileged"}, "spec": {"containers": [
+        {"name": "c", "image": "registry.example/web:1", "securityContext": {"privileged": True}}]}}
+    with compare.http_client(server.kubeconfig) as client:
+        refused = client.post("/api/v1/namespaces/policed/pods", json=privileged)
+    assert refused.status_code == 403, refused.text
+    assert "no privileged containers" in refused.json()["message"]
+
+
+def test_compare_notes_a_webhooks_added_latency_at_one_client() -> None:
+    plain = compare.Step("create-1", "pod creates, 1 client", "create", ("--clients", "1", "--count", "10"))
+    hooked = compare.Step("create-1-webhooks", "pod creates, 1 client, webhooks", "create",
+                          ("--clients", "1", "--count", "10"), admission=compare.WEBHOOKS)
+    busy = compare.Step("create-16-webhooks", "pod creates, 16 clients, webhooks", "create",
+                        ("--clients", "16", "--count", "10"), admission=compare.WEBHOOKS)
+
+    def create(p50: float) -> dict[str, Any]:
+        return {"rate": 100.0, "ops": 10, "errors": 0, "latency_ms": {"p50": p50, "p99": p50}}
+
+    results = {compare.FAKEAPI: {plain.key: create(2.0), hooked.key: create(2.5), busy.key: create(40.0)},
+               compare.KUBE: {plain.key: create(4.0), hooked.key: create(5.25), busy.key: create(50.0)}}
+    assert compare.webhook_added_p50([plain, busy, hooked], results) == {compare.FAKEAPI: 0.5, compare.KUBE: 1.25}
+    assert any("fakeapi +0.50 ms, kube-apiserver + etcd +1.25 ms" in note for note in compare.notes([plain, hooked], results))

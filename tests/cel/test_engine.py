@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from fakeapi.cel.checks import check
-from fakeapi.cel.engine import CompileError, Environment, EvaluationError, UnsupportedSyntax
+from fakeapi.cel.engine import Activation, CompileError, Environment, EvaluationError, UnsupportedSyntax
 from fakeapi.cel.values import escape, to_cel
 
 ENV = Environment(("self", "oldSelf"))
@@ -211,3 +211,32 @@ def test_selections_are_checked_against_the_schema(source: str, column: int, mes
 ])
 def test_the_kind_of_a_value_is_known_from_its_shape(source: str, kind: str | None) -> None:
     assert check(ENV, source, _SCHEMAS) == (None, kind)
+
+
+def test_an_activation_gives_each_program_the_values_a_mapping_would() -> None:
+    """Programs reading different values and library functions over one activation, varying
+    values (a null one too), and the runtime errors, all as with a mapping of the same values."""
+    env = Environment(("object", "oldObject", "variables"))
+    values = {"object": {"spec": {"items": ["a", "bb"], "name": "héllo"}}, "oldObject": None, "variables": {}}
+    activation = Activation(values)
+    cases = [
+        ("size(object.spec.name) == 5", {}),                     # a rewrite's library function
+        ("object.spec.items.all(i, i.startsWith('a') || size(i) == 2)", {}),
+        ("object.spec.name.upperAscii()", {}),                   # another library function: another context
+        ("oldObject == null && has(object.spec)", {}),
+        ("variables.n + size(object.spec.items)", {"variables": {"n": 40}}),
+        ("variables.n + 1", {"variables": {"n": 1}}),            # a varying value changed
+        ("variables == null", {"variables": None}),               # a null varying value
+        ("object.spec.missing", {}),
+    ]
+    for source, varying in cases:
+        program = env.compile(source)
+        try:
+            expected: object = program.evaluate({**values, **varying})
+        except EvaluationError as error:
+            expected = str(error)
+        try:
+            found: object = program.evaluate(activation, varying)
+        except EvaluationError as error:
+            found = str(error)
+        assert found == expected, source

@@ -245,6 +245,15 @@ SCHEMA_CASES = [
     ("message-expression-not-string", _spec_schema([{"rule": "true", "messageExpression": "self.a"}])),
     ("message-expression-does-not-compile", _spec_schema([{"rule": "true", "messageExpression": "self.s +"}])),
     ("bad-rule-hides-bad-message-expression", _spec_schema([{"rule": "self.a +", "messageExpression": "self.b +"}])),
+    ("non-bool-rule-hides-bad-message-expression", _spec_schema([{"rule": "self.a", "messageExpression": "self.b +"}])),
+    ("optional-old-self-without-old-self", _spec_schema([{"rule": "self.a > 0", "optionalOldSelf": True}])),
+    ("optional-old-self-false-without-old-self", _spec_schema([{"rule": "self.a > 0", "optionalOldSelf": False}])),
+    ("optional-old-self-on-bad-rule", _spec_schema([{"rule": "self.a +", "optionalOldSelf": True, "message": "m"}])),
+    ("message-expression-error-with-uncorrelatable-old-self", {"type": "object", "properties": {"spec": {
+        "type": "object", "properties": {"l": {"type": "array", "maxItems": 3, "items": {
+            "type": "object", "properties": {"k": {"type": "string", "maxLength": 3}},
+            "x-kubernetes-validations": [{"rule": "self.k == oldSelf.k", "messageExpression": "self.k +"}]}}}}}}),
+    ("optional-old-self-with-old-self", _spec_schema([{"rule": "oldSelf.hasValue() || self.a > 0", "optionalOldSelf": True}])),
     ("compare-int-with-string", _spec_schema([{"rule": "self.a == 'x'"}])),
     ("compare-literal-first", _spec_schema([{"rule": "'x' == self.a"}])),
     ("compare-two-fields", _spec_schema([{"rule": "self.a == self.s"}])),

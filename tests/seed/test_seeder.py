@@ -17,7 +17,7 @@ from fakeapi.testing import ServerProcess
 SPEC = seeder.parse_spec("namespaces=3,nodes=4,pods=40,deployments=4,statefulsets=2,revisions=3,"
                        "configmaps=5,configmap-bytes=3000,secrets=3,secret-bytes=600,seed=7")
 #: Collection paths of everything the seeder writes.
-COLLECTIONS = ("/api/v1/namespaces", "/api/v1/nodes", "/apis/coordination.k8s.io/v1/leases", "/api/v1/pods",
+COLLECTIONS = ("/api/v1/namespaces", "/api/v1/serviceaccounts", "/api/v1/nodes", "/apis/coordination.k8s.io/v1/leases", "/api/v1/pods",
                "/apis/apps/v1/deployments", "/apis/apps/v1/replicasets", "/apis/apps/v1/statefulsets",
                "/apis/apps/v1/controllerrevisions", "/api/v1/configmaps", "/api/v1/secrets")
 #: Server-assigned on every write, so they differ between two servers.
@@ -47,7 +47,7 @@ def test_plan_counts() -> None:
     kinds: dict[str, int] = {}
     for obj in the_plan.objects():
         kinds[obj.plural] = kinds.get(obj.plural, 0) + 1
-    assert kinds == {"namespaces": 3, "nodes": 4, "leases": 4, "pods": 40, "deployments": 4, "replicasets": 4,
+    assert kinds == {"namespaces": 3, "serviceaccounts": 3, "nodes": 4, "leases": 4, "pods": 40, "deployments": 4, "replicasets": 4,
                      "statefulsets": 2, "controllerrevisions": 6, "configmaps": 5, "secrets": 3}
 
 
@@ -67,8 +67,8 @@ def _cluster(server: ServerProcess) -> dict[str, list[dict[str, Any]]]:
         items = []
         for obj in _list(server, path):
             meta = obj["metadata"]
-            if path.endswith("namespaces") and not meta["name"].startswith("ns-"):
-                continue  # the server's own (default, kube-system, ...)
+            if not (meta.get("namespace") or meta["name"]).startswith("ns-") and path.endswith(("namespaces", "accounts")):
+                continue  # the server's own (default, kube-system, ...) and theirs
             for field in SERVER_OWNED:
                 meta.pop(field, None)
             for ref in meta.get("ownerReferences", ()):
@@ -122,3 +122,30 @@ def test_http_path_writes_the_same_cluster(seeded_at_startup: ServerProcess, tmp
         result = asyncio.run(seeder.seed_over_http(server.url, SPEC, concurrency=8))
         assert result.objects == len(seeder.plan(SPEC))
         assert _cluster(server) == _cluster(seeded_at_startup)
+
+
+def test_seeds_under_kubes_service_account_admission(tmp_path: Path) -> None:
+    """With the ServiceAccount plugin on (kube's default), pods need their namespace's default
+    ServiceAccount: the seeder makes it first, and keeps one a controller made before it."""
+    spec = seeder.parse_spec("namespaces=2,pods=4,deployments=1,seed=3")
+    with ServerProcess(tmp_path / "startup", "--seed", str(spec), "--enable-admission-plugins", "ServiceAccount") as server:
+        pods = _list(server, "/api/v1/pods")
+        assert len(pods) == 4 and all(p["spec"]["serviceAccountName"] == "default" for p in pods)
+    with ServerProcess(tmp_path / "http", "--enable-admission-plugins", "ServiceAccount") as server:
+        result = asyncio.run(seeder.seed_over_http(server.url, spec, concurrency=4))
+        assert result.objects == len(seeder.plan(spec))
+        assert len(_list(server, "/api/v1/pods")) == 4
+        made_first = server.http.get("/api/v1/namespaces/ns-0/serviceaccounts/default").json()
+
+        async def create_again(may_exist: bool) -> dict[str, Any] | None:
+            import httpx
+
+            account = seeder.SeedObject("", "v1", "serviceaccounts", {"metadata": {"name": "default", "namespace": "ns-0"}},
+                                        may_exist=may_exist)
+            async with httpx.AsyncClient(base_url=server.url) as client:
+                return await seeder.HttpWriter(client).create(account)
+
+        assert asyncio.run(create_again(may_exist=True)) is None
+        with pytest.raises(seeder.SeedError, match='409 serviceaccounts "default" already exists'):
+            asyncio.run(create_again(may_exist=False))
+        assert server.http.get("/api/v1/namespaces/ns-0/serviceaccounts/default").json() == made_first

@@ -18,7 +18,7 @@ from typing import Any
 
 from ...cel import admission as cel_admission
 from ...cel.values import cel_type_name
-from ...cel.engine import CompileError, EvaluationError, Program
+from ...cel.engine import Activation, CompileError, EvaluationError, Program
 from ...machinery import warning
 from ...machinery.selectors import label_selector_as_selector
 from ...machinery.status import Cause, StatusError, forbidden, not_found
@@ -58,7 +58,9 @@ class _Evaluation:
 
     def __init__(self, hook: PolicyHook, bindings: dict[str, Any]) -> None:
         self.hook = hook
-        self.bindings = bindings
+        # every expression of the evaluation reads the same request: its values are converted
+        # for the engine once (the match conditions see no variables)
+        self.bindings = Activation({**bindings, cel_admission.VARIABLES: {}})
         self._variables = {variable.name: variable.program for variable in hook.variables}
         self._values: dict[str, Any] = {}
 
@@ -85,7 +87,7 @@ class _Evaluation:
                 else:
                     values[name] = value
         try:
-            return program.evaluate({**self.bindings, cel_admission.VARIABLES: values})
+            return program.evaluate(self.bindings, {cel_admission.VARIABLES: values})
         except EvaluationError as err:
             missing = str(err).removeprefix("no such key: ")
             raise failed.get(missing, err) from None
@@ -166,17 +168,18 @@ class PolicyDispatcher:
         if hook.constraints is None:
             return configuration_error(None, "policy contained no match constraints, a required field")
         try:
-            if not hook.constraints.matches(attrs, namespace_labels):
-                return []
+            versioned = hook.constraints.matched(attrs, namespace_labels)
         except MatchError as err:
             return configuration_error(None, str(err))
+        if versioned is None:
+            return []
         namespaced = self._param_scope(hook)
         if namespaced is None:
             return configuration_error(None, f"failed to find resource referenced by paramKind: '{hook.param_kind}'")
         denials = []
         for binding in hook.bindings:
             try:
-                if binding.match is not None and not binding.match.matches(attrs, namespace_labels):
+                if binding.match is not None and binding.match.matched(attrs, namespace_labels) is None:
                     continue
                 params = self._params(hook, binding, attrs, namespaced)
             except (MatchError, _ConfigurationError) as err:
@@ -184,7 +187,7 @@ class PolicyDispatcher:
                 continue
             namespace = self._namespace_object(attrs)
             for param in params:
-                decisions, annotation_errors = _validate(hook, attrs, param, namespace)
+                decisions, annotation_errors = _validate(hook, versioned, param, namespace)
                 for decision in decisions:
                     if decision.deny:
                         denials += self._act(hook, binding, decision)
@@ -288,7 +291,7 @@ def _validate(hook: PolicyHook, attrs: Attributes, param: Json | None,
     evaluation = _Evaluation(hook, bindings)
     fail = hook.failure_policy != "Ignore"
     if hook.match_conditions:
-        holds, errors = evaluate_conditions(hook.match_conditions, {**bindings, cel_admission.VARIABLES: {}})
+        holds, errors = evaluate_conditions(hook.match_conditions, evaluation.bindings)
         if not holds or (errors and not fail):
             return [], []
         if errors:
