@@ -14,7 +14,8 @@ create) and the subresource written (None for the main resource). ``Admission.lo
 another object (a PriorityClass), ``Admission.list`` the objects of a kind (the default
 StorageClass, a namespace's LimitRanges). A plugin refuses a write by raising a
 ``StatusError``. ``Admission.update_status`` writes another object's status (ResourceQuota
-usage); ``Admission.dry_run`` says whether the write being admitted is a dry run.
+usage); ``Admission.dry_run`` says whether the write being admitted is a dry run;
+``Admission.authorize`` asks the server's authorizer (who may approve or sign for a signer).
 
 Admission webhooks (``webhook``) run where kube's chain has them: the mutating ones after every
 built-in mutating plugin (and, when one changed the object, the chain once more: kube's
@@ -29,6 +30,7 @@ whether a write needs its request's attributes).
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 from collections.abc import Callable
@@ -56,6 +58,22 @@ class StatusWriter(Protocol):
                  change: Callable[[Json], Json]) -> None: ...
 
 
+class Authorizer(Protocol):
+    """Whether ``user`` (authentication/v1 ``UserInfo``) may ``verb`` the cluster-scoped
+    ``resource`` of ``group`` named ``name``, in any version: the server's authorizer, as kube
+    gives it to the plugins that want one (``WantsAuthorizer``)."""
+
+    def __call__(self, user: Json, verb: str, group: str, resource: str, name: str) -> bool: ...
+
+
+def _always_allow(user: Json, verb: str, group: str, resource: str, name: str) -> bool:
+    return True
+
+
+def _no_equivalents(group: str, resource: str) -> tuple[webhook_request.ServedVersion, ...]:
+    return ()
+
+
 #: (admission, new object, stored object or None on create, subresource or None).
 Plugin = Callable[["Admission", Json, Json | None, str | None], None]
 
@@ -79,8 +97,8 @@ _PLUGINS_THAT_WAIT = frozenset({"ServiceAccount"})
 #: the first one's error is the answer. Plugins of other modules run after them.
 _CHAIN_ORDER = ("limit_ranger", "service_account", "taint_nodes_by_condition", "pod_security", "priority",
                 "default_toleration_seconds", "default_storage_class", "storage_object_in_use_protection",
-                "persistent_volume_claim_resize", "runtime_class", "certificate_subject_restriction",
-                "default_ingress_class", "pod_topology_labels", "resource_quota")
+                "persistent_volume_claim_resize", "runtime_class", "certificate_signers",
+                "certificate_subject_restriction", "default_ingress_class", "pod_topology_labels", "resource_quota")
 
 _plugins: dict[tuple[str, str], list[Plugin]] = {}
 _validators: dict[tuple[str, str], list[Plugin]] = {}
@@ -185,7 +203,8 @@ class Admission:
     ``list`` the stored objects of a kind (in one namespace, or all)."""
 
     def __init__(self, lookup: Lookup, lister: Lister | None = None, status_writer: StatusWriter | None = None,
-                 enabled: frozenset[str] = frozenset()) -> None:
+                 enabled: frozenset[str] = frozenset(), authorizer: Authorizer = _always_allow,
+                 equivalents: webhook_request.EquivalentResources = _no_equivalents) -> None:
         unknown = enabled - OFF_BY_DEFAULT
         if unknown:
             raise ValueError(f"admission plugins {sorted(unknown)} are not ones fakeapi enables")
@@ -193,6 +212,9 @@ class Admission:
         self.list: Lister = lister or (lambda group, kind, namespace: [])
         self.update_status: StatusWriter = status_writer or (lambda group, kind, namespace, name, change: None)
         self.dry_run = False
+        self.authorize = authorizer
+        #: The versions each stored resource is served in, which webhooks and policies may name.
+        self.equivalents = equivalents
         self.webhooks = WebhookDispatcher(self.lookup, self.list)
         self.policies = PolicyDispatcher(self.lookup, self.list)
         #: The ``OFF_BY_DEFAULT`` plugins this chain runs.
@@ -275,6 +297,17 @@ class Admission:
         # handlers' ``namespace = name`` for namespaces), though the resource is cluster-scoped
         namespace = target.name if (group, target.resource) == ("", "namespaces") else target.namespace
         resource_group = group if target.resource_group is None else target.resource_group
-        return webhook_request.Attributes(
+        attrs = webhook_request.Attributes(
             target.operation, resource_group, target.version, kind, target.resource, subresource or "",
             namespace, target.name, obj, old, request, kind_group=group, kind_version=target.kind_version)
+        if target.kind_version is not None:
+            return attrs  # a body of another kind (/scale, /eviction): served in one version
+        # The objects are in the storage version; the request names the version it was sent in
+        # (another of the same storage: autoscaling/v1 of HPAs stored as v2), which it is
+        # admitted as, and in which a webhook or policy is given it unless it names another.
+        versions = self.equivalents(resource_group, target.resource)
+        requested = next((served for served in versions if served.gvr == request.resource), None)
+        if requested is None:
+            return dataclasses.replace(attrs, versions=versions)
+        return dataclasses.replace(attrs, group=requested.group, version=requested.version, kind=requested.kind,
+                                   resource=requested.resource, kind_group=requested.group, versions=versions)

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 Json = dict[str, Any]
 Convert = Callable[[Json], Json]
+#: A conversion that calls out (a CRD's conversion webhook), awaited.
+AsyncConvert = Callable[[Json], Awaitable[Json]]
 
 CORE_EVENT = "v1"
 EVENTS_V1 = "events.k8s.io/v1"
@@ -38,10 +40,20 @@ AUTOSCALING_V2 = "autoscaling/v2"
 
 @dataclass(frozen=True, slots=True)
 class Conversion:
-    """From a resource's storage version to one other served version and back."""
+    """From a resource's storage version to one other served version and back. A conversion
+    that calls out (``served_async`` set: a CRD's conversion webhook) waits for its answer in
+    ``to_served`` and ``to_storage`` with ``runtime.wait_for``: they are called where the code
+    runs under ``runtime.run_awaiting`` (a request's handler, admission), and a raised
+    ``StatusError`` is what the request answers."""
 
     to_served: Convert
     to_storage: Convert
+    #: ``to_served`` awaited, for code on the event loop (a watch's events, a cache's objects).
+    served_async: AsyncConvert | None = None
+
+    @property
+    def waits(self) -> bool:
+        return self.served_async is not None
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -91,9 +103,18 @@ _CORE_EVENT_ALWAYS = {"involvedObject": {}, "source": {}, "firstTimestamp": None
                       "eventTime": None, "reportingComponent": "", "reportingInstance": ""}
 
 
+#: events.k8s.io/v1 fields with ``omitempty`` whose core/v1 fields have none (a core Event
+#: always serialises its reporting component and instance, empty or not).
+_EVENTS_V1_OMITTED_EMPTY = ("reportingController", "reportingInstance")
+
+
 def event_to_events_v1(event: Json) -> Json:
     """A core/v1 Event as events.k8s.io/v1 shows it (``Convert_core_Event_To_v1_Event``)."""
-    return _renamed(event, EVENTS_V1, _EVENT_FIELDS_TO_EVENTS_V1, _EVENTS_V1_ALWAYS)
+    converted = _renamed(event, EVENTS_V1, _EVENT_FIELDS_TO_EVENTS_V1, _EVENTS_V1_ALWAYS)
+    for key in _EVENTS_V1_OMITTED_EMPTY:
+        if converted.get(key) == "":
+            del converted[key]
+    return converted
 
 
 def events_v1_to_event(event: Json) -> Json:

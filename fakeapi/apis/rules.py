@@ -39,14 +39,18 @@ When kube runs each hook, and so when the registry calls it:
   (tuples of field names) a write through the main resource / ``/status`` does not own in
   managedFields. None: kube's usual pair for a kind with a status subresource (``status`` /
   ``spec``), nothing without one.
+* ``subresources``: the strategies of the kind's other update subresources (a CSR's
+  ``/approval``), each a ``SubresourceStrategy``: what an update through it keeps of the request
+  (given the new and the stored object, it returns the object to store), its validation, and its
+  reset fields (None: the main resource's).
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, NamedTuple
 
 from ..machinery.status import FieldError
 
@@ -59,6 +63,16 @@ UpdateValidator = Callable[[Json, Json], list[FieldError]]  # (new, old)
 CreateWarnings = Callable[[Json], list[str]]
 UpdateWarnings = Callable[[Json, Json], list[str]]
 GracePeriod = Callable[[Json, int | None], int]  # (stored object, requested period)
+
+
+class SubresourceStrategy(NamedTuple):
+    """An update subresource's strategy: ``prepare`` (new, old) returns the object to store;
+    ``validate`` its ``ValidateUpdate``; ``reset_fields`` its ``GetResetFields`` (None: the main
+    resource's)."""
+
+    prepare: Callable[[Json, Json], Json]
+    validate: UpdateValidator
+    reset_fields: tuple[tuple[str, ...], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +95,7 @@ class KindRules:
     allow_unconditional_update: bool = True
     reset_fields: tuple[tuple[str, ...], ...] | None = None
     status_reset_fields: tuple[tuple[str, ...], ...] | None = None
+    subresources: dict[str, SubresourceStrategy] = field(default_factory=dict)
 
 
 NO_RULES = KindRules()

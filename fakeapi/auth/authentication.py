@@ -77,6 +77,12 @@ class UserInfo:
     groups: tuple[str, ...] = ()
     extra: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
+    @classmethod
+    def from_json(cls, user: Json) -> UserInfo:
+        """The user of an authentication/v1 ``UserInfo`` (``to_json``'s inverse)."""
+        return cls(user.get("username", ""), user.get("uid", ""), tuple(user.get("groups") or ()),
+                   {key: tuple(values) for key, values in (user.get("extra") or {}).items()})
+
     def to_json(self) -> Json:
         """authentication/v1 ``UserInfo`` (every field ``omitempty``; Go sorts the extra map)."""
         out: Json = {}

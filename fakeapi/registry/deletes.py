@@ -6,6 +6,7 @@ among them), then the txn etcd gets (``mod == <read revision>``, delete).
 
 from __future__ import annotations
 
+import contextvars
 from typing import Any
 
 import orjson
@@ -34,6 +35,12 @@ Json = dict[str, Any]
 #: (``Background`` needs none: the collector deletes dependents after the owner is gone).
 _GC_FINALIZERS = {FOREGROUND: "foregroundDeletion", ORPHAN: "orphan"}
 _GRACE_PENDING = object()  # BeforeDelete's gracefulPending
+#: Whether the deletes being made are a delete-collection's items: kube admits each with the
+#: collection request's attributes (``AdmissionToValidateObjectDeleteFunc`` of the handler's
+#: static attributes), which name no object, so a webhook's review has no ``name`` and a
+#: policy's refusal names "Unknown". A context variable, as a store's ``delete`` may be its own
+#: (a CRD's marks it terminating) and the collection calls whichever it is.
+_collection_items: contextvars.ContextVar[bool] = contextvars.ContextVar("collection_items", default=False)
 
 
 def is_status(body: bytes) -> bool:
@@ -58,7 +65,7 @@ class StoreDeletes:
         Another kind's object with finalizers (or whose propagation policy needs the garbage
         collector's, when ``gc_finalizers``) is marked deleting with period 0 and stays until its
         finalizers go."""
-        target = self.webhook_target("DELETE", namespace, name)
+        target = self.webhook_target("DELETE", namespace, "" if _collection_items.get() else name)
         kv, old = self._current(namespace, name)
         old_meta = old.get("metadata", {})
         self._check_preconditions(name, options, old_meta, kv)
@@ -183,17 +190,21 @@ class StoreDeletes:
         start, end = self.key_range(namespace)
         kvs = self.store.range(RangeRequest(start.encode(), end.encode())).kvs
         items = []
-        for kv in kvs:
-            obj = self._decode(kv.key.decode(), kv.value, kv.mod_revision)
-            if matches is not None and not matches(obj):
-                continue
-            ns = obj.namespace or None
-            try:
-                body, _gone = self.delete(ns, obj.name, options, gc_finalizers=gc_finalizers)
-            except StatusError as err:
-                if err.code == 404:
-                    continue  # deleted meanwhile (while a webhook was asked), which kube ignores
-                raise
-            deleted = kv.value if is_status(body) else body
-            items.append(deleted if view is None else view.encode(deleted))
+        token = _collection_items.set(True)
+        try:
+            for kv in kvs:
+                obj = self._decode(kv.key.decode(), kv.value, kv.mod_revision)
+                if matches is not None and not matches(obj):
+                    continue
+                ns = obj.namespace or None
+                try:
+                    body, _gone = self.delete(ns, obj.name, options, gc_finalizers=gc_finalizers)
+                except StatusError as err:
+                    if err.code == 404:
+                        continue  # deleted meanwhile (while a webhook was asked), which kube ignores
+                    raise
+                deleted = kv.value if is_status(body) else body
+                items.append(deleted if view is None else view.encode(deleted))
+        finally:
+            _collection_items.reset(token)
         return self._list_body(items, self.store.revision, None, None, view)

@@ -85,6 +85,9 @@ class FieldManagedWrites:
             return rules.status_reset_fields if rules.status_reset_fields is not None else (("spec",),)
         if subresource == "scale":
             return ()
+        own_strategy = rules.subresources.get(subresource) if subresource else None
+        if own_strategy is not None and own_strategy.reset_fields is not None:
+            return own_strategy.reset_fields
         if rules.reset_fields is not None:
             return rules.reset_fields
         return (("status",),) if "status" in self.resource_type.subresources else ()

@@ -15,9 +15,9 @@ are the pod's validation's (``fakeapi.apis.core``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from typing import Any
 
+from ..apis.rules import SubresourceStrategy
 from ..machinery.status import FieldError, forbidden_error
 
 Json = dict[str, Any]
@@ -158,7 +158,7 @@ def _without_cpu_memory(container: Json, stored: Json) -> Json:
 
 
 #: By subresource: how an update through it is prepared and validated.
-POD_SUBRESOURCE_STRATEGIES: dict[str, tuple[Callable[[Json, Json], Json], Callable[[Json, Json], list[FieldError]]]] = {
-    "ephemeralcontainers": (prepare_ephemeral_containers, validate_ephemeral_containers),
-    "resize": (prepare_resize, validate_resize),
+POD_SUBRESOURCE_STRATEGIES: dict[str, SubresourceStrategy] = {
+    "ephemeralcontainers": SubresourceStrategy(prepare_ephemeral_containers, validate_ephemeral_containers),
+    "resize": SubresourceStrategy(prepare_resize, validate_resize),
 }

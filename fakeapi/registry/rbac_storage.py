@@ -45,8 +45,7 @@ class EscalationCheck:
         found = requester.current_user()
         if found is None:
             return  # fakeapi's own write
-        user = UserInfo(found.get("username", ""), found.get("uid", ""), tuple(found.get("groups") or ()),
-                        {key: tuple(values) for key, values in (found.get("extra") or {}).items()})
+        user = UserInfo.from_json(found)
         if SYSTEM_MASTERS in user.groups:
             return
         meta = obj.get("metadata") or {}

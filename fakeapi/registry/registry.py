@@ -10,11 +10,15 @@ from collections.abc import Callable
 import orjson
 
 from ..admission import Admission
+from ..admission.webhook.request import ServedVersion
+from ..apiextensions.conversion_metrics import ConversionMetrics
+from ..apiextensions.conversion_webhook import ConversionWebhook
 from ..apiextensions.crd import CustomResourceType
 from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
 from ..cacher import DELETED, CacheEvent, CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
-from ..apis.conversion import built_in_conversion, none_conversion
+from ..apis.conversion import Conversion, built_in_conversion, none_conversion
+from ..apis.webhook_client import WebhookClients
 from ..machinery.status import StatusError
 from ..store import StoreInterface
 from ..runtime import cancel_and_wait
@@ -25,9 +29,9 @@ from .access_reviews import (
     SelfSubjectRulesReviews,
     SubjectAccessReviews,
 )
-from ..auth.authentication import Authenticator
+from ..auth.authentication import Authenticator, UserInfo
 from .authentication_reviews import SelfSubjectReviews, TokenReviews
-from ..auth.authorization import ALWAYS_ALLOW, RBAC, AccessControl, AlwaysAllow, Authorizer, Union
+from ..auth.authorization import ALWAYS_ALLOW, RBAC, AccessControl, AlwaysAllow, Attributes, Authorizer, Union
 from .binding import LegacyBindings, PodBindings
 from .served_versions import ConvertingStore
 from .custom_resources import (
@@ -111,10 +115,13 @@ class Registry:
         service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER,
         access: AccessControl | None = None,
         admission_plugins: frozenset[str] = frozenset(),
+        extension_authentication: dict[str, str] | None = None,
     ) -> None:
         self.store = store
         #: The port clients reach the server on: the ``kubernetes`` Service's target port.
         self.advertise_port = advertise_port
+        #: ``kube-system/extension-apiserver-authentication``'s data, written at start.
+        self.extension_authentication = extension_authentication or {}
         #: Whether a garbage collector runs, so DELETE may leave its finalizers (foreground,
         #: orphan) on owners: without one they would never go.
         self.garbage_collection = garbage_collection
@@ -124,7 +131,10 @@ class Registry:
         self._by_kind: dict[tuple[str, str], ServedStore] = {}
         #: The admission chain (its plugins read other objects through ``_lookup``), with the
         #: plugins fakeapi runs only when enabled that ``admission_plugins`` names.
-        self.admission = Admission(self._lookup, self._list, self._update_status, admission_plugins)
+        self.admission = Admission(self._lookup, self._list, self._update_status, admission_plugins,
+                                   self._authorizes, self._served_versions)
+        #: ``_served_versions``' answers, until the served resources change (``_changed``).
+        self._equivalents: dict[tuple[str, str], tuple[ServedVersion, ...]] = {}
         event_leases = LeaseTTL(event_ttl, LeaseManager(store, store.lessor.clock))
         types = servable_types(self.catalogue)
         storage: dict[str, ResourceStore] = {}
@@ -159,6 +169,14 @@ class Registry:
         assert isinstance(services, ServiceStore)
         services.endpoints = self._by_kind[("", "Endpoints")].storage
         self._custom: dict[str, CustomResourceStore] = {}  # by CRD name
+        #: CRD name -> what of it is served (its spec and accepted names): kube's crdHandler
+        #: builds a CRD's storage again only when these change, so another write of the CRD (its
+        #: status) keeps the served versions, and a conversion webhook's conversions with them.
+        self._custom_defined: dict[str, Json] = {}
+        #: The clients of CRDs' conversion webhooks (``spec.conversion.strategy: Webhook``),
+        #: and what their calls cost and answered.
+        self.conversion_clients = WebhookClients(self._lookup, self._list)
+        self.conversion_metrics = ConversionMetrics()
         self._serve_subresources(service_account_issuer, access or AccessControl())
         #: Called with each resource store added after start (custom resources): controllers
         #: subscribe to its cache.
@@ -167,6 +185,24 @@ class Registry:
         self.on_resources_changed: list[Callable[[], None]] = []
         self._stopping: set[asyncio.Task[None]] = set()
         self._ticker: asyncio.Task[None] | None = None
+
+    def _served_versions(self, group: str, resource: str) -> tuple[ServedVersion, ...]:
+        """Admission's ``EquivalentResources``: every version served over the storage of
+        ``group``/``resource`` (its storage version's store, or a conversion over it), in the
+        order of the served resources (group, then version)."""
+        versions = self._equivalents.get((group, resource))
+        if versions is None:
+            storage = next((served.storage for (g, _v, plural), served in self.resources.items()
+                            if (g, plural) == (group, resource)), None)
+            versions = self._equivalents[(group, resource)] = () if storage is None else tuple(
+                _served_version(served) for served in self.resources.values() if served.storage is storage)
+        return versions
+
+    def _authorizes(self, user: Json, verb: str, group: str, resource: str, name: str) -> bool:
+        """Admission's authorizer (``Admission.authorize``): the server's (made after the
+        admission chain, which asks it only while serving requests)."""
+        return self.authorizer.authorize(Attributes(UserInfo.from_json(user), verb, True, api_group=group,
+                                                    api_version="*", resource=resource, name=name)).allowed
 
     def _serve_subresources(self, issuer: str, access: AccessControl) -> None:
         """The create-only storages: resources answered, never stored (``create_only``), and
@@ -232,7 +268,8 @@ class Registry:
                     if err.reason != "AlreadyExists":
                         raise
         # the system PriorityClasses among them
-        create_bootstrap_objects(self.store, self.advertise_port, self.resource_for_kind)
+        create_bootstrap_objects(self.store, self.advertise_port, self.resource_for_kind,
+                                 tuple(sorted(self.extension_authentication.items())))
         for resource_store in self.stores():
             resource_store.cacher.start()
         for crd in self.definitions.definitions():
@@ -245,6 +282,7 @@ class Registry:
         for resource_store in self.stores():
             await resource_store.cacher.stop()
         await self.admission.webhooks.aclose()
+        await self.conversion_clients.aclose()
 
     async def _tick_bookmarks(self) -> None:
         while True:
@@ -292,11 +330,14 @@ class Registry:
     def _sync_custom_resources(self, crd_name: str, crd: Json | None) -> None:
         """Serve what a CRD defines, from the write that established it until it is gone: the
         storage version from its store, every other served version through a conversion over it
-        (strategy ``None``: objects change apiVersion only)."""
+        (strategy ``None``: objects change apiVersion only; ``Webhook``: its webhook converts)."""
         resource_store = self._custom.get(crd_name)
         if crd is None or not is_established(crd):
             if resource_store is not None:
                 self._remove_custom(crd_name, resource_store)
+            return
+        defined = {"spec": crd.get("spec"), "acceptedNames": (crd.get("status") or {}).get("acceptedNames")}
+        if resource_store is not None and self._custom_defined.get(crd_name) == defined:
             return
         storage, served = served_definitions(crd)
         if resource_store is not None and resource_store.prefix != storage.resource_type().storage_prefix:
@@ -316,24 +357,38 @@ class Registry:
         resource_store.structural = storage.structural
         for definition in served:
             self.resources[(definition.group, definition.version, definition.plural)] = (
-                resource_store if definition is storage else _custom_version(resource_store, definition))
+                resource_store if definition is storage else _custom_version(
+                    resource_store, definition, self._custom_conversion(crd, resource_store, definition)))
         self._by_kind[(storage.group, storage.kind)] = resource_store
+        self._custom_defined[crd_name] = defined
         self._changed()
+
+    def _custom_conversion(self, crd: Json, resource_store: CustomResourceStore,
+                           definition: CustomResourceType) -> Conversion:
+        """The conversion of a CRD's storage version to another served one, by its strategy."""
+        if ((crd.get("spec") or {}).get("conversion") or {}).get("strategy") == "Webhook":
+            webhook = ConversionWebhook(crd, self.conversion_clients, self.conversion_metrics)
+            return webhook.conversion(resource_store.api_version, definition.group_version)
+        return none_conversion(resource_store.api_version, definition.group_version)
 
     def _unregister_custom(self, resource_store: ResourceStore) -> None:
         for key in [key for key, served in self.resources.items() if served.storage is resource_store]:
-            del self.resources[key]
+            served = self.resources.pop(key)
+            if isinstance(served, ConvertingStore):
+                served.close()
         self._by_kind = {key: served for key, served in self._by_kind.items() if served.storage is not resource_store}
 
     def _remove_custom(self, crd_name: str, resource_store: CustomResourceStore) -> None:
         self._unregister_custom(resource_store)
         del self._custom[crd_name]
+        self._custom_defined.pop(crd_name, None)
         task = asyncio.get_running_loop().create_task(resource_store.cacher.stop())
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)
         self._changed()
 
     def _changed(self) -> None:
+        self._equivalents.clear()
         for listener in self.on_resources_changed:
             listener()
 
@@ -394,9 +449,22 @@ class Registry:
         return served.resource_type if served else None
 
 
-def _custom_version(resource_store: CustomResourceStore, definition: CustomResourceType) -> ConvertingStore:
+def _custom_version(resource_store: CustomResourceStore, definition: CustomResourceType,
+                    conversion: Conversion) -> ConvertingStore:
     """A served version of a custom resource other than its storage version."""
-    return ConvertingStore(resource_store, definition.resource_type(),
-                           none_conversion(resource_store.api_version, definition.group_version),
+    return ConvertingStore(resource_store, definition.resource_type(), conversion,
                            list_kind=definition.list_kind, custom_schema=definition.schema,
                            structural=definition.structural, printer_columns=definition.printer_columns)
+
+
+def _same(obj: Json) -> Json:
+    return obj
+
+
+def _served_version(served: ServedStore) -> ServedVersion:
+    resource_type = served.resource_type
+    if isinstance(served, ConvertingStore):
+        return ServedVersion(resource_type.group, resource_type.version, resource_type.plural, resource_type.kind,
+                             served.conversion.to_served, served.conversion.to_storage)
+    return ServedVersion(resource_type.group, resource_type.version, resource_type.plural, resource_type.kind,
+                         _same, _same)

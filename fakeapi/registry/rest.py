@@ -18,13 +18,13 @@ import orjson
 
 from ..admission import Admission
 from ..apis.catalogue import ResourceType
-from ..apis.rules import NO_RULES, KindRules, rules_for
+from ..apis.rules import NO_RULES, KindRules, SubresourceStrategy, rules_for
 from ..cacher import CachedObject, Cacher
 from ..machinery.field_manager import FieldManager
 from ..machinery.jsonvalue import stored_metadata
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import selectable_fields, selects_metadata_only
-from ..machinery.status import FieldError, not_found
+from ..machinery.status import not_found
 from ..store import KeyValue, RangeRequest, StoreInterface
 from . import scale
 from .delegator import CacheDelegator
@@ -70,10 +70,9 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
         self._field_managers: dict[str | None, FieldManager] = {}
         #: ``cached_objects``' reads, by namespace: the cache's change count, the objects.
         self._listed: dict[str | None, tuple[int, list[Json]]] = {}
-        #: Subresources whose updates have a strategy of their own: subresource -> (prepare,
-        #: validate), each given the new and the stored object (pods' ephemeralcontainers, resize).
-        self.subresource_strategies: dict[str, tuple[Callable[[Json, Json], Json],
-                                                     Callable[[Json, Json], list[FieldError]]]] = {}
+        #: Subresources whose updates have a strategy of their own (pods' ephemeralcontainers
+        #: and resize, set by the registry; a kind's ``KindRules.subresources``: CSRs' approval).
+        self.subresource_strategies: dict[str, SubresourceStrategy] = dict(self.rules.subresources)
         self.cacher = Cacher(store, self.prefix, self._decode, cacher_config)
         #: ``_selectors``, bound once: every cached object holds it (a bound method each would
         #: be one more object per version for the collector to scan).
@@ -133,6 +132,9 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
 
     #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).
     printer_columns: tuple[Json, ...] | None = None
+    #: Whether reads wait on the event loop (``runtime.run_awaiting``): a storage version's
+    #: never do (a ``ConvertingStore``'s do when its conversion calls out).
+    waits = False
 
     @cached_property
     def schema(self) -> Schema | None:
@@ -149,9 +151,24 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
     def update_scale(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], dry_run: bool = False,
     ) -> bytes:
-        """Write ``change(current Scale)``'s spec.replicas into the object; answers the new Scale."""
-        def write_replicas(obj: Json) -> Json:
-            return scale.apply_scale(obj, change(scale.to_scale(obj, self.scale_paths)), self.scale_paths)
+        """Write ``change(current Scale)``'s spec.replicas into the object; answers the new Scale.
+        Admission sees Scales, as kube's ``ScaleREST`` admits them: the new Scale and the stored
+        object's before the replicas are copied into the object (mutating), then the Scales of
+        the object to store and of the stored one (validating, ``rewrite``'s ``scaled``)."""
+        target = self.scale_target(self.webhook_target("UPDATE", namespace, name))
 
-        raw = self.rewrite(namespace, name, write_replicas, dry_run=dry_run)
+        def write_replicas(obj: Json) -> Json:
+            new_scale = change(scale.to_scale(obj, self.scale_paths))
+            if target is not None and isinstance(new_scale, dict) and isinstance(new_scale.get("metadata", {}), dict):
+                # as kube's handler decoded it (Go's zero status) in the request's namespace
+                new_scale = scale.decode(new_scale)
+                if namespace is not None:
+                    new_scale["metadata"].setdefault("namespace", namespace)
+            if self._admission is not None and isinstance(new_scale, dict) \
+                    and isinstance(new_scale.get("metadata", {}), dict):  # else apply_scale's 400
+                self._admission.admit(scale.GROUP, "Scale", new_scale, scale.to_scale(obj, self.scale_paths), "scale",
+                                      target)
+            return scale.apply_scale(obj, new_scale, self.scale_paths)
+
+        raw = self.rewrite(namespace, name, write_replicas, dry_run=dry_run, scaled=True)
         return orjson.dumps(scale.to_scale(orjson.loads(raw), self.scale_paths))

@@ -12,9 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..machinery import gostruct
 from ..machinery.status import bad_request, invalid
 
 Json = dict[str, Any]
+
+#: The group of every ``/scale`` body, whatever its parent's: kube's autoscaling/v1 ``Scale``.
+GROUP = "autoscaling"
+API_VERSION = "autoscaling/v1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +76,7 @@ def to_scale(obj: Json, paths: ScalePaths = BUILT_IN) -> Json:
     status: Json = {"replicas": _get(obj, paths.status_replicas) or 0}
     if selector:
         status["selector"] = selector
-    return {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": scale_meta,
+    return {"kind": "Scale", "apiVersion": API_VERSION, "metadata": scale_meta,
             "spec": {"replicas": _get(obj, paths.spec_replicas) or 0}, "status": status}
 
 
@@ -92,3 +97,8 @@ def apply_scale(obj: Json, scale: Any, paths: ScalePaths = BUILT_IN) -> Json:
     if rv:
         obj["metadata"]["resourceVersion"] = rv
     return obj
+
+
+def decode(body: Json) -> Json:
+    """A Scale a webhook patched, decoded into its Go type as kube decodes it."""
+    return gostruct.decode_body(body, API_VERSION, "Scale")

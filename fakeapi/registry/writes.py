@@ -10,6 +10,7 @@ checked after it). Those bytes are what GET, LIST and every watcher serve.
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -50,7 +51,7 @@ from ..store import (
     TxnResponse,
 )
 from ..store.errors import ErrRequestTooLarge
-from . import request_cost, strategy, versioner
+from . import request_cost, scale, strategy, versioner
 
 #: The rules of the version a write was sent in, when it is not the storage version's: kube's
 #: strategies read the request's version from the request context (events.k8s.io Events are
@@ -169,6 +170,14 @@ class StoreWrites:
         return WebhookTarget(operation, self.resource_type.version, self.resource_type.plural, namespace or "", name,
                              self._decode_body)
 
+    def scale_target(self, target: WebhookTarget | None) -> WebhookTarget | None:
+        """The ``/scale`` write of ``target``: an autoscaling/v1 Scale written through this
+        resource's ``scale`` subresource (kube's ScaleREST admits Scales, not the object)."""
+        if target is None:
+            return None
+        return dataclasses.replace(target, decode=scale.decode, resource_group=self.resource_type.group,
+                                   kind_version="v1")
+
     def _validation_rules(self) -> KindRules:
         """The rules that validate this write: the request version's, if it has its own."""
         served = request_rules.get()
@@ -277,17 +286,20 @@ class StoreWrites:
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
         subresource: str | None = None, dry_run: bool = False, manager: str = "", go_decoded: bool = False,
+        scaled: bool = False,
     ) -> bytes:
         """Update the stored object by ``change(copy of it)`` (PATCH, /scale, controllers).
         Reading and writing happen in one loop step unless a webhook is waited for (then a
         write that came between starts it again: ``_still_current``), so the compare-and-swap
         can only fail on a stale resourceVersion the change put in.
         ``go_decoded``: ``change`` answers the object already decoded into its Go type (a
-        patch's result, decoded for the patch handler's errors), which is not decoded again."""
+        patch's result, decoded for the patch handler's errors), which is not decoded again.
+        ``scaled``: a ``/scale`` write, which ``change`` admitted by its mutating admission; its
+        validating admission sees the Scales of the object (``_validate_scale``)."""
         while True:
             kv, old = self._current(namespace, name)
             changed = change(orjson.loads(kv.value))
-            prepared = self._prepare_update(name, changed, old, kv, subresource, manager, dry_run, go_decoded)
+            prepared = self._prepare_update(name, changed, old, kv, subresource, manager, dry_run, go_decoded, scaled)
             if self._still_current(kv):
                 return self._commit_update(kv, old, prepared, dry_run)
 
@@ -312,7 +324,7 @@ class StoreWrites:
 
     def _prepare_update(
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
-        dry_run: bool = False, go_decoded: bool = False,
+        dry_run: bool = False, go_decoded: bool = False, scaled: bool = False,
     ) -> Json:
         resource_type = self.resource_type
         rules = self.rules
@@ -336,7 +348,7 @@ class StoreWrites:
         if manager:
             obj = self._field_manager(subresource).update(old, obj, manager, now=metadata.now_rfc3339())
         target = self.webhook_target("UPDATE", ns, name)
-        if self._admission is not None:
+        if self._admission is not None and not scaled:
             self._admission.admit(resource_type.group, resource_type.kind, obj, old, subresource, target)
         meta = obj["metadata"]
         metadata.prepare_update(meta, old_meta, ns)
@@ -353,7 +365,10 @@ class StoreWrites:
         self._admit_update(obj, old, subresource)
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         self._validate_update(obj, old, subresource)
-        if self._admission is not None:
+        if self._admission is not None and scaled:
+            self._admission.validate(scale.GROUP, "Scale", scale.to_scale(obj, self.scale_paths),
+                                     scale.to_scale(old, self.scale_paths), "scale", dry_run, self.scale_target(target))
+        elif self._admission is not None:
             self._admission.validate(resource_type.group, resource_type.kind, obj, old, subresource, dry_run, target)
         return obj
 

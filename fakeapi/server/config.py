@@ -68,3 +68,9 @@ class ServerConfig:
     #: The admission plugins fakeapi runs only when enabled (``fakeapi.admission.OFF_BY_DEFAULT``)
     #: that run: kube-apiserver's --enable-admission-plugins less its --disable-admission-plugins.
     admission_plugins: frozenset[str] = frozenset()
+    #: kube-apiserver's --proxy-client-cert-file and --proxy-client-key-file: the client
+    #: certificate presented to aggregated API servers (None: none, as kube without them).
+    proxy_client_files: tuple[Path, Path] | None = None
+    #: The data of ``kube-system/extension-apiserver-authentication`` (the client CAs, the front
+    #: proxy's CA and headers), written with the bootstrap objects; empty: the ConfigMap is.
+    extension_authentication: dict[str, str] = field(default_factory=dict)

@@ -14,7 +14,7 @@ from fakeapi.admission.policy import compiled as dispatch_compiled
 from fakeapi.admission.policy import dispatch
 from fakeapi.admission.policy.compiled import variable_reads
 from fakeapi.admission.policy.dispatch import PolicyDispatcher
-from fakeapi.admission.webhook.request import Attributes, WebhookRequest
+from fakeapi.admission.webhook.request import Attributes, ServedVersion, WebhookRequest
 from fakeapi.machinery import warning
 from fakeapi.machinery.status import StatusError
 
@@ -177,3 +177,39 @@ def test_custom_resource_params(store: Store) -> None:
     store.put("example.dev", "Limit", {"metadata": {"name": "limit"}, "spec": {"max": 1}})
     dispatcher.validate(attrs({"a": "1"}))
     assert refusal(dispatcher, attrs({"a": "1", "b": "2"})).message.endswith("denied request: too many")
+
+
+def _hpa_versions() -> tuple[ServedVersion, ...]:
+    """HorizontalPodAutoscalers stored as autoscaling/v2, served as v1 too."""
+    def to_v1(obj: dict[str, Any]) -> dict[str, Any]:
+        return {**obj, "apiVersion": "autoscaling/v1"}
+
+    def to_v2(obj: dict[str, Any]) -> dict[str, Any]:
+        return {**obj, "apiVersion": "autoscaling/v2"}
+
+    return tuple(ServedVersion("autoscaling", version, "horizontalpodautoscalers", "HorizontalPodAutoscaler",
+                               convert, to_v2) for version, convert in (("v1", to_v1), ("v2", to_v2)))
+
+
+@pytest.mark.parametrize(("match", "version"), [
+    ({"matchPolicy": "Exact"}, None),
+    ({"matchPolicy": "Equivalent"}, "v1"),
+    # the names limit a rule on the request's own version only (kube's matchesResourceRules)
+    ({"matchPolicy": "Equivalent", "names": ["other"]}, "v1"),
+    ({"matchPolicy": "Equivalent", "exclude": True}, None),
+])
+def test_match_policy_equivalent(match: dict[str, Any], version: str | None) -> None:
+    rule: dict[str, Any] = {"operations": ["CREATE"], "apiGroups": ["autoscaling"], "apiVersions": ["v1"],
+                            "resources": ["horizontalpodautoscalers"], "resourceNames": match.get("names", [])}
+    everything = {**rule, "apiVersions": ["*"], "resourceNames": []}
+    constraints = dispatch_compiled.MatchResources.of({
+        "matchPolicy": match["matchPolicy"], "resourceRules": [everything if match.get("exclude") else rule],
+        "excludeResourceRules": [rule] if match.get("exclude") else []})
+    stored = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"}}
+    attrs = Attributes("CREATE", "autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", "",
+                       "ns", "h", stored, None, REQUEST, versions=_hpa_versions())
+    matched = constraints.matched(attrs, lambda: {})
+    assert (matched and matched.version) == version
+    if matched is not None:
+        assert matched.object == {**stored, "apiVersion": "autoscaling/v1"}
+        assert matched.request_kind == {"group": "autoscaling", "version": "v2", "kind": "HorizontalPodAutoscaler"}

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from fakeapi.admission.webhook.matching import compile_configurations, is_exempt
-from fakeapi.admission.webhook.request import Attributes, WebhookRequest
+from fakeapi.admission.webhook.request import Attributes, ServedVersion, WebhookRequest
 
 REQUEST = WebhookRequest({"username": "u"}, {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"})
 
@@ -46,7 +46,7 @@ def no_namespace() -> dict[str, str]:
 ])
 def test_resources_and_subresources(resources: list[str], resource: str, subresource: str, matched: bool) -> None:
     rules = [{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"], "resources": resources}]
-    assert hook(rules=rules).matches(attrs(resource, subresource), no_namespace) is matched
+    assert (hook(rules=rules).invocation(attrs(resource, subresource), no_namespace) is not None) is matched
 
 
 @pytest.mark.parametrize(("scope", "resource", "namespace", "matched"), [
@@ -61,25 +61,25 @@ def test_resources_and_subresources(resources: list[str], resource: str, subreso
 def test_scope(scope: str, resource: str, namespace: str, matched: bool) -> None:
     rules = [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["*"], "scope": scope}]
     labels = {"kubernetes.io/metadata.name": namespace}
-    assert hook(rules=rules).matches(attrs(resource, namespace=namespace), lambda: labels) is matched
+    assert (hook(rules=rules).invocation(attrs(resource, namespace=namespace), lambda: labels) is not None) is matched
 
 
 def test_operations_and_groups() -> None:
     webhook = hook()
-    assert webhook.matches(attrs(), no_namespace)
-    assert not webhook.matches(attrs(operation="UPDATE"), no_namespace)
-    assert not webhook.matches(attrs(group="apps"), no_namespace)
+    assert webhook.invocation(attrs(), no_namespace)
+    assert not webhook.invocation(attrs(operation="UPDATE"), no_namespace)
+    assert not webhook.invocation(attrs(group="apps"), no_namespace)
 
 
 def test_selectors() -> None:
     webhook = hook(namespaceSelector={"matchLabels": {"team": "a"}},
                    objectSelector={"matchExpressions": [{"key": "skip", "operator": "DoesNotExist"}]})
-    assert webhook.matches(attrs(), lambda: {"team": "a"})
-    assert not webhook.matches(attrs(), lambda: {"team": "b"})
-    assert not webhook.matches(attrs(labels={"skip": "yes"}), lambda: {"team": "a"})
+    assert webhook.invocation(attrs(), lambda: {"team": "a"})
+    assert not webhook.invocation(attrs(), lambda: {"team": "b"})
+    assert not webhook.invocation(attrs(labels={"skip": "yes"}), lambda: {"team": "a"})
     # a cluster-scoped object other than a namespace is never excluded by the namespace selector
     cluster_rules = [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["nodes"]}]
-    assert hook(rules=cluster_rules, namespaceSelector={"matchLabels": {"team": "a"}}).matches(
+    assert hook(rules=cluster_rules, namespaceSelector={"matchLabels": {"team": "a"}}).invocation(
         attrs("nodes", namespace=""), no_namespace)
 
 
@@ -94,3 +94,43 @@ def test_configurations_in_name_order() -> None:
                                     {"metadata": {"name": "a"}, "webhooks": [webhook, {**webhook, "name": "v.test.dev"}]}],
                                    True)
     assert [h.uid for h in hooks] == ["a/w.test.dev/0", "a/v.test.dev/1", "b/w.test.dev/0"]
+
+
+def _v1(hpa: dict) -> dict:
+    return {**hpa, "apiVersion": "autoscaling/v1", "converted": True}
+
+
+def _v2(hpa: dict) -> dict:
+    return {key: value for key, value in hpa.items() if key != "converted"} | {"apiVersion": "autoscaling/v2"}
+
+
+#: HorizontalPodAutoscalers, stored as autoscaling/v2 and served as v1 too (conversions marked).
+HPA_VERSIONS = (ServedVersion("autoscaling", "v1", "horizontalpodautoscalers", "HorizontalPodAutoscaler", _v1, _v2),
+                ServedVersion("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler",
+                              lambda obj: obj, lambda obj: obj))
+
+
+def hpa_attrs(version: str) -> Attributes:
+    stored = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"}}
+    return Attributes("CREATE", "autoscaling", version, "HorizontalPodAutoscaler", "horizontalpodautoscalers", "",
+                      "ns", "h", stored, None, REQUEST, kind_group="autoscaling", versions=HPA_VERSIONS)
+
+
+@pytest.mark.parametrize(("policy", "request_version", "given"), [
+    ("Exact", "v2", None),
+    ("Equivalent", "v2", "v1"),
+    ("Exact", "v1", "v1"),  # the request's own version: the stored object converted to it
+    ("Equivalent", "v1", "v1"),
+])
+def test_match_policy_equivalent(policy: str, request_version: str, given: str | None) -> None:
+    rules = [{"operations": ["CREATE"], "apiGroups": ["autoscaling"], "apiVersions": ["v1"],
+              "resources": ["horizontalpodautoscalers"]}]
+    versioned = hook(rules=rules, matchPolicy=policy).invocation(hpa_attrs(request_version), no_namespace)
+    if given is None:
+        assert versioned is None
+        return
+    assert versioned is not None
+    assert (versioned.version, versioned.object) == (given, {**_v1(hpa_attrs("v2").object or {})})
+    review_kind = {"group": "autoscaling", "version": given, "kind": "HorizontalPodAutoscaler"}
+    request_kind = {"group": "autoscaling", "version": request_version, "kind": "HorizontalPodAutoscaler"}
+    assert (versioned.kind_json(), versioned.request_kind) == (review_kind, request_kind)

@@ -10,13 +10,17 @@ exact message and details), impersonation refused and allowed, a user's requests
 RoleBindings (to a Role, to an aggregated ClusterRole, to a missing role: the ``RBAC:`` reason),
 the access reviews and the rules review of the same users, a controller's RBAC manifest (a
 ServiceAccount bound to a Role) used with its own token on each server, and
-``kubectl auth can-i`` run against both. Each server answers with its own cache behind its
-writes, so a check that follows an RBAC change waits until both have it (as a client would
-retry).
+``kubectl auth can-i`` run against both. The certificate admission plugins, which ask the
+authorizer themselves: a user who may update a CertificateSigningRequest's ``/approval`` and
+``/status`` but may not ``approve`` or ``sign`` for its signer is refused with kube's 403, and
+allowed once granted the verb on the signer by name or on its domain (``<domain>/*``). Each
+server answers with its own cache behind its writes, so a check that follows an RBAC change
+waits until both have it (as a client would retry).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -317,7 +321,6 @@ def test_escalation_prevention(servers: Servers) -> None:
     roles, bindings = f"{RBAC_V1}/namespaces/{NS}/roles", f"{RBAC_V1}/namespaces/{NS}/rolebindings"
 
     def send(case: str, path: str, body: Json) -> None:
-        import json
         _matched(ann.send(f"access-escalation-{case}", "Status", "create", "POST", path, body=json.dumps(body).encode(),
                           rewrite=lambda answer, _: answer if answer.get("kind") == "Status" else answer.get("kind")))
 
@@ -342,3 +345,111 @@ def _without_credential_id(answer: Json, _is_fake: bool) -> Json:
         extra: dict[str, Any] = answer["status"]["userInfo"].get("extra") or {}
         extra.pop("authentication.kubernetes.io/credential-id", None)
     return answer
+
+
+# --------------------------------------------------- CertificateApproval, CertificateSigning
+
+CSR_PATH = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+CSR_USER = "csr-approver"
+AS_CSR_USER = {"Impersonate-User": CSR_USER}
+#: A PEM CERTIFICATE REQUEST (the corpus's), base64 as the API takes it.
+REQUEST = ("LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIeE1JR1lBZ0VBTURZeEhUQWJCZ05WQkFNTUZITjVjM1JsYlRwdWIyUm"
+           "xPbmR2Y210bGNpMHhNUlV3RXdZRApWUVFLREF4emVYTjBaVzA2Ym05a1pYTXdXVEFUQmdjcWhrak9QUUlCQmdncWhrak9QUU1CQndOQ0FB"
+           "U2RSWXROCk9GWXZoZFZENDVZOGlnU3R6VjVWajFyR1VYcGRmT3lmcm9GeXE2aHdnSEhRQm9RaEo5ZERpL2phbFh1Ym84TUMKVEw4VFlX"
+           "Ym1XdzllRUJGZW9BQXdDZ1lJS29aSXpqMEVBd0lEU0FBd1JRSWdNWnY5Z09zOFR6bk1OWjBNTUI2ZAphcXkrSm5SL2NVZjR1THl3K3N2"
+           "VS9SVUNJUURIMjJPWGVsSk5mWWp5ZEp6TjNxOGZST0RzQ0RQYXRLZytPR0RZClhYSTRwdz09Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJF"
+           "UVVFU1QtLS0tLQo=")
+#: Sent with every condition: kube stamps a condition without one with the write's time.
+CONDITION_UPDATED = "2026-01-02T03:04:05Z"
+
+
+def _grant_cluster_role(servers: Servers, name: str, rules: list[Json]) -> None:
+    servers.setup("POST", f"{RBAC_V1}/clusterroles", {"metadata": {"name": name}, "rules": rules})
+    servers.setup("POST", f"{RBAC_V1}/clusterrolebindings", {
+        "metadata": {"name": name},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+        "subjects": [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": CSR_USER}]})
+
+
+def _until_allowed(servers: Servers, verb: str, resource: str, name: str = "", subresource: str = "") -> None:
+    """Wait until both servers' RBAC (which the plugins ask) lets the user ``verb`` the
+    certificates.k8s.io ``resource`` (and ``subresource``) named ``name``."""
+    review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview", "spec": {
+        "user": CSR_USER, "resourceAttributes": {"group": "certificates.k8s.io", "version": "*", "resource": resource,
+                                             "subresource": subresource, "verb": verb, "name": name}}}
+    for client in (servers.fake.http, servers.real.http):
+        eventually(lambda c=client: c.post("/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                                           json=review).json()["status"].get("allowed"),
+                   f"{CSR_USER} may {verb} {resource} {name}")
+
+
+def _csr(servers: Servers, name: str, signer: str) -> None:
+    servers.setup("POST", CSR_PATH, {"metadata": {"name": name},
+                                     "spec": {"request": REQUEST, "signerName": signer, "usages": ["client auth"]}})
+
+
+def _csr_write(servers: Servers, case: str, name: str, subresource: str, conditions: list[Json]) -> int:
+    """The user's PUT of ``conditions`` through ``subresource`` on both servers, compared; the
+    status code."""
+    bodies = []
+    for client in (servers.fake.http, servers.real.http):
+        stored = client.get(f"{CSR_PATH}/{name}").json()
+        stored["status"] = {"conditions": conditions}
+        bodies.append(json.dumps(stored).encode())
+    outcome = servers.admin.send(f"csr-admission-{case}", "CertificateSigningRequest", "update", "PUT",
+                                 f"{CSR_PATH}/{name}/{subresource}", body=(bodies[0], bodies[1]), headers=AS_CSR_USER)
+    assert outcome.matched, "\n".join(outcome.differences)
+    return outcome.fake.status
+
+
+def _approved(reason: str) -> list[Json]:
+    return [{"type": "Approved", "status": "True", "reason": reason, "message": "by the test",
+             "lastUpdateTime": CONDITION_UPDATED}]
+
+
+@pytest.fixture(scope="module")
+def csr_writer(servers: Servers) -> Servers:
+    """The servers, the user allowed to write CSRs' ``/approval`` and ``/status`` on both."""
+    _grant_cluster_role(servers, "csr-writer", [
+        {"apiGroups": ["certificates.k8s.io"], "resources": ["certificatesigningrequests"], "verbs": ["get"]},
+        {"apiGroups": ["certificates.k8s.io"],
+         "resources": ["certificatesigningrequests/approval", "certificatesigningrequests/status"],
+         "verbs": ["get", "update", "patch"]}])
+    for subresource in ("approval", "status"):
+        _until_allowed(servers, "update", "certificatesigningrequests", subresource=subresource)
+    return servers
+
+
+def test_approval_needs_approve_on_the_signer(csr_writer: Servers) -> None:
+    servers = csr_writer
+    _csr(servers, "approve-by-name", "example.com/approve")
+    _csr(servers, "approve-by-domain", "wild.example.com/any")
+    assert _csr_write(servers, "approve-not-permitted", "approve-by-name", "approval", _approved("NotYet")) == 403
+    _grant_cluster_role(servers, "approve-one-signer", [{"apiGroups": ["certificates.k8s.io"], "resources": ["signers"],
+                                            "resourceNames": ["example.com/approve"], "verbs": ["approve"]}])
+    _until_allowed(servers, "approve", "signers", "example.com/approve")
+    assert _csr_write(servers, "approve-by-name", "approve-by-name", "approval", _approved("ByName")) == 200
+    assert _csr_write(servers, "approve-other-domain", "approve-by-domain", "approval", _approved("NotYet")) == 403
+    _grant_cluster_role(servers, "approve-a-domain", [{"apiGroups": ["certificates.k8s.io"], "resources": ["signers"],
+                                          "resourceNames": ["wild.example.com/*"], "verbs": ["approve"]}])
+    _until_allowed(servers, "approve", "signers", "wild.example.com/*")
+    assert _csr_write(servers, "approve-by-domain", "approve-by-domain", "approval", _approved("ByDomain")) == 200
+
+
+def test_status_needs_sign_on_the_signer(csr_writer: Servers) -> None:
+    servers = csr_writer
+    failed = [{"type": "Failed", "status": "True", "reason": "SignerDown", "message": "by the test",
+               "lastUpdateTime": CONDITION_UPDATED}]
+    _csr(servers, "sign-by-name", "example.com/sign")
+    _csr(servers, "sign-by-domain", "signers.example.com/any")
+    assert _csr_write(servers, "sign-not-permitted", "sign-by-name", "status", failed) == 403
+    assert _csr_write(servers, "sign-unchanged", "sign-by-name", "status", []) == 200  # nothing signed: no check
+    _grant_cluster_role(servers, "sign-one-signer", [{"apiGroups": ["certificates.k8s.io"], "resources": ["signers"],
+                                         "resourceNames": ["example.com/sign"], "verbs": ["sign"]}])
+    _until_allowed(servers, "sign", "signers", "example.com/sign")
+    assert _csr_write(servers, "sign-by-name", "sign-by-name", "status", failed) == 200
+    assert _csr_write(servers, "sign-other-domain", "sign-by-domain", "status", failed) == 403
+    _grant_cluster_role(servers, "sign-a-domain", [{"apiGroups": ["certificates.k8s.io"], "resources": ["signers"],
+                                       "resourceNames": ["signers.example.com/*"], "verbs": ["sign"]}])
+    _until_allowed(servers, "sign", "signers", "signers.example.com/*")
+    assert _csr_write(servers, "sign-by-domain", "sign-by-domain", "status", failed) == 200

@@ -512,3 +512,42 @@ def test_custom_resource_params(case: Case) -> None:
               config_map("ref", labels={"ref": "namespaced"}))
     for client in case._clients():
         client.delete(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{plural}.{group}")
+
+
+def test_match_policy_across_versions(case: Case) -> None:
+    """Policies whose rule names autoscaling/v1 HorizontalPodAutoscalers: under ``matchPolicy:
+    Equivalent`` a write sent in autoscaling/v2 (the same storage) is matched and the policy
+    given the object in v1 (``request.kind`` v1, ``request.requestKind`` v2); under ``Exact``
+    only a write sent in v1. The Exact one refuses more than 5 replicas, the Equivalent one more
+    than 7, so each refusal names one policy."""
+    v1_rule = [{"operations": ["CREATE", "UPDATE"], "apiGroups": ["autoscaling"], "apiVersions": ["v1"],
+                "resources": ["horizontalpodautoscalers"]}]
+    message = ("'" + "{policy}: kind ' + request.kind.version + ', requested ' + request.requestKind.version + "
+               "', resource ' + request.resource.version + ', requested ' + request.requestResource.version + "
+               "', object ' + object.apiVersion + ', cpu ' + string(object.spec.targetCPUUtilizationPercentage)")
+    for policy, most in (("Exact", 5), ("Equivalent", 7)):
+        name = policy.lower()
+        case.policy(name, [{"expression": f"object.spec.maxReplicas <= {most}",
+                            "messageExpression": message.replace("{policy}", name)}],
+                    matchConstraints={"resourceRules": v1_rule, "matchPolicy": policy})
+        case.bind(name, name)
+    case.activate()
+
+    def hpa(version: str, name: str, replicas: int) -> bytes:
+        spec = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}, "minReplicas": 1,
+                "maxReplicas": replicas}
+        if version == "v1":
+            spec["targetCPUUtilizationPercentage"] = 70
+        else:
+            spec["metrics"] = [{"type": "Resource", "resource": {
+                "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
+        return orjson.dumps({"apiVersion": f"autoscaling/{version}", "kind": "HorizontalPodAutoscaler",
+                             "metadata": {"name": name}, "spec": spec})
+
+    for verb, version, name, replicas in (("create in v2 (not Exact's)", "v2", "six", 6),
+                                          ("create in v2 (Equivalent's refusal)", "v2", "eight", 8),
+                                          ("create in v1 (Exact's refusal)", "v1", "six-v1", 6),
+                                          ("create in v1 (allowed)", "v1", "four", 4)):
+        case.pair.send(case.name, "HorizontalPodAutoscaler", verb, "POST",
+                       f"/apis/autoscaling/{version}/namespaces/{case.namespace}/horizontalpodautoscalers",
+                       body=hpa(version, name, replicas))

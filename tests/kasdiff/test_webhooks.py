@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import orjson
 import pytest
-from differ import Answer, Normaliser, Outcome, Pair, check, differences
+from differ import Outcome, Pair, check, compared_reviews
 from webhook_server import WebhookServer
 
 Json = Any
@@ -97,15 +97,17 @@ class Case:
             time.sleep(0.2)
         raise AssertionError(f"{server} never called the webhooks of {config}")
 
-    def send(self, verb: str, method: str, path: str, body: Json = None, **kwargs: Any) -> Outcome:
-        """One request to both servers; the reviews each sent for it are compared too."""
+    def send(self, verb: str, method: str, path: str, body: Json = None, *, api: str = "/api/v1",
+             kind: str = "ConfigMap", **kwargs: Any) -> Outcome:
+        """One request to both servers for ``path`` in the case's namespace of ``api`` (a group
+        version's path); the reviews each sent for it are compared too."""
         start = len(self.hooks.records)
-        outcome = self.pair.send(self.name, "ConfigMap", verb, method, f"/api/v1/namespaces/{self.namespace}/{path}",
+        outcome = self.pair.send(self.name, kind, verb, method, f"{api}/namespaces/{self.namespace}/{path}",
                                  body=None if body is None else orjson.dumps(body), rewrite=self._same_paths,
                                  **kwargs)
         fake = self.hooks.reviews(f"/fake/{self.name}/", start)
         kube = self.hooks.reviews(f"/kube/{self.name}/", start)
-        self.pair.outcomes.append(_compared_reviews(self.name, verb, fake, kube))
+        self.pair.outcomes.append(compared_reviews(self.name, "AdmissionReview", verb, fake, kube))
         return outcome
 
     def _same_paths(self, answer: Json, is_fake: bool) -> Json:
@@ -119,23 +121,6 @@ class Case:
         for kind, name in self.configs:
             for client in (self.pair.fake, self.pair.real):
                 client.delete(_CONFIGS + f"{kind}/{name}")
-
-
-def _compared_reviews(case: str, verb: str, fake: list[tuple[str, Json]], kube: list[tuple[str, Json]]) -> Outcome:
-    """The reviews each server sent, in order, keyed by the webhook called (its path without
-    the server's prefix) and normalised."""
-    normalised = []
-    for reviews in (fake, kube):
-        normaliser = Normaliser()
-        for _, review in reviews:
-            review["request"]["uid"] = "<uid>"
-        normalised.append(normaliser([{path.split("/", 2)[2]: review} for path, review in reviews]))
-    outcome = Outcome(case, "AdmissionReview", verb, Answer(200, normalised[0], []), Answer(200, normalised[1], []))
-    if len(fake) != len(kube):
-        outcome.differences.append(f"reviews sent: fakeapi {[p for p, _ in fake]} != kube {[p for p, _ in kube]}")
-    for index, (fake_review, kube_review) in enumerate(zip(normalised[0], normalised[1])):
-        outcome.differences.extend(differences(fake_review, kube_review, f"[{index}]"))
-    return outcome
 
 
 @pytest.fixture
@@ -260,3 +245,115 @@ def test_create_only_subresource(case: Case) -> None:
     case.send("create pod", "POST", "pods", pod)
     case.send("evict (refused)", "POST", "pods/evicted/eviction",
               {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "evicted"}})
+
+
+def test_scale_subresource(case: Case) -> None:
+    """A ``/scale`` write is admitted as kube's ScaleREST admits it: an autoscaling/v1 Scale
+    written through ``deployments/scale`` (the new and the stored Scale, mutating then
+    validating), not as a write of the Deployment."""
+    scale_rules = [{"operations": ["UPDATE"], "apiGroups": ["apps"], "apiVersions": ["v1"],
+                    "resources": ["deployments/scale"]}]
+    case.configure(MUTATING, {"behaviour": "label", "rules": scale_rules})
+    case.configure(VALIDATING, {"behaviour": "warn", "rules": scale_rules})
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {
+        "replicas": 1, "selector": {"matchLabels": {"app": "d"}},
+        "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    apps = {"api": "/apis/apps/v1", "kind": "Deployment"}
+    case.send("create deployment (no scale rule)", "POST", "deployments", deployment, **apps)
+    case.send("scale (merge patch)", "PATCH", "deployments/d/scale", {"spec": {"replicas": 3}},
+              content_type="application/merge-patch+json", **apps)
+    case.send("scale (update)", "PUT", "deployments/d/scale",
+              {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "d"}, "spec": {"replicas": 2}},
+              **apps)
+    case.send("update deployment (no deployments rule)", "PATCH", "deployments/d", {"spec": {"replicas": 4}},
+              content_type="application/merge-patch+json", **apps)
+
+
+def test_match_policy_across_versions(case: Case) -> None:
+    """A rule naming autoscaling/v1 HorizontalPodAutoscalers: under ``matchPolicy: Equivalent``
+    it matches a write sent in autoscaling/v2 (the same storage), and the webhook is sent the
+    object converted to v1 (``kind`` and ``resource`` v1, ``requestKind`` and
+    ``requestResource`` v2; a mutating webhook's patch applies to the v1 object); under
+    ``Exact`` it matches only writes sent in v1."""
+    v1_rule = [{"operations": ["CREATE", "UPDATE"], "apiGroups": ["autoscaling"], "apiVersions": ["v1"],
+                "resources": ["horizontalpodautoscalers"]}]
+    case.configure(MUTATING, {"behaviour": "label", "rules": v1_rule, "matchPolicy": "Equivalent"})
+    case.configure(VALIDATING, {"behaviour": "allow", "name": "exact.kasdiff.dev", "rules": v1_rule,
+                                "matchPolicy": "Exact"},
+                   {"behaviour": "allow", "name": "equivalent.kasdiff.dev", "rules": v1_rule,
+                    "matchPolicy": "Equivalent"})
+    hpa = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"}, "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}, "minReplicas": 1,
+        "maxReplicas": 3, "metrics": [{"type": "Resource", "resource": {
+            "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}}
+    v2 = {"api": "/apis/autoscaling/v2", "kind": "HorizontalPodAutoscaler"}
+    v1 = {"api": "/apis/autoscaling/v1", "kind": "HorizontalPodAutoscaler"}
+    case.send("create in v2", "POST", "horizontalpodautoscalers", hpa, **v2)
+    case.send("update in v2", "PATCH", "horizontalpodautoscalers/h", {"spec": {"maxReplicas": 4}},
+              content_type="application/merge-patch+json", **v2)
+    case.send("update in v1", "PATCH", "horizontalpodautoscalers/h", {"spec": {"maxReplicas": 5}},
+              content_type="application/merge-patch+json", **v1)
+    case.send("create in v1", "POST", "horizontalpodautoscalers",
+              {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h1"},
+               "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+                        "maxReplicas": 2, "targetCPUUtilizationPercentage": 70}}, **v1)
+
+
+def test_match_policy_across_groups(case: Case) -> None:
+    """Events are stored once and served as core/v1 and events.k8s.io/v1: a rule naming
+    events.k8s.io matches a core Event's write under ``Equivalent`` only, and is sent it as an
+    events.k8s.io/v1 Event; one written through events.k8s.io is admitted as such."""
+    events_rule = [{"operations": ["CREATE"], "apiGroups": ["events.k8s.io"], "apiVersions": ["v1"],
+                    "resources": ["events"]}]
+    case.configure(VALIDATING, {"behaviour": "allow", "name": "exact.kasdiff.dev", "rules": events_rule,
+                                "matchPolicy": "Exact"},
+                   {"behaviour": "allow", "name": "equivalent.kasdiff.dev", "rules": events_rule,
+                    "matchPolicy": "Equivalent"})  # one path: they are called at once, in any order
+    involved = {"apiVersion": "v1", "kind": "Pod", "name": "p", "namespace": case.namespace}
+    case.send("create core event", "POST", "events", {
+        "apiVersion": "v1", "kind": "Event", "metadata": {"name": "core"}, "involvedObject": involved,
+        "reason": "Tested", "message": "through core/v1", "type": "Normal",
+        "firstTimestamp": "2026-01-02T03:04:05Z", "lastTimestamp": "2026-01-02T03:04:05Z"}, kind="Event")
+    case.send("create events.k8s.io event", "POST", "events", {
+        "apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "grouped"},
+        "eventTime": "2026-01-02T03:04:05.000000Z", "regarding": involved, "reason": "Tested",
+        "note": "through events.k8s.io/v1", "type": "Normal", "action": "Testing",
+        "reportingController": "kasdiff.dev/test", "reportingInstance": "kasdiff"},
+              api="/apis/events.k8s.io/v1", kind="Event")
+
+
+def test_match_policy_across_custom_resource_versions(case: Case) -> None:
+    """A custom resource served in v1 (its storage version) and v2: a rule naming v1 matches a
+    write sent in v2 under ``Equivalent`` only, and is sent the object in v1."""
+    group = "match.kasdiff.example.com"
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": f"gadgets.{group}"},
+           "spec": {"group": group, "scope": "Namespaced",
+                    "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+                    "versions": [{"name": version, "served": True, "storage": version == "v1", "schema": {
+                        "openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                            "type": "object", "properties": {"size": {"type": "integer"}}}}}}}
+                        for version in ("v1", "v2")]}}
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    for client in (case.pair.fake, case.pair.real):
+        assert client.post(crds, json=crd).status_code == 201
+    try:
+        for client in (case.pair.fake, case.pair.real):  # kube serves a new CRD once it is established
+            deadline = time.monotonic() + 30
+            while client.get(f"/apis/{group}/v2/namespaces/{case.namespace}/gadgets").status_code != 200:
+                assert time.monotonic() < deadline, f"{client.base_url} never served gadgets"
+                time.sleep(0.1)
+        v1_rule = [{"operations": ["CREATE", "UPDATE"], "apiGroups": [group], "apiVersions": ["v1"],
+                    "resources": ["gadgets"]}]
+        case.configure(MUTATING, {"behaviour": "label", "rules": v1_rule, "matchPolicy": "Equivalent"},
+                       {"behaviour": "allow", "name": "exact.kasdiff.dev", "rules": v1_rule, "matchPolicy": "Exact"})
+        v2 = {"api": f"/apis/{group}/v2", "kind": "Gadget"}
+        case.send("create in v2", "POST", "gadgets",
+                  {"apiVersion": f"{group}/v2", "kind": "Gadget", "metadata": {"name": "g"}, "spec": {"size": 1}}, **v2)
+        case.send("update in v2", "PATCH", "gadgets/g", {"spec": {"size": 2}},
+                  content_type="application/merge-patch+json", **v2)
+        case.send("update in v1", "PATCH", "gadgets/g", {"spec": {"size": 3}},
+                  content_type="application/merge-patch+json", api=f"/apis/{group}/v1", kind="Gadget")
+    finally:
+        for client in (case.pair.fake, case.pair.real):
+            client.delete(f"{crds}/gadgets.{group}")

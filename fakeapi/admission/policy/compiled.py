@@ -16,7 +16,7 @@ from ...cel import admission as cel_admission
 from ...cel.engine import CompileError, Environment, Program, STRING_LITERAL, tokens
 from ...machinery.selectors import LabelSelector
 from ...machinery.status import StatusError
-from ..webhook.matching import Rule, rule_of, selectors_match, selectors_of
+from ..webhook.matching import Rule, matched_version, rule_of, selectors_match, selectors_of
 from ..webhook.request import Attributes, Json
 
 #: A compiled expression, or what compiling it said.
@@ -41,23 +41,25 @@ class NamedRule:
 
 @dataclass(frozen=True)
 class MatchResources:
-    """``MatchResources`` as ``policy/matching.Matcher.Matches`` reads it (``matchPolicy:
-    Equivalent`` is matched as ``Exact``: fakeapi serves no resource under two versions'
-    names that a rule could tell apart)."""
+    """``MatchResources`` as ``policy/matching.Matcher.Matches`` reads it: under ``matchPolicy:
+    Equivalent`` (the default) a rule naming another version of the request's resource matches
+    it too, and the policy is given the request in that version."""
 
     namespace_selector: LabelSelector | None
     object_selector: LabelSelector | None
     selector_error: str | None
     rules: tuple[NamedRule, ...]
     exclude_rules: tuple[NamedRule, ...]
+    equivalent: bool = True
 
     @classmethod
     def of(cls, match: Json) -> MatchResources:
         return cls(*selectors_of(match), _named_rules(match.get("resourceRules")),
-                   _named_rules(match.get("excludeResourceRules")))
+                   _named_rules(match.get("excludeResourceRules")), match.get("matchPolicy") != "Exact")
 
-    def matches(self, attrs: Attributes, namespace_labels: Callable[[], dict[str, str]]) -> bool:
-        """Whether the request is selected; a selector error (or the namespace's 404) raises
+    def matched(self, attrs: Attributes, namespace_labels: Callable[[], dict[str, str]]) -> Attributes | None:
+        """The attributes the policy is given (in the version the matching rule names), None
+        when the request is not selected; a selector error (or the namespace's 404) raises
         ``MatchError`` only for a request the rules select, as kube reports it."""
         try:
             selected = self.selector_error is None and selectors_match(
@@ -66,14 +68,21 @@ class MatchResources:
         except StatusError as err:  # the request's namespace does not exist
             selected, failure = True, err.message
         if failure is None and not selected:
-            return False
-        if any(rule.matches(attrs) for rule in self.exclude_rules):
-            return False
-        if self.rules and not any(rule.matches(attrs) for rule in self.rules):
-            return False
+            return None
+        if self._rule_matched(self.exclude_rules, attrs) is not None:
+            return None
+        versioned = self._rule_matched(self.rules, attrs) if self.rules else attrs.as_requested()
+        if versioned is None:
+            return None
         if failure is not None:
             raise MatchError(failure)
-        return True
+        return versioned
+
+    def _rule_matched(self, rules: tuple[NamedRule, ...], attrs: Attributes) -> Attributes | None:
+        """``matchesResourceRules``: the names limit the rules that match the request's own
+        version; those tried on another version of it match whatever its name."""
+        return matched_version(attrs, any(rule.matches(attrs) for rule in rules), [rule.rule for rule in rules],
+                               self.equivalent)
 
 
 def _named_rules(rules: Sequence[Json] | None) -> tuple[NamedRule, ...]:

@@ -22,7 +22,7 @@ from ...cel.engine import Activation, CompileError, EvaluationError, Program
 from ...machinery import warning
 from ...machinery.selectors import label_selector_as_selector
 from ...machinery.status import Cause, StatusError, forbidden, not_found
-from ..webhook.client import Lister, Lookup
+from ...apis.webhook_client import Lister, Lookup
 from ..webhook.matching import ADMISSION_GROUP, aggregate, evaluate_conditions, is_exempt, namespace_of
 from ..webhook.request import Attributes, Json
 from ..webhook.review import admission_request
@@ -168,17 +168,18 @@ class PolicyDispatcher:
         if hook.constraints is None:
             return configuration_error(None, "policy contained no match constraints, a required field")
         try:
-            if not hook.constraints.matches(attrs, namespace_labels):
-                return []
+            versioned = hook.constraints.matched(attrs, namespace_labels)
         except MatchError as err:
             return configuration_error(None, str(err))
+        if versioned is None:
+            return []
         namespaced = self._param_scope(hook)
         if namespaced is None:
             return configuration_error(None, f"failed to find resource referenced by paramKind: '{hook.param_kind}'")
         denials = []
         for binding in hook.bindings:
             try:
-                if binding.match is not None and not binding.match.matches(attrs, namespace_labels):
+                if binding.match is not None and binding.match.matched(attrs, namespace_labels) is None:
                     continue
                 params = self._params(hook, binding, attrs, namespaced)
             except (MatchError, _ConfigurationError) as err:
@@ -186,7 +187,7 @@ class PolicyDispatcher:
                 continue
             namespace = self._namespace_object(attrs)
             for param in params:
-                decisions, annotation_errors = _validate(hook, attrs, param, namespace)
+                decisions, annotation_errors = _validate(hook, versioned, param, namespace)
                 for decision in decisions:
                     if decision.deny:
                         denials += self._act(hook, binding, decision)

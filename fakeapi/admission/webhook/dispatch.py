@@ -12,11 +12,10 @@ from dataclasses import dataclass, field
 import orjson
 
 from ...machinery import warning
-from ...machinery.golang import go_quote
 from ...machinery.patch import JSON_PATCH, apply_patch
 from ...machinery.status import StatusError, internal_error
 from ...runtime import can_wait, wait_for
-from .client import Lister, Lookup, WebhookCallFailed, WebhookClients
+from ...apis.webhook_client import Lister, Lookup, WebhookCallFailed, WebhookClients, server_response_error
 from .metrics import ADMIT, CALLING_WEBHOOK_ERROR, NO_ERROR, VALIDATING, WebhookMetrics
 from .matching import ADMISSION_GROUP, Webhook, compile_configurations, is_exempt, namespace_of
 from .request import Attributes, Json
@@ -72,7 +71,8 @@ class WebhookDispatcher:
         """Whether any webhook is configured (a write must then be able to wait for one)."""
         return bool(self._hooks(True) or self._hooks(False))
 
-    def _matching(self, hooks: tuple[Webhook, ...], attrs: Attributes) -> list[Webhook]:
+    def _matching(self, hooks: tuple[Webhook, ...], attrs: Attributes) -> list[tuple[Webhook, Attributes]]:
+        """The webhooks the request is for, each with the attributes it is given."""
         if not hooks or is_exempt(attrs) or not can_wait():
             return []
         labels: list[dict[str, str]] = []
@@ -81,7 +81,8 @@ class WebhookDispatcher:
             if not labels:
                 labels.append((namespace_of(self._lookup, attrs).get("metadata") or {}).get("labels") or {})
             return labels[0]
-        return [hook for hook in hooks if hook.matches(attrs, namespace_labels)]
+        invocations = [(hook, hook.invocation(attrs, namespace_labels)) for hook in hooks]
+        return [(hook, versioned) for hook, versioned in invocations if versioned is not None]
 
     # ------------------------------------------------------------------ mutating
 
@@ -94,11 +95,11 @@ class WebhookDispatcher:
         if reinvocation.is_reinvoke and reinvocation.last_output != attrs.object:
             reinvocation.require_reinvoking()  # the built-in plugins' second run changed the object
         try:
-            for hook in hooks:
+            for hook, versioned in hooks:
                 if reinvocation.is_reinvoke and hook.uid not in reinvocation.to_reinvoke:
                     continue
                 try:
-                    changed = self._call_mutating(hook, attrs, decode)
+                    changed = self._call_mutating(hook, attrs, versioned, decode)
                 except CallError as err:
                     changed = False
                     if hook.failure_policy != "Ignore":
@@ -112,20 +113,27 @@ class WebhookDispatcher:
             if reinvocation.invoked:  # only a reinvocable webhook's second call asks what changed since
                 reinvocation.last_output = _copy(attrs.object)
 
-    def _call_mutating(self, hook: Webhook, attrs: Attributes, decode: Decoder) -> bool:
-        answer = self._call(hook, attrs)
+    def _call_mutating(self, hook: Webhook, attrs: Attributes, versioned: Attributes, decode: Decoder) -> bool:
+        """Call ``hook`` with the request in its version (the object as the webhooks before it
+        left it) and apply its patch there; the patched object, in the storage version again,
+        replaces ``attrs.object``."""
+        served = next((v for v in attrs.versions if v.gvr == (versioned.group, versioned.version, versioned.resource)),
+                      None)
+        if served is not None:
+            versioned = attrs.in_version(served)
+        answer = self._call(hook, versioned)
         if not answer.allowed:
             raise denied(hook.name, answer.result)
         if not answer.patch:
             return False
-        if attrs.object is None:
+        if attrs.object is None or versioned.object is None:
             raise internal_error(f"admission webhook \"{hook.name}\" attempted to modify the object, which is not "
                                  "supported for this operation")
         try:
-            patched = apply_patch(JSON_PATCH, attrs.object, answer.patch, None, group="", kind="", name="")
+            patched = apply_patch(JSON_PATCH, versioned.object, answer.patch, None, group="", kind="", name="")
         except StatusError as err:
             raise internal_error(err.message) from None
-        patched = decode(patched)
+        patched = decode(patched if served is None else served.to_storage(patched))
         changed = patched != attrs.object
         attrs.object.clear()
         attrs.object.update(patched)
@@ -139,10 +147,11 @@ class WebhookDispatcher:
         hooks = self._matching(self._hooks(False), attrs)
         if not hooks:
             return
-        for hook in hooks:
+        for hook, _versioned in hooks:
             self._check_dry_run(hook, attrs)
-        outcomes = wait_for(asyncio.gather(*(self._answer(hook, attrs) for hook in hooks), return_exceptions=True))
-        for hook, outcome in zip(hooks, outcomes):
+        outcomes = wait_for(asyncio.gather(*(self._answer(hook, versioned) for hook, versioned in hooks),
+                                           return_exceptions=True))
+        for (hook, _versioned), outcome in zip(hooks, outcomes):
             if isinstance(outcome, CallError):
                 if hook.failure_policy != "Ignore":
                     raise internal_error(str(outcome))
@@ -195,41 +204,12 @@ class WebhookDispatcher:
         except WebhookCallFailed as err:
             raise CallError(hook.name, f"failed to call webhook: {err}") from None
         if not 200 <= code <= 206:
-            raise CallError(hook.name, f"failed to call webhook: {_server_response(code, answer, text)}",
+            raise CallError(hook.name, f"failed to call webhook: {server_response_error(code, answer, text)}",
                             StatusError(code, "", ""))
         response = verify_response(hook.name, uid, version, hook.mutating, answer)
         for text in response.warnings:
             warning.add(text)
         return response
-
-
-def _server_response(code: int, answer: object, text: str) -> str:
-    """The error Go's REST client makes of a non-success answer (``transformResponse``): the
-    Status the server sent, else ``NewGenericServerResponse``'s message for the code."""
-    if isinstance(answer, dict) and answer.get("kind") == "Status" and answer.get("message"):
-        return str(answer["message"])
-    if code in _GENERIC_MESSAGES:
-        return _GENERIC_MESSAGES[code]
-    if code >= 500:
-        return f"an error on the server ({go_quote(text)}) has prevented the request from succeeding"
-    return f"the server responded with the status code {code} but did not return more information"
-
-
-#: ``errors.NewGenericServerResponse``'s messages by code.
-_GENERIC_MESSAGES = {
-    400: "the server rejected our request for an unknown reason",
-    401: "the server has asked for the client to provide credentials",
-    403: "the server does not allow access to the requested resource",
-    404: "the server could not find the requested resource",
-    405: "the server does not allow this method on the requested resource",
-    406: "the server was unable to respond with a content type that the client supports",
-    409: "the server reported a conflict",
-    415: "the server was unable to respond with a content type that the client supports",
-    422: "the server rejected our request due to an error in our request",
-    429: "the server has received too many requests and has asked us to try again later",
-    503: "the server is currently unable to handle the request",
-    504: "the server was unable to return a response in the time allotted, but may still be processing the request",
-}
 
 
 def _copy(obj: Json | None) -> Json | None:

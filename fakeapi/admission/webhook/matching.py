@@ -1,6 +1,8 @@
 """Which webhooks a request is sent to (``generic/webhook.go``'s ``ShouldCallHook`` and the
 predicates under ``webhook/predicates``): the namespace selector, the object selector, then the
-rules (operations, groups, versions, resources with ``*`` and subresources, scope).
+rules (operations, groups, versions, resources with ``*`` and subresources, scope). A rule that
+names another version of the request's resource matches under ``matchPolicy: Equivalent`` (the
+default), and the webhook is then given the request in that version (``matched_version``).
 
 A configuration object is compiled once per stored version of it (``compile_configurations``
 is called with the lister's list, which stays the same object until the configurations change),
@@ -8,6 +10,7 @@ so a request pays for the matching only."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,7 +19,7 @@ from typing import Any
 from ...cel.engine import Activation, CompileError, Environment, EvaluationError, Program
 from ...machinery.selectors import LabelSelector, label_selector_as_selector
 from ...machinery.status import forbidden, internal_error, not_found
-from .client import Lookup
+from ...apis.webhook_client import Lookup
 from .request import Attributes, Json
 from .review import admission_request
 
@@ -89,18 +92,23 @@ class Webhook:
     mutating: bool
     #: (name, compiled expression or the compile error) of each match condition.
     match_conditions: tuple[tuple[str, Program | CompileError], ...] = ()
+    #: ``matchPolicy: Equivalent``: a rule naming another version of the resource matches.
+    equivalent: bool = True
 
-    def matches(self, attrs: Attributes, namespace_labels: Callable[[], dict[str, str]]) -> bool:
-        """``ShouldCallHook``: False when the request is not for this webhook; raises kube's
-        error when a selector cannot be evaluated (the namespace of the request does not exist:
-        its 404) or a match condition fails under ``failurePolicy: Fail``."""
-        if not any(rule.matches(attrs) for rule in self.rules):
-            return False
+    def invocation(self, attrs: Attributes, namespace_labels: Callable[[], dict[str, str]]) -> Attributes | None:
+        """``ShouldCallHook``: the attributes this webhook is given (in the version its rule
+        names), None when the request is not for it; raises kube's error when a selector cannot
+        be evaluated (the namespace of the request does not exist: its 404) or a match
+        condition fails under ``failurePolicy: Fail``."""
+        versioned = matched_version(attrs, any(rule.matches(attrs) for rule in self.rules), self.rules,
+                                    self.equivalent)
+        if versioned is None:
+            return None
         if self.selector_error is not None:
             raise internal_error(self.selector_error)
         if not selectors_match(self.namespace_selector, self.object_selector, attrs, namespace_labels):
-            return False
-        return not self.match_conditions or self._conditions_hold(attrs)
+            return None
+        return versioned if not self.match_conditions or self._conditions_hold(versioned) else None
 
     def _conditions_hold(self, attrs: Attributes) -> bool:
         """A condition false skips the webhook; errors (with none false) fail the request under
@@ -113,6 +121,22 @@ class Webhook:
         if self.failure_policy == "Ignore":
             return False
         raise forbidden(attrs.group, attrs.resource, attrs.name, aggregate(errors))
+
+
+def matched_version(attrs: Attributes, exact: bool, rules: Sequence[Rule], equivalent: bool) -> Attributes | None:
+    """The attributes in the version a rule names: the request's own when a rule matches it
+    (``exact``), else under ``matchPolicy: Equivalent`` the first other version of the
+    resource's storage one of ``rules`` matches, rules in their order (kube honours earlier
+    rules first); None when no rule matches."""
+    if exact:
+        return attrs.as_requested()
+    if equivalent:
+        for rule in rules:
+            for served in attrs.versions:
+                if served.gvr != (attrs.group, attrs.version, attrs.resource) and rule.matches(dataclasses.replace(
+                        attrs, group=served.group, version=served.version, resource=served.resource)):
+                    return attrs.in_version(served)
+    return None
 
 
 def evaluate_conditions(conditions: Sequence[tuple[str, Program | CompileError]],
@@ -211,6 +235,7 @@ def compile_configurations(configurations: Sequence[Json], mutating: bool) -> tu
                 review_versions=tuple(hook.get("admissionReviewVersions") or ()),
                 client_config=hook.get("clientConfig") or {},
                 reinvoke_if_needed=hook.get("reinvocationPolicy") == "IfNeeded", mutating=mutating,
+                equivalent=hook.get("matchPolicy") != "Exact",
                 match_conditions=tuple((condition.get("name", ""), _compiled(condition.get("expression", "")))
                                        for condition in hook.get("matchConditions") or ()),
             ))

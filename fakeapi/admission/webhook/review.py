@@ -39,18 +39,14 @@ def review_version(attrs: Attributes, webhook: str, accepted: tuple[str, ...]) -
 
 
 def admission_request(attrs: Attributes, uid: str = "") -> Json:
-    """The ``AdmissionRequest`` of ``attrs`` in Go's field order (what a match condition reads
-    as ``request``); ``object``, ``oldObject`` and ``options`` are null when absent."""
-    request: Json = {
-        "uid": uid,
-        "kind": {"group": attrs.group if attrs.kind_group is None else attrs.kind_group,
-                 "version": attrs.kind_version or attrs.version, "kind": attrs.kind},
-        "resource": {"group": attrs.group, "version": attrs.version, "resource": attrs.resource},
-    }
+    """The ``AdmissionRequest`` of ``attrs`` (in the version a webhook or policy is given them:
+    ``Attributes.in_version``) in Go's field order (what a match condition reads as
+    ``request``); ``object``, ``oldObject`` and ``options`` are null when absent."""
+    request: Json = {"uid": uid, "kind": attrs.kind_json(), "resource": attrs.resource_json()}
     if attrs.subresource:
         request["subResource"] = attrs.subresource
-    request["requestKind"] = request["kind"]
-    request["requestResource"] = request["resource"]
+    request["requestKind"] = request["kind"] if attrs.request_kind is None else attrs.request_kind
+    request["requestResource"] = request["resource"] if attrs.request_resource is None else attrs.request_resource
     if attrs.subresource:
         request["requestSubResource"] = attrs.subresource
     if attrs.name:

@@ -46,6 +46,27 @@ def prepare_for_status_update(new: Json, old: Json) -> None:
         if len(old_indices) == len(new_indices):
             for old_index, new_index in zip(old_indices, new_indices):
                 new["status"]["conditions"][new_index] = copy.deepcopy(old["status"]["conditions"][old_index])
+    _populate_condition_timestamps(new, old)
+
+
+def prepare_for_approval_update(new: Json, old: Json) -> Json:
+    """The ``/approval`` strategy: the conditions of the request (their times populated), the
+    rest of the spec and status as stored; the metadata as the request sent it."""
+    _populate_condition_timestamps(new, old)
+    conditions = (new.get("status") or {}).get("conditions")
+    new["spec"] = copy.deepcopy(old.get("spec") or {})
+    status = copy.deepcopy(old.get("status") or {})
+    if conditions:
+        status["conditions"] = conditions
+    else:
+        status.pop("conditions", None)
+    new["status"] = status
+    return new
+
+
+def _populate_condition_timestamps(new: Json, old: Json) -> None:
+    """``populateConditionTimestamps``: a condition without times gets the write's, its last
+    transition the stored one of a condition of its type and status if there is one."""
     now = metadata.now_rfc3339()
     old_conditions = (old.get("status") or {}).get("conditions") or ()
     for condition in (new.get("status") or {}).get("conditions") or ():

@@ -36,6 +36,8 @@ class _Options:
     """``certificateValidationOptions``: what an update tolerates because the stored object has it."""
 
     allow_setting_certificate: bool = False
+    #: ``/approval``: Approved and Denied conditions may be added (never removed).
+    allow_setting_approval_conditions: bool = False
     allow_both_approved_and_denied: bool = False
     allow_legacy_signer_name: bool = False
     allow_duplicate_condition_types: bool = False
@@ -223,12 +225,14 @@ def _types(csr: Json) -> list[str]:
     return [c.get("type") or "" for c in get(csr, "status", "conditions") or ()]
 
 
-def _update_options(new: Json, old: Json, *, allow_setting_certificate: bool) -> _Options:
+def _update_options(new: Json, old: Json, *, allow_setting_certificate: bool = False,
+                    allow_setting_approval_conditions: bool = False) -> _Options:
     """``getValidationOptions``: what the stored object already has stays allowed."""
     old_types, old_usages = _types(old), get(old, "spec", "usages") or []
     old_certificate = get(old, "status", "certificate")
     return _Options(
         allow_setting_certificate=allow_setting_certificate,
+        allow_setting_approval_conditions=allow_setting_approval_conditions,
         allow_both_approved_and_denied="Approved" in old_types and "Denied" in old_types,
         allow_legacy_signer_name=get(old, "spec", "signerName") == _LEGACY_SIGNER,
         allow_duplicate_condition_types=len(set(old_types)) != len(old_types),
@@ -247,7 +251,7 @@ def _validate_update(new: Json, old: Json, options: _Options) -> list[FieldError
     for condition_type in _TRUE_ONLY_TYPES:
         if _types(new).count(condition_type) < _types(old).count(condition_type):
             errors.append(forbidden_error("status.conditions", f'updates may not remove a condition of type "{condition_type}"'))
-    for condition_type in ("Approved", "Denied"):
+    for condition_type in () if options.allow_setting_approval_conditions else ("Approved", "Denied"):
         new_count, old_count = _types(new).count(condition_type), _types(old).count(condition_type)
         if new_count > old_count:
             errors.append(forbidden_error("status.conditions", f'updates may not add a condition of type "{condition_type}"'))
@@ -261,8 +265,13 @@ def _validate_update(new: Json, old: Json, options: _Options) -> list[FieldError
 
 
 def validate_update(new: Json, old: Json) -> list[FieldError]:
-    return _validate_update(new, old, _update_options(new, old, allow_setting_certificate=False))
+    return _validate_update(new, old, _update_options(new, old))
 
 
 def validate_status_update(new: Json, old: Json) -> list[FieldError]:
     return _validate_update(new, old, _update_options(new, old, allow_setting_certificate=True))
+
+
+def validate_approval_update(new: Json, old: Json) -> list[FieldError]:
+    """``ValidateCertificateSigningRequestApprovalUpdate``."""
+    return _validate_update(new, old, _update_options(new, old, allow_setting_approval_conditions=True))
