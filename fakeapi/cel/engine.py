@@ -467,8 +467,8 @@ def _build(source: str, variables: frozenset[str], context: _Context) -> Program
         issues.append(issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
     functions = context.functions
     for name in sorted(set(program.functions()) - _NATIVE_FUNCTIONS - functions.keys()):
-        if name.startswith(("_", "@", "!")):
-            continue  # operators
+        if name.startswith(("_", "@", "!", "-")):
+            continue  # operators (``-_`` is negation)
         if any(f"{namespace}.{name}" in functions for namespace in used & NAMESPACES):
             continue
         offset = _call_offset(toks, name)

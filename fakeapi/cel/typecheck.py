@@ -25,9 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
+from .admission import NAMESPACE_OBJECT, NAMESPACE_SCHEMA, REQUEST, REQUEST_SCHEMA
 from .syntax import ACCUMULATOR, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, NotParsed, Select, parse
-from .types import BOOL, BYTES, DOUBLE, DURATION, DYN, INT, NULL, STRING, TIMESTAMP, UINT, CelType, field_type
+from .types import (BOOL, BYTES, DOUBLE, DURATION, DYN, INT, NULL, STRING, TIMESTAMP, UINT, CelType, DeclType, decl_type,
+                    field_type, type_of_decl)
 from .values import escape
 
 #: What a node that failed to check has: cel-go's error type, which every overload accepts.
@@ -180,8 +183,9 @@ class _Checker:
 
     @staticmethod
     def common(types: list[CelType]) -> CelType:
-        """An aggregate literal's element type: kube's literals are homogeneous."""
-        if not types:
+        """An aggregate literal's element type: kube's literals are homogeneous (elements that are
+        all dyn make a dyn; a dyn among others is left unchecked)."""
+        if not types or all(_loose(value.kind) for value in types):
             return DYN
         if any(_loose(value.kind) for value in types) or not all(_same(types[0], value) for value in types):
             raise NotChecked("a mixed literal")
@@ -302,7 +306,9 @@ class _Checker:
             if (target.kind == "string" or _loose(target.kind)) and all(
                     arg.kind == parameter or _loose(arg.kind) for arg, parameter in zip(args, parameters)):
                 return result
-            if target.kind in ("string", "bytes", "int", "uint", "double", "bool", "list", "map"):
+            # only strings have these members: a dyn receiver binds to them, and cel-go then
+            # refuses arguments of other kinds ('dyn.(int)')
+            if target.kind in ("string", "bytes", "int", "uint", "double", "bool", "list", "map", "dyn"):
                 return self.no_overload(expr, args, target)
         signature = (expr.function, target.kind, tuple(arg.kind for arg in args))
         if signature in _EXTENSION_MEMBERS and (target.kind != "list" or target.params[0].kind == "string"):
@@ -370,25 +376,62 @@ def _run(source: str, variables: Mapping[str, CelType], composited: Mapping[str,
         return None
 
 
+@dataclass(frozen=True)
+class Checked:
+    """What cel-go's checker makes of an expression: its errors as ``Issues.String()`` shows
+    them ("" for none) and its type (dyn where it has errors, as kube declares a policy's
+    variable that does not compile)."""
+
+    issues: str
+    result: CelType
+
+
+def checked(source: str, variables: Mapping[str, CelType], composited: Mapping[str, CelType],
+            undeclared: frozenset[str] = frozenset()) -> Checked | None:
+    """``source`` checked over ``variables`` (and a policy's ``variables.name`` of the types in
+    ``composited``); None where this module does not check the expression. A name in
+    ``undeclared`` is one the environment leaves out (``params`` when its kind has no schema):
+    a reference to it is an error."""
+    run = _run(source, variables, composited, undeclared)
+    if run is None:
+        return None
+    result, found = run
+    issues = "\n".join(_display(source, issue) for issue in sorted(found, key=lambda issue: issue.offset))
+    return Checked(issues, DYN if found else result)
+
+
 def infer(source: str, variables: Mapping[str, CelType], composited: Mapping[str, CelType],
           undeclared: frozenset[str] = frozenset()) -> CelType | None:
-    """The type of a policy's variable (``variables.name`` has it): DYN where it has errors, as
-    kube declares a variable that does not compile; None where this module cannot tell."""
-    checked = _run(source, variables, composited, undeclared)
-    if checked is None:
-        return None
-    result, issues = checked
-    return DYN if issues else result
+    """The type of a policy's variable (``variables.name`` has it); None where this module
+    cannot tell."""
+    result = checked(source, variables, composited, undeclared)
+    return result.result if result is not None else None
 
 
 def check(source: str, variables: Mapping[str, CelType], composited: Mapping[str, CelType],
           undeclared: frozenset[str] = frozenset()) -> str | None:
-    """cel-go's display of the type errors of ``source`` over ``variables`` (and a policy's
-    ``variables.name`` of the types in ``composited``): "" for none, None where this module
-    does not check the expression. A name in ``undeclared`` is one the environment leaves
-    out (``params`` when its kind has no schema): a reference to it is an error."""
-    checked = _run(source, variables, composited, undeclared)
-    if checked is None:
+    """cel-go's display of the type errors of ``source`` (see ``checked``): "" for none, None
+    where this module does not check the expression."""
+    result = checked(source, variables, composited, undeclared)
+    return result.issues if result is not None else None
+
+
+def output_type_name(value: CelType) -> str | None:
+    """An expression's type as kube's ``must evaluate to bool but got int`` names it; None for
+    a type this module does not name as cel-go does (an object type's)."""
+    if value.kind == "null":
+        return "null_type"  # cel-go's Type.String(), where its messages name the type "null"
+    try:
+        return type_name(value)
+    except NotChecked:
         return None
-    issues = sorted(checked[1], key=lambda issue: issue.offset)
-    return "\n".join(_display(source, issue) for issue in issues)
+
+
+@cache
+def admission_types() -> dict[str, CelType]:
+    """``request`` and ``namespaceObject`` as kube declares them (``BuildRequestType``,
+    ``BuildNamespaceType``): objects of fixed fields; a request's ``options`` is a dyn."""
+    request, namespace = decl_type(REQUEST_SCHEMA, False), decl_type(NAMESPACE_SCHEMA, False)
+    assert request is not None and namespace is not None
+    request.fields["options"] = DeclType("dyn")
+    return {REQUEST: type_of_decl(request), NAMESPACE_OBJECT: type_of_decl(namespace)}

@@ -24,8 +24,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, Protocol
 
-from ...cel.admission import NAMESPACE_OBJECT, NAMESPACE_SCHEMA, REQUEST, REQUEST_SCHEMA
-from ...cel.typecheck import check, infer
+from ...cel.typecheck import admission_types, check, infer
 from ...cel.types import CelType, DeclType, decl_type, type_of_decl
 from ...machinery.schema import definition_name, definitions
 
@@ -95,16 +94,6 @@ def object_meta_schema() -> Mapping[str, Any]:
     return _resolved({"$ref": _REF_PREFIX + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}, defs, frozenset())
 
 
-@cache
-def _admission_types() -> dict[str, CelType]:
-    """``request`` and ``namespaceObject`` as kube declares them (``BuildRequestType``,
-    ``BuildNamespaceType``): objects of fixed fields; a request's ``options`` is a dyn."""
-    request, namespace = decl_type(REQUEST_SCHEMA, False), decl_type(NAMESPACE_SCHEMA, False)
-    assert request is not None and namespace is not None
-    request.fields["options"] = DeclType("dyn")
-    return {REQUEST: type_of_decl(request), NAMESPACE_OBJECT: type_of_decl(namespace)}
-
-
 def types_to_check(spec: Mapping[str, Any], source: SchemaSource) -> list[GroupVersionKind]:
     """``typesToCheck``: the kinds the policy's resource rules name exactly, sorted."""
     kinds: set[GroupVersionKind] = set()
@@ -159,7 +148,7 @@ def expression_warnings(spec: Mapping[str, Any], source: SchemaSource) -> list[d
     for gvk, object_type in object_types:
         if object_type is None:
             continue  # as kube's, a kind without a schema is passed over
-        declared = {"object": object_type, "oldObject": object_type, **_admission_types()}
+        declared = {"object": object_type, "oldObject": object_type, **admission_types()}
         if param_type is not None:
             declared["params"] = param_type
         composited: dict[str, CelType] = {}

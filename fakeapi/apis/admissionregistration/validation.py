@@ -3,10 +3,12 @@ webhook configurations, ValidatingAdmissionPolicies and their bindings.
 
 A policy's CEL expressions (match conditions, variables, validations, message expressions,
 audit annotation values) are compiled as kube compiles them, with ``fakeapi.cel``: syntax
-errors, undeclared references, the fields of ``request``, ``namespaceObject`` and ``variables``
-and comparisons ``checks`` can type, and the type an expression must evaluate to where its
-shape tells it (``checks.result_type``); what only cel-go's full type checker finds, and cost
-limits, pass. A webhook's match conditions are checked for presence and shape only."""
+errors and undeclared references by the engine; type errors and the type an expression
+evaluates to by ``typecheck`` (``object``, ``oldObject`` and ``params`` dyn, ``request`` and
+``namespaceObject`` of kube's declared types, each of ``variables`` the type of its
+expression); where ``typecheck`` cannot type an expression exactly, what ``checks`` types of
+its fields and comparisons, and the type its shape tells (``checks.result_type``). Cost
+limits pass. A webhook's match conditions are compiled as a policy's without params."""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from dataclasses import dataclass
 from ...cel import admission as cel_admission
 from ...cel.checks import check, result_type
 from ...cel.engine import Environment
+from ...cel.typecheck import Checked, admission_types, checked, output_type_name
+from ...cel.types import DYN, CelType
 from ...machinery.path import validate_path_segment_name
 from ...machinery.status import (
     FieldError,
@@ -162,9 +166,9 @@ def _validate_named_rule_with_operations(rule: Json, path: str) -> list[FieldErr
 
 # ----------------------------------------------------------------------------- match conditions
 
-def _validate_match_conditions(conditions: Sequence[Json], path: str,
-                               compiler: _Compiler | None = None) -> list[FieldError]:
-    """``validateMatchConditions``; each expression compiled with ``compiler`` (a policy's)."""
+def _validate_match_conditions(conditions: Sequence[Json], path: str, compiler: _Compiler) -> list[FieldError]:
+    """``validateMatchConditions``; each expression compiled with ``compiler`` (a policy's, or a
+    webhook's: kube's environment without params nor variables)."""
     errors = []
     if len(conditions) > 64:
         errors.append(too_many_error(path, len(conditions), 64))
@@ -174,7 +178,7 @@ def _validate_match_conditions(conditions: Sequence[Json], path: str,
         expression = (condition.get("expression") or "").strip()
         if not expression:
             errors.append(required_error(child(condition_path, "expression")))
-        elif compiler is not None:
+        else:
             errors += compiler.errors(expression, child(condition_path, "expression"), ("bool",), variables=False)
         name = condition.get("name") or ""
         if not name:
@@ -243,7 +247,8 @@ def _validate_webhook(hook: Json, options: _Options, path: str, mutating: bool) 
         errors += validate_webhook_service(child(config_path, "service"), service.get("namespace") or "",
                                            service.get("name") or "", service.get("path"), service.get("port") or 0)
     if not options.ignore_match_conditions:
-        errors += _validate_match_conditions(values(hook, "matchConditions"), child(path, "matchConditions"))
+        errors += _validate_match_conditions(values(hook, "matchConditions"), child(path, "matchConditions"),
+                                             _Compiler(has_params=False, has_variables=False))
     return errors
 
 
@@ -317,6 +322,16 @@ class _Compiler:
     def __init__(self, has_params: bool, has_variables: bool) -> None:
         self.has_params = has_params
         self.variables: list[str] | None = [] if has_variables else None
+        #: The variables ``typecheck`` types, by name: kube declares each of the type of its
+        #: expression (dyn where it does not compile).
+        self.variable_types: dict[str, CelType] = {}
+        dynamic = _DYNAMIC if has_params else _DYNAMIC - {cel_admission.PARAMS}
+        self.declared = {**dict.fromkeys(dynamic, DYN), **admission_types()}
+
+    def typed(self, expression: str, composited: bool) -> Checked | None:
+        """What cel-go's checker makes of the expression; None where ``typecheck`` cannot tell
+        (a reference to ``authorizer``, among others)."""
+        return checked(expression, self.declared, self.variable_types if composited else {})
 
     def errors(self, expression: str, path: str, expected: tuple[str, ...], *, variables: bool = True,
                authorizer: bool = True, shown: str | None = None) -> list[FieldError]:
@@ -326,10 +341,16 @@ class _Compiler:
         environment: Environment = cel_admission.environment(self.has_params, authorizer, composited)
         schemas = cel_admission.schemas(self.variables if composited else None)
         issues, _kind = check(environment, expression, schemas)
+        typed = self.typed(expression, composited)
+        if typed is not None and typed.issues:
+            issues = typed.issues  # all of cel-go's type errors, of which checks' finds some
         shown = expression if shown is None else shown
         if issues is not None:
             return [invalid_error(path, shown, f"compilation failed: {issues}")]
-        got = result_type(expression, schemas, _DYNAMIC)
+        if typed is None:
+            got = result_type(expression, schemas, _DYNAMIC)
+        else:
+            got = output_type_name(typed.result)
         if not expected or got is None or got in expected:
             return []
         if len(expected) == 1:
@@ -400,6 +421,9 @@ def _validate_variable(compiler: _Compiler, variable: Json, path: str) -> list[F
         errors.append(required_error(child(path, "expression"), "expression is not specified"))
     else:
         errors += compiler.errors(expression, child(path, "expression"), ())
+        typed = compiler.typed(expression, True)
+        if typed is not None:
+            compiler.variable_types[name] = typed.result
     if compiler.variables is not None:
         compiler.variables.append(name)  # a later expression may read it, compiled or not
     return errors
