@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from fakeapi.cel.typecheck import check, infer
-from fakeapi.cel.types import DYN, INT, CelType, decl_type, type_of_decl
+from fakeapi.cel.typecheck import check, checked, infer, output_type_name
+from fakeapi.cel.types import DYN, INT, NULL, STRING, CelType, decl_type, type_of_decl
 
 WIDGET = type_of_decl(decl_type({"type": "object", "properties": {"spec": {"type": "object", "properties": {
     "size": {"type": "integer"}, "color": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
@@ -110,3 +110,24 @@ def test_an_undeclared_name_is_an_error_where_it_stands() -> None:
     assert check(source, OBJECT, {}, frozenset(("params",))) == "\n".join((
         _display(7, "undefined field 'foo'", source),
         _display(15, "undeclared reference to 'params' (in container '')", source)))
+
+
+@pytest.mark.parametrize(("source", "column", "message"), [
+    ("object.name.startsWith(1)", 23, "found no matching overload for 'startsWith' applied to 'dyn.(int)'"),
+    ("object.name.size() == 'a'", 20, "found no matching overload for '_==_' applied to '(int, string)'"),
+    ("object.name + 1 == 'a'", 17, "found no matching overload for '_==_' applied to '(int, string)'"),
+])
+def test_a_dyn_binds_to_the_overloads_its_use_allows(source: str, column: int, message: str) -> None:
+    """kube's write-time compilation declares ``object`` a dyn: a string member's receiver, an
+    operand of arithmetic with an int, are still typed by the other operands."""
+    assert check(source, {"object": DYN}, {}) == _display(column, message, source)
+
+
+def test_an_expressions_type_is_named_as_kube_names_it() -> None:
+    """``must evaluate to bool but got list(dyn)``: a literal of dyns is a list of dyn; a null
+    is cel-go's ``null_type`` there, though its overload messages say ``null``."""
+    result = checked("object.items.map(i, i)", {"object": DYN}, {})
+    assert result is not None and result.issues == ""
+    assert output_type_name(result.result) == "list(dyn)"
+    assert output_type_name(NULL) == "null_type" and output_type_name(STRING) == "string"
+    assert output_type_name(WIDGET) is None  # kube names object types per check
