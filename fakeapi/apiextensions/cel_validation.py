@@ -24,8 +24,9 @@ multiplied, at its ``messageExpression``); when all of a schema's together pass 
 costliest four (of those at least 1% of that) and the schema are refused too.
 
 Where kube differs from this (see ``fakeapi.cel.engine``, ``fakeapi.cel.checks`` and
-``fakeapi.cel.cost``): rules are type-checked only as far as the schema tells without a type
-checker; an expression the estimator does not cover costs nothing here; on an update that
+``fakeapi.cel.cost``): rules are type-checked by ``fakeapi.cel.typecheck`` over ``self`` and
+``oldSelf`` of the node's declared type (an optional ``oldSelf`` is not typed), and where it
+cannot type a rule exactly, only as far as ``checks`` tells from the schema; an expression the estimator does not cover costs nothing here; on an update that
 leaves a version's schema unchanged kube does not refuse its rules' own costs (only the
 total), which matters only for a CRD kube stored before its limits; rules are not
 cost-limited at runtime (cel-go's per-call limit counts the interpreter's actual steps, which
@@ -43,7 +44,8 @@ from typing import Any
 
 from ..cel.checks import check
 from ..cel.cost import max_cost
-from ..cel.types import DeclType, decl_type, max_cardinality
+from ..cel.typecheck import checked
+from ..cel.types import CelType, DeclType, decl_type, max_cardinality, type_of_decl
 from ..cel.engine import Activation, CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional, tokens
 from ..cel.values import to_cel
 from ..machinery import status
@@ -186,7 +188,7 @@ class _RuleWalk:
         decl = decl_type(node, resource_root) if rules else None
         for index, rule in enumerate(rules):
             rule_path = f"{path}.x-kubernetes-validations[{index}]"
-            errors, compiled = _rule_compile_errors(rule, schemas, rule_path, uncorrelatable)
+            errors, compiled = _rule_compile_errors(rule, schemas, _declared(decl, rule), rule_path, uncorrelatable)
             if decl is not None and compiled:
                 errors = self.cost_errors(rule, decl, cardinality, rule_path, errors) + errors
             self.compile_errors += errors
@@ -252,21 +254,45 @@ def _has_newlines(text: str) -> bool:
     return "\n" in text or "\r" in text
 
 
-def _rule_compile_errors(rule: Mapping[str, Any], schemas: Mapping[str, tuple[Mapping[str, Any], bool]], path: str,
+def _declared(decl: DeclType | None, rule: Mapping[str, Any]) -> Mapping[str, CelType] | None:
+    """The types of a rule's variables, as kube declares them from the node's schema: ``self``
+    and ``oldSelf`` (unless ``optionalOldSelf`` makes it an optional, left untyped here)."""
+    if decl is None:
+        return None
+    self_type = type_of_decl(decl)
+    return {SELF: self_type} if rule.get("optionalOldSelf") else {SELF: self_type, OLD_SELF: self_type}
+
+
+def _compilation(source: str, schemas: Mapping[str, tuple[Mapping[str, Any], bool]],
+                 declared: Mapping[str, CelType] | None) -> tuple[str | None, str | None]:
+    """``checks.check``'s issues and kind of ``source``, made cel-go's type errors and the
+    expression's type where ``typecheck`` types it exactly (a dyn is no bool nor string, as
+    kube compares the output type exactly)."""
+    issues, kind = check(_ENVIRONMENT, source, schemas)
+    typed = checked(source, declared, {}) if declared is not None else None
+    if typed is None:
+        return issues, kind
+    if typed.issues or issues is not None:
+        return typed.issues or issues, None
+    return None, typed.result.kind if typed.result.kind in ("bool", "string") else "other"
+
+
+def _rule_compile_errors(rule: Mapping[str, Any], schemas: Mapping[str, tuple[Mapping[str, Any], bool]],
+                         declared: Mapping[str, CelType] | None, path: str,
                          uncorrelatable: str | None) -> tuple[list[FieldError], bool]:
     """``cel.Compile``'s verdict on a rule and its messageExpression, as the CRD's errors, and
     whether the rule compiled: a rule that does not compile or is no bool hides its
     messageExpression (kube compiles that only after the rule), and reads no ``oldSelf`` (so
     ``optionalOldSelf`` may not be set)."""
     source = rule.get("rule") or ""
-    issues, kind = check(_ENVIRONMENT, source, schemas)
+    issues, kind = _compilation(source, schemas, declared)
     compiled = issues is None and kind not in ("string", "other")
     if issues is not None:
         errors = [invalid_go_value(f"{path}.rule", _go_rule(rule), f"compilation failed: {issues}")]
     elif not compiled:
         errors = [invalid_go_value(f"{path}.rule", _go_rule(rule), "cel expression must evaluate to a bool")]
     else:
-        errors = _message_expression_errors(rule, schemas, path)
+        errors = _message_expression_errors(rule, schemas, declared, path)
     if compiled and _uses_old_self(source):
         if uncorrelatable is not None:
             errors.append(status.invalid_error(f"{path}.rule", source, f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
@@ -276,11 +302,11 @@ def _rule_compile_errors(rule: Mapping[str, Any], schemas: Mapping[str, tuple[Ma
 
 
 def _message_expression_errors(rule: Mapping[str, Any], schemas: Mapping[str, tuple[Mapping[str, Any], bool]],
-                               path: str) -> list[FieldError]:
+                               declared: Mapping[str, CelType] | None, path: str) -> list[FieldError]:
     message_expression = rule.get("messageExpression") or ""
     if not message_expression.strip():
         return []
-    issues, kind = check(_ENVIRONMENT, message_expression, schemas)
+    issues, kind = _compilation(message_expression, schemas, declared)
     if issues is not None:
         return [invalid_go_value(f"{path}.messageExpression", _go_rule(rule), f"messageExpression compilation failed: {issues}")]
     if kind in ("bool", "other"):

@@ -290,6 +290,26 @@ SCHEMA_CASES = [
         "l": {"type": "array", "maxItems": 2, "items": _STRING}}, "x-kubernetes-validations": [{"rule": "self.l.contains('x')"}]})),
     ("strings-reverse-is-not-in-kubes-library", _spec_schema([{"rule": "self.s.reverse() == 'cba'"}])),
     ("optional-syntax-is-accepted", _spec_schema([{"rule": "self.?a.orValue(1) > 0"}])),
+    # type errors of cel-go's checker over the node's declared type
+    ("sum-compared-with-string", _spec_schema([{"rule": "self.a + 1 == 'x'"}])),
+    ("size-compared-with-string", _spec_schema([{"rule": "self.s.size() == 'x'"}])),
+    ("string-member-of-int-argument", _spec_schema([{"rule": "self.s.startsWith(1) || self.s.endsWith(2)"}])),
+    ("conditional-of-two-types", _spec_schema([{"rule": "(self.a > 0 ? 1 : 'x') == 1"}])),
+    ("predicate-not-bool", _spec_schema([{"rule": "self.m.all(k, k.size())"}])),
+    ("map-value-sum", _spec_schema([{"rule": "self.m.exists(k, self.m[k] + 1 == 2)"}])),
+    ("transition-of-two-types", _spec_schema([{"rule": "self.a == oldSelf.s"}])),
+    ("conversion-of-a-map", _spec_schema([{"rule": "int(self.m) == 1"}])),
+    ("several-type-errors", _spec_schema([{"rule": "self.s + 1 == 'a' || self.a.size() == 1 || self.nope == 1"}])),
+    ("preserved-unknown-fields-rule-not-bool", _spec_schema([{"rule": "self.p"}])),
+    ("comprehension-rule-not-bool", _spec_schema([{"rule": "self.m.map(k, k)"}])),
+    ("message-expression-of-an-int", _spec_schema([{"rule": "true", "messageExpression": "self.s.size()"}])),
+    ("message-expression-type-error", _spec_schema([{"rule": "true", "messageExpression": "self.s + 1"}])),
+    ("message-expression-of-a-dyn", _spec_schema([{"rule": "true", "messageExpression": "self.p.x"}])),
+    ("typed-rules-are-accepted", _spec_schema([
+        {"rule": "-self.a < 1 && self.m.all(k, self.m[k].size() < 5) && self.s + 'x' != 'y'",
+         "messageExpression": "self.s + string(self.a)"},
+        {"rule": "self.p.x == 1 && [self.p.a, self.p.b][0] == 'x' && self.o.x == oldSelf.o.x"},
+        {"rule": "oldSelf.hasValue() ? oldSelf.value().a <= self.a : true", "optionalOldSelf": True}])),
 ]
 
 
