@@ -126,6 +126,11 @@ def _same(left: CelType, right: CelType) -> bool:
     return all(_same(a, b) for a, b in zip(left.params, right.params))
 
 
+def _nested(value: CelType, kinds: tuple[str, ...]) -> bool:
+    """Whether the type is of one of ``kinds`` or has one among its parameters, at any depth."""
+    return value.kind in kinds or any(_nested(param, kinds) for param in value.params)
+
+
 def _bound(left: CelType, right: CelType) -> CelType:
     """The type two matching types bind (the more specific of a dyn and another)."""
     if _loose(left.kind):
@@ -172,24 +177,35 @@ class _Checker:
         if isinstance(expr, Call):
             return self.check_call(expr)
         if isinstance(expr, CreateList):
-            return CelType("list", (self.common([self.check(element) for element in expr.elements]),))
+            return CelType("list", (self.common(expr.elements),))
         if isinstance(expr, CreateMap):
-            keys = [self.check(key) for key, _value in expr.entries]
-            values = [self.check(value) for _key, value in expr.entries]
-            return CelType("map", (self.common(keys), self.common(values)))
+            keys = self.common([key for key, _value in expr.entries])
+            return CelType("map", (keys, self.common([value for _key, value in expr.entries])))
         if isinstance(expr, Comprehension):
             return self.check_comprehension(expr)
         raise NotChecked(type(expr).__name__)
 
-    @staticmethod
-    def common(types: list[CelType]) -> CelType:
-        """An aggregate literal's element type: kube's literals are homogeneous (elements that are
-        all dyn make a dyn; a dyn among others is left unchecked)."""
+    def common(self, elements: list[Expr]) -> CelType:
+        """An aggregate literal's element type (its keys' or its values'): kube's literals are
+        homogeneous, so the first element of another type than the first's (a dyn a type of its
+        own) is cel-go's error. Aggregates whose element types differ only where one has a dyn
+        are left unchecked: an empty literal's element type is free in cel-go, a dyn here."""
+        types = [self.check(element) for element in elements]
         if not types or all(_loose(value.kind) for value in types):
             return DYN
-        if any(_loose(value.kind) for value in types) or not all(_same(types[0], value) for value in types):
-            raise NotChecked("a mixed literal")
-        return types[0]
+        if any(value.kind == "error" for value in types) or _nested(types[0], ("object",)):
+            raise NotChecked("a literal of an element that failed, or of objects")
+        first = types[0]
+        for element, value in zip(elements[1:], types[1:]):
+            if value.kind == first.kind and (value == first or _nested(first, ("dyn",)) or _nested(value, ("dyn",))):
+                if value != first:
+                    raise NotChecked("aggregate elements of element types an empty literal may bind")
+                continue
+            # the first element of another type: cel-go's one error (the literal's type is then
+            # cel-go's error type, which the elements after it all match); an object type's
+            # name is not known here (type_name declines it)
+            return self.fail(element, f"expected type '{type_name(first)}' but found '{type_name(value)}'")
+        return first
 
     def check_select(self, expr: Select) -> CelType:
         if isinstance(expr.operand, Ident) and expr.operand.name == VARIABLES and VARIABLES not in self.locals:
@@ -250,9 +266,19 @@ class _Checker:
         if function == "_?_:_":
             if kinds[0] not in ("bool", "dyn", "error"):
                 return self.no_overload(expr, args)
-            if _loose(kinds[1]) != _loose(kinds[2]):
-                raise NotChecked("a conditional of a dyn and a type")  # cel-go binds it to either
-            return _bound(args[1], args[2]) if _same(args[1], args[2]) else self.no_overload(expr, args)
+            if _loose(kinds[1]) or _loose(kinds[2]):
+                return DYN  # a dyn branch makes the conditional a dyn, whichever branch it is
+            if not _same(args[1], args[2]):
+                return self.no_overload(expr, args)
+            if expr.offset < 0:
+                # filter's and map's expansion: the accumulator, begun as an empty list whose
+                # element type is free, binds it to the step's
+                return _bound(args[1], args[2])
+            if args[1] != args[2] or _nested(args[1], ("object",)):
+                # cel-go's is the more general (list(dyn) of list(int) and list(dyn)), but a dyn
+                # here may be an empty literal's free type, which the other branch binds
+                raise NotChecked("a conditional of aggregates of different element types")
+            return args[1]
         if function == "size" and len(args) == 1:
             return self.check_size(expr, args)
         if function == "matches" and len(args) == 2:

@@ -131,3 +131,28 @@ def test_an_expressions_type_is_named_as_kube_names_it() -> None:
     assert output_type_name(result.result) == "list(dyn)"
     assert output_type_name(NULL) == "null_type" and output_type_name(STRING) == "string"
     assert output_type_name(WIDGET) is None  # kube names object types per check
+
+
+@pytest.mark.parametrize(("source", "column", "message"), [
+    ("object.a in [1, 'a']", 17, "expected type 'int' but found 'string'"),
+    ("[object.x, 1].size() == 2", 12, "expected type 'dyn' but found 'int'"),
+    ("[1, 'a', 'b'].size() == 3", 5, "expected type 'int' but found 'string'"),  # one error: then cel-go's error type
+    ("[[1], ['a']].size() == 2", 7, "expected type 'list(int)' but found 'list(string)'"),
+    ("[null, 1].size() == 2", 8, "expected type 'null' but found 'int'"),
+])
+def test_aggregate_literals_are_homogeneous(source: str, column: int, message: str) -> None:
+    assert check(source, {"object": DYN}, {}) == _display(column, message, source)
+
+
+def test_a_conditional_with_a_dyn_branch_is_a_dyn() -> None:
+    for source in ("object.x > 1 ? object.y : 1", "object.x > 1 ? 1 : object.y", "object.x > 1 ? object.y : null"):
+        result = checked(source, {"object": DYN}, {})
+        assert result is not None and result.issues == "" and result.result == DYN
+
+
+@pytest.mark.parametrize("source", [
+    "[[1], [object.x]].size() == 2",  # list(dyn) may be an empty literal's, whose element type is free
+    "(object.x > 1 ? [1] : [object.y])[0] == 'a'",
+])
+def test_element_types_an_empty_literal_may_bind_are_not_checked(source: str) -> None:
+    assert check(source, {"object": DYN}, {}) is None
