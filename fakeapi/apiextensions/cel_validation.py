@@ -265,15 +265,17 @@ def _declared(decl: DeclType | None, rule: Mapping[str, Any]) -> Mapping[str, Ce
 
 def _compilation(source: str, schemas: Mapping[str, tuple[Mapping[str, Any], bool]],
                  declared: Mapping[str, CelType] | None) -> tuple[str | None, str | None]:
-    """``checks.check``'s issues and kind of ``source``, made cel-go's type errors and the
-    expression's type where ``typecheck`` types it exactly (a dyn is no bool nor string, as
+    """``checks.check``'s issues and kind of ``source``, or, where ``typecheck`` types it
+    exactly, cel-go's type errors and the expression's type (a dyn is no bool nor string, as
     kube compares the output type exactly)."""
     issues, kind = check(_ENVIRONMENT, source, schemas)
     typed = checked(source, declared, {}) if declared is not None else None
     if typed is None:
         return issues, kind
-    if typed.issues or issues is not None:
-        return typed.issues or issues, None
+    if typed.issues:
+        return typed.issues, None
+    # what checks' token-based comparisons claim beyond the checker is theirs alone (a bytes
+    # literal taken for a string)
     return None, typed.result.kind if typed.result.kind in ("bool", "string") else "other"
 
 

@@ -305,6 +305,9 @@ SCHEMA_CASES = [
     ("message-expression-of-an-int", _spec_schema([{"rule": "true", "messageExpression": "self.s.size()"}])),
     ("message-expression-type-error", _spec_schema([{"rule": "true", "messageExpression": "self.s + 1"}])),
     ("message-expression-of-a-dyn", _spec_schema([{"rule": "true", "messageExpression": "self.p.x"}])),
+    ("literal-of-two-types", _spec_schema([{"rule": "[self.a, self.s].size() == 2"}])),
+    ("bytes-compared-with-a-bytes-literal", _field_schema({"type": "object", "properties": {
+        "b": {"type": "string", "format": "byte"}}, "x-kubernetes-validations": [{"rule": "self.b == b'abc'"}]})),
     ("typed-rules-are-accepted", _spec_schema([
         {"rule": "-self.a < 1 && self.m.all(k, self.m[k].size() < 5) && self.s + 'x' != 'y'",
          "messageExpression": "self.s + string(self.a)"},

@@ -342,8 +342,8 @@ class _Compiler:
         schemas = cel_admission.schemas(self.variables if composited else None)
         issues, _kind = check(environment, expression, schemas)
         typed = self.typed(expression, composited)
-        if typed is not None and typed.issues:
-            issues = typed.issues  # all of cel-go's type errors, of which checks' finds some
+        if typed is not None:
+            issues = typed.issues or None  # cel-go's type errors: checks' partial ones are moot
         shown = expression if shown is None else shown
         if issues is not None:
             return [invalid_error(path, shown, f"compilation failed: {issues}")]
