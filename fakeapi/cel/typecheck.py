@@ -2,16 +2,20 @@
 as cel-go shows them: what kube's ValidatingAdmissionPolicy type checking
 (``apiserver/pkg/admission/plugin/policy/validating/typechecking.go``) reports of a policy's
 expressions once ``object``, ``oldObject`` and ``params`` have the types of the kinds the policy
-matches.
+matches, and what kube's compilers refuse when a policy, a webhook's match conditions or a
+CRD's rules are written (``object`` and the like dyn there; a CRD rule's ``self`` of its node's
+type). ``checked`` gives the expression's type with its errors (kube's ``must evaluate to bool
+but got list(int)`` names it with ``output_type_name``).
 
 ``check(source, variables)`` is cel-go's ``Issues.String()`` for the expression: one
 ``ERROR: <input>:line:column: message`` per error with the source line and a caret under the
 error's position, in source order, joined by newlines; "" when it finds none. The errors found
 are cel-go's ``undefined field 'f'``, ``type 't' does not support field selection``,
 ``expected type 'bool' but found 't'`` (an operand of ``&&`` or ``||``, an ``all`` or
-``exists`` predicate) and ``found no matching overload for 'f' applied to '(t1, t2)'``
-(``'t.(t1)'`` for a member call), on the operators, ``size``, the string predicates and the
-conversions. A keyword field (``namespace``, declared escaped) is selected by its name, as
+``exists`` predicate; ``expected type 'int' but found 'string'`` for an element of a list or
+map literal of another type than the first's, kube's literals being homogeneous) and ``found
+no matching overload for 'f' applied to '(t1, t2)'`` (``'t.(t1)'`` for a member call), on the
+operators, ``size``, the string predicates and the conversions. A keyword field (``namespace``, declared escaped) is selected by its name, as
 kube's type provider allows.
 
 A node that fails to check gets cel-go's error type, which any overload accepts, so an error
