@@ -5,9 +5,11 @@ then its validations and audit annotations evaluated, each failure acted on as t
 ``validationActions`` say (Deny: the request is refused, kube's first refusal is the answer;
 Warn: a warning; Audit: an audit annotation, which fakeapi does not keep).
 
-Where this differs from kube: the ``authorizer`` variable is declared but bound to null (an
-expression that calls it fails as an evaluation error, subject to ``failurePolicy``); no cost
-budget is kept; params of a custom resource are read in its storage version; the policies
+The ``authorizer`` variable checks for the request's user through the server's authorizer
+(``cel.admission.Principal``), its ``requestResource`` the request's resource in the version the
+policy matched.
+
+Where this differs from kube: no cost budget is kept; params of a custom resource are read in its storage version; the policies
 are walked by name where kube walks a Go map."""
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from ...machinery import warning
 from ...machinery.selectors import label_selector_as_selector
 from ...machinery.status import Cause, StatusError, forbidden, not_found
 from ..webhook.client import Lister, Lookup
-from ..webhook.matching import ADMISSION_GROUP, aggregate, evaluate_conditions, is_exempt, namespace_of
+from ..webhook.matching import (
+    ADMISSION_GROUP, aggregate, evaluate_conditions, is_exempt, namespace_of, request_principal)
 from ..webhook.request import Attributes, Json
 from ..webhook.review import admission_request
 from .compiled import Compiled, MatchError, PolicyHook, Validation, Binding, compile_hooks, variable_reads
@@ -56,8 +59,10 @@ class _Evaluation:
     policy's variables, each evaluated at most once and only when an expression reads it (kube's
     lazy ``variables`` map)."""
 
-    def __init__(self, hook: PolicyHook, bindings: dict[str, Any]) -> None:
+    def __init__(self, hook: PolicyHook, bindings: dict[str, Any], principal: cel_admission.Principal) -> None:
         self.hook = hook
+        #: Kept while the expressions evaluate: the ``authorizer`` values name it.
+        self.principal = principal
         # every expression of the evaluation reads the same request: its values are converted
         # for the engine once (the match conditions see no variables)
         self.bindings = Activation({**bindings, cel_admission.VARIABLES: {}})
@@ -119,9 +124,11 @@ class PolicyDispatcher:
     """The stored ValidatingAdmissionPolicies and their bindings, enforced on the writes they
     match."""
 
-    def __init__(self, lookup: Lookup, lister: Lister) -> None:
+    def __init__(self, lookup: Lookup, lister: Lister,
+                 authorize: cel_admission.Authorize = cel_admission.always_allow) -> None:
         self._lookup = lookup
         self._list = lister
+        self._authorize = authorize
         #: (the policies' list, the bindings' list) compiled, and the hooks compiled from them
         self._compiled: tuple[list[Json], list[Json], tuple[PolicyHook, ...]] | None = None
 
@@ -187,7 +194,7 @@ class PolicyDispatcher:
                 continue
             namespace = self._namespace_object(attrs)
             for param in params:
-                decisions, annotation_errors = _validate(hook, versioned, param, namespace)
+                decisions, annotation_errors = _validate(hook, versioned, param, namespace, self._authorize)
                 for decision in decisions:
                     if decision.deny:
                         denials += self._act(hook, binding, decision)
@@ -279,16 +286,17 @@ def policy_request(attrs: Attributes) -> Json:
     return request
 
 
-def _validate(hook: PolicyHook, attrs: Attributes, param: Json | None,
-              namespace: Json | None) -> tuple[list[_Decision], list[str]]:
+def _validate(hook: PolicyHook, attrs: Attributes, param: Json | None, namespace: Json | None,
+              authorize: cel_admission.Authorize) -> tuple[list[_Decision], list[str]]:
     """``validator.Validate``: the decisions of one (policy, binding, param), and the errors of
     its audit annotations (which refuse the request whatever the binding's actions)."""
+    principal = request_principal(attrs, authorize)
     bindings = {cel_admission.OBJECT: attrs.object, cel_admission.OLD_OBJECT: attrs.old_object,
                 cel_admission.REQUEST: policy_request(attrs), cel_admission.NAMESPACE_OBJECT: namespace,
-                cel_admission.AUTHORIZER: None}
+                cel_admission.AUTHORIZER: principal.value}
     if hook.param_kind is not None:
         bindings[cel_admission.PARAMS] = param
-    evaluation = _Evaluation(hook, bindings)
+    evaluation = _Evaluation(hook, bindings, principal)
     fail = hook.failure_policy != "Ignore"
     if hook.match_conditions:
         holds, errors = evaluate_conditions(hook.match_conditions, evaluation.bindings)
