@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
+import orjson
+
 from .checks import DECLARED_TYPE
 from .engine import Environment
 from ..machinery import validation
@@ -68,22 +70,26 @@ NAMESPACE_SCHEMA = _declared({
 # --- kube's authorizer library (``library.Authz``, ``AuthzSelectors``) ---------------------------
 #
 # Its values cannot cross the engine's boundary as Python objects: they are one-key maps, as
-# ``library``'s kube types, of lists. An authorizer is ``{"@...Authorizer": [key, namespace,
-# name]}``: the key of the ``Principal`` (the request's user and the server's authorizer) it
-# checks for, and the service account it checks as instead (``serviceAccount``; empty: the
-# request's user). A group check carries the authorizer and the group, a resource check the
-# authorizer and the ``ResourceCheck`` fields (``_RESOURCE_FIELDS``), a path check the
-# authorizer and the path, a decision its decision, reason and error. The ``authorizer``
-# variable is the authorizer map with one field more, ``requestResource``: kube's
-# ``authorizer.requestResource`` variable, read here as a field of ``authorizer``.
+# ``library``'s kube types, whose value is a JSON list in a string (the engine converts a string
+# at the cost of one scalar, where a list costs each of its items: a check's chain of calls
+# costs a tenth). An authorizer's list is ``[key, namespace, name]``: the key of the
+# ``Principal`` (the request's user and the server's authorizer) it checks for, and the service
+# account it checks as instead (``serviceAccount``; empty: the request's user). A group check
+# is the authorizer's list and the group, a resource check the authorizer's list and the
+# ``ResourceCheck`` fields (``_RESOURCE_FIELDS``), a path check the authorizer's list and the
+# path; a decision is its decision, reason and error. The ``authorizer`` variable is the
+# authorizer with one field more, ``requestResource``: kube's ``authorizer.requestResource``
+# variable, read here as a field of ``authorizer``.
 
 _AUTHORIZER = "@kubernetes.authorization.Authorizer"
 _GROUP_CHECK = "@kubernetes.authorization.GroupCheck"
 _RESOURCE_CHECK = "@kubernetes.authorization.ResourceCheck"
 _PATH_CHECK = "@kubernetes.authorization.PathCheck"
 _DECISION = "@kubernetes.authorization.Decision"
-#: A resource check's list after its authorizer: what ``resourceCheckVal`` holds.
+#: A resource check's list after its authorizer's: what ``resourceCheckVal`` holds.
 _RESOURCE_FIELDS = ("group", "resource", "subresource", "namespace", "name", "fieldSelector", "labelSelector")
+#: The length of an authorizer's list, which begins every check's.
+_AUTHORIZER_FIELDS = 3
 _SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
 
 #: ``authorizer.Decision``'s values, as an authorizer answers.
@@ -137,11 +143,10 @@ class Principal:
         key = next(_keys)
         _principals[key] = self
         authorizer = [key, "", ""]
-        group, resource, subresource, namespace, name = request_resource
         #: The ``authorizer`` variable (``NewAuthorizerVal``) with its ``requestResource``
         #: (``NewResourceAuthorizerVal``: the request's own resource, subresource, namespace, name).
-        self.value: Json = {_AUTHORIZER: authorizer, "requestResource": {
-            _RESOURCE_CHECK: [authorizer, group, resource, subresource, namespace, name, "", ""]}}
+        self.value: Json = {**_value(_AUTHORIZER, authorizer),
+                            "requestResource": _value(_RESOURCE_CHECK, [*authorizer, *request_resource, "", ""])}
 
 
 def always_allow(user: Json, check: AccessCheck) -> AccessDecision:
@@ -154,11 +159,15 @@ _principals: weakref.WeakValueDictionary[int, Principal] = weakref.WeakValueDict
 _keys = itertools.count()
 
 
+def _value(kind: str, fields: list[Any]) -> Json:
+    return {kind: orjson.dumps(fields).decode()}
+
+
 def _receiver(value: Any, kind: str) -> list[Any]:
     """The list a library value of ``kind`` carries; "no such overload" for any other value."""
     if not isinstance(value, dict) or kind not in value:
         raise LibraryError("no such overload")
-    return value[kind]
+    return orjson.loads(value[kind])
 
 
 def _string(value: Any) -> str:
@@ -170,11 +179,11 @@ def _string(value: Any) -> str:
 def _path(authorizer: Any, path: Any) -> Json:
     if not _string(path).strip():
         raise LibraryError("path must not be empty")
-    return {_PATH_CHECK: [_receiver(authorizer, _AUTHORIZER), path]}
+    return _value(_PATH_CHECK, [*_receiver(authorizer, _AUTHORIZER), path])
 
 
 def _group(authorizer: Any, group: Any) -> Json:
-    return {_GROUP_CHECK: [_receiver(authorizer, _AUTHORIZER), _string(group)]}
+    return _value(_GROUP_CHECK, [*_receiver(authorizer, _AUTHORIZER), _string(group)])
 
 
 def _service_account(authorizer: Any, namespace: Any, name: Any) -> Json:
@@ -183,24 +192,24 @@ def _service_account(authorizer: Any, namespace: Any, name: Any) -> Json:
         raise LibraryError("Invalid service account name")
     if validation.name_is_dns_label(_string(namespace), False):
         raise LibraryError("Invalid service account namespace")
-    return {_AUTHORIZER: [key, namespace, name]}
+    return _value(_AUTHORIZER, [key, namespace, name])
 
 
 def _resource(group_check: Any, resource: Any) -> Json:
-    authorizer, group = _receiver(group_check, _GROUP_CHECK)
+    fields = _receiver(group_check, _GROUP_CHECK)
     if not _string(resource).strip():
         raise LibraryError("resource must not be empty")
-    return {_RESOURCE_CHECK: [authorizer, group, resource, "", "", "", "", ""]}
+    return _value(_RESOURCE_CHECK, [*fields, resource, "", "", "", "", ""])
 
 
 def _resource_field(field: str) -> Callable[[Any, Any], Json]:
     """The member function setting one field of a resource check (``resourceCheckName``...)."""
-    position = 1 + _RESOURCE_FIELDS.index(field)
+    position = _AUTHORIZER_FIELDS + _RESOURCE_FIELDS.index(field)
 
     def set_field(resource_check: Any, value: Any) -> Json:
-        fields = list(_receiver(resource_check, _RESOURCE_CHECK))
+        fields = _receiver(resource_check, _RESOURCE_CHECK)
         fields[position] = _string(value)
-        return {_RESOURCE_CHECK: fields}
+        return _value(_RESOURCE_CHECK, fields)
 
     return set_field
 
@@ -209,19 +218,19 @@ def _check(target: Any, verb: Any) -> Json:
     """``pathCheckCheck``/``resourceCheckCheck``: the decision of the principal's authorizer."""
     _string(verb)
     if isinstance(target, dict) and _PATH_CHECK in target:
-        authorizer, path = target[_PATH_CHECK]
+        key, account_namespace, account_name, path = _receiver(target, _PATH_CHECK)
         check = AccessCheck(verb, False, path=path)
     else:
-        authorizer, group, resource, subresource, namespace, name, _fields, _labels = _receiver(target, _RESOURCE_CHECK)
+        key, account_namespace, account_name, group, resource, subresource, namespace, name, _fields, _labels = \
+            _receiver(target, _RESOURCE_CHECK)
         check = AccessCheck(verb, True, group=group, resource=resource, subresource=subresource,
                             namespace=namespace, name=name)
-    key, account_namespace, account_name = authorizer
     principal = _principals.get(key)
     if principal is None:
         raise LibraryError("the authorizer of a request no longer served")
     user = principal.user if not account_namespace else _service_account_user(account_namespace, account_name)
     answer = principal.authorize(user, check)
-    return {_DECISION: [answer.decision, answer.reason, answer.error]}
+    return _value(_DECISION, [answer.decision, answer.reason, answer.error])
 
 
 def _service_account_user(namespace: str, name: str) -> Json:
