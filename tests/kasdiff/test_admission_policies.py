@@ -689,3 +689,26 @@ def test_authorizer_library(rbac_servers: test_access.Servers) -> None:
     for case, data in (("empty-path", {"path": " ", "resource": "pods"}),
                        ("empty-resource", {"path": "/healthz", "resource": ""})):
         create(case, jane, "misuse", "c", data)
+
+
+def test_authorizer_misuse_at_write_time(case: Case) -> None:
+    """Policies calling the authorizer library where its types do not allow it: kube's type
+    checker refuses them when they are written."""
+    misuses = {
+        "no-group": "authorizer.resource('pods').check('get').allowed()",
+        "group-check": "authorizer.group('').check('get').allowed()",
+        "path-namespace": "authorizer.path('/x').namespace('a').check('get').allowed()",
+        "decision-bool": "authorizer.path('/x').check('get')",
+        "not-allowed": "authorizer.group('').resource('pods').allowed()",
+        "int-group": "authorizer.group(1).resource('pods').check('get').allowed()",
+        "account-arity": "authorizer.serviceAccount('a').path('/x').check('get').allowed()",
+        "request-resource-field": "authorizer.requestResource.name('x').subresource('y').check('get').allowed()",
+        "selectors": "authorizer.group('').resource('pods').fieldSelector('a=b').labelSelector('c').check('list')"
+                     ".errored()",
+        "reason-string": "authorizer.path('/x').check('get').reason() == ''",
+        "variable-decision": "variables.d.allowed()",
+    }
+    for key, expression in misuses.items():
+        body = case.policy_body(key, [{"expression": expression}],
+                                variables=[{"name": "d", "expression": "authorizer.path('/x').check('get')"}])
+        case.send_config(f"create policy ({key})", POLICIES, body)

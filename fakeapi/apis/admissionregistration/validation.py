@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...cel import admission as cel_admission
+from ...cel import authorizer_types
 from ...cel.checks import check, result_type
 from ...cel.engine import Environment
 from ...machinery.path import validate_path_segment_name
@@ -326,10 +327,13 @@ class _Compiler:
         environment: Environment = cel_admission.environment(self.has_params, authorizer, composited)
         schemas = cel_admission.schemas(self.variables if composited else None)
         issues, _kind = check(environment, expression, schemas)
+        if issues is None and authorizer:
+            issues = "\n".join(text for _offset, text in authorizer_types.issues(expression)) or None
         shown = expression if shown is None else shown
         if issues is not None:
             return [invalid_error(path, shown, f"compilation failed: {issues}")]
-        got = result_type(expression, schemas, _DYNAMIC)
+        got = result_type(expression, schemas, _DYNAMIC) or (authorizer_types.result_type(expression) if authorizer
+                                                              else None)
         if not expected or got is None or got in expected:
             return []
         if len(expected) == 1:
