@@ -91,6 +91,9 @@ _RESOURCE_FIELDS = ("group", "resource", "subresource", "namespace", "name", "fi
 #: The length of an authorizer's list, which begins every check's.
 _AUTHORIZER_FIELDS = 3
 _SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
+#: kube's runtime cost of a check (``CallCost``; any other call of the library costs 1), and the
+#: cost one expression may reach (``celconfig.PerCallLimit``): an expression makes two checks.
+_CHECK_COST, _PER_CALL_LIMIT = 350_000, 1_000_000
 
 #: ``authorizer.Decision``'s values, as an authorizer answers.
 ALLOW, DENY, NO_OPINION = "Allow", "Deny", "NoOpinion"
@@ -135,11 +138,13 @@ class Principal:
     binds ``value`` keeps the principal while the expressions reading it evaluate (a key
     never reused, so a value outliving its principal fails rather than checks for another)."""
 
-    __slots__ = ("authorize", "user", "value", "__weakref__")
+    __slots__ = ("authorize", "user", "value", "checks", "__weakref__")
 
     def __init__(self, authorize: Authorize, user: Json, request_resource: tuple[str, str, str, str, str]) -> None:
         self.authorize = authorize
         self.user = user
+        #: The checks made by the expression being evaluated (``begin_expression``).
+        self.checks = 0
         key = next(_keys)
         _principals[key] = self
         authorizer = [key, "", ""]
@@ -147,6 +152,11 @@ class Principal:
         #: (``NewResourceAuthorizerVal``: the request's own resource, subresource, namespace, name).
         self.value: Json = {**_value(_AUTHORIZER, authorizer),
                             "requestResource": _value(_RESOURCE_CHECK, [*authorizer, *request_resource, "", ""])}
+
+    def begin_expression(self) -> None:
+        """An expression is about to be evaluated: its checks are counted from none (the engine
+        keeps no runtime cost; a check's is the one that reaches kube's limit)."""
+        self.checks = 0
 
 
 def always_allow(user: Json, check: AccessCheck) -> AccessDecision:
@@ -228,6 +238,9 @@ def _check(target: Any, verb: Any) -> Json:
     principal = _principals.get(key)
     if principal is None:
         raise LibraryError("the authorizer of a request no longer served")
+    principal.checks += 1
+    if principal.checks * _CHECK_COST > _PER_CALL_LIMIT:
+        raise LibraryError("operation cancelled: actual cost limit exceeded")
     user = principal.user if not account_namespace else _service_account_user(account_namespace, account_name)
     answer = principal.authorize(user, check)
     return _value(_DECISION, [answer.decision, answer.reason, answer.error])

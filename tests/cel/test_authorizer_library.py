@@ -81,9 +81,11 @@ def test_a_service_account_is_checked_as_its_user_and_groups() -> None:
 ])
 def test_a_decision_tells_the_authorizers_answer(answer: AccessDecision, expected: list) -> None:
     principal = Principal(Recorder(answer), JANE, REQUESTED)
-    decision = "authorizer.path('/x').check('get')"
-    assert evaluate(f"[{decision}.allowed(), {decision}.reason(), {decision}.errored(), {decision}.error()]",
-                    principal) == expected
+    told = []
+    for accessor in ("allowed", "reason", "errored", "error"):
+        principal.begin_expression()
+        told.append(evaluate(f"authorizer.path('/x').check('get').{accessor}()", principal))
+    assert told == expected
 
 
 @pytest.mark.parametrize(("source", "error"), [
@@ -116,3 +118,21 @@ def test_a_value_outliving_its_principal_checks_for_nobody() -> None:
     with pytest.raises(EvaluationError, match="the authorizer of a request no longer served"):
         program.evaluate({"object": {}, "oldObject": None, "request": {}, "namespaceObject": None,
                           "authorizer": value})
+
+
+def test_an_expression_makes_two_checks() -> None:
+    """kube charges a check 350000 of an expression's 1000000: the third is cancelled, and the
+    next expression counts from none."""
+    recorder = Recorder()
+    principal = Principal(recorder, JANE, REQUESTED)
+    two = "authorizer.path('/a').check('get').allowed() && authorizer.path('/b').check('get').allowed()"
+    assert evaluate(two, principal) is True
+    with pytest.raises(EvaluationError) as raised:
+        evaluate(f"{two} && authorizer.requestResource.check('get').allowed()", principal)
+    assert str(raised.value) == "operation cancelled: actual cost limit exceeded"
+    principal.begin_expression()
+    assert evaluate(f"{two} && true", principal) is True
+    principal.begin_expression()
+    with pytest.raises(EvaluationError, match="actual cost limit exceeded"):
+        evaluate(f"{two} && authorizer.requestResource.check('get').allowed()", principal)
+    assert len(recorder.asked) == 6

@@ -61,7 +61,8 @@ class _Evaluation:
 
     def __init__(self, hook: PolicyHook, bindings: dict[str, Any], principal: cel_admission.Principal) -> None:
         self.hook = hook
-        #: Kept while the expressions evaluate: the ``authorizer`` values name it.
+        #: The ``authorizer`` of the bindings (kept alive while the expressions evaluate: the
+        #: values name it).
         self.principal = principal
         # every expression of the evaluation reads the same request: its values are converted
         # for the engine once (the match conditions see no variables)
@@ -91,6 +92,7 @@ class _Evaluation:
                     failed[name] = value
                 else:
                     values[name] = value
+        self.principal.begin_expression()
         try:
             return program.evaluate(self.bindings, {cel_admission.VARIABLES: values})
         except EvaluationError as err:
@@ -299,7 +301,7 @@ def _validate(hook: PolicyHook, attrs: Attributes, param: Json | None, namespace
     evaluation = _Evaluation(hook, bindings, principal)
     fail = hook.failure_policy != "Ignore"
     if hook.match_conditions:
-        holds, errors = evaluate_conditions(hook.match_conditions, evaluation.bindings)
+        holds, errors = evaluate_conditions(hook.match_conditions, evaluation.bindings, principal)
         if not holds or (errors and not fail):
             return [], []
         if errors:

@@ -121,10 +121,10 @@ class Webhook:
     def _conditions_hold(self, attrs: Attributes, authorize: cel_admission.Authorize) -> bool:
         """A condition false skips the webhook; errors (with none false) fail the request under
         ``Fail`` (kube's 403 naming them) and skip the webhook under ``Ignore``."""
-        principal = request_principal(attrs, authorize)  # kept while the conditions evaluate
+        principal = request_principal(attrs, authorize)
         bindings = Activation({"object": attrs.object, "oldObject": attrs.old_object,
                                "request": admission_request(attrs), cel_admission.AUTHORIZER: principal.value})
-        holds, errors = evaluate_conditions(self.match_conditions, bindings)
+        holds, errors = evaluate_conditions(self.match_conditions, bindings, principal)
         if not holds or not errors:
             return holds
         if self.failure_policy == "Ignore":
@@ -149,14 +149,17 @@ def matched_version(attrs: Attributes, exact: bool, rules: Sequence[Rule], equiv
 
 
 def evaluate_conditions(conditions: Sequence[tuple[str, Program | CompileError]],
-                        bindings: Mapping[str, Any] | Activation) -> tuple[bool, list[str]]:
+                        bindings: Mapping[str, Any] | Activation,
+                        principal: cel_admission.Principal) -> tuple[bool, list[str]]:
     """``matchconditions.Matcher.Match`` of compiled conditions: (False, []) when one is false,
-    else (True, the errors of those that failed to compile or evaluate)."""
+    else (True, the errors of those that failed to compile or evaluate); ``bindings``'
+    authorizer is ``principal``'s."""
     errors = []
     for _name, program in conditions:
         if isinstance(program, CompileError):
             errors.append(f"compilation failed: {program}")
             continue
+        principal.begin_expression()
         try:
             value = program.evaluate(bindings)
         except EvaluationError as err:
