@@ -15,7 +15,10 @@
 
 * the ``kubernetes`` Service in ``default`` (``kubernetes-service`` controller, with the cluster
   IP it gets, the first of the service range: the script runs kube-apiserver with fakeapi's
-  range, ``10.0.0.0/24``).
+  range, ``10.0.0.0/24``);
+* the local APIServices of the built-in group versions (kube-aggregator's ``autoregister``
+  controller: ``v1.``, ``v1.apps``, ..., labelled ``kube-aggregator.kubernetes.io/automanaged:
+  onstart``, with kube's group and version priorities, ``Available`` as ``Local``).
 
 What differs per server is dropped: uid, resourceVersion, creationTimestamp and the times of
 managedFields and conditions, which fakeapi fills in when it creates them; the Service's target
@@ -52,6 +55,7 @@ COLLECTIONS = (
      "PriorityLevelConfiguration"),
     ("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", "flowcontrol.apiserver.k8s.io", "v1", "FlowSchema"),
     ("/api/v1/namespaces/default/services", "", "v1", "Service"),
+    ("/apis/apiregistration.k8s.io/v1/apiservices", "apiregistration.k8s.io", "v1", "APIService"),
 )
 _PER_SERVER = ("uid", "resourceVersion", "creationTimestamp")
 

@@ -30,9 +30,10 @@ class QuietHandler(BaseHTTPRequestHandler):
 
 
 def https_server(handler: type[BaseHTTPRequestHandler], ca_name: str, hosts: Sequence[str],
-                 port: int = 0) -> tuple[ThreadingHTTPServer, KeyPair]:
+                 port: int = 0, client_ca_pem: str = "") -> tuple[ThreadingHTTPServer, KeyPair]:
     """A server (not yet serving) of ``handler`` on ``port`` (0: a free one) with a certificate
-    for ``hosts``, and the CA that signed it."""
+    for ``hosts``, and the CA that signed it; with ``client_ca_pem``, clients must present a
+    certificate that CA signed."""
     ca = new_ca(ca_name)
     pair = issue(ca, "127.0.0.1", hosts=hosts)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -41,6 +42,9 @@ def https_server(handler: type[BaseHTTPRequestHandler], ca_name: str, hosts: Seq
         cert.write_bytes(pair.certificate_pem)
         key.write_bytes(pair.key_pem)
         context.load_cert_chain(cert, key)
+    if client_ca_pem:
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.load_verify_locations(cadata=client_ca_pem)
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
     server.daemon_threads = True
     # The handshake in the request's thread, not in accept: a test that stops the server from

@@ -8,7 +8,9 @@ A path is ``/<prefix>/.../<behaviour>``. Behaviours: ``allow``; ``deny`` (a mess
 ``label`` (a JSON patch adding the label ``webhook: <name of the webhook's path>``, once);
 ``label-first``/``label-second`` (each adds its own label, to show reinvocation); ``slow``
 (answers after 3 s), ``slow-if-annotated`` (so, for an object annotated ``slow: "yes"``); ``error`` (HTTP 500, text); ``bad-uid`` (answers another request's uid);
-``patch-in-validating`` (allowed with a patch, which a validating webhook may not return)."""
+``patch-in-validating`` (allowed with a patch, which a validating webhook may not return).
+
+A ConversionReview (a CRD's conversion webhook, any path) is answered by ``conversion_answer``."""
 
 from __future__ import annotations
 
@@ -40,6 +42,9 @@ class WebhookServer:
                 review = json.loads(body)
                 with server._lock:
                     server.records.append((path, review))
+                if review.get("kind") == "ConversionReview":
+                    self.send(200, json.dumps(conversion_answer(review)).encode(), "application/json")
+                    return
                 annotations = ((review["request"].get("object") or {}).get("metadata") or {}).get("annotations") or {}
                 if behaviour == "slow" or behaviour == "slow-if-annotated" and annotations.get("slow") == "yes":
                     time.sleep(3)
@@ -104,3 +109,73 @@ def answer(behaviour: str, review: Json) -> Json:
     # status is the v1 field's JSON name (result in Go)
     return {"apiVersion": review.get("apiVersion", "admission.k8s.io/v1"), "kind": "AdmissionReview",
             "response": response}
+
+
+#: A test CRD's versions: v1 names the field ``spec.size``, every other version ``spec.replicas``.
+_SIZE_FIELDS = {"v1": "size"}
+
+
+def conversion_crd(group: str, plural: str, kind: str, client_config: Json,
+                   review_versions: tuple[str, ...] = ("v1",)) -> Json:
+    """A namespaced CRD converted by a webhook (``conversion_answer``'s): v1 stored, v2 served
+    too, both with a status subresource and schemas that keep any ``spec`` and ``status``."""
+    free = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    schema = {"type": "object", "properties": {"spec": free, "status": free}}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group, "scope": "Namespaced",
+            "names": {"plural": plural, "singular": kind.lower(), "kind": kind, "listKind": f"{kind}List"},
+            "versions": [{"name": name, "served": True, "storage": name == "v1", "schema": {"openAPIV3Schema": schema},
+                          "subresources": {"status": {}}} for name in ("v1", "v2")],
+            "conversion": {"strategy": "Webhook", "webhook": {
+                "clientConfig": client_config, "conversionReviewVersions": list(review_versions)}},
+        },
+    }
+
+
+def _converted(obj: Json, api_version: str) -> Json:
+    """``obj`` in ``api_version``: its ``spec`` field renamed, what its ``conversion`` label
+    asks done wrong."""
+    out = json.loads(json.dumps(obj))
+    spec = out.get("spec") or {}
+    source = _SIZE_FIELDS.get(obj["apiVersion"].rsplit("/", 1)[-1], "replicas")
+    target = _SIZE_FIELDS.get(api_version.rsplit("/", 1)[-1], "replicas")
+    if source in spec:
+        spec[target] = spec.pop(source)
+    out["apiVersion"] = api_version
+    wrong = (out["metadata"].get("labels") or {}).get("conversion")
+    if wrong == "rename":
+        out["metadata"]["name"] += "-renamed"
+    elif wrong == "relabel":
+        out["metadata"]["labels"]["converted"] = "yes"
+        out["metadata"]["resourceVersion"] = "1"  # kube restores every other metadata field
+    elif wrong == "bad-label":
+        out["metadata"]["labels"]["converted"] = "not a valid label value"
+    elif wrong == "wrong-version":
+        out["apiVersion"] = obj["apiVersion"]
+    elif wrong == "wrong-kind":
+        out["kind"] = "Other"
+    return out
+
+
+def conversion_answer(review: Json) -> Json:
+    """A conversion webhook's answer: each object converted to the desired version (``spec.size``
+    in v1 is ``spec.replicas`` elsewhere), unless an object's ``conversion`` label says what to
+    do wrong: ``failure`` (result Failure), ``bad-uid`` (another request's uid), ``drop`` (no
+    objects returned), ``slow`` (answers after 3 s), ``rename``, ``relabel`` (a new label: kube
+    keeps it), ``bad-label``, ``wrong-version``, ``wrong-kind``."""
+    request = review["request"]
+    wrongs = {(obj["metadata"].get("labels") or {}).get("conversion") for obj in request["objects"]}
+    if "slow" in wrongs:
+        time.sleep(3)
+    response: Json = {"uid": request["uid"], "result": {"status": "Success"},
+                      "convertedObjects": [_converted(obj, request["desiredAPIVersion"]) for obj in request["objects"]]}
+    if "failure" in wrongs:
+        response = {"uid": request["uid"], "result": {"status": "Failure", "message": "the test refuses to convert"}}
+    elif "bad-uid" in wrongs:
+        response["uid"] = "not-" + request["uid"]
+    elif "drop" in wrongs:
+        response["convertedObjects"] = []
+    return {"apiVersion": review["apiVersion"], "kind": "ConversionReview", "response": response}

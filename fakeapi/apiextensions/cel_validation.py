@@ -42,7 +42,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..cel.checks import check
-from ..cel.cost import DeclType, decl_type, max_cardinality, max_cost
+from ..cel.cost import max_cost
+from ..cel.types import DeclType, decl_type, max_cardinality
 from ..cel.engine import Activation, CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional, tokens
 from ..cel.values import to_cel
 from ..machinery import status

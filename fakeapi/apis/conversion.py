@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 Json = dict[str, Any]
 Convert = Callable[[Json], Json]
+#: A conversion that calls out (a CRD's conversion webhook), awaited.
+AsyncConvert = Callable[[Json], Awaitable[Json]]
 
 CORE_EVENT = "v1"
 EVENTS_V1 = "events.k8s.io/v1"
@@ -38,10 +40,20 @@ AUTOSCALING_V2 = "autoscaling/v2"
 
 @dataclass(frozen=True, slots=True)
 class Conversion:
-    """From a resource's storage version to one other served version and back."""
+    """From a resource's storage version to one other served version and back. A conversion
+    that calls out (``served_async`` set: a CRD's conversion webhook) waits for its answer in
+    ``to_served`` and ``to_storage`` with ``runtime.wait_for``: they are called where the code
+    runs under ``runtime.run_awaiting`` (a request's handler, admission), and a raised
+    ``StatusError`` is what the request answers."""
 
     to_served: Convert
     to_storage: Convert
+    #: ``to_served`` awaited, for code on the event loop (a watch's events, a cache's objects).
+    served_async: AsyncConvert | None = None
+
+    @property
+    def waits(self) -> bool:
+        return self.served_async is not None
 
 
 # ----------------------------------------------------------------------------- helpers

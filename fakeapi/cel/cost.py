@@ -4,7 +4,7 @@ cel-go's estimator (``checker/cost.go``) with kube's sizes and function costs
 ``apiserver/pkg/cel/library/cost.go``), over the types kube declares for the schema
 (``apiserver/pkg/cel/common/schemas.go``'s ``SchemaDeclType``).
 
-``decl_type(schema, resource_root)`` is the schema's type with kube's size bounds: a list's
+``types.decl_type(schema, resource_root)`` is the schema's type with kube's size bounds: a list's
 ``maxItems``, a map's ``maxProperties`` and a string's ``maxLength`` (times 4: a code point may
 take 4 bytes), or, where the schema declares none, as many as the largest request (3 MiB) could
 hold, given the smallest serialized size of each element (``estimateMaxArrayItemsFromMinSize``,
@@ -12,7 +12,7 @@ hold, given the smallest serialized size of each element (``estimateMaxArrayItem
 longest value bounds a string). ``max_cost(source, decl)`` is the largest cost cel-go estimates
 for an expression over ``self``/``oldSelf`` of that type (``EstimateCost(...).Max``), or None
 where this module does not cover the expression: the caller then accepts it, as before.
-``max_cardinality(decl)`` is how many times a rule may run per request when its node's
+``types.max_cardinality(decl)`` is how many times a rule may run per request when its node's
 ancestors do not bound it (``maxCardinality``).
 
 The estimate follows cel-go's walk exactly, quirks included: each node's "path" from the
@@ -44,158 +44,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from .syntax import ACCUMULATOR, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, NotParsed, Select, parse
-from .values import escape
+from .types import (BOOL, BYTES, DOUBLE, DURATION, DYN, INT, MAP_KEY, NULL, STRING, TIMESTAMP, TYPE, UINT, CelType,
+                    DeclType, NotSelectable, field_type, type_of_decl)
 
-#: ``celconfig.MaxRequestSizeBytes``: the largest request kube reads.
-MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024
 _UINT64_MAX = 2**64 - 1
 _TWO_TO_64 = float(2**64)
 _STRING_TRAVERSAL = 0.1
 _REGEX_LENGTH = 0.25
 _LIST_CREATE, _MAP_CREATE = 10, 30
 _UNKNOWN = (0, _UINT64_MAX)
-# apiserver/pkg/cel/limits.go
-_MAX_DURATION_JSON, _MAX_DATETIME_JSON, _MIN_DURATION_JSON, _JSON_DATE, _MIN_DATETIME_JSON = 32, 32, 3, 12, 21
-_MIN_STRING, _MIN_BOOL, _MIN_NUMBER = 2, 4, 1
-
-
 class NotEstimated(ValueError):
     """An expression (or a part of it) outside what this module estimates."""
 
 
-@dataclass(eq=False)
-class DeclType:
-    """kube's ``DeclType``: a CEL type with its size bounds."""
-
-    #: ``object``, ``list``, ``map``, ``string``, ``bytes``, ``int``, ``double``, ``bool``,
-    #: ``duration``, ``timestamp`` or ``dyn``
-    kind: str
-    max_elements: int = 0
-    min_size: int = 1
-    elem: DeclType | None = None
-    #: an object's fields by their CEL names
-    fields: dict[str, DeclType] = field(default_factory=dict)
-
-
-#: A map's keys: kube declares them with the shared ``StringType``, which has no size bound.
-_MAP_KEY = DeclType("string", 0, _MIN_STRING)
-
-
-def _zero_if_negative(value: int) -> int:
-    return max(value, 0)
-
-
-def _max_string_length_per_request(schema: Mapping[str, Any]) -> int:
-    if schema.get("x-kubernetes-int-or-string"):
-        return MAX_REQUEST_SIZE_BYTES - 2
-    return {"duration": _MAX_DURATION_JSON, "date": _JSON_DATE,
-            "date-time": _MAX_DATETIME_JSON}.get(schema.get("format", ""), MAX_REQUEST_SIZE_BYTES - 2)
-
-
-def _with_type_and_object_meta(schema: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``WithTypeAndObjectMeta``: a resource's ``apiVersion``, ``kind`` and ``metadata`` as CEL
-    sees them."""
-    properties = dict(schema.get("properties") or {})
-    string = {"type": "string"}
-    properties.update(kind=string, apiVersion=string, metadata={
-        "type": "object", "properties": {"name": string, "generateName": string}})
-    return {**schema, "properties": properties}
-
-
-def decl_type(schema: Mapping[str, Any], resource_root: bool) -> DeclType | None:
-    """``SchemaDeclType`` of a structural schema (None where kube declares no type)."""
-    if schema.get("x-kubernetes-int-or-string"):
-        max_length = schema.get("maxLength")
-        bound = _zero_if_negative(max_length) * 4 if max_length is not None else _max_string_length_per_request(schema)
-        return DeclType("dyn", bound, 1)
-    if resource_root:
-        schema = _with_type_and_object_meta(schema)
-    kind = schema.get("type")
-    if kind == "array":
-        items = schema.get("items")
-        if not isinstance(items, Mapping):
-            return None
-        elem = decl_type(items, bool(items.get("x-kubernetes-embedded-resource")))
-        if elem is None:
-            return None
-        max_items = schema.get("maxItems")
-        bound = _zero_if_negative(max_items) if max_items is not None else (MAX_REQUEST_SIZE_BYTES - 2) // (elem.min_size + 1)
-        return DeclType("list", bound, 2, elem)
-    if kind == "object":
-        additional = schema.get("additionalProperties")
-        if isinstance(additional, Mapping):
-            value = decl_type(additional, bool(additional.get("x-kubernetes-embedded-resource")))
-            if value is None:
-                return None
-            max_properties = schema.get("maxProperties")
-            bound = (_zero_if_negative(max_properties) if max_properties is not None
-                     else (MAX_REQUEST_SIZE_BYTES - 2) // (value.min_size + 6))
-            return DeclType("map", bound, 2, value)
-        required = set(schema.get("required") or ())
-        fields: dict[str, DeclType] = {}
-        min_size = 2
-        for name, prop in (schema.get("properties") or {}).items():
-            field_type = decl_type(prop, bool(prop.get("x-kubernetes-embedded-resource")))
-            if field_type is None:
-                continue
-            if (escaped := escape(name)) is not None:
-                fields[escaped] = field_type
-            if name in required and "default" not in prop:
-                min_size += len(name.encode()) + field_type.min_size + 4
-        return DeclType("object", 0, min_size, fields=fields)
-    if kind == "string":
-        return _string_decl_type(schema)
-    return {"boolean": DeclType("bool", 0, _MIN_BOOL), "number": DeclType("double", 0, _MIN_NUMBER),
-            "integer": DeclType("int", 0, _MIN_NUMBER)}.get(kind or "")
-
-
-def _string_decl_type(schema: Mapping[str, Any]) -> DeclType:
-    string_format = schema.get("format")
-    max_length = schema.get("maxLength")
-    if string_format == "byte":
-        bound = _zero_if_negative(max_length) if max_length is not None else _max_string_length_per_request(schema)
-        return DeclType("bytes", bound, _MIN_STRING)
-    if string_format in ("duration", "date", "date-time"):
-        kind, min_size = {"duration": ("duration", _MIN_DURATION_JSON), "date": ("timestamp", _JSON_DATE),
-                          "date-time": ("timestamp", _MIN_DATETIME_JSON)}[string_format]
-        return DeclType(kind, _max_string_length_per_request(schema), min_size)
-    if max_length is not None:
-        bound = _zero_if_negative(max_length) * 4
-    elif schema.get("enum"):
-        bound = max((len(value.encode()) for value in schema["enum"] if isinstance(value, str)), default=0)
-    else:
-        bound = _max_string_length_per_request(schema)
-    return DeclType("string", bound, _MIN_STRING)
-
-
-def max_cardinality(decl: DeclType) -> int:
-    """How many values of ``decl`` a request may hold, when nothing above bounds it."""
-    return MAX_REQUEST_SIZE_BYTES // (decl.min_size + 1)
-
-
-@dataclass(frozen=True)
-class _Type:
-    """A CEL type as the checker infers it; ``decl`` for an object's fields."""
-
-    kind: str
-    params: tuple[_Type, ...] = ()
-    decl: DeclType | None = field(default=None, compare=False)
-
-
-_BOOL, _INT, _UINT, _DOUBLE = _Type("bool"), _Type("int"), _Type("uint"), _Type("double")
-_STRING, _BYTES, _NULL, _DYN = _Type("string"), _Type("bytes"), _Type("null"), _Type("dyn")
-_DURATION, _TIMESTAMP, _TYPE = _Type("duration"), _Type("timestamp"), _Type("type")
 # kube's library types
-_QUANTITY, _URL, _IP, _CIDR, _SEMVER, _FORMAT = (_Type("quantity"), _Type("url"), _Type("ip"), _Type("cidr"), _Type("semver"),
-                                                 _Type("format"))
+_QUANTITY, _URL, _IP, _CIDR, _SEMVER, _FORMAT = (CelType("quantity"), CelType("url"), CelType("ip"), CelType("cidr"), CelType("semver"),
+                                                 CelType("format"))
 _NUMBERS = frozenset(("int", "uint", "double"))
 _SCALARS = frozenset(("bool", "double", "duration", "int", "timestamp", "uint"))
-_CONVERSIONS = {"int": _INT, "uint": _UINT, "double": _DOUBLE, "string": _STRING, "bool": _BOOL, "bytes": _BYTES,
-                "duration": _DURATION, "timestamp": _TIMESTAMP, "type": _TYPE}
+_CONVERSIONS = {"int": INT, "uint": UINT, "double": DOUBLE, "string": STRING, "bool": BOOL, "bytes": BYTES,
+                "duration": DURATION, "timestamp": TIMESTAMP, "type": TYPE}
 _TIME_ACCESSORS = frozenset((
     "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getHours", "getMinutes",
     "getSeconds", "getMilliseconds"))
@@ -204,29 +75,29 @@ _NAMESPACES = frozenset(("optional", "ip", "format", "sets", "lists", "strings")
 #: kube's library functions: the arguments' kinds and the result, by function name (a member's
 #: receiver first).
 _LIBRARY_GLOBALS = {
-    "quantity": _QUANTITY, "isQuantity": _BOOL, "url": _URL, "isURL": _BOOL, "ip": _IP, "isIP": _BOOL,
-    "ip.isCanonical": _BOOL, "cidr": _CIDR, "isCIDR": _BOOL, "semver": _SEMVER, "isSemver": _BOOL,
-    "format.named": _Type("optional", (_FORMAT,)),
+    "quantity": _QUANTITY, "isQuantity": BOOL, "url": _URL, "isURL": BOOL, "ip": _IP, "isIP": BOOL,
+    "ip.isCanonical": BOOL, "cidr": _CIDR, "isCIDR": BOOL, "semver": _SEMVER, "isSemver": BOOL,
+    "format.named": CelType("optional", (_FORMAT,)),
 }
 _FORMAT_NAMES = frozenset(("dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedName", "dns1123LabelPrefix",
                            "dns1123SubdomainPrefix", "dns1035LabelPrefix", "labelValue", "uri", "uuid", "byte", "date",
                            "datetime"))
-_LIBRARY_MEMBERS: dict[tuple[str, str], tuple[tuple[str, ...], _Type]] = {
+_LIBRARY_MEMBERS: dict[tuple[str, str], tuple[tuple[str, ...], CelType]] = {
     **{("quantity", name): ((), result) for name, result in (
-        ("sign", _INT), ("isInteger", _BOOL), ("asInteger", _INT), ("asApproximateFloat", _DOUBLE))},
+        ("sign", INT), ("isInteger", BOOL), ("asInteger", INT), ("asApproximateFloat", DOUBLE))},
     **{("quantity", name): (("quantity",), result) for name, result in (
-        ("isLessThan", _BOOL), ("isGreaterThan", _BOOL), ("compareTo", _INT), ("add", _QUANTITY), ("sub", _QUANTITY))},
+        ("isLessThan", BOOL), ("isGreaterThan", BOOL), ("compareTo", INT), ("add", _QUANTITY), ("sub", _QUANTITY))},
     ("quantity", "add_int"): (("int",), _QUANTITY), ("quantity", "sub_int"): (("int",), _QUANTITY),
-    **{("url", name): ((), _STRING) for name in ("getScheme", "getHost", "getHostname", "getPort", "getEscapedPath")},
-    ("url", "getQuery"): ((), _Type("map", (_STRING, _Type("list", (_STRING,))))),
-    ("ip", "family"): ((), _INT),
-    **{("ip", name): ((), _BOOL) for name in (
+    **{("url", name): ((), STRING) for name in ("getScheme", "getHost", "getHostname", "getPort", "getEscapedPath")},
+    ("url", "getQuery"): ((), CelType("map", (STRING, CelType("list", (STRING,))))),
+    ("ip", "family"): ((), INT),
+    **{("ip", name): ((), BOOL) for name in (
         "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast")},
-    ("cidr", "ip"): ((), _IP), ("cidr", "masked"): ((), _CIDR), ("cidr", "prefixLength"): ((), _INT),
-    **{("semver", name): ((), _INT) for name in ("major", "minor", "patch")},
+    ("cidr", "ip"): ((), _IP), ("cidr", "masked"): ((), _CIDR), ("cidr", "prefixLength"): ((), INT),
+    **{("semver", name): ((), INT) for name in ("major", "minor", "patch")},
     **{("semver", name): (("semver",), result) for name, result in (
-        ("isLessThan", _BOOL), ("isGreaterThan", _BOOL), ("compareTo", _INT))},
-    ("format", "validate"): (("string",), _Type("optional", (_Type("list", (_STRING,)),))),
+        ("isLessThan", BOOL), ("isGreaterThan", BOOL), ("compareTo", INT))},
+    ("format", "validate"): (("string",), CelType("optional", (CelType("list", (STRING,)),))),
 }
 #: The overloads kube's estimates tell apart.
 _CONTAINS_OVERLOADS = {("containsIP", "string"): "cidr_contains_ip_string", ("containsIP", "ip"): "cidr_contains_ip_ip",
@@ -236,37 +107,11 @@ _TYPE_NAMES = frozenset(("int", "uint", "double", "string", "bytes", "bool", "li
 _ORDERINGS = {"_<_": "less", "_<=_": "less_equals", "_>_": "greater", "_>=_": "greater_equals"}
 
 
-def _field_type(operand: _Type, name: str) -> _Type:
-    """The type of ``operand.name`` (an optional's field is optional)."""
-    if operand.kind == "optional":
-        return _Type("optional", (_field_type(operand.params[0], name),))
-    if operand.kind == "object":
-        assert operand.decl is not None
-        if name not in operand.decl.fields:
-            raise NotEstimated(f"field {name}")
-        return _type_of_decl(operand.decl.fields[name])
-    if operand.kind == "map":
-        return operand.params[1]
-    if operand.kind == "dyn":
-        return _DYN
-    raise NotEstimated(f"selection on {operand.kind}")
-
-
-def _is_scalar(value: _Type) -> bool:
+def _is_scalar(value: CelType) -> bool:
     """``isScalar``: the types whose values cel-go sizes 1 (an optional of one too)."""
     if value.kind == "optional":
         return _is_scalar(value.params[0])
     return value.kind in _SCALARS
-
-
-def _type_of_decl(decl: DeclType) -> _Type:
-    if decl.kind == "list":
-        return _Type("list", (_type_of_decl(decl.elem),), decl)  # type: ignore[arg-type]
-    if decl.kind == "map":
-        return _Type("map", (_STRING, _type_of_decl(decl.elem)), decl)  # type: ignore[arg-type]
-    if decl.kind == "object":
-        return _Type("object", (), decl)
-    return _Type(decl.kind)
 
 
 def _add(left: int, right: int) -> int:
@@ -325,7 +170,7 @@ class _LocalVar:
     path: list[str] | None
     size: Range | None
     entry: _EntrySize | None
-    type: _Type
+    type: CelType
 
 
 @dataclass
@@ -333,7 +178,7 @@ class _Node:
     """cel-go's ``AstNode``: what a function's estimator sees of an argument."""
 
     path: list[str] | None
-    type: _Type
+    type: CelType
     expr: Expr | None
     computed_size: Range | None
 
@@ -342,11 +187,11 @@ class _Coster:
     """cel-go's ``coster`` with kube's size estimator and function costs, typing each node as
     it goes (cel-go's checker has typed them before)."""
 
-    def __init__(self, root: DeclType, variables: Mapping[str, _Type]) -> None:
+    def __init__(self, root: DeclType, variables: Mapping[str, CelType]) -> None:
         self.root = root
         self.variables = variables
         self.paths: dict[Expr, list[str]] = {}
-        self.types: dict[Expr, _Type] = {}
+        self.types: dict[Expr, CelType] = {}
         self.sizes: dict[Expr, Range] = {}
         self.entry_sizes: dict[Expr, _EntrySize] = {}
         self.locals: dict[str, list[_LocalVar]] = {}
@@ -364,7 +209,7 @@ class _Coster:
             elif name == "@keys":
                 if current.kind != "map":
                     return None
-                current = _MAP_KEY
+                current = MAP_KEY
             else:
                 if current.kind != "object" or name not in current.fields:
                     return None
@@ -373,8 +218,8 @@ class _Coster:
 
     def cost(self, expr: Expr) -> Range:
         if isinstance(expr, Literal):
-            self.types[expr] = {"int": _INT, "uint": _UINT, "double": _DOUBLE, "string": _STRING, "bytes": _BYTES,
-                                "bool": _BOOL, "null": _NULL}[expr.kind]
+            self.types[expr] = {"int": INT, "uint": UINT, "double": DOUBLE, "string": STRING, "bytes": BYTES,
+                                "bool": BOOL, "null": NULL}[expr.kind]
             return 0, 0
         if isinstance(expr, Ident):
             return self.cost_ident(expr)
@@ -407,7 +252,7 @@ class _Coster:
             self.types[expr] = local.type
         elif expr.name in self.variables or expr.name in _TYPE_NAMES:
             self.paths[expr] = [expr.name]
-            self.types[expr] = self.variables.get(expr.name, _TYPE)
+            self.types[expr] = self.variables.get(expr.name, TYPE)
         else:
             raise NotEstimated(f"identifier {expr.name}")
         return 1, 1
@@ -415,11 +260,11 @@ class _Coster:
     def cost_select(self, expr: Select) -> Range:
         total = self.cost(expr.operand)
         operand = self.types[expr.operand]
-        field_type = _field_type(operand, expr.field)
+        selected = field_type(operand, expr.field)
         if expr.test_only:  # kube: PresenceTestHasCost(false)
-            self.types[expr] = _BOOL
+            self.types[expr] = BOOL
             return total
-        self.types[expr] = field_type
+        self.types[expr] = selected
         self.paths[expr] = (self.path_of(expr.operand) or []) + [expr.field]
         # cel-go counts the selection of a map's or an object's field, not of a dyn's or an
         # optional's (whose field is optional)
@@ -434,7 +279,7 @@ class _Coster:
     def cost_call(self, expr: Call) -> Range:
         if expr.function == "dyn" and expr.target is None and len(expr.args) == 1:
             argument = self.cost(expr.args[0])
-            self.types[expr] = _DYN
+            self.types[expr] = DYN
             self.copy_sizes(expr, expr.args[0])
             return _add_ranges((1, 1), argument)
         function, target_expr = expr.function, expr.target
@@ -450,7 +295,7 @@ class _Coster:
             target = self.node(target_expr)
         if function == "_?._":  # .?f: the field is the second argument, a string literal
             assert isinstance(expr.args[1], Literal)
-            overloads, result_type = ("select_optional_field",), _Type("optional", (_field_type(_unwrapped(args[0].type), expr.args[1].value),))
+            overloads, result_type = ("select_optional_field",), CelType("optional", (field_type(_unwrapped(args[0].type), expr.args[1].value),))
         else:
             overloads, result_type = _overloads(function, target.type if target else None, [a.type for a in args])
         self.types[expr] = result_type
@@ -480,7 +325,7 @@ class _Coster:
             total = _add_ranges(total, self.cost(element))
             item_size = _union(item_size, self.size_or_unknown(element))
             element_types.append(self.types[element])
-        self.types[expr] = _Type("list", (_common_type(element_types),))
+        self.types[expr] = CelType("list", (_common_type(element_types),))
         self.entry_sizes[expr] = _EntrySize("list", (1, 1), item_size)
         return _add_ranges(total, (_LIST_CREATE, _LIST_CREATE))
 
@@ -496,7 +341,7 @@ class _Coster:
             value_size = _union(value_size, self.size_or_unknown(value))
             key_types.append(self.types[key])
             value_types.append(self.types[value])
-        self.types[expr] = _Type("map", (_common_type(key_types), _common_type(value_types)))
+        self.types[expr] = CelType("map", (_common_type(key_types), _common_type(value_types)))
         self.entry_sizes[expr] = _EntrySize("map", key_size, value_size)
         return _add_ranges(total, (_MAP_CREATE, _MAP_CREATE))
 
@@ -511,11 +356,11 @@ class _Coster:
         total = _add_ranges(total, self.cost(expr.accu_init))
         range_type = self.types[expr.iter_range]
         if range_type.kind == "list":
-            key_type, value_type = _INT, range_type.params[0]
+            key_type, value_type = INT, range_type.params[0]
         elif range_type.kind == "map":
             key_type, value_type = range_type.params
         elif range_type.kind == "dyn":
-            key_type, value_type = _DYN, _DYN
+            key_type, value_type = DYN, DYN
         else:
             raise NotEstimated(f"comprehension over {range_type.kind}")
         accumulator_type = self.types[expr.accu_init]
@@ -556,11 +401,11 @@ class _Coster:
         self.copy_sizes(expr, expr.result)
         return total
 
-    def push(self, name: str, expr: Expr, value_type: _Type) -> None:
+    def push(self, name: str, expr: Expr, value_type: CelType) -> None:
         local = _LocalVar(self.path_of(expr), self.compute_size(expr), self.entry_size(expr), value_type)
         self.locals.setdefault(name, []).append(local)
 
-    def push_iteration(self, name: str, range_expr: Expr, element_type: _Type) -> None:
+    def push_iteration(self, name: str, range_expr: Expr, element_type: CelType) -> None:
         """``pushIterSingle``: a list's items (``@items``) or a map's keys (``@keys``)."""
         entry = self.entry_size(range_expr)
         container = entry.container if entry is not None else self.types[range_expr].kind
@@ -571,7 +416,7 @@ class _Coster:
         path = (self.path_of(range_expr) or []) + [subpath]
         self.locals.setdefault(name, []).append(_LocalVar(path, size, None, element_type))
 
-    def push_entry(self, name: str, range_expr: Expr, variable_type: _Type, key: bool) -> None:
+    def push_entry(self, name: str, range_expr: Expr, variable_type: CelType, key: bool) -> None:
         """``pushIterKey``/``pushIterValue``: a list's indices (``@indices``) and items, or a
         map's keys and values (``@values``)."""
         entry = self.entry_size(range_expr)
@@ -855,12 +700,12 @@ def _expr_size(expr: Expr) -> Range | None:
     return None
 
 
-def _common_type(types: list[_Type]) -> _Type:
+def _common_type(types: list[CelType]) -> CelType:
     """An aggregate literal's element type (kube requires homogeneous literals)."""
     if not types:
-        return _DYN
+        return DYN
     first = types[0]
-    return first if all(t == first for t in types) else _DYN
+    return first if all(t == first for t in types) else DYN
 
 
 def _require(condition: bool, what: str) -> None:
@@ -868,7 +713,7 @@ def _require(condition: bool, what: str) -> None:
         raise NotEstimated(what)
 
 
-def _overloads(function: str, target: _Type | None, args: list[_Type]) -> tuple[tuple[str, ...], _Type]:
+def _overloads(function: str, target: CelType | None, args: list[CelType]) -> tuple[tuple[str, ...], CelType]:
     """The overloads the checker keeps for a call (one, or several where an argument is dyn)
     and the call's type (``NotEstimated`` where this module does not know them)."""
     kinds = [arg.kind for arg in args]
@@ -882,26 +727,26 @@ def _accepts(kinds: Sequence[str], *accepted: str) -> bool:
     return all(kind == "dyn" or kind in accepted for kind in kinds)
 
 
-def _global_overloads(function: str, args: list[_Type], kinds: list[str]) -> tuple[tuple[str, ...], _Type]:
+def _global_overloads(function: str, args: list[CelType], kinds: list[str]) -> tuple[tuple[str, ...], CelType]:
     if function in ("_&&_", "_||_", "!_", "@not_strictly_false"):
         return ({"_&&_": "logical_and", "_||_": "logical_or", "!_": "logical_not",
-                 "@not_strictly_false": "not_strictly_false"}[function],), _BOOL
+                 "@not_strictly_false": "not_strictly_false"}[function],), BOOL
     if function == "_?_:_":
         result = args[1] if args[1].kind != "null" else args[2]
         if args[1].kind != args[2].kind and "dyn" in (args[1].kind, args[2].kind):
-            result = _DYN
+            result = DYN
         return ("conditional",), result
     if function in ("_==_", "_!=_"):
-        return ("equals" if function == "_==_" else "not_equals",), _BOOL
+        return ("equals" if function == "_==_" else "not_equals",), BOOL
     if function in _ORDERINGS:
         candidates = tuple(f"{_ORDERINGS[function]}_{kind}" for kind in ("string", "bytes") if _accepts(kinds, kind))
         if any(_accepts(kinds, *group) for group in (_NUMBERS, ("bool",), ("timestamp",), ("duration",))):
             candidates += (f"{_ORDERINGS[function]}_other",)
         _require(bool(candidates), f"{function} on {kinds}")
-        return candidates, _BOOL
+        return candidates, BOOL
     if function == "@in":
         _require(kinds[1] in ("list", "map", "dyn"), "in")
-        return tuple(f"in_{kind}" for kind in ("list", "map") if _accepts(kinds[1:], kind)), _BOOL
+        return tuple(f"in_{kind}" for kind in ("list", "map") if _accepts(kinds[1:], kind)), BOOL
     if function == "_[_]":
         # cel-go gives an index of a dyn the path of whichever of its overloads comes last
         _require(kinds[0] in ("list", "map"), "index of dyn")
@@ -915,7 +760,7 @@ def _global_overloads(function: str, args: list[_Type], kinds: list[str]) -> tup
         return ("negate",), args[0]
     if function == "size" and len(args) == 1:
         _require(_accepts(kinds, "string", "bytes", "list", "map"), "size")
-        return ("size",), _INT
+        return ("size",), INT
     if function in _CONVERSIONS and len(args) == 1:
         candidates = (f"{function}_from_other",)
         if function == "bytes" and _accepts(kinds, "string"):
@@ -924,19 +769,19 @@ def _global_overloads(function: str, args: list[_Type], kinds: list[str]) -> tup
             candidates = ("bytes_to_string",) + (candidates if kinds[0] == "dyn" else ())
         return candidates, _CONVERSIONS[function]
     if function == "matches" and _accepts(kinds, "string"):
-        return ("matches",), _BOOL
+        return ("matches",), BOOL
     if function == "_[?_]":
         container = _unwrapped(args[0])
         _require(container.kind in ("list", "map"), "optional index")
-        return (f"{container.kind}_optindex_optional",), _Type("optional", (container.params[-1],))
+        return (f"{container.kind}_optindex_optional",), CelType("optional", (container.params[-1],))
     if function in _SETS_FUNCTIONS and kinds == ["list", "list"]:
-        return (f"list_sets_{function[len('sets.'):]}_list",), _BOOL
+        return (f"list_sets_{function[len('sets.'):]}_list",), BOOL
     if function == "strings.quote" and _accepts(kinds, "string"):
-        return ("strings_quote",), _STRING
+        return ("strings_quote",), STRING
     if function == "lists.range" and kinds == ["int"]:
-        return ("lists_range",), _Type("list", (_INT,))
+        return ("lists_range",), CelType("list", (INT,))
     if function == "cel.@mapInsert" and len(args) == 3:
-        return ("@mapInsert_map_key_value",), _Type("map", (args[1], args[2]))
+        return ("@mapInsert_map_key_value",), CelType("map", (args[1], args[2]))
     if function == "cel.@mapInsert" and len(args) == 2:
         return ("@mapInsert_map_map",), args[1]
     if function in _LIBRARY_GLOBALS and args and kinds[0] == "string" and _accepts(kinds[1:], "bool"):
@@ -944,26 +789,26 @@ def _global_overloads(function: str, args: list[_Type], kinds: list[str]) -> tup
     if function.startswith("format.") and function[len("format."):] in _FORMAT_NAMES and not args:
         return (function,), _FORMAT
     if function == "sign" and kinds == ["quantity"]:
-        return ("quantity_sign",), _INT
+        return ("quantity_sign",), INT
     if function in ("optional.of", "optional.ofNonZeroValue") and len(args) == 1:
-        return (function,), _Type("optional", (args[0],))
+        return (function,), CelType("optional", (args[0],))
     if function == "optional.none" and not args:
-        return (function,), _Type("optional", (_DYN,))
+        return (function,), CelType("optional", (DYN,))
     raise NotEstimated(f"function {function}")
 
 
-def _arithmetic(function: str, args: list[_Type], kinds: list[str]) -> tuple[tuple[str, ...], _Type]:
-    candidates: list[tuple[str, _Type]] = []
+def _arithmetic(function: str, args: list[CelType], kinds: list[str]) -> tuple[tuple[str, ...], CelType]:
+    candidates: list[tuple[str, CelType]] = []
     if function == "_+_":
         for kind in ("string", "bytes", "list"):
             if _accepts(kinds, kind):
-                candidates.append((f"add_{kind}", _added_list(args) if kind == "list" else _Type(kind)))
+                candidates.append((f"add_{kind}", _added_list(args) if kind == "list" else CelType(kind)))
     for kind in _NUMBERS:
         if _accepts(kinds, kind):
-            candidates.append(("arithmetic", _Type(kind)))
+            candidates.append(("arithmetic", CelType(kind)))
     if function in ("_+_", "_-_"):
-        for pair, result in ((("timestamp", "duration"), _TIMESTAMP), (("duration", "timestamp"), _TIMESTAMP),
-                             (("duration", "duration"), _DURATION), (("timestamp", "timestamp"), _DURATION)):
+        for pair, result in ((("timestamp", "duration"), TIMESTAMP), (("duration", "timestamp"), TIMESTAMP),
+                             (("duration", "duration"), DURATION), (("timestamp", "timestamp"), DURATION)):
             if all(kind in ("dyn", wanted) for kind, wanted in zip(kinds, pair)):
                 if function == "_-_" and pair == ("duration", "timestamp"):
                     continue
@@ -972,19 +817,19 @@ def _arithmetic(function: str, args: list[_Type], kinds: list[str]) -> tuple[tup
                 candidates.append(("time_arithmetic", result))
     _require(bool(candidates), f"{function} on {kinds}")
     results = {result for _overload, result in candidates}
-    return tuple(overload for overload, _result in candidates), results.pop() if len(results) == 1 else _DYN
+    return tuple(overload for overload, _result in candidates), results.pop() if len(results) == 1 else DYN
 
 
-def _added_list(args: list[_Type]) -> _Type:
+def _added_list(args: list[CelType]) -> CelType:
     """The type of a list concatenation: its operands' element type (the macros' accumulator
     starts as a list of dyn)."""
-    elements = [arg.params[0] for arg in args if arg.params and arg.params[0] != _DYN]
-    return _Type("list", (elements[0] if elements else _DYN,))
+    elements = [arg.params[0] for arg in args if arg.params and arg.params[0] != DYN]
+    return CelType("list", (elements[0] if elements else DYN,))
 
 
-_STRING_FUNCTIONS = {"lowerAscii": _STRING, "upperAscii": _STRING, "trim": _STRING, "substring": _STRING,
-                     "replace": _STRING, "split": _Type("list", (_STRING,)), "charAt": _STRING,
-                     "indexOf": _INT, "lastIndexOf": _INT, "find": _STRING, "findAll": _Type("list", (_STRING,))}
+_STRING_FUNCTIONS = {"lowerAscii": STRING, "upperAscii": STRING, "trim": STRING, "substring": STRING,
+                     "replace": STRING, "split": CelType("list", (STRING,)), "charAt": STRING,
+                     "indexOf": INT, "lastIndexOf": INT, "find": STRING, "findAll": CelType("list", (STRING,))}
 _STRING_PREDICATES = {"matches": "matches_string", "contains": "contains_string", "startsWith": "starts_with_string",
                       "endsWith": "ends_with_string"}
 
@@ -996,7 +841,7 @@ _SORTABLE = {"int": "int", "uint": "uint", "double": "double", "bool": "bool", "
              "timestamp": "google.protobuf.Timestamp", "string": "string", "bytes": "bytes"}
 
 
-def _sort_overloads(element: _Type, name: str) -> tuple[str, ...]:
+def _sort_overloads(element: CelType, name: str) -> tuple[str, ...]:
     """The overloads of a sort by values of ``element`` (the checker keeps every sortable
     type's for a dyn)."""
     if element.kind == "dyn":
@@ -1005,7 +850,7 @@ def _sort_overloads(element: _Type, name: str) -> tuple[str, ...]:
     return (f"list_{_SORTABLE[element.kind]}_{name}",)
 
 
-def _list_overloads(function: str, target: _Type, arguments: list[_Type]) -> tuple[tuple[str, ...], _Type]:
+def _list_overloads(function: str, target: CelType, arguments: list[CelType]) -> tuple[tuple[str, ...], CelType]:
     """cel-go's ext lists on a list ``target``."""
     element = target.params[0]
     kinds = [argument.kind for argument in arguments]
@@ -1014,49 +859,49 @@ def _list_overloads(function: str, target: _Type, arguments: list[_Type]) -> tup
     if function in ("reverse", "distinct") and not kinds:
         return (f"list_{function}",), target
     if function == "flatten" and not kinds and element.kind in ("list", "dyn"):
-        return ("list_flatten",), element if element.kind == "list" else _Type("list", (_DYN,))
+        return ("list_flatten",), element if element.kind == "list" else CelType("list", (DYN,))
     if function == "flatten" and kinds == ["int"]:
-        return ("list_flatten_int",), _Type("list", (_DYN,))
+        return ("list_flatten_int",), CelType("list", (DYN,))
     if function == "sort" and not kinds:
         return _sort_overloads(element, "sort"), target
     if function == "@sortByAssociatedKeys" and kinds in (["list"], ["dyn"]):
-        return _sort_overloads(arguments[0].params[0] if arguments[0].params else _DYN, "sortByAssociatedKeys"), target
+        return _sort_overloads(arguments[0].params[0] if arguments[0].params else DYN, "sortByAssociatedKeys"), target
     raise NotEstimated(f"list.{function}")
 
 
-def _unwrapped(value: _Type) -> _Type:
+def _unwrapped(value: CelType) -> CelType:
     return value.params[0] if value.kind == "optional" else value
 
 
-def _member_overloads(function: str, target: _Type, arguments: list[_Type]) -> tuple[tuple[str, ...], _Type]:
+def _member_overloads(function: str, target: CelType, arguments: list[CelType]) -> tuple[tuple[str, ...], CelType]:
     kind = target.kind
     kinds = [argument.kind for argument in arguments]
     if kind == "optional":
-        results = {"hasValue": _BOOL, "value": target.params[0], "orValue": target.params[0], "or": target}
+        results = {"hasValue": BOOL, "value": target.params[0], "orValue": target.params[0], "or": target}
         _require(function in results, f"optional.{function}")
         return (f"optional_{function}",), results[function]
     if function == "size" and not kinds:
         _require(_accepts([kind], "string", "bytes", "list", "map"), "size")
-        return ("size",), _INT
+        return ("size",), INT
     if kind in ("string", "dyn"):
         # a dyn receiver of a string function: the checker keeps the string overload (kube's
         # estimates go by the function's name)
         if function in _STRING_PREDICATES and _accepts(kinds, "string"):
-            return (_STRING_PREDICATES[function],), _BOOL
+            return (_STRING_PREDICATES[function],), BOOL
         if function in _STRING_FUNCTIONS:
             return (f"string_{function}",), _STRING_FUNCTIONS[function]
         if function == "format" and kinds in (["list"], ["dyn"]):
-            return ("string_format",), _STRING
+            return ("string_format",), STRING
     if kind == "list" and function in _LIST_FUNCTIONS:
         return _list_overloads(function, target, arguments)
     if kind == "list" and function in ("join", "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf"):
         element = target.params[0]
-        results = {"join": _STRING, "isSorted": _BOOL, "indexOf": _INT, "lastIndexOf": _INT}
+        results = {"join": STRING, "isSorted": BOOL, "indexOf": INT, "lastIndexOf": INT}
         return (f"list_{function}",), results.get(function, element)
     if kind in ("timestamp", "duration") and function in _TIME_ACCESSORS:
-        return (f"{kind}_{function}",), _INT
+        return (f"{kind}_{function}",), INT
     if kind == "cidr" and (function, *kinds) in _CONTAINS_OVERLOADS:
-        return (_CONTAINS_OVERLOADS[(function, *kinds)],), _BOOL  # type: ignore[index]
+        return (_CONTAINS_OVERLOADS[(function, *kinds)],), BOOL  # type: ignore[index]
     if kind == "quantity" and function in ("add", "sub") and kinds == ["int"]:
         function = f"{function}_int"
     if (kind, function) in _LIBRARY_MEMBERS:
@@ -1070,9 +915,9 @@ def max_cost(source: str, decl: DeclType, optional_old_self: bool = False) -> in
     """The largest cost cel-go estimates for ``source`` with ``self`` and ``oldSelf`` of type
     ``decl`` (``oldSelf`` an optional of it with ``optional_old_self``), or None where this
     module does not cover ``source``."""
-    self_type = _type_of_decl(decl)
-    old_self_type = _Type("optional", (self_type,)) if optional_old_self else self_type
+    self_type = type_of_decl(decl)
+    old_self_type = CelType("optional", (self_type,)) if optional_old_self else self_type
     try:
         return _Coster(decl, {"self": self_type, "oldSelf": old_self_type}).cost(parse(source))[1]
-    except (NotParsed, NotEstimated, RecursionError):
+    except (NotParsed, NotEstimated, NotSelectable, RecursionError):
         return None

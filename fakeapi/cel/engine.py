@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .library import KUBE_LIBRARY, NAMESPACES
+from .projection import WHOLE, Need, project, reads
 from .rust import interpreter
 
 
@@ -146,7 +147,7 @@ class Program:
     """A compiled expression: evaluated with ``evaluate``; ``references`` tells whether it uses a
     variable (kube runs a CRD rule that reads ``oldSelf`` only on updates)."""
 
-    __slots__ = ("source", "compiled", "variables", "library", "functions")
+    __slots__ = ("source", "compiled", "variables", "library", "functions", "_reads")
 
     def __init__(self, source: str, compiled: Any, variables: frozenset[str], library: _Context) -> None:
         self.source = source
@@ -161,6 +162,15 @@ class Program:
         called = set(compiled.functions())
         self.functions = {name: function for name, function in library.functions.items()
                           if name in called or name.rpartition(".")[2] in called or name.startswith("_")}
+        self._reads: tuple[dict[str, Need], Any] | None = None
+
+    def reads(self) -> tuple[dict[str, Need], Any]:
+        """What it reads of each variable (``projection``), and a hashable form of that; worked
+        out at the first evaluation that asks."""
+        if self._reads is None:
+            needs = reads(self.source, self.variables)
+            self._reads = needs, tuple(sorted((name, need.key()) for name, need in needs.items()))
+        return self._reads
 
     def references(self, name: str) -> bool:
         return name in self.variables
@@ -263,10 +273,12 @@ class Activation:
     def execute(self, program: Program, varying: Mapping[str, Any]) -> Any:
         if any(value is None for value in varying.values()):
             return program.library.execute(program.compiled, {**self._values, **varying})
-        key = (program.variables, frozenset(program.functions))
+        needs, needs_key = program.reads()
+        key = (needs_key, frozenset(program.functions))
         context = self._contexts.get(key)
         if context is None:
-            values = {name: self._values[name] for name in program.variables if name in self._values}
+            values = {name: project(self._values[name], needs.get(name, WHOLE))
+                      for name in program.variables if name in self._values}
             context = self._contexts[key] = interpreter().Context(values, program.functions)
             context.set_variable_resolver(self._resolve)
         self._varying = varying

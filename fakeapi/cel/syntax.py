@@ -1,5 +1,6 @@
 """CEL's syntax tree, as cel-go's parser builds it (``parser/parser.go``, ``parser/macro.go``),
-for what needs an expression's structure: the cost estimator (``cost``).
+for what needs an expression's structure: the cost estimator (``cost``) and the type checker
+(``typecheck``), which reports errors where cel-go locates them (each node's ``offset``).
 
 ``parse`` reads an expression (CEL's grammar, cel-spec ``doc/langdef.md``) into ``Expr`` nodes
 with cel-go's shapes: operators are calls of cel-go's operator functions (``_&&_``, ``_[_]``,
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: The accumulator variable cel-go's macros declare (``parser.AccumulatorName``).
@@ -33,7 +34,14 @@ class NotParsed(ValueError):
 
 @dataclass(eq=False)
 class Expr:
-    """One node; nodes compare by identity (the estimator keys its tables by node)."""
+    """One node; nodes compare by identity (the estimator keys its tables by node).
+
+    ``offset`` is where cel-go locates the node in the source (in characters; -1 where the node
+    was not built from source): an operator's token, a member call's or a macro's ``(``, a
+    selection's ``.``, an index's ``[``, a name's or a literal's first character. The nodes a
+    macro expands into are located at its ``(``, as cel-go locates them."""
+
+    offset: int = field(default=-1, kw_only=True)
 
 
 @dataclass(eq=False)
@@ -105,9 +113,11 @@ _MACROS = frozenset(("all", "exists", "exists_one", "existsOne", "map", "filter"
 _SORT_BY_INPUT = "@__sortBy_input__"
 
 
-def _tokens(source: str) -> list[tuple[str, Any]]:
-    """(kind, value): ``op``, ``ident``, or a literal's (kind, (value, literal kind))."""
+def _tokens(source: str) -> tuple[list[tuple[str, Any]], list[int]]:
+    """(kind, value): ``op``, ``ident``, or a literal's (kind, (value, literal kind)); and each
+    token's offset in ``source``."""
     out: list[tuple[str, Any]] = []
+    offsets: list[int] = []
     index = 0
     while index < len(source):
         match = _TOKEN.match(source, index)
@@ -120,6 +130,7 @@ def _tokens(source: str) -> list[tuple[str, Any]]:
             body = source[match.end():end]
             index = end + len(quote)
             out.append(("literal", _string_literal(body, prefix.lower())))
+            offsets.append(match.start())
             continue
         text = match.group()
         index = match.end()
@@ -127,7 +138,10 @@ def _tokens(source: str) -> list[tuple[str, Any]]:
             out.append(("literal", _number_literal(text)))
         elif kind in ("ident", "op"):
             out.append((kind, text))
-    return out
+        else:
+            continue
+        offsets.append(match.start())
+    return out, offsets
 
 
 def _string_end(source: str, start: int, quote: str, raw: bool) -> int:
@@ -183,8 +197,12 @@ def _number_literal(text: str) -> tuple[Any, str]:
 
 class _Parser:
     def __init__(self, source: str) -> None:
-        self.tokens = _tokens(source)
+        self.tokens, self.offsets = _tokens(source)
         self.index = 0
+
+    def last_offset(self) -> int:
+        """The offset of the token just read."""
+        return self.offsets[self.index - 1]
 
     def peek(self, offset: int = 0) -> tuple[str, Any] | None:
         index = self.index + offset
@@ -204,23 +222,26 @@ class _Parser:
     def expression(self) -> Expr:
         condition = self.logical("||", "_||_", lambda: self.logical("&&", "_&&_", self.relation))
         if self.accept("?"):
+            offset = self.last_offset()
             if_true = self.logical("||", "_||_", lambda: self.logical("&&", "_&&_", self.relation))
             self.expect(":")
-            return Call("_?_:_", [condition, if_true, self.expression()])
+            return Call("_?_:_", [condition, if_true, self.expression()], offset=offset)
         return condition
 
     def logical(self, op: str, function: str, operand: Any) -> Expr:
         # cel-go balances a run of && (||) into a tree; a cost is the same on any shape of it
         expr = operand()
         while self.accept(op):
-            expr = Call(function, [expr, operand()])
+            offset = self.last_offset()
+            expr = Call(function, [expr, operand()], offset=offset)
         return expr
 
     def binary(self, operators: dict[str, str], operand: Any) -> Expr:
         expr = operand()
         while (token := self.peek()) is not None and token[0] in ("op", "ident") and token[1] in operators:
             self.index += 1
-            expr = Call(operators[token[1]], [expr, operand()])
+            offset = self.last_offset()
+            expr = Call(operators[token[1]], [expr, operand()], offset=offset)
         return expr
 
     def relation(self) -> Expr:
@@ -228,48 +249,55 @@ class _Parser:
 
     def unary(self) -> Expr:
         for op, function in (("!", "!_"), ("-", "-_")):
-            count = 0
+            count, offset = 0, self.offsets[self.index] if self.index < len(self.offsets) else -1
             while self.accept(op):
                 count += 1
             if count:
                 token = self.peek()
                 if op == "-" and count == 1 and token is not None and token[0] == "literal" and token[1][1] in ("int", "double"):
                     self.index += 1
-                    return self.member(Literal(-token[1][0], token[1][1]))
+                    return self.member(Literal(-token[1][0], token[1][1], offset=offset))
                 operand = self.member(self.primary())
-                return operand if count % 2 == 0 else Call(function, [operand])
+                # cel-go locates a run of them at its first
+                return operand if count % 2 == 0 else Call(function, [operand], offset=offset)
         return self.member(self.primary())
 
     def member(self, expr: Expr) -> Expr:
         while True:
             if self.accept("."):
+                offset = self.last_offset()
                 token = self.peek()
                 if token is None or token[0] != "ident":
                     raise NotParsed("expected a field name")
                 self.index += 1
                 name = token[1]
                 if self.accept("("):
-                    expr = _member_call(expr, name, self.arguments(")"))
+                    call_offset = self.last_offset()
+                    expr = _member_call(expr, name, self.arguments(")"), call_offset)
                 else:
-                    expr = Select(expr, name)
+                    expr = Select(expr, name, offset=offset)
             elif self.accept("["):
+                offset = self.last_offset()
                 index = self.expression()
                 self.expect("]")
-                expr = Call("_[_]", [expr, index])
+                expr = Call("_[_]", [expr, index], offset=offset)
             elif self.accept(".?"):
+                offset = self.last_offset()
                 token = self.peek()
                 if token is None or token[0] != "ident":
                     raise NotParsed("expected a field name")
                 self.index += 1
-                expr = Call("_?._", [expr, Literal(token[1], "string")])
+                expr = Call("_?._", [expr, Literal(token[1], "string", offset=self.last_offset())], offset=offset)
             elif self.accept("[?"):
+                offset = self.last_offset()
                 index = self.expression()
                 self.expect("]")
-                expr = Call("_[?_]", [expr, index])
+                expr = Call("_[?_]", [expr, index], offset=offset)
             else:
                 return expr
 
     def arguments(self, closing: str) -> list[Expr]:
+        """The arguments up to ``closing``, its opening token just read."""
         args: list[Expr] = []
         while not self.accept(closing):
             if args:
@@ -285,27 +313,29 @@ class _Parser:
             raise NotParsed("unexpected end")
         self.index += 1
         kind, value = token
+        offset = self.last_offset()
         if kind == "literal":
-            return Literal(*value)
+            return Literal(*value, offset=offset)
         if kind == "ident":
             if value in _KEYWORD_LITERALS:
-                return Literal(*_KEYWORD_LITERALS[value])
+                return Literal(*_KEYWORD_LITERALS[value], offset=offset)
             if self.accept("("):
-                return _global_call(value, self.arguments(")"))
+                call_offset = self.last_offset()
+                return _global_call(value, self.arguments(")"), call_offset)
             if (following := self.peek()) is not None and following == ("op", "{"):
                 raise NotParsed("message literal")
-            return Ident(value)
+            return Ident(value, offset=offset)
         if value == "(":
             expr = self.expression()
             self.expect(")")
             return expr
         if value == "[":
-            return CreateList(self.arguments("]"))
+            return CreateList(self.arguments("]"), offset=offset)
         if value == "{":
-            return self.map_literal()
+            return self.map_literal(offset)
         raise NotParsed(f"unexpected {value!r}")
 
-    def map_literal(self) -> Expr:
+    def map_literal(self, offset: int) -> Expr:
         entries: list[tuple[Expr, Expr]] = []
         while not self.accept("}"):
             if entries:
@@ -317,23 +347,23 @@ class _Parser:
             key = self.expression()
             self.expect(":")
             entries.append((key, self.expression()))
-        return CreateMap(entries)
+        return CreateMap(entries, offset=offset)
 
 
-def _global_call(function: str, args: list[Expr]) -> Expr:
+def _global_call(function: str, args: list[Expr], offset: int) -> Expr:
     if function == "has":
         if len(args) != 1 or not isinstance(args[0], Select):
             raise NotParsed("invalid argument to has() macro")
-        return Select(args[0].operand, args[0].field, test_only=True)
-    return Call(function, args)
+        return Select(args[0].operand, args[0].field, test_only=True, offset=offset)
+    return Call(function, args, offset=offset)
 
 
-def _member_call(target: Expr, function: str, args: list[Expr]) -> Expr:
+def _member_call(target: Expr, function: str, args: list[Expr], offset: int) -> Expr:
     if function not in _MACROS or not args or not isinstance(args[0], Ident) or function == "existsOne" and len(args) != 3:
         # (kube's environment has no one-variable existsOne)
-        return Call(function, args, target)
+        return Call(function, args, target, offset=offset)
     if function in ("optMap", "optFlatMap", "sortBy"):
-        return _binding_macro(target, function, args)
+        return _binding_macro(target, function, args, offset)
     variables = [arg.name for arg in args[:2] if isinstance(arg, Ident)]
     two_variables = function in ("all", "exists", "exists_one", "existsOne") and len(args) == 3 or (
         function.startswith("transform") and len(args) in (3, 4))
@@ -360,16 +390,16 @@ def _member_call(target: Expr, function: str, args: list[Expr]) -> Expr:
     if function not in ("all", "exists", "exists_one", "existsOne") and len(body) == 2:
         step = Call("_?_:_", [body[0], step, Ident(ACCUMULATOR)])  # the filter
     return Comprehension(target, variables[0], ACCUMULATOR, init, condition, step, result,
-                         variables[1] if two_variables else None)
+                         variables[1] if two_variables else None, offset=offset)
 
 
-def _binding_macro(target: Expr, function: str, args: list[Expr]) -> Expr:
+def _binding_macro(target: Expr, function: str, args: list[Expr], offset: int) -> Expr:
     """``optMap``, ``optFlatMap`` and ``sortBy``, which bind a variable (cel-go's comprehension
     over an empty list that only computes its result)."""
     if len(args) != 2:
         raise NotParsed(f"{function} with {len(args)} arguments")
     if function == "sortBy":
-        keys = _member_call(Ident(_SORT_BY_INPUT), "map", args)
+        keys = _member_call(Ident(_SORT_BY_INPUT), "map", args, offset)
         return _bind(_SORT_BY_INPUT, target, Call("@sortByAssociatedKeys", [keys], Ident(_SORT_BY_INPUT)))
     assert isinstance(args[0], Ident)
     mapped = _bind(args[0].name, Call("value", [], copy.deepcopy(target)), args[1])

@@ -184,6 +184,11 @@ async def serve(args: argparse.Namespace) -> None:
         args.seed = None  # worker 0 seeds
     access, kubeconfig_token = access_control(args)
     plugins = admission_plugins(args.enable_admission_plugins, args.disable_admission_plugins)
+    kubeconfig = Path(args.kubeconfig).resolve()
+    certificates = None
+    if args.tls:
+        certificates = ServerCertificates.in_directory(
+            args.cert_dir or kubeconfig.parent / "fakeapi-pki", _serving_hosts(args.host), ADMIN.name, ADMIN.groups)
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -209,17 +214,14 @@ async def serve(args: argparse.Namespace) -> None:
         access=access,
         max_request_bytes=args.max_request_bytes,
         admission_plugins=plugins,
+        proxy_client_files=certificates.front_proxy_client_files if certificates else None,
+        extension_authentication=_extension_authentication(certificates, args.client_ca_file),
         limits=Limits(request_timeout=parse_duration(args.request_timeout),
                       max_requests_inflight=args.max_requests_inflight,
                       max_mutating_requests_inflight=args.max_mutating_requests_inflight),
     )
     for text in security_warnings(args, access):
         print(f"fakeapi: warning: {text}", file=sys.stderr, flush=True)
-    kubeconfig = Path(args.kubeconfig).resolve()
-    certificates = None
-    if args.tls:
-        certificates = ServerCertificates.in_directory(
-            args.cert_dir or kubeconfig.parent / "fakeapi-pki", _serving_hosts(args.host), ADMIN.name, ADMIN.groups)
     try:
         app = create_app(config)
     except (DataDirInUse, SnapshotError, CorruptLog, FileExistsError) as err:
@@ -253,10 +255,12 @@ async def serve(args: argparse.Namespace) -> None:
 
 async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task[None], int]:
     """uvicorn (httptools; uvloop, installed by ``main``): the fastest HTTP/1.1 server here, for
-    plain HTTP."""
+    plain HTTP. A request's address is its connection's, as kube-apiserver's is (the aggregation
+    proxy passes it on in X-Forwarded-For): uvicorn's proxy_headers would take a loopback
+    client's address and scheme from the X-Forwarded-For and -Proto it sends."""
     server = uvicorn.Server(uvicorn.Config(
         app, host=args.host, port=args.port, log_level=args.log_level, access_log=False,
-        timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT,
+        timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT, proxy_headers=False,
     ))
     listeners = None if args.worker_index is None else [workers.listening_socket(args.host, args.port, reuse_port=True)]
     task = asyncio.create_task(server.serve(sockets=listeners))
@@ -291,6 +295,18 @@ async def _serve_tls(app: Any, args: argparse.Namespace,
             await server.serve()
 
     return asyncio.create_task(run()), server.port
+
+
+def _extension_authentication(certificates: ServerCertificates | None, client_ca_files: list[Path]) -> dict[str, str]:
+    """``extension-apiserver-authentication``'s data: a TLS server's client CAs (its own and
+    ``--client-ca-file``'s) and front proxy; nothing without TLS."""
+    if certificates is None:
+        return {}
+    try:
+        pems = [certificates.ca.certificate_pem, *(path.read_bytes() for path in client_ca_files)]
+    except OSError as err:
+        raise SystemExit(f"fakeapi: {err}") from None
+    return certificates.extension_apiserver_authentication(pems)
 
 
 def _serving_hosts(host: str) -> list[str]:

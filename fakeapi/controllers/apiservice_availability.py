@@ -10,7 +10,8 @@ through ``/status`` as the field manager ``kube-apiserver``.
   when no ready endpoint of theirs has a port of the Service port's name (``MissingEndpoints``).
 * Past those checks (at once for other Service types), the backend is asked for its discovery
   document, ``GET /apis/<group>/<version>`` over HTTPS without verifying its certificate, as
-  ``system:kube-aggregator`` in ``system:masters`` (the authenticating proxy's headers): a 2xx
+  ``system:kube-aggregator`` in ``system:masters`` (the authenticating proxy's headers, and its
+  client certificate when the server has one): a 2xx
   answer within 5 s is ``Passed``, anything else ``FailedDiscoveryCheck`` with Go's error text
   (``bad status from <url>: 404``, ``dial tcp ...: connect: connection refused``, ``context
   deadline exceeded (Client.Timeout exceeded while awaiting headers)``); a failed check is tried
@@ -31,12 +32,19 @@ from __future__ import annotations
 import asyncio
 import copy
 import random
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import orjson
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from ..apis.apiregistration.conditions import available_condition, local_available_condition, set_condition
+from ..apis.apiregistration.conditions import (
+    AVAILABLE,
+    available_condition,
+    local_available_condition,
+    set_condition,
+)
+from ..apis.apiregistration.transport import ClientFiles, backend_tls_context
 from ..apis.discovery.endpoints import SERVICE_NAME_LABEL, host_port, ready_addresses
 from ..cacher import DELETED, CacheEvent, CachedObject
 from ..machinery.golang import go_quote
@@ -62,7 +70,10 @@ Json = dict[str, Any]
 
 
 class APIServiceAvailability:
-    def __init__(self, registry: Registry) -> None:
+    """``client_files``: the front proxy's client certificate and key, presented to backends."""
+
+    def __init__(self, registry: Registry, client_files: ClientFiles | None = None) -> None:
+        self.client_files = client_files
         self.api_services = registry.resources[("apiregistration.k8s.io", "v1", "apiservices")].storage
         self.services = registry.resources[("", "v1", "services")].storage
         self.endpoint_slices = registry.resources[("discovery.k8s.io", "v1", "endpointslices")].storage
@@ -76,6 +87,8 @@ class APIServiceAvailability:
         self._failures: dict[str, int] = {}
         self._retries: dict[str, asyncio.TimerHandle] = {}
         self._session: aiohttp.ClientSession | None = None
+        #: aggregator_unavailable_apiservice_total by (APIService name, reason).
+        self.unavailable_counts: dict[tuple[str, str], int] = {}
         self._resync: asyncio.Task[None] | None = None
         self.api_services.cacher.listeners.append(self._observe_api_service)
         self.services.cacher.listeners.append(self._observe_service)
@@ -164,6 +177,26 @@ class APIServiceAvailability:
         set_condition(api_service, condition)
         if api_service.get("status") != original.get("status"):
             self.api_services.update(None, name, api_service, subresource="status", manager=MANAGER)
+            if _available(original) and not _available(api_service):  # kube's setUnavailableCounter
+                key = (name, condition["reason"])
+                self.unavailable_counts[key] = self.unavailable_counts.get(key, 0) + 1
+
+    def collect(self) -> Iterator[Metric]:
+        """kube-aggregator's metrics of availability (``pkg/controllers/status/metrics``): a gauge
+        of each APIService, 1 when it is not Available; how often each became unavailable, by
+        the reason it then had (no series until one did)."""
+        gauge = GaugeMetricFamily("aggregator_unavailable_apiservice", "Gauge of APIServices which are marked as "
+                                  "unavailable broken down by APIService name.", labels=["name"])
+        for cached in self.api_services.cacher.snapshot("", None):
+            gauge.add_metric([cached.name], 0.0 if _available(orjson.loads(cached.raw)) else 1.0)
+        yield gauge
+        if self.unavailable_counts:
+            counter = CounterMetricFamily("aggregator_unavailable_apiservice", "Counter of APIServices which are "
+                                          "marked as unavailable broken down by APIService name and reason.",
+                                          labels=["name", "reason"])
+            for key, count in self.unavailable_counts.items():
+                counter.add_metric(list(key), count)
+            yield counter
 
     def _checks(self, spec: Json) -> tuple[Json | None, str]:
         """The Available condition the checks that need no backend decide, or else the URL of the
@@ -238,7 +271,8 @@ class APIServiceAvailability:
 
         if self._session is None:
             self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(ssl=False, force_close=True), trust_env=False,
+                connector=aiohttp.TCPConnector(ssl=backend_tls_context("", True, self.client_files), force_close=True),
+                trust_env=False,
                 timeout=aiohttp.ClientTimeout(total=DISCOVERY_TIMEOUT))
         try:
             async with self._session.get(url, headers=_PROXY_HEADERS, allow_redirects=False) as response:
@@ -252,6 +286,12 @@ class APIServiceAvailability:
         except aiohttp.ClientError as err:
             return f'Get "{url}": {err}'
         return "" if 200 <= status < 300 else f"bad status from {url}: {status}"
+
+
+def _available(api_service: Json) -> bool:
+    """``IsAPIServiceConditionTrue(apiService, Available)``."""
+    conditions = (api_service.get("status") or {}).get("conditions") or ()
+    return any(c.get("type") == AVAILABLE and c.get("status") == "True" for c in conditions)
 
 
 def _failed_discovery(message: str, now: str) -> Json:

@@ -29,7 +29,7 @@ from . import clients as client_routes
 from . import faults as fault_routes
 from . import metrics as metric_routes
 from . import openapi, resources
-from .access import AccessMiddleware
+from .access import AccessMiddleware, request_user
 from .discovery import AGGREGATED_KIND, AggregatedDocument, Discovery
 from .faults import control_body
 from .negotiation import (
@@ -110,10 +110,13 @@ def _routes() -> tuple[BaseRoute, ...]:
     route(routes, "/apis", _api_groups, every_method)
     route(routes, "/apis/", _api_groups, every_method)
     route(routes, "/api/{version}", _core_resources, ["GET"])
-    route(routes, "/apis/{group}/{version}", _group_resources, ["GET"])
+    route(routes, "/apis/{group}", _api_group, ["GET"])
+    route(routes, "/apis/{group}/", _api_group, ["GET"])
     methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
     route(routes, "/api/{version}/{rest:path}", _core, methods)
-    route(routes, "/apis/{group}/{version}/{rest:path}", _grouped, methods)
+    # An aggregated group version's server has every method; fakeapi's own routes refuse these.
+    route(routes, "/apis/{group}/{version}", _group_resources, [*methods, *_PROXIED_ONLY])
+    route(routes, "/apis/{group}/{version}/{rest:path}", _grouped, [*methods, *_PROXIED_ONLY])
     route(routes, "/.well-known/openid-configuration", _openid_configuration, ["GET"])
     route(routes, "/openid/v1/jwks", _openid_keys, ["GET"])
     route(routes, "/fakeapi/v1/compact", _compact, ["POST"])
@@ -122,6 +125,10 @@ def _routes() -> tuple[BaseRoute, ...]:
     metric_routes.add_routes(routes)
     client_routes.add_routes(routes)
     return tuple(routes)
+
+
+#: Methods only an aggregated server is asked (kube's go-restful routes answer them 405).
+_PROXIED_ONLY = ("HEAD", "OPTIONS")
 
 
 async def _no_route(_request: Request, _exc: Exception) -> Response:
@@ -189,11 +196,25 @@ async def _core_resources(request: Request) -> Response:
     return _resource_list(request, served_by(request).discovery, "", request.path_params["version"])
 
 
+async def _api_group(request: Request) -> Response:
+    discovery = served_by(request).discovery
+    body = discovery.api_group(request.path_params["group"])
+    if body is None:
+        return page_not_found()  # no APIService of that group: kube's delegate has no route
+    return _legacy_discovery(request, discovery, body)
+
+
 async def _group_resources(request: Request) -> Response:
+    server = served_by(request)
     group, version = request.path_params["group"], request.path_params["version"]
-    if served_by(request).discovery.resource_list(group, version) is None:
+    backend = server.proxy.backends.by_group_version.get((group, version))
+    if backend is not None:
+        return await server.proxy.forward(request, backend, request_user(request))
+    if server.discovery.resource_list(group, version) is None:
         return page_not_found()  # no route for a group version kube does not serve
-    return _resource_list(request, served_by(request).discovery, group, version)
+    if request.method != "GET":
+        return status_response(method_not_allowed_path())
+    return _resource_list(request, server.discovery, group, version)
 
 
 async def _core(request: Request) -> Response:
@@ -203,8 +224,13 @@ async def _core(request: Request) -> Response:
 
 async def _grouped(request: Request) -> Response:
     server = served_by(request)
+    backend = server.proxy.backends.by_group_version.get((request.path_params["group"], request.path_params["version"]))
+    if backend is not None:
+        return await server.proxy.forward(request, backend, request_user(request))
     if not server.discovery.serves_group(request.path_params["group"]):
         return page_not_found()  # no route under a group kube does not serve
+    if request.method in _PROXIED_ONLY:
+        return status_response(method_not_allowed_path())
     return await resources.handle(server.registry, request, server.faults)
 
 

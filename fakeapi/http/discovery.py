@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property, cmp_to_key
 from typing import Any
@@ -19,15 +20,21 @@ from ..apis.catalogue import ResourceType, compare_kube_aware_versions
 from ..machinery.release import TARGET_RELEASE
 from ..registry.registry import Registry
 from . import protobuf_encoding
+from .aggregated_discovery import AggregatedVersion
 
 #: /version answers as the release whose API surface the catalogue serves.
 KUBERNETES_VERSION = (*TARGET_RELEASE.split("."), f"v{TARGET_RELEASE}.0")
 
 
 class Discovery:
-    def __init__(self, registry: Registry, server_address: str) -> None:
+    """``aggregated_versions`` are the service-backed APIServices' group versions, each with its
+    entry as the discovery manager last fetched it (``invalidate`` when they change)."""
+
+    def __init__(self, registry: Registry, server_address: str,
+                 aggregated_versions: Callable[[], Iterable[AggregatedVersion]] = tuple) -> None:
         self.registry = registry
         self.server_address = server_address
+        self.aggregated_versions = aggregated_versions
 
     @cached_property
     def _by_group_version(self) -> dict[tuple[str, str], list[Any]]:
@@ -52,26 +59,57 @@ class Discovery:
 
     def invalidate(self) -> None:
         """The served resources changed (a CRD came or went): rebuild on next use."""
-        for cached in ("_by_group_version", "api_groups", "aggregated_core", "aggregated_groups", "_legacy_protobuf"):
+        for cached in ("_by_group_version", "_aggregated_by_group", "api_groups", "_api_group_documents",
+                       "aggregated_core", "aggregated_groups", "_legacy_protobuf"):
             self.__dict__.pop(cached, None)
 
     @cached_property
+    def _aggregated_by_group(self) -> dict[str, list[AggregatedVersion]]:
+        """The service-backed group versions of each group, most preferred first (kube's
+        ``ByVersionPriority``: versionPriority, then the kube-aware version order)."""
+        by_group: dict[str, list[AggregatedVersion]] = defaultdict(list)
+        for aggregated in self.aggregated_versions():
+            if (aggregated.group, aggregated.version) not in self._by_group_version:
+                by_group[aggregated.group].append(aggregated)
+        by_preference = cmp_to_key(compare_kube_aware_versions)
+        for versions in by_group.values():
+            versions.sort(key=lambda a: by_preference(a.version), reverse=True)
+            versions.sort(key=lambda a: a.version_priority, reverse=True)
+        return by_group
+
+    @cached_property
     def api_groups(self) -> bytes:
-        """Groups in kube-aggregator's order: its own group first, then by group priority
-        (``GROUP_PRIORITIES``; custom resource groups 1000), then by name; versions most
-        preferred first."""
+        """Groups in kube-aggregator's order (``SortedByGroupAndVersion``): its own group first,
+        then by group priority (``GROUP_PRIORITIES``; custom resource groups 1000; a
+        service-backed group its APIServices' highest ``groupPriorityMinimum``), then by name;
+        versions most preferred first."""
         versions: dict[str, list[str]] = defaultdict(list)
         for group, version in self._by_group_version:
             if group:
                 versions[group].append(version)
-        ordered = sorted(versions, key=lambda group: (-GROUP_PRIORITIES.get(group, CUSTOM_GROUP_PRIORITY), group))
         by_preference = cmp_to_key(compare_kube_aware_versions)
+        for group in versions:
+            versions[group].sort(key=by_preference, reverse=True)
+        priorities = {group: GROUP_PRIORITIES.get(group, CUSTOM_GROUP_PRIORITY) for group in versions}
+        for group, aggregated in self._aggregated_by_group.items():
+            if group:
+                versions[group] += [a.version for a in aggregated]
+                priorities[group] = max(priorities.get(group, 0), *(a.group_priority for a in aggregated))
         groups = []
-        for group in ordered:
-            gvs = [{"groupVersion": f"{group}/{v}", "version": v}
-                   for v in sorted(versions[group], key=by_preference, reverse=True)]
+        for group in sorted(versions, key=lambda group: (-priorities[group], group)):
+            gvs = [{"groupVersion": f"{group}/{v}", "version": v} for v in versions[group]]
             groups.append({"name": group, "versions": gvs, "preferredVersion": gvs[0]})
         return orjson.dumps({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+
+    def api_group(self, group: str) -> bytes | None:
+        """``/apis/<group>``: the group as ``/apis`` lists it (kube-aggregator's
+        ``apiGroupHandler``), None for a group nothing serves."""
+        return self._api_group_documents.get(group)
+
+    @cached_property
+    def _api_group_documents(self) -> dict[str, bytes]:
+        return {group["name"]: orjson.dumps({"kind": "APIGroup", "apiVersion": "v1", **group})
+                for group in orjson.loads(self.api_groups)["groups"]}
 
     def serves_group(self, group: str) -> bool:
         """Whether a group is served (kube routes nothing under /apis/<group> for another)."""
@@ -125,6 +163,8 @@ class Discovery:
         return self._aggregated([group["name"] for group in orjson.loads(self.api_groups)["groups"]])
 
     def _aggregated(self, groups: list[str]) -> AggregatedDocument:
+        """The served groups' entries, a service-backed version's as the discovery manager
+        fetched it."""
         versions: dict[str, list[str]] = defaultdict(list)
         for group, version in self._by_group_version:
             versions[group].append(version)
@@ -133,10 +173,11 @@ class Discovery:
         for group in groups:
             items.append({
                 "metadata": {"name": group} if group else {},
-                "versions": [{"version": version, "resources": [
+                "versions": [*({"version": version, "resources": [
                     _aggregated_resource(resource_type) for resource_type in self._by_group_version[(group, version)]],
                     "freshness": "Current"}
-                    for version in sorted(versions[group], key=by_preference, reverse=True)],
+                    for version in sorted(versions[group], key=by_preference, reverse=True)),
+                    *(aggregated.entry for aggregated in self._aggregated_by_group.get(group, ()))],
             })
         return AggregatedDocument(items)
 

@@ -1,6 +1,7 @@
 """The certificates a TLS server needs, made with ``cryptography``: a self-signed CA, a serving
 certificate for the names clients dial, and client certificates (common name = user,
-organizations = groups, as kube-apiserver's x509 authenticator reads them). Keys are ECDSA P-256:
+organizations = groups, as kube-apiserver's x509 authenticator reads them); and the front
+proxy's CA and client certificate, which aggregated API servers recognise. Keys are ECDSA P-256:
 quick to make, and every Kubernetes client speaks them.
 
 ``ServerCertificates.in_directory`` keeps them as PEM files and reuses them across restarts: a
@@ -145,15 +146,47 @@ def _write(pair: KeyPair, certificate_file: Path, key_file: Path) -> None:
         os.replace(tmp, path)
 
 
+#: The front proxy's client certificate's name (kubeadm's), which aggregated servers allow.
+FRONT_PROXY_CLIENT = "front-proxy-client"
+
+
+def _kept_ca(directory: Path, stem: str, common_name: str) -> KeyPair:
+    """The CA in ``<stem>.crt``/``.key``, made again when missing or expiring."""
+    ca = _read(directory / f"{stem}.crt", directory / f"{stem}.key")
+    if ca is None or not _fresh(ca.certificate):
+        ca = new_ca(common_name)
+        _write(ca, directory / f"{stem}.crt", directory / f"{stem}.key")
+    return ca
+
+
+def _kept_client(directory: Path, stem: str, ca: KeyPair, common_name: str, organizations: Sequence[str]) -> KeyPair:
+    """The client pair in ``<stem>.crt``/``.key``, made again when missing, expiring, not signed
+    by ``ca`` or not for this user."""
+    client = _read(directory / f"{stem}.crt", directory / f"{stem}.key")
+    subject = client.certificate.subject if client is not None else None
+    wanted = [*(x509.NameAttribute(NameOID.ORGANIZATION_NAME, o) for o in organizations),
+              x509.NameAttribute(NameOID.COMMON_NAME, common_name)]
+    if client is None or not (_fresh(client.certificate) and _signed_by(client.certificate, ca.certificate)
+                              and list(subject or ()) == wanted):
+        client = issue(ca, common_name, organizations=organizations, client=True)
+        _write(client, directory / f"{stem}.crt", directory / f"{stem}.key")
+    return client
+
+
 @dataclass(frozen=True, slots=True)
 class ServerCertificates:
-    """The files of one server's PKI: its CA, its serving pair, and the administrator's client
-    pair (what a kubeconfig with ``--kubeconfig-auth cert`` carries)."""
+    """The files of one server's PKI: its CA, its serving pair, the administrator's client pair
+    (what a kubeconfig with ``--kubeconfig-auth cert`` carries), and the front proxy's CA and
+    client pair, which the server presents to aggregated API servers (kube-apiserver's
+    ``--proxy-client-cert-file``; the CA is its ``--requestheader-client-ca-file``, which they
+    read from ``extension-apiserver-authentication``)."""
 
     directory: Path
     ca: KeyPair
     serving: KeyPair
     admin: KeyPair
+    front_proxy_ca: KeyPair
+    front_proxy_client: KeyPair
 
     @property
     def ca_file(self) -> Path:
@@ -167,27 +200,38 @@ class ServerCertificates:
     def serving_key_file(self) -> Path:
         return self.directory / "serving.key"
 
+    @property
+    def front_proxy_client_files(self) -> tuple[Path, Path]:
+        """The front proxy's client certificate and key files."""
+        return self.directory / "front-proxy-client.crt", self.directory / "front-proxy-client.key"
+
     @classmethod
     def in_directory(cls, directory: Path, hosts: Sequence[str], admin: str,
                      admin_groups: Sequence[str]) -> ServerCertificates:
         """The certificates in ``directory``, made (or made again) where needed: the serving
         certificate covers ``hosts``, the admin's is for ``admin`` in ``admin_groups``."""
         directory.mkdir(parents=True, exist_ok=True)
-        ca = _read(directory / "ca.crt", directory / "ca.key")
-        if ca is None or not _fresh(ca.certificate):
-            ca = new_ca("fakeapi-ca")
-            _write(ca, directory / "ca.crt", directory / "ca.key")
+        ca = _kept_ca(directory, "ca", "fakeapi-ca")
         serving = _read(directory / "serving.crt", directory / "serving.key")
         if serving is None or not (_fresh(serving.certificate) and _signed_by(serving.certificate, ca.certificate)
                                    and _covers(serving.certificate, hosts)):
             serving = issue(ca, "fakeapi", hosts=hosts)
             _write(serving, directory / "serving.crt", directory / "serving.key")
-        client = _read(directory / "admin.crt", directory / "admin.key")
-        subject = client.certificate.subject if client is not None else None
-        wanted = [*(x509.NameAttribute(NameOID.ORGANIZATION_NAME, o) for o in admin_groups),
-                  x509.NameAttribute(NameOID.COMMON_NAME, admin)]
-        if client is None or not (_fresh(client.certificate) and _signed_by(client.certificate, ca.certificate)
-                                  and list(subject or ()) == wanted):
-            client = issue(ca, admin, organizations=admin_groups, client=True)
-            _write(client, directory / "admin.crt", directory / "admin.key")
-        return cls(directory, ca, serving, client)
+        client = _kept_client(directory, "admin", ca, admin, admin_groups)
+        front_proxy_ca = _kept_ca(directory, "front-proxy-ca", "fakeapi-front-proxy-ca")
+        front_proxy_client = _kept_client(directory, "front-proxy-client", front_proxy_ca, FRONT_PROXY_CLIENT, ())
+        return cls(directory, ca, serving, client, front_proxy_ca, front_proxy_client)
+
+    def extension_apiserver_authentication(self, client_ca_pems: Sequence[bytes]) -> dict[str, str]:
+        """``kube-system/extension-apiserver-authentication``'s data as kube-apiserver publishes
+        it with kubeadm's flags: the CAs of client certificates (``client_ca_pems``), and how an
+        aggregated server recognises this server's proxied requests (its front proxy's CA, the
+        client's name, the X-Remote-* headers)."""
+        return {
+            "client-ca-file": "".join(pem.decode() for pem in client_ca_pems),
+            "requestheader-allowed-names": f'["{FRONT_PROXY_CLIENT}"]',
+            "requestheader-client-ca-file": self.front_proxy_ca.certificate_pem.decode(),
+            "requestheader-extra-headers-prefix": '["X-Remote-Extra-"]',
+            "requestheader-group-headers": '["X-Remote-Group"]',
+            "requestheader-username-headers": '["X-Remote-User"]',
+        }

@@ -330,7 +330,7 @@ async def _handle(registry: Registry, request: Request, faults: Faults) -> Respo
                 problem = parse_resource_version(info.query.get("resourceVersion") or "0")[1]
                 if problem:  # the storage's Get passes the versioner's error on unclassified
                     raise unclassified_error(problem)
-                return out.respond(served.get(ns, name, out.view))
+                return out.respond(await _read(served, served.get, ns, name, out.view))
             opts = ListOptions.from_query(info.query)
             opts.validate()  # kube's ListResource validates the options before it negotiates
             if opts.watch:
@@ -346,7 +346,7 @@ async def _handle(registry: Registry, request: Request, faults: Faults) -> Respo
             body, warnings, dry = await read_object(request, _target(served), "CreateOptions")
             for value in warnings:
                 warning.add_header(value)
-            created = await _admitted(registry, request, _write_options("CreateOptions", request, dry), dry,
+            created = await _admitted(registry, request, served, _write_options("CreateOptions", request, dry), dry,
                                       served.create, ns, body, dry, manager=field_manager(request))
             return out.object(created, 201, written_to=None if dry else served)
         if method == "PUT" and name is not None:
@@ -354,7 +354,7 @@ async def _handle(registry: Registry, request: Request, faults: Faults) -> Respo
             body, warnings, dry = await read_object(request, _target(served), "UpdateOptions")
             for value in warnings:
                 warning.add_header(value)
-            updated = await _admitted(registry, request, _write_options("UpdateOptions", request, dry), dry,
+            updated = await _admitted(registry, request, served, _write_options("UpdateOptions", request, dry), dry,
                                       served.update, ns, name, body, dry_run=dry, manager=field_manager(request))
             return out.object(updated, written_to=None if dry else served)
         if method == "PATCH" and name is not None:
@@ -364,12 +364,12 @@ async def _handle(registry: Registry, request: Request, faults: Faults) -> Respo
             if name is None:
                 out = output(request, served, "list")
                 opts = ListOptions.from_query(info.query)
-                return out.respond(await _admitted(registry, request, options.to_json(), options.dry_run,
+                return out.respond(await _admitted(registry, request, served, options.to_json(), options.dry_run,
                                                    served.delete_collection, ns, opts, options,
                                                    gc_finalizers=registry.garbage_collection, view=out.view))
             out = output(request, served, "object")
-            body, _gone = await _admitted(registry, request, options.to_json(), options.dry_run, served.delete, ns, name,
-                                          options, gc_finalizers=registry.garbage_collection)
+            body, _gone = await _admitted(registry, request, served, options.to_json(), options.dry_run, served.delete,
+                                          ns, name, options, gc_finalizers=registry.garbage_collection)
             return out.object(body)
         raise method_not_allowed_path()  # no route for this method
     except StatusError as err:
@@ -400,12 +400,13 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
         return await _scale(registry, request, served, ns, name)
     out = output(request, served, "object")
     if method == "GET":
-        return out.respond(served.get(ns, name, out.view))
+        return out.respond(await _read(served, served.get, ns, name, out.view))
     if method == "PUT":
         body = await read_json_body(request)
         dry = dry_run(request)
-        updated = await _admitted(registry, request, _write_options("UpdateOptions", request, dry), dry, served.update,
-                                  ns, name, body, subresource=sub, dry_run=dry, manager=field_manager(request))
+        updated = await _admitted(registry, request, served, _write_options("UpdateOptions", request, dry), dry,
+                                  served.update, ns, name, body, subresource=sub, dry_run=dry,
+                                  manager=field_manager(request))
         return out.object(updated, written_to=None if dry else served)
     if method == "PATCH":
         return await _patch(registry, request, served, ns, name, sub)
@@ -423,7 +424,7 @@ async def _scale(registry: Registry, request: Request, served: ResourceStore, ns
     if method == "PUT":
         body = await read_json_body(request)
         dry = dry_run(request)
-        return out.object(await _admitted(registry, request, _write_options("UpdateOptions", request, dry), dry,
+        return out.object(await _admitted(registry, request, served, _write_options("UpdateOptions", request, dry), dry,
                                           served.update_scale, ns, name, lambda _current: body, dry))
     if method == "PATCH":
         return await _patch(registry, request, served, ns, name, "scale", out)
@@ -440,7 +441,7 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
     body, warnings, dry = await read_object(request, body_type, "CreateOptions")
     user = request_user(request)
     answer = await _admitted(
-        registry, request, _write_options("CreateOptions", request, dry), dry, creater.handle,
+        registry, request, None, _write_options("CreateOptions", request, dry), dry, creater.handle,
         body, resource=resource, namespace=namespace, name=name, subresource=subresource, dry_run=dry,
         manager=field_manager(request), admission=registry.admission, namespace_phase=registry.namespace_phase,
         user=lambda: user, version=request_info_of(request.scope).api_version)
@@ -473,11 +474,11 @@ async def _patch(registry: Registry, request: Request, served: ResourceStore, ns
     written_to = None if dry or sub == "scale" else served
     options = _write_options("UpdateOptions", request, dry)
     if is_apply:
-        body, created = await _admitted(registry, request, options, dry, served.apply, ns, name, raw,
+        body, created = await _admitted(registry, request, served, options, dry, served.apply, ns, name, raw,
                                         manager=query["fieldManager"], force=parse_bool(query.get("force", "false")),
                                         subresource=sub, dry_run=dry, validation=validation)
         return out.object(body, 201 if created else 200, written_to=written_to)
-    return out.object(await _admitted(registry, request, options, dry, served.patch, ns, name, media_type, raw,
+    return out.object(await _admitted(registry, request, served, options, dry, served.patch, ns, name, media_type, raw,
                                       subresource=sub, dry_run=dry, manager=field_manager(request),
                                       validation=validation), written_to=written_to)
 
@@ -486,13 +487,15 @@ def _write_options(kind: str, request: Request, dry: bool) -> dict[str, Any]:
     return webhook_request.write_options(kind, request_query(request), ["All"] if dry else ())
 
 
-async def _admitted(registry: Registry, request: Request, options: dict[str, Any], dry: bool,
-                    write: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """``write(*args, **kwargs)``, admitted by the webhooks and policies it matches: with any
-    configured (or a plugin enabled that may wait: ``Admission.may_wait``), the write runs where
-    it can wait without blocking the event loop, and knows the request's user and ``options``
-    (kube's admission attributes); else it runs as it is."""
-    if not registry.admission.configured() and not registry.admission.may_wait:
+async def _admitted(registry: Registry, request: Request, served: ResourceStore | None, options: dict[str, Any],
+                    dry: bool, write: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``write(*args, **kwargs)`` to ``served``, admitted by the webhooks and policies it
+    matches: with any configured (or a plugin enabled that may wait: ``Admission.may_wait``, or
+    a version of ``served`` converted by a webhook), the write runs where it can wait without
+    blocking the event loop, and knows the request's user and ``options`` (kube's admission
+    attributes); else it runs as it is."""
+    if (not registry.admission.configured() and not registry.admission.may_wait
+            and (served is None or not served.waits)):
         return write(*args, **kwargs)
     info = request_info_of(request.scope)
     token = webhook_request.current.set(webhook_request.WebhookRequest(
@@ -516,6 +519,14 @@ async def _delete_options(request: Request) -> DeleteOptions:
         media_type, raw = await read_body(request, OBJECT_MEDIA_TYPES)
         body = from_body(decode_object(media_type, raw), raw) if raw else None
     return DeleteOptions.parse(body, request_query(request))
+
+
+async def _read(served: ResourceStore, read: Callable[..., T], *args: Any) -> T:
+    """``read(*args)`` of ``served``; where it can wait on the event loop if its version is
+    converted by a webhook (``ResourceStore.waits``)."""
+    if served.waits:
+        return await run_awaiting(read, *args)
+    return read(*args)
 
 
 async def watch(served: ResourceStore, namespace: str | None, opts: ListOptions, out: Output,

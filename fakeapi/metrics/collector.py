@@ -13,6 +13,9 @@ Sources (k8s.io/apiserver, the release fakeapi emulates):
   (replaces etcd_object_counts / apiserver_storage_objects);
 - ``pkg/admission/metrics/metrics.go``: apiserver_admission_webhook_admission_duration_seconds,
   _webhook_request_total, _webhook_rejection_count, _webhook_fail_open_count;
+- apiextensions-apiserver's ``pkg/apiserver/conversion/metrics.go``:
+  apiserver_conversion_webhook_request_total, _conversion_webhook_duration_seconds,
+  apiserver_crd_conversion_webhook_duration_seconds;
 - ``k8s.io/component-base/metrics/version.go``: kubernetes_build_info.
 
 Nothing here is observed through prometheus_client on the hot path: requests, store calls and
@@ -33,6 +36,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 
 from ..admission.webhook.metrics import WEBHOOK_DURATION_EDGES
+from ..apiextensions.conversion_metrics import CONVERSION_WEBHOOK_EDGES, CRD_CONVERSION_EDGES
 from ..cacher.cache_watcher import FINE_LATENCY_EDGES, BucketCounts
 from ..registry.registry import Registry
 from ..registry.rest import ResourceStore
@@ -178,6 +182,7 @@ class ServerMetrics:
         yield from self._watch_cache_metrics()
         yield from self._storage_metrics()
         yield from self._webhook_metrics()
+        yield from self._conversion_webhook_metrics()
         build = GaugeMetricFamily(
             "kubernetes_build_info",
             "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, "
@@ -336,6 +341,28 @@ class ServerMetrics:
             "Admission webhook fail open count, identified by name and broken out for each admission type.",
             ("name", "type"), webhooks.fail_open)
         yield from (duration, fine, requests, rejections, fail_open)
+
+
+    def _conversion_webhook_metrics(self) -> Iterator[Metric]:
+        """apiextensions-apiserver's conversion webhook metrics."""
+        conversions = self.registry.conversion_metrics
+        requests = CounterMetricFamily(
+            "apiserver_conversion_webhook_request_total",
+            "Counter for conversion webhook requests with success/failure and failure error type",
+            labels=["result", "failure_type"])
+        for key, count in conversions.requests.items():
+            requests.add_metric(list(key), count)
+        duration = HistogramMetricFamily(
+            "apiserver_conversion_webhook_duration_seconds", "Conversion webhook request latency",
+            labels=["result", "failure_type"])
+        for key, counts in conversions.durations.items():
+            _add_buckets(duration, list(key), counts, CONVERSION_WEBHOOK_EDGES)
+        per_crd = HistogramMetricFamily(
+            "apiserver_crd_conversion_webhook_duration_seconds", "CRD webhook conversion duration in seconds",
+            labels=["crd_name", "from_version", "to_version", "succeeded"])
+        for key, counts in conversions.conversions.items():
+            _add_buckets(per_crd, list(key), counts, CRD_CONVERSION_EDGES)
+        yield from (requests, duration, per_crd)
 
 
 def _counter_named_as_is(name: str, documentation: str, labels: tuple[str, ...],

@@ -6,12 +6,14 @@ and tools take for granted:
   ``kube-public``), the PriorityClasses ``system-node-critical`` and ``system-cluster-critical``
   (the Priority admission plugin resolves them), and the API Priority and Fairness FlowSchemas and
   PriorityLevelConfigurations, the ``kubernetes`` Service in ``default`` (its target port made
-  this server's): kube-apiserver v1.35.4's own, recorded by ``scripts/gen-bootstrap-objects.py``
-  (``bootstrap_objects.json.gz``);
+  this server's), the local APIServices of the built-in group versions (kube-aggregator's
+  ``autoregister``, ``automanaged: onstart``): kube-apiserver v1.35.4's own, recorded by
+  ``scripts/gen-bootstrap-objects.py`` (``bootstrap_objects.json.gz``);
 * the default ServiceCIDR ``kubernetes`` and the IPAddress of the ``kubernetes`` Service's
   cluster IP (the first of the range, kube's default ``10.0.0.0/24``);
 * in ``kube-system``, the ConfigMaps ``extension-apiserver-authentication`` (delegated
-  authentication reads it: it is empty, fakeapi has no client CA) and
+  authentication reads it: the client CAs and the front proxy's CA and headers of a server
+  serving TLS, as kube-apiserver's ``ClientCARegistrationHook`` writes them; else empty) and
   ``kube-apiserver-legacy-service-account-token-tracking``.
 
 They are written in bulk, as stored bytes: starting a server stays cheap. Each gets a fresh uid
@@ -72,8 +74,9 @@ def _managed(manager: str, operation: str, api_version: str, now: str, fields: J
     return {**entry, "subresource": subresource} if subresource else entry
 
 
-def _built_objects(now: str, today: str) -> list[Json]:
-    """The objects whose content is this server's: its service range, its start date."""
+def _built_objects(now: str, today: str, authentication: tuple[tuple[str, str], ...]) -> list[Json]:
+    """The objects whose content is this server's: its service range, its start date, its
+    client and front proxy CAs (``authentication``: the ConfigMap's data, by key)."""
     cluster_ip = _first_ip(SERVICE_CLUSTER_IP_RANGE)
     return [
         {"kind": "ServiceCIDR", "apiVersion": "networking.k8s.io/v1",
@@ -93,13 +96,23 @@ def _built_objects(now: str, today: str) -> list[Json]:
                                                       "f:ipaddress.kubernetes.io/managed-by": {}}},
                           "f:spec": {"f:parentRef": {".": {}, "f:name": {}, "f:namespace": {}, "f:resource": {}}}})]},
          "spec": {"parentRef": {"resource": "services", "namespace": "default", "name": "kubernetes"}}},
-        {"kind": "ConfigMap", "apiVersion": "v1",
-         "metadata": {"name": _AUTHENTICATION_CONFIG_MAP, "namespace": "kube-system"}},
+        _authentication_config_map(now, authentication),
         {"kind": "ConfigMap", "apiVersion": "v1",
          "metadata": {"name": _TOKEN_TRACKING_CONFIG_MAP, "namespace": "kube-system",
                       "managedFields": [_managed(KUBE_APISERVER, "Update", "v1", now, {"f:data": {".": {}, "f:since": {}}})]},
          "data": {"since": today}},
     ]
+
+
+def _authentication_config_map(now: str, authentication: tuple[tuple[str, str], ...]) -> Json:
+    """``extension-apiserver-authentication``: empty without data; with it, as kube-apiserver
+    writes it (an Update of every key by ``kube-apiserver``)."""
+    metadata: Json = {"name": _AUTHENTICATION_CONFIG_MAP, "namespace": "kube-system"}
+    if not authentication:
+        return {"kind": "ConfigMap", "apiVersion": "v1", "metadata": metadata}
+    fields = {"f:data": {".": {}, **{f"f:{key}": {} for key, _ in authentication}}}
+    metadata["managedFields"] = [_managed(KUBE_APISERVER, "Update", "v1", now, fields)]
+    return {"kind": "ConfigMap", "apiVersion": "v1", "metadata": metadata, "data": dict(authentication)}
 
 
 def _stamped(obj: Json) -> Json:
@@ -121,12 +134,13 @@ _UID, _NOW, _TODAY, _RESOURCE_VERSION = "@uid@", "@now@", "@today@", "@resourceV
 
 
 @cache
-def _templates(advertise_port: int) -> tuple[tuple[str, str, str | None, str, bytes], ...]:
+def _templates(advertise_port: int, authentication: tuple[tuple[str, str], ...]
+               ) -> tuple[tuple[str, str, str | None, str, bytes], ...]:
     """Every bootstrap object as (group, kind, namespace, name, its stored bytes as a ``%``
     format of the stand-ins): parsed and encoded once per process, so that a server per pytest
     test starts in milliseconds."""
     templates = []
-    for obj in [*recorded_objects(), *_built_objects(_NOW, _TODAY)]:
+    for obj in [*recorded_objects(), *_built_objects(_NOW, _TODAY, authentication)]:
         if obj["kind"] == "Service":
             obj["spec"]["ports"][0]["targetPort"] = advertise_port
         group, _, _version = obj["apiVersion"].rpartition("/")
@@ -139,16 +153,18 @@ def _templates(advertise_port: int) -> tuple[tuple[str, str, str | None, str, by
 
 
 def create_bootstrap_objects(store: Store, advertise_port: int,
-                             resource_for_kind: Callable[[str, str], ResourceStore | ConvertingStore | None]) -> None:
+                             resource_for_kind: Callable[[str, str], ResourceStore | ConvertingStore | None],
+                             authentication: tuple[tuple[str, str], ...] = ()) -> None:
     """Write the bootstrap objects that do not exist yet (before the watch caches start):
-    ``resource_for_kind`` is the registry's (an object's key is its resource store's), and
-    ``advertise_port`` the ``kubernetes`` Service's target port."""
+    ``resource_for_kind`` is the registry's (an object's key is its resource store's),
+    ``advertise_port`` the ``kubernetes`` Service's target port, ``authentication`` the data of
+    ``extension-apiserver-authentication`` by key."""
     now = metadata.now_rfc3339().encode()
     stamps = {_NOW.encode(): now, _TODAY.encode(): now[:10]}
     # All are written at once when none exists (a new store: no reads); a batch of which some
     # exist fails its compares, and is made again of those that do not.
     missing = []
-    for group, kind, namespace, name, template in _templates(advertise_port):
+    for group, kind, namespace, name, template in _templates(advertise_port, authentication):
         served = resource_for_kind(group, kind)
         assert served is not None, f"{group} {kind} is not served"
         missing.append((served.storage.key(namespace, name).encode(), template))

@@ -11,11 +11,14 @@ import orjson
 
 from ..admission import Admission
 from ..admission.webhook.request import ServedVersion
+from ..apiextensions.conversion_metrics import ConversionMetrics
+from ..apiextensions.conversion_webhook import ConversionWebhook
 from ..apiextensions.crd import CustomResourceType
 from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
 from ..cacher import DELETED, CacheEvent, CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
-from ..apis.conversion import built_in_conversion, none_conversion
+from ..apis.conversion import Conversion, built_in_conversion, none_conversion
+from ..apis.webhook_client import WebhookClients
 from ..cel.admission import AccessCheck, AccessDecision
 from ..machinery.status import StatusError
 from ..store import StoreInterface
@@ -113,10 +116,13 @@ class Registry:
         service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER,
         access: AccessControl | None = None,
         admission_plugins: frozenset[str] = frozenset(),
+        extension_authentication: dict[str, str] | None = None,
     ) -> None:
         self.store = store
         #: The port clients reach the server on: the ``kubernetes`` Service's target port.
         self.advertise_port = advertise_port
+        #: ``kube-system/extension-apiserver-authentication``'s data, written at start.
+        self.extension_authentication = extension_authentication or {}
         #: Whether a garbage collector runs, so DELETE may leave its finalizers (foreground,
         #: orphan) on owners: without one they would never go.
         self.garbage_collection = garbage_collection
@@ -164,6 +170,14 @@ class Registry:
         assert isinstance(services, ServiceStore)
         services.endpoints = self._by_kind[("", "Endpoints")].storage
         self._custom: dict[str, CustomResourceStore] = {}  # by CRD name
+        #: CRD name -> what of it is served (its spec and accepted names): kube's crdHandler
+        #: builds a CRD's storage again only when these change, so another write of the CRD (its
+        #: status) keeps the served versions, and a conversion webhook's conversions with them.
+        self._custom_defined: dict[str, Json] = {}
+        #: The clients of CRDs' conversion webhooks (``spec.conversion.strategy: Webhook``),
+        #: and what their calls cost and answered.
+        self.conversion_clients = WebhookClients(self._lookup, self._list)
+        self.conversion_metrics = ConversionMetrics()
         self._serve_subresources(service_account_issuer, access or AccessControl())
         #: Called with each resource store added after start (custom resources): controllers
         #: subscribe to its cache.
@@ -258,7 +272,8 @@ class Registry:
                     if err.reason != "AlreadyExists":
                         raise
         # the system PriorityClasses among them
-        create_bootstrap_objects(self.store, self.advertise_port, self.resource_for_kind)
+        create_bootstrap_objects(self.store, self.advertise_port, self.resource_for_kind,
+                                 tuple(sorted(self.extension_authentication.items())))
         for resource_store in self.stores():
             resource_store.cacher.start()
         for crd in self.definitions.definitions():
@@ -271,6 +286,7 @@ class Registry:
         for resource_store in self.stores():
             await resource_store.cacher.stop()
         await self.admission.webhooks.aclose()
+        await self.conversion_clients.aclose()
 
     async def _tick_bookmarks(self) -> None:
         while True:
@@ -318,11 +334,14 @@ class Registry:
     def _sync_custom_resources(self, crd_name: str, crd: Json | None) -> None:
         """Serve what a CRD defines, from the write that established it until it is gone: the
         storage version from its store, every other served version through a conversion over it
-        (strategy ``None``: objects change apiVersion only)."""
+        (strategy ``None``: objects change apiVersion only; ``Webhook``: its webhook converts)."""
         resource_store = self._custom.get(crd_name)
         if crd is None or not is_established(crd):
             if resource_store is not None:
                 self._remove_custom(crd_name, resource_store)
+            return
+        defined = {"spec": crd.get("spec"), "acceptedNames": (crd.get("status") or {}).get("acceptedNames")}
+        if resource_store is not None and self._custom_defined.get(crd_name) == defined:
             return
         storage, served = served_definitions(crd)
         if resource_store is not None and resource_store.prefix != storage.resource_type().storage_prefix:
@@ -342,18 +361,31 @@ class Registry:
         resource_store.structural = storage.structural
         for definition in served:
             self.resources[(definition.group, definition.version, definition.plural)] = (
-                resource_store if definition is storage else _custom_version(resource_store, definition))
+                resource_store if definition is storage else _custom_version(
+                    resource_store, definition, self._custom_conversion(crd, resource_store, definition)))
         self._by_kind[(storage.group, storage.kind)] = resource_store
+        self._custom_defined[crd_name] = defined
         self._changed()
+
+    def _custom_conversion(self, crd: Json, resource_store: CustomResourceStore,
+                           definition: CustomResourceType) -> Conversion:
+        """The conversion of a CRD's storage version to another served one, by its strategy."""
+        if ((crd.get("spec") or {}).get("conversion") or {}).get("strategy") == "Webhook":
+            webhook = ConversionWebhook(crd, self.conversion_clients, self.conversion_metrics)
+            return webhook.conversion(resource_store.api_version, definition.group_version)
+        return none_conversion(resource_store.api_version, definition.group_version)
 
     def _unregister_custom(self, resource_store: ResourceStore) -> None:
         for key in [key for key, served in self.resources.items() if served.storage is resource_store]:
-            del self.resources[key]
+            served = self.resources.pop(key)
+            if isinstance(served, ConvertingStore):
+                served.close()
         self._by_kind = {key: served for key, served in self._by_kind.items() if served.storage is not resource_store}
 
     def _remove_custom(self, crd_name: str, resource_store: CustomResourceStore) -> None:
         self._unregister_custom(resource_store)
         del self._custom[crd_name]
+        self._custom_defined.pop(crd_name, None)
         task = asyncio.get_running_loop().create_task(resource_store.cacher.stop())
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)
@@ -421,10 +453,10 @@ class Registry:
         return served.resource_type if served else None
 
 
-def _custom_version(resource_store: CustomResourceStore, definition: CustomResourceType) -> ConvertingStore:
+def _custom_version(resource_store: CustomResourceStore, definition: CustomResourceType,
+                    conversion: Conversion) -> ConvertingStore:
     """A served version of a custom resource other than its storage version."""
-    return ConvertingStore(resource_store, definition.resource_type(),
-                           none_conversion(resource_store.api_version, definition.group_version),
+    return ConvertingStore(resource_store, definition.resource_type(), conversion,
                            list_kind=definition.list_kind, custom_schema=definition.schema,
                            structural=definition.structural, printer_columns=definition.printer_columns)
 

@@ -132,6 +132,9 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
 
     #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).
     printer_columns: tuple[Json, ...] | None = None
+    #: Whether reads wait on the event loop (``runtime.run_awaiting``): a storage version's
+    #: never do (a ``ConvertingStore``'s do when its conversion calls out).
+    waits = False
 
     @cached_property
     def schema(self) -> Schema | None:

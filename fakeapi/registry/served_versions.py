@@ -3,16 +3,22 @@
 events, autoscaling v1 and v2 HPAs, and the versions of a multi-version CRD.
 
 Reads are the stored objects converted (``ConvertedView``: each object and watch event is
-converted once, the result cached on it for every reader of that version). Writes follow
-kube's handlers: the field manager of the served version records the request's fields in the
-object of that version (``fieldmanager`` converts to its own version), patches apply to the
-object in the served version, then the result is converted to the storage version and goes
-through the storage version's strategy and write; the response is converted back.
+converted once, the result cached on it for every reader of that version). A conversion that
+calls out (a CRD's conversion webhook) is not cached so: a GET and a write's response convert
+per request (kube decodes them from etcd), lists and watches read the conversions made as the
+storage cache saw each event (``webhook_converted``), as kube's per-version watch cache holds
+them.
+
+Writes follow kube's handlers: the field manager of the served version records the request's
+fields in the object of that version (``fieldmanager`` converts to its own version), patches
+apply to the object in the served version, then the result is converted to the storage version
+and goes through the storage version's strategy and write; the response is converted back.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -29,30 +35,34 @@ from ..machinery.delete_options import DeleteOptions
 from ..machinery.list_options import ListOptions
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.status import StatusError, qualified_resource
+from ..runtime import wait_for
 from .delegator import WatchStart
 from .deletes import is_status
 from .lists import list_bytes, list_item
 from .patch_apply import FieldManagedWrites
 from .rest import Json, ResourceStore
 from .views import JsonView, ResponseView
+from .webhook_converted import ConvertingWatcher, IngestedConversions, ListedConversions
 from .writes import request_rules
 
 
 class ConvertedView(JsonView):
-    """Stored objects as a served version shows them; shared by every request of that version."""
+    """Stored objects as a served version shows them, each converted by ``encode`` (stored JSON
+    to served JSON); shared by every request of that version, unless the conversion calls out
+    (each request then converts: it must see the webhook's answer of its own time)."""
 
-    shared = True
-
-    def __init__(self, resource_type: ResourceType, list_kind: str, convert: Convert) -> None:
+    def __init__(self, resource_type: ResourceType, list_kind: str, encode: Callable[[bytes], bytes], *,
+                 shared: bool = True) -> None:
         self.name = resource_type.group_version  # unique among the versions of one storage prefix
         self.kind = resource_type.kind
         self.api_version = resource_type.group_version
         self.list_kind = list_kind
-        self._convert = convert
+        self.shared = shared
+        self._encode = encode
         self._custom = resource_type.custom
 
     def encode(self, raw: bytes) -> bytes:
-        return orjson.dumps(self._convert(orjson.loads(raw)))
+        return self._encode(raw)
 
     def item(self, obj: CachedObject) -> bytes:
         encoded = obj.encoded(self)
@@ -70,7 +80,7 @@ class ConvertedThen:
 
     def __init__(self, converted: ConvertedView, then: ResponseView) -> None:
         self.name = f"{then.name}@{converted.name}"
-        self.shared = then.shared
+        self.shared = then.shared and converted.shared
         self.kind = then.kind
         self.api_version = then.api_version
         self._converted = converted
@@ -116,8 +126,16 @@ class ConvertingStore(FieldManagedWrites):
         self.custom_schema = custom_schema
         self.structural = structural
         self.printer_columns = tuple(printer_columns) if printer_columns is not None else None
-        self._conversion = conversion
-        self._view = ConvertedView(resource_type, self.list_kind, conversion.to_served)
+        #: Between the storage version and this one: what reads and writes convert with, and
+        #: what admission uses to see an object of this resource in another version.
+        self.conversion = conversion
+        self._view = ConvertedView(resource_type, self.list_kind, _encoded(conversion.to_served),
+                                   shared=not conversion.waits)
+        #: A conversion that calls out: what the storage cache's events became, for lists and
+        #: watches, made as the events arrive.
+        self._ingested: IngestedConversions | None = None
+        if conversion.served_async is not None:
+            self._ingested = IngestedConversions(storage.cacher, storage.key, conversion.served_async)
         self._field_managers = {}
         #: The served version's defaulting runs on bodies in that version, before conversion
         #: (kube defaults a body in the version it was decoded from); its validation, if it has
@@ -131,10 +149,15 @@ class ConvertingStore(FieldManagedWrites):
         return self.storage.cacher
 
     @property
-    def conversion(self) -> Conversion:
-        """Between the storage version and this served version (admission converts the objects
-        it admits to the version a webhook or policy names)."""
-        return self._conversion
+    def waits(self) -> bool:
+        """Whether its reads and writes wait on the event loop (``runtime.run_awaiting``): its
+        conversion calls out."""
+        return self.conversion.waits
+
+    def close(self) -> None:
+        """The version is no longer served so: stop converting what the storage cache sees."""
+        if self._ingested is not None:
+            self._ingested.close()
 
     # ----------------------------------------------------------------- conversions
 
@@ -152,10 +175,37 @@ class ConvertingStore(FieldManagedWrites):
         return self._view.encode(raw)
 
     def _served_object(self, obj: Json) -> Json:
-        return self._conversion.to_served(obj)
+        return self.conversion.to_served(obj)
+
+    def _served_live(self, stored: Json) -> Json:
+        """The stored object (as the store has it now) in the served version, as an update sees
+        it: kube's reads it from the version's watch cache, where a webhook's conversion of it
+        is already (``IngestedConversions``: no call of its own)."""
+        if self._ingested is None:
+            return self._served_object(stored)
+        return orjson.loads(wait_for(self._ingested.converted_now(orjson.dumps(stored))))
+
+    def _existing_encoded(self, live: Json) -> None:
+        """kube's ``GuaranteedUpdate`` starts from the existing object the version's watch cache
+        holds and encodes it to the storage version (``origState``, what the update is then
+        compared with): through a webhook, a call the webhook sees, made here as kube makes it.
+        A pure conversion has nothing to show."""
+        if self._ingested is not None:
+            self._stored_object(live)
+
+    def _existing_decoded(self, namespace: str | None, name: str) -> Json | None:
+        """Before a delete through a webhook, what kube's does with the existing object: read
+        from etcd and decoded into the served version (the registry's precondition and graceful
+        deletion checks), then encoded back as ``GuaranteedUpdate``'s ``origState`` (the
+        storage's delete). Each a call the webhook sees; None for a pure conversion."""
+        if self._ingested is None:
+            return None
+        stored = orjson.loads(self.storage.get(namespace, name))
+        self._existing_encoded(self._served_object(stored))
+        return stored
 
     def _stored_object(self, obj: Json) -> Json:
-        return self._conversion.to_storage(obj)
+        return self.conversion.to_storage(obj)
 
     @contextlib.contextmanager
     def _requested(self) -> Iterator[None]:
@@ -210,10 +260,26 @@ class ConvertingStore(FieldManagedWrites):
             return self.storage.get(namespace, name, self._served_view(view))
 
     async def list(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> bytes:
-        return await self.storage.list(namespace, opts, self._served_view(view), field_labels=self.resource_type)
+        if self._ingested is None or (view is not None and view.metadata_only):
+            return await self.storage.list(namespace, opts, self._served_view(view), field_labels=self.resource_type)
+        listed = ListedConversions(self._ingested)
+        converted = ConvertedView(self.resource_type, self.list_kind, listed.encode, shared=False)
+        served_view = converted if view is None else ConvertedThen(converted, view)
+        while True:
+            await self._ingested.caught_up()
+            body = await self.storage.list(namespace, opts, served_view, field_labels=self.resource_type)
+            if not listed.missing:
+                return body
+            await listed.convert_missing()
 
     async def watch(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> WatchStart:
-        return await self.storage.watch(namespace, opts, self._served_view(view), field_labels=self.resource_type)
+        if self._ingested is None or (view is not None and view.metadata_only):
+            return await self.storage.watch(namespace, opts, self._served_view(view), field_labels=self.resource_type)
+        start = await self.storage.watch(namespace, opts, None, field_labels=self.resource_type)
+        if start.watcher is None:
+            return start
+        return WatchStart(ConvertingWatcher(start.watcher, self.storage.cacher, self._ingested, self.api_version,
+                                            view))  # type: ignore[arg-type]
 
     # ----------------------------------------------------------------- writes
 
@@ -227,9 +293,10 @@ class ConvertingStore(FieldManagedWrites):
         manager: str = "",
     ) -> bytes:
         obj = self._typed(body)
-        if manager:
-            live = self._served_object(orjson.loads(self.storage.get(namespace, name)))
+        if manager or self._ingested is not None:
+            live = self._served_live(orjson.loads(self.storage.get(namespace, name)))
             obj = self._managed(subresource, live, obj, manager)
+            self._existing_encoded(live)
         with self._requested():
             return self._served(self.storage.update(
                 namespace, name, self._stored_object(obj), subresource=subresource, dry_run=dry_run))
@@ -242,8 +309,9 @@ class ConvertingStore(FieldManagedWrites):
         (whose conversion to the storage version the storage's decoding reads: ``go_decoded``
         does not carry over)."""
         def change_served(stored: Json) -> Json:
-            live = self._served_object(stored)
-            changed = self._typed(change(self._served_object(stored)))
+            live = self._served_live(stored)
+            changed = self._typed(change(copy.deepcopy(live)))
+            self._existing_encoded(live)
             return self._stored_object(self._managed(subresource, live, changed, manager))
 
         with self._requested():
@@ -258,7 +326,12 @@ class ConvertingStore(FieldManagedWrites):
         gc_finalizers: bool = False,
     ) -> tuple[bytes, bool]:
         with self._requested():
+            current = self._existing_decoded(namespace, name)
             body, gone = self.storage.delete(namespace, name, options, gc_finalizers=gc_finalizers)
+        if current is not None and gone:
+            # kube decodes what etcd's delete answers, the last state, into the served version
+            # (a call the webhook sees), though a custom resource's delete answers a Status.
+            self._served_object(current)
         if not is_status(body):
             return self._served(body), gone
         if self.resource_type.group != self.storage.resource_type.group:
@@ -285,3 +358,10 @@ class ConvertingStore(FieldManagedWrites):
         self, namespace: str | None, name: str, change: Callable[[Json], Json], dry_run: bool = False,
     ) -> bytes:
         return self.storage.update_scale(namespace, name, change, dry_run)
+
+
+def _encoded(convert: Convert) -> Callable[[bytes], bytes]:
+    """``convert`` of JSON objects as a conversion of their encodings."""
+    def encode(raw: bytes) -> bytes:
+        return orjson.dumps(convert(orjson.loads(raw)))
+    return encode

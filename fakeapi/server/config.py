@@ -17,9 +17,10 @@ from ..store.request_size import DEFAULT_MAX_REQUEST_BYTES
 GARBAGE_COLLECTOR = "garbage-collector-controller"
 NAMESPACE_CONTROLLER = "namespace-controller"
 CLUSTERROLE_AGGREGATION = "clusterrole-aggregation-controller"
+POLICY_STATUS = "validatingadmissionpolicy-status-controller"
 #: Not kube-controller-manager's: the kubelets' part in graceful pod deletion (kwok's, when it runs).
 POD_TERMINATION = "pod-termination"
-CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, CLUSTERROLE_AGGREGATION, POD_TERMINATION)
+CONTROLLERS = (GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, CLUSTERROLE_AGGREGATION, POLICY_STATUS, POD_TERMINATION)
 
 
 @dataclass(slots=True)
@@ -67,3 +68,9 @@ class ServerConfig:
     #: The admission plugins fakeapi runs only when enabled (``fakeapi.admission.OFF_BY_DEFAULT``)
     #: that run: kube-apiserver's --enable-admission-plugins less its --disable-admission-plugins.
     admission_plugins: frozenset[str] = frozenset()
+    #: kube-apiserver's --proxy-client-cert-file and --proxy-client-key-file: the client
+    #: certificate presented to aggregated API servers (None: none, as kube without them).
+    proxy_client_files: tuple[Path, Path] | None = None
+    #: The data of ``kube-system/extension-apiserver-authentication`` (the client CAs, the front
+    #: proxy's CA and headers), written with the bootstrap objects; empty: the ConfigMap is.
+    extension_authentication: dict[str, str] = field(default_factory=dict)

@@ -16,24 +16,29 @@ from starlette.applications import Starlette
 from ..clients import ClientReport
 from ..controllers import (
     APIServiceAvailability,
+    CRDRegistration,
     ClusterRoleAggregation,
     CustomResourceCleanup,
     GarbageCollector,
     NamespaceController,
     PodTermination,
+    PolicyStatus,
 )
 from ..etcd.client import RemoteStore
 from ..faults.engine import Faults
 from ..http import openapi
+from ..http.aggregated_discovery import AggregatedDiscoveryManager
 from ..http.app import http_app
 from ..http.discovery import Discovery
+from ..http.proxy import APIServiceProxy
 from ..metrics.collector import ServerMetrics, version_labels
 from ..metrics.storage_timing import TimedRemoteStore, TimedStore
 from ..registry import versioner
 from ..registry.registry import Registry
 from ..runtime import cancel_and_wait
 from ..store import FsyncPolicy, Journal, StoreTimers, snapshot
-from .config import CLUSTERROLE_AGGREGATION, GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, POD_TERMINATION, ServerConfig
+from .config import (CLUSTERROLE_AGGREGATION, GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, POD_TERMINATION, POLICY_STATUS,
+                     ServerConfig)
 
 log = logging.getLogger("fakeapi")
 
@@ -55,21 +60,32 @@ class Server:
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
                                  event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
                                  advertise_port=config.port or 443, access=config.access,
-                                 admission_plugins=config.admission_plugins)
+                                 admission_plugins=config.admission_plugins,
+                                 extension_authentication=config.extension_authentication)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup
-                               | ClusterRoleAggregation | PodTermination | APIServiceAvailability] = []
+                               | ClusterRoleAggregation | PodTermination | APIServiceAvailability
+                               | CRDRegistration | PolicyStatus] = []
         if GARBAGE_COLLECTOR in config.controllers:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
             self.controllers.append(NamespaceController(self.registry, gc_finalizers=gc))
         if CLUSTERROLE_AGGREGATION in config.controllers:
             self.controllers.append(ClusterRoleAggregation(self.registry))
+        if POLICY_STATUS in config.controllers:
+            self.controllers.append(PolicyStatus(self.registry))
         if POD_TERMINATION in config.controllers:
             self.controllers.append(PodTermination(self.registry, gc_finalizers=gc))
         # kube-apiserver's own controllers: they run whatever --controllers says.
         self.controllers.append(CustomResourceCleanup(self.registry, gc_finalizers=gc))
-        self.controllers.append(APIServiceAvailability(self.registry))
-        self.discovery = Discovery(self.registry, f"{config.host}:{config.port}")
+        self.controllers.append(CRDRegistration(self.registry))
+        availability = APIServiceAvailability(self.registry, config.proxy_client_files)
+        self.controllers.append(availability)
+        # kube-aggregator: requests for a service-backed APIService's group version go to its
+        # server; its discovery is fetched from there and merged into the server's.
+        self.proxy = APIServiceProxy(self.registry, config.proxy_client_files, config.limits.request_timeout)
+        self.aggregated_discovery = AggregatedDiscoveryManager(self.proxy, self._aggregation_changed)
+        self.discovery = Discovery(self.registry, f"{config.host}:{config.port}",
+                                   lambda: self.aggregated_discovery.versions.values())
         self.openapi = openapi.OpenAPIV3(self.registry)
         self.registry.on_resources_changed.append(self._resources_changed)
         self.timers = StoreTimers(self.store, config.progress_interval)
@@ -78,12 +94,15 @@ class Server:
                                      self.faults.totals)
         self.clients = ClientReport(config.clients)
         self.metrics.prometheus.register(self.clients)  # type: ignore[arg-type]
+        self.metrics.prometheus.register(availability)  # type: ignore[arg-type]
         self._compactor: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         self.registry.start()
         for controller in self.controllers:
             controller.start()
+        self.proxy.start()
+        self.aggregated_discovery.start()
         self.timers.start()
         if self.config.compaction_interval > 0:
             self._compactor = asyncio.create_task(self._compact_periodically())
@@ -95,6 +114,8 @@ class Server:
         await cancel_and_wait([self._compactor])
         for controller in self.controllers:
             await controller.stop()
+        await self.aggregated_discovery.stop()
+        await self.proxy.aclose()
         await self.timers.stop()
         await self.registry.stop()
         if self.journal is not None:
@@ -105,6 +126,9 @@ class Server:
     def _resources_changed(self) -> None:
         self.discovery.invalidate()
         self.openapi.sync_custom_resources(self.registry)
+
+    def _aggregation_changed(self) -> None:
+        self.discovery.invalidate()
 
     def compact(self, revision: int | None = None) -> int:
         rev = self.store.revision if revision is None else revision

@@ -143,10 +143,11 @@ class EmbeddedServer:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"fakeapi:{self.port}", daemon=True)
         self._thread.start()
-        # lifespan="off": the slot has no lifespan of its own; each app's runs in start_app.
+        # lifespan="off": the slot has no lifespan of its own; each app's runs in start_app. A
+        # request's address is its connection's (``fakeapi serve``'s reason, ``_serve_plain``).
         self._uvicorn = uvicorn.Server(uvicorn.Config(
             self._slot, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=1,
-            timeout_keep_alive=IDLE_TIMEOUT,
+            timeout_keep_alive=IDLE_TIMEOUT, proxy_headers=False,
         ))
         self._serving = asyncio.run_coroutine_threadsafe(self._uvicorn.serve(sockets=[self._socket]), self._loop)
         self.run_on_loop(self._until_started)

@@ -16,7 +16,7 @@ import orjson
 import pytest
 from webhook_server import WebhookServer
 
-from fakeapi.admission.webhook.client import WebhookClients
+from fakeapi.apis.webhook_client import WebhookClients
 from fakeapi.testing import FakeAPI
 from fakeapi.testing.eventually import eventually
 

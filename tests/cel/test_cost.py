@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from fakeapi.apiextensions.cel_validation import rule_errors
-from fakeapi.cel.cost import MAX_REQUEST_SIZE_BYTES, decl_type, max_cardinality, max_cost
+from fakeapi.cel.cost import max_cost
+from fakeapi.cel.types import MAX_REQUEST_SIZE_BYTES, decl_type, max_cardinality
 from fakeapi.cel.syntax import ACCUMULATOR, Call, Comprehension, CreateList, Ident, Literal, NotParsed, Select, parse
 
 _NAMED = {"type": "object", "required": ["name"], "properties": {

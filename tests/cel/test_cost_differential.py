@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from fakeapi.cel.cost import decl_type, max_cardinality, max_cost
+from fakeapi.cel.cost import max_cost
+from fakeapi.cel.types import decl_type, max_cardinality
 
 HARNESS = Path(__file__).resolve().parents[1] / "celcostdiff"
 

@@ -9,6 +9,7 @@ import pytest
 
 from fakeapi.cel.checks import check
 from fakeapi.cel.engine import Activation, CompileError, Environment, EvaluationError, UnsupportedSyntax
+from fakeapi.cel.projection import project, reads
 from fakeapi.cel.values import escape, to_cel
 
 ENV = Environment(("self", "oldSelf"))
@@ -240,3 +241,67 @@ def test_an_activation_gives_each_program_the_values_a_mapping_would() -> None:
         except EvaluationError as error:
             found = str(error)
         assert found == expected, source
+
+
+_POD = {"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web", "labels": {"app": "web", "tier": ""}, "annotations": {"a/b": "c"}},
+        "spec": {"containers": [{"name": "a", "image": "registry.example/a:1", "ports": [{"containerPort": 80}],
+                                 "securityContext": {"privileged": False}, "env": [{"name": "E", "value": "1"}]},
+                                {"name": "b", "image": "other/b", "args": ["x", "y"]}],
+                 "nodeSelector": {}, "replicas": 3, "empty": None}}
+
+
+@pytest.mark.parametrize("source", [
+    "object.spec.containers.all(c, c.image.startsWith('registry.example/'))",
+    "!has(object.spec.initContainers) || object.spec.initContainers.all(c, c.image != '')",
+    "object.spec.containers.all(c, !has(c.securityContext) || !has(c.securityContext.privileged) || "
+    "!c.securityContext.privileged)",
+    "size(object.spec.containers) <= 8",
+    "object.spec.containers.size() == 2 && size(object.metadata.name) == 3 && size(object.metadata.labels) == 2",
+    "size(object.spec.containers[0].image) > 3 && size(object.spec.containers.map(c, c.name)) == 2",
+    "object.spec.containers.filter(c, c.name == 'a')",
+    "object.spec.containers.map(c, c.ports).size()",
+    "object.spec.containers.map(c, has(c.ports) ? c.ports[0].containerPort : 0)",
+    "object.spec.containers.exists_one(c, c.name == 'b')",
+    "object.spec.containers.all(i, c, c.name != '' && i >= 0)",
+    "object.spec.containers[1].args",
+    "object.spec.containers[0].missing",
+    "object.metadata.labels['app'] == 'web' && has(object.metadata.labels.tier)",
+    "object.metadata.labels.all(k, object.metadata.labels[k] != 'x')",
+    "'app' in object.metadata.labels",
+    "object.metadata.annotations['a/b']",
+    "object.metadata.?labels.?app.orValue('none')",
+    "object.spec.?initContainers.hasValue()",
+    "has(object.spec.nodeSelector) && size(object.spec.nodeSelector) == 0",
+    "object.spec.empty == null",
+    "object.spec.missing.deeper",
+    "object == oldObject",
+    "object.spec.containers.exists(object, object.name == 'a')",
+    "[object.spec.containers[0].name, object.metadata.name].join('-')",
+    "object.spec.replicas + 1",
+    "object.spec.containers.map(c, c).filter(c, has(c.args)).size()",
+    "{'n': object.metadata.name}.n",
+    "object.spec.containers.all(c, c.env.all(e, e.value != ''))",
+])
+def test_what_an_activation_hands_the_engine_answers_as_the_whole_value(source: str) -> None:
+    """The activation hands the engine only what an expression reads of each value
+    (``projection``): every answer and error must be the whole value's."""
+    env = Environment(("object", "oldObject"))
+    values = {"object": _POD, "oldObject": {**_POD, "metadata": {"name": "old"}}}
+    program = env.compile(source)
+    try:
+        expected: object = program.evaluate(values)
+    except EvaluationError as error:
+        expected = str(error)
+    try:
+        found: object = program.evaluate(Activation(values))
+    except EvaluationError as error:
+        found = str(error)
+    assert found == expected
+
+
+def test_an_expression_reads_only_what_it_selects() -> None:
+    needs = reads("object.spec.containers.all(c, c.image.startsWith('r/')) && has(object.metadata.labels)", ["object"])
+    assert project(_POD, needs["object"]) == {
+        "spec": {"containers": [{"image": "registry.example/a:1"}, {"image": "other/b"}]}, "metadata": {"labels": {}}}
+    assert project(_POD, reads("object == object", ["object"])["object"]) is _POD

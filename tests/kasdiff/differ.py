@@ -317,6 +317,25 @@ def _parsed(response: httpx.Response) -> Json:
 KNOWN = Path(__file__).parent / "known-differences.yaml"
 
 
+def compared_reviews(case: str, kind: str, verb: str, fake: list[tuple[str, Json]],
+                     kube: list[tuple[str, Json]]) -> Outcome:
+    """The reviews (``kind``: AdmissionReview, ConversionReview) each server sent a webhook
+    server for one step, in order, keyed by the path called without the server's prefix
+    (``/<server>/...``) and normalised (their uids are the server's own)."""
+    normalised = []
+    for reviews in (fake, kube):
+        normaliser = Normaliser()
+        for _, review in reviews:
+            review["request"]["uid"] = "<uid>"
+        normalised.append(normaliser([{path.split("/", 2)[2]: review} for path, review in reviews]))
+    outcome = Outcome(case, kind, verb, Answer(200, normalised[0], []), Answer(200, normalised[1], []))
+    if len(fake) != len(kube):
+        outcome.differences.append(f"reviews sent: fakeapi {[p for p, _ in fake]} != kube {[p for p, _ in kube]}")
+    for index, (fake_review, kube_review) in enumerate(zip(normalised[0], normalised[1])):
+        outcome.differences.extend(differences(fake_review, kube_review, f"[{index}]"))
+    return outcome
+
+
 def known_differences() -> dict[str, list[str]]:
     """case -> the differences (``<verb>: <difference>``, as ``differences`` prints them) accepted
     for now, each entry with the reason in a comment."""

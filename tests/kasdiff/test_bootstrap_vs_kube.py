@@ -29,6 +29,7 @@ _COLLECTIONS: tuple[tuple[str, tuple[str, ...] | None], ...] = (
     ("/apis/networking.k8s.io/v1/servicecidrs", ("kubernetes",)),
     ("/apis/networking.k8s.io/v1/ipaddresses", ("10.0.0.1",)),
     ("/api/v1/services", ("kubernetes",)),
+    ("/apis/apiregistration.k8s.io/v1/apiservices", None),
 )
 #: What differs between two servers by nature: the kubernetes Service's target port is each
 #: server's own port; the authentication ConfigMap holds each server's client CA.

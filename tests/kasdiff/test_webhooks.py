@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import orjson
 import pytest
-from differ import Answer, Normaliser, Outcome, Pair, check, differences
+from differ import Outcome, Pair, check, compared_reviews
 from webhook_server import WebhookServer
 
 Json = Any
@@ -107,7 +107,7 @@ class Case:
                                  **kwargs)
         fake = self.hooks.reviews(f"/fake/{self.name}/", start)
         kube = self.hooks.reviews(f"/kube/{self.name}/", start)
-        self.pair.outcomes.append(_compared_reviews(self.name, verb, fake, kube))
+        self.pair.outcomes.append(compared_reviews(self.name, "AdmissionReview", verb, fake, kube))
         return outcome
 
     def _same_paths(self, answer: Json, is_fake: bool) -> Json:
@@ -121,23 +121,6 @@ class Case:
         for kind, name in self.configs:
             for client in (self.pair.fake, self.pair.real):
                 client.delete(_CONFIGS + f"{kind}/{name}")
-
-
-def _compared_reviews(case: str, verb: str, fake: list[tuple[str, Json]], kube: list[tuple[str, Json]]) -> Outcome:
-    """The reviews each server sent, in order, keyed by the webhook called (its path without
-    the server's prefix) and normalised."""
-    normalised = []
-    for reviews in (fake, kube):
-        normaliser = Normaliser()
-        for _, review in reviews:
-            review["request"]["uid"] = "<uid>"
-        normalised.append(normaliser([{path.split("/", 2)[2]: review} for path, review in reviews]))
-    outcome = Outcome(case, "AdmissionReview", verb, Answer(200, normalised[0], []), Answer(200, normalised[1], []))
-    if len(fake) != len(kube):
-        outcome.differences.append(f"reviews sent: fakeapi {[p for p, _ in fake]} != kube {[p for p, _ in kube]}")
-    for index, (fake_review, kube_review) in enumerate(zip(normalised[0], normalised[1])):
-        outcome.differences.extend(differences(fake_review, kube_review, f"[{index}]"))
-    return outcome
 
 
 @pytest.fixture

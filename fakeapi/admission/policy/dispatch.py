@@ -24,7 +24,7 @@ from ...cel.engine import Activation, CompileError, EvaluationError, Program
 from ...machinery import warning
 from ...machinery.selectors import label_selector_as_selector
 from ...machinery.status import Cause, StatusError, forbidden, not_found
-from ..webhook.client import Lister, Lookup
+from ...apis.webhook_client import Lister, Lookup
 from ..webhook.matching import (
     ADMISSION_GROUP, aggregate, evaluate_conditions, is_exempt, namespace_of, request_principal)
 from ..webhook.request import Attributes, Json

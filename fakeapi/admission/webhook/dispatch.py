@@ -13,11 +13,10 @@ import orjson
 
 from ...cel import admission as cel_admission
 from ...machinery import warning
-from ...machinery.golang import go_quote
 from ...machinery.patch import JSON_PATCH, apply_patch
 from ...machinery.status import StatusError, internal_error
 from ...runtime import can_wait, wait_for
-from .client import Lister, Lookup, WebhookCallFailed, WebhookClients
+from ...apis.webhook_client import Lister, Lookup, WebhookCallFailed, WebhookClients, server_response_error
 from .metrics import ADMIT, CALLING_WEBHOOK_ERROR, NO_ERROR, VALIDATING, WebhookMetrics
 from .matching import ADMISSION_GROUP, Webhook, compile_configurations, is_exempt, namespace_of
 from .request import Attributes, Json
@@ -208,41 +207,12 @@ class WebhookDispatcher:
         except WebhookCallFailed as err:
             raise CallError(hook.name, f"failed to call webhook: {err}") from None
         if not 200 <= code <= 206:
-            raise CallError(hook.name, f"failed to call webhook: {_server_response(code, answer, text)}",
+            raise CallError(hook.name, f"failed to call webhook: {server_response_error(code, answer, text)}",
                             StatusError(code, "", ""))
         response = verify_response(hook.name, uid, version, hook.mutating, answer)
         for text in response.warnings:
             warning.add(text)
         return response
-
-
-def _server_response(code: int, answer: object, text: str) -> str:
-    """The error Go's REST client makes of a non-success answer (``transformResponse``): the
-    Status the server sent, else ``NewGenericServerResponse``'s message for the code."""
-    if isinstance(answer, dict) and answer.get("kind") == "Status" and answer.get("message"):
-        return str(answer["message"])
-    if code in _GENERIC_MESSAGES:
-        return _GENERIC_MESSAGES[code]
-    if code >= 500:
-        return f"an error on the server ({go_quote(text)}) has prevented the request from succeeding"
-    return f"the server responded with the status code {code} but did not return more information"
-
-
-#: ``errors.NewGenericServerResponse``'s messages by code.
-_GENERIC_MESSAGES = {
-    400: "the server rejected our request for an unknown reason",
-    401: "the server has asked for the client to provide credentials",
-    403: "the server does not allow access to the requested resource",
-    404: "the server could not find the requested resource",
-    405: "the server does not allow this method on the requested resource",
-    406: "the server was unable to respond with a content type that the client supports",
-    409: "the server reported a conflict",
-    415: "the server was unable to respond with a content type that the client supports",
-    422: "the server rejected our request due to an error in our request",
-    429: "the server has received too many requests and has asked us to try again later",
-    503: "the server is currently unable to handle the request",
-    504: "the server was unable to return a response in the time allotted, but may still be processing the request",
-}
 
 
 def _copy(obj: Json | None) -> Json | None:

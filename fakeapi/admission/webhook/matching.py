@@ -20,7 +20,7 @@ from ...cel import admission as cel_admission
 from ...cel.engine import Activation, CompileError, Environment, EvaluationError, Program
 from ...machinery.selectors import LabelSelector, label_selector_as_selector
 from ...machinery.status import forbidden, internal_error, not_found
-from .client import Lookup
+from ...apis.webhook_client import Lookup
 from .request import Attributes, Json
 from .review import admission_request
 

@@ -1,5 +1,5 @@
-"""HTTPS calls to webhooks, as kube's webhook client makes them (``k8s.io/apiserver/pkg/util/webhook``):
-a POST of the review to ``clientConfig.url``, or to ``https://<service>.<namespace>.svc:<port><path>``
+"""HTTPS calls to webhooks (admission webhooks, CRD conversion webhooks), as kube's webhook client
+makes them (``k8s.io/apiserver/pkg/util/webhook``): a POST of the review to ``clientConfig.url``, or to ``https://<service>.<namespace>.svc:<port><path>``
 whose address is one of the service's ready endpoints (kube-apiserver's resolver with
 ``--enable-aggregator-routing``: a webhook server on the host, behind a selector-less Service and
 its EndpointSlice, is reachable as in envtest), its certificate verified against ``caBundle`` (the
@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...apis.discovery.endpoints import SERVICE_NAME_LABEL, host_port, ready_addresses
-from .request import Json
+from ..machinery.golang import go_quote
+from .discovery.endpoints import SERVICE_NAME_LABEL, host_port, ready_addresses
+
+Json = dict[str, Any]
 
 if TYPE_CHECKING:
     import aiohttp
@@ -148,3 +150,32 @@ def _connect_reason(err: aiohttp.ClientConnectorError, target: str) -> str:
     if isinstance(err.os_error, ConnectionRefusedError):
         return f"dial tcp {host_port(address.host or '', address.port)}: connect: connection refused"
     return f"dial tcp {host_port(address.host or '', address.port)}: {err.os_error.strerror or err.os_error}"
+
+
+def server_response_error(code: int, answer: object, text: str) -> str:
+    """The error Go's REST client makes of a non-success answer (``transformResponse``): the
+    Status the server sent, else ``NewGenericServerResponse``'s message for the code."""
+    if isinstance(answer, dict) and answer.get("kind") == "Status" and answer.get("message"):
+        return str(answer["message"])
+    if code in _GENERIC_MESSAGES:
+        return _GENERIC_MESSAGES[code]
+    if code >= 500:
+        return f"an error on the server ({go_quote(text)}) has prevented the request from succeeding"
+    return f"the server responded with the status code {code} but did not return more information"
+
+
+#: ``errors.NewGenericServerResponse``'s messages by code.
+_GENERIC_MESSAGES = {
+    400: "the server rejected our request for an unknown reason",
+    401: "the server has asked for the client to provide credentials",
+    403: "the server does not allow access to the requested resource",
+    404: "the server could not find the requested resource",
+    405: "the server does not allow this method on the requested resource",
+    406: "the server was unable to respond with a content type that the client supports",
+    409: "the server reported a conflict",
+    415: "the server was unable to respond with a content type that the client supports",
+    422: "the server rejected our request due to an error in our request",
+    429: "the server has received too many requests and has asked us to try again later",
+    503: "the server is currently unable to handle the request",
+    504: "the server was unable to return a response in the time allotted, but may still be processing the request",
+}

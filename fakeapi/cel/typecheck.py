@@ -1,0 +1,394 @@
+"""The type errors cel-go's checker finds in an expression over variables of schema types, shown
+as cel-go shows them: what kube's ValidatingAdmissionPolicy type checking
+(``apiserver/pkg/admission/plugin/policy/validating/typechecking.go``) reports of a policy's
+expressions once ``object``, ``oldObject`` and ``params`` have the types of the kinds the policy
+matches.
+
+``check(source, variables)`` is cel-go's ``Issues.String()`` for the expression: one
+``ERROR: <input>:line:column: message`` per error with the source line and a caret under the
+error's position, in source order, joined by newlines; "" when it finds none. The errors found
+are cel-go's ``undefined field 'f'``, ``type 't' does not support field selection``,
+``expected type 'bool' but found 't'`` (an operand of ``&&`` or ``||``, an ``all`` or
+``exists`` predicate) and ``found no matching overload for 'f' applied to '(t1, t2)'``
+(``'t.(t1)'`` for a member call), on the operators, ``size``, the string predicates and the
+conversions. A keyword field (``namespace``, declared escaped) is selected by its name, as
+kube's type provider allows.
+
+A node that fails to check gets cel-go's error type, which any overload accepts, so an error
+does not cascade: ``object.foo.bar == 1`` reports ``foo`` only. Where an expression reaches
+something this module does not type as cel-go would (another variable, a function it does not
+know, an object type's name in a message, an error cel-go would place in a macro's expansion),
+``check`` answers None rather than risk a warning kube would not give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .syntax import ACCUMULATOR, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, NotParsed, Select, parse
+from .types import BOOL, BYTES, DOUBLE, DURATION, DYN, INT, NULL, STRING, TIMESTAMP, UINT, CelType, field_type
+from .values import escape
+
+#: What a node that failed to check has: cel-go's error type, which every overload accepts.
+ERROR = CelType("error")
+#: The variables of a policy's ``variables``: a select on it names one (``variables.name``).
+VARIABLES = "variables"
+
+_NUMBERS = frozenset(("int", "uint", "double"))
+_ORDERED = frozenset(("int", "uint", "double", "string", "bytes", "bool", "timestamp", "duration"))
+
+#: cel-go's arithmetic overloads: operand kinds and the result's.
+_ARITHMETIC = {
+    "_+_": (("int", "int", INT), ("uint", "uint", UINT), ("double", "double", DOUBLE), ("string", "string", STRING),
+            ("bytes", "bytes", BYTES), ("timestamp", "duration", TIMESTAMP), ("duration", "timestamp", TIMESTAMP),
+            ("duration", "duration", DURATION)),
+    "_-_": (("int", "int", INT), ("uint", "uint", UINT), ("double", "double", DOUBLE),
+            ("timestamp", "timestamp", DURATION), ("timestamp", "duration", TIMESTAMP), ("duration", "duration", DURATION)),
+    "_*_": (("int", "int", INT), ("uint", "uint", UINT), ("double", "double", DOUBLE)),
+    "_/_": (("int", "int", INT), ("uint", "uint", UINT), ("double", "double", DOUBLE)),
+    "_%_": (("int", "int", INT), ("uint", "uint", UINT)),
+}
+#: Member functions of strings whose every overload is known here: the arguments' kinds and the
+#: result (a dyn receiver keeps these: no other type has a function of these names).
+_STRING_MEMBERS = {
+    "startsWith": (("string",), BOOL), "endsWith": (("string",), BOOL), "contains": (("string",), BOOL),
+    "matches": (("string",), BOOL), "lowerAscii": ((), STRING), "upperAscii": ((), STRING), "trim": ((), STRING),
+}
+#: Signatures of cel-go's ext strings on a string and ext lists' ``join`` on a list of strings
+#: (receiver kind, argument kinds): their results. A call outside them is not checked (some
+#: names have overloads on other types, or more than are listed here).
+_EXTENSION_MEMBERS = {
+    ("split", "string", ("string",)): CelType("list", (STRING,)),
+    ("split", "string", ("string", "int")): CelType("list", (STRING,)),
+    ("replace", "string", ("string", "string")): STRING, ("replace", "string", ("string", "string", "int")): STRING,
+    ("substring", "string", ("int",)): STRING, ("substring", "string", ("int", "int")): STRING,
+    ("charAt", "string", ("int",)): STRING, ("indexOf", "string", ("string",)): INT,
+    ("lastIndexOf", "string", ("string",)): INT, ("join", "list", ()): STRING, ("join", "list", ("string",)): STRING,
+}
+#: The conversions, by the kinds of argument each has an overload for (``int`` of a duration
+#: counted in, so that no error is claimed for one).
+_CONVERSIONS = {
+    "int": (frozenset(("int", "uint", "double", "string", "timestamp", "duration")), INT),
+    "uint": (frozenset(("int", "uint", "double", "string")), UINT),
+    "double": (frozenset(("int", "uint", "double", "string")), DOUBLE),
+    "string": (frozenset(("int", "uint", "double", "bool", "bytes", "string", "timestamp", "duration")), STRING),
+    "bool": (frozenset(("bool", "string")), BOOL),
+    "bytes": (frozenset(("bytes", "string")), BYTES),
+}
+
+
+class NotChecked(ValueError):
+    """An expression (or a part of it) outside what this module checks as cel-go does."""
+
+
+@dataclass(frozen=True)
+class _Issue:
+    offset: int
+    message: str
+
+
+def _loose(kind: str) -> bool:
+    """Whether a value of this kind is accepted by any overload (dyn, or a failed node's)."""
+    return kind in ("dyn", "error")
+
+
+def type_name(value: CelType) -> str:
+    """A type as cel-go's messages name it (``list(string)``, ``map(string, int)``)."""
+    if value.kind == "list":
+        return f"list({type_name(value.params[0])})"
+    if value.kind == "map":
+        return f"map({type_name(value.params[0])}, {type_name(value.params[1])})"
+    if value.kind in ("object", "optional", "error"):
+        raise NotChecked(f"the name of {value.kind}")  # kube names object types per check
+    return value.kind
+
+
+def _same(left: CelType, right: CelType) -> bool:
+    """Whether the two bind one type parameter, as ``equals(A, A)`` needs."""
+    if _loose(left.kind) or _loose(right.kind):
+        return True
+    if "null" in (left.kind, right.kind):
+        other = right.kind if left.kind == "null" else left.kind
+        if other == "duration":
+            raise NotChecked("null against a duration")
+        # cel-go takes null for an object or a timestamp, not for a scalar, a list or a map
+        return other in ("null", "object", "timestamp")
+    if left.kind != right.kind:
+        return False
+    if left.kind == "object":
+        if left.decl is not right.decl:
+            raise NotChecked("two object types")
+        return True
+    return all(_same(a, b) for a, b in zip(left.params, right.params))
+
+
+def _bound(left: CelType, right: CelType) -> CelType:
+    """The type two matching types bind (the more specific of a dyn and another)."""
+    if _loose(left.kind):
+        return right if not _loose(right.kind) else DYN
+    if left.kind == "list" and right.kind == "list":
+        return CelType("list", (_bound(left.params[0], right.params[0]),))
+    return left
+
+
+class _Checker:
+    def __init__(self, variables: Mapping[str, CelType], composited: Mapping[str, CelType],
+                 undeclared: frozenset[str]) -> None:
+        self.variables = variables
+        self.composited = composited
+        self.undeclared = undeclared
+        self.locals: dict[str, list[CelType]] = {}
+        self.issues: list[_Issue] = []
+
+    def fail(self, expr: Expr, message: str) -> CelType:
+        if expr.offset < 0:
+            raise NotChecked("an error in a macro's expansion")
+        self.issues.append(_Issue(expr.offset, message))
+        return ERROR
+
+    def no_overload(self, expr: Call, args: list[CelType], target: CelType | None = None) -> CelType:
+        names = ", ".join(type_name(arg) for arg in args)
+        applied = f"{type_name(target)}.({names})" if target is not None else f"({names})"
+        return self.fail(expr, f"found no matching overload for '{expr.function}' applied to '{applied}'")
+
+    def check(self, expr: Expr) -> CelType:
+        if isinstance(expr, Literal):
+            return {"int": INT, "uint": UINT, "double": DOUBLE, "string": STRING, "bytes": BYTES, "bool": BOOL,
+                    "null": NULL}[expr.kind]
+        if isinstance(expr, Ident):
+            if stack := self.locals.get(expr.name):
+                return stack[-1]
+            if expr.name in self.variables:
+                return self.variables[expr.name]
+            if expr.name in self.undeclared:
+                return self.fail(expr, f"undeclared reference to '{expr.name}' (in container '')")
+            raise NotChecked(f"identifier {expr.name}")
+        if isinstance(expr, Select):
+            return self.check_select(expr)
+        if isinstance(expr, Call):
+            return self.check_call(expr)
+        if isinstance(expr, CreateList):
+            return CelType("list", (self.common([self.check(element) for element in expr.elements]),))
+        if isinstance(expr, CreateMap):
+            keys = [self.check(key) for key, _value in expr.entries]
+            values = [self.check(value) for _key, value in expr.entries]
+            return CelType("map", (self.common(keys), self.common(values)))
+        if isinstance(expr, Comprehension):
+            return self.check_comprehension(expr)
+        raise NotChecked(type(expr).__name__)
+
+    @staticmethod
+    def common(types: list[CelType]) -> CelType:
+        """An aggregate literal's element type: kube's literals are homogeneous."""
+        if not types:
+            return DYN
+        if any(_loose(value.kind) for value in types) or not all(_same(types[0], value) for value in types):
+            raise NotChecked("a mixed literal")
+        return types[0]
+
+    def check_select(self, expr: Select) -> CelType:
+        if isinstance(expr.operand, Ident) and expr.operand.name == VARIABLES and VARIABLES not in self.locals:
+            if expr.test_only or expr.field not in self.composited:
+                raise NotChecked(f"variable {expr.field}")
+            return self.composited[expr.field]
+        operand = self.check(expr.operand)
+        if _loose(operand.kind):
+            selected = DYN
+        elif operand.kind in ("object", "map"):
+            try:
+                selected = field_type(operand, _declared_name(operand, expr.field))
+            except ValueError:
+                return self.fail(expr, f"undefined field '{expr.field}'")
+        elif operand.kind == "optional":
+            raise NotChecked("a field of an optional")
+        else:
+            return self.fail(expr, f"type '{type_name(operand)}' does not support field selection")
+        return BOOL if expr.test_only else selected
+
+    def check_call(self, expr: Call) -> CelType:
+        function = expr.function
+        target = self.check(expr.target) if expr.target is not None else None
+        args = [self.check(arg) for arg in expr.args]
+        if target is not None:
+            return self.check_member(expr, target, args)
+        kinds = [arg.kind for arg in args]
+        if function in ("_&&_", "_||_"):
+            # cel-go checks each operand of a logical operator for a bool, not their overload
+            for arg, arg_type in zip(expr.args, args):
+                if arg_type.kind not in ("bool", "dyn", "error"):
+                    self.fail(arg, f"expected type 'bool' but found '{type_name(arg_type)}'")
+            return BOOL
+        if function in ("!_", "@not_strictly_false"):
+            return BOOL if kinds[0] in ("bool", "dyn", "error") else self.no_overload(expr, args)
+        if function in ("_==_", "_!=_"):
+            return BOOL if _same(*args) else self.no_overload(expr, args)
+        if function in ("_<_", "_<=_", "_>_", "_>=_"):
+            # kube's environment compares numbers of different kinds (CrossTypeNumericComparisons)
+            if any(_loose(kind) for kind in kinds) or set(kinds) <= _NUMBERS or (kinds[0] == kinds[1] and kinds[0] in _ORDERED):
+                return BOOL
+            return self.no_overload(expr, args)
+        if function in _ARITHMETIC:
+            return self.check_arithmetic(expr, args)
+        if function == "-_":
+            if kinds[0] in ("int", "double"):
+                return args[0]
+            return DYN if _loose(kinds[0]) else self.no_overload(expr, args)
+        if function == "_[_]":
+            return self.check_index(expr, args)
+        if function == "@in":
+            container = args[1]
+            if _loose(container.kind):
+                return BOOL
+            if container.kind in ("list", "map") and _same(args[0], container.params[0]):
+                return BOOL
+            return self.no_overload(expr, args)
+        if function == "_?_:_":
+            if kinds[0] not in ("bool", "dyn", "error"):
+                return self.no_overload(expr, args)
+            if _loose(kinds[1]) != _loose(kinds[2]):
+                raise NotChecked("a conditional of a dyn and a type")  # cel-go binds it to either
+            return _bound(args[1], args[2]) if _same(args[1], args[2]) else self.no_overload(expr, args)
+        if function == "size" and len(args) == 1:
+            return self.check_size(expr, args)
+        if function == "matches" and len(args) == 2:
+            return BOOL if all(kind in ("string", "dyn", "error") for kind in kinds) else self.no_overload(expr, args)
+        if function in _CONVERSIONS and len(args) == 1:
+            accepted, result = _CONVERSIONS[function]
+            return result if kinds[0] in accepted or _loose(kinds[0]) else self.no_overload(expr, args)
+        if function == "dyn" and len(args) == 1:
+            return DYN
+        raise NotChecked(f"function {function}")
+
+    def check_arithmetic(self, expr: Call, args: list[CelType]) -> CelType:
+        left, right = args
+        if expr.function == "_+_" and left.kind == "list" and right.kind == "list":
+            return CelType("list", (_bound(left.params[0], right.params[0]),)) if _same(left, right) else \
+                self.no_overload(expr, args)
+        if "list" in (left.kind, right.kind) and expr.function == "_+_":
+            if _loose(left.kind) or _loose(right.kind):
+                raise NotChecked("a dyn added to a list")
+        results = {result for first, second, result in _ARITHMETIC[expr.function]
+                   if (left.kind == first or _loose(left.kind)) and (right.kind == second or _loose(right.kind))}
+        if not results:
+            return self.no_overload(expr, args)
+        return results.pop() if len(results) == 1 else DYN
+
+    def check_index(self, expr: Call, args: list[CelType]) -> CelType:
+        container, index = args
+        if _loose(container.kind):
+            return DYN
+        if container.kind == "list" and index.kind in ("int", "dyn", "error"):
+            return container.params[0]
+        if container.kind == "map" and _same(index, container.params[0]):
+            return container.params[1]
+        if container.kind in ("list", "map", "string", "bytes", "int", "uint", "double", "bool"):
+            return self.no_overload(expr, args)
+        raise NotChecked(f"an index of {container.kind}")
+
+    def check_size(self, expr: Call, args: list[CelType], target: CelType | None = None) -> CelType:
+        sized = target if target is not None else args[0]
+        if sized.kind in ("string", "bytes", "list", "map") or _loose(sized.kind):
+            return INT
+        return self.no_overload(expr, args, target)
+
+    def check_member(self, expr: Call, target: CelType, args: list[CelType]) -> CelType:
+        if expr.function == "size" and not args:
+            return self.check_size(expr, args, target)
+        if expr.function in _STRING_MEMBERS:
+            parameters, result = _STRING_MEMBERS[expr.function]
+            if len(parameters) != len(args):
+                raise NotChecked(f"{expr.function} with {len(args)} arguments")
+            if (target.kind == "string" or _loose(target.kind)) and all(
+                    arg.kind == parameter or _loose(arg.kind) for arg, parameter in zip(args, parameters)):
+                return result
+            if target.kind in ("string", "bytes", "int", "uint", "double", "bool", "list", "map"):
+                return self.no_overload(expr, args, target)
+        signature = (expr.function, target.kind, tuple(arg.kind for arg in args))
+        if signature in _EXTENSION_MEMBERS and (target.kind != "list" or target.params[0].kind == "string"):
+            return _EXTENSION_MEMBERS[signature]
+        raise NotChecked(f"member {expr.function}")
+
+    def check_comprehension(self, expr: Comprehension) -> CelType:
+        range_type = self.check(expr.iter_range)
+        if _loose(range_type.kind):
+            first = second = DYN
+        elif range_type.kind == "list":
+            first, second = (INT, range_type.params[0]) if expr.iter_var2 else (range_type.params[0], DYN)
+        elif range_type.kind == "map":
+            first, second = range_type.params
+        else:
+            raise NotChecked(f"a comprehension over {range_type.kind}")
+        accumulator = self.check(expr.accu_init)
+        scope = [(expr.accu_var, accumulator), (expr.iter_var, first)]
+        if expr.iter_var2:
+            scope.append((expr.iter_var2, second))
+        for name, value in scope:
+            self.locals.setdefault(name, []).append(value)
+        try:
+            self.check(expr.loop_condition)
+            step = self.check(expr.loop_step)
+        finally:
+            for name, _value in scope:
+                self.locals[name].pop()
+        if expr.accu_var == ACCUMULATOR and accumulator.kind == "list" and step.kind == "list":
+            accumulator = _bound(accumulator, step)  # map's and filter's [] takes its items' type
+        self.locals.setdefault(expr.accu_var, []).append(accumulator)
+        try:
+            return self.check(expr.result)
+        finally:
+            self.locals[expr.accu_var].pop()
+
+
+def _declared_name(operand: CelType, name: str) -> str:
+    """The field ``name`` selects: a keyword (``namespace``) names its escaped field
+    (``__namespace__``) too, as kube's type provider lets it (``recognizeKeywordAsFieldName``)."""
+    if operand.kind == "object" and operand.decl is not None and name not in operand.decl.fields:
+        escaped = escape(name)
+        if escaped == f"__{name}__" and escaped in operand.decl.fields:
+            return escaped
+    return name
+
+
+def _display(source: str, issue: _Issue) -> str:
+    """cel-go's ``Error.ToDisplayString``: the message, its line and a caret under its column
+    (full-width where the characters are wider than a byte)."""
+    line_number = source.count("\n", 0, issue.offset) + 1
+    column = issue.offset - (source.rfind("\n", 0, issue.offset) + 1)
+    snippet = source.split("\n")[line_number - 1].replace("\t", " ")
+    indicator = "".join("\uff0e" if len(char.encode()) > 1 else "." for char in snippet[:column])
+    indicator += "\uff3e" if column < len(snippet) and len(snippet[column].encode()) > 1 else "^"
+    return f"ERROR: <input>:{line_number}:{column + 1}: {issue.message}\n | {snippet}\n | {indicator}"
+
+
+def _run(source: str, variables: Mapping[str, CelType], composited: Mapping[str, CelType],
+         undeclared: frozenset[str]) -> tuple[CelType, list[_Issue]] | None:
+    checker = _Checker(variables, composited, undeclared)
+    try:
+        return checker.check(parse(source)), checker.issues
+    except (NotParsed, NotChecked, RecursionError):
+        return None
+
+
+def infer(source: str, variables: Mapping[str, CelType], composited: Mapping[str, CelType],
+          undeclared: frozenset[str] = frozenset()) -> CelType | None:
+    """The type of a policy's variable (``variables.name`` has it): DYN where it has errors, as
+    kube declares a variable that does not compile; None where this module cannot tell."""
+    checked = _run(source, variables, composited, undeclared)
+    if checked is None:
+        return None
+    result, issues = checked
+    return DYN if issues else result
+
+
+def check(source: str, variables: Mapping[str, CelType], composited: Mapping[str, CelType],
+          undeclared: frozenset[str] = frozenset()) -> str | None:
+    """cel-go's display of the type errors of ``source`` over ``variables`` (and a policy's
+    ``variables.name`` of the types in ``composited``): "" for none, None where this module
+    does not check the expression. A name in ``undeclared`` is one the environment leaves
+    out (``params`` when its kind has no schema): a reference to it is an error."""
+    checked = _run(source, variables, composited, undeclared)
+    if checked is None:
+        return None
+    issues = sorted(checked[1], key=lambda issue: issue.offset)
+    return "\n".join(_display(source, issue) for issue in issues)

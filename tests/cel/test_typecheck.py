@@ -1,0 +1,112 @@
+"""The type checker of policy expressions (``fakeapi.cel.typecheck``) alone: cel-go's errors
+and their display over schema-typed variables, error types that do not cascade, variables'
+inferred types, and the expressions it declines to check (None: never a warning kube would not
+give). The displays asserted here are kube's, as the real controller wrote them
+(tests/kasdiff/test_policy_type_checking.py compares whole policies)."""
+
+from __future__ import annotations
+
+import pytest
+
+from fakeapi.cel.typecheck import check, infer
+from fakeapi.cel.types import DYN, INT, CelType, decl_type, type_of_decl
+
+WIDGET = type_of_decl(decl_type({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+    "size": {"type": "integer"}, "color": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
+    "labels": {"type": "object", "additionalProperties": {"type": "string"}}, "port": {"x-kubernetes-int-or-string": True},
+    "created": {"type": "string", "format": "date-time"}}}}}, True) or DYN)
+OBJECT = {"object": WIDGET, "oldObject": WIDGET}
+
+
+def _display(column: int, message: str, source: str) -> str:
+    return f"ERROR: <input>:1:{column}: {message}\n | {source}\n | {'.' * (column - 1)}^"
+
+
+@pytest.mark.parametrize(("source", "column", "message"), [
+    ("object.spec.sizze > 1", 12, "undefined field 'sizze'"),
+    ("has(object.spec.zzz)", 4, "undefined field 'zzz'"),
+    ("object.spec.color == 1", 19, "found no matching overload for '_==_' applied to '(string, int)'"),
+    ("object.spec.tags.exists(t, t.foo == 1)", 29, "type 'string' does not support field selection"),
+    ("-object.spec.color == 'a'", 1, "found no matching overload for '-_' applied to '(string)'"),
+    ("object.spec.color.startsWith(1)", 29, "found no matching overload for 'startsWith' applied to 'string.(int)'"),
+    ("object.spec.created < 'x'", 21, "found no matching overload for '_<_' applied to '(timestamp, string)'"),
+    ("object.spec.size - 'a' == 1", 18, "found no matching overload for '_-_' applied to '(int, string)'"),
+    ("object.spec.tags.map(t, t.size()) + ['a'] == []", 35,
+     "found no matching overload for '_+_' applied to '(list(int), list(string))'"),
+    ("(object.spec.size > 1 ? object.spec.size : 'a') == 'a'", 23,
+     "found no matching overload for '_?_:_' applied to '(bool, int, string)'"),
+    ("object.spec.size == 1.0", 18, "found no matching overload for '_==_' applied to '(int, double)'"),
+    ("object.spec.color == null", 19, "found no matching overload for '_==_' applied to '(string, null)'"),
+    ("object.spec.size && true", 12, "expected type 'bool' but found 'int'"),
+    ("object.spec.tags.all(t, t.size())", 31, "expected type 'bool' but found 'int'"),
+    ("!object.spec.size", 1, "found no matching overload for '!_' applied to '(int)'"),
+    ("size(object.spec.size) == 1", 5, "found no matching overload for 'size' applied to '(int)'"),
+    ("int(object.spec.tags) == 1", 4, "found no matching overload for 'int' applied to '(list(string))'"),
+])
+def test_an_error_is_shown_as_cel_go_shows_it(source: str, column: int, message: str) -> None:
+    assert check(source, OBJECT, {}) == _display(column, message, source)
+
+
+def test_errors_are_in_source_order_and_do_not_cascade() -> None:
+    """A failed node matches any overload: ``object.foo.bar`` is one error, and ``baz + 1`` an
+    int (only int's overload takes an int), which cannot equal a string."""
+    source = "object.foo.bar == 1 && object.spec.baz + 1 == 'a'"
+    assert check(source, OBJECT, {}) == "\n".join((
+        _display(7, "undefined field 'foo'", source), _display(35, "undefined field 'baz'", source),
+        _display(44, "found no matching overload for '_==_' applied to '(int, string)'", source)))
+
+
+def test_a_clean_expression_has_no_errors() -> None:
+    assert check("object.spec.size > 1 && object.spec.labels.all(k, object.spec.labels[k].size() < 10) "
+                 "&& object.spec.port == 'a' && object.spec.tags.exists(t, t.startsWith('x')) && object.spec.size < 1.5 "
+                 "&& object.spec.created != null && object.spec != null", OBJECT, {}) == ""
+
+
+def test_extension_functions_of_known_signatures_are_typed() -> None:
+    source = "object.spec.color.split('-')[0].size() == 'a' && object.spec.tags.join(',').indexOf('x') == 'b'"
+    assert check(source, OBJECT, {}) == "\n".join((
+        _display(40, "found no matching overload for '_==_' applied to '(int, string)'", source),
+        _display(90, "found no matching overload for '_==_' applied to '(int, string)'", source)))
+    assert check("object.spec.size.split('-') == []", OBJECT, {}) is None  # not claimed: ext overloads unknown here
+
+
+def test_a_keyword_names_its_escaped_field() -> None:
+    meta = type_of_decl(decl_type({"type": "object", "properties": {"namespace": {"type": "string"}}}, False) or DYN)
+    assert check("object.namespace == 'a'", {"object": meta}, {}) == ""
+
+
+def test_an_error_on_a_later_line_names_it() -> None:
+    assert check("true &&\n  object.nope", OBJECT, {}) == "ERROR: <input>:2:9: undefined field 'nope'\n |   object.nope\n | ........^"
+
+
+def test_variables_have_their_expressions_types() -> None:
+    size = infer("object.spec.tags.size()", OBJECT, {})
+    assert size == INT
+    assert infer("object.nope", OBJECT, {}) == DYN  # a variable with errors is a dyn, as kube declares it
+    assert check("variables.n == 'a'", OBJECT, {"n": INT}) == _display(
+        13, "found no matching overload for '_==_' applied to '(int, string)'", "variables.n == 'a'")
+    assert check("variables.bad == 'a'", OBJECT, {"bad": DYN}) == ""
+
+
+@pytest.mark.parametrize("source", [
+    "request.nope == 1",  # a variable whose type is not known here
+    "variables.unknown == 1",
+    "object.spec == object.spec.labels",  # kube names object types per check
+    "object.spec.tags.exists_one(t, t.size())",  # cel-go's error is in the macro's expansion
+    "object.spec.color.lowerAscii().reverse() == 1",  # a function not known here
+])
+def test_what_is_not_checked_as_cel_go_checks_it_gives_none(source: str) -> None:
+    assert check(source, OBJECT, {}) is None
+
+
+def test_params_and_objects_are_checked_alike() -> None:
+    params = CelType("map", (CelType("string"), CelType("string")))
+    assert check("params.x == object.spec.size", {**OBJECT, "params": params}, {}) == _display(
+        10, "found no matching overload for '_==_' applied to '(string, int)'", "params.x == object.spec.size")
+
+
+def test_an_undeclared_name_is_an_error_where_it_stands() -> None:
+    source = "object.foo == params.x"
+    assert check(source, OBJECT, {}, frozenset(("params",))) == "\n".join((
+        _display(7, "undefined field 'foo'", source),
+        _display(15, "undeclared reference to 'params' (in container '')", source)))

@@ -1,0 +1,221 @@
+"""CRD conversion webhooks against the real kube-apiserver: a CustomResourceDefinition with two
+versions (v1 stores ``spec.size``, v2 serves it as ``spec.replicas``) converted by a webhook
+(``webhook_server``'s ``conversion_answer``, TLS with its CA in ``caBundle``), defined in both
+servers, the same requests sent to both in either version; the answers clients get and the
+ConversionReviews each server sends (normalised: uids, resourceVersions, times) must be kube's.
+
+The webhook misbehaves as an object's ``conversion`` label asks (a Failure result, another
+request's uid, a changed name, a wrong count ...): objects are created in the storage version,
+which needs no conversion, then read in the other. A second definition's webhook is down."""
+
+from __future__ import annotations
+
+import re
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+import pytest
+from differ import Answer, Outcome, Pair, check, compared_reviews, differences
+from webhook_server import WebhookServer, conversion_crd
+
+Json = Any
+
+GROUP = "conversion.kasdiff.dev"
+NAMESPACE = "conversion-webhooks"
+_CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Conversions:
+    """The definitions on both servers (each pointing at its own path of the webhook server) and
+    the requests of the test, with the reviews each server sent for each."""
+
+    def __init__(self, pair: Pair, hooks: WebhookServer) -> None:
+        self.pair, self.hooks = pair, hooks
+        dead = f"https://127.0.0.1:{_closed_port()}/dead"
+        self.definitions = [("widgets", "Widget", "convert", ("v1",)),
+                            ("gadgets", "Gadget", "convert-v1beta1", ("v1beta1", "v1")),
+                            ("gizmos", "Gizmo", dead, ("v1",))]
+        for server, client in (("fake", pair.fake), ("kube", pair.real)):
+            response = client.post("/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}})
+            assert response.status_code in (201, 409), response.text
+            for plural, kind, path, versions in self.definitions:
+                url = path if path.startswith("https:") else hooks.url(f"/{server}/{path}")
+                client.delete(f"{_CRDS}/{plural}.{GROUP}")
+                self._wait_gone(client, plural)
+                response = client.post(_CRDS, json=conversion_crd(GROUP, plural, kind,
+                                                                  {"url": url, "caBundle": hooks.ca_bundle}, versions))
+                assert response.status_code == 201, response.text
+        for client in (pair.fake, pair.real):
+            for plural, *_ in self.definitions:
+                self._wait_served(client, plural)
+
+    @staticmethod
+    def _wait_gone(client: Any, plural: str) -> None:
+        deadline = time.monotonic() + 30
+        while client.get(f"{_CRDS}/{plural}.{GROUP}").status_code != 404:
+            assert time.monotonic() < deadline, f"{plural} never went"
+            time.sleep(0.2)
+
+    @staticmethod
+    def _wait_served(client: Any, plural: str) -> None:
+        deadline = time.monotonic() + 30
+        while any(client.get(f"/apis/{GROUP}/{version}/namespaces/{NAMESPACE}/{plural}").status_code != 200
+                  for version in ("v1", "v2")):
+            assert time.monotonic() < deadline, f"{plural} never served"
+            time.sleep(0.2)
+
+    def send(self, case: str, verb: str, method: str, version: str, path: str, body: Json = None,
+             content_type: str = "application/json", *, reviews: bool = True) -> Outcome:
+        """One request to both servers, in ``version`` (``body``: one, or a (fakeapi, kube)
+        pair); with ``reviews`` the reviews each sent for it are compared too."""
+        start = len(self.hooks.records)
+        bodies = body if isinstance(body, tuple) else (body, body)
+        outcome = self.pair.send(case, "Widget", f"{verb} ({version})", method,
+                                 f"/apis/{GROUP}/{version}/namespaces/{NAMESPACE}/{path}",
+                                 body=tuple(None if b is None else orjson.dumps(b) for b in bodies),
+                                 content_type=content_type, rewrite=_same_paths)
+        if not reviews:
+            return outcome
+        time.sleep(0.2)  # the conversions of the events a write made come just after its answer
+        fake, kube = self.hooks.reviews("/fake/", start), self.hooks.reviews("/kube/", start)
+        self.pair.outcomes.append(compared_reviews(case, "ConversionReview", f"{verb} ({version})", fake, kube))
+        return outcome
+
+    def close(self) -> None:
+        for client in (self.pair.fake, self.pair.real):
+            for plural, *_ in self.definitions:
+                client.delete(f"{_CRDS}/{plural}.{GROUP}")
+
+
+def _same_paths(answer: Json, is_fake: bool) -> Json:
+    """The answer with fakeapi's webhook paths (in a failed call's message) as kube's."""
+    return orjson.loads(orjson.dumps(answer).replace(b"/fake/", b"/kube/")) if is_fake else answer
+
+
+@pytest.fixture(scope="module")
+def conversions(pair: Pair) -> Iterator[Conversions]:
+    with WebhookServer() as hooks:
+        opened = Conversions(pair, hooks)
+        try:
+            yield opened
+        finally:
+            opened.close()
+
+
+def _widget(name: str, version: str, size: int, **labels: str) -> Json:
+    field = "size" if version == "v1" else "replicas"
+    return {"apiVersion": f"{GROUP}/{version}", "kind": "Widget", "metadata": {"name": name, "labels": labels},
+            "spec": {field: size}}
+
+
+#: The conversions each CRD's webhook made, by versions and outcome. (kube's
+#: apiserver_conversion_webhook_request_total also counts the converter's invocations that had no
+#: object to convert, which call no webhook: fakeapi counts calls only.)
+_CONVERSION_SERIES = re.compile(
+    r'^(apiserver_crd_conversion_webhook_duration_seconds_count)\{([^}]*)\} (\S+)$', re.MULTILINE)
+
+
+def _conversion_calls(client: Any) -> dict[str, float]:
+    """The server's conversion webhook call counters, by series."""
+    text = client.get("/metrics").text
+    return {f"{name}{{{labels}}}": float(value) for name, labels, value in _CONVERSION_SERIES.findall(text)}
+
+
+def test_reads_and_writes_in_either_version(conversions: Conversions) -> None:
+    start = len(conversions.pair.outcomes)
+    case = "conversion-reads-writes"
+    send = conversions.send
+    pair = conversions.pair
+    before = [_conversion_calls(client) for client in (pair.fake, pair.real)]
+    created = send(case, "create", "POST", "v1", "widgets", _widget("stored", "v1", 3))
+    assert created.real.status == 201, created.real.body
+    send(case, "get", "GET", "v2", "widgets/stored")
+    send(case, "create", "POST", "v2", "widgets", _widget("served", "v2", 2, app="w"))
+    send(case, "get", "GET", "v1", "widgets/served")
+    send(case, "list", "GET", "v2", "widgets")
+    send(case, "list", "GET", "v1", "widgets")
+    send(case, "list by label", "GET", "v2", "widgets?labelSelector=app%3Dnone")
+    served = send(case, "get", "GET", "v2", "widgets/served")
+    send(case, "update", "PUT", "v2", "widgets/served",
+         ({**served.fake.raw, "spec": {"replicas": 5}}, {**served.real.raw, "spec": {"replicas": 5}}))
+    send(case, "merge patch", "PATCH", "v2", "widgets/served", {"spec": {"replicas": 7}},
+         "application/merge-patch+json")
+    send(case, "apply", "PATCH", "v2", "widgets/applied?fieldManager=test",
+         _widget("applied", "v2", 4), "application/apply-patch+yaml")
+    send(case, "status merge patch", "PATCH", "v2", "widgets/served/status", {"status": {"ready": True}},
+         "application/merge-patch+json")
+    send(case, "watch from 0", "GET", "v2", "widgets?watch=1&resourceVersion=0&timeoutSeconds=1")
+    send(case, "delete", "DELETE", "v2", "widgets/served")
+    send(case, "delete", "DELETE", "v2", "widgets/applied")
+    send(case, "delete", "DELETE", "v1", "widgets/stored")
+    # The calls each server counted (its metrics), as many as the reviews the webhook received.
+    counted = []
+    for client, earlier in zip((pair.fake, pair.real), before):
+        now = _conversion_calls(client)
+        counted.append({series: value - earlier.get(series, 0.0) for series, value in now.items()
+                        if value != earlier.get(series, 0.0)})
+    outcome = Outcome(case, "metrics", "conversion webhook calls", Answer(200, counted[0], []),
+                      Answer(200, counted[1], []))
+    outcome.differences.extend(differences(counted[0], counted[1]))
+    pair.outcomes.append(outcome)
+    assert counted[1], "kube counted no conversion webhook call"
+    check(pair, start)
+
+
+def test_v1beta1_reviews(conversions: Conversions) -> None:
+    start = len(conversions.pair.outcomes)
+    case = "conversion-v1beta1"
+    gadget = {**_widget("g", "v1", 1), "kind": "Gadget"}
+    send = conversions.send
+    send(case, "create", "POST", "v1", "gadgets", gadget)
+    send(case, "get", "GET", "v2", "gadgets/g")
+    send(case, "delete", "DELETE", "v2", "gadgets/g")
+    check(conversions.pair, start)
+
+
+@pytest.mark.parametrize("wrong", ["failure", "bad-uid", "drop", "rename", "relabel", "bad-label", "wrong-version",
+                                   "wrong-kind"])
+def test_a_webhook_answering_wrong(conversions: Conversions, wrong: str) -> None:
+    """The answers only: kube's watch cache of v2 retries a conversion that failed over and
+    over (its reflector lists again), so the reviews it sends meanwhile are timing's."""
+    start = len(conversions.pair.outcomes)
+    case = f"conversion-{wrong}"
+    name = f"w-{wrong}"
+
+    def send(verb: str, method: str, version: str, path: str, body: Json = None) -> Outcome:
+        return conversions.send(case, verb, method, version, path, body, reviews=False)
+
+    send("create", "POST", "v1", "widgets", _widget(name, "v1", 1, conversion=wrong))
+    read = send("get", "GET", "v2", f"widgets/{name}")
+    assert read.real.status == (200 if wrong == "relabel" else 500), read.real.body
+    send("list", "GET", "v2", "widgets?labelSelector=conversion%3D" + wrong)
+    send("create", "POST", "v2", "widgets", _widget(f"{name}-v2", "v2", 1, conversion=wrong))
+    send("delete", "DELETE", "v1", f"widgets/{name}")
+    send("delete", "DELETE", "v1", f"widgets/{name}-v2")
+    check(conversions.pair, start)
+
+
+def test_a_webhook_that_is_down(conversions: Conversions) -> None:
+    """The answers only, as for a webhook answering wrong."""
+    start = len(conversions.pair.outcomes)
+    case = "conversion-down"
+    gizmo = {**_widget("z", "v1", 1), "kind": "Gizmo"}
+
+    def send(verb: str, method: str, version: str, path: str, body: Json = None) -> Outcome:
+        return conversions.send(case, verb, method, version, path, body, reviews=False)
+
+    send("create", "POST", "v1", "gizmos", gizmo)
+    send("get", "GET", "v2", "gizmos/z")
+    send("list", "GET", "v2", "gizmos")
+    send("create", "POST", "v2", "gizmos", {**gizmo, "apiVersion": f"{GROUP}/v2", "metadata": {"name": "z2"}})
+    send("delete", "DELETE", "v1", "gizmos/z")
+    check(conversions.pair, start)
