@@ -72,12 +72,12 @@ NAMESPACE_SCHEMA = _declared({
 # Its values cannot cross the engine's boundary as Python objects: they are one-key maps, as
 # ``library``'s kube types, whose value is a JSON list in a string (the engine converts a string
 # at the cost of one scalar, where a list costs each of its items: a check's chain of calls
-# costs a tenth). An authorizer's list is ``[key, namespace, name]``: the key of the
-# ``Principal`` (the request's user and the server's authorizer) it checks for, and the service
-# account it checks as instead (``serviceAccount``; empty: the request's user). A group check
-# is the authorizer's list and the group, a resource check the authorizer's list and the
-# ``ResourceCheck`` fields (``_RESOURCE_FIELDS``), a path check the authorizer's list and the
-# path; a decision is its decision, reason and error. The ``authorizer`` variable is the
+# costs a third of what nested lists cost). An authorizer's list is ``[key, namespace, name]``:
+# the key of the ``Principal`` (the request's user and the server's authorizer) it checks for,
+# and the service account it checks as instead (``serviceAccount``; empty: the request's user).
+# A group check is the authorizer's list and the group, a resource check the authorizer's list
+# and the ``ResourceCheck`` fields (``_RESOURCE_FIELDS``), a path check the authorizer's list
+# and the path; a decision is its decision, reason and error. The ``authorizer`` variable is the
 # authorizer with one field more, ``requestResource``: kube's ``authorizer.requestResource``
 # variable, read here as a field of ``authorizer``.
 
