@@ -49,7 +49,8 @@ def evaluate(source: str, principal: Principal) -> object:
      AccessCheck("list", True, resource="pods")),
     ("authorizer.path('/healthz').check('get')", AccessCheck("get", False, path="/healthz")),
     ("authorizer.requestResource.check('update')",
-     AccessCheck("update", True, group="apps", resource="deployments", subresource="scale", namespace="ns", name="web")),
+     AccessCheck("update", True, group="apps", resource="deployments", subresource="scale", namespace="ns",
+                 name="web")),
     ("authorizer.requestResource.subresource('').name('other').check('get')",
      AccessCheck("get", True, group="apps", resource="deployments", namespace="ns", name="other")),
 ])

@@ -646,7 +646,8 @@ def test_authorizer_library(rbac_servers: test_access.Servers) -> None:
         name = f"vap-authz-{key}"
         probe = {"expression": "!('probe' in object.metadata.labels)", "message": "probe"}
         body = {"failurePolicy": "Fail", "matchConstraints": {
-            "resourceRules": CONFIG_MAPS, "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": AUTHZ_NS}},
+            "resourceRules": CONFIG_MAPS,
+            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": AUTHZ_NS}},
             "objectSelector": {"matchLabels": {"check": key}}}, **spec}
         body["validations"] = [probe, *spec["validations"]]
         servers.setup("POST", _API + POLICIES, {"metadata": {"name": name}, "spec": body})

@@ -266,9 +266,10 @@ def test_match_conditions_with_the_authorizer(case: Case) -> None:
                                                        f"{delete}.error() == ''"}],
                     "objectSelector": {"matchLabels": {"authz": "three-checks"}}})
     for name, labels in (("allowed", {"authz": "allowed"}), ("decision", {"authz": "decision"}),
-                         ("error", {"authz": "error", "sa": "Bad_Name"}), ("valid-account", {"authz": "error", "sa": "ok"}),
-                         ("three-checks", {"authz": "three-checks"})):
-        case.send(f"create ({name})", "POST", "configmaps", {**CONFIG_MAP, "metadata": {"name": name, "labels": labels}})
+                         ("error", {"authz": "error", "sa": "Bad_Name"}),
+                         ("valid-account", {"authz": "error", "sa": "ok"}), ("three-checks", {"authz": "three-checks"})):
+        case.send(f"create ({name})", "POST", "configmaps",
+                  {**CONFIG_MAP, "metadata": {"name": name, "labels": labels}})
     case.send("create (allowed, as another user)", "POST", "configmaps",
               {**CONFIG_MAP, "metadata": {"name": "as-jane", "labels": {"authz": "allowed"}}},
               headers={"Impersonate-User": "jane", "Impersonate-Group": "devs"})
