@@ -48,11 +48,7 @@ def _argument_type(source: str, offset: int, text: str) -> str | None:
 def _chain(source: str, toks: list[tuple[int, str]], start: int) -> tuple[int, str | None, tuple[int, str] | None]:
     """Follow the chain whose ``authorizer`` is ``toks[start]``: the index after it, the type of
     its value (None: not known here) and its first issue."""
-    kind = _AUTHORIZER
-    index = start + 1
-    if index + 1 < len(toks) and toks[index][1] == "." and toks[index + 1][1] == REQUEST_RESOURCE \
-            and (index + 2 >= len(toks) or toks[index + 2][1] != "("):
-        kind, index = _RESOURCE_CHECK, index + 2
+    kind, index = (_RESOURCE_CHECK, start + 3) if _selects_request_resource(toks, start) else (_AUTHORIZER, start + 1)
     while kind in _OVERLOADS and index + 2 < len(toks) and toks[index][1] == "." and toks[index + 2][1] == "(":
         function, open_offset = toks[index + 1][1], toks[index + 2][0]
         close = closing(toks, index + 2)
@@ -71,6 +67,12 @@ def _chain(source: str, toks: list[tuple[int, str]], start: int) -> tuple[int, s
                                         f"found no matching overload for '{function}' applied to '{kind}.({shown})'")
         kind, index = overload[1], end + 1
     return index, kind, None
+
+
+def _selects_request_resource(toks: list[tuple[int, str]], start: int) -> bool:
+    """Whether the ``authorizer`` at ``toks[start]`` is kube's ``authorizer.requestResource``."""
+    return (start + 2 < len(toks) and toks[start + 1][1] == "." and toks[start + 2][1] == REQUEST_RESOURCE
+            and (start + 3 >= len(toks) or toks[start + 3][1] != "("))
 
 
 def _starts(toks: list[tuple[int, str]]) -> list[int]:
@@ -96,3 +98,11 @@ def result_type(source: str) -> str | None:
         return None
     end, kind, problem = _chain(source, toks, 0)
     return kind if end == len(toks) and problem is None else None
+
+
+def first_reference(source: str) -> str:
+    """The name cel-go resolves at the first use of ``authorizer`` in ``source``: the qualified
+    ``authorizer.requestResource`` (kube's variable of its own) when it selects that field."""
+    toks = list(tokens(source))
+    starts = _starts(toks)
+    return f"{VARIABLE}.{REQUEST_RESOURCE}" if starts and _selects_request_resource(toks, starts[0]) else VARIABLE

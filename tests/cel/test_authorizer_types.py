@@ -58,3 +58,12 @@ def test_issues(source: str, issues: list[str]) -> None:
 ])
 def test_result_type(source: str, kind: str | None) -> None:
     assert authorizer_types.result_type(source) == kind
+
+
+@pytest.mark.parametrize(("source", "name"), [
+    ("authorizer.requestResource.check('get').reason()", "authorizer.requestResource"),
+    ("authorizer.path('/x').check('get').reason() + authorizer.requestResource.check('get').reason()", "authorizer"),
+    ("'a' + authorizer.requestResource.name('n').check('get').reason()", "authorizer.requestResource"),
+])
+def test_first_reference(source: str, name: str) -> None:
+    assert authorizer_types.first_reference(source) == name

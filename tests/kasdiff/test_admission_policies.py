@@ -586,6 +586,13 @@ _AUTHZ_POLICIES: dict[str, Json] = {
                                        "authorizer.group('').resource('configmaps').namespace('vap-authz')"
                                        ".check('update').allowed()"}],
                   "validations": [{"expression": "object.metadata.name == 'never'", "message": "updaters refused"}]},
+    "condition-error": {"matchConditions": [{"name": "account", "expression": _AUTHZ_ACCOUNT}],
+                        "validations": [{"expression": "object.metadata.name == 'never'", "message": "matched"}]},
+    # kube's audit annotations have no authorizer bound: each use fails (as an unresolved name)
+    "annotation": {"validations": [], "auditAnnotations": [
+        {"key": "path", "valueExpression": "authorizer.path(object.data.path).check('get').reason()"}]},
+    "annotation-resource": {"validations": [], "auditAnnotations": [
+        {"key": "reason", "valueExpression": "authorizer.requestResource.check('update').reason()"}]},
     "misuse": {"validations": [{"expression": "authorizer.path(object.data.path).check('get').allowed()"},
                                {"expression": "authorizer.group('').resource(object.data.resource).check('get')"
                                               ".allowed()"}]},
@@ -654,13 +661,15 @@ def test_authorizer_library(rbac_servers: test_access.Servers) -> None:
         servers.setup("POST", _API + BINDINGS, {"metadata": {"name": name}, "spec": {
             "policyName": name, "validationActions": ["Deny"]}})
     configmaps = f"/api/v1/namespaces/{AUTHZ_NS}/configmaps?dryRun=All"
+    # what every policy's expressions read of the object, valid
+    probe_data = {"namespace": AUTHZ_NS, "account": "robot", "path": "/x", "resource": "pods"}
     for key in _AUTHZ_POLICIES:
         # active on both servers once the administrator's probe is refused (a match condition's
         # policy: once it is, for the administrator may update)
         for client in (servers.fake.http, servers.real.http):
-            eventually(lambda c=client, k=key: c.post(configmaps, json={"metadata": {
-                "name": "probe", "labels": {"check": k, "probe": "yes"}}}).json().get("message", "").endswith("probe"),
-                f"the policy of {key} enforced")
+            eventually(lambda c=client, k=key: c.post(configmaps, json={
+                "metadata": {"name": "probe", "labels": {"check": k, "probe": "yes"}}, "data": probe_data,
+            }).json().get("message", "").endswith("probe"), f"the policy of {key} enforced")
 
     def create(case: str, who: tuple[Pair, dict[str, str]], key: str, name: str,
                data: dict[str, str] | None = None) -> None:
@@ -687,6 +696,10 @@ def test_authorizer_library(rbac_servers: test_access.Servers) -> None:
                        ("account-bad-name", {**robot, "account": "Bad_Name"}),
                        ("account-bad-namespace", {**robot, "namespace": "a.b"})):
         create(case, jane, "account", "c", data)
+    for case, data in (("valid-account", robot), ("bad-account", {**robot, "account": "Bad_Name"})):
+        create(case, jane, "condition-error", "c", data)
+    for key in ("annotation", "annotation-resource"):
+        create("path", jane, key, "c", {"path": "/x"})
     for case, data in (("empty-path", {"path": " ", "resource": "pods"}),
                        ("empty-resource", {"path": "/healthz", "resource": ""})):
         create(case, jane, "misuse", "c", data)
@@ -709,6 +722,9 @@ def test_authorizer_misuse_at_write_time(case: Case) -> None:
         "reason-string": "authorizer.path('/x').check('get').reason() == ''",
         "variable-decision": "variables.d.allowed()",
     }
+    annotation = case.policy_body("annotation-decision", [], auditAnnotations=[
+        {"key": "decision", "valueExpression": "authorizer.path('/x').check('get')"}])
+    case.send_config("create policy (annotation-decision)", POLICIES, annotation)
     for key, expression in misuses.items():
         body = case.policy_body(key, [{"expression": expression}],
                                 variables=[{"name": "d", "expression": "authorizer.path('/x').check('get')"}])

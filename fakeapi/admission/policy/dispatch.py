@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...cel import admission as cel_admission
+from ...cel import authorizer_types
 from ...cel.values import cel_type_name
 from ...cel.engine import Activation, CompileError, EvaluationError, Program
 from ...machinery import warning
@@ -66,24 +67,44 @@ class _Evaluation:
         self.principal = principal
         # every expression of the evaluation reads the same request: its values are converted
         # for the engine once (the match conditions see no variables)
-        self.bindings = Activation({**bindings, cel_admission.VARIABLES: {}})
+        self.values = {**bindings, cel_admission.VARIABLES: {}}
+        self.bindings = Activation(self.values)
+        #: The bindings without ``authorizer`` (kube's audit annotations have none), made for
+        #: the first audit annotation that reads it.
+        self._unauthorized: Activation | None = None
         self._variables = {variable.name: variable.program for variable in hook.variables}
         self._values: dict[str, Any] = {}
 
-    def run(self, program: Compiled) -> Any:
-        """The value of ``program``; raises ``EvaluationError`` with kube's text."""
+    def run(self, program: Compiled, authorized: bool = True) -> Any:
+        """The value of ``program`` (without the ``authorizer`` unless ``authorized``); raises
+        ``EvaluationError`` with kube's text."""
         if isinstance(program, CompileError):
             raise EvaluationError(f"compilation error: compilation failed: {program}")
         try:
-            return self._evaluate(program)
+            if authorized or not program.references(cel_admission.AUTHORIZER):
+                return self._evaluate(program)
+            return self._evaluate_unauthorized(program)
         except EvaluationError as err:
             raise EvaluationError(f"expression '{program.source}' resulted in error: {err}") from None
 
-    def _evaluate(self, program: Program) -> Any:
-        """``program`` evaluated with the variables it reads. A variable that failed is left out
-        of ``variables``: an evaluation that needed it fails on its missing key, and then fails
-        with the variable's error, as kube's lazy map fails; one that did not need it (a
-        short-circuited ``||``) succeeds, as in kube."""
+    def _evaluate_unauthorized(self, program: Program) -> Any:
+        """``program`` with ``authorizer`` unbound: reaching it fails with cel-go's unresolved
+        attribute, the qualified name its first use selects (``authorizer.requestResource``)."""
+        if self._unauthorized is None:
+            self._unauthorized = Activation({name: value for name, value in self.values.items()
+                                             if name != cel_admission.AUTHORIZER})
+        try:
+            return self._evaluate(program, self._unauthorized)
+        except EvaluationError as err:
+            if str(err) != f"no such attribute(s): {cel_admission.AUTHORIZER}":
+                raise
+            raise EvaluationError(f"no such attribute(s): {authorizer_types.first_reference(program.source)}") from None
+
+    def _evaluate(self, program: Program, bindings: Activation | None = None) -> Any:
+        """``program`` evaluated with the variables it reads (and ``bindings``, default the
+        evaluation's). A variable that failed is left out of ``variables``: an evaluation that
+        needed it fails on its missing key, and then fails with the variable's error, as kube's
+        lazy map fails; one that did not need it (a short-circuited ``||``) succeeds, as in kube."""
         values, failed = {}, {}
         for name in variable_reads(program.source):
             if name in self._variables:
@@ -94,7 +115,7 @@ class _Evaluation:
                     values[name] = value
         self.principal.begin_expression()
         try:
-            return program.evaluate(self.bindings, {cel_admission.VARIABLES: values})
+            return program.evaluate(bindings or self.bindings, {cel_admission.VARIABLES: values})
         except EvaluationError as err:
             missing = str(err).removeprefix("no such key: ")
             raise failed.get(missing, err) from None
@@ -324,7 +345,7 @@ def _annotation_errors(evaluation: _Evaluation, fail: bool) -> list[str]:
     errors = []
     for program in evaluation.hook.audit_annotations:
         try:
-            value = evaluation.run(program)
+            value = evaluation.run(program, authorized=False)
         except EvaluationError as err:
             if fail:
                 errors.append(str(err))
