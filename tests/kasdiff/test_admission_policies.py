@@ -576,11 +576,10 @@ _AUTHZ_POLICIES: dict[str, Json] = {
         {"expression": "authorizer.path('/metrics').check('get').allowed()", "message": "may not get /metrics"}]},
     "account": {"validations": [{"expression": _AUTHZ_ACCOUNT, "message": "the account may not get secrets"}]},
     # a decision's texts shown in the error of a missing key (kube's messageExpression cannot
-    # read a variable that uses the authorizer: it falls back to the expression; the engine
-    # lacks string(bool))
+    # read a variable that uses the authorizer: it falls back to the expression)
     "decision": {"variables": [{"name": "decision", "expression": _AUTHZ_DELETE}],
                  "validations": [{"expression": "object.data['reason=' + variables.decision.reason() + ' errored=' + "
-                                                "(variables.decision.errored() ? 'true' : 'false') + ' error=' + "
+                                                "string(variables.decision.errored()) + ' error=' + "
                                                 "variables.decision.error()] == ''"}]},
     "condition": {"matchConditions": [{"name": "updaters", "expression":
                                        "authorizer.group('').resource('configmaps').namespace('vap-authz')"
