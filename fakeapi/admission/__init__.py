@@ -37,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..cel import admission as cel_admission
 from ..machinery.status import StatusError, forbidden
 from .policy.dispatch import PolicyDispatcher
 from .webhook import request as webhook_request
@@ -56,18 +57,6 @@ class Lister(Protocol):
 class StatusWriter(Protocol):
     def __call__(self, group: str, kind: str, namespace: str | None, name: str,
                  change: Callable[[Json], Json]) -> None: ...
-
-
-class Authorizer(Protocol):
-    """Whether ``user`` (authentication/v1 ``UserInfo``) may ``verb`` the cluster-scoped
-    ``resource`` of ``group`` named ``name``, in any version: the server's authorizer, as kube
-    gives it to the plugins that want one (``WantsAuthorizer``)."""
-
-    def __call__(self, user: Json, verb: str, group: str, resource: str, name: str) -> bool: ...
-
-
-def _always_allow(user: Json, verb: str, group: str, resource: str, name: str) -> bool:
-    return True
 
 
 def _no_equivalents(group: str, resource: str) -> tuple[webhook_request.ServedVersion, ...]:
@@ -203,7 +192,7 @@ class Admission:
     ``list`` the stored objects of a kind (in one namespace, or all)."""
 
     def __init__(self, lookup: Lookup, lister: Lister | None = None, status_writer: StatusWriter | None = None,
-                 enabled: frozenset[str] = frozenset(), authorizer: Authorizer = _always_allow,
+                 enabled: frozenset[str] = frozenset(), authorizer: cel_admission.Authorize = cel_admission.always_allow,
                  equivalents: webhook_request.EquivalentResources = _no_equivalents) -> None:
         unknown = enabled - OFF_BY_DEFAULT
         if unknown:
@@ -212,11 +201,13 @@ class Admission:
         self.list: Lister = lister or (lambda group, kind, namespace: [])
         self.update_status: StatusWriter = status_writer or (lambda group, kind, namespace, name, change: None)
         self.dry_run = False
+        #: The server's authorizer, as kube gives it to the plugins that want one
+        #: (``WantsAuthorizer``) and to the policies' and webhooks' ``authorizer`` variable.
         self.authorize = authorizer
         #: The versions each stored resource is served in, which webhooks and policies may name.
         self.equivalents = equivalents
-        self.webhooks = WebhookDispatcher(self.lookup, self.list)
-        self.policies = PolicyDispatcher(self.lookup, self.list)
+        self.webhooks = WebhookDispatcher(self.lookup, self.list, authorizer)
+        self.policies = PolicyDispatcher(self.lookup, self.list, authorizer)
         #: The ``OFF_BY_DEFAULT`` plugins this chain runs.
         self.enabled = enabled
         #: Whether a write may wait on the event loop though no webhook is configured (the HTTP

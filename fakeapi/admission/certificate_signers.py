@@ -12,6 +12,7 @@ are off), so no request reaches it."""
 
 from __future__ import annotations
 
+from ..cel.admission import ALLOW, AccessCheck
 from ..machinery import requester
 from ..machinery.golang import go_quote
 from . import Admission, Json, refusal, validating
@@ -22,8 +23,8 @@ RESOURCE = "certificatesigningrequests"
 
 def _authorized_for_signer(admission: Admission, user: Json, verb: str, signer: str) -> bool:
     """``IsAuthorizedForSignerName``: the signer itself, else every signer of its domain."""
-    return (admission.authorize(user, verb, GROUP, "signers", signer)
-            or admission.authorize(user, verb, GROUP, "signers", signer.split("/")[0] + "/*"))
+    return any(admission.authorize(user, AccessCheck(verb, True, group=GROUP, resource="signers", name=name)).decision
+               == ALLOW for name in (signer, signer.split("/")[0] + "/*"))
 
 
 def _check_signer(admission: Admission, csr: Json, old: Json, verb: str) -> None:

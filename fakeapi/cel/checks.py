@@ -205,7 +205,7 @@ def result_type(source: str, schemas: Mapping[str, tuple[Mapping[str, Any], bool
         return whole[1]
     if kind == _STRING:
         return "string"
-    numbers = {_literal_type(source, offset) for offset, text in toks if text == NUMBER_LITERAL}
+    numbers = {literal_type(source, offset) for offset, text in toks if text == NUMBER_LITERAL}
     if len(numbers) == 1 and all(text == NUMBER_LITERAL or text in "+-*/%()" for _offset, text in toks):
         return numbers.pop()
     return None
@@ -243,7 +243,7 @@ def _operands(source: str, toks: list[tuple[int, str]], selections: dict[int, _S
         if text == STRING_LITERAL:
             operands[index] = (index + 1, "string")
         elif text == NUMBER_LITERAL:
-            operands[index] = (index + 1, _literal_type(source, offset))
+            operands[index] = (index + 1, literal_type(source, offset))
         elif text in ("true", "false") and (index == 0 or toks[index - 1][1] != "."):
             operands[index] = (index + 1, "bool")
         elif index in selections:
@@ -259,7 +259,7 @@ def _operands(source: str, toks: list[tuple[int, str]], selections: dict[int, _S
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+[uU]?|[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?[uU]?")
 
 
-def _literal_type(source: str, offset: int) -> str:
+def literal_type(source: str, offset: int) -> str:
     """``int``, ``uint`` or ``double``: the type of the number literal at ``offset``."""
     match = _NUMBER.match(source, offset)
     text = match.group() if match else ""

@@ -728,11 +728,20 @@ def _size_in_code_points(value: Any) -> int:
     return len(value)
 
 
+def _string_of_bool(value: Any) -> str:
+    """CEL's ``string(bool)``, which the engine lacks (it calls a library ``string`` only for
+    the overloads it has not): ``"true"`` or ``"false"``."""
+    _expect(isinstance(value, bool))
+    return "true" if value else "false"
+
+
 #: The functions by the name expressions call them with.
 KUBE_LIBRARY: dict[str, Callable[..., Any]] = {
     # optional syntax
     "_optField": _opt_field, "_optIndex": _opt_index, "_sizeInCodePoints": _size_in_code_points,
     "_entries": _entries, "_pairsToMap": _pairs_to_map, "_mergeMaps": _merge_maps,
+    # conversions the engine lacks
+    "string": _string_of_bool,
     # strings
     "charAt": _char_at, "indexOf": _index_of, "lastIndexOf": _last_index_of,
     "lowerAscii": _ascii_case(str.lower), "upperAscii": _ascii_case(str.upper), "replace": _replace,

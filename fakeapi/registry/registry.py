@@ -19,6 +19,7 @@ from ..cacher import DELETED, CacheEvent, CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
 from ..apis.conversion import Conversion, built_in_conversion, none_conversion
 from ..apis.webhook_client import WebhookClients
+from ..cel.admission import AccessCheck, AccessDecision
 from ..machinery.status import StatusError
 from ..store import StoreInterface
 from ..runtime import cancel_and_wait
@@ -198,11 +199,14 @@ class Registry:
                 _served_version(served) for served in self.resources.values() if served.storage is storage)
         return versions
 
-    def _authorizes(self, user: Json, verb: str, group: str, resource: str, name: str) -> bool:
+    def _authorizes(self, user: Json, check: AccessCheck) -> AccessDecision:
         """Admission's authorizer (``Admission.authorize``): the server's (made after the
         admission chain, which asks it only while serving requests)."""
-        return self.authorizer.authorize(Attributes(UserInfo.from_json(user), verb, True, api_group=group,
-                                                    api_version="*", resource=resource, name=name)).allowed
+        verdict = self.authorizer.authorize(Attributes(
+            UserInfo.from_json(user), check.verb, check.resource_request, path=check.path, api_group=check.group,
+            api_version="*" if check.resource_request else "", namespace=check.namespace, resource=check.resource,
+            subresource=check.subresource, name=check.name))
+        return AccessDecision(verdict.decision.value, verdict.reason, verdict.error)
 
     def _serve_subresources(self, issuer: str, access: AccessControl) -> None:
         """The create-only storages: resources answered, never stored (``create_only``), and

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from fakeapi.admission import Admission
+from fakeapi.cel.admission import ALLOW, NO_OPINION, AccessCheck, AccessDecision
 from fakeapi.admission.certificate_signers import certificate_approval, certificate_signing
 from fakeapi.machinery import requester
 from fakeapi.machinery.status import StatusError
@@ -21,10 +22,11 @@ class Recorder:
         self.allowed = set(allowed)
         self.asked: list[tuple[str, str, str, str]] = []
 
-    def __call__(self, user: dict, verb: str, group: str, resource: str, name: str) -> bool:
+    def __call__(self, user: dict, check: AccessCheck) -> AccessDecision:
         assert user == USER
-        self.asked.append((verb, group, resource, name))
-        return (verb, name) in self.allowed
+        assert (check.resource_request, check.namespace, check.subresource) == (True, "", "")
+        self.asked.append((check.verb, check.group, check.resource, check.name))
+        return AccessDecision(ALLOW if (check.verb, check.name) in self.allowed else NO_OPINION)
 
 
 def _csr(signer: str, **status: object) -> dict:

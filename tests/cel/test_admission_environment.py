@@ -8,7 +8,7 @@ import pytest
 
 from fakeapi.cel import admission
 from fakeapi.cel.checks import result_type
-from fakeapi.cel.engine import CompileError, EvaluationError
+from fakeapi.cel.engine import CompileError
 
 DYNAMIC = frozenset(("object", "oldObject", "params"))
 
@@ -37,11 +37,3 @@ def test_declared_variables() -> None:
     with pytest.raises(CompileError, match="undeclared reference to 'authorizer'"):
         admission.environment(True, False, True).compile("authorizer.group('')")
     admission.environment(True, True, True).compile("params.a == variables.b")
-
-
-def test_authorizer_declared_not_served() -> None:
-    program = admission.environment(False, True, False).compile(
-        "authorizer.group('apps').resource('deployments').check('create').allowed()")
-    with pytest.raises(EvaluationError, match="the authorizer library is not served by fakeapi"):
-        program.evaluate({"authorizer": None, "object": None, "oldObject": None, "request": {},
-                          "namespaceObject": None})

@@ -305,3 +305,10 @@ def test_an_expression_reads_only_what_it_selects() -> None:
     assert project(_POD, needs["object"]) == {
         "spec": {"containers": [{"image": "registry.example/a:1"}, {"image": "other/b"}]}, "metadata": {"labels": {}}}
     assert project(_POD, reads("object == object", ["object"])["object"]) is _POD
+
+
+def test_string_of_a_bool_is_cel_gos() -> None:
+    assert _value("string(self) + '/' + string(!self)", self=True) == "true/false"
+    assert _value("string(1) + string(1.5)") == "11.5"
+    with pytest.raises(EvaluationError, match="no such overload"):
+        _value("string(self)", self={"a": 1})

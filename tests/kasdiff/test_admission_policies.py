@@ -19,7 +19,10 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+import test_access
 from differ import Outcome, Pair, check
+
+from fakeapi.testing.eventually import eventually
 
 Json = Any
 
@@ -551,3 +554,177 @@ def test_match_policy_across_versions(case: Case) -> None:
         case.pair.send(case.name, "HorizontalPodAutoscaler", verb, "POST",
                        f"/apis/autoscaling/{version}/namespaces/{case.namespace}/horizontalpodautoscalers",
                        body=hpa(version, name, replicas))
+
+
+# --- the authorizer library, on the RBAC servers of test_access --------------------------------
+
+#: Both servers with RBAC and the token file's users (a module-scoped pair of its own).
+rbac_servers = test_access.servers
+AUTHZ_NS = "vap-authz"
+_RBAC = "rbac.authorization.k8s.io"
+#: The policies of the authorizer cases, each for the configmaps labelled ``check: <its key>``.
+_AUTHZ_DELETE = ("authorizer.group('apps').resource('deployments').namespace(object.metadata.namespace)"
+                 ".check('delete')")
+_AUTHZ_ACCOUNT = ("authorizer.serviceAccount(object.data.namespace, object.data.account).group('').resource('secrets')"
+                  ".namespace('vap-authz').check('get').allowed()")
+_AUTHZ_POLICIES: dict[str, Json] = {
+    "delete": {"validations": [{"expression": f"{_AUTHZ_DELETE}.allowed()", "message": "may not delete deployments"}]},
+    "update": {"validations": [{"expression": "authorizer.requestResource.check('update').allowed()",
+                                "message": "may not update it"}]},
+    "path": {"validations": [
+        {"expression": "authorizer.path('/healthz').check('get').allowed()", "message": "may not get /healthz"},
+        {"expression": "authorizer.path('/metrics').check('get').allowed()", "message": "may not get /metrics"}]},
+    "account": {"validations": [{"expression": _AUTHZ_ACCOUNT, "message": "the account may not get secrets"}]},
+    # a decision's texts shown in the error of a missing key (kube's messageExpression cannot
+    # read a variable that uses the authorizer: it falls back to the expression)
+    "decision": {"variables": [{"name": "decision", "expression": _AUTHZ_DELETE}],
+                 "validations": [{"expression": "object.data['reason=' + variables.decision.reason() + ' errored=' + "
+                                                "string(variables.decision.errored()) + ' error=' + "
+                                                "variables.decision.error()] == ''"}]},
+    "condition": {"matchConditions": [{"name": "updaters", "expression":
+                                       "authorizer.group('').resource('configmaps').namespace('vap-authz')"
+                                       ".check('update').allowed()"}],
+                  "validations": [{"expression": "object.metadata.name == 'never'", "message": "updaters refused"}]},
+    "condition-error": {"matchConditions": [{"name": "account", "expression": _AUTHZ_ACCOUNT}],
+                        "validations": [{"expression": "object.metadata.name == 'never'", "message": "matched"}]},
+    # kube's audit annotations have no authorizer bound: each use fails (as an unresolved name)
+    "annotation": {"validations": [], "auditAnnotations": [
+        {"key": "path", "valueExpression": "authorizer.path(object.data.path).check('get').reason()"}]},
+    "annotation-resource": {"validations": [], "auditAnnotations": [
+        {"key": "reason", "valueExpression": "authorizer.requestResource.check('update').reason()"}]},
+    "misuse": {"validations": [{"expression": "authorizer.path(object.data.path).check('get').allowed()"},
+                               {"expression": "authorizer.group('').resource(object.data.resource).check('get')"
+                                              ".allowed()"}]},
+}
+
+
+def _rbac_grant(servers: test_access.Servers, name: str, rules: list[Json], subject: Json,
+                cluster: bool = False) -> None:
+    """A Role (a ClusterRole when ``cluster``) of ``rules`` bound to ``subject``."""
+    base = f"{test_access.RBAC_V1}/" if cluster else f"{test_access.RBAC_V1}/namespaces/{AUTHZ_NS}/"
+    kind = "ClusterRole" if cluster else "Role"
+    servers.setup("POST", base + ("clusterroles" if cluster else "roles"), {"metadata": {"name": name}, "rules": rules})
+    servers.setup("POST", base + ("clusterrolebindings" if cluster else "rolebindings"), {
+        "metadata": {"name": name}, "roleRef": {"apiGroup": _RBAC, "kind": kind, "name": name}, "subjects": [subject]})
+
+
+def _until_allowed_both(servers: test_access.Servers, user: str, attributes: Json) -> None:
+    """Wait until both servers' RBAC lets ``user`` do what ``attributes`` say."""
+    review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+              "spec": {"user": user, **attributes}}
+    for client in (servers.fake.http, servers.real.http):
+        eventually(lambda c=client: c.post("/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                                           json=review).json()["status"].get("allowed"), f"{user} may {attributes}")
+
+
+def test_authorizer_library(rbac_servers: test_access.Servers) -> None:
+    """The same users' dry-run creates of configmaps checked by policies that ask the
+    authorizer: who may delete deployments, update the request's own configmap, get
+    non-resource paths; a service account's access; a decision's reason and error; a match
+    condition; the library's errors. Every user may create configmaps in the namespace."""
+    servers = rbac_servers
+    servers.setup("POST", "/api/v1/namespaces", {"metadata": {"name": AUTHZ_NS}})
+    user = {"apiGroup": _RBAC, "kind": "User"}
+    _rbac_grant(servers, "creators", [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]}],
+                {"apiGroup": _RBAC, "kind": "Group", "name": "system:authenticated"})
+    _rbac_grant(servers, "deployment-deleter", [{"apiGroups": ["apps"], "resources": ["deployments"],
+                                                 "verbs": ["delete"]}], {**user, "name": "jane"})
+    _rbac_grant(servers, "updater", [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["update"],
+                                      "resourceNames": ["by-joe"]}], {**user, "name": "joe"})
+    _rbac_grant(servers, "vap-metrics-reader", [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}],
+                {**user, "name": "ann"}, cluster=True)
+    _rbac_grant(servers, "secret-reader", [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}],
+                {"kind": "ServiceAccount", "name": "robot", "namespace": AUTHZ_NS})
+    # joe's binding to a missing role: the reason of his decisions names it
+    servers.setup("POST", f"{test_access.RBAC_V1}/namespaces/{AUTHZ_NS}/rolebindings", {
+        "metadata": {"name": "joe-missing"}, "roleRef": {"apiGroup": _RBAC, "kind": "Role", "name": "no-such-role"},
+        "subjects": [{**user, "name": "joe"}]})
+    for name, attributes in (
+            ("jane", {"resourceAttributes": {"group": "apps", "resource": "deployments", "verb": "delete",
+                                             "namespace": AUTHZ_NS}}),
+            ("joe", {"resourceAttributes": {"resource": "configmaps", "verb": "update", "name": "by-joe",
+                                            "namespace": AUTHZ_NS}}),
+            ("ann", {"nonResourceAttributes": {"path": "/metrics", "verb": "get"}}),
+            (f"system:serviceaccount:{AUTHZ_NS}:robot", {"resourceAttributes": {
+                "resource": "secrets", "verb": "get", "namespace": AUTHZ_NS}})):
+        _until_allowed_both(servers, name, attributes)
+    for key, spec in _AUTHZ_POLICIES.items():
+        name = f"vap-authz-{key}"
+        probe = {"expression": "!('probe' in object.metadata.labels)", "message": "probe"}
+        body = {"failurePolicy": "Fail", "matchConstraints": {
+            "resourceRules": CONFIG_MAPS,
+            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": AUTHZ_NS}},
+            "objectSelector": {"matchLabels": {"check": key}}}, **spec}
+        body["validations"] = [probe, *spec["validations"]]
+        servers.setup("POST", _API + POLICIES, {"metadata": {"name": name}, "spec": body})
+        servers.setup("POST", _API + BINDINGS, {"metadata": {"name": name}, "spec": {
+            "policyName": name, "validationActions": ["Deny"]}})
+    configmaps = f"/api/v1/namespaces/{AUTHZ_NS}/configmaps?dryRun=All"
+    # what every policy's expressions read of the object, valid
+    probe_data = {"namespace": AUTHZ_NS, "account": "robot", "path": "/x", "resource": "pods"}
+    for key in _AUTHZ_POLICIES:
+        # active on both servers once the administrator's probe is refused (a match condition's
+        # policy: once it is, for the administrator may update)
+        for client in (servers.fake.http, servers.real.http):
+            eventually(lambda c=client, k=key: c.post(configmaps, json={
+                "metadata": {"name": "probe", "labels": {"check": k, "probe": "yes"}}, "data": probe_data,
+            }).json().get("message", "").endswith("probe"), f"the policy of {key} enforced")
+
+    def create(case: str, who: tuple[Pair, dict[str, str]], key: str, name: str,
+               data: dict[str, str] | None = None) -> None:
+        body = orjson.dumps({"metadata": {"name": name, "labels": {"check": key}}, "data": data or {}})
+        pair, headers = who
+        outcome = pair.send(f"vap-authz-{key}-{case}", "ConfigMap", "create", "POST", configmaps,
+                                         body=body, headers=headers)
+        assert outcome.matched, "\n".join(outcome.differences)
+
+    jane = (servers.anonymous, test_access.JANE)
+    users = {"jane": jane, "joe": (servers.anonymous, test_access.JOE),
+             "ann": (servers.anonymous, {"Authorization": "Bearer ann-token"}), "admin": (servers.admin, {}),
+             "impersonated": (servers.admin, {"Impersonate-User": "joe", "Impersonate-Group": "devs"})}
+    robot = {"namespace": AUTHZ_NS, "account": "robot"}
+    for who, sender in users.items():
+        create(who, sender, "delete", "c")
+        create(who, sender, "update", "by-joe")
+        create(f"{who}-other-name", sender, "update", "other")
+        create(who, sender, "path", "c")
+        create(who, sender, "account", "c", robot)
+        create(who, sender, "decision", "c", {"a": "b"})
+        create(who, sender, "condition", "c")
+    for case, data in (("other-account", {**robot, "account": "other"}),
+                       ("account-bad-name", {**robot, "account": "Bad_Name"}),
+                       ("account-bad-namespace", {**robot, "namespace": "a.b"})):
+        create(case, jane, "account", "c", data)
+    for case, data in (("valid-account", robot), ("bad-account", {**robot, "account": "Bad_Name"})):
+        create(case, jane, "condition-error", "c", data)
+    for key in ("annotation", "annotation-resource"):
+        create("path", jane, key, "c", {"path": "/x"})
+    for case, data in (("empty-path", {"path": " ", "resource": "pods"}),
+                       ("empty-resource", {"path": "/healthz", "resource": ""})):
+        create(case, jane, "misuse", "c", data)
+
+
+def test_authorizer_misuse_at_write_time(case: Case) -> None:
+    """Policies calling the authorizer library where its types do not allow it: kube's type
+    checker refuses them when they are written."""
+    misuses = {
+        "no-group": "authorizer.resource('pods').check('get').allowed()",
+        "group-check": "authorizer.group('').check('get').allowed()",
+        "path-namespace": "authorizer.path('/x').namespace('a').check('get').allowed()",
+        "decision-bool": "authorizer.path('/x').check('get')",
+        "not-allowed": "authorizer.group('').resource('pods').allowed()",
+        "int-group": "authorizer.group(1).resource('pods').check('get').allowed()",
+        "account-arity": "authorizer.serviceAccount('a').path('/x').check('get').allowed()",
+        "request-resource-field": "authorizer.requestResource.name('x').subresource('y').check('get').allowed()",
+        "selectors": "authorizer.group('').resource('pods').fieldSelector('a=b').labelSelector('c').check('list')"
+                     ".errored()",
+        "reason-string": "authorizer.path('/x').check('get').reason() == ''",
+        "variable-decision": "variables.d.allowed()",
+    }
+    annotation = case.policy_body("annotation-decision", [], auditAnnotations=[
+        {"key": "decision", "valueExpression": "authorizer.path('/x').check('get')"}])
+    case.send_config("create policy (annotation-decision)", POLICIES, annotation)
+    for key, expression in misuses.items():
+        body = case.policy_body(key, [{"expression": expression}],
+                                variables=[{"name": "d", "expression": "authorizer.path('/x').check('get')"}])
+        case.send_config(f"create policy ({key})", POLICIES, body)

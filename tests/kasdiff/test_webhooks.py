@@ -237,6 +237,43 @@ def test_match_conditions(case: Case) -> None:
               {**CONFIG_MAP, "metadata": {"name": "ignored", "labels": {"broken": "ignore"}}})
 
 
+
+def test_match_conditions_with_the_authorizer(case: Case) -> None:
+    """Match conditions asking the authorizer (the suite's servers allow everyone everything):
+    the request's own resource, a path, a service account, a decision's reason and error, and
+    failing the request under ``Fail``: the library's error, and a third check in one condition
+    (kube's runtime cost limit allows two)."""
+    delete = "authorizer.group('apps').resource('deployments').namespace(object.metadata.namespace).check('delete')"
+    case.configure(VALIDATING,
+                   {"behaviour": "deny", "name": "allowed.kasdiff.dev", "matchConditions": [
+                       {"name": "updater", "expression": "authorizer.requestResource.check('update').allowed()"},
+                       {"name": "health", "expression": "authorizer.path('/healthz').check('get').allowed()"}],
+                    "objectSelector": {"matchLabels": {"authz": "allowed"}}},
+                   {"behaviour": "deny", "name": "not-allowed.kasdiff.dev", "matchConditions": [
+                       {"name": "never", "expression": f"!{delete}.allowed()"}],
+                    "objectSelector": {"matchLabels": {"authz": "allowed"}}},
+                   {"behaviour": "deny", "name": "decision.kasdiff.dev", "matchConditions": [
+                       {"name": "reason", "expression": f"{delete}.reason() == '' && {delete}.error() == ''"},
+                       {"name": "account", "expression": "authorizer.serviceAccount(request.namespace, 'robot')"
+                                                         ".group('').resource('secrets').check('get').allowed()"}],
+                    "objectSelector": {"matchLabels": {"authz": "decision"}}},
+                   {"behaviour": "deny", "name": "error.kasdiff.dev", "matchConditions": [
+                       {"name": "account", "expression": "authorizer.serviceAccount('a', object.metadata.labels.sa)"
+                                                         ".path('/x').check('get').allowed()"}],
+                    "objectSelector": {"matchLabels": {"authz": "error"}}},
+                   {"behaviour": "deny", "name": "three-checks.kasdiff.dev", "matchConditions": [
+                       {"name": "three", "expression": f"{delete}.reason() == '' && !{delete}.errored() && "
+                                                       f"{delete}.error() == ''"}],
+                    "objectSelector": {"matchLabels": {"authz": "three-checks"}}})
+    for name, labels in (("allowed", {"authz": "allowed"}), ("decision", {"authz": "decision"}),
+                         ("error", {"authz": "error", "sa": "Bad_Name"}),
+                         ("valid-account", {"authz": "error", "sa": "ok"}), ("three-checks", {"authz": "three-checks"})):
+        case.send(f"create ({name})", "POST", "configmaps",
+                  {**CONFIG_MAP, "metadata": {"name": name, "labels": labels}})
+    case.send("create (allowed, as another user)", "POST", "configmaps",
+              {**CONFIG_MAP, "metadata": {"name": "as-jane", "labels": {"authz": "allowed"}}},
+              headers={"Impersonate-User": "jane", "Impersonate-Group": "devs"})
+
 def test_create_only_subresource(case: Case) -> None:
     case.configure(VALIDATING, {"behaviour": "deny", "rules": [
         {"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods/eviction"]}]})

@@ -5,9 +5,11 @@ then its validations and audit annotations evaluated, each failure acted on as t
 ``validationActions`` say (Deny: the request is refused, kube's first refusal is the answer;
 Warn: a warning; Audit: an audit annotation, which fakeapi does not keep).
 
-Where this differs from kube: the ``authorizer`` variable is declared but bound to null (an
-expression that calls it fails as an evaluation error, subject to ``failurePolicy``); no cost
-budget is kept; params of a custom resource are read in its storage version; the policies
+The ``authorizer`` variable checks for the request's user through the server's authorizer
+(``cel.admission.Principal``), its ``requestResource`` the request's resource in the version the
+policy matched.
+
+Where this differs from kube: no cost budget is kept; params of a custom resource are read in its storage version; the policies
 are walked by name where kube walks a Go map."""
 
 from __future__ import annotations
@@ -17,13 +19,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...cel import admission as cel_admission
+from ...cel import authorizer_types
 from ...cel.values import cel_type_name
 from ...cel.engine import Activation, CompileError, EvaluationError, Program
 from ...machinery import warning
 from ...machinery.selectors import label_selector_as_selector
 from ...machinery.status import Cause, StatusError, forbidden, not_found
 from ...apis.webhook_client import Lister, Lookup
-from ..webhook.matching import ADMISSION_GROUP, aggregate, evaluate_conditions, is_exempt, namespace_of
+from ..webhook.matching import (
+    ADMISSION_GROUP, aggregate, evaluate_conditions, is_exempt, namespace_of, request_principal)
 from ..webhook.request import Attributes, Json
 from ..webhook.review import admission_request
 from .compiled import Compiled, MatchError, PolicyHook, Validation, Binding, compile_hooks, variable_reads
@@ -56,28 +60,51 @@ class _Evaluation:
     policy's variables, each evaluated at most once and only when an expression reads it (kube's
     lazy ``variables`` map)."""
 
-    def __init__(self, hook: PolicyHook, bindings: dict[str, Any]) -> None:
+    def __init__(self, hook: PolicyHook, bindings: dict[str, Any], principal: cel_admission.Principal) -> None:
         self.hook = hook
+        #: The ``authorizer`` of the bindings (kept alive while the expressions evaluate: the
+        #: values name it).
+        self.principal = principal
         # every expression of the evaluation reads the same request: its values are converted
         # for the engine once (the match conditions see no variables)
-        self.bindings = Activation({**bindings, cel_admission.VARIABLES: {}})
+        self.values = {**bindings, cel_admission.VARIABLES: {}}
+        self.bindings = Activation(self.values)
+        #: The bindings without ``authorizer`` (kube's audit annotations have none), made for
+        #: the first audit annotation that reads it.
+        self._unauthorized: Activation | None = None
         self._variables = {variable.name: variable.program for variable in hook.variables}
         self._values: dict[str, Any] = {}
 
-    def run(self, program: Compiled) -> Any:
-        """The value of ``program``; raises ``EvaluationError`` with kube's text."""
+    def run(self, program: Compiled, authorized: bool = True) -> Any:
+        """The value of ``program`` (without the ``authorizer`` unless ``authorized``); raises
+        ``EvaluationError`` with kube's text."""
         if isinstance(program, CompileError):
             raise EvaluationError(f"compilation error: compilation failed: {program}")
         try:
-            return self._evaluate(program)
+            if authorized or not program.references(cel_admission.AUTHORIZER):
+                return self._evaluate(program)
+            return self._evaluate_unauthorized(program)
         except EvaluationError as err:
             raise EvaluationError(f"expression '{program.source}' resulted in error: {err}") from None
 
-    def _evaluate(self, program: Program) -> Any:
-        """``program`` evaluated with the variables it reads. A variable that failed is left out
-        of ``variables``: an evaluation that needed it fails on its missing key, and then fails
-        with the variable's error, as kube's lazy map fails; one that did not need it (a
-        short-circuited ``||``) succeeds, as in kube."""
+    def _evaluate_unauthorized(self, program: Program) -> Any:
+        """``program`` with ``authorizer`` unbound: reaching it fails with cel-go's unresolved
+        attribute, the qualified name its first use selects (``authorizer.requestResource``)."""
+        if self._unauthorized is None:
+            self._unauthorized = Activation({name: value for name, value in self.values.items()
+                                             if name != cel_admission.AUTHORIZER})
+        try:
+            return self._evaluate(program, self._unauthorized)
+        except EvaluationError as err:
+            if str(err) != f"no such attribute(s): {cel_admission.AUTHORIZER}":
+                raise
+            raise EvaluationError(f"no such attribute(s): {authorizer_types.first_reference(program.source)}") from None
+
+    def _evaluate(self, program: Program, bindings: Activation | None = None) -> Any:
+        """``program`` evaluated with the variables it reads (and ``bindings``, default the
+        evaluation's). A variable that failed is left out of ``variables``: an evaluation that
+        needed it fails on its missing key, and then fails with the variable's error, as kube's
+        lazy map fails; one that did not need it (a short-circuited ``||``) succeeds, as in kube."""
         values, failed = {}, {}
         for name in variable_reads(program.source):
             if name in self._variables:
@@ -86,8 +113,9 @@ class _Evaluation:
                     failed[name] = value
                 else:
                     values[name] = value
+        self.principal.begin_expression()
         try:
-            return program.evaluate(self.bindings, {cel_admission.VARIABLES: values})
+            return program.evaluate(bindings or self.bindings, {cel_admission.VARIABLES: values})
         except EvaluationError as err:
             missing = str(err).removeprefix("no such key: ")
             raise failed.get(missing, err) from None
@@ -119,9 +147,11 @@ class PolicyDispatcher:
     """The stored ValidatingAdmissionPolicies and their bindings, enforced on the writes they
     match."""
 
-    def __init__(self, lookup: Lookup, lister: Lister) -> None:
+    def __init__(self, lookup: Lookup, lister: Lister,
+                 authorize: cel_admission.Authorize = cel_admission.always_allow) -> None:
         self._lookup = lookup
         self._list = lister
+        self._authorize = authorize
         #: (the policies' list, the bindings' list) compiled, and the hooks compiled from them
         self._compiled: tuple[list[Json], list[Json], tuple[PolicyHook, ...]] | None = None
 
@@ -187,7 +217,7 @@ class PolicyDispatcher:
                 continue
             namespace = self._namespace_object(attrs)
             for param in params:
-                decisions, annotation_errors = _validate(hook, versioned, param, namespace)
+                decisions, annotation_errors = _validate(hook, versioned, param, namespace, self._authorize)
                 for decision in decisions:
                     if decision.deny:
                         denials += self._act(hook, binding, decision)
@@ -279,19 +309,20 @@ def policy_request(attrs: Attributes) -> Json:
     return request
 
 
-def _validate(hook: PolicyHook, attrs: Attributes, param: Json | None,
-              namespace: Json | None) -> tuple[list[_Decision], list[str]]:
+def _validate(hook: PolicyHook, attrs: Attributes, param: Json | None, namespace: Json | None,
+              authorize: cel_admission.Authorize) -> tuple[list[_Decision], list[str]]:
     """``validator.Validate``: the decisions of one (policy, binding, param), and the errors of
     its audit annotations (which refuse the request whatever the binding's actions)."""
+    principal = request_principal(attrs, authorize)
     bindings = {cel_admission.OBJECT: attrs.object, cel_admission.OLD_OBJECT: attrs.old_object,
                 cel_admission.REQUEST: policy_request(attrs), cel_admission.NAMESPACE_OBJECT: namespace,
-                cel_admission.AUTHORIZER: None}
+                cel_admission.AUTHORIZER: principal.value}
     if hook.param_kind is not None:
         bindings[cel_admission.PARAMS] = param
-    evaluation = _Evaluation(hook, bindings)
+    evaluation = _Evaluation(hook, bindings, principal)
     fail = hook.failure_policy != "Ignore"
     if hook.match_conditions:
-        holds, errors = evaluate_conditions(hook.match_conditions, evaluation.bindings)
+        holds, errors = evaluate_conditions(hook.match_conditions, evaluation.bindings, principal)
         if not holds or (errors and not fail):
             return [], []
         if errors:
@@ -314,7 +345,7 @@ def _annotation_errors(evaluation: _Evaluation, fail: bool) -> list[str]:
     errors = []
     for program in evaluation.hook.audit_annotations:
         try:
-            value = evaluation.run(program)
+            value = evaluation.run(program, authorized=False)
         except EvaluationError as err:
             if fail:
                 errors.append(str(err))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from ...cel import admission as cel_admission
 from ...machinery import warning
 from ...machinery.patch import JSON_PATCH, apply_patch
 from ...machinery.status import StatusError, internal_error
@@ -45,9 +46,11 @@ class Reinvocation:
 class WebhookDispatcher:
     """The webhooks of the stored configurations, called for the writes they match."""
 
-    def __init__(self, lookup: Lookup, lister: Lister) -> None:
+    def __init__(self, lookup: Lookup, lister: Lister,
+                 authorize: cel_admission.Authorize = cel_admission.always_allow) -> None:
         self._lookup = lookup
         self._list = lister
+        self._authorize = authorize
         self._clients = WebhookClients(lookup, lister)
         self.metrics = WebhookMetrics()
         #: mutating? -> (the lister's list it was compiled from, its webhooks)
@@ -81,7 +84,7 @@ class WebhookDispatcher:
             if not labels:
                 labels.append((namespace_of(self._lookup, attrs).get("metadata") or {}).get("labels") or {})
             return labels[0]
-        invocations = [(hook, hook.invocation(attrs, namespace_labels)) for hook in hooks]
+        invocations = [(hook, hook.invocation(attrs, namespace_labels, self._authorize)) for hook in hooks]
         return [(hook, versioned) for hook, versioned in invocations if versioned is not None]
 
     # ------------------------------------------------------------------ mutating

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...cel import admission as cel_admission
 from ...cel.engine import Activation, CompileError, Environment, EvaluationError, Program
 from ...machinery.selectors import LabelSelector, label_selector_as_selector
 from ...machinery.status import forbidden, internal_error, not_found
@@ -27,10 +28,16 @@ from .review import admission_request
 
 @functools.cache
 def match_conditions_environment() -> Environment:
-    """The variables of a webhook's match conditions (``authorizer`` is declared; its library is
-    not served, so a condition calling it fails as an evaluation error). Made at the first
-    condition: the CEL interpreter is imported then."""
-    return Environment(("object", "oldObject", "request", "authorizer"))
+    """The variables of a webhook's match conditions and their library (kube's and the
+    authorizer library). Made at the first condition: the CEL interpreter is imported then."""
+    return Environment(("object", "oldObject", "request", cel_admission.AUTHORIZER), cel_admission.ADMISSION_LIBRARY)
+
+
+def request_principal(attrs: Attributes, authorize: cel_admission.Authorize) -> cel_admission.Principal:
+    """Whom the ``authorizer`` variable checks for: the request's user, its ``requestResource``
+    the request's resource in the version ``attrs`` are in (kube's versioned attributes)."""
+    return cel_admission.Principal(authorize, attrs.request.user,
+                                   (attrs.group, attrs.resource, attrs.subresource, attrs.namespace, attrs.name))
 
 #: The admission configuration resources no webhook sees (``IsExemptAdmissionConfigurationResource``):
 #: a webhook must never be able to stop its own configuration from being fixed.
@@ -95,7 +102,8 @@ class Webhook:
     #: ``matchPolicy: Equivalent``: a rule naming another version of the resource matches.
     equivalent: bool = True
 
-    def invocation(self, attrs: Attributes, namespace_labels: Callable[[], dict[str, str]]) -> Attributes | None:
+    def invocation(self, attrs: Attributes, namespace_labels: Callable[[], dict[str, str]],
+                   authorize: cel_admission.Authorize = cel_admission.always_allow) -> Attributes | None:
         """``ShouldCallHook``: the attributes this webhook is given (in the version its rule
         names), None when the request is not for it; raises kube's error when a selector cannot
         be evaluated (the namespace of the request does not exist: its 404) or a match
@@ -108,14 +116,15 @@ class Webhook:
             raise internal_error(self.selector_error)
         if not selectors_match(self.namespace_selector, self.object_selector, attrs, namespace_labels):
             return None
-        return versioned if not self.match_conditions or self._conditions_hold(versioned) else None
+        return versioned if not self.match_conditions or self._conditions_hold(versioned, authorize) else None
 
-    def _conditions_hold(self, attrs: Attributes) -> bool:
+    def _conditions_hold(self, attrs: Attributes, authorize: cel_admission.Authorize) -> bool:
         """A condition false skips the webhook; errors (with none false) fail the request under
         ``Fail`` (kube's 403 naming them) and skip the webhook under ``Ignore``."""
+        principal = request_principal(attrs, authorize)
         bindings = Activation({"object": attrs.object, "oldObject": attrs.old_object,
-                               "request": admission_request(attrs), "authorizer": None})
-        holds, errors = evaluate_conditions(self.match_conditions, bindings)
+                               "request": admission_request(attrs), cel_admission.AUTHORIZER: principal.value})
+        holds, errors = evaluate_conditions(self.match_conditions, bindings, principal)
         if not holds or not errors:
             return holds
         if self.failure_policy == "Ignore":
@@ -140,14 +149,17 @@ def matched_version(attrs: Attributes, exact: bool, rules: Sequence[Rule], equiv
 
 
 def evaluate_conditions(conditions: Sequence[tuple[str, Program | CompileError]],
-                        bindings: Mapping[str, Any] | Activation) -> tuple[bool, list[str]]:
+                        bindings: Mapping[str, Any] | Activation,
+                        principal: cel_admission.Principal) -> tuple[bool, list[str]]:
     """``matchconditions.Matcher.Match`` of compiled conditions: (False, []) when one is false,
-    else (True, the errors of those that failed to compile or evaluate)."""
+    else (True, the errors of those that failed to compile or evaluate); ``bindings``'
+    authorizer is ``principal``'s."""
     errors = []
     for _name, program in conditions:
         if isinstance(program, CompileError):
             errors.append(f"compilation failed: {program}")
             continue
+        principal.begin_expression()
         try:
             value = program.evaluate(bindings)
         except EvaluationError as err:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...cel import admission as cel_admission
+from ...cel import authorizer_types
 from ...cel.checks import check, result_type
 from ...cel.engine import Environment
 from ...cel.typecheck import Checked, admission_types, checked, output_type_name
@@ -344,13 +345,16 @@ class _Compiler:
         typed = self.typed(expression, composited)
         if typed is not None:
             issues = typed.issues or None  # cel-go's type errors: checks' partial ones are moot
+        elif issues is None and authorizer:
+            issues = "\n".join(text for _offset, text in authorizer_types.issues(expression)) or None
         shown = expression if shown is None else shown
         if issues is not None:
             return [invalid_error(path, shown, f"compilation failed: {issues}")]
-        if typed is None:
-            got = result_type(expression, schemas, _DYNAMIC)
-        else:
+        if typed is not None:
             got = output_type_name(typed.result)
+        else:
+            got = result_type(expression, schemas, _DYNAMIC) or (authorizer_types.result_type(expression) if authorizer
+                                                                  else None)
         if not expected or got is None or got in expected:
             return []
         if len(expected) == 1:
