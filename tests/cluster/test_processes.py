@@ -183,6 +183,9 @@ def test_a_process_deaf_to_sigterm_is_killed_after_the_grace(tmp_path: Path) -> 
 def test_an_interrupt_during_the_stop_kills_at_once(tmp_path: Path) -> None:
     """A second Ctrl-C: the processes still stopping are killed, and the interrupt goes on."""
     processes = [_slow_to_stop("deaf", tmp_path / "one"), _slow_to_stop("60", tmp_path / "two")]
+    # Python's own Ctrl-C, whatever this process inherited: started in the background by a
+    # shell without job control (CI scripts, nohup), it ignores SIGINT.
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
     interrupt = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     interrupt.start()
     started = time.monotonic()
@@ -191,6 +194,7 @@ def test_an_interrupt_during_the_stop_kills_at_once(tmp_path: Path) -> None:
             stop_all(processes, grace=600)
     finally:
         interrupt.cancel()
+        signal.signal(signal.SIGINT, inherited)
         stop_all(processes)
     assert time.monotonic() - started < 60  # it did not wait out the slower one's own stop
     assert [process.returncode for process in processes] == [-signal.SIGKILL, -signal.SIGKILL]

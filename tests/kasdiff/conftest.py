@@ -10,18 +10,15 @@ workers over a store process)."""
 
 from __future__ import annotations
 
-import os
-import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from differ import NAMESPACE, Outcome, Pair, table
+from differ import FAKEAPI_ARGS, NAMESPACE, Outcome, Pair, table
 
 from fakeapi.testing import ServerProcess
 from fakeapi.cluster.control_plane import KubeAPIServer, real_apiserver
 
-_EXTRA_ARGS = shlex.split(os.environ.get("KASDIFF_FAKEAPI_ARGS", ""))
 #: The report of a run against the default fakeapi (a run with other arguments writes none).
 _REPORT = Path(__file__).parent / "last-report.txt"
 
@@ -34,7 +31,7 @@ def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeAPISer
 
 @pytest.fixture(scope="session")
 def fake_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("fakeapi"), "--controllers", "", *_EXTRA_ARGS) as server:
+    with ServerProcess(tmp_path_factory.mktemp("fakeapi"), "--controllers", "", *FAKEAPI_ARGS) as server:
         yield server
 
 
@@ -45,7 +42,7 @@ def outcomes() -> Iterator[list[Outcome]]:
     yield recorded
     if recorded:
         report = table(recorded)
-        if not _EXTRA_ARGS:
+        if not FAKEAPI_ARGS:
             _REPORT.write_text(report + "\n")
         print("\n" + report)
 

@@ -87,7 +87,8 @@ class Conversions:
             return outcome
         time.sleep(0.2)  # the conversions of the events a write made come just after its answer
         fake, kube = self.hooks.reviews("/fake/", start), self.hooks.reviews("/kube/", start)
-        self.pair.outcomes.append(compared_reviews(case, "ConversionReview", f"{verb} ({version})", fake, kube))
+        self.pair.outcomes.append(compared_reviews(case, "ConversionReview", f"{verb} ({version})", fake, kube,
+                                                   per_server=True))
         return outcome
 
     def close(self) -> None:
