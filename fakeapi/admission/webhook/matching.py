@@ -39,6 +39,7 @@ def request_principal(attrs: Attributes, authorize: cel_admission.Authorize) -> 
     return cel_admission.Principal(authorize, attrs.request.user,
                                    (attrs.group, attrs.resource, attrs.subresource, attrs.namespace, attrs.name))
 
+
 #: The admission configuration resources no webhook sees (``IsExemptAdmissionConfigurationResource``):
 #: a webhook must never be able to stop its own configuration from being fixed.
 EXEMPT_RESOURCES = frozenset({
