@@ -2,7 +2,7 @@
 and their display over schema-typed variables, error types that do not cascade, variables'
 inferred types, and the expressions it declines to check (None: never a warning kube would not
 give). The displays asserted here are kube's, as the real controller wrote them
-(tests/kasdiff/test_policy_type_checking.py compares whole policies)."""
+(tests/kasdiff/test_policy_status_type_checking.py compares whole policies)."""
 
 from __future__ import annotations
 
