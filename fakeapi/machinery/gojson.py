@@ -338,7 +338,7 @@ def _store(raw: str, go_type: type[str] | type[int]) -> str | int | None:
 def unmarshal_map_error(data: bytes) -> str:
     """The error ``json.Unmarshal(data, &map[string]interface{}{})`` returns ("" when none)."""
     try:
-        _Scanner().check(data)
+        check_valid(data)
     except GoJSONError as error:
         return str(error)
     text = go_string(data)
@@ -352,7 +352,7 @@ def unmarshal_struct(data: bytes, go_type_name: str, fields: Mapping[str, type[s
     """``json.Unmarshal(data, &v)`` for ``v`` of type ``go_type_name`` (``pkg.name``) whose fields
     are ``fields`` (JSON name -> ``str`` for string, ``int`` for int64). Returns every field, zero
     when absent; raises ``GoJSONError`` with Go's message."""
-    _Scanner().check(data)
+    check_valid(data)
     text = go_string(data)
     start = _skip_space(text, 0)
     result: dict[str, Any] = {name: go_type() for name, go_type in fields.items()}
@@ -383,6 +383,16 @@ def unmarshal_struct(data: bytes, go_type_name: str, fields: Mapping[str, type[s
     return result
 
 
+def check_valid(data: bytes | str) -> None:
+    """``checkValid``: JSON orjson reads is JSON Go's scanner accepts (both follow RFC 8259; orjson
+    refuses more: invalid UTF-8, integers past 64 bits, nesting past 1024), so only what orjson
+    refuses is scanned byte by byte, for Go's error or Go's acceptance."""
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        _Scanner().check(data.encode() if isinstance(data, str) else data)
+
+
 # ----------------------------------------------------------------------------- into interface{}
 
 _TOKEN = re.compile(r'[ \t\r\n]*(?:("(?:[^"\\]|\\.)*")|([\[\]{}:,])|([^ \t\r\n\[\]{}:,"]+))', re.DOTALL)
@@ -390,6 +400,8 @@ _TOKEN = re.compile(r'[ \t\r\n]*(?:("(?:[^"\\]|\\.)*")|([\[\]{}:,])|([^ \t\r\n\[
 
 def decode_string(token: str) -> str:
     """A JSON string token as Go decodes it (a lone surrogate escape becomes U+FFFD)."""
+    if "\\" not in token:
+        return token[1:-1]  # no escape: the text between the quotes (the scan refused control characters)
     return _SURROGATE.sub("\ufffd", json.loads(token))
 
 
@@ -440,7 +452,7 @@ def decode(data: bytes, scalar: Callable[[str], Any] = plain_scalar,
             return orjson.loads(data)
         except orjson.JSONDecodeError:
             pass  # Go's reading below: its error, or what Go reads and orjson refuses
-    _Scanner().check(data)
+    check_valid(data)
     text = go_string(data)
     # Per open container: a dict, an object's members (with object_pairs) or an array's items.
     containers: list[dict[str, Any] | list[Any]] = []

@@ -7,6 +7,7 @@ costing only the requests it matches while the event loop serves the others."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -14,9 +15,10 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+from https_server import QuietHandler, https_server
 from webhook_server import WebhookServer
 
-from fakeapi.apis.webhook_client import WebhookClients
+from fakeapi.apis.webhook_client import WebhookCallFailed, WebhookClients
 from fakeapi.testing import FakeAPI
 from fakeapi.testing.eventually import eventually
 
@@ -174,3 +176,64 @@ def test_webhook_calls_are_counted_as_kube_counts_them(fakeapi: FakeAPI, hooks: 
             'operation="CREATE",rejection_code="403",type="validating"} 1.0') in scraped
     assert ('apiserver_admission_webhook_request_total{code="403",name="deny.test.dev",operation="CREATE",'
             'rejected="true",type="validating"}') in scraped
+
+
+class _ConnectionHandler(QuietHandler):
+    """Answers by the path's last segment, as servers end connections: ``close-after`` answers with
+    a length and closes (no ``Connection: close``: the client finds out on its next call),
+    ``until-eof`` answers without a length, its body ending with the connection, ``hang-up``
+    closes without answering."""
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        behaviour = self.path.split("?")[0].rsplit("/", 1)[-1]
+        if behaviour == "hang-up":
+            self.close_connection = True
+            return
+        body = orjson.dumps({"behaviour": behaviour})
+        if behaviour == "until-eof":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
+            self.close_connection = True
+            return
+        self.send(200, body, "application/json")
+        self.close_connection = behaviour == "close-after"
+
+
+def test_the_client_reads_answers_however_the_server_ends_its_connection() -> None:
+    """The webhooks' own HTTP/1.1 client: a kept connection the server closed is not used again
+    (the call goes out on a new one, as Go's transport retries a request no answer began for),
+    a body delimited by the connection's end is read whole, and a server hanging up without an
+    answer reads as Go's ``EOF``."""
+    server, ca = https_server(_ConnectionHandler, "client-test-ca", ["127.0.0.1"])
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    clients = WebhookClients(lambda *key: None, lambda *key: [])
+    ca_bundle = base64.b64encode(ca.certificate_pem).decode()
+    url = f"https://127.0.0.1:{server.server_address[1]}"
+
+    async def call(path: str) -> tuple[int, Any, str]:
+        return await clients.post({"url": url + path, "caBundle": ca_bundle}, b"{}", 10)
+
+    async def calls() -> list[Any]:
+        try:
+            answers = [(await call("/close-after"))[1] for _ in range(3)]
+            answers.append((await call("/until-eof"))[1])
+            answers.append((await call("/keep"))[1])
+            try:
+                await call("/hang-up")
+            except WebhookCallFailed as err:
+                answers.append(str(err))
+            return answers
+        finally:
+            await clients.aclose()
+
+    try:
+        answers = asyncio.run(calls())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert answers == [{"behaviour": "close-after"}] * 3 + [{"behaviour": "until-eof"}, {"behaviour": "keep"},
+                                                            f'Post "{url}/hang-up?timeout=10s": EOF']

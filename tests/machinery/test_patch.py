@@ -261,6 +261,33 @@ def test_original_is_not_modified(patch_type: str) -> None:
     assert before == POD
 
 
+JSON_PATCH_OPERATIONS = [
+    {"op": "add", "path": "/metadata/labels/tier", "value": "front"},
+    {"op": "add", "path": "/spec/containers/0/env/-", "value": {"name": "B", "value": "2"}},
+    {"op": "replace", "path": "/spec/containers/0/env/0/value", "value": "changed"},
+    {"op": "move", "from": "/spec/containers/1", "path": "/spec/containers/0"},
+    {"op": "replace", "path": "/spec/containers/0/image", "value": "moved-then-changed"},
+    {"op": "copy", "from": "/metadata/labels", "path": "/metadata/copied"},
+    {"op": "add", "path": "/metadata/copied/only-in-copy", "value": "x"},
+    {"op": "remove", "path": "/metadata/finalizers/0"},
+    {"op": "test", "path": "/metadata/name", "value": "web"},
+]
+
+
+@pytest.mark.parametrize("count", range(1, len(JSON_PATCH_OPERATIONS) + 1))
+def test_a_json_patch_sharing_the_original_gives_the_same_object(count: int) -> None:
+    """``shares_original``: only the objects and arrays on the patch's paths are copied; the result
+    is the one a patch of a full copy gives, and neither the original nor what the result shares
+    with it changes (a value moved or copied and then changed at its new place included)."""
+    body = json.dumps(JSON_PATCH_OPERATIONS[:count]).encode()
+    original = copy.deepcopy(POD)
+    shared = apply_patch(JSON_PATCH, original, body, POD_SCHEMA, group="", kind="Pod", name="web",
+                         shares_original=True)
+    assert shared == patched(JSON_PATCH, body)
+    assert original == POD
+    assert shared["metadata"]["annotations"] is original["metadata"]["annotations"]  # untouched: shared
+
+
 @pytest.mark.parametrize(("value", "printed"), [
     ({"b": [1, 2.5, None, True], "a": "x"}, "map[a:x b:[1 2.5 <nil> true]]"),
     (1e6, "1e+06"), (123456.0, "123456"), (1e-5, "1e-05"), (0.0001, "0.0001"),

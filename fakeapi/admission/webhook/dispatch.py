@@ -133,7 +133,9 @@ class WebhookDispatcher:
             raise internal_error(f"admission webhook \"{hook.name}\" attempted to modify the object, which is not "
                                  "supported for this operation")
         try:
-            patched = apply_patch(JSON_PATCH, versioned.object, answer.patch, None, group="", kind="", name="")
+            # The request's own object, replaced by the result below: the result may share with it
+            patched = apply_patch(JSON_PATCH, versioned.object, answer.patch, None, group="", kind="", name="",
+                                  shares_original=True)
         except StatusError as err:
             raise internal_error(err.message) from None
         patched = decode(patched if served is None else served.to_storage(patched))
