@@ -672,10 +672,11 @@ def notes(steps: list[Step], results: dict[str, dict[str, Any]]) -> list[str]:
 
 def webhook_added_p50(steps: list[Step], results: dict[str, dict[str, Any]]) -> dict[str, float]:
     """Per server, the 1-client webhook row's create p50 less the 1-client row's without any."""
-    plain = next((step for step in steps if step.workload == "create" and step.args[:2] == ("--clients", "1")
-                  and not step.admission), None)
-    hooked = next((step for step in steps if step.workload == "create" and step.args[:2] == ("--clients", "1")
-                   and step.admission == WEBHOOKS), None)
+    def one_client_creates(admission: str) -> Step | None:
+        return next((step for step in steps if step.workload == "create" and step.args[:2] == ("--clients", "1")
+                     and step.admission == admission), None)
+
+    plain, hooked = one_client_creates(""), one_client_creates(WEBHOOKS)
     added = {}
     for name, server in results.items():
         if plain is None or hooked is None:

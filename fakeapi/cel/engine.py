@@ -147,7 +147,7 @@ class Program:
     """A compiled expression: evaluated with ``evaluate``; ``references`` tells whether it uses a
     variable (kube runs a CRD rule that reads ``oldSelf`` only on updates)."""
 
-    __slots__ = ("source", "compiled", "variables", "library", "functions", "_reads")
+    __slots__ = ("source", "compiled", "variables", "library", "functions", "functions_key", "_reads")
 
     def __init__(self, source: str, compiled: Any, variables: frozenset[str], library: _Context) -> None:
         self.source = source
@@ -162,6 +162,8 @@ class Program:
         called = set(compiled.functions())
         self.functions = {name: function for name, function in library.functions.items()
                           if name in called or name.rpartition(".")[2] in called or name.startswith("_")}
+        #: ``functions`` as a key of an activation's contexts.
+        self.functions_key = frozenset(self.functions)
         self._reads: tuple[dict[str, Need], Any] | None = None
 
     def reads(self) -> tuple[dict[str, Need], Any]:
@@ -274,7 +276,7 @@ class Activation:
         if any(value is None for value in varying.values()):
             return program.library.execute(program.compiled, {**self._values, **varying})
         needs, needs_key = program.reads()
-        key = (needs_key, frozenset(program.functions))
+        key = (needs_key, program.functions_key)
         context = self._contexts.get(key)
         if context is None:
             values = {name: project(self._values[name], needs.get(name, WHOLE))
