@@ -38,6 +38,9 @@ from typing import Protocol
 import orjson
 from sortedcontainers import SortedDict, SortedList, SortedSet
 
+from ..machinery.selectors import LabelSelector
+from .label_index import LabelIndex
+
 ADDED = "ADDED"
 MODIFIED = "MODIFIED"
 DELETED = "DELETED"
@@ -231,6 +234,8 @@ class WatchCache:
         #: The states at past revisions that lists read, by revision, least recently read first;
         #: none older than ``snapshot_floor`` is ever read again.
         self._past_states: dict[int, PastState] = {}
+        #: The current objects' keys by the values of the label keys selectors asked about.
+        self.label_index = LabelIndex()
 
     # ----------------------------------------------------------------- filling
 
@@ -243,6 +248,7 @@ class WatchCache:
         self.buffer.clear()
         self.evicted = False
         self._past_states.clear()
+        self.label_index.clear()
 
     def advance(self, rv: int) -> None:
         """A progress notification: nothing of this resource changed up to ``rv``."""
@@ -265,6 +271,8 @@ class WatchCache:
                 self.keys.add(key)
             self.objects[key] = new
             event = CacheEvent(ADDED if prev is None else MODIFIED, rv, new, prev, self._clock())
+        if self.label_index.indexing:
+            self.label_index.update(key, None if prev is None else prev.labels, None if new is None else new.labels)
         self.changes += 1
         if prev is not None:
             # A state no longer current is served again only to a watch or LIST from before
@@ -347,6 +355,15 @@ class WatchCache:
         """The objects with start <= key < end, in key order."""
         objects = self.objects
         return [objects[k] for k in self.keys.irange(start, end, inclusive=(True, False))]
+
+    def selected_keys(self, selector: LabelSelector, start: str, end: str) -> list[str] | None:
+        """The keys, in order, of the current objects with start <= key < end that ``selector``
+        selects and maybe a few more (the label index's sets), or None when the index cannot
+        narrow them (the selector names no label a selected object must have or lack)."""
+        selected = self.label_index.select(selector, self.objects)
+        if selected is None:
+            return None
+        return sorted(key for key in selected if start <= key < end)
 
     def can_list_at(self, rv: int) -> bool:
         """Whether a list at ``rv`` (no newer than the cache) can be served from the cache."""

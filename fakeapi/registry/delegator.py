@@ -106,12 +106,14 @@ class CacheDelegator:
 
     # ----------------------------------------------------------------- list
 
-    def _filter(self, opts: ListOptions, field_labels: SelectableKind | None) -> Callable[[CachedObject], bool] | None:
-        """The request's selectors as a matcher of cached objects; the field selector names the
-        field labels of ``field_labels`` (a served version's kind; default this resource's)."""
+    def _filter(self, opts: ListOptions, field_labels: SelectableKind | None,
+                ) -> tuple[Callable[[CachedObject], bool] | None, LabelSelector]:
+        """The request's selectors as a matcher of cached objects, and its label selector; the
+        field selector names the field labels of ``field_labels`` (a served version's kind;
+        default this resource's)."""
         labels = parse_label_selector(opts.label_selector)
         fields = parse_field_selector(field_labels or self.resource_type, opts.field_selector)
-        return _compile_filter(labels, fields)
+        return _compile_filter(labels, fields), labels
 
     async def list(
         self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None, *,
@@ -123,36 +125,36 @@ class CacheDelegator:
         N with a limit, and continue pages -> the cache's state at N while it still has it,
         else the store at N (410 once compacted)."""
         opts.validate()
-        matches = self._filter(opts, field_labels)
+        matches, labels = self._filter(opts, field_labels)
         start, end = self.key_range(namespace)
         limit = opts.limit
         if opts.continue_token:
             rv, start_key = continue_token.decode(opts.continue_token)
             if rv < 0:  # an inconsistent continue token: the rest of a consistent read
-                return await self._list_consistent(start, self.prefix + start_key, end, limit, matches, view)
+                return await self._list_consistent(start, self.prefix + start_key, end, limit, matches, labels, view)
             return await self._list_at(start, self.prefix + start_key, end, rv, limit, matches, view, paged=True)
         rv_text = opts.resource_version
         if rv_text == "0":
-            return self._list_from_cache(start, end, 0, matches, view)
+            return self._list_from_cache(start, end, 0, matches, labels, view)
         if rv_text == "":
-            return await self._list_consistent(start, start, end, limit, matches, view)
+            return await self._list_consistent(start, start, end, limit, matches, labels, view)
         rv = opts.resource_version_number()
         match = opts.resource_version_match
         if match == EXACT or (match != NOT_OLDER_THAN and limit > 0):
             return await self._list_at(start, start, end, rv, limit, matches, view, paged=False)
         if not await self.cacher.wait_fresh(rv):
             raise too_large_resource_version(rv, self.cacher.cache.rv)
-        return self._list_from_cache(start, end, limit, matches, view)
+        return self._list_from_cache(start, end, limit, matches, labels, view)
 
     async def _list_consistent(
         self, start: str, from_key: str, end: str, limit: int, matches: Callable[[CachedObject], bool] | None,
-        view: ResponseView | None,
+        labels: LabelSelector, view: ResponseView | None,
     ) -> bytes:
         """The cache once it has reached the store's current revision (the store itself should it
         not catch up in time, as kube falls back to etcd)."""
         if not await self.cacher.wait_fresh(self.store.revision):
             return self._list_from_store(start, end, from_key, 0, limit, matches, view, paged=False)
-        return self._list_from_cache(from_key, end, limit, matches, view)
+        return self._list_from_cache(from_key, end, limit, matches, labels, view)
 
     async def _list_at(
         self, start: str, from_key: str, end: str, rv: int, limit: int,
@@ -171,13 +173,22 @@ class CacheDelegator:
 
     def _list_from_cache(
         self, start: str, end: str, limit: int, matches: Callable[[CachedObject], bool] | None,
-        view: ResponseView | None,
+        labels: LabelSelector, view: ResponseView | None,
     ) -> bytes:
-        """The cache's current state of keys from ``start`` (a continue key, or the range's start)."""
+        """The cache's current state of keys from ``start`` (a continue key, or the range's start):
+        the objects the label index picks for the label selector where it can, else all of them."""
         cache = self.cacher.cache
         rv = cache.rv
-        objects, count = cache.objects_at(rv, start, end)
-        return self._page(objects, count, matches, view, rv, limit)
+        selected = None if labels.empty else cache.selected_keys(labels, start, end)
+        if selected is None:
+            objects, count = cache.objects_at(rv, start, end)
+            return self._page(objects, count, matches, view, rv, limit)
+        keys, current = cache.keys, cache.objects
+        last = keys.bisect_left(end)
+        # A page ends with a continue token while keys of the range follow its last object,
+        # selected or not, as when every object is read.
+        return self._page((current[key] for key in selected), len(selected), matches, view, rv, limit,
+                          more_after=lambda key: keys.bisect_right(key) < last)
 
     def _list_from_store(
         self,
@@ -219,9 +230,11 @@ class CacheDelegator:
         view: ResponseView | None,
         rv: int,
         limit: int,
+        more_after: Callable[[str], bool] | None = None,
     ) -> bytes:
         """One LIST page of ``objects`` (``count`` of them, in key order): the first ``limit``
-        that match, and a continue token at ``rv`` when objects remain after the last one taken,
+        that match, and a continue token at ``rv`` when objects remain after the last one taken
+        (``more_after`` tells, for objects some of the range's: whether keys follow a key),
         with how many remain when no selector makes that unknown (``remainingItemCount``)."""
         items: list[bytes] = []
         token = remaining = None
@@ -233,7 +246,7 @@ class CacheDelegator:
                 continue
             items.append((obj.raw if custom else list_item(obj.raw)) if view is None else view.item(obj))
             if limit and len(items) == limit:
-                if examined < count:
+                if examined < count if more_after is None else more_after(obj.key):
                     token = continue_token.encode(rv, obj.key[len(self.prefix):] + "\x00")
                     if matches is None:
                         remaining = count - examined
@@ -271,7 +284,7 @@ class CacheDelegator:
         """Start a watch from the cache (see kube's ``Cacher.Watch``). Too-old resource versions
         come back as an in-stream error, as kube-apiserver sends them."""
         opts.validate()
-        matches = self._filter(opts, field_labels)
+        matches, _labels = self._filter(opts, field_labels)
         if namespace and self.resource_type.namespaced:
             matches = _and_namespace(matches, namespace)
         start, end = self.key_range(namespace)
