@@ -39,7 +39,7 @@ import orjson
 from sortedcontainers import SortedDict, SortedList, SortedSet
 
 from ..machinery.selectors import LabelSelector
-from .label_index import LabelIndex
+from .selector_index import LabelIndex
 
 ADDED = "ADDED"
 MODIFIED = "MODIFIED"
