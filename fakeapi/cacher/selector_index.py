@@ -1,60 +1,65 @@
-"""Object keys by label value, so that a LIST whose label selector picks a few objects out of
-many reads those few rather than every object of the cache.
+"""Object keys by label value and by field value, so that a LIST whose selectors pick a few
+objects out of many reads those few rather than every object of the cache.
 
-kube's cacher filters every object of its watch cache with the selector (in Go); fakeapi's filter
+kube's cacher filters every object of its watch cache with the selectors (in Go), but for the
+fields it indexes (a pod's ``spec.nodeName``: each kubelet lists its own pods); fakeapi's filter
 runs in Python, where one object costs as much as kube's whole list of dozens. A selector that
-selects a controller's own pods (``app=web``, ``pod-template-hash in (a,b)``) names values of
-label keys; the index keeps, per label key a selector has named, the keys of the objects having
-each value, as sets the requirements combine with C set operations:
+selects a controller's own pods (``app=web``, ``pod-template-hash in (a,b)``) or a node's
+(``spec.nodeName=node-1``) names values of label keys and fields; the index keeps, per label key
+and field a selector has named, the keys of the objects having each value, as sets the
+requirements combine with C set operations:
 
-- ``=``, ``==``, ``in``: the objects having one of the values; ``exists``: having the label;
-- ``!``: the objects, less those having the label;
-- ``!=``, ``notin``, ``gt``, ``lt`` narrow nothing (most objects match them): the other
-  requirements' sets, or every object, are filtered by the selector as before.
+- labels ``=``, ``==``, ``in``: the objects having one of the values; ``exists``: having the
+  label; ``!``: the objects, less those having the label;
+- fields ``=``, ``==``: the objects with that value (a field an object does not have reads "",
+  as kube's field sets have it);
+- label ``!=``, ``notin``, ``gt``, ``lt`` and field ``!=`` narrow nothing (most objects match
+  them): the other requirements' sets, or every object, are filtered by the selectors as before.
 
 The sets are the selected objects or more, never fewer: the caller still matches each object it
-reads against the whole selector. A label key is indexed from the first selector naming it on
-(one pass over the objects), then kept current by every event; a refill of the cache drops the
-index, which the next selector builds again.
+reads against the whole selectors. A label key or field is indexed from the first selector
+naming it on (one pass over the objects), then kept current by every event; a refill of the
+cache drops the index, which the next selector builds again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Protocol
 
-from ..machinery.selectors import LabelSelector
+from ..machinery.selectors import FieldSelector, LabelSelector
 
-#: The operators whose objects are those having given values of the label, or the label at all.
+#: The label operators whose objects are those having given values of the label, or the label.
 _HAVING = frozenset(("=", "==", "in", "exists"))
 _LACKING = "!"
 
 
-class Labelled(Protocol):
+class Selectable(Protocol):
     @property
     def labels(self) -> Mapping[str, str]: ...
 
-
-class LabelIndex:
-    """Per indexed label key, each value's object keys."""
-
-    def __init__(self) -> None:
-        self._by_label: dict[str, dict[str, set[str]]] = {}
-
     @property
-    def indexing(self) -> bool:
-        """Whether any label key is indexed (events then update the index)."""
-        return bool(self._by_label)
+    def fields(self) -> Mapping[str, str]: ...
 
-    def clear(self) -> None:
-        self._by_label.clear()
 
-    def update(self, key: str, old: Mapping[str, str] | None, new: Mapping[str, str] | None) -> None:
-        """The object ``key`` had labels ``old`` (None: it was not there) and has ``new`` (None:
-        deleted)."""
-        for label, by_value in self._by_label.items():
-            before = None if old is None else old.get(label)
-            after = None if new is None else new.get(label)
+class _ValueIndex:
+    """Per indexed name (a label key, a field), each value's object keys; ``missing`` is the
+    value of a name an object does not have (None: such an object is not indexed)."""
+
+    def __init__(self, read: Callable[[Selectable], Mapping[str, str]], missing: str | None) -> None:
+        self._read = read
+        self._missing = missing
+        self._by_name: dict[str, dict[str, set[str]]] = {}
+
+    def update(self, key: str, old: Selectable | None, new: Selectable | None) -> None:
+        if not self._by_name:
+            return
+        old_values = None if old is None else self._read(old)
+        new_values = None if new is None else self._read(new)
+        missing = self._missing
+        for name, by_value in self._by_name.items():
+            before = None if old_values is None else old_values.get(name, missing)
+            after = None if new_values is None else new_values.get(name, missing)
             if before == after:
                 continue
             if before is not None:
@@ -65,23 +70,52 @@ class LabelIndex:
             if after is not None:
                 by_value.setdefault(after, set()).add(key)
 
-    def select(self, selector: LabelSelector, objects: Mapping[str, Labelled]) -> Collection[str] | None:
-        """Keys of ``objects``, those the selector selects and maybe more (not to be changed:
-        they may be the index's own set), or None when no requirement narrows them. The
-        objects' labels are read only to index a label key the first time."""
+    def values(self, name: str, objects: Mapping[str, Selectable]) -> dict[str, set[str]]:
+        """The index of ``name``, made from ``objects`` the first time it is asked for."""
+        by_value = self._by_name.get(name)
+        if by_value is None:
+            by_value = self._by_name[name] = {}
+            read, missing = self._read, self._missing
+            for key, obj in objects.items():
+                value = read(obj).get(name, missing)
+                if value is not None:
+                    by_value.setdefault(value, set()).add(key)
+        return by_value
+
+
+class SelectorIndex:
+    """The label index and the field index of one watch cache's current objects."""
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        self._labels = _ValueIndex(lambda obj: obj.labels, None)
+        self._fields = _ValueIndex(lambda obj: obj.fields, "")
+
+    def update(self, key: str, old: Selectable | None, new: Selectable | None) -> None:
+        """The object ``key`` was ``old`` (None: it was not there) and is ``new`` (None: deleted)."""
+        self._labels.update(key, old, new)
+        self._fields.update(key, old, new)
+
+    def select(self, labels: LabelSelector, fields: FieldSelector,
+               objects: Mapping[str, Selectable]) -> Collection[str] | None:
+        """Keys of ``objects``, those the selectors select and maybe more (not to be changed:
+        they may be the index's own set), or None when no requirement narrows them."""
         having: list[set[str]] = []
         lacking: list[set[str]] = []
-        for requirement in selector.requirements:
-            if requirement.operator not in _HAVING and requirement.operator != _LACKING:
+        for requirement in labels.requirements:
+            operator = requirement.operator
+            if operator not in _HAVING and operator != _LACKING:
                 continue
-            by_value = self._by_label.get(requirement.key)
-            if by_value is None:
-                by_value = self._build(requirement.key, objects)
-            if requirement.operator in ("exists", _LACKING):
-                with_label = _union(by_value.values())
-                (having if requirement.operator == "exists" else lacking).append(with_label)
+            by_value = self._labels.values(requirement.key, objects)
+            if operator in ("exists", _LACKING):
+                (having if operator == "exists" else lacking).append(_union(by_value.values()))
             else:
                 having.append(_union(by_value[value] for value in requirement.values if value in by_value))
+        for term in fields.requirements:
+            if term.equal:
+                having.append(self._fields.values(term.field, objects).get(term.value) or set())
         if having:
             having.sort(key=len)
             selected = having[0].intersection(*having[1:]) if len(having) > 1 else having[0]
@@ -89,15 +123,6 @@ class LabelIndex:
         if lacking:
             return objects.keys() - _union(lacking)
         return None
-
-    def _build(self, label: str, objects: Mapping[str, Labelled]) -> dict[str, set[str]]:
-        by_value: dict[str, set[str]] = {}
-        for key, obj in objects.items():
-            value = obj.labels.get(label)
-            if value is not None:
-                by_value.setdefault(value, set()).add(key)
-        self._by_label[label] = by_value
-        return by_value
 
 
 def _union(sets: Iterable[set[str]]) -> set[str]:

@@ -38,8 +38,8 @@ from typing import Protocol
 import orjson
 from sortedcontainers import SortedDict, SortedList, SortedSet
 
-from ..machinery.selectors import LabelSelector
-from .selector_index import LabelIndex
+from ..machinery.selectors import FieldSelector, LabelSelector
+from .selector_index import SelectorIndex
 
 ADDED = "ADDED"
 MODIFIED = "MODIFIED"
@@ -234,8 +234,8 @@ class WatchCache:
         #: The states at past revisions that lists read, by revision, least recently read first;
         #: none older than ``snapshot_floor`` is ever read again.
         self._past_states: dict[int, PastState] = {}
-        #: The current objects' keys by the values of the label keys selectors asked about.
-        self.label_index = LabelIndex()
+        #: The current objects' keys by the values of the label keys and fields selectors named.
+        self.selector_index = SelectorIndex()
 
     # ----------------------------------------------------------------- filling
 
@@ -248,7 +248,7 @@ class WatchCache:
         self.buffer.clear()
         self.evicted = False
         self._past_states.clear()
-        self.label_index.clear()
+        self.selector_index.clear()
 
     def advance(self, rv: int) -> None:
         """A progress notification: nothing of this resource changed up to ``rv``."""
@@ -271,8 +271,7 @@ class WatchCache:
                 self.keys.add(key)
             self.objects[key] = new
             event = CacheEvent(ADDED if prev is None else MODIFIED, rv, new, prev, self._clock())
-        if self.label_index.indexing:
-            self.label_index.update(key, None if prev is None else prev.labels, None if new is None else new.labels)
+        self.selector_index.update(key, prev, new)
         self.changes += 1
         if prev is not None:
             # A state no longer current is served again only to a watch or LIST from before
@@ -356,11 +355,11 @@ class WatchCache:
         objects = self.objects
         return [objects[k] for k in self.keys.irange(start, end, inclusive=(True, False))]
 
-    def selected_keys(self, selector: LabelSelector, start: str, end: str) -> list[str] | None:
-        """The keys, in order, of the current objects with start <= key < end that ``selector``
-        selects and maybe a few more (the label index's sets), or None when the index cannot
-        narrow them (the selector names no label a selected object must have or lack)."""
-        selected = self.label_index.select(selector, self.objects)
+    def selected_keys(self, labels: LabelSelector, fields: FieldSelector, start: str, end: str) -> list[str] | None:
+        """The keys, in order, of the current objects with start <= key < end that the selectors
+        select and maybe a few more (the selector index's sets), or None when the index cannot
+        narrow them (the selectors name no label or field value a selected object must have)."""
+        selected = self.selector_index.select(labels, fields, self.objects)
         if selected is None:
             return None
         return sorted(key for key in selected if start <= key < end)

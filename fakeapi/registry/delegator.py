@@ -107,13 +107,13 @@ class CacheDelegator:
     # ----------------------------------------------------------------- list
 
     def _filter(self, opts: ListOptions, field_labels: SelectableKind | None,
-                ) -> tuple[Callable[[CachedObject], bool] | None, LabelSelector]:
-        """The request's selectors as a matcher of cached objects, and its label selector; the
-        field selector names the field labels of ``field_labels`` (a served version's kind;
-        default this resource's)."""
+                ) -> tuple[Callable[[CachedObject], bool] | None, Selectors]:
+        """The request's selectors as a matcher of cached objects, and themselves; the field
+        selector names the field labels of ``field_labels`` (a served version's kind; default
+        this resource's)."""
         labels = parse_label_selector(opts.label_selector)
         fields = parse_field_selector(field_labels or self.resource_type, opts.field_selector)
-        return _compile_filter(labels, fields), labels
+        return _compile_filter(labels, fields), Selectors(labels, fields)
 
     async def list(
         self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None, *,
@@ -125,36 +125,36 @@ class CacheDelegator:
         N with a limit, and continue pages -> the cache's state at N while it still has it,
         else the store at N (410 once compacted)."""
         opts.validate()
-        matches, labels = self._filter(opts, field_labels)
+        matches, selectors = self._filter(opts, field_labels)
         start, end = self.key_range(namespace)
         limit = opts.limit
         if opts.continue_token:
             rv, start_key = continue_token.decode(opts.continue_token)
             if rv < 0:  # an inconsistent continue token: the rest of a consistent read
-                return await self._list_consistent(start, self.prefix + start_key, end, limit, matches, labels, view)
+                return await self._list_consistent(start, self.prefix + start_key, end, limit, matches, selectors, view)
             return await self._list_at(start, self.prefix + start_key, end, rv, limit, matches, view, paged=True)
         rv_text = opts.resource_version
         if rv_text == "0":
-            return self._list_from_cache(start, end, 0, matches, labels, view)
+            return self._list_from_cache(start, end, 0, matches, selectors, view)
         if rv_text == "":
-            return await self._list_consistent(start, start, end, limit, matches, labels, view)
+            return await self._list_consistent(start, start, end, limit, matches, selectors, view)
         rv = opts.resource_version_number()
         match = opts.resource_version_match
         if match == EXACT or (match != NOT_OLDER_THAN and limit > 0):
             return await self._list_at(start, start, end, rv, limit, matches, view, paged=False)
         if not await self.cacher.wait_fresh(rv):
             raise too_large_resource_version(rv, self.cacher.cache.rv)
-        return self._list_from_cache(start, end, limit, matches, labels, view)
+        return self._list_from_cache(start, end, limit, matches, selectors, view)
 
     async def _list_consistent(
         self, start: str, from_key: str, end: str, limit: int, matches: Callable[[CachedObject], bool] | None,
-        labels: LabelSelector, view: ResponseView | None,
+        selectors: Selectors, view: ResponseView | None,
     ) -> bytes:
         """The cache once it has reached the store's current revision (the store itself should it
         not catch up in time, as kube falls back to etcd)."""
         if not await self.cacher.wait_fresh(self.store.revision):
             return self._list_from_store(start, end, from_key, 0, limit, matches, view, paged=False)
-        return self._list_from_cache(from_key, end, limit, matches, labels, view)
+        return self._list_from_cache(from_key, end, limit, matches, selectors, view)
 
     async def _list_at(
         self, start: str, from_key: str, end: str, rv: int, limit: int,
@@ -173,13 +173,13 @@ class CacheDelegator:
 
     def _list_from_cache(
         self, start: str, end: str, limit: int, matches: Callable[[CachedObject], bool] | None,
-        labels: LabelSelector, view: ResponseView | None,
+        selectors: Selectors, view: ResponseView | None,
     ) -> bytes:
         """The cache's current state of keys from ``start`` (a continue key, or the range's start):
-        the objects the label index picks for the label selector where it can, else all of them."""
+        the objects the selector index picks for the selectors where it can, else all of them."""
         cache = self.cacher.cache
         rv = cache.rv
-        selected = None if labels.empty else cache.selected_keys(labels, start, end)
+        selected = None if matches is None else cache.selected_keys(selectors.labels, selectors.fields, start, end)
         if selected is None:
             objects, count = cache.objects_at(rv, start, end)
             return self._page(objects, count, matches, view, rv, limit)
@@ -284,7 +284,7 @@ class CacheDelegator:
         """Start a watch from the cache (see kube's ``Cacher.Watch``). Too-old resource versions
         come back as an in-stream error, as kube-apiserver sends them."""
         opts.validate()
-        matches, _labels = self._filter(opts, field_labels)
+        matches, _selectors = self._filter(opts, field_labels)
         if namespace and self.resource_type.namespaced:
             matches = _and_namespace(matches, namespace)
         start, end = self.key_range(namespace)
@@ -341,6 +341,14 @@ def _inconsistent_continue(start_key: str) -> StatusError:
     )
     err.continue_token = continue_token.encode(-1, start_key)
     return err
+
+
+@dataclass(frozen=True)
+class Selectors:
+    """A request's label and field selectors, parsed."""
+
+    labels: LabelSelector
+    fields: FieldSelector
 
 
 def _compile_filter(

@@ -186,7 +186,7 @@ class StoreDeletes:
     ) -> bytes:
         """Delete every object matching the list options, one delete each (as kube does); the
         response is the list of the objects as the deletes left them (in ``view``)."""
-        matches, _labels = self._filter(opts, field_labels)
+        matches, _selectors = self._filter(opts, field_labels)
         start, end = self.key_range(namespace)
         kvs = self.store.range(RangeRequest(start.encode(), end.encode())).kvs
         items = []
