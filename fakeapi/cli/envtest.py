@@ -3,7 +3,7 @@
 envtest (sigs.k8s.io/controller-runtime/pkg/envtest) starts the binaries ``etcd``,
 ``kube-apiserver`` and ``kubectl`` it finds in ``$KUBEBUILDER_ASSETS`` (or
 ``$TEST_ASSET_ETCD``, ...). This command writes three such executables into DIR, each a shell
-line that execs this Python on this module:
+line that execs this Python on this module (``python -P -m fakeapi.cli.envtest NAME``):
 
 * ``kube-apiserver`` parses kube-apiserver v1.35.4's command line as kube's pflag does (every
   flag kube knows, ``kube_apiserver_flags``; an unknown one refused with kube's error) and runs
@@ -25,6 +25,7 @@ binary killed outright leaves no server behind.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import select
 import shlex
@@ -87,7 +88,7 @@ def parse_kube_flags(argv: list[str]) -> dict[str, list[str]]:
             short = arg[1]
             if short not in KUBE_APISERVER_SHORTHANDS:
                 raise FlagError(f"unknown shorthand flag: {short!r} in {arg}")
-            name, shown = KUBE_APISERVER_SHORTHANDS[short], f"-{short}"
+            name, shown = KUBE_APISERVER_SHORTHANDS[short], f"{short!r} in {arg}"
             value = arg[2:]
             has_value = "=" if value else ""
             value = value.removeprefix("=")
@@ -101,8 +102,26 @@ def parse_kube_flags(argv: list[str]) -> dict[str, list[str]]:
                 value = next(args, None)
                 if value is None:
                     raise FlagError(f"flag needs an argument: {shown}")
+        check_value(name, kind, value)
         flags.setdefault(name, []).append(value)
     return flags
+
+
+def check_value(name: str, kind: str, value: str) -> None:
+    """pflag's parse of a bool or int flag's value (Go's ``strconv.ParseBool``,
+    ``strconv.ParseInt(value, 0, 64)``), with kube's error; other kinds are read, if at all, by
+    fakeapi serve."""
+    from .arguments import go_bool  # loaded with the server, which the ``--help`` path never loads
+
+    try:
+        if kind == "bool":
+            go_bool(value)
+        elif kind == "int":
+            int(value, 0)
+    except (argparse.ArgumentTypeError, ValueError):
+        function = "ParseBool" if kind == "bool" else "ParseInt"
+        raise FlagError(f'invalid argument "{value}" for "--{name}" flag: strconv.{function}: '
+                        f'parsing "{value}": invalid syntax') from None
 
 
 def format_go_strings(values: list[str]) -> str:
@@ -120,32 +139,25 @@ def _strings(flags: dict[str, list[str]], name: str) -> list[str]:
 
 
 def _bool(flags: dict[str, list[str]], name: str, default: bool) -> bool:
-    from .arguments import go_bool  # loaded with the server, which the ``--help`` path never loads
+    """A bool flag's last value (``parse_kube_flags`` checked it)."""
+    from .arguments import go_bool
 
-    if name not in flags:
-        return default
-    value = flags[name][-1]
-    try:
-        return go_bool(value)
-    except argparse.ArgumentTypeError:
-        raise FlagError(f'invalid argument "{value}" for "--{name}" flag: strconv.ParseBool: '
-                        f'parsing "{value}": invalid syntax') from None
+    return go_bool(flags[name][-1]) if name in flags else default
 
 
-def serving_pair(flags: dict[str, list[str]]) -> tuple[str, str] | None:
-    """The serving certificate and key kube-apiserver would serve: ``--tls-cert-file`` and
-    ``--tls-private-key-file``, else ``--cert-dir``'s ``apiserver.crt`` and ``apiserver.key``
-    when both exist (kube generates a self-signed pair there otherwise; fakeapi serves its own
-    CA's then)."""
-    cert, key = _last(flags, "tls-cert-file"), _last(flags, "tls-private-key-file")
-    if bool(cert) != bool(key):
-        raise FlagError("--tls-cert-file and --tls-private-key-file are given together")  # kube refuses one alone
-    if cert:
-        return cert, key
+def serving_files(flags: dict[str, list[str]]) -> list[str]:
+    """fakeapi serve's flags for the serving certificate kube-apiserver would serve:
+    ``--tls-cert-file`` and ``--tls-private-key-file`` (serve refuses one alone), else
+    ``--cert-dir``'s ``apiserver.crt`` and ``apiserver.key`` when both exist (envtest writes them;
+    kube would generate a self-signed pair there otherwise, fakeapi serves its own CA's)."""
+    given = [arg for name in ("tls-cert-file", "tls-private-key-file") if name in flags
+             for arg in (f"--{name}", _last(flags, name))]
+    if given:
+        return given
     cert_dir = Path(_last(flags, "cert-dir", "/var/run/kubernetes"))
     if (cert_dir / "apiserver.crt").is_file() and (cert_dir / "apiserver.key").is_file():
-        return str(cert_dir / "apiserver.crt"), str(cert_dir / "apiserver.key")
-    return None
+        return ["--tls-cert-file", str(cert_dir / "apiserver.crt"), "--tls-private-key-file", str(cert_dir / "apiserver.key")]
+    return []
 
 
 def serve_arguments(flags: dict[str, list[str]], workdir: Path) -> tuple[list[str], list[str]]:
@@ -159,9 +171,7 @@ def serve_arguments(flags: dict[str, list[str]], workdir: Path) -> tuple[list[st
             "--token", os.urandom(24).hex(),
             "--host", _last(flags, "bind-address", "0.0.0.0"), "--port", _last(flags, "secure-port", "6443"),
             "--anonymous-auth", str(_bool(flags, "anonymous-auth", True)).lower()]
-    pair = serving_pair(flags)
-    if pair is not None:
-        argv += ["--tls-cert-file", pair[0], "--tls-private-key-file", pair[1]]
+    argv += serving_files(flags)
     for path in flags.get("client-ca-file", ()):
         argv += ["--client-ca-file", path]
     modes = _strings(flags, "authorization-mode") or ["AlwaysAllow"]
@@ -244,10 +254,13 @@ def run_kube_apiserver(argv: list[str]) -> int:
         serve_argv, notes = serve_arguments(flags, workdir)
         for note in notes:
             print(f"fakeapi: kube-apiserver: {note}", file=sys.stderr, flush=True)
-        from .main import main
+        # serve's parser alone: fakeapi.cli.main would load every command (a second, of a start's three)
+        from . import serve
 
+        parser = argparse.ArgumentParser(prog="fakeapi")
+        serve.add_parser(parser.add_subparsers(dest="command", required=True))
         watch_parent(lambda: os.kill(os.getpid(), signal.SIGTERM))
-        main(serve_argv)
+        serve.run(parser.parse_args(serve_argv), serve_argv)
     except FlagError as err:
         print(f"Error: {err}", file=sys.stderr)
         return 1
@@ -351,7 +364,7 @@ def run_etcd(argv: list[str]) -> int:
 
 LAUNCHER = """#!/bin/sh
 # Written by `fakeapi envtest`: envtest's {name}, served by fakeapi ({module}).
-{env}exec {python} -m fakeapi.cli.envtest {name} "$@"
+{env}exec {python} -P -m fakeapi.cli.envtest {name} "$@"
 """
 KUBECTL_LAUNCHER = """#!/bin/sh
 # Written by `fakeapi envtest`: envtest's kubectl.
@@ -366,9 +379,13 @@ exit 127
 
 def write_assets(directory: Path, kubectl: str | None) -> list[Path]:
     """Writes ``kube-apiserver``, ``etcd`` and ``kubectl`` into ``directory``: this Python on this
-    fakeapi (its source directory first on PYTHONPATH, so a checkout runs as it is)."""
+    fakeapi (its source directory first on PYTHONPATH, so a checkout runs as it is; ``-P`` keeps the
+    working directory, which may hold another fakeapi, off the path). fakeapi's bytecode is
+    compiled here, once, whatever PYTHONDONTWRITEBYTECODE says: a start that compiles fakeapi's
+    sources takes twice the CPU of one that reads their bytecode."""
     directory.mkdir(parents=True, exist_ok=True)
     package_parent = Path(__file__).resolve().parents[2]
+    compileall.compile_dir(package_parent / "fakeapi", quiet=2)
     env = f"PYTHONPATH={shlex.quote(str(package_parent))}${{PYTHONPATH:+:$PYTHONPATH}} "
     scripts = {name: LAUNCHER.format(name=name, module=package_parent, env=env, python=shlex.quote(sys.executable))
                for name in ("kube-apiserver", "etcd")}
