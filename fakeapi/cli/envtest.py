@@ -282,10 +282,17 @@ Usage:
   --version
         print etcd's version ({ETCD_VERSION})
 """
-HEALTH_RESPONSE = (b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 28\r\n'
-                   b'Connection: close\r\n\r\n{"health":"true","reason":""}')
-NOT_FOUND_RESPONSE = (b"HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\n"
-                      b"Content-Length: 19\r\nConnection: close\r\n\r\n404 page not found\n")
+
+
+def http_response(status: str, content_type: str, body: bytes) -> bytes:
+    """One HTTP/1.1 response, the connection closed after it."""
+    return (f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n"
+            f"Connection: close\r\n\r\n").encode() + body
+
+
+#: What etcd v3.6.6 answers (status, type, body): its /health, and 404 for other paths.
+HEALTH_RESPONSE = http_response("200 OK", "text/plain; charset=utf-8", b'{"health":"true","reason":""}')
+NOT_FOUND_RESPONSE = http_response("404 Not Found", "text/plain; charset=utf-8", b"404 page not found\n")
 
 
 def etcd_client_urls(argv: list[str]) -> list[str]:
