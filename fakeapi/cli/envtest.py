@@ -384,7 +384,7 @@ exit 127
 """
 
 
-def write_assets(directory: Path, kubectl: str | None) -> list[Path]:
+def write_assets(directory: Path, kubectl: str | None) -> None:
     """Writes ``kube-apiserver``, ``etcd`` and ``kubectl`` into ``directory``: this Python on this
     fakeapi (its source directory first on PYTHONPATH, so a checkout runs as it is; ``-P`` keeps the
     working directory, which may hold another fakeapi, off the path). fakeapi's bytecode is
@@ -396,17 +396,14 @@ def write_assets(directory: Path, kubectl: str | None) -> list[Path]:
     env = f"PYTHONPATH={shlex.quote(str(package_parent))}${{PYTHONPATH:+:$PYTHONPATH}} "
     scripts = {name: LAUNCHER.format(name=name, module=package_parent, env=env, python=shlex.quote(sys.executable))
                for name in ("kube-apiserver", "etcd")}
-    scripts["kubectl"] = (KUBECTL_LAUNCHER.format(kubectl=shlex.quote(str(Path(kubectl).resolve())))
+    # The kubectl as found, symlinks kept: one may be a dispatcher that reads the name it runs by.
+    scripts["kubectl"] = (KUBECTL_LAUNCHER.format(kubectl=shlex.quote(os.path.abspath(kubectl)))
                           if kubectl else MISSING_KUBECTL)
-    written = []
     for name, text in scripts.items():
-        path = directory / name
         temporary = directory / f".{name}.new"
         temporary.write_text(text)
         temporary.chmod(0o755)
-        temporary.replace(path)  # a running suite never sees half a script
-        written.append(path)
-    return written
+        temporary.replace(directory / name)  # a running suite never sees half a script
 
 
 def add_parser(sub: Any) -> None:
@@ -415,14 +412,14 @@ def add_parser(sub: Any) -> None:
                                    "KUBEBUILDER_ASSETS=DIR go test ./... runs controller-runtime's envtest on "
                                    "fakeapi (docs/testing.md).")
     p.add_argument("dir", type=Path, metavar="DIR", help="where to write them (made if missing)")
-    p.add_argument("--kubectl", metavar="PATH", default=shutil.which("kubectl"),
+    p.add_argument("--kubectl", metavar="PATH",
                    help="the kubectl the written kubectl runs (default: the one on PATH)")
 
 
 def run(args: Any) -> None:
-    if args.kubectl is not None and shutil.which(args.kubectl) is None:
+    kubectl = shutil.which(args.kubectl or "kubectl")
+    if args.kubectl is not None and kubectl is None:
         raise SystemExit(f"fakeapi: --kubectl {args.kubectl}: not an executable")
-    kubectl = shutil.which(args.kubectl) if args.kubectl is not None else None
     write_assets(args.dir, kubectl)
     if kubectl is None:
         print("fakeapi: no kubectl on PATH: the written kubectl says so (--kubectl PATH)", file=sys.stderr)
