@@ -44,8 +44,6 @@ from .kube_apiserver_flags import KUBE_APISERVER_FLAGS, KUBE_APISERVER_SHORTHAND
 
 KUBE_VERSION = "v1.35.4"
 ETCD_VERSION = "3.6.6"
-#: The one service range fakeapi allocates from (kube-apiserver's default, and envtest's).
-SERVICE_CLUSTER_IP_RANGE = "10.0.0.0/24"
 #: How often a launched process checks that its parent lives, and how long it then has to stop
 #: gracefully before it exits outright.
 PARENT_POLL = 0.2
@@ -58,9 +56,6 @@ HONOURED_FLAGS = frozenset({
     "authorization-mode", "anonymous-auth", "token-auth-file", "service-account-issuer", "enable-admission-plugins",
     "disable-admission-plugins", "enable-garbage-collector", "service-cluster-ip-range", "etcd-servers", *SAME_FLAGS,
 })
-#: The authorization modes fakeapi serves (fakeapi.auth.authorization.MODES, not imported: the
-#: ``--help`` path loads nothing of the server).
-AUTHORIZATION_MODES = ("AlwaysAllow", "RBAC")
 
 
 class FlagError(Exception):
@@ -164,6 +159,9 @@ def serve_arguments(flags: dict[str, list[str]], workdir: Path) -> tuple[list[st
     """``fakeapi serve``'s command line for kube-apiserver's ``flags``, fakeapi's own files
     (its CA, the kubeconfig it writes) in ``workdir``; and the notes to print about what of
     ``flags`` fakeapi does not do."""
+    from ..apis.core.service_allocation import SERVICE_CLUSTER_IP_RANGE  # the server's, not loaded for --help
+    from ..auth.authorization import MODES
+
     notes = []
     argv = ["serve", "--tls", "--controllers", "", "--cert-dir", str(workdir / "pki"),
             "--kubeconfig", str(workdir / "kubeconfig"),
@@ -175,7 +173,7 @@ def serve_arguments(flags: dict[str, list[str]], workdir: Path) -> tuple[list[st
     for path in flags.get("client-ca-file", ()):
         argv += ["--client-ca-file", path]
     modes = _strings(flags, "authorization-mode") or ["AlwaysAllow"]
-    served = [mode for mode in modes if mode in AUTHORIZATION_MODES]
+    served = [mode for mode in modes if mode in MODES]
     if served != modes:
         notes.append(f"authorization modes {','.join(m for m in modes if m not in served)} are not served: "
                      f"authorizing with {','.join(served) or 'AlwaysDeny (none left)'}")
@@ -261,9 +259,6 @@ def run_kube_apiserver(argv: list[str]) -> int:
         serve.add_parser(parser.add_subparsers(dest="command", required=True))
         watch_parent(lambda: os.kill(os.getpid(), signal.SIGTERM))
         serve.run(parser.parse_args(serve_argv), serve_argv)
-    except FlagError as err:
-        print(f"Error: {err}", file=sys.stderr)
-        return 1
     finally:
         if not cert_dir:
             shutil.rmtree(workdir, ignore_errors=True)
