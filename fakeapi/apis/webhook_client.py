@@ -62,6 +62,9 @@ class WebhookClients:
             if ca_bundle:
                 try:
                     context = ssl.create_default_context(cadata=base64.b64decode(ca_bundle).decode("ascii"))
+                    # Go's verifier takes each certificate of the bundle as a trust anchor, a CA's
+                    # or not: envtest's caBundle is the webhook's serving certificate itself.
+                    context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
                 except (binascii.Error, UnicodeDecodeError, ssl.SSLError):
                     pass  # kube's client fails to verify the server then, as this one will
             session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=context, limit=0),
@@ -96,9 +99,12 @@ class WebhookClients:
             target = f"https://{address}{service.get('path') or ''}{query}"
             headers["Host"] = f"{server_hostname}:{port}"
         try:
+            # Redirects are followed as Go's http.Client follows them for kube's REST client (no
+            # CheckRedirect): up to 10, a 307 or 308 posting again (Go's ServeMux answers envtest's
+            # https://host:port//path with a 307 to /path), a 301, 302 or 303 getting.
             async with self._session(client_config.get("caBundle") or "").post(
                     URL(target, encoded=True), data=body, headers=headers, server_hostname=server_hostname,
-                    timeout=aiohttp.ClientTimeout(total=timeout_seconds), allow_redirects=False) as response:
+                    timeout=aiohttp.ClientTimeout(total=timeout_seconds), max_redirects=10) as response:
                 content = await response.read()
                 status, content_type = response.status, response.headers.get("Content-Type", "")
         except (asyncio.TimeoutError, aiohttp.ServerTimeoutError):
