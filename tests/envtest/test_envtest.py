@@ -1,7 +1,7 @@
 """controller-runtime's envtest on ``fakeapi envtest``'s executables and on the real kube-apiserver
 v1.35.4, etcd and kubectl: the same Go program (cmd/envtest-check: a CRD, controller-runtime's client
-creating, getting, listing and watching, a manager and its controller, RBAC for a second user, a
-namespace deleted, the stop) sees the same outcomes from both, whether envtest finds the
+creating, getting, listing and watching, a manager with its controller and a validating webhook
+envtest installs, RBAC for a second user, a namespace deleted, the stop) sees the same outcomes from both, whether envtest finds the
 executables through KUBEBUILDER_ASSETS or TEST_ASSET_*; with USE_EXISTING_CLUSTER=true it runs on a
 ``fakeapi serve``; a test binary killed outright leaves no fakeapi process behind; and the
 kube-apiserver's command line is kube's (its flags, its errors)."""

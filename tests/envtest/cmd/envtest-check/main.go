@@ -2,8 +2,8 @@
 // controller-runtime's envtest: it starts the control plane envtest finds (KUBEBUILDER_ASSETS,
 // TEST_ASSET_*, or USE_EXISTING_CLUSTER=true and a kubeconfig), installs a CRD from -crds, creates,
 // gets, lists and watches custom resources with controller-runtime's client, runs a manager with a
-// controller that reconciles them, checks what RBAC lets a second user do, and stops the control
-// plane. Each step prints one JSON line {"step": NAME, "result": ...} whose result is the same
+// controller that reconciles them and a validating webhook that envtest installs, checks what RBAC
+// lets a second user do, and stops the control plane. Each step prints one JSON line {"step": NAME, "result": ...} whose result is the same
 // whichever API server answered (no uids, resourceVersions or times); {"timing": NAME, "seconds": S}
 // lines say how long envtest's start and stop took. With -hold it prints {"step": "held"} after the
 // start and waits to be killed (the no-orphans test).
@@ -18,6 +18,7 @@ import (
 	"os"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,6 +34,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 const namespace = "envtest-check"
@@ -162,6 +165,43 @@ func reconciled(ctx context.Context, c client.Client, step string) {
 	report(step, result)
 }
 
+// sizeValidator is a validating admission webhook of widgets: seven is not a size.
+type sizeValidator struct{}
+
+func (sizeValidator) Handle(_ context.Context, req admission.Request) admission.Response {
+	widget := &unstructured.Unstructured{}
+	if err := widget.UnmarshalJSON(req.Object.Raw); err != nil {
+		return admission.Errored(400, err)
+	}
+	if size, _, _ := unstructured.NestedInt64(widget.Object, "spec", "size"); size == 7 {
+		return admission.Denied("seven is not a size")
+	}
+	return admission.Allowed("")
+}
+
+// validatingWebhook is the configuration envtest installs (WebhookInstallOptions: its service path
+// becomes a URL of envtest's webhook server, its caBundle envtest's): widgets labelled validate=true.
+func validatingWebhook() *admissionregistrationv1.ValidatingWebhookConfiguration {
+	path := "/validate-widgets"
+	fail, none := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "widget-validation"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:         "widgets.envtest.fakeapi.dev",
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Path: &path}},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{widgetKind.Group}, APIVersions: []string{"v1"},
+					Resources: []string{"widgets"}},
+			}},
+			ObjectSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{"validate": "true"}},
+			FailurePolicy:           &fail,
+			SideEffects:             &none,
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+}
+
 func main() {
 	crds := flag.String("crds", "", "the directory of CRDs envtest installs")
 	hold := flag.Bool("hold", false, "after the start, print {\"step\": \"held\"} and wait to be killed")
@@ -169,7 +209,10 @@ func main() {
 	existing := os.Getenv("USE_EXISTING_CLUSTER") == "true"
 	ctx := context.Background()
 
-	env := &envtest.Environment{CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{*crds}, ErrorIfPathMissing: true}}
+	env := &envtest.Environment{
+		CRDInstallOptions:     envtest.CRDInstallOptions{Paths: []string{*crds}, ErrorIfPathMissing: true},
+		WebhookInstallOptions: envtest.WebhookInstallOptions{ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{validatingWebhook()}},
+	}
 	started := time.Now()
 	cfg, err := env.Start()
 	if err != nil {
@@ -226,11 +269,14 @@ func main() {
 	}
 	watcher.Stop()
 
+	hooks := env.WebhookInstallOptions
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme.Scheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0"})
+		HealthProbeBindAddress: "0", WebhookServer: webhook.NewServer(webhook.Options{
+			Host: hooks.LocalServingHost, Port: hooks.LocalServingPort, CertDir: hooks.LocalServingCertDir})})
 	if err != nil {
 		fail("manager", err)
 	}
+	mgr.GetWebhookServer().Register("/validate-widgets", &webhook.Admission{Handler: sizeValidator{}})
 	if err := ctrl.NewControllerManagedBy(mgr).For(newWidget("", nil)).Owns(&corev1.ConfigMap{}).
 		Complete(widgetReconciler{client: mgr.GetClient()}); err != nil {
 		fail("controller", err)
@@ -242,6 +288,22 @@ func main() {
 	patch := []byte(`{"spec":{"size":3}}`)
 	report("patch", apiError(c.Patch(ctx, newWidget("w1", nil), client.RawPatch(types.MergePatchType, patch))))
 	reconciled(ctx, c, "reconciled-after-patch")
+	validated := func(name string, size int) error {
+		w := newWidget(name, size)
+		w.SetLabels(map[string]string{"validate": "true"})
+		return c.Create(ctx, w)
+	}
+	// The webhook server may still be starting: the first answer that is not a failed call counts.
+	var denied error
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		denied = validated("w7", 7)
+		return !apierrors.IsInternalError(denied), nil
+	}); err != nil {
+		fail("webhook-denied", fmt.Errorf("%w: %w", err, denied))
+	}
+	report("webhook-denied", apiError(denied))
+	report("webhook-allowed", apiError(validated("w4", 4)))
+	reconciled(ctx, c, "reconciled-validated")
 	stopManager()
 	report("manager-stopped", apiError(<-managerDone))
 
