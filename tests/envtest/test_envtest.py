@@ -119,11 +119,12 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_no_orphans_when_the_test_binary_is_killed(envtest_check: Path, fakeapi_assets: Path) -> None:
+def test_no_orphans_when_the_test_binary_is_killed(envtest_check: Path, fakeapi_assets: Path, tmp_path: Path) -> None:
     """SIGKILL to the test binary, which then stops nothing: its kube-apiserver and etcd see their
-    parent gone and exit by themselves."""
+    parent gone and exit by themselves. (envtest's directories stay, as they would with the real
+    binaries: TMPDIR puts them in the test's.)"""
     program = subprocess.Popen([str(envtest_check), "-crds", str(CRDS), "-hold"], stdout=subprocess.PIPE, text=True,
-                               env={"PATH": os.environ["PATH"], "HOME": os.environ["HOME"],
+                               env={"PATH": os.environ["PATH"], "HOME": os.environ["HOME"], "TMPDIR": str(tmp_path),
                                     "KUBEBUILDER_ASSETS": str(fakeapi_assets)})
     try:
         assert program.stdout is not None
