@@ -25,7 +25,7 @@ import random
 import ssl
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import httptools
 import orjson
@@ -42,6 +42,11 @@ Lookup = Callable[[str, str, str | None, str], Json | None]
 
 #: The request's headers after ``Host`` and before ``Content-Length``, in Go's order.
 _HEADERS = b"User-Agent: kube-apiserver-admission\r\nAccept: application/json, */*\r\nContent-Type: application/json\r\n"
+
+
+#: Go's http.Client: the answers it follows, and how many in a row.
+_REDIRECTS = frozenset((301, 302, 303, 307, 308))
+_MAX_REDIRECTS = 10
 
 
 class WebhookCallFailed(Exception):
@@ -65,9 +70,10 @@ class _Connection(asyncio.Protocol):
         self.received = False  # a byte of the answer to the request in flight came
         self.reusable = False
         self._parser = httptools.HttpResponseParser(self)
-        self._answer: asyncio.Future[tuple[int, bytes, bytes]] | None = None
+        self._answer: asyncio.Future[tuple[int, bytes, str, bytes]] | None = None
         self._body: list[bytes] = []
         self._content_type = b""
+        self.location = ""  # the answer's Location header
         self._headers_complete = False
         self._until_eof = False
 
@@ -93,8 +99,11 @@ class _Connection(asyncio.Protocol):
     # httptools' callbacks
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        if name.lower() == b"content-type":
+        name = name.lower()
+        if name == b"content-type":
             self._content_type = value
+        elif name == b"location":
+            self.location = value.decode("latin-1")
 
     def on_headers_complete(self) -> None:
         self._headers_complete = True
@@ -108,15 +117,17 @@ class _Connection(asyncio.Protocol):
         self._headers_complete = False
         self.reusable = self._parser.should_keep_alive()
         if self._answer is not None and not self._answer.done():
-            self._answer.set_result((self._parser.get_status_code(), self._content_type, b"".join(self._body)))
+            self._answer.set_result((self._parser.get_status_code(), self._content_type, self.location,
+                                     b"".join(self._body)))
 
     # the client's side
 
-    def exchange(self, request: bytes) -> asyncio.Future[tuple[int, bytes, bytes]]:
-        """Send ``request``; the future is the answer's (status, content type, body)."""
+    def exchange(self, request: bytes) -> asyncio.Future[tuple[int, bytes, str, bytes]]:
+        """Send ``request``; the future is the answer's (status, content type, location, body)."""
         assert self.transport is not None
         self._answer = asyncio.get_running_loop().create_future()
         self._body, self._content_type, self.reusable, self.received = [], b"", False, False
+        self.location = ""
         self.transport.write(request)
         return self._answer
 
@@ -134,14 +145,40 @@ class _Connection(asyncio.Protocol):
 
 class _Target:
     """Where a call goes: the address connected to, the TLS name verified, the request's first
-    lines, and the URL as Go's errors show it."""
+    lines (``method``, the path and query, the Host header), and its URL as Go's errors show it."""
 
-    __slots__ = ("host", "port", "server_hostname", "head", "display", "tls")
+    __slots__ = ("host", "port", "server_hostname", "path", "host_header", "display", "tls", "method")
 
     def __init__(self, host: str, port: int, server_hostname: str | None, path: str, host_header: str,
-                 display: str, tls: bool) -> None:
+                 display: str, tls: bool, method: str = "POST") -> None:
         self.host, self.port, self.server_hostname, self.display, self.tls = host, port, server_hostname, display, tls
-        self.head = f"POST {path} HTTP/1.1\r\nHost: {host_header}\r\n".encode() + _HEADERS
+        self.path, self.host_header, self.method = path, host_header, method
+
+    @classmethod
+    def of_url(cls, url: str, method: str = "POST") -> _Target:
+        parts = urlsplit(url)
+        tls = parts.scheme != "http"
+        host = parts.hostname or ""
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        return cls(host, parts.port or (443 if tls else 80), host if tls else None, path, parts.netloc, url, tls,
+                   method)
+
+    def request(self, body: bytes) -> bytes:
+        head = f"{self.method} {self.path} HTTP/1.1\r\nHost: {self.host_header}\r\n".encode() + _HEADERS
+        if self.method != "POST":
+            return head + b"\r\n"
+        return b"%sContent-Length: %d\r\n\r\n%s" % (head, len(body), body)
+
+    def redirected(self, location: str, status: int) -> _Target:
+        """Where Go's client goes next on a redirect: 307 and 308 post again, 301, 302 and 303
+        get; a Location on the same server keeps its address (a Service's endpoint)."""
+        url = urljoin(self.display, location)
+        method = self.method if status in (307, 308) else "GET"
+        parts = urlsplit(url)
+        if parts.netloc != urlsplit(self.display).netloc:
+            return _Target.of_url(url, method)
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        return _Target(self.host, self.port, self.server_hostname, path, self.host_header, url, self.tls, method)
 
 
 class WebhookClients:
@@ -166,12 +203,21 @@ class WebhookClients:
         text where it is text (``"unknown"`` otherwise, as client-go has it); raises
         ``WebhookCallFailed``."""
         target = self._target(client_config, timeout_seconds)
-        request = b"%sContent-Length: %d\r\n\r\n%s" % (target.head, len(body), body)
+        ca_bundle = client_config.get("caBundle") or ""
         try:
             async with asyncio.timeout(timeout_seconds):
-                status, content_type, content = await self._exchange(target, client_config.get("caBundle") or "",
-                                                                     request)
-        except TimeoutError:
+                # Redirects are followed as Go's http.Client follows them for kube's REST client
+                # (no CheckRedirect): up to 10 (Go's ServeMux answers envtest's
+                # https://host:port//path with a 307 to /path).
+                for redirects in range(_MAX_REDIRECTS + 1):
+                    status, content_type, location, content = await self._exchange(
+                        target, ca_bundle, target.request(body))
+                    if status not in _REDIRECTS or not location:
+                        break
+                    target = target.redirected(location, status)
+                    if redirects == _MAX_REDIRECTS:
+                        raise WebhookCallFailed(f'Post "{target.display}": stopped after {_MAX_REDIRECTS} redirects')
+        except TimeoutError:  # Go's url.Error: the first request's method, the last one's URL
             raise WebhookCallFailed(f'Post "{target.display}": context deadline exceeded') from None
         except ssl.SSLCertVerificationError as err:
             raise WebhookCallFailed(f'Post "{target.display}": {_certificate_reason(err)}') from None
@@ -188,7 +234,7 @@ class WebhookClients:
         except orjson.JSONDecodeError:
             return status, None, text
 
-    async def _exchange(self, target: _Target, ca_bundle: str, request: bytes) -> tuple[int, bytes, bytes]:
+    async def _exchange(self, target: _Target, ca_bundle: str, request: bytes) -> tuple[int, bytes, str, bytes]:
         """Send the request on an idle connection, else a new one, and read the answer. A kept
         connection the server closed while it was idle is dropped and the request sent again on
         a new one, as Go's transport retries a request no byte of whose answer came."""
@@ -230,6 +276,9 @@ class WebhookClients:
             if ca_bundle:
                 try:
                     context = ssl.create_default_context(cadata=base64.b64decode(ca_bundle).decode("ascii"))
+                    # Go's verifier takes each certificate of the bundle as a trust anchor, a CA's
+                    # or not: envtest's caBundle is the webhook's serving certificate itself.
+                    context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
                 except (binascii.Error, UnicodeDecodeError, ssl.SSLError):
                     pass  # kube's client fails to verify the server then, as this one will
             self._contexts[ca_bundle] = context
@@ -239,12 +288,7 @@ class WebhookClients:
         query = f"?timeout={timeout_seconds}s"
         url = client_config.get("url")
         if url:
-            parts = urlsplit(url)
-            tls = parts.scheme != "http"
-            port = parts.port or (443 if tls else 80)
-            host = parts.hostname or ""
-            return _Target(host, port, host if tls else None, (parts.path or "/") + query, parts.netloc,
-                           url + query, tls)
+            return _Target.of_url(url + query)
         service = client_config.get("service") or {}
         namespace, name, port = service.get("namespace", ""), service.get("name", ""), service.get("port", 443)
         server_hostname = f"{name}.{namespace}.svc"

@@ -1,19 +1,19 @@
 """``fakeapi`` command line: ``fakeapi serve``, ``fakeapi etcd``, ``fakeapi seed``, ``fakeapi snapshot``,
-``fakeapi report`` and ``fakeapi cluster``."""
+``fakeapi report``, ``fakeapi cluster`` and ``fakeapi envtest``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from . import cluster, etcd, report, seed, serve, snapshot
+from . import cluster, envtest, etcd, report, seed, serve, snapshot
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of every ``fakeapi`` command."""
     parser = argparse.ArgumentParser(prog="fakeapi", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    for command in (serve, etcd, seed, snapshot, report, cluster):
+    for command in (serve, etcd, seed, snapshot, report, cluster, envtest):
         command.add_parser(sub)
     return parser
 
@@ -33,3 +33,5 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(cluster.run(args))
     elif args.command == "report":
         report.run(args)
+    elif args.command == "envtest":
+        envtest.run(args)

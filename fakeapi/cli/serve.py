@@ -174,8 +174,10 @@ def security_warnings(args: argparse.Namespace, access: AccessControl) -> list[s
 
 
 async def serve(args: argparse.Namespace) -> None:
-    if not args.tls and (args.cert_dir or args.client_ca_file or args.kubeconfig_auth == "cert"):
-        raise SystemExit("fakeapi: --cert-dir, --client-ca-file and --kubeconfig-auth cert need --tls")
+    if not args.tls and (args.cert_dir or args.client_ca_file or args.kubeconfig_auth == "cert" or args.tls_cert_file):
+        raise SystemExit("fakeapi: --cert-dir, --client-ca-file, --tls-cert-file and --kubeconfig-auth cert need --tls")
+    if bool(args.tls_cert_file) != bool(args.tls_private_key_file):
+        raise SystemExit("fakeapi: --tls-cert-file and --tls-private-key-file are given together")
     worker = args.worker_index is not None  # one of --workers': the store is the supervisor's
     if args.etcd_servers and not worker and (args.data_dir or args.from_snapshot or args.etcd_listen_client_urls):
         raise SystemExit("fakeapi: --data-dir, --from-snapshot and --etcd-listen-client-urls are the store's: "
@@ -236,7 +238,7 @@ async def serve(args: argparse.Namespace) -> None:
     url = f"{'https' if certificates else 'http'}://{host}:{port}"
     if not args.worker_index:  # one kubeconfig, worker 0's, when there are workers
         if certificates is not None:
-            write_kubeconfig(kubeconfig, url, token=kubeconfig_token, ca_pem=certificates.ca.certificate_pem,
+            write_kubeconfig(kubeconfig, url, token=kubeconfig_token, ca_pem=_serving_trust(certificates, args),
                              client_certificate=certificates.admin if args.kubeconfig_auth == "cert" else None)
         else:
             write_kubeconfig(kubeconfig, url, token=kubeconfig_token)
@@ -281,7 +283,8 @@ async def _serve_tls(app: Any, args: argparse.Namespace,
 
     try:
         sock = workers.listening_socket(args.host, args.port, reuse_port=args.worker_index is not None)
-        context = server_context(certificates.serving_cert_file, certificates.serving_key_file,
+        context = server_context(args.tls_cert_file or certificates.serving_cert_file,
+                                 args.tls_private_key_file or certificates.serving_key_file,
                                  [certificates.ca_file, *args.client_ca_file])
     except (OSError, ssl.SSLError) as err:
         raise SystemExit(f"fakeapi: {err}") from None
@@ -295,6 +298,17 @@ async def _serve_tls(app: Any, args: argparse.Namespace,
             await server.serve()
 
     return asyncio.create_task(run()), server.port
+
+
+def _serving_trust(certificates: ServerCertificates, args: argparse.Namespace) -> bytes:
+    """What the kubeconfig trusts: fakeapi's CA, or the certificate of ``--tls-cert-file`` itself,
+    whose CA fakeapi does not know (Go's clients, kubectl among them, accept a trusted leaf)."""
+    if args.tls_cert_file is None:
+        return certificates.ca.certificate_pem
+    try:
+        return args.tls_cert_file.read_bytes()
+    except OSError as err:
+        raise SystemExit(f"fakeapi: --tls-cert-file: {err}") from None
 
 
 def _extension_authentication(certificates: ServerCertificates | None, client_ca_files: list[Path]) -> dict[str, str]:
@@ -362,6 +376,11 @@ def _add_access_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cert-dir", type=Path, metavar="DIR",
                         help="with --tls: where the CA and certificates are kept and reused across restarts "
                              "(default: fakeapi-pki next to the kubeconfig)")
+    parser.add_argument("--tls-cert-file", type=Path, metavar="FILE",
+                        help="with --tls: serve this certificate (PEM; with --tls-private-key-file) rather than one "
+                             "signed by fakeapi's CA, as kube-apiserver's flag; the kubeconfig then trusts it")
+    parser.add_argument("--tls-private-key-file", type=Path, metavar="FILE",
+                        help="with --tls: the key of --tls-cert-file")
     parser.add_argument("--client-ca-file", type=Path, action="append", default=[], metavar="FILE",
                         help="with --tls: another CA whose client certificates authenticate (CN = user, O = groups)")
     parser.add_argument("--kubeconfig-auth", choices=("token", "cert"), default="token",

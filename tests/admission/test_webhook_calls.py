@@ -182,13 +182,23 @@ class _ConnectionHandler(QuietHandler):
     """Answers by the path's last segment, as servers end connections: ``close-after`` answers with
     a length and closes (no ``Connection: close``: the client finds out on its next call),
     ``until-eof`` answers without a length, its body ending with the connection, ``hang-up``
-    closes without answering."""
+    closes without answering; ``temporary`` redirects to ``keep`` (307: posted again),
+    ``see-other`` to ``/got`` (303: got)."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self.send(200, orjson.dumps({"got": self.path}), "application/json")
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         self.rfile.read(int(self.headers.get("content-length") or 0))
         behaviour = self.path.split("?")[0].rsplit("/", 1)[-1]
         if behaviour == "hang-up":
             self.close_connection = True
+            return
+        if behaviour in ("temporary", "see-other"):
+            self.send_response(307 if behaviour == "temporary" else 303)
+            self.send_header("Location", "keep?from=temporary" if behaviour == "temporary" else "/got")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
             return
         body = orjson.dumps({"behaviour": behaviour})
         if behaviour == "until-eof":
@@ -206,8 +216,8 @@ class _ConnectionHandler(QuietHandler):
 def test_the_client_reads_answers_however_the_server_ends_its_connection() -> None:
     """The webhooks' own HTTP/1.1 client: a kept connection the server closed is not used again
     (the call goes out on a new one, as Go's transport retries a request no answer began for),
-    a body delimited by the connection's end is read whole, and a server hanging up without an
-    answer reads as Go's ``EOF``."""
+    a body delimited by the connection's end is read whole, redirects are followed as Go's
+    client follows them, and a server hanging up without an answer reads as Go's ``EOF``."""
     server, ca = https_server(_ConnectionHandler, "client-test-ca", ["127.0.0.1"])
     threading.Thread(target=server.serve_forever, daemon=True).start()
     clients = WebhookClients(lambda *key: None, lambda *key: [])
@@ -222,6 +232,8 @@ def test_the_client_reads_answers_however_the_server_ends_its_connection() -> No
             answers = [(await call("/close-after"))[1] for _ in range(3)]
             answers.append((await call("/until-eof"))[1])
             answers.append((await call("/keep"))[1])
+            answers.append((await call("//redirects/temporary"))[1])
+            answers.append((await call("/redirects/see-other"))[1])
             try:
                 await call("/hang-up")
             except WebhookCallFailed as err:
@@ -235,5 +247,6 @@ def test_the_client_reads_answers_however_the_server_ends_its_connection() -> No
     finally:
         server.shutdown()
         server.server_close()
-    assert answers == [{"behaviour": "close-after"}] * 3 + [{"behaviour": "until-eof"}, {"behaviour": "keep"},
-                                                            f'Post "{url}/hang-up?timeout=10s": EOF']
+    assert answers == [{"behaviour": "close-after"}] * 3 + [
+        {"behaviour": "until-eof"}, {"behaviour": "keep"}, {"behaviour": "keep"}, {"got": "/got"},
+        f'Post "{url}/hang-up?timeout=10s": EOF']

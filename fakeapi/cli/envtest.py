@@ -1,0 +1,426 @@
+"""``fakeapi envtest DIR``: controller-runtime's envtest on fakeapi.
+
+envtest (sigs.k8s.io/controller-runtime/pkg/envtest) starts the binaries ``etcd``,
+``kube-apiserver`` and ``kubectl`` it finds in ``$KUBEBUILDER_ASSETS`` (or
+``$TEST_ASSET_ETCD``, ...). This command writes three such executables into DIR, each a shell
+line that execs this Python on this module (``python -P -m fakeapi.cli.envtest NAME``):
+
+* ``kube-apiserver`` parses kube-apiserver v1.35.4's command line as kube's pflag does (every
+  flag kube knows, ``kube_apiserver_flags``; an unknown one refused with kube's error) and runs
+  ``fakeapi serve`` with what fakeapi honours of it (``serve_arguments``): HTTPS on
+  ``--bind-address``:``--secure-port`` with the serving pair of ``--tls-cert-file`` or of
+  ``--cert-dir``'s ``apiserver.crt``/``.key`` (envtest writes them), client certificates of
+  ``--client-ca-file`` (envtest's users: CN the user, O the groups), ``--authorization-mode``,
+  the admission plugins, ... Nothing of kube-controller-manager runs (``--controllers ''``), as
+  beside a lone kube-apiserver: a deleted namespace stays Terminating, as under envtest.
+* ``etcd`` answers envtest's health check (``GET /health`` on ``--listen-client-urls``) and
+  nothing else: fakeapi's store is in the kube-apiserver's process, which ignores
+  ``--etcd-servers``.
+* ``kubectl`` execs the kubectl given to this command (``--kubectl``, default the one on PATH).
+
+Each process dies with its parent (``watch_parent``): envtest stops them with SIGTERM, and a test
+binary killed outright leaves no server behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import select
+import shlex
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from .kube_apiserver_flags import KUBE_APISERVER_FLAGS, KUBE_APISERVER_SHORTHANDS
+
+KUBE_VERSION = "v1.35.4"
+ETCD_VERSION = "3.6.6"
+#: How often a launched process checks that its parent lives, and how long it then has to stop
+#: gracefully before it exits outright.
+PARENT_POLL = 0.2
+ORPHAN_GRACE = 5.0
+#: kube-apiserver's flags fakeapi serve takes under the same name and meaning.
+SAME_FLAGS = ("request-timeout", "max-requests-inflight", "max-mutating-requests-inflight", "event-ttl")
+#: The flags whose value fakeapi honours, for the ignored-flags note (``serve_arguments``).
+HONOURED_FLAGS = frozenset({
+    "secure-port", "bind-address", "cert-dir", "tls-cert-file", "tls-private-key-file", "client-ca-file",
+    "authorization-mode", "anonymous-auth", "token-auth-file", "service-account-issuer", "enable-admission-plugins",
+    "disable-admission-plugins", "enable-garbage-collector", "service-cluster-ip-range", "etcd-servers", *SAME_FLAGS,
+})
+
+
+class FlagError(Exception):
+    """A command line kube-apiserver refuses; the message is kube's (``Error: ...``)."""
+
+
+def parse_kube_flags(argv: list[str]) -> dict[str, list[str]]:
+    """kube-apiserver's command line as pflag parses it: ``--name=value``, ``--name value``
+    (``--name`` alone for a bool), ``-v 2``/``-v=2``/``-v2``; each flag's values in order (a
+    repeated flag keeps every value; a ``strings`` flag's are split at commas by the caller)."""
+    flags: dict[str, list[str]] = {}
+    args = iter(argv)
+    for arg in args:
+        if arg == "--":
+            rest = list(args)
+            if rest:
+                raise FlagError(f'"kube-apiserver" does not take any arguments, got {format_go_strings(rest)}')
+            break
+        if arg.startswith("--"):
+            name, has_value, value = arg[2:].partition("=")
+            shown = f"--{name}"
+            if name not in KUBE_APISERVER_FLAGS:
+                raise FlagError(f"unknown flag: {shown}")
+        elif arg.startswith("-") and len(arg) > 1:
+            short = arg[1]
+            if short not in KUBE_APISERVER_SHORTHANDS:
+                raise FlagError(f"unknown shorthand flag: {short!r} in {arg}")
+            name, shown = KUBE_APISERVER_SHORTHANDS[short], f"{short!r} in {arg}"
+            value = arg[2:]
+            has_value = "=" if value else ""
+            value = value.removeprefix("=")
+        else:
+            raise FlagError(f'"kube-apiserver" does not take any arguments, got {format_go_strings([arg])}')
+        kind = KUBE_APISERVER_FLAGS[name]
+        if not has_value:
+            if kind == "bool" or kind.endswith("[=true]"):
+                value = "true"
+            else:
+                value = next(args, None)
+                if value is None:
+                    raise FlagError(f"flag needs an argument: {shown}")
+        check_value(name, kind, value)
+        flags.setdefault(name, []).append(value)
+    return flags
+
+
+def check_value(name: str, kind: str, value: str) -> None:
+    """pflag's parse of a bool or int flag's value (Go's ``strconv.ParseBool``,
+    ``strconv.ParseInt(value, 0, 64)``), with kube's error; other kinds are read, if at all, by
+    fakeapi serve."""
+    from .arguments import go_bool  # loaded with the server, which the ``--help`` path never loads
+
+    try:
+        if kind == "bool":
+            go_bool(value)
+        elif kind == "int":
+            int(value, 0)
+    except (argparse.ArgumentTypeError, ValueError):
+        function = "ParseBool" if kind == "bool" else "ParseInt"
+        raise FlagError(f'invalid argument "{value}" for "--{name}" flag: strconv.{function}: '
+                        f'parsing "{value}": invalid syntax') from None
+
+
+def format_go_strings(values: list[str]) -> str:
+    """Go's ``%q`` of a ``[]string``."""
+    return "[" + " ".join('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values) + "]"
+
+
+def _last(flags: dict[str, list[str]], name: str, default: str = "") -> str:
+    return flags[name][-1] if name in flags else default
+
+
+def _strings(flags: dict[str, list[str]], name: str) -> list[str]:
+    """A ``strings`` flag's values: every occurrence's, split at commas, as pflag appends them."""
+    return [item for value in flags.get(name, ()) for item in value.split(",") if item]
+
+
+def _bool(flags: dict[str, list[str]], name: str, default: bool) -> bool:
+    """A bool flag's last value (``parse_kube_flags`` checked it)."""
+    from .arguments import go_bool
+
+    return go_bool(flags[name][-1]) if name in flags else default
+
+
+def serving_files(flags: dict[str, list[str]]) -> list[str]:
+    """fakeapi serve's flags for the serving certificate kube-apiserver would serve:
+    ``--tls-cert-file`` and ``--tls-private-key-file`` (serve refuses one alone), else
+    ``--cert-dir``'s ``apiserver.crt`` and ``apiserver.key`` when both exist (envtest writes them;
+    kube would generate a self-signed pair there otherwise, fakeapi serves its own CA's)."""
+    given = [arg for name in ("tls-cert-file", "tls-private-key-file") if name in flags
+             for arg in (f"--{name}", _last(flags, name))]
+    if given:
+        return given
+    cert_dir = Path(_last(flags, "cert-dir", "/var/run/kubernetes"))
+    if (cert_dir / "apiserver.crt").is_file() and (cert_dir / "apiserver.key").is_file():
+        return ["--tls-cert-file", str(cert_dir / "apiserver.crt"), "--tls-private-key-file", str(cert_dir / "apiserver.key")]
+    return []
+
+
+def serve_arguments(flags: dict[str, list[str]], workdir: Path) -> tuple[list[str], list[str]]:
+    """``fakeapi serve``'s command line for kube-apiserver's ``flags``, fakeapi's own files
+    (its CA, the kubeconfig it writes) in ``workdir``; and the notes to print about what of
+    ``flags`` fakeapi does not do."""
+    from ..apis.core.service_allocation import SERVICE_CLUSTER_IP_RANGE  # the server's, not loaded for --help
+    from ..auth.authorization import MODES
+
+    notes = []
+    argv = ["serve", "--tls", "--controllers", "", "--cert-dir", str(workdir / "pki"),
+            "--kubeconfig", str(workdir / "kubeconfig"),
+            # No well-known administrator token: kube-apiserver has none (envtest's users are certificates).
+            "--token", os.urandom(24).hex(),
+            "--host", _last(flags, "bind-address", "0.0.0.0"), "--port", _last(flags, "secure-port", "6443"),
+            "--anonymous-auth", str(_bool(flags, "anonymous-auth", True)).lower()]
+    argv += serving_files(flags)
+    for path in flags.get("client-ca-file", ()):
+        argv += ["--client-ca-file", path]
+    modes = _strings(flags, "authorization-mode") or ["AlwaysAllow"]
+    served = [mode for mode in modes if mode in MODES]
+    if served != modes:
+        notes.append(f"authorization modes {','.join(m for m in modes if m not in served)} are not served: "
+                     f"authorizing with {','.join(served) or 'AlwaysDeny (none left)'}")
+    argv += ["--authorization-mode", ",".join(served) or "RBAC"]
+    if "token-auth-file" in flags:
+        argv += ["--token-file", _last(flags, "token-auth-file")]
+    if "service-account-issuer" in flags:  # kube's first issuer is the one it issues with
+        argv += ["--service-account-issuer", flags["service-account-issuer"][0]]
+    for name in ("enable-admission-plugins", "disable-admission-plugins"):
+        if name in flags:
+            argv += [f"--{name}", ",".join(_strings(flags, name))]
+    if not _bool(flags, "enable-garbage-collector", True):
+        argv.append("--no-enable-garbage-collector")
+    for name in SAME_FLAGS:
+        if name in flags:
+            argv += [f"--{name}", _last(flags, name)]
+    service_range = _last(flags, "service-cluster-ip-range", SERVICE_CLUSTER_IP_RANGE)
+    if service_range != SERVICE_CLUSTER_IP_RANGE:
+        notes.append(f"--service-cluster-ip-range {service_range}: fakeapi allocates from {SERVICE_CLUSTER_IP_RANGE}")
+    ignored = sorted(set(flags) - HONOURED_FLAGS)
+    if ignored:
+        notes.append("accepted, no effect in fakeapi: " + " ".join(f"--{name}" for name in ignored))
+    return argv, notes
+
+
+def help_text() -> str:
+    """kube-apiserver's ``--help`` as envtest probes it (``^\\s*--flag\\b``): every flag kube
+    v1.35.4 takes, each with its type and what fakeapi does with it."""
+    lines = ["fakeapi's kube-apiserver: kube-apiserver v1.35.4's command line, served by `fakeapi serve`.", "",
+             "Usage:", "  kube-apiserver [flags]", "", "Flags:"]
+    width = max(len(name) + len(kind) for name, kind in KUBE_APISERVER_FLAGS.items()) + 4
+    for name, kind in sorted(KUBE_APISERVER_FLAGS.items()):
+        shown = f"--{name}" if kind == "bool" else f"--{name} {kind}"
+        what = "honoured" if name in HONOURED_FLAGS else "accepted, no effect"
+        if name == "etcd-servers":
+            what = "accepted, no effect: the store is in the kube-apiserver's process"
+        lines.append(f"      {shown.ljust(width)} {what}")
+    return "\n".join(lines) + "\n"
+
+
+def watch_parent(stop: Any) -> None:
+    """Calls ``stop()`` once this process's parent has died (its parent is then another
+    process), and exits outright ``ORPHAN_GRACE`` seconds later if still running. A thread that
+    polls ``getppid`` rather than ``PR_SET_PDEATHSIG``: the kernel's parent of PDEATHSIG is the
+    thread that forked, and Go forks from whichever OS thread it likes, which may end first."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        stop()
+        time.sleep(ORPHAN_GRACE)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
+def run_kube_apiserver(argv: list[str]) -> int:
+    """The ``kube-apiserver`` executable: kube's flags, fakeapi serve's server."""
+    if {"-h", "--help"} & set(argv):
+        sys.stdout.write(help_text())
+        return 0
+    try:
+        flags = parse_kube_flags(argv)
+    except FlagError as err:
+        print(f"Error: {err}", file=sys.stderr)
+        return 1
+    if "version" in flags and _last(flags, "version") != "false":
+        print(f"Kubernetes {KUBE_VERSION}")
+        return 0
+    cert_dir = flags.get("cert-dir")
+    # fakeapi's own CA and kubeconfig go where kube keeps what it generates (envtest removes it),
+    # else in a directory of their own removed at exit.
+    workdir = Path(cert_dir[-1]) / "fakeapi" if cert_dir else Path(tempfile.mkdtemp(prefix="fakeapi-envtest-"))
+    try:
+        serve_argv, notes = serve_arguments(flags, workdir)
+        for note in notes:
+            print(f"fakeapi: kube-apiserver: {note}", file=sys.stderr, flush=True)
+        # serve's parser alone: fakeapi.cli.main would load every command (a second, of a start's three)
+        from . import serve
+
+        parser = argparse.ArgumentParser(prog="fakeapi")
+        serve.add_parser(parser.add_subparsers(dest="command", required=True))
+        watch_parent(lambda: os.kill(os.getpid(), signal.SIGTERM))
+        serve.run(parser.parse_args(serve_argv), serve_argv)
+    finally:
+        if not cert_dir:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+ETCD_HELP = f"""fakeapi's etcd: answers envtest's health check; the store is in fakeapi's kube-apiserver.
+
+Usage:
+  etcd [flags]
+
+  --listen-client-urls 'http://localhost:2379'
+        where GET /health answers {{"health":"true","reason":""}}
+  --advertise-client-urls, --listen-peer-urls, --data-dir, --unsafe-no-fsync, every other flag
+        accepted, no effect
+  --version
+        print etcd's version ({ETCD_VERSION})
+"""
+
+
+def http_response(status: str, content_type: str, body: bytes) -> bytes:
+    """One HTTP/1.1 response, the connection closed after it."""
+    return (f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n"
+            f"Connection: close\r\n\r\n").encode() + body
+
+
+#: What etcd v3.6.6 answers (status, type, body): its /health, and 404 for other paths.
+HEALTH_RESPONSE = http_response("200 OK", "text/plain; charset=utf-8", b'{"health":"true","reason":""}')
+NOT_FOUND_RESPONSE = http_response("404 Not Found", "text/plain; charset=utf-8", b"404 page not found\n")
+
+
+def etcd_client_urls(argv: list[str]) -> list[str]:
+    """etcd's ``--listen-client-urls`` (Go's flag package: one or two dashes, ``=value`` or the
+    next argument), default ``http://localhost:2379``."""
+    urls = "http://localhost:2379"
+    args = iter(argv)
+    for arg in args:
+        name, has_value, value = arg.lstrip("-").partition("=")
+        if name == "listen-client-urls":
+            urls = value if has_value else next(args, urls)
+    return [url for url in urls.split(",") if url]
+
+
+def health_listeners(urls: list[str]) -> list[socket.socket]:
+    listeners = []
+    for url in urls:
+        parts = urlsplit(url)
+        if parts.scheme != "http" or parts.port is None:
+            raise ValueError(f"--listen-client-urls {url}: fakeapi's etcd listens on http://HOST:PORT")
+        family = socket.AF_INET6 if ":" in (parts.hostname or "") else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((parts.hostname or "", parts.port))
+        sock.listen(16)
+        listeners.append(sock)
+    return listeners
+
+
+def answer_health(connection: socket.socket) -> None:
+    """One request on ``connection``: 200 and etcd's body for ``GET /health``, 404 otherwise."""
+    with connection:
+        connection.settimeout(2.0)
+        request = b""
+        try:
+            while b"\r\n\r\n" not in request and len(request) < 8192:
+                chunk = connection.recv(4096)
+                if not chunk:
+                    break
+                request += chunk
+            method, _, rest = request.partition(b" ")
+            path = rest.split(b" ", 1)[0].split(b"?", 1)[0]
+            connection.sendall(HEALTH_RESPONSE if (method, path) == (b"GET", b"/health") else NOT_FOUND_RESPONSE)
+        except OSError:
+            pass  # the client went away: nothing to answer
+
+
+def run_etcd(argv: list[str]) -> int:
+    """The ``etcd`` executable: a health responder until SIGTERM or SIGINT or its parent's death."""
+    if {"-h", "--help", "-help"} & set(argv):
+        sys.stdout.write(ETCD_HELP)
+        return 0
+    if {"--version", "-version"} & set(argv):
+        print(f"etcd Version: {ETCD_VERSION}")
+        return 0
+    try:
+        listeners = health_listeners(etcd_client_urls(argv))
+    except (ValueError, OSError) as err:
+        print(f"fakeapi etcd: {err}", file=sys.stderr)
+        return 1
+    stopping = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stopping.set())
+    watch_parent(stopping.set)
+    while not stopping.is_set():
+        try:
+            readable, _, _ = select.select(listeners, [], [], PARENT_POLL)
+        except InterruptedError:
+            continue
+        for listener in readable:
+            answer_health(listener.accept()[0])
+    for listener in listeners:
+        listener.close()
+    return 0
+
+
+LAUNCHER = """#!/bin/sh
+# Written by `fakeapi envtest`: envtest's {name}, served by fakeapi ({module}).
+{env}exec {python} -P -m fakeapi.cli.envtest {name} "$@"
+"""
+KUBECTL_LAUNCHER = """#!/bin/sh
+# Written by `fakeapi envtest`: envtest's kubectl.
+exec {kubectl} "$@"
+"""
+MISSING_KUBECTL = """#!/bin/sh
+# Written by `fakeapi envtest`, which found no kubectl (give it one with --kubectl).
+echo "fakeapi envtest found no kubectl when it wrote $0: run it again with --kubectl PATH" >&2
+exit 127
+"""
+
+
+def write_assets(directory: Path, kubectl: str | None) -> None:
+    """Writes ``kube-apiserver``, ``etcd`` and ``kubectl`` into ``directory``: this Python on this
+    fakeapi (its source directory first on PYTHONPATH, so a checkout runs as it is; ``-P`` keeps the
+    working directory, which may hold another fakeapi, off the path). fakeapi's bytecode is
+    compiled here, once, whatever PYTHONDONTWRITEBYTECODE says: a start that compiles fakeapi's
+    sources takes twice the CPU of one that reads their bytecode."""
+    directory.mkdir(parents=True, exist_ok=True)
+    package_parent = Path(__file__).resolve().parents[2]
+    compileall.compile_dir(package_parent / "fakeapi", quiet=2)
+    env = f"PYTHONPATH={shlex.quote(str(package_parent))}${{PYTHONPATH:+:$PYTHONPATH}} "
+    scripts = {name: LAUNCHER.format(name=name, module=package_parent, env=env, python=shlex.quote(sys.executable))
+               for name in ("kube-apiserver", "etcd")}
+    # The kubectl as found, symlinks kept: one may be a dispatcher that reads the name it runs by.
+    scripts["kubectl"] = (KUBECTL_LAUNCHER.format(kubectl=shlex.quote(os.path.abspath(kubectl)))
+                          if kubectl else MISSING_KUBECTL)
+    for name, text in scripts.items():
+        temporary = directory / f".{name}.new"
+        temporary.write_text(text)
+        temporary.chmod(0o755)
+        temporary.replace(directory / name)  # a running suite never sees half a script
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("envtest", help="write envtest's kube-apiserver, etcd and kubectl, served by fakeapi",
+                       description="Writes executables named kube-apiserver, etcd and kubectl into DIR, so that "
+                                   "KUBEBUILDER_ASSETS=DIR go test ./... runs controller-runtime's envtest on "
+                                   "fakeapi (docs/testing.md).")
+    p.add_argument("dir", type=Path, metavar="DIR", help="where to write them (made if missing)")
+    p.add_argument("--kubectl", metavar="PATH",
+                   help="the kubectl the written kubectl runs (default: the one on PATH)")
+
+
+def run(args: Any) -> None:
+    kubectl = shutil.which(args.kubectl or "kubectl")
+    if args.kubectl is not None and kubectl is None:
+        raise SystemExit(f"fakeapi: --kubectl {args.kubectl}: not an executable")
+    write_assets(args.dir, kubectl)
+    if kubectl is None:
+        print("fakeapi: no kubectl on PATH: the written kubectl says so (--kubectl PATH)", file=sys.stderr)
+    print(f"export KUBEBUILDER_ASSETS={shlex.quote(str(args.dir.resolve()))}")
+
+
+if __name__ == "__main__":
+    COMMANDS = {"kube-apiserver": run_kube_apiserver, "etcd": run_etcd}
+    sys.exit(COMMANDS[sys.argv[1]](sys.argv[2:]))
