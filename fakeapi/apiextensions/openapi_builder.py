@@ -35,9 +35,9 @@ from typing import Any
 
 from ..apis.catalogue import ResourceType
 from ..machinery.openapi_operations import (
-    CREATE_PARAMETERS, DELETE_PARAMETERS, GET_PARAMETERS, LIST_PARAMETERS, NAMESPACE_DESCRIPTION, PATCH_PARAMETERS,
-    PATCH_FIELD_MANAGER_DESCRIPTION, QUERY_PARAMETERS, group_version_operation_prefix, operation_id_part,
-    v2_parameter, v3_parameter,
+    CREATE_PARAMETERS, DELETE_PARAMETERS, GET_PARAMETERS, LIST_PARAMETERS, NAMESPACE_DESCRIPTION,
+    PATCH_FIELD_MANAGER_DESCRIPTION, PATCH_PARAMETERS, QUERY_PARAMETERS, article_for_noun,
+    group_version_operation_prefix, operation_id_part, v2_parameter, v3_parameter,
 )
 
 Json = dict[str, Any]
@@ -89,7 +89,7 @@ def _structural(node: Mapping[str, Any]) -> Json:
         if key in _SCALAR_KEYWORDS:
             if not _omitted(value) or (key == "default" and value is not None):
                 out[key] = value
-        elif key in ("properties",) and value:
+        elif key == "properties" and value:
             out[key] = {name: _structural(sub) for name, sub in value.items()}
         elif key in ("items", "not") and isinstance(value, Mapping):
             out[key] = _structural(value)
@@ -256,13 +256,6 @@ _JSON_AND_YAML = ("application/json", "application/yaml")
 _PATCH_TYPES = ("application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml")
 
 
-def _article(noun: str) -> str:
-    """``endpoints.GetArticleForNoun(noun, " ")``: none for a plural, ``an`` before a vowel."""
-    if noun.endswith("s") and not noun.endswith("ss"):
-        return " "
-    return " an " if noun[:1].lower() in "aeiou" else " a "
-
-
 @dataclass(frozen=True, slots=True)
 class _Route:
     """One route of the builder's web service (``buildRoute``)."""
@@ -378,7 +371,7 @@ class _Paths:
         if route.verb == "deletecollection":
             return f"delete collection of{sub + ' a' if sub else ''} {kind}"
         article = {"list": " objects of kind ", "read": " the specified ", "replace": " the specified ",
-                   "create": _article(kind), "delete": _article(kind)}[route.verb]
+                   "create": article_for_noun(kind), "delete": article_for_noun(kind)}[route.verb]
         return f"{route.verb}{sub}{article}{kind}"
 
     def _parameters(self, route: _Route) -> list[Json]:

@@ -35,7 +35,7 @@ Custom resources' definitions and paths are apiextensions-apiserver's
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from email.utils import format_datetime
@@ -49,8 +49,9 @@ from starlette.routing import BaseRoute
 from ..apiextensions import openapi_builder
 from ..apiextensions.openapi_builder import CustomResourceVersion
 from ..apis.catalogue import ResourceType
-from ..machinery.openapi_operations import (NAMESPACE_DESCRIPTION, PATCH_FIELD_MANAGER_DESCRIPTION,
-                                            QUERY_PARAMETERS, group_version_operation_prefix, v2_parameter,
+from ..machinery.openapi_operations import (CREATE_PARAMETERS, DELETE_PARAMETERS, LIST_PARAMETERS, NAMESPACE_DESCRIPTION,
+                                            PATCH_FIELD_MANAGER_DESCRIPTION, PATCH_PARAMETERS, QUERY_PARAMETERS,
+                                            article_for_noun, group_version_operation_prefix, v2_parameter,
                                             v3_parameter)
 from ..machinery.schema import definitions
 from ..registry.registry import Registry
@@ -89,11 +90,7 @@ _PARAMETERS: Mapping[str, Json] = {name: v3_parameter(name, "query", type_, desc
 _PATCH_FIELD_MANAGER = {**_PARAMETERS["fieldManager"], "description": PATCH_FIELD_MANAGER_DESCRIPTION}
 _NAMESPACE_PARAMETER = v3_parameter("namespace", "path", "string", NAMESPACE_DESCRIPTION, required=True)
 
-_LIST_PARAMETERS = ("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit", "resourceVersion",
-                    "resourceVersionMatch", "timeoutSeconds", "watch")
-_DELETE_PARAMETERS = ("dryRun", "gracePeriodSeconds", "orphanDependents", "propagationPolicy")
-_WRITE_PARAMETERS = ("dryRun", "fieldManager", "fieldValidation")
-_DELETE_COLLECTION_PARAMETERS = tuple(sorted({*_DELETE_PARAMETERS, *_LIST_PARAMETERS} - {"allowWatchBookmarks", "watch"}))
+_DELETE_COLLECTION_PARAMETERS = tuple(sorted({*DELETE_PARAMETERS, *LIST_PARAMETERS} - {"allowWatchBookmarks", "watch"}))
 
 
 # --------------------------------------------------------------------------- schemas
@@ -224,7 +221,7 @@ class _PathBuilder:
         if "list" in verbs:
             list_definition = self.by_kind[(resource_type.group, resource_type.version, resource_type.kind + "List")]
             if resource_type.namespaced:
-                self._path(f"{self.prefix}/{resource_type.plural}", [*_parameters(_LIST_PARAMETERS), pretty],
+                self._path(f"{self.prefix}/{resource_type.plural}", [*_parameters(LIST_PARAMETERS), pretty],
                            get=self._operation("list", f"list{{}}{resource_type.kind}ForAllNamespaces", target,
                                                f"list or watch objects of kind {resource_type.kind}", _READ,
                                                list_definition, streams=True))
@@ -236,16 +233,16 @@ class _PathBuilder:
             "get": "list" in verbs and self._operation(
                 "list", f"list{{}}{scope}{resource_type.kind}", target,
                 f"list or watch objects of kind {resource_type.kind}", _READ,
-                list_definition, parameters=_LIST_PARAMETERS, streams=True),
+                list_definition, parameters=LIST_PARAMETERS, streams=True),
             "post": "create" in verbs and self._operation(
-                "post", f"create{{}}{scope}{resource_type.kind}", target, f"create a {resource_type.kind}", _CREATED,
-                definition, parameters=_WRITE_PARAMETERS, request=("*/*",)),
+                "post", f"create{{}}{scope}{resource_type.kind}", target, f"create{article_for_noun(resource_type.kind)}{resource_type.kind}", _CREATED,
+                definition, parameters=CREATE_PARAMETERS, request=("*/*",)),
         })
         deleted = definition if resource_type.returns_deleted_object else _META + "Status"
         self._path(item, [name_parameter, *scope_parameters, pretty], **{
             "delete": "delete" in verbs and self._operation(
-                "delete", f"delete{{}}{scope}{resource_type.kind}", target, f"delete a {resource_type.kind}", _DELETED,
-                deleted, parameters=_DELETE_PARAMETERS, request=_DELETE_OPTIONS),
+                "delete", f"delete{{}}{scope}{resource_type.kind}", target, f"delete{article_for_noun(resource_type.kind)}{resource_type.kind}", _DELETED,
+                deleted, parameters=DELETE_PARAMETERS, request=_DELETE_OPTIONS),
             **self._object_operations(verbs, target, f"{scope}{resource_type.kind}",
                                       f"the specified {resource_type.kind}"),
         })
@@ -259,8 +256,8 @@ class _PathBuilder:
                                                  f"{name} of the specified {resource_type.kind}")
             if "create" in sub.verbs:
                 operations["post"] = self._operation(
-                    "post", f"create{{}}{id_suffix}", sub_target, f"create {name} of a {resource_type.kind}", _CREATED,
-                    sub_definition, parameters=_WRITE_PARAMETERS, request=("*/*",))
+                    "post", f"create{{}}{id_suffix}", sub_target, f"create {name} of{article_for_noun(resource_type.kind)}{resource_type.kind}", _CREATED,
+                    sub_definition, parameters=CREATE_PARAMETERS, request=("*/*",))
             self._path(f"{item}/{name}", [_name_parameter(sub.kind), *scope_parameters, pretty], **operations)
         if "watch" in verbs:
             watch_list = (f"watch individual changes to a list of {resource_type.kind}. deprecated: use the 'watch' "
@@ -285,16 +282,16 @@ class _PathBuilder:
         if "patch" in verbs:
             operations["patch"] = self._operation(
                 "patch", f"patch{{}}{id_suffix}", target, f"partially update {what}", _WRITTEN, target.definition,
-                parameters=(*_WRITE_PARAMETERS, "force"), request=_PATCH_MEDIA_TYPES)
+                parameters=PATCH_PARAMETERS, request=_PATCH_MEDIA_TYPES)
         if "update" in verbs:
             operations["put"] = self._operation(
                 "put", f"replace{{}}{id_suffix}", target, f"replace {what}", _WRITTEN, target.definition,
-                parameters=_WRITE_PARAMETERS, request=("*/*",))
+                parameters=CREATE_PARAMETERS, request=("*/*",))
         return operations
 
     def _watch(self, path: str, path_parameters: list[Json], action: str, operation_id: str, target: _Target,
                description: str) -> None:
-        self._path(path, [*path_parameters, *_parameters(_LIST_PARAMETERS), _PARAMETERS["pretty"]],
+        self._path(path, [*path_parameters, *_parameters(LIST_PARAMETERS), _PARAMETERS["pretty"]],
                    get=self._operation(action, operation_id, target, description, _READ, _META + "WatchEvent",
                                        streams=True))
 
@@ -321,6 +318,8 @@ class _PathBuilder:
             body = {"patch": _META + "Patch", "delete": _META + "DeleteOptions",
                     "deletecollection": _META + "DeleteOptions"}.get(action, definition)
             operation["requestBody"] = {"content": _content(request, body)}
+            if action not in ("delete", "deletecollection"):  # DeleteOptions are optional
+                operation["requestBody"]["required"] = True
         operation["responses"] = self._responses(responses, definition, streams)
         operation["tags"] = self.tags
         operation["x-kubernetes-action"] = action
@@ -577,11 +576,11 @@ def _v2_path_item(item: Mapping[str, Any]) -> Json:
                            if key not in ("parameters", "requestBody", "responses")}
         parameters = [_v2_parameter(parameter) for parameter in operation.get("parameters") or ()]
         body = operation.get("requestBody")
+        converted["consumes"] = _v2_media_types(body["content"]) if body is not None else ["*/*"]
         if body is not None:
-            converted["consumes"] = list(body["content"])
             parameter: Json = {"in": "body", "name": "body",
                                "schema": _v2_ref(next(iter(body["content"].values()))["schema"])}
-            if operation.get("x-kubernetes-action") not in ("delete", "deletecollection"):
+            if body.get("required"):
                 parameter["required"] = True
             parameters.insert(0, parameter)
         if parameters:
@@ -594,11 +593,22 @@ def _v2_path_item(item: Mapping[str, Any]) -> Json:
             responses[code] = {"description": response["description"]}
             if content:
                 responses[code]["schema"] = _v2_ref(next(iter(content.values()))["schema"])
-        converted["produces"] = produces
+        converted["produces"] = _v2_media_types(produces)
         converted["responses"] = responses
         converted["schemes"] = ["https"]
         out[method] = converted
     return out
+
+
+#: The order in which kube-apiserver's routes declare the media types they consume and produce.
+_V2_MEDIA_ORDER = ("*/*", "application/json", "application/yaml", "application/vnd.kubernetes.protobuf",
+                   "application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch",
+                   "application/json-patch+json", "application/merge-patch+json",
+                   "application/strategic-merge-patch+json", "application/apply-patch+yaml")
+
+
+def _v2_media_types(media_types: Iterable[str]) -> list[str]:
+    return sorted(media_types, key=_V2_MEDIA_ORDER.index)
 
 
 def _v2_parameter(parameter: Mapping[str, Any]) -> Json:

@@ -70,6 +70,15 @@ def v2_parameter(name: str, in_: str, type_: str, description: str, required: bo
     return parameter
 
 
+def article_for_noun(noun: str) -> str:
+    """apiserver's ``endpoints.GetArticleForNoun(noun, " ")``, as operation descriptions read it
+    (``create a Pod``, ``create an Event``, ``create Endpoints``): none for a plural, ``an``
+    before a vowel."""
+    if noun.endswith("s") and not noun.endswith("ss"):
+        return " "
+    return " an " if noun[:1].lower() in "aeiou" else " a "
+
+
 def operation_id_part(text: str, capitalize_first: bool) -> str:
     """kube-openapi's ``util.ToValidOperationID``: drop what is not a letter, ``_`` or a non-leading
     digit, and upper-case the letter after each dropped character."""

@@ -22,7 +22,8 @@ this test), what each server publishes for them is compared:
   and apply of the e2e's custom resources, the same output from both servers.
 
 After each change and after the CRDs are deleted, the definitions each server drops are compared
-too (the e2e's ``waitForDefinitionCleanup``)."""
+too (the e2e's ``waitForDefinitionCleanup``). Last, built-in paths of each shape, in v2 and v3:
+the parameters, media types and descriptions the CRDs' paths share with them."""
 
 from __future__ import annotations
 
@@ -377,24 +378,19 @@ def test_crd_preserving_unknown_fields_in_an_embedded_object(pair: Pair, created
     _explain_matches(kubectl, f"{plural}.spec")
 
 
-def test_multiple_crds_of_different_groups(pair: Pair, created: Any) -> None:
-    foo = created(_crd("foo", "1005", SCHEMA_FOO, "v1"))
-    waldo = created(_crd("waldo", "1006", SCHEMA_WALDO, "v1beta1"))
+@pytest.mark.parametrize(("foo_at", "waldo_at"), [
+    (("foo", "v1"), ("waldo", "v1beta1")),
+    (("common-group", "v4"), ("common-group", "v5")),
+    (("common-group", "v6"), ("common-group", "v6")),
+], ids=["different-groups", "same-group-different-versions", "same-group-version-different-kinds"])
+def test_multiple_crds(pair: Pair, created: Any, foo_at: tuple[str, str], waldo_at: tuple[str, str]) -> None:
+    foo = created(_crd(foo_at[0], "1005", SCHEMA_FOO, foo_at[1]))
+    waldo = created(_crd(waldo_at[0], "1006", SCHEMA_WALDO, waldo_at[1]))
     _compare(pair, [foo, waldo])
 
 
-def test_multiple_crds_of_same_group_but_different_versions(pair: Pair, created: Any) -> None:
-    multi = created(_crd("multi-ver", "1007", SCHEMA_FOO, "v2", "v3"))
-    _compare(pair, [multi])
-    foo = created(_crd("common-group", "1008", SCHEMA_FOO, "v4"))
-    waldo = created(_crd("common-group", "1009", SCHEMA_WALDO, "v5"))
-    _compare(pair, [foo, waldo])
-
-
-def test_multiple_crds_of_same_group_and_version_but_different_kinds(pair: Pair, created: Any) -> None:
-    foo = created(_crd("common-group", "1010", SCHEMA_FOO, "v6"))
-    waldo = created(_crd("common-group", "1011", SCHEMA_WALDO, "v6"))
-    _compare(pair, [foo, waldo])
+def test_one_crd_of_several_versions(pair: Pair, created: Any) -> None:
+    _compare(pair, [created(_crd("multi-ver", "1007", SCHEMA_FOO, "v2", "v3"))])
 
 
 def test_renaming_a_version_updates_the_published_spec(pair: Pair, created: Any) -> None:
@@ -470,3 +466,28 @@ def test_kubectl_explain_recursive(pair: Pair, created: Any, kubectl: Any) -> No
     _compare(pair, [crd])
     fake, real = kubectl("explain", crd["spec"]["names"]["plural"], "--recursive")
     assert fake == real and real[0] == 0
+
+
+#: Built-in paths of each shape the path builder writes (a collection, an object, a subresource,
+#: the deprecated watch paths, kinds named with an article of each kind), by v3 document.
+_BUILTIN_PATHS = {
+    "api/v1": ("/api/v1/namespaces/{namespace}/configmaps", "/api/v1/namespaces/{namespace}/configmaps/{name}",
+               "/api/v1/configmaps", "/api/v1/watch/namespaces/{namespace}/configmaps/{name}",
+               "/api/v1/namespaces/{namespace}/events", "/api/v1/namespaces/{namespace}/endpoints/{name}",
+               "/api/v1/namespaces/{namespace}/pods/{name}/status"),
+    "apis/apps/v1": ("/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale",
+                     "/apis/apps/v1/namespaces/{namespace}/deployments"),
+}
+
+
+def test_builtin_paths_in_v2_and_v3(pair: Pair) -> None:
+    """The built-in operations the CRDs' share their parameters with: in v3, and in v2, where
+    they are the v3 operations rewritten (media types in kube's order, bodies as parameters)."""
+    v2 = [_v2(client) for client in (pair.fake, pair.real)]
+    for document, paths in _BUILTIN_PATHS.items():
+        v3 = [client.get(f"/openapi/v3/{document}").json()["paths"] for client in (pair.fake, pair.real)]
+        for path in paths:
+            fake, real = v3[0][path], v3[1][path]
+            assert not list(differences(fake, real)), "\n".join([f"v3 {path}:", *differences(fake, real)])
+            fake, real = v2[0]["paths"][path], _resolved(v2[1]["paths"][path], v2[1]["parameters"])
+            assert not list(differences(fake, real)), "\n".join([f"v2 {path}:", *differences(fake, real)])
