@@ -64,8 +64,6 @@ _JSON_SCHEMA_REF = "#/$defs/"
 _COMPONENTS_REF = "#/components/schemas/"
 _DEFINITIONS_REF = "#/definitions/"
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
-#: Definitions every group version's operations refer to besides its kinds.
-_META_DEFINITIONS = tuple(_META + name for name in ("APIResourceList", "DeleteOptions", "Patch", "Status", "WatchEvent"))
 
 #: Keywords whose value is one schema, a list of schemas, or a map of schemas by name. Every other
 #: keyword's value is data (``enum``, ``required``, ``x-kubernetes-*``) and is copied as is, so a
@@ -76,7 +74,6 @@ _SCHEMA_MAP_KEYWORDS = frozenset(("properties", "patternProperties", "definition
 
 #: Response media types of built-in resources; custom resources are not served as protobuf.
 _BUILTIN_MEDIA_TYPES = ("application/json", "application/vnd.kubernetes.protobuf", "application/yaml")
-_WATCH_MEDIA_TYPES = ("application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch")
 _PATCH_MEDIA_TYPES = ("application/apply-patch+yaml", "application/json-patch+json",
                       "application/merge-patch+json", "application/strategic-merge-patch+json")
 #: pods/log and the other connect subresources answer text or streams, not objects; they have
