@@ -1,34 +1,41 @@
-"""OpenAPI v3: the discovery root ``GET /openapi/v3`` and one document per served group version
-(``GET /openapi/v3/api/v1``, ``GET /openapi/v3/apis/<group>/<version>``).
+"""OpenAPI: the v2 document ``GET /openapi/v2``, the v3 discovery root ``GET /openapi/v3`` and
+one v3 document per served group version (``GET /openapi/v3/api/v1``,
+``GET /openapi/v3/apis/<group>/<version>``).
 
-kubectl reads them for ``explain`` and, before it sends ``fieldValidation=Strict``, to check that
-the PATCH operation of the object's kind declares the ``fieldValidation`` parameter
+kubectl reads the v3 documents for ``explain`` and, before it sends ``fieldValidation=Strict``, to
+check that the PATCH operation of the object's kind declares the ``fieldValidation`` parameter
 (``cli-runtime/pkg/resource/query_param_verifier_v3.go``); without them it falls back to OpenAPI
-v2 and client-side validation.
+v2 and client-side validation. The v2 document is what older clients, and the conformance tests
+of CRD publishing, read.
 
 Serving mirrors kube-openapi's ``pkg/handler3/handler.go``: the root maps each group version to
 ``/openapi/v3/<gv>?hash=<ETAG>``, the ETag being the upper-case hex SHA-512 of the document's JSON.
 A document asked for with its current hash is immutable for a year (``Cache-Control: public,
 immutable``), which is what lets kubectl's disk cache skip it; a stale hash is redirected (301) to
 the current one. As in kube, the root needs every document's hash, so the first request for the
-root builds every document; a request for one document builds only that one. Both are cached as
-bytes until the group version is registered again or removed.
+root builds every document; a request for one document builds only that one. Every document,
+the v2 one too, is cached as bytes until what it shows changes (a CRD's versions, names, scope,
+subresources or schemas), so a request costs no rebuild.
 
-Documents have the shape of a live kube-apiserver's (client-go's ``openapi/openapitest/testdata``
-were fetched from one): ``components.schemas`` holds the definitions of the kinds served and all
-they reference, ``paths`` the operations of each resource, tagged with ``x-kubernetes-action`` and
-``x-kubernetes-group-version-kind``. Definitions come from ``schema.definitions()``
-(kubernetes-validate's JSON Schema rendering of the release's OpenAPI), converted back: nullable
-type lists to one type, ``#/$defs/`` to ``#/components/schemas/`` references, and a reference
-with siblings wrapped in ``allOf`` as kube-openapi's v3 builder writes it. What that rendering
-dropped (``default`` values, the descriptions of ``IntOrString`` and ``Quantity``) is not restored.
+Built-in documents have the shape of a live kube-apiserver's (client-go's
+``openapi/openapitest/testdata`` were fetched from one): ``components.schemas`` holds the
+definitions of the kinds served and all they reference, ``paths`` the operations of each
+resource, tagged with ``x-kubernetes-action`` and ``x-kubernetes-group-version-kind``.
+Definitions come from ``schema.definitions()`` (kubernetes-validate's JSON Schema rendering of
+the release's OpenAPI), converted back: nullable type lists to one type, ``#/$defs/`` to
+``#/components/schemas/`` references (``#/definitions/`` in v2), and in v3 a reference with
+siblings wrapped in ``allOf`` as kube-openapi's v3 builder writes it. What that rendering dropped
+(``default`` values, the descriptions of ``IntOrString`` and ``Quantity``) is not restored. The
+v2 paths of built-in resources are their v3 operations rewritten in v2's form.
+
+Custom resources' definitions and paths are apiextensions-apiserver's
+(``apiextensions.openapi_builder``), in both versions.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import ChainMap
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from email.utils import format_datetime
@@ -39,7 +46,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
+from ..apiextensions import openapi_builder
+from ..apiextensions.openapi_builder import CustomResourceVersion
 from ..apis.catalogue import ResourceType
+from ..machinery.openapi_operations import (CREATE_PARAMETERS, DELETE_PARAMETERS, LIST_PARAMETERS, NAMESPACE_DESCRIPTION,
+                                            PATCH_FIELD_MANAGER_DESCRIPTION, PATCH_PARAMETERS, QUERY_PARAMETERS,
+                                            article_for_noun, group_version_operation_prefix, v2_parameter,
+                                            v3_parameter)
 from ..machinery.schema import definitions
 from ..registry.registry import Registry
 from .request_info import request_query
@@ -49,9 +62,8 @@ Json = dict[str, Any]
 
 _JSON_SCHEMA_REF = "#/$defs/"
 _COMPONENTS_REF = "#/components/schemas/"
+_DEFINITIONS_REF = "#/definitions/"
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
-#: Definitions every group version's operations refer to besides its kinds.
-_META_DEFINITIONS = tuple(_META + name for name in ("APIResourceList", "DeleteOptions", "Patch", "Status", "WatchEvent"))
 
 #: Keywords whose value is one schema, a list of schemas, or a map of schemas by name. Every other
 #: keyword's value is data (``enum``, ``required``, ``x-kubernetes-*``) and is copied as is, so a
@@ -62,8 +74,6 @@ _SCHEMA_MAP_KEYWORDS = frozenset(("properties", "patternProperties", "definition
 
 #: Response media types of built-in resources; custom resources are not served as protobuf.
 _BUILTIN_MEDIA_TYPES = ("application/json", "application/vnd.kubernetes.protobuf", "application/yaml")
-_CUSTOM_MEDIA_TYPES = ("application/json", "application/yaml")
-_WATCH_MEDIA_TYPES = ("application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch")
 _PATCH_MEDIA_TYPES = ("application/apply-patch+yaml", "application/json-patch+json",
                       "application/merge-patch+json", "application/strategic-merge-patch+json")
 #: pods/log and the other connect subresources answer text or streams, not objects; they have
@@ -71,48 +81,21 @@ _PATCH_MEDIA_TYPES = ("application/apply-patch+yaml", "application/json-patch+js
 _CONNECT_SUBRESOURCES = frozenset(("log",))
 
 
-def _query_parameter(name: str, type_: str, description: str) -> Json:
-    return {"description": description, "in": "query", "name": name, "schema": {"type": type_, "uniqueItems": True}}
+#: Query parameters as kube-apiserver documents them, in v3 form.
+_PARAMETERS: Mapping[str, Json] = {name: v3_parameter(name, "query", type_, description)
+                                   for name, (type_, description) in QUERY_PARAMETERS.items()}
+_PATCH_FIELD_MANAGER = {**_PARAMETERS["fieldManager"], "description": PATCH_FIELD_MANAGER_DESCRIPTION}
+_NAMESPACE_PARAMETER = v3_parameter("namespace", "path", "string", NAMESPACE_DESCRIPTION, required=True)
 
-
-#: Query parameters as kube-apiserver documents them (generated from ``metav1.ListOptions``,
-#: ``CreateOptions``, ``PatchOptions``, ``DeleteOptions``).
-_PARAMETERS: Mapping[str, Json] = {p["name"]: p for p in (
-    _query_parameter("allowWatchBookmarks", "boolean", 'allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server\'s discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored.'),
-    _query_parameter("continue", "string", 'The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the "next key".\n\nThis field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications.'),
-    _query_parameter("dryRun", "string", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed"),
-    _query_parameter("fieldManager", "string", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint."),
-    _query_parameter("fieldSelector", "string", "A selector to restrict the list of returned objects by their fields. Defaults to everything."),
-    _query_parameter("fieldValidation", "string", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered."),
-    _query_parameter("force", "boolean", 'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.'),
-    _query_parameter("gracePeriodSeconds", "integer", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately."),
-    _query_parameter("labelSelector", "string", "A selector to restrict the list of returned objects by their labels. Defaults to everything."),
-    _query_parameter("limit", "integer", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.\n\nThe server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned."),
-    _query_parameter("orphanDependents", "boolean", 'Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object\'s finalizers list. Either this field or PropagationPolicy may be set, but not both.'),
-    _query_parameter("pretty", "string", "If 'true', then the output is pretty printed."),
-    _query_parameter("propagationPolicy", "string", "Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground."),
-    _query_parameter("resourceVersion", "string", "resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.\n\nDefaults to unset"),
-    _query_parameter("resourceVersionMatch", "string", "resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.\n\nDefaults to unset"),
-    _query_parameter("timeoutSeconds", "integer", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity."),
-    _query_parameter("watch", "boolean", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion."),
-)}
-#: PATCH's fieldManager says more than the other verbs' (``PatchOptions.FieldManager``).
-_PATCH_FIELD_MANAGER = {**_PARAMETERS["fieldManager"], "description": _PARAMETERS["fieldManager"]["description"] + " This field is required for apply requests (application/apply-patch) but optional for non-apply patch types (JsonPatch, MergePatch, StrategicMergePatch)."}
-_NAMESPACE_PARAMETER = {"description": "object name and auth scope, such as for teams and projects", "in": "path",
-                        "name": "namespace", "required": True, "schema": {"type": "string", "uniqueItems": True}}
-
-_LIST_PARAMETERS = ("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit", "resourceVersion",
-                    "resourceVersionMatch", "timeoutSeconds", "watch")
-_DELETE_PARAMETERS = ("dryRun", "gracePeriodSeconds", "orphanDependents", "propagationPolicy")
-_WRITE_PARAMETERS = ("dryRun", "fieldManager", "fieldValidation")
-_DELETE_COLLECTION_PARAMETERS = tuple(sorted({*_DELETE_PARAMETERS, *_LIST_PARAMETERS} - {"allowWatchBookmarks", "watch"}))
+_DELETE_COLLECTION_PARAMETERS = tuple(sorted({*DELETE_PARAMETERS, *LIST_PARAMETERS} - {"allowWatchBookmarks", "watch"}))
 
 
 # --------------------------------------------------------------------------- schemas
 
 
-def openapi_v3_schema(node: Mapping[str, Any]) -> Json:
-    """One schema in ``schema.py``'s JSON Schema form, in OpenAPI v3 form (see the module doc)."""
+def openapi_schema(node: Mapping[str, Any], v2: bool = False) -> Json:
+    """One schema in ``schema.py``'s JSON Schema form, in OpenAPI v3 form (see the module doc),
+    or in v2 form: ``#/definitions/`` references, which keep their siblings."""
     out: Json = {}
     for key, value in node.items():
         if key == "type" and isinstance(value, list):
@@ -120,25 +103,26 @@ def openapi_v3_schema(node: Mapping[str, Any]) -> Json:
             if types:
                 out["type"] = types[0]
         elif key == "$ref":
-            out["$ref"] = _COMPONENTS_REF + value.removeprefix(_JSON_SCHEMA_REF)
+            out["$ref"] = (_DEFINITIONS_REF if v2 else _COMPONENTS_REF) + value.removeprefix(_JSON_SCHEMA_REF)
         elif key in _SCHEMA_KEYWORDS and isinstance(value, Mapping):
-            out[key] = openapi_v3_schema(value)
+            out[key] = openapi_schema(value, v2)
         elif key in _SCHEMA_LIST_KEYWORDS:
-            out[key] = [openapi_v3_schema(item) for item in value]
+            out[key] = [openapi_schema(item, v2) for item in value]
         elif key in _SCHEMA_MAP_KEYWORDS:
-            out[key] = {name: openapi_v3_schema(item) for name, item in value.items()}
+            out[key] = {name: openapi_schema(item, v2) for name, item in value.items()}
         else:
             out[key] = value
-    if "$ref" in out and len(out) > 1:
+    if not v2 and "$ref" in out and len(out) > 1:
         # kube-openapi's v3 builder: a $ref's siblings would be ignored, so it wraps the $ref in allOf.
         out["allOf"] = [{"$ref": out.pop("$ref")}]
     return out
 
 
-def _component(node: Mapping[str, Any]) -> Json:
-    """A definition as a component. kubernetes-validate pins a kind's ``apiVersion`` and ``kind``
-    with an ``enum``, which kube's OpenAPI does not have (and ``kubectl explain`` would print)."""
-    schema = openapi_v3_schema(node)
+def _component(node: Mapping[str, Any], v2: bool = False) -> Json:
+    """A definition as a component (or a v2 definition). kubernetes-validate pins a kind's
+    ``apiVersion`` and ``kind`` with an ``enum``, which kube's OpenAPI does not have (and
+    ``kubectl explain`` would print)."""
+    schema = openapi_schema(node, v2)
     if "x-kubernetes-group-version-kind" in schema:
         for name in ("apiVersion", "kind"):
             schema.get("properties", {}).get(name, {}).pop("enum", None)
@@ -151,7 +135,7 @@ def _references(node: Any) -> Iterator[str]:
     if isinstance(node, Mapping):
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str):
-                yield value.removeprefix(_JSON_SCHEMA_REF).removeprefix(_COMPONENTS_REF)
+                yield value.removeprefix(_JSON_SCHEMA_REF).removeprefix(_COMPONENTS_REF).removeprefix(_DEFINITIONS_REF)
             else:
                 yield from _references(value)
     elif isinstance(node, list):
@@ -182,20 +166,6 @@ def _index_by_kind(defs: Mapping[str, Any]) -> dict[tuple[str, str, str], str]:
 # --------------------------------------------------------------------------- paths
 
 
-def _operation_id_part(text: str, capitalize_first: bool) -> str:
-    """kube-openapi's ``util.ToValidOperationID``: drop what is not a letter, ``_`` or a non-leading
-    digit, and upper-case the letter after each dropped character."""
-    out = []
-    capitalize = capitalize_first
-    for i, char in enumerate(text):
-        if char.isalpha() or char == "_" or (i and char.isdigit()):
-            out.append(char.upper() if capitalize else char)
-            capitalize = False
-        else:
-            capitalize = True
-    return "".join(out)
-
-
 def _gvk(group: str, version: str, kind: str) -> Json:
     return {"group": group, "kind": kind, "version": version}
 
@@ -219,9 +189,8 @@ class _PathBuilder:
 
     def __init__(self, group: str, version: str, media_types: Sequence[str], by_kind: Mapping[tuple[str, str, str], str]):
         self.prefix = f"/apis/{group}/{version}" if group else f"/api/{version}"
-        group_id = _operation_id_part(group.removesuffix(".k8s.io"), True) if group else "Core"
-        self.id_prefix = group_id + _operation_id_part(version, True)
-        self.tags = [(_operation_id_part(group.removesuffix(".k8s.io"), False) if group else "core") + "_" + version]
+        self.id_prefix, tag = group_version_operation_prefix(group, version)
+        self.tags = [tag]
         self.media_types = media_types
         self.by_kind = by_kind
         self.paths: dict[str, Json] = {}
@@ -249,7 +218,7 @@ class _PathBuilder:
         if "list" in verbs:
             list_definition = self.by_kind[(resource_type.group, resource_type.version, resource_type.kind + "List")]
             if resource_type.namespaced:
-                self._path(f"{self.prefix}/{resource_type.plural}", [*_parameters(_LIST_PARAMETERS), pretty],
+                self._path(f"{self.prefix}/{resource_type.plural}", [*_parameters(LIST_PARAMETERS), pretty],
                            get=self._operation("list", f"list{{}}{resource_type.kind}ForAllNamespaces", target,
                                                f"list or watch objects of kind {resource_type.kind}", _READ,
                                                list_definition, streams=True))
@@ -261,16 +230,16 @@ class _PathBuilder:
             "get": "list" in verbs and self._operation(
                 "list", f"list{{}}{scope}{resource_type.kind}", target,
                 f"list or watch objects of kind {resource_type.kind}", _READ,
-                list_definition, parameters=_LIST_PARAMETERS, streams=True),
+                list_definition, parameters=LIST_PARAMETERS, streams=True),
             "post": "create" in verbs and self._operation(
-                "post", f"create{{}}{scope}{resource_type.kind}", target, f"create a {resource_type.kind}", _CREATED,
-                definition, parameters=_WRITE_PARAMETERS, request=("*/*",)),
+                "post", f"create{{}}{scope}{resource_type.kind}", target, f"create{article_for_noun(resource_type.kind)}{resource_type.kind}", _CREATED,
+                definition, parameters=CREATE_PARAMETERS, request=("*/*",)),
         })
         deleted = definition if resource_type.returns_deleted_object else _META + "Status"
         self._path(item, [name_parameter, *scope_parameters, pretty], **{
             "delete": "delete" in verbs and self._operation(
-                "delete", f"delete{{}}{scope}{resource_type.kind}", target, f"delete a {resource_type.kind}", _DELETED,
-                deleted, parameters=_DELETE_PARAMETERS, request=_DELETE_OPTIONS),
+                "delete", f"delete{{}}{scope}{resource_type.kind}", target, f"delete{article_for_noun(resource_type.kind)}{resource_type.kind}", _DELETED,
+                deleted, parameters=DELETE_PARAMETERS, request=_DELETE_OPTIONS),
             **self._object_operations(verbs, target, f"{scope}{resource_type.kind}",
                                       f"the specified {resource_type.kind}"),
         })
@@ -284,8 +253,8 @@ class _PathBuilder:
                                                  f"{name} of the specified {resource_type.kind}")
             if "create" in sub.verbs:
                 operations["post"] = self._operation(
-                    "post", f"create{{}}{id_suffix}", sub_target, f"create {name} of a {resource_type.kind}", _CREATED,
-                    sub_definition, parameters=_WRITE_PARAMETERS, request=("*/*",))
+                    "post", f"create{{}}{id_suffix}", sub_target, f"create {name} of{article_for_noun(resource_type.kind)}{resource_type.kind}", _CREATED,
+                    sub_definition, parameters=CREATE_PARAMETERS, request=("*/*",))
             self._path(f"{item}/{name}", [_name_parameter(sub.kind), *scope_parameters, pretty], **operations)
         if "watch" in verbs:
             watch_list = (f"watch individual changes to a list of {resource_type.kind}. deprecated: use the 'watch' "
@@ -310,16 +279,16 @@ class _PathBuilder:
         if "patch" in verbs:
             operations["patch"] = self._operation(
                 "patch", f"patch{{}}{id_suffix}", target, f"partially update {what}", _WRITTEN, target.definition,
-                parameters=(*_WRITE_PARAMETERS, "force"), request=_PATCH_MEDIA_TYPES)
+                parameters=PATCH_PARAMETERS, request=_PATCH_MEDIA_TYPES)
         if "update" in verbs:
             operations["put"] = self._operation(
                 "put", f"replace{{}}{id_suffix}", target, f"replace {what}", _WRITTEN, target.definition,
-                parameters=_WRITE_PARAMETERS, request=("*/*",))
+                parameters=CREATE_PARAMETERS, request=("*/*",))
         return operations
 
     def _watch(self, path: str, path_parameters: list[Json], action: str, operation_id: str, target: _Target,
                description: str) -> None:
-        self._path(path, [*path_parameters, *_parameters(_LIST_PARAMETERS), _PARAMETERS["pretty"]],
+        self._path(path, [*path_parameters, *_parameters(LIST_PARAMETERS), _PARAMETERS["pretty"]],
                    get=self._operation(action, operation_id, target, description, _READ, _META + "WatchEvent",
                                        streams=True))
 
@@ -346,6 +315,8 @@ class _PathBuilder:
             body = {"patch": _META + "Patch", "delete": _META + "DeleteOptions",
                     "deletecollection": _META + "DeleteOptions"}.get(action, definition)
             operation["requestBody"] = {"content": _content(request, body)}
+            if action not in ("delete", "deletecollection"):  # DeleteOptions are optional
+                operation["requestBody"]["required"] = True
         operation["responses"] = self._responses(responses, definition, streams)
         operation["tags"] = self.tags
         operation["x-kubernetes-action"] = action
@@ -374,8 +345,7 @@ def _parameters(names: Sequence[str]) -> list[Json]:
 
 
 def _name_parameter(kind: str) -> Json:
-    return {"description": f"name of the {kind}", "in": "path", "name": "name", "required": True,
-            "schema": {"type": "string", "uniqueItems": True}}
+    return v3_parameter("name", "path", "string", f"name of the {kind}", required=True)
 
 
 # --------------------------------------------------------------------------- documents
@@ -388,30 +358,55 @@ def group_version_path(group: str, version: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class GroupVersionSource:
-    """What one group version's document is built from. ``definitions`` are in ``schema.py``'s
-    form and hold, by OpenAPI name, every kind served (and its ``List``) and what they refer to."""
+    """What one built-in group version's document is built from. ``definitions`` are in
+    ``schema.py``'s form and hold, by OpenAPI name, every kind served (and its ``List``) and what
+    they refer to."""
 
     group: str
     version: str
     resources: tuple[ResourceType, ...]
     definitions: Mapping[str, Any]
-    media_types: tuple[str, ...]
 
 
-def build_document(source: GroupVersionSource) -> Json:
-    """The OpenAPI v3 document of one group version."""
+def _builtin_parts(source: GroupVersionSource) -> tuple[dict[str, Json], list[str]]:
+    """The v3 paths of a built-in group version, and the definitions they use (with all those
+    refer to)."""
     by_kind = _index_by_kind(source.definitions)
-    paths = _PathBuilder(source.group, source.version, source.media_types, by_kind)
+    paths = _PathBuilder(source.group, source.version, _BUILTIN_MEDIA_TYPES, by_kind)
     paths.api_resources()
     for resource_type in source.resources:
         paths.resource(resource_type, by_kind[(resource_type.group, resource_type.version, resource_type.kind)])
-    used = sorted(set(_references(paths.paths)))
-    schemas = {name: _component(source.definitions[name]) for name in _closure(used, source.definitions)}
+    return paths.paths, _closure(sorted(set(_references(paths.paths))), source.definitions)
+
+
+def build_document(source: GroupVersionSource) -> Json:
+    """The OpenAPI v3 document of one built-in group version."""
+    paths, used = _builtin_parts(source)
     return {
-        "components": {"schemas": schemas},
+        "components": {"schemas": {name: _component(source.definitions[name]) for name in used}},
         "info": {"title": "Kubernetes", "version": "unversioned"},
         "openapi": "3.0.0",
-        "paths": paths.paths,
+        "paths": paths,
+    }
+
+
+def build_custom_document(crds: Sequence[CustomResourceVersion]) -> Json:
+    """The OpenAPI v3 document of one group version of custom resources: each version's spec as
+    apiextensions-apiserver builds it (``BuildOpenAPIV3``), merged, with the built-in definitions
+    they refer to (ObjectMeta, Status, Scale...)."""
+    schemas: Json = {}
+    paths: Json = {}
+    for crd in crds:
+        schemas.update(openapi_builder.definitions(crd, v2=False))
+        paths.update(openapi_builder.paths(crd, v2=False))
+    builtin = definitions()
+    used = _closure(sorted(set(_references([schemas, paths])) - schemas.keys()), builtin)
+    schemas.update({name: _component(builtin[name]) for name in used})
+    return {
+        "components": {"schemas": dict(sorted(schemas.items()))},
+        "info": {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"},
+        "openapi": "3.0.0",
+        "paths": paths,
     }
 
 
@@ -429,110 +424,198 @@ class Document:
         return cls(body, hashlib.sha512(body).hexdigest().upper(), datetime.now(timezone.utc))
 
 
-class OpenAPIV3:
-    """The documents of one server: built-in group versions from the registry, plus those
-    registered later (custom resources). Documents are built on first use and kept as bytes."""
+def custom_resource_versions(registry: Registry) -> list[CustomResourceVersion]:
+    """The custom resource versions the registry serves, each with its own schema (a served
+    version's, not the storage version's)."""
+    served = []
+    for (_group, version, _plural), served_store in sorted(registry.resources.items()):
+        if served_store.resource_type.custom:
+            schema = served_store.custom_schema
+            served.append(CustomResourceVersion(replace(served_store.resource_type, version=version),
+                                                served_store.list_kind,
+                                                schema.node if schema is not None else {"type": "object"}))
+    return served
+
+
+class OpenAPI:
+    """The OpenAPI documents of one server: the v3 document of each built-in group version (from
+    the registry) and of each group version of custom resources, and the v2 document of them
+    all. Each is built on first use and kept as bytes until what it shows changes: a CRD's
+    change rebuilds its group versions' v3 documents and the v2 document, not the others."""
 
     def __init__(self, registry: Registry) -> None:
         builtin = definitions()
         by_group_version: dict[tuple[str, str], list[ResourceType]] = {}
         for served in registry.resources.values():
-            by_group_version.setdefault((served.resource_type.group, served.resource_type.version), []).append(
-                served.resource_type)
-        self._sources = {
+            if not served.resource_type.custom:
+                by_group_version.setdefault((served.resource_type.group, served.resource_type.version), []).append(
+                    served.resource_type)
+        self._builtin_sources = {
             group_version_path(group, version): GroupVersionSource(
-                group, version, tuple(sorted(resource_types, key=lambda resource_type: resource_type.plural)), builtin,
-                _BUILTIN_MEDIA_TYPES)
+                group, version, tuple(sorted(resource_types, key=lambda resource_type: resource_type.plural)), builtin)
             for (group, version), resource_types in by_group_version.items()
         }
+        #: The custom resource versions served now, which the v2 document shows.
+        self._served: tuple[CustomResourceVersion, ...] = ()
+        #: By CRD name, the v3 spec of each group version (its path) of the CRD served since the
+        #: CRD was established (see ``sync_custom_resources``).
+        self._v3_specs: dict[str, dict[str, CustomResourceVersion]] = {}
+        #: By group version path, the custom resource versions its v3 document shows.
+        self._custom: dict[str, tuple[CustomResourceVersion, ...]] = {}
         self._documents: dict[str, Document] = {}
         self._root: Document | None = None
-        self._custom_group_versions: set[tuple[str, str]] = set()
-
-    def register_group_version(self, group: str, version: str, resources: Sequence[ResourceType],
-                               schemas: Mapping[str, Any]) -> None:
-        """Serve a document for ``resources`` (custom resources), replacing any of that group
-        version. ``schemas`` are definitions in ``schema.py``'s form by OpenAPI name: each kind's,
-        its ``List``'s (with ``x-kubernetes-group-version-kind``) and any they refer to; they may
-        refer to built-in definitions (``ObjectMeta``, ``ListMeta``)."""
-        path = group_version_path(group, version)
-        self._sources[path] = GroupVersionSource(
-            group, version, tuple(resources), ChainMap(dict(schemas), definitions()), _CUSTOM_MEDIA_TYPES)
-        self._forget(path)
+        self._v2: Document | None = None
+        self._builtin_v2: tuple[Json, Json] | None = None
 
     def sync_custom_resources(self, registry: Registry) -> None:
-        """Serve one document per group version of the custom resources the registry serves
-        now, and drop those no longer served."""
-        served: dict[tuple[str, str], list[ResourceType]] = {}
-        schemas: dict[tuple[str, str], dict[str, Any]] = {}
-        for (group, version, _plural), served_store in registry.resources.items():
-            if served_store.resource_type.custom:
-                resource_type = replace(served_store.resource_type, version=version)
-                served.setdefault((group, version), []).append(resource_type)
-                schemas.setdefault((group, version), {}).update(
-                    _custom_definitions(resource_type, served_store.custom_schema))
-        for group, version in self._custom_group_versions - served.keys():
-            self.remove_group_version(group, version)
-        for (group, version), resource_types in served.items():
-            self.register_group_version(group, version, resource_types, schemas[(group, version)])
-        self._custom_group_versions = set(served)
-
-    def remove_group_version(self, group: str, version: str) -> None:
-        path = group_version_path(group, version)
-        self._sources.pop(path, None)
-        self._forget(path)
-
-    def _forget(self, path: str) -> None:
-        self._documents.pop(path, None)
-        self._root = None  # the root lists every document's hash
+        """Show the custom resource versions the registry serves now. The v2 document shows
+        exactly those. In v3, as kube's openapiv3 controller does, a version's spec stays once
+        built, also after the version is renamed or no longer served, until its CRD is gone (or
+        no longer established): the controller only ever builds the served versions' specs and
+        drops a CRD's all at once (fakeapi knows a CRD by the versions it serves: one serving
+        none is dropped too). The documents of group versions that did not change are kept."""
+        served = tuple(custom_resource_versions(registry))
+        if served != self._served:
+            self._served = served
+            self._v2 = None
+        by_crd: dict[str, dict[str, CustomResourceVersion]] = {}
+        for crd in served:
+            resource = crd.resource_type
+            by_crd.setdefault(f"{resource.plural}.{resource.group}", {})[
+                group_version_path(resource.group, resource.version)] = crd
+        self._v3_specs = {name: {**self._v3_specs.get(name, {}), **versions} for name, versions in by_crd.items()}
+        custom: dict[str, list[CustomResourceVersion]] = {}
+        for name in sorted(self._v3_specs):
+            for path, crd in self._v3_specs[name].items():
+                custom.setdefault(path, []).append(crd)
+        changed = {path for path in custom.keys() | self._custom.keys()
+                   if tuple(custom.get(path, ())) != self._custom.get(path)}
+        self._custom = {path: tuple(crds) for path, crds in custom.items()}
+        for path in changed:
+            self._documents.pop(path, None)
+        if changed:
+            self._root = None  # the root lists every document's hash
 
     def document(self, path: str) -> Document | None:
-        """The document of ``api/v1`` or ``apis/<group>/<version>``; ``None`` when not served."""
+        """The v3 document of ``api/v1`` or ``apis/<group>/<version>``; ``None`` when not served."""
         document = self._documents.get(path)
         if document is None:
-            source = self._sources.get(path)
-            if source is None:
+            crds = self._custom.get(path)
+            if crds is not None:
+                content = build_custom_document(crds)
+            elif path in self._builtin_sources:
+                content = build_document(self._builtin_sources[path])
+            else:
                 return None
-            document = self._documents[path] = Document.of(build_document(source))
+            document = self._documents[path] = Document.of(content)
         return document
 
     def root(self) -> Document:
         """``OpenAPIV3Discovery``: each group version's URL, with its document's hash."""
         if self._root is None:
             paths = {}
-            for path in sorted(self._sources):
+            for path in sorted(self._builtin_sources.keys() | self._custom.keys()):
                 document = self.document(path)
                 assert document is not None
                 paths[path] = {"serverRelativeURL": server_relative_url(path, document.etag)}
             self._root = Document.of({"paths": paths})
         return self._root
 
+    def v2(self) -> Document:
+        """The OpenAPI v2 document: the built-in definitions and paths, and each custom resource
+        version's as apiextensions-apiserver builds them for v2 (``BuildOpenAPIV2``)."""
+        if self._v2 is None:
+            if self._builtin_v2 is None:
+                self._builtin_v2 = self._build_builtin_v2()
+            builtin_paths, builtin_definitions = self._builtin_v2
+            paths, defs = dict(builtin_paths), dict(builtin_definitions)
+            for crd in self._served:
+                defs.update(openapi_builder.definitions(crd, v2=True))
+                paths.update(openapi_builder.paths(crd, v2=True))
+            self._v2 = Document.of({
+                "swagger": "2.0",
+                "info": {"title": "Kubernetes", "version": _KUBE_MINOR_VERSION},
+                "paths": dict(sorted(paths.items())),
+                "definitions": dict(sorted(defs.items())),
+                "securityDefinitions": {"BearerToken": {
+                    "description": "Bearer Token authentication", "in": "header", "name": "authorization",
+                    "type": "apiKey"}},
+                "security": [{"BearerToken": []}],
+            })
+        return self._v2
 
-_OBJECT_META = {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
-_LIST_META = {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"}
+    def _build_builtin_v2(self) -> tuple[Json, Json]:
+        """The built-in paths and definitions in v2 form, built once."""
+        paths: Json = {}
+        used: set[str] = set()
+        builtin = definitions()
+        for source in self._builtin_sources.values():
+            source_paths, source_used = _builtin_parts(source)
+            paths.update({path: _v2_path_item(item) for path, item in source_paths.items()})
+            used.update(source_used)
+        return paths, {name: _component(builtin[name], v2=True) for name in sorted(used)}
 
 
-def _custom_definitions(resource_type: ResourceType, schema: Any) -> dict[str, Any]:
-    """A custom resource's definition and its list's, named as apiextensions-apiserver names
-    them (``com.example.v1.Widget``: the group reversed), with metadata as ObjectMeta."""
-    prefix = ".".join(reversed(resource_type.group.split("."))) + f".{resource_type.version}."
-    node = dict(schema.node) if schema is not None else {"type": "object"}
-    properties = dict(node.get("properties") or {})
-    properties.update({"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": _OBJECT_META})
-    node["properties"] = properties
-    node["x-kubernetes-group-version-kind"] = [
-        {"group": resource_type.group, "version": resource_type.version, "kind": resource_type.kind}]
-    list_kind = f"{resource_type.kind}List"
-    return {
-        prefix + resource_type.kind: node,
-        prefix + list_kind: {
-            "type": "object", "required": ["items"],
-            "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": _LIST_META,
-                           "items": {"type": "array", "items": {"$ref": f"#/$defs/{prefix}{resource_type.kind}"}}},
-            "x-kubernetes-group-version-kind": [
-                {"group": resource_type.group, "version": resource_type.version, "kind": list_kind}],
-        },
-    }
+#: The version kube-apiserver v1.35 writes in its v2 document's info.
+_KUBE_MINOR_VERSION = "1.35"
+
+
+def _v2_path_item(item: Mapping[str, Any]) -> Json:
+    """A v3 path item of a built-in resource in v2 form, as kube-openapi's v2 builder writes the
+    same routes: parameters typed in place, the body a ``body`` parameter, the media types of
+    requests and responses as ``consumes`` and ``produces``."""
+    out: Json = {}
+    for method, operation in item.items():
+        if method == "parameters":
+            out[method] = [_v2_parameter(parameter) for parameter in operation]
+            continue
+        converted: Json = {key: value for key, value in operation.items()
+                           if key not in ("parameters", "requestBody", "responses")}
+        parameters = [_v2_parameter(parameter) for parameter in operation.get("parameters") or ()]
+        body = operation.get("requestBody")
+        converted["consumes"] = _v2_media_types(body["content"]) if body is not None else ["*/*"]
+        if body is not None:
+            parameter: Json = {"in": "body", "name": "body",
+                               "schema": _v2_ref(next(iter(body["content"].values()))["schema"])}
+            if body.get("required"):
+                parameter["required"] = True
+            parameters.insert(0, parameter)
+        if parameters:
+            converted["parameters"] = parameters
+        produces: list[str] = []
+        responses: Json = {}
+        for code, response in operation["responses"].items():
+            content = response.get("content") or {}
+            produces += [media for media in content if media not in produces]
+            responses[code] = {"description": response["description"]}
+            if content:
+                responses[code]["schema"] = _v2_ref(next(iter(content.values()))["schema"])
+        converted["produces"] = _v2_media_types(produces)
+        converted["responses"] = responses
+        converted["schemes"] = ["https"]
+        out[method] = converted
+    return out
+
+
+#: The order in which kube-apiserver's routes declare the media types they consume and produce.
+_V2_MEDIA_ORDER = ("*/*", "application/json", "application/yaml", "application/vnd.kubernetes.protobuf",
+                   "application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch",
+                   "application/json-patch+json", "application/merge-patch+json",
+                   "application/strategic-merge-patch+json", "application/apply-patch+yaml")
+
+
+def _v2_media_types(media_types: Iterable[str]) -> list[str]:
+    return sorted(media_types, key=_V2_MEDIA_ORDER.index)
+
+
+def _v2_parameter(parameter: Mapping[str, Any]) -> Json:
+    schema = parameter["schema"]
+    return v2_parameter(parameter["name"], parameter["in"], schema["type"], parameter["description"],
+                        required=bool(parameter.get("required")))
+
+
+def _v2_ref(schema: Mapping[str, Any]) -> Json:
+    return {"$ref": _DEFINITIONS_REF + schema["$ref"].removeprefix(_COMPONENTS_REF)}
 
 
 def server_relative_url(path: str, etag: str) -> str:
@@ -583,10 +666,20 @@ def _one_year_from_now() -> str:
 
 
 def add_routes(routes: list[BaseRoute]) -> None:
-    """``GET /openapi/v3`` and ``GET /openapi/v3/<group version>``, as kube-openapi's
-    ``HandleDiscovery`` and ``HandleGroupVersion`` answer them (the server's ``openapi``)."""
+    """``GET /openapi/v2``, ``GET /openapi/v3`` and ``GET /openapi/v3/<group version>``, as
+    kube-openapi's v2 handler, ``HandleDiscovery`` and ``HandleGroupVersion`` answer them (the
+    server's ``openapi``)."""
+    route(routes, "/openapi/v2", _v2, ["GET"])
     route(routes, "/openapi/v3", _discovery, ["GET"])
     route(routes, "/openapi/v3/{path:path}", _group_version, ["GET"])
+
+
+async def _v2(request: Request) -> Response:
+    """kube-openapi's v2 ``handler``: the JSON document, revalidated with its ETag."""
+    headers = {"Vary": "Accept"}
+    if not _accepts_json(request.headers.get("accept") or "*/*"):
+        return Response(status_code=406, headers=headers)
+    return _serve(request, served_by(request).openapi.v2(), headers)
 
 
 async def _discovery(request: Request) -> Response:
@@ -595,12 +688,13 @@ async def _discovery(request: Request) -> Response:
 
 async def _group_version(request: Request) -> Response:
     path = request.path_params["path"]
+    document = served_by(request).openapi.document(path)
+    if document is None:
+        # kube's mux has no handler for a group version it does not serve (or no longer does).
+        return Response(status_code=404)
     headers = {"Vary": "Accept"}
     if not _accepts_json(request.headers.get("accept") or "*/*"):
         return Response(status_code=406, headers=headers)
-    document = served_by(request).openapi.document(path)
-    if document is None:
-        return Response(headers=headers)  # kube drops getSingleGroupBytes' error: 200, no body
     wanted = request_query(request).get("hash")
     if wanted and wanted != document.etag:
         location = server_relative_url(path, document.etag)

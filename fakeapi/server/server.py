@@ -86,7 +86,7 @@ class Server:
         self.aggregated_discovery = AggregatedDiscoveryManager(self.proxy, self._aggregation_changed)
         self.discovery = Discovery(self.registry, f"{config.host}:{config.port}",
                                    lambda: self.aggregated_discovery.versions.values())
-        self.openapi = openapi.OpenAPIV3(self.registry)
+        self.openapi = openapi.OpenAPI(self.registry)
         self.registry.on_resources_changed.append(self._resources_changed)
         self.timers = StoreTimers(self.store, config.progress_interval)
         self.faults = Faults(self.registry, self.timers)

@@ -104,9 +104,9 @@ def test_document_shape(server) -> None:  # type: ignore[no-untyped-def]
     assert scale["x-kubernetes-group-version-kind"] == {"group": "autoscaling", "kind": "Scale", "version": "v1"}
 
 
-def test_unknown_group_version_is_an_empty_200_as_in_kube(server) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_group_version_is_an_empty_404_as_in_kube(server) -> None:  # type: ignore[no-untyped-def]
     resp = httpx.get(f"{server.url}/openapi/v3/apis/nope.example.com/v1")
-    assert resp.status_code == 200 and resp.content == b""
+    assert resp.status_code == 404 and resp.content == b""
 
 
 def test_create_replace_apply_are_validated_by_the_server(kubectl_env) -> None:  # type: ignore[no-untyped-def]
