@@ -436,7 +436,7 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
     """A create-only resource or subresource: POST only (no other route exists for it)."""
     if request.method != "POST":
         raise method_not_allowed_path()
-    media_type = negotiate(request.headers.get("accept")).media_type
+    media_type = negotiate(request.headers.get("accept"), tables=False).media_type
     body_type = creater.body_type
     body, warnings, dry = await read_object(request, body_type, "CreateOptions")
     user = request_user(request)

@@ -9,17 +9,22 @@ What a controller of a full cluster would do (kube-controller-manager's quota co
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 
 import pytest
-from differ import Pair, check
-from test_subresources import MERGE, STRATEGIC, Servers
+from differ import Json, Pair, check
+from test_corpus import merge_patch
+from test_subresources import MERGE, STRATEGIC, Servers, scrubbed
+
+from fakeapi.testing.eventually import eventually
 
 
 @pytest.fixture
 def servers(pair: Pair, request: pytest.FixtureRequest) -> Iterator[Servers]:
     start = len(pair.outcomes)
-    yield Servers(pair, "conf-" + request.node.name.removeprefix("test_").replace("_", "-"))
+    name = re.sub(r"[^a-z0-9]+", "-", request.node.name.removeprefix("test_")).strip("-")
+    yield Servers(pair, ("conf-" + name)[:63].rstrip("-"))  # a namespace's name is a DNS label
     check(pair, start)
 
 
@@ -90,3 +95,165 @@ def test_resource_quota_status(servers: Servers) -> None:
         for version in versions))
     s.send(case, "ResourceQuota", "patch-status-metadata", "PATCH", s.path("resourcequotas", name, "status"),
            {"metadata": {"labels": {"via": "status"}}, "spec": {"hard": {"cpu": "9"}}}, content_type=MERGE)
+
+
+_FLOWCONTROL = "/apis/flowcontrol.apiserver.k8s.io/v1"
+_FLOW_SCHEMA = {"matchingPrecedence": 10000, "priorityLevelConfiguration": {"name": "global-default"},
+                "distinguisherMethod": {"type": "ByUser"},
+                "rules": [{"subjects": [{"kind": "User", "user": {"name": "example-e2e-non-existent-user"}}],
+                           "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}]}]}
+_PRIORITY_LEVEL = {"type": "Limited", "limited": {"nominalConcurrencyShares": 2, "limitResponse": {"type": "Reject"}}}
+
+
+@pytest.mark.parametrize(("resource", "kind", "spec", "spec_patch", "spec_update"), [
+    ("flowschemas", "FlowSchema", _FLOW_SCHEMA, {"matchingPrecedence": 9999}, {"matchingPrecedence": 9000}),
+    ("prioritylevelconfigurations", "PriorityLevelConfiguration", _PRIORITY_LEVEL,
+     {"limited": {"nominalConcurrencyShares": 4}}, {"limited": {"nominalConcurrencyShares": 6}}),
+], ids=["flowschemas", "prioritylevelconfigurations"])
+def test_flowcontrol_api_operations(servers: Servers, resource: str, kind: str, spec: Json, spec_patch: Json,
+                                    spec_update: Json) -> None:
+    """"should support FlowSchema API operations" and "... PriorityLevelConfiguration API
+    operations": three objects of one generateName; get, list, watch, patch, update; get, patch
+    and update of ``/status``; delete, delete-collection.
+
+    Each server's APF configuration controller gives a FlowSchema its Dangling condition after
+    its create, and again after the spec's merge patch of the conditions drops it: each step
+    that reads it waits for it on both servers first."""
+    s = servers
+    case = f"flowcontrol-{resource}"
+    label = f"example-e2e-label%3D{s.namespace}"
+    collection = f"{_FLOWCONTROL}/{resource}"
+    s.send(case, "APIResourceList", "discovery", "GET", _FLOWCONTROL, rewrite=_resource_names(resource))
+    template = {"metadata": {"generateName": "e2e-example-", "labels": {"example-e2e-label": s.namespace}},
+                "spec": spec}
+    created: tuple[list[str], list[str]] = ([], [])
+    for _ in range(3):
+        answer = s.send(case, kind, "create", "POST", collection, template)
+        for names, server_answer in zip(created, (answer.fake, answer.real), strict=True):
+            names.append(server_answer.raw["metadata"]["name"])
+    names = (created[0][-1], created[1][-1])
+    servers_and_names = tuple(zip((s.pair.fake, s.pair.real), created, strict=True))
+
+    def item(subresource: str = "") -> tuple[str, str]:
+        return tuple(f"{collection}/{name}" + (f"/{subresource}" if subresource else "")  # type: ignore[return-value]
+                     for name in names)
+
+    def await_dangling() -> None:
+        if kind != "FlowSchema":
+            return
+        for client, server_names in servers_and_names:
+            for name in server_names:
+                eventually(lambda: any(c["type"] == "Dangling" for c in (client.get(f"{collection}/{name}").json()
+                                                                        .get("status") or {}).get("conditions") or ()),
+                           f"the Dangling condition of {name}")
+
+    def in_creation_order(body: Json, is_fake: bool) -> Json:
+        """A list's items in the order they were created (by name they are in the random order
+        of their generated suffixes)."""
+        order = created[0 if is_fake else 1]
+        if "items" in body:
+            body["items"].sort(key=lambda obj: order.index(obj["metadata"]["name"]))
+        return scrubbed(body, is_fake)
+
+    await_dangling()
+    s.pair.send(case, kind, "get", "GET", item())
+    listed = s.send(case, kind, "list", "GET", f"{collection}?labelSelector={label}", rewrite=in_creation_order)
+    s.pair.send(case, kind, "patch", "PATCH", item(), content_type=MERGE, body=json.dumps(
+        {"metadata": {"annotations": {"patched": "true"}}, "spec": spec_patch}).encode())
+    stored = [client.get(path).json() for client, path in zip((s.pair.fake, s.pair.real), item(), strict=True)]
+    for obj in stored:
+        obj["metadata"]["annotations"]["updated"] = "true"
+        obj["spec"] = merge_patch(obj["spec"], spec_update)
+    s.pair.send(case, kind, "update", "PUT", item(), body=tuple(json.dumps(obj).encode() for obj in stored))
+    versions = tuple(answer.raw["metadata"]["resourceVersion"] for answer in (listed.fake, listed.real))
+    s.pair.send(case, kind, "watch", "GET", tuple(  # type: ignore[arg-type]
+        f"{collection}?watch=1&labelSelector={label}&resourceVersion={version}&timeoutSeconds=1"
+        for version in versions))
+    s.pair.send(case, kind, "get-status", "GET", item("status"))
+    s.pair.send(case, kind, "patch-status", "PATCH", item("status"), content_type=MERGE, body=json.dumps(
+        {"status": {"conditions": [{"type": "PatchStatusFailed", "status": "False", "reason": "e2e"}]}}).encode())
+    await_dangling()
+    stored = [client.get(path).json() for client, path in zip((s.pair.fake, s.pair.real), item(), strict=True)]
+    for obj in stored:
+        obj["status"]["conditions"].append({"type": "StatusUpdateFailed", "status": "False", "reason": "E2E",
+                                            "message": "Set from an e2e test"})
+    s.pair.send(case, kind, "update-status", "PUT", item("status"),
+                body=tuple(json.dumps(obj).encode() for obj in stored))
+    s.pair.send(case, kind, "delete", "DELETE", item())
+    s.pair.send(case, kind, "get-deleted", "GET", item())
+    s.send(case, kind, "list-after-delete", "GET", f"{collection}?labelSelector={label}", rewrite=in_creation_order)
+    s.send(case, kind, "delete-collection", "DELETE", f"{collection}?labelSelector={label}", rewrite=in_creation_order)
+    s.send(case, kind, "list-empty", "GET", f"{collection}?labelSelector={label}")
+
+
+def test_flowschema_dangling_follows_its_priority_level(servers: Servers) -> None:
+    """The Dangling condition of a FlowSchema whose priority level is created after it, then
+    deleted: NotFound, Found, NotFound again (the spec "should ensure that requests can't be
+    drowned out" waits for it)."""
+    s = servers
+    case = "flowschema-dangling"
+    level, flow_schema = f"{s.namespace}-level", f"{s.namespace}-schema"
+    schema_path = f"{_FLOWCONTROL}/flowschemas/{flow_schema}"
+
+    def await_dangling(status: str) -> None:
+        for client in (s.pair.fake, s.pair.real):
+            eventually(lambda: any(c["type"] == "Dangling" and c["status"] == status for c in (
+                client.get(schema_path).json().get("status") or {}).get("conditions") or ()),
+                f"Dangling {status} on {flow_schema}")
+        s.send(case, "FlowSchema", f"get-dangling-{status}", "GET", schema_path)
+
+    s.send(case, "FlowSchema", "create", "POST", f"{_FLOWCONTROL}/flowschemas",
+           {"metadata": {"name": flow_schema}, "spec": {**_FLOW_SCHEMA, "priorityLevelConfiguration": {"name": level}}})
+    await_dangling("True")
+    s.send(case, "PriorityLevelConfiguration", "create-level", "POST", f"{_FLOWCONTROL}/prioritylevelconfigurations",
+           {"metadata": {"name": level}, "spec": _PRIORITY_LEVEL})
+    await_dangling("False")
+    s.send(case, "PriorityLevelConfiguration", "delete-level", "DELETE",
+           f"{_FLOWCONTROL}/prioritylevelconfigurations/{level}")
+    await_dangling("True")
+    s.send(case, "FlowSchema", "delete", "DELETE", schema_path)
+
+
+def _resource_names(resource: str) -> Callable[[Json, bool], Json]:
+    """A group version's resource list cut to ``resource`` and its subresources, without the
+    storage version hashes (fakeapi does not compute them yet)."""
+    def view(body: Json, _is_fake: bool) -> Json:
+        return [{key: value for key, value in entry.items() if key != "storageVersionHash"}
+                for entry in body.get("resources", ()) if entry["name"].partition("/")[0] == resource]
+    return view
+
+
+def test_discovery_preferred_version(servers: Servers) -> None:
+    """"should validate PreferredVersion for each APIGroup": ``/apis/``, then each group's
+    ``/apis/<group>/`` (with the spec's trailing slash), whose preferredVersion must be the one
+    ``/apis`` gives."""
+    s = servers
+    case = "discovery-preferred-version"
+    groups = s.send(case, "APIGroupList", "groups", "GET", "/apis/")
+    for group in groups.real.raw["groups"]:
+        s.send(case, "APIGroup", f"group {group['name']}", "GET", f"/apis/{group['name']}/")
+
+
+_AUTHORIZATION = "/apis/authorization.k8s.io/v1"
+#: kube's create-only storages, none of which converts to a Table: the spec's
+#: SelfSubjectAccessReview and the others, each with an Accept of a Table (and a body that would
+#: be refused, which the 406 comes before).
+_CREATE_ONLY = [
+    f"{_AUTHORIZATION}/selfsubjectaccessreviews", f"{_AUTHORIZATION}/subjectaccessreviews",
+    f"{_AUTHORIZATION}/selfsubjectrulesreviews", f"{_AUTHORIZATION}/namespaces/default/localsubjectaccessreviews",
+    "/apis/authentication.k8s.io/v1/tokenreviews", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+    "/api/v1/namespaces/default/bindings", "/api/v1/namespaces/default/pods/missing/binding",
+    "/api/v1/namespaces/default/pods/missing/eviction", "/api/v1/namespaces/default/serviceaccounts/missing/token",
+]
+
+
+@pytest.mark.parametrize("path", _CREATE_ONLY, ids=[path.rsplit("/", 1)[1] for path in _CREATE_ONLY])
+def test_table_for_backend_without_metadata(servers: Servers, path: str) -> None:
+    """"should return a 406 for a backend which does not implement metadata": a
+    SelfSubjectAccessReview created with a Table asked for (406 NotAcceptable, before the body
+    is read)."""
+    s = servers
+    review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+              "spec": {"nonResourceAttributes": {"path": "/", "verb": "get"}}}
+    s.send("table-without-metadata", "Status", "create-as-table", "POST", path, review,
+           headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
