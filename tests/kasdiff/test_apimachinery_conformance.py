@@ -226,12 +226,26 @@ def _resource_names(resource: str) -> Callable[[Json, bool], Json]:
 def test_discovery_preferred_version(servers: Servers) -> None:
     """"should validate PreferredVersion for each APIGroup": ``/apis/``, then each group's
     ``/apis/<group>/`` (with the spec's trailing slash), whose preferredVersion must be the one
-    ``/apis`` gives."""
+    ``/apis`` gives; with a custom resource group of three versions among them, whose preferred
+    one is kube's version order's first (not the storage version, not the first listed)."""
     s = servers
     case = "discovery-preferred-version"
-    groups = s.send(case, "APIGroupList", "groups", "GET", "/apis/")
-    for group in groups.real.raw["groups"]:
-        s.send(case, "APIGroup", f"group {group['name']}", "GET", f"/apis/{group['name']}/")
+    group = "preferred.conformance.fakeapi.dev"
+    schema = {"openAPIV3Schema": {"type": "object"}}
+    s.setup("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+        "metadata": {"name": f"widgets.{group}"},
+        "spec": {"group": group, "scope": "Namespaced",
+                 "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+                 "versions": [{"name": name, "served": True, "storage": name == "v1beta1", "schema": schema}
+                              for name in ("v2alpha1", "v1beta1", "v1")]}})
+    try:
+        for client in (s.pair.fake, s.pair.real):
+            eventually(lambda: client.get(f"/apis/{group}/").status_code == 200, f"/apis/{group}/ served")
+        groups = s.send(case, "APIGroupList", "groups", "GET", "/apis/")
+        for listed in groups.real.raw["groups"]:
+            s.send(case, "APIGroup", f"group {listed['name']}", "GET", f"/apis/{listed['name']}/")
+    finally:
+        s.setup("DELETE", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}")
 
 
 _AUTHORIZATION = "/apis/authorization.k8s.io/v1"
