@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 
+import httpx
 import pytest
 from differ import Json, Pair, check
 from test_corpus import merge_patch
@@ -215,11 +216,9 @@ def test_flowschema_dangling_follows_its_priority_level(servers: Servers) -> Non
 
 
 def _resource_names(resource: str) -> Callable[[Json, bool], Json]:
-    """A group version's resource list cut to ``resource`` and its subresources, without the
-    storage version hashes (fakeapi does not compute them yet)."""
+    """A group version's resource list cut to ``resource`` and its subresources."""
     def view(body: Json, _is_fake: bool) -> Json:
-        return [{key: value for key, value in entry.items() if key != "storageVersionHash"}
-                for entry in body.get("resources", ()) if entry["name"].partition("/")[0] == resource]
+        return [entry for entry in body.get("resources", ()) if entry["name"].partition("/")[0] == resource]
     return view
 
 
@@ -239,13 +238,55 @@ def test_discovery_preferred_version(servers: Servers) -> None:
                  "versions": [{"name": name, "served": True, "storage": name == "v1beta1", "schema": schema}
                               for name in ("v2alpha1", "v1beta1", "v1")]}})
     try:
+        # kube's crdregistration controller makes the group versions' APIServices one by one
         for client in (s.pair.fake, s.pair.real):
-            eventually(lambda: client.get(f"/apis/{group}/").status_code == 200, f"/apis/{group}/ served")
+            eventually(lambda: len(_json_or_empty(client.get(f"/apis/{group}/")).get("versions") or ()) == 3,
+                       f"/apis/{group}/ with its three versions")
         groups = s.send(case, "APIGroupList", "groups", "GET", "/apis/")
         for listed in groups.real.raw["groups"]:
             s.send(case, "APIGroup", f"group {listed['name']}", "GET", f"/apis/{listed['name']}/")
     finally:
         s.setup("DELETE", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}")
+
+
+def _json_or_empty(response: httpx.Response) -> Json:
+    return response.json() if response.status_code == 200 else {}
+
+
+def _storage_version_hashes(body: Json, _is_fake: bool) -> Json:
+    """A resource list's storage version hashes by resource (a create-only resource has none;
+    subresources, which have none either, are left out: kube lists some fakeapi does not
+    serve, pods/log and the like)."""
+    return {entry["name"]: entry.get("storageVersionHash") for entry in body.get("resources", ())
+            if "/" not in entry["name"]}
+
+
+def test_discovery_storage_version_hashes(servers: Servers) -> None:
+    """Each served group version's resources and their storage version hashes (kube's
+    "Discovery Custom resource should have storage version hash" spec reads a custom
+    resource's): a hash of the group, version and kind they are stored as, so events.k8s.io's
+    events have core's, autoscaling/v1's HPAs autoscaling/v2's, and a custom resource's every
+    version its storage version's."""
+    s = servers
+    case = "discovery-storage-version-hashes"
+    group = "hashes.conformance.fakeapi.dev"
+    schema = {"openAPIV3Schema": {"type": "object"}}
+    s.setup("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+        "metadata": {"name": f"gadgets.{group}"},
+        "spec": {"group": group, "scope": "Cluster",
+                 "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+                 "versions": [{"name": name, "served": True, "storage": name == "v1beta1", "schema": schema}
+                              for name in ("v1", "v1beta1")]}})
+    try:
+        for client in (s.pair.fake, s.pair.real):
+            eventually(lambda: client.get(f"/apis/{group}/v1").status_code == 200, f"/apis/{group}/v1 served")
+        s.send(case, "APIResourceList", "v1", "GET", "/api/v1", rewrite=_storage_version_hashes)
+        for listed in s.pair.real.get("/apis").json()["groups"]:
+            for version in listed["versions"]:
+                s.send(case, "APIResourceList", version["groupVersion"], "GET", f"/apis/{version['groupVersion']}",
+                       rewrite=_storage_version_hashes)
+    finally:
+        s.setup("DELETE", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.{group}")
 
 
 _AUTHORIZATION = "/apis/authorization.k8s.io/v1"
