@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import httpx
 import pytest
@@ -222,6 +223,31 @@ def _resource_names(resource: str) -> Callable[[Json, bool], Json]:
     return view
 
 
+@contextmanager
+def _custom_group(s: Servers, group: str, versions: tuple[str, ...], storage: str) -> Iterator[None]:
+    """A CRD of ``group`` serving ``versions`` (``storage`` stored), once both servers list
+    them all under ``/apis/<group>/`` (kube's crdregistration controller makes their
+    APIServices one by one); deleted after."""
+    name = f"gadgets.{group}"
+    s.setup("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+        "metadata": {"name": name},
+        "spec": {"group": group, "scope": "Cluster",
+                 "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+                 "versions": [{"name": version, "served": True, "storage": version == storage,
+                               "schema": {"openAPIV3Schema": {"type": "object"}}} for version in versions]}})
+    try:
+        for client in (s.pair.fake, s.pair.real):
+            eventually(lambda: len(_json_or_empty(client.get(f"/apis/{group}/")).get("versions") or ()) == len(versions),
+                       f"/apis/{group}/ with its {len(versions)} versions")
+        yield
+    finally:
+        s.setup("DELETE", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
+
+
+def _json_or_empty(response: httpx.Response) -> Json:
+    return response.json() if response.status_code == 200 else {}
+
+
 def test_discovery_preferred_version(servers: Servers) -> None:
     """"should validate PreferredVersion for each APIGroup": ``/apis/``, then each group's
     ``/apis/<group>/`` (with the spec's trailing slash), whose preferredVersion must be the one
@@ -229,28 +255,10 @@ def test_discovery_preferred_version(servers: Servers) -> None:
     one is kube's version order's first (not the storage version, not the first listed)."""
     s = servers
     case = "discovery-preferred-version"
-    group = "preferred.conformance.fakeapi.dev"
-    schema = {"openAPIV3Schema": {"type": "object"}}
-    s.setup("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
-        "metadata": {"name": f"widgets.{group}"},
-        "spec": {"group": group, "scope": "Namespaced",
-                 "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-                 "versions": [{"name": name, "served": True, "storage": name == "v1beta1", "schema": schema}
-                              for name in ("v2alpha1", "v1beta1", "v1")]}})
-    try:
-        # kube's crdregistration controller makes the group versions' APIServices one by one
-        for client in (s.pair.fake, s.pair.real):
-            eventually(lambda: len(_json_or_empty(client.get(f"/apis/{group}/")).get("versions") or ()) == 3,
-                       f"/apis/{group}/ with its three versions")
+    with _custom_group(s, "preferred.conformance.fakeapi.dev", ("v2alpha1", "v1beta1", "v1"), "v1beta1"):
         groups = s.send(case, "APIGroupList", "groups", "GET", "/apis/")
         for listed in groups.real.raw["groups"]:
             s.send(case, "APIGroup", f"group {listed['name']}", "GET", f"/apis/{listed['name']}/")
-    finally:
-        s.setup("DELETE", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}")
-
-
-def _json_or_empty(response: httpx.Response) -> Json:
-    return response.json() if response.status_code == 200 else {}
 
 
 def _storage_version_hashes(body: Json, _is_fake: bool) -> Json:
@@ -269,24 +277,12 @@ def test_discovery_storage_version_hashes(servers: Servers) -> None:
     version its storage version's."""
     s = servers
     case = "discovery-storage-version-hashes"
-    group = "hashes.conformance.fakeapi.dev"
-    schema = {"openAPIV3Schema": {"type": "object"}}
-    s.setup("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
-        "metadata": {"name": f"gadgets.{group}"},
-        "spec": {"group": group, "scope": "Cluster",
-                 "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
-                 "versions": [{"name": name, "served": True, "storage": name == "v1beta1", "schema": schema}
-                              for name in ("v1", "v1beta1")]}})
-    try:
-        for client in (s.pair.fake, s.pair.real):
-            eventually(lambda: client.get(f"/apis/{group}/v1").status_code == 200, f"/apis/{group}/v1 served")
+    with _custom_group(s, "hashes.conformance.fakeapi.dev", ("v1", "v1beta1"), "v1beta1"):
         s.send(case, "APIResourceList", "v1", "GET", "/api/v1", rewrite=_storage_version_hashes)
         for listed in s.pair.real.get("/apis").json()["groups"]:
             for version in listed["versions"]:
                 s.send(case, "APIResourceList", version["groupVersion"], "GET", f"/apis/{version['groupVersion']}",
                        rewrite=_storage_version_hashes)
-    finally:
-        s.setup("DELETE", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.{group}")
 
 
 _AUTHORIZATION = "/apis/authorization.k8s.io/v1"
