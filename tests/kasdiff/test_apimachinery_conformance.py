@@ -308,3 +308,22 @@ def test_table_for_backend_without_metadata(servers: Servers, path: str) -> None
               "spec": {"nonResourceAttributes": {"path": "/", "verb": "get"}}}
     s.send("table-without-metadata", "Status", "create-as-table", "POST", path, review,
            headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+
+
+#: Subresources read with a Table asked for: whether their storage converts to one (406 before
+#: the object is looked for if not, else the missing object's 404).
+_SUBRESOURCES = [
+    "/api/v1/namespaces/default/pods/missing/status", "/api/v1/namespaces/default/replicationcontrollers/missing/scale",
+    "/apis/apps/v1/namespaces/default/deployments/missing/scale", "/apis/apps/v1/namespaces/default/deployments/missing/status",
+    "/apis/apps/v1/namespaces/default/replicasets/missing/scale", "/apis/apps/v1/namespaces/default/statefulsets/missing/scale",
+    "/api/v1/namespaces/default/pods/missing/ephemeralcontainers", "/api/v1/namespaces/default/pods/missing/resize",
+    "/apis/certificates.k8s.io/v1/certificatesigningrequests/missing/approval",
+    "/apis/certificates.k8s.io/v1/certificatesigningrequests/missing/status",
+]
+
+
+@pytest.mark.parametrize("path", _SUBRESOURCES, ids=["/".join(path.rsplit("/", 3)[1::2]) for path in _SUBRESOURCES])
+def test_table_of_subresource(servers: Servers, path: str) -> None:
+    servers.send("table-of-subresource", "Status", "get-as-table", "GET", path,
+                 headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+
