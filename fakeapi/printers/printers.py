@@ -524,6 +524,12 @@ def _deployment_cells(obj: Obj, now: datetime) -> list[Cell]:
             *container_cells(_template(obj)), "<invalid>" if selector is None else selector]
 
 
+def _pod_template_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printPodTemplate``."""
+    template = obj.get("template") or {}
+    return [name(obj), *container_cells(template), format_labels((template.get("metadata") or {}).get("labels"))]
+
+
 def _replica_set_cells(obj: Obj, now: datetime) -> list[Cell]:
     """``printReplicaSet`` (wide)."""
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
@@ -1011,6 +1017,13 @@ def _replicas_columns(kind: str) -> tuple[Column, ...]:
     )
 
 
+_POD_TEMPLATE = Printer((
+    NAME,
+    Column("Containers", CONTAINERS.description),
+    Column("Images", IMAGES.description),
+    Column("Pod Labels", "The labels for the pod template."),
+), _pod_template_cells)
+
 _REPLICA_SET = Printer(_replicas_columns("extensionsv1beta1.ReplicaSet"), _replica_set_cells)
 _REPLICATION_CONTROLLER = Printer(_replicas_columns("apiv1.ReplicationController"), _replication_controller_cells)
 
@@ -1192,6 +1205,7 @@ _API_SERVICE = Printer((
 #: The printer of each built-in resource, by (group, plural); every served version shares it.
 PRINTERS: Mapping[tuple[str, str], Printer] = {
     ("", "pods"): _POD,
+    ("", "podtemplates"): _POD_TEMPLATE,
     ("", "replicationcontrollers"): _REPLICATION_CONTROLLER,
     ("", "services"): _SERVICE,
     ("", "endpoints"): _ENDPOINTS,

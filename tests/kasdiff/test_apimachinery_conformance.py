@@ -327,3 +327,26 @@ def test_table_of_subresource(servers: Servers, path: str) -> None:
     servers.send("table-of-subresource", "Status", "get-as-table", "GET", path,
                  headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
 
+
+
+_TABLE_V1BETA1 = {"Accept": "application/json;as=Table;v=v1beta1;g=meta.k8s.io"}
+
+
+def test_table_transformation(servers: Servers) -> None:
+    """The other specs of "Servers with support for Table transformation": a pod's row
+    (meta.k8s.io/v1beta1), twenty pod templates in pages of two and the next page by its
+    continue token, the nodes."""
+    s = servers
+    case = "table-transformation"
+    s.pod("pod-1", spec={"restartPolicy": "Never", "containers": [{
+        "name": "agnhost-container", "image": "registry.k8s.io/e2e-test-images/agnhost:2.56", "args": ["porter"],
+        "ports": [{"containerPort": 8080}], "env": [{"name": "SERVE_PORT_8080", "value": "foo"}]}]})
+    s.send(case, "Table", "pod", "GET", s.path("pods", "pod-1"), headers=_TABLE_V1BETA1)
+    for i in range(20):
+        s.setup("POST", s.path("podtemplates"), {"metadata": {"name": f"template-{i:04d}"}, "template": {
+            "spec": {"containers": [{"name": "test", "image": "test2"}]}}})
+    page = s.send(case, "Table", "podtemplates-page", "GET", s.path("podtemplates") + "?limit=2", headers=_TABLE_V1BETA1)
+    s.pair.send(case, "Table", "podtemplates-next", "GET", tuple(  # type: ignore[arg-type]
+        s.path("podtemplates") + f"?continue={answer.raw['metadata']['continue']}" for answer in (page.fake, page.real)),
+        headers=_TABLE_V1BETA1, rewrite=scrubbed)
+    s.send(case, "Table", "nodes", "GET", "/api/v1/nodes", headers=_TABLE_V1BETA1)
