@@ -350,3 +350,81 @@ def test_table_transformation(servers: Servers) -> None:
         s.path("podtemplates") + f"?continue={answer.raw['metadata']['continue']}" for answer in (page.fake, page.real)),
         headers=_TABLE_V1BETA1, rewrite=scrubbed)
     s.send(case, "Table", "nodes", "GET", "/api/v1/nodes", headers=_TABLE_V1BETA1)
+
+
+def _column_definitions(body: Json, _is_fake: bool) -> Json:
+    return body.get("columnDefinitions") if body.get("kind") == "Table" else scrubbed(body, _is_fake)
+
+
+def test_table_columns_of_every_resource(servers: Servers) -> None:
+    """The Table columns of every listable resource kube serves (its printers'; the default
+    Name and Created At for a resource without one), read from an empty list in the suite's
+    namespace."""
+    s = servers
+    for path in ("/api/v1", *(f"/apis/{version['groupVersion']}" for group in s.pair.real.get("/apis").json()["groups"]
+                              for version in group["versions"])):
+        for entry in s.pair.real.get(path).json()["resources"]:
+            if "/" in entry["name"] or "list" not in entry["verbs"]:
+                continue
+            scope = f"/namespaces/{s.namespace}" if entry["namespaced"] else ""
+            s.send("table-columns", "Table", f"{path} {entry['name']}", "GET", f"{path}{scope}/{entry['name']}",
+                   headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}, rewrite=_column_definitions)
+
+
+def test_table_rows_of_bootstrap_objects(servers: Servers) -> None:
+    """The rows of what every cluster has: the API Priority and Fairness configuration (flow
+    schemas in their matching order, with the Dangling condition's MissingPL) and the service
+    CIDR. Without the rows' objects: fakeapi writes its bootstrap objects in one revision."""
+    s = servers
+    for path in ("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
+                 "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
+                 "/apis/networking.k8s.io/v1/servicecidrs"):
+        s.send("table-rows", "Table", path, "GET", path + "?includeObject=None",
+               headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+
+
+_ADMISSION = "/apis/admissionregistration.k8s.io/v1"
+
+
+def test_table_rows_of_admission_policies(servers: Servers) -> None:
+    """The rows of ValidatingAdmissionPolicies (validations, param kind) and their bindings
+    (param by name, by namespace and name, by selector, none)."""
+    s = servers
+    prefix = s.namespace
+    match = {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                                "resources": ["configmaps"]}]}
+    policies = [
+        {"metadata": {"name": f"{prefix}-plain"}, "spec": {
+            "matchConstraints": match, "validations": [{"expression": "true"}, {"expression": "1 == 1"}]}},
+        {"metadata": {"name": f"{prefix}-params"}, "spec": {
+            "matchConstraints": match, "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+            "validations": [{"expression": "true"}]}},
+    ]
+    bindings = [
+        {"metadata": {"name": f"{prefix}-a"}, "spec": {"policyName": f"{prefix}-plain", "validationActions": ["Deny"]}},
+        {"metadata": {"name": f"{prefix}-b"}, "spec": {"policyName": f"{prefix}-params", "validationActions": ["Warn"],
+                                                        "paramRef": {"name": "p", "parameterNotFoundAction": "Deny"}}},
+        {"metadata": {"name": f"{prefix}-c"}, "spec": {"policyName": f"{prefix}-params", "validationActions": ["Warn"],
+                                                        "paramRef": {"name": "p", "namespace": "ns",
+                                                                     "parameterNotFoundAction": "Allow"}}},
+        {"metadata": {"name": f"{prefix}-d"}, "spec": {"policyName": f"{prefix}-params", "validationActions": ["Audit"],
+                                                        "paramRef": {"parameterNotFoundAction": "Deny", "selector": {
+                                                            "matchLabels": {"b": "2", "a": "1"},
+                                                            "matchExpressions": [{"key": "k", "operator": "In",
+                                                                                  "values": ["x", "y"]}]}}}},
+    ]
+    for resource, objects in (("validatingadmissionpolicies", policies), ("validatingadmissionpolicybindings", bindings)):
+        for obj in objects:
+            s.setup("POST", f"{_ADMISSION}/{resource}", obj)
+    try:
+        for resource, objects in (("validatingadmissionpolicies", policies),
+                                  ("validatingadmissionpolicybindings", bindings)):
+            for obj in objects:
+                path = f"{_ADMISSION}/{resource}/{obj['metadata']['name']}"
+                s.send("table-admission-policies", "Table", path, "GET", path + "?includeObject=None",
+                       headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+    finally:
+        for resource, objects in (("validatingadmissionpolicybindings", bindings), ("validatingadmissionpolicies", policies)):
+            for obj in objects:
+                s.setup("DELETE", f"{_ADMISSION}/{resource}/{obj['metadata']['name']}")
+
