@@ -997,11 +997,12 @@ def _api_service_cells(obj: Obj, now: datetime) -> list[Cell]:
 def _flow_schema_cells(obj: Obj, now: datetime) -> list[Cell]:
     """``printFlowSchema``: MissingPL is the Dangling condition's status, "?" without one."""
     spec = obj.get("spec") or {}
-    method = (spec.get("distinguisherMethod") or {}).get("type") if spec.get("distinguisherMethod") else None
+    method = spec.get("distinguisherMethod")
     missing = next((c.get("status", "") for c in (obj.get("status") or {}).get("conditions") or ()
                     if c.get("type") == "Dangling"), "?")
     return [name(obj), (spec.get("priorityLevelConfiguration") or {}).get("name", ""),
-            spec.get("matchingPrecedence", 0), "<none>" if method is None else method, age(obj, now), missing]
+            spec.get("matchingPrecedence", 0), "<none>" if method is None else method.get("type", ""),
+            age(obj, now), missing]
 
 
 def _flow_schema_order(objects: Sequence[Obj]) -> Sequence[Obj]:
@@ -1015,7 +1016,7 @@ def _priority_level_cells(obj: Obj, now: datetime) -> list[Cell]:
     limited = spec.get("limited")
     shares = queues = hand_size = queue_length_limit = "<none>"
     if limited is not None:
-        shares = limited.get("nominalConcurrencyShares")
+        shares = limited.get("nominalConcurrencyShares", 0)
         queuing = (limited.get("limitResponse") or {}).get("queuing")
         if queuing is not None:
             queues, hand_size, queue_length_limit = (queuing.get(key, 0) for key in ("queues", "handSize",
