@@ -1096,6 +1096,27 @@ def _controller_revision_cells(obj: Obj, now: datetime) -> list[Cell]:
     return [name(obj), controller, obj.get("revision", 0), age(obj, now)]
 
 
+def _list_with_more(items: Sequence[str], limit: int = 3) -> str:
+    """``listWithMoreString``: the first ``limit`` items, then how many more; ``<unset>`` for none."""
+    text = ",".join(items[:limit])
+    if len(items) > limit:
+        return f"{text} + {len(items) - limit} more..."
+    return text or "<unset>"
+
+
+def _endpoint_slice_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printEndpointSlice``: ports by number (else name, else ``*``), the endpoints' addresses."""
+    ports = [_endpoint_port(port) for port in obj.get("ports") or ()]
+    addresses = [address for endpoint in obj.get("endpoints") or () for address in endpoint.get("addresses") or ()]
+    return [name(obj), obj.get("addressType", ""), _list_with_more(ports), _list_with_more(addresses), age(obj, now)]
+
+
+def _endpoint_port(port: Obj) -> str:
+    if port.get("port") is not None:
+        return str(port["port"])
+    return "*" if port.get("name") is None else port["name"]
+
+
 def _webhook_configuration_cells(obj: Obj, now: datetime) -> list[Cell]:
     """``printMutatingWebhook`` and ``printValidatingWebhook``: how many webhooks."""
     return [name(obj), len(obj.get("webhooks") or ()), age(obj, now)]
@@ -1409,6 +1430,21 @@ _CONTROLLER_REVISION = Printer((
     AGE,
 ), _controller_revision_cells)
 
+#: The descriptions are the internal type's SwaggerDoc, older than v1's.
+_ENDPOINT_SLICE = Printer((
+    NAME,
+    Column("AddressType", (
+        "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice "
+        "must be the same type. This field is immutable after creation. The following address types are "
+        "currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: "
+        "Represents a Fully Qualified Domain Name.")),
+    Column("Ports", (
+        "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a "
+        "unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined "
+        'with a nil port value, it indicates "all ports". Each slice may include a maximum of 100 ports.')),
+    Column("Endpoints", api_doc("discovery.v1.EndpointSlice", "endpoints")),
+    AGE,
+), _endpoint_slice_cells)
 _WEBHOOK_CONFIGURATION = Printer((
     NAME, Column("Webhooks", "Webhooks indicates the number of webhooks registered in this configuration",
                  type="integer"), AGE,
@@ -1476,4 +1512,5 @@ PRINTERS: Mapping[tuple[str, str], Printer] = {
     ("admissionregistration.k8s.io", "validatingwebhookconfigurations"): _WEBHOOK_CONFIGURATION,
     ("admissionregistration.k8s.io", "validatingadmissionpolicies"): _ADMISSION_POLICY,
     ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"): _ADMISSION_POLICY_BINDING,
+    ("discovery.k8s.io", "endpointslices"): _ENDPOINT_SLICE,
 }

@@ -428,3 +428,21 @@ def test_table_rows_of_admission_policies(servers: Servers) -> None:
             for obj in objects:
                 s.setup("DELETE", f"{_ADMISSION}/{resource}/{obj['metadata']['name']}")
 
+
+def test_table_rows_of_endpoint_slices(servers: Servers) -> None:
+    """EndpointSlices' rows: none of either (``<unset>``), ports by number, name or ``*``, more
+    than three of each."""
+    s = servers
+    slices = [
+        {"metadata": {"name": "empty"}, "addressType": "IPv4", "endpoints": []},
+        {"metadata": {"name": "many"}, "addressType": "IPv4",
+         "ports": [{"port": 80, "name": "a"}, {"name": "http"}, {}, {"port": 443, "name": "https"}],
+         "endpoints": [{"addresses": ["10.0.0.1", "10.0.0.2"]}, {"addresses": ["10.0.0.3"]},
+                       {"addresses": ["10.0.0.4"]}]},
+    ]
+    for obj in slices:
+        s.setup("POST", s.path("endpointslices", group="discovery.k8s.io/v1"), obj)
+    s.send("table-endpoint-slices", "Table", "list", "GET",
+           s.path("endpointslices", group="discovery.k8s.io/v1") + "?includeObject=None",
+           headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+
