@@ -6,6 +6,7 @@ kinds are made from the same table of served resources, built once per set of se
 
 from __future__ import annotations
 
+import base64
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -121,14 +122,18 @@ class Discovery:
             return None
         resources = []
         for resource_type in resource_types:
-            resources.append({
+            entry = {
                 "name": resource_type.plural,
                 "singularName": resource_type.singular,
                 "namespaced": resource_type.namespaced,
                 "kind": resource_type.kind,
                 "verbs": list(resource_type.verbs),
                 **_names_and_categories(resource_type),
-            })
+            }
+            served = self.registry.resources.get((group, version, resource_type.plural))
+            if served is not None and (group, resource_type.plural) not in _WITHOUT_STORAGE_VERSION:
+                entry["storageVersionHash"] = storage_version_hash(served.storage.resource_type)
+            resources.append(entry)
             resources.extend(_subresource_entries(resource_type))
         # kube's core list carries no apiVersion; the groups' lists do.
         head = {"kind": "APIResourceList", "groupVersion": version} if not group else {
@@ -213,6 +218,26 @@ CUSTOM_GROUP_PRIORITY = 1000
 SERVED_SUBRESOURCES = ("binding", "ephemeralcontainers", "eviction", "finalize", "resize", "scale", "status", "token")
 AGGREGATED_API_VERSION = "apidiscovery.k8s.io/v2"
 AGGREGATED_KIND = "APIGroupDiscoveryList"
+
+
+#: Stored resources whose kube storage has no storage version (no ``StorageVersionProvider``):
+#: component statuses are read from the components' health endpoints.
+_WITHOUT_STORAGE_VERSION = frozenset({("", "componentstatuses")})
+#: The versions kube-apiserver v1.35 writes to etcd where that is not the group's preferred one
+#: (``default_storage_factory_builder.go``'s ``WithVersion``, and apiextensions-apiserver's
+#: storage codec): those of kinds whose GA version is not yet the storage version.
+_ETCD_VERSIONS = {("storage.k8s.io", "VolumeAttributesClass"): "v1beta1",
+                  ("apiextensions.k8s.io", "CustomResourceDefinition"): "v1beta1"}
+
+
+def storage_version_hash(stored_as: ResourceType) -> str:
+    """``discovery.StorageVersionHash`` of the group, version and kind objects are stored as in
+    kube's etcd: the first 8 bytes of the SHA-256 of ``group/version/kind``, in base64. Clients
+    compare it to notice a storage version change; its derivation is kube's detail, copied."""
+    group, kind = stored_as.group, stored_as.kind
+    version = _ETCD_VERSIONS.get((group, kind), stored_as.version)
+    digest = hashlib.sha256(f"{group}/{version}/{kind}".encode()).digest()
+    return base64.b64encode(digest[:8]).decode()
 
 
 def _names_and_categories(resource_type: ResourceType) -> dict[str, list[str]]:

@@ -158,9 +158,11 @@ def check_route_accepts(accept: str | None, produces: tuple[str, ...] = ROUTE_ME
                       Details())
 
 
-def negotiate(accept: str | None, *, custom: bool = False) -> Negotiated:
+def negotiate(accept: str | None, *, custom: bool = False, tables: bool = True) -> Negotiated:
     """A resource endpoint's output (kube's ``RequestScope.AllowsMediaTypeTransform``); 406
-    when nothing is acceptable. ``custom``: a custom resource's endpoint."""
+    when nothing is acceptable. ``custom``: a custom resource's endpoint; ``tables``: whether
+    its storage converts to a Table (kube's ``RequestScope.TableConvertor``: the create-only
+    storages do not, so a Table asked of them is not acceptable)."""
     if not accept:
         return Negotiated(JSON, None)
     for clause in parse_accept(accept):
@@ -176,7 +178,7 @@ def negotiate(accept: str | None, *, custom: bool = False) -> Negotiated:
                 return Negotiated(media_type, None)
             if convert.group != META_GROUP or convert.version not in META_VERSIONS:
                 continue
-            if convert.kind == "Table" and media_type != PROTOBUF:
+            if convert.kind == "Table" and tables and media_type != PROTOBUF:
                 return Negotiated(media_type, convert)
             if convert.kind in METADATA_KINDS:  # either name is accepted here; the wrong one fails later
                 return Negotiated(media_type, convert)

@@ -243,10 +243,10 @@ class Output:
         return self.respond(view.body(encoded), status)
 
 
-def output(request: Request, served: ResourceStore, target: str) -> Output:
+def output(request: Request, served: ResourceStore, target: str, *, tables: bool = True) -> Output:
     """The negotiated output of a request for one object or a watch (``target`` "object") or a
-    list ("list")."""
-    negotiated = negotiate(request.headers.get("accept"), custom=served.resource_type.custom)
+    list ("list"); ``tables``: whether the endpoint's storage converts to a Table."""
+    negotiated = negotiate(request.headers.get("accept"), custom=served.resource_type.custom, tables=tables)
     convert = negotiated.convert
     if convert is not None and convert.kind in METADATA_KINDS and (convert.kind == METADATA_KINDS[1]) != (target == "list"):
         return Output(None, negotiated.media_type, _metadata_conversion_failed(served, convert.kind, target))
@@ -398,7 +398,9 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
         raise not_found_path()
     if sub == "scale":
         return await _scale(registry, request, served, ns, name)
-    out = output(request, served, "object")
+    # The storages of the subresources with a strategy of their own (pods' ephemeralcontainers
+    # and resize, CSRs' approval) have no TableConvertor; status storages do.
+    out = output(request, served, "object", tables=sub not in served.storage.subresource_strategies)
     if method == "GET":
         return out.respond(await _read(served, served.get, ns, name, out.view))
     if method == "PUT":
@@ -436,7 +438,7 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
     """A create-only resource or subresource: POST only (no other route exists for it)."""
     if request.method != "POST":
         raise method_not_allowed_path()
-    media_type = negotiate(request.headers.get("accept")).media_type
+    media_type = negotiate(request.headers.get("accept"), tables=False).media_type
     body_type = creater.body_type
     body, warnings, dry = await read_object(request, body_type, "CreateOptions")
     user = request_user(request)

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from ..machinery import schema
+
 Obj = Mapping[str, Any]
 Cell = str | int | float | bool | None
 
@@ -188,6 +190,12 @@ _SWAGGER_DOCS: dict[str, dict[str, str]] = {
 def doc(type_name: str, field_name: str) -> str:
     """``<type>{}.SwaggerDoc()[field]`` as kube-apiserver's printers read it."""
     return _SWAGGER_DOCS[type_name][field_name]
+
+
+def api_doc(definition: str, field_name: str) -> str:
+    """The ``SwaggerDoc()`` of a field of a k8s.io/api type (``flowcontrol.v1.FlowSchemaSpec``),
+    which its OpenAPI definition's description is."""
+    return schema.definitions()[f"io.k8s.api.{definition}"]["properties"][field_name].get("description", "")
 
 
 # --- time --------------------------------------------------------------------------------------
@@ -365,6 +373,8 @@ class Printer:
     columns: tuple[Column, ...]
     cells: Cells
     conditions: RowConditions = field(default=_no_conditions)
+    #: The order of a list's rows (a list handler that sorts its items): the list's by default.
+    list_order: Callable[[Sequence[Obj]], Sequence[Obj]] = field(default=lambda objects: objects)
 
     def column_definitions(self) -> list[dict[str, Any]]:
         return [column.definition() for column in self.columns]
@@ -522,6 +532,12 @@ def _deployment_cells(obj: Obj, now: datetime) -> list[Cell]:
     return [name(obj), f"{status.get('readyReplicas', 0)}/{spec.get('replicas', 1)}",
             status.get("updatedReplicas", 0), status.get("availableReplicas", 0), age(obj, now),
             *container_cells(_template(obj)), "<invalid>" if selector is None else selector]
+
+
+def _pod_template_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printPodTemplate``."""
+    template = obj.get("template") or {}
+    return [name(obj), *container_cells(template), format_labels((template.get("metadata") or {}).get("labels"))]
 
 
 def _replica_set_cells(obj: Obj, now: datetime) -> list[Cell]:
@@ -732,8 +748,10 @@ def _secret_cells(obj: Obj, now: datetime) -> list[Cell]:
     return [name(obj), obj.get("type", ""), len(obj.get("data") or {}), age(obj, now)]
 
 
-def _service_account_cells(obj: Obj, now: datetime) -> list[Cell]:
-    return [name(obj), len(obj.get("secrets") or []), age(obj, now)]
+def _name_and_age_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """The printers of only a name and an age (``printServiceAccount``, ``printDeviceClass``,
+    ``printResourceClaimTemplate``)."""
+    return [name(obj), age(obj, now)]
 
 
 def _lease_cells(obj: Obj, now: datetime) -> list[Cell]:
@@ -976,6 +994,168 @@ def _api_service_cells(obj: Obj, now: datetime) -> list[Cell]:
     return [name(obj), where, available, age(obj, now)]
 
 
+def _flow_schema_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printFlowSchema``: MissingPL is the Dangling condition's status, "?" without one."""
+    spec = obj.get("spec") or {}
+    method = spec.get("distinguisherMethod")
+    missing = next((c.get("status", "") for c in (obj.get("status") or {}).get("conditions") or ()
+                    if c.get("type") == "Dangling"), "?")
+    return [name(obj), (spec.get("priorityLevelConfiguration") or {}).get("name", ""),
+            spec.get("matchingPrecedence", 0), "<none>" if method is None else method.get("type", ""),
+            age(obj, now), missing]
+
+
+def _flow_schema_order(objects: Sequence[Obj]) -> Sequence[Obj]:
+    """``apihelpers.FlowSchemaSequence``: by matching precedence, then name."""
+    return sorted(objects, key=lambda fs: ((fs.get("spec") or {}).get("matchingPrecedence", 0), name(fs)))
+
+
+def _priority_level_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printPriorityLevelConfiguration``: a limited level's shares and queuing, else "<none>"."""
+    spec = obj.get("spec") or {}
+    limited = spec.get("limited")
+    shares = queues = hand_size = queue_length_limit = "<none>"
+    if limited is not None:
+        shares = limited.get("nominalConcurrencyShares", 0)
+        queuing = (limited.get("limitResponse") or {}).get("queuing")
+        if queuing is not None:
+            queues, hand_size, queue_length_limit = (queuing.get(key, 0) for key in ("queues", "handSize",
+                                                                                       "queueLengthLimit"))
+    return [name(obj), spec.get("type", ""), shares, queues, hand_size, queue_length_limit, age(obj, now)]
+
+
+def _service_cidr_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printServiceCIDR``."""
+    return [name(obj), ",".join((obj.get("spec") or {}).get("cidrs") or ()), age(obj, now)]
+
+
+def _ip_address_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printIPAddress``: the parent as ``resource[.group][/namespace]/name``, lower case."""
+    parent = (obj.get("spec") or {}).get("parentRef")
+    parent_name = "<none>"
+    if parent is not None:
+        group = parent.get("group") or ""
+        parent_name = (parent.get("resource") or "") + (f".{group}" if group else "")
+        parent_name = parent_name.lower()
+        if parent.get("namespace"):
+            parent_name += "/" + parent["namespace"]
+        parent_name += "/" + (parent.get("name") or "")
+    return [name(obj), parent_name, age(obj, now)]
+
+
+def _runtime_class_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printRuntimeClass``."""
+    return [name(obj), obj.get("handler", ""), age(obj, now)]
+
+
+def _resource_claim_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printResourceClaim``: ``resourceClaimState``."""
+    deleted = bool((obj.get("metadata") or {}).get("deletionTimestamp"))
+    status = obj.get("status") or {}
+    states = ["deleted"] if deleted else []
+    if status.get("allocation") is None:
+        if not deleted:
+            states.append("pending")
+    else:
+        states.append("allocated")
+        if status.get("reservedFor"):
+            states.append("reserved")
+    return [name(obj), ",".join(states), age(obj, now)]
+
+
+def _resource_slice_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printResourceSlice``."""
+    spec = obj.get("spec") or {}
+    return [name(obj), spec.get("nodeName", ""), spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""),
+            age(obj, now)]
+
+
+def _volume_attachment_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printVolumeAttachment``."""
+    spec = obj.get("spec") or {}
+    return [name(obj), spec.get("attacher", ""), (spec.get("source") or {}).get("persistentVolumeName") or "",
+            spec.get("nodeName", ""), (obj.get("status") or {}).get("attached", False), age(obj, now)]
+
+
+def _csi_node_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printCSINode``."""
+    return [name(obj), len((obj.get("spec") or {}).get("drivers") or ()), age(obj, now)]
+
+
+def _controller_revision_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printControllerRevision``: the controller as ``kind[.group]/name``, lower case."""
+    owner = next((ref for ref in (obj.get("metadata") or {}).get("ownerReferences") or () if ref.get("controller")),
+                 None)
+    controller = "<none>"
+    if owner is not None:
+        api_version = owner.get("apiVersion") or ""
+        group = api_version.rpartition("/")[0]
+        kind = owner.get("kind") or ""
+        group_kind = kind + (f".{group}" if group else "")
+        controller = f"{group_kind.lower()}/{owner.get('name', '')}" if group_kind else owner.get("name", "")
+    return [name(obj), controller, obj.get("revision", 0), age(obj, now)]
+
+
+def _list_with_more(items: Sequence[str], limit: int = 3) -> str:
+    """``listWithMoreString``: the first ``limit`` items, then how many more; ``<unset>`` for none."""
+    text = ",".join(items[:limit])
+    if len(items) > limit:
+        return f"{text} + {len(items) - limit} more..."
+    return text or "<unset>"
+
+
+def _endpoint_slice_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printEndpointSlice``: ports by number (else name, else ``*``), the endpoints' addresses."""
+    ports = [_endpoint_port(port) for port in obj.get("ports") or ()]
+    addresses = [address for endpoint in obj.get("endpoints") or () for address in endpoint.get("addresses") or ()]
+    return [name(obj), obj.get("addressType", ""), _list_with_more(ports), _list_with_more(addresses), age(obj, now)]
+
+
+def _endpoint_port(port: Obj) -> str:
+    if port.get("port") is not None:
+        return str(port["port"])
+    return "*" if port.get("name") is None else port["name"]
+
+
+def _webhook_configuration_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printMutatingWebhook`` and ``printValidatingWebhook``: how many webhooks."""
+    return [name(obj), len(obj.get("webhooks") or ()), age(obj, now)]
+
+
+def _admission_policy_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printValidatingAdmissionPolicy``: the validations, the params' ``apiVersion/kind``."""
+    spec = obj.get("spec") or {}
+    param_kind = spec.get("paramKind")
+    kind = "<unset>" if param_kind is None else f"{param_kind.get('apiVersion', '')}/{param_kind.get('kind', '')}"
+    return [name(obj), len(spec.get("validations") or ()), kind, age(obj, now)]
+
+
+def _admission_policy_binding_cells(obj: Obj, now: datetime) -> list[Cell]:
+    """``printValidatingAdmissionPolicyBinding``: the param by ``namespace/name`` (``*`` for no
+    namespace: it cannot tell a cluster-scoped param), else its selector as Go's generated
+    ``String()`` prints the ``LabelSelector``."""
+    spec = obj.get("spec") or {}
+    param_ref = spec.get("paramRef")
+    param = "<unset>"
+    if param_ref is not None:
+        if param_ref.get("name"):
+            param = f"{param_ref.get('namespace') or '*'}/{param_ref['name']}"
+        elif param_ref.get("selector") is not None:
+            param = _go_label_selector_string(param_ref["selector"])
+    return [name(obj), spec.get("policyName", ""), param, age(obj, now)]
+
+
+def _go_label_selector_string(selector: Obj) -> str:
+    """gogo-protobuf's ``(*LabelSelector).String()``: labels sorted, expressions as listed."""
+    labels = selector.get("matchLabels") or {}
+    label_text = "".join(f"{key}: {labels[key]}," for key in sorted(labels))
+    expressions = "".join(
+        f"LabelSelectorRequirement{{Key:{e.get('key', '')},Operator:{e.get('operator', '')},"
+        f"Values:[{' '.join(e.get('values') or ())}],}},"
+        for e in selector.get("matchExpressions") or ())
+    return f"&LabelSelector{{MatchLabels:map[string]string{{{label_text}}},MatchExpressions:[]LabelSelectorRequirement{{{expressions}}},}}"
+
+
 # --- the printers ------------------------------------------------------------------------------
 
 _POD = Printer((
@@ -1010,6 +1190,13 @@ def _replicas_columns(kind: str) -> tuple[Column, ...]:
         AGE, CONTAINERS, IMAGES, selector_column(f"{kind}Spec"),
     )
 
+
+_POD_TEMPLATE = Printer((
+    NAME,
+    Column("Containers", CONTAINERS.description),
+    Column("Images", IMAGES.description),
+    Column("Pod Labels", "The labels for the pod template."),
+), _pod_template_cells)
 
 _REPLICA_SET = Printer(_replicas_columns("extensionsv1beta1.ReplicaSet"), _replica_set_cells)
 _REPLICATION_CONTROLLER = Printer(_replicas_columns("apiv1.ReplicationController"), _replication_controller_cells)
@@ -1098,8 +1285,7 @@ _NAMESPACE = Printer((NAME, Column("Status", "The status of the namespace"), AGE
 _SECRET = Printer((
     NAME, Column("Type", doc("apiv1.Secret", "type")), Column("Data", doc("apiv1.Secret", "data")), AGE,
 ), _secret_cells)
-_SERVICE_ACCOUNT = Printer((NAME, Column("Secrets", doc("apiv1.ServiceAccount", "secrets")), AGE),
-                           _service_account_cells)
+_NAME_AND_AGE = Printer((NAME, AGE), _name_and_age_cells)
 _CONFIG_MAP = Printer((NAME, Column("Data", doc("apiv1.ConfigMap", "data")), AGE), _config_map_cells)
 
 _PERSISTENT_VOLUME = Printer((
@@ -1189,9 +1375,98 @@ _API_SERVICE = Printer((
     AGE,
 ), _api_service_cells)
 
+_FLOW_SCHEMA = Printer((
+    NAME,
+    Column("PriorityLevel", api_doc("flowcontrol.v1.PriorityLevelConfigurationReference", "name")),
+    Column("MatchingPrecedence", api_doc("flowcontrol.v1.FlowSchemaSpec", "matchingPrecedence")),
+    Column("DistinguisherMethod", api_doc("flowcontrol.v1.FlowSchemaSpec", "distinguisherMethod")),
+    AGE,
+    Column("MissingPL", "references a broken or non-existent PriorityLevelConfiguration"),
+), _flow_schema_cells, list_order=_flow_schema_order)
+
+_PRIORITY_LEVEL = Printer((
+    NAME,
+    Column("Type", api_doc("flowcontrol.v1.PriorityLevelConfigurationSpec", "type")),
+    Column("NominalConcurrencyShares", api_doc("flowcontrol.v1.LimitedPriorityLevelConfiguration",
+                                               "nominalConcurrencyShares")),
+    Column("Queues", api_doc("flowcontrol.v1.QueuingConfiguration", "queues")),
+    Column("HandSize", api_doc("flowcontrol.v1.QueuingConfiguration", "handSize")),
+    Column("QueueLengthLimit", api_doc("flowcontrol.v1.QueuingConfiguration", "queueLengthLimit")),
+    AGE,
+), _priority_level_cells)
+
+_SERVICE_CIDR = Printer((NAME, Column("CIDRs", api_doc("networking.v1.ServiceCIDRSpec", "cidrs")), AGE),
+                        _service_cidr_cells)
+#: kube defines no Age column for IP addresses, yet their rows carry the age (a third cell).
+_IP_ADDRESS = Printer((NAME, Column("ParentRef", api_doc("networking.v1.IPAddressSpec", "parentRef"))),
+                      _ip_address_cells)
+#: ``Handler``'s description is of an internal field kube-apiserver has no SwaggerDoc for: empty.
+_RUNTIME_CLASS = Printer((NAME, Column("Handler", ""), AGE), _runtime_class_cells)
+_RESOURCE_CLAIM = Printer((
+    NAME, Column("State", "A summary of the current state (allocated, pending, reserved, etc.)."), AGE,
+), _resource_claim_cells)
+_RESOURCE_SLICE = Printer((
+    NAME,
+    Column("Node", api_doc("resource.v1.ResourceSliceSpec", "nodeName")),
+    Column("Driver", api_doc("resource.v1.ResourceSliceSpec", "driver")),
+    Column("Pool", api_doc("resource.v1.ResourcePool", "name")),
+    AGE,
+), _resource_slice_cells)
+_VOLUME_ATTACHMENT = Printer((
+    NAME,
+    Column("Attacher", api_doc("storage.v1.VolumeAttachmentSpec", "attacher"), format="name"),
+    Column("PV", api_doc("storage.v1.VolumeAttachmentSource", "persistentVolumeName")),
+    Column("Node", api_doc("storage.v1.VolumeAttachmentSpec", "nodeName")),
+    Column("Attached", api_doc("storage.v1.VolumeAttachmentStatus", "attached"), type="boolean"),
+    AGE,
+), _volume_attachment_cells)
+_CSI_NODE = Printer((
+    NAME, Column("Drivers", "Drivers indicates the number of CSI drivers registered on the node", type="integer"), AGE,
+), _csi_node_cells)
+_CONTROLLER_REVISION = Printer((
+    NAME,
+    Column("Controller", "Controller of the object"),
+    Column("Revision", "revision indicates the revision of the state represented by Data."),
+    AGE,
+), _controller_revision_cells)
+
+#: The descriptions are the internal type's SwaggerDoc, older than v1's.
+_ENDPOINT_SLICE = Printer((
+    NAME,
+    Column("AddressType", (
+        "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice "
+        "must be the same type. This field is immutable after creation. The following address types are "
+        "currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: "
+        "Represents a Fully Qualified Domain Name.")),
+    Column("Ports", (
+        "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a "
+        "unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined "
+        'with a nil port value, it indicates "all ports". Each slice may include a maximum of 100 ports.')),
+    Column("Endpoints", api_doc("discovery.v1.EndpointSlice", "endpoints")),
+    AGE,
+), _endpoint_slice_cells)
+_WEBHOOK_CONFIGURATION = Printer((
+    NAME, Column("Webhooks", "Webhooks indicates the number of webhooks registered in this configuration",
+                 type="integer"), AGE,
+), _webhook_configuration_cells)
+_ADMISSION_POLICY = Printer((
+    NAME,
+    Column("Validations", "Validations indicates the number of validation rules defined in this configuration",
+           type="integer"),
+    Column("ParamKind", "ParamKind specifies the kind of resources used to parameterize this policy"),
+    AGE,
+), _admission_policy_cells)
+_ADMISSION_POLICY_BINDING = Printer((
+    NAME,
+    Column("PolicyName", "PolicyName indicates the policy definition which the policy binding binded to"),
+    Column("ParamRef", "ParamRef indicates the param resource which sets the configuration param"),
+    AGE,
+), _admission_policy_binding_cells)
+
 #: The printer of each built-in resource, by (group, plural); every served version shares it.
 PRINTERS: Mapping[tuple[str, str], Printer] = {
     ("", "pods"): _POD,
+    ("", "podtemplates"): _POD_TEMPLATE,
     ("", "replicationcontrollers"): _REPLICATION_CONTROLLER,
     ("", "services"): _SERVICE,
     ("", "endpoints"): _ENDPOINTS,
@@ -1199,7 +1474,7 @@ PRINTERS: Mapping[tuple[str, str], Printer] = {
     ("", "namespaces"): _NAMESPACE,
     ("", "configmaps"): _CONFIG_MAP,
     ("", "secrets"): _SECRET,
-    ("", "serviceaccounts"): _SERVICE_ACCOUNT,
+    ("", "serviceaccounts"): _NAME_AND_AGE,
     ("", "events"): _EVENT,
     ("events.k8s.io", "events"): _EVENT,
     ("", "persistentvolumes"): _PERSISTENT_VOLUME,
@@ -1221,4 +1496,21 @@ PRINTERS: Mapping[tuple[str, str], Printer] = {
     ("rbac.authorization.k8s.io", "clusterrolebindings"): _binding_printer("ClusterRoleBinding", "clusterRoleBinding"),
     ("policy", "poddisruptionbudgets"): _PDB,
     ("apiregistration.k8s.io", "apiservices"): _API_SERVICE,
+    ("flowcontrol.apiserver.k8s.io", "flowschemas"): _FLOW_SCHEMA,
+    ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations"): _PRIORITY_LEVEL,
+    ("networking.k8s.io", "servicecidrs"): _SERVICE_CIDR,
+    ("networking.k8s.io", "ipaddresses"): _IP_ADDRESS,
+    ("node.k8s.io", "runtimeclasses"): _RUNTIME_CLASS,
+    ("resource.k8s.io", "deviceclasses"): _NAME_AND_AGE,
+    ("resource.k8s.io", "resourceclaims"): _RESOURCE_CLAIM,
+    ("resource.k8s.io", "resourceclaimtemplates"): _NAME_AND_AGE,
+    ("resource.k8s.io", "resourceslices"): _RESOURCE_SLICE,
+    ("storage.k8s.io", "volumeattachments"): _VOLUME_ATTACHMENT,
+    ("storage.k8s.io", "csinodes"): _CSI_NODE,
+    ("apps", "controllerrevisions"): _CONTROLLER_REVISION,
+    ("admissionregistration.k8s.io", "mutatingwebhookconfigurations"): _WEBHOOK_CONFIGURATION,
+    ("admissionregistration.k8s.io", "validatingwebhookconfigurations"): _WEBHOOK_CONFIGURATION,
+    ("admissionregistration.k8s.io", "validatingadmissionpolicies"): _ADMISSION_POLICY,
+    ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"): _ADMISSION_POLICY_BINDING,
+    ("discovery.k8s.io", "endpointslices"): _ENDPOINT_SLICE,
 }

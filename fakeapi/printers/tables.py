@@ -34,7 +34,7 @@ from ..machinery.status import (
     field_errors_message,
     invalid_error,
 )
-from .printers import NAME, PRINTERS, Cell, Column, Obj, doc, parse_time, since
+from .printers import NAME, PRINTERS, Cell, Column, Obj, Printer, doc, parse_time, since
 
 META_V1 = "meta.k8s.io/v1"
 INCLUDE_OBJECT_POLICIES = ("Metadata", "Object", "None")
@@ -394,6 +394,8 @@ def table(resource_type: ResourceType, objects: Sequence[Obj], *, list_meta: Map
     ``include_object`` must have passed ``validate_include_object``."""
     convertor = table_convertor(resource_type, additional_printer_columns)
     policy = include_object or "Metadata"
+    if list_meta is not None and isinstance(convertor, Printer):
+        objects = convertor.list_order(objects)
     rows = []
     for obj in objects:
         row: dict[str, Any] = {"cells": convertor.cells(obj, now)}

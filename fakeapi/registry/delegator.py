@@ -239,12 +239,11 @@ class CacheDelegator:
         items: list[bytes] = []
         token = remaining = None
         examined = 0
-        custom = self.resource_type.custom
         for obj in objects:
             examined += 1
             if matches is not None and not matches(obj):
                 continue
-            items.append((obj.raw if custom else list_item(obj.raw)) if view is None else view.item(obj))
+            items.append(self._list_item(obj, view))
             if limit and len(items) == limit:
                 if examined < count if more_after is None else more_after(obj.key):
                     token = continue_token.encode(rv, obj.key[len(self.prefix):] + "\x00")
@@ -256,6 +255,13 @@ class CacheDelegator:
             cost.returned += len(items)
             cost.examined += examined
         return self._list_body(items, rv, token, remaining, view)
+
+    def _list_item(self, obj: CachedObject, view: ResponseView | None) -> bytes:
+        """One item of a LIST body: a built-in kind's without its apiVersion and kind (a typed
+        list's items carry none), a custom resource's as stored (an unstructured list's do)."""
+        if view is not None:
+            return view.item(obj)
+        return obj.raw if self.resource_type.custom else list_item(obj.raw)
 
     def _list_body(
         self, items: list[bytes], rv: int, token: str | None, remaining: int | None, view: ResponseView | None = None,

@@ -185,26 +185,25 @@ class StoreDeletes:
         gc_finalizers: bool = False, view: ResponseView | None = None, field_labels: SelectableKind | None = None,
     ) -> bytes:
         """Delete every object matching the list options, one delete each (as kube does); the
-        response is the list of the objects as the deletes left them (in ``view``)."""
+        response is the list the deletes were made from (kube's ``Store.DeleteCollection``
+        answers the list it read, not the deleted objects): the objects as they were, at the
+        list's revision."""
         matches, _selectors = self._filter(opts, field_labels)
         start, end = self.key_range(namespace)
-        kvs = self.store.range(RangeRequest(start.encode(), end.encode())).kvs
+        listed = self.store.range(RangeRequest(start.encode(), end.encode()))
         items = []
         token = _collection_items.set(True)
         try:
-            for kv in kvs:
+            for kv in listed.kvs:
                 obj = self._decode(kv.key.decode(), kv.value, kv.mod_revision)
                 if matches is not None and not matches(obj):
                     continue
-                ns = obj.namespace or None
+                items.append(self._list_item(obj, view))
                 try:
-                    body, _gone = self.delete(ns, obj.name, options, gc_finalizers=gc_finalizers)
+                    self.delete(obj.namespace or None, obj.name, options, gc_finalizers=gc_finalizers)
                 except StatusError as err:
-                    if err.code == 404:
-                        continue  # deleted meanwhile (while a webhook was asked), which kube ignores
-                    raise
-                deleted = kv.value if is_status(body) else body
-                items.append(deleted if view is None else view.encode(deleted))
+                    if err.code != 404:  # deleted meanwhile (while a webhook was asked): kube ignores it
+                        raise
         finally:
             _collection_items.reset(token)
-        return self._list_body(items, self.store.revision, None, None, view)
+        return self._list_body(items, listed.header_revision, None, None, view)

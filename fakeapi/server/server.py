@@ -19,6 +19,7 @@ from ..controllers import (
     CRDRegistration,
     ClusterRoleAggregation,
     CustomResourceCleanup,
+    FlowSchemaStatus,
     GarbageCollector,
     NamespaceController,
     PodTermination,
@@ -64,7 +65,7 @@ class Server:
                                  extension_authentication=config.extension_authentication)
         self.controllers: list[GarbageCollector | NamespaceController | CustomResourceCleanup
                                | ClusterRoleAggregation | PodTermination | APIServiceAvailability
-                               | CRDRegistration | PolicyStatus] = []
+                               | CRDRegistration | FlowSchemaStatus | PolicyStatus] = []
         if GARBAGE_COLLECTOR in config.controllers:
             self.controllers.append(GarbageCollector(self.registry))
         if NAMESPACE_CONTROLLER in config.controllers:
@@ -78,6 +79,7 @@ class Server:
         # kube-apiserver's own controllers: they run whatever --controllers says.
         self.controllers.append(CustomResourceCleanup(self.registry, gc_finalizers=gc))
         self.controllers.append(CRDRegistration(self.registry))
+        self.controllers.append(FlowSchemaStatus(self.registry))
         availability = APIServiceAvailability(self.registry, config.proxy_client_files)
         self.controllers.append(availability)
         # kube-aggregator: requests for a service-backed APIService's group version go to its

@@ -184,15 +184,14 @@ _OWN_SUBRESOURCES = ("binding", "eviction", "ephemeralcontainers", "resize", "st
 def _own_entries(group_version: str) -> Callable[[Json, bool], Json]:
     """A resource list cut to what this module covers: the create-only resources, and pods' and
     service accounts' entries with the subresources fakeapi serves (kube's connect
-    subresources — exec, attach, log, proxy, portforward — need a kubelet). The storage version
-    hashes are left out: fakeapi does not compute them yet."""
+    subresources — exec, attach, log, proxy, portforward — need a kubelet)."""
     def view(body: Json, _is_fake: bool) -> Json:
         kept = []
         for entry in body.get("resources", ()):
             name = entry["name"]
             base, _, sub = name.partition("/")
             if entry["verbs"] == ["create"] or base in ("pods", "serviceaccounts") and (not sub or sub in _OWN_SUBRESOURCES):
-                kept.append({key: value for key, value in entry.items() if key != "storageVersionHash"})
+                kept.append(entry)
         return {"groupVersion": body.get("groupVersion"), "resources": kept}
     return view
 

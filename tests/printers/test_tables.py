@@ -367,7 +367,7 @@ def test_node_roles_and_wide_cells() -> None:
      ["cm", 3, "<unknown>"]),
     ("", "secrets", {"metadata": {"name": "s"}, "type": "kubernetes.io/tls", "data": {"tls.crt": "", "tls.key": ""}},
      ["s", "kubernetes.io/tls", 2, "<unknown>"]),
-    ("", "serviceaccounts", {"metadata": {"name": "default"}}, ["default", 0, "<unknown>"]),
+    ("", "serviceaccounts", {"metadata": {"name": "default"}}, ["default", "<unknown>"]),
     ("coordination.k8s.io", "leases", {"metadata": {"name": "kube-scheduler"}, "spec": {"holderIdentity": "h_1"}},
      ["kube-scheduler", "h_1", "<unknown>"]),
     ("scheduling.k8s.io", "priorityclasses", {"metadata": {"name": "system-node-critical"}, "value": 2000001000,

@@ -24,7 +24,9 @@ def set_defaults_job(obj: Json) -> None:
     default(spec, "backoffLimit", MAX_INT32 if spec.get("backoffLimitPerIndex") is not None else 6)
     template_labels = get(spec, "template", "metadata", "labels")
     if template_labels is not None and not get(obj, "metadata", "labels"):
-        struct(obj, "metadata")["labels"] = dict(template_labels)
+        # The same map, as Go's assignment shares it: what the strategy then adds to the
+        # template's labels (the generated selector's) the Job's labels get too.
+        struct(obj, "metadata")["labels"] = template_labels
     default(spec, "completionMode", "NonIndexed")
     default(spec, "suspend", False)
     default(spec, "podReplacementPolicy", "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed")

@@ -41,13 +41,18 @@ def prepare_job_for_create(obj: Json) -> None:
         meta["labels"] = dict(labels)
 
 
+_GENERATED_LABELS = frozenset((LEGACY_JOB_NAME_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL, CONTROLLER_UID_LABEL))
+
+
 def job_first_update_writes(stored: Json) -> bool:
     """Whether kube stored this Job, as created, without its labels: created without labels
     or template labels, it got them only from ``prepare_job_for_create``'s generated ones (a
-    user's labels cannot equal those: they carry the uid)."""
+    user's labels cannot equal those: they carry the uid). Created with template labels, it
+    stored them (its own, the same map)."""
     spec = stored.get("spec") or {}
     labels = get(stored, "metadata", "labels")
-    return not spec.get("manualSelector") and bool(labels) and labels == get(spec, "template", "metadata", "labels")
+    return not spec.get("manualSelector") and bool(labels) and labels == get(spec, "template", "metadata", "labels") \
+        and set(labels) <= _GENERATED_LABELS
 
 
 def prepare_job_for_update(new: Json, old: Json) -> None:

@@ -32,6 +32,7 @@ from ...machinery.validation import (
 )
 from .. import selectors
 from ..errors import not_supported_json
+from ..core.internal_json import pod_template_json
 from ..core.validation import validate_core_object_meta, validate_core_object_meta_update
 from ..fields import Json, get, items
 from ..podtemplates import PodValidationOptions, pod_template_validation_options, validate_pod_template_spec
@@ -532,9 +533,8 @@ def validate_job_update(new: Json, old: Json) -> list[FieldError]:
     if options.allow_mutable_scheduling_directives:
         old_template = _scheduling_directives_as_old(template, old_template)
     if _normalised(template) != _normalised(old_template):
-        # kube prints the whole internal PodTemplateSpec here, Go field names and zero values
-        # included; the template as the client sent it is what fakeapi can print.
-        errors.append(invalid_json("spec.template", template, "field is immutable"))
+        # kube prints the whole internal PodTemplateSpec, Go field names and zero values included
+        errors.append(invalid_json("spec.template", pod_template_json(template), "field is immutable"))
     errors += validate_immutable_field(spec.get("completionMode"), old_spec.get("completionMode"), "spec.completionMode")
     errors += validate_immutable_field(_pod_failure_policy_go(spec.get("podFailurePolicy")),
                                        _pod_failure_policy_go(old_spec.get("podFailurePolicy")), "spec.podFailurePolicy")
