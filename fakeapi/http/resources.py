@@ -404,8 +404,11 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
     if method == "GET":
         return out.respond(await _read(served, served.get, ns, name, out.view))
     if method == "PUT":
-        body = await read_json_body(request)
-        dry = dry_run(request)
+        # decoded as the object's own PUT decodes it (kube's one UpdateResource handler):
+        # fieldValidation's unknown and repeated fields included
+        body, warnings, dry = await read_object(request, _target(served), "UpdateOptions")
+        for value in warnings:
+            warning.add_header(value)
         updated = await _admitted(registry, request, served, _write_options("UpdateOptions", request, dry), dry,
                                   served.update, ns, name, body, subresource=sub, dry_run=dry,
                                   manager=field_manager(request))

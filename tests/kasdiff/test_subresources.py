@@ -648,6 +648,10 @@ def test_pod_status(servers: Servers) -> None:
                                                                     "spec": {"nodeName": "ignored"}},
            content_type=MERGE, rewrite=pod_view)
     s.send("pod-status", "Pod", "post-not-allowed", "POST", status, {})
+    # A PUT of the status is decoded as the pod's own PUT: fieldValidation reaches its fields.
+    unknown = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "reported"},
+               "status": {"phase": "Running", "invalidStatusField": "x"}}
+    s.send("pod-status", "Pod", "put-unknown-strict", "PUT", status + "?fieldValidation=Strict", unknown)
 
 
 def test_namespace_lifecycle(servers: Servers) -> None:
