@@ -134,9 +134,6 @@ class CustomResourceStore(ResourceStore):
         if errors:
             raise invalid(api_version.rpartition("/")[0], kind, obj["metadata"].get("name", ""), errors)
 
-    def admit_applied(self, applied: Json) -> None:
-        self.definition.structural.prune(applied)
-
     def _raise_if(self, obj: Json, errors: list[Any]) -> None:
         if errors:
             raise invalid(self.resource_type.group, self.resource_type.kind, obj["metadata"].get("name", ""), errors)

@@ -318,9 +318,6 @@ class ConvertingStore(FieldManagedWrites):
             return self._served(self.storage.rewrite(namespace, name, change_served, subresource=subresource,
                                                      dry_run=dry_run))
 
-    def admit_applied(self, applied: Json) -> None:
-        self.storage.admit_applied(applied)
-
     def delete(
         self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,
         gc_finalizers: bool = False,
