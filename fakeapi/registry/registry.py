@@ -39,6 +39,7 @@ from .custom_resources import (
     CustomResourceDefinitionStore,
     CustomResourceStore,
     is_established,
+    selectable_union,
     served_definitions,
 )
 from .lease_manager import LeaseManager
@@ -344,7 +345,10 @@ class Registry:
         if resource_store is not None and self._custom_defined.get(crd_name) == defined:
             return
         storage, served = served_definitions(crd)
-        if resource_store is not None and resource_store.prefix != storage.resource_type().storage_prefix:
+        if resource_store is not None and (
+                resource_store.prefix != storage.resource_type().storage_prefix
+                # the cached objects hold the fields selectors read: other ones need another cache
+                or resource_store.selection.selectable_fields != selectable_union(served)):
             self._remove_custom(crd_name, resource_store)
             resource_store = None
         if resource_store is None:
@@ -356,7 +360,7 @@ class Registry:
                 listener(resource_store)
         else:
             self._unregister_custom(resource_store)
-        resource_store.define(storage)
+        resource_store.define(storage, served)
         resource_store.custom_schema = storage.schema
         resource_store.structural = storage.structural
         for definition in served:
