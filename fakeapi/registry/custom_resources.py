@@ -87,8 +87,13 @@ class CustomResourceStore(ResourceStore):
     #: (a new watch cache) when the CRD changes them.
     selection: ResourceType
 
-    def define(self, definition: CustomResourceType, served: list[CustomResourceType]) -> None:
+    def define(self, definition: CustomResourceType, served: list[CustomResourceType], revision: int) -> None:
+        """Serve ``definition`` (the storage version of the CRD written at ``revision``), whose
+        ``served`` versions select by their selectable fields."""
         self.definition = definition
+        #: Objects written after the CRD were pruned and defaulted by this definition's schema;
+        #: older ones are as an earlier schema left them.
+        self._defined_at = revision
         self.resource_type = definition.resource_type()
         self.selection = dataclasses.replace(self.resource_type, selectable_fields=selectable_union(served))
         self._selects_metadata_only = not self.selection.selectable_fields
@@ -100,6 +105,23 @@ class CustomResourceStore(ResourceStore):
         scale = definition.scale
         self.scale_paths = scale and ScalePaths(
             scale.spec_replicas_path, scale.status_replicas_path, scale.label_selector_path) or self.scale_paths
+
+    def _read(self, value: bytes, mod_revision: int) -> bytes:
+        """An object stored before the CRD last changed, decoded as kube decodes it from storage
+        (``schemaCoercingDecoder`` and the ``unstructuredDefaulter`` of its codec): pruned and
+        defaulted by the storage version's schema, so that a default added since shows in every
+        read, and is written only by the object's next write. The same bytes when that changes
+        nothing, or when the object is of another version (stored before the storage version
+        changed: left as stored)."""
+        if mod_revision > self._defined_at:
+            return value
+        obj = orjson.loads(value)
+        if obj.get("apiVersion") != self.api_version:
+            return value
+        structural = self.definition.structural
+        structural.prune(obj)
+        structural.default(obj)
+        return value if obj == orjson.loads(value) else orjson.dumps(obj)
 
     def _selectors_of(self, obj: Json) -> tuple[Json, Json]:
         return dict((obj.get("metadata") or {}).get("labels") or {}), selectable_fields(self.selection, obj)

@@ -72,7 +72,7 @@ class StoreDeletes:
         mark = self._graceful_mark(old, options.grace_period_seconds)
         if mark is _GRACE_PENDING:
             note_noop_write()
-            return kv.value, False  # a graceful deletion runs; only a shorter period changes it
+            return self._read(kv.value, kv.mod_revision), False  # a graceful deletion runs; only a shorter period changes it
         if target is not None and self._admission is not None:
             # Webhooks see the object deleted as the old one (kube's storage admits a delete
             # once it has read it), mutating ones first: a patch of theirs has nothing to change.
@@ -87,8 +87,8 @@ class StoreDeletes:
         if mark is not None or finalizers:
             if mark is None and old_meta.get("deletionTimestamp") and finalizers == list(old_meta.get("finalizers") or ()):
                 note_noop_write()
-                return kv.value, False  # already deleting: unchanged
-            marked = orjson.loads(kv.value)
+                return self._read(kv.value, kv.mod_revision), False  # already deleting: unchanged
+            marked = orjson.loads(self._read(kv.value, kv.mod_revision))
             meta = marked["metadata"]
             if finalizers:
                 meta["finalizers"] = finalizers
