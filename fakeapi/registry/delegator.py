@@ -117,15 +117,17 @@ class CacheDelegator:
 
     async def list(
         self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None, *,
-        field_labels: SelectableKind | None = None,
+        field_labels: SelectableKind | None = None, selected: Callable[[CachedObject], bool] | None = None,
     ) -> bytes:
         """kube 1.35's routing (``cacher/delegator.go`` with ``ConsistentListFromCache`` and
         ``ListFromCacheSnapshot``): RV "0" and NotOlderThan N -> the cache (once it has reached N);
         RV "" -> a consistent read from the cache once it has caught up with the store; Exact N,
         N with a limit, and continue pages -> the cache's state at N while it still has it,
-        else the store at N (410 once compacted)."""
+        else the store at N (410 once compacted). ``selected``: what the objects are selected
+        by instead of the request's selectors (a served version that selects the objects as a
+        webhook converts them)."""
         opts.validate()
-        matches = self._filter(opts, field_labels)
+        matches = selected or self._filter(opts, field_labels)
         start, end = self.key_range(namespace)
         limit = opts.limit
         if opts.continue_token:

@@ -7,10 +7,12 @@ among them), then the txn etcd gets (``mod == <read revision>``, delete).
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
+from ..cacher import CachedObject
 from ..machinery import metadata, warning
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
 from ..machinery.list_options import ListOptions
@@ -183,10 +185,12 @@ class StoreDeletes:
     def delete_collection(
         self, namespace: str | None, opts: ListOptions, options: DeleteOptions = DeleteOptions(), *,
         gc_finalizers: bool = False, view: ResponseView | None = None, field_labels: SelectableKind | None = None,
+        selected: Callable[[CachedObject], bool] | None = None,
     ) -> bytes:
-        """Delete every object matching the list options, one delete each (as kube does); the
-        response is the list of the objects as the deletes left them (in ``view``)."""
-        matches = self._filter(opts, field_labels)
+        """Delete every object matching the list options (or ``selected``, as ``list`` takes
+        it), one delete each (as kube does); the response is the list of the objects as the
+        deletes left them (in ``view``)."""
+        matches = selected or self._filter(opts, field_labels)
         start, end = self.key_range(namespace)
         kvs = self.store.range(RangeRequest(start.encode(), end.encode())).kvs
         items = []
