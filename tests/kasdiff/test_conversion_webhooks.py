@@ -276,6 +276,8 @@ def test_selectable_fields_of_a_converted_version(conversions: Conversions) -> N
         pair.send(case, "Sizer", "watch from a revision (v2)", "GET",
                   (f"{watch}&resourceVersion={revisions[0]}", f"{watch}&resourceVersion={revisions[1]}"))
         pair.send(case, "Sizer", "watch from 0 (v2)", "GET", f"{watch}&resourceVersion=0")
+        pair.send(case, "Sizer", "watch list (v2)", "GET",
+                  f"{watch}&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
         send(case, "delete collection", "DELETE", "v2", "sizers?fieldSelector=spec.replicas%3D1", reviews=False)
         send(case, "list", "GET", "v1", "sizers", reviews=False)
     finally:
