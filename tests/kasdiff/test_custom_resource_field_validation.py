@@ -4,8 +4,9 @@ same creates, updates, merge, JSON and strategic merge patches and server-side a
 ``Strict``, ``Warn``, ``Ignore`` and no policy, of custom resources with unknown fields (at the
 root, in ``spec``, in the metadata of the object and of an ``x-kubernetes-embedded-resource``)
 and repeated ones; of a CRD with a schema, of one that preserves unknown fields, of one whose
-``spec`` does. Every answer compared: code, Status (message, reason, causes), body and the
-``Warning`` headers.
+``spec`` does; and the specs' Deployment with an unknown, a repeated and an unknown metadata
+field. Every answer compared: code, Status (message, reason, causes), body and the ``Warning``
+headers.
 
 Kube lists the undeclared fields of an apply's typed patch in Go map order (random): the
 message's lines are compared sorted."""
@@ -200,4 +201,23 @@ def test_apply(pair: Pair, collections: dict[str, str], case: str, plural: str, 
                   body=_yaml_object(plural, target, rest), content_type="application/apply-patch+yaml",
                   rewrite=_sorted_typed_patch_errors)
         pair.send(label, plural, "get", "GET", f"{collection}/{target}")
+    check(pair, start)
+
+
+#: The conformance specs' typed objects ("should detect unknown and duplicate fields of a typed
+#: object", "... unknown metadata fields of a typed object"): members after ``metadata.labels``.
+_DEPLOYMENT = ('{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"%s","labels":{"app":"nginx"}%s},'
+               '"spec":{"unknownField":"foo","replicas":2,"replicas":3,"selector":{"matchLabels":{"app":"nginx"}},'
+               '"template":{"metadata":{"labels":{"app":"nginx"}},"spec":{"containers":[{"name":"nginx",'
+               '"image":"nginx:latest"}]}}}}')
+
+
+@pytest.mark.parametrize("metadata", ["", ',"unknownMeta":"foo"'], ids=["spec", "metadata"])
+@pytest.mark.parametrize("policy", POLICIES, ids=lambda policy: policy or "default")
+def test_typed_object(pair: Pair, metadata: str, policy: str | None) -> None:
+    start = len(pair.outcomes)
+    name = f"dep-{'meta' if metadata else 'spec'}-{(policy or 'default').lower()}"
+    pair.send(f"field-validation-typed-{name}", "deployments", "create", "POST",
+              f"/apis/apps/v1/namespaces/{NAMESPACE}/deployments" + _query(policy, fieldManager="field_validation_mgr"),
+              body=(_DEPLOYMENT % (name, metadata)).encode())
     check(pair, start)
