@@ -182,6 +182,9 @@ APPLIES = [
      "spec:\n  unknown: uk1\n  foo: foo1\n  foo: foo2\n  cronSpec: \"* * * * */5\"\n"),
     ("duplicate-and-unknown", "typedfields", "spec:\n  foo: foo1\n  foo: foo2\n  bar: 1\n"),
     ("valid", "typedfields", "spec:\n  foo: foo1\n  nested:\n    x: 1\n"),
+    # managedFields of an embedded resource's metadata, typed as ObjectMeta
+    ("valid-embedded", "typedfields", "spec:\n  template:\n    apiVersion: v1\n    kind: K\n    metadata:\n"
+     "      name: e\n      labels:\n        a: b\n      finalizers: [x/y]\n    spec:\n      q: x\n"),
 ]
 
 
