@@ -51,6 +51,8 @@ class CustomResourceType:
     #: The schema's ``x-kubernetes-validations``, compiled once per CRD write.
     rules: RuleValidator = field(hash=False, compare=False, repr=False)
     printer_columns: tuple[Mapping[str, Any], ...] = field(hash=False, compare=False, repr=False)
+    #: ``selectableFields``' paths without the leading dot, as field selectors name them.
+    selectable_fields: tuple[str, ...] = ()
 
     @property
     def group_version(self) -> str:
@@ -79,6 +81,7 @@ class CustomResourceType:
             namespaced=self.namespaced, verbs=_CUSTOM_RESOURCE_VERBS, short_names=self.short_names,
             categories=self.categories, subresources=MappingProxyType(subresources),
             storage_prefix=f"{ETCD_PREFIX}/{self.group}/{self.plural}/", custom=True,
+            selectable_fields=self.selectable_fields,
         )
 
 
@@ -113,5 +116,7 @@ def custom_resource_types(crd: Mapping[str, Any]) -> tuple[CustomResourceType, .
             structural=StructuralSchema(openapi_schema),
             rules=RuleValidator(openapi_schema),
             printer_columns=tuple(version.get("additionalPrinterColumns") or ()),
+            selectable_fields=tuple((selectable.get("jsonPath") or "").removeprefix(".")
+                                    for selectable in version.get("selectableFields") or ()),
         ))
     return tuple(out)

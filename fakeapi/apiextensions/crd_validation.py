@@ -9,7 +9,7 @@ single-version CRDs. A version's schema is ``crd_schema_validation``'s.
 
 Left out: CEL type checking (``x-kubernetes-validations`` rules are compiled and their costs
 estimated, ``cel_validation.rule_errors``, but type-checked only as far as the schema tells),
-``selectableFields``, webhook CA bundles, and ObjectMeta validation other than the name (the
+webhook CA bundles, and ObjectMeta validation other than the name (the
 registry's). Bad values that are Go structs print as ``%#v`` does (``go_values``).
 """
 
@@ -23,11 +23,13 @@ from typing import Any
 from ..machinery.golang import go_quote
 from ..machinery.status import (
     FieldError,
+    duplicate_error,
     forbidden_error,
     invalid,
     invalid_error,
     not_supported_error,
     required_error,
+    too_many_error,
 )
 from .crd_names import condition_value
 from .crd_schema_validation import all_nodes, validation_errors
@@ -101,12 +103,13 @@ class _InternalSpec:
     validation: Mapping[str, Any] | None
     subresources: Mapping[str, Any] | None
     columns: Sequence[Mapping[str, Any]] | None
+    selectable_fields: Sequence[Mapping[str, Any]] | None
 
     @classmethod
     def of(cls, spec: Mapping[str, Any]) -> _InternalSpec:
         versions = tuple(v if isinstance(v, Mapping) else {} for v in spec.get("versions") or ())
         hoisted = {name: bool(versions) and all(v.get(name) == versions[0].get(name) for v in versions)
-                   for name in ("schema", "subresources", "additionalPrinterColumns")}
+                   for name in ("schema", "subresources", "additionalPrinterColumns", "selectableFields")}
         if versions:
             versions = tuple({k: v for k, v in version.items() if not hoisted.get(k)} for version in versions)
         source = spec.get("versions") or [{}]
@@ -115,6 +118,7 @@ class _InternalSpec:
             validation=source[0].get("schema") if hoisted["schema"] else None,
             subresources=source[0].get("subresources") if hoisted["subresources"] else None,
             columns=source[0].get("additionalPrinterColumns") if hoisted["additionalPrinterColumns"] else None,
+            selectable_fields=source[0].get("selectableFields") if hoisted["selectableFields"] else None,
         )
 
     def subresources_of(self, version: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -149,7 +153,8 @@ def crd_errors(crd: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> 
     errors = _object_meta_errors(crd) if old is None else []
     old_spec = (old or {}).get("spec")
     errors += _spec_errors(spec, require_schemas=old_spec is None or _all_versions_have_schemas(old_spec),
-                           unchanged_schemas=_versions_with_unchanged_schemas(spec, old_spec or {}))
+                           unchanged_schemas=_versions_with_unchanged_schemas(spec, old_spec or {}),
+                           many_selectable_kept=_many_selectable_fields_kept(spec, old_spec or {}))
     if old is not None:
         errors += _spec_update_errors(spec, old_spec or {}, established=condition_value(old.get("status") or {}, "Established"))
     errors += _names_errors(status.get("acceptedNames") or {}, "status.acceptedNames")
@@ -198,9 +203,27 @@ def _versions_with_unchanged_schemas(spec: Mapping[str, Any], old_spec: Mapping[
                      if version.get("name") in old_schemas and old_schemas[version.get("name")] == version.get("schema"))
 
 
-def _spec_errors(spec: Mapping[str, Any], require_schemas: bool, unchanged_schemas: frozenset[str] = frozenset()) -> list[FieldError]:
+def _many_selectable_fields_kept(spec: Mapping[str, Any], old_spec: Mapping[str, Any]) -> frozenset[str]:
+    """``findTooManySelectableFieldsAllowed``: the versions (``""``: the spec, as the internal
+    type has them) whose selectable fields, more than ``MAX_SELECTABLE_FIELDS``, an update leaves
+    as they were."""
+    new, old = _InternalSpec.of(spec), _InternalSpec.of(old_spec)
+    kept = set()
+    if len(old.selectable_fields or ()) > MAX_SELECTABLE_FIELDS and new.selectable_fields == old.selectable_fields:
+        kept.add("")
+    old_fields = {v.get("name"): v.get("selectableFields") for v in old.versions}
+    for version in new.versions:
+        previous = old_fields.get(version.get("name"))
+        if len(previous or ()) > MAX_SELECTABLE_FIELDS and version.get("selectableFields") == previous:
+            kept.add(version.get("name") or "")
+    return frozenset(kept)
+
+
+def _spec_errors(spec: Mapping[str, Any], require_schemas: bool, unchanged_schemas: frozenset[str] = frozenset(),
+                 many_selectable_kept: frozenset[str] = frozenset()) -> list[FieldError]:
     """``validateCustomResourceDefinitionSpec``; ``unchanged_schemas``: the versions whose
-    schema an update leaves as it was."""
+    schema an update leaves as it was; ``many_selectable_kept``: those (``""`` the spec's) whose
+    too many selectable fields an update leaves as they were."""
     errors: list[FieldError] = []
     group = spec.get("group") or ""
     if not group:
@@ -234,6 +257,14 @@ def _spec_errors(spec: Mapping[str, Any], require_schemas: bool, unchanged_schem
         if problems := dns1035_label_problems(name):
             errors.append(invalid_error(f"{path}.name", name, ",".join(problems)))
         errors += _version_errors(version, path, _has_status(internal.subresources_of(version)), name in unchanged_schemas)
+        if version.get("selectableFields"):
+            if (version.get("schema") or {}).get("openAPIV3Schema") is None:
+                # kube's message, though the schema it misses was moved to spec.validation
+                errors.append(invalid_error(f"{path}.selectableFields", "",
+                                            "may only be set when `version.schema.openAPIV3Schema` is not included"))
+            else:
+                errors += selectable_fields_errors(version["selectableFields"], version["schema"]["openAPIV3Schema"],
+                                                   f"{path}.selectableFields", name in many_selectable_kept)
     versions_value = go_versions(internal.versions)
     if not unique_names:
         errors.append(invalid_go_value("spec.versions", versions_value, "must contain unique version names"))
@@ -252,6 +283,12 @@ def _spec_errors(spec: Mapping[str, Any], require_schemas: bool, unchanged_schem
     errors += _subresources_errors(internal.subresources, "spec.subresources")
     for index, column in enumerate(internal.columns or ()):
         errors += _column_errors(column, f"spec.additionalPrinterColumns[{index}]")
+    if internal.selectable_fields:
+        if internal.validation is None:
+            errors.append(invalid_error("spec.selectableFields", "", "may only be set when validations.schema is included"))
+        else:
+            errors += selectable_fields_errors(internal.selectable_fields, internal.validation.get("openAPIV3Schema") or {},
+                                               "spec.selectableFields", "" in many_selectable_kept)
     conversion = spec.get("conversion")
     if conversion and conversion.get("strategy") != "None" and preserve_unknown:
         errors.append(invalid_error("spec.conversion.strategy", conversion.get("strategy") or "",
@@ -278,7 +315,8 @@ def _schema_has(schema: Any, predicate: Callable[[Mapping[str, Any]], bool]) -> 
 
 
 def _version_errors(version: Mapping[str, Any], path: str, status_enabled: bool, unchanged_schema: bool) -> list[FieldError]:
-    """``validateCustomResourceDefinitionVersion`` (without selectable fields)."""
+    """``validateCustomResourceDefinitionVersion`` but its selectable fields (``_spec_errors``'):
+    the deprecation warning, the schema, subresources and printer columns."""
     errors = []
     warning = version.get("deprecationWarning")
     if not version.get("deprecated") and warning is not None:
@@ -298,6 +336,92 @@ def _version_errors(version: Mapping[str, Any], path: str, status_enabled: bool,
     for index, column in enumerate(version.get("additionalPrinterColumns") or ()):
         errors += _column_errors(column, f"{path}.additionalPrinterColumns[{index}]")
     return errors
+
+
+#: ``MaxSelectableFields``.
+MAX_SELECTABLE_FIELDS = 8
+_SELECTABLE_TYPES = frozenset(("string", "boolean", "integer"))
+
+
+def selectable_fields_errors(fields: Sequence[Mapping[str, Any]], schema: Mapping[str, Any], path: str,
+                             many_kept: bool) -> list[FieldError]:
+    """``ValidateCustomResourceSelectableFields``: each ``jsonPath`` a path (without array
+    notation) to a string, boolean or integer field of ``schema`` outside the metadata, no two to
+    one field, at most ``MAX_SELECTABLE_FIELDS`` of them (unless ``many_kept``: an update keeps
+    more it had)."""
+    errors: list[FieldError] = []
+    unique: set[str] = set()
+    for index, selectable in enumerate(fields):
+        field_path = f"{path}[{index}].jsonPath"
+        json_path = selectable.get("jsonPath") or ""
+        if not json_path:
+            errors.append(required_error(field_path))
+            continue
+        try:
+            steps, found = schema_field_path(json_path, schema)
+        except ValueError as err:
+            errors.append(invalid_error(field_path, json_path, f"is an invalid path: {err}"))
+            continue
+        if steps and steps[0] == ("metadata", False):
+            errors.append(invalid_error(field_path, json_path, "must not point to fields in metadata"))
+        if found.get("type") not in _SELECTABLE_TYPES:
+            errors.append(invalid_error(field_path, json_path, "must point to a field of type string, boolean or "
+                                        "integer. Enum string fields and strings with formats are allowed."))
+        # field.Path's string: the first field bare, then ".field" or "[key]"
+        shown = "".join(f"[{name}]" if keyed else f".{name}" if position else name
+                        for position, (name, keyed) in enumerate(steps))
+        if shown in unique:
+            errors.append(duplicate_error(field_path, json_path))
+        unique.add(shown)
+    if len(unique) > MAX_SELECTABLE_FIELDS and not many_kept:
+        errors.append(too_many_error(path, len(unique), MAX_SELECTABLE_FIELDS))
+    return errors
+
+
+def _json_path_tokens(json_path: str) -> list[str]:
+    """``ValidFieldPath``'s scanner: ``.``, ``[`` and ``]`` alone, a single-quoted string (to the
+    next quote not after a backslash, else to the end), the text between delimiters."""
+    tokens, index = [], 0
+    while index < len(json_path):
+        if json_path[index] == "'":
+            end = next((i for i in range(index + 1, len(json_path)) if json_path[i] == "'" and json_path[i - 1] != "\\"),
+                       len(json_path) - 1)
+        elif json_path[index] in ".[]":
+            end = index
+        else:
+            end = next((i - 1 for i in range(index, len(json_path)) if json_path[i] in ".[]"), len(json_path) - 1)
+        tokens.append(json_path[index:end + 1])
+        index = end + 1
+    return tokens
+
+
+def schema_field_path(json_path: str, schema: Mapping[str, Any]) -> tuple[list[tuple[str, bool]], Mapping[str, Any]]:
+    """``cel.ValidFieldPath`` without array notation: the steps ``json_path`` (``.a.b``) takes,
+    each a name and whether it is a map key (a node without properties but with
+    additionalProperties), and the schema it reaches; ``ValueError`` with kube's reason
+    otherwise."""
+    steps: list[tuple[str, bool]] = []
+    node = schema
+    tokens = _json_path_tokens(json_path)
+    for index in range(0, len(tokens), 2):
+        if tokens[index] == "[":
+            raise ValueError("array notation is not allowed")
+        if tokens[index] != ".":
+            raise ValueError(f"expected [ or . but got: {tokens[index]}")
+        if index + 1 >= len(tokens):
+            raise ValueError("unexpected end of JSON path")
+        name = tokens[index + 1]
+        properties, additional = node.get("properties"), node.get("additionalProperties")
+        if properties is not None:
+            if name not in properties:
+                raise ValueError("does not refer to a valid field")
+            node = properties[name]
+        elif isinstance(additional, Mapping):
+            node = additional
+        else:
+            raise ValueError("does not refer to a valid field")
+        steps.append((name, properties is None))
+    return steps, node
 
 
 def _simple_json_path_errors(value: str, path: str) -> list[FieldError]:

@@ -701,8 +701,9 @@ def dns1035_label_problems(value: str) -> list[str]:
 
 
 def _embedded_type_meta_errors(obj: dict[str, Any], path: str) -> list[FieldError]:
-    """``validateEmbeddedResource``'s apiVersion and kind checks."""
-    errors = [required_error(f"{path}.{name}" if path else name, "must not be empty")
+    """``validateEmbeddedResource``'s apiVersion and kind checks (a missing one is a bare
+    ``Required value``: kube's detail is empty)."""
+    errors = [required_error(f"{path}.{name}" if path else name)
               for name in ("apiVersion", "kind") if name not in obj]
     for name in ("apiVersion", "kind"):
         if name not in obj:

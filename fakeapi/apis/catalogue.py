@@ -184,6 +184,9 @@ class ResourceType:
     storage_prefix: str = ""
     #: Served for a CustomResourceDefinition (unstructured: no Go struct defaults).
     custom: bool = False
+    #: A custom resource version's ``selectableFields``: the field selector labels it offers
+    #: beside the metadata's, each its ``jsonPath`` without the leading dot (``spec.color``).
+    selectable_fields: tuple[str, ...] = ()
 
     @property
     def group_version(self) -> str:

@@ -161,9 +161,11 @@ class _SchemaType(TypeRef):
         """``makeOpenAPIRef`` for the raw ``member`` schema, ``resolved`` being it with its
         ``$ref`` followed: a reference names a top-level type (converted afresh, so without this
         subtree's preserve-unknown-fields, and with the ``x-kubernetes-map-type`` next to the
-        reference); anything else is inlined."""
+        reference); anything else is inlined (an embedded resource as a whole object)."""
         if "$ref" in member:
             return _SchemaType(resolved, False, member.get("x-kubernetes-map-type"))
+        if resolved.node.get("x-kubernetes-embedded-resource") is True:
+            return _ObjectType(resolved, self.preserve)
         return _SchemaType(resolved, self.preserve)
 
     def _map(self) -> MapType:
@@ -205,7 +207,9 @@ class _SchemaType(TypeRef):
 class _ObjectType(_SchemaType):
     """A whole object: ``metadata`` is always ``ObjectMeta`` and ``apiVersion``/``kind`` strings,
     as in the OpenAPI apiextensions-apiserver builds around a CRD's schema
-    (``controller/openapi/builder``)."""
+    (``controller/openapi/builder``), which gives an ``x-kubernetes-embedded-resource`` the same
+    three (``addEmbeddedProperties``): their undeclared fields, an embedded object's metadata's
+    too, are no field of the type."""
 
     def _map(self) -> MapType:
         base = super()._map()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any, Protocol
 
 from .golang import go_parse_int64, go_quote
@@ -537,14 +538,20 @@ _KIND_FIELDS: dict[tuple[str, str], _KindFields] = {
 }
 
 
-#: A custom resource's (the CR handler's conversion: its selectable fields aside, the two).
-_CUSTOM_FIELDS = _KindFields(labels=_accepting("metadata.name", "metadata.namespace"),
-                             unsupported=_field_label_not_supported, values={})
+@cache
+def _custom_fields(namespaced: bool, selectable: tuple[str, ...]) -> _KindFields:
+    """A custom resource version's (``crConverter.ConvertFieldLabel``): ``metadata.name``,
+    ``metadata.namespace`` of a namespaced one, and its selectable fields, each the value at its
+    path as ``fmt.Sprint`` prints it, ``""`` where there is none (``customResourceStrategy``'s
+    ``GetAttrs``)."""
+    metadata = ("metadata.name", "metadata.namespace") if namespaced else ("metadata.name",)
+    return _KindFields(labels=_accepting(*metadata, *selectable), unsupported=_field_label_not_supported,
+                       values={name: _text(name) for name in selectable})
 
 
 def _kind_fields(resource: SelectableKind) -> _KindFields:
     if getattr(resource, "custom", False):
-        return _CUSTOM_FIELDS
+        return _custom_fields(resource.namespaced, getattr(resource, "selectable_fields", ()))
     return _KIND_FIELDS.get((resource.group, resource.kind), _DEFAULT_FIELDS)
 
 

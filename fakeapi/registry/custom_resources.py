@@ -16,6 +16,7 @@ name that built-in kinds refuse (no ``/``, not a standard one) is only warned ab
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -27,9 +28,11 @@ from ..apiextensions.crd_names import accepted_names_of_group, crd_status
 from ..apiextensions.crd_strategy import prepare_crd_create, prepare_crd_update
 from ..apiextensions.crd_validation import validate_crd
 from ..apiextensions.scale_validation import scale_spec_errors, scale_status_errors
+from ..apis.catalogue import ResourceType
 from ..apis.rules import KindRules
 from ..machinery import metadata, validation, warning
 from ..machinery.golang import go_quote
+from ..machinery.selectors import selectable_fields
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.status import FieldError, invalid, invalid_error
 from ..store import RangeRequest, prefix_range_end
@@ -78,9 +81,22 @@ class CustomResourceStore(ResourceStore):
         super().__init__(*args, **kwargs)
         self.rules = _CUSTOM_RESOURCE_RULES
 
-    def define(self, definition: CustomResourceType) -> None:
+    #: What the cached objects offer field selectors: the fields of every served version's
+    #: selectable fields (their values read off the stored object: each version's is the same
+    #: object but for its apiVersion). Fixed for the store's life: the registry makes a new store
+    #: (a new watch cache) when the CRD changes them.
+    selection: ResourceType
+
+    def define(self, definition: CustomResourceType, served: list[CustomResourceType], revision: int) -> None:
+        """Serve ``definition`` (the storage version of the CRD written at ``revision``), whose
+        ``served`` versions select by their selectable fields."""
         self.definition = definition
+        #: Objects written after the CRD were pruned and defaulted by this definition's schema;
+        #: older ones are as an earlier schema left them.
+        self._defined_at = revision
         self.resource_type = definition.resource_type()
+        self.selection = dataclasses.replace(self.resource_type, selectable_fields=selectable_union(served))
+        self._selects_metadata_only = not self.selection.selectable_fields
         self.kind = definition.kind
         self.api_version = definition.group_version  # the storage version may change
         self._field_managers = {}
@@ -89,6 +105,26 @@ class CustomResourceStore(ResourceStore):
         scale = definition.scale
         self.scale_paths = scale and ScalePaths(
             scale.spec_replicas_path, scale.status_replicas_path, scale.label_selector_path) or self.scale_paths
+
+    def _read(self, value: bytes, mod_revision: int) -> bytes:
+        """An object stored before the CRD last changed, decoded as kube decodes it from storage
+        (``schemaCoercingDecoder`` and the ``unstructuredDefaulter`` of its codec): pruned and
+        defaulted by the storage version's schema, so that a default added since shows in every
+        read, and is written only by the object's next write. The same bytes when that changes
+        nothing, or when the object is of another version (stored before the storage version
+        changed: left as stored)."""
+        if mod_revision > self._defined_at:
+            return value
+        obj = orjson.loads(value)
+        if obj.get("apiVersion") != self.api_version:
+            return value
+        structural = self.definition.structural
+        structural.prune(obj)
+        structural.default(obj)
+        return value if obj == orjson.loads(value) else orjson.dumps(obj)
+
+    def _selectors_of(self, obj: Json) -> tuple[Json, Json]:
+        return dict((obj.get("metadata") or {}).get("labels") or {}), selectable_fields(self.selection, obj)
 
     def _default_custom(self, obj: Json) -> None:
         # The type is checked while the body still has its own (the write then sets the served one).
@@ -133,9 +169,6 @@ class CustomResourceStore(ResourceStore):
             errors.append(invalid_error("apiVersion", api_version, f"must be {self.api_version}"))
         if errors:
             raise invalid(api_version.rpartition("/")[0], kind, obj["metadata"].get("name", ""), errors)
-
-    def admit_applied(self, applied: Json) -> None:
-        self.definition.structural.prune(applied)
 
     def _raise_if(self, obj: Json, errors: list[Any]) -> None:
         if errors:
@@ -194,6 +227,11 @@ class CustomResourceDefinitionStore(ResourceStore):
                            "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"})
         marked.setdefault("status", {})["conditions"] = conditions
         return self._commit_update(kv, old, marked, options.dry_run), False
+
+
+def selectable_union(served: list[CustomResourceType]) -> tuple[str, ...]:
+    """The selectable fields of any of ``served``, each once, in order."""
+    return tuple(dict.fromkeys(name for definition in served for name in definition.selectable_fields))
 
 
 def served_definitions(crd: Json) -> tuple[CustomResourceType, list[CustomResourceType]]:

@@ -61,13 +61,14 @@ class CacheDelegator:
         if cost is not None:  # a GET reads the store, as kube's does etcd for RV ""
             cost.from_store = True
             cost.returned = cost.examined = 1
+        value = self._read(kv.value, kv.mod_revision)
         if view is None:
-            return kv.value
+            return value
         # The watch cache's copy of this version keeps its encodings: converted once per view.
         cached = self.cacher.cache.objects.get(key) if view.shared else None
         if cached is not None and cached.rv == kv.mod_revision:
             return view.body(cached.encoded(view))
-        return view.body(view.encode(kv.value))
+        return view.body(view.encode(value))
 
     def exists(self, namespace: str | None, name: str) -> bool:
         return self.store.get(self.key(namespace, name).encode()) is not None
@@ -81,7 +82,7 @@ class CacheDelegator:
         if cached is not None:
             return orjson.loads(cached.raw)
         kv = self.store.get(key.encode())
-        return None if kv is None else orjson.loads(kv.value)
+        return None if kv is None else orjson.loads(self._read(kv.value, kv.mod_revision))
 
     def cached_objects(self, namespace: str | None) -> list[Json]:
         """The watch cache's objects (in one namespace, or all): a lister's read. Decoded once
@@ -102,7 +103,8 @@ class CacheDelegator:
         """Every object of one namespace (or all), decoded, in key order: a storage's read of
         another resource (the eviction's disruption budgets)."""
         start, end = self.key_range(namespace)
-        return [orjson.loads(kv.value) for kv in self.store.range(RangeRequest(start.encode(), end.encode())).kvs]
+        return [orjson.loads(self._read(kv.value, kv.mod_revision))
+                for kv in self.store.range(RangeRequest(start.encode(), end.encode())).kvs]
 
     # ----------------------------------------------------------------- list
 
@@ -117,15 +119,20 @@ class CacheDelegator:
 
     async def list(
         self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None, *,
-        field_labels: SelectableKind | None = None,
+        field_labels: SelectableKind | None = None, selected: Callable[[CachedObject], bool] | None = None,
     ) -> bytes:
         """kube 1.35's routing (``cacher/delegator.go`` with ``ConsistentListFromCache`` and
         ``ListFromCacheSnapshot``): RV "0" and NotOlderThan N -> the cache (once it has reached N);
         RV "" -> a consistent read from the cache once it has caught up with the store; Exact N,
         N with a limit, and continue pages -> the cache's state at N while it still has it,
-        else the store at N (410 once compacted)."""
+        else the store at N (410 once compacted). ``selected``: what the objects are selected
+        by instead of the request's selectors (a served version that selects the objects as a
+        webhook converts them)."""
         opts.validate()
-        matches, selectors = self._filter(opts, field_labels)
+        if selected is not None:  # the cache's objects are not what is selected: no index
+            matches, selectors = selected, Selectors(LabelSelector(), FieldSelector())
+        else:
+            matches, selectors = self._filter(opts, field_labels)
         start, end = self.key_range(namespace)
         limit = opts.limit
         if opts.continue_token:
@@ -216,7 +223,8 @@ class CacheDelegator:
             cost.from_store = True
         # Stored values are decoded only when a selector has to look inside, and only as far as
         # the page goes.
-        objects = [CachedObject(kv.key.decode(), "", "", kv.mod_revision, kv.value, {}, {}) for kv in resp.kvs]
+        objects = [CachedObject(kv.key.decode(), "", "", kv.mod_revision, self._read(kv.value, kv.mod_revision), {}, {})
+                   for kv in resp.kvs]
         decoded = None if matches is None else (
             lambda o: matches(self._decode(o.key, o.raw, o.rv))  # type: ignore[misc]
         )

@@ -7,10 +7,12 @@ among them), then the txn etcd gets (``mod == <read revision>``, delete).
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
+from ..cacher import CachedObject
 from ..machinery import metadata, warning
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
 from ..machinery.list_options import ListOptions
@@ -72,7 +74,7 @@ class StoreDeletes:
         mark = self._graceful_mark(old, options.grace_period_seconds)
         if mark is _GRACE_PENDING:
             note_noop_write()
-            return kv.value, False  # a graceful deletion runs; only a shorter period changes it
+            return self._read(kv.value, kv.mod_revision), False  # a graceful deletion runs; only a shorter period changes it
         if target is not None and self._admission is not None:
             # Webhooks see the object deleted as the old one (kube's storage admits a delete
             # once it has read it), mutating ones first: a patch of theirs has nothing to change.
@@ -87,8 +89,8 @@ class StoreDeletes:
         if mark is not None or finalizers:
             if mark is None and old_meta.get("deletionTimestamp") and finalizers == list(old_meta.get("finalizers") or ()):
                 note_noop_write()
-                return kv.value, False  # already deleting: unchanged
-            marked = orjson.loads(kv.value)
+                return self._read(kv.value, kv.mod_revision), False  # already deleting: unchanged
+            marked = orjson.loads(self._read(kv.value, kv.mod_revision))
             meta = marked["metadata"]
             if finalizers:
                 meta["finalizers"] = finalizers
@@ -183,12 +185,13 @@ class StoreDeletes:
     def delete_collection(
         self, namespace: str | None, opts: ListOptions, options: DeleteOptions = DeleteOptions(), *,
         gc_finalizers: bool = False, view: ResponseView | None = None, field_labels: SelectableKind | None = None,
+        selected: Callable[[CachedObject], bool] | None = None,
     ) -> bytes:
-        """Delete every object matching the list options, one delete each (as kube does); the
-        response is the list the deletes were made from (kube's ``Store.DeleteCollection``
-        answers the list it read, not the deleted objects): the objects as they were, at the
-        list's revision."""
-        matches, _selectors = self._filter(opts, field_labels)
+        """Delete every object matching the list options (or ``selected``, as ``list`` takes
+        it), one delete each (as kube does); the response is the list the deletes were made from
+        (kube's ``Store.DeleteCollection`` answers the list it read, not the deleted objects):
+        the objects as they were, at the list's revision."""
+        matches = selected or self._filter(opts, field_labels)[0]
         start, end = self.key_range(namespace)
         listed = self.store.range(RangeRequest(start.encode(), end.encode()))
         items = []

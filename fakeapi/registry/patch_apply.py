@@ -4,6 +4,7 @@ result written like a PUT of it, by the store that mixes ``FieldManagedWrites`` 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -17,11 +18,13 @@ from ..machinery.field_validation import (
     FieldValidation,
     object_strict_errors,
     strict_decoding_message,
+    strict_error,
     warning_header,
 )
+from ..machinery.golang import go_json
 from ..machinery.goyaml import GoYAMLError, yaml_to_json
 from ..machinery.schema import Schema, kind_schema
-from ..machinery.status import StatusError, bad_request, not_found
+from ..machinery.status import StatusError, bad_request, invalid, invalid_error, not_found
 from .writes import retry_without_managed_fields
 
 Json = dict[str, Any]
@@ -59,9 +62,6 @@ class FieldManagedWrites:
         self, namespace: str | None, name: str, change: Callable[[Json], Json], dry_run: bool = False,
     ) -> bytes:
         raise NotImplementedError
-
-    def admit_applied(self, applied: Json) -> None:
-        """Normalise an apply configuration as decoding it would (custom resources: pruning)."""
 
     def _field_manager(self, subresource: str | None) -> FieldManager:
         """managedFields bookkeeping for the main resource or a subresource (kube keeps one field
@@ -114,6 +114,8 @@ class FieldManagedWrites:
             result = patching.apply_patch(patch_type, current, body, self.schema, group=resource_type.group,
                                           kind=resource_type.kind, name=name)
             if resource_type.custom:
+                if strict:
+                    self._check_custom_patched(result, patch_errors, validation)
                 return result
 
             def undecodable(error: str) -> StatusError:
@@ -144,6 +146,21 @@ class FieldManagedWrites:
         return self.rewrite(namespace, name, patched, subresource=subresource, dry_run=dry_run, manager=manager,
                             go_decoded=True)
 
+    def _check_custom_patched(self, patched: Json, patch_errors: list[str], validation: FieldValidation) -> None:
+        """A custom resource's patched object decoded as kube's patch handler decodes it
+        (``schemaCoercingDecoder``, strictly): the patch's own strict errors, then the unknown
+        fields its pruning finds, as warnings or (Strict) kube's 422 on ``patch``, which shows
+        the patched object as its unstructured map encodes, keys sorted at every level."""
+        unknown: list[str] = []
+        if self.structural is not None and patched.get("kind") == self.kind \
+                and patched.get("apiVersion") == self.api_version:  # kube prunes only its own kind and version
+            unknown = self.structural.prune_resource(copy.deepcopy(patched))
+        errors = patch_errors + [strict_error("unknown", path) for path in unknown]
+        if errors and validation is FieldValidation.STRICT:
+            raise invalid("", "", "", [invalid_error("patch", go_json(patched), strict_decoding_message(errors))])
+        for error in errors:
+            warning.add_header(warning_header(error))
+
     def apply(
         self, namespace: str | None, name: str, body: bytes, *, manager: str, force: bool,
         subresource: str | None = None, dry_run: bool = False, validation: FieldValidation = FieldValidation.WARN,
@@ -163,25 +180,30 @@ class FieldManagedWrites:
                 "bool" if isinstance(applied, bool) else "number"
             raise bad_request("error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "
                               f"{kind} into Go value of type map[string]interface {{}}")
-        if repeated and validation is not FieldValidation.IGNORE:
-            if validation is FieldValidation.STRICT:
-                raise bad_request("error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  "
-                                  + "\n  ".join(repeated))
-            for text in repeated:
-                warning.add_header(warning_header(text))
-        self.admit_applied(applied)
         fm = self._field_manager(subresource)
         now = metadata.now_rfc3339()
+
+        def merged(current: Json | None) -> Json:
+            # The field manager's errors (a typed patch of undeclared fields) come first: kube's
+            # applyPatcher reads the body strictly only once the apply succeeded.
+            result = fm.apply(current, applied, manager, force=force, now=now)
+            if repeated and validation is not FieldValidation.IGNORE:
+                if validation is FieldValidation.STRICT:
+                    raise bad_request("error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:"
+                                      "\n  " + "\n  ".join(repeated))
+                for text in repeated:
+                    warning.add_header(warning_header(text))
+            return result
+
         token = retry_without_managed_fields.set(False)  # kube's apply handler does not retry
         try:
             if not self.exists(namespace, name):
                 if subresource:
                     raise not_found(self.resource_type.group, self.resource_type.plural, name)
-                created = fm.apply(None, applied, manager, force=force, now=now)
+                created = merged(None)
                 check_name(created, name, namespace or "")
                 return self.create(namespace, created, dry_run), True
-            raw = self.rewrite(namespace, name, lambda current: fm.apply(current, applied, manager, force=force, now=now),
-                               subresource=subresource, dry_run=dry_run)
+            raw = self.rewrite(namespace, name, merged, subresource=subresource, dry_run=dry_run)
             return raw, False
         finally:
             retry_without_managed_fields.reset(token)

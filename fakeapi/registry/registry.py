@@ -39,6 +39,7 @@ from .custom_resources import (
     CustomResourceDefinitionStore,
     CustomResourceStore,
     is_established,
+    selectable_union,
     served_definitions,
 )
 from .lease_manager import LeaseManager
@@ -329,12 +330,13 @@ class Registry:
         if revision <= self._definition_revisions.get(crd_name, 0):
             return
         self._definition_revisions[crd_name] = revision
-        self._sync_custom_resources(crd_name, crd)
+        self._sync_custom_resources(crd_name, crd, revision)
 
-    def _sync_custom_resources(self, crd_name: str, crd: Json | None) -> None:
+    def _sync_custom_resources(self, crd_name: str, crd: Json | None, revision: int) -> None:
         """Serve what a CRD defines, from the write that established it until it is gone: the
         storage version from its store, every other served version through a conversion over it
-        (strategy ``None``: objects change apiVersion only; ``Webhook``: its webhook converts)."""
+        (strategy ``None``: objects change apiVersion only; ``Webhook``: its webhook converts).
+        ``revision``: the CRD's write."""
         resource_store = self._custom.get(crd_name)
         if crd is None or not is_established(crd):
             if resource_store is not None:
@@ -344,19 +346,26 @@ class Registry:
         if resource_store is not None and self._custom_defined.get(crd_name) == defined:
             return
         storage, served = served_definitions(crd)
-        if resource_store is not None and resource_store.prefix != storage.resource_type().storage_prefix:
+        if resource_store is not None and (
+                resource_store.prefix != storage.resource_type().storage_prefix
+                # the cached objects hold the fields selectors read and are decoded by the
+                # storage version's schema (defaults from storage): other ones need another
+                # cache, as kube makes a new storage for a changed CRD
+                or resource_store.selection.selectable_fields != selectable_union(served)
+                or resource_store.definition.openapi_schema != storage.openapi_schema):
             self._remove_custom(crd_name, resource_store)
             resource_store = None
         if resource_store is None:
             resource_store = CustomResourceStore(storage.resource_type(), self.store, self.cacher_config,
                                                  self.namespace_phase, admission=self.admission)
+            resource_store.define(storage, served, revision)  # before its cache decodes a stored object
             resource_store.cacher.start()
             self._custom[crd_name] = resource_store
             for listener in self.on_resource_added:
                 listener(resource_store)
         else:
             self._unregister_custom(resource_store)
-        resource_store.define(storage)
+            resource_store.define(storage, served, revision)
         resource_store.custom_schema = storage.schema
         resource_store.structural = storage.structural
         for definition in served:

@@ -108,12 +108,18 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
         return self.prefix, self.prefix[:-1] + "0"
 
     def _decode(self, key: str, raw: bytes, rv: int) -> CachedObject:
-        """The cached form of a stored object: namespace and name are read off its key (the
-        registry stores every object under ``key(namespace, name)``); what selectors match is
-        decoded from ``raw`` only when one asks."""
+        """The cached form of a stored object (as ``_read`` serves it): namespace and name are
+        read off its key (the registry stores every object under ``key(namespace, name)``); what
+        selectors match is decoded from ``raw`` only when one asks."""
         path = key[len(self.prefix):]
         namespace, _, name = path.partition("/") if self.resource_type.namespaced else ("", "", path)
-        return CachedObject(key, namespace, name, rv, raw, decode_selectors=self._decode_selectors)
+        return CachedObject(key, namespace, name, rv, self._read(raw, rv), decode_selectors=self._decode_selectors)
+
+    def _read(self, value: bytes, mod_revision: int) -> bytes:
+        """A stored value (written at ``mod_revision``) as reads, and the writes that start from
+        it, see the object: the stored bytes themselves (a custom resource's store decodes those
+        written before its CRD last changed: ``CustomResourceStore``)."""
+        return value
 
     def _selectors(self, raw: bytes) -> tuple[Json, Json]:
         if self._selects_metadata_only and (meta := stored_metadata(raw)) is not None:
@@ -128,7 +134,7 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
         kv = self.store.get(self.key(namespace, name).encode())
         if kv is None:
             raise not_found(self.resource_type.group, self.resource_type.plural, name)
-        return kv, orjson.loads(kv.value)
+        return kv, orjson.loads(self._read(kv.value, kv.mod_revision))
 
     #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).
     printer_columns: tuple[Json, ...] | None = None

@@ -34,6 +34,7 @@ from ..apis.conversion import Conversion, Convert
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.list_options import ListOptions
 from ..machinery.schema import Schema, kind_schema
+from ..machinery.selectors import parse_field_selector, parse_label_selector, selectable_fields
 from ..machinery.status import StatusError, qualified_resource
 from ..runtime import wait_for
 from .delegator import WatchStart
@@ -265,9 +266,13 @@ class ConvertingStore(FieldManagedWrites):
         listed = ListedConversions(self._ingested)
         converted = ConvertedView(self.resource_type, self.list_kind, listed.encode, shared=False)
         served_view = converted if view is None else ConvertedThen(converted, view)
+        selection = self._converted_selection(opts)
+        # an object not converted yet is selected as stored, and the list made again once it is
+        selected = None if selection is None else (lambda o: selection(listed.encode(o.raw)))
         while True:
             await self._ingested.caught_up()
-            body = await self.storage.list(namespace, opts, served_view, field_labels=self.resource_type)
+            body = await self.storage.list(namespace, opts, served_view, field_labels=self.resource_type,
+                                           selected=selected)
             if not listed.missing:
                 return body
             await listed.convert_missing()
@@ -275,11 +280,53 @@ class ConvertingStore(FieldManagedWrites):
     async def watch(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> WatchStart:
         if self._ingested is None or (view is not None and view.metadata_only):
             return await self.storage.watch(namespace, opts, self._served_view(view), field_labels=self.resource_type)
-        start = await self.storage.watch(namespace, opts, None, field_labels=self.resource_type)
+        selection = self._converted_selection(opts)
+        # selected as converted: the storage version's watch sends every object
+        storage_opts = opts if selection is None else dataclasses.replace(opts, label_selector="", field_selector="")
+        start = await self.storage.watch(namespace, storage_opts, None, field_labels=self.resource_type)
         if start.watcher is None:
             return start
+        selected = None
+        if selection is not None:
+            selected = await self._selected_at(namespace, opts, start.watcher.last_rv, selection)
         return WatchStart(ConvertingWatcher(start.watcher, self.storage.cacher, self._ingested, self.api_version,
-                                            view))  # type: ignore[arg-type]
+                                            view, selection, selected))  # type: ignore[arg-type]
+
+    def _converted_selection(self, opts: ListOptions) -> Callable[[bytes], bool] | None:
+        """The request's selectors as a test of objects in this version (their JSON), as kube's
+        watch cache of a webhook-converted version selects its converted objects: the labels
+        and selectable fields the webhook gave them. None: no selector."""
+        labels = parse_label_selector(opts.label_selector)
+        fields = parse_field_selector(self.resource_type, opts.field_selector)
+        if labels.empty and fields.empty:
+            return None
+
+        def selects(converted: bytes) -> bool:
+            obj = orjson.loads(converted)
+            return labels.matches((obj.get("metadata") or {}).get("labels") or {}) \
+                and fields.matches(selectable_fields(self.resource_type, obj))
+        return selects
+
+    async def _selected_at(self, namespace: str | None, opts: ListOptions, watched_from: int,
+                           selection: Callable[[bytes], bool]) -> dict[tuple[str, str], bytes]:
+        """What a watch without initial events starts from (from a resourceVersion, or from now):
+        the conversions of the objects in its selection at that revision, by (namespace, name),
+        against which its first events enter or leave the selection. A watch with initial
+        events starts from none: they add every object."""
+        if opts.send_initial_events or (opts.send_initial_events is None and opts.resource_version in ("", "0")):
+            return {}
+        since = int(opts.resource_version) if opts.resource_version not in ("", "0") else watched_from
+        cache = self.storage.cacher.cache
+        if not cache.can_list_at(since):
+            return {}
+        start, end = self.storage.key_range(namespace)
+        selected = {}
+        for obj in list(cache.objects_at(since, start, end)[0]):
+            assert self._ingested is not None
+            converted = await self._ingested.converted_now(obj.raw)
+            if selection(converted):
+                selected[(obj.namespace, obj.name)] = converted
+        return selected
 
     # ----------------------------------------------------------------- writes
 
@@ -318,9 +365,6 @@ class ConvertingStore(FieldManagedWrites):
             return self._served(self.storage.rewrite(namespace, name, change_served, subresource=subresource,
                                                      dry_run=dry_run))
 
-    def admit_applied(self, applied: Json) -> None:
-        self.storage.admit_applied(applied)
-
     def delete(
         self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,
         gc_finalizers: bool = False,
@@ -346,8 +390,13 @@ class ConvertingStore(FieldManagedWrites):
         self, namespace: str | None, opts: ListOptions, options: DeleteOptions = DeleteOptions(), *,
         gc_finalizers: bool = False, view: ResponseView | None = None,
     ) -> bytes:
+        selection = None if self._ingested is None else self._converted_selection(opts)
+        ingested = self._ingested
+        selected = None if selection is None or ingested is None else (
+            lambda o: selection(wait_for(ingested.converted_now(o.raw))))
         return self.storage.delete_collection(namespace, opts, options, gc_finalizers=gc_finalizers,
-                                              view=self._served_view(view), field_labels=self.resource_type)
+                                              view=self._served_view(view), field_labels=self.resource_type,
+                                              selected=selected)
 
     # ----------------------------------------------------------------- scale
 

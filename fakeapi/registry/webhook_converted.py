@@ -9,7 +9,9 @@ no webhook. A GET reads etcd, a write's response is decoded from it: those conve
 the storage cache sees is converted in order, on the event loop, and kept by (key, revision) for
 the lists and watches of the version (the storage cache's shared per-object encodings cannot hold
 them: they are made synchronously when a reader first asks, and a webhook call cannot be).
-``ConvertingWatcher`` re-frames a storage-version watch with them as its lines are written."""
+``ConvertingWatcher`` re-frames a storage-version watch with them as its lines are written, and
+selects by the converted objects (the labels and selectable fields the webhook gave them) when
+the watch has selectors, as the version's own watch cache would."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import orjson
 
 from ..apis.conversion import AsyncConvert
 from ..cacher import CacheEvent, Cacher, CacheWatcher, json_event
-from ..cacher.watch_cache import DELETED, with_resource_version
+from ..cacher.watch_cache import ADDED, DELETED, with_resource_version
 from ..machinery.status import StatusError
 from .views import ResponseView
 
@@ -173,12 +175,17 @@ class ConvertingWatcher:
     A conversion that failed ends the watch."""
 
     def __init__(self, inner: CacheWatcher, cacher: Cacher, conversions: IngestedConversions, api_version: str,
-                 view: ResponseView | None) -> None:
+                 view: ResponseView | None, selection: Callable[[bytes], bool] | None = None,
+                 selected: dict[tuple[str, str], bytes] | None = None) -> None:
         self._inner = inner
         self._cacher = cacher
         self._conversions = conversions
         self._api_version = api_version
         self._view = view
+        #: The watch's selectors as a test of converted objects (None: none), and the objects in
+        #: its selection (their conversions, by namespace and name) as the events left them.
+        self._selection = selection
+        self._selected = selected if selected is not None else {}
         self.bytes_written_directly = 0
 
     @property
@@ -220,6 +227,27 @@ class ConvertingWatcher:
             framed = self._view.bookmark(int(meta["resourceVersion"]), meta.get("annotations")) if self._view else None
             return framed or json_event(event_type, orjson.dumps({**obj, "apiVersion": self._api_version}))
         converted = await self._conversions.converted_now(orjson.dumps(obj))
+        if self._selection is not None:
+            seen = self._selected_event(event_type, converted)
+            if seen is None:
+                return b""
+            event_type, converted = seen
         if self._view is None:
             return json_event(event_type, converted)
         return self._view.event(event_type, self._view.encode(converted))
+
+    def _selected_event(self, event_type: str, converted: bytes) -> tuple[str, bytes] | None:
+        """kube's ``convertToWatchEvent`` over the converted objects: an event of an object that
+        enters the selection is ADDED, one that leaves it DELETED (its last selected state at
+        the event's revision), one outside it none."""
+        meta = orjson.loads(converted)["metadata"]
+        key = (meta.get("namespace") or "", meta["name"])
+        before = self._selected.pop(key, None)
+        if event_type != DELETED and self._selection is not None and self._selection(converted):
+            self._selected[key] = converted
+            return (event_type if before is not None else ADDED), converted
+        if before is None:
+            return None
+        if event_type == DELETED:
+            return DELETED, converted
+        return DELETED, with_resource_version(before, int(meta["resourceVersion"]))

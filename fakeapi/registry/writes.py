@@ -298,7 +298,7 @@ class StoreWrites:
         validating admission sees the Scales of the object (``_validate_scale``)."""
         while True:
             kv, old = self._current(namespace, name)
-            changed = change(orjson.loads(kv.value))
+            changed = change(orjson.loads(self._read(kv.value, kv.mod_revision)))
             prepared = self._prepare_update(name, changed, old, kv, subresource, manager, dry_run, go_decoded, scaled)
             if self._still_current(kv):
                 return self._commit_update(kv, old, prepared, dry_run)
@@ -320,7 +320,7 @@ class StoreWrites:
         it changed (or raises), and that is written as it is — no strategy, validation, admission
         or managedFields, no generation bump."""
         kv, old = self._current(namespace, name)
-        return self._commit_update(kv, old, change(orjson.loads(kv.value)), dry_run)
+        return self._commit_update(kv, old, change(orjson.loads(self._read(kv.value, kv.mod_revision))), dry_run)
 
     def _prepare_update(
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
@@ -378,9 +378,9 @@ class StoreWrites:
         As kube's GuaranteedUpdate, a write that would store the same object again writes
         nothing (same resourceVersion, no event), and so does one that changes nothing but
         managedFields timestamps (``IgnoreManagedFieldsTimestampsTransformer``)."""
-        if (new == old or equal_but_managed_fields_times(new, old)) and not self._first_update_writes(kv, old):
+        if self._unchanged(kv, old, new) and not self._first_update_writes(kv, old):
             note_noop_write()
-            return kv.value
+            return self._read(kv.value, kv.mod_revision)
         if dry_run:
             return self._encode(new)[0]
         finished = self._finished(new, old)
@@ -393,6 +393,14 @@ class StoreWrites:
                            OPTIMISTIC_LOCK_MESSAGE)
         self._committed(old, None if finished else new)
         return raw
+
+    def _unchanged(self, kv: KeyValue, old: Json, new: Json) -> bool:
+        """Whether ``new`` stores what ``kv`` holds: kube compares the encoding with etcd's bytes,
+        so an object read otherwise than stored (a custom resource's defaults from storage) is
+        written back with what the read added."""
+        read = self._read(kv.value, kv.mod_revision)
+        stored = old if read is kv.value else orjson.loads(kv.value)
+        return new == stored or equal_but_managed_fields_times(new, stored)
 
     def _write(self, obj: Json, txn: Callable[[bytes], TxnRequest]) -> tuple[TxnResponse, bytes]:
         """The txn ``txn(encoding)`` that writes ``obj``, and its encoding as of the revision the

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shlex
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -415,3 +416,21 @@ def check(pair: Pair, start: int) -> None:
     gone = [f"{case} {d}" for case, lines in found.items() for d in known.get(case, []) if d not in lines]
     assert not unexpected, "differs from kube-apiserver:\n" + "\n".join(unexpected)
     assert not gone, "known differences no longer happen, remove them:\n" + "\n".join(gone)
+
+
+#: The CRD collection of both servers.
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def serve_crd(pair: Pair, crd: Json, collection: str) -> str:
+    """``crd`` created on both servers, then ``collection`` (a path of its resources) once both
+    serve it: kube serves a new CRD once it is established, a moment after the create."""
+    for client in (pair.fake, pair.real):
+        response = client.post(CRDS, json=crd)
+        assert response.status_code == 201, response.text
+    for client in (pair.fake, pair.real):
+        deadline = time.monotonic() + 30
+        while client.get(collection).status_code != 200:
+            assert time.monotonic() < deadline, f"{collection} not served within 30 s"
+            time.sleep(0.1)
+    return collection

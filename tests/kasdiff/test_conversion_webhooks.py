@@ -220,3 +220,67 @@ def test_a_webhook_that_is_down(conversions: Conversions) -> None:
     send("create", "POST", "v2", "gizmos", {**gizmo, "apiVersion": f"{GROUP}/v2", "metadata": {"name": "z2"}})
     send("delete", "DELETE", "v1", "gizmos/z")
     check(conversions.pair, start)
+
+
+def _sizers_crd(hooks: WebhookServer, server: str) -> Json:
+    """A CRD converted by the webhook whose versions select by their own name of the size:
+    ``spec.size`` in v1 (stored), ``spec.replicas`` in v2 (as the conformance spec's versions
+    select by fields the webhook makes)."""
+    crd = conversion_crd(GROUP, "sizers", "Sizer", {"url": hooks.url(f"/{server}/convert"), "caBundle": hooks.ca_bundle})
+    for version in crd["spec"]["versions"]:  # each a schema of its own (they share one)
+        field = "size" if version["name"] == "v1" else "replicas"
+        free = version["schema"]["openAPIV3Schema"]["properties"]["status"]
+        version["schema"] = {"openAPIV3Schema": {"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {field: {"type": "integer"}}}, "status": free}}}
+        version["selectableFields"] = [{"jsonPath": f".spec.{field}"}]
+    return crd
+
+
+def test_selectable_fields_of_a_converted_version(conversions: Conversions) -> None:
+    """Lists, watches and a collection delete of v2 select by the fields the webhook gives its
+    objects (``spec.replicas``, v1's ``spec.size``), labels too; v1 by its own."""
+    pair, hooks = conversions.pair, conversions.hooks
+    start = len(pair.outcomes)
+    case = "conversion-selectable-fields"
+    for server, client in (("fake", pair.fake), ("kube", pair.real)):
+        response = client.post(_CRDS, json=_sizers_crd(hooks, server))
+        assert response.status_code == 201, response.text
+    for client in (pair.fake, pair.real):
+        deadline = time.monotonic() + 30
+        while any(client.get(f"/apis/{GROUP}/{version}/namespaces/{NAMESPACE}/sizers").status_code != 200
+                  for version in ("v1", "v2")):
+            assert time.monotonic() < deadline, "sizers never served"
+            time.sleep(0.2)
+    try:
+        send = conversions.send
+
+        def sizer(name: str, size: int, **labels: str) -> Json:
+            return {"apiVersion": f"{GROUP}/v1", "kind": "Sizer", "metadata": {"name": name, "labels": labels},
+                    "spec": {"size": size}}
+
+        for name, size in (("a", 1), ("b", 2), ("c", 1)):
+            send(case, "create", "POST", "v1", "sizers", sizer(name, size, app=name), reviews=False)
+        for version, selector in (("v2", "fieldSelector=spec.replicas%3D1"), ("v2", "fieldSelector=spec.replicas%21%3D1"),
+                                  ("v2", "fieldSelector=spec.replicas%3D1&labelSelector=app%3Dc"),
+                                  ("v2", "fieldSelector=spec.size%3D1"), ("v1", "fieldSelector=spec.size%3D1"),
+                                  ("v1", "fieldSelector=spec.replicas%3D1")):
+            send(case, "list", "GET", version, f"sizers?{selector}", reviews=False)
+        collection = f"/apis/{GROUP}/v2/namespaces/{NAMESPACE}/sizers"
+        revisions = tuple(client.get(collection).json()["metadata"]["resourceVersion"] for client in (pair.fake, pair.real))
+        send(case, "patch", "PATCH", "v1", "sizers/a", {"spec": {"size": 2}}, "application/merge-patch+json", reviews=False)
+        send(case, "patch", "PATCH", "v1", "sizers/b", {"spec": {"size": 1}}, "application/merge-patch+json", reviews=False)
+        send(case, "patch", "PATCH", "v1", "sizers/b", {"metadata": {"labels": {"x": "y"}}},
+             "application/merge-patch+json", reviews=False)
+        send(case, "delete", "DELETE", "v1", "sizers/c", reviews=False)
+        watch = f"{collection}?watch=1&timeoutSeconds=1&fieldSelector=spec.replicas%3D1"
+        pair.send(case, "Sizer", "watch from a revision (v2)", "GET",
+                  (f"{watch}&resourceVersion={revisions[0]}", f"{watch}&resourceVersion={revisions[1]}"))
+        pair.send(case, "Sizer", "watch from 0 (v2)", "GET", f"{watch}&resourceVersion=0")
+        pair.send(case, "Sizer", "watch list (v2)", "GET",
+                  f"{watch}&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+        send(case, "delete collection", "DELETE", "v2", "sizers?fieldSelector=spec.replicas%3D1", reviews=False)
+        send(case, "list", "GET", "v1", "sizers", reviews=False)
+    finally:
+        for client in (pair.fake, pair.real):
+            client.delete(f"{_CRDS}/sizers.{GROUP}")
+    check(pair, start)
