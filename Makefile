@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 6443
 PYTEST_ARGS ?=
 
-.PHONY: serve test venv test-deps kube-binaries bench bench-compare bench-agree clean load cluster
+.PHONY: serve test venv test-deps kube-binaries bench bench-compare bench-agree clean load cluster conformance
 
 export PATH := /usr/local/go/bin:$(PATH)
 
@@ -52,6 +52,17 @@ kube-binaries:
 ## the v1.35.4 just built (the release fakeapi emulates), whatever the machine has.
 test: venv test-deps kube-binaries
 	PATH="$$(bash scripts/build-kube.sh):$$PATH" $(BIN)/pytest -q $(PYTEST_ARGS)
+
+## kubernetes v1.35.4's conformance e2e specs (e2e.test, built on first run) on a fakeapi cluster
+## (3 kwok nodes, the real controller manager and scheduler); KUBE=1 runs them on the real
+## kube-apiserver + etcd first and prints both side by side. FOCUS='\[sig-apps\].*\[Conformance\]'
+## narrows the default (the conformance specs of sig-api-machinery, apps, node, scheduling, auth);
+## SKIP=REGEX skips more. Results in results/conformance-<time>/ (scripts/conformance.py --help).
+FOCUS ?=
+SKIP  ?=
+conformance: venv
+	$(BIN)/python scripts/conformance.py $(if $(FOCUS),--focus '$(FOCUS)') $(if $(SKIP),--skip '$(SKIP)') \
+		$(if $(KUBE),--kube) $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -4,14 +4,18 @@
 # (module kube/: go.mod pins kubernetes' staging modules to v0.35.4), and kwok v0.8.0, the fake
 # nodes and pods of `fakeapi cluster` (module kube/kwok/: kwok needs k8s.io/* v0.36, which cannot
 # share a build list with kubernetes v1.35.4), with kwok's own Stage configs next to it
-# (kwok-stages/, a copy of the module's kustomize/stage: node/fast, pod/fast, ...).
+# (kwok-stages/, a copy of the module's kustomize/stage: node/fast, pod/fast, ...). On request
+# only, e2e.test: kubernetes v1.35.4's end-to-end suite for the API groups fakeapi serves (module
+# kube/e2e/, the same pins as kube/; `make conformance` runs it).
 #
 # Binaries land in $FAKEAPI_KUBE_BIN (default ~/.cache/fakeapi/kube-v1.35.4), outside the work tree so
-# every clone on a machine shares them; a binary is rebuilt only when its module's go.sum or this
-# script changed. The Go build cache makes a rebuild take seconds; a cold build takes ~15 minutes on 2 cores.
+# every clone on a machine shares them; a binary is rebuilt only when its module's go.sum or Go
+# files or this script changed. The Go build cache makes a rebuild take seconds; a cold build takes
+# ~15 minutes on 2 cores.
 #
-#   scripts/build-kube.sh            # all seven
+#   scripts/build-kube.sh            # all seven (not e2e.test)
 #   scripts/build-kube.sh kube-apiserver etcd
+#   scripts/build-kube.sh e2e.test
 # Prints the bin directory on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/../kube"
@@ -21,9 +25,6 @@ KUBE_VERSION=v1.35.4
 ETCD_VERSION=v3.6.6
 bin=${FAKEAPI_KUBE_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/fakeapi/kube-$KUBE_VERSION}
 mkdir -p "$bin"
-# One build at a time per bin directory: parallel test sessions share it.
-exec 9>"$bin/.lock"
-flock 9
 
 declare -A package=(
     [kube-apiserver]=k8s.io/kubernetes/cmd/kube-apiserver
@@ -33,6 +34,7 @@ declare -A package=(
     [etcd]=go.etcd.io/etcd/server/v3
     [etcdctl]=go.etcd.io/etcd/etcdctl/v3
     [kwok]=sigs.k8s.io/kwok/cmd/kwok
+    [e2e.test]=fakeapi/kube/e2e
 )
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd etcdctl kwok)
@@ -46,10 +48,19 @@ done
 
 for name in "${targets[@]}"; do
     pkg=${package[$name]:?unknown binary $name}
-    module=.
-    [ "$name" != kwok ] || module=kwok
-    # What the binary is built from: a change to its module's go.sum or this script rebuilds it.
-    stamp=$(cat "$module/go.sum" ../scripts/build-kube.sh | sha256sum | cut -c1-16)
+    # One build of a binary at a time per bin directory (parallel test sessions share it), and
+    # only of that binary: a session needing kube-apiserver does not wait for e2e.test's build.
+    # Opening fd 9 again closes it, which releases the previous binary's lock.
+    exec 9>"$bin/.$name.lock"
+    flock 9
+    case $name in
+        kwok) module=kwok ;;
+        e2e.test) module=e2e ;;
+        *) module=. ;;
+    esac
+    # What the binary is built from: a change to its module's go.sum or Go files (tools.go's
+    # imports, e2e_test.go's test sources) or this script rebuilds it.
+    stamp=$(cat "$module/go.sum" "$module"/*.go ../scripts/build-kube.sh | sha256sum | cut -c1-16)
     if [ -x "$bin/$name" ] && [ "$(cat "$bin/$name.stamp" 2>/dev/null)" = "$stamp" ]; then
         continue
     fi
@@ -62,6 +73,12 @@ for name in "${targets[@]}"; do
             rm -rf "$bin/kwok-stages"
             cp -r "$(cd kwok && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage" "$bin/kwok-stages"
             chmod -R u+w "$bin/kwok-stages" ;;
+        # A test binary, built as kubernetes builds its e2e.test (hack/lib/golang.sh: go test -c,
+        # the release tags and version stamps): the packages it shares with the binaries above
+        # come from the Go build cache. No vet: it would analyse every one of the ~3,000
+        # packages it imports, minutes of CPU for a binary that only runs.
+        e2e.test) (cd e2e && go test -c -vet=off -trimpath -tags selinux,notest,grpcnotrace -ldflags "$kube_ldflags" \
+                       -o "$bin/$name.new" "$pkg") ;;
         *) go build -trimpath -tags selinux,notest,grpcnotrace -ldflags "$kube_ldflags" -o "$bin/$name.new" "$pkg" ;;
     esac
     mv "$bin/$name.new" "$bin/$name"
