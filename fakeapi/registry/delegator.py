@@ -191,11 +191,11 @@ class CacheDelegator:
             objects, count = cache.objects_at(rv, start, end)
             return self._page(objects, count, matches, view, rv, limit)
         keys, current = cache.keys, cache.objects
-        last = keys.bisect_left(end)
+        first = keys.bisect_left(start)
         # A page ends with a continue token while keys of the range follow its last object,
         # selected or not, as when every object is read.
-        return self._page((current[key] for key in selected), len(selected), matches, view, rv, limit,
-                          more_after=lambda key: keys.bisect_right(key) < last)
+        return self._page((current[key] for key in selected), keys.bisect_left(end) - first, matches, view, rv, limit,
+                          position=lambda key: keys.bisect_right(key) - first)
 
     def _list_from_store(
         self,
@@ -238,12 +238,15 @@ class CacheDelegator:
         view: ResponseView | None,
         rv: int,
         limit: int,
-        more_after: Callable[[str], bool] | None = None,
+        position: Callable[[str], int] | None = None,
     ) -> bytes:
-        """One LIST page of ``objects`` (``count`` of them, in key order): the first ``limit``
-        that match, and a continue token at ``rv`` when objects remain after the last one taken
-        (``more_after`` tells, for objects some of the range's: whether keys follow a key),
-        with how many remain when no selector makes that unknown (``remainingItemCount``)."""
+        """One LIST page of ``objects`` (in key order; ``count`` of them, or of their range when
+        they are some of a range's objects and ``position`` gives how many keys of the range
+        come up to a key): the first ``limit`` that match, and a continue token at ``rv`` when
+        objects of the range remain after the last one taken, with how many remain when no
+        selector makes that unknown (``remainingItemCount``). The objects examined are counted
+        as kube's cacher goes through them: every object of the range up to the last one taken,
+        whichever the selector index spared (the client report's cost of a LIST)."""
         items: list[bytes] = []
         token = remaining = None
         examined = 0
@@ -253,11 +256,16 @@ class CacheDelegator:
                 continue
             items.append(self._list_item(obj, view))
             if limit and len(items) == limit:
-                if examined < count if more_after is None else more_after(obj.key):
+                if position is not None:
+                    examined = position(obj.key)
+                if examined < count:
                     token = continue_token.encode(rv, obj.key[len(self.prefix):] + "\x00")
                     if matches is None:
                         remaining = count - examined
                 break
+        else:
+            if position is not None:
+                examined = count
         cost = request_cost.current.get()
         if cost is not None:
             cost.returned += len(items)
