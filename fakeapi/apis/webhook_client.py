@@ -8,10 +8,10 @@ system's roots without one) and the URL's host, within ``timeoutSeconds`` (sent 
 
 The calls go over kept-alive HTTP/1.1 connections this module speaks itself: an asyncio protocol
 writing each request in one write and reading the answer with httptools' C parser (uvicorn's),
-about a fifth of the CPU per call of aiohttp's client session, which spent most of it on what a
-webhook call never needs (cookies, redirects, proxies, per-request header objects). Kube's Go
-client would speak HTTP/2 to a server offering it; no webhook server answers differently for it,
-and an HTTP/2 client in Python costs eight times an HTTP/1.1 call.
+about 0.2 ms of CPU a call, less than half of aiohttp's client session (0.46-0.71 ms), which
+spent the difference on what a webhook call never needs (cookies, proxies, per-request header
+objects). Kube's Go client would speak HTTP/2 to a server offering it; no webhook server
+answers differently for it, and an HTTP/2 client in Python costs eight times an HTTP/1.1 call.
 
 Failures read as Go's ``*url.Error`` does (``Post "<url>": <reason>``), so a client sees kube's
 message."""
