@@ -107,7 +107,8 @@ class _Connection(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         self._headers_complete = True
-        # No Content-Length, not chunked: the body runs to the connection's end (RFC 9112 6.3).
+        # An answer that does not keep the connection may run to its end (RFC 9112 6.3: no
+        # Content-Length, not chunked); one with a length completes first and clears this.
         self._until_eof = self._parser.get_status_code() >= 200 and not self._parser.should_keep_alive()
 
     def on_body(self, body: bytes) -> None:
