@@ -430,7 +430,8 @@ async def _scale(registry: Registry, request: Request, served: ResourceStore, ns
         body = await read_json_body(request)
         dry = dry_run(request)
         return out.object(await _admitted(registry, request, served, _write_options("UpdateOptions", request, dry), dry,
-                                          served.update_scale, ns, name, lambda _current: body, dry))
+                                          served.update_scale_by, ns, name, lambda _current: body,
+                                          manager=field_manager(request), dry_run=dry))
     if method == "PATCH":
         return await _patch(registry, request, served, ns, name, "scale", out)
     raise method_not_allowed_path()

@@ -25,6 +25,7 @@ from ..machinery.golang import go_json
 from ..machinery.goyaml import GoYAMLError, yaml_to_json
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.status import StatusError, bad_request, invalid, invalid_error, not_found
+from . import scale
 from .writes import retry_without_managed_fields
 
 Json = dict[str, Any]
@@ -63,12 +64,38 @@ class FieldManagedWrites:
     ) -> bytes:
         raise NotImplementedError
 
+    def update_scale_by(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], *, manager: str, dry_run: bool = False,
+    ) -> bytes:
+        """A PUT or non-apply PATCH of ``/scale``: the Scale ``change`` makes of the current one,
+        decoded into its Go type as kube's handlers decode it, must name the URL's object, and is
+        recorded as ``manager``'s Update of the Scale (``update_scale`` carries the record to
+        the object's managedFields)."""
+        fm = self._field_manager("scale")
+        now = metadata.now_rfc3339()
+
+        def updated(current: Json) -> Json:
+            new = change(current)
+            if not isinstance(new, dict) or not isinstance(new.get("metadata", {}), dict):
+                return new  # update_scale's 400
+            new = scale.decode(new)
+            check_name(new, name, namespace or "")
+            return fm.update(current, new, manager, now=now)
+
+        return self.update_scale(namespace, name, updated, dry_run)
+
     def _field_manager(self, subresource: str | None) -> FieldManager:
         """managedFields bookkeeping for the main resource or a subresource (kube keeps one field
         manager per endpoint)."""
         managers = self._field_managers
         fm = managers.get(subresource)
-        if fm is None:
+        if fm is None and subresource == "scale":
+            # kube's handlers of /scale manage the fields of the Scale they read and write
+            # (the endpoint's kind is autoscaling/v1 Scale, whatever the object's)
+            fm = managers[subresource] = FieldManager(
+                scale.API_VERSION, "Scale", kind_schema(scale.GROUP, "v1", "Scale"), subresource=subresource,
+                new_object=gostruct.zero_object(scale.API_VERSION, "Scale"), typed_input=True)
+        elif fm is None:
             schema = self.schema if not self.resource_type.custom else self.custom_schema
             fm = managers[subresource] = FieldManager(
                 self.api_version, self.kind, schema, subresource=subresource or "",
@@ -83,8 +110,6 @@ class FieldManagedWrites:
             self.resource_type.group, self.resource_type.version, self.resource_type.kind)
         if subresource == "status":
             return rules.status_reset_fields if rules.status_reset_fields is not None else (("spec",),)
-        if subresource == "scale":
-            return ()
         own_strategy = rules.subresources.get(subresource) if subresource else None
         if own_strategy is not None and own_strategy.reset_fields is not None:
             return own_strategy.reset_fields
@@ -104,9 +129,10 @@ class FieldManagedWrites:
         fields, are warnings or (Strict) a 422, as kube's patch handler reports them."""
         resource_type = self.resource_type
         if subresource == "scale":
-            scale_schema = kind_schema("autoscaling", "v1", "Scale")
-            return self.update_scale(namespace, name, lambda current: patching.apply_patch(
-                patch_type, current, body, scale_schema, group="autoscaling", kind="Scale", name=name), dry_run)
+            scale_schema = kind_schema(scale.GROUP, "v1", "Scale")
+            return self.update_scale_by(namespace, name, lambda current: patching.apply_patch(
+                patch_type, current, body, scale_schema, group=scale.GROUP, kind="Scale", name=name),
+                manager=manager, dry_run=dry_run)
         strict = validation is not FieldValidation.IGNORE
 
         def patched(current: Json) -> Json:
@@ -203,6 +229,12 @@ class FieldManagedWrites:
                 created = merged(None)
                 check_name(created, name, namespace or "")
                 return self.create(namespace, created, dry_run), True
+            if subresource == "scale":
+                def merged_scale(current: Json) -> Json:
+                    result = merged(current)
+                    check_name(result, name, namespace or "")
+                    return result
+                return self.update_scale(namespace, name, merged_scale, dry_run), False
             raw = self.rewrite(namespace, name, merged, subresource=subresource, dry_run=dry_run)
             return raw, False
         finally:
