@@ -94,7 +94,8 @@ class FieldManagedWrites:
             # (the endpoint's kind is autoscaling/v1 Scale, whatever the object's)
             fm = managers[subresource] = FieldManager(
                 scale.API_VERSION, "Scale", kind_schema(scale.GROUP, "v1", "Scale"), subresource=subresource,
-                new_object=gostruct.zero_object(scale.API_VERSION, "Scale"), typed_input=True)
+                new_object=gostruct.zero_object(scale.API_VERSION, "Scale"), typed_input=True,
+                unconvertible_applies=scale.API_VERSION if self.resource_type.custom else "")
         elif fm is None:
             schema = self.schema if not self.resource_type.custom else self.custom_schema
             fm = managers[subresource] = FieldManager(
