@@ -40,8 +40,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from conformance import Outcome, read_report  # scripts/ is this script's directory
-
 from fakeapi.cli.envtest import write_assets
 from fakeapi.cluster.control_plane import kube_binaries
 
@@ -58,19 +56,31 @@ GO = shutil.which("go") or "/usr/local/go/bin/go"
 FAILED_STATES = frozenset({"failed", "panicked", "timedout", "interrupted", "aborted"})
 
 
+@dataclass(frozen=True)
+class Spec:
+    """How one spec of a suite ended."""
+
+    #: Its containers' texts and its own, as ``-ginkgo.focus`` matches them; two specs of a
+    #: suite may have the same (controller-runtime's pkg/client has such a pair).
+    name: str
+    state: str
+    #: The first line of the failure.
+    message: str = ""
+
+
 @dataclass
 class Run:
     """One package's suite on one asset directory."""
 
     package: str
     server: str
-    outcomes: dict[str, Outcome]
+    specs: list[Spec]
     seconds: float
     #: Set when the suite wrote no report (the binary crashed or timed out before the end).
     error: str = ""
 
     def count(self, states: frozenset[str]) -> int:
-        return sum(1 for outcome in self.outcomes.values() if outcome.spec and outcome.state in states)
+        return sum(1 for spec in self.specs if spec.state in states)
 
     @property
     def passed(self) -> int:
@@ -121,6 +131,20 @@ def build(packages: Sequence[str]) -> Path:
     return home
 
 
+def read_specs(report: Path) -> list[Spec]:
+    """The specs (``It`` nodes) of ginkgo's JSON report, without the ones ``--focus`` left out
+    (skipped, with no message)."""
+    specs = []
+    for suite in json.loads(report.read_text()):
+        for spec in suite.get("SpecReports") or []:
+            message = ((spec.get("Failure") or {}).get("Message") or "").strip()
+            if spec["LeafNodeType"] != "It" or spec["State"] == "skipped" and not message:
+                continue
+            name = " ".join(text for text in (*(spec.get("ContainerHierarchyTexts") or ()), spec["LeafNodeText"]) if text)
+            specs.append(Spec(name, spec["State"], message.splitlines()[0] if message else ""))
+    return specs
+
+
 def run_suite(home: Path, package: str, server: str, assets: Path, out: Path, focus: str) -> Run:
     """``package``'s suite with ``KUBEBUILDER_ASSETS=assets``, run in its package directory (its
     specs read their testdata relative to it)."""
@@ -137,7 +161,7 @@ def run_suite(home: Path, package: str, server: str, assets: Path, out: Path, fo
     seconds = time.monotonic() - start
     if not report.exists():
         return Run(package, server, {}, seconds, error=f"no report: see {out / f'{package}-{server}.log'}")
-    return Run(package, server, read_report(report), seconds)
+    return Run(package, server, read_specs(report), seconds)
 
 
 def blamed(runs: Sequence[Run]) -> list[tuple[str, str, str]]:
@@ -149,10 +173,10 @@ def blamed(runs: Sequence[Run]) -> list[tuple[str, str, str]]:
         if run.server != "fakeapi":
             continue
         kube = by_key.get((run.package, "kube"))
-        for name, outcome in run.outcomes.items():
-            if outcome.state in FAILED_STATES and (
-                    kube is None or name in kube.outcomes and kube.outcomes[name].state == "passed"):
-                found.append((run.package, name, outcome.message))
+        passed_on_kube = {spec.name for spec in kube.specs if spec.state == "passed"} if kube else set()
+        for spec in run.specs:
+            if spec.state in FAILED_STATES and (kube is None or spec.name in passed_on_kube):
+                found.append((run.package, spec.name, spec.message))
     return found
 
 
