@@ -98,6 +98,11 @@ def _go(args: Sequence[str], cwd: Path) -> str:
     return result.stdout
 
 
+def _binary(home: Path, package: str) -> Path:
+    """Where ``package``'s (``controller/controllerutil``: a package under pkg/) test binary is."""
+    return home / "bin" / f"{package.replace('/', '-')}.test"
+
+
 def build(packages: Sequence[str]) -> Path:
     """The module copy holding ``bin/<package>.test`` for each of ``packages``; each built unless
     built by this script as it is. One build at a time per directory (sessions share it)."""
@@ -118,7 +123,7 @@ def build(packages: Sequence[str]) -> Path:
         stamp = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
         (home / "bin").mkdir(exist_ok=True)
         for package in packages:
-            binary = home / "bin" / f"{package}.test"
+            binary = _binary(home, package)
             stamp_file = binary.with_suffix(".stamp")
             if binary.exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
                 continue
@@ -148,19 +153,20 @@ def read_specs(report: Path) -> list[Spec]:
 def run_suite(home: Path, package: str, server: str, assets: Path, out: Path, focus: str) -> Run:
     """``package``'s suite with ``KUBEBUILDER_ASSETS=assets``, run in its package directory (its
     specs read their testdata relative to it)."""
-    report = out / f"{package}-{server}.json"
+    stem = f"{package.replace('/', '-')}-{server}"
+    report = out / f"{stem}.json"
     report.unlink(missing_ok=True)
     env = {key: value for key, value in os.environ.items()
            if not key.startswith("TEST_ASSET_") and key not in ("USE_EXISTING_CLUSTER", "KUBECONFIG")}
     env["KUBEBUILDER_ASSETS"] = str(assets)
-    argv = [str(home / "bin" / f"{package}.test"), f"-test.timeout={SUITE_TIMEOUT}", "-ginkgo.no-color",
+    argv = [str(_binary(home, package)), f"-test.timeout={SUITE_TIMEOUT}", "-ginkgo.no-color",
             f"-ginkgo.json-report={report}", *([f"-ginkgo.focus={focus}"] if focus else [])]
     start = time.monotonic()
-    with open(out / f"{package}-{server}.log", "w") as log:
+    with open(out / f"{stem}.log", "w") as log:
         subprocess.run(argv, cwd=home / "src" / "pkg" / package, env=env, stdout=log, stderr=subprocess.STDOUT)
     seconds = time.monotonic() - start
     if not report.exists():
-        return Run(package, server, {}, seconds, error=f"no report: see {out / f'{package}-{server}.log'}")
+        return Run(package, server, [], seconds, error=f"no report: see {out / f'{stem}.log'}")
     return Run(package, server, read_specs(report), seconds)
 
 
