@@ -10,9 +10,9 @@ fakeapi's bug; the table names each.
 
 The module copy and the binaries are kept in ``$FAKEAPI_KUBE_BIN/controller-runtime-v0.23.3/``
 (default ``~/.cache/fakeapi/kube-v1.35.4/``, next to the kube binaries, shared by every clone on a
-machine); a binary is rebuilt only when this script changed, and the Go build cache makes a
-rebuild of all six take about two minutes on 2 cores (the first build of the module's packages
-more). Each run leaves in ``--results`` (default ``results/envtest-suites-<time>/``)
+machine); a binary is rebuilt only when this script changed, which the Go build cache makes a
+matter of seconds (the first build of the six took 2-3 minutes on 2 cores, kube's modules being
+in the cache already from scripts/build-kube.sh). Each run leaves in ``--results`` (default ``results/envtest-suites-<time>/``)
 ``<package>-<server>.json`` (ginkgo's JSON report), ``<package>-<server>.log`` (the suite's
 output) and ``summary.md`` (the table).
 
