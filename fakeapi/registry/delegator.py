@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from ..cacher import CachedObject, CacheWatcher, TooOldResourceVersion
+from ..cacher.selector_index import answers_exactly
 from ..machinery import continue_token
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions, parse_resource_version
 from ..machinery.selectors import (
@@ -183,7 +184,8 @@ class CacheDelegator:
         selectors: Selectors, view: ResponseView | None,
     ) -> bytes:
         """The cache's current state of keys from ``start`` (a continue key, or the range's start):
-        the objects the selector index picks for the selectors where it can, else all of them."""
+        the objects the selector index picks for the selectors where it can (matched against
+        them again only when it may pick more), else all of them."""
         cache = self.cacher.cache
         rv = cache.rv
         selected = None if matches is None else cache.selected_keys(selectors.labels, selectors.fields, start, end)
@@ -192,6 +194,8 @@ class CacheDelegator:
             return self._page(objects, count, matches, view, rv, limit)
         keys, current = cache.keys, cache.objects
         first = keys.bisect_left(start)
+        if answers_exactly(selectors.labels, selectors.fields):
+            matches = _every
         # A page ends with a continue token while keys of the range follow its last object,
         # selected or not, as when every object is read.
         return self._page((current[key] for key in selected), keys.bisect_left(end) - first, matches, view, rv, limit,
@@ -371,6 +375,12 @@ class Selectors:
 
     labels: LabelSelector
     fields: FieldSelector
+
+
+def _every(obj: CachedObject) -> bool:
+    """The matcher of objects the selector index selected exactly: each of them matches (a
+    matcher still, not None: a selective page gives no remainingItemCount)."""
+    return True
 
 
 def _compile_filter(
