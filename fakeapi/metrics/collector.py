@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
@@ -47,7 +47,10 @@ from .buckets import (
     SLI_DURATION_EDGES,
     WATCH_LIST_DURATION_EDGES,
 )
-from .storage_timing import TimedRemoteStore, TimedStore
+from .storage_timing import TimedStore
+
+if TYPE_CHECKING:
+    from .remote_store_timing import TimedRemoteStore
 
 COMPONENT = "apiserver"
 
