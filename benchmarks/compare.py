@@ -168,7 +168,7 @@ def plan(quick: bool, selective_sizes: tuple[int, ...] | None = None) -> list[St
     if not quick:
         create(64, 90_000, title="pod creates, 64 clients, store growing 10k -> 100k")
         lists_and_syncs("100k", count=3, syncs=1, json_rows=False)
-    steps.extend(selective_steps(selective_sizes or ((2000,) if quick else (2000, 10_000)), count=10 if quick else 20))
+    steps.extend(selective_steps(selective_sizes or ((2000,) if quick else (2000, 10_000)), count=20 if quick else 50))
     return steps
 
 
@@ -734,19 +734,22 @@ def webhook_added_p50(steps: list[Step], results: dict[str, dict[str, Any]]) -> 
     return added
 
 
-#: The section `make bench-agree`'s reading adds to the report (benchmarks/locust_vs_loadgen.py);
-#: kept, last, when this rewrites the report.
-KEPT_SECTION = "## Locust and the Go load generator agree?"
+#: The sections readings of other runs add to the report, kept, last, when this rewrites it: the
+#: selective LISTs and start-up measured alone (`--only '^select-'`, a run of its own on a machine
+#: the full run leaves no time to settle), and `make bench-agree`'s (benchmarks/locust_vs_loadgen.py).
+KEPT_SECTIONS = ("## Selective LISTs and start-up", "## Locust and the Go load generator agree?")
 
 
-def kept_section(path: Path) -> str:
-    """``KEPT_SECTION`` of the report at ``path`` up to the next section, or ""."""
+def kept_sections(path: Path) -> str:
+    """``KEPT_SECTIONS`` of the report at ``path``, each up to the next section, or ""."""
     text = path.read_text() if path.exists() else ""
-    start = text.find(KEPT_SECTION)
-    if start < 0:
-        return ""
-    end = text.find("\n## ", start)
-    return "\n" + text[start:end if end >= 0 else len(text)].rstrip() + "\n"
+    kept = []
+    for title in KEPT_SECTIONS:
+        start = text.find(title)
+        if start >= 0:
+            end = text.find("\n## ", start)
+            kept.append("\n" + text[start:end if end >= 0 else len(text)].rstrip() + "\n")
+    return "".join(kept)
 
 
 def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict[str, Any]], info: dict[str, Any]) -> None:
@@ -766,7 +769,7 @@ def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict
 
 Written by `{info['command']}` (`make bench-compare`; {info['mode']} mode, {info['minutes']:.0f} min) on {info['date']}.
 Do not edit by hand: run it again (`make bench-compare QUICK=1` is a ~3-minute run that only
-prints; the last section, `make bench-agree`'s, is kept). What runs, in what order and why: the
+prints; the last sections, of the selective LISTs and of `make bench-agree`, are kept). What runs, in what order and why: the
 docstrings of `benchmarks/compare.py` and of the load generator `benchmarks/loadgen/` (Go,
 client-go {CLIENT_GO_VERSION}).
 
@@ -807,7 +810,7 @@ fairer comparison when a server is CPU-bound.
 
 {chr(10).join(f'- {line}' for line in found)}
 """
-    path.write_text(text + kept_section(path))
+    path.write_text(text + kept_sections(path))
 
 
 def _interrupt(signum: int, frame: object) -> None:
