@@ -8,12 +8,16 @@ table with the ratios. Not a test: run it and read.
 
 Each server starts fresh (its start to /readyz is a row), then the workloads run in order on the
 same server, growing one store: creates (which also fill it to 10,000 pods; 5,000 in the quick
-mode), updates and patches,
-LISTs and informer syncs, memory, watch fan-out, Lease renewals; in the full mode the store then
-grows to 100,000 pods for the second round of LISTs, informer syncs and memory. During each
-workload's measured part the server's CPU time is read from /proc (psutil) for its whole process
-tree (kube-apiserver and etcd together), and the load generator reports its own, so the table
-gives CPU milliseconds per operation (= CPU seconds per 1,000 operations) too.
+mode), updates and patches, LISTs and informer syncs, memory, watch fan-out, Lease renewals; in
+the full mode the store then grows to 100,000 pods for the second round of LISTs, informer syncs
+and memory. Last, the selective LISTs: a namespace of the load generator's selective pods
+(benchmarks/loadgen/selective.go) grown to 2,000 and (full mode) 10,000 pods, and at each size
+LISTs by label and field selectors picking one pod, 1/1,000, 1/50 and 1/10 of them, at RV=0 and
+RV="" (`--only '^select-'` runs them alone, without the other rows' pods;
+`--selective-pods 2000,10000,100000` sets the sizes). During each workload's measured part the
+server's CPU time is read from /proc (psutil) for its whole process tree (kube-apiserver and etcd
+together), and the load generator reports its own, so the table gives CPU milliseconds per
+operation (= CPU seconds per 1,000 operations) too.
 
 Both servers run as a test or a load test would: loopback, free ports; etcd with its data on
 tmpfs and --unsafe-no-fsync (fakeapi does not fsync either), kube-apiserver as envtest runs it

@@ -100,8 +100,7 @@ class Server:
         self.metrics = ServerMetrics(self.registry, self.store, version_labels(orjson.loads(self.discovery.version)),
                                      self.faults.totals)
         self.clients = ClientReport(config.clients)
-        self.metrics.prometheus.register(self.clients)  # type: ignore[arg-type]
-        self.metrics.prometheus.register(availability)  # type: ignore[arg-type]
+        self.metrics.collectors += [self.clients, availability]
         self._compactor: asyncio.Task[None] | None = None
 
     def start(self) -> None:
