@@ -773,9 +773,9 @@ def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict
 
 Written by `{info['command']}` (`make bench-compare`; {info['mode']} mode, {info['minutes']:.0f} min) on {info['date']}.
 Do not edit by hand: run it again (`make bench-compare QUICK=1` is a ~3-minute run that only
-prints; the last sections, of the selective LISTs and of `make bench-agree`, are kept). What runs, in what order and why: the
-docstrings of `benchmarks/compare.py` and of the load generator `benchmarks/loadgen/` (Go,
-client-go {CLIENT_GO_VERSION}).
+prints; the last sections, of the selective LISTs and of `make bench-agree`, are kept). What
+runs, in what order and why: the docstrings of `benchmarks/compare.py` and of the load generator
+`benchmarks/loadgen/` (Go, client-go {CLIENT_GO_VERSION}).
 
 ## Machine
 
