@@ -25,11 +25,11 @@ from ..machinery.field_manager import FieldManager
 from ..machinery.jsonvalue import stored_metadata
 from ..machinery.scale_handler import to_parent, to_subresource
 from ..machinery.schema import Schema, kind_schema
-from ..machinery.selectors import selectable_fields, selects_metadata_only
+from ..machinery.selectors import SelectableKind, selectable_fields, selects_metadata_only
 from ..machinery.status import not_found
 from ..store import KeyValue, RangeRequest, StoreInterface
 from . import scale
-from .delegator import CacheDelegator
+from .delegator import CacheDelegator, ParsedSelectors
 from .deletes import StoreDeletes
 from .lease_manager import LeaseManager
 from .patch_apply import FieldManagedWrites
@@ -74,6 +74,8 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
         self._field_managers: dict[str | None, FieldManager] = {}
         #: ``cached_objects``' reads, by namespace: the cache's change count, the objects.
         self._listed: dict[str | None, tuple[int, list[Json]]] = {}
+        #: ``_filter``'s parsed selectors, by their text: the kind whose fields they name, and them.
+        self._parsed_selectors: dict[tuple[str, str], tuple[SelectableKind, ParsedSelectors]] = {}
         #: Subresources whose updates have a strategy of their own (pods' ephemeralcontainers
         #: and resize, set by the registry; a kind's ``KindRules.subresources``: CSRs' approval).
         self.subresource_strategies: dict[str, SubresourceStrategy] = dict(self.rules.subresources)
