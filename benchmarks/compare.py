@@ -127,6 +127,20 @@ def plan(quick: bool) -> list[Step]:
                               content_type=content_type, watch_list=watch_list))
         steps.append(Step(f"memory-{pods}", f"memory with {pods} pods", "memory"))
 
+    def varied() -> None:
+        """Creates of objects whose content differs per object, in a namespace of their own: a
+        server cannot answer their defaulting, validation and field tracking from caches kept by
+        content, as it may for the benchmark pods above (alike but for name and shard label)."""
+        counts = {1: 300, 16: 900} if quick else {1: 1000, 16: 3000}
+        for kind, title, extra in (("pod", "varied pod creates (per-pod env, annotations)", ("--varied",)),
+                                   ("configmap", "varied ConfigMap creates (distinct 1-4 KiB data)", ())):
+            first = 0
+            for clients, count in counts.items():
+                steps.append(Step(f"varied-{kind}-create-{clients}", f"{title}, {clients} client{'s' if clients > 1 else ''}",
+                                  "create", ("--kind", kind, *extra, "--clients", str(clients), "--count", str(count),
+                                             "--first", str(first)), namespace="varied", timeout=3600.0))
+                first += count
+
     # The quick mode fills half the store and shortens every run: fakeapi creates ~100-200 pods/s
     # on 2 cores, so the creates alone set how long a mode takes.
     first_round, mutate_seconds = ("5k", "3s") if quick else ("10k", "10s")
@@ -147,6 +161,7 @@ def plan(quick: bool) -> list[Step]:
     steps.append(Step(f"create-16-policy-{policed}", "pod creates, 16 clients, a ValidatingAdmissionPolicy",
                       "create", ("--clients", "16", "--count", str(policed)), namespace="policed", admission=POLICY,
                       timeout=3600.0))
+    varied()
     for verb, title in (("update", "pod updates (PUT)"), ("merge", "pod merge patches"),
                         ("strategic", "pod strategic merge patches"), ("apply", "pod server-side applies")):
         steps.append(Step(f"mutate-{verb}", f"{title}, 16 clients", "mutate",

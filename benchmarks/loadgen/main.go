@@ -4,7 +4,7 @@
 //
 //	loadgen WORKLOAD --kubeconfig FILE [--content-type json|protobuf] [--namespace NS] [workload flags]
 //
-// Workloads: create, mutate (update and the three patch types), list, informer, fanout, leases;
+// Workloads: create (pods alike but for name, pods that differ per pod, or ConfigMaps), mutate (update and the three patch types), list, informer, fanout, leases;
 // `loadgen WORKLOAD -h` lists each one's flags. `loadgen pod [--index N]` runs nothing: it prints
 // the N-th benchmark pod as the typed client sends it in JSON (what another load client creates
 // to drive the same workload, benchmarks/locust_vs_loadgen.py). `loadgen webhook-server` runs
