@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cmp_to_key, lru_cache
+from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
-from .value import Value, canonical, compare_values, go_json, sign, value_to_string
+from .value import Value, canonical, compare_values, go_json, order_key, sign, value_to_string
 
 # --- path elements and paths (fieldpath/element.go, path.go, serialize-pe.go) ------------------
 
@@ -44,11 +44,17 @@ class PathElement:
             self._identity = (kind, payload)
         self._hash = hash(self._identity)
         self._serialized: str | None = None
-        #: Sorts elements in ``compare``'s order: fields and indexes by their payload directly (a
-        #: field's string order is Go's byte order, as UTF-8 keeps code point order), keys and
-        #: values through ``compare``. The key holds the kind and payload, not the element: an
-        #: element referring to itself would be a cycle, left for the collector on every write.
-        self.sort_key = (kind, payload if kind in (_FIELD, _INDEX) else _element_order((kind, payload)))
+        #: Sorts elements in ``compare``'s order with Python's tuple comparison: fields and
+        #: indexes by their payload directly (a field's string order is Go's byte order, as UTF-8
+        #: keeps code point order), a key's fields by name then value and a set item by value
+        #: (``order_key``: ``compare_values``' order), as ``_compare_keys`` zips them. Python
+        #: compares these natively where a comparison function would be called per pair.
+        if kind == _KEY:
+            self.sort_key: tuple[Any, ...] = (kind, tuple((name, order_key(item)) for name, item in payload))
+        elif kind == _VALUE:
+            self.sort_key = (kind, order_key(payload))
+        else:
+            self.sort_key = (kind, payload)
 
     @classmethod
     def field(cls, name: str) -> PathElement:
@@ -183,7 +189,6 @@ def _compare_elements(lhs: tuple[int, Any], rhs: tuple[int, Any]) -> int:
     return (payload > other_payload) - (payload < other_payload)
 
 
-_element_order = cmp_to_key(_compare_elements)
 _SORT_KEY = attrgetter("sort_key")
 
 
