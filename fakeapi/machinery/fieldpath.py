@@ -58,7 +58,7 @@ class PathElement:
 
     @classmethod
     def field(cls, name: str) -> PathElement:
-        return _field_element(name)
+        return field_element(name)
 
     @classmethod
     def key(cls, fields: Mapping[str, Value]) -> PathElement:
@@ -138,7 +138,7 @@ def _deserialized(text: str) -> PathElement | None:
         raise ValueError(f"missing colon: {text}")
     kind, body = text[0], text[2:]
     if kind == "f":
-        return PathElement.field(body)
+        return field_element(body)
     if kind == "v":
         return PathElement.value(json.loads(body))
     if kind == "k":
@@ -165,7 +165,7 @@ Path = tuple[PathElement, ...]
 
 
 @lru_cache(maxsize=16384)
-def _field_element(name: str) -> PathElement:
+def field_element(name: str) -> PathElement:
     """The element of a field name, shared: objects of one kind name the same fields on every
     write, and a shared element's hash and serialization are already computed. Bounded, as map
     keys (labels, annotations, data) are field names too."""
