@@ -305,14 +305,19 @@ class FieldSet:
     def to_fields(self) -> dict[str, Any]:
         """``Set.ToJSON`` as a dict whose key order is the JSON's. Shared (see the class): never
         changed in place."""
-        if self._fields is None:
-            out: dict[str, Any] = {}
-            for element in sorted(self.members | self.children.keys(), key=_SORT_KEY):
-                child = self.children.get(element)
-                out[element.serialize()] = {} if child is None else (
-                    {".": {}, **child.to_fields()} if element in self.members else child.to_fields())
+        out = self._fields
+        if out is None:
+            members, children = self.members, self.children
+            if not children:  # the common node: leaves only (a container's scalar fields)
+                out = {element.serialize(): {} for element in sorted(members, key=_SORT_KEY)}
+            else:
+                out = {}
+                for element in sorted(members | children.keys(), key=_SORT_KEY):
+                    child = children.get(element)
+                    out[element.serialize()] = {} if child is None else (
+                        {".": {}, **child.to_fields()} if element in members else child.to_fields())
             self._fields = out
-        return self._fields
+        return out
 
     @classmethod
     def from_fields(cls, fields: Mapping[str, Any]) -> FieldSet:
