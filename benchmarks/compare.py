@@ -128,9 +128,10 @@ def plan(quick: bool) -> list[Step]:
         steps.append(Step(f"memory-{pods}", f"memory with {pods} pods", "memory"))
 
     def varied() -> None:
-        """Creates of objects whose content differs per object, in a namespace of their own: a
+        """Writes of objects whose content differs per object, in a namespace of their own: a
         server cannot answer their defaulting, validation and field tracking from caches kept by
-        content, as it may for the benchmark pods above (alike but for name and shard label)."""
+        content, as it may for the benchmark pods above (alike but for name and shard label).
+        Creates of pods and ConfigMaps, then PUTs, merge patches and applies of those pods."""
         counts = {1: 300, 16: 900} if quick else {1: 1000, 16: 3000}
         for kind, title, extra in (("pod", "varied pod creates (per-pod env, annotations)", ("--varied",)),
                                    ("configmap", "varied ConfigMap creates (distinct 1-4 KiB data)", ())):
@@ -140,6 +141,12 @@ def plan(quick: bool) -> list[Step]:
                                   "create", ("--kind", kind, *extra, "--clients", str(clients), "--count", str(count),
                                              "--first", str(first)), namespace="varied", timeout=3600.0))
                 first += count
+        # Each varied pod written about once: its own spec comes back no sooner than a round later.
+        for verb, title in (("update", "varied pod updates (PUT)"), ("merge", "varied pod merge patches"),
+                            ("apply", "varied pod server-side applies")):
+            steps.append(Step(f"varied-mutate-{verb}", f"{title}, 16 clients", "mutate",
+                              ("--verb", verb, "--clients", "16", "--pods", str(counts[1] + counts[16]),
+                               "--duration", mutate_seconds), namespace="varied"))
 
     # The quick mode fills half the store and shortens every run: fakeapi creates ~100-200 pods/s
     # on 2 cores, so the creates alone set how long a mode takes.
