@@ -208,10 +208,13 @@ class _Converter:
     def message(self, message: Message) -> Any:
         """The JSON of a Go struct, or of a type with its own ``MarshalJSON``."""
         descriptor = message.DESCRIPTOR
-        custom = self._custom.get(descriptor.full_name)
-        if custom is not None:
-            return custom(message)
-        return self._struct(message, descriptor, self.message)
+        read = self._readers.get(descriptor.full_name)
+        if read is None:  # a type with a MarshalJSON, or a struct met for the first time
+            custom = self._custom.get(descriptor.full_name)
+            if custom is not None:
+                return custom(message)
+            read = self._reader(descriptor)
+        return read(message, self.message)
 
     def _shared(self, message: Message) -> Any:
         """``message``, through ``_converted`` for a struct of ``_SHARED_MIN_BYTES`` to
