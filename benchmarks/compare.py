@@ -710,19 +710,22 @@ def webhook_added_p50(steps: list[Step], results: dict[str, dict[str, Any]]) -> 
     return added
 
 
-#: The section `make bench-agree`'s reading adds to the report (benchmarks/locust_vs_loadgen.py);
-#: kept, last, when this rewrites the report.
-KEPT_SECTION = "## Locust and the Go load generator agree?"
+#: Sections a full run's rewrite of the report keeps, last, in this order: `make bench-agree`'s
+#: reading (benchmarks/locust_vs_loadgen.py), and the before/after reading of the varied rows
+#: (`--only varied`), a quick run on its own that a full run does not replace.
+KEPT_SECTIONS = ("## Locust and the Go load generator agree?", "## Objects whose content varies")
 
 
-def kept_section(path: Path) -> str:
-    """``KEPT_SECTION`` of the report at ``path`` up to the next section, or ""."""
+def kept_sections(path: Path) -> str:
+    """Each of ``KEPT_SECTIONS`` the report at ``path`` has, up to its next section, or ""."""
     text = path.read_text() if path.exists() else ""
-    start = text.find(KEPT_SECTION)
-    if start < 0:
-        return ""
-    end = text.find("\n## ", start)
-    return "\n" + text[start:end if end >= 0 else len(text)].rstrip() + "\n"
+    kept = ""
+    for heading in KEPT_SECTIONS:
+        start = text.find(heading)
+        if start >= 0:
+            end = text.find("\n## ", start)
+            kept += "\n" + text[start:end if end >= 0 else len(text)].rstrip() + "\n"
+    return kept
 
 
 def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict[str, Any]], info: dict[str, Any]) -> None:
@@ -742,9 +745,9 @@ def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict
 
 Written by `{info['command']}` (`make bench-compare`; {info['mode']} mode, {info['minutes']:.0f} min) on {info['date']}.
 Do not edit by hand: run it again (`make bench-compare QUICK=1` is a ~3-minute run that only
-prints; the last section, `make bench-agree`'s, is kept). What runs, in what order and why: the
-docstrings of `benchmarks/compare.py` and of the load generator `benchmarks/loadgen/` (Go,
-client-go {CLIENT_GO_VERSION}).
+prints; the last sections, `make bench-agree`'s and the varied rows' reading, are kept). What
+runs, in what order and why: the docstrings of `benchmarks/compare.py` and of the load generator
+`benchmarks/loadgen/` (Go, client-go {CLIENT_GO_VERSION}).
 
 ## Machine
 
@@ -783,7 +786,7 @@ fairer comparison when a server is CPU-bound.
 
 {chr(10).join(f'- {line}' for line in found)}
 """
-    path.write_text(text + kept_section(path))
+    path.write_text(text + kept_sections(path))
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -73,8 +73,11 @@ def test_medians_over_rounds() -> None:
     assert row.go_others_cpu == 0.4 and row.locust_bound == "server-bound, server-bound, client-bound"
 
 
-def test_bench_compare_keeps_the_agreement_section(tmp_path: Path) -> None:
+def test_bench_compare_keeps_the_agreement_and_varied_sections(tmp_path: Path) -> None:
+    agreement, varied = agree.compare.KEPT_SECTIONS
     doc = tmp_path / "benchmarks.md"
-    doc.write_text(f"# old report\n\n## Results\n\nold\n\n{agree.compare.KEPT_SECTION}\n\nthe reading\n")
-    assert agree.compare.kept_section(doc) == f"\n{agree.compare.KEPT_SECTION}\n\nthe reading\n"
-    assert agree.compare.kept_section(tmp_path / "missing.md") == ""
+    doc.write_text(f"# old report\n\n## Results\n\nold\n\n{varied}\n\nthe rows\n\n{agreement}\n\nthe reading\n")
+    assert agree.compare.kept_sections(doc) == f"\n{agreement}\n\nthe reading\n\n{varied}\n\nthe rows\n"
+    doc.write_text(f"# old report\n\n{agreement}\n\nthe reading\n")
+    assert agree.compare.kept_sections(doc) == f"\n{agreement}\n\nthe reading\n"
+    assert agree.compare.kept_sections(tmp_path / "missing.md") == ""
