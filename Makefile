@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 6443
 PYTEST_ARGS ?=
 
-.PHONY: serve test venv test-deps kube-binaries bench bench-compare bench-agree clean load cluster conformance
+.PHONY: serve test venv test-deps kube-binaries bench bench-compare bench-agree clean load cluster conformance envtest-suites
 
 export PATH := /usr/local/go/bin:$(PATH)
 
@@ -63,6 +63,14 @@ SKIP  ?=
 conformance: venv
 	$(BIN)/python scripts/conformance.py $(if $(FOCUS),--focus '$(FOCUS)') $(if $(SKIP),--skip '$(SKIP)') \
 		$(if $(KUBE),--kube) $(ARGS)
+
+## controller-runtime v0.23.3's own envtest suites (pkg/client, cache, manager, builder, controller,
+## webhook; built on first run) with KUBEBUILDER_ASSETS at the real kube-apiserver v1.35.4 and at
+## `fakeapi envtest`'s files, one table of both. PACKAGES=client,cache narrows them, FOCUS=REGEX
+## runs matching specs alone. Results in results/envtest-suites-<time>/ (scripts/envtest_suites.py --help).
+PACKAGES ?=
+envtest-suites: venv
+	$(BIN)/python scripts/envtest_suites.py $(if $(PACKAGES),--packages '$(PACKAGES)') $(if $(FOCUS),--focus '$(FOCUS)') $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -8,12 +8,16 @@ table with the ratios. Not a test: run it and read.
 
 Each server starts fresh (its start to /readyz is a row), then the workloads run in order on the
 same server, growing one store: creates (which also fill it to 10,000 pods; 5,000 in the quick
-mode), updates and patches,
-LISTs and informer syncs, memory, watch fan-out, Lease renewals; in the full mode the store then
-grows to 100,000 pods for the second round of LISTs, informer syncs and memory. During each
-workload's measured part the server's CPU time is read from /proc (psutil) for its whole process
-tree (kube-apiserver and etcd together), and the load generator reports its own, so the table
-gives CPU milliseconds per operation (= CPU seconds per 1,000 operations) too.
+mode), updates and patches, LISTs and informer syncs, memory, watch fan-out, Lease renewals; in
+the full mode the store then grows to 100,000 pods for the second round of LISTs, informer syncs
+and memory. Last, the selective LISTs: a namespace of the load generator's selective pods
+(benchmarks/loadgen/selective.go) grown to 2,000 and (full mode) 10,000 pods, and at each size
+LISTs by label and field selectors picking one pod, 1/1,000, 1/50 and 1/10 of them, at RV=0 and
+RV="" (`--only '^select-'` runs them alone, without the other rows' pods;
+`--selective-pods 2000,10000,100000` sets the sizes). During each workload's measured part the
+server's CPU time is read from /proc (psutil) for its whole process tree (kube-apiserver and etcd
+together), and the load generator reports its own, so the table gives CPU milliseconds per
+operation (= CPU seconds per 1,000 operations) too.
 
 Both servers run as a test or a load test would: loopback, free ports; etcd with its data on
 tmpfs and --unsafe-no-fsync (fakeapi does not fsync either), kube-apiserver as envtest runs it
@@ -75,7 +79,8 @@ HIGHER, LOWER = "higher", "lower"
 @dataclass(frozen=True, slots=True)
 class Step:
     """One row: a load generator run (``workload`` and its ``args``) or a reading taken between
-    runs (``memory``). ``seeds`` marks the creates that later rows rely on: --only keeps them."""
+    runs (``memory``). ``seeds`` marks the creates that later rows of its namespace rely on: --only
+    keeps them with those rows."""
 
     key: str
     title: str
@@ -92,8 +97,9 @@ class Step:
     admission: str = ""
 
 
-def plan(quick: bool) -> list[Step]:
-    """The rows in the order they run on each server."""
+def plan(quick: bool, selective_sizes: tuple[int, ...] | None = None) -> list[Step]:
+    """The rows in the order they run on each server; the selective LISTs last, at each of
+    ``selective_sizes`` (default: 2,000 pods, and 10,000 in the full mode)."""
     steps: list[Step] = []
     created = 0
 
@@ -188,6 +194,48 @@ def plan(quick: bool) -> list[Step]:
     if not quick:
         create(64, 90_000, title="pod creates, 64 clients, store growing 10k -> 100k")
         lists_and_syncs("100k", count=3, syncs=1, json_rows=False)
+    steps.extend(selective_steps(selective_sizes or ((2000,) if quick else (2000, 10_000)), count=20 if quick else 50))
+    return steps
+
+
+#: The selective LISTs, per selector: key, what it selects, the fraction it matches, and whether
+#: it lists cluster-wide (as kubelets do) rather than the namespace of the selective pods. The
+#: labels and nodes are the load generator's (benchmarks/loadgen/selective.go).
+SELECTIVE_NAMESPACE = "selective"
+SELECTORS = (
+    ("eq-1", ("--label-selector", "bench.fakeapi.dev/id=0"), "1 pod", False),
+    ("eq-1000", ("--label-selector", "bench.fakeapi.dev/per-1000=7"), "1/1,000", False),
+    ("eq-50", ("--label-selector", "bench.fakeapi.dev/per-50=7"), "1/50", False),
+    ("eq-10", ("--label-selector", "bench.fakeapi.dev/shard=3"), "1/10", False),
+    ("in-1000", ("--label-selector", "bench.fakeapi.dev/per-2000 in (7,8)"), "1/1,000", False),
+    ("in-50", ("--label-selector", "bench.fakeapi.dev/per-100 in (7,8)"), "1/50", False),
+    ("in-10", ("--label-selector", "bench.fakeapi.dev/per-20 in (7,8)"), "1/10", False),
+    ("absent-50", ("--label-selector", "!bench.fakeapi.dev/in-49-of-50"), "1/50", False),
+    ("absent-10", ("--label-selector", "!bench.fakeapi.dev/in-9-of-10"), "1/10", False),
+    ("node", ("--field-selector", "spec.nodeName=node-7"), "1/100, cluster-wide", True),
+    ("namespace", ("--field-selector", f"metadata.namespace={SELECTIVE_NAMESPACE}-side"),
+     "a namespace of 1/50 as many, cluster-wide", True),
+)
+
+
+def selective_steps(sizes: tuple[int, ...], count: int) -> list[Step]:
+    """Per size, the creates growing the selective namespace to that many pods, then each
+    selector's LISTs at resourceVersion 0 and "" (``count`` LISTs a row)."""
+    steps: list[Step] = []
+    created = 0
+    for size in sizes:
+        pods = f"{size // 1000}k" if size % 1000 == 0 else f"{size:,}"
+        steps.append(Step(f"select-seed-{size}", f"selective pods created, {created:,} -> {size:,}", "select-seed",
+                          ("--count", str(size - created), "--first", str(created)),
+                          namespace=SELECTIVE_NAMESPACE, seeds=True, timeout=3600.0))
+        created = size
+        for key, selector, fraction, cluster_wide in SELECTORS:
+            for rv, rv_title in (("0", "RV=0"), ("", 'RV=""')):
+                steps.append(Step(
+                    f"select-{key}-{'rv0' if rv else 'consistent'}-{pods}",
+                    f"selective LIST {rv_title}, {pods} pods, {' '.join(selector[1:])} ({fraction})", "select-list",
+                    (*selector, "--rv", rv, "--count", str(count), *(("--all-namespaces",) if cluster_wide else ())),
+                    namespace=SELECTIVE_NAMESPACE))
     return steps
 
 
@@ -546,10 +594,12 @@ def describe(step: Step, result: dict[str, Any]) -> tuple[str, float | None, str
         return f"{result['rss_mb']:,.0f} MB", result["rss_mb"], LOWER
     latency = result.get("latency_ms", {})
     errors = f", **{result['errors']:,} errors**" if result.get("errors") else ""
+    if step.workload == "select-seed":
+        return f"{result.get('rate', 0):,.0f}/s{errors}", result.get("rate"), HIGHER
     if step.workload in ("create", "mutate"):
         return (f"{result.get('rate', 0):,.0f}/s, p50 {_ms(latency.get('p50', 0))} ms, p99 {_ms(latency.get('p99', 0))} ms"
                 f"{errors}", result.get("rate"), HIGHER)
-    if step.workload == "list":
+    if step.workload in ("list", "select-list"):
         size = f", {result['bytes'] / 2**20:,.1f} MB" + (" json" if not result.get("response_protobuf") else "")
         pages = f", {result['pages']} pages" if result.get("pages", 1) > 1 else ""
         return (f"{_ms(latency.get('p50', 0))} ms ({result.get('items', 0):,} items{size}{pages}){errors}",
@@ -710,22 +760,24 @@ def webhook_added_p50(steps: list[Step], results: dict[str, dict[str, Any]]) -> 
     return added
 
 
-#: Sections a full run's rewrite of the report keeps, last, in this order: `make bench-agree`'s
-#: reading (benchmarks/locust_vs_loadgen.py), and the before/after reading of the varied rows
-#: (`--only varied`), a quick run on its own that a full run does not replace.
-KEPT_SECTIONS = ("## Locust and the Go load generator agree?", "## Objects whose content varies")
+#: The sections readings of other runs add to the report, kept, last, when this rewrites it: the
+#: selective LISTs and start-up measured alone (`--only '^select-'`, a run of its own on a machine
+#: the full run leaves no time to settle), `make bench-agree`'s (benchmarks/locust_vs_loadgen.py),
+#: and the varied rows before and after a change (`--only varied`, a quick run of its own).
+KEPT_SECTIONS = ("## Selective LISTs and start-up", "## Locust and the Go load generator agree?",
+                 "## Objects whose content varies")
 
 
 def kept_sections(path: Path) -> str:
-    """Each of ``KEPT_SECTIONS`` the report at ``path`` has, up to its next section, or ""."""
+    """``KEPT_SECTIONS`` of the report at ``path``, each up to the next section, or ""."""
     text = path.read_text() if path.exists() else ""
-    kept = ""
-    for heading in KEPT_SECTIONS:
-        start = text.find(heading)
+    kept = []
+    for title in KEPT_SECTIONS:
+        start = text.find(title)
         if start >= 0:
             end = text.find("\n## ", start)
-            kept += "\n" + text[start:end if end >= 0 else len(text)].rstrip() + "\n"
-    return kept
+            kept.append("\n" + text[start:end if end >= 0 else len(text)].rstrip() + "\n")
+    return "".join(kept)
 
 
 def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict[str, Any]], info: dict[str, Any]) -> None:
@@ -745,9 +797,9 @@ def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict
 
 Written by `{info['command']}` (`make bench-compare`; {info['mode']} mode, {info['minutes']:.0f} min) on {info['date']}.
 Do not edit by hand: run it again (`make bench-compare QUICK=1` is a ~3-minute run that only
-prints; the last sections, `make bench-agree`'s and the varied rows' reading, are kept). What
-runs, in what order and why: the docstrings of `benchmarks/compare.py` and of the load generator
-`benchmarks/loadgen/` (Go, client-go {CLIENT_GO_VERSION}).
+prints; the last sections, of the selective LISTs, of `make bench-agree` and of the varied rows,
+are kept). What runs, in what order and why: the docstrings of `benchmarks/compare.py` and of the
+load generator `benchmarks/loadgen/` (Go, client-go {CLIENT_GO_VERSION}).
 
 ## Machine
 
@@ -797,7 +849,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="the ~3-minute subset (10k pods, short runs)")
     parser.add_argument("--only", metavar="REGEX", help="run only the rows whose key or title matches "
-                        "(plus the creates that fill the store)")
+                        "(plus the creates that fill their namespaces)")
+    parser.add_argument("--selective-pods", metavar="N,N,...",
+                        help="the sizes the selective LISTs run at (default: 2000 quick, 2000,10000 full)")
     parser.add_argument("--servers", default=f"{FAKEAPI},{KUBE}", help="fakeapi, kube or both (default)")
     parser.add_argument("--starts", type=int, help="starts to time per server, median shown (default: 1 quick, 3 full)")
     parser.add_argument("--fakeapi-arg", action="append", default=[], metavar="ARG",
@@ -817,10 +871,12 @@ def main(argv: list[str] | None = None) -> int:
     servers = [s for s in args.servers.split(",") if s]
     if not servers or set(servers) - {FAKEAPI, KUBE}:
         parser.error("--servers: fakeapi, kube or fakeapi,kube")
-    steps = plan(args.quick)
+    steps = plan(args.quick, tuple(int(n) for n in args.selective_pods.split(",")) if args.selective_pods else None)
     if args.only:
         pattern = re.compile(args.only)
-        steps = [s for s in steps if s.seeds or pattern.search(s.key) or pattern.search(s.title)]
+        kept = [s for s in steps if not s.seeds and (pattern.search(s.key) or pattern.search(s.title))]
+        namespaces = {s.namespace for s in kept}
+        steps = [s for s in steps if s in kept or (s.seeds and s.namespace in namespaces)]
     starts = args.starts or (1 if args.quick else 3)
     doc = args.doc or (None if args.quick else ROOT / "docs" / "benchmarks.md")
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")

@@ -9,12 +9,14 @@ import os
 import ssl
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from .auth.authentication import ADMIN_TOKEN
-from .http.pki import KeyPair
+
+if TYPE_CHECKING:  # the certificates' module loads cryptography's x509, which a plain start does without
+    from .http.pki import KeyPair
 
 
 def client_settings(kubeconfig: Path) -> tuple[str, dict[str, Any]]:

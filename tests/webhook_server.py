@@ -31,6 +31,9 @@ class WebhookServer:
     def __init__(self, names: tuple[str, ...] = ()) -> None:
         #: (path, review) of every review received, in order.
         self.records: list[tuple[str, Json]] = []
+        #: Names of objects whose conversion is refused (result Failure) while they are here: a
+        #: webhook that fails for a time, then converts the same objects.
+        self.refused_conversions: set[str] = set()
         self._lock = threading.Lock()
         server = self
 
@@ -43,7 +46,9 @@ class WebhookServer:
                 with server._lock:
                     server.records.append((path, review))
                 if review.get("kind") == "ConversionReview":
-                    self.send(200, json.dumps(conversion_answer(review)).encode(), "application/json")
+                    refused = any(obj["metadata"]["name"] in server.refused_conversions
+                                  for obj in review["request"]["objects"])
+                    self.send(200, json.dumps(conversion_answer(review, refused)).encode(), "application/json")
                     return
                 annotations = ((review["request"].get("object") or {}).get("metadata") or {}).get("annotations") or {}
                 if behaviour == "slow" or behaviour == "slow-if-annotated" and annotations.get("slow") == "yes":
@@ -160,10 +165,10 @@ def _converted(obj: Json, api_version: str) -> Json:
     return out
 
 
-def conversion_answer(review: Json) -> Json:
+def conversion_answer(review: Json, refused: bool = False) -> Json:
     """A conversion webhook's answer: each object converted to the desired version (``spec.size``
-    in v1 is ``spec.replicas`` elsewhere), unless an object's ``conversion`` label says what to
-    do wrong: ``failure`` (result Failure), ``bad-uid`` (another request's uid), ``drop`` (no
+    in v1 is ``spec.replicas`` elsewhere), unless ``refused`` (result Failure) or an object's
+    ``conversion`` label says what to do wrong: ``failure`` (result Failure), ``bad-uid`` (another request's uid), ``drop`` (no
     objects returned), ``slow`` (answers after 3 s), ``rename``, ``relabel`` (a new label: kube
     keeps it), ``bad-label``, ``wrong-version``, ``wrong-kind``."""
     request = review["request"]
@@ -172,7 +177,7 @@ def conversion_answer(review: Json) -> Json:
         time.sleep(3)
     response: Json = {"uid": request["uid"], "result": {"status": "Success"},
                       "convertedObjects": [_converted(obj, request["desiredAPIVersion"]) for obj in request["objects"]]}
-    if "failure" in wrongs:
+    if "failure" in wrongs or refused:
         response = {"uid": request["uid"], "result": {"status": "Failure", "message": "the test refuses to convert"}}
     elif "bad-uid" in wrongs:
         response["uid"] = "not-" + request["uid"]

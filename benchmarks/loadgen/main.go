@@ -58,6 +58,9 @@ var workloads = map[string]workload{
 	"informer": syncInformer,
 	"fanout":   watchFanout,
 	"leases":   renewLeases,
+	// selective.go
+	"select-seed": seedSelective,
+	"select-list": selectList,
 }
 
 const (

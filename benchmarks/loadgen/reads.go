@@ -44,37 +44,43 @@ func listPods(flags *flag.FlagSet) func(r *run) (map[string]any, error) {
 		if err := connect(ctx, []corev1client.CoreV1Interface{core}, r.namespace); err != nil {
 			return nil, err
 		}
-		var samples []time.Duration
-		var errs errorLog
-		var last listRead
-		var buffer bytes.Buffer
-		r.begin()
-		for i := range *count {
-			start := time.Now()
-			read, err := listRaw(ctx, core, r.namespace, opts, &buffer, i == *count-1)
-			samples = append(samples, time.Since(start))
-			if err != nil {
-				errs.record(err)
-				continue
-			}
-			last = read
-		}
-		r.end()
-		items := 0
-		for _, body := range last.bodies {
-			count, err := countItems(body)
-			if err != nil {
-				return nil, fmt.Errorf("counting the listed pods: %w", err)
-			}
-			items += count
-		}
-		result := map[string]any{
-			"ops": len(samples) - errs.count, "mode": *mode, "latency_ms": summarize(samples),
-			"bytes": last.bytes, "pages": last.pages, "response_protobuf": last.protobuf, "items": items,
-		}
-		errs.into(result)
-		return result, nil
+		return timeLists(ctx, r, core, r.namespace, opts, *count, map[string]any{"mode": *mode})
 	}
+}
+
+// timeLists makes count LISTs with opts, one after the other, each read whole into one reused
+// buffer, and returns their latencies with what the last one read (bytes, pages, items).
+func timeLists(ctx context.Context, r *run, core corev1client.CoreV1Interface, namespace string,
+	opts metav1.ListOptions, count int, result map[string]any) (map[string]any, error) {
+	samples := make([]time.Duration, 0, count)
+	var errs errorLog
+	var last listRead
+	var buffer bytes.Buffer
+	r.begin()
+	for i := range count {
+		start := time.Now()
+		read, err := listRaw(ctx, core, namespace, opts, &buffer, i == count-1)
+		samples = append(samples, time.Since(start))
+		if err != nil {
+			errs.record(err)
+			continue
+		}
+		last = read
+	}
+	r.end()
+	items := 0
+	for _, body := range last.bodies {
+		n, err := countItems(body)
+		if err != nil {
+			return nil, fmt.Errorf("counting the listed pods: %w", err)
+		}
+		items += n
+	}
+	result["ops"] = len(samples) - errs.count
+	result["latency_ms"] = summarize(samples)
+	result["bytes"], result["pages"], result["response_protobuf"], result["items"] = last.bytes, last.pages, last.protobuf, items
+	errs.into(result)
+	return result, nil
 }
 
 // listRead is what one LIST read: its pages' bodies (when kept), and whether the server

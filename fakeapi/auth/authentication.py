@@ -32,8 +32,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cryptography import x509
-from cryptography.x509.oid import NameOID
 
 from ..admission import Lookup
 from ..machinery.golang import go_aggregate, go_quote
@@ -307,6 +305,10 @@ def certificate_user(der: bytes) -> UserInfo | None:
     """kube's ``x509.CommonNameUserConversion`` of a verified client certificate (DER): the common
     name is the user, the organizations are its groups, the certificate's SHA-256 its credential
     id; None without a common name (kube then tries the next authenticator)."""
+    # cryptography's x509 is loaded at the first client certificate, not at every start.
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
     certificate = x509.load_der_x509_certificate(der)
     subject = certificate.subject
     common_names = subject.get_attributes_for_oid(NameOID.COMMON_NAME)

@@ -10,16 +10,19 @@ and field a selector has named, the keys of the objects having each value, as se
 requirements combine with C set operations:
 
 - labels ``=``, ``==``, ``in``: the objects having one of the values; ``exists``: having the
-  label; ``!``: the objects, less those having the label;
+  label; ``!``: lacking it (the objects lacking a label are kept as those of a value no label
+  can have, so that ``!key`` reads them, not every object less the others);
 - fields ``=``, ``==``: the objects with that value (a field an object does not have reads "",
   as kube's field sets have it);
 - label ``!=``, ``notin``, ``gt``, ``lt`` and field ``!=`` narrow nothing (most objects match
   them): the other requirements' sets, or every object, are filtered by the selectors as before.
 
-The sets are the selected objects or more, never fewer: the caller still matches each object it
-reads against the whole selectors. A label key or field is indexed from the first selector
-naming it on (one pass over the objects), then kept current by every event; a refill of the
-cache drops the index, which the next selector builds again.
+The sets are the selected objects or more, never fewer. They are exactly the selected objects
+when every requirement is one of those the index answers (``answers_exactly``): the caller then
+takes them as they are, else it matches each object it reads against the whole selectors. A
+label key or field is indexed from the first selector naming it on (one pass over the objects),
+then kept current by every event; a refill of the cache drops the index, which the next
+selector builds again.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ from ..machinery.selectors import FieldSelector, LabelSelector
 #: The label operators whose objects are those having given values of the label, or the label.
 _HAVING = frozenset(("=", "==", "in", "exists"))
 _LACKING = "!"
+#: The value the label index keeps the objects lacking a label under: no label value can be it
+#: (label values are validated on every write: at most 63 of ``[-A-Za-z0-9_.]``).
+_NO_LABEL = "\x00"
 
 
 class Selectable(Protocol):
@@ -43,10 +49,10 @@ class Selectable(Protocol):
 
 
 class _ValueIndex:
-    """Per indexed name (a label key, a field), each value's object keys; ``missing`` is the
-    value of a name an object does not have (None: such an object is not indexed)."""
+    """Per indexed name (a label key, a field), each value's object keys; an object that does not
+    have the name is kept under ``missing``."""
 
-    def __init__(self, read: Callable[[Selectable], Mapping[str, str]], missing: str | None) -> None:
+    def __init__(self, read: Callable[[Selectable], Mapping[str, str]], missing: str) -> None:
         self._read = read
         self._missing = missing
         self._by_name: dict[str, dict[str, set[str]]] = {}
@@ -77,10 +83,17 @@ class _ValueIndex:
             by_value = self._by_name[name] = {}
             read, missing = self._read, self._missing
             for key, obj in objects.items():
-                value = read(obj).get(name, missing)
-                if value is not None:
-                    by_value.setdefault(value, set()).add(key)
+                by_value.setdefault(read(obj).get(name, missing), set()).add(key)
         return by_value
+
+
+def answers_exactly(labels: LabelSelector, fields: FieldSelector) -> bool:
+    """Whether ``SelectorIndex.select`` gives exactly the objects the selectors select: each
+    label requirement's set is the objects having (or lacking) its values or its key, as
+    ``LabelSelector.matches`` reads the labels, and each field term's the objects whose field
+    reads its value, a missing field reading "" as ``FieldSelector.matches`` has it."""
+    return (all(r.operator in _HAVING or r.operator == _LACKING for r in labels.requirements)
+            and all(term.equal for term in fields.requirements))
 
 
 class SelectorIndex:
@@ -90,7 +103,7 @@ class SelectorIndex:
         self.clear()
 
     def clear(self) -> None:
-        self._labels = _ValueIndex(lambda obj: obj.labels, None)
+        self._labels = _ValueIndex(lambda obj: obj.labels, _NO_LABEL)
         self._fields = _ValueIndex(lambda obj: obj.fields, "")
 
     def update(self, key: str, old: Selectable | None, new: Selectable | None) -> None:
@@ -103,26 +116,24 @@ class SelectorIndex:
         """Keys of ``objects``, those the selectors select and maybe more (not to be changed:
         they may be the index's own set), or None when no requirement narrows them."""
         having: list[set[str]] = []
-        lacking: list[set[str]] = []
         for requirement in labels.requirements:
             operator = requirement.operator
             if operator not in _HAVING and operator != _LACKING:
                 continue
             by_value = self._labels.values(requirement.key, objects)
-            if operator in ("exists", _LACKING):
-                (having if operator == "exists" else lacking).append(_union(by_value.values()))
+            if operator == _LACKING:
+                having.append(by_value.get(_NO_LABEL) or set())
+            elif operator == "exists":
+                having.append(_union(keys for value, keys in by_value.items() if value != _NO_LABEL))
             else:
                 having.append(_union(by_value[value] for value in requirement.values if value in by_value))
         for term in fields.requirements:
             if term.equal:
                 having.append(self._fields.values(term.field, objects).get(term.value) or set())
-        if having:
-            having.sort(key=len)
-            selected = having[0].intersection(*having[1:]) if len(having) > 1 else having[0]
-            return selected.difference(*lacking) if lacking else selected
-        if lacking:
-            return objects.keys() - _union(lacking)
-        return None
+        if not having:
+            return None
+        having.sort(key=len)
+        return having[0].intersection(*having[1:]) if len(having) > 1 else having[0]
 
 
 def _union(sets: Iterable[set[str]]) -> set[str]:

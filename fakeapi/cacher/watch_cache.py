@@ -357,8 +357,9 @@ class WatchCache:
 
     def selected_keys(self, labels: LabelSelector, fields: FieldSelector, start: str, end: str) -> list[str] | None:
         """The keys, in order, of the current objects with start <= key < end that the selectors
-        select and maybe a few more (the selector index's sets), or None when the index cannot
-        narrow them (the selectors name no label or field value a selected object must have)."""
+        select and maybe a few more (the selector index's sets; exactly those when
+        ``selector_index.answers_exactly``), or None when the index cannot narrow them (the
+        selectors name no label or field value a selected object must have)."""
         selected = self.selector_index.select(labels, fields, self.objects)
         if selected is None:
             return None

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import httpx
 import yaml
 
 from ..kubeconfig import client_settings
+
+if TYPE_CHECKING:
+    import httpx
 from ..machinery.golang import parse_duration
 from ..store import FsyncPolicy
 
@@ -63,6 +66,8 @@ def add_persistence_args(parser: argparse.ArgumentParser) -> None:
 def server_client(args: argparse.Namespace, timeout: float) -> httpx.Client:
     """A client of ``--url``, or with ``--kubeconfig`` of its server as its user (token or client
     certificate, its CA for https)."""
+    import httpx  # the client commands' only: `serve` starts without it (and its CLI's click and rich)
+
     if args.kubeconfig is None:
         return httpx.Client(base_url=args.url, timeout=timeout)
     try:

@@ -252,13 +252,12 @@ def run_kube_apiserver(argv: list[str]) -> int:
         serve_argv, notes = serve_arguments(flags, workdir)
         for note in notes:
             print(f"fakeapi: kube-apiserver: {note}", file=sys.stderr, flush=True)
-        # serve's parser alone: fakeapi.cli.main would load every command (a second, of a start's three)
+        # serve's parser alone: every command's would load every command (a second, of a start's three)
         from . import serve
+        from .main import build_parser
 
-        parser = argparse.ArgumentParser(prog="fakeapi")
-        serve.add_parser(parser.add_subparsers(dest="command", required=True))
         watch_parent(lambda: os.kill(os.getpid(), signal.SIGTERM))
-        serve.run(parser.parse_args(serve_argv), serve_argv)
+        serve.run(build_parser(("serve",)).parse_args(serve_argv), serve_argv)
     finally:
         if not cert_dir:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -12,7 +12,7 @@ import socket
 import ssl
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 
@@ -25,7 +25,6 @@ from ..clients import DEFAULT_MAX_CLIENTS, ClientReportConfig, DetectorConfig
 from ..clients.detectors import parse_detector_spec
 from ..faults.engine import check_startup_spec, parse_cli_spec
 from ..http.limits import IDLE_TIMEOUT, Limits
-from ..http.pki import ServerCertificates
 from ..kubeconfig import write_kubeconfig
 from ..machinery.golang import go_quote, parse_duration
 from ..registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
@@ -36,6 +35,9 @@ from . import workers
 from .arguments import add_persistence_args, go_bool, non_negative_int, positive_int
 from .seed import report_seed, seed_spec
 from ..seed import seeder
+
+if TYPE_CHECKING:
+    from ..http.pki import ServerCertificates
 
 
 def _workers(text: str) -> int:
@@ -189,6 +191,8 @@ async def serve(args: argparse.Namespace) -> None:
     kubeconfig = Path(args.kubeconfig).resolve()
     certificates = None
     if args.tls:
+        from ..http.pki import ServerCertificates  # cryptography's x509: loaded with --tls only
+
         certificates = ServerCertificates.in_directory(
             args.cert_dir or kubeconfig.parent / "fakeapi-pki", _serving_hosts(args.host), ADMIN.name, ADMIN.groups)
     config = ServerConfig(
@@ -259,9 +263,11 @@ async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task
     """uvicorn (httptools; uvloop, installed by ``main``): the fastest HTTP/1.1 server here, for
     plain HTTP. A request's address is its connection's, as kube-apiserver's is (the aggregation
     proxy passes it on in X-Forwarded-For): uvicorn's proxy_headers would take a loopback
-    client's address and scheme from the X-Forwarded-For and -Proto it sends."""
+    client's address and scheme from the X-Forwarded-For and -Proto it sends. No WebSocket
+    protocol: the app serves none, and uvicorn's would load the websockets package at start (an
+    upgrade request is answered as the plain request it also is)."""
     server = uvicorn.Server(uvicorn.Config(
-        app, host=args.host, port=args.port, log_level=args.log_level, access_log=False,
+        app, host=args.host, port=args.port, log_level=args.log_level, access_log=False, ws="none",
         timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT, proxy_headers=False,
     ))
     listeners = None if args.worker_index is None else [workers.listening_socket(args.host, args.port, reuse_port=True)]

@@ -15,15 +15,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from typing import TYPE_CHECKING, Any
 
 from ..registry.request_cost import RequestCost
 from .calls import Call, ClientState, RequestInfo
 from .detectors import DetectorConfig, Detectors, Findings
 from .identity import ClientIdentity, identify, named
 from .usage import FIELDS, History, Usage, UsageKey, summed
+
+if TYPE_CHECKING:
+    from prometheus_client.core import Metric
+
 
 OTHER = "other"
 DEFAULT_MAX_CLIENTS = 100
@@ -220,6 +222,8 @@ class ClientReport:
     def collect(self) -> Iterator[Metric]:
         """``fakeapi_client_*``: the totals per client, verb and resource (cardinality bounded
         by the client cap and the served resources), open watches, findings per detector."""
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily  # at the first scrape
+
         labels = ["client", "verb", "resource"]
         families = {name: CounterMetricFamily(f"fakeapi_client_{name}", _HELP[name], labels=labels)
                     for name in FIELDS}

@@ -36,7 +36,6 @@ from collections.abc import Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from ..apis.apiregistration.conditions import (
     AVAILABLE,
@@ -56,6 +55,7 @@ from .workqueue import WorkQueue
 
 if TYPE_CHECKING:
     import aiohttp
+    from prometheus_client.core import Metric
 
 MANAGER = "kube-apiserver"
 #: ``discoveryv1.LabelServiceName``.
@@ -185,6 +185,8 @@ class APIServiceAvailability:
         """kube-aggregator's metrics of availability (``pkg/controllers/status/metrics``): a gauge
         of each APIService, 1 when it is not Available; how often each became unavailable, by
         the reason it then had (no series until one did)."""
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily  # at the first scrape
+
         gauge = GaugeMetricFamily("aggregator_unavailable_apiservice", "Gauge of APIServices which are marked as "
                                   "unavailable broken down by APIService name.", labels=["name"])
         for cached in self.api_services.cacher.snapshot("", None):

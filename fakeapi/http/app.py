@@ -18,11 +18,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import RequestResponseCycle as HttpToolsCycle
 
 from ..auth.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
-from ..etcd.client import RemoteStore
 from ..machinery.status import StatusError, bad_request, method_not_allowed_path, not_found_path
 from ..store import (
     ErrCompacted,
     ErrFutureRev,
+    Store,
     snapshot,
 )
 from . import clients as client_routes
@@ -267,7 +267,7 @@ async def _snapshot(request: Request) -> Response:
     """The whole store as a ``fakeapi snapshot`` file (``fakeapi snapshot save --url``): captured
     in one step of the loop, so it is the store at one revision, and encoded off the loop."""
     store = served_by(request).store
-    if isinstance(store, RemoteStore):
+    if not isinstance(store, Store):  # the etcd client's (--etcd-servers)
         return status_response(bad_request(
             f"the store is an etcd at {store.target}: save its snapshot there (etcdctl snapshot save)"))
     image = snapshot.capture(store)

@@ -17,7 +17,6 @@ import asyncio
 import math
 import time
 
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
@@ -149,4 +148,6 @@ def add_routes(routes: list[BaseRoute]) -> None:
 
 
 async def _scrape(request: Request) -> Response:
+    from prometheus_client import CONTENT_TYPE_LATEST, generate_latest  # loaded at the first scrape
+
     return Response(generate_latest(served_by(request).metrics.prometheus), media_type=CONTENT_TYPE_LATEST)

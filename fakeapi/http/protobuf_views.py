@@ -9,6 +9,7 @@ An encoding is the bare message (what a LIST item is); ``body`` wraps it in the
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any
 
 import orjson
@@ -38,7 +39,12 @@ class ProtobufView:
         self.list_api_version = list_api_version
         self.list_kind = list_kind
         self.metadata_only = metadata_only
-        self._encode = encoding.encoder(message)
+
+    @cached_property
+    def _encode(self) -> encoding.Encoder:
+        # Made at the first message, not with the view: the module's shared views are made at
+        # import, and the first encoder loads every message's descriptor (tens of ms of a start).
+        return encoding.encoder(self.message)
 
     def encode(self, raw: bytes) -> bytes:
         try:

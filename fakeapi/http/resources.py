@@ -27,7 +27,7 @@ from ..machinery.field_validation import FieldValidation, OptionsKind, check_cus
 from ..machinery.gojson import may_repeat_keys
 from ..machinery.list_options import ListOptions, parse_bool, parse_resource_version
 from ..machinery.write_options import validate_write_options
-from ..machinery.schema import Schema
+from ..machinery.schema import Schema, kind_schema
 from ..machinery.status import (
     Details,
     StatusError,
@@ -136,6 +136,10 @@ class _ResourceTarget:
     schema: Schema | None
     custom: bool
     structural: StructuralSchema | None
+
+
+#: A ``/scale`` body: the autoscaling/v1 Scale its handler decodes, whatever the object's kind.
+_SCALE_TARGET = _ResourceTarget("autoscaling", ("v1",), "Scale", kind_schema("autoscaling", "v1", "Scale"), False, None)
 
 
 def _target(served: ResourceStore) -> _ResourceTarget:
@@ -427,10 +431,12 @@ async def _scale(registry: Registry, request: Request, served: ResourceStore, ns
     if method == "GET":
         return out.object(served.get_scale(ns, name))
     if method == "PUT":
-        body = await read_json_body(request)
-        dry = dry_run(request)
+        body, warnings, dry = await read_object(request, _SCALE_TARGET, "UpdateOptions")
+        for value in warnings:
+            warning.add_header(value)
         return out.object(await _admitted(registry, request, served, _write_options("UpdateOptions", request, dry), dry,
-                                          served.update_scale, ns, name, lambda _current: body, dry))
+                                          served.update_scale_by, ns, name, lambda _current: body,
+                                          manager=field_manager(request), dry_run=dry))
     if method == "PATCH":
         return await _patch(registry, request, served, ns, name, "scale", out)
     raise method_not_allowed_path()

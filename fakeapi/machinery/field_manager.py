@@ -158,7 +158,7 @@ class FieldManager:
 
     def __init__(self, api_version: str, kind: str, schema: Schema | None, *, subresource: str = "",
                  reset_fields: Sequence[tuple[str, ...]] = (), new_object: Mapping[str, Any] | None = None,
-                 typed_input: bool = False) -> None:
+                 typed_input: bool = False, unconvertible_applies: str = "") -> None:
         self.api_version = api_version
         self.kind = kind
         self.subresource = subresource
@@ -167,6 +167,11 @@ class FieldManager:
         #: conform to its schema: kube's typed conversion cannot fail on them, and an update
         #: skips checking it again.
         self._typed_input = typed_input
+        #: Set (to the group version it converts to) for a custom resource's ``/scale``: kube
+        #: manages the Scale's fields with the converter of the custom resource, which cannot
+        #: convert the Scale an apply makes, so that an apply that changes it fails (kube's 500)
+        #: after its conflicts were found, while one that changes nothing records its manager.
+        self._unconvertible_applies = unconvertible_applies
         #: The strategy's reset fields: owned by nobody through this endpoint (``IgnoreFilter``).
         self._ignored = FieldSet.of(*(tuple(map(PathElement.field, path)) for path in reset_fields)) \
             if reset_fields else None
@@ -363,6 +368,10 @@ class FieldManager:
                     f"failed to create typed {role} object ({_object_name(obj)}): {err}") from err
         merged, fields = updater_apply(live, applied, self.type_ref, self.api_version, managed.fields,
                                        identifier, force=force, ignored=self._ignored)
+        if merged is not MISSING and self._unconvertible_applies:
+            raise status.unclassified_error(
+                f"failed to convert new object ({_object_name(applied)}) to proper version: request to convert CR to "
+                f"an invalid group/version: {self._unconvertible_applies}")
         managed = Managed(_strip_meta(fields, identifier), dict(managed.times))
         if merged is MISSING:
             return _without_managed_fields(live), managed

@@ -30,10 +30,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple
-
-from prometheus_client import CollectorRegistry
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..admission.webhook.metrics import WEBHOOK_DURATION_EDGES
 from ..apiextensions.conversion_metrics import CONVERSION_WEBHOOK_EDGES, CRD_CONVERSION_EDGES
@@ -47,7 +45,13 @@ from .buckets import (
     SLI_DURATION_EDGES,
     WATCH_LIST_DURATION_EDGES,
 )
-from .storage_timing import TimedRemoteStore, TimedStore
+from .storage_timing import TimedStore
+
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
+    from prometheus_client.core import HistogramMetricFamily, Metric
+
+    from .remote_store_timing import TimedRemoteStore
 
 COMPONENT = "apiserver"
 
@@ -147,10 +151,21 @@ class ServerMetrics:
         self.longrunning: dict[RequestKey, int] = {}
         self.inflight = {"readOnly": InflightWatermark(), "mutating": InflightWatermark()}
         self.watch_lists: dict[tuple[str, str, str, str], BucketCounts] = {}
-        self.prometheus = CollectorRegistry(auto_describe=False)
-        self.prometheus.register(self)  # type: ignore[arg-type]
+        #: What ``/metrics`` exports: this and the collectors the server adds before the first scrape.
+        self.collectors: list[Any] = [self]
         registry.on_resources_changed.append(self._resources_changed)
         self._resources_changed()
+
+    @cached_property
+    def prometheus(self) -> CollectorRegistry:
+        """The registry ``/metrics`` reads, made at the first scrape: prometheus_client (with the
+        HTTP server and WSGI modules its package loads) is a tenth of a plain start's imports."""
+        from prometheus_client import CollectorRegistry
+
+        prometheus = CollectorRegistry(auto_describe=False)
+        for collector in self.collectors:
+            prometheus.register(collector)
+        return prometheus
 
     def _resources_changed(self) -> None:
         self.store.resource_prefixes = {
@@ -178,6 +193,8 @@ class ServerMetrics:
     # ----------------------------------------------------------------- the collector
 
     def collect(self) -> Iterator[Metric]:
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily  # at the first scrape
+
         yield from self._request_metrics()
         yield from self._watch_cache_metrics()
         yield from self._storage_metrics()
@@ -199,6 +216,8 @@ class ServerMetrics:
         yield faults
 
     def _request_metrics(self) -> Iterator[Metric]:
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+
         labels = ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"]
         no_dry_run = [label for label in labels if label != "dry_run"]
         total = CounterMetricFamily(
@@ -257,6 +276,8 @@ class ServerMetrics:
         yield from (total, duration, sli, fine, sizes, longrunning, inflight, watch_list)
 
     def _watch_cache_metrics(self) -> Iterator[Metric]:
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+
         gr, gvr = ["group", "resource"], ["group", "version", "resource"]
         events = CounterMetricFamily("apiserver_watch_events_total", "Number of events sent in watch clients",
                                      labels=gvr)
@@ -297,6 +318,8 @@ class ServerMetrics:
         yield from (events, sizes, init, terminated, objects, capacity, queued, written)
 
     def _storage_metrics(self) -> Iterator[Metric]:
+        from prometheus_client.core import HistogramMetricFamily
+
         labels = ["operation", "group", "resource"]
         etcd = HistogramMetricFamily(
             "etcd_request_duration_seconds",
@@ -314,6 +337,8 @@ class ServerMetrics:
     def _webhook_metrics(self) -> Iterator[Metric]:
         """kube's ``apiserver_admission_webhook_*`` (``k8s.io/apiserver/pkg/admission/metrics``),
         plus ``fakeapi_admission_webhook_duration_seconds`` in buckets from 10 µs."""
+        from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
+
         webhooks = self.registry.admission.webhooks.metrics
         labels = ["name", "type", "operation", "rejected"]
         duration = HistogramMetricFamily(
@@ -345,6 +370,8 @@ class ServerMetrics:
 
     def _conversion_webhook_metrics(self) -> Iterator[Metric]:
         """apiextensions-apiserver's conversion webhook metrics."""
+        from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
+
         conversions = self.registry.conversion_metrics
         requests = CounterMetricFamily(
             "apiserver_conversion_webhook_request_total",
@@ -369,6 +396,8 @@ def _counter_named_as_is(name: str, documentation: str, labels: tuple[str, ...],
                          counts: Mapping[tuple[str, ...], int]) -> Metric:
     """A counter whose samples keep kube's name, which does not end in ``_total``
     (prometheus_client's CounterMetricFamily would add it)."""
+    from prometheus_client.core import Metric
+
     metric = Metric(name, documentation, "counter")
     for key, count in counts.items():
         metric.add_sample(name, dict(zip(labels, key)), count)

@@ -1,5 +1,6 @@
 """The store timed per call, for etcd_request_duration_seconds (kube's ``etcd3/metrics``): the
-in-process store (``TimedStore``) and the etcd client's (``TimedRemoteStore``), each answering
+in-process store (``TimedStore``) and the etcd client's (``TimedRemoteStore``, in
+``remote_store_timing``: gRPC is loaded only by a server with ``--etcd-servers``), each answering
 as what it wraps, a ``StoreInterface``."""
 
 from __future__ import annotations
@@ -8,12 +9,11 @@ import time
 from typing import Any
 
 from ..cacher.cache_watcher import BucketCounts
-from ..etcd.client import RemoteStore
 from ..store import DeleteRangeRequest, KeyValue, RangeRequest, RangeResponse, Store, TxnRequest, TxnResponse
 from .buckets import LATENCY_EDGES
 
 
-class _Timing:
+class Timing:
     """Times each call a client of etcd would make, per kube operation and resource
     (``etcd3/metrics``: ``RecordEtcdRequest``): get, list, listWithCount, create, update, delete.
     A call made inside another (a txn's compares) is part of the outer one. Mixed into the
@@ -87,9 +87,6 @@ class _Timing:
         return found
 
 
-class TimedStore(_Timing, Store):  # type: ignore[misc]
+class TimedStore(Timing, Store):  # type: ignore[misc]
     """The in-process store, timed."""
 
-
-class TimedRemoteStore(_Timing, RemoteStore):  # type: ignore[misc]
-    """An etcd client's store, timed (each call's time includes its round trip, as kube's)."""

@@ -32,6 +32,7 @@ from ..apis.catalogue import ResourceType
 from ..apis.rules import KindRules
 from ..machinery import metadata, validation, warning
 from ..machinery.golang import go_quote
+from ..machinery.scale_handler import replicas_path
 from ..machinery.selectors import selectable_fields
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.status import FieldError, invalid, invalid_error
@@ -105,6 +106,11 @@ class CustomResourceStore(ResourceStore):
         scale = definition.scale
         self.scale_paths = scale and ScalePaths(
             scale.spec_replicas_path, scale.status_replicas_path, scale.label_selector_path) or self.scale_paths
+        # kube maps every version of the CRD; the unserved ones but the storage version are left
+        # out here (no request writes them, but their entries are dropped by a /scale write)
+        self.replicas_paths = {
+            version.group_version: replicas_path(version.scale.spec_replicas_path) if version.scale else ()
+            for version in (definition, *served)}
 
     def _read(self, value: bytes, mod_revision: int) -> bytes:
         """An object stored before the CRD last changed, decoded as kube decodes it from storage

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from ..cacher import CachedObject, CacheWatcher, TooOldResourceVersion
+from ..cacher.selector_index import answers_exactly
 from ..machinery import continue_token
 from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions, parse_resource_version
 from ..machinery.selectors import (
@@ -36,8 +37,14 @@ from .views import ResponseView
 
 #: ``cached_objects`` keeps the reads of at most this many namespaces (all let go when full).
 _LISTED_NAMESPACES = 1024
+#: ``_filter`` keeps at most this many parsed selectors (all let go when full).
+_PARSED_SELECTORS = 256
 
 Json = dict[str, Any]
+
+
+#: What ``_filter`` makes of a request's selectors: the matcher of cached objects, and them.
+ParsedSelectors = tuple[Callable[[CachedObject], bool] | None, "Selectors"]
 
 
 @dataclass(slots=True)
@@ -108,14 +115,24 @@ class CacheDelegator:
 
     # ----------------------------------------------------------------- list
 
-    def _filter(self, opts: ListOptions, field_labels: SelectableKind | None,
-                ) -> tuple[Callable[[CachedObject], bool] | None, Selectors]:
+    def _filter(self, opts: ListOptions, field_labels: SelectableKind | None) -> ParsedSelectors:
         """The request's selectors as a matcher of cached objects, and themselves; the field
         selector names the field labels of ``field_labels`` (a served version's kind; default
-        this resource's)."""
+        this resource's). Kept by their text: controllers and kubelets send the same selectors
+        again and again, and parsing one is ~8 % of a small LIST's CPU (the parsed selectors
+        and their matcher are immutable; a refused one raises before it is kept)."""
+        kind = field_labels or self.resource_type
+        key = (opts.label_selector, opts.field_selector)
+        kept = self._parsed_selectors.get(key)
+        if kept is not None and kept[0] is kind:
+            return kept[1]
         labels = parse_label_selector(opts.label_selector)
-        fields = parse_field_selector(field_labels or self.resource_type, opts.field_selector)
-        return _compile_filter(labels, fields), Selectors(labels, fields)
+        fields = parse_field_selector(kind, opts.field_selector)
+        parsed = _compile_filter(labels, fields), Selectors(labels, fields)
+        if len(self._parsed_selectors) >= _PARSED_SELECTORS:
+            self._parsed_selectors.clear()
+        self._parsed_selectors[key] = (kind, parsed)
+        return parsed
 
     async def list(
         self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None, *,
@@ -183,7 +200,8 @@ class CacheDelegator:
         selectors: Selectors, view: ResponseView | None,
     ) -> bytes:
         """The cache's current state of keys from ``start`` (a continue key, or the range's start):
-        the objects the selector index picks for the selectors where it can, else all of them."""
+        the objects the selector index picks for the selectors where it can (matched against
+        them again only when it may pick more), else all of them."""
         cache = self.cacher.cache
         rv = cache.rv
         selected = None if matches is None else cache.selected_keys(selectors.labels, selectors.fields, start, end)
@@ -192,6 +210,8 @@ class CacheDelegator:
             return self._page(objects, count, matches, view, rv, limit)
         keys, current = cache.keys, cache.objects
         first = keys.bisect_left(start)
+        if answers_exactly(selectors.labels, selectors.fields):
+            matches = _every
         # A page ends with a continue token while keys of the range follow its last object,
         # selected or not, as when every object is read.
         return self._page((current[key] for key in selected), keys.bisect_left(end) - first, matches, view, rv, limit,
@@ -371,6 +391,12 @@ class Selectors:
 
     labels: LabelSelector
     fields: FieldSelector
+
+
+def _every(obj: CachedObject) -> bool:
+    """The matcher of objects the selector index selected exactly: each of them matches (a
+    matcher still, not None: a selective page gives no remainingItemCount)."""
+    return True
 
 
 def _compile_filter(

@@ -25,6 +25,7 @@ from ..machinery.golang import go_json
 from ..machinery.goyaml import GoYAMLError, yaml_to_json
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.status import StatusError, bad_request, invalid, invalid_error, not_found
+from . import scale
 from .writes import retry_without_managed_fields
 
 Json = dict[str, Any]
@@ -63,12 +64,40 @@ class FieldManagedWrites:
     ) -> bytes:
         raise NotImplementedError
 
+    def update_scale_by(
+        self, namespace: str | None, name: str, change: Callable[[Json], Json], *, manager: str, dry_run: bool = False,
+    ) -> bytes:
+        """A PUT or non-apply PATCH of ``/scale``: the Scale ``change`` makes of the current one,
+        decoded into its Go type as kube's handlers decode it (a patch's result is already, and
+        decoding it again changes nothing), must name the URL's object, and is recorded as
+        ``manager``'s Update of the Scale (``update_scale`` carries the record to the object's
+        managedFields)."""
+        fm = self._field_manager("scale")
+        now = metadata.now_rfc3339()
+
+        def updated(current: Json) -> Json:
+            new = change(current)
+            if not isinstance(new, dict) or not isinstance(new.get("metadata", {}), dict):
+                return new  # update_scale's 400
+            new = scale.decode(new)
+            check_name(new, name, namespace or "")
+            return fm.update(current, new, manager, now=now)
+
+        return self.update_scale(namespace, name, updated, dry_run)
+
     def _field_manager(self, subresource: str | None) -> FieldManager:
         """managedFields bookkeeping for the main resource or a subresource (kube keeps one field
         manager per endpoint)."""
         managers = self._field_managers
         fm = managers.get(subresource)
-        if fm is None:
+        if fm is None and subresource == "scale":
+            # kube's handlers of /scale manage the fields of the Scale they read and write
+            # (the endpoint's kind is autoscaling/v1 Scale, whatever the object's)
+            fm = managers[subresource] = FieldManager(
+                scale.API_VERSION, "Scale", kind_schema(scale.GROUP, "v1", "Scale"), subresource=subresource,
+                new_object=gostruct.zero_object(scale.API_VERSION, "Scale"), typed_input=True,
+                unconvertible_applies=scale.API_VERSION if self.resource_type.custom else "")
+        elif fm is None:
             schema = self.schema if not self.resource_type.custom else self.custom_schema
             fm = managers[subresource] = FieldManager(
                 self.api_version, self.kind, schema, subresource=subresource or "",
@@ -83,8 +112,6 @@ class FieldManagedWrites:
             self.resource_type.group, self.resource_type.version, self.resource_type.kind)
         if subresource == "status":
             return rules.status_reset_fields if rules.status_reset_fields is not None else (("spec",),)
-        if subresource == "scale":
-            return ()
         own_strategy = rules.subresources.get(subresource) if subresource else None
         if own_strategy is not None and own_strategy.reset_fields is not None:
             return own_strategy.reset_fields
@@ -102,49 +129,58 @@ class FieldManagedWrites:
         result is written like a PUT of it. Under ``validation`` Warn or Strict the patch is first
         unmarshalled strictly, and its unknown and repeated members, with the result's unknown
         fields, are warnings or (Strict) a 422, as kube's patch handler reports them."""
-        resource_type = self.resource_type
         if subresource == "scale":
-            scale_schema = kind_schema("autoscaling", "v1", "Scale")
-            return self.update_scale(namespace, name, lambda current: patching.apply_patch(
-                patch_type, current, body, scale_schema, group="autoscaling", kind="Scale", name=name), dry_run)
-        strict = validation is not FieldValidation.IGNORE
+            scale_schema = kind_schema(scale.GROUP, "v1", "Scale")
+            return self.update_scale_by(namespace, name, lambda current: self._patched(
+                current, patch_type, body, name, validation, api_version=scale.API_VERSION, kind="Scale",
+                schema=scale_schema, custom=False), manager=manager, dry_run=dry_run)
 
         def patched(current: Json) -> Json:
-            patch_errors = patching.strict_patch_errors(patch_type, body) if strict else []
-            result = patching.apply_patch(patch_type, current, body, self.schema, group=resource_type.group,
-                                          kind=resource_type.kind, name=name)
-            if resource_type.custom:
-                if strict:
-                    self._check_custom_patched(result, patch_errors, validation)
-                return result
-
-            def undecodable(error: str) -> StatusError:
-                # kube patches the object as its Go type encodes it, fields in struct order, which
-                # the message shows where the patch left them: the stored object has its
-                # defaulted fields last, so the shown result is the patch applied to that encoding
-                shown = patching.apply_patch(patch_type, gostruct.decode(current, self.api_version, self.kind), body,
-                                             self.schema, group=resource_type.group, kind=resource_type.kind, name=name)
-                return patching.undecodable_result(patch_type, shown, body, error)
-
-            try:  # decoded here, not in the write's decoding, for the patch handler's error
-                if patch_type == patching.STRATEGIC_MERGE_PATCH:  # converted from the patched map
-                    decoded = gostruct.from_unstructured(result, self.api_version, self.kind)
-                else:  # read back as JSON, its kind and version first
-                    serializer.check_patched_kind(result, group=resource_type.group, version=resource_type.version,
-                                                  kind=resource_type.kind)
-                    decoded = gostruct.decode(result, self.api_version, self.kind)
-            except gostruct.GoDecodeError as err:
-                raise undecodable(str(err)) from None
-            if strict and self.schema is not None:
-                errors = patch_errors + object_strict_errors(result, self.schema)
-                if errors and validation is FieldValidation.STRICT:
-                    raise undecodable(strict_decoding_message(errors))
-                for error in errors:
-                    warning.add_header(warning_header(error))
-            return decoded
+            return self._patched(current, patch_type, body, name, validation, api_version=self.api_version,
+                                 kind=self.kind, schema=self.schema, custom=self.resource_type.custom)
 
         return self.rewrite(namespace, name, patched, subresource=subresource, dry_run=dry_run, manager=manager,
                             go_decoded=True)
+
+    def _patched(self, current: Json, patch_type: str, body: bytes, name: str, validation: FieldValidation, *,
+                 api_version: str, kind: str, schema: Schema | None, custom: bool) -> Json:
+        """``current`` (an object of ``kind`` at ``api_version``: the stored one, or its Scale)
+        patched, as kube's patch handler makes it: a custom resource's checked as its decoding
+        prunes it; a built-in kind's decoded into its Go type, a result that does not decode its
+        422 (``undecodable_result``), and under Warn or Strict its unknown and repeated fields
+        warnings or (Strict) that 422."""
+        group, _, version = api_version.rpartition("/")
+        strict = validation is not FieldValidation.IGNORE
+        patch_errors = patching.strict_patch_errors(patch_type, body) if strict else []
+        result = patching.apply_patch(patch_type, current, body, schema, group=group, kind=kind, name=name)
+        if custom:
+            if strict:
+                self._check_custom_patched(result, patch_errors, validation)
+            return result
+
+        def undecodable(error: str) -> StatusError:
+            # kube patches the object as its Go type encodes it, fields in struct order, which
+            # the message shows where the patch left them: the stored object has its
+            # defaulted fields last, so the shown result is the patch applied to that encoding
+            shown = patching.apply_patch(patch_type, gostruct.decode(current, api_version, kind), body, schema,
+                                         group=group, kind=kind, name=name)
+            return patching.undecodable_result(patch_type, shown, body, error)
+
+        try:  # decoded here, not in the write's decoding, for the patch handler's error
+            if patch_type == patching.STRATEGIC_MERGE_PATCH:  # converted from the patched map
+                decoded = gostruct.from_unstructured(result, api_version, kind)
+            else:  # read back as JSON, its kind and version first
+                serializer.check_patched_kind(result, group=group, version=version, kind=kind)
+                decoded = gostruct.decode(result, api_version, kind)
+        except gostruct.GoDecodeError as err:
+            raise undecodable(str(err)) from None
+        if strict and schema is not None:
+            errors = patch_errors + object_strict_errors(result, schema)
+            if errors and validation is FieldValidation.STRICT:
+                raise undecodable(strict_decoding_message(errors))
+            for error in errors:
+                warning.add_header(warning_header(error))
+        return decoded
 
     def _check_custom_patched(self, patched: Json, patch_errors: list[str], validation: FieldValidation) -> None:
         """A custom resource's patched object decoded as kube's patch handler decodes it
@@ -203,6 +239,12 @@ class FieldManagedWrites:
                 created = merged(None)
                 check_name(created, name, namespace or "")
                 return self.create(namespace, created, dry_run), True
+            if subresource == "scale":
+                def merged_scale(current: Json) -> Json:
+                    result = merged(current)
+                    check_name(result, name, namespace or "")
+                    return result
+                return self.update_scale(namespace, name, merged_scale, dry_run), False
             raw = self.rewrite(namespace, name, merged, subresource=subresource, dry_run=dry_run)
             return raw, False
         finally:

@@ -9,6 +9,7 @@ nothing more than calls within one class.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -22,12 +23,13 @@ from ..apis.rules import NO_RULES, KindRules, SubresourceStrategy, rules_for
 from ..cacher import CachedObject, Cacher
 from ..machinery.field_manager import FieldManager
 from ..machinery.jsonvalue import stored_metadata
+from ..machinery.scale_handler import to_parent, to_subresource
 from ..machinery.schema import Schema, kind_schema
-from ..machinery.selectors import selectable_fields, selects_metadata_only
+from ..machinery.selectors import SelectableKind, selectable_fields, selects_metadata_only
 from ..machinery.status import not_found
 from ..store import KeyValue, RangeRequest, StoreInterface
 from . import scale
-from .delegator import CacheDelegator
+from .delegator import CacheDelegator, ParsedSelectors
 from .deletes import StoreDeletes
 from .lease_manager import LeaseManager
 from .patch_apply import FieldManagedWrites
@@ -67,9 +69,13 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
         self._namespace_phase = namespace_phase  # None: no such namespace
         self._ttl = ttl  # objects expire this long after their last write (events)
         self.scale_paths = scale.BUILT_IN
+        #: Where the kind's replicas are, by the group versions of its managedFields (``to_parent``).
+        self.replicas_paths = scale.built_in_replicas_paths(resource_type.group, resource_type.kind)
         self._field_managers: dict[str | None, FieldManager] = {}
         #: ``cached_objects``' reads, by namespace: the cache's change count, the objects.
         self._listed: dict[str | None, tuple[int, list[Json]]] = {}
+        #: ``_filter``'s parsed selectors, by their text: the kind whose fields they name, and them.
+        self._parsed_selectors: dict[tuple[str, str], tuple[SelectableKind, ParsedSelectors]] = {}
         #: Subresources whose updates have a strategy of their own (pods' ephemeralcontainers
         #: and resize, set by the registry; a kind's ``KindRules.subresources``: CSRs' approval).
         self.subresource_strategies: dict[str, SubresourceStrategy] = dict(self.rules.subresources)
@@ -158,23 +164,38 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
         self, namespace: str | None, name: str, change: Callable[[Json], Json], dry_run: bool = False,
     ) -> bytes:
         """Write ``change(current Scale)``'s spec.replicas into the object; answers the new Scale.
+        The current Scale has the object's managers of its replicas as its managedFields, and
+        ``change`` answers the new one with the managedFields its field manager recorded, which
+        go back into the object's (``ScaleHandler``: ``to_subresource``, ``to_parent``).
         Admission sees Scales, as kube's ``ScaleREST`` admits them: the new Scale and the stored
         object's before the replicas are copied into the object (mutating), then the Scales of
         the object to store and of the stored one (validating, ``rewrite``'s ``scaled``)."""
         target = self.scale_target(self.webhook_target("UPDATE", namespace, name))
 
         def write_replicas(obj: Json) -> Json:
-            new_scale = change(scale.to_scale(obj, self.scale_paths))
-            if target is not None and isinstance(new_scale, dict) and isinstance(new_scale.get("metadata", {}), dict):
+            object_entries = obj["metadata"].get("managedFields")
+            current = scale.to_scale(obj, self.scale_paths)
+            scale_entries = to_subresource(object_entries, self.replicas_paths)
+            if scale_entries is not None:
+                current["metadata"]["managedFields"] = scale_entries
+            new_scale = change(copy.deepcopy(current))
+            if not isinstance(new_scale, dict) or not isinstance(new_scale.get("metadata", {}), dict):
+                return scale.apply_scale(obj, new_scale, self.scale_paths)  # its 400
+            if target is not None:
                 # as kube's handler decoded it (Go's zero status) in the request's namespace
                 new_scale = scale.decode(new_scale)
                 if namespace is not None:
                     new_scale["metadata"].setdefault("namespace", namespace)
-            if self._admission is not None and isinstance(new_scale, dict) \
-                    and isinstance(new_scale.get("metadata", {}), dict):  # else apply_scale's 400
-                self._admission.admit(scale.GROUP, "Scale", new_scale, scale.to_scale(obj, self.scale_paths), "scale",
-                                      target)
-            return scale.apply_scale(obj, new_scale, self.scale_paths)
+            if self._admission is not None:
+                self._admission.admit(scale.GROUP, "Scale", new_scale, current, "scale", target)
+            updated = scale.apply_scale(obj, new_scale, self.scale_paths)
+            entries = to_parent(object_entries, new_scale["metadata"].get("managedFields"), self.api_version,
+                                self.replicas_paths)
+            if entries is None:
+                updated["metadata"].pop("managedFields", None)
+            else:
+                updated["metadata"]["managedFields"] = entries
+            return updated
 
         raw = self.rewrite(namespace, name, write_replicas, dry_run=dry_run, scaled=True)
         return orjson.dumps(scale.to_scale(orjson.loads(raw), self.scale_paths))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..machinery import gostruct
+from ..machinery.scale_handler import ReplicasPaths, replicas_path
 from ..machinery.status import bad_request, invalid
 
 Json = dict[str, Any]
@@ -32,6 +33,22 @@ class ScalePaths:
 
 
 BUILT_IN = ScalePaths(".spec.replicas", ".status.replicas")
+
+#: The group versions whose managedFields kube's storage of a built-in kind maps to its replicas
+#: (each storage package's ``ReplicasPathMappings``): a write of the Scale drops the entries of
+#: any other version.
+_BUILT_IN_VERSIONS = {
+    ("apps", "Deployment"): ("apps/v1beta1", "apps/v1beta2", "apps/v1"),
+    ("apps", "StatefulSet"): ("apps/v1beta1", "apps/v1beta2", "apps/v1"),
+    ("apps", "ReplicaSet"): ("apps/v1beta2", "apps/v1"),
+    ("", "ReplicationController"): ("v1",),
+}
+
+
+def built_in_replicas_paths(group: str, kind: str) -> ReplicasPaths:
+    """Where a built-in kind's replicas are, by the group versions of its managedFields (none
+    for a kind without ``/scale``)."""
+    return dict.fromkeys(_BUILT_IN_VERSIONS.get((group, kind), ()), replicas_path(BUILT_IN.spec_replicas))
 
 
 def _get(obj: Json, path: str) -> Any:

@@ -8,7 +8,11 @@ no webhook. A GET reads etcd, a write's response is decoded from it: those conve
 ``IngestedConversions`` is that cache's conversions over the storage version's cache: each event
 the storage cache sees is converted in order, on the event loop, and kept by (key, revision) for
 the lists and watches of the version (the storage cache's shared per-object encodings cannot hold
-them: they are made synchronously when a reader first asks, and a webhook call cannot be).
+them: they are made synchronously when a reader first asks, and a webhook call cannot be). A
+conversion that failed is not kept: kube's cache of the version cannot hold an object it could
+not convert (its reflector lists again, and reads go to etcd meanwhile, converting as they
+read), so a webhook that was down when the object was written (a manager whose webhook server
+starts after the informers list) converts it at the next read.
 ``ConvertingWatcher`` re-frames a storage-version watch with them as its lines are written, and
 selects by the converted objects (the labels and selectable fields the webhook gave them) when
 the watch has selectors, as the version's own watch cache would."""
@@ -42,7 +46,7 @@ class IngestedConversions:
         self._cacher = cacher
         self._key_of = key_of
         self._convert = convert
-        self._results: OrderedDict[tuple[str, int], Converted] = OrderedDict()
+        self._results: OrderedDict[tuple[str, int], bytes] = OrderedDict()
         #: (key, revision, stored JSON) not yet converted, in the order the cache saw them.
         self._pending: deque[tuple[str, int, bytes]] = deque(
             (obj.key, obj.rv, obj.raw) for obj in cacher.cache.objects.values())
@@ -88,6 +92,8 @@ class IngestedConversions:
             return err
 
     def _keep(self, key: str, rv: int, result: Converted) -> None:
+        if isinstance(result, StatusError):  # converted again by the next read (see the module doc)
+            return
         self._results[(key, rv)] = result
         if len(self._results) > KEPT_CONVERSIONS:
             self._results.popitem(last=False)
@@ -100,25 +106,27 @@ class IngestedConversions:
 
     def converted(self, raw: bytes) -> bytes:
         """The conversion of one stored object (its revision in its resourceVersion); raises
-        its error, or ``NotConverted`` if it was never converted (or no longer kept)."""
+        ``NotConverted`` if it was never converted, its conversion failed, or it is no longer kept."""
         found = self._results.get(self._version_of(raw))
         if found is None:
             raise NotConverted(raw)
-        if isinstance(found, StatusError):
-            raise found
         return found
 
     async def converted_now(self, raw: bytes) -> bytes:
-        """``converted``, converting the object now (and keeping it) if it was not."""
+        """``converted``, converting the object now (and keeping it) if it was not; raises the
+        error of a conversion that fails."""
         await self.caught_up()
         try:
             return self.converted(raw)
         except NotConverted:
-            await self.convert(raw)
-            return self.converted(raw)
+            result = await self.convert(raw)
+        if isinstance(result, StatusError):
+            raise result
+        return result
 
     async def convert(self, raw: bytes) -> Converted:
-        """Convert one stored object now, and keep it (a reader met it unconverted)."""
+        """Convert one stored object now, and keep it if that succeeds (a reader met it
+        unconverted)."""
         result = await self._converted(raw)
         self._keep(*self._version_of(raw), result)
         return result

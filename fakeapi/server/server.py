@@ -9,6 +9,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 from starlette.applications import Starlette
@@ -25,7 +26,6 @@ from ..controllers import (
     PodTermination,
     PolicyStatus,
 )
-from ..etcd.client import RemoteStore
 from ..faults.engine import Faults
 from ..http import openapi
 from ..http.aggregated_discovery import AggregatedDiscoveryManager
@@ -33,13 +33,16 @@ from ..http.app import http_app
 from ..http.discovery import Discovery
 from ..http.proxy import APIServiceProxy
 from ..metrics.collector import ServerMetrics, version_labels
-from ..metrics.storage_timing import TimedRemoteStore, TimedStore
+from ..metrics.storage_timing import TimedStore
 from ..registry import versioner
 from ..registry.registry import Registry
 from ..runtime import cancel_and_wait
 from ..store import FsyncPolicy, Journal, StoreTimers, snapshot
 from .config import (CLUSTERROLE_AGGREGATION, GARBAGE_COLLECTOR, NAMESPACE_CONTROLLER, POD_TERMINATION, POLICY_STATUS,
                      ServerConfig)
+
+if TYPE_CHECKING:
+    from ..metrics.remote_store_timing import TimedRemoteStore
 
 log = logging.getLogger("fakeapi")
 
@@ -52,7 +55,9 @@ class Server:
         self.store: TimedStore | TimedRemoteStore
         self.journal = None
         if config.etcd_servers:
-            self.store = TimedRemoteStore(config.etcd_servers, versioner.with_resource_version)
+            from ..metrics import remote_store_timing  # gRPC: loaded only for an etcd
+
+            self.store = remote_store_timing.TimedRemoteStore(config.etcd_servers, versioner.with_resource_version)
         else:
             self.store = TimedStore()
             self.store.max_request_bytes = config.max_request_bytes
@@ -95,8 +100,7 @@ class Server:
         self.metrics = ServerMetrics(self.registry, self.store, version_labels(orjson.loads(self.discovery.version)),
                                      self.faults.totals)
         self.clients = ClientReport(config.clients)
-        self.metrics.prometheus.register(self.clients)  # type: ignore[arg-type]
-        self.metrics.prometheus.register(availability)  # type: ignore[arg-type]
+        self.metrics.collectors += [self.clients, availability]
         self._compactor: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -122,7 +126,7 @@ class Server:
         await self.registry.stop()
         if self.journal is not None:
             self.journal.close()
-        if isinstance(self.store, RemoteStore):
+        if not isinstance(self.store, TimedStore):  # the etcd client's
             await self.store.aclose()
 
     def _resources_changed(self) -> None:

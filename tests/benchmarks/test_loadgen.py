@@ -245,3 +245,35 @@ def test_compare_notes_a_webhooks_added_latency_at_one_client() -> None:
                compare.KUBE: {plain.key: create(4.0), hooked.key: create(5.25), busy.key: create(50.0)}}
     assert compare.webhook_added_p50([plain, busy, hooked], results) == {compare.FAKEAPI: 0.5, compare.KUBE: 1.25}
     assert any("fakeapi +0.50 ms, kube-apiserver + etcd +1.25 ms" in note for note in compare.notes([plain, hooked], results))
+
+
+#: What each selective row's selector picks of the selective pods 0..N-1 (benchmarks/loadgen/selective.go),
+#: by the row's key in compare.SELECTORS; the cluster-wide rows count the side namespace's copies too.
+SELECTED = {
+    "eq-1": lambda i: i == 0, "eq-1000": lambda i: i % 1000 == 7, "eq-50": lambda i: i % 50 == 7,
+    "eq-10": lambda i: i % 10 == 3, "in-1000": lambda i: i % 2000 in (7, 8), "in-50": lambda i: i % 100 in (7, 8),
+    "in-10": lambda i: i % 20 in (7, 8), "absent-50": lambda i: i % 50 == 0, "absent-10": lambda i: i % 10 == 0,
+    "node": lambda i: i % 100 == 7, "namespace": lambda i: i % 50 == 0,
+}
+
+
+@pytest.mark.parametrize("rv", ["0", ""])
+def test_selective_lists_pick_the_fraction_each_selector_names(run: Callable[..., dict[str, Any]],
+                                                               server: ServerProcess, rv: str) -> None:
+    namespace = f"selective-rv{rv or 'consistent'}"
+    for first in (0, 150):
+        seeded = run("select-seed", "--clients", "8", "--count", "150", "--first", str(first), namespace=namespace)
+        assert (seeded["ops"], seeded["errors"]) == (150, 0)
+    assert len(pods(server, f"{namespace}-side")) == len([i for i in range(300) if i % 50 == 0])
+    assert {key for key, *_ in compare.SELECTORS} == set(SELECTED)
+    for key, selector, _, cluster_wide in compare.SELECTORS:
+        args = [*selector, "--rv", rv, "--count", "2", *(["--all-namespaces"] if cluster_wide else [])]
+        if key == "namespace":  # this test's side namespace
+            args[1] = f"metadata.namespace={namespace}-side"
+        result = run("select-list", *args, namespace=namespace)
+        expected = len([i for i in range(300) if SELECTED[key](i)])
+        if key == "node":  # cluster-wide: the node's pods of every namespace, this one's among them
+            assert len(pods(server, namespace, fieldSelector=selector[1])) == expected
+            everywhere = server.http.get("/api/v1/pods", params={"fieldSelector": selector[1]})
+            expected = len(everywhere.raise_for_status().json()["items"])
+        assert (result["ops"], result["errors"], result["items"]) == (2, 0, expected), key

@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from fakeapi.cacher.selector_index import answers_exactly
 from fakeapi.cacher.watch_cache import CachedObject, WatchCache
 from fakeapi.machinery.selectors import FieldSelector, parse_label_selector
 from fakeapi.testing import FakeAPI
@@ -70,6 +71,15 @@ def test_the_index_picks_the_selected_objects_as_objects_change(seed: int) -> No
             assert selected == expected, (text, field_text, start, end)
         elif selected is not None:
             assert set(expected) <= set(selected), (text, field_text, start, end)
+
+
+@pytest.mark.parametrize("field_text", FIELD_SELECTORS)
+@pytest.mark.parametrize("text", SELECTORS)
+def test_the_index_says_which_selectors_it_answers_exactly(text: str, field_text: str) -> None:
+    """Those whose objects a LIST takes without matching them again: the NARROWED ones, whose
+    picks the test above finds exact."""
+    exact = answers_exactly(parse_label_selector(text), FieldSelector.parse(field_text))
+    assert exact == (text in NARROWED and field_text in NARROWED)
 
 
 def test_selectors_naming_no_value_to_have_are_not_narrowed() -> None:

@@ -1,8 +1,8 @@
 """LIST and WATCH semantics against the real kube-apiserver: paging and continue tokens, the
 resourceVersion rules (RV="", "0", NotOlderThan, Exact, too large), 410s after compaction for
 exact reads and continue tokens, watches from a resourceVersion, WatchList's initial events and
-bookmark, bookmarks, selectors (and their 400s), and the other representations a client may ask
-for: YAML, Table, PartialObjectMetadata.
+bookmark, bookmarks, selectors (and their 400s; the selective LISTs fakeapi's selector index
+serves), and the other representations a client may ask for: YAML, Table, PartialObjectMetadata.
 
 Each test writes the same objects on both servers, in its own namespace, then sends the same
 reads; ``differ`` normalises what is each server's own (uids, times, resourceVersion numbers)."""
@@ -150,6 +150,34 @@ def test_selectors_and_their_errors(both: Both) -> None:
         ("field-bad", "fieldSelector=metadata.name"),
     ):
         both.read(verb, f"{path}?{query}")
+    both.done()
+
+
+def test_selective_lists_as_the_selector_index_serves_them(both: Both) -> None:
+    """The selectors fakeapi's watch cache answers from its selector index (equality, in,
+    exists, !key, field =) and with it those it narrows but must still match (!=, notin), at
+    RV=0 and RV="", whole and in pages of 2: the same pods, continue tokens and (no)
+    remainingItemCount as kube's cacher, which filters every object."""
+    path = f"/api/v1/namespaces/{both.namespace}/pods"
+    for index in range(9):
+        labels = {"app": "web" if index % 3 else "db", "shard": str(index % 4)}
+        if index % 2:
+            labels["canary"] = "true"
+        both.write("POST", path, {"metadata": {"name": f"pod-{index}", "labels": labels},
+                                  "spec": {"nodeName": f"node-{index % 2}", "containers": [{"name": "c", "image": "i"}]}})
+    selectors = (
+        "labelSelector=app%3Dweb", "labelSelector=shard%20in%20(1,2)", "labelSelector=canary",
+        "labelSelector=!canary", "labelSelector=app%3Dweb,!canary", "labelSelector=app%3Dweb,shard!%3D1",
+        "labelSelector=shard%20notin%20(0),canary", "labelSelector=app%3Dnone", "fieldSelector=spec.nodeName%3Dnode-1",
+        "fieldSelector=spec.nodeName%3Dnode-1&labelSelector=app%3Ddb", "fieldSelector=spec.nodeName%3D",
+    )
+    for index, query in enumerate(selectors):
+        for rv in ("0", ""):
+            both.read(f"selective-{index}-rv{rv or 'consistent'}", f"{path}?{query}&resourceVersion={rv}")
+        first = both.read(f"selective-{index}-page", f"{path}?{query}&limit=2")
+        tokens = (first.fake.raw["metadata"].get("continue"), first.real.raw["metadata"].get("continue"))
+        if all(tokens):
+            both.read(f"selective-{index}-next", tuple(f"{path}?{query}&limit=2&continue={t}" for t in tokens))  # type: ignore[arg-type]
     both.done()
 
 

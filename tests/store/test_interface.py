@@ -14,7 +14,8 @@ import pytest
 from fakeapi.etcd.client import RemoteStore, RemoteWatchStream
 from fakeapi.etcd.server import EtcdServer
 from fakeapi.etcd.watch import WatchServer
-from fakeapi.metrics.storage_timing import TimedRemoteStore, TimedStore
+from fakeapi.metrics.remote_store_timing import TimedRemoteStore
+from fakeapi.metrics.storage_timing import TimedStore
 from fakeapi.store import Store, StoreInterface, WatchStream, WatchStreamInterface
 from fakeapi.store.interface import ChangeLog
 from fakeapi.store.journal import Journal
