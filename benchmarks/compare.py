@@ -133,6 +133,27 @@ def plan(quick: bool, selective_sizes: tuple[int, ...] | None = None) -> list[St
                               content_type=content_type, watch_list=watch_list))
         steps.append(Step(f"memory-{pods}", f"memory with {pods} pods", "memory"))
 
+    def varied() -> None:
+        """Writes of objects whose content differs per object, in a namespace of their own: a
+        server cannot answer their defaulting, validation and field tracking from caches kept by
+        content, as it may for the benchmark pods above (alike but for name and shard label).
+        Creates of pods and ConfigMaps, then PUTs, merge patches and applies of those pods."""
+        counts = {1: 300, 16: 900} if quick else {1: 1000, 16: 3000}
+        for kind, title, extra in (("pod", "varied pod creates (per-pod env, annotations)", ("--varied",)),
+                                   ("configmap", "varied ConfigMap creates (distinct 1-4 KiB data)", ())):
+            first = 0
+            for clients, count in counts.items():
+                steps.append(Step(f"varied-{kind}-create-{clients}", f"{title}, {clients} client{'s' if clients > 1 else ''}",
+                                  "create", ("--kind", kind, *extra, "--clients", str(clients), "--count", str(count),
+                                             "--first", str(first)), namespace="varied", timeout=3600.0))
+                first += count
+        # Each varied pod written about once: its own spec comes back no sooner than a round later.
+        for verb, title in (("update", "varied pod updates (PUT)"), ("merge", "varied pod merge patches"),
+                            ("apply", "varied pod server-side applies")):
+            steps.append(Step(f"varied-mutate-{verb}", f"{title}, 16 clients", "mutate",
+                              ("--verb", verb, "--clients", "16", "--pods", str(counts[1] + counts[16]),
+                               "--duration", mutate_seconds), namespace="varied"))
+
     # The quick mode fills half the store and shortens every run: fakeapi creates ~100-200 pods/s
     # on 2 cores, so the creates alone set how long a mode takes.
     first_round, mutate_seconds = ("5k", "3s") if quick else ("10k", "10s")
@@ -153,6 +174,7 @@ def plan(quick: bool, selective_sizes: tuple[int, ...] | None = None) -> list[St
     steps.append(Step(f"create-16-policy-{policed}", "pod creates, 16 clients, a ValidatingAdmissionPolicy",
                       "create", ("--clients", "16", "--count", str(policed)), namespace="policed", admission=POLICY,
                       timeout=3600.0))
+    varied()
     for verb, title in (("update", "pod updates (PUT)"), ("merge", "pod merge patches"),
                         ("strategic", "pod strategic merge patches"), ("apply", "pod server-side applies")):
         steps.append(Step(f"mutate-{verb}", f"{title}, 16 clients", "mutate",
@@ -740,8 +762,10 @@ def webhook_added_p50(steps: list[Step], results: dict[str, dict[str, Any]]) -> 
 
 #: The sections readings of other runs add to the report, kept, last, when this rewrites it: the
 #: selective LISTs and start-up measured alone (`--only '^select-'`, a run of its own on a machine
-#: the full run leaves no time to settle), and `make bench-agree`'s (benchmarks/locust_vs_loadgen.py).
-KEPT_SECTIONS = ("## Selective LISTs and start-up", "## Locust and the Go load generator agree?")
+#: the full run leaves no time to settle), `make bench-agree`'s (benchmarks/locust_vs_loadgen.py),
+#: and the varied rows before and after a change (`--only varied`, a quick run of its own).
+KEPT_SECTIONS = ("## Selective LISTs and start-up", "## Locust and the Go load generator agree?",
+                 "## Objects whose content varies")
 
 
 def kept_sections(path: Path) -> str:
@@ -773,9 +797,9 @@ def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict
 
 Written by `{info['command']}` (`make bench-compare`; {info['mode']} mode, {info['minutes']:.0f} min) on {info['date']}.
 Do not edit by hand: run it again (`make bench-compare QUICK=1` is a ~3-minute run that only
-prints; the last sections, of the selective LISTs and of `make bench-agree`, are kept). What
-runs, in what order and why: the docstrings of `benchmarks/compare.py` and of the load generator
-`benchmarks/loadgen/` (Go, client-go {CLIENT_GO_VERSION}).
+prints; the last sections, of the selective LISTs, of `make bench-agree` and of the varied rows,
+are kept). What runs, in what order and why: the docstrings of `benchmarks/compare.py` and of the
+load generator `benchmarks/loadgen/` (Go, client-go {CLIENT_GO_VERSION}).
 
 ## Machine
 

@@ -11,7 +11,8 @@ runs OP under cProfile and prints its top functions instead. The garbage collect
 ``fakeapi serve`` sets it once started (``fakeapi.runtime.settle_heap``).
 
 The pod is the load generator's own (``loadgen pod``, built with Go), named and sharded per
-index as the generator does. The server runs without built-in controllers, as
+index as the generator does; with ``--varied``, the generator's pods whose content differs per pod
+(``loadgen pod --varied``), which no answer the server keeps by content serves. The server runs without built-in controllers, as
 ``benchmarks/compare.py`` runs it against kube-apiserver (which runs none): with the garbage
 collector on, every pod's absent owner would have it deleted."""
 
@@ -57,17 +58,27 @@ STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
 
 
-def loadgen_pod() -> dict[str, Any]:
-    """``loadgen pod``'s pod: what a typed client-go client sends, as JSON."""
+def loadgen_pods(*args: str) -> list[dict[str, Any]]:
+    """``loadgen pod``'s pods: what a typed client-go client sends, as JSON."""
     binary = LOADGEN_DIR / "bin" / "loadgen"
     subprocess.run(["go", "build", "-o", str(binary), "."], cwd=LOADGEN_DIR, check=True)
-    return orjson.loads(subprocess.run([str(binary), "pod"], check=True, capture_output=True).stdout)
+    printed = subprocess.run([str(binary), "pod", *args], check=True, capture_output=True).stdout
+    return [orjson.loads(line) for line in printed.splitlines()]
 
 
 def pod_named(template: dict[str, Any], index: int) -> dict[str, Any]:
     metadata = template["metadata"]
     labels = {**metadata["labels"], SHARD_LABEL: str(index % SHARD_COUNT)}
     return {**template, "metadata": {**metadata, "name": f"web-5d4f8c7b9-{index:06d}", "labels": labels}}
+
+
+def pod_maker(varied: int) -> Callable[[int], dict[str, Any]]:
+    """The i-th pod a run creates: the generator's pod named and sharded per index, or with
+    ``varied`` (how many a run creates), its ``--varied`` pods, whose content differs per pod."""
+    if not varied:
+        template = loadgen_pods()[0]
+        return lambda index: pod_named(template, index)
+    return loadgen_pods("--varied", "--count", str(varied)).__getitem__
 
 
 def answered(body: bytes) -> dict[str, Any]:
@@ -83,9 +94,9 @@ def protobuf_body(obj: dict[str, Any]) -> bytes:
 class Workload:
     """The four writes against one app, each request built before its CPU is counted."""
 
-    def __init__(self, app: Starlette, template: dict[str, Any]) -> None:
+    def __init__(self, app: Starlette, make_pod: Callable[[int], dict[str, Any]]) -> None:
         self.app = app
-        self.template = template
+        self.make_pod = make_pod
         self.created = 0
         #: The pods updated and patched, as the server last returned them (the generator PUTs
         #: the object it got back, changed; answers are decoded and bodies encoded before the
@@ -103,7 +114,7 @@ class Workload:
         return answer
 
     def next_create(self, protobuf: bool) -> Callable[[], Awaitable[bytes]]:
-        pod = pod_named(self.template, self.created)
+        pod = self.make_pod(self.created)
         self.created += 1
         if protobuf:
             body, content_type = protobuf_body(pod), PROTOBUF
@@ -170,16 +181,21 @@ async def cpu_per_op(workload: Workload, operation: str, n: int, rounds: int,
     return best
 
 
-async def measure(n: int, rounds: int, profile: str | None) -> dict[str, float]:
+#: The creates a warm-up makes before the measured rounds (``measure``), of each create operation.
+WARM_UP = 20
+
+
+async def measure(n: int, rounds: int, profile: str | None, varied: bool) -> dict[str, float]:
     app = create_app(ServerConfig(controllers=frozenset()))  # as benchmarks/compare.py serves it
-    workload = Workload(app, loadgen_pod())
+    creates = n + (WARM_UP + rounds * n) * sum(operation.startswith("create") for operation in OPERATIONS)
+    workload = Workload(app, pod_maker(creates if varied else 0))
     async with app.router.lifespan_context(app):
         await workload.expect(201, "POST", "/api/v1/namespaces", orjson.dumps({"metadata": {"name": NAMESPACE}}),
                               "application/json")
         for _ in range(n):  # the pods the updates and patches write, and a warm-up of every path
             workload.pods.append(await workload.request("create protobuf")())
         for operation in OPERATIONS:
-            await cpu_per_op(workload, operation, 20, 1)
+            await cpu_per_op(workload, operation, WARM_UP, 1)
         settle_heap()  # the collector as `fakeapi serve` sets it once started
         if profile is not None:
             profiler = cProfile.Profile()
@@ -197,8 +213,10 @@ def main() -> None:
     parser.add_argument("--save", type=Path, help="write the numbers to this JSON file")
     parser.add_argument("--before", type=Path, help="a --save file to print beside this run")
     parser.add_argument("--profile", choices=OPERATIONS, help="cProfile one operation instead")
+    parser.add_argument("--varied", action="store_true", help="pods whose content differs per pod (loadgen's "
+                        "--varied): no answer a server keeps by content serves them")
     args = parser.parse_args()
-    results = asyncio.run(measure(200 if args.quick else 1000, args.rounds, args.profile))
+    results = asyncio.run(measure(200 if args.quick else 1000, args.rounds, args.profile, args.varied))
     if args.profile is not None:
         return
     before = orjson.loads(args.before.read_bytes()) if args.before else None

@@ -4,7 +4,7 @@
 //
 //	loadgen WORKLOAD --kubeconfig FILE [--content-type json|protobuf] [--namespace NS] [workload flags]
 //
-// Workloads: create, mutate (update and the three patch types), list, informer, fanout, leases;
+// Workloads: create (pods alike but for name, pods that differ per pod, or ConfigMaps), mutate (update and the three patch types), list, informer, fanout, leases;
 // `loadgen WORKLOAD -h` lists each one's flags. `loadgen pod [--index N]` runs nothing: it prints
 // the N-th benchmark pod as the typed client sends it in JSON (what another load client creates
 // to drive the same workload, benchmarks/locust_vs_loadgen.py). `loadgen webhook-server` runs
@@ -176,10 +176,13 @@ func connect(ctx context.Context, clients []corev1client.CoreV1Interface, namesp
 }
 
 // printPod writes realisticPod(--index) to stdout encoded as a typed core/v1 client encodes a
-// request body in JSON (its codec factory, without conversion: apiVersion and kind set).
+// request body in JSON (its codec factory, without conversion: apiVersion and kind set); with
+// --varied, variedPod(i) for the --count indexes from --index, one a line.
 func printPod(args []string) {
 	flags := flag.NewFlagSet("pod", flag.ExitOnError)
 	index := flags.Int("index", 0, "which benchmark pod")
+	varied := flags.Bool("varied", false, "variedPod, not realisticPod")
+	count := flags.Int("count", 1, "how many pods from --index, one a line")
 	if err := flags.Parse(args); err != nil {
 		fail(err)
 	}
@@ -188,11 +191,18 @@ func printPod(args []string) {
 	if !ok {
 		fail(errors.New("no JSON serializer"))
 	}
-	body, err := runtime.Encode(codecs.EncoderForVersion(info.Serializer, corev1.SchemeGroupVersion), realisticPod(*index))
-	if err != nil {
-		fail(err)
+	encoder := codecs.EncoderForVersion(info.Serializer, corev1.SchemeGroupVersion)
+	pod := realisticPod
+	if *varied {
+		pod = variedPod
 	}
-	os.Stdout.Write(body)
+	for i := *index; i < *index+*count; i++ {
+		body, err := runtime.Encode(encoder, pod(i))
+		if err != nil {
+			fail(err)
+		}
+		os.Stdout.Write(body)
+	}
 }
 
 func usage() {
@@ -201,7 +211,7 @@ func usage() {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(os.Stderr, "usage: loadgen {%s} --kubeconfig FILE [flags]\n       loadgen pod [--index N]\n       loadgen webhook-server\n", strings.Join(names, "|"))
+	fmt.Fprintf(os.Stderr, "usage: loadgen {%s} --kubeconfig FILE [flags]\n       loadgen pod [--index N] [--varied --count N]\n       loadgen webhook-server\n", strings.Join(names, "|"))
 	os.Exit(2)
 }
 

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 )
@@ -135,6 +137,63 @@ func realisticPod(i int) *corev1.Pod {
 				Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "web", Effect: corev1.TaintEffectNoSchedule,
 			}},
 		},
+	}
+}
+
+// variedPod is realisticPod(i) as a program whose pods differ per pod sends it: every env value of
+// both containers carries the pod's index, an annotation a build number, and the owner (one
+// ReplicaSet per 100 pods) and its template hash change along the run. No two pods' specs are
+// alike, so a server cannot answer their defaulting, validation or field tracking from what it
+// kept of an earlier pod's content.
+func variedPod(i int) *corev1.Pod {
+	pod := realisticPod(i)
+	replicaSet := fmt.Sprintf("%09x", 0x5d4f8c7b9+i/100)
+	pod.Name = fmt.Sprintf("web-%s-%06d", replicaSet, i)
+	pod.Labels["pod-template-hash"] = replicaSet
+	pod.Annotations["ci.example/build"] = fmt.Sprint(100000 + i)
+	pod.Annotations["checksum/config"] = fmt.Sprintf("%064x", uint64(i)*0x9e3779b97f4a7c15)
+	pod.OwnerReferences[0].Name = "web-" + replicaSet
+	pod.OwnerReferences[0].UID = types.UID(fmt.Sprintf("6a0e8f4e-2b1c-4d5e-9f3a-%012x", i/100))
+	web := &pod.Spec.Containers[0]
+	for j := range web.Env {
+		if web.Env[j].ValueFrom == nil {
+			web.Env[j].Value = fmt.Sprintf("enabled-%d-%d", i, j)
+		}
+	}
+	web.Env = append(web.Env, corev1.EnvVar{Name: "POD_INDEX", Value: fmt.Sprint(i)})
+	pod.Spec.Containers[1].Env = []corev1.EnvVar{
+		{Name: "ENVOY_NODE_ID", Value: fmt.Sprintf("web-%06d", i)},
+		{Name: "ENVOY_CLUSTER", Value: fmt.Sprintf("web-shard-%d", i%shardCount)},
+	}
+	return pod
+}
+
+// variedConfigMap is the i-th of ConfigMaps whose data all differ: 1-4 KiB (by the index) of
+// settings in four keys, each value derived from the index, and a label, as an application's
+// per-instance configuration.
+func variedConfigMap(i int) *corev1.ConfigMap {
+	size := 1024 + (i*797)%3072
+	random := rand.New(rand.NewPCG(uint64(i), 0x5eed))
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	data := map[string]string{}
+	keys := []string{"application.properties", "logging.yaml", "features.json", "endpoints.txt"}
+	for _, key := range keys {
+		value := make([]byte, size/len(keys))
+		for k := range value {
+			if k%64 == 63 {
+				value[k] = '\n'
+			} else {
+				value[k] = alphabet[random.IntN(len(alphabet))]
+			}
+		}
+		data[key] = string(value)
+	}
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:   fmt.Sprintf("settings-%06d", i),
+			Labels: map[string]string{"app.kubernetes.io/name": "web", shardLabel: fmt.Sprint(i % shardCount)},
+		},
+		Data: data,
 	}
 }
 

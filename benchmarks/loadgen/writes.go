@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"sync"
@@ -17,15 +18,24 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// createPods: --count realistic pods created by --clients concurrent clients, each taking the next
-// index as soon as its previous create returned (a closed loop). Pod names continue from --first,
-// so successive runs grow the same store.
+// createPods: --count objects created by --clients concurrent clients, each taking the next
+// index as soon as its previous create returned (a closed loop). Names continue from --first, so
+// successive runs grow the same store. --kind pod creates realisticPod(i), alike but for name and
+// shard label (what a server may answer from caches keyed by content); with --varied, variedPod(i),
+// whose env values and annotations differ per pod. --kind configmap creates variedConfigMap(i),
+// each with distinct data of 1-4 KiB.
 func createPods(flags *flag.FlagSet) func(r *run) (map[string]any, error) {
 	clients := flags.Int("clients", 16, "concurrent clients")
-	count := flags.Int("count", 1000, "pods to create")
-	first := flags.Int("first", 0, "index of the first pod")
+	count := flags.Int("count", 1000, "objects to create")
+	first := flags.Int("first", 0, "index of the first object")
+	kind := flags.String("kind", "pod", "pod or configmap")
+	varied := flags.Bool("varied", false, "pods whose env values and annotations differ per pod (--kind pod)")
 	return func(r *run) (map[string]any, error) {
 		ctx := context.Background()
+		create, err := creator(r.namespace, *kind, *varied)
+		if err != nil {
+			return nil, err
+		}
 		cores := newClients(*clients, r.core)
 		if err := ensureNamespace(ctx, cores[0], r.namespace); err != nil {
 			return nil, err
@@ -46,9 +56,9 @@ func createPods(flags *flag.FlagSet) func(r *run) (map[string]any, error) {
 					if i >= *count {
 						break
 					}
-					pod := realisticPod(*first + i)
+					object := *first + i
 					start := time.Now()
-					_, err := core.Pods(r.namespace).Create(ctx, pod, metav1.CreateOptions{})
+					err := create(ctx, core, object)
 					samples = append(samples, time.Since(start))
 					if err != nil {
 						errs.record(err)
@@ -61,10 +71,38 @@ func createPods(flags *flag.FlagSet) func(r *run) (map[string]any, error) {
 		}
 		wg.Wait()
 		r.end()
-		result := map[string]any{"ops": int(created.Load()), "clients": *clients, "latency_ms": lat.summary()}
+		result := map[string]any{"ops": int(created.Load()), "clients": *clients, "kind": *kind, "varied": *varied,
+			"latency_ms": lat.summary()}
 		errs.into(result)
 		return result, nil
 	}
+}
+
+// A creation creates the i-th object of a create workload.
+type creation func(ctx context.Context, core corev1client.CoreV1Interface, i int) error
+
+// creator is the creation of --kind (and --varied) in namespace.
+func creator(namespace, kind string, varied bool) (creation, error) {
+	switch kind {
+	case "pod":
+		pod := realisticPod
+		if varied {
+			pod = variedPod
+		}
+		return func(ctx context.Context, core corev1client.CoreV1Interface, i int) error {
+			_, err := core.Pods(namespace).Create(ctx, pod(i), metav1.CreateOptions{})
+			return err
+		}, nil
+	case "configmap":
+		if varied {
+			return nil, errors.New("--varied is for pods: every ConfigMap's data differs already")
+		}
+		return func(ctx context.Context, core corev1client.CoreV1Interface, i int) error {
+			_, err := core.ConfigMaps(namespace).Create(ctx, variedConfigMap(i), metav1.CreateOptions{})
+			return err
+		}, nil
+	}
+	return nil, fmt.Errorf("--kind: pod or configmap, not %q", kind)
 }
 
 // mutatePods: --clients clients change --pods existing pods for --duration, each client going round

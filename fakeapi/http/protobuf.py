@@ -24,6 +24,7 @@ protobuf body, not at import. Bytes kube cannot decode get gogo-protobuf's error
 from __future__ import annotations
 
 import base64
+import keyword
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -181,8 +182,8 @@ class _Converter:
         #: a client writes over and over repeat them (the pods of one template carry the same
         #: spec, a load test writes one pod shape). A value here is handed out as a new copy.
         self._converted: Repeated[tuple[str, bytes], bytes] = Repeated(1024)
-        #: Per message: its Go fields in order (a ``_GoField`` for a message standing for a slice).
-        self._plans: dict[str, tuple[_GoField, ...] | _GoField] = {}
+        #: Per message: its conversion (``_reader``).
+        self._readers: dict[str, Callable[[Message, Callable[[Message], Any]], Any]] = {}
         self._zeros: dict[type[Message], Any] = {}
         self._custom: dict[str, Callable[[Message], Any]] = {
             _META + "Time": _time,
@@ -207,10 +208,13 @@ class _Converter:
     def message(self, message: Message) -> Any:
         """The JSON of a Go struct, or of a type with its own ``MarshalJSON``."""
         descriptor = message.DESCRIPTOR
-        custom = self._custom.get(descriptor.full_name)
-        if custom is not None:
-            return custom(message)
-        return self._struct(message, descriptor, self.message)
+        read = self._readers.get(descriptor.full_name)
+        if read is None:  # a type with a MarshalJSON, or a struct met for the first time
+            custom = self._custom.get(descriptor.full_name)
+            if custom is not None:
+                return custom(message)
+            read = self._reader(descriptor)
+        return read(message, self.message)
 
     def _shared(self, message: Message) -> Any:
         """``message``, through ``_converted`` for a struct of ``_SHARED_MIN_BYTES`` to
@@ -232,35 +236,38 @@ class _Converter:
     def _struct(self, message: Message, descriptor: Descriptor, convert: Callable[[Message], Any]) -> Any:
         """The JSON of a message without a ``MarshalJSON`` of its own: its Go fields', the
         messages among them converted by ``convert``."""
-        name = descriptor.full_name
-        plan = self._plans.get(name) or self._plan(name, descriptor)
-        if isinstance(plan, _GoField):  # a Go slice type, e.g. ``type ExtraValue []string``
-            return self._field(message, plan, convert)[1]
-        out: dict[str, Any] = {}
-        # The fields on the wire, read at C speed: most of a message's fields are absent and
-        # omitted, and are then skipped without a look (a pod's 500 Go fields, 60 present).
-        present = {field for field, _ in message.ListFields()}
-        for go_field in plan:
-            if go_field.inline:
-                out.update(convert(getattr(message, go_field.name)))
-                continue
-            if go_field.absent_is_omitted and go_field.field not in present:
-                continue
-            printed, value = self._field(message, go_field, convert)
-            if printed:
-                out[go_field.json_name] = value
-        return out
+        read = self._readers.get(descriptor.full_name) or self._reader(descriptor)
+        return read(message, convert)
 
-    def _plan(self, name: str, descriptor: Descriptor) -> tuple[_GoField, ...] | _GoField:
-        """The Go fields of message ``name`` with their descriptors, made once per message."""
+    def _reader(self, descriptor: Descriptor) -> Callable[[Message, Callable[[Message], Any]], Any]:
+        """The conversion of message ``descriptor``, made once per message: for a Go struct a
+        function written for its fields (``_struct_source``), for a Go slice type (e.g. ``type
+        ExtraValue []string``) its one field's."""
+        name = descriptor.full_name
         go_fields = self._types.go_fields[name]
         if go_fields == "items":
-            plan: tuple[_GoField, ...] | _GoField = _GoField.of(descriptor.fields_by_name["items"], "", "")
+            items = _GoField.of(descriptor.fields_by_name["items"], "", "")
+
+            def read(message: Message, convert: Callable[[Message], Any]) -> Any:
+                return self._field(message, items, convert)[1]
         else:
             plan = tuple(_GoField.of(descriptor.fields_by_name[proto_name], json_name, flags)
                          for proto_name, json_name, flags in go_fields)
-        self._plans[name] = plan
-        return plan
+            # The classes of the messages its fields hold, kept (``message_class``): protobuf
+            # makes the class of a nested message when a field of it is read, and lets it die
+            # with that message's last instance, so a body converted part by part (one no
+            # ``_shared`` answer serves) made some forty classes again each time, a fifth of a
+            # pod create's CPU.
+            for go_field in plan:
+                held = go_field.map_value if go_field.map_value is not None else go_field.field
+                if held.message_type is not None:
+                    message_class(held.message_type.full_name)
+            namespace: dict[str, Any] = {"b64": _bytes_json, "zero_of": self._zero}
+            namespace.update((f"F{index}", go_field.field) for index, go_field in enumerate(plan))
+            exec(compile(_struct_source(plan), f"<protobuf reader {name}>", "exec"), namespace)  # noqa: S102
+            read = namespace["read"]
+        self._readers[name] = read
+        return read
 
     def _field(self, message: Message, go_field: _GoField, convert: Callable[[Message], Any]) -> tuple[bool, Any]:
         """Whether Go prints the field, and its JSON."""
@@ -296,7 +303,7 @@ class _Converter:
         if field.type == FieldDescriptor.TYPE_MESSAGE:
             return convert(value)
         if field.type == FieldDescriptor.TYPE_BYTES:
-            return base64.b64encode(value).decode()  # Go's JSON of a []byte
+            return _bytes_json(value)
         return value
 
     def _schema_or_bool(self, message: Message) -> Any:
@@ -314,6 +321,69 @@ class _Converter:
         if message.property:
             return list(message.property)
         return self.message(message.schema) if message.HasField("schema") else None
+
+
+def _bytes_json(value: bytes) -> str:
+    """Go's JSON of a ``[]byte``: base64."""
+    return base64.b64encode(value).decode()
+
+
+def _struct_source(plan: tuple[_GoField, ...]) -> str:
+    """``read(m, convert)``: the JSON of a message of ``plan``'s Go fields, as ``_field`` prints
+    each, written out per field so that a message costs one call, not one per field and branch.
+    The fields on the wire are read at C speed, once (``ListFields``, by descriptor ``F<i>``):
+    most of a message's fields are absent and omitted (a pod's 500 Go fields, 60 present). A
+    field ``absent_is_omitted`` is printed only when on the wire; a field absent from it and
+    printed anyway is Go's zero value: ``null`` for a nil slice, map or ``[]byte``, the proto
+    default for a scalar, the conversion of the empty message for a struct."""
+    lines = ["def read(m, convert):", "    p = dict(m.ListFields())", "    out = {}"]
+    for index, go_field in enumerate(plan):
+        attribute = f"m.{go_field.name}" if go_field.name.isidentifier() and not keyword.iskeyword(go_field.name) \
+            else f"getattr(m, {go_field.name!r})"
+        key = repr(go_field.json_name)
+        if go_field.inline:
+            lines.append(f"    out.update(convert({attribute}))")
+            continue
+        lines.append(f"    v = p.get(F{index})")
+        printed_when_absent = not go_field.absent_is_omitted
+        if go_field.repeated:
+            if go_field.map_value is not None:
+                item = _item_source(go_field.map_value, "x")
+                converted = f"{{k: {item} for k, x in v.items()}}"
+            else:
+                item = _item_source(go_field.field, "x")
+                converted = "list(v)" if item == "x" else f"[{item} for x in v]"
+            lines.append(f"    if v is not None: out[{key}] = {converted}")
+            if printed_when_absent and not go_field.omit_empty:
+                lines.append(f"    else: out[{key}] = None")
+        elif go_field.pointer:
+            lines.append(f"    if v is not None: out[{key}] = {_item_source(go_field.field, 'v')}")
+        elif go_field.message:
+            if go_field.omit_zero:  # omitzero drops the zero value (its IsZero())
+                lines += ["    if v is not None:", "        j = convert(v)",
+                          f"        if j != zero_of(v): out[{key}] = j"]
+            else:  # omitempty never drops a struct
+                lines.append(f"    out[{key}] = convert(v if v is not None else {attribute})")
+        elif go_field.bytes:
+            # omitempty drops an empty []byte as an absent one
+            lines.append(f"    if {'v' if go_field.omit_empty else 'v is not None'}: out[{key}] = b64(v)")
+            if printed_when_absent:
+                lines.append(f"    else: out[{key}] = None")
+        elif go_field.omit_empty:
+            lines.append(f"    if v: out[{key}] = v")
+        else:
+            lines.append(f"    out[{key}] = v if v is not None else {go_field.field.default_value!r}")
+    lines.append("    return out")
+    return "\n".join(lines) + "\n"
+
+
+def _item_source(field: FieldDescriptor, name: str) -> str:
+    """The expression of one value of ``field`` (a list's item, a map's value) named ``name``."""
+    if field.type == FieldDescriptor.TYPE_MESSAGE:
+        return f"convert({name})"
+    if field.type == FieldDescriptor.TYPE_BYTES:
+        return f"b64({name})"
+    return name
 
 
 @cache

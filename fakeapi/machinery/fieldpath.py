@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cmp_to_key, lru_cache
+from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
-from .value import Value, canonical, compare_values, go_json, sign, value_to_string
+from .value import Value, canonical, compare_values, go_json, order_key, sign, value_to_string
 
 # --- path elements and paths (fieldpath/element.go, path.go, serialize-pe.go) ------------------
 
@@ -44,15 +44,21 @@ class PathElement:
             self._identity = (kind, payload)
         self._hash = hash(self._identity)
         self._serialized: str | None = None
-        #: Sorts elements in ``compare``'s order: fields and indexes by their payload directly (a
-        #: field's string order is Go's byte order, as UTF-8 keeps code point order), keys and
-        #: values through ``compare``. The key holds the kind and payload, not the element: an
-        #: element referring to itself would be a cycle, left for the collector on every write.
-        self.sort_key = (kind, payload if kind in (_FIELD, _INDEX) else _element_order((kind, payload)))
+        #: Sorts elements in ``compare``'s order with Python's tuple comparison: fields and
+        #: indexes by their payload directly (a field's string order is Go's byte order, as UTF-8
+        #: keeps code point order), a key's fields by name then value and a set item by value
+        #: (``order_key``: ``compare_values``' order), as ``_compare_keys`` zips them. Python
+        #: compares these natively where a comparison function would be called per pair.
+        if kind == _KEY:
+            self.sort_key: tuple[Any, ...] = (kind, tuple((name, order_key(item)) for name, item in payload))
+        elif kind == _VALUE:
+            self.sort_key = (kind, order_key(payload))
+        else:
+            self.sort_key = (kind, payload)
 
     @classmethod
     def field(cls, name: str) -> PathElement:
-        return _field_element(name)
+        return field_element(name)
 
     @classmethod
     def key(cls, fields: Mapping[str, Value]) -> PathElement:
@@ -132,7 +138,7 @@ def _deserialized(text: str) -> PathElement | None:
         raise ValueError(f"missing colon: {text}")
     kind, body = text[0], text[2:]
     if kind == "f":
-        return PathElement.field(body)
+        return field_element(body)
     if kind == "v":
         return PathElement.value(json.loads(body))
     if kind == "k":
@@ -159,7 +165,7 @@ Path = tuple[PathElement, ...]
 
 
 @lru_cache(maxsize=16384)
-def _field_element(name: str) -> PathElement:
+def field_element(name: str) -> PathElement:
     """The element of a field name, shared: objects of one kind name the same fields on every
     write, and a shared element's hash and serialization are already computed. Bounded, as map
     keys (labels, annotations, data) are field names too."""
@@ -183,7 +189,6 @@ def _compare_elements(lhs: tuple[int, Any], rhs: tuple[int, Any]) -> int:
     return (payload > other_payload) - (payload < other_payload)
 
 
-_element_order = cmp_to_key(_compare_elements)
 _SORT_KEY = attrgetter("sort_key")
 
 
@@ -300,14 +305,19 @@ class FieldSet:
     def to_fields(self) -> dict[str, Any]:
         """``Set.ToJSON`` as a dict whose key order is the JSON's. Shared (see the class): never
         changed in place."""
-        if self._fields is None:
-            out: dict[str, Any] = {}
-            for element in sorted(self.members | self.children.keys(), key=_SORT_KEY):
-                child = self.children.get(element)
-                out[element.serialize()] = {} if child is None else (
-                    {".": {}, **child.to_fields()} if element in self.members else child.to_fields())
+        out = self._fields
+        if out is None:
+            members, children = self.members, self.children
+            if not children:  # the common node: leaves only (a container's scalar fields)
+                out = {element.serialize(): {} for element in sorted(members, key=_SORT_KEY)}
+            else:
+                out = {}
+                for element in sorted(members | children.keys(), key=_SORT_KEY):
+                    child = children.get(element)
+                    out[element.serialize()] = {} if child is None else (
+                        {".": {}, **child.to_fields()} if element in members else child.to_fields())
             self._fields = out
-        return self._fields
+        return out
 
     @classmethod
     def from_fields(cls, fields: Mapping[str, Any]) -> FieldSet:

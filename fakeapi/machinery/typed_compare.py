@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from .fieldpath import FieldSet, Path, PathElement
+from .fieldpath import FieldSet, Path, PathElement, field_element
 from .jsonvalue import Repeated
 from .schemaconv import Atom, ListType, MapType, TypeRef, deduce, resolve
 from .typed import MISSING, kept_walk, try_item_key, zip_keys
@@ -100,7 +100,7 @@ class _CompareWalker:
             self._leaf()
             return
         for key in zip_keys(lhs or {}, rhs or {}):
-            self._child(PathElement.field(key), (lhs or {}).get(key, MISSING), (rhs or {}).get(key, MISSING),
+            self._child(field_element(key), (lhs or {}).get(key, MISSING), (rhs or {}).get(key, MISSING),
                         type_.field_type(key))
 
     def _list(self, type_: ListType) -> None:
@@ -171,26 +171,27 @@ def _subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
     return kept_walk(_SUBTREES, _walk_subtree, value, type_ref)
 
 
-def _record_walked(parent: FieldSet, element: PathElement, value: Value, type_ref: TypeRef | None) -> None:
-    """``_record_subtree`` below compare's own subtrees, where nothing is shared."""
-    parent.members.add(element)
-    node = _walk_subtree(value, type_ref)
-    if node is not None:
-        parent.children[element] = node
-
-
 def _walk_subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
     """The set recorded below ``value``: None for a scalar, an atomic or empty value, or a list
-    of items without keys (no set is empty)."""
+    of items without keys (no set is empty). Below compare's own subtrees nothing is shared, and
+    this walk is most of a new object's fields: a scalar or empty child records its path alone,
+    without a call or a type lookup (only maps and lists have paths below them)."""
     if not value or not (isinstance(value, dict) or isinstance(value, list)):
         return None
     atom = deduce(resolve(type_ref), value)
     if atom.map is not None:
-        if atom.map.atomic or not isinstance(value, dict):
+        map_type = atom.map
+        if map_type.atomic or not isinstance(value, dict):
             return None
         node = FieldSet()
+        members, children = node.members, node.children
         for key, item in value.items():
-            _record_walked(node, PathElement.field(key), item, atom.map.field_type(key))
+            element = field_element(key)
+            members.add(element)
+            if item and (isinstance(item, dict) or isinstance(item, list)):
+                below = _walk_subtree(item, map_type.field_type(key))
+                if below is not None:
+                    children[element] = below
         return node
     if atom.scalar is None and atom.list is not None:
         if atom.list.atomic or not isinstance(value, list):
@@ -199,11 +200,15 @@ def _walk_subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
         if not grouped:
             return None
         node = FieldSet()
+        members, children = node.members, node.children
+        element_type = atom.list.element
         for key, items in grouped.items():
-            if len(items) == 1:
-                _record_walked(node, key, items[0], atom.list.element)
-            else:
-                node.members.add(key)
+            members.add(key)
+            # an item whose key repeats is owned as a whole, nothing below it
+            if len(items) == 1 and (item := items[0]) and (isinstance(item, dict) or isinstance(item, list)):
+                below = _walk_subtree(item, element_type)
+                if below is not None:
+                    children[key] = below
         return node
     return None
 

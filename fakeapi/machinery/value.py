@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -91,6 +92,59 @@ def _compare_maps(lhs: dict[str, Value], rhs: dict[str, Value]) -> int:
     return 0
 
 
+#: Integers up to this magnitude are floats exactly: among them, and against any float, Python's
+#: order of numbers is Go's (``value.Compare`` compares an int and a float as float64).
+_EXACT_FLOAT_INT = 2**53
+
+
+class _GoOrdered:
+    """A value ``order_key`` cannot turn into a tuple (a map, a number past 2**53), ordered by
+    ``compare_values`` against any value of its rank's other keys: a map's order zips both maps'
+    keys (``_compare_maps``), which no tuple comparison does."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Value) -> None:
+        self.value = value
+
+    def _compare(self, other: Any) -> int:
+        return compare_values(self.value, other.value if isinstance(other, _GoOrdered) else other)
+
+    def __eq__(self, other: object) -> bool:
+        return self._compare(other) == 0
+
+    def __lt__(self, other: Any) -> bool:
+        return self._compare(other) < 0
+
+    def __gt__(self, other: Any) -> bool:
+        return self._compare(other) > 0
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def order_key(value: Value) -> tuple[Any, ...]:
+    """A key that sorts values as ``compare_values`` orders them, with Python's own tuple
+    comparison: the kind's rank first, then the value (strings by code point, which is Go's byte
+    order of their UTF-8; lists item by item, the shorter first when one is a prefix, as
+    ``_compare_lists``)."""
+    cls = value.__class__
+    if cls is str:
+        return (1, value)
+    if cls is bool:
+        return (2, value)
+    if cls is int:
+        return (0, value if -_EXACT_FLOAT_INT <= value <= _EXACT_FLOAT_INT else _GoOrdered(value))
+    if cls is float:
+        return (0, value)
+    if cls is list:
+        return (3, tuple(order_key(item) for item in value))
+    if cls is dict:
+        return (4, _GoOrdered(value))
+    if value is None:
+        return (5,)
+    return (_kind_rank(value), _GoOrdered(value))  # a subclass of a JSON type
+
+
 def values_equal(lhs: Value, rhs: Value) -> bool:
     """``value.Equals``: deep equality where an int equals the float of the same value."""
     if _is_number(lhs) or _is_number(rhs):
@@ -142,8 +196,16 @@ def go_json(value: Value) -> str:
     if isinstance(value, float):
         return _go_float(value, for_json=True)
     if isinstance(value, str):
+        if _PLAIN_STRING.fullmatch(value):
+            return '"' + value + '"'
         return json.dumps(value, ensure_ascii=False).translate(_HTML_ESCAPES)
     return json.dumps(value)
+
+
+#: Strings that both Go's encoder and ``json.dumps`` write as they are, between quotes: no
+#: control character, quote, backslash, HTML character, line or paragraph separator, or lone
+#: surrogate (the common case: names, images, label values).
+_PLAIN_STRING = re.compile(r'[^\x00-\x1f"\\<>&\u2028\u2029\ud800-\udfff]*')
 
 
 def value_to_string(value: Value) -> str:

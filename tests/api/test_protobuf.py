@@ -4,8 +4,10 @@ real fakeapi, and the converter from messages to the JSON kube's Go encoder writ
 from __future__ import annotations
 
 import base64
+import gc
 import json
 import subprocess
+import weakref
 from typing import Any
 
 import pytest
@@ -227,6 +229,20 @@ def test_an_objects_parts_are_converted_once_per_value_and_handed_out_as_copies(
         "name": "app", "image": "nginx:1", "command": ["/bin/server", "--port=8080"],
         "env": [{"name": "MODE", "value": "x" * 300}], "resources": {}}
     assert decode("v1", "Pod", pod("c", "nginx:2"))["spec"]["containers"][0]["image"] == "nginx:2"
+
+
+def test_the_classes_of_nested_messages_outlive_the_bodies_converted():
+    """protobuf makes a nested message's class when its field is read and lets it die with its
+    last instance: the converter keeps the classes of what its structs' fields hold, or every
+    body whose parts are new would make them again."""
+    message = message_class("k8s.io.api.core.v1.Pod")()
+    message.spec.containers.add(name="app", image="nginx", env=[{"name": "MODE", "value": "fresh"}])
+    decode("v1", "Pod", message)
+    kept = [weakref.ref(type(message.spec)), weakref.ref(type(message.spec.containers[0])),
+            weakref.ref(type(message.spec.containers[0].env[0]))]
+    del message
+    gc.collect()
+    assert all(ref() is not None for ref in kept)
 
 
 def test_fields_without_omitempty_print_their_zero_value():

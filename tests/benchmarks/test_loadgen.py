@@ -89,6 +89,23 @@ def test_creates_count_what_the_server_holds(run: Callable[..., dict[str, Any]],
     assert 3500 < len(compact) < 6000
 
 
+def test_varied_creates_differ_per_object(run: Callable[..., dict[str, Any]], server: ServerProcess) -> None:
+    pods_made = run("create", "--kind", "pod", "--varied", "--clients", "4", "--count", "12", namespace="varied")
+    maps_made = run("create", "--kind", "configmap", "--clients", "4", "--count", "12", namespace="varied")
+    assert (pods_made["ops"], pods_made["errors"], maps_made["ops"], maps_made["errors"]) == (12, 0, 12, 0)
+    stored = pods(server, "varied")
+    assert len(stored) == 12
+    # every pod's env values, build annotation and proxy env are its own
+    specs = {json.dumps(pod["spec"]["containers"], sort_keys=True) for pod in stored}
+    builds = {pod["metadata"]["annotations"]["ci.example/build"] for pod in stored}
+    assert len(specs) == len(builds) == 12
+    resp = server.http.get("/api/v1/namespaces/varied/configmaps", params={"labelSelector": "app.kubernetes.io/name=web"})
+    maps = resp.raise_for_status().json()["items"]
+    sizes = [sum(len(value) for value in item["data"].values()) for item in maps]
+    assert len(maps) == 12 and len({json.dumps(item["data"]) for item in maps}) == 12
+    assert all(1000 <= size <= 4096 for size in sizes) and len(set(sizes)) == 12
+
+
 def test_each_mutation_changes_the_pods(run: Callable[..., dict[str, Any]], server: ServerProcess) -> None:
     run("create", "--clients", "4", "--count", "8", namespace="mutations")
     for verb in ("update", "merge", "strategic", "apply"):

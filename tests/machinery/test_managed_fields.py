@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fakeapi.machinery.fieldpath import FieldSet, PathElement, VersionedSet, path_string
 from fakeapi.machinery.managed_fields import (
@@ -20,7 +22,7 @@ from fakeapi.machinery.managed_fields import (
     is_reset,
     manager_identifier,
 )
-from fakeapi.machinery.value import compare_values, go_json
+from fakeapi.machinery.value import compare_values, go_json, order_key
 
 F, K, V, I = PathElement.field, PathElement.key, PathElement.value, PathElement.index
 
@@ -75,9 +77,33 @@ def test_values_compare_as_go() -> None:
     assert V(1) == V(1.0) and V(1) != V(True)
 
 
+_SCALARS = (st.none() | st.booleans() | st.integers(min_value=-2**63, max_value=2**64)
+            | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=4))
+_VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3)
+                       | st.dictionaries(st.text(max_size=2), inner, max_size=3), max_leaves=8)
+
+
+@given(st.lists(_VALUES, max_size=6))
+def test_order_keys_sort_values_as_compare_values(values: list[object]) -> None:
+    # Equal values may come out in either order, so compare the orders through compare_values.
+    by_key = sorted(values, key=order_key)
+    assert all(compare_values(a, b) <= 0 for a, b in zip(by_key, by_key[1:]))
+    for a in values:
+        for b in values:
+            assert (order_key(a) < order_key(b)) == (compare_values(a, b) < 0), (a, b)
+
+
+@given(st.lists(st.dictionaries(st.sampled_from("ab"), _SCALARS, min_size=1), max_size=5), st.lists(_VALUES, max_size=4))
+def test_path_elements_sort_as_go_compares_them(keys: list[dict[str, object]], values: list[object]) -> None:
+    elements = [K(key) for key in keys] + [V(value) for value in values] + [F("a"), I(0)]
+    ordered = sorted(elements, key=lambda element: element.sort_key)
+    assert all(a.compare(b) <= 0 for a, b in zip(ordered, ordered[1:]))
+
+
 @pytest.mark.parametrize(("value", "text"), [
     ("a<b>&", '"a\\u003cb\\u003e\\u0026"'), (1.0, "1"), (0.5, "0.5"), (1e21, "1e+21"), (1e-7, "1e-7"),
-    ({"b": [1, None], "a": False}, '{"a":false,"b":[1,null]}'),
+    ({"b": [1, None], "a": False}, '{"a":false,"b":[1,null]}'), ("é\x7f", '"é\x7f"'), ("a\\b", '"a\\\\b"'),
+    ("\u2028\t", '"\\u2028\\t"'), ('"', '"\\""'),
 ])
 def test_go_json(value: object, text: str) -> None:
     assert go_json(value) == text
