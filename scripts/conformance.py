@@ -77,6 +77,13 @@ SKIPS: tuple[tuple[str, str], ...] = (
      r"should execute all indexes despite some failing|should terminate job execution when the number of failed|"
      r"should mark indexes as failed|should run a job to completion when tasks sometimes fail)",
      "its containers exit non-zero (some or every time); kwok completes every Job pod as Succeeded"),
+    (r"\[sig-apps\] (Job (should allow to use a pod failure policy to ignore failure matching on DisruptionTarget|"
+     r"should delete a job|should adopt matching orphans|should apply changes to a job status)|"
+     r"CronJob (should schedule multiple jobs concurrently|should not schedule new jobs when ForbidConcurrent|"
+     r"should replace jobs when ReplaceConcurrent))",
+     "waits for a Job's pods to keep running (they sleep); kwok completes every Job pod as Succeeded at once"),
+    (r"\[sig-apps\] Deployment deployment should support proportional scaling",
+     "a rollout to an image that does not exist must stall (its pods never start); kwok starts any image"),
 )
 
 #: How a spec ended, as the table shows it.
