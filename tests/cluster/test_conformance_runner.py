@@ -90,6 +90,7 @@ def test_skip_list_skips_what_kwok_cannot_serve_and_keeps_the_api_specs() -> Non
         "completion even with unhealthy pods [Slow] [Conformance]",
         "[sig-apps] Job with successPolicy succeededCount rule should succeeded even when some indexes remain "
         "pending [Conformance]",
+        "[sig-node] Pods should allow activeDeadlineSeconds to be updated [NodeConformance] [Conformance]",
         "[sig-node] Lease lease API should be available [Conformance]",  # the extra pattern
     ]
     kept = [
@@ -101,6 +102,7 @@ def test_skip_list_skips_what_kwok_cannot_serve_and_keeps_the_api_specs() -> Non
         "[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should perform canary updates "
         "and phased rolling updates of template modifications [Conformance]",
         "[sig-apps] Job with successPolicy should succeeded when all indexes succeeded [Conformance]",
+        "[sig-node] Pods should get a host IP [NodeConformance] [Conformance]",
     ]
     assert [name for name in skipped if not skip.search(name)] == []
     assert [name for name in kept if skip.search(name) or not focus.search(name)] == []
