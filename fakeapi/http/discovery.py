@@ -215,7 +215,8 @@ GROUP_PRIORITIES = {
 #: A CustomResourceDefinition's group (crdregistration: ``GroupPriorityMinimum: 1000``).
 CUSTOM_GROUP_PRIORITY = 1000
 #: The subresources fakeapi serves (others of the catalogue, such as pods/log, are not listed).
-SERVED_SUBRESOURCES = ("binding", "ephemeralcontainers", "eviction", "finalize", "resize", "scale", "status", "token")
+SERVED_SUBRESOURCES = ("approval", "binding", "ephemeralcontainers", "eviction", "finalize", "resize", "scale", "status",
+                       "token")
 AGGREGATED_API_VERSION = "apidiscovery.k8s.io/v2"
 AGGREGATED_KIND = "APIGroupDiscoveryList"
 

@@ -36,6 +36,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from ..machinery import serializer
+from ..machinery.golang import go_rfc3339
 from ..machinery.gotypes import UNKNOWN, GoTypes, message_class, message_name, types
 from ..machinery.jsonvalue import Repeated
 from ..machinery.status import bad_request
@@ -402,14 +403,14 @@ def _time(message: Message) -> str | None:
     the zero time, which ``MarshalJSON`` prints as null; else RFC 3339 in UTC."""
     if not message.ByteSize():
         return None
-    return _utc(message.seconds).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return go_rfc3339(_utc(message.seconds))
 
 
 def _micro_time(message: Message) -> str | None:
     """``metav1.MicroTime``: nanoseconds truncated to microseconds, ``RFC3339Micro`` in UTC."""
     if not message.ByteSize():
         return None
-    return _utc(message.seconds).strftime("%Y-%m-%dT%H:%M:%S.") + f"{message.nanos // 1000:06d}Z"
+    return go_rfc3339(_utc(message.seconds).replace(microsecond=message.nanos // 1000), micro=True)
 
 
 def _utc(seconds: int) -> datetime:

@@ -6,6 +6,7 @@ import codecs
 import json
 import math
 import re
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -44,6 +45,16 @@ def go_quote(text: str) -> str:
             out.append(f"\\U{code:08x}")
     out.append('"')
     return "".join(out)
+
+
+def go_rfc3339(moment: datetime, *, micro: bool = False) -> str:
+    """``metav1.Time``'s JSON text of ``moment``: ``time.RFC3339`` in UTC, whole seconds
+    (``RFC3339Micro``, six fractional digits, with ``micro``). Go prints the year in four digits
+    always, which C's ``strftime("%Y")`` does not pad: a time just after Go's zero time (year 1,
+    a conformance spec's Lease) must read ``0001-01-01T00:00:02Z``, not ``1-01-01T00:00:02Z``."""
+    moment = moment.astimezone(UTC)
+    fraction = f".{moment.microsecond:06d}" if micro else ""
+    return f"{moment.year:04d}-{moment:%m-%dT%H:%M:%S}{fraction}Z"
 
 
 def go_aggregate(errors: list[str] | tuple[str, ...]) -> str:

@@ -28,7 +28,7 @@ import base64
 import copy
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from functools import cache
 from typing import Any
 
@@ -36,7 +36,7 @@ import orjson
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from . import gotypes
-from .golang import go_json
+from .golang import go_json, go_rfc3339
 from .jsonvalue import Repeated, json_key
 from .quantity import FORMAT_WRONG
 from .status import bad_request
@@ -278,7 +278,7 @@ def _time(value: Any, context: _Context) -> Any:
         return None
     if value == "":
         return None
-    return _parse_time(value).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return go_rfc3339(_parse_time(value))
 
 
 _MICRO_LAYOUT = "2006-01-02T15:04:05.000000Z07:00"
@@ -295,7 +295,7 @@ def _micro_time(value: Any, context: _Context) -> Any:
     if _RFC3339.fullmatch(value) is not None and _MICRO_FRACTION.match(value) is None:
         rest = value[19:]
         raise _Abort(f'parsing time "{value}" as "{_MICRO_LAYOUT}": cannot parse "{rest}" as ".000000"')
-    return _parse_time(value).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return go_rfc3339(_parse_time(value), micro=True)
 
 
 def _int_or_string(value: Any, context: _Context) -> Any:

@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
 import orjson
 
 from .fieldpath import FieldSet, VersionedSet
-from .golang import go_quote
+from .golang import go_quote, go_rfc3339
 from .value import go_json
 
 # --- managed fields (apimachinery managedfields/internal/managedfields.go) ---------------------
@@ -62,7 +62,7 @@ def _identifier_fields(identifier: str) -> tuple[tuple[str, str], ...]:
 
 def format_time(moment: datetime) -> str:
     """``metav1.Time``'s JSON: RFC 3339 in UTC, whole seconds."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return go_rfc3339(moment)
 
 
 @lru_cache(maxsize=256)

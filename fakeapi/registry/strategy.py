@@ -34,6 +34,11 @@ _INITIAL_STATUS: dict[tuple[str, str], Json] = {
     ("", "Pod"): {"phase": "Pending"},
     ("", "Namespace"): {"phase": "Active"},
 }
+#: Built-in kinds whose ``PrepareForCreate`` keeps the status the request gives, where every
+#: other kind's starts over: a kubelet registers its node with its addresses, capacity and
+#: conditions in one create (kwok's nodes too; pods read their hostIP from the addresses), and
+#: ServiceCIDR's strategy clears nothing.
+_STATUS_KEPT_ON_CREATE = frozenset({("", "Node"), ("networking.k8s.io", "ServiceCIDR")})
 #: The finalizer the namespace controller removes once a namespace is empty.
 NAMESPACE_FINALIZER = "kubernetes"
 
@@ -79,8 +84,9 @@ def prepare_for_create(resource_type: ResourceType, obj: Json) -> None:
         if resource_type.custom:
             obj.pop("status", None)
         else:
-            obj["status"] = orjson.loads(_initial_status(resource_type.group_version, resource_type.group,
-                                                         resource_type.kind))
+            initial = orjson.loads(_initial_status(resource_type.group_version, resource_type.group, resource_type.kind))
+            kept = (resource_type.group, resource_type.kind) in _STATUS_KEPT_ON_CREATE
+            obj["status"] = {**initial, **(obj.get("status") or {})} if kept else initial
     if (resource_type.group, resource_type.kind) == ("", "Namespace"):
         finalizers = obj.setdefault("spec", {}).setdefault("finalizers", [])
         if NAMESPACE_FINALIZER not in finalizers:

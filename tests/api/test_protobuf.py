@@ -301,6 +301,19 @@ def test_time_micro_time_and_zero_time():
     assert obj["deprecatedFirstTimestamp"] is None  # non-pointer Time: printed even when absent
 
 
+def test_times_of_the_first_years_print_four_digit_years():
+    """Go's zero time plus seconds (the Lease conformance spec's times) is year 1: printed
+    ``0001``, as Go prints it, and so decoded again."""
+    lease = message_class("k8s.io.api.coordination.v1.Lease")()
+    lease.metadata.name = "lease"
+    lease.metadata.creationTimestamp.seconds = -62135596800 + 3  # 0001-01-01T00:00:03Z
+    lease.spec.acquireTime.seconds = -62135596800 + 2
+    lease.spec.acquireTime.nanos = 5_000
+    obj = decode("coordination.k8s.io/v1", "Lease", lease)
+    assert obj["metadata"]["creationTimestamp"] == "0001-01-01T00:00:03Z"
+    assert obj["spec"]["acquireTime"] == "0001-01-01T00:00:02.000005Z"
+
+
 def test_raw_extension_and_fields_v1_are_embedded_json():
     revision = message_class("k8s.io.api.apps.v1.ControllerRevision")()
     revision.data.raw = b'{"spec":{"replicas":2}}'

@@ -206,6 +206,31 @@ def test_discovery(servers: Servers) -> None:
     servers.send("discovery-groups", "APIGroupList", "get", "GET", "/apis", rewrite=groups)
 
 
+#: kube's connect subresources, which need a kubelet (or a service's pod) behind them: fakeapi
+#: does not serve them, so it does not list them.
+_CONNECT_SUBRESOURCES = ("attach", "exec", "log", "portforward", "proxy")
+
+
+def _subresource_entries(body: Json, _is_fake: bool) -> Json:
+    """A resource list's subresource entries, but kube's connect subresources."""
+    return [entry for entry in body.get("resources", ())
+            if "/" in entry["name"] and entry["name"].partition("/")[2] not in _CONNECT_SUBRESOURCES]
+
+
+def test_discovery_lists_every_served_subresource(servers: Servers) -> None:
+    """Every group version's subresources as kube lists them: a client looks one up before it
+    uses it (the Certificates API conformance spec expects ``certificatesigningrequests/approval``
+    in the list before it approves)."""
+    servers.send("discovery-subresources", "APIResourceList", "v1", "GET", "/api/v1", rewrite=_subresource_entries)
+    # Those both servers list: a custom group another test deleted may linger in kube's (its
+    # crdregistration controller removes the APIServices after the CRD).
+    fake, real = ({version["groupVersion"] for group in client.get("/apis").json()["groups"]
+                   for version in group["versions"]} for client in (servers.pair.fake, servers.pair.real))
+    for group_version in sorted(fake & real):
+        servers.send("discovery-subresources", "APIResourceList", group_version, "GET", f"/apis/{group_version}",
+                     rewrite=_subresource_entries)
+
+
 # ----------------------------------------------------------------------------- binding
 
 def _binding(name: str, node: str = "node-a", **metadata: Any) -> Json:

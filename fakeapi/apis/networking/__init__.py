@@ -22,6 +22,10 @@ register(GROUP, "v1", "IngressClass", default=decoder("IngressClass", defaults.s
          validate=validation.validate_ingress_class, validate_update=validation.validate_ingress_class_update)
 register(GROUP, "v1", "IPAddress", validate=validation.validate_ip_address,
          validate_update=validation.validate_ip_address_update)
+# Its strategies' GetResetFields name the version "networking/v1", which no ServiceCIDR has
+# ("networking.k8s.io/v1"): kube resets nothing, so a create's status and a status write's spec
+# keep their managers.
 register(GROUP, "v1", "ServiceCIDR", validate=validation.validate_service_cidr,
          validate_update=validation.validate_service_cidr_update,
-         validate_status_update=validation.validate_service_cidr_status_update)
+         validate_status_update=validation.validate_service_cidr_status_update,
+         reset_fields=(), status_reset_fields=())
