@@ -57,12 +57,14 @@ test: venv test-deps kube-binaries
 ## (3 kwok nodes, the real controller manager and scheduler); KUBE=1 runs them on the real
 ## kube-apiserver + etcd first and prints both side by side. FOCUS='\[sig-apps\].*\[Conformance\]'
 ## narrows the default (the conformance specs of sig-api-machinery, apps, node, scheduling, auth);
-## SKIP=REGEX skips more. Results in results/conformance-<time>/ (scripts/conformance.py --help).
+## SKIP=REGEX skips more; PROCS=4 runs the specs on four processes (ginkgo's CLI, as `make test`
+## does). Results in results/conformance-<time>/ (scripts/conformance.py --help).
 FOCUS ?=
 SKIP  ?=
+PROCS ?= 1
 conformance: venv
 	$(BIN)/python scripts/conformance.py $(if $(FOCUS),--focus '$(FOCUS)') $(if $(SKIP),--skip '$(SKIP)') \
-		$(if $(KUBE),--kube) $(ARGS)
+		--procs $(PROCS) $(if $(KUBE),--kube) $(ARGS)
 
 ## controller-runtime v0.23.3's own envtest suites (pkg/client, cache, manager, builder, controller,
 ## webhook; built on first run) with KUBEBUILDER_ASSETS at the real kube-apiserver v1.35.4 and at

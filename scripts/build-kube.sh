@@ -6,7 +6,9 @@
 # share a build list with kubernetes v1.35.4), with kwok's own Stage configs next to it
 # (kwok-stages/, a copy of the module's kustomize/stage: node/fast, pod/fast, ...). On request
 # only, e2e.test: kubernetes v1.35.4's end-to-end suite for the API groups fakeapi serves (module
-# kube/e2e/, the same pins as kube/; `make conformance` runs it).
+# kube/e2e/, the same pins as kube/; `make conformance` runs it), and ginkgo, the CLI that runs
+# it on several processes at once as kubernetes' hack/ginkgo-e2e.sh does (its version is the one
+# e2e.test links).
 #
 # Binaries land in $FAKEAPI_KUBE_BIN (default ~/.cache/fakeapi/kube-v1.35.4), outside the work tree so
 # every clone on a machine shares them; a binary is rebuilt only when its module's go.sum or Go
@@ -15,7 +17,7 @@
 #
 #   scripts/build-kube.sh            # all seven (not e2e.test)
 #   scripts/build-kube.sh kube-apiserver etcd
-#   scripts/build-kube.sh e2e.test
+#   scripts/build-kube.sh e2e.test ginkgo
 # Prints the bin directory on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/../kube"
@@ -35,6 +37,7 @@ declare -A package=(
     [etcdctl]=go.etcd.io/etcd/etcdctl/v3
     [kwok]=sigs.k8s.io/kwok/cmd/kwok
     [e2e.test]=fakeapi/kube/e2e
+    [ginkgo]=github.com/onsi/ginkgo/v2/ginkgo
 )
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd etcdctl kwok)
@@ -55,7 +58,7 @@ for name in "${targets[@]}"; do
     flock 9
     case $name in
         kwok) module=kwok ;;
-        e2e.test) module=e2e ;;
+        e2e.test|ginkgo) module=e2e ;;
         *) module=. ;;
     esac
     # What the binary is built from: a change to its module's go.sum or Go files (tools.go's
@@ -79,6 +82,7 @@ for name in "${targets[@]}"; do
         # packages it imports, minutes of CPU for a binary that only runs.
         e2e.test) (cd e2e && go test -c -vet=off -trimpath -tags selinux,notest,grpcnotrace -ldflags "$kube_ldflags" \
                        -o "$bin/$name.new" "$pkg") ;;
+        ginkgo) (cd e2e && go build -trimpath -ldflags "-s -w" -o "$bin/$name.new" "$pkg") ;;
         *) go build -trimpath -tags selinux,notest,grpcnotrace -ldflags "$kube_ldflags" -o "$bin/$name.new" "$pkg" ;;
     esac
     mv "$bin/$name.new" "$bin/$name"

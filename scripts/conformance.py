@@ -164,7 +164,24 @@ def start_cluster(server: str, config: ClusterConfig, workdir: Path) -> Iterator
         yield cluster
 
 
-def run_suite(server: str, e2e_test: Path, out: Path, *, focus: str, skip: str, nodes: int,
+def suite_command(e2e_test: Path, kubeconfig: Path, report: Path, *, focus: str, skip: str, procs: int,
+                  e2e_args: Sequence[str]) -> list[str]:
+    """The command running ``e2e.test`` on the cluster of ``kubeconfig``: the binary itself, or with
+    ``procs`` above 1 ginkgo's CLI running it on that many processes, as kubernetes'
+    hack/ginkgo-e2e.sh does (the conformance specs not marked [Serial] are written to run side by
+    side; most of their time is waiting for the cluster, so a few processes divide the wall time)."""
+    # ginkgo's default is 1 h for the whole suite; the default focus takes longer.
+    ginkgo_flags = [f"focus={focus}", f"skip={skip}", f"json-report={report}", "no-color", "timeout=12h"]
+    e2e_flags = [f"--kubeconfig={kubeconfig}", "--provider=skeleton", f"--kubectl-path={kubectl_binary()}",
+                 *e2e_args]
+    if procs <= 1:
+        return [str(e2e_test), *(f"--ginkgo.{flag}" for flag in ginkgo_flags), *e2e_flags]
+    ginkgo = kube_binaries("ginkgo") / "ginkgo"
+    return [str(ginkgo), f"--procs={procs}", *(f"--{flag}" for flag in ginkgo_flags), str(e2e_test), "--",
+            *e2e_flags]
+
+
+def run_suite(server: str, e2e_test: Path, out: Path, *, focus: str, skip: str, nodes: int, procs: int,
               e2e_args: Sequence[str]) -> Run:
     """Start the cluster on ``server``, run ``e2e.test`` on it with its output in ``out``, stop it."""
     out.mkdir(parents=True, exist_ok=True)
@@ -178,13 +195,9 @@ def run_suite(server: str, e2e_test: Path, out: Path, *, focus: str, skip: str, 
             with start_cluster(server, config, Path(tmp)) as cluster, (out / "e2e.log").open("wb") as log:
                 print(f"conformance: {server}: {cluster.summary()}", flush=True)
                 # A child that dies with this process (a Ctrl-C reaches it too: same process group).
-                suite = spawn([
-                    str(e2e_test), f"--kubeconfig={cluster.kubeconfig}", "--provider=skeleton",
-                    f"--kubectl-path={kubectl_binary()}", f"--ginkgo.focus={focus}", f"--ginkgo.skip={skip}",
-                    f"--ginkgo.json-report={report}", "--ginkgo.no-color",
-                    # ginkgo's default is 1 h for the whole suite; the default focus takes longer.
-                    "--ginkgo.timeout=12h", *e2e_args,
-                ], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                command = suite_command(e2e_test, cluster.kubeconfig, report, focus=focus, skip=skip,
+                                        procs=procs, e2e_args=e2e_args)
+                suite = spawn(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
                 try:
                     suite.wait()
                 finally:
@@ -243,6 +256,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="with --kube, both clusters at once: half the wall time, but the two "
                              "compete for the CPU (a spec with a short deadline may time out on either)")
     parser.add_argument("--nodes", type=int, default=3, help="kwok's nodes (default 3)")
+    parser.add_argument("--procs", type=int, default=1,
+                        help="run the specs on this many processes (ginkgo's CLI, built with e2e.test; "
+                             "default 1: e2e.test alone, one spec at a time)")
     parser.add_argument("--results", type=Path,
                         default=Path("results") / f"conformance-{datetime.now(UTC):%Y%m%d-%H%M%S}",
                         help="where the reports, logs and summary go (default: results/conformance-<time>/)")
@@ -254,14 +270,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     re.compile(args.focus)  # a bad expression fails here, not after a cluster started
 
     started = time.monotonic()
-    e2e_test = kube_binaries("e2e.test") / "e2e.test"
+    e2e_test = kube_binaries("e2e.test", *(("ginkgo",) if args.procs > 1 else ())) / "e2e.test"
     print(f"conformance: {e2e_test} ready in {time.monotonic() - started:.0f} s; results in {args.results}",
           flush=True)
     skip = skip_pattern(args.skip)
 
     def run_on(server: str) -> Run:
         run = run_suite(server, e2e_test, args.results / server, focus=args.focus, skip=skip,
-                        nodes=args.nodes, e2e_args=args.e2e_arg)
+                        nodes=args.nodes, procs=args.procs, e2e_args=args.e2e_arg)
         print(f"conformance: {server}: {len(run.outcomes)} specs in {run.seconds / 60:.1f} min"
               + (f" — {run.error}" if run.error else ""), flush=True)
         return run
