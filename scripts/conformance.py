@@ -177,7 +177,13 @@ def suite_command(e2e_test: Path, kubeconfig: Path, report: Path, *, focus: str,
     if procs <= 1:
         return [str(e2e_test), *(f"--ginkgo.{flag}" for flag in ginkgo_flags), *e2e_flags]
     ginkgo = kube_binaries("ginkgo") / "ginkgo"
-    return [str(ginkgo), f"--procs={procs}", *(f"--{flag}" for flag in ginkgo_flags), str(e2e_test), "--",
+    # ginkgo forks the processes: each runs e2e.test through fakeapi's exec that dies with its
+    # parent, so that a runner killed outright (its ginkgo dies with it) leaves no spec running.
+    # ginkgo runs a precompiled suite by a path ending in ".test".
+    wrapper = report.parent / "e2e.test"
+    wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -m fakeapi.cluster.processes {e2e_test} "$@"\n')
+    wrapper.chmod(0o755)
+    return [str(ginkgo), f"--procs={procs}", *(f"--{flag}" for flag in ginkgo_flags), str(wrapper), "--",
             *e2e_flags]
 
 

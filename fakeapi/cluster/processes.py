@@ -5,10 +5,11 @@ Every child is started by ``spawn`` and stopped by ``stop_all``, which hold two 
 - No orphans: a child dies with the process that spawned it, however that process ends (a
   SIGKILL included). On Linux the kernel sends the child SIGKILL when its parent dies
   (``prctl(PR_SET_PDEATHSIG)``, kept across the child's ``exec``). The chain holds link by link:
-  fakeapi's own children that spawn theirs (``fakeapi serve --workers``) spawn them here too. A
-  grandchild started otherwise (a binary that forks) is its child's to stop; none of the
-  binaries fakeapi runs forks. Off Linux there is no such signal: children are stopped by a
-  parent that exits any other way than by SIGKILL.
+  fakeapi's own children that spawn theirs (``fakeapi serve --workers``) spawn them here too,
+  and a binary that forks its own (ginkgo's CLI, running ``e2e.test`` on several processes) is
+  given, in place of the program it runs, one that sets the signal and execs it (``python -m
+  fakeapi.cluster.processes PROGRAM ARGS...``). Off Linux there is no such signal: children are
+  stopped by a parent that exits any other way than by SIGKILL.
 - One stop for all: SIGTERM to every process at once, one shared grace, then SIGKILL to the
   rest. A stop takes the slowest process's time, not the sum of theirs; an interrupt (a second
   Ctrl-C) while it waits kills the rest at once.
@@ -26,7 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 #: How long a stop waits, by default, for processes to exit on SIGTERM before it kills them.
 STOP_GRACE = 10.0
@@ -49,20 +50,30 @@ def _prctl() -> Callable[..., int] | None:
 _PRCTL = _prctl()
 
 
+def _die_with(prctl: Callable[..., int], parent: int) -> None:
+    """This process gets SIGKILL when ``parent``, its parent, dies (or now, if it has already)."""
+    if prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"prctl(PR_SET_PDEATHSIG): {os.strerror(errno)}")
+    # The parent died before the prctl: no signal will come, so die now.
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def _popen(argv: Sequence[str], options: dict[str, Any]) -> subprocess.Popen[Any]:
     if _PRCTL is None:
         return subprocess.Popen(list(argv), **options)
     prctl, parent = _PRCTL, os.getpid()
+    # In the child, between fork and exec.
+    return subprocess.Popen(list(argv), preexec_fn=lambda: _die_with(prctl, parent), **options)
 
-    def die_with_parent() -> None:  # in the child, between fork and exec
-        if prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
-            errno = ctypes.get_errno()
-            raise OSError(errno, f"prctl(PR_SET_PDEATHSIG): {os.strerror(errno)}")
-        # The parent died between the fork and the prctl: no signal will come, so die now.
-        if os.getppid() != parent:
-            os.kill(os.getpid(), signal.SIGKILL)
 
-    return subprocess.Popen(list(argv), preexec_fn=die_with_parent, **options)
+def exec_dying_with_parent(argv: Sequence[str]) -> NoReturn:
+    """Become ``argv`` (exec, same process) as a process that dies with its parent: what a binary
+    that forks runs in place of its program, so that its children die with it."""
+    if _PRCTL is not None:
+        _die_with(_PRCTL, os.getppid())
+    os.execv(argv[0], list(argv))
 
 
 class _Spawner:
@@ -147,3 +158,7 @@ def stop_all(processes: Sequence[subprocess.Popen[Any]], grace: float = STOP_GRA
             process.wait()
             took.setdefault(index, time.monotonic() - started)
     return [took[index] for index in range(len(processes))]
+
+
+if __name__ == "__main__":
+    exec_dying_with_parent(sys.argv[1:])

@@ -198,3 +198,32 @@ def test_an_interrupt_during_the_stop_kills_at_once(tmp_path: Path) -> None:
         stop_all(processes)
     assert time.monotonic() - started < 60  # it did not wait out the slower one's own stop
     assert [process.returncode for process in processes] == [-signal.SIGKILL, -signal.SIGKILL]
+
+
+#: A program that forks (as ginkgo's CLI forks e2e.test's processes) without fakeapi's spawn: its
+#: child runs ``sleep`` through ``python -m fakeapi.cluster.processes``, or directly.
+FORKING_PARENT = """
+import subprocess, sys
+child = subprocess.Popen(sys.argv[1:])
+print(child.pid, flush=True)
+child.wait()
+"""
+
+
+@pytest.mark.parametrize("through_fakeapi", [True, False])
+def test_a_grandchild_run_through_fakeapis_exec_dies_with_the_binary_that_forked_it(through_fakeapi: bool) -> None:
+    program = [sys.executable, "-m", "fakeapi.cluster.processes"] * through_fakeapi + ["/bin/sleep", "300"]
+    with _parent([sys.executable, "-c", FORKING_PARENT, *program]) as parent:
+        assert parent.stdout is not None
+        grandchild = psutil.Process(int(parent.stdout.readline()))
+        # exec'd: the process fakeapi's exec ran as is sleep itself
+        deadline = time.monotonic() + DEATH_TIMEOUT
+        while grandchild.name() != "sleep" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        try:
+            survivors = _survivors_of_sigkill(parent, [grandchild])
+            # Without it, the kernel gives the orphan to init, and it sleeps on: what the test tells apart.
+            assert survivors == ([] if through_fakeapi else [grandchild])
+        finally:
+            if _alive(grandchild):
+                grandchild.kill()
