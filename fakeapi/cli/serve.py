@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import ipaddress
 import os
 import secrets
@@ -475,6 +476,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace, argv: list[str]) -> None:
     if args.workers > 1:
+        gc.enable()  # the supervisor: its children settle their own heaps
         serve_argv = argv[argv.index("serve") + 1:]
         if not (is_loopback(args.host) or args.token or args.token_file):
             # Each worker would make up its own admin token: they must share the kubeconfig's.
