@@ -15,8 +15,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import uvicorn
-
 from ..admission import ALWAYS_ON, OFF_BY_DEFAULT
 from ..auth.authentication import ADMIN, ADMIN_TOKEN, UserInfo, read_token_file
 from ..auth.authorization import ALWAYS_ALLOW, MODES, AccessControl
@@ -266,7 +264,10 @@ async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task
     proxy passes it on in X-Forwarded-For): uvicorn's proxy_headers would take a loopback
     client's address and scheme from the X-Forwarded-For and -Proto it sends. No WebSocket
     protocol: the app serves none, and uvicorn's would load the websockets package at start (an
-    upgrade request is answered as the plain request it also is)."""
+    upgrade request is answered as the plain request it also is). Imported here: a TLS server
+    runs none of it."""
+    import uvicorn
+
     server = uvicorn.Server(uvicorn.Config(
         app, host=args.host, port=args.port, log_level=args.log_level, access_log=False, ws="none",
         timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT, proxy_headers=False,
