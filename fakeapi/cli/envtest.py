@@ -26,7 +26,6 @@ binary killed outright leaves no server behind.
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
 import shlex
 import shutil
@@ -278,6 +277,8 @@ def write_assets(directory: Path, kubectl: str | None) -> None:
     working directory, which may hold another fakeapi, off the path). fakeapi's bytecode is
     compiled here, once, whatever PYTHONDONTWRITEBYTECODE says: a start that compiles fakeapi's
     sources takes twice the CPU of one that reads their bytecode."""
+    import compileall  # here, not on the kube-apiserver's start
+
     directory.mkdir(parents=True, exist_ok=True)
     package_parent = Path(__file__).resolve().parents[2]
     compileall.compile_dir(package_parent / "fakeapi", quiet=2)
