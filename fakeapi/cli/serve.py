@@ -33,7 +33,6 @@ from ..store import CorruptLog, DataDirInUse, FsyncPolicy, SnapshotError
 from . import workers
 from .arguments import add_persistence_args, go_bool, non_negative_int, positive_int
 from .seed import report_seed, seed_spec
-from ..seed import seeder
 
 if TYPE_CHECKING:
     from ..http.pki import ServerCertificates
@@ -232,6 +231,8 @@ async def serve(args: argparse.Namespace) -> None:
     except (DataDirInUse, SnapshotError, CorruptLog, FileExistsError) as err:
         raise SystemExit(f"fakeapi: {err}") from None
     if args.seed is not None:
+        from ..seed import seeder
+
         seeder.seed_at_startup(app, args.seed, report=report_seed)
     if certificates is not None:
         task, port = await _serve_tls(app, args, certificates)
