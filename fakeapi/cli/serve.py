@@ -233,6 +233,9 @@ async def serve(args: argparse.Namespace) -> None:
     if args.seed is not None:
         from ..seed import seeder
 
+        # Up to here start-up ran without collections (cli.main); a seed's writes make the garbage
+        # any writes make, and a large seed would leave it all to be frozen with the rest.
+        gc.enable()
         seeder.seed_at_startup(app, args.seed, report=report_seed)
     if certificates is not None:
         task, port = await _serve_tls(app, args, certificates)
