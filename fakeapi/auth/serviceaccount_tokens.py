@@ -4,7 +4,8 @@
 One RSA 2048 key per server signs every token with RS256; its key id is kube's
 (``keyIDFromPublicKey``: the unpadded base64url SHA-256 of the DER public key), so a verifier
 that fetches ``/openid/v1/jwks`` finds it. The key is made on first use, not at start: the
-pytest plugin starts a server per test, and most never issue a token.
+pytest plugin starts a server per test, and most never issue a token; and ``cryptography`` is
+loaded then too (a twentieth of a plain start's CPU; a TLS server loads it at start anyway).
 
 A token's payload is go-jose's: the public claims (``aud``, ``exp``, ``iat``, ``iss``, ``jti``,
 ``nbf``, ``sub``) and the private ``kubernetes.io`` claim merged into one JSON object whose keys
@@ -19,12 +20,12 @@ import hashlib
 import uuid
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric import rsa
 
 Json = dict[str, Any]
 
@@ -80,10 +81,14 @@ class TokenSigner:
 
     @cached_property
     def _key(self) -> rsa.RSAPrivateKey:
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
         return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
     @cached_property
     def key_id(self) -> str:
+        from cryptography.hazmat.primitives import serialization
+
         der = self._key.public_key().public_bytes(serialization.Encoding.DER,
                                                   serialization.PublicFormat.SubjectPublicKeyInfo)
         return _b64(hashlib.sha256(der).digest())
@@ -94,6 +99,9 @@ class TokenSigner:
 
     def sign(self, claims: Json) -> str:
         """A compact JWS of ``claims`` (keys sorted at every level, as go-jose writes them)."""
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding
+
         payload = _b64(orjson.dumps(claims, option=orjson.OPT_SORT_KEYS))
         signing_input = f"{self._header}.{payload}".encode()
         signature = self._key.sign(signing_input, padding.PKCS1v15(), hashes.SHA256())
@@ -143,6 +151,10 @@ class TokenSigner:
             return None
         if not isinstance(header, dict) or header.get("alg") != "RS256":
             raise TokenError("go-jose/go-jose: unexpected signature algorithm in JWT header")
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding
+
         try:
             self._key.public_key().verify(signature, f"{parts[0]}.{parts[1]}".encode(), padding.PKCS1v15(),
                                           hashes.SHA256())

@@ -3,7 +3,8 @@
 envtest (sigs.k8s.io/controller-runtime/pkg/envtest) starts the binaries ``etcd``,
 ``kube-apiserver`` and ``kubectl`` it finds in ``$KUBEBUILDER_ASSETS`` (or
 ``$TEST_ASSET_ETCD``, ...). This command writes three such executables into DIR, each a shell
-line that execs this Python on this module (``python -P -m fakeapi.cli.envtest NAME``):
+script that execs this Python on this module (``python -P -m fakeapi.cli.envtest NAME``; the
+etcd on ``fakeapi.cli.envtest_etcd``), but answers ``--help`` and ``--version`` itself:
 
 * ``kube-apiserver`` parses kube-apiserver v1.35.4's command line as kube's pflag does (every
   flag kube knows, ``kube_apiserver_flags``; an unknown one refused with kube's error) and runs
@@ -25,29 +26,19 @@ binary killed outright leaves no server behind.
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
-import select
 import shlex
 import shutil
 import signal
-import socket
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from .envtest_etcd import ETCD_HELP, ETCD_VERSION, run_etcd, watch_parent
 from .kube_apiserver_flags import KUBE_APISERVER_FLAGS, KUBE_APISERVER_SHORTHANDS
 
 KUBE_VERSION = "v1.35.4"
-ETCD_VERSION = "3.6.6"
-#: How often a launched process checks that its parent lives, and how long it then has to stop
-#: gracefully before it exits outright.
-PARENT_POLL = 0.2
-ORPHAN_GRACE = 5.0
 #: kube-apiserver's flags fakeapi serve takes under the same name and meaning.
 SAME_FLAGS = ("request-timeout", "max-requests-inflight", "max-mutating-requests-inflight", "event-ttl")
 #: The flags whose value fakeapi honours, for the ignored-flags note (``serve_arguments``).
@@ -214,23 +205,6 @@ def help_text() -> str:
     return "\n".join(lines) + "\n"
 
 
-def watch_parent(stop: Any) -> None:
-    """Calls ``stop()`` once this process's parent has died (its parent is then another
-    process), and exits outright ``ORPHAN_GRACE`` seconds later if still running. A thread that
-    polls ``getppid`` rather than ``PR_SET_PDEATHSIG``: the kernel's parent of PDEATHSIG is the
-    thread that forked, and Go forks from whichever OS thread it likes, which may end first."""
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_POLL)
-        stop()
-        time.sleep(ORPHAN_GRACE)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
-
-
 def run_kube_apiserver(argv: list[str]) -> int:
     """The ``kube-apiserver`` executable: kube's flags, fakeapi serve's server."""
     if {"-h", "--help"} & set(argv):
@@ -253,120 +227,39 @@ def run_kube_apiserver(argv: list[str]) -> int:
         for note in notes:
             print(f"fakeapi: kube-apiserver: {note}", file=sys.stderr, flush=True)
         # serve's parser alone: every command's would load every command (a second, of a start's three)
-        from . import serve
-        from .main import build_parser
+        from ..runtime import collector_paused
 
-        watch_parent(lambda: os.kill(os.getpid(), signal.SIGTERM))
-        serve.run(build_parser(("serve",)).parse_args(serve_argv), serve_argv)
+        with collector_paused():  # from before serve's imports until its heap is settled (runtime.settle_heap)
+            from . import serve
+            from .main import build_parser
+
+            watch_parent(lambda: os.kill(os.getpid(), signal.SIGTERM))
+            serve.run(build_parser(("serve",)).parse_args(serve_argv), serve_argv)
     finally:
         if not cert_dir:
             shutil.rmtree(workdir, ignore_errors=True)
     return 0
 
 
-ETCD_HELP = f"""fakeapi's etcd: answers envtest's health check; the store is in fakeapi's kube-apiserver.
-
-Usage:
-  etcd [flags]
-
-  --listen-client-urls 'http://localhost:2379'
-        where GET /health answers {{"health":"true","reason":""}}
-  --advertise-client-urls, --listen-peer-urls, --data-dir, --unsafe-no-fsync, every other flag
-        accepted, no effect
-  --version
-        print etcd's version ({ETCD_VERSION})
-"""
-
-
-def http_response(status: str, content_type: str, body: bytes) -> bytes:
-    """One HTTP/1.1 response, the connection closed after it."""
-    return (f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n"
-            f"Connection: close\r\n\r\n").encode() + body
-
-
-#: What etcd v3.6.6 answers (status, type, body): its /health, and 404 for other paths.
-HEALTH_RESPONSE = http_response("200 OK", "text/plain; charset=utf-8", b'{"health":"true","reason":""}')
-NOT_FOUND_RESPONSE = http_response("404 Not Found", "text/plain; charset=utf-8", b"404 page not found\n")
-
-
-def etcd_client_urls(argv: list[str]) -> list[str]:
-    """etcd's ``--listen-client-urls`` (Go's flag package: one or two dashes, ``=value`` or the
-    next argument), default ``http://localhost:2379``."""
-    urls = "http://localhost:2379"
-    args = iter(argv)
-    for arg in args:
-        name, has_value, value = arg.lstrip("-").partition("=")
-        if name == "listen-client-urls":
-            urls = value if has_value else next(args, urls)
-    return [url for url in urls.split(",") if url]
-
-
-def health_listeners(urls: list[str]) -> list[socket.socket]:
-    listeners = []
-    for url in urls:
-        parts = urlsplit(url)
-        if parts.scheme != "http" or parts.port is None:
-            raise ValueError(f"--listen-client-urls {url}: fakeapi's etcd listens on http://HOST:PORT")
-        family = socket.AF_INET6 if ":" in (parts.hostname or "") else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((parts.hostname or "", parts.port))
-        sock.listen(16)
-        listeners.append(sock)
-    return listeners
-
-
-def answer_health(connection: socket.socket) -> None:
-    """One request on ``connection``: 200 and etcd's body for ``GET /health``, 404 otherwise."""
-    with connection:
-        connection.settimeout(2.0)
-        request = b""
-        try:
-            while b"\r\n\r\n" not in request and len(request) < 8192:
-                chunk = connection.recv(4096)
-                if not chunk:
-                    break
-                request += chunk
-            method, _, rest = request.partition(b" ")
-            path = rest.split(b" ", 1)[0].split(b"?", 1)[0]
-            connection.sendall(HEALTH_RESPONSE if (method, path) == (b"GET", b"/health") else NOT_FOUND_RESPONSE)
-        except OSError:
-            pass  # the client went away: nothing to answer
-
-
-def run_etcd(argv: list[str]) -> int:
-    """The ``etcd`` executable: a health responder until SIGTERM or SIGINT or its parent's death."""
-    if {"-h", "--help", "-help"} & set(argv):
-        sys.stdout.write(ETCD_HELP)
-        return 0
-    if {"--version", "-version"} & set(argv):
-        print(f"etcd Version: {ETCD_VERSION}")
-        return 0
-    try:
-        listeners = health_listeners(etcd_client_urls(argv))
-    except (ValueError, OSError) as err:
-        print(f"fakeapi etcd: {err}", file=sys.stderr)
-        return 1
-    stopping = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stopping.set())
-    watch_parent(stopping.set)
-    while not stopping.is_set():
-        try:
-            readable, _, _ = select.select(listeners, [], [], PARENT_POLL)
-        except InterruptedError:
-            continue
-        for listener in readable:
-            answer_health(listener.accept()[0])
-    for listener in listeners:
-        listener.close()
-    return 0
-
-
 LAUNCHER = """#!/bin/sh
 # Written by `fakeapi envtest`: envtest's {name}, served by fakeapi ({module}).
-{env}exec {python} -P -m fakeapi.cli.envtest {name} "$@"
+{answers}{env}exec {python} {options} -m {module_name} "$@"
 """
+#: What a launcher answers itself: envtest runs ``kube-apiserver --help`` and ``etcd --help``
+#: before it starts each (to learn their flags), and a Python start to print a text costs its
+#: start a tenth of a second each time. A command line of one of these words alone is answered
+#: by the shell with the very text the Python module prints for it; any other goes to Python.
+ANSWERS = """# envtest asks for --help before each start: answered here, as the Python module answers it.
+if [ $# -eq 1 ]; then
+  case "$1" in
+{cases}  esac
+fi
+"""
+ANSWER = """    {words}) cat <<'{end}'
+{text}{end}
+      exit 0;;
+"""
+END_OF_TEXT = "END_OF_FAKEAPI_TEXT"
 KUBECTL_LAUNCHER = """#!/bin/sh
 # Written by `fakeapi envtest`: envtest's kubectl.
 exec {kubectl} "$@"
@@ -384,12 +277,25 @@ def write_assets(directory: Path, kubectl: str | None) -> None:
     working directory, which may hold another fakeapi, off the path). fakeapi's bytecode is
     compiled here, once, whatever PYTHONDONTWRITEBYTECODE says: a start that compiles fakeapi's
     sources takes twice the CPU of one that reads their bytecode."""
+    import compileall  # here, not on the kube-apiserver's start
+
     directory.mkdir(parents=True, exist_ok=True)
     package_parent = Path(__file__).resolve().parents[2]
     compileall.compile_dir(package_parent / "fakeapi", quiet=2)
     env = f"PYTHONPATH={shlex.quote(str(package_parent))}${{PYTHONPATH:+:$PYTHONPATH}} "
-    scripts = {name: LAUNCHER.format(name=name, module=package_parent, env=env, python=shlex.quote(sys.executable))
-               for name in ("kube-apiserver", "etcd")}
+    python = shlex.quote(sys.executable)
+    scripts = {
+        "kube-apiserver": LAUNCHER.format(
+            name="kube-apiserver", module=package_parent, env=env, python=python, options="-P",
+            module_name="fakeapi.cli.envtest kube-apiserver",
+            answers=shell_answers({("--help", "-h"): help_text(), ("--version",): f"Kubernetes {KUBE_VERSION}\n"})),
+        # Without site (-S): the health responder needs the standard library alone (envtest_etcd).
+        "etcd": LAUNCHER.format(
+            name="etcd", module=package_parent, env=env, python=python, options="-S -P",
+            module_name="fakeapi.cli.envtest_etcd",
+            answers=shell_answers({("--help", "-h", "-help"): ETCD_HELP,
+                                   ("--version", "-version"): f"etcd Version: {ETCD_VERSION}\n"})),
+    }
     # The kubectl as found, symlinks kept: one may be a dispatcher that reads the name it runs by.
     scripts["kubectl"] = (KUBECTL_LAUNCHER.format(kubectl=shlex.quote(os.path.abspath(kubectl)))
                           if kubectl else MISSING_KUBECTL)
@@ -398,6 +304,15 @@ def write_assets(directory: Path, kubectl: str | None) -> None:
         temporary.write_text(text)
         temporary.chmod(0o755)
         temporary.replace(directory / name)  # a running suite never sees half a script
+
+
+def shell_answers(answers: dict[tuple[str, ...], str]) -> str:
+    """The launcher's lines that print ``answers[words]`` and exit 0 when the command line is
+    one of ``words`` alone (``ANSWERS``)."""
+    for text in answers.values():
+        assert text.endswith("\n") and END_OF_TEXT not in text.splitlines()
+    cases = "".join(ANSWER.format(words="|".join(words), text=text, end=END_OF_TEXT) for words, text in answers.items())
+    return ANSWERS.format(cases=cases)
 
 
 def add_parser(sub: Any) -> None:
@@ -421,5 +336,6 @@ def run(args: Any) -> None:
 
 
 if __name__ == "__main__":
+    # etcd is envtest_etcd's; served here too for the launchers an earlier `fakeapi envtest` wrote.
     COMMANDS = {"kube-apiserver": run_kube_apiserver, "etcd": run_etcd}
     sys.exit(COMMANDS[sys.argv[1]](sys.argv[2:]))

@@ -33,7 +33,17 @@ def main(argv: list[str] | None = None) -> None:
     # all cost a plain `serve` a third of its start. Without a known command (`fakeapi -h`, a
     # typo) the parser of every command answers.
     named = next((word for word in argv if not word.startswith("-")), None)
-    args = build_parser((named,) if named in COMMANDS else COMMANDS).parse_args(argv)
+    if named != "serve":
+        _run(argv, (named,) if named in COMMANDS else COMMANDS)
+        return
+    from ..runtime import collector_paused  # with asyncio, which serve loads anyway
+
+    with collector_paused():  # from before serve's imports until its heap is settled (runtime.settle_heap)
+        _run(argv, (named,))
+
+
+def _run(argv: list[str], commands: Sequence[str]) -> None:
+    args = build_parser(commands).parse_args(argv)
     command = _command(args.command)
     if args.command == "serve":
         command.run(args, argv)

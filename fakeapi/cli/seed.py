@@ -1,17 +1,23 @@
-"""``fakeapi seed``: a synthetic cluster written through a running server's API."""
+"""``fakeapi seed``: a synthetic cluster written through a running server's API. The seeder is
+imported where it is used: ``fakeapi serve`` takes ``--seed`` through this module, and a start
+without it loads none of it."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..seed import seeder
 from .arguments import positive_int
+
+if TYPE_CHECKING:
+    from ..seed import seeder
 
 
 def seed_spec(text: str) -> seeder.SeedSpec:
+    from ..seed import seeder
+
     try:
         return seeder.parse_spec(text)
     except ValueError as err:
@@ -27,6 +33,8 @@ def report_seed(result: seeder.SeedResult) -> None:
 
 def run(args: argparse.Namespace) -> None:
     """``fakeapi seed``: write a synthetic cluster through a running server's API."""
+    from ..seed import seeder
+
     try:
         result = asyncio.run(seeder.seed_over_http(args.server, args.spec, args.concurrency))
     except seeder.SeedError as err:
@@ -35,6 +43,8 @@ def run(args: argparse.Namespace) -> None:
 
 
 def add_parser(sub: Any) -> None:
+    from ..seed import seeder
+
     s = sub.add_parser("seed", help="write a synthetic cluster through a running server's API",
                        description=seeder.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("spec", type=seed_spec, metavar="SPEC",

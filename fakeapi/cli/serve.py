@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import ipaddress
 import os
 import secrets
@@ -13,8 +14,6 @@ import ssl
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import uvicorn
 
 from ..admission import ALWAYS_ON, OFF_BY_DEFAULT
 from ..auth.authentication import ADMIN, ADMIN_TOKEN, UserInfo, read_token_file
@@ -34,7 +33,6 @@ from ..store import CorruptLog, DataDirInUse, FsyncPolicy, SnapshotError
 from . import workers
 from .arguments import add_persistence_args, go_bool, non_negative_int, positive_int
 from .seed import report_seed, seed_spec
-from ..seed import seeder
 
 if TYPE_CHECKING:
     from ..http.pki import ServerCertificates
@@ -233,6 +231,11 @@ async def serve(args: argparse.Namespace) -> None:
     except (DataDirInUse, SnapshotError, CorruptLog, FileExistsError) as err:
         raise SystemExit(f"fakeapi: {err}") from None
     if args.seed is not None:
+        from ..seed import seeder
+
+        # Up to here start-up ran without collections (cli.main); a seed's writes make the garbage
+        # any writes make, and a large seed would leave it all to be frozen with the rest.
+        gc.enable()
         seeder.seed_at_startup(app, args.seed, report=report_seed)
     if certificates is not None:
         task, port = await _serve_tls(app, args, certificates)
@@ -265,7 +268,10 @@ async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task
     proxy passes it on in X-Forwarded-For): uvicorn's proxy_headers would take a loopback
     client's address and scheme from the X-Forwarded-For and -Proto it sends. No WebSocket
     protocol: the app serves none, and uvicorn's would load the websockets package at start (an
-    upgrade request is answered as the plain request it also is)."""
+    upgrade request is answered as the plain request it also is). Imported here: a TLS server
+    runs none of it."""
+    import uvicorn
+
     server = uvicorn.Server(uvicorn.Config(
         app, host=args.host, port=args.port, log_level=args.log_level, access_log=False, ws="none",
         timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT, proxy_headers=False,
@@ -475,6 +481,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace, argv: list[str]) -> None:
     if args.workers > 1:
+        gc.enable()  # the supervisor: its children settle their own heaps
         serve_argv = argv[argv.index("serve") + 1:]
         if not (is_loopback(args.host) or args.token or args.token_file):
             # Each worker would make up its own admin token: they must share the kubeconfig's.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import sys
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
@@ -15,7 +16,6 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
-from uvicorn.protocols.http.httptools_impl import RequestResponseCycle as HttpToolsCycle
 
 from ..auth.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
 from ..machinery.status import StatusError, bad_request, method_not_allowed_path, not_found_path
@@ -62,16 +62,22 @@ class _App(Starlette):
     holds it), so that a watch that falls behind can be cut (``CacheWatcher.on_terminated``):
     ASGI has no other way to end a response its client has stopped reading. Over uvicorn's
     httptools protocol and HTTP/1.1 it marks the transport as one a watch may write its chunks
-    to directly (``CHUNKED_TRANSPORT``, ``CacheWatcher.write_directly``)."""
+    to directly (``CHUNKED_TRANSPORT``, ``CacheWatcher.write_directly``). That protocol is looked
+    for among the loaded modules, not imported: a TLS server runs no uvicorn, and importing it
+    (its command line's click, its reloaders' watchfiles) cost a start 50-100 ms; a server that
+    serves over it has loaded it before its first request, when Starlette builds this stack."""
 
     def build_middleware_stack(self) -> ASGIApp:
         stack = super().build_middleware_stack()
+        httptools_impl = sys.modules.get("uvicorn.protocols.http.httptools_impl")
+        httptools_cycle = httptools_impl.RequestResponseCycle if httptools_impl is not None else None
 
         async def with_transport(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] == "http":
                 cycle = getattr(send, "__self__", None)
                 scope[TRANSPORT] = getattr(cycle, "transport", None)
-                scope[CHUNKED_TRANSPORT] = isinstance(cycle, HttpToolsCycle) and scope["http_version"] == "1.1"
+                scope[CHUNKED_TRANSPORT] = (httptools_cycle is not None and isinstance(cycle, httptools_cycle)
+                                            and scope["http_version"] == "1.1")
             await stack(scope, receive, send)
 
         return with_transport

@@ -39,7 +39,6 @@ from ..machinery.status import (
     unclassified_error,
     unsupported_media_type,
 )
-from ..printers.tables import validate_include_object
 from ..registry import request_cost
 from ..registry.registry import Registry
 from ..registry.deletes import is_status
@@ -264,6 +263,8 @@ def output(request: Request, served: ResourceStore, target: str, *, tables: bool
     if convert is None:
         return Output(None, media_type)
     if convert.kind == "Table":
+        from ..printers.tables import validate_include_object  # the printers: loaded with the first Table
+
         include_object = request_query(request).get("includeObject")
         error = validate_include_object(include_object)
         if error is not None:

@@ -23,7 +23,6 @@ import orjson
 
 from ..apis.catalogue import ResourceType
 from ..cacher import CachedObject, json_event
-from ..printers.tables import WatchTables, table
 
 META_GROUP = "meta.k8s.io"
 #: The versions of ``meta.k8s.io`` that serve ``PartialObjectMetadata`` and ``Table``.
@@ -99,7 +98,9 @@ PARTIAL_OBJECT_METADATA = {version: MetadataView(f"{META_GROUP}/{version}") for 
 
 
 class TableView(JsonView):
-    """Objects of one resource as a ``Table`` (``meta.k8s.io/v1`` or ``v1beta1``)."""
+    """Objects of one resource as a ``Table`` (``meta.k8s.io/v1`` or ``v1beta1``). The printers
+    (every built-in kind's columns, some described by the OpenAPI schemas) are loaded with the
+    first Table asked for, not at start."""
 
     name = "Table"
     shared = False
@@ -111,6 +112,8 @@ class TableView(JsonView):
         self.api_version = api_version
         self._include_object = include_object
         self._printer_columns = printer_columns
+        from ..printers.tables import WatchTables
+
         self._watch = WatchTables(resource_type, include_object=include_object, api_version=api_version,
                                   additional_printer_columns=printer_columns)
 
@@ -122,6 +125,8 @@ class TableView(JsonView):
         return obj.raw
 
     def list_body(self, items: list[bytes], list_meta: dict[str, Any]) -> bytes:
+        from ..printers.tables import table
+
         objects = [orjson.loads(raw) for raw in items]
         return orjson.dumps(table(self.resource_type, objects, list_meta=list_meta, include_object=self._include_object,
                                   now=datetime.now(UTC), api_version=self.api_version,

@@ -187,13 +187,13 @@ def test_compare_table_orients_ratios_so_that_above_one_means_fakeapi_is_better(
              compare.Step("memory", "memory", "memory")]
     cpu = {"seconds": 1.0, "client_cpu_seconds": 0.1}
     results = {
-        compare.FAKEAPI: {"start": {"seconds": 1.0}, "pod_bytes": 3800,
+        compare.FAKEAPI: {"start": {"seconds": 1.0, "cpu_seconds": 0.8}, "pod_bytes": 3800,
                           "create": {"rate": 300.0, "ops": 300, "errors": 0, "latency_ms": {"p50": 5, "p99": 9},
                                      "server_cpu_seconds": 0.6, "machine_cpu_seconds": 0.8, **cpu},
                           "list": {"ops": 2, "errors": 0, "latency_ms": {"p50": 100}, "items": 10, "bytes": 2**20,
                                    "response_protobuf": True, "server_cpu_seconds": 0.4, "machine_cpu_seconds": 0.5, **cpu},
                           "memory": {"rss_mb": 100.0, "pss_mb": 90.0}},
-        compare.KUBE: {"start": {"seconds": 4.0}, "pod_bytes": 4900,
+        compare.KUBE: {"start": {"seconds": 4.0, "cpu_seconds": 2.4}, "pod_bytes": 4900,
                        "create": {"rate": 100.0, "ops": 100, "errors": 0, "latency_ms": {"p50": 10, "p99": 30},
                                   "server_cpu_seconds": 0.1, "machine_cpu_seconds": 1.9, **cpu},
                        "list": {"failed": "timed out"},
@@ -201,6 +201,7 @@ def test_compare_table_orients_ratios_so_that_above_one_means_fakeapi_is_better(
     }
     rows = {row.title: row for row in compare.build_rows(steps, results)}
     assert rows["start to /readyz"].ratio == "4.00x"
+    assert rows["start to /readyz"].cpu_ratio == "3.00x"  # the CPU each server's processes used to get ready
     assert rows["pod creates"].ratio == "3.00x"
     assert rows["pod creates"].cpu_ratio == "**0.50x**"  # 2 ms of CPU a create against kube's 1 ms
     assert rows["LIST"].ratio == "" and rows["LIST"].cells[compare.KUBE].startswith("FAILED")

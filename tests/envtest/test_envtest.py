@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.cli.envtest import ORPHAN_GRACE, PARENT_POLL
+from fakeapi.cli.envtest_etcd import ORPHAN_GRACE, PARENT_POLL
 from fakeapi.cli.kube_apiserver_flags import KUBE_APISERVER_FLAGS
 from fakeapi.cluster.control_plane import kube_binaries
 from fakeapi.testing import ServerProcess

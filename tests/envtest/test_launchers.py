@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from fakeapi.cli.envtest import FlagError, etcd_client_urls, parse_kube_flags, serve_arguments
+from fakeapi.cli.envtest import FlagError, parse_kube_flags, serve_arguments, write_assets
+from fakeapi.cli.envtest_etcd import etcd_client_urls
 from fakeapi.cluster.control_plane import kube_binaries
 
 
@@ -121,7 +122,7 @@ def test_etcd_answers_health_as_etcd_and_stops_on_sigterm(tmp_path: Path) -> Non
                              f"--advertise-client-urls=http://127.0.0.1:{real_port}",
                              f"--listen-peer-urls=http://127.0.0.1:{_free_port()}", f"--data-dir={tmp_path}/etcd"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    etcd = subprocess.Popen([sys.executable, "-m", "fakeapi.cli.envtest", "etcd",
+    etcd = subprocess.Popen([sys.executable, "-m", "fakeapi.cli.envtest_etcd",
                              f"--listen-client-urls=http://127.0.0.1:{port}", "--data-dir=/nonexistent"])
     try:
         assert _answers(port, etcd) == _answers(real_port, real)
@@ -131,3 +132,22 @@ def test_etcd_answers_health_as_etcd_and_stops_on_sigterm(tmp_path: Path) -> Non
         for process in (real, etcd):
             process.kill()
             process.wait()
+
+
+@pytest.mark.parametrize(("name", "module", "argv"), [
+    ("kube-apiserver", ["fakeapi.cli.envtest", "kube-apiserver"], argv) for argv in
+    (["--help"], ["-h"], ["--version"], ["--version=false", "--nope"], ["--help", "--nope"])
+] + [
+    ("etcd", ["fakeapi.cli.envtest_etcd"], argv) for argv in
+    (["--help"], ["-h"], ["-help"], ["--version"], ["-version"], ["--version", "--data-dir=x"])
+], ids=repr)
+def test_launchers_answer_as_the_python_module(name: str, module: list[str], argv: list[str], tmp_path: Path) -> None:
+    """The texts a launcher answers itself (a command line of ``--help`` or ``--version`` alone),
+    and the ones it leaves to Python, are the Python module's, byte for byte, exit code too."""
+    write_assets(tmp_path, None)
+
+    def answer(command: list[str]) -> tuple[int, str, str]:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        return result.returncode, result.stdout, result.stderr
+
+    assert answer([str(tmp_path / name), *argv]) == answer([sys.executable, "-m", *module, *argv])
