@@ -64,10 +64,10 @@ def item_key(type_: ListType, item: Value) -> PathElement:
         raise ValueError("associative list with keys may not have a null element")
     if not isinstance(item, dict):
         raise ValueError("associative list with keys may not have non-map elements")
-    key: dict[str, Value] = {}
-    for name in type_.keys:
+    key: list[tuple[str, Value]] = []
+    for name in type_.keys:  # a schema names each key field once
         if name in item:
-            key[name] = item[name]
+            key.append((name, item[name]))
             continue
         element_map = type_.element.atom().map
         if element_map is None:
@@ -75,8 +75,8 @@ def item_key(type_: ListType, item: Value) -> PathElement:
         if (default := element_map.field_default(name)) is None:
             raise ValueError(f"associative list with keys has an element that omits key field {go_quote(name)} "
                              "(and doesn't have default value)")
-        key[name] = default
-    return PathElement.key(key)
+        key.append((name, default))
+    return PathElement.key_of(tuple(key))
 
 
 def try_item_key(type_: ListType, item: Value) -> PathElement | None:
