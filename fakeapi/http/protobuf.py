@@ -231,7 +231,7 @@ class _Converter:
         if converted is not None:
             return orjson.loads(converted)
         value = self.message(message)
-        self._converted.put(key, orjson.dumps(value))
+        self._converted.put_made(key, lambda: orjson.dumps(value))
         return value
 
     def _struct(self, message: Message, descriptor: Descriptor, convert: Callable[[Message], Any]) -> Any:

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from .value import Value, canonical, compare_values, go_json, order_key, sign, value_to_string
@@ -63,7 +63,12 @@ class PathElement:
     @classmethod
     def key(cls, fields: Mapping[str, Value]) -> PathElement:
         """``KeyByFields``: key fields sorted by name."""
-        return cls(_KEY, tuple(sorted(fields.items(), key=lambda pair: pair[0])))
+        return cls.key_of(tuple(fields.items()))
+
+    @classmethod
+    def key_of(cls, pairs: tuple[tuple[str, Value], ...]) -> PathElement:
+        """``KeyByFields`` of (name, value) pairs of distinct names: sorted by name."""
+        return cls(_KEY, pairs if len(pairs) == 1 else tuple(sorted(pairs, key=_NAME)))
 
     @classmethod
     def value(cls, item: Value) -> PathElement:
@@ -190,6 +195,7 @@ def _compare_elements(lhs: tuple[int, Any], rhs: tuple[int, Any]) -> int:
 
 
 _SORT_KEY = attrgetter("sort_key")
+_NAME = itemgetter(0)
 
 
 # --- field sets (fieldpath/set.go, serialize.go) -----------------------------------------------

@@ -474,7 +474,7 @@ def _shared_part(struct: str, field: _Field, raw: Any, context: _Context) -> Any
     decoded = _decode_with_part_levels(field, raw, context, context.part_levels - 1)
     if len(context.errors) == errors:
         try:
-            _DECODED.put(key, orjson.dumps(decoded))
+            _DECODED.put_made(key, lambda: orjson.dumps(decoded))
         except TypeError:  # an integer past 64 bits
             pass
     return decoded

@@ -94,12 +94,27 @@ class Repeated(Generic[K, V]):
 
     def put(self, key: K, answer: V) -> None:
         """Keep ``answer`` if ``key`` was seen before."""
+        if self._seen_again(key):
+            self._keep(key, answer)
+
+    def put_made(self, key: K, make: Callable[[], V]) -> None:
+        """Keep ``make()``'s answer if ``key`` was seen before, calling ``make`` only then: an
+        answer kept in another form than the caller's (encoded) costs nothing on a key's first
+        sight, which for objects whose content varies is every sight."""
+        if self._seen_again(key):
+            self._keep(key, make())
+
+    def _seen_again(self, key: K) -> bool:
+        """Whether ``key`` was seen before; it has been now."""
         seen = hash(key)
-        if seen not in self._seen:
-            if len(self._seen) >= 4 * self._most:
-                self._seen.clear()
-            self._seen.add(seen)
-            return
+        if seen in self._seen:
+            return True
+        if len(self._seen) >= 4 * self._most:
+            self._seen.clear()
+        self._seen.add(seen)
+        return False
+
+    def _keep(self, key: K, answer: V) -> None:
         if len(self._answers) >= self._most:
             self._answers.clear()
         self._answers[key] = answer

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .fieldpath import FieldSet, Path, PathElement, VersionedSet
 from .schemaconv import ListType, MapType, TypeRef, deduce, resolve
-from .typed import MISSING, item_key, to_field_set, try_item_key, zip_keys
+from .typed import MISSING, WalkedParts, item_key, to_field_set, try_item_key, zip_keys
 from .typed_compare import Comparison, compare
 from .value import Value, values_equal
 
@@ -275,12 +275,16 @@ def _prune(merged: Value, type_ref: TypeRef, managers: Mapping[str, VersionedSet
     def named(fields: FieldSet) -> FieldSet:
         return ensure_named_fields_are_members(fields, type_ref)
 
+    # The pruned copies keep the parts of ``merged`` they do not change (its spec, most often)
+    # as they are: their fields are walked once.
+    walked: WalkedParts = {}
     pruned = remove_items(merged, named(last_applied.set), type_ref)
     owned = FieldSet()
     for versioned in managers.values():
         owned = owned.union(versioned.set)
-    merged_fields = named(to_field_set(merged, type_ref))
+    merged_fields = named(to_field_set(merged, type_ref, walked))
     pruned = remove_items(merged, merged_fields.difference(
-        named(to_field_set(pruned, type_ref)).union(named(owned))), type_ref)
-    dangling = merged_fields.difference(named(to_field_set(pruned, type_ref))).intersection(named(last_applied.set))
+        named(to_field_set(pruned, type_ref, walked)).union(named(owned))), type_ref)
+    dangling = merged_fields.difference(named(to_field_set(pruned, type_ref, walked))).intersection(
+        named(last_applied.set))
     return remove_items(merged, dangling, type_ref)

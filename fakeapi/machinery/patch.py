@@ -83,10 +83,11 @@ def apply_patch(patch_type: str, original: Mapping[str, Any], patch: bytes, sche
     ``group``, ``kind`` and ``name`` identify the object for the caller's messages; the patch stage
     of kube names none of them (its errors carry an empty GroupKind).
 
-    ``shares_original``: the result of a JSON patch may share with ``original`` the parts the patch
-    leaves alone (only the objects and arrays on its paths are copied), for a caller that owns
-    ``original`` and changes neither it nor the result in place afterwards (a mutating webhook's
-    patch of the request's own object). Otherwise the result is a new object throughout.
+    ``shares_original``: the result of a JSON patch or a merge patch may share with ``original``
+    the parts the patch leaves alone (only the objects and arrays on its paths are copied), for a
+    caller that owns ``original`` and changes neither it nor the result in place afterwards (a
+    mutating webhook's patch of the request's own object), or reads ``original`` no more (a
+    PATCH's copy of the stored object). Otherwise the result is a new object throughout.
 
     Raises ``StatusError``: 415 for a type the resource does not accept, 413 for a body over 3 MiB
     or a JSON patch of more than 10000 operations, 400 for a body that does not decode, 422 for a
@@ -105,7 +106,7 @@ def apply_patch(patch_type: str, original: Mapping[str, Any], patch: bytes, sche
     if patch_type == JSON_PATCH:
         return _apply_json_patch(original, patch, shares_original)
     if patch_type == MERGE_PATCH:
-        return _apply_merge_patch(original, patch)
+        return _apply_merge_patch(original, patch, shares_original)
     assert schema is not None
     return _apply_strategic_merge_patch(original, patch, schema)
 
@@ -720,10 +721,11 @@ def _copy(document: _Document, operation: Mapping[str, Any], copied_bytes: list[
 # ----------------------------------------------------------------------------- merge patch
 
 
-def _apply_merge_patch(original: Mapping[str, Any], patch: bytes) -> dict[str, Any]:
+def _apply_merge_patch(original: Mapping[str, Any], patch: bytes, shares_original: bool) -> dict[str, Any]:
     """``applyJSPatch`` for ``MergePatchType``: evanphx's ``MergePatch``, whose only error here is
     ``ErrBadJSONPatch`` (400): invalid JSON, or JSON that is neither an object nor an array. An
-    array replaces the document (and fails to decode as the object)."""
+    array replaces the document (and fails to decode as the object). ``shares_original``: see
+    ``apply_patch``."""
     try:
         decoded = _decode(patch)
     except GoJSONError as err:
@@ -732,23 +734,26 @@ def _apply_merge_patch(original: Mapping[str, Any], patch: bytes) -> dict[str, A
         raise _not_an_object(_to_node(_prune_nulls(decoded)))
     if not isinstance(decoded, dict):
         raise bad_request("Invalid JSON Patch")
-    document = json_copy(dict(original))
-    _merge_objects(document, decoded)
-    return document
+    merged = _merged_objects(original, decoded)
+    return merged if shares_original else json_copy(merged)
 
 
-def _merge_objects(document: dict[str, Any], patch: dict[str, Any]) -> None:
-    """``mergeDocs``: null deletes; a member missing or null in the document takes the patch's
-    value without its nulls; an object merges into an object; anything else replaces."""
+def _merged_objects(document: Mapping[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """``mergeDocs`` into a copy of ``document`` whose objects on the patch's paths are copies
+    and whose other parts are ``document``'s: null deletes; a member missing or null in the
+    document takes the patch's value without its nulls; an object merges into an object;
+    anything else replaces."""
+    out = dict(document)
     for key, value in patch.items():
         if value is None:
-            document.pop(key, None)
-        elif document.get(key) is None or not isinstance(document[key], dict):
-            document[key] = _prune_nulls(value)
+            out.pop(key, None)
+        elif out.get(key) is None or not isinstance(out[key], dict):
+            out[key] = _prune_nulls(value)
         elif isinstance(value, dict):
-            _merge_objects(document[key], value)
+            out[key] = _merged_objects(out[key], value)
         else:
-            document[key] = value  # not pruned: evanphx returns a non-object patch value as is
+            out[key] = value  # not pruned: evanphx returns a non-object patch value as is
+    return out
 
 
 def _prune_nulls(value: Any) -> Any:

@@ -64,10 +64,10 @@ def item_key(type_: ListType, item: Value) -> PathElement:
         raise ValueError("associative list with keys may not have a null element")
     if not isinstance(item, dict):
         raise ValueError("associative list with keys may not have non-map elements")
-    key: dict[str, Value] = {}
-    for name in type_.keys:
+    key: list[tuple[str, Value]] = []
+    for name in type_.keys:  # a schema names each key field once
         if name in item:
-            key[name] = item[name]
+            key.append((name, item[name]))
             continue
         element_map = type_.element.atom().map
         if element_map is None:
@@ -75,8 +75,8 @@ def item_key(type_: ListType, item: Value) -> PathElement:
         if (default := element_map.field_default(name)) is None:
             raise ValueError(f"associative list with keys has an element that omits key field {go_quote(name)} "
                              "(and doesn't have default value)")
-        key[name] = default
-    return PathElement.key(key)
+        key.append((name, default))
+    return PathElement.key_of(tuple(key))
 
 
 def try_item_key(type_: ListType, item: Value) -> PathElement | None:
@@ -226,9 +226,16 @@ def _validate_list(value: Value, type_: ListType, allow_duplicates: bool) -> Ite
 # --- field sets of values (typed/tofieldset.go) ------------------------------------------------
 
 
-def to_field_set(value: Value, type_ref: TypeRef | None) -> FieldSet:
+#: The parts ``to_field_set`` walked, by identity (the part itself kept with what it came to, so
+#: that its id names no other value while kept).
+WalkedParts = dict[int, tuple[Value, tuple[bool, "FieldSet | None"]]]
+
+
+def to_field_set(value: Value, type_ref: TypeRef | None, walked: WalkedParts | None = None) -> FieldSet:
     """``TypedValue.ToFieldSet``: every leaf, list item and (undeclared, null or empty) map key.
-    The parts of an object (its top-level fields' values) come from ``_part_fields``."""
+    The parts of an object (its top-level fields' values) come from ``_part_fields``; with
+    ``walked``, a part met before (the same value: copies of an object that share its spec,
+    walked by one caller) from what it came to then, as sets are never changed once built."""
     out = FieldSet()
     atom = deduce(resolve(type_ref), value)
     if atom.map is None or atom.map.atomic or not isinstance(value, dict):
@@ -236,7 +243,13 @@ def to_field_set(value: Value, type_ref: TypeRef | None) -> FieldSet:
         return out
     for key, item in value.items():
         element = PathElement.field(key)
-        member, below = _part_fields(item, atom.map.field_type(key))
+        if walked is None:
+            member, below = _part_fields(item, atom.map.field_type(key))
+        elif (seen := walked.get(id(item))) is not None and seen[0] is item:
+            member, below = seen[1]
+        else:
+            member, below = _part_fields(item, atom.map.field_type(key))
+            walked[id(item)] = (item, (member, below))
         if below is not None:
             out.children[element] = below
         if member or _key_is_member(atom.map, key, item):

@@ -132,7 +132,10 @@ def _same_json(lhs: Value, rhs: Value) -> bool:
     compare, equal values add, remove and change no field). Python's ``==`` tells fast when
     they differ; when it says equal, their encodings (keys sorted: the stored object and a
     decoded body order defaulted fields differently) confirm it, ``==`` taking ``True`` for
-    ``1`` where ``values_equal`` does not."""
+    ``1`` where ``values_equal`` does not. One value (a part a merge or a copy kept) is the
+    same JSON without encoding it."""
+    if lhs is rhs:
+        return isinstance(lhs, (dict, list))
     if type(lhs) is not type(rhs) or not isinstance(lhs, (dict, list)) or lhs != rhs:
         return False
     try:

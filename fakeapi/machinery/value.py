@@ -160,6 +160,11 @@ def values_equal(lhs: Value, rhs: Value) -> bool:
 def canonical(value: Value) -> Any:
     """A hashable form under which two values are equal exactly when ``values_equal`` says so
     (Python's numbers already hash 1 and 1.0 alike; booleans are tagged apart from them)."""
+    cls = value.__class__
+    if cls is str:  # the common case first: list keys are names
+        return ("s", value)
+    if cls is int:
+        return ("n", value)
     if isinstance(value, bool):
         return ("b", value)
     if isinstance(value, list):
@@ -189,6 +194,11 @@ def _go_float(number: float, *, for_json: bool) -> str:
 def go_json(value: Value) -> str:
     """Compact JSON as Go's ``encoding/json`` (and json-iterator's standard-library-compatible
     configuration) writes it: sorted map keys, HTML characters escaped, Go's float format."""
+    cls = value.__class__
+    if cls is str and _PLAIN_STRING.fullmatch(value):  # the common cases first: names, ports
+        return '"' + value + '"'
+    if cls is int:  # json.dumps writes an int as int.__repr__ does (a bool is not of this class)
+        return str(value)
     if isinstance(value, dict):
         return "{" + ",".join(f"{go_json(key)}:{go_json(value[key])}" for key in sorted(value)) + "}"
     if isinstance(value, list):

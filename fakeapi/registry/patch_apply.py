@@ -136,23 +136,29 @@ class FieldManagedWrites:
                 schema=scale_schema, custom=False), manager=manager, dry_run=dry_run)
 
         def patched(current: Json) -> Json:
+            # ``rewrite`` hands the change a copy of its own and reads it no more
             return self._patched(current, patch_type, body, name, validation, api_version=self.api_version,
-                                 kind=self.kind, schema=self.schema, custom=self.resource_type.custom)
+                                 kind=self.kind, schema=self.schema, custom=self.resource_type.custom,
+                                 shares_current=True)
 
         return self.rewrite(namespace, name, patched, subresource=subresource, dry_run=dry_run, manager=manager,
                             go_decoded=True)
 
     def _patched(self, current: Json, patch_type: str, body: bytes, name: str, validation: FieldValidation, *,
-                 api_version: str, kind: str, schema: Schema | None, custom: bool) -> Json:
+                 api_version: str, kind: str, schema: Schema | None, custom: bool, shares_current: bool = False,
+                 ) -> Json:
         """``current`` (an object of ``kind`` at ``api_version``: the stored one, or its Scale)
         patched, as kube's patch handler makes it: a custom resource's checked as its decoding
         prunes it; a built-in kind's decoded into its Go type, a result that does not decode its
         422 (``undecodable_result``), and under Warn or Strict its unknown and repeated fields
-        warnings or (Strict) that 422."""
+        warnings or (Strict) that 422. ``shares_current``: the caller reads ``current`` no more
+        once this returns, so the answer may share the parts a JSON or merge patch leaves alone
+        (``apply_patch``'s ``shares_original``; ``current`` itself is left as it was)."""
         group, _, version = api_version.rpartition("/")
         strict = validation is not FieldValidation.IGNORE
         patch_errors = patching.strict_patch_errors(patch_type, body) if strict else []
-        result = patching.apply_patch(patch_type, current, body, schema, group=group, kind=kind, name=name)
+        result = patching.apply_patch(patch_type, current, body, schema, group=group, kind=kind, name=name,
+                                      shares_original=shares_current)
         if custom:
             if strict:
                 self._check_custom_patched(result, patch_errors, validation)

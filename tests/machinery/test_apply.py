@@ -205,6 +205,33 @@ def test_field_sets_of_parts_are_kept_by_value_and_type() -> None:
     assert to_field_set(obj, deduced).to_fields()["f:spec"]["f:template"]["f:spec"] == {".": {}, "f:containers": {}}
 
 
+def test_field_sets_of_parts_one_caller_met_before_are_walked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``to_field_set`` with ``walked``: a part that is the same value as one met before (a copy
+    sharing the object's spec) is not walked again, and the sets are what walking gives; a
+    different value of the same JSON is walked."""
+    from fakeapi.machinery.schemaconv import object_type
+    from fakeapi.machinery.typed import WalkedParts, to_field_set
+
+    typed = object_type(kind_schema("apps", "v1", "Deployment"))
+    obj = deployment(template={"spec": {"containers": [{"name": "app", "image": "nginx"}]}})
+    walks: list[object] = []
+    part_fields = typed_module._part_fields
+    monkeypatch.setattr(typed_module, "_part_fields", lambda value, type_ref: walks.append(value) or part_fields(
+        value, type_ref))
+    walked: WalkedParts = {}
+    first = to_field_set(obj, typed, walked)
+    assert any(value is obj["spec"] for value in walks)
+    sharing = {**obj, "metadata": {"name": "other"}}  # the spec is the same value
+    expected = to_field_set(sharing, typed).to_fields()
+    walks.clear()
+    assert to_field_set(sharing, typed, walked).to_fields() == expected
+    assert walks and not any(value is obj["spec"] for value in walks)
+    walks.clear()
+    equal = copy.deepcopy(obj)
+    assert to_field_set(equal, typed, walked).to_fields() == first.to_fields()
+    assert any(value is equal["spec"] for value in walks)
+
+
 def test_managed_fields_reset_and_kept() -> None:
     fm = configmaps()
     cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}}

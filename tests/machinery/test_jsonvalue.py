@@ -8,7 +8,7 @@ import orjson
 
 import pytest
 
-from fakeapi.machinery.jsonvalue import kept_json, stored_metadata
+from fakeapi.machinery.jsonvalue import Repeated, kept_json, stored_metadata
 
 
 def _allocated(make):  # type: ignore[no-untyped-def]
@@ -54,3 +54,18 @@ def test_stored_metadata_is_the_metadata_alone(obj: dict) -> None:  # type: igno
 ])
 def test_stored_metadata_leaves_other_json_to_a_whole_decode(raw: bytes) -> None:
     assert stored_metadata(raw) is None
+
+
+def test_repeated_makes_an_answer_to_keep_only_for_a_key_seen_before() -> None:
+    """``put_made``: a key's first sight keeps nothing and makes nothing (the answer of a value
+    seen once, a varied object's part, is not encoded for nothing); its second keeps ``make()``'s."""
+    made: list[str] = []
+
+    def make(answer: str):  # type: ignore[no-untyped-def]
+        return lambda: made.append(answer) or answer
+
+    kept: Repeated[str, str] = Repeated(4)
+    kept.put_made("part", make("first"))
+    assert made == [] and kept.get("part") is None
+    kept.put_made("part", make("second"))
+    assert made == ["second"] and kept.get("part") == "second"

@@ -288,6 +288,33 @@ def test_a_json_patch_sharing_the_original_gives_the_same_object(count: int) -> 
     assert shared["metadata"]["annotations"] is original["metadata"]["annotations"]  # untouched: shared
 
 
+MERGE_PATCHES: list[Any] = [
+    {"metadata": {"labels": {"app": None, "tier": "db"}}},  # a member removed and one added
+    {"metadata": {"annotations": {"h": {"x": None, "y": 1}}}},  # a string replaced by an object, nulls pruned
+    {"spec": {"containers": [{"name": "only"}]}, "status": {"phase": "Running"}},  # a list replaced, a new object
+    {"metadata": None},  # an object removed
+]
+
+
+@pytest.mark.parametrize("patch", MERGE_PATCHES)
+def test_a_merge_patch_sharing_the_original_gives_the_same_object(patch: Any) -> None:
+    """``shares_original`` for a merge patch: the objects on the patch's paths are copies, the rest
+    the original's; the result is the one a patch of a full copy gives, and the original does not
+    change. Without it, the result shares nothing with the original."""
+    body = json.dumps(patch).encode()
+    original = copy.deepcopy(POD)
+    shared = apply_patch(MERGE_PATCH, original, body, POD_SCHEMA, group="", kind="Pod", name="web",
+                         shares_original=True)
+    assert shared == patched(MERGE_PATCH, patch)
+    assert original == POD
+    if "spec" not in patch:
+        assert shared["spec"] is original["spec"]  # untouched: shared
+    copied = patched(MERGE_PATCH, patch, original)
+    assert copied == shared
+    assert all(copied[key] is not original[key] for key in copied.keys() & original.keys()
+               if isinstance(copied[key], (dict, list)))
+
+
 @pytest.mark.parametrize(("value", "printed"), [
     ({"b": [1, 2.5, None, True], "a": "x"}, "map[a:x b:[1 2.5 <nil> true]]"),
     (1e6, "1e+06"), (123456.0, "123456"), (1e-5, "1e-05"), (0.0001, "0.0001"),

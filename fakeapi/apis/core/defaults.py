@@ -449,9 +449,9 @@ def _requests_from_limits(containers: list[Json] | None) -> None:
                 requests.setdefault(name, value)
 
 
-#: Pod specs as ``_set_defaults_pod_spec`` leaves them (JSON), by their JSON before: the pods of
-#: one template, and a load test's, repeat their specs. Handed out as new copies; a spec whose
-#: defaulting fails (a quantity's 400) is not kept.
+#: Pod specs as ``_set_defaults_pod_spec`` leaves them (JSON), by their JSON before (of at most
+#: ``PART_MAX_BYTES``): the pods of one template, and a load test's, repeat their specs. Handed
+#: out as new copies; a spec whose defaulting fails (a quantity's 400) is not kept.
 _DEFAULTED_SPECS: Repeated[bytes, bytes] = Repeated(256)
 
 
@@ -467,8 +467,8 @@ def set_defaults_pod(pod: Json) -> None:
             pod["spec"] = orjson.loads(kept)
     else:
         _set_defaults_pod_spec(spec)
-        if key is not None and (defaulted := json_key(spec)) is not None:
-            _DEFAULTED_SPECS.put(key, defaulted)
+        if key is not None:
+            _DEFAULTED_SPECS.put_made(key, lambda: orjson.dumps(spec))
     _set_defaults_pod_status(pod.get("status"))
     _drop_init_container_annotations(pod.get("metadata"))
     _pod_ips_round_trip(pod.get("status"))
