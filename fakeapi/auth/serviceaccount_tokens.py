@@ -97,30 +97,47 @@ class KeyFileError(Exception):
 
 
 def load_signing_keys(signing_key_file: Path, key_files: Sequence[Path]) -> SigningKeys:
-    """The keys of the files, read as kube reads them (client-go's ``keyutil``):
-    ``PrivateKeyFromFile`` for the signing key (the first PEM block of type ``EC PRIVATE KEY``,
-    ``RSA PRIVATE KEY`` or ``PRIVATE KEY`` that parses as one), ``PublicKeysFromFile`` for each
-    key file (every block that is an RSA private key, a public key or certificate, or a SEC 1 EC
-    private key; other blocks skipped, a file without any refused). Without key files the
-    signing key's public key verifies (kube refuses to start: fakeapi's own key works so)."""
-    from cryptography.hazmat.primitives.asymmetric import ec
+    """The keys of the files, read as kube reads them (client-go's ``keyutil``), refused with
+    kube's words: ``PrivateKeyFromFile`` for the signing key (the first PEM block of type ``EC
+    PRIVATE KEY``, ``RSA PRIVATE KEY`` or ``PRIVATE KEY`` that parses as one; an RSA key, or an EC
+    key on P-256, P-384 or P-521), ``PublicKeysFromFile`` for each key file (every block that is
+    an RSA private key, a public key or certificate, or a SEC 1 EC private key; other blocks
+    skipped, a file without any refused). Without key files the signing key's public key
+    verifies (kube refuses to start: fakeapi's own key works so)."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa, x25519
 
     private_key = next((key for kind, der in _pem_blocks(_read(signing_key_file))
                         if (key := _private_key(kind, der)) is not None), None)
     if private_key is None:
         raise KeyFileError(f"failed to parse service-account-issuer-key-file: error reading private key file "
                            f"{signing_key_file}: data does not contain a valid RSA or ECDSA private key")
+    if not isinstance(private_key, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
+        go_type = {ed25519.Ed25519PrivateKey: "ed25519.PrivateKey", x25519.X25519PrivateKey: "*ecdh.PrivateKey"}
+        name = next(name for cls, name in go_type.items() if isinstance(private_key, cls))
+        raise KeyFileError(f"failed to build token generator: unknown private key type {name}, "
+                           "must be *rsa.PrivateKey, *ecdsa.PrivateKey, or jose.OpaqueSigner")
+    if isinstance(private_key, ec.EllipticCurvePrivateKey) and not _has_algorithm(private_key.public_key()):
+        raise KeyFileError("failed to build token generator: could not generate signer for ECDSA keypair: "
+                           "unknown private key curve, must be 256, 384, or 521")
     public_keys: list[PublicKey] = []
     for path in key_files:
         found = [key for _kind, der in _pem_blocks(_read(path)) if (key := _public_key(der)) is not None]
         if not found:
             raise KeyFileError(f"error reading public key file {path}: "
                                "data does not contain any valid RSA or ECDSA public keys")
+        if not all(_has_algorithm(key) for key in found):
+            # kube starts, then cannot publish /openid/v1/jwks; fakeapi says so at once.
+            raise KeyFileError(f"{path}: an EC key on a curve other than P-256, P-384 or P-521 "
+                               "(unknown private key curve, must be 256, 384, or 521)")
         public_keys += found
-    for key in (private_key.public_key(), *public_keys):
-        if isinstance(key, ec.EllipticCurvePublicKey) and key.curve.key_size not in {bits for _, bits in _CURVES.values()}:
-            raise KeyFileError("unknown private key curve, must be 256, 384, or 521")
     return SigningKeys(private_key, tuple(public_keys) or (private_key.public_key(),))
+
+
+def _has_algorithm(key: PublicKey) -> bool:
+    """Whether kube names a signing algorithm for the key (``algorithmFromPublicKey``)."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    return not isinstance(key, ec.EllipticCurvePublicKey) or key.curve.key_size in {bits for _, bits in _CURVES.values()}
 
 
 def _read(path: Path) -> bytes:
@@ -145,14 +162,16 @@ def _pem_blocks(data: bytes) -> list[tuple[str, bytes]]:
 _PEM_BLOCK = re.compile(rb"-----BEGIN ([^\n-]*)-----\r?\n(.*?)-----END \1-----", re.S)
 
 
-def _private_key(kind: str, der: bytes) -> PrivateKey | None:
-    """``ParsePrivateKeyPEM``'s parse of one block: SEC 1 for ``EC PRIVATE KEY``, PKCS #1 for
-    ``RSA PRIVATE KEY``, PKCS #8 (RSA or EC) for ``PRIVATE KEY``."""
-    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+def _private_key(kind: str, der: bytes) -> Any:
+    """``ParsePrivateKeyPEM``'s parse of one block: SEC 1 (EC) for ``EC PRIVATE KEY``, PKCS #1
+    (RSA) for ``RSA PRIVATE KEY``, PKCS #8 (any key Go parses) for ``PRIVATE KEY``; None for a
+    block that is none of these."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa, x25519
     from cryptography.hazmat.primitives.serialization import load_der_private_key
 
     wanted = {"EC PRIVATE KEY": (ec.EllipticCurvePrivateKey,), "RSA PRIVATE KEY": (rsa.RSAPrivateKey,),
-              "PRIVATE KEY": (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)}.get(kind)
+              "PRIVATE KEY": (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey, ed25519.Ed25519PrivateKey,
+                              x25519.X25519PrivateKey)}.get(kind)
     if wanted is None or kind != "RSA PRIVATE KEY" and _is_sec1(der) != (kind == "EC PRIVATE KEY"):
         return None
     try:
