@@ -12,7 +12,7 @@ etcd on ``fakeapi.cli.envtest_etcd``), but answers ``--help`` and ``--version`` 
   ``--bind-address``:``--secure-port`` with the serving pair of ``--tls-cert-file`` or of
   ``--cert-dir``'s ``apiserver.crt``/``.key`` (envtest writes them), client certificates of
   ``--client-ca-file`` (envtest's users: CN the user, O the groups), ``--authorization-mode``,
-  the admission plugins, ... Nothing of kube-controller-manager runs (``--controllers ''``), as
+  the service-account signing key, key files and issuers, the admission plugins, ... Nothing of kube-controller-manager runs (``--controllers ''``), as
   beside a lone kube-apiserver: a deleted namespace stays Terminating, as under envtest.
 * ``etcd`` answers envtest's health check (``GET /health`` on ``--listen-client-urls``) and
   nothing else: fakeapi's store is in the kube-apiserver's process, which ignores
