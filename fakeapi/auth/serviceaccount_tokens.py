@@ -103,7 +103,7 @@ def load_signing_keys(signing_key_file: Path, key_files: Sequence[Path]) -> Sign
     key on P-256, P-384 or P-521), ``PublicKeysFromFile`` for each key file (every block that is
     an RSA private key, a public key or certificate, or a SEC 1 EC private key; other blocks
     skipped, a file without any refused). Without key files the signing key's public key
-    verifies (kube refuses to start: fakeapi's own key works so)."""
+    verifies, as fakeapi's own key does (kube requires a key file)."""
     from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa, x25519
 
     private_key = next((key for kind, der in _pem_blocks(_read(signing_key_file))
@@ -137,7 +137,8 @@ def _has_algorithm(key: PublicKey) -> bool:
     """Whether kube names a signing algorithm for the key (``algorithmFromPublicKey``)."""
     from cryptography.hazmat.primitives.asymmetric import ec
 
-    return not isinstance(key, ec.EllipticCurvePublicKey) or key.curve.key_size in {bits for _, bits in _CURVES.values()}
+    curves = {bits for _name, bits in _CURVES.values()}
+    return not isinstance(key, ec.EllipticCurvePublicKey) or key.curve.key_size in curves
 
 
 def _read(path: Path) -> bytes:
@@ -145,6 +146,10 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError as err:
         raise KeyFileError(f"open {path}: {(err.strerror or str(err)).lower()}") from None
+
+
+#: A PEM block: its type and its base64 lines (Go's ``pem.Decode`` without headers).
+_PEM_BLOCK = re.compile(rb"-----BEGIN ([^\n-]*)-----\r?\n(.*?)-----END \1-----", re.S)
 
 
 def _pem_blocks(data: bytes) -> list[tuple[str, bytes]]:
@@ -157,9 +162,6 @@ def _pem_blocks(data: bytes) -> list[tuple[str, bytes]]:
         except (binascii.Error, UnicodeDecodeError):
             continue
     return blocks
-
-
-_PEM_BLOCK = re.compile(rb"-----BEGIN ([^\n-]*)-----\r?\n(.*?)-----END \1-----", re.S)
 
 
 def _private_key(kind: str, der: bytes) -> Any:
@@ -298,9 +300,10 @@ class TokenSigner:
             signature = _unb64(parts[2])
         except (binascii.Error, ValueError):
             return None
-        if not isinstance(header, dict):
+        # go-jose's parse fails on a header field of the wrong type: not a token of ours then.
+        if not isinstance(header, dict) or not all(isinstance(header.get(name, ""), str) for name in ("alg", "kid")):
             return None
-        kid = header.get("kid") if isinstance(header.get("kid"), str) else ""
+        kid = header.get("kid", "")
         keys = [key for key in self._verification_keys if not kid or key.key_id == kid]
         if not keys:
             raise TokenError("invalid signature, no keys found")

@@ -53,7 +53,8 @@ def _ec_files(directory: Path) -> tuple[Path, Path]:
     a P-384 key."""
     signing = ec.generate_private_key(ec.SECP256R1())
     key_file = directory / "ec-p256.key"
-    key_file.write_bytes(signing.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+    key_file.write_bytes(signing.private_bytes(serialization.Encoding.PEM,
+                                               serialization.PrivateFormat.TraditionalOpenSSL,
                                                serialization.NoEncryption()))
     other = ec.generate_private_key(ec.SECP384R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "service-account-verifier")])
@@ -179,8 +180,9 @@ def _signed(header: Json, claims: Json, key_file: Path) -> str:
 def test_refused_tokens(servers: Servers, tmp_path: Path) -> None:
     """Tokens the test signs, answered alike by both servers: with a key neither knows (under
     the known kid, and under none), under a kid no key has, under an issuer neither accepts (not
-    theirs: no error of its own); and, accepted, under the second issuer and without a kid (every
-    key is tried)."""
+    theirs: no error of its own), with a kid that is no string (no JWT to go-jose), under another
+    algorithm than the key's; and, accepted, under the second issuer and without a kid (every key
+    is tried)."""
     real_token = _issued(servers.pair.real)
     header, claims = _header(real_token), json.loads(_unb64(real_token.split(".")[1]))
     stranger = tmp_path / "stranger.key"
@@ -196,6 +198,9 @@ def test_refused_tokens(servers: Servers, tmp_path: Path) -> None:
         "second-issuer": _signed(header, {**fresh, "iss": SECOND_ISSUER}, servers.signing_key),
         "other-issuer": _signed(header, {**fresh, "iss": "https://other.example.com"}, servers.signing_key),
         "no-kid": _signed({"alg": header["alg"]}, fresh, servers.signing_key),
+        "kid-not-a-string": _signed({**header, "kid": 5}, fresh, servers.signing_key),
+        "other-alg": _signed({**header, "alg": "RS384" if header["alg"] == "ES256" else "ES256"}, fresh,
+                             servers.signing_key),
     }
     #: What kube answers (the review's error, or the user it authenticated).
     expected = {
@@ -205,6 +210,8 @@ def test_refused_tokens(servers: Servers, tmp_path: Path) -> None:
         "second-issuer": f"system:serviceaccount:{NS}:robot",
         "other-issuer": "invalid bearer token",
         "no-kid": f"system:serviceaccount:{NS}:robot",
+        "kid-not-a-string": "invalid bearer token",
+        "other-alg": "[invalid bearer token, go-jose/go-jose: error in cryptographic primitive]",
     }
     for case, token in tokens.items():
         fake_review = _review(servers.pair.fake, token, audiences=[SECOND_ISSUER])
