@@ -12,7 +12,7 @@ etcd on ``fakeapi.cli.envtest_etcd``), but answers ``--help`` and ``--version`` 
   ``--bind-address``:``--secure-port`` with the serving pair of ``--tls-cert-file`` or of
   ``--cert-dir``'s ``apiserver.crt``/``.key`` (envtest writes them), client certificates of
   ``--client-ca-file`` (envtest's users: CN the user, O the groups), ``--authorization-mode``,
-  the admission plugins, ... Nothing of kube-controller-manager runs (``--controllers ''``), as
+  the service-account signing key, key files and issuers, the admission plugins, ... Nothing of kube-controller-manager runs (``--controllers ''``), as
   beside a lone kube-apiserver: a deleted namespace stays Terminating, as under envtest.
 * ``etcd`` answers envtest's health check (``GET /health`` on ``--listen-client-urls``) and
   nothing else: fakeapi's store is in the kube-apiserver's process, which ignores
@@ -44,7 +44,8 @@ SAME_FLAGS = ("request-timeout", "max-requests-inflight", "max-mutating-requests
 #: The flags whose value fakeapi honours, for the ignored-flags note (``serve_arguments``).
 HONOURED_FLAGS = frozenset({
     "secure-port", "bind-address", "cert-dir", "tls-cert-file", "tls-private-key-file", "client-ca-file",
-    "authorization-mode", "anonymous-auth", "token-auth-file", "service-account-issuer", "enable-admission-plugins",
+    "authorization-mode", "anonymous-auth", "token-auth-file", "service-account-issuer", "service-account-key-file",
+    "service-account-signing-key-file", "enable-admission-plugins",
     "disable-admission-plugins", "enable-garbage-collector", "service-cluster-ip-range", "etcd-servers", *SAME_FLAGS,
 })
 
@@ -171,8 +172,12 @@ def serve_arguments(flags: dict[str, list[str]], workdir: Path) -> tuple[list[st
     argv += ["--authorization-mode", ",".join(served) or "RBAC"]
     if "token-auth-file" in flags:
         argv += ["--token-file", _last(flags, "token-auth-file")]
-    if "service-account-issuer" in flags:  # kube's first issuer is the one it issues with
-        argv += ["--service-account-issuer", flags["service-account-issuer"][0]]
+    # stringArray flags: every occurrence is a value (the first issuer is the one tokens carry).
+    for name in ("service-account-issuer", "service-account-key-file"):
+        for value in flags.get(name, ()):
+            argv += [f"--{name}", value]
+    if "service-account-signing-key-file" in flags:
+        argv += ["--service-account-signing-key-file", _last(flags, "service-account-signing-key-file")]
     for name in ("enable-admission-plugins", "disable-admission-plugins"):
         if name in flags:
             argv += [f"--{name}", ",".join(_strings(flags, name))]

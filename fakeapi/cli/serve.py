@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..admission import ALWAYS_ON, OFF_BY_DEFAULT
 from ..auth.authentication import ADMIN, ADMIN_TOKEN, UserInfo, read_token_file
 from ..auth.authorization import ALWAYS_ALLOW, MODES, AccessControl
+from ..auth.serviceaccount_tokens import KeyFileError, SigningKeys, load_signing_keys
 from ..cacher import CacherConfig
 from ..cacher.watch_cache import DEFAULT_LOWER_BOUND, DEFAULT_UPPER_BOUND
 from ..clients import DEFAULT_MAX_CLIENTS, ClientReportConfig, DetectorConfig
@@ -157,6 +158,28 @@ def access_control(args: argparse.Namespace) -> tuple[AccessControl, str]:
                          unauthenticated_as_admin=as_admin), kubeconfig_token
 
 
+def service_account_signing(args: argparse.Namespace) -> tuple[tuple[str, ...], SigningKeys | None]:
+    """The issuers of ``--service-account-issuer`` (kube's refusals of an empty or repeated one),
+    and the keys of ``--service-account-signing-key-file`` and ``--service-account-key-file``
+    (None without them: the server's own key). Key files alone are refused: kube refuses to
+    issue tokens without a signing key, and fakeapi's own would not verify with them."""
+    issuers = tuple(args.service_account_issuer or (DEFAULT_SERVICE_ACCOUNT_ISSUER,))
+    for index, issuer in enumerate(issuers):
+        if not issuer:
+            raise SystemExit("fakeapi: service-account-issuer should not be an empty string")
+        if issuer in issuers[:index]:
+            raise SystemExit(f"fakeapi: service-account-issuer {go_quote(issuer)} is already specified")
+    if args.service_account_signing_key_file is None:
+        if args.service_account_key_file:
+            raise SystemExit("fakeapi: --service-account-key-file needs --service-account-signing-key-file")
+        return issuers, None
+    try:
+        return issuers, load_signing_keys(Path(args.service_account_signing_key_file),
+                                          [Path(path) for path in args.service_account_key_file])
+    except KeyFileError as err:
+        raise SystemExit(f"fakeapi: {err}") from None
+
+
 def security_warnings(args: argparse.Namespace, access: AccessControl) -> list[str]:
     """What a server reachable from other machines should say about itself."""
     if is_loopback(args.host):
@@ -185,6 +208,7 @@ async def serve(args: argparse.Namespace) -> None:
     if worker and args.worker_index > 0:
         args.seed = None  # worker 0 seeds
     access, kubeconfig_token = access_control(args)
+    service_account_issuers, service_account_keys = service_account_signing(args)
     plugins = admission_plugins(args.enable_admission_plugins, args.disable_admission_plugins)
     kubeconfig = Path(args.kubeconfig).resolve()
     certificates = None
@@ -213,7 +237,8 @@ async def serve(args: argparse.Namespace) -> None:
         fsync=FsyncPolicy(args.fsync),
         fsync_interval=parse_duration(args.fsync_interval),
         from_snapshot=None if args.etcd_servers else args.from_snapshot,
-        service_account_issuer=args.service_account_issuer,
+        service_account_issuers=service_account_issuers,
+        service_account_keys=service_account_keys,
         clients=client_report_config(args),
         access=access,
         max_request_bytes=args.max_request_bytes,
@@ -428,9 +453,17 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--disable-admission-plugins", action="extend", type=_plugin_list, default=[], metavar="NAMES",
                    help="admission plugins not to run, comma-separated, as kube-apiserver's flag: ServiceAccount")
     p.add_argument("--event-ttl", default="1h", help="how long events live after their last write (default 1h, as kube; 0 = forever)")
-    p.add_argument("--service-account-issuer", default=DEFAULT_SERVICE_ACCOUNT_ISSUER,
-                   help="the issuer (iss) of service-account tokens, also the API audience "
+    p.add_argument("--service-account-issuer", action="append", metavar="ISSUER",
+                   help="the issuer (iss) of service-account tokens, also the API audience; repeated, as "
+                        "kube-apiserver's flag: the first issues, every one is accepted "
                         f"(default {DEFAULT_SERVICE_ACCOUNT_ISSUER}, as kubeadm sets it)")
+    p.add_argument("--service-account-signing-key-file", metavar="FILE",
+                   help="PEM RSA or ECDSA private key service-account tokens are signed with (RS256, or "
+                        "ES256/384/512 by the curve), as kube-apiserver's flag (default: a key of the server's own)")
+    p.add_argument("--service-account-key-file", action="append", default=[], metavar="FILE",
+                   help="PEM public or private keys, or certificates, service-account tokens are verified with "
+                        "and /openid/v1/jwks lists; repeated, as kube-apiserver's flag "
+                        "(default: the signing key's; needs --service-account-signing-key-file)")
     p.add_argument("--max-watch-timeout", default="0",
                    help="the longest a watch lasts, whatever timeout it asks for (default 0 = no cap)")
     p.add_argument("--fault", action="append", type=_fault, default=[], metavar="TYPE:KEY=VALUE,...",

@@ -50,7 +50,7 @@ from ..auth.rbac import RBACAuthorizer
 from .rbac_storage import EscalationCheck, RBACStore
 from .rest import Json, LeaseTTL, ResourceStore
 from .services import ServiceStore
-from ..auth.serviceaccount_tokens import TokenSigner
+from ..auth.serviceaccount_tokens import SigningKeys, TokenSigner
 from .token_request import ServiceAccountTokens
 from .create_only import CreateOnly
 
@@ -114,7 +114,8 @@ class Registry:
         garbage_collection: bool = True,
         event_ttl: int = DEFAULT_EVENT_TTL,
         advertise_port: int = 443,
-        service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER,
+        service_account_issuers: tuple[str, ...] = (DEFAULT_SERVICE_ACCOUNT_ISSUER,),
+        service_account_keys: SigningKeys | None = None,
         access: AccessControl | None = None,
         admission_plugins: frozenset[str] = frozenset(),
         extension_authentication: dict[str, str] | None = None,
@@ -179,7 +180,7 @@ class Registry:
         #: and what their calls cost and answered.
         self.conversion_clients = WebhookClients(self._lookup, self._list)
         self.conversion_metrics = ConversionMetrics()
-        self._serve_subresources(service_account_issuer, access or AccessControl())
+        self._serve_subresources(TokenSigner(service_account_issuers, service_account_keys), access or AccessControl())
         #: Called with each resource store added after start (custom resources): controllers
         #: subscribe to its cache.
         self.on_resource_added: list[Callable[[ResourceStore], None]] = []
@@ -209,13 +210,13 @@ class Registry:
             subresource=check.subresource, name=check.name))
         return AccessDecision(verdict.decision.value, verdict.reason, verdict.error)
 
-    def _serve_subresources(self, issuer: str, access: AccessControl) -> None:
+    def _serve_subresources(self, token_signer: TokenSigner, access: AccessControl) -> None:
         """The create-only storages: resources answered, never stored (``create_only``), and
         the create-only subresources of stored ones (``subresource_creaters``); the pods' spec
         subresources."""
         #: Service-account tokens: their signer, and the authenticator that knows them.
-        self.token_signer = TokenSigner(issuer)
-        api_audiences = (issuer,)
+        self.token_signer = token_signer
+        api_audiences = token_signer.issuers  # kube's --api-audiences default: the issuers
         self.authenticator = Authenticator(self.token_signer, self._lookup, api_audiences,
                                            static_tokens=access.static_tokens,
                                            unauthenticated=access.unauthenticated_user)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..auth.authorization import AccessControl
+from ..auth.serviceaccount_tokens import SigningKeys
 from ..cacher import CacherConfig
 from ..clients import ClientReportConfig
 from ..http.limits import Limits
@@ -42,9 +43,12 @@ class ServerConfig:
     event_ttl: int = DEFAULT_EVENT_TTL
     #: Faults in force from the start, as flat specs (``fakeapi.faults.engine.parse_spec``).
     faults: tuple[dict[str, object], ...] = ()
-    #: kube-apiserver's --service-account-issuer: the ``iss`` of the tokens ``serviceaccounts/token``
-    #: issues, and the API audience.
-    service_account_issuer: str = DEFAULT_SERVICE_ACCOUNT_ISSUER
+    #: kube-apiserver's --service-account-issuer: the first is the ``iss`` of the tokens
+    #: ``serviceaccounts/token`` issues, every one is accepted and an API audience.
+    service_account_issuers: tuple[str, ...] = (DEFAULT_SERVICE_ACCOUNT_ISSUER,)
+    #: kube-apiserver's --service-account-signing-key-file and --service-account-key-file; None:
+    #: a key of the server's own signs and verifies.
+    service_account_keys: SigningKeys | None = None
     #: Where the store persists (write-ahead log + snapshots); None: memory only.
     data_dir: Path | None = None
     #: When a logged write reaches the disk (docs/persistence.md).

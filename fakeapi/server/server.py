@@ -64,7 +64,8 @@ class Server:
             self.journal = _load_store(self.store, config)
         gc = config.garbage_collection
         self.registry = Registry(self.store, cacher_config=config.cacher, garbage_collection=gc,
-                                 event_ttl=config.event_ttl, service_account_issuer=config.service_account_issuer,
+                                 event_ttl=config.event_ttl, service_account_issuers=config.service_account_issuers,
+                                 service_account_keys=config.service_account_keys,
                                  advertise_port=config.port or 443, access=config.access,
                                  admission_plugins=config.admission_plugins,
                                  extension_authentication=config.extension_authentication)

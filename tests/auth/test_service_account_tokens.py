@@ -38,7 +38,7 @@ def clock() -> Clock:
 def authenticator(objects: dict[tuple[str, str | None, str], Any], clock: Clock) -> Authenticator:
     def lookup(group: str, kind: str, namespace: str | None, name: str) -> Any:
         return objects.get((kind, namespace, name))
-    return Authenticator(TokenSigner(ISSUER), lookup, (ISSUER,), clock=clock)
+    return Authenticator(TokenSigner((ISSUER,)), lookup, (ISSUER,), clock=clock)
 
 
 def _token(authenticator: Authenticator, clock: Clock, seconds: int = 600) -> str:

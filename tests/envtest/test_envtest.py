@@ -1,7 +1,8 @@
 """controller-runtime's envtest on ``fakeapi envtest``'s executables and on the real kube-apiserver
 v1.35.4, etcd and kubectl: the same Go program (cmd/envtest-check: a CRD, controller-runtime's client
 creating, getting, listing and watching, a manager with its controller and a validating webhook
-envtest installs, RBAC for a second user, a namespace deleted, the stop) sees the same outcomes from both, whether envtest finds the
+envtest installs, RBAC for a second user, a service-account token checked with envtest's signing key, a
+namespace deleted, the stop) sees the same outcomes from both, whether envtest finds the
 executables through KUBEBUILDER_ASSETS or TEST_ASSET_*; with USE_EXISTING_CLUSTER=true it runs on a
 ``fakeapi serve``; a test binary killed outright leaves no fakeapi process behind; and the
 kube-apiserver's command line is kube's (its flags, its errors)."""
@@ -31,7 +32,8 @@ CRDS = MODULE / "testdata"
 ASSETS = ("kube-apiserver", "etcd", "kubectl")
 #: The steps that need envtest's own control plane (its users are its client CA's certificates; its
 #: directories are its to remove).
-OWN_CONTROL_PLANE_STEPS = ("forbidden", "grant", "granted", "granted-other-namespace", "dirs-left")
+OWN_CONTROL_PLANE_STEPS = ("forbidden", "grant", "granted", "granted-other-namespace", "service-account-token",
+                           "dirs-left")
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +81,9 @@ def test_kubebuilder_assets_match_the_real_binaries(envtest_check: Path, fakeapi
     # What the comparison rests on: the program got as far as the stop, envtest's directories went.
     assert steps["dirs-left"] == 0 and steps["stop"] is None
     assert steps["namespace-after-delete"]["phase"] == "Terminating"  # no namespace controller, as under envtest
+    # envtest's service-account key (an EC P-256 key, its certificate the key file) signs the tokens.
+    assert steps["service-account-token"] == {"alg": "ES256", "kid-is-envtests-key": True, "verified": True,
+                                              "issuer-is-envtests": True}
 
 
 def test_test_asset_variables(envtest_check: Path, fakeapi_assets: Path,

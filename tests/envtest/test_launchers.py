@@ -32,7 +32,8 @@ def test_envtests_command_line(tmp_path: Path) -> None:
         "--advertise-address=127.0.0.1", "--allow-privileged=true", "--authorization-mode=RBAC",
         "--bind-address=127.0.0.1", f"--cert-dir={tmp_path}", f"--client-ca-file={tmp_path}/ca.crt",
         "--disable-admission-plugins=ServiceAccount", "--etcd-servers=http://127.0.0.1:2379", "--secure-port=43211",
-        "--service-account-issuer=https://127.0.0.1:43211/", "--service-cluster-ip-range=10.0.0.0/24"])
+        "--service-account-issuer=https://127.0.0.1:43211/", f"--service-account-key-file={tmp_path}/sa-signer.crt",
+        f"--service-account-signing-key-file={tmp_path}/sa-signer.key", "--service-cluster-ip-range=10.0.0.0/24"])
     argv, notes = serve_arguments(flags, tmp_path / "fakeapi")
     assert (_option(argv, "--host"), _option(argv, "--port")) == ("127.0.0.1", "43211")
     assert _option(argv, "--tls-cert-file") == str(tmp_path / "apiserver.crt")
@@ -42,6 +43,8 @@ def test_envtests_command_line(tmp_path: Path) -> None:
     assert _option(argv, "--disable-admission-plugins") == "ServiceAccount"
     assert _option(argv, "--controllers") == ""
     assert _option(argv, "--service-account-issuer") == "https://127.0.0.1:43211/"
+    assert _option(argv, "--service-account-key-file") == f"{tmp_path}/sa-signer.crt"
+    assert _option(argv, "--service-account-signing-key-file") == f"{tmp_path}/sa-signer.key"
     assert _option(argv, "--cert-dir") == str(tmp_path / "fakeapi" / "pki")
     assert notes == ["accepted, no effect in fakeapi: --advertise-address --allow-privileged"]
 
@@ -63,9 +66,19 @@ def test_kubes_defaults_and_what_fakeapi_does_not_do(tmp_path: Path) -> None:
 
 def test_repeated_flags_keep_every_value() -> None:
     flags = parse_kube_flags(["--client-ca-file=a", "--client-ca-file", "b", "--enable-admission-plugins=A,B",
-                              "--enable-admission-plugins=C"])
+                              "--enable-admission-plugins=C", "--service-account-issuer=https://a",
+                              "--service-account-issuer=https://b,c", "--service-account-key-file=k1",
+                              "--service-account-key-file=k2,k3", "--service-account-signing-key-file=s1",
+                              "--service-account-signing-key-file=s2"])
     argv, _ = serve_arguments(flags, Path("/nonexistent"))
-    assert [argv[i + 1] for i, arg in enumerate(argv) if arg == "--client-ca-file"] == ["a", "b"]
+
+    def values(name: str) -> list[str]:
+        return [argv[i + 1] for i, arg in enumerate(argv) if arg == name]
+    assert values("--client-ca-file") == ["a", "b"]
+    # stringArray flags: every occurrence, commas kept; a string flag: the last.
+    assert values("--service-account-issuer") == ["https://a", "https://b,c"]
+    assert values("--service-account-key-file") == ["k1", "k2,k3"]
+    assert values("--service-account-signing-key-file") == ["s2"]
     assert _option(argv, "--enable-admission-plugins") == "A,B,C"
 
 

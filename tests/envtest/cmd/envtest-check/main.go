@@ -11,14 +11,24 @@ package main
 
 import (
 	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"math/big"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,6 +39,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/keyutil"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -309,6 +320,7 @@ func main() {
 
 	if !existing {
 		checkRBAC(ctx, env, c)
+		checkServiceAccountToken(ctx, env, c)
 	}
 
 	report("namespace-delete", apiError(c.Delete(ctx, ns)))
@@ -371,4 +383,66 @@ func checkRBAC(ctx context.Context, env *envtest.Environment, admin client.Clien
 	}
 	report("granted", names)
 	report("granted-other-namespace", apiError(alice.List(ctx, widgetList(), client.InNamespace("default"))))
+}
+
+// checkServiceAccountToken: a TokenRequest's token is signed with the key envtest generated and
+// gave the API server (--service-account-signing-key-file): its kid is the one kube derives from
+// the public key of envtest's certificate (--service-account-key-file), its signature verifies
+// with that key, and its issuer is envtest's --service-account-issuer.
+func checkServiceAccountToken(ctx context.Context, env *envtest.Environment, admin client.Client) {
+	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "robot"}}
+	if err := admin.Create(ctx, account); err != nil {
+		fail("service-account-token", err)
+	}
+	request := &authenticationv1.TokenRequest{}
+	if err := admin.SubResource("token").Create(ctx, account, request); err != nil {
+		fail("service-account-token", err)
+	}
+	keys, err := keyutil.PublicKeysFromFile(filepath.Join(env.ControlPlane.APIServer.CertDir, "sa-signer.crt"))
+	if err != nil || len(keys) != 1 {
+		fail("service-account-token", fmt.Errorf("envtest's key: %v", err))
+	}
+	parts := strings.Split(request.Status.Token, ".")
+	if len(parts) != 3 {
+		fail("service-account-token", errors.New("not a JWS"))
+	}
+	var header struct{ Alg, Kid string }
+	var claims struct{ Iss string }
+	if err := decodeSegment(parts[0], &header); err != nil {
+		fail("service-account-token", err)
+	}
+	if err := decodeSegment(parts[1], &claims); err != nil {
+		fail("service-account-token", err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(keys[0])
+	if err != nil {
+		fail("service-account-token", err)
+	}
+	keyID := sha256.Sum256(der)
+	signature, err := base64.RawURLEncoding.DecodeString(parts[2])
+	if err != nil {
+		fail("service-account-token", err)
+	}
+	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	verified := false
+	switch key := keys[0].(type) {
+	case *ecdsa.PublicKey:
+		half := len(signature) / 2
+		verified = header.Alg == "ES256" && ecdsa.Verify(key, digest[:], new(big.Int).SetBytes(signature[:half]),
+			new(big.Int).SetBytes(signature[half:]))
+	case *rsa.PublicKey:
+		verified = header.Alg == "RS256" && rsa.VerifyPKCS1v15(key, crypto.SHA256, digest[:], signature) == nil
+	}
+	issuer := env.ControlPlane.APIServer.SecureServing.URL("https", "/").String()
+	report("service-account-token", map[string]any{"alg": header.Alg,
+		"kid-is-envtests-key": header.Kid == base64.RawURLEncoding.EncodeToString(keyID[:]),
+		"verified": verified, "issuer-is-envtests": claims.Iss == issuer})
+}
+
+func decodeSegment(segment string, into any) error {
+	data, err := base64.RawURLEncoding.DecodeString(segment)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, into)
 }
