@@ -25,8 +25,10 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import IO
 
 from ..cluster.processes import spawn, stop_all
@@ -105,11 +107,33 @@ def _worker_argv(serve_argv: Sequence[str], index: int, port: int, etcd_servers:
     return argv
 
 
+def _write_signing_key(directory: Path) -> Path:
+    """A new service-account signing key (RSA 2048, as a server without
+    ``--service-account-signing-key-file`` makes its own), readable by its owner only."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    path = directory / "service-account.key"
+    path.touch(mode=0o600)
+    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                                       serialization.NoEncryption()))
+    return path
+
+
 def run(args: argparse.Namespace, serve_argv: Sequence[str]) -> int:
     """Supervise the store and ``args.workers`` API workers until a signal or a child ends."""
     if args.from_snapshot is not None:
         raise SystemExit("fakeapi: --from-snapshot with --workers: restore it first "
                          "(fakeapi snapshot restore FILE --data-dir DIR), then serve --data-dir DIR")
+    with tempfile.TemporaryDirectory(prefix="fakeapi-workers-") as private:
+        if args.service_account_signing_key_file is None:
+            # One key for every worker: a token one worker issues is one any other accepts.
+            serve_argv = [*serve_argv, "--service-account-signing-key-file", str(_write_signing_key(Path(private)))]
+        return _supervise(args, serve_argv)
+
+
+def _supervise(args: argparse.Namespace, serve_argv: Sequence[str]) -> int:
     holder = bound_socket(args.host, args.port, reuse_port=True)
     port = holder.getsockname()[1]
     store: _Child | None = None

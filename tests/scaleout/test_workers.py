@@ -165,6 +165,29 @@ def test_a_crd_created_through_one_worker_is_served_by_all(workers: ServerProces
             http.close()
 
 
+def test_a_token_one_worker_issues_every_worker_accepts(workers: ServerProcess) -> None:
+    """Without --service-account-signing-key-file the supervisor gives the workers one key: each
+    worker making its own, a token was refused by every worker but the one that issued it."""
+    workers.http.post("/api/v1/namespaces/default/serviceaccounts",
+                      json={"metadata": {"name": "across-workers"}}).raise_for_status()
+    issued = workers.http.post("/api/v1/namespaces/default/serviceaccounts/across-workers/token",
+                               json={"spec": {"expirationSeconds": 600}})
+    assert issued.status_code == 201, issued.text
+    review = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+              "spec": {"token": issued.json()["status"]["token"]}}
+    clients = [_client(workers) for _ in range(16)]  # all on one worker: 1 time in 2**15
+    try:
+        for http in clients:
+            answer = http.post("/apis/authentication.k8s.io/v1/tokenreviews", json=review)
+            assert answer.status_code == 201, answer.text
+            status = answer.json()["status"]
+            assert status.get("authenticated") is True, status
+            assert status["user"]["username"] == "system:serviceaccount:default:across-workers"
+    finally:
+        for http in clients:
+            http.close()
+
+
 def test_fakeapi_over_a_three_member_etcd_cluster_survives_losing_a_member(binaries: None, tmp_path: Path) -> None:
     with EtcdCluster(tmp_path / "etcd") as cluster, ServerProcess(
             tmp_path, "--etcd-servers", ",".join(cluster.client_urls)) as server:
