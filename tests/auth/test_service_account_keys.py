@@ -1,7 +1,7 @@
 """kube-apiserver's service-account key files as fakeapi reads them (``load_signing_keys``; the
 refusals are kube-apiserver v1.35.4's words, taken from the binary), the tokens such keys sign,
 and ``fakeapi serve``'s checks of the issuer and key flags. The differential proof against the
-real server is tests/kasdiff/test_service_account_keys.py."""
+real server is tests/kasdiff/test_service_account_signing.py."""
 
 from __future__ import annotations
 
