@@ -216,6 +216,14 @@ def _is_sec1(der: bytes) -> bool:
     return der[start:start + 4] == b"\x02\x01\x01\x04"
 
 
+def new_signing_key() -> PrivateKey:
+    """A signing key of the server's own, for a server without
+    ``--service-account-signing-key-file``: RSA 2048, as kube's own test keys."""
+    from cryptography.hazmat.primitives.asymmetric import rsa  # at the first token, not at start
+
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
 class TokenSigner:
     """The server's signing key, the tokens it issues, the keys it verifies them with, and its
     OpenID metadata. ``issuers`` are kube's ``--service-account-issuer``s: the first is the
@@ -230,11 +238,7 @@ class TokenSigner:
 
     @cached_property
     def _key(self) -> PrivateKey:
-        if self._keys is not None:
-            return self._keys.private_key
-        from cryptography.hazmat.primitives.asymmetric import rsa
-
-        return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        return self._keys.private_key if self._keys is not None else new_signing_key()
 
     @cached_property
     def _verification_keys(self) -> tuple[_VerificationKey, ...]:

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
+from ..auth.serviceaccount_tokens import new_signing_key
 from ..cluster.processes import spawn, stop_all
 
 #: How long the store and each worker get to print their ready line.
@@ -108,12 +109,11 @@ def _worker_argv(serve_argv: Sequence[str], index: int, port: int, etcd_servers:
 
 
 def _write_signing_key(directory: Path) -> Path:
-    """A new service-account signing key (RSA 2048, as a server without
-    ``--service-account-signing-key-file`` makes its own), readable by its owner only."""
+    """A new service-account signing key, as a server without
+    ``--service-account-signing-key-file`` makes its own, readable by its owner only."""
     from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import rsa
 
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    key = new_signing_key()
     path = directory / "service-account.key"
     path.touch(mode=0o600)
     path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
