@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..apis.catalogue import ETCD_PREFIX, ResourceType, SubresourceType
 from ..machinery.schema import Schema
-from .cel_validation import RuleValidator
 from .structural import StructuralSchema
+
+if TYPE_CHECKING:
+    from .cel_validation import RuleValidator
 
 # --- what the registry serves ---------------------------------------------------------------------
 
@@ -93,6 +95,8 @@ _SUBRESOURCE_VERBS = ("get", "patch", "update")
 def custom_resource_types(crd: Mapping[str, Any]) -> tuple[CustomResourceType, ...]:
     """A (valid) CRD's versions, served or not, named by its accepted names once it has some
     (kube serves a CRD under ``status.acceptedNames``), else its requested names."""
+    from .cel_validation import RuleValidator  # CEL: loaded with the first CRD, not by a start
+
     spec = crd.get("spec") or {}
     names = (crd.get("status") or {}).get("acceptedNames") or {}
     if not names.get("plural"):

@@ -23,7 +23,6 @@ from ..machinery.status import (
     not_supported_error,
     required_error,
 )
-from .cel_validation import RuleValidator, rule_errors
 from .go_values import SCHEMA_FIELDS, go_schema, go_strings, invalid_go_value
 from .structural import StructuralSchema, go_regexp_error
 
@@ -55,6 +54,8 @@ def validation_errors(validation: Mapping[str, Any] | None, status_enabled: bool
     structural checks (or, when those pass, the defaults'), then the per-node OpenAPI checks;
     ``unchanged``: an update keeps this schema as it was (kube then lets its expressions cost
     more than an expression's budget)."""
+    from .cel_validation import rule_errors  # CEL: loaded with the first CRD, not by a start
+
     schema = (validation or {}).get("openAPIV3Schema")
     if not isinstance(schema, Mapping):
         return []
@@ -279,6 +280,8 @@ def _default_errors(schema: Mapping[str, Any], path: str) -> list[FieldError]:
 
 
 def _node_default_errors(node: Mapping[str, Any], path: str, resource_root: bool, inside_meta: bool) -> list[FieldError]:
+    from .cel_validation import RuleValidator  # loaded by validation_errors, which this serves
+
     embedded = resource_root or bool(node.get("x-kubernetes-embedded-resource"))
     if node.get("x-kubernetes-embedded-resource"):
         inside_meta = False
