@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..apis.catalogue import ETCD_PREFIX, ResourceType, SubresourceType
 from ..machinery.schema import Schema
 from .structural import StructuralSchema
+from .validation_rules import NoRules, rule_validator
 
 if TYPE_CHECKING:
     from .cel_validation import RuleValidator
@@ -51,7 +52,7 @@ class CustomResourceType:
     openapi_schema: Mapping[str, Any] = field(hash=False, compare=False, repr=False)
     structural: StructuralSchema = field(hash=False, compare=False, repr=False)
     #: The schema's ``x-kubernetes-validations``, compiled once per CRD write.
-    rules: RuleValidator = field(hash=False, compare=False, repr=False)
+    rules: RuleValidator | NoRules = field(hash=False, compare=False, repr=False)
     printer_columns: tuple[Mapping[str, Any], ...] = field(hash=False, compare=False, repr=False)
     #: ``selectableFields``' paths without the leading dot, as field selectors name them.
     selectable_fields: tuple[str, ...] = ()
@@ -95,8 +96,6 @@ _SUBRESOURCE_VERBS = ("get", "patch", "update")
 def custom_resource_types(crd: Mapping[str, Any]) -> tuple[CustomResourceType, ...]:
     """A (valid) CRD's versions, served or not, named by its accepted names once it has some
     (kube serves a CRD under ``status.acceptedNames``), else its requested names."""
-    from .cel_validation import RuleValidator  # CEL: loaded with the first CRD, not by a start
-
     spec = crd.get("spec") or {}
     names = (crd.get("status") or {}).get("acceptedNames") or {}
     if not names.get("plural"):
@@ -118,7 +117,7 @@ def custom_resource_types(crd: Mapping[str, Any]) -> tuple[CustomResourceType, .
                 scale.get("specReplicasPath") or "", scale.get("statusReplicasPath") or "", scale.get("labelSelectorPath")),
             openapi_schema=openapi_schema,
             structural=StructuralSchema(openapi_schema),
-            rules=RuleValidator(openapi_schema),
+            rules=rule_validator(openapi_schema),
             printer_columns=tuple(version.get("additionalPrinterColumns") or ()),
             selectable_fields=tuple((selectable.get("jsonPath") or "").removeprefix(".")
                                     for selectable in version.get("selectableFields") or ()),

@@ -56,6 +56,27 @@ def test_deferred_features_answer_on_first_use(tmp_path, tls: bool) -> None:
         assert keys.status_code == 200 and keys.json()["keys"][0]["alg"] == "RS256"
 
 
+def test_a_crd_without_rules_loads_no_cel() -> None:
+    """A CRD's validation and its served versions load CEL only when its schema has rules."""
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"size": {"type": "integer"}}}}}
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}]}}
+    code = ("from fakeapi.apiextensions.crd import custom_resource_types\n"
+            "from fakeapi.apiextensions.crd_defaults import default_crd\n"
+            "from fakeapi.apiextensions.crd_validation import validate_crd\n"
+            "crd = {crd!r}\n"
+            "default_crd(crd)\n"
+            "validate_crd(crd)\n"
+            "assert custom_resource_types(crd)[0].rules.validate({{'spec': {{'size': 4}}}}, None, []) == {errors}")
+    assert "fakeapi.cel.engine" not in loaded_by(code.format(crd=crd, errors=[]))
+    schema["properties"]["spec"]["x-kubernetes-validations"] = [{"rule": "self.size <= 3", "message": "at most 3"}]
+    errors = [("spec", "FieldValueInvalid", "Invalid value: at most 3")]
+    assert "fakeapi.cel.engine" in loaded_by(code.format(crd=crd, errors=errors))
+
+
 def test_cel_answers_on_first_use(tmp_path) -> None:
     """A CRD's validation rule and a ValidatingAdmissionPolicy, each the first of its kind in a
     server that started without CEL: the rule refuses a custom resource, the policy a ConfigMap."""
