@@ -224,6 +224,19 @@ def new_signing_key() -> PrivateKey:
     return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
 
+def write_signing_key(directory: Path) -> Path:
+    """A new service-account signing key, as a server without
+    ``--service-account-signing-key-file`` makes its own, readable by its owner only."""
+    from cryptography.hazmat.primitives import serialization
+
+    key = new_signing_key()
+    path = directory / "service-account.key"
+    path.touch(mode=0o600)
+    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                                       serialization.NoEncryption()))
+    return path
+
+
 class TokenSigner:
     """The server's signing key, the tokens it issues, the keys it verifies them with, and its
     OpenID metadata. ``issuers`` are kube's ``--service-account-issuer``s: the first is the
