@@ -129,7 +129,7 @@ class _Stream:
                 status = int(message["status"])
                 self.no_body = self.no_body or status in (204, 304) or status < 200
                 headers = [(b":status", b"%d" % status)]
-                headers += [(bytes(name).strip(), bytes(value).strip()) for name, value in message.get("headers", ())]
+                headers += [(bytes(name).strip().lower(), bytes(value).strip()) for name, value in message.get("headers", ())]
                 headers.append(_DATE())
                 self.headers = headers
                 self.started = True
@@ -205,7 +205,11 @@ class HTTP2Connection:
         self.reader = reader
         self.writer = writer
         self.certificate_user = certificate_user
-        self.h2 = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=False, header_encoding=None))
+        # A response's headers are the app's, names lowercased and both sides stripped here
+        # (``_Stream.send``), hop-by-hop ones never set (the proxy drops its backend's): h2's
+        # checks of them, a third of its work for a response, would find nothing.
+        self.h2 = h2.connection.H2Connection(config=h2.config.H2Configuration(
+            client_side=False, header_encoding=None, validate_outbound_headers=False, normalize_outbound_headers=False))
         self.h2.local_settings = h2.settings.Settings(client=False, initial_values={
             h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: MAX_STREAMS_PER_CONNECTION,
             h2.settings.SettingCodes.MAX_HEADER_LIST_SIZE: MAX_HEADER_LIST_SIZE,
@@ -215,6 +219,9 @@ class HTTP2Connection:
         self.tasks: set[asyncio.Task[None]] = set()
         self.flush_scheduled = False
         self.loop = asyncio.get_running_loop()
+        # When the last request in flight ended (the loop's clock); one timer checks it, not a
+        # timer per request.
+        self.idle_since = self.loop.time()
         self.idle_timer: asyncio.TimerHandle | None = None
         sock = writer.get_extra_info("socket")
         self.client = tuple(sock.getpeername()[:2])
@@ -223,7 +230,7 @@ class HTTP2Connection:
     async def serve(self) -> None:
         self.h2.initiate_connection()
         self.flush()
-        self._idle()
+        self.idle_timer = self.loop.call_later(IDLE_TIMEOUT, self._close_idle)
         try:
             while True:
                 try:
@@ -305,9 +312,6 @@ class HTTP2Connection:
             "query_string": query_string, "root_path": "", "headers": headers, "client": self.client,
             "server": self.server, "state": {}, "extensions": {}, CERTIFICATE_USER: self.certificate_user,
         }
-        if self.idle_timer is not None:
-            self.idle_timer.cancel()
-            self.idle_timer = None
         task = self.loop.create_task(self._run(stream, scope))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -322,19 +326,19 @@ class HTTP2Connection:
             del self.streams[stream.id]
             self.flush_soon()
             if not self.streams:
-                self._idle()
-
-    def _idle(self) -> None:
-        """No request in flight: the connection ends after ``IDLE_TIMEOUT`` unless one comes."""
-        if self.idle_timer is not None:
-            self.idle_timer.cancel()
-        self.idle_timer = self.loop.call_later(IDLE_TIMEOUT, self._close_idle)
+                self.idle_since = self.loop.time()
 
     def _close_idle(self) -> None:
-        if not self.streams:
-            self.h2.close_connection()
-            self.flush()
-            self.writer.close()
+        """Ends the connection once no request has been in flight for ``IDLE_TIMEOUT``, else
+        looks again when that could be."""
+        idle_for = self.loop.time() - self.idle_since
+        if self.streams or idle_for < IDLE_TIMEOUT:
+            self.idle_timer = self.loop.call_later(IDLE_TIMEOUT - idle_for if not self.streams else IDLE_TIMEOUT,
+                                                   self._close_idle)
+            return
+        self.h2.close_connection()
+        self.flush()
+        self.writer.close()
 
     def acknowledge(self, stream_id: int, length: int) -> None:
         """Hands ``length`` bytes of the client's flow-control windows back once read."""

@@ -13,6 +13,7 @@ import h2.connection
 import h2.events
 
 from fakeapi.http.access import CERTIFICATE_USER
+from fakeapi.http import http2
 from fakeapi.http.http2 import HTTP2Connection
 
 App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
@@ -186,4 +187,30 @@ def test_an_app_that_fails_before_answering_is_a_500() -> None:
         async with Client(fail) as client:
             headers, body, _ = await client.response(await client.request(b"GET", b"/"))
             assert (headers[b":status"], headers[b"content-length"], body) == (b"500", b"0", b"")
+    run(test)
+
+
+def test_the_connection_ends_after_the_idle_timeout_without_requests_in_flight(monkeypatch: Any) -> None:
+    monkeypatch.setattr(http2, "IDLE_TIMEOUT", 0.3)
+    answer = asyncio.Event()
+
+    async def slow(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["path"] == "/slow":
+            await answer.wait()
+        await _echo(scope, receive, send)
+
+    async def test() -> None:
+        async with Client(slow) as client:
+            stream_id = await client.request(b"GET", b"/slow")
+            await asyncio.sleep(0.6)  # twice the timeout, a request in flight: still open
+            answer.set()
+            headers, _, _ = await client.response(stream_id)
+            assert headers[b":status"] == b"200"
+            ended = False
+            while not ended:
+                data = await asyncio.wait_for(client.reader.read(65536), 5)
+                if not data:
+                    break
+                ended = any(isinstance(e, h2.events.ConnectionTerminated) for e in client.h2.receive_data(data))
+            assert ended or client.reader.at_eof()
     run(test)
