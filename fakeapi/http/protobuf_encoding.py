@@ -523,10 +523,13 @@ def _shared(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return encode
 
 
+@cache
 def encoder(message_name: str) -> Encoder:
     """The encoder of a message type, by proto name (``k8s.io.api.core.v1.Pod``): its
     message's bytes from the JSON value (``None``: the zero value). Its parts are encoded once
-    per value (``_Generator.share_parts``)."""
+    per value (``_Generator.share_parts``). Made once per type: a Status or a list's ListMeta
+    asks for theirs in every response, and walking the parts again cost a protobuf 404 a tenth
+    of its time."""
     generator = _generator()
     try:
         encode = generator.encoder(message_name)
