@@ -30,6 +30,7 @@ import fcntl
 import hashlib
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -167,9 +168,12 @@ def read_phases(report: Path) -> dict[str, float]:
     return phases
 
 
-def run_suite(home: Path, package: str, server: str, assets: Path, out: Path, focus: str) -> Run:
+def run_suite(home: Path, package: str, server: str, assets: Path, out: Path, focus: str,
+              seed: int | None = None) -> Run:
     """``package``'s suite with ``KUBEBUILDER_ASSETS=assets``, run in its package directory (its
-    specs read their testdata relative to it)."""
+    specs read their testdata relative to it), its specs in ginkgo's order for ``seed`` (main
+    gives both servers the same: a suite's first specs pay the test binary's first uses, so a
+    spec compares with itself only at the same place; ``None``: ginkgo draws one)."""
     stem = f"{package.replace('/', '-')}-{server}"
     report = out / f"{stem}.json"
     report.unlink(missing_ok=True)
@@ -177,7 +181,8 @@ def run_suite(home: Path, package: str, server: str, assets: Path, out: Path, fo
            if not key.startswith("TEST_ASSET_") and key not in ("USE_EXISTING_CLUSTER", "KUBECONFIG")}
     env["KUBEBUILDER_ASSETS"] = str(assets)
     argv = [str(_binary(home, package)), f"-test.timeout={SUITE_TIMEOUT}", "-ginkgo.no-color",
-            f"-ginkgo.json-report={report}", *([f"-ginkgo.focus={focus}"] if focus else [])]
+            f"-ginkgo.json-report={report}", *([f"-ginkgo.seed={seed}"] if seed is not None else []),
+            *([f"-ginkgo.focus={focus}"] if focus else [])]
     start = time.monotonic()
     with open(out / f"{stem}.log", "w") as log:
         subprocess.run(argv, cwd=home / "src" / "pkg" / package, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -286,6 +291,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--server", choices=SERVERS, action="append",
                         help="run on this asset directory only (repeatable; default: both)")
     parser.add_argument("--focus", default="", help="ginkgo's --focus, for every package (a failure alone)")
+    parser.add_argument("--seed", type=int, default=random.randrange(1, 2**31),
+                        help="ginkgo's random seed, for every run (default: one drawn for this invocation)")
     parser.add_argument("--results", type=Path,
                         help="where the reports, logs and summary go (default: results/envtest-suites-<time>/)")
     args = parser.parse_args(argv)
@@ -301,11 +308,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         assets = {"kube": kube_assets, "fakeapi": Path(fakeapi_assets)}
         for package in packages:
             for server in servers:
-                run = run_suite(home, package, server, assets[server], out, args.focus)
+                run = run_suite(home, package, server, assets[server], out, args.focus, args.seed)
                 print(f"envtest-suites: pkg/{package} on {server}: {run.passed} passed, {run.failed} failed "
                       f"in {run.seconds:.0f} s {run.error}", file=sys.stderr)
                 runs.append(run)
-    summary = summarize(runs)
+    summary = f"ginkgo's seed: {args.seed}\n\n" + summarize(runs)
     (out / "summary.md").write_text(summary + "\n")
     print(summary)
     return 1 if blamed(runs) or any(run.error for run in runs) else 0
