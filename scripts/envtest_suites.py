@@ -30,13 +30,14 @@ import fcntl
 import hashlib
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -66,6 +67,8 @@ class Spec:
     state: str
     #: The first line of the failure.
     message: str = ""
+    #: How long it ran (ginkgo's RunTime, its BeforeEach and AfterEach included).
+    seconds: float = 0.0
 
 
 @dataclass
@@ -78,6 +81,9 @@ class Run:
     seconds: float
     #: Set when the suite wrote no report (the binary crashed or timed out before the end).
     error: str = ""
+    #: Seconds of the suite's own nodes by type (``BeforeSuite``: envtest's start; ``AfterSuite``:
+    #: its stop) and of its specs (``specs``), from the report.
+    phases: dict[str, float] = field(default_factory=dict)
 
     def count(self, states: frozenset[str]) -> int:
         return sum(1 for spec in self.specs if spec.state in states)
@@ -146,13 +152,28 @@ def read_specs(report: Path) -> list[Spec]:
             if spec["LeafNodeType"] != "It" or spec["State"] == "skipped" and not message:
                 continue
             name = " ".join(text for text in (*(spec.get("ContainerHierarchyTexts") or ()), spec["LeafNodeText"]) if text)
-            specs.append(Spec(name, spec["State"], message.splitlines()[0] if message else ""))
+            specs.append(Spec(name, spec["State"], message.splitlines()[0] if message else "",
+                              (spec.get("RunTime") or 0) / 1e9))
     return specs
 
 
-def run_suite(home: Path, package: str, server: str, assets: Path, out: Path, focus: str) -> Run:
+def read_phases(report: Path) -> dict[str, float]:
+    """Seconds of the report's suite nodes by type (``BeforeSuite``, ``AfterSuite``, ...) and of
+    its specs together (``specs``)."""
+    phases: dict[str, float] = {}
+    for suite in json.loads(report.read_text()):
+        for spec in suite.get("SpecReports") or []:
+            phase = "specs" if spec["LeafNodeType"] == "It" else spec["LeafNodeType"]
+            phases[phase] = phases.get(phase, 0.0) + (spec.get("RunTime") or 0) / 1e9
+    return phases
+
+
+def run_suite(home: Path, package: str, server: str, assets: Path, out: Path, focus: str,
+              seed: int | None = None) -> Run:
     """``package``'s suite with ``KUBEBUILDER_ASSETS=assets``, run in its package directory (its
-    specs read their testdata relative to it)."""
+    specs read their testdata relative to it), its specs in ginkgo's order for ``seed`` (main
+    gives both servers the same: a suite's first specs pay the test binary's first uses, so a
+    spec compares with itself only at the same place; ``None``: ginkgo draws one)."""
     stem = f"{package.replace('/', '-')}-{server}"
     report = out / f"{stem}.json"
     report.unlink(missing_ok=True)
@@ -160,14 +181,15 @@ def run_suite(home: Path, package: str, server: str, assets: Path, out: Path, fo
            if not key.startswith("TEST_ASSET_") and key not in ("USE_EXISTING_CLUSTER", "KUBECONFIG")}
     env["KUBEBUILDER_ASSETS"] = str(assets)
     argv = [str(_binary(home, package)), f"-test.timeout={SUITE_TIMEOUT}", "-ginkgo.no-color",
-            f"-ginkgo.json-report={report}", *([f"-ginkgo.focus={focus}"] if focus else [])]
+            f"-ginkgo.json-report={report}", *([f"-ginkgo.seed={seed}"] if seed is not None else []),
+            *([f"-ginkgo.focus={focus}"] if focus else [])]
     start = time.monotonic()
     with open(out / f"{stem}.log", "w") as log:
         subprocess.run(argv, cwd=home / "src" / "pkg" / package, env=env, stdout=log, stderr=subprocess.STDOUT)
     seconds = time.monotonic() - start
     if not report.exists():
         return Run(package, server, [], seconds, error=f"no report: see {out / f'{stem}.log'}")
-    return Run(package, server, read_specs(report), seconds)
+    return Run(package, server, read_specs(report), seconds, phases=read_phases(report))
 
 
 def blamed(runs: Sequence[Run]) -> list[tuple[str, str, str]]:
@@ -202,12 +224,64 @@ def summarize(runs: Sequence[Run]) -> str:
             else:
                 cells += [str(run.passed), str(run.failed), f"{run.seconds:.0f} s"]
         lines.append(f"| pkg/{package} | " + " | ".join(cells) + " |")
+    lines += _phases(runs, servers)
     failures = blamed(runs)
     if failures:
         lines += ["", "Failed on fakeapi, passed on the real binaries:" if "kube" in servers else "Failed:"]
         lines += [f"- pkg/{package}: {name}: {message}" for package, name, message in failures]
     lines += [f"- pkg/{run.package} on {run.server}: {run.error}" for run in runs if run.error]
     return "\n".join(lines)
+
+
+#: The suite nodes shown beside the specs: envtest's start and stop.
+PHASES = ("BeforeSuite", "specs", "AfterSuite")
+#: ``_phases`` names at most this many of a package's specs that fakeapi ran in more than half
+#: the real binaries' time.
+SLOW_SPECS = 10
+
+
+def _phases(runs: Sequence[Run], servers: Sequence[str]) -> list[str]:
+    """Where each run's time went (envtest's start, the specs, its stop); with both servers, the
+    real binaries' time over fakeapi's per phase, and the specs fakeapi did not run in half the
+    real binaries' time, by how much they missed it."""
+    with_phases = [run for run in runs if run.phases]
+    if not with_phases:
+        return []
+    lines = ["", "| package | server | " + " | ".join(PHASES) + " |", "|---|---" + "|---" * len(PHASES) + "|"]
+    for run in with_phases:
+        lines.append(f"| pkg/{run.package} | {run.server} | "
+                     + " | ".join(f"{run.phases.get(phase, 0.0):.2f} s" for phase in PHASES) + " |")
+    by_key = {(run.package, run.server): run for run in with_phases}
+    for package in dict.fromkeys(run.package for run in with_phases):
+        kube, fakeapi = by_key.get((package, "kube")), by_key.get((package, "fakeapi"))
+        if kube is None or fakeapi is None or "kube" not in servers:
+            continue
+        ratios = ", ".join(f"{phase} {kube.phases.get(phase, 0.0) / fakeapi.phases[phase]:.2f}x"
+                           for phase in PHASES if fakeapi.phases.get(phase))
+        lines += ["", f"pkg/{package}, the real binaries' time over fakeapi's: {ratios}"]
+        slow = sorted(((spec.seconds - kube_spec.seconds / 2, kube_spec.seconds, spec.seconds, spec.name)
+                       for spec, kube_spec in _paired(fakeapi.specs, kube.specs)
+                       if spec.seconds > kube_spec.seconds / 2), reverse=True)[:SLOW_SPECS]
+        if slow:
+            lines.append(f"pkg/{package}, the specs furthest from half the real binaries' time (kube, fakeapi):")
+            lines += [f"- {name}: {kube_seconds:.3f} s, {seconds:.3f} s" for _, kube_seconds, seconds, name in slow]
+    return lines
+
+
+def _paired(specs: Sequence[Spec], others: Sequence[Spec]) -> list[tuple[Spec, Spec]]:
+    """Each spec of ``specs`` with the one of ``others`` of its name (the n-th of a name with the
+    n-th: two specs of a suite may share one), both passed."""
+    by_name: dict[str, list[Spec]] = {}
+    for other in others:
+        by_name.setdefault(other.name, []).append(other)
+    seen: dict[str, int] = {}
+    pairs = []
+    for spec in specs:
+        index = seen[spec.name] = seen.get(spec.name, -1) + 1
+        namesakes = by_name.get(spec.name, [])
+        if index < len(namesakes) and spec.state == namesakes[index].state == "passed":
+            pairs.append((spec, namesakes[index]))
+    return pairs
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -217,6 +291,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--server", choices=SERVERS, action="append",
                         help="run on this asset directory only (repeatable; default: both)")
     parser.add_argument("--focus", default="", help="ginkgo's --focus, for every package (a failure alone)")
+    parser.add_argument("--seed", type=int, default=random.randrange(1, 2**31),
+                        help="ginkgo's random seed, for every run (default: one drawn for this invocation)")
     parser.add_argument("--results", type=Path,
                         help="where the reports, logs and summary go (default: results/envtest-suites-<time>/)")
     args = parser.parse_args(argv)
@@ -232,11 +308,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         assets = {"kube": kube_assets, "fakeapi": Path(fakeapi_assets)}
         for package in packages:
             for server in servers:
-                run = run_suite(home, package, server, assets[server], out, args.focus)
+                run = run_suite(home, package, server, assets[server], out, args.focus, args.seed)
                 print(f"envtest-suites: pkg/{package} on {server}: {run.passed} passed, {run.failed} failed "
                       f"in {run.seconds:.0f} s {run.error}", file=sys.stderr)
                 runs.append(run)
-    summary = summarize(runs)
+    summary = f"ginkgo's seed: {args.seed}\n\n" + summarize(runs)
     (out / "summary.md").write_text(summary + "\n")
     print(summary)
     return 1 if blamed(runs) or any(run.error for run in runs) else 0

@@ -127,16 +127,20 @@ def run_etcd(argv: list[str]) -> int:
         print(f"fakeapi etcd: {err}", file=sys.stderr)
         return 1
     stopping = threading.Event()
+    # A signal also writes a byte to ``woken`` (the C handler's wakeup fd), which the select
+    # waits on with the listeners: envtest's SIGTERM ends the wait at once, where the select
+    # retried after Python's handler until its timeout (up to PARENT_POLL, on every stop).
+    woken, wake = socket.socketpair()
+    wake.setblocking(False)
+    signal.set_wakeup_fd(wake.fileno())
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stopping.set())
     watch_parent(stopping.set)
     while not stopping.is_set():
-        try:
-            readable, _, _ = select.select(listeners, [], [], PARENT_POLL)
-        except InterruptedError:
-            continue
+        readable, _, _ = select.select([*listeners, woken], [], [], PARENT_POLL)
         for listener in readable:
-            answer_health(listener.accept()[0])
+            if listener is not woken:
+                answer_health(listener.accept()[0])
     for listener in listeners:
         listener.close()
     return 0

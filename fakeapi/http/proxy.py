@@ -47,7 +47,7 @@ from urllib.parse import quote, urlencode
 
 import orjson
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from ..apis.apiregistration.conditions import AVAILABLE
 from ..apis.apiregistration.transport import ClientFiles, backend_tls_context
@@ -58,7 +58,7 @@ from ..machinery.status import StatusError
 from ..registry.registry import Registry
 from .limits import DEFAULT_REQUEST_TIMEOUT, request_timeout, timeout_response
 from .request_info import CONNECT_SUBRESOURCES, RequestInfo, request_info_of
-from .responses import status_response
+from .responses import StreamResponse, status_response
 
 if TYPE_CHECKING:
     import aiohttp
@@ -314,7 +314,7 @@ class APIServiceProxy:
             return proxy_error(str(err), 503)
         except TimeoutError:  # the request's deadline, before the backend answered
             return timeout_response()
-        response = StreamingResponse(answer.chunks(deadline), status_code=answer.status)
+        response = StreamResponse(answer.chunks(deadline), status_code=answer.status)
         response.raw_headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers]
         return response
 

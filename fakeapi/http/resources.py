@@ -14,7 +14,7 @@ from typing import Any, Protocol, TypeVar
 
 import orjson
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from ..admission.webhook import request as webhook_request
 from ..apiextensions.structural import StructuralSchema
@@ -65,7 +65,7 @@ from .negotiation import (
 from .protobuf_views import PARTIAL_OBJECT_METADATA as PROTOBUF_METADATA
 from .protobuf_views import ProtobufView, status_body, status_event
 from .request_info import ResourceRequest, request_info_of, request_query
-from .responses import CHUNKED_TRANSPORT, TRANSPORT, body_response, status_response
+from .responses import CHUNKED_TRANSPORT, TRANSPORT, StreamResponse, body_response, status_response
 
 #: kube-apiserver's limit on a JSON request body (``maxRequestBodyBytes``).
 MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -552,7 +552,7 @@ async def watch(served: ResourceStore, namespace: str | None, opts: ListOptions,
         # Its context has expired before it starts: kube's watch ends at once (with or without
         # an error event, as a race decides; an empty stream here).
         check_streamable(out.media_type)
-        return StreamingResponse(_once(b""), media_type=media_type)
+        return StreamResponse(_once(b""), media_type=media_type)
     start = await served.watch(namespace, opts, out.view)
     try:
         # kube's watch handler picks the stream serializer after the storage's Watch started
@@ -570,7 +570,7 @@ async def watch(served: ResourceStore, namespace: str | None, opts: ListOptions,
             event = status_event(err.to_dict())
         else:
             event = json_event("ERROR", orjson.dumps(err.to_dict()))
-        return StreamingResponse(_once(event), media_type=media_type)
+        return StreamResponse(_once(event), media_type=media_type)
     watcher = start.watcher
     if transport is not None:  # a watcher that falls behind is cut off, its connection with it
         watcher.on_terminated = transport.abort
@@ -588,7 +588,7 @@ async def watch(served: ResourceStore, namespace: str | None, opts: ListOptions,
             if cost is not None:
                 cost.response_bytes += watcher.bytes_written_directly
 
-    return StreamingResponse(body(), media_type=media_type)
+    return StreamResponse(body(), media_type=media_type)
 
 
 #: A watch writes its live events to its connection directly while less than this is waiting

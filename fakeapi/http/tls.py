@@ -1,6 +1,6 @@
-"""Serving the API over TLS, with HTTP/2 (``--tls``): Hypercorn's HTTP/1.1 and HTTP/2 protocol
-machinery (h11, h2; the protocol chosen by ALPN, ``h2`` first as Go's servers offer it) on
-connections this module accepts itself.
+"""Serving the API over TLS, with HTTP/2 (``--tls``), on connections this module accepts itself:
+the protocol chosen by ALPN, ``h2`` first as Go's servers offer it; HTTP/2 served by
+``fakeapi.http.http2`` (on h2), HTTP/1.1 by Hypercorn's protocol machinery (h11).
 
 Why not uvicorn: it speaks HTTP/1.1 only, and client-go multiplexes its watches over one HTTP/2
 connection to a real kube-apiserver; HTTP/1.1 would open a connection per watch. Why not
@@ -33,11 +33,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..auth.authentication import UserInfo, certificate_user
 from .access import CERTIFICATE_USER
+from .http2 import HTTP2Connection
 from .limits import IDLE_TIMEOUT
-
-#: kube-apiserver's ``--http2-max-streams-per-connection`` default: watches a client may
-#: multiplex over one connection.
-MAX_STREAMS_PER_CONNECTION = 1000
 
 
 def server_context(cert_file: Path, key_file: Path, client_ca_files: Sequence[Path]) -> ssl.SSLContext:
@@ -82,10 +79,8 @@ class TLSServer:
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
 
     def __post_init__(self) -> None:
-        self._config.h2_max_concurrent_streams = MAX_STREAMS_PER_CONNECTION
         self._config.keep_alive_timeout = IDLE_TIMEOUT
-        # Hypercorn ends a connection after 1,000 requests (GOAWAY): a client-go process sends
-        # all its requests, watches included, over one connection, which kube never ends.
+        # Hypercorn ends a connection after 1,000 requests: kube never ends a client's.
         self._config.keep_alive_max_requests = 2**62
         self._config.accesslog = None
         self._config.errorlog = None
@@ -118,9 +113,18 @@ class TLSServer:
         assert task is not None
         self._connections.add(task)
         try:
-            app = _ConnectionApp(self.app, self._certificate_user(writer.get_extra_info("ssl_object")))
-            await TCPServer(ASGIWrapper(app), asyncio.get_running_loop(), self._config, self._context, {},
-                            reader, writer)
+            ssl_object = writer.get_extra_info("ssl_object")
+            user = self._certificate_user(ssl_object)
+            if ssl_object is not None and ssl_object.selected_alpn_protocol() == "h2":
+                await HTTP2Connection(self.app, reader, writer, user).serve()
+            else:
+                await TCPServer(ASGIWrapper(_ConnectionApp(self.app, user)), asyncio.get_running_loop(), self._config,
+                                self._context, {}, reader, writer)
+        except asyncio.CancelledError:
+            # The server stops (``serve`` cancels every connection): the connection's end, not
+            # an error. Python 3.11's stream callback asks a cancelled task for its exception and
+            # logs the CancelledError with its traceback, 15 ms of a stop for the first alone.
+            pass
         finally:
             self._connections.discard(task)
 

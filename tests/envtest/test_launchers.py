@@ -147,6 +147,22 @@ def test_etcd_answers_health_as_etcd_and_stops_on_sigterm(tmp_path: Path) -> Non
             process.wait()
 
 
+def test_etcd_stops_on_sigterm_without_waiting_out_its_poll() -> None:
+    """envtest's stop waits for the process: SIGTERM ends its wait for a connection at once
+    (the poll made a minute long here, which the test would wait out otherwise)."""
+    port = _free_port()
+    etcd = subprocess.Popen([sys.executable, "-c", "import sys; from fakeapi.cli import envtest_etcd as e; "
+                             "e.PARENT_POLL = 60; sys.exit(e.run_etcd(sys.argv[1:]))",
+                             f"--listen-client-urls=http://127.0.0.1:{port}"])
+    try:
+        _answers(port, etcd)
+        etcd.send_signal(signal.SIGTERM)
+        assert etcd.wait(10) == 0
+    finally:
+        etcd.kill()
+        etcd.wait()
+
+
 @pytest.mark.parametrize(("name", "module", "argv"), [
     ("kube-apiserver", ["fakeapi.cli.envtest", "kube-apiserver"], argv) for argv in
     (["--help"], ["-h"], ["--version"], ["--version=false", "--nope"], ["--help", "--nope"])

@@ -9,6 +9,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 # The runner is a script, not a package: imported from its directory, as it runs.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import envtest_suites as runner  # noqa: E402
@@ -58,3 +60,25 @@ def test_report_counts_specs_of_the_same_name_and_leaves_out_the_suites_nodes(tm
     assert [(s.name, s.state, s.message) for s in specs] == [
         ("Client Get works", "passed", ""), ("Client Get works", "passed", ""),
         ("Client Get scales", "failed", "Unexpected error:"), ("Client Get pending", "pending", "")]
+
+
+def test_phases_and_the_specs_furthest_from_half_the_real_binaries_time(tmp_path: Path) -> None:
+    def node(node_type: str, seconds: float, leaf: str = "", state: str = "passed") -> dict[str, object]:
+        return {"ContainerHierarchyTexts": ["Client"] if leaf else [], "LeafNodeType": node_type, "LeafNodeText": leaf,
+                "State": state, "RunTime": int(seconds * 1e9)}
+
+    runs = []
+    for server, times in (("kube", (5.0, 0.2, 0.2, 0.1, 0.4, 1.0)), ("fakeapi", (1.0, 0.05, 0.15, 0.04, 0.3, 0.1))):
+        report = tmp_path / f"{server}.json"
+        start, same_a, same_b, fast, failing, stop = times
+        report.write_text(json.dumps([{"SpecReports": [
+            node("BeforeSuite", start), node("It", same_a, "twin"), node("It", same_b, "twin"), node("It", fast, "quick"),
+            node("It", failing, "flaky", "failed" if server == "fakeapi" else "passed"), node("AfterSuite", stop)]}]))
+        runs.append(runner.Run("client", server, runner.read_specs(report), 9.0, phases=runner.read_phases(report)))
+    assert runs[1].phases == pytest.approx({"BeforeSuite": 1.0, "specs": 0.54, "AfterSuite": 0.1})
+    summary = runner.summarize(runs)
+    assert "| pkg/client | fakeapi | 1.00 s | 0.54 s | 0.10 s |" in summary
+    assert "pkg/client, the real binaries' time over fakeapi's: BeforeSuite 5.00x, specs 1.67x, AfterSuite 10.00x" in summary
+    # The second "twin" is paired with kube's second, the failed spec with none.
+    slow = summary.split("furthest from half the real binaries' time (kube, fakeapi):\n")[1].split("\n\n")[0]
+    assert slow == "- Client twin: 0.200 s, 0.150 s"
