@@ -68,7 +68,7 @@ class _Evaluation:
         # every expression of the evaluation reads the same request: its values are converted
         # for the engine once (the match conditions see no variables)
         self.values = {**bindings, cel_admission.VARIABLES: {}}
-        self.bindings = Activation(self.values)
+        self.bindings = Activation(self.values, hook.validation_programs)
         #: The bindings without ``authorizer`` (kube's audit annotations have none), made for
         #: the first audit annotation that reads it.
         self._unauthorized: Activation | None = None
