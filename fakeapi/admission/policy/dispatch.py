@@ -158,6 +158,8 @@ class PolicyDispatcher:
     def _hooks(self) -> tuple[PolicyHook, ...]:
         policies = self._list(ADMISSION_GROUP, "ValidatingAdmissionPolicy", None)
         bindings = self._list(ADMISSION_GROUP, "ValidatingAdmissionPolicyBinding", None)
+        if not policies or not bindings:  # no policy is bound (the lister's empty lists are new ones)
+            return ()
         compiled = self._compiled
         if compiled is not None and compiled[0] is policies and compiled[1] is bindings:
             return compiled[2]

@@ -62,6 +62,8 @@ class WebhookDispatcher:
     def _hooks(self, mutating: bool) -> tuple[Webhook, ...]:
         kind = "MutatingWebhookConfiguration" if mutating else "ValidatingWebhookConfiguration"
         configurations = self._list(ADMISSION_GROUP, kind, None)
+        if not configurations:  # the lister's empty lists are new ones: none is compiled
+            return ()
         compiled = self._compiled.get(mutating)
         if compiled is not None and compiled[0] is configurations:
             return compiled[1]
