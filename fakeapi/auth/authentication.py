@@ -7,9 +7,13 @@ The chain, in kube's order, each asked once per request:
 * a client certificate the TLS handshake verified against the client CA (``x509``: the
   common name is the user, the organizations its groups), found per connection by the server;
 * a bearer token (``Authorization: Bearer ...``): the static tokens of ``--token-file`` and
-  ``--token`` (kube's ``--token-auth-file``), then the service-account tokens this server
-  issued (``serviceaccounts/token``), checked as kube checks them (signature, issuer, audience,
-  times, the service account and the object it is bound to still there);
+  ``--token`` (kube's ``--token-auth-file``), then the legacy service-account tokens of
+  ``kubernetes.io/service-account-token`` Secrets (issuer ``kubernetes/serviceaccount``, signed
+  by kube-controller-manager's token controller with a key of ``--service-account-key-file``:
+  the Secret must still hold the token, and is labelled with the day it was last used), then
+  the service-account tokens this server issued (``serviceaccounts/token``), checked as kube
+  checks them (signature, issuer, audience, times, the service account and the object it is
+  bound to still there);
 * anonymous (``--anonymous-auth``): a request with no credentials is ``system:anonymous`` in
   ``system:unauthenticated``.
 
@@ -24,20 +28,26 @@ uids, userextras). ``TokenReview`` asks the token authenticators only.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import csv
+import datetime
 import hashlib
+import hmac
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 
 from ..admission import Lookup
+from ..machinery import warning
 from ..machinery.golang import go_aggregate, go_quote
 from ..machinery.managed_fields import parse_time
 from .serviceaccount_tokens import (
     LEEWAY_SECONDS,
+    LEGACY_ISSUER,
     USERNAME_PREFIX,
     TokenError,
     TokenSigner,
@@ -60,6 +70,16 @@ _NODE_UID_KEY = "authentication.kubernetes.io/node-uid"
 #: token and the audiences asked for.
 SUCCESS_CACHE_SECONDS = 10.0
 SUCCESS_CACHE_SIZE = 4096
+#: The private claims of a legacy token (``legacyPrivateClaims``), checked in kube's order.
+_LEGACY_CLAIMS = (("kubernetes.io/serviceaccount/namespace", "namespace claim is missing"),
+                  ("kubernetes.io/serviceaccount/secret.name", "secretName claim is missing"),
+                  ("kubernetes.io/serviceaccount/service-account.name", "serviceAccountName claim is missing"),
+                  ("kubernetes.io/serviceaccount/service-account.uid", "serviceAccountUID claim is missing"))
+#: ``serviceaccount.LastUsedLabelKey`` and ``InvalidSinceLabelKey``: the legacy token tracking.
+LEGACY_TOKEN_LAST_USED = "kubernetes.io/legacy-token-last-used"
+LEGACY_TOKEN_INVALID_SINCE = "kubernetes.io/legacy-token-invalid-since"
+AUTO_GENERATED_TOKEN_WARNING = ("Use tokens from the TokenRequest API or manually created secret-based tokens "
+                                "instead of auto-generated secret-based tokens.")
 #: What the bearer-token authenticator answers for a token no authenticator knows.
 INVALID_BEARER_TOKEN = "invalid bearer token"
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -107,11 +127,13 @@ ANONYMOUS_USER = UserInfo(ANONYMOUS, "", (ALL_UNAUTHENTICATED,))
 @dataclass(frozen=True, slots=True)
 class TokenAuthentication:
     """What the token authenticators say of a token: the user and audiences if it authenticates,
-    else the error kube reports (possibly empty)."""
+    else the error kube reports (possibly empty); the warnings authenticating it earned, which
+    every use of it adds to its request, from the cache too (kube's token cache replays them)."""
 
     user: UserInfo | None = None
     audiences: tuple[str, ...] = ()
     error: str = ""
+    warnings: tuple[str, ...] = ()
 
 
 def _with_authenticated_group(user: UserInfo) -> UserInfo:
@@ -121,17 +143,26 @@ def _with_authenticated_group(user: UserInfo) -> UserInfo:
     return UserInfo(user.name, user.uid, (*user.groups, ALL_AUTHENTICATED), user.extra)
 
 
+class SecretLabeller(Protocol):
+    """Sets a label of a Secret as kube-apiserver's loopback client patches it."""
+
+    def __call__(self, namespace: str, name: str, key: str, value: str) -> None: ...
+
+
 class Authenticator:
     """The authenticator chain (see the module doc). ``api_audiences`` is kube's
     ``--api-audiences`` (its default: the issuer); ``static_tokens`` maps the tokens of
     ``--token-file``/``--token`` to their users; ``unauthenticated`` is who a request without
-    credentials is (``--anonymous-auth``: ``system:anonymous``; None: 401)."""
+    credentials is (``--anonymous-auth``: ``system:anonymous``; None: 401); ``label_secret``
+    records a legacy token's use on its Secret."""
 
     def __init__(self, signer: TokenSigner, lookup: Lookup, api_audiences: tuple[str, ...],
                  clock: Callable[[], float] = time.time, *, static_tokens: Mapping[str, UserInfo] | None = None,
-                 unauthenticated: UserInfo | None = ANONYMOUS_USER) -> None:
+                 unauthenticated: UserInfo | None = ANONYMOUS_USER,
+                 label_secret: SecretLabeller | None = None) -> None:
         self.signer = signer
         self._lookup = lookup
+        self._label_secret = label_secret
         self.api_audiences = api_audiences
         self._clock = clock
         #: The static token authenticator's users, ``system:authenticated`` added once here.
@@ -164,12 +195,15 @@ class Authenticator:
         key = (token, wanted)
         cached = self._successes.get(key)
         if cached is not None and cached[0] > now:
-            return cached[1]
-        found = self._authenticate(token, wanted)
-        if found.user is not None:
-            if len(self._successes) >= SUCCESS_CACHE_SIZE:
-                del self._successes[next(iter(self._successes))]  # the oldest entry
-            self._successes[key] = (now + SUCCESS_CACHE_SECONDS, found)
+            found = cached[1]
+        else:
+            found = self._authenticate(token, wanted)
+            if found.user is not None:
+                if len(self._successes) >= SUCCESS_CACHE_SIZE:
+                    del self._successes[next(iter(self._successes))]  # the oldest entry
+                self._successes[key] = (now + SUCCESS_CACHE_SECONDS, found)
+        for text in found.warnings:
+            warning.add(text)
         return found
 
     def _authenticate(self, token: str, wanted: tuple[str, ...]) -> TokenAuthentication:
@@ -181,7 +215,8 @@ class Authenticator:
                 return TokenAuthentication(static, implicit)
             return TokenAuthentication(error=INVALID_BEARER_TOKEN)
         try:
-            found = self._service_account_token(token, wanted)
+            # kube's union asks the legacy authenticator first; a token is one issuer's or the other's.
+            found = self._legacy_token(token, wanted) or self._service_account_token(token, wanted)
         except TokenError as err:
             return TokenAuthentication(error=go_aggregate([INVALID_BEARER_TOKEN, str(err)]))
         if found is None:
@@ -191,10 +226,16 @@ class Authenticator:
     def _service_account_token(self, token: str, wanted: tuple[str, ...]) -> TokenAuthentication | None:
         """``jwtTokenAuthenticator.AuthenticateToken`` and ``claims.go``'s ``validator``."""
         now = int(self._clock())
-        verified = self.signer.verify(token, now)
+        verified = self.signer.verify(token)
         if verified is None:
             return None
         claims = verified.claims
+        granted = self._granted_audiences(claims, wanted)
+        self.signer.check_times(claims, now)
+        return TokenAuthentication(_with_authenticated_group(self._validate(verified.private, claims, now)), granted)
+
+    def _granted_audiences(self, claims: Json, wanted: tuple[str, ...]) -> tuple[str, ...]:
+        """The token's audiences (a legacy token has none: the API audiences) that were asked for."""
         token_audiences = tuple(claims.get("aud") or ()) if isinstance(claims.get("aud"), list) else (
             (claims["aud"],) if isinstance(claims.get("aud"), str) else ())
         if not token_audiences:
@@ -203,8 +244,64 @@ class Authenticator:
         if not granted:
             raise TokenError(f"token audiences {_go_strings(token_audiences)} is invalid for the target audiences "
                              f"{_go_strings(wanted)}")
-        self.signer.check_times(claims, now)
-        return TokenAuthentication(_with_authenticated_group(self._validate(verified.private, claims, now)), granted)
+        return granted
+
+    def _legacy_token(self, token: str, wanted: tuple[str, ...]) -> TokenAuthentication | None:
+        """The legacy ``jwtTokenAuthenticator`` (issuer ``kubernetes/serviceaccount``, no times
+        checked) and ``legacyValidator`` with ``--service-account-lookup`` (kube's default)."""
+        verified = self.signer.verify(token, (LEGACY_ISSUER,))
+        if verified is None:
+            return None
+        claims = verified.claims
+        granted = self._granted_audiences(claims, wanted)
+        subject = claims.get("sub")
+        if not subject or not isinstance(subject, str):
+            raise TokenError("sub claim is missing")
+        for claim, missing in _LEGACY_CLAIMS:
+            if not claims.get(claim):
+                raise TokenError(missing)
+        namespace, secret_name, account_name, account_uid = (claims[claim] for claim, _ in _LEGACY_CLAIMS)
+        if split_service_account_username(subject) != (namespace, account_name):
+            raise TokenError("sub claim is invalid")
+        secret = self._lookup("", "Secret", namespace, secret_name)
+        if secret is None or secret["metadata"].get("deletionTimestamp"):
+            raise TokenError("Token has been invalidated")
+        if not hmac.compare_digest(_secret_token(secret), token.encode()):
+            raise TokenError("Token does not match server's copy")
+        account = self._lookup("", "ServiceAccount", namespace, account_name)
+        if account is None:
+            raise TokenError(f'serviceaccounts "{account_name}" not found')
+        if account["metadata"].get("deletionTimestamp"):
+            raise TokenError(f"ServiceAccount {namespace}/{account_name} has been deleted")
+        if account["metadata"].get("uid", "") != account_uid:
+            raise TokenError(f"ServiceAccount UID ({account['metadata'].get('uid', '')}) does not match claim "
+                             f"({account_uid})")
+        labels = secret["metadata"].get("labels") or {}
+        if labels.get(LEGACY_TOKEN_INVALID_SINCE):
+            self._mark_used(secret, labels)
+            raise TokenError(f"the token in secret {namespace}/{secret_name} for service account "
+                             f"{namespace}/{account_name} has been marked invalid. Use tokens from the TokenRequest "
+                             f"API or manually created secret-based tokens, or remove the "
+                             f"'{LEGACY_TOKEN_INVALID_SINCE}' label from the secret to temporarily allow use of "
+                             f"this token")
+        # Auto-generated: one of the Secrets the account lists (as the token controller made them).
+        auto_generated = any(isinstance(ref, dict) and ref.get("name") == secret_name
+                             for ref in account.get("secrets") or ())
+        self._mark_used(secret, labels)
+        user = UserInfo(make_username(namespace, account_name), account_uid, make_group_names(namespace))
+        return TokenAuthentication(_with_authenticated_group(user), granted,
+                                   warnings=(AUTO_GENERATED_TOKEN_WARNING,) if auto_generated else ())
+
+    def _mark_used(self, secret: Json, labels: Mapping[str, str]) -> None:
+        """``patchSecretWithLastUsedDate``: today's date (UTC) unless the label has it already
+        (or tomorrow's: clocks differ)."""
+        now = datetime.datetime.fromtimestamp(self._clock(), datetime.UTC)
+        today = now.strftime("%Y-%m-%d")
+        if self._label_secret is None or labels.get(LEGACY_TOKEN_LAST_USED) in (
+                today, (now + datetime.timedelta(days=1)).strftime("%Y-%m-%d")):
+            return
+        self._label_secret(secret["metadata"]["namespace"], secret["metadata"]["name"], LEGACY_TOKEN_LAST_USED,
+                           today)
 
     def _validate(self, private: Json, claims: Json, now: int) -> UserInfo:
         """The objects the claims name must still be there, with the same uids, not deleted more
@@ -247,6 +344,14 @@ class Authenticator:
             extra[CREDENTIAL_ID_KEY] = (f"JTI={claims['jti']}",)
         name = account.get("name", "")
         return UserInfo(make_username(namespace, name), account.get("uid", ""), make_group_names(namespace), extra)
+
+
+def _secret_token(secret: Json) -> bytes:
+    """The Secret's ``data.token``, decoded (empty if it has none)."""
+    try:
+        return base64.b64decode((secret.get("data") or {}).get("token") or "", validate=True)
+    except (binascii.Error, ValueError):
+        return b""
 
 
 def _go_strings(values: Iterable[str]) -> str:

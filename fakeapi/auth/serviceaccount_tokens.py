@@ -23,7 +23,7 @@ import hashlib
 import re
 import uuid
 from dataclasses import dataclass
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 
 Json = dict[str, Any]
 
+#: ``serviceaccount.LegacyIssuer``: the issuer of the tokens kube-controller-manager's token
+#: controller writes into ``kubernetes.io/service-account-token`` Secrets.
+LEGACY_ISSUER = "kubernetes/serviceaccount"
 #: ``serviceaccount.ServiceAccountUsernamePrefix``.
 USERNAME_PREFIX = "system:serviceaccount:"
 #: ``WarnOnlyBoundTokenExpirationSeconds``: what kubelet asks for; kube then issues a token valid
@@ -224,6 +227,19 @@ def new_signing_key() -> PrivateKey:
     return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
 
+def write_signing_key(directory: Path) -> Path:
+    """A new service-account signing key, as a server without
+    ``--service-account-signing-key-file`` makes its own, readable by its owner only."""
+    from cryptography.hazmat.primitives import serialization
+
+    key = new_signing_key()
+    path = directory / "service-account.key"
+    path.touch(mode=0o600)
+    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                                       serialization.NoEncryption()))
+    return path
+
+
 class TokenSigner:
     """The server's signing key, the tokens it issues, the keys it verifies them with, and its
     OpenID metadata. ``issuers`` are kube's ``--service-account-issuer``s: the first is the
@@ -283,11 +299,12 @@ class TokenSigner:
             "sub": make_username(namespace, service_account["metadata"]["name"]),
         }
 
-    def verify(self, token: str, now: int) -> VerifiedToken | None:
-        """The claims of a token one of this server's issuers signed, checked with the key its
-        ``kid`` names (every key without one); None for a token that is not one of ours (another
-        issuer, not a JWT), which other authenticators may know; ``TokenError`` for one of ours
-        that fails (``jwtTokenAuthenticator``). The times are the caller's (``check_times``)."""
+    def verify(self, token: str, issuers: Collection[str] = ()) -> VerifiedToken | None:
+        """The claims of a token one of ``issuers`` (default: this server's) signed, checked with
+        the key its ``kid`` names (every key without one); None for a token that is not one of
+        those (another issuer, not a JWT), which other authenticators may know; ``TokenError``
+        for one that fails (``jwtTokenAuthenticator``). The times are the caller's
+        (``check_times``): a legacy token has none checked."""
         if token.lstrip().startswith("{"):
             return None
         parts = token.split(".")
@@ -297,7 +314,7 @@ class TokenSigner:
             claims = orjson.loads(_unb64(parts[1]))
         except (binascii.Error, ValueError):
             return None
-        if not isinstance(claims, dict) or claims.get("iss") not in self.issuers:
+        if not isinstance(claims, dict) or claims.get("iss") not in (issuers or self.issuers):
             return None
         try:
             header = orjson.loads(_unb64(parts[0]))

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from ..auth.serviceaccount_tokens import new_signing_key
+from ..auth.serviceaccount_tokens import write_signing_key
 from ..cluster.processes import spawn, stop_all
 
 #: How long the store and each worker get to print their ready line.
@@ -108,19 +108,6 @@ def _worker_argv(serve_argv: Sequence[str], index: int, port: int, etcd_servers:
     return argv
 
 
-def _write_signing_key(directory: Path) -> Path:
-    """A new service-account signing key, as a server without
-    ``--service-account-signing-key-file`` makes its own, readable by its owner only."""
-    from cryptography.hazmat.primitives import serialization
-
-    key = new_signing_key()
-    path = directory / "service-account.key"
-    path.touch(mode=0o600)
-    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
-                                       serialization.NoEncryption()))
-    return path
-
-
 def run(args: argparse.Namespace, serve_argv: Sequence[str]) -> int:
     """Supervise the store and ``args.workers`` API workers until a signal or a child ends."""
     if args.from_snapshot is not None:
@@ -129,7 +116,7 @@ def run(args: argparse.Namespace, serve_argv: Sequence[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="fakeapi-workers-") as private:
         if args.service_account_signing_key_file is None:
             # One key for every worker: a token one worker issues is one any other accepts.
-            serve_argv = [*serve_argv, "--service-account-signing-key-file", str(_write_signing_key(Path(private)))]
+            serve_argv = [*serve_argv, "--service-account-signing-key-file", str(write_signing_key(Path(private)))]
         return _supervise(args, serve_argv)
 
 

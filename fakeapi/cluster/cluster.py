@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import httpx
 import yaml
 
+from ..auth.serviceaccount_tokens import write_signing_key
 from .control_plane import (
     Component,
     ControlPlaneError,
@@ -337,11 +338,18 @@ class Cluster:
         logs = config.logs.resolve()
         logs.mkdir(parents=True, exist_ok=True)
         try:
+            service_account_key: Path | None = None
             if self.apiserver is None:
-                # The real controllers replace fakeapi's own GC and namespace controller, and
-                # create what the ServiceAccount plugin needs.
-                controllers = ("--controllers", "", "--enable-admission-plugins", "ServiceAccount") \
-                    if KCM in config.components else ()
+                controllers: tuple[str, ...] = ()
+                if KCM in config.components:
+                    # The real controllers replace fakeapi's own GC and namespace controller, and
+                    # create what the ServiceAccount plugin needs; the token controller signs the
+                    # tokens of service-account-token Secrets with the key fakeapi's tokens are
+                    # signed and verified with.
+                    service_account_key = write_signing_key(logs)
+                    controllers = ("--controllers", "", "--enable-admission-plugins", "ServiceAccount",
+                                   "--service-account-signing-key-file", str(service_account_key),
+                                   "--service-account-key-file", str(service_account_key))
                 server = FakeAPIServer(logs, config.kubeconfig.resolve(), *controllers, *config.fakeapi_args,
                                        port=config.port)
                 self.components[server.name] = server
@@ -349,7 +357,8 @@ class Cluster:
             qps = (f"--kube-api-qps={config.client_qps:g}", f"--kube-api-burst={2 * config.client_qps:.0f}") \
                 if config.client_qps else ()
             if KCM in config.components:
-                self._add(ControllerManager(logs, self.kubeconfig, *qps, *config.kcm_args))
+                self._add(ControllerManager(logs, self.kubeconfig, *qps, *config.kcm_args,
+                                            service_account_key=service_account_key))
             if SCHEDULER in config.components:
                 self._add(Scheduler(logs, self.kubeconfig, *qps, *config.scheduler_args))
             if KWOK in config.components:

@@ -18,9 +18,9 @@ under ``CERTIFICATE_USER`` (set by the TLS server, ``fakeapi.http.tls``).
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..machinery import requester
+from ..machinery import requester, warning
 from ..machinery.status import StatusError
 from ..auth.authentication import Authenticator, UserInfo
 from ..auth.authorization import AlwaysAllow, Attributes, forbidden_error
@@ -55,7 +55,14 @@ class AccessMiddleware:
                 authorization = authorization or value
             elif name.startswith(b"impersonate-"):
                 impersonating = True
-        user = self.authenticator.authenticate(authorization.decode("latin-1"), scope.get(CERTIFICATE_USER))
+        if authorization:
+            # The warnings authenticating a token earned (a legacy one's) lead the response's.
+            with warning.recording() as warnings:
+                user = self.authenticator.authenticate(authorization.decode("latin-1"), scope.get(CERTIFICATE_USER))
+            if warnings:
+                send = _warning_sender(send, warnings)
+        else:
+            user = self.authenticator.authenticate("", scope.get(CERTIFICATE_USER))
         try:
             if user is None:
                 raise _UNAUTHORIZED
@@ -77,6 +84,17 @@ class AccessMiddleware:
         scope[USER] = user
         with requester.requesting(user.to_json):
             await self.app(scope, receive, send)
+
+
+def _warning_sender(send: Send, warnings: list[str]) -> Send:
+    """``send`` with ``Warning`` headers of ``warnings`` before the response's own."""
+    headers = [(b"warning", value.encode()) for value in warnings]
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*headers, *message.get("headers", ())]}
+        await send(message)
+    return sending
 
 
 def acting_user(authenticator: Authenticator, scope: Scope) -> UserInfo | None:

@@ -4,6 +4,7 @@ clock-driven work of the caches (bookmarks)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 
@@ -44,7 +45,7 @@ from .custom_resources import (
 )
 from .lease_manager import LeaseManager
 from .namespaces import NamespaceStore
-from .eviction import PodEvictions
+from .eviction import LOOPBACK_MANAGER, PodEvictions
 from .pod_subresources import POD_SUBRESOURCE_STRATEGIES
 from ..auth.rbac import RBACAuthorizer
 from .rbac_storage import EscalationCheck, RBACStore
@@ -54,6 +55,7 @@ from ..auth.serviceaccount_tokens import SigningKeys, TokenSigner
 from .token_request import ServiceAccountTokens
 from .create_only import CreateOnly
 
+_log = logging.getLogger("fakeapi.registry")
 #: A served resource: its storage version's store, or a conversion over it.
 ServedStore = ResourceStore | ConvertingStore
 
@@ -219,7 +221,8 @@ class Registry:
         api_audiences = token_signer.issuers  # kube's --api-audiences default: the issuers
         self.authenticator = Authenticator(self.token_signer, self._lookup, api_audiences,
                                            static_tokens=access.static_tokens,
-                                           unauthenticated=access.unauthenticated_user)
+                                           unauthenticated=access.unauthenticated_user,
+                                           label_secret=self._label_secret)
         self.authorizer = Union([self._mode_authorizer(mode) for mode in access.authorization_modes])
         rbac = next((a for a in self.authorizer.authorizers if isinstance(a, RBACAuthorizer)), None)
         if rbac is not None and not self.authorizer.always_allows:
@@ -456,7 +459,21 @@ class Registry:
         """Write an object's status as kube-apiserver's loopback client does (admission's
         ResourceQuota usage): ``change`` of the stored object, managed by "kube-apiserver"."""
         served = self._by_kind[(group, kind)]
-        served.storage.rewrite(namespace, name, change, subresource="status", manager="kube-apiserver")
+        served.storage.rewrite(namespace, name, change, subresource="status", manager=LOOPBACK_MANAGER)
+
+    def _label_secret(self, namespace: str, name: str, key: str, value: str) -> None:
+        """kube-apiserver's loopback merge patch of one label of a Secret (the legacy token
+        tracker's): an update managed by "kube-apiserver"; a failure only logged, as kube logs it."""
+        def labelled(secret: Json) -> Json:
+            metadata = secret["metadata"]
+            metadata["labels"] = {**(metadata.get("labels") or {}), key: value}
+            return secret
+
+        try:
+            self._by_kind[("", "Secret")].storage.rewrite(namespace, name, labelled, manager=LOOPBACK_MANAGER)
+        except StatusError as err:
+            _log.error("Failed to label legacy service account token %s/%s with last-used date, err: %s",
+                       name, namespace, err.message)
 
     def resource_type(self, group: str, version: str, plural: str) -> ResourceType | None:
         served = self.resources.get((group, version, plural))

@@ -10,7 +10,9 @@ fewer after it)."""
 
 from __future__ import annotations
 
+import base64
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -117,6 +119,25 @@ def test_statefulset_comes_up_in_order(fakeapi_cluster: FakeCluster) -> None:
         assert ready_at <= after["metadata"]["creationTimestamp"], (before, after)
     revisions = cluster.list("controllerrevisions.apps", NAMESPACE, label_selector="app=db")
     assert len(revisions) == 1 and revisions[0]["metadata"]["ownerReferences"][0]["name"] == "db"
+
+
+def test_a_service_account_token_secret_authenticates(fakeapi_cluster: FakeCluster) -> None:
+    """The controller manager's token controller fills a ``kubernetes.io/service-account-token``
+    Secret with a legacy token signed with the key fakeapi verifies with: the token
+    authenticates as the account, and fakeapi labels the Secret with the day it was used."""
+    cluster = fakeapi_cluster
+    cluster.apply({"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+                   "metadata": {"name": "default-token", "namespace": NAMESPACE,
+                                "annotations": {"kubernetes.io/service-account.name": "default"}}})
+    secret = cluster.wait_for("secrets", "default-token", NAMESPACE, lambda s: "token" in s.get("data", {}),
+                              timeout=ROLLOUT_TIMEOUT)
+    token = base64.b64decode(secret["data"]["token"]).decode()
+    response = cluster.http.post("/apis/authentication.k8s.io/v1/selfsubjectreviews", json={},
+                                 headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 201, response.text
+    assert response.json()["status"]["userInfo"]["username"] == f"system:serviceaccount:{NAMESPACE}:default"
+    labels = cluster.get("secrets", "default-token", NAMESPACE)["metadata"]["labels"]
+    assert labels == {"kubernetes.io/legacy-token-last-used": datetime.now(UTC).strftime("%Y-%m-%d")}
 
 
 def test_pods_of_a_deleted_node_are_recreated_elsewhere(fakeapi_cluster: FakeCluster) -> None:
