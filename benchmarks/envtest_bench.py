@@ -6,7 +6,11 @@ The same Go program (``tests/envtest/cmd/envtest-bench``, controller-runtime v0.
 the rounds alternating between them so that a machine busy with other work weighs on both alike;
 the table shows the medians, the ratio beside each. Prints numbers; not part of ``make test``.
 
-    .venv/bin/python benchmarks/envtest_bench.py [--rounds 5]
+    .venv/bin/python benchmarks/envtest_bench.py [--rounds 5] [--baseline DIR]
+
+``--baseline DIR``: the files ``fakeapi envtest DIR`` wrote from another checkout (main's, say:
+``PYTHONPATH=CHECKOUT python -m fakeapi.cli envtest DIR``), a third contestant in the same rounds,
+so that a change is measured against what it changes under the same load.
 
 controller-runtime's own suites' wall times on each are `make envtest-suites`' table.
 """
@@ -89,12 +93,13 @@ def one_round(program: Path, assets: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--baseline", type=Path, metavar="DIR", help="another fakeapi envtest's files, run alongside")
     args = parser.parse_args()
     program = build()
     real = kube_binaries("kube-apiserver", "etcd", "kubectl")
     with tempfile.TemporaryDirectory(prefix="fakeapi-envtest-bench-") as directory:
         write_assets(Path(directory), str(real / "kubectl"))
-        servers = {"fakeapi": Path(directory), "kube": real}
+        servers = {"fakeapi": Path(directory), **({"baseline": args.baseline} if args.baseline else {}), "kube": real}
         rounds: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
         for _ in range(args.rounds):
             for name, assets in servers.items():
@@ -102,12 +107,13 @@ def main() -> None:
     rows = [("start to ready (s)", "start"), ("CRD install (s)", "crd-install"), ("stop (s)", "stop"),
             ("memory at rest (MiB)", "memory"), ("CPU to installed (s)", "cpu")]
     print(f"envtest, median of {args.rounds} rounds each (load average {os.getloadavg()[0]:.1f})\n")
-    print("| phase | fakeapi | kube-apiserver + etcd | kube / fakeapi |")
-    print("|---|---|---|---|")
+    baseline = " | baseline" if args.baseline else ""
+    print(f"| phase | fakeapi{baseline} | kube-apiserver + etcd | kube / fakeapi |")
+    print("|---|---|---|---|" + ("---|" if args.baseline else ""))
     for label, key in rows:
-        fake = statistics.median(r[key] for r in rounds["fakeapi"])
-        kube = statistics.median(r[key] for r in rounds["kube"])
-        print(f"| {label} | {fake:.2f} | {kube:.2f} | {kube / fake:.1f}x |")
+        medians = {name: statistics.median(r[key] for r in results) for name, results in rounds.items()}
+        shown = " | ".join(f"{medians[name]:.2f}" for name in servers)
+        print(f"| {label} | {shown} | {medians['kube'] / medians['fakeapi']:.1f}x |")
 
 
 if __name__ == "__main__":

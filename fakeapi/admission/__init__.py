@@ -34,13 +34,17 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..cel import admission as cel_admission
+from ..apis.admissionregistration import GROUP as ADMISSION_GROUP
+from ..cel.access import Authorize, always_allow
 from ..machinery.status import StatusError, forbidden
-from .policy.dispatch import PolicyDispatcher
 from .webhook import request as webhook_request
-from .webhook.dispatch import Decoder, Reinvocation, WebhookDispatcher
+from .webhook.metrics import WebhookMetrics
+
+if TYPE_CHECKING:
+    from .policy.dispatch import PolicyDispatcher
+    from .webhook.dispatch import Decoder, WebhookDispatcher
 
 Json = dict[str, Any]
 
@@ -186,12 +190,18 @@ def refusal(group: str, resource: str, obj: Json, message: str) -> StatusError:
     return forbidden(group, resource, meta.get("name") or meta.get("generateName") or "Unknown", message)
 
 
+#: The kinds whose objects configure webhooks (their configurations) and policies (a policy and
+#: its binding): no write is sent to a webhook or checked by a policy while none is stored.
+_CONFIGURATION_KINDS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
+                        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
+
+
 class Admission:
     """The admission chain of one registry; ``lookup`` reads a stored object (or None),
     ``list`` the stored objects of a kind (in one namespace, or all)."""
 
     def __init__(self, lookup: Lookup, lister: Lister | None = None, status_writer: StatusWriter | None = None,
-                 enabled: frozenset[str] = frozenset(), authorizer: cel_admission.Authorize = cel_admission.always_allow,
+                 enabled: frozenset[str] = frozenset(), authorizer: Authorize = always_allow,
                  equivalents: webhook_request.EquivalentResources = _no_equivalents) -> None:
         unknown = enabled - OFF_BY_DEFAULT
         if unknown:
@@ -205,8 +215,10 @@ class Admission:
         self.authorize = authorizer
         #: The versions each stored resource is served in, which webhooks and policies may name.
         self.equivalents = equivalents
-        self.webhooks = WebhookDispatcher(self.lookup, self.list, authorizer)
-        self.policies = PolicyDispatcher(self.lookup, self.list, authorizer)
+        # Built by the first write that finds a configuration stored (``configured``): with them
+        # load CEL and the webhook client, which a server nobody configures never needs.
+        self._webhooks: WebhookDispatcher | None = None
+        self._policies: PolicyDispatcher | None = None
         #: The ``OFF_BY_DEFAULT`` plugins this chain runs.
         self.enabled = enabled
         #: Whether a write may wait on the event loop though no webhook is configured (the HTTP
@@ -227,10 +239,41 @@ class Admission:
                 if plugin not in _enabled_by or _enabled_by[plugin] in self.enabled]
         return chain
 
+    @property
+    def webhooks(self) -> WebhookDispatcher:
+        """The admission webhooks' dispatcher, built on first use."""
+        if self._webhooks is None:
+            from .webhook.dispatch import WebhookDispatcher
+
+            self._webhooks = WebhookDispatcher(self.lookup, self.list, self.authorize)
+        return self._webhooks
+
+    @property
+    def policies(self) -> PolicyDispatcher:
+        """The ValidatingAdmissionPolicies' dispatcher, built on first use."""
+        if self._policies is None:
+            from .policy.dispatch import PolicyDispatcher
+
+            self._policies = PolicyDispatcher(self.lookup, self.list, self.authorize)
+        return self._policies
+
+    @property
+    def webhook_metrics(self) -> WebhookMetrics:
+        """The webhooks' calls (none before a webhook was configured)."""
+        return self._webhooks.metrics if self._webhooks is not None else WebhookMetrics()
+
     def configured(self) -> bool:
         """Whether a write must be admitted with its request's attributes: a webhook is
-        configured or a ValidatingAdmissionPolicy bound."""
+        configured or a ValidatingAdmissionPolicy bound. Neither is while none of the kinds
+        that configure them has an object stored, which is known without the dispatchers."""
+        if self._webhooks is None and not any(self.list(ADMISSION_GROUP, kind, None) for kind in _CONFIGURATION_KINDS):
+            return False
         return self.webhooks.configured() or self.policies.configured()
+
+    async def aclose(self) -> None:
+        """Close the webhooks' connections (the server stops)."""
+        if self._webhooks is not None:
+            await self._webhooks.aclose()
 
     def admit(self, group: str, kind: str, obj: Json | None, old: Json | None, subresource: str | None,
               target: WebhookTarget | None = None) -> None:
@@ -242,6 +285,8 @@ class Admission:
         attrs = self._webhook_attributes(group, kind, obj, old, subresource, target)
         if attrs is None or target is None:
             return
+        from .webhook.dispatch import Reinvocation  # loaded with the dispatcher: a webhook is configured
+
         reinvocation = Reinvocation()
         self.webhooks.mutate(attrs, target.decode, reinvocation)
         if reinvocation.should_reinvoke:

@@ -12,7 +12,7 @@ are off), so no request reaches it."""
 
 from __future__ import annotations
 
-from ..cel.admission import ALLOW, AccessCheck
+from ..cel.access import ALLOW, AccessCheck
 from ..machinery import requester
 from ..machinery.golang import go_quote
 from . import Admission, Json, refusal, validating

@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..apis.catalogue import ETCD_PREFIX, ResourceType, SubresourceType
 from ..machinery.schema import Schema
-from .cel_validation import RuleValidator
 from .structural import StructuralSchema
+from .validation_rules import NoRules, rule_validator
+
+if TYPE_CHECKING:
+    from .cel_validation import RuleValidator
 
 # --- what the registry serves ---------------------------------------------------------------------
 
@@ -49,7 +52,7 @@ class CustomResourceType:
     openapi_schema: Mapping[str, Any] = field(hash=False, compare=False, repr=False)
     structural: StructuralSchema = field(hash=False, compare=False, repr=False)
     #: The schema's ``x-kubernetes-validations``, compiled once per CRD write.
-    rules: RuleValidator = field(hash=False, compare=False, repr=False)
+    rules: RuleValidator | NoRules = field(hash=False, compare=False, repr=False)
     printer_columns: tuple[Mapping[str, Any], ...] = field(hash=False, compare=False, repr=False)
     #: ``selectableFields``' paths without the leading dot, as field selectors name them.
     selectable_fields: tuple[str, ...] = ()
@@ -114,7 +117,7 @@ def custom_resource_types(crd: Mapping[str, Any]) -> tuple[CustomResourceType, .
                 scale.get("specReplicasPath") or "", scale.get("statusReplicasPath") or "", scale.get("labelSelectorPath")),
             openapi_schema=openapi_schema,
             structural=StructuralSchema(openapi_schema),
-            rules=RuleValidator(openapi_schema),
+            rules=rule_validator(openapi_schema),
             printer_columns=tuple(version.get("additionalPrinterColumns") or ()),
             selectable_fields=tuple((selectable.get("jsonPath") or "").removeprefix(".")
                                     for selectable in version.get("selectableFields") or ()),

@@ -23,9 +23,9 @@ from ..machinery.status import (
     not_supported_error,
     required_error,
 )
-from .cel_validation import RuleValidator, rule_errors
 from .go_values import SCHEMA_FIELDS, go_schema, go_strings, invalid_go_value
 from .structural import StructuralSchema, go_regexp_error
+from .validation_rules import has_rules, rule_validator
 
 _OPENAPI_TYPES = ("array", "boolean", "integer", "number", "object", "string")
 _META_FIELDS = ("metadata", "kind", "apiVersion")
@@ -73,8 +73,11 @@ def validation_errors(validation: Mapping[str, Any] | None, status_enabled: bool
         errors.append(invalid_error(schema_path, "", unsupported))
     # kube sums the rules' costs only in the CEL context it builds for a structural schema
     # with valid defaults
-    errors += rule_errors(schema, schema_path, errors, total_cost=unsupported is None and not structural_errors,
-                          expression_cost=not unchanged)
+    if has_rules(schema):  # else rule_errors finds none: CEL loads with the first schema that has rules
+        from .cel_validation import rule_errors
+
+        errors += rule_errors(schema, schema_path, errors, total_cost=unsupported is None and not structural_errors,
+                              expression_cost=not unchanged)
     return errors
 
 
@@ -291,7 +294,7 @@ def _node_default_errors(node: Mapping[str, Any], path: str, resource_root: bool
         if pruned != default:
             errors.append(invalid_error(f"{path}.default", default, "must not have unknown fields"))
         default_errors = compiled.validate_value(default, f"{path}.default")
-        errors += default_errors or RuleValidator(node, resource_root=embedded).validate_value(default, f"{path}.default")
+        errors += default_errors or rule_validator(node, resource_root=embedded).validate_value(default, f"{path}.default")
     if isinstance(node.get("items"), Mapping):
         errors += _node_default_errors(node["items"], f"{path}.items", False, inside_meta)
     for name, sub in (node.get("properties") or {}).items():

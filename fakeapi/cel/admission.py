@@ -14,12 +14,12 @@ from __future__ import annotations
 import itertools
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 
+from .access import ALLOW, AccessCheck, Authorize
 from .checks import DECLARED_TYPE
 from .engine import Environment
 from ..machinery import validation
@@ -95,43 +95,6 @@ _SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
 #: cost one expression may reach (``celconfig.PerCallLimit``): an expression makes two checks.
 _CHECK_COST, _PER_CALL_LIMIT = 350_000, 1_000_000
 
-#: ``authorizer.Decision``'s values, as an authorizer answers.
-ALLOW, DENY, NO_OPINION = "Allow", "Deny", "NoOpinion"
-
-
-@dataclass(frozen=True, slots=True)
-class AccessCheck:
-    """``authorizer.AttributesRecord`` as the library builds it: a resource request (group,
-    resource, subresource, namespace, name, in any version) or a non-resource one (``path``).
-    The selectors a resource check may carry are not part of it: the authorizers fakeapi serves
-    (RBAC, AlwaysAllow) decide without them, as kube's do."""
-
-    verb: str
-    resource_request: bool
-    path: str = ""
-    group: str = ""
-    resource: str = ""
-    subresource: str = ""
-    namespace: str = ""
-    name: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class AccessDecision:
-    """An authorizer's answer: ``ALLOW``, ``DENY`` or ``NO_OPINION``, its reason, its error."""
-
-    decision: str
-    reason: str = ""
-    error: str = ""
-
-
-class Authorize(Protocol):
-    """The server's authorizer: its decision on whether ``user`` (authentication/v1
-    ``UserInfo``) may do what ``check`` says."""
-
-    def __call__(self, user: Json, check: AccessCheck) -> AccessDecision: ...
-
-
 class Principal:
     """Who the authorizer values of one request check for: the request's user, through the
     server's authorizer. The values name it by a key, alive while the principal is: whoever
@@ -159,12 +122,6 @@ class Principal:
         self.checks = 0
 
 
-def always_allow(user: Json, check: AccessCheck) -> AccessDecision:
-    """The AlwaysAllow authorizer (``alwaysAllowAuthorizer``)."""
-    return _ALLOWED
-
-
-_ALLOWED = AccessDecision(ALLOW)
 _principals: weakref.WeakValueDictionary[int, Principal] = weakref.WeakValueDictionary()
 _keys = itertools.count()
 

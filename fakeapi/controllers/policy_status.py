@@ -11,14 +11,16 @@ is: a CRD created after its policy leaves the policy as it was checked.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..admission.policy.typechecking import GroupVersionKind, builtin_schema, expression_warnings, object_meta_schema
 from ..cacher import DELETED, CacheEvent
 from ..registry.registry import Registry
 from .workqueue import WorkQueue
+
+if TYPE_CHECKING:
+    from ..admission.policy.typechecking import GroupVersionKind
 
 #: The controller's name in kube-controller-manager's ``--controllers``.
 CONTROLLER = "validatingadmissionpolicy-status-controller"
@@ -43,6 +45,8 @@ class _ServedSchemas:
                 if (served_group, served_version, served.resource_type.singular) == (group, version, resource)]
 
     def schema(self, group: str, version: str, kind: str) -> Mapping[str, Any] | None:
+        from ..admission.policy.typechecking import builtin_schema, object_meta_schema  # loaded by _process
+
         for (served_group, served_version, _plural), served in self.registry.resources.items():
             if (served_group, served_version, served.resource_type.kind) != (group, version, kind):
                 continue
@@ -84,6 +88,9 @@ class PolicyStatus:
         generation = policy["metadata"].get("generation", 0)
         if generation <= (policy.get("status") or {}).get("observedGeneration", 0):
             return
+        # the type checker (CEL's) loads with the first policy to check, not with the server
+        from ..admission.policy.typechecking import expression_warnings
+
         type_checking: dict[str, Any] = {}
         if warnings := expression_warnings(policy.get("spec") or {}, self.schemas):
             type_checking["expressionWarnings"] = warnings

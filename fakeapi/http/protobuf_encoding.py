@@ -75,8 +75,17 @@ def _varint_bytes(value: int) -> bytes:
 #: the two byte patterns they are, not by ``_varint_bytes`` (a tenth of the time, at every start).
 _SMALL_VARINTS = (tuple(bytes((n,)) for n in range(0x80))
                   + tuple(bytes((n & 0x7F | 0x80, n >> 7)) for n in range(0x80, 1 << 14)))
-#: ``TAGGED[tag][n]``: a one-byte tag then the length ``n`` < 128, the head of a short field.
-_TAGGED = tuple(tuple(bytes((tag, n)) for n in range(128)) for tag in range(256))
+
+
+class _TaggedHeads(dict[int, tuple[bytes, ...]]):
+    """``heads[tag][n]``: a one-byte tag then the length ``n`` < 128, the head of a short field.
+    A tag's row is made when a generated function first names the tag (its ``T<tag>``): the
+    whole table is 32,768 objects, of which a server uses a few rows, and none before its
+    first protobuf message."""
+
+    def __missing__(self, tag: int) -> tuple[bytes, ...]:
+        row = self[tag] = tuple(bytes((tag, n)) for n in range(128))
+        return row
 
 
 def varint(value: int) -> bytes:
@@ -212,7 +221,7 @@ class _Generator:
         self._pool = types.pool
         self._go_fields = types.go_fields
         self.namespace: dict[str, Any] = {
-            "VARINTS": _SMALL_VARINTS, "TAGGED": _TAGGED, "varint": varint, "int_varint": _int_varint,
+            "VARINTS": _SMALL_VARINTS, "TAGGED": _TaggedHeads(), "varint": varint, "int_varint": _int_varint,
             "bool_bytes": _encode_bool, "bytes_field": _encode_bytes, "double_bytes": _encode_double,
             "EMPTY": _EMPTY, "sorted": sorted, "dict": dict,
             "not_an_object": _not_an_object,

@@ -126,10 +126,17 @@ class Schema:
         return f"Schema({self.type or 'any'}, {sorted(self.properties)[:5]})"
 
 
-@cache
 def definitions(release: str = TARGET_RELEASE) -> Mapping[str, Any]:
     """Every definition of ``release``'s OpenAPI, by OpenAPI name (alpha and beta APIs included:
     the published document is built with everything enabled)."""
+    return _definitions(release)
+
+
+@cache
+def _definitions(release: str) -> Mapping[str, Any]:
+    """``definitions``, read once per release: cached by the release alone, as ``cache`` on
+    ``definitions`` would keep ``definitions()`` and ``definitions(release)`` apart (a start
+    read the 1.5 MB document twice and kept both)."""
     spec = importlib.util.find_spec("kubernetes_validate")
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError("fakeapi needs the kubernetes-validate package (its OpenAPI schemas)")

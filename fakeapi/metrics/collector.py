@@ -339,7 +339,7 @@ class ServerMetrics:
         plus ``fakeapi_admission_webhook_duration_seconds`` in buckets from 10 µs."""
         from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
 
-        webhooks = self.registry.admission.webhooks.metrics
+        webhooks = self.registry.admission.webhook_metrics
         labels = ["name", "type", "operation", "rejected"]
         duration = HistogramMetricFamily(
             "apiserver_admission_webhook_admission_duration_seconds",

@@ -7,20 +7,19 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import orjson
 
 from ..admission import Admission
 from ..admission.webhook.request import ServedVersion
 from ..apiextensions.conversion_metrics import ConversionMetrics
-from ..apiextensions.conversion_webhook import ConversionWebhook
 from ..apiextensions.crd import CustomResourceType
 from ..apis.catalogue import Catalogue, ResourceType, default_catalogue
 from ..cacher import DELETED, CacheEvent, CacherConfig
 from ..cacher.cacher import BOOKMARK_TICK
 from ..apis.conversion import Conversion, built_in_conversion, none_conversion
-from ..apis.webhook_client import WebhookClients
-from ..cel.admission import AccessCheck, AccessDecision
+from ..cel.access import AccessCheck, AccessDecision
 from ..machinery.status import StatusError
 from ..store import StoreInterface
 from ..runtime import cancel_and_wait
@@ -54,6 +53,9 @@ from .services import ServiceStore
 from ..auth.serviceaccount_tokens import SigningKeys, TokenSigner
 from .token_request import ServiceAccountTokens
 from .create_only import CreateOnly
+
+if TYPE_CHECKING:
+    from ..apis.webhook_client import WebhookClients
 
 _log = logging.getLogger("fakeapi.registry")
 #: A served resource: its storage version's store, or a conversion over it.
@@ -179,8 +181,9 @@ class Registry:
         #: status) keeps the served versions, and a conversion webhook's conversions with them.
         self._custom_defined: dict[str, Json] = {}
         #: The clients of CRDs' conversion webhooks (``spec.conversion.strategy: Webhook``),
-        #: and what their calls cost and answered.
-        self.conversion_clients = WebhookClients(self._lookup, self._list)
+        #: made with the first such CRD (``_custom_conversion``), and what their calls cost and
+        #: answered.
+        self._conversion_clients: WebhookClients | None = None
         self.conversion_metrics = ConversionMetrics()
         self._serve_subresources(TokenSigner(service_account_issuers, service_account_keys), access or AccessControl())
         #: Called with each resource store added after start (custom resources): controllers
@@ -290,8 +293,9 @@ class Registry:
         self._ticker = None
         for resource_store in self.stores():
             await resource_store.cacher.stop()
-        await self.admission.webhooks.aclose()
-        await self.conversion_clients.aclose()
+        await self.admission.aclose()
+        if self._conversion_clients is not None:
+            await self._conversion_clients.aclose()
 
     async def _tick_bookmarks(self) -> None:
         while True:
@@ -384,7 +388,13 @@ class Registry:
                            definition: CustomResourceType) -> Conversion:
         """The conversion of a CRD's storage version to another served one, by its strategy."""
         if ((crd.get("spec") or {}).get("conversion") or {}).get("strategy") == "Webhook":
-            webhook = ConversionWebhook(crd, self.conversion_clients, self.conversion_metrics)
+            # the webhook client loads with the first CRD converted by a webhook
+            from ..apiextensions.conversion_webhook import ConversionWebhook
+            from ..apis.webhook_client import WebhookClients
+
+            if self._conversion_clients is None:
+                self._conversion_clients = WebhookClients(self._lookup, self._list)
+            webhook = ConversionWebhook(crd, self._conversion_clients, self.conversion_metrics)
             return webhook.conversion(resource_store.api_version, definition.group_version)
         return none_conversion(resource_store.api_version, definition.group_version)
 

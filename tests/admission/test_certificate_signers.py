@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from fakeapi.admission import Admission
-from fakeapi.cel.admission import ALLOW, NO_OPINION, AccessCheck, AccessDecision
+from fakeapi.cel.access import ALLOW, NO_OPINION, AccessCheck, AccessDecision
 from fakeapi.admission.certificate_signers import certificate_approval, certificate_signing
 from fakeapi.machinery import requester
 from fakeapi.machinery.status import StatusError

@@ -10,7 +10,8 @@ import gc
 import pytest
 
 from fakeapi.cel import admission
-from fakeapi.cel.admission import ALLOW, DENY, NO_OPINION, AccessCheck, AccessDecision, Principal
+from fakeapi.cel.access import ALLOW, DENY, NO_OPINION, AccessCheck, AccessDecision
+from fakeapi.cel.admission import Principal
 from fakeapi.cel.engine import Activation, EvaluationError
 
 JANE = {"username": "jane", "uid": "jane-uid", "groups": ["devs", "system:authenticated"]}

@@ -20,6 +20,7 @@ from typing import Any
 
 from ...cel import admission as cel_admission
 from ...cel import authorizer_types
+from ...cel.access import Authorize, always_allow
 from ...cel.values import cel_type_name
 from ...cel.engine import Activation, CompileError, EvaluationError, Program
 from ...machinery import warning
@@ -148,7 +149,7 @@ class PolicyDispatcher:
     match."""
 
     def __init__(self, lookup: Lookup, lister: Lister,
-                 authorize: cel_admission.Authorize = cel_admission.always_allow) -> None:
+                 authorize: Authorize = always_allow) -> None:
         self._lookup = lookup
         self._list = lister
         self._authorize = authorize
@@ -312,7 +313,7 @@ def policy_request(attrs: Attributes) -> Json:
 
 
 def _validate(hook: PolicyHook, attrs: Attributes, param: Json | None, namespace: Json | None,
-              authorize: cel_admission.Authorize) -> tuple[list[_Decision], list[str]]:
+              authorize: Authorize) -> tuple[list[_Decision], list[str]]:
     """``validator.Validate``: the decisions of one (policy, binding, param), and the errors of
     its audit annotations (which refuse the request whatever the binding's actions)."""
     principal = request_principal(attrs, authorize)

@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import orjson
 
-from ...cel import admission as cel_admission
+from ...cel.access import Authorize, always_allow
 from ...machinery import warning
 from ...machinery.patch import JSON_PATCH, apply_patch
 from ...machinery.status import StatusError, internal_error
@@ -50,7 +50,7 @@ class WebhookDispatcher:
     """The webhooks of the stored configurations, called for the writes they match."""
 
     def __init__(self, lookup: Lookup, lister: Lister,
-                 authorize: cel_admission.Authorize = cel_admission.always_allow) -> None:
+                 authorize: Authorize = always_allow) -> None:
         self._lookup = lookup
         self._list = lister
         self._authorize = authorize

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...cel import admission as cel_admission
+from ...cel.access import Authorize, always_allow
 from ...cel.engine import Activation, CompileError, Environment, EvaluationError, Program
 from ...machinery.selectors import LabelSelector, label_selector_as_selector
 from ...machinery.status import forbidden, internal_error, not_found
@@ -33,7 +34,7 @@ def match_conditions_environment() -> Environment:
     return Environment(("object", "oldObject", "request", cel_admission.AUTHORIZER), cel_admission.ADMISSION_LIBRARY)
 
 
-def request_principal(attrs: Attributes, authorize: cel_admission.Authorize) -> cel_admission.Principal:
+def request_principal(attrs: Attributes, authorize: Authorize) -> cel_admission.Principal:
     """Whom the ``authorizer`` variable checks for: the request's user, its ``requestResource``
     the request's resource in the version ``attrs`` are in (kube's versioned attributes)."""
     return cel_admission.Principal(authorize, attrs.request.user,
@@ -104,7 +105,7 @@ class Webhook:
     equivalent: bool = True
 
     def invocation(self, attrs: Attributes, namespace_labels: Callable[[], dict[str, str]],
-                   authorize: cel_admission.Authorize = cel_admission.always_allow) -> Attributes | None:
+                   authorize: Authorize = always_allow) -> Attributes | None:
         """``ShouldCallHook``: the attributes this webhook is given (in the version its rule
         names), None when the request is not for it; raises kube's error when a selector cannot
         be evaluated (the namespace of the request does not exist: its 404) or a match
@@ -119,7 +120,7 @@ class Webhook:
             return None
         return versioned if not self.match_conditions or self._conditions_hold(versioned, authorize) else None
 
-    def _conditions_hold(self, attrs: Attributes, authorize: cel_admission.Authorize) -> bool:
+    def _conditions_hold(self, attrs: Attributes, authorize: Authorize) -> bool:
         """A condition false skips the webhook; errors (with none false) fail the request under
         ``Fail`` (kube's 403 naming them) and skip the webhook under ``Ignore``."""
         principal = request_principal(attrs, authorize)

@@ -15,13 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ...cel import admission as cel_admission
-from ...cel import authorizer_types
-from ...cel.checks import check, result_type
-from ...cel.engine import Environment
-from ...cel.typecheck import Checked, admission_types, checked, output_type_name
-from ...cel.types import DYN, CelType
 from ...machinery.path import validate_path_segment_name
 from ...machinery.status import (
     FieldError,
@@ -49,6 +44,9 @@ from ..core.validation_common import validate_qualified_name
 from ..errors import not_supported_json
 from ..fields import Json, get, values
 from .webhook import validate_webhook_service, validate_webhook_url
+
+if TYPE_CHECKING:
+    from .expressions import ExpressionCompiler
 
 _FAILURE_POLICIES = ("Fail", "Ignore")
 _MATCH_POLICIES = ("Equivalent", "Exact")
@@ -167,7 +165,7 @@ def _validate_named_rule_with_operations(rule: Json, path: str) -> list[FieldErr
 
 # ----------------------------------------------------------------------------- match conditions
 
-def _validate_match_conditions(conditions: Sequence[Json], path: str, compiler: _Compiler) -> list[FieldError]:
+def _validate_match_conditions(conditions: Sequence[Json], path: str, compiler: ExpressionCompiler) -> list[FieldError]:
     """``validateMatchConditions``; each expression compiled with ``compiler`` (a policy's, or a
     webhook's: kube's environment without params nor variables)."""
     errors = []
@@ -249,7 +247,7 @@ def _validate_webhook(hook: Json, options: _Options, path: str, mutating: bool) 
                                            service.get("name") or "", service.get("path"), service.get("port") or 0)
     if not options.ignore_match_conditions:
         errors += _validate_match_conditions(values(hook, "matchConditions"), child(path, "matchConditions"),
-                                             _Compiler(has_params=False, has_variables=False))
+                                             _expression_compiler(has_params=False, has_variables=False))
     return errors
 
 
@@ -311,55 +309,11 @@ def validate_mutating_webhook_configuration_update(new: Json, old: Json) -> list
 
 # ----------------------------------------------------------------------------- policies
 
-#: The variables whose type is ``dyn`` (nothing is known of their fields before evaluation).
-_DYNAMIC = frozenset((cel_admission.OBJECT, cel_admission.OLD_OBJECT, cel_admission.PARAMS))
+def _expression_compiler(has_params: bool, has_variables: bool) -> ExpressionCompiler:
+    """The compiler of one policy's (or webhook's) expressions; CEL loads with the first."""
+    from .expressions import ExpressionCompiler
 
-
-class _Compiler:
-    """A policy's expressions compiled as kube's validation compiles them: with ``params`` when
-    the policy has a ``paramKind``, with ``variables`` (each variable seeing those before it)
-    when it has variables (kube's composited compiler)."""
-
-    def __init__(self, has_params: bool, has_variables: bool) -> None:
-        self.has_params = has_params
-        self.variables: list[str] | None = [] if has_variables else None
-        #: The variables ``typecheck`` types, by name: kube declares each of the type of its
-        #: expression (dyn where it does not compile).
-        self.variable_types: dict[str, CelType] = {}
-        dynamic = _DYNAMIC if has_params else _DYNAMIC - {cel_admission.PARAMS}
-        self.declared = {**dict.fromkeys(dynamic, DYN), **admission_types()}
-
-    def typed(self, expression: str, composited: bool) -> Checked | None:
-        """What cel-go's checker makes of the expression; None where ``typecheck`` cannot tell
-        (a reference to ``authorizer``, among others)."""
-        return checked(expression, self.declared, self.variable_types if composited else {})
-
-    def errors(self, expression: str, path: str, expected: tuple[str, ...], *, variables: bool = True,
-               authorizer: bool = True, shown: str | None = None) -> list[FieldError]:
-        """``CompileCELExpression``'s error as ``field.Invalid`` of ``shown`` (default: the
-        expression): the issues, else the result's type when it is none of ``expected``."""
-        composited = variables and self.variables is not None
-        environment: Environment = cel_admission.environment(self.has_params, authorizer, composited)
-        schemas = cel_admission.schemas(self.variables if composited else None)
-        issues, _kind = check(environment, expression, schemas)
-        typed = self.typed(expression, composited)
-        if typed is not None:
-            issues = typed.issues or None  # cel-go's type errors: checks' partial ones are moot
-        elif issues is None and authorizer:
-            issues = "\n".join(text for _offset, text in authorizer_types.issues(expression)) or None
-        shown = expression if shown is None else shown
-        if issues is not None:
-            return [invalid_error(path, shown, f"compilation failed: {issues}")]
-        if typed is not None:
-            got = output_type_name(typed.result)
-        else:
-            got = result_type(expression, schemas, _DYNAMIC) or (authorizer_types.result_type(expression) if authorizer
-                                                                  else None)
-        if not expected or got is None or got in expected:
-            return []
-        if len(expected) == 1:
-            return [invalid_error(path, shown, f"must evaluate to {expected[0]} but got {got}")]
-        return [invalid_error(path, shown, f"must evaluate to one of [{' '.join(expected)}] but got {got}")]
+    return ExpressionCompiler(has_params, has_variables)
 
 
 def _validate_param_kind(param_kind: Json, path: str) -> list[FieldError]:
@@ -413,7 +367,7 @@ def _validate_match_resources(match: Json | None, path: str) -> list[FieldError]
     return errors
 
 
-def _validate_variable(compiler: _Compiler, variable: Json, path: str) -> list[FieldError]:
+def _validate_variable(compiler: ExpressionCompiler, variable: Json, path: str) -> list[FieldError]:
     errors = []
     name = variable.get("name") or ""
     if not name.strip():
@@ -433,7 +387,7 @@ def _validate_variable(compiler: _Compiler, variable: Json, path: str) -> list[F
     return errors
 
 
-def _validate_validation(compiler: _Compiler, validation: Json, path: str) -> list[FieldError]:
+def _validate_validation(compiler: ExpressionCompiler, validation: Json, path: str) -> list[FieldError]:
     errors = []
     message, message_expression = validation.get("message") or "", validation.get("messageExpression") or ""
     expression = validation.get("expression") or ""
@@ -456,7 +410,8 @@ def _validate_validation(compiler: _Compiler, validation: Json, path: str) -> li
     return errors
 
 
-def _validate_audit_annotation(compiler: _Compiler, policy_name: str, annotation: Json, path: str) -> list[FieldError]:
+def _validate_audit_annotation(compiler: ExpressionCompiler, policy_name: str, annotation: Json,
+                               path: str) -> list[FieldError]:
     key = annotation.get("key") or ""
     if policy_name:
         errors = validate_qualified_name(f"{policy_name}/{key}", child(path, "key"))
@@ -490,7 +445,7 @@ def _validate_policy_spec(name: str, spec: Json, ignore_match_conditions: bool) 
         errors += _validate_match_resources(constraints, "spec.matchConstraints")
         if not values(constraints, "resourceRules"):
             errors.append(required_error("spec.matchConstraints.resourceRules"))
-    compiler = _Compiler(spec.get("paramKind") is not None, bool(values(spec, "variables")))
+    compiler = _expression_compiler(spec.get("paramKind") is not None, bool(values(spec, "variables")))
     if not ignore_match_conditions:
         errors += _validate_match_conditions(values(spec, "matchConditions"), "spec.matchConditions", compiler)
     for i, variable in enumerate(values(spec, "variables")):

@@ -11,11 +11,8 @@ the internal JSON from the v1 spec with it.
 
 from __future__ import annotations
 
-import difflib
-import gzip
 import json
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from ...machinery.quantity import decode
@@ -29,6 +26,10 @@ _POD_SPEC_HOST_FIELDS = {"HostNetwork": "hostNetwork", "HostPID": "hostPID", "Ho
 
 @cache
 def _layouts() -> dict[str, list[list[Any]]]:
+    # here, with difflib in _unified_diff: loaded by the first refused update, not by a start
+    import gzip
+    from importlib import resources
+
     data = resources.files(__package__).joinpath("internal_layout.json.gz").read_bytes()
     return json.loads(gzip.decompress(data))
 
@@ -116,6 +117,8 @@ def internal_diff(type_name: str, old: Json, new: Json) -> str:
 
 
 def _unified_diff(old: Any, new: Any) -> str:
+    import difflib
+
     old_lines = _marshal_indent(old).splitlines(keepends=True)
     new_lines = _marshal_indent(new).splitlines(keepends=True)
     for lines in (old_lines, new_lines):  # difflib.SplitLines ends the last line too
