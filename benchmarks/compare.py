@@ -769,9 +769,10 @@ def webhook_added_p50(steps: list[Step], results: dict[str, dict[str, Any]]) -> 
 #: The sections readings of other runs add to the report, kept, last, when this rewrites it: the
 #: selective LISTs and start-up measured alone (`--only '^select-'`, a run of its own on a machine
 #: the full run leaves no time to settle), `make bench-agree`'s (benchmarks/locust_vs_loadgen.py),
-#: and the varied rows before and after a change (`--only varied`, a quick run of its own).
+#: the varied rows before and after a change (`--only varied`, a quick run of its own), and the
+#: admission rows' (`--only 'webhooks|policy'`) with a create's steps under webhooks.
 KEPT_SECTIONS = ("## Selective LISTs and start-up", "## Locust and the Go load generator agree?",
-                 "## Objects whose content varies")
+                 "## Objects whose content varies", "## Admission webhooks and policies")
 
 
 def kept_sections(path: Path) -> str:
@@ -803,7 +804,7 @@ def write_doc(path: Path, table: str, steps: list[Step], results: dict[str, dict
 
 Written by `{info['command']}` (`make bench-compare`; {info['mode']} mode, {info['minutes']:.0f} min) on {info['date']}.
 Do not edit by hand: run it again (`make bench-compare QUICK=1` is a ~3-minute run that only
-prints; the last sections, of the selective LISTs, of `make bench-agree` and of the varied rows,
+prints; the last sections, of the selective LISTs, of `make bench-agree`, of the varied rows and of admission,
 are kept). What runs, in what order and why: the docstrings of `benchmarks/compare.py` and of the
 load generator `benchmarks/loadgen/` (Go, client-go {CLIENT_GO_VERSION}).
 

@@ -30,7 +30,6 @@ whether a write needs its request's attributes).
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import pkgutil
 from collections.abc import Callable
@@ -333,17 +332,20 @@ class Admission:
         # handlers' ``namespace = name`` for namespaces), though the resource is cluster-scoped
         namespace = target.name if (group, target.resource) == ("", "namespaces") else target.namespace
         resource_group = group if target.resource_group is None else target.resource_group
-        attrs = webhook_request.Attributes(
-            target.operation, resource_group, target.version, kind, target.resource, subresource or "",
-            namespace, target.name, obj, old, request, kind_group=group, kind_version=target.kind_version)
-        if target.kind_version is not None:
-            return attrs  # a body of another kind (/scale, /eviction): served in one version
+        if target.kind_version is not None:  # a body of another kind (/scale, /eviction): served in one version
+            return webhook_request.Attributes(
+                target.operation, resource_group, target.version, kind, target.resource, subresource or "",
+                namespace, target.name, obj, old, request, kind_group=group, kind_version=target.kind_version)
         # The objects are in the storage version; the request names the version it was sent in
         # (another of the same storage: autoscaling/v1 of HPAs stored as v2), which it is
         # admitted as, and in which a webhook or policy is given it unless it names another.
         versions = self.equivalents(resource_group, target.resource)
         requested = next((served for served in versions if served.gvr == request.resource), None)
         if requested is None:
-            return dataclasses.replace(attrs, versions=versions)
-        return dataclasses.replace(attrs, group=requested.group, version=requested.version, kind=requested.kind,
-                                   resource=requested.resource, kind_group=requested.group, versions=versions)
+            return webhook_request.Attributes(
+                target.operation, resource_group, target.version, kind, target.resource, subresource or "",
+                namespace, target.name, obj, old, request, kind_group=group, versions=versions)
+        return webhook_request.Attributes(
+            target.operation, requested.group, requested.version, requested.kind, requested.resource,
+            subresource or "", namespace, target.name, obj, old, request, kind_group=requested.group,
+            versions=versions)

@@ -44,6 +44,9 @@ Lookup = Callable[[str, str, str | None, str], Json | None]
 _HEADERS = b"User-Agent: kube-apiserver-admission\r\nAccept: application/json, */*\r\nContent-Type: application/json\r\n"
 
 
+#: How many webhook URLs' targets are kept (far more than any cluster configures).
+_KEPT_URL_TARGETS = 1024
+
 #: Go's http.Client: the answers it follows, and how many in a row.
 _REDIRECTS = frozenset((301, 302, 303, 307, 308))
 _MAX_REDIRECTS = 10
@@ -148,12 +151,13 @@ class _Target:
     """Where a call goes: the address connected to, the TLS name verified, the request's first
     lines (``method``, the path and query, the Host header), and its URL as Go's errors show it."""
 
-    __slots__ = ("host", "port", "server_hostname", "path", "host_header", "display", "tls", "method")
+    __slots__ = ("host", "port", "server_hostname", "path", "host_header", "display", "tls", "method", "_head")
 
     def __init__(self, host: str, port: int, server_hostname: str | None, path: str, host_header: str,
                  display: str, tls: bool, method: str = "POST") -> None:
         self.host, self.port, self.server_hostname, self.display, self.tls = host, port, server_hostname, display, tls
         self.path, self.host_header, self.method = path, host_header, method
+        self._head = f"{method} {path} HTTP/1.1\r\nHost: {host_header}\r\n".encode() + _HEADERS
 
     @classmethod
     def of_url(cls, url: str, method: str = "POST") -> _Target:
@@ -165,10 +169,9 @@ class _Target:
                    method)
 
     def request(self, body: bytes) -> bytes:
-        head = f"{self.method} {self.path} HTTP/1.1\r\nHost: {self.host_header}\r\n".encode() + _HEADERS
         if self.method != "POST":
-            return head + b"\r\n"
-        return b"%sContent-Length: %d\r\n\r\n%s" % (head, len(body), body)
+            return self._head + b"\r\n"
+        return b"%sContent-Length: %d\r\n\r\n%s" % (self._head, len(body), body)
 
     def redirected(self, location: str, status: int) -> _Target:
         """Where Go's client goes next on a redirect: 307 and 308 post again, 301, 302 and 303
@@ -191,6 +194,9 @@ class WebhookClients:
         self._list = lister
         self._contexts: dict[str, ssl.SSLContext] = {}
         self._idle: dict[tuple[str, int, str | None, str], list[_Connection]] = {}
+        #: (url, timeout) -> where a call to a webhook named by URL goes (a service's endpoint
+        #: is chosen anew for each call).
+        self._url_targets: dict[tuple[str, int], _Target] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def aclose(self) -> None:
@@ -289,7 +295,12 @@ class WebhookClients:
         query = f"?timeout={timeout_seconds}s"
         url = client_config.get("url")
         if url:
-            return _Target.of_url(url + query)
+            target = self._url_targets.get((url, timeout_seconds))
+            if target is None:
+                if len(self._url_targets) >= _KEPT_URL_TARGETS:  # configurations came and went
+                    self._url_targets.clear()
+                target = self._url_targets[(url, timeout_seconds)] = _Target.of_url(url + query)
+            return target
         service = client_config.get("service") or {}
         namespace, name, port = service.get("namespace", ""), service.get("name", ""), service.get("port", 443)
         server_hostname = f"{name}.{namespace}.svc"

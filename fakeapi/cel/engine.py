@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .library import KUBE_LIBRARY, NAMESPACES
-from .projection import WHOLE, Need, project, reads
+from .projection import WHOLE, Need, project, reads, union
 from .rust import interpreter
 
 
@@ -248,6 +248,45 @@ class _Context:
             self._bindings = {}
 
 
+def _reads_of(programs: Iterable[Program]) -> tuple[dict[str, Need], dict[str, Callable[..., Any]]]:
+    """What ``programs`` read of each variable they use, merged, and the functions they call."""
+    needs: dict[str, Need] = {}
+    functions: dict[str, Callable[..., Any]] = {}
+    for program in programs:
+        read = program.reads()[0]
+        for name in program.variables:
+            need = read.get(name, WHOLE)
+            needs[name] = need if name not in needs else union(needs[name], need)
+        functions.update(program.functions)
+    return needs, functions
+
+
+class ProgramGroup:
+    """Programs each of which is evaluated under one activation (a policy's validations), and
+    per function library what those of it read of each variable, merged (``projection.union``:
+    a program given more of a value than it reads answers the same), and the functions they
+    call: worked out at the first activation that asks, kept for the next."""
+
+    __slots__ = ("programs", "_shared")
+
+    def __init__(self, programs: Iterable[Program]) -> None:
+        self.programs = tuple(programs)
+        # by the library's id: each is alive while a program of this group holds it
+        self._shared: dict[int, tuple[tuple[Program, ...], dict[str, Need], dict[str, Callable[..., Any]]]] = {}
+
+    def shared_with(self, program: Program) -> tuple[tuple[Program, ...], dict[str, Need],
+                                                     dict[str, Callable[..., Any]]] | None:
+        """The programs of ``program``'s library, their merged reads and their functions; None
+        when it is not of the group."""
+        if not any(program is member for member in self.programs):
+            return None
+        shared = self._shared.get(id(program.library))
+        if shared is None:
+            sharing = tuple(member for member in self.programs if member.library is program.library)
+            shared = self._shared[id(program.library)] = (sharing, *_reads_of(sharing))
+        return shared
+
+
 class Activation:
     """Values bound once for several evaluations (cel-go's activation). The engine converts a
     value at each evaluation that reads it when given a mapping; an activation hands the engine
@@ -259,30 +298,57 @@ class Activation:
     tell null from unbound: a null one is bound for that evaluation alone).
 
     The bound values must not change while the activation is in use: the engine's copies would
-    not follow."""
+    not follow.
 
-    __slots__ = ("_values", "_contexts", "_varying")
+    ``together``: programs the caller evaluates each of under this activation (a policy's
+    validations): the first of them evaluated builds one context for all of them that share its
+    function library, where each would build its own (a context costs its conversion and its
+    functions' wrapping: two thirds of evaluating a policy's validation of a pod)."""
 
-    def __init__(self, values: Mapping[str, Any]) -> None:
+    __slots__ = ("_values", "_contexts", "_varying", "_together")
+
+    def __init__(self, values: Mapping[str, Any], together: ProgramGroup | None = None) -> None:
         self._values = dict(values)
-        self._contexts: dict[tuple[frozenset[str], frozenset[str]], Any] = {}
+        self._contexts: dict[tuple[Any, frozenset[str]], Any] = {}
         self._varying: Mapping[str, Any] = {}
+        self._together = together
 
     def _resolve(self, name: str) -> Any:
         # None falls through to the values bound in the engine's context
         return self._varying.get(name)
 
+    def _context(self, needs: Mapping[str, Need], functions: Mapping[str, Callable[..., Any]]) -> Any:
+        """A context holding ``needs`` of the values and ``functions``."""
+        values = {name: project(self._values[name], need) for name, need in needs.items() if name in self._values}
+        context = interpreter().Context(values, functions)
+        context.set_variable_resolver(self._resolve)
+        return context
+
+    def _shared_context(self, program: Program) -> Any:
+        """The context of the programs evaluated together with ``program``, registered for each
+        of them; None when it is not one of them or their values cannot all be converted (each
+        program then converts its own, and only one that reads what fails fails)."""
+        shared = None if self._together is None else self._together.shared_with(program)
+        if shared is None:
+            return None
+        sharing, needs, functions = shared
+        try:
+            context = self._context(needs, functions)
+        except Exception:  # noqa: BLE001 - the engine's conversion error, met again by the program that reads it
+            return None
+        for other in sharing:
+            self._contexts[(other.reads()[1], other.functions_key)] = context
+        return context
+
     def execute(self, program: Program, varying: Mapping[str, Any]) -> Any:
         if any(value is None for value in varying.values()):
             return program.library.execute(program.compiled, {**self._values, **varying})
-        needs, needs_key = program.reads()
-        key = (needs_key, program.functions_key)
+        key = (program.reads()[1], program.functions_key)
         context = self._contexts.get(key)
         if context is None:
-            values = {name: project(self._values[name], needs.get(name, WHOLE))
-                      for name in program.variables if name in self._values}
-            context = self._contexts[key] = interpreter().Context(values, program.functions)
-            context.set_variable_resolver(self._resolve)
+            context = self._shared_context(program)
+            if context is None:
+                context = self._contexts[key] = self._context(*_reads_of((program,)))
         self._varying = varying
         try:
             return program.compiled.execute(context)

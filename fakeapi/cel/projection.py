@@ -77,6 +77,20 @@ def reads(source: str, variables: Iterable[str]) -> dict[str, Need]:
     return walk.needs
 
 
+def union(first: Need, second: Need) -> Need:
+    """A need that keeps of any value at least what each of the two keeps: an expression given
+    more of a value than it reads answers as given what it reads. Where one iterates a value and
+    the other does not, the value is kept whole: iterated, a list keeps its items' needs and a
+    map all of itself, not iterated a list all of itself and a map its fields."""
+    if first.whole or second.whole or (first.items is None) != (second.items is None):
+        return WHOLE
+    fields = dict(first.fields)
+    for name, need in second.fields.items():
+        fields[name] = need if name not in fields else union(fields[name], need)
+    items = None if first.items is None or second.items is None else union(first.items, second.items)
+    return Need(False, fields, items)
+
+
 def project(value: Any, need: Need) -> Any:
     """What of ``value`` an expression with ``need`` of it reads (see the module's docstring)."""
     if need.whole:

@@ -6,12 +6,15 @@ configurations compiled in name order."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
+import orjson
 import pytest
 
 from fakeapi.admission.webhook.matching import compile_configurations, is_exempt
 from fakeapi.admission.webhook.request import Attributes, ServedVersion, WebhookRequest
+from fakeapi.admission.webhook.review import review_request
 
 REQUEST = WebhookRequest({"username": "u"}, {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"})
 
@@ -134,3 +137,16 @@ def test_match_policy_equivalent(policy: str, request_version: str, given: str |
     review_kind = {"group": "autoscaling", "version": given, "kind": "HorizontalPodAutoscaler"}
     request_kind = {"group": "autoscaling", "version": request_version, "kind": "HorizontalPodAutoscaler"}
     assert (versioned.kind_json(), versioned.request_kind) == (review_kind, request_kind)
+
+
+def test_each_review_names_a_new_random_uuid() -> None:
+    """A review's uid is kube's ``uuid.NewUUID``: a random version-4 UUID, as ``uuid`` prints
+    it, new for each review."""
+    uids = set()
+    for _ in range(200):
+        uid, body = review_request(attrs(), "v1")
+        parsed = uuid.UUID(uid)
+        assert (str(parsed), parsed.version, parsed.variant) == (uid, 4, uuid.RFC_4122)
+        assert orjson.loads(body)["request"]["uid"] == uid
+        uids.add(uid)
+    assert len(uids) == 200

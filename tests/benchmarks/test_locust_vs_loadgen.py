@@ -73,13 +73,13 @@ def test_medians_over_rounds() -> None:
     assert row.go_others_cpu == 0.4 and row.locust_bound == "server-bound, server-bound, client-bound"
 
 
-def test_bench_compare_keeps_the_selective_agreement_and_varied_sections(tmp_path: Path) -> None:
-    selective, agreement, varied = agree.compare.KEPT_SECTIONS
+def test_bench_compare_keeps_the_selective_agreement_varied_and_admission_sections(tmp_path: Path) -> None:
+    selective, agreement, varied, admission = agree.compare.KEPT_SECTIONS
     doc = tmp_path / "benchmarks.md"
-    doc.write_text(f"# old report\n\n## Results\n\nold\n\n{varied}\n\nvaried rows\n\n{agreement}\n\nthe reading\n\n"
-                   f"{selective}\n\nrows\n")
+    doc.write_text(f"# old report\n\n## Results\n\nold\n\n{admission}\n\nsteps\n\n{varied}\n\nvaried rows\n\n"
+                   f"{agreement}\n\nthe reading\n\n{selective}\n\nrows\n")
     assert agree.compare.kept_sections(doc) == (f"\n{selective}\n\nrows\n\n{agreement}\n\nthe reading\n\n"
-                                                f"{varied}\n\nvaried rows\n")
+                                                f"{varied}\n\nvaried rows\n\n{admission}\n\nsteps\n")
     doc.write_text(f"# old report\n\n{agreement}\n\nthe reading\n")
     assert agree.compare.kept_sections(doc) == f"\n{agreement}\n\nthe reading\n"
     assert agree.compare.kept_sections(tmp_path / "missing.md") == ""

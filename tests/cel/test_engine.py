@@ -8,8 +8,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from fakeapi.cel.checks import check
-from fakeapi.cel.engine import Activation, CompileError, Environment, EvaluationError, UnsupportedSyntax
-from fakeapi.cel.projection import project, reads
+from fakeapi.cel import engine
+from fakeapi.cel.engine import Activation, CompileError, Environment, EvaluationError, ProgramGroup, UnsupportedSyntax
+from fakeapi.cel.projection import WHOLE, project, reads, union
 from fakeapi.cel.values import escape, to_cel
 
 ENV = Environment(("self", "oldSelf"))
@@ -251,7 +252,8 @@ _POD = {"apiVersion": "v1", "kind": "Pod",
                  "nodeSelector": {}, "replicas": 3, "empty": None}}
 
 
-@pytest.mark.parametrize("source", [
+#: Expressions reading a pod in each way the projection tells apart.
+_POD_EXPRESSIONS = [
     "object.spec.containers.all(c, c.image.startsWith('registry.example/'))",
     "!has(object.spec.initContainers) || object.spec.initContainers.all(c, c.image != '')",
     "object.spec.containers.all(c, !has(c.securityContext) || !has(c.securityContext.privileged) || "
@@ -282,22 +284,74 @@ _POD = {"apiVersion": "v1", "kind": "Pod",
     "object.spec.containers.map(c, c).filter(c, has(c.args)).size()",
     "{'n': object.metadata.name}.n",
     "object.spec.containers.all(c, c.env.all(e, e.value != ''))",
-])
+]
+
+
+def _answer(program: object, bindings: object) -> object:
+    try:
+        return program.evaluate(bindings)  # type: ignore[attr-defined]
+    except EvaluationError as error:
+        return str(error)
+
+
+@pytest.mark.parametrize("source", _POD_EXPRESSIONS)
 def test_what_an_activation_hands_the_engine_answers_as_the_whole_value(source: str) -> None:
     """The activation hands the engine only what an expression reads of each value
     (``projection``): every answer and error must be the whole value's."""
     env = Environment(("object", "oldObject"))
     values = {"object": _POD, "oldObject": {**_POD, "metadata": {"name": "old"}}}
     program = env.compile(source)
-    try:
-        expected: object = program.evaluate(values)
-    except EvaluationError as error:
-        expected = str(error)
-    try:
-        found: object = program.evaluate(Activation(values))
-    except EvaluationError as error:
-        found = str(error)
-    assert found == expected
+    assert _answer(program, Activation(values)) == _answer(program, values)
+
+
+def test_programs_evaluated_together_share_one_context_and_answer_as_the_whole_value(monkeypatch) -> None:
+    """A ``ProgramGroup``'s programs evaluated under one activation: one engine context holds
+    the union of what they read, and each answers (or fails) as given the whole values."""
+    env = Environment(("object", "oldObject"))
+    values = {"object": _POD, "oldObject": {**_POD, "metadata": {"name": "old"}}}
+    programs = [env.compile(source) for source in _POD_EXPRESSIONS]
+    built = []
+    real = engine.interpreter()
+
+    class Counting:
+        def __getattr__(self, name: str) -> object:
+            return getattr(real, name)
+
+        def Context(self, *args: object) -> object:  # noqa: N802 - the engine's name
+            built.append(args)
+            return real.Context(*args)
+
+    monkeypatch.setattr(engine, "interpreter", Counting)
+    activation = Activation(values, ProgramGroup(programs))
+    for program in programs:
+        assert _answer(program, activation) == _answer(program, values), program.source
+    assert len(built) == 1
+
+
+def test_a_program_whose_value_cannot_be_converted_fails_alone() -> None:
+    """Where the union of a group's reads cannot be converted, each program converts its own:
+    only the one that reads the value fails."""
+    env = Environment(("object",))
+    values = {"object": {"unconvertible": object(), "name": "x"}}
+    reading, other = env.compile("object.unconvertible == 1"), env.compile("object.name == 'x'")
+    activation = Activation(values, ProgramGroup([reading, other]))
+    assert _answer(other, activation) is True
+    assert _answer(reading, activation) == _answer(reading, Activation(values))
+
+
+def test_the_union_of_two_needs_keeps_what_each_keeps() -> None:
+    images = reads("object.spec.containers.all(c, c.image != '')", ["object"])["object"]
+    counted = reads("size(object.spec.containers) > 0", ["object"])["object"]
+    present = reads("object.spec.containers.all(c, has(c.securityContext))", ["object"])["object"]
+    both = union(union(images, counted), present)
+    assert project(_POD, both) == {"spec": {"containers": [  # has() reads that the field is there
+        {"image": "registry.example/a:1", "securityContext": {}}, {"image": "other/b"}]}}
+    # labels iterated by one, selected by the other: a map iterated is kept whole, a list
+    # selected from too, so the union keeps the value whole whatever it is
+    iterated = reads("object.metadata.labels.all(k, k != '')", ["object"])["object"]
+    selected = reads("object.metadata.labels.app == 'web'", ["object"])["object"]
+    assert union(iterated, selected).fields["metadata"].fields["labels"] is WHOLE
+    assert union(images, WHOLE) is WHOLE
 
 
 def test_an_expression_reads_only_what_it_selects() -> None:

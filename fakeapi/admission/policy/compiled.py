@@ -13,7 +13,7 @@ from typing import Any
 
 from ...apis.catalogue import ResourceType, default_catalogue
 from ...cel import admission as cel_admission
-from ...cel.engine import CompileError, Environment, Program, STRING_LITERAL, tokens
+from ...cel.engine import CompileError, Environment, Program, ProgramGroup, STRING_LITERAL, tokens
 from ...machinery.selectors import LabelSelector
 from ...machinery.status import StatusError
 from ..webhook.matching import Rule, matched_version, rule_of, selectors_match, selectors_of
@@ -136,6 +136,9 @@ class PolicyHook:
     match_conditions: tuple[tuple[str, Compiled], ...]
     variables: tuple[Variable, ...]
     validations: tuple[Validation, ...]
+    #: The validations' compiled expressions: each is evaluated (where the match conditions
+    #: hold), under one engine context.
+    validation_programs: ProgramGroup
     #: The programs of the audit annotations' value expressions (their values are not kept;
     #: their failures refuse the request).
     audit_annotations: tuple[Compiled, ...]
@@ -163,6 +166,10 @@ def _compile_policy(policy: Json, bindings: list[Json]) -> PolicyHook:
     full = cel_admission.environment(has_params, authorizer=True, variables=True)
     messages = cel_admission.environment(has_params, authorizer=False, variables=True)
     constraints = spec.get("matchConstraints")
+    validations = tuple(Validation(
+        _compiled(full, v.get("expression", "")), v.get("expression", ""), v.get("message") or "",
+        _compiled(messages, v["messageExpression"]) if v.get("messageExpression") else None, v.get("reason"))
+        for v in spec.get("validations") or ())
     return PolicyHook(
         name=policy["metadata"]["name"], failure_policy=spec.get("failurePolicy") or "Fail",
         constraints=MatchResources.of(constraints) if constraints is not None else None,
@@ -171,10 +178,8 @@ def _compile_policy(policy: Json, bindings: list[Json]) -> PolicyHook:
                                for c in spec.get("matchConditions") or ()),
         variables=tuple(Variable(v.get("name", ""), _compiled(full, v.get("expression", "")))
                         for v in spec.get("variables") or ()),
-        validations=tuple(Validation(
-            _compiled(full, v.get("expression", "")), v.get("expression", ""), v.get("message") or "",
-            _compiled(messages, v["messageExpression"]) if v.get("messageExpression") else None, v.get("reason"))
-            for v in spec.get("validations") or ()),
+        validations=validations,
+        validation_programs=ProgramGroup(v.expression for v in validations if isinstance(v.expression, Program)),
         audit_annotations=tuple(_compiled(full, a.get("valueExpression") or "")
                                 for a in spec.get("auditAnnotations") or ()),
         bindings=tuple(Binding(

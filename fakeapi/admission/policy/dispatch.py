@@ -69,7 +69,7 @@ class _Evaluation:
         # every expression of the evaluation reads the same request: its values are converted
         # for the engine once (the match conditions see no variables)
         self.values = {**bindings, cel_admission.VARIABLES: {}}
-        self.bindings = Activation(self.values)
+        self.bindings = Activation(self.values, hook.validation_programs)
         #: The bindings without ``authorizer`` (kube's audit annotations have none), made for
         #: the first audit annotation that reads it.
         self._unauthorized: Activation | None = None
@@ -159,6 +159,8 @@ class PolicyDispatcher:
     def _hooks(self) -> tuple[PolicyHook, ...]:
         policies = self._list(ADMISSION_GROUP, "ValidatingAdmissionPolicy", None)
         bindings = self._list(ADMISSION_GROUP, "ValidatingAdmissionPolicyBinding", None)
+        if not policies or not bindings:  # no policy is bound (the lister's empty lists are new ones)
+            return ()
         compiled = self._compiled
         if compiled is not None and compiled[0] is policies and compiled[1] is bindings:
             return compiled[2]

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import orjson
 
@@ -22,6 +23,8 @@ from .matching import ADMISSION_GROUP, Webhook, compile_configurations, is_exemp
 from .request import Attributes, Json
 from .review import AdmissionResponse, CallError, denied, dry_run_unsupported, review_request, review_version, \
     verify_response
+
+T = TypeVar("T")
 
 #: A kind's decoding of an object a webhook patched: into its Go type, then defaulted.
 Decoder = Callable[[Json], Json]
@@ -59,6 +62,8 @@ class WebhookDispatcher:
     def _hooks(self, mutating: bool) -> tuple[Webhook, ...]:
         kind = "MutatingWebhookConfiguration" if mutating else "ValidatingWebhookConfiguration"
         configurations = self._list(ADMISSION_GROUP, kind, None)
+        if not configurations:  # the lister's empty lists are new ones: none is compiled
+            return ()
         compiled = self._compiled.get(mutating)
         if compiled is not None and compiled[0] is configurations:
             return compiled[1]
@@ -92,7 +97,14 @@ class WebhookDispatcher:
     def mutate(self, attrs: Attributes, decode: Decoder, reinvocation: Reinvocation) -> None:
         """Call the matching mutating webhooks in order; each patch is applied to
         ``attrs.object`` (changed in place, as the caller holds it)."""
-        hooks = self._matching(self._hooks(True), attrs)
+        configured = self._hooks(True)
+        if reinvocation.is_reinvoke and not (reinvocation.to_reinvoke or reinvocation.invoked) \
+                and not any(hook.match_conditions for hook in configured):
+            # No webhook is to be called again, and matching without match conditions cannot
+            # fail on the changed object (a selector's error or a namespace's 404 would have
+            # failed the first pass): kube's pass would match and skip each one.
+            return
+        hooks = self._matching(configured, attrs)
         if not hooks:
             return
         if reinvocation.is_reinvoke and reinvocation.last_output != attrs.object:
@@ -154,8 +166,10 @@ class WebhookDispatcher:
             return
         for hook, _versioned in hooks:
             self._check_dry_run(hook, attrs)
-        outcomes = wait_for(asyncio.gather(*(self._answer(hook, versioned) for hook, versioned in hooks),
-                                           return_exceptions=True))
+        calls = [self._answer(hook, versioned) for hook, versioned in hooks]
+        # One call is awaited in the write's own task: gather's task for it would cost two more
+        # turns of the event loop (one to start it, one to hand its answer back).
+        outcomes = wait_for(asyncio.gather(*calls, return_exceptions=True) if len(calls) > 1 else _settled(calls[0]))
         for (hook, _versioned), outcome in zip(hooks, outcomes):
             if isinstance(outcome, CallError):
                 if hook.failure_policy != "Ignore":
@@ -215,6 +229,14 @@ class WebhookDispatcher:
         for text in response.warnings:
             warning.add(text)
         return response
+
+
+async def _settled(call: Awaitable[T]) -> list[T | Exception]:
+    """The outcome of one call as ``gather(..., return_exceptions=True)`` lists it."""
+    try:
+        return [await call]
+    except Exception as err:  # noqa: BLE001 - an outcome, raised or not by the caller
+        return [err]
 
 
 def _copy(obj: Json | None) -> Json | None:

@@ -5,7 +5,6 @@ for the write it serves and read where admission runs, deep in the write."""
 from __future__ import annotations
 
 import contextvars
-import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -116,11 +115,12 @@ class Attributes:
         """These attributes as the version ``served`` is given them: its group, version, kind
         and resource, the objects converted to it (``versioned.go``'s ``VersionedAttributes``),
         the request's kind and resource kept as ``request_kind`` and ``request_resource``."""
-        return dataclasses.replace(
-            self, group=served.group, version=served.version, kind=served.kind, resource=served.resource,
-            kind_group=None, kind_version=None, versions=(),
-            object=None if self.object is None else served.to_served(self.object),
-            old_object=None if self.old_object is None else served.to_served(self.old_object),
+        # built field by field: dataclasses.replace walks the fields each time (a write admits
+        # several of these)
+        return Attributes(
+            self.operation, served.group, served.version, served.kind, served.resource, self.subresource,
+            self.namespace, self.name, None if self.object is None else served.to_served(self.object),
+            None if self.old_object is None else served.to_served(self.old_object), self.request,
             request_kind=self.kind_json(), request_resource=self.resource_json())
 
     def as_requested(self) -> Attributes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import uuid
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,10 +64,20 @@ def admission_request(attrs: Attributes, uid: str = "") -> Json:
 
 def review_request(attrs: Attributes, version: str) -> tuple[str, bytes]:
     """A new request uid and the ``AdmissionReview`` naming it, encoded as kube encodes it."""
-    uid = str(uuid.uuid4())
+    uid = _random_uuid()
     review = {"kind": "AdmissionReview", "apiVersion": f"admission.k8s.io/{version}",
               "request": admission_request(attrs, uid)}
     return uid, orjson.dumps(review)
+
+
+def _random_uuid() -> str:
+    """``uuid.uuid4()``'s text (kube's ``uuid.NewUUID``: random, version 4, RFC 4122's variant),
+    in half the time: made from the random bytes without a ``UUID`` object."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40
+    raw[8] = raw[8] & 0x3F | 0x80
+    text = raw.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 @dataclass(frozen=True)
