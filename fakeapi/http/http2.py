@@ -46,6 +46,14 @@ ASGIApp = Callable[[dict[str, Any], Callable[[], Awaitable[dict[str, Any]]],
                     Callable[[dict[str, Any]], Awaitable[None]]], Awaitable[None]]
 
 
+def _settings(max_concurrent_streams: int) -> h2.settings.Settings:
+    """The server's settings, with a limit on the client's streams."""
+    return h2.settings.Settings(client=False, initial_values={
+        h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: max_concurrent_streams,
+        h2.settings.SettingCodes.MAX_HEADER_LIST_SIZE: MAX_HEADER_LIST_SIZE,
+    })
+
+
 class _DateHeader:
     """The ``date`` header Go's servers (kube's) send, made once a second."""
 
@@ -180,11 +188,22 @@ class _Stream:
 
     def finish(self) -> None:
         """After the app returned: a 500 when it sent no response (Hypercorn's), a reset when it
-        stopped in the middle of one (Go's server after a handler's panic)."""
+        stopped in the middle of one (Go's server after a handler's panic); what it left of the
+        request's body is handed back to the connection's window (else a 403 or 413 that never
+        read it would shrink that window for good, until no body could be sent on the
+        connection), and a body still coming is refused with a reset (NO_ERROR, as Go's server
+        ends a stream whose handler returned before the request's end: RFC 9113 8.1)."""
         self.headers = None
-        if self.disconnected or self.ended:
+        for _, length in self.chunks:
+            self.connection.acknowledge(self.id, length)
+        self.chunks.clear()
+        if self.disconnected:
             return
         try:
+            if self.ended:
+                if not self.request_ended:
+                    self.connection.h2.reset_stream(self.id, h2.errors.ErrorCodes.NO_ERROR)
+                return
             if not self.started:
                 self.connection.h2.send_headers(self.id, [(b":status", b"500"), (b"content-length", b"0"), _DATE()],
                                                 end_stream=True)
@@ -210,10 +229,7 @@ class HTTP2Connection:
         # checks of them, a third of its work for a response, would find nothing.
         self.h2 = h2.connection.H2Connection(config=h2.config.H2Configuration(
             client_side=False, header_encoding=None, validate_outbound_headers=False, normalize_outbound_headers=False))
-        self.h2.local_settings = h2.settings.Settings(client=False, initial_values={
-            h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: MAX_STREAMS_PER_CONNECTION,
-            h2.settings.SettingCodes.MAX_HEADER_LIST_SIZE: MAX_HEADER_LIST_SIZE,
-        })
+        self.h2.local_settings = _settings(MAX_STREAMS_PER_CONNECTION)
         self.streams: dict[int, _Stream] = {}
         self.headers_due: list[_Stream] = []  # started responses whose HEADERS wait for the flush
         self.tasks: set[asyncio.Task[None]] = set()
@@ -229,6 +245,9 @@ class HTTP2Connection:
 
     async def serve(self) -> None:
         self.h2.initiate_connection()
+        # The limit on streams is advertised, and enforced here (``_request``): h2 answers a
+        # stream over it with a GOAWAY, which would end every watch on the connection.
+        self.h2.local_settings = _settings(2**31 - 1)
         self.flush()
         self.idle_timer = self.loop.call_later(IDLE_TIMEOUT, self._close_idle)
         try:
@@ -304,6 +323,11 @@ class HTTP2Connection:
         headers[0] = (b"host", authority if authority is not None else host or b"")
         path, _, query_string = raw_path.partition(b"?")
         method_text = method.decode("ascii").upper()
+        if len(self.streams) >= MAX_STREAMS_PER_CONNECTION:
+            # Go's server refuses it so (until the client acknowledged the limit; a protocol
+            # error after): the client may retry it, the connection goes on.
+            self.h2.reset_stream(event.stream_id, h2.errors.ErrorCodes.REFUSED_STREAM)
+            return
         stream = _Stream(self, event.stream_id, no_body=method_text == "HEAD")
         self.streams[event.stream_id] = stream
         scope = {

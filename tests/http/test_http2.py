@@ -10,6 +10,7 @@ from typing import Any
 
 import h2.config
 import h2.connection
+import h2.errors
 import h2.events
 
 from fakeapi.http.access import CERTIFICATE_USER
@@ -213,4 +214,57 @@ def test_the_connection_ends_after_the_idle_timeout_without_requests_in_flight(m
                     break
                 ended = any(isinstance(e, h2.events.ConnectionTerminated) for e in client.h2.receive_data(data))
             assert ended or client.reader.at_eof()
+    run(test)
+
+
+async def _refuse_unread(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Answers 403 without reading the body, as authorization refuses a write."""
+    await send({"type": "http.response.start", "status": 403, "headers": []})
+    await send({"type": "http.response.body", "body": b"forbidden"})
+
+
+def test_bodies_the_app_never_read_give_their_window_back() -> None:
+    """A body the app answered without reading (a 403, a 404) was queued and never handed back
+    to the connection's window: after 64 KiB of them no request body could be sent at all."""
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await (_refuse_unread if scope["path"] == "/refused" else _echo)(scope, receive, send)
+
+    async def test() -> None:
+        async with Client(app) as client:
+            for _ in range(4):
+                headers, _, _ = await client.response(await client.request(b"POST", b"/refused", b"x" * 30000))
+                assert headers[b":status"] == b"403"
+            sent = b"y" * 200000
+            headers, body, _ = await client.response(await client.request(b"POST", b"/", sent))
+            assert (headers[b":status"], body) == (b"200", sent)
+    run(test)
+
+
+def test_streams_over_the_limit_are_refused_and_the_connection_goes_on(monkeypatch: Any) -> None:
+    """A stream over MAX_CONCURRENT_STREAMS is reset with REFUSED_STREAM, as Go's server refuses
+    it before the client acknowledged the limit; h2 alone ended the connection (and every watch
+    on it) with a GOAWAY."""
+    monkeypatch.setattr(http2, "MAX_STREAMS_PER_CONNECTION", 2)
+    answer = asyncio.Event()
+
+    async def held(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["path"] == "/held":
+            await answer.wait()
+        await _echo(scope, receive, send)
+
+    async def test() -> None:
+        async with Client(held) as client:
+            # Sent before the server's SETTINGS arrive: the client does not know the limit yet.
+            streams = [await client.request(b"GET", b"/held") for _ in range(3)]
+            while not client.events.get(streams[2]):
+                await client.read()
+            refused = client.events[streams[2]]
+            assert [type(e) for e in refused] == [h2.events.StreamReset]
+            assert refused[0].error_code == h2.errors.ErrorCodes.REFUSED_STREAM
+            answer.set()
+            for stream_id in streams[:2]:
+                headers, _, _ = await client.response(stream_id)
+                assert headers[b":status"] == b"200"
+            headers, _, _ = await client.response(await client.request(b"GET", b"/next"))
+            assert headers[b":status"] == b"200"
     run(test)
