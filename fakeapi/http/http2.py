@@ -33,11 +33,18 @@ import h2.settings
 from .access import CERTIFICATE_USER
 from .limits import IDLE_TIMEOUT
 
-#: kube-apiserver's ``--http2-max-streams-per-connection`` default: watches a client may
-#: multiplex over one connection.
-MAX_STREAMS_PER_CONNECTION = 1000
-#: Hypercorn's (and Go's default) limit on a request's header list.
-MAX_HEADER_LIST_SIZE = 2**16
+# What kube-apiserver v1.35.4's HTTP/2 server advertises (its SETTINGS and first WINDOW_UPDATE,
+# as an h2 client reads them): Go's defaults under kube's ``MaxUploadBufferPerStream`` of 256 KiB.
+#: Streams a client may have open on one connection (``--http2-max-streams-per-connection`` 0:
+#: Go's default); client-go opens another connection beyond it.
+MAX_STREAMS_PER_CONNECTION = 100
+#: A request's header list (Go's ``MaxHeaderBytes``, 1 MiB, and its 320 bytes of slack).
+MAX_HEADER_LIST_SIZE = 2**20 + 320
+#: The window of each stream's request body, and the largest frame the client may send.
+STREAM_WINDOW = MAX_FRAME_SIZE = 2**18
+#: The window of the connection's request bodies together (``MaxUploadBufferPerConnection``: a
+#: stream's window for each stream allowed).
+CONNECTION_WINDOW = STREAM_WINDOW * MAX_STREAMS_PER_CONNECTION
 #: What one read takes from the socket.
 READ_SIZE = 2**16
 _LOG = logging.getLogger(__name__)
@@ -51,6 +58,8 @@ def _settings(max_concurrent_streams: int) -> h2.settings.Settings:
     return h2.settings.Settings(client=False, initial_values={
         h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: max_concurrent_streams,
         h2.settings.SettingCodes.MAX_HEADER_LIST_SIZE: MAX_HEADER_LIST_SIZE,
+        h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: STREAM_WINDOW,
+        h2.settings.SettingCodes.MAX_FRAME_SIZE: MAX_FRAME_SIZE,
     })
 
 
@@ -230,6 +239,10 @@ class HTTP2Connection:
         self.h2 = h2.connection.H2Connection(config=h2.config.H2Configuration(
             client_side=False, header_encoding=None, validate_outbound_headers=False, normalize_outbound_headers=False))
         self.h2.local_settings = _settings(MAX_STREAMS_PER_CONNECTION)
+        # In force from the first frame (the client may send as the SETTINGS allow before it
+        # acknowledged them): what h2 set from its defaults.
+        self.h2.max_inbound_frame_size = self.h2.incoming_buffer.max_frame_size = MAX_FRAME_SIZE
+        self.h2.decoder.max_header_list_size = MAX_HEADER_LIST_SIZE
         self.streams: dict[int, _Stream] = {}
         self.headers_due: list[_Stream] = []  # started responses whose HEADERS wait for the flush
         self.tasks: set[asyncio.Task[None]] = set()
@@ -245,6 +258,7 @@ class HTTP2Connection:
 
     async def serve(self) -> None:
         self.h2.initiate_connection()
+        self.h2.increment_flow_control_window(CONNECTION_WINDOW - self.h2.inbound_flow_control_window)
         # The limit on streams is advertised, and enforced here (``_request``): h2 answers a
         # stream over it with a GOAWAY, which would end every watch on the connection.
         self.h2.local_settings = _settings(2**31 - 1)
