@@ -45,6 +45,10 @@ STREAM_WINDOW = MAX_FRAME_SIZE = 2**18
 #: The window of the connection's request bodies together (``MaxUploadBufferPerConnection``: a
 #: stream's window for each stream allowed).
 CONNECTION_WINDOW = STREAM_WINDOW * MAX_STREAMS_PER_CONNECTION
+#: Answers to the client's control frames (PING, SETTINGS) written but not yet taken by the
+#: socket past which the connection ends (Go's ``maxQueuedControlFrames``): a client sending them
+#: without reading the answers would make the write buffer grow without bound.
+MAX_QUEUED_CONTROL_FRAMES = 10000
 #: What one read takes from the socket.
 READ_SIZE = 2**16
 _LOG = logging.getLogger(__name__)
@@ -247,6 +251,8 @@ class HTTP2Connection:
         self.headers_due: list[_Stream] = []  # started responses whose HEADERS wait for the flush
         self.tasks: set[asyncio.Task[None]] = set()
         self.flush_scheduled = False
+        # The client's control frames h2 answered since the write buffer was last empty.
+        self.control_frames = 0
         self.loop = asyncio.get_running_loop()
         # When the last request in flight ended (the loop's clock); one timer checks it, not a
         # timer per request.
@@ -280,6 +286,12 @@ class HTTP2Connection:
                 for event in events:
                     self._event(event)
                 self.flush()
+                if self.control_frames > MAX_QUEUED_CONTROL_FRAMES:
+                    if self.writer.transport.get_write_buffer_size():
+                        _LOG.warning("HTTP/2 connection from %s ended: too many control frames queued", self.client)
+                        self.writer.transport.abort()  # a close would wait for the buffer to drain
+                        break
+                    self.control_frames = 0
         except asyncio.CancelledError:  # the server stops: so do the requests
             for task in self.tasks:
                 task.cancel()
@@ -317,6 +329,10 @@ class HTTP2Connection:
             # More room to send in: every stream waits on its own window and the connection's.
             for stream in self.streams.values():
                 stream.wake()
+            if event.__class__ is h2.events.RemoteSettingsChanged:
+                self.control_frames += 1  # h2 acknowledged it
+        elif isinstance(event, h2.events.PingReceived):
+            self.control_frames += 1  # h2 answered it
 
     def _request(self, event: h2.events.RequestReceived) -> None:
         method = raw_path = b""

@@ -5,6 +5,7 @@ failed app's 500, and the scope the app sees."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -21,15 +22,17 @@ App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
 
 class _CountingWriter:
-    """The server's writer, counting its writes."""
+    """The server's writer, counting its writes and the most its buffer held."""
 
-    def __init__(self, writer: asyncio.StreamWriter, writes: list[int]) -> None:
+    def __init__(self, writer: asyncio.StreamWriter, writes: list[int], buffered: list[int]) -> None:
         self._writer = writer
         self._writes = writes
+        self._buffered = buffered
 
     def write(self, data: bytes) -> None:
         self._writes.append(len(data))
         self._writer.write(data)
+        self._buffered[0] = max(self._buffered[0], self._writer.transport.get_write_buffer_size())
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._writer, name)
@@ -41,12 +44,13 @@ class Client:
     def __init__(self, app: App) -> None:
         self.app = app
         self.writes: list[int] = []  # the sizes of the server's writes
+        self.buffered = [0]  # the most the server's write buffer held
         self.h2 = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding=None))
         self.events: dict[int, list[h2.events.Event]] = {}
 
     async def __aenter__(self) -> Client:
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            await HTTP2Connection(self.app, reader, _CountingWriter(writer, self.writes), "a user").serve()  # type: ignore[arg-type]
+            await HTTP2Connection(self.app, reader, _CountingWriter(writer, self.writes, self.buffered), "a user").serve()  # type: ignore[arg-type]
 
         self.server = await asyncio.start_server(connection, "127.0.0.1", 0)
         self.reader, self.writer = await asyncio.open_connection(*self.server.sockets[0].getsockname()[:2])
@@ -267,4 +271,26 @@ def test_streams_over_the_limit_are_refused_and_the_connection_goes_on(monkeypat
                 assert headers[b":status"] == b"200"
             headers, _, _ = await client.response(await client.request(b"GET", b"/next"))
             assert headers[b":status"] == b"200"
+    run(test)
+
+
+def test_a_flood_of_pings_from_a_client_that_does_not_read_ends_its_connection() -> None:
+    """Each PING is answered (h2 queues the ACK): a client sending them without reading made
+    the server's write buffer grow without bound. Go's server ends such a connection past
+    10,000 control frames queued; so does this one."""
+    async def test() -> None:
+        async with Client(_echo) as client:
+            ping = client.h2
+            ping.ping(b"12345678")
+            frame = ping.data_to_send()
+            with contextlib.suppress(ConnectionError):
+                for _ in range(200):  # 10,000 PINGs a write, 2,000,000 in all (34 MB)
+                    client.writer.write(frame * 10000)
+                    await asyncio.wait_for(client.writer.drain(), 10)
+            assert client.buffered[0] < 2**20, client.buffered
+            # The server ended the connection: its reset, or the end once what it had sent is
+            # read (a connection still open would time the read out).
+            with contextlib.suppress(ConnectionError):
+                while await asyncio.wait_for(client.reader.read(2**20), 10):
+                    pass
     run(test)
