@@ -294,3 +294,27 @@ def test_a_flood_of_pings_from_a_client_that_does_not_read_ends_its_connection()
                 while await asyncio.wait_for(client.reader.read(2**20), 10):
                     pass
     run(test)
+
+
+def test_a_response_waits_for_a_client_that_does_not_read() -> None:
+    """A 10 MiB response to a client that reads nothing for a while: the server holds back what
+    the client's windows do not allow (h2's windows, 64 KiB here) instead of buffering it, and
+    sends the rest once the client reads; another stream's answer then comes as well."""
+    big = bytes(range(256)) * (40 * 1024)
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["path"] != "/big":
+            return await _echo(scope, receive, send)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": big})
+
+    async def test() -> None:
+        async with Client(app) as client:
+            stream_id = await client.request(b"GET", b"/big")
+            await asyncio.sleep(0.5)  # not reading
+            assert client.buffered[0] < 2**17, client.buffered
+            _, body, _ = await client.response(stream_id)
+            assert body == big
+            headers, _, _ = await client.response(await client.request(b"GET", b"/next"))
+            assert headers[b":status"] == b"200"
+    run(test)
