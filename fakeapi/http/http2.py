@@ -293,6 +293,10 @@ class HTTP2Connection:
                         break
                     self.control_frames = 0
         except asyncio.CancelledError:  # the server stops: so do the requests
+            # GOAWAY first, as Go's server's shutdown: the client learns that the connection ends
+            # and that no request after its last stream was taken (safe to retry elsewhere).
+            self.h2.close_connection()
+            self.flush()
             for task in self.tasks:
                 task.cancel()
             raise

@@ -1,7 +1,7 @@
 """Watches over fakeapi's HTTP/2 (``fakeapi.http.http2``) served by the whole app over TLS: a
 watch the client cancels (RST_STREAM) ends and releases its cacher watcher, over many watches
 without a task left behind; a connection dropped with watches open releases every one; and the
-server's stop ends a connection that still has watches open."""
+server's stop ends a connection that still has watches open, with a GOAWAY."""
 
 from __future__ import annotations
 
@@ -143,11 +143,17 @@ def test_the_servers_stop_ends_a_connection_with_watches_open(tmp_path: Path) ->
     async def test() -> None:
         async with served.serving() as server:
             client = await served.connect(server.port)
-            await client.watches(10)
+            streams = await client.watches(10)
             loop = asyncio.get_running_loop()
             stopped_at = loop.time()
             server.stop()
         assert loop.time() - stopped_at < 2
         assert not served.watchers
+        events = []
+        while data := await asyncio.wait_for(client.reader.read(2**16), 10):
+            events += client.h2.receive_data(data)
+        goaway = [e for e in events if isinstance(e, h2.events.ConnectionTerminated)]
+        assert goaway and goaway[0].error_code == h2.errors.ErrorCodes.NO_ERROR
+        assert goaway[0].last_stream_id == streams[-1]
         client.writer.close()
     _run(test)
