@@ -264,7 +264,8 @@ class HTTP2Connection:
 
     async def serve(self) -> None:
         self.h2.initiate_connection()
-        self.h2.increment_flow_control_window(CONNECTION_WINDOW - self.h2.inbound_flow_control_window)
+        if CONNECTION_WINDOW > self.h2.inbound_flow_control_window:  # a WINDOW_UPDATE of 0 is an error
+            self.h2.increment_flow_control_window(CONNECTION_WINDOW - self.h2.inbound_flow_control_window)
         # The limit on streams is advertised, and enforced here (``_request``): h2 answers a
         # stream over it with a GOAWAY, which would end every watch on the connection.
         self.h2.local_settings = _settings(2**31 - 1)

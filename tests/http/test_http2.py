@@ -121,6 +121,15 @@ async def _echo(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": described if len(body) < 100 else body})
 
 
+def _echo_after(path: str, answer: asyncio.Event) -> App:
+    """``_echo``, a request for ``path`` answered once ``answer`` is set."""
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["path"] == path:
+            await answer.wait()
+        await _echo(scope, receive, send)
+    return app
+
+
 def test_a_response_is_one_write_of_headers_and_data_ending_the_stream() -> None:
     async def test() -> None:
         async with Client(_echo) as client:
@@ -199,13 +208,8 @@ def test_the_connection_ends_after_the_idle_timeout_without_requests_in_flight(m
     monkeypatch.setattr(http2, "IDLE_TIMEOUT", 0.3)
     answer = asyncio.Event()
 
-    async def slow(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["path"] == "/slow":
-            await answer.wait()
-        await _echo(scope, receive, send)
-
     async def test() -> None:
-        async with Client(slow) as client:
+        async with Client(_echo_after("/slow", answer)) as client:
             stream_id = await client.request(b"GET", b"/slow")
             await asyncio.sleep(0.6)  # twice the timeout, a request in flight: still open
             answer.set()
@@ -227,9 +231,11 @@ async def _refuse_unread(scope: dict[str, Any], receive: Any, send: Any) -> None
     await send({"type": "http.response.body", "body": b"forbidden"})
 
 
-def test_bodies_the_app_never_read_give_their_window_back() -> None:
+def test_bodies_the_app_never_read_give_their_window_back(monkeypatch: Any) -> None:
     """A body the app answered without reading (a 403, a 404) was queued and never handed back
-    to the connection's window: after 64 KiB of them no request body could be sent at all."""
+    to the connection's window: after a window of them no request body could be sent at all.
+    The connection's window is HTTP/2's default here, so that a few bodies would exhaust it."""
+    monkeypatch.setattr(http2, "CONNECTION_WINDOW", 65535)
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         await (_refuse_unread if scope["path"] == "/refused" else _echo)(scope, receive, send)
 
@@ -251,13 +257,8 @@ def test_streams_over_the_limit_are_refused_and_the_connection_goes_on(monkeypat
     monkeypatch.setattr(http2, "MAX_STREAMS_PER_CONNECTION", 2)
     answer = asyncio.Event()
 
-    async def held(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["path"] == "/held":
-            await answer.wait()
-        await _echo(scope, receive, send)
-
     async def test() -> None:
-        async with Client(held) as client:
+        async with Client(_echo_after("/held", answer)) as client:
             # Sent before the server's SETTINGS arrive: the client does not know the limit yet.
             streams = [await client.request(b"GET", b"/held") for _ in range(3)]
             while not client.events.get(streams[2]):
