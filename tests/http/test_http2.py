@@ -193,14 +193,45 @@ def test_a_reset_stream_is_the_apps_disconnect_and_the_connection_goes_on() -> N
     run(test)
 
 
-def test_an_app_that_fails_before_answering_is_a_500() -> None:
+def test_an_app_that_fails_is_a_500_or_a_reset_and_the_connection_goes_on() -> None:
     async def fail(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        raise RuntimeError("a bug")
+        if scope["path"] == "/midway":
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"part", "more_body": True})
+        if scope["path"] != "/":
+            raise RuntimeError("a bug")
+        await _echo(scope, receive, send)
 
     async def test() -> None:
         async with Client(fail) as client:
-            headers, body, _ = await client.response(await client.request(b"GET", b"/"))
+            headers, body, _ = await client.response(await client.request(b"GET", b"/fail"))
             assert (headers[b":status"], headers[b"content-length"], body) == (b"500", b"0", b"")
+            _, _, events = await client.response(await client.request(b"GET", b"/midway"))
+            reset = [e for e in events if isinstance(e, h2.events.StreamReset)]
+            assert reset and reset[0].error_code == h2.errors.ErrorCodes.INTERNAL_ERROR
+            headers, _, _ = await client.response(await client.request(b"GET", b"/"))
+            assert headers[b":status"] == b"200"
+    run(test)
+
+
+def test_204_and_304_answer_headers_alone_and_a_get_may_have_a_body() -> None:
+    """A body the app sends with a 204 or 304 is dropped (they have none, as Go's server answers
+    them); a GET's body reaches the app."""
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["path"] == "/":
+            return await _echo(scope, receive, send)
+        await send({"type": "http.response.start", "status": int(scope["path"][1:]), "headers": []})
+        await send({"type": "http.response.body", "body": b"not sent"})
+
+    async def test() -> None:
+        async with Client(app) as client:
+            for status in (b"204", b"304"):
+                headers, body, events = await client.response(await client.request(b"GET", b"/" + status))
+                assert headers[b":status"] == status and body == b""
+                assert not any(isinstance(e, h2.events.DataReceived) for e in events)
+            sent = b"z" * 200
+            headers, body, _ = await client.response(await client.request(b"GET", b"/", sent))
+            assert (headers[b"x-length"], body) == (b"200", sent)
     run(test)
 
 
