@@ -1,6 +1,7 @@
 """fakeapi's HTTP/2 connection (``fakeapi.http.http2``) against h2's client: a response in one
-write, bodies beyond the flow-control windows both ways, HEAD, a reset stream's disconnect, a
-failed app's 500, and the scope the app sees."""
+write, bodies beyond the flow-control windows both ways, HEAD, 204 and 304, a reset stream's
+disconnect, a failed app's 500 or reset, the scope the app sees, the idle timeout, unread bodies'
+windows, streams over the limit, a PING flood, and a client that does not read."""
 
 from __future__ import annotations
 
