@@ -33,17 +33,38 @@ import h2.settings
 from .access import CERTIFICATE_USER
 from .limits import IDLE_TIMEOUT
 
-#: kube-apiserver's ``--http2-max-streams-per-connection`` default: watches a client may
-#: multiplex over one connection.
-MAX_STREAMS_PER_CONNECTION = 1000
-#: Hypercorn's (and Go's default) limit on a request's header list.
-MAX_HEADER_LIST_SIZE = 2**16
+# What kube-apiserver v1.35.4's HTTP/2 server advertises (its SETTINGS and first WINDOW_UPDATE,
+# as an h2 client reads them): Go's defaults under kube's ``MaxUploadBufferPerStream`` of 256 KiB.
+#: Streams a client may have open on one connection (``--http2-max-streams-per-connection`` 0:
+#: Go's default); client-go opens another connection beyond it.
+MAX_STREAMS_PER_CONNECTION = 100
+#: A request's header list (Go's ``MaxHeaderBytes``, 1 MiB, and its 320 bytes of slack).
+MAX_HEADER_LIST_SIZE = 2**20 + 320
+#: The window of each stream's request body, and the largest frame the client may send.
+STREAM_WINDOW = MAX_FRAME_SIZE = 2**18
+#: The window of the connection's request bodies together (``MaxUploadBufferPerConnection``: a
+#: stream's window for each stream allowed).
+CONNECTION_WINDOW = STREAM_WINDOW * MAX_STREAMS_PER_CONNECTION
+#: Answers to the client's control frames (PING, SETTINGS) written but not yet taken by the
+#: socket past which the connection ends (Go's ``maxQueuedControlFrames``): a client sending them
+#: without reading the answers would make the write buffer grow without bound.
+MAX_QUEUED_CONTROL_FRAMES = 10000
 #: What one read takes from the socket.
 READ_SIZE = 2**16
 _LOG = logging.getLogger(__name__)
 
 ASGIApp = Callable[[dict[str, Any], Callable[[], Awaitable[dict[str, Any]]],
                     Callable[[dict[str, Any]], Awaitable[None]]], Awaitable[None]]
+
+
+def _settings(max_concurrent_streams: int) -> h2.settings.Settings:
+    """The server's settings, with a limit on the client's streams."""
+    return h2.settings.Settings(client=False, initial_values={
+        h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: max_concurrent_streams,
+        h2.settings.SettingCodes.MAX_HEADER_LIST_SIZE: MAX_HEADER_LIST_SIZE,
+        h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: STREAM_WINDOW,
+        h2.settings.SettingCodes.MAX_FRAME_SIZE: MAX_FRAME_SIZE,
+    })
 
 
 class _DateHeader:
@@ -180,11 +201,22 @@ class _Stream:
 
     def finish(self) -> None:
         """After the app returned: a 500 when it sent no response (Hypercorn's), a reset when it
-        stopped in the middle of one (Go's server after a handler's panic)."""
+        stopped in the middle of one (Go's server after a handler's panic); what it left of the
+        request's body is handed back to the connection's window (else a 403 or 413 that never
+        read it would shrink that window for good, until no body could be sent on the
+        connection), and a body still coming is refused with a reset (NO_ERROR, as Go's server
+        ends a stream whose handler returned before the request's end: RFC 9113 8.1)."""
         self.headers = None
-        if self.disconnected or self.ended:
+        for _, length in self.chunks:
+            self.connection.acknowledge(self.id, length)
+        self.chunks.clear()
+        if self.disconnected:
             return
         try:
+            if self.ended:
+                if not self.request_ended:
+                    self.connection.h2.reset_stream(self.id, h2.errors.ErrorCodes.NO_ERROR)
+                return
             if not self.started:
                 self.connection.h2.send_headers(self.id, [(b":status", b"500"), (b"content-length", b"0"), _DATE()],
                                                 end_stream=True)
@@ -210,14 +242,17 @@ class HTTP2Connection:
         # checks of them, a third of its work for a response, would find nothing.
         self.h2 = h2.connection.H2Connection(config=h2.config.H2Configuration(
             client_side=False, header_encoding=None, validate_outbound_headers=False, normalize_outbound_headers=False))
-        self.h2.local_settings = h2.settings.Settings(client=False, initial_values={
-            h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: MAX_STREAMS_PER_CONNECTION,
-            h2.settings.SettingCodes.MAX_HEADER_LIST_SIZE: MAX_HEADER_LIST_SIZE,
-        })
+        self.h2.local_settings = _settings(MAX_STREAMS_PER_CONNECTION)
+        # In force from the first frame (the client may send as the SETTINGS allow before it
+        # acknowledged them): what h2 set from its defaults.
+        self.h2.max_inbound_frame_size = self.h2.incoming_buffer.max_frame_size = MAX_FRAME_SIZE
+        self.h2.decoder.max_header_list_size = MAX_HEADER_LIST_SIZE
         self.streams: dict[int, _Stream] = {}
         self.headers_due: list[_Stream] = []  # started responses whose HEADERS wait for the flush
         self.tasks: set[asyncio.Task[None]] = set()
         self.flush_scheduled = False
+        # The client's control frames h2 answered since the write buffer was last empty.
+        self.control_frames = 0
         self.loop = asyncio.get_running_loop()
         # When the last request in flight ended (the loop's clock); one timer checks it, not a
         # timer per request.
@@ -229,6 +264,11 @@ class HTTP2Connection:
 
     async def serve(self) -> None:
         self.h2.initiate_connection()
+        if CONNECTION_WINDOW > self.h2.inbound_flow_control_window:  # a WINDOW_UPDATE of 0 is an error
+            self.h2.increment_flow_control_window(CONNECTION_WINDOW - self.h2.inbound_flow_control_window)
+        # The limit on streams is advertised, and enforced here (``_request``): h2 answers a
+        # stream over it with a GOAWAY, which would end every watch on the connection.
+        self.h2.local_settings = _settings(2**31 - 1)
         self.flush()
         self.idle_timer = self.loop.call_later(IDLE_TIMEOUT, self._close_idle)
         try:
@@ -247,7 +287,17 @@ class HTTP2Connection:
                 for event in events:
                     self._event(event)
                 self.flush()
+                if self.control_frames > MAX_QUEUED_CONTROL_FRAMES:
+                    if self.writer.transport.get_write_buffer_size():
+                        _LOG.warning("HTTP/2 connection from %s ended: too many control frames queued", self.client)
+                        self.writer.transport.abort()  # a close would wait for the buffer to drain
+                        break
+                    self.control_frames = 0
         except asyncio.CancelledError:  # the server stops: so do the requests
+            # GOAWAY first, as Go's server's shutdown: the client learns that the connection ends
+            # and that no request after its last stream was taken (safe to retry elsewhere).
+            self.h2.close_connection()
+            self.flush()
             for task in self.tasks:
                 task.cancel()
             raise
@@ -284,6 +334,10 @@ class HTTP2Connection:
             # More room to send in: every stream waits on its own window and the connection's.
             for stream in self.streams.values():
                 stream.wake()
+            if event.__class__ is h2.events.RemoteSettingsChanged:
+                self.control_frames += 1  # h2 acknowledged it
+        elif isinstance(event, h2.events.PingReceived):
+            self.control_frames += 1  # h2 answered it
 
     def _request(self, event: h2.events.RequestReceived) -> None:
         method = raw_path = b""
@@ -304,6 +358,11 @@ class HTTP2Connection:
         headers[0] = (b"host", authority if authority is not None else host or b"")
         path, _, query_string = raw_path.partition(b"?")
         method_text = method.decode("ascii").upper()
+        if len(self.streams) >= MAX_STREAMS_PER_CONNECTION:
+            # Go's server refuses it so (until the client acknowledged the limit; a protocol
+            # error after): the client may retry it, the connection goes on.
+            self.h2.reset_stream(event.stream_id, h2.errors.ErrorCodes.REFUSED_STREAM)
+            return
         stream = _Stream(self, event.stream_id, no_body=method_text == "HEAD")
         self.streams[event.stream_id] = stream
         scope = {
