@@ -7,6 +7,7 @@ guard against a run that passes because it ran less."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -21,6 +22,22 @@ import envtest_suites as runner  # noqa: E402
 
 #: Specs each package's suite passes on the real binaries (2026-11-29, `make envtest-suites`).
 KUBE_PASSES = {"client": 295, "cache": 276, "manager": 106, "builder": 82, "controller": 32, "webhook": 8}
+#: Specs whose outcome is a race in the spec itself, by their last words: these run once more, alone,
+#: when they fail, and must pass then. pkg/cache's two "cancelled" specs ask a new informer with a
+#: context already cancelled and expect a timeout: controller-runtime's ``Informers.Get`` returns the
+#: informer instead when it has synced by the time it looks (``HasSynced``, then client-go's
+#: ``WaitForCacheSync``, whose poll looks once before it reads the closed channel). The informer
+#: lists and watches in a goroutine of its own from the moment it is made, so a test goroutine
+#: descheduled for the millisecond a LIST of a few pods takes on fakeapi finds it synced (seen once,
+#: on a CI machine running a fake cluster beside the suite); on kube the LIST takes longer.
+RACES = {"cache": ("should allow for get informer to be cancelled",
+                   "should allow getting an informer by group/version/kind to be cancelled")}
+
+
+def _go_literal(text: str) -> str:
+    """``text`` as a Go regular expression that matches it alone (``regexp.QuoteMeta``: Python's
+    ``re.escape`` also escapes spaces, which Go's syntax refuses)."""
+    return re.sub(r"([\\.+*?()|\[\]{}^$])", r"\\\1", text)
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +58,19 @@ def test_controller_runtime_suite_passes_on_fakeapi(package: str, suites: Path, 
                                                     tmp_path: Path) -> None:
     run = runner.run_suite(suites, package, "fakeapi", fakeapi_assets, tmp_path, focus="")
     assert not run.error, run.error
-    failed = [f"{spec.name}: {spec.message}" for spec in run.specs if spec.state in runner.FAILED_STATES]
-    assert not failed, "\n".join(failed)
-    assert run.passed == KUBE_PASSES[package], (f"pkg/{package}: {run.passed} specs passed on fakeapi, "
-                                                f"{KUBE_PASSES[package]} on the real binaries")
+    failed = [spec for spec in run.specs if spec.state in runner.FAILED_STATES]
+    raced = [spec for spec in failed if spec.name.endswith(RACES.get(package, ()))]
+    passed = run.passed
+    if raced and len(raced) == len(failed):
+        print(f"pkg/{package}: once more, alone (a race in the spec): {[spec.name for spec in raced]}")
+        (tmp_path / "again").mkdir()
+        # ginkgo's focus finds a spec by any part of its text: a name may run others it is part of.
+        again = runner.run_suite(suites, package, "fakeapi", fakeapi_assets, tmp_path / "again",
+                                 focus="|".join(_go_literal(spec.name) for spec in raced))
+        assert not again.error, again.error
+        failed = [spec for spec in again.specs if spec.state in runner.FAILED_STATES]
+        names = {spec.name for spec in raced}
+        passed += sum(spec.state == "passed" and spec.name in names for spec in again.specs)
+    assert not failed, "\n".join(f"{spec.name}: {spec.message}" for spec in failed)
+    assert passed == KUBE_PASSES[package], (f"pkg/{package}: {passed} specs passed on fakeapi, "
+                                            f"{KUBE_PASSES[package]} on the real binaries")
