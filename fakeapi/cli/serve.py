@@ -34,6 +34,7 @@ from ..store import CorruptLog, DataDirInUse, FsyncPolicy, SnapshotError
 from . import workers
 from .arguments import add_persistence_args, go_bool, non_negative_int, positive_int
 from .seed import report_seed, seed_spec
+from .sockets import listening_socket
 
 if TYPE_CHECKING:
     from ..http.pki import ServerCertificates
@@ -301,7 +302,7 @@ async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task
         app, host=args.host, port=args.port, log_level=args.log_level, access_log=False, ws="none",
         timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT, proxy_headers=False,
     ))
-    listeners = None if args.worker_index is None else [workers.listening_socket(args.host, args.port, reuse_port=True)]
+    listeners = None if args.worker_index is None else [listening_socket(args.host, args.port, reuse_port=True)]
     task = asyncio.create_task(server.serve(sockets=listeners))
     while not server.started:
         if task.done():
@@ -319,7 +320,7 @@ async def _serve_tls(app: Any, args: argparse.Namespace,
     from ..http.tls import TLSServer, server_context
 
     try:
-        sock = workers.listening_socket(args.host, args.port, reuse_port=args.worker_index is not None)
+        sock = listening_socket(args.host, args.port, reuse_port=args.worker_index is not None)
         context = server_context(args.tls_cert_file or certificates.serving_cert_file,
                                  args.tls_private_key_file or certificates.serving_key_file,
                                  [certificates.ca_file, *args.client_ca_file])
