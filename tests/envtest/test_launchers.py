@@ -46,6 +46,7 @@ def test_envtests_command_line(tmp_path: Path) -> None:
     assert _option(argv, "--service-account-key-file") == f"{tmp_path}/sa-signer.crt"
     assert _option(argv, "--service-account-signing-key-file") == f"{tmp_path}/sa-signer.key"
     assert _option(argv, "--cert-dir") == str(tmp_path / "fakeapi" / "pki")
+    assert _option(argv, "--own-ca") == "false"  # envtest's serving pair and client CA alone, as kube's
     assert notes == ["accepted, no effect in fakeapi: --advertise-address --allow-privileged"]
 
 
@@ -56,6 +57,7 @@ def test_kubes_defaults_and_what_fakeapi_does_not_do(tmp_path: Path) -> None:
     argv, notes = serve_arguments(flags, tmp_path / "fakeapi")
     assert (_option(argv, "--host"), _option(argv, "--port")) == ("0.0.0.0", "6443")
     assert "--tls-cert-file" not in argv  # no apiserver.crt: fakeapi's CA signs its serving certificate
+    assert "--own-ca" not in argv
     assert _option(argv, "--authorization-mode") == "RBAC"
     assert _option(argv, "--anonymous-auth") == "false"
     assert "--no-enable-garbage-collector" in argv
