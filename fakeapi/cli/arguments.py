@@ -13,7 +13,7 @@ from ..kubeconfig import client_settings
 
 if TYPE_CHECKING:
     import httpx
-from ..machinery.golang import parse_duration
+from ..machinery.golang import parse_bool, parse_duration
 from ..store import FsyncPolicy
 
 
@@ -43,11 +43,10 @@ def duration(text: str) -> float:
 
 def go_bool(text: str) -> bool:
     """Go's ``strconv.ParseBool``, as kube's boolean flags take them."""
-    if text in ("1", "t", "T", "true", "TRUE", "True"):
-        return True
-    if text in ("0", "f", "F", "false", "FALSE", "False"):
-        return False
-    raise argparse.ArgumentTypeError(f"not a boolean: {text}")
+    try:
+        return parse_bool(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def add_persistence_args(parser: argparse.ArgumentParser) -> None:

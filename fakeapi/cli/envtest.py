@@ -3,8 +3,9 @@
 envtest (sigs.k8s.io/controller-runtime/pkg/envtest) starts the binaries ``etcd``,
 ``kube-apiserver`` and ``kubectl`` it finds in ``$KUBEBUILDER_ASSETS`` (or
 ``$TEST_ASSET_ETCD``, ...). This command writes three such executables into DIR, each a shell
-script that execs this Python on this module (``python -P -m fakeapi.cli.envtest NAME``; the
-etcd on ``fakeapi.cli.envtest_etcd``), but answers ``--help`` and ``--version`` itself:
+script that execs this Python on this module (``python -P -m fakeapi.cli.envtest NAME``, or its
+``main`` without ``site`` and with site's directories, ``_site_directories``; the etcd on
+``fakeapi.cli.envtest_etcd``), but answers ``--help`` and ``--version`` itself:
 
 * ``kube-apiserver`` parses kube-apiserver v1.35.4's command line as kube's pflag does (every
   flag kube knows, ``kube_apiserver_flags``; an unknown one refused with kube's error) and runs
@@ -25,7 +26,6 @@ binary killed outright leaves no server behind.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 import shutil
@@ -35,6 +35,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..machinery.golang import parse_bool
 from .envtest_etcd import ETCD_HELP, ETCD_VERSION, run_etcd, watch_parent
 from .kube_apiserver_flags import KUBE_APISERVER_FLAGS, KUBE_APISERVER_SHORTHANDS
 
@@ -98,14 +99,12 @@ def check_value(name: str, kind: str, value: str) -> None:
     """pflag's parse of a bool or int flag's value (Go's ``strconv.ParseBool``,
     ``strconv.ParseInt(value, 0, 64)``), with kube's error; other kinds are read, if at all, by
     fakeapi serve."""
-    from .arguments import go_bool  # loaded with the server, which the ``--help`` path never loads
-
     try:
         if kind == "bool":
-            go_bool(value)
+            parse_bool(value)
         elif kind == "int":
             int(value, 0)
-    except (argparse.ArgumentTypeError, ValueError):
+    except ValueError:
         function = "ParseBool" if kind == "bool" else "ParseInt"
         raise FlagError(f'invalid argument "{value}" for "--{name}" flag: strconv.{function}: '
                         f'parsing "{value}": invalid syntax') from None
@@ -127,9 +126,7 @@ def _strings(flags: dict[str, list[str]], name: str) -> list[str]:
 
 def _bool(flags: dict[str, list[str]], name: str, default: bool) -> bool:
     """A bool flag's last value (``parse_kube_flags`` checked it)."""
-    from .arguments import go_bool
-
-    return go_bool(flags[name][-1]) if name in flags else default
+    return parse_bool(flags[name][-1]) if name in flags else default
 
 
 def serving_files(flags: dict[str, list[str]]) -> list[str]:
@@ -161,7 +158,10 @@ def serve_arguments(flags: dict[str, list[str]], workdir: Path) -> tuple[list[st
             "--token", os.urandom(24).hex(),
             "--host", _last(flags, "bind-address", "0.0.0.0"), "--port", _last(flags, "secure-port", "6443"),
             "--anonymous-auth", str(_bool(flags, "anonymous-auth", True)).lower()]
-    argv += serving_files(flags)
+    serving = serving_files(flags)
+    # With a serving pair given, no CA of fakeapi's: kube-apiserver authenticates the certificates
+    # of --client-ca-file alone, and has no front proxy without the --requestheader-* flags.
+    argv += [*serving, "--own-ca", "false"] if serving else []
     for path in flags.get("client-ca-file", ()):
         argv += ["--client-ca-file", path]
     modes = _strings(flags, "authorization-mode") or ["AlwaysAllow"]
@@ -223,6 +223,16 @@ def run_kube_apiserver(argv: list[str]) -> int:
     if "version" in flags and _last(flags, "version") != "false":
         print(f"Kubernetes {KUBE_VERSION}")
         return 0
+    # Listening from the start, before the server's modules load (most of a start): envtest
+    # polls /readyz every 100 ms, and a poll that connects now waits for the server's answer
+    # instead of being refused and trying again up to 100 ms after the server is ready.
+    from .sockets import listening_socket
+
+    try:
+        listener = listening_socket(_last(flags, "bind-address", "0.0.0.0"), int(_last(flags, "secure-port", "6443"), 0))
+    except OSError as err:
+        print(f"fakeapi: {err}", file=sys.stderr)
+        return 1
     cert_dir = flags.get("cert-dir")
     # fakeapi's own CA and kubeconfig go where kube keeps what it generates (envtest removes it),
     # else in a directory of their own removed at exit.
@@ -239,7 +249,7 @@ def run_kube_apiserver(argv: list[str]) -> int:
             from .main import build_parser
 
             watch_parent(lambda: os.kill(os.getpid(), signal.SIGTERM))
-            serve.run(build_parser(("serve",)).parse_args(serve_argv), serve_argv)
+            serve.run(build_parser(("serve",)).parse_args(serve_argv), serve_argv, listener)
     finally:
         if not cert_dir:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -248,7 +258,7 @@ def run_kube_apiserver(argv: list[str]) -> int:
 
 LAUNCHER = """#!/bin/sh
 # Written by `fakeapi envtest`: envtest's {name}, served by fakeapi ({module}).
-{answers}{env}exec {python} {options} -m {module_name} "$@"
+{answers}{env}exec {python} {arguments} "$@"
 """
 #: What a launcher answers itself: envtest runs ``kube-apiserver --help`` and ``etcd --help``
 #: before it starts each (to learn their flags), and a Python start to print a text costs its
@@ -289,15 +299,20 @@ def write_assets(directory: Path, kubectl: str | None) -> None:
     compileall.compile_dir(package_parent / "fakeapi", quiet=2)
     env = f"PYTHONPATH={shlex.quote(str(package_parent))}${{PYTHONPATH:+:$PYTHONPATH}} "
     python = shlex.quote(sys.executable)
+    site_directories = _site_directories()
+    if site_directories is None:
+        server_start = "-P -m fakeapi.cli.envtest kube-apiserver"
+    else:  # site's directories, after the standard library's as site puts them, without site's start
+        code = f"import sys; sys.path += {site_directories!r}; from fakeapi.cli.envtest import main; sys.exit(main())"
+        server_start = f"-S -P -c {shlex.quote(code)} kube-apiserver"
     scripts = {
         "kube-apiserver": LAUNCHER.format(
-            name="kube-apiserver", module=package_parent, env=env, python=python, options="-P",
-            module_name="fakeapi.cli.envtest kube-apiserver",
+            name="kube-apiserver", module=package_parent, env=env, python=python, arguments=server_start,
             answers=shell_answers({("--help", "-h"): help_text(), ("--version",): f"Kubernetes {KUBE_VERSION}\n"})),
         # Without site (-S): the health responder needs the standard library alone (envtest_etcd).
         "etcd": LAUNCHER.format(
-            name="etcd", module=package_parent, env=env, python=python, options="-S -P",
-            module_name="fakeapi.cli.envtest_etcd",
+            name="etcd", module=package_parent, env=env, python=python,
+            arguments="-S -P -m fakeapi.cli.envtest_etcd",
             answers=shell_answers({("--help", "-h", "-help"): ETCD_HELP,
                                    ("--version", "-version"): f"etcd Version: {ETCD_VERSION}\n"})),
     }
@@ -309,6 +324,39 @@ def write_assets(directory: Path, kubectl: str | None) -> None:
         temporary.write_text(text)
         temporary.chmod(0o755)
         temporary.replace(directory / name)  # a running suite never sees half a script
+
+
+def _site_directories() -> list[str] | None:
+    """The directories ``site`` adds to this Python's path (its site-packages, and those their
+    ``.pth`` files name), for a kube-apiserver that starts without ``site`` (``-S``): site's start
+    is 28 ms of the server's ~0.8 s, most of it the import hook of an editable install of fakeapi,
+    which PYTHONPATH makes needless. None (start with site) when a ``.pth`` file runs code other
+    than that hook or setuptools' distutils shim: an import hook the server may need."""
+    import json
+    import subprocess
+
+    def path(*options: str) -> list[str]:
+        environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
+        result = subprocess.run([sys.executable, *options, "-P", "-c", "import json, sys; print(json.dumps(sys.path))"],
+                                capture_output=True, text=True, env=environment, check=True)
+        return list(json.loads(result.stdout))
+
+    without = set(path("-S"))
+    added = [directory for directory in path() if directory not in without]
+    for directory in added:
+        for pth in Path(directory).glob("*.pth"):
+            for line in pth.read_text(errors="replace").splitlines():
+                if line.startswith(("import ", "import\t")) and not any(
+                        known in line for known in ("__editable___fakeapi_", "_distutils_hack")):
+                    return None
+    return added
+
+
+def main() -> int:
+    """``python -m fakeapi.cli.envtest NAME ARGS...``: NAME's executable (the launchers' entry)."""
+    # etcd is envtest_etcd's; served here too for the launchers an earlier `fakeapi envtest` wrote.
+    commands = {"kube-apiserver": run_kube_apiserver, "etcd": run_etcd}
+    return commands[sys.argv[1]](sys.argv[2:])
 
 
 def shell_answers(answers: dict[tuple[str, ...], str]) -> str:
@@ -341,6 +389,4 @@ def run(args: Any) -> None:
 
 
 if __name__ == "__main__":
-    # etcd is envtest_etcd's; served here too for the launchers an earlier `fakeapi envtest` wrote.
-    COMMANDS = {"kube-apiserver": run_kube_apiserver, "etcd": run_etcd}
-    sys.exit(COMMANDS[sys.argv[1]](sys.argv[2:]))
+    sys.exit(main())

@@ -34,6 +34,7 @@ from ..store import CorruptLog, DataDirInUse, FsyncPolicy, SnapshotError
 from . import workers
 from .arguments import add_persistence_args, go_bool, non_negative_int, positive_int
 from .seed import report_seed, seed_spec
+from .sockets import listening_socket
 
 if TYPE_CHECKING:
     from ..http.pki import ServerCertificates
@@ -196,11 +197,14 @@ def security_warnings(args: argparse.Namespace, access: AccessControl) -> list[s
     return warnings
 
 
-async def serve(args: argparse.Namespace) -> None:
+async def serve(args: argparse.Namespace, listener: socket.socket | None = None) -> None:
+    """``fakeapi serve``; on ``listener`` (bound to ``--host``:``--port`` and listening) when given."""
     if not args.tls and (args.cert_dir or args.client_ca_file or args.kubeconfig_auth == "cert" or args.tls_cert_file):
         raise SystemExit("fakeapi: --cert-dir, --client-ca-file, --tls-cert-file and --kubeconfig-auth cert need --tls")
     if bool(args.tls_cert_file) != bool(args.tls_private_key_file):
         raise SystemExit("fakeapi: --tls-cert-file and --tls-private-key-file are given together")
+    if args.tls and not args.own_ca and (args.tls_cert_file is None or args.kubeconfig_auth == "cert"):
+        raise SystemExit("fakeapi: --own-ca=false needs --tls-cert-file, and a kubeconfig with the token")
     worker = args.worker_index is not None  # one of --workers': the store is the supervisor's
     if args.etcd_servers and not worker and (args.data_dir or args.from_snapshot or args.etcd_listen_client_urls):
         raise SystemExit("fakeapi: --data-dir, --from-snapshot and --etcd-listen-client-urls are the store's: "
@@ -212,8 +216,8 @@ async def serve(args: argparse.Namespace) -> None:
     plugins = admission_plugins(args.enable_admission_plugins, args.disable_admission_plugins)
     kubeconfig = Path(args.kubeconfig).resolve()
     certificates = None
-    if args.tls:
-        from ..http.pki import ServerCertificates  # cryptography's x509: loaded with --tls only
+    if args.tls and args.own_ca:
+        from ..http.pki import ServerCertificates  # cryptography's x509: loaded with fakeapi's CA only
 
         certificates = ServerCertificates.in_directory(
             args.cert_dir or kubeconfig.parent / "fakeapi-pki", _serving_hosts(args.host), ADMIN.name, ADMIN.groups)
@@ -244,7 +248,7 @@ async def serve(args: argparse.Namespace) -> None:
         max_request_bytes=args.max_request_bytes,
         admission_plugins=plugins,
         proxy_client_files=certificates.front_proxy_client_files if certificates else None,
-        extension_authentication=_extension_authentication(certificates, args.client_ca_file),
+        extension_authentication=_extension_authentication(args.tls, certificates, args.client_ca_file),
         limits=Limits(request_timeout=parse_duration(args.request_timeout),
                       max_requests_inflight=args.max_requests_inflight,
                       max_mutating_requests_inflight=args.max_mutating_requests_inflight),
@@ -262,16 +266,17 @@ async def serve(args: argparse.Namespace) -> None:
         # any writes make, and a large seed would leave it all to be frozen with the rest.
         gc.enable()
         seeder.seed_at_startup(app, args.seed, report=report_seed)
-    if certificates is not None:
-        task, port = await _serve_tls(app, args, certificates)
+    if args.tls:
+        task, port = await _serve_tls(app, args, certificates, listener)
     else:
-        task, port = await _serve_plain(app, args)
+        task, port = await _serve_plain(app, args, listener)
     host = f"[{args.host}]" if ":" in args.host else args.host
-    url = f"{'https' if certificates else 'http'}://{host}:{port}"
+    url = f"{'https' if args.tls else 'http'}://{host}:{port}"
     if not args.worker_index:  # one kubeconfig, worker 0's, when there are workers
-        if certificates is not None:
+        if args.tls:
             write_kubeconfig(kubeconfig, url, token=kubeconfig_token, ca_pem=_serving_trust(certificates, args),
-                             client_certificate=certificates.admin if args.kubeconfig_auth == "cert" else None)
+                             client_certificate=certificates.admin if certificates and args.kubeconfig_auth == "cert"
+                             else None)
         else:
             write_kubeconfig(kubeconfig, url, token=kubeconfig_token)
     etcd = None
@@ -287,7 +292,8 @@ async def serve(args: argparse.Namespace) -> None:
             await etcd.stop(None)
 
 
-async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task[None], int]:
+async def _serve_plain(app: Any, args: argparse.Namespace,
+                       listener: socket.socket | None) -> tuple[asyncio.Task[None], int]:
     """uvicorn (httptools; uvloop, installed by ``main``): the fastest HTTP/1.1 server here, for
     plain HTTP. A request's address is its connection's, as kube-apiserver's is (the aggregation
     proxy passes it on in X-Forwarded-For): uvicorn's proxy_headers would take a loopback
@@ -301,7 +307,9 @@ async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task
         app, host=args.host, port=args.port, log_level=args.log_level, access_log=False, ws="none",
         timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT, proxy_headers=False,
     ))
-    listeners = None if args.worker_index is None else [workers.listening_socket(args.host, args.port, reuse_port=True)]
+    if listener is None and args.worker_index is not None:
+        listener = listening_socket(args.host, args.port, reuse_port=True)
+    listeners = None if listener is None else [listener]
     task = asyncio.create_task(server.serve(sockets=listeners))
     while not server.started:
         if task.done():
@@ -312,17 +320,21 @@ async def _serve_plain(app: Any, args: argparse.Namespace) -> tuple[asyncio.Task
     return task, sockets[0].getsockname()[1] if sockets else args.port
 
 
-async def _serve_tls(app: Any, args: argparse.Namespace,
-                     certificates: ServerCertificates) -> tuple[asyncio.Task[None], int]:
+async def _serve_tls(app: Any, args: argparse.Namespace, certificates: ServerCertificates | None,
+                     listener: socket.socket | None) -> tuple[asyncio.Task[None], int]:
     """HTTPS with HTTP/2 (``fakeapi.http.tls``): the app's lifespan runs here, SIGINT and
-    SIGTERM stop it as they stop uvicorn."""
+    SIGTERM stop it as they stop uvicorn. Without ``certificates`` (``--own-ca=false``), the
+    pair of ``--tls-cert-file`` and the CAs of ``--client-ca-file`` alone."""
     from ..http.tls import TLSServer, server_context
 
     try:
-        sock = workers.listening_socket(args.host, args.port, reuse_port=args.worker_index is not None)
-        context = server_context(args.tls_cert_file or certificates.serving_cert_file,
-                                 args.tls_private_key_file or certificates.serving_key_file,
-                                 [certificates.ca_file, *args.client_ca_file])
+        sock = listener or listening_socket(args.host, args.port, reuse_port=args.worker_index is not None)
+        if certificates is None:
+            context = server_context(args.tls_cert_file, args.tls_private_key_file, args.client_ca_file)
+        else:
+            context = server_context(args.tls_cert_file or certificates.serving_cert_file,
+                                     args.tls_private_key_file or certificates.serving_key_file,
+                                     [certificates.ca_file, *args.client_ca_file])
     except (OSError, ssl.SSLError) as err:
         raise SystemExit(f"fakeapi: {err}") from None
     server = TLSServer(app, sock, context)
@@ -337,10 +349,11 @@ async def _serve_tls(app: Any, args: argparse.Namespace,
     return asyncio.create_task(run()), server.port
 
 
-def _serving_trust(certificates: ServerCertificates, args: argparse.Namespace) -> bytes:
+def _serving_trust(certificates: ServerCertificates | None, args: argparse.Namespace) -> bytes:
     """What the kubeconfig trusts: fakeapi's CA, or the certificate of ``--tls-cert-file`` itself,
     whose CA fakeapi does not know (Go's clients, kubectl among them, accept a trusted leaf)."""
     if args.tls_cert_file is None:
+        assert certificates is not None  # serve refuses --own-ca=false without --tls-cert-file
         return certificates.ca.certificate_pem
     try:
         return args.tls_cert_file.read_bytes()
@@ -348,15 +361,19 @@ def _serving_trust(certificates: ServerCertificates, args: argparse.Namespace) -
         raise SystemExit(f"fakeapi: --tls-cert-file: {err}") from None
 
 
-def _extension_authentication(certificates: ServerCertificates | None, client_ca_files: list[Path]) -> dict[str, str]:
+def _extension_authentication(tls: bool, certificates: ServerCertificates | None,
+                              client_ca_files: list[Path]) -> dict[str, str]:
     """``extension-apiserver-authentication``'s data: a TLS server's client CAs (its own and
-    ``--client-ca-file``'s) and front proxy; nothing without TLS."""
-    if certificates is None:
+    ``--client-ca-file``'s) and front proxy (kube-apiserver without a front proxy publishes its
+    client CAs alone); nothing without TLS."""
+    if not tls:
         return {}
     try:
-        pems = [certificates.ca.certificate_pem, *(path.read_bytes() for path in client_ca_files)]
+        pems = [*([certificates.ca.certificate_pem] if certificates else []), *(path.read_bytes() for path in client_ca_files)]
     except OSError as err:
         raise SystemExit(f"fakeapi: {err}") from None
+    if certificates is None:
+        return {"client-ca-file": "".join(pem.decode() for pem in pems)} if pems else {}
     return certificates.extension_apiserver_authentication(pems)
 
 
@@ -420,6 +437,11 @@ def _add_access_args(parser: argparse.ArgumentParser) -> None:
                         help="with --tls: the key of --tls-cert-file")
     parser.add_argument("--client-ca-file", type=Path, action="append", default=[], metavar="FILE",
                         help="with --tls: another CA whose client certificates authenticate (CN = user, O = groups)")
+    parser.add_argument("--own-ca", type=go_bool, default=True, metavar="BOOL",
+                        help="with --tls: make fakeapi's CA, whose certificates authenticate, and the front "
+                             "proxy's (default true); false: the certificates of --tls-cert-file and "
+                             "--client-ca-file alone, as kube-apiserver has them without --requestheader-* and "
+                             "--proxy-client-* flags (aggregated API servers get no client certificate)")
     parser.add_argument("--kubeconfig-auth", choices=("token", "cert"), default="token",
                         help="with --tls: the kubeconfig's credential, the admin token or a client certificate "
                              "(default token)")
@@ -512,7 +534,7 @@ def add_parser(sub: Any) -> None:
                         "must then be empty)")
 
 
-def run(args: argparse.Namespace, argv: list[str]) -> None:
+def run(args: argparse.Namespace, argv: list[str], listener: socket.socket | None = None) -> None:
     if args.workers > 1:
         gc.enable()  # the supervisor: its children settle their own heaps
         serve_argv = argv[argv.index("serve") + 1:]
@@ -524,6 +546,6 @@ def run(args: argparse.Namespace, argv: list[str]) -> None:
 
     uvloop.install()  # uvicorn.Server.serve, unlike uvicorn.run, runs on the caller's loop
     try:
-        asyncio.run(serve(args))
+        asyncio.run(serve(args, listener))
     except KeyboardInterrupt:
         sys.exit(0)

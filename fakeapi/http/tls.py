@@ -36,6 +36,9 @@ from .access import CERTIFICATE_USER
 from .http2 import HTTP2Connection
 from .limits import IDLE_TIMEOUT
 
+#: How long a stop waits for its connections to close before it cuts them (``TLSServer.serve``).
+STOP_GRACE = 1.0
+
 
 def server_context(cert_file: Path, key_file: Path, client_ca_files: Sequence[Path]) -> ssl.SSLContext:
     """TLS 1.2+, ALPN h2 then http/1.1, client certificates asked for and verified against the
@@ -75,7 +78,7 @@ class TLSServer:
     sock: socket.socket
     context: ssl.SSLContext
     _config: Config = field(default_factory=Config)
-    _connections: set[asyncio.Task[None]] = field(default_factory=set)
+    _connections: dict[asyncio.Task[None], asyncio.StreamWriter] = field(default_factory=dict)
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
 
     def __post_init__(self) -> None:
@@ -105,13 +108,21 @@ class TLSServer:
             await self._context.terminated.set()  # idle keep-alive connections close now
             for task in list(self._connections):
                 task.cancel()
+            # A TLS close waits for the peer's close_notify, up to 30 s (spinning uvloop's loop
+            # meanwhile): a client that keeps an idle connection open without reading would hold
+            # the stop that long. Connections still closing after a grace are cut, as Go's server
+            # closes idle connections without waiting for the peer.
+            if self._connections:
+                await asyncio.wait(list(self._connections), timeout=STOP_GRACE)
+            for writer in list(self._connections.values()):
+                writer.transport.abort()
             await asyncio.gather(*self._connections, return_exceptions=True)
             await server.wait_closed()
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        self._connections.add(task)
+        self._connections[task] = writer
         try:
             ssl_object = writer.get_extra_info("ssl_object")
             user = self._certificate_user(ssl_object)
@@ -126,7 +137,7 @@ class TLSServer:
             # logs the CancelledError with its traceback, 15 ms of a stop for the first alone.
             pass
         finally:
-            self._connections.discard(task)
+            self._connections.pop(task, None)
 
     def _certificate_user(self, ssl_object: Any) -> UserInfo | None:
         """The user the verified client certificate names (None: no certificate)."""

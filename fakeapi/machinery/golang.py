@@ -201,6 +201,15 @@ def _go_json_scalar(value: Any) -> str:
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+def parse_bool(text: str) -> bool:
+    """Go's ``strconv.ParseBool`` (``ValueError`` for anything else)."""
+    if text in ("1", "t", "T", "true", "TRUE", "True"):
+        return True
+    if text in ("0", "f", "F", "false", "FALSE", "False"):
+        return False
+    raise ValueError(f"not a boolean: {text}")
+
+
 def parse_duration(text: str) -> float:
     """Durations as kube flags take them, in seconds: ``300``, ``5m``, ``30s``, ``1h``, ``0``,
     ``100ms`` (``ValueError`` for anything else)."""

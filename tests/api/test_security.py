@@ -8,8 +8,10 @@ server run code or touch files."""
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
+import ssl
 import subprocess
 import sys
 from pathlib import Path
@@ -131,6 +133,42 @@ def test_client_certificates_of_another_ca(tmp_path: Path) -> None:
             me = carol_client.post("/apis/authentication.k8s.io/v1/selfsubjectreviews", json={}).json()
         assert me["status"]["userInfo"]["username"] == "carol"
         assert me["status"]["userInfo"]["groups"] == ["qa", "system:authenticated"]
+
+
+def test_without_own_ca_the_given_pair_and_client_cas_alone(tmp_path: Path) -> None:
+    """``--own-ca=false`` (envtest's kube-apiserver): the serving pair of ``--tls-cert-file``, the
+    client certificates of ``--client-ca-file``, no CA of fakeapi's made, and
+    extension-apiserver-authentication naming the client CA alone, as kube-apiserver's without
+    front-proxy flags."""
+    serving_ca, team_ca = new_ca("serving-ca"), new_ca("team-ca")
+    serving = issue(serving_ca, "apiserver", hosts=["127.0.0.1", "localhost"])
+    carol = issue(team_ca, "carol", organizations=["qa"], client=True)
+    for name, pem in (("serving-ca.crt", serving_ca.certificate_pem),
+                      ("serving.crt", serving.certificate_pem), ("serving.key", serving.key_pem),
+                      ("team-ca.crt", team_ca.certificate_pem), ("carol.crt", carol.certificate_pem),
+                      ("carol.key", carol.key_pem)):
+        (tmp_path / name).write_bytes(pem)
+    with ServerProcess(tmp_path, "--tls", "--own-ca", "false", "--tls-cert-file", str(tmp_path / "serving.crt"),
+                       "--tls-private-key-file", str(tmp_path / "serving.key"),
+                       "--client-ca-file", str(tmp_path / "team-ca.crt")) as server:
+        # The kubeconfig trusts the serving certificate itself, which Go accepts and Python's ssl not.
+        kubeconfig = yaml.safe_load(server.kubeconfig.read_text())
+        assert kubeconfig["clusters"][0]["cluster"]["certificate-authority-data"] == \
+            base64.b64encode(serving.certificate_pem).decode()
+        token = kubeconfig["users"][0]["user"]["token"]
+        context = ssl.create_default_context(cafile=tmp_path / "serving-ca.crt")
+        with httpx.Client(base_url=server.url, verify=context, headers={"Authorization": f"Bearer {token}"}) as admin:
+            authentication = admin.get("/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication")
+        assert authentication.json()["data"] == {"client-ca-file": team_ca.certificate_pem.decode()}
+        context.load_cert_chain(tmp_path / "carol.crt", tmp_path / "carol.key")
+        with httpx.Client(base_url=server.url, verify=context) as carol_client:
+            me = carol_client.post("/apis/authentication.k8s.io/v1/selfsubjectreviews", json={}).json()
+        assert me["status"]["userInfo"]["username"] == "carol"
+    assert not (tmp_path / "fakeapi-pki").exists()
+    refused = subprocess.run([sys.executable, "-m", "fakeapi.cli", "serve", "--port", "0", "--tls", "--own-ca", "false",
+                              "--kubeconfig", str(tmp_path / "other")], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1
+    assert refused.stderr == "fakeapi: --own-ca=false needs --tls-cert-file, and a kubeconfig with the token\n"
 
 
 def _serve_args(*argv: str) -> argparse.Namespace:

@@ -1,11 +1,12 @@
 """controller-runtime's envtest on ``fakeapi envtest``'s executables and on the real kube-apiserver
-v1.35.4, etcd and kubectl: the same Go program (cmd/envtest-check: a CRD, controller-runtime's client
-creating, getting, listing and watching, a manager with its controller and a validating webhook
-envtest installs, RBAC for a second user, a service-account token checked with envtest's signing key, a
-namespace deleted, the stop) sees the same outcomes from both, whether envtest finds the
-executables through KUBEBUILDER_ASSETS or TEST_ASSET_*; with USE_EXISTING_CLUSTER=true it runs on a
-``fakeapi serve``; a test binary killed outright leaves no fakeapi process behind; and the
-kube-apiserver's command line is kube's (its flags, its errors)."""
+v1.35.4, etcd and kubectl: the same Go program (cmd/envtest-check: a CRD, controller-runtime's
+client creating, getting, listing and watching, a manager with its controller and a validating
+webhook envtest installs, RBAC for a second user, a service-account token checked with envtest's
+signing key, extension-apiserver-authentication naming envtest's client CA alone, a namespace
+deleted, the stop) sees the same outcomes from both, whether envtest finds the executables through
+KUBEBUILDER_ASSETS or TEST_ASSET_*; with USE_EXISTING_CLUSTER=true it runs on a ``fakeapi serve``;
+a test binary killed outright leaves no fakeapi process behind; and the kube-apiserver's command
+line is kube's (its flags, its errors)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ ASSETS = ("kube-apiserver", "etcd", "kubectl")
 #: The steps that need envtest's own control plane (its users are its client CA's certificates; its
 #: directories are its to remove).
 OWN_CONTROL_PLANE_STEPS = ("forbidden", "grant", "granted", "granted-other-namespace", "service-account-token",
-                           "dirs-left")
+                           "extension-apiserver-authentication", "dirs-left")
 
 
 @pytest.fixture(scope="module")

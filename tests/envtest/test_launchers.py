@@ -5,8 +5,10 @@ and the etcd's health responder, against the real etcd's."""
 from __future__ import annotations
 
 import http.client
+import select
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -17,6 +19,7 @@ import pytest
 from fakeapi.cli.envtest import FlagError, parse_kube_flags, serve_arguments, write_assets
 from fakeapi.cli.envtest_etcd import etcd_client_urls
 from fakeapi.cluster.control_plane import kube_binaries
+from fakeapi.http.pki import issue, new_ca
 
 
 def _option(argv: list[str], name: str) -> str:
@@ -46,6 +49,7 @@ def test_envtests_command_line(tmp_path: Path) -> None:
     assert _option(argv, "--service-account-key-file") == f"{tmp_path}/sa-signer.crt"
     assert _option(argv, "--service-account-signing-key-file") == f"{tmp_path}/sa-signer.key"
     assert _option(argv, "--cert-dir") == str(tmp_path / "fakeapi" / "pki")
+    assert _option(argv, "--own-ca") == "false"  # envtest's serving pair and client CA alone, as kube's
     assert notes == ["accepted, no effect in fakeapi: --advertise-address --allow-privileged"]
 
 
@@ -56,6 +60,7 @@ def test_kubes_defaults_and_what_fakeapi_does_not_do(tmp_path: Path) -> None:
     argv, notes = serve_arguments(flags, tmp_path / "fakeapi")
     assert (_option(argv, "--host"), _option(argv, "--port")) == ("0.0.0.0", "6443")
     assert "--tls-cert-file" not in argv  # no apiserver.crt: fakeapi's CA signs its serving certificate
+    assert "--own-ca" not in argv
     assert _option(argv, "--authorization-mode") == "RBAC"
     assert _option(argv, "--anonymous-auth") == "false"
     assert "--no-enable-garbage-collector" in argv
@@ -127,6 +132,43 @@ def _answers(port: int, process: subprocess.Popen[bytes]) -> list[tuple[int, str
                 time.sleep(0.05)
         answers.append((response.status, response.getheader("Content-Type"), response.read()))
     return answers
+
+
+def test_kube_apiserver_listens_before_it_loads_the_server(tmp_path: Path) -> None:
+    """envtest polls the kube-apiserver's health every 100 ms: a poll that connects while the
+    server loads (before it says it listens) is answered once the server is ready, on that very
+    connection, not refused."""
+    ca = new_ca("envtest-ca")
+    serving = issue(ca, "apiserver", hosts=["127.0.0.1"])
+    (tmp_path / "apiserver.crt").write_bytes(serving.certificate_pem)
+    (tmp_path / "apiserver.key").write_bytes(serving.key_pem)
+    write_assets(tmp_path / "assets", None)
+    port = _free_port()
+    process = subprocess.Popen([str(tmp_path / "assets" / "kube-apiserver"), f"--cert-dir={tmp_path}",
+                                "--bind-address=127.0.0.1", f"--secure-port={port}"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+                break
+            except ConnectionRefusedError:
+                assert time.monotonic() < deadline and process.poll() is None
+                time.sleep(0.005)
+        assert process.stdout is not None
+        said_listening = select.select([process.stdout], [], [], 0)[0]
+        assert not said_listening, "the server listened before the connection was made"
+        context = ssl.create_default_context(cafile=None, cadata=ca.certificate_pem.decode())
+        context.set_alpn_protocols(["http/1.1"])
+        connection = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=60)
+        connection.sock = context.wrap_socket(sock, server_hostname="127.0.0.1")
+        connection.request("GET", "/healthz")
+        response = connection.getresponse()
+        assert (response.status, response.read()) == (200, b"ok")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
 
 
 def test_etcd_answers_health_as_etcd_and_stops_on_sigterm(tmp_path: Path) -> None:

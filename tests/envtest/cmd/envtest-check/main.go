@@ -24,6 +24,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -321,6 +322,7 @@ func main() {
 	if !existing {
 		checkRBAC(ctx, env, c)
 		checkServiceAccountToken(ctx, env, c)
+		checkExtensionAuthentication(ctx, env, c)
 	}
 
 	report("namespace-delete", apiError(c.Delete(ctx, ns)))
@@ -436,7 +438,29 @@ func checkServiceAccountToken(ctx context.Context, env *envtest.Environment, adm
 	issuer := env.ControlPlane.APIServer.SecureServing.URL("https", "/").String()
 	report("service-account-token", map[string]any{"alg": header.Alg,
 		"kid-is-envtests-key": header.Kid == base64.RawURLEncoding.EncodeToString(keyID[:]),
-		"verified": verified, "issuer-is-envtests": claims.Iss == issuer})
+		"verified":            verified, "issuer-is-envtests": claims.Iss == issuer})
+}
+
+// checkExtensionAuthentication: kube-system/extension-apiserver-authentication, which aggregated
+// API servers read to authenticate the API server's clients, names envtest's client CA alone: no
+// front proxy (envtest gives no --requestheader-* flags) and no other CA.
+func checkExtensionAuthentication(ctx context.Context, env *envtest.Environment, admin client.Client) {
+	configMap := &corev1.ConfigMap{}
+	key := client.ObjectKey{Namespace: "kube-system", Name: "extension-apiserver-authentication"}
+	if err := admin.Get(ctx, key, configMap); err != nil {
+		fail("extension-apiserver-authentication", err)
+	}
+	ca, err := os.ReadFile(filepath.Join(env.ControlPlane.APIServer.CertDir, "client-cert-auth-ca.crt"))
+	if err != nil {
+		fail("extension-apiserver-authentication", err)
+	}
+	keys := []string{}
+	for name := range configMap.Data {
+		keys = append(keys, name)
+	}
+	sort.Strings(keys)
+	report("extension-apiserver-authentication", map[string]any{"keys": keys,
+		"client-ca-is-envtests": configMap.Data["client-ca-file"] == string(ca)})
 }
 
 func decodeSegment(segment string, into any) error {
