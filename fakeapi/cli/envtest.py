@@ -224,7 +224,7 @@ def run_kube_apiserver(argv: list[str]) -> int:
         print(f"Kubernetes {KUBE_VERSION}")
         return 0
     # Listening from the start, before the server's modules load (most of a start): envtest
-    # polls /readyz every 100 ms, and a poll that connects now waits for the server's answer
+    # polls /healthz every 100 ms, and a poll that connects now waits for the server's answer
     # instead of being refused and trying again up to 100 ms after the server is ready.
     from .sockets import listening_socket
 
