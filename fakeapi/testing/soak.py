@@ -31,6 +31,7 @@ import random
 import re
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -284,17 +285,15 @@ async def soak(server: ServerProcess, config: SoakConfig) -> dict[str, Any]:
         async def sample() -> None:
             samples.append((round(time.monotonic() - start, 1), _rss(server.process.pid)))
 
-        async def compact() -> None:
-            response = await client.post("/fakeapi/v1/compact", json={})
-            response.raise_for_status()
+        def control(path: str, body: dict[str, str]) -> Callable[[], Awaitable[None]]:
+            """A fault as an action: POST ``body`` to fakeapi's control ``path``; a refusal raises."""
+            async def act() -> None:
+                (await client.post(f"/fakeapi/v1/{path}", json=body)).raise_for_status()
+            return act
 
-        async def drop() -> None:
-            response = await client.post("/fakeapi/v1/faults", json={"type": "close-watches"})
-            response.raise_for_status()
-
-        async def restart() -> None:
-            response = await client.post("/fakeapi/v1/faults", json={"type": "restart"})
-            response.raise_for_status()
+        compact = control("compact", {})
+        drop = control("faults", {"type": "close-watches"})
+        restart = control("faults", {"type": "restart"})
 
         await sample()
         periodic = [
