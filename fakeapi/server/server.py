@@ -138,7 +138,12 @@ class Server:
         self.discovery.invalidate()
 
     def compact(self, revision: int | None = None) -> int:
+        """Compact at ``revision`` (etcd's answers: a revision compacted already or not yet
+        written fails) or, when None, at the current revision: "compact now", done already when
+        nothing was written since the last compaction (a quiet store compacted twice)."""
         rev = self.store.revision if revision is None else revision
+        if revision is None and rev == self.store.compact_revision:
+            return rev
         self.store.compact(rev)
         self.registry.compacted(rev)
         log.info("compacted at revision %d", rev)
