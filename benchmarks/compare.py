@@ -852,7 +852,15 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def main(argv: list[str] | None = None) -> int:
+def report_path(args: argparse.Namespace) -> Path | None:
+    """Where the Markdown report goes: ``--doc``, else docs/benchmarks.md for a full run only.
+    That file is the whole table; a partial run (quick, ``--only``, other sizes of the selective
+    LISTs) prints its rows, and writing them there would drop every other row."""
+    partial = args.quick or args.only is not None or args.selective_pods is not None
+    return args.doc or (None if partial else ROOT / "docs" / "benchmarks.md")
+
+
+def argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="the ~3-minute subset (10k pods, short runs)")
     parser.add_argument("--only", metavar="REGEX", help="run only the rows whose key or title matches "
@@ -866,11 +874,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kube-arg", action="append", default=[], metavar="ARG",
                         help="an extra argument of kube-apiserver, repeatable")
     parser.add_argument("--doc", type=Path, help="write the Markdown report there (default in the full mode: "
-                        "docs/benchmarks.md; the quick mode writes none unless asked)")
+                        "docs/benchmarks.md; a quick or partial run, --only or --selective-pods, writes "
+                        "none unless asked)")
     parser.add_argument("--results", type=Path, default=ROOT / "results",
                         help="where the JSON results and logs go (a bench-compare-<time> directory)")
     parser.add_argument("--render", type=Path, metavar="RESULTS_JSON",
                         help="run nothing: print (and with --doc write) the table of an earlier run's results.json")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argument_parser()
     args = parser.parse_args(argv)
     if args.render:
         return render(args.render, args.doc)
@@ -885,7 +899,7 @@ def main(argv: list[str] | None = None) -> int:
         namespaces = {s.namespace for s in kept}
         steps = [s for s in steps if s in kept or (s.seeds and s.namespace in namespaces)]
     starts = args.starts or (1 if args.quick else 3)
-    doc = args.doc or (None if args.quick else ROOT / "docs" / "benchmarks.md")
+    doc = report_path(args)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     logs = args.results / f"bench-compare-{stamp}"
     logs.mkdir(parents=True, exist_ok=True)

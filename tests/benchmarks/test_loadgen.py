@@ -278,3 +278,16 @@ def test_selective_lists_pick_the_fraction_each_selector_names(run: Callable[...
             everywhere = server.http.get("/api/v1/pods", params={"fieldSelector": selector[1]})
             expected = len(everywhere.raise_for_status().json()["items"])
         assert (result["ops"], result["errors"], result["items"]) == (2, 0, expected), key
+
+
+@pytest.mark.parametrize(("argv", "written"), [
+    ([], "docs/benchmarks.md"),
+    (["--quick"], None),
+    (["--only", "^select-"], None),
+    (["--selective-pods", "100000"], None),
+    (["--only", "^select-", "--doc", "/tmp/partial.md"], "/tmp/partial.md"),
+])
+def test_compare_writes_the_whole_table_only_from_a_full_run(argv: list[str], written: str | None) -> None:
+    """A partial run once rewrote docs/benchmarks.md with its few rows."""
+    path = compare.report_path(compare.argument_parser().parse_args(argv))
+    assert (None if path is None else str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)) == written
