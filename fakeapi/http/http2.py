@@ -1,7 +1,7 @@
 """HTTP/2 over TLS (ALPN ``h2``): h2's protocol state machine serving the ASGI app directly, one
 task per request, and what a turn of the event loop made of frames written at once.
 
-Why not Hypercorn's HTTP/2 (it still serves HTTP/1.1 over TLS, ``fakeapi.http.tls``): a response
+Why not Hypercorn's HTTP/2 (whose HTTP/1.1 ``fakeapi.http.http1`` replaced too): a response
 went through its stream buffer, priority tree and sending task, and reached the socket in three
 TLS writes (headers, data, end of stream), each awaited under a lock: about 1 ms of the server's
 CPU for a GET of one ConfigMap, of which the app is 0.15 ms. Here the app's messages go to h2 as
