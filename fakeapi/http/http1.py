@@ -166,7 +166,8 @@ class _Request:
             # Answered before its body was read (a refusal): the rest of the body would be read
             # as the next request, so the connection ends with this answer, as Go's does.
             self.keep_alive = False
-        lines = [_STATUS_LINES.get(status) or _status_line(status)]
+        line = _STATUS_LINES.get(status) or _status_line(status)
+        lines = [line if self.http11 else b"HTTP/1.0" + line[8:]]  # Go answers in the request's version
         has_length = False
         for name, value in headers:
             name, value = bytes(name).strip(), bytes(value).strip()
@@ -187,7 +188,10 @@ class _Request:
             else:
                 self.keep_alive = False  # HTTP/1.0: the body ends with the connection
         if not self.keep_alive:
-            lines.append(b"connection: close\r\n")
+            if self.http11:  # an HTTP/1.0 client expects the close (Go tells HTTP/1.1 clients only)
+                lines.append(b"connection: close\r\n")
+        elif not self.http11:
+            lines.append(b"connection: keep-alive\r\n")  # asked for by the HTTP/1.0 client
         lines.append(b"\r\n")
         self.head_bytes = b"".join(lines)
         self.started = True
