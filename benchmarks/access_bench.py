@@ -6,8 +6,7 @@
    the bootstrap policy plus ``--bindings`` RoleBindings loaded.
 2. Over sockets: GETs of one ConfigMap from a Go client (``tests/clientgo/cmd/httpload``, 16 concurrent
    requests) against ``fakeapi serve`` on uvicorn (plain HTTP/1.1) and on the TLS server (HTTP/1.1
-   and HTTP/2), the app under Hypercorn's own server (plain HTTP/1.1: why uvicorn serves plain
-   HTTP), and the real kube-apiserver (RBAC, HTTPS), in requests per second.
+   and HTTP/2), and the real kube-apiserver (RBAC, HTTPS), in requests per second.
 
 Prints numbers; not a test. ``--quick`` for a short run.
 """
@@ -26,7 +25,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 
 from fakeapi.http.access import request_attributes
 from fakeapi.http.request_info import request_info
@@ -34,8 +32,7 @@ from fakeapi.server import Server, ServerConfig, create_app
 from fakeapi.auth.authentication import ADMIN_TOKEN, UserInfo
 from fakeapi.auth.authorization import RBAC, AccessControl, Attributes
 from fakeapi.testing import ServerProcess
-from fakeapi.cluster.control_plane import free_port, real_apiserver
-from fakeapi.testing.eventually import eventually
+from fakeapi.cluster.control_plane import real_apiserver
 
 sys.path.insert(0, str(Path(__file__).parent))
 from metrics_bench import call  # noqa: E402  (the ASGI call helper of the metrics benchmark)
@@ -158,21 +155,6 @@ def over_sockets(seconds: float) -> None:
                      *ca, "-c", "16", "-d", f"{seconds}s", *(["-h2"] if http2 else [])],
                     capture_output=True, text=True, check=True)
                 results[label] = json.loads(out.stdout)
-        # The app under Hypercorn's own server, plain HTTP/1.1: what choosing uvicorn there saves.
-        port = free_port()
-        hypercorn = subprocess.Popen([sys.executable, "-m", "hypercorn", "-b", f"127.0.0.1:{port}",
-                                      "fakeapi.http.app:create_app()"], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        try:
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as http:
-                eventually(lambda: _answers(http), "Hypercorn serving", timeout=60)
-                http.post("/api/v1/namespaces/default/configmaps", json={"metadata": {"name": "x"}})
-            out = subprocess.run([str(binary), "-url", f"http://127.0.0.1:{port}/api/v1/namespaces/default/configmaps/x",
-                                  "-c", "16", "-d", f"{seconds}s"], capture_output=True, text=True, check=True)
-            results["Hypercorn, HTTP/1.1"] = json.loads(out.stdout)
-        finally:
-            hypercorn.terminate()
-            hypercorn.wait(10)
         # The same against the real kube-apiserver (RBAC, its static admin token), for the ratio.
         with real_apiserver(Path(tmp) / "kube", authorization_mode="RBAC") as api:
             api.http.post("/api/v1/namespaces/default/configmaps", json={"metadata": {"name": "x"}})
@@ -185,13 +167,6 @@ def over_sockets(seconds: float) -> None:
         for label, result in results.items():
             print(f"  {label:<26} {result['rps']:8.0f} req/s   p50 {result['p50_ms']:6.2f} ms   p99 {result['p99_ms']:6.2f} ms"
                   f"   ({result['proto']})")
-
-
-def _answers(http: httpx.Client) -> bool:
-    try:
-        return http.get("/healthz").status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def main() -> None:

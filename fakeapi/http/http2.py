@@ -1,7 +1,7 @@
 """HTTP/2 over TLS (ALPN ``h2``): h2's protocol state machine serving the ASGI app directly, one
 task per request, and what a turn of the event loop made of frames written at once.
 
-Why not Hypercorn's HTTP/2 (it still serves HTTP/1.1 over TLS, ``fakeapi.http.tls``): a response
+Why not Hypercorn's HTTP/2 (whose HTTP/1.1 ``fakeapi.http.http1`` replaced too): a response
 went through its stream buffer, priority tree and sending task, and reached the socket in three
 TLS writes (headers, data, end of stream), each awaited under a lock: about 1 ms of the server's
 CPU for a GET of one ConfigMap, of which the app is 0.15 ms. Here the app's messages go to h2 as
@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import unquote
-from wsgiref.handlers import format_date_time
 
 import h2.config
 import h2.connection
@@ -31,6 +29,7 @@ import h2.exceptions
 import h2.settings
 
 from .access import CERTIFICATE_USER
+from .date_header import DATE_HEADER
 from .limits import IDLE_TIMEOUT
 
 # What kube-apiserver v1.35.4's HTTP/2 server advertises (its SETTINGS and first WINDOW_UPDATE,
@@ -65,25 +64,6 @@ def _settings(max_concurrent_streams: int) -> h2.settings.Settings:
         h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: STREAM_WINDOW,
         h2.settings.SettingCodes.MAX_FRAME_SIZE: MAX_FRAME_SIZE,
     })
-
-
-class _DateHeader:
-    """The ``date`` header Go's servers (kube's) send, made once a second."""
-
-    __slots__ = ("second", "value")
-
-    def __init__(self) -> None:
-        self.second = -1
-        self.value = b""
-
-    def __call__(self) -> tuple[bytes, bytes]:
-        now = int(time.time())
-        if now != self.second:
-            self.second, self.value = now, format_date_time(now).encode("ascii")
-        return (b"date", self.value)
-
-
-_DATE = _DateHeader()
 
 
 class _Stream:
@@ -151,7 +131,7 @@ class _Stream:
                 self.no_body = self.no_body or status in (204, 304) or status < 200
                 headers = [(b":status", b"%d" % status)]
                 headers += [(bytes(name).strip().lower(), bytes(value).strip()) for name, value in message.get("headers", ())]
-                headers.append(_DATE())
+                headers.append(DATE_HEADER())
                 self.headers = headers
                 self.started = True
                 connection.headers_due.append(self)
@@ -218,7 +198,7 @@ class _Stream:
                     self.connection.h2.reset_stream(self.id, h2.errors.ErrorCodes.NO_ERROR)
                 return
             if not self.started:
-                self.connection.h2.send_headers(self.id, [(b":status", b"500"), (b"content-length", b"0"), _DATE()],
+                self.connection.h2.send_headers(self.id, [(b":status", b"500"), (b"content-length", b"0"), DATE_HEADER()],
                                                 end_stream=True)
             else:
                 self.connection.h2.reset_stream(self.id, h2.errors.ErrorCodes.INTERNAL_ERROR)

@@ -73,7 +73,7 @@ _HOP_BY_HOP = frozenset({"connection", "proxy-connection", "keep-alive", "proxy-
                          "te", "trailer", "transfer-encoding", "upgrade"})
 _CONSUMED = frozenset({"authorization", "host"})
 #: Left out of a backend's answer: the CORS headers apimachinery's proxy removes
-#: (``corsRemovingTransport``), and the Date the HTTP server (uvicorn, Hypercorn) sets on every
+#: (``corsRemovingTransport``), and the Date the HTTP server (uvicorn, fakeapi's own over TLS) sets on every
 #: answer itself, which would be a second one (Go's server keeps the proxied one instead).
 _NOT_PASSED_BACK = frozenset({"access-control-allow-credentials", "access-control-allow-headers",
                               "access-control-allow-methods", "access-control-allow-origin", "date"})

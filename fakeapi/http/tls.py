@@ -1,12 +1,11 @@
 """Serving the API over TLS, with HTTP/2 (``--tls``), on connections this module accepts itself:
 the protocol chosen by ALPN, ``h2`` first as Go's servers offer it; HTTP/2 served by
-``fakeapi.http.http2`` (on h2), HTTP/1.1 by Hypercorn's protocol machinery (h11).
+``fakeapi.http.http2`` (on h2), HTTP/1.1 by ``fakeapi.http.http1`` (on httptools).
 
 Why not uvicorn: it speaks HTTP/1.1 only, and client-go multiplexes its watches over one HTTP/2
-connection to a real kube-apiserver; HTTP/1.1 would open a connection per watch. Why not
-Hypercorn's own ``serve``: the ASGI scope does not carry the client's certificate, and kube
-authenticates by it. Accepting the connections here lets each one be served by an app that puts
-the user its verified client certificate names into every request's scope
+connection to a real kube-apiserver; HTTP/1.1 would open a connection per watch. Why accept the
+connections here: kube authenticates by the client's certificate, and each connection puts the
+user its verified certificate names into every request's scope
 (``fakeapi.http.access.CERTIFICATE_USER``), worked out once per connection.
 
 Client certificates are asked for, not required (kube's ``tls.RequestClientCert``), and verified
@@ -25,19 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hypercorn.app_wrappers import ASGIWrapper
-from hypercorn.asyncio.tcp_server import TCPServer
-from hypercorn.asyncio.worker_context import WorkerContext
-from hypercorn.config import Config
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from ..auth.authentication import UserInfo, certificate_user
-from .access import CERTIFICATE_USER
+from .http1 import HTTP1Connection
 from .http2 import HTTP2Connection
-from .limits import IDLE_TIMEOUT
 
 #: How long a stop waits for its connections to close before it cuts them (``TLSServer.serve``).
 STOP_GRACE = 1.0
+#: How long a client may take over its TLS handshake.
+HANDSHAKE_TIMEOUT = 60.0
 
 
 def server_context(cert_file: Path, key_file: Path, client_ca_files: Sequence[Path]) -> ssl.SSLContext:
@@ -55,20 +51,6 @@ def server_context(cert_file: Path, key_file: Path, client_ca_files: Sequence[Pa
     return context
 
 
-class _ConnectionApp:
-    """The app of one connection: every request's scope gets the connection's certificate user."""
-
-    __slots__ = ("app", "user")
-
-    def __init__(self, app: ASGIApp, user: UserInfo | None) -> None:
-        self.app = app
-        self.user = user
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        scope[CERTIFICATE_USER] = self.user
-        await self.app(scope, receive, send)
-
-
 @dataclass
 class TLSServer:
     """An ASGI app served over TLS on ``sock`` (already bound and listening); ``serve`` runs
@@ -77,19 +59,12 @@ class TLSServer:
     app: ASGIApp
     sock: socket.socket
     context: ssl.SSLContext
-    _config: Config = field(default_factory=Config)
     _connections: dict[asyncio.Task[None], asyncio.StreamWriter] = field(default_factory=dict)
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
 
     def __post_init__(self) -> None:
-        self._config.keep_alive_timeout = IDLE_TIMEOUT
-        # Hypercorn ends a connection after 1,000 requests: kube never ends a client's.
-        self._config.keep_alive_max_requests = 2**62
-        self._config.accesslog = None
-        self._config.errorlog = None
         # The users of certificates seen, by their DER: a client reconnecting costs no parsing.
         self._users: dict[bytes, UserInfo | None] = {}
-        self._context = WorkerContext(None)
 
     @property
     def port(self) -> int:
@@ -100,12 +75,11 @@ class TLSServer:
 
     async def serve(self) -> None:
         server = await asyncio.start_server(self._connection, sock=self.sock, ssl=self.context,
-                                            ssl_handshake_timeout=self._config.ssl_handshake_timeout)
+                                            ssl_handshake_timeout=HANDSHAKE_TIMEOUT)
         try:
             await self._stopped.wait()
         finally:
             server.close()
-            await self._context.terminated.set()  # idle keep-alive connections close now
             for task in list(self._connections):
                 task.cancel()
             # A TLS close waits for the peer's close_notify, up to 30 s (spinning uvloop's loop
@@ -129,8 +103,7 @@ class TLSServer:
             if ssl_object is not None and ssl_object.selected_alpn_protocol() == "h2":
                 await HTTP2Connection(self.app, reader, writer, user).serve()
             else:
-                await TCPServer(ASGIWrapper(_ConnectionApp(self.app, user)), asyncio.get_running_loop(), self._config,
-                                self._context, {}, reader, writer)
+                await HTTP1Connection(self.app, reader, writer, user).serve()
         except asyncio.CancelledError:
             # The server stops (``serve`` cancels every connection): the connection's end, not
             # an error. Python 3.11's stream callback asks a cancelled task for its exception and

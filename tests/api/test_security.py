@@ -228,8 +228,8 @@ def test_yaml_is_data_and_no_request_touches_files(tmp_path: Path) -> None:
 
 def test_one_http2_connection_carries_thousands_of_requests(tmp_path: Path, go_build: Any) -> None:
     """client-go sends everything over one HTTP/2 connection for the life of a controller: the
-    server must not end it after some number of requests (Hypercorn's default: a GOAWAY after
-    1,000, which fails the requests in flight). A Go client sends 1,200, 16 at a time, over one
+    server must not end it after some number of requests (Hypercorn's default, when it
+    served HTTP/2: a GOAWAY after 1,000, which fails the requests in flight). A Go client sends 1,200, 16 at a time, over one
     connection."""
     httpload = go_build(Path(__file__).parents[1] / "clientgo", "./cmd/httpload")
     with ServerProcess(tmp_path, "--tls") as server:

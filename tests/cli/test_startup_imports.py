@@ -17,8 +17,9 @@ from fakeapi.testing import ServerProcess
 DEFERRED = ("cryptography", "fakeapi.printers", "fakeapi.seed", "fakeapi.cel.engine", "fakeapi.cel.admission",
             "fakeapi.admission.policy.dispatch", "fakeapi.admission.policy.typechecking",
             "fakeapi.admission.webhook.dispatch", "fakeapi.apis.webhook_client", "fakeapi.apiextensions.cel_validation")
-#: A TLS server's start loads cryptography (its certificates) and Hypercorn, never uvicorn.
-NOT_FOR_TLS = ("uvicorn",)
+#: A TLS server's start loads cryptography (its certificates), never uvicorn; nor Hypercorn and
+#: h11, which served HTTP/1.1 over TLS until fakeapi.http.http1 (40 ms of a start).
+NOT_FOR_TLS = ("uvicorn", "hypercorn", "h11", "wsproto")
 
 
 def loaded_by(code: str) -> set[str]:
