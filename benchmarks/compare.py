@@ -852,6 +852,15 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def only(steps: list[Step], pattern: re.Pattern[str]) -> list[Step]:
+    """The rows ``--only`` runs: those whose key or title matches, and the seeding rows their
+    namespaces need. A seeding row runs when its key is named (the plain 1-client creates beside
+    the webhooks' row, say), not for its title: "pod creates" would pull in every seeding row."""
+    kept = [s for s in steps if pattern.search(s.key) or (not s.seeds and pattern.search(s.title))]
+    namespaces = {s.namespace for s in kept if not s.seeds}
+    return [s for s in steps if s in kept or (s.seeds and s.namespace in namespaces)]
+
+
 def report_path(args: argparse.Namespace) -> Path | None:
     """Where the Markdown report goes: ``--doc``, else docs/benchmarks.md for a full run only.
     That file is the whole table; a partial run (quick, ``--only``, other sizes of the selective
@@ -864,7 +873,7 @@ def argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="the ~3-minute subset (10k pods, short runs)")
     parser.add_argument("--only", metavar="REGEX", help="run only the rows whose key or title matches "
-                        "(plus the creates that fill their namespaces)")
+                        "(plus the creates that fill their namespaces; a seeding row by its key only)")
     parser.add_argument("--selective-pods", metavar="N,N,...",
                         help="the sizes the selective LISTs run at (default: 2000 quick, 2000,10000 full)")
     parser.add_argument("--servers", default=f"{FAKEAPI},{KUBE}", help="fakeapi, kube or both (default)")
@@ -894,10 +903,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--servers: fakeapi, kube or fakeapi,kube")
     steps = plan(args.quick, tuple(int(n) for n in args.selective_pods.split(",")) if args.selective_pods else None)
     if args.only:
-        pattern = re.compile(args.only)
-        kept = [s for s in steps if not s.seeds and (pattern.search(s.key) or pattern.search(s.title))]
-        namespaces = {s.namespace for s in kept}
-        steps = [s for s in steps if s in kept or (s.seeds and s.namespace in namespaces)]
+        steps = only(steps, re.compile(args.only))
     starts = args.starts or (1 if args.quick else 3)
     doc = report_path(args)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")

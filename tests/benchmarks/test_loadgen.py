@@ -291,3 +291,16 @@ def test_compare_writes_the_whole_table_only_from_a_full_run(argv: list[str], wr
     """A partial run once rewrote docs/benchmarks.md with its few rows."""
     path = compare.report_path(compare.argument_parser().parse_args(argv))
     assert (None if path is None else str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)) == written
+
+
+def test_only_runs_a_seeding_row_named_by_its_key_without_the_others() -> None:
+    """The webhooks' added latency needs the plain 1-client creates beside the webhooks' rows;
+    naming that row must not pull in the 10,000 pods of the other seeding rows."""
+    steps = compare.plan(quick=False)
+    keys = [s.key for s in compare.only(steps, compare.re.compile("webhooks|^create-1-protobuf"))]
+    assert keys == ["create-1-protobuf-1000", "create-1-webhooks-1000", "create-16-webhooks-2000"]
+    assert compare.webhook_added_p50(compare.only(steps, compare.re.compile("webhooks|^create-1-protobuf")),
+                                     {"fakeapi": {"create-1-protobuf-1000": {"latency_ms": {"p50": 1.0}},
+                                                  "create-1-webhooks-1000": {"latency_ms": {"p50": 1.5}}}}) == {"fakeapi": 0.5}
+    # A title still selects rows, but not the seeding ones it names.
+    assert not any(s.seeds for s in compare.only(steps, compare.re.compile("pod creates, 1 client")))
