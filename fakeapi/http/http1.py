@@ -22,19 +22,15 @@ import asyncio
 import logging
 import re
 from collections import deque
-from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import unquote
 
 import httptools
 
-from .access import CERTIFICATE_USER
+from .connection_parts import ASGIApp, Connection, IdleTimeout, ReceivedBody
 from .date_header import DATE_HEADER
 from .limits import IDLE_TIMEOUT
 
-#: What one read takes from the socket.
-READ_SIZE = 2**16
 #: A request's line and headers at most: Go's ``DefaultMaxHeaderBytes`` (kube-apiserver keeps
 #: it) and the 4 KiB its server reads beyond.
 MAX_HEADER_BYTES = 2**20 + 4096
@@ -47,9 +43,6 @@ MAX_PIPELINED = 16
 #: client's system then drops the answer it has not read yet (Go's ``rstAvoidanceDelay``).
 LINGER = 0.5
 _LOG = logging.getLogger(__name__)
-
-ASGIApp = Callable[[dict[str, Any], Callable[[], Awaitable[dict[str, Any]]],
-                    Callable[[dict[str, Any]], Awaitable[None]]], Awaitable[None]]
 
 
 def _status_line(status: int) -> bytes:
@@ -72,24 +65,19 @@ _HEADERS_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-
                       b"connection: close\r\n\r\n431 Request Header Fields Too Large")
 
 
-class _Request:
+class _Request(ReceivedBody):
     """One request: its body as read (ahead of the app, up to ``MAX_BUFFERED_BODY``) and its
     response's state."""
 
-    __slots__ = ("connection", "scope", "chunks", "buffered", "complete", "read_all", "disconnected", "waiter",
-                 "keep_alive", "http11", "expect_continue", "head", "no_body", "started", "head_bytes", "chunked",
-                 "ended")
+    __slots__ = ("connection", "scope", "buffered", "keep_alive", "http11", "expect_continue", "head", "no_body",
+                 "started", "head_bytes", "chunked", "ended")
 
     def __init__(self, connection: HTTP1Connection, scope: dict[str, Any], keep_alive: bool, http11: bool,
                  expect_continue: bool) -> None:
+        super().__init__()
         self.connection = connection
         self.scope = scope
-        self.chunks: deque[bytes] = deque()
-        self.buffered = 0
-        self.complete = False  # the whole body has been read from the socket
-        self.read_all = False  # ... and handed to the app
-        self.disconnected = False
-        self.waiter: asyncio.Future[None] | None = None
+        self.buffered = 0  # what the chunks hold
         self.keep_alive = keep_alive
         self.http11 = http11
         self.expect_continue = expect_continue
@@ -99,35 +87,16 @@ class _Request:
         self.chunked = False
         self.ended = False
 
-    def wake(self) -> None:
-        if self.waiter is not None and not self.waiter.done():
-            self.waiter.set_result(None)
+    def taken(self, length: int) -> None:
+        self.buffered -= length
+        self.connection.resume_reading()
 
-    async def receive(self) -> dict[str, Any]:
-        """ASGI's receive: the body's chunks, then (after the last, ``more_body`` false) the
-        disconnect once the connection ends."""
-        while True:
-            if self.chunks:
-                data = self.chunks.popleft()
-                self.buffered -= len(data)
-                self.connection.resume_reading()
-                last = self.complete and not self.chunks
-                self.read_all = last
-                return {"type": "http.request", "body": data, "more_body": not last}
-            if self.complete and not self.read_all:
-                self.read_all = True
-                return {"type": "http.request", "body": b"", "more_body": False}
-            if self.disconnected:
-                return {"type": "http.disconnect"}
-            if self.expect_continue:
-                self.expect_continue = False
-                if not self.started:
-                    self.connection.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-            self.waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self.waiter
-            finally:
-                self.waiter = None
+    def waiting(self) -> None:
+        """The client waits for ``100 Continue`` before it sends the body: the app asks for it."""
+        if self.expect_continue:
+            self.expect_continue = False
+            if not self.started:
+                self.connection.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
 
     async def send(self, message: dict[str, Any]) -> None:
         """ASGI's send: the status line and headers with the first body message (one write for a
@@ -162,7 +131,7 @@ class _Request:
 
     def _start(self, status: int, headers: Any) -> None:
         self.no_body = self.head or status in (204, 304) or status < 200
-        if not self.complete:
+        if not self.body_ended:
             # Answered before its body was read (a refusal): the rest of the body would be read
             # as the next request, so the connection ends with this answer, as Go's does.
             self.keep_alive = False
@@ -209,21 +178,17 @@ class _Request:
             writer.write(self.head_bytes or b"")
         elif self.head_bytes is not None:  # started, never sent a body message
             return False
-        return self.ended and self.complete and self.keep_alive
+        return self.ended and self.body_ended and self.keep_alive
 
 
-class HTTP1Connection:
+class HTTP1Connection(Connection):
     """One HTTP/1.1 connection: reads and parses requests (ahead of the app, within limits),
     answers them in order, closes after ``IDLE_TIMEOUT`` without a request, as HTTP/2's does."""
 
     def __init__(self, app: ASGIApp, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                  certificate_user: Any) -> None:
-        self.app = app
-        self.reader = reader
-        self.writer = writer
-        self.certificate_user = certificate_user
+        super().__init__(app, reader, writer, certificate_user)
         self.parser = httptools.HttpRequestParser(self)
-        self.loop = asyncio.get_running_loop()
         self.requests: deque[_Request] = deque()  # parsed; the first is being answered
         self.parsing: _Request | None = None  # the request whose body is being read
         self.url = b""
@@ -236,24 +201,17 @@ class HTTP1Connection:
         self.lingering = False
         self.runner: asyncio.Task[None] | None = None
         self.resumed: asyncio.Future[None] | None = None
-        self.idle_since = self.loop.time()
-        self.idle_timer: asyncio.TimerHandle | None = None
-        sock = writer.get_extra_info("socket")
-        self.client = tuple(sock.getpeername()[:2])
-        self.server = tuple(sock.getsockname()[:2])
+        self.idle_timeout: IdleTimeout | None = None
 
     async def serve(self) -> None:
-        self.idle_timer = self.loop.call_later(IDLE_TIMEOUT, self._close_idle)
+        self.idle_timeout = IdleTimeout(IDLE_TIMEOUT, lambda: bool(self.requests), self._end)
         try:
             while not (self.upgraded or self.closed):
                 if self._reading_paused():
                     self.resumed = self.loop.create_future()
                     await self.resumed
                     continue
-                try:
-                    data = await self.reader.read(READ_SIZE)
-                except (ConnectionError, OSError):
-                    break
+                data = await self.read()
                 if not data:
                     break
                 if self.lingering:
@@ -285,12 +243,12 @@ class HTTP1Connection:
                 self.runner.cancel()
             raise
         finally:
-            if self.idle_timer is not None:
-                self.idle_timer.cancel()
+            if self.idle_timeout is not None:
+                self.idle_timeout.cancel()
             for request in self.requests:
-                if not (self.upgraded and request.complete):
+                if not (self.upgraded and request.body_ended):
                     request.disconnected = True
-                    request.wake()
+                    request.wake_receiver()
             if self.runner is not None:
                 await asyncio.gather(self.runner, return_exceptions=True)
             self.writer.close()
@@ -364,13 +322,8 @@ class HTTP1Connection:
             parsed = httptools.parse_url(url)
             path, query_string = parsed.path or b"/", parsed.query or b""
         http_version = parser.get_http_version()
-        scope = {
-            "type": "http", "http_version": http_version, "asgi": {"spec_version": "2.1", "version": "3.0"},
-            "method": self.method or parser.get_method().decode("ascii"), "scheme": "https",
-            "path": unquote(path.decode("latin-1")), "raw_path": path, "query_string": query_string, "root_path": "",
-            "headers": self.headers, "client": self.client, "server": self.server, "state": {}, "extensions": {},
-            CERTIFICATE_USER: self.certificate_user,
-        }
+        scope = self.scope(http_version, self.method or parser.get_method().decode("ascii"), path, query_string,
+                           self.headers)
         expect_continue = any(name == b"expect" and value.lower() == b"100-continue" for name, value in self.headers)
         self.method = None
         request = _Request(self, scope, parser.should_keep_alive(), http_version == "1.1", expect_continue)
@@ -382,15 +335,15 @@ class HTTP1Connection:
     def on_body(self, body: bytes) -> None:
         request = self.parsing
         if request is not None:
-            request.chunks.append(body)
+            request.chunks.append((body, len(body)))
             request.buffered += len(body)
-            request.wake()
+            request.wake_receiver()
 
     def on_message_complete(self) -> None:
         request = self.parsing
         if request is not None:
-            request.complete = True
-            request.wake()
+            request.body_ended = True
+            request.wake_receiver()
             self.parsing = None
 
     async def _answer(self) -> None:
@@ -407,18 +360,9 @@ class HTTP1Connection:
                 self.requests.popleft()
                 self.resume_reading()
                 if not go_on:
-                    self._end(linger=not request.complete)
+                    self._end(linger=not request.body_ended)
                     return
-            self.idle_since = self.loop.time()
+            if self.idle_timeout is not None:
+                self.idle_timeout.idle()
         finally:
             self.runner = None
-
-    def _close_idle(self) -> None:
-        """Ends the connection once no request has been in flight for ``IDLE_TIMEOUT``, else
-        looks again when that could be."""
-        idle_for = self.loop.time() - self.idle_since
-        if self.requests or idle_for < IDLE_TIMEOUT:
-            self.idle_timer = self.loop.call_later(IDLE_TIMEOUT - idle_for if not self.requests else IDLE_TIMEOUT,
-                                                   self._close_idle)
-            return
-        self._end()

@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
-from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import unquote
 
 import h2.config
 import h2.connection
@@ -28,7 +25,7 @@ import h2.events
 import h2.exceptions
 import h2.settings
 
-from .access import CERTIFICATE_USER
+from .connection_parts import ASGIApp, Connection, IdleTimeout, ReceivedBody
 from .date_header import DATE_HEADER
 from .limits import IDLE_TIMEOUT
 
@@ -48,12 +45,7 @@ CONNECTION_WINDOW = STREAM_WINDOW * MAX_STREAMS_PER_CONNECTION
 #: socket past which the connection ends (Go's ``maxQueuedControlFrames``): a client sending them
 #: without reading the answers would make the write buffer grow without bound.
 MAX_QUEUED_CONTROL_FRAMES = 10000
-#: What one read takes from the socket.
-READ_SIZE = 2**16
 _LOG = logging.getLogger(__name__)
-
-ASGIApp = Callable[[dict[str, Any], Callable[[], Awaitable[dict[str, Any]]],
-                    Callable[[dict[str, Any]], Awaitable[None]]], Awaitable[None]]
 
 
 def _settings(max_concurrent_streams: int) -> h2.settings.Settings:
@@ -66,23 +58,18 @@ def _settings(max_concurrent_streams: int) -> h2.settings.Settings:
     })
 
 
-class _Stream:
+class _Stream(ReceivedBody):
     """One request: its body as received (each chunk with the flow-controlled length the
     connection hands back to the client once the app has read it), and its response's state."""
 
-    __slots__ = ("connection", "id", "chunks", "request_ended", "request_read", "disconnected", "receiver",
-                 "sender", "started", "headers", "ended", "no_body")
+    __slots__ = ("connection", "id", "sender", "started", "headers", "ended", "no_body")
 
     def __init__(self, connection: HTTP2Connection, stream_id: int, no_body: bool) -> None:
+        super().__init__()  # ``disconnected``: reset by the client, or the connection is gone
         self.connection = connection
         self.id = stream_id
-        self.chunks: deque[tuple[bytes, int]] = deque()
-        self.request_ended = False
-        self.request_read = False
-        self.disconnected = False  # reset by the client, or the connection is gone
         # The app's receive and send wait apart (Starlette listens for the disconnect while it
         # streams a response): each on its own future, both woken by what concerns the stream.
-        self.receiver: asyncio.Future[None] | None = None
         self.sender: asyncio.Future[None] | None = None
         self.started = False
         # The response's HEADERS, from its start until the first body message or the end of the
@@ -92,30 +79,12 @@ class _Stream:
         self.no_body = no_body  # HEAD: headers alone, as Hypercorn and Go answer it
 
     def wake(self) -> None:
-        for waiter in (self.receiver, self.sender):
-            if waiter is not None and not waiter.done():
-                waiter.set_result(None)
+        self.wake_receiver()
+        if self.sender is not None and not self.sender.done():
+            self.sender.set_result(None)
 
-    async def receive(self) -> dict[str, Any]:
-        """ASGI's receive: the body's chunks, then (after the last, ``more_body`` false) the
-        disconnect once the client resets the stream or the connection ends."""
-        while True:
-            if self.chunks:
-                data, length = self.chunks.popleft()
-                self.connection.acknowledge(self.id, length)
-                last = self.request_ended and not self.chunks
-                self.request_read = last
-                return {"type": "http.request", "body": data, "more_body": not last}
-            if self.request_ended and not self.request_read:
-                self.request_read = True
-                return {"type": "http.request", "body": b"", "more_body": False}
-            if self.disconnected:
-                return {"type": "http.disconnect"}
-            self.receiver = asyncio.get_running_loop().create_future()
-            try:
-                await self.receiver
-            finally:
-                self.receiver = None
+    def taken(self, length: int) -> None:
+        self.connection.acknowledge(self.id, length)
 
     async def send(self, message: dict[str, Any]) -> None:
         """ASGI's send: the response's HEADERS at its start, DATA as the app sends it (within the
@@ -194,7 +163,7 @@ class _Stream:
             return
         try:
             if self.ended:
-                if not self.request_ended:
+                if not self.body_ended:
                     self.connection.h2.reset_stream(self.id, h2.errors.ErrorCodes.NO_ERROR)
                 return
             if not self.started:
@@ -206,17 +175,14 @@ class _Stream:
             pass
 
 
-class HTTP2Connection:
+class HTTP2Connection(Connection):
     """One HTTP/2 connection: reads frames, runs the app for each request, writes what h2 has to
     send (once per turn of the loop, or at once when a sender waits for the client). Closes after
     ``IDLE_TIMEOUT`` without a request in flight, as Hypercorn's keep-alive timeout did."""
 
     def __init__(self, app: ASGIApp, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                  certificate_user: Any) -> None:
-        self.app = app
-        self.reader = reader
-        self.writer = writer
-        self.certificate_user = certificate_user
+        super().__init__(app, reader, writer, certificate_user)
         # A response's headers are the app's, names lowercased and both sides stripped here
         # (``_Stream.send``), hop-by-hop ones never set (the proxy drops its backend's): h2's
         # checks of them, a third of its work for a response, would find nothing.
@@ -233,14 +199,7 @@ class HTTP2Connection:
         self.flush_scheduled = False
         # The client's control frames h2 answered since the write buffer was last empty.
         self.control_frames = 0
-        self.loop = asyncio.get_running_loop()
-        # When the last request in flight ended (the loop's clock); one timer checks it, not a
-        # timer per request.
-        self.idle_since = self.loop.time()
-        self.idle_timer: asyncio.TimerHandle | None = None
-        sock = writer.get_extra_info("socket")
-        self.client = tuple(sock.getpeername()[:2])
-        self.server = tuple(sock.getsockname()[:2])
+        self.idle_timeout: IdleTimeout | None = None
 
     async def serve(self) -> None:
         self.h2.initiate_connection()
@@ -250,13 +209,10 @@ class HTTP2Connection:
         # stream over it with a GOAWAY, which would end every watch on the connection.
         self.h2.local_settings = _settings(2**31 - 1)
         self.flush()
-        self.idle_timer = self.loop.call_later(IDLE_TIMEOUT, self._close_idle)
+        self.idle_timeout = IdleTimeout(IDLE_TIMEOUT, lambda: bool(self.streams), self._close_idle)
         try:
             while True:
-                try:
-                    data = await self.reader.read(READ_SIZE)
-                except (ConnectionError, OSError):
-                    break
+                data = await self.read()
                 if not data:
                     break
                 try:
@@ -282,8 +238,8 @@ class HTTP2Connection:
                 task.cancel()
             raise
         finally:
-            if self.idle_timer is not None:
-                self.idle_timer.cancel()
+            if self.idle_timeout is not None:
+                self.idle_timeout.cancel()
             for stream in self.streams.values():
                 stream.disconnected = True
                 stream.wake()
@@ -295,7 +251,7 @@ class HTTP2Connection:
             self._request(event)
         elif isinstance(event, h2.events.DataReceived):
             stream = self.streams.get(event.stream_id)
-            if stream is None or stream.request_ended:
+            if stream is None or stream.body_ended:
                 self.acknowledge(event.stream_id, event.flow_controlled_length)
             else:
                 stream.chunks.append((event.data, event.flow_controlled_length))
@@ -303,7 +259,7 @@ class HTTP2Connection:
         elif isinstance(event, h2.events.StreamEnded):
             stream = self.streams.get(event.stream_id)
             if stream is not None:
-                stream.request_ended = True
+                stream.body_ended = True
                 stream.wake()
         elif isinstance(event, h2.events.StreamReset):
             stream = self.streams.get(event.stream_id)
@@ -345,12 +301,7 @@ class HTTP2Connection:
             return
         stream = _Stream(self, event.stream_id, no_body=method_text == "HEAD")
         self.streams[event.stream_id] = stream
-        scope = {
-            "type": "http", "http_version": "2", "asgi": {"spec_version": "2.1", "version": "3.0"},
-            "method": method_text, "scheme": "https", "path": unquote(path.decode("latin-1")), "raw_path": path,
-            "query_string": query_string, "root_path": "", "headers": headers, "client": self.client,
-            "server": self.server, "state": {}, "extensions": {}, CERTIFICATE_USER: self.certificate_user,
-        }
+        scope = self.scope("2", method_text, path, query_string, headers)
         task = self.loop.create_task(self._run(stream, scope))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -364,17 +315,11 @@ class HTTP2Connection:
             stream.finish()
             del self.streams[stream.id]
             self.flush_soon()
-            if not self.streams:
-                self.idle_since = self.loop.time()
+            if not self.streams and self.idle_timeout is not None:
+                self.idle_timeout.idle()
 
     def _close_idle(self) -> None:
-        """Ends the connection once no request has been in flight for ``IDLE_TIMEOUT``, else
-        looks again when that could be."""
-        idle_for = self.loop.time() - self.idle_since
-        if self.streams or idle_for < IDLE_TIMEOUT:
-            self.idle_timer = self.loop.call_later(IDLE_TIMEOUT - idle_for if not self.streams else IDLE_TIMEOUT,
-                                                   self._close_idle)
-            return
+        """No request in flight for ``IDLE_TIMEOUT``: GOAWAY, and the connection ends."""
         self.h2.close_connection()
         self.flush()
         self.writer.close()

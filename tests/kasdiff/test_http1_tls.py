@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 import orjson
 import pytest
+import yaml
 
 from fakeapi.cluster.control_plane import KubeAPIServer
 from fakeapi.kubeconfig import client_settings
@@ -78,9 +79,14 @@ def _read_answer(file: object, head: bool) -> bytes:
 @pytest.fixture(scope="module")
 def servers(real_server: KubeAPIServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Server]]:
     with ServerProcess(tmp_path_factory.mktemp("fakeapi-tls"), "--tls", "--controllers", "") as fake:
-        _, credentials = client_settings(fake.kubeconfig)
+        # Contexts of their own, offering HTTP/1.1 alone: the servers' shared ones may offer h2
+        # (test_http2_bodies sets it on kube's).
+        real_ca = yaml.safe_load(real_server.kubeconfig.read_text())["clusters"][0]["cluster"]["certificate-authority"]
+        contexts = [client_settings(fake.kubeconfig)[1]["verify"], ssl.create_default_context(cafile=real_ca)]
+        for context in contexts:
+            context.set_alpn_protocols(["http/1.1"])
         token = fake.http.headers["Authorization"].removeprefix("Bearer ")
-        pair = (Server(fake.url, credentials["verify"], token), Server(real_server.url, real_server.ssl_context, real_server.token))
+        pair = (Server(fake.url, contexts[0], token), Server(real_server.url, contexts[1], real_server.token))
         for server in pair:
             namespace = orjson.dumps({"metadata": {"name": NS}})
             server.exchange(b"POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
