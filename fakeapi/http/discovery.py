@@ -60,8 +60,8 @@ class Discovery:
 
     def invalidate(self) -> None:
         """The served resources changed (a CRD came or went): rebuild on next use."""
-        for cached in ("_by_group_version", "_aggregated_by_group", "api_groups", "_api_group_documents",
-                       "aggregated_core", "aggregated_groups", "_legacy_protobuf"):
+        for cached in ("_by_group_version", "_aggregated_by_group", "_named_groups", "api_groups",
+                       "_api_group_documents", "aggregated_core", "aggregated_groups", "_legacy_protobuf"):
             self.__dict__.pop(cached, None)
 
     @cached_property
@@ -79,11 +79,12 @@ class Discovery:
         return by_group
 
     @cached_property
-    def api_groups(self) -> bytes:
-        """Groups in kube-aggregator's order (``SortedByGroupAndVersion``): its own group first,
-        then by group priority (``GROUP_PRIORITIES``; custom resource groups 1000; a
-        service-backed group its APIServices' highest ``groupPriorityMinimum``), then by name;
-        versions most preferred first."""
+    def _named_groups(self) -> dict[str, tuple[list[str], tuple[int, str]]]:
+        """Each named group: its versions (most preferred first, then service-backed ones) and
+        its place in kube-aggregator's sort of APIServices (``ByGroupPriorityMinimum``), its
+        first APIService's: the highest group priority (``GROUP_PRIORITIES``; custom resource
+        groups 1000; a service-backed group its ``groupPriorityMinimum``), then the APIService's
+        name, ``<version>.<group>``."""
         versions: dict[str, list[str]] = defaultdict(list)
         for group, version in self._by_group_version:
             if group:
@@ -91,14 +92,24 @@ class Discovery:
         by_preference = cmp_to_key(compare_kube_aware_versions)
         for group in versions:
             versions[group].sort(key=by_preference, reverse=True)
-        priorities = {group: GROUP_PRIORITIES.get(group, CUSTOM_GROUP_PRIORITY) for group in versions}
+        places = {group: min((-GROUP_PRIORITIES.get(group, CUSTOM_GROUP_PRIORITY), f"{v}.{group}") for v in served)
+                  for group, served in versions.items()}
         for group, aggregated in self._aggregated_by_group.items():
             if group:
                 versions[group] += [a.version for a in aggregated]
-                priorities[group] = max(priorities.get(group, 0), *(a.group_priority for a in aggregated))
+                places[group] = min(places.get(group, (0, "~")),
+                                    *((-a.group_priority, f"{a.version}.{group}") for a in aggregated))
+        return {group: (versions[group], places[group]) for group in versions}
+
+    @cached_property
+    def api_groups(self) -> bytes:
+        """Groups in kube-aggregator's order (``SortedByGroupAndVersion``): by group priority,
+        then by the name of the group's first APIService (not the group's name: v1.b.example.com
+        comes before v2.a.example.com); versions most preferred first."""
+        named = self._named_groups
         groups = []
-        for group in sorted(versions, key=lambda group: (-priorities[group], group)):
-            gvs = [{"groupVersion": f"{group}/{v}", "version": v} for v in versions[group]]
+        for group in sorted(named, key=lambda group: named[group][1]):
+            gvs = [{"groupVersion": f"{group}/{v}", "version": v} for v in named[group][0]]
             groups.append({"name": group, "versions": gvs, "preferredVersion": gvs[0]})
         return orjson.dumps({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 
@@ -164,8 +175,10 @@ class Discovery:
 
     @cached_property
     def aggregated_groups(self) -> AggregatedDocument:
-        """``/apis`` as an ``APIGroupDiscoveryList``: every named group, in ``api_groups``' order."""
-        return self._aggregated([group["name"] for group in orjson.loads(self.api_groups)["groups"]])
+        """``/apis`` as an ``APIGroupDiscoveryList``: every named group, by group priority and
+        then by name (the aggregated discovery manager's order, not ``api_groups``')."""
+        named = self._named_groups
+        return self._aggregated(sorted(named, key=lambda group: (named[group][1][0], group)))
 
     def _aggregated(self, groups: list[str]) -> AggregatedDocument:
         """The served groups' entries, a service-backed version's as the discovery manager
