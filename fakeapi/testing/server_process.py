@@ -7,6 +7,7 @@ import ssl
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ class ServerProcess:
 
     def __init__(self, workdir: Path, *extra_args: str) -> None:
         self.kubeconfig = workdir / "kubeconfig"
+        launched = time.monotonic()
         self.process = spawn(
             [sys.executable, "-m", "fakeapi.cli", "serve", "--port", "0", "--kubeconfig", str(self.kubeconfig),
              "--compaction-interval", "0", *extra_args],
@@ -43,6 +45,8 @@ class ServerProcess:
                 self.process.kill()
                 raise RuntimeError(f"fakeapi did not start: {''.join(self.startup_output)}")
             self.startup_output.append(line)
+        #: Seconds from the launch to the server's "listening on": it answers /readyz from then.
+        self.listening_after = time.monotonic() - launched
         self.url = line.split("listening on ")[1].split()[0]
         #: The server's output from then on (its log, a failed handler's traceback). Read as it
         #: comes: a pipe nobody reads fills, and the server then blocks writing its log.
