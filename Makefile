@@ -66,8 +66,8 @@ conformance: venv
 	$(BIN)/python scripts/conformance.py $(if $(FOCUS),--focus '$(FOCUS)') $(if $(SKIP),--skip '$(SKIP)') \
 		--procs $(PROCS) $(if $(KUBE),--kube) $(ARGS)
 
-## controller-runtime v0.23.3's own envtest suites (pkg/client, cache, manager, builder, controller,
-## webhook; built on first run) with KUBEBUILDER_ASSETS at the real kube-apiserver v1.35.4 and at
+## controller-runtime v0.23.3's own envtest suites (pkg/envtest, client, cache, manager, builder,
+## controller, webhook; built on first run) with KUBEBUILDER_ASSETS at the real kube-apiserver v1.35.4 and at
 ## `fakeapi envtest`'s files, one table of both. PACKAGES=client,cache narrows them, FOCUS=REGEX
 ## runs matching specs alone. Results in results/envtest-suites-<time>/ (scripts/envtest_suites.py --help).
 PACKAGES ?=

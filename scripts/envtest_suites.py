@@ -46,8 +46,9 @@ from fakeapi.cluster.control_plane import kube_binaries
 
 MODULE = "sigs.k8s.io/controller-runtime"
 VERSION = "v0.23.3"
-#: The packages run by default: controller-runtime's own suites of what a controller uses.
-PACKAGES = ("client", "cache", "manager", "builder", "controller", "webhook")
+#: The packages run by default: controller-runtime's own suites of envtest itself and of what a
+#: controller uses.
+PACKAGES = ("envtest", "client", "cache", "manager", "builder", "controller", "webhook")
 #: The asset directories, in the order each package runs on them.
 SERVERS = ("kube", "fakeapi")
 #: Longer than any suite takes on a loaded machine; a hung suite ends as a failed run.
