@@ -18,7 +18,8 @@ type 'int' but found 'string'`` for an element of a list or map literal of anoth
 the first's, kube's literals being homogeneous: its validator's error, which cel-go reports
 only where its checker found none) and ``found no matching overload for 'f' applied to '(t1,
 t2)'`` (``'t.(t1)'`` for a member call), on the operators, ``size``, the string predicates and
-the conversions. A keyword field (``namespace``, declared escaped) is selected by its name, as
+the conversions. The optional field and index (``x.?f``, ``x[?k]``) are optionals of their
+field's, element's or value's type (``optional_type(int)``). A keyword field (``namespace``, declared escaped) is selected by its name, as
 kube's type provider allows.
 
 A node that fails to check gets cel-go's error type, which any overload accepts, so an error
@@ -109,7 +110,9 @@ def type_name(value: CelType) -> str:
         return f"list({type_name(value.params[0])})"
     if value.kind == "map":
         return f"map({type_name(value.params[0])}, {type_name(value.params[1])})"
-    if value.kind in ("object", "optional", "error"):
+    if value.kind == "optional":
+        return f"optional_type({type_name(value.params[0])})"
+    if value.kind in ("object", "error"):
         raise NotChecked(f"the name of {value.kind}")  # kube names object types per check
     return value.kind
 
@@ -237,8 +240,7 @@ class _Checker:
             raise NotChecked("a dyn marked optional")
         if value.kind == "optional":
             return value.params[0]
-        name = type_name(value)
-        self.fail(element, f"expected type 'optional_type({name})' but found '{name}'")
+        self.fail(element, f"expected type '{type_name(CelType('optional', (value,)))}' but found '{type_name(value)}'")
         return value
 
     def check_select(self, expr: Select) -> CelType:
@@ -290,6 +292,8 @@ class _Checker:
             return DYN if _loose(kinds[0]) else self.no_overload(expr, args)
         if function == "_[_]":
             return self.check_index(expr, args)
+        if function in ("_?._", "_[?_]"):
+            return self.check_optional_access(expr, args)
         if function == "@in":
             container = args[1]
             if _loose(container.kind):
@@ -349,6 +353,34 @@ class _Checker:
         if container.kind in ("list", "map", "string", "bytes", "int", "uint", "double", "bool"):
             return self.no_overload(expr, args)
         raise NotChecked(f"an index of {container.kind}")
+
+    def check_optional_access(self, expr: Call, args: list[CelType]) -> CelType:
+        """``x.?f`` and ``x[?k]``: an optional of the field's, element's or value's type (of an
+        optional ``x``, of its value's), cel-go's ``select_optional_field`` and ``optindex``."""
+        container, key = args
+        of_optional = container.kind == "optional"
+        if of_optional:
+            container = container.params[0]
+        if _loose(container.kind):
+            if expr.function == "_?._":
+                return CelType("optional", (DYN,))
+            if of_optional:
+                # cel-go's is an optional of a type parameter that the expression around may
+                # bind (``{?'a': o[?'k'], 'b': 'x'}`` to string), which this module does not do
+                raise NotChecked("an optional index of an optional dyn")
+            return DYN  # every index overload matches a dyn: cel-go types their call a dyn
+        if expr.function == "_?._" and container.kind in ("object", "map"):
+            field = expr.args[1]
+            assert isinstance(field, Literal)
+            try:
+                return CelType("optional", (field_type(container, _declared_name(container, field.value)),))
+            except ValueError:
+                raise NotChecked("an optional selection of an undefined field") from None
+        if expr.function == "_[?_]" and container.kind == "list" and key.kind in ("int", "dyn"):
+            return CelType("optional", (container.params[0],))
+        if expr.function == "_[?_]" and container.kind == "map" and _same(key, container.params[0]):
+            return CelType("optional", (container.params[1],))
+        raise NotChecked(f"an optional access of {container.kind}")
 
     def check_size(self, expr: Call, args: list[CelType], target: CelType | None = None) -> CelType:
         sized = target if target is not None else args[0]

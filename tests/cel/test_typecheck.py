@@ -165,8 +165,24 @@ def test_literals_are_found_heterogeneous_only_where_the_checker_finds_no_error(
 ])
 def test_an_entry_marked_optional_must_be_an_optional(source: str, column: int, message: str) -> None:
     assert check(source, OBJECT, {}) == _display(column, message, source)
-    # a dyn one: cel-go's checker passes it, then kube's validator fails on it (a Go panic)
+    # a dyn one: cel-go's checker passes it, then kube's validator fails on it (a Go panic);
+    # an optional index of a dyn is a dyn in cel-go, its optional field an optional
     assert check("[?object.spec.port].size() == 1", OBJECT, {}) is None
+    assert check("[?object.spec.port[?0]].size() == 1", OBJECT, {}) is None
+    assert check("[?object.spec.port.?x, ?object.spec.?port.?y].size() == 1", OBJECT, {}) == ""
+    # an optional index of an optional dyn is an optional of what the literal binds it to
+    assert check("{?'a': object.spec.?port[?0], 'b': 'x'}.size() == 1", OBJECT, {}) is None
+
+
+@pytest.mark.parametrize(("source", "column", "message"), [
+    ("[?object.spec.?size, ?object.spec.tags[?0]].size() == 1", 39, "expected type 'int' but found 'string'"),
+    ("object.spec.?size == 1", 19, "found no matching overload for '_==_' applied to '(optional_type(int), int)'"),
+    ("[object.spec.?color, ?object.spec.?color].size() == 2", 34,
+     "expected type 'optional_type(string)' but found 'string'"),
+])
+def test_optional_selections_and_indexes_are_optionals(source: str, column: int, message: str) -> None:
+    assert check(source, OBJECT, {}) == _display(column, message, source)
+    assert check("{?'a': object.?spec.?labels[?'k'], 'b': 'x'}.size() == 1", OBJECT, {}) == ""
 
 
 def test_a_conditional_with_a_dyn_branch_is_a_dyn() -> None:
