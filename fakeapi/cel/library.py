@@ -729,9 +729,12 @@ def _merge_maps(maps: list[dict[Any, Any]]) -> dict[Any, Any]:
 # --- optional entries of list and map literals, optMap and optFlatMap (see engine) -----------
 
 def _go_text(value: Any) -> str:
-    """Go's ``%v`` of a CEL value, as cel-go's error texts show it."""
+    """Go's ``%v`` of a CEL value, as cel-go's error texts show it (a double's shortest digits
+    as Python writes them, but for a whole one's ``.0``, which Go leaves out)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
     if isinstance(value, list):
         return "[" + ", ".join(_go_text(item) for item in value) + "]"
     if isinstance(value, dict):

@@ -19,8 +19,8 @@ the first's, kube's literals being homogeneous: its validator's error, which cel
 only where its checker found none) and ``found no matching overload for 'f' applied to '(t1,
 t2)'`` (``'t.(t1)'`` for a member call), on the operators, ``size``, the string predicates and
 the conversions. The optional field and index (``x.?f``, ``x[?k]``) are optionals of their
-field's, element's or value's type (``optional_type(int)``). A keyword field (``namespace``, declared escaped) is selected by its name, as
-kube's type provider allows.
+field's, element's or value's type (``optional_type(int)``). A keyword field (``namespace``,
+declared escaped) is selected by its name, as kube's type provider allows.
 
 A node that fails to check gets cel-go's error type, which any overload accepts, so an error
 does not cascade: ``object.foo.bar == 1`` reports ``foo`` only. Where an expression reaches

@@ -335,6 +335,13 @@ _POD_EXPRESSIONS = [
     "object.spec.containers.map(c, c).filter(c, has(c.args)).size()",
     "{'n': object.metadata.name}.n",
     "object.spec.containers.all(c, c.env.all(e, e.value != ''))",
+    # in syntax the engine rewrites
+    "[?object.metadata.?labels[?'app'], ?object.spec.?missing].size()",
+    "{?'app': object.metadata.?labels[?'app'], 'n': object.metadata.name}",
+    "object.spec.?containers.optMap(c, c.map(c, c.name)).orValue([])",
+    "object.metadata.?labels.optFlatMap(l, l[?'tier']).orValue('')",
+    "object.spec.containers.all(c, c.env.all(c, c.value != ''))",
+    "object.spec.containers.all(i, c, c.env.exists(i, c, c.name == 'E' && i == 0))",
 ]
 
 
