@@ -107,7 +107,8 @@ STRING_LITERAL, NUMBER_LITERAL = "\x00string", "\x00number"
 
 def tokens(source: str) -> Iterator[tuple[int, str]]:
     """(offset, text) of each identifier and punctuation character; a literal is one
-    ``STRING_LITERAL`` or ``NUMBER_LITERAL`` token."""
+    ``STRING_LITERAL`` or ``NUMBER_LITERAL`` token; a comment (``//`` to the end of its line)
+    none."""
     index, length = 0, len(source)
     while index < length:
         char = source[index]
@@ -126,6 +127,9 @@ def tokens(source: str) -> Iterator[tuple[int, str]]:
             index = identifier.end()
         elif char.isspace():
             index += 1
+        elif source.startswith("//", index):
+            end = source.find("\n", index)
+            index = length if end < 0 else end
         elif char.isdigit():
             yield index, NUMBER_LITERAL
             index += 1

@@ -57,6 +57,11 @@ def test_optional_field_and_index_syntax(source: str, bindings: dict[str, object
     assert ENV.compile(source).evaluate(bindings) is True
 
 
+def test_comments_are_no_tokens() -> None:
+    # what a comment holds is not rewritten: a bracket it leaves open breaks no rewrite
+    assert _value("[?self.?a] == [1] // an optional [?entry of 'a\n&& self.a == 1", self={"a": 1})
+
+
 def test_size_counts_code_points() -> None:
     assert _value("self.size() == 5 && size(self) == 5 && size(b'ab') == 2 && [1].size() == 1 && size({'a': 1}) == 1",
                   self="héllo")
