@@ -23,8 +23,11 @@ times its step and condition; ``has`` costs nothing but its operand (kube's
 ``PresenceTestHasCost(false)``); an equality costs a tenth of its smaller operand's size.
 
 Covered: literals, ``self``/``oldSelf`` (an optional with ``optionalOldSelf``), type names,
-field selection, indexing, list and map literals, the operators, ``has``, the macros (``all``,
-``exists``, ``exists_one``, ``map``, ``filter`` and the two-variable comprehensions), ``size``,
+field selection, indexing, list and map literals (their optional entries, ``[?x]`` and
+``{?k: v}``, sized as the optionals, typed as their values, as cel-go does), the operators,
+``has``, the macros (``all``, ``exists``, ``exists_one``, ``map``, ``filter`` and the
+two-variable comprehensions; a variable bound again inside a comprehension binding it is the
+inner one there, each variable a stack of bindings, as cel-go's ``scopes``), ``size``,
 the type conversions, ``dyn``, the string functions (``matches``, ``contains``, ``startsWith``,
 ``endsWith``, ``lowerAscii``, ``upperAscii``, ``trim``, ``substring``, ``replace``, ``split``,
 ``charAt``, ``indexOf``, ``lastIndexOf``), the list functions (``join``, ``isSorted``, ``sum``,
@@ -34,10 +37,9 @@ timestamp and duration accessors, optionals (``.?f``, ``[?i]``, ``hasValue``, ``
 call keeps every overload the argument types allow, its cost their union, as cel-go's),
 kube's quantity, URL, IP, CIDR, semver and format libraries, cel-go's ext lists and sets,
 ``optMap``/``optFlatMap``, string ``format`` and ``strings.quote``.
-Not covered (None): optional entries of list and map literals; indexing a dyn; nested comprehensions
-rebinding a variable. cel-go's paths are Go slices that an ``append`` may share between
-sibling nodes; this module keeps them apart, which differs from kube only in an index whose
-key is a selection of the same comprehension variable (``x.a[x.b]``).
+Not covered (None): indexing a dyn. cel-go's paths are Go slices that an ``append`` may share
+between sibling nodes; this module keeps them apart, which differs from kube only in an index
+whose key is a selection of the same comprehension variable (``x.a[x.b]``).
 """
 
 from __future__ import annotations
@@ -321,10 +323,12 @@ class _Coster:
         total = (0, 0)
         item_size = (0 if not expr.elements else _UINT64_MAX, 0)
         element_types = []
-        for element in expr.elements:
+        for index, element in enumerate(expr.elements):
             total = _add_ranges(total, self.cost(element))
+            # an optional element is sized as the optional, typed as its value
             item_size = _union(item_size, self.size_or_unknown(element))
-            element_types.append(self.types[element])
+            element_type = self.types[element]
+            element_types.append(_unwrapped(element_type) if index in expr.optional_indices else element_type)
         self.types[expr] = CelType("list", (_common_type(element_types),))
         self.entry_sizes[expr] = _EntrySize("list", (1, 1), item_size)
         return _add_ranges(total, (_LIST_CREATE, _LIST_CREATE))
@@ -334,13 +338,15 @@ class _Coster:
         empty = 0 if not expr.entries else _UINT64_MAX
         key_size, value_size = (empty, 0), (empty, 0)
         key_types, value_types = [], []
-        for key, value in expr.entries:
+        for index, (key, value) in enumerate(expr.entries):
             total = _add_ranges(total, self.cost(key))
             total = _add_ranges(total, self.cost(value))
             key_size = _union(key_size, self.size_or_unknown(key))
+            # an optional entry's value is sized as the optional, typed as its value
             value_size = _union(value_size, self.size_or_unknown(value))
             key_types.append(self.types[key])
-            value_types.append(self.types[value])
+            value_type = self.types[value]
+            value_types.append(_unwrapped(value_type) if index in expr.optional_indices else value_type)
         self.types[expr] = CelType("map", (_common_type(key_types), _common_type(value_types)))
         self.entry_sizes[expr] = _EntrySize("map", key_size, value_size)
         return _add_ranges(total, (_MAP_CREATE, _MAP_CREATE))
@@ -350,8 +356,6 @@ class _Coster:
                 and expr.loop_condition.value is False and expr.accu_var != ACCUMULATOR):
             return self.cost_bind(expr)
         variables = [name for name in (expr.iter_var, expr.iter_var2) if name is not None]
-        if any(self.locals.get(name) for name in variables):
-            raise NotEstimated("comprehension variable rebound")
         total = self.cost(expr.iter_range)
         total = _add_ranges(total, self.cost(expr.accu_init))
         range_type = self.types[expr.iter_range]

@@ -24,12 +24,17 @@ Where this differs from cel-go, and why:
 - no runtime cost accounting: cel-go stops an evaluation past a runtime cost limit; the
   engine counts no cost, so that limit is not enforced (the static estimate cel-go makes at
   compile time is ``cost``'s, on ``syntax``'s parse);
-- the optional field and index syntax (``self.?x``, ``l[?0]``) does not parse in this engine,
-  nor do two-variable comprehensions: they are rewritten into calls of library functions before
-  parsing (``_engine_source``, which also makes ``size`` count a string's code points as cel-go
-  does, not its bytes); the optional entries of list and map literals (``[?x]``, ``{?'k': v}``),
-  ``optMap``/``optFlatMap`` and comprehensions rebinding their variables inside remain
-  ``UnsupportedSyntax`` (kube's valid expressions that use them are not evaluated).
+- the optional syntax does not parse in this engine (the optional field and index ``self.?x``,
+  ``l[?0]``, the optional entries of list and map literals ``[?x]``, ``{?'k': v}``), nor do
+  ``optMap``/``optFlatMap`` and two-variable comprehensions: they are rewritten into calls of
+  library functions before parsing (``_engine_source``, which also makes ``size`` count a
+  string's code points as cel-go does, not its bytes). A comprehension's variable bound again
+  inside it (``l.all(x, x.all(x, x > 0))``) is the inner one there, as in cel-go. The values
+  these functions handle cross into Python and back: a uint comes back an int (``type()`` tells
+  them apart, ``==`` does not);
+- an optional entry of a list or map literal that is a dyn and no optional fails at evaluation
+  with cel-go's runtime error; kube's validator of homogeneous literals fails on it at compile
+  time (a Go panic), which the engine does not reproduce.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from typing import Any
 from .library import KUBE_LIBRARY, NAMESPACES
 from .projection import WHOLE, Need, project, reads, union
 from .rust import interpreter
+from .syntax import NotParsed, parse
 
 
 # The engine logs each failing library call on the ``cel`` logger before raising it; the
@@ -60,7 +66,9 @@ class CompileError(ValueError):
 
 
 class UnsupportedSyntax(CompileError):
-    """An expression kube accepts in syntax this engine cannot parse (the optional ``.?``/``[?``)."""
+    """An expression the engine cannot parse, even rewritten (``_engine_source``), in syntax it
+    calls unsupported: none of kube's syntax is known to end here; a caller accepts it (as kube
+    might) without evaluating it."""
 
 
 class EvaluationError(RuntimeError):
@@ -77,16 +85,18 @@ _NATIVE_FUNCTIONS = frozenset((
 ))
 #: Identifiers every expression may use: the type names (``type(x) == int``).
 _TYPE_NAMES = frozenset(("int", "uint", "double", "string", "bytes", "bool", "list", "map", "null_type", "type"))
-_MACROS = ("all", "exists", "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
-           "transformMapEntry")
 #: cel-go's two-variable comprehensions (``ext.TwoVarComprehensions``), which the engine lacks:
 #: each is rewritten into a one-variable macro over the receiver's ``_entries()`` ([key or
 #: index, value] pairs), then a library function making a map of pairs where cel-go makes one.
 _TWO_VARIABLE = {"all": ("all", ""), "exists": ("exists", ""), "existsOne": ("exists_one", ""),
                  "exists_one": ("exists_one", ""), "transformList": ("map", ""),
                  "transformMap": ("map", "._pairsToMap()"), "transformMapEntry": ("map", "._mergeMaps()")}
-#: The variable the rewritten comprehensions bind to each [key, value] pair.
-_ENTRY = "__entry__"
+#: The macros binding one variable, their first argument (``optMap``/``optFlatMap`` rewritten).
+_ONE_VARIABLE = frozenset(("all", "exists", "exists_one", "existsOne", "map", "filter", "optMap", "optFlatMap"))
+_MACROS = _ONE_VARIABLE | _TWO_VARIABLE.keys()
+#: How the variable a rewritten two-variable comprehension binds to each [key, value] pair
+#: begins; it ends with the comprehension's token index, so one inside another has its own.
+_ENTRY_PREFIX = "__entry"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STRING_START = re.compile(r"""[rRbB]{0,2}('''|\"\"\"|'|")""")
 
@@ -97,7 +107,8 @@ STRING_LITERAL, NUMBER_LITERAL = "\x00string", "\x00number"
 
 def tokens(source: str) -> Iterator[tuple[int, str]]:
     """(offset, text) of each identifier and punctuation character; a literal is one
-    ``STRING_LITERAL`` or ``NUMBER_LITERAL`` token."""
+    ``STRING_LITERAL`` or ``NUMBER_LITERAL`` token; a comment (``//`` to the end of its line)
+    none."""
     index, length = 0, len(source)
     while index < length:
         char = source[index]
@@ -116,6 +127,9 @@ def tokens(source: str) -> Iterator[tuple[int, str]]:
             index = identifier.end()
         elif char.isspace():
             index += 1
+        elif source.startswith("//", index):
+            end = source.find("\n", index)
+            index = length if end < 0 else end
         elif char.isdigit():
             yield index, NUMBER_LITERAL
             index += 1
@@ -396,60 +410,126 @@ def _compile(source: str, variables: frozenset[str], context: _Context) -> Progr
     return found
 
 
-def _engine_source(source: str, toks: list[tuple[int, str]]) -> str | None:
-    """``source`` as the engine runs it, rewritten where the engine's CEL is not cel-go's by local
-    rewrites into library calls (receiver-style calls need no receiver's extent): ``x.?f`` is
-    ``x._optField('f')``, ``x[?k]`` is ``x._optIndex(k)`` (the engine cannot parse them),
-    ``size(x)`` and ``x.size()`` are ``_sizeInCodePoints`` (the engine counts a string's bytes,
-    cel-go its code points), two-variable comprehensions are one-variable ones over entries
-    (``_TWO_VARIABLE``), ``existsOne`` is ``exists_one``. None: rewrites that overlap (a
-    comprehension's variable rebound inside it), which this does not handle."""
+#: A macro call that binds variables: their names, and the token indexes its arguments span
+#: (``start`` to ``end``, exclusive), where the names are bound (a comprehension's range is its
+#: receiver, outside them).
+_Binding = tuple[tuple[str, ...], int, int]
+
+
+def _bindings(toks: list[tuple[int, str]]) -> list[_Binding]:
+    """Every macro call of the expression that binds variables, in source order (an enclosing
+    call before the calls it encloses)."""
+    found = []
+    for dot in range(len(toks) - 2):
+        if toks[dot][1] == "." and toks[dot + 1][1] in _MACROS and toks[dot + 2][1] == "(":
+            close = _closing_index(toks, dot + 2)
+            if close is None:
+                continue
+            names = _bound_names(toks[dot + 1][1], toks, split_arguments(toks, dot + 3, close))
+            if names:
+                found.append((names, dot + 3, close))
+    return found
+
+
+def _bound_names(macro: str, toks: list[tuple[int, str]], arguments: list[list[int]]) -> tuple[str, ...]:
+    """The variables a call of ``macro`` with ``arguments`` binds: the first two arguments of a
+    two-variable comprehension, the first of a one-variable macro; none when the arguments are
+    not a macro's."""
+    names = [toks[argument[0]][1] if len(argument) == 1 and toks[argument[0]][1][:1].isidentifier() else None
+             for argument in arguments[:2]]
+    if macro in _TWO_VARIABLE and len(arguments) >= 3 and names[0] and names[1]:
+        return names[0], names[1]
+    if macro in _ONE_VARIABLE and len(arguments) >= 2 and names[0]:
+        return (names[0],)
+    return ()
+
+
+def _ends_operand(text: str) -> bool:
+    """Whether a token ends an operand: a ``[`` after it is an index (else a list literal), a
+    ``{`` a message literal's (else a map literal)."""
+    return text in (")", "]", "}", STRING_LITERAL, NUMBER_LITERAL) or (text[:1].isidentifier() and text != "in")
+
+
+def _engine_source(source: str, toks: list[tuple[int, str]], bindings: list[_Binding]) -> tuple[str, frozenset[str]] | None:
+    """``source`` as the engine runs it, and the variables the rewriting binds: ``source``
+    rewritten where the engine's CEL is not cel-go's by local rewrites into library calls
+    (receiver-style calls need no receiver's extent): ``x.?f`` is ``x._optField('f')``, ``x[?k]``
+    is ``x._optIndex(k)``, a list or map literal with entries marked optional is
+    ``_optionalElements``/``_optionalEntries`` of its entries (``_literal_edits``), ``optMap``
+    and ``optFlatMap`` are ``map`` over the optional's value (``_optional_map_edits``; the
+    engine parses none of these), ``size(x)`` and ``x.size()`` are ``_sizeInCodePoints`` (the
+    engine counts a string's bytes, cel-go its code points), two-variable comprehensions are
+    one-variable ones over entries (``_TWO_VARIABLE``), ``existsOne`` is ``exists_one``. None:
+    what this cannot rewrite (brackets that do not balance: a syntax error the engine reports).
+    ``bindings`` are the expression's (``_bindings``)."""
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
+    entries: set[str] = set()
     for index in range(len(toks) - 1):
         (offset, text), (next_offset, next_text) = toks[index], toks[index + 1]
+        is_call = index + 2 < len(toks) and toks[index + 2][1] == "("
+        follows_operand = index > 0 and _ends_operand(toks[index - 1][1])
+        found: list[tuple[int, int, str]] | None = []
         if text == "size" and next_text == "(":
-            edits.append((offset, offset + len(text), "_sizeInCodePoints"))
-        elif text == "." and next_text in _TWO_VARIABLE and index + 2 < len(toks) and toks[index + 2][1] == "(":
-            found = _comprehension_edits(toks, index)
-            if found is None:
-                return None
-            edits += found
+            found = [(offset, offset + len(text), "_sizeInCodePoints")]
+        elif text == "." and next_text in _TWO_VARIABLE and is_call:
+            entry = f"{_ENTRY_PREFIX}{index}__"
+            entries.add(entry)
+            found = _comprehension_edits(toks, index, bindings, entry)
+        elif text == "." and next_text in ("optMap", "optFlatMap") and is_call:
+            found = _optional_map_edits(source, toks, index)
         elif text == "." and next_text == "?" and index + 2 < len(toks) and toks[index + 2][1][:1].isidentifier():
             name_offset, name = toks[index + 2]
-            edits.append((offset, name_offset + len(name), f"._optField('{name}')"))
-        elif text == "[" and next_text == "?" and index > 0 and toks[index - 1][1] not in ("(", ",", "[", "{", ":"):
+            found = [(offset, name_offset + len(name), f"._optField('{name}')")]
+        elif text == "[" and next_text == "?" and follows_operand:
             close = closing(toks, index)
-            if close is None:
-                return None
-            edits += [(offset, next_offset + 1, "._optIndex("), (close, close + 1, ")")]
+            found = None if close is None else [(offset, next_offset + 1, "._optIndex("), (close, close + 1, ")")]
+        elif text in ("[", "{") and not follows_operand:
+            found = _literal_edits(toks, index)
+        if found is None:
+            return None
+        edits += found
+    # Each construct's edits replace tokens no other construct's do (a closing bracket is its
+    # own construct's), so they do not overlap; the only insertion (``transformMap``'s) sorts
+    # before a replacement starting where it is, and so lands before it.
     edits.sort()
     if any(earlier[1] > later[0] for earlier, later in zip(edits, edits[1:])):
         return None
     for start, end, replacement in reversed(edits):
         source = source[:start] + replacement + source[end:]
-    return source
+    return source, frozenset(entries)
 
 
-def _comprehension_edits(toks: list[tuple[int, str]], dot: int) -> list[tuple[int, int, str]] | None:
+def _is_field_name(toks: list[tuple[int, str]], index: int) -> bool:
+    """Whether the identifier ``toks[index]`` names a field (``x.f``, ``x.?f``) or a function
+    (``f(x)``, ``x.f()``) rather than a variable."""
+    before = toks[index - 1][1] if index > 0 else ""
+    return before == "." or (before == "?" and index > 1 and toks[index - 2][1] == ".") or (
+        index + 1 < len(toks) and toks[index + 1][1] == "(")
+
+
+def _comprehension_edits(toks: list[tuple[int, str]], dot: int, bindings: list[_Binding],
+                         entry: str) -> list[tuple[int, int, str]] | None:
     """The edits of the comprehension whose ``.`` is ``toks[dot]``: ``existsOne(x, p)`` as
-    ``exists_one``; ``R.all(k, v, p)`` as ``R._entries().all(__entry__, p')`` where ``p'`` reads
-    ``__entry__[0]`` for ``k`` and ``__entry__[1]`` for ``v`` (``transformList``/``Map``/
-    ``MapEntry`` with a filter: ``.filter(__entry__, f').map(...)``). None: not parseable here."""
+    ``exists_one``; ``R.all(k, v, p)`` as ``R._entries().all(entry, p')`` where ``p'`` reads
+    ``entry[0]`` for ``k`` and ``entry[1]`` for ``v`` (``transformList``/``Map``/``MapEntry``
+    with a filter: ``.filter(entry, f').map(...)``) but where a macro inside ``p`` binds the name
+    again (its own variable there). ``entry`` is this comprehension's alone: a comprehension
+    inside ``p`` has its own, so ``p`` reads this one's pair there too. None: not parseable
+    here."""
     name = toks[dot + 1][1]
     macro, finish = _TWO_VARIABLE[name]
     open_index = dot + 2
-    close = closing(toks, open_index)
-    if close is None:
+    end = _closing_index(toks, open_index)
+    if end is None:
         return None
-    end = next(i for i in range(open_index, len(toks)) if toks[i][0] == close)
+    close = toks[end][0]
     arguments = split_arguments(toks, open_index + 1, end)
-    is_two_variable = len(arguments) >= 3 and all(
-        len(arguments[i]) == 1 and toks[arguments[i][0]][1][:1].isidentifier() for i in (0, 1))
-    if not is_two_variable:
+    names = _bound_names(name, toks, arguments)
+    if len(names) != 2:
         if name == "existsOne":
             return [(toks[dot + 1][0], toks[dot + 1][0] + len(name), "exists_one")]
         return [] if name in ("all", "exists", "exists_one") else None
-    key, value = toks[arguments[0][0]][1], toks[arguments[1][0]][1]
+    key, value = names
     bodies = arguments[2:]
     if len(bodies) > (1 if name in ("all", "exists", "existsOne", "exists_one") else 2):
         return None
@@ -458,21 +538,95 @@ def _comprehension_edits(toks: list[tuple[int, str]], dot: int) -> list[tuple[in
     if len(bodies) == 2:  # a filter, then the transform
         filter_start = toks[bodies[0][0]][0]
         comma = toks[bodies[1][0] - 1][0]
-        edits.append((toks[dot][0], filter_start, f"._entries().filter({_ENTRY}, "))
-        edits.append((comma, toks[bodies[1][0]][0], f").{macro}({_ENTRY}, "))
+        edits.append((toks[dot][0], filter_start, f"._entries().filter({entry}, "))
+        edits.append((comma, toks[bodies[1][0]][0], f").{macro}({entry}, "))
     else:
-        edits.append((toks[dot][0], head_end, f"._entries().{macro}({_ENTRY}, "))
-    body = [i for part in bodies for i in part]
-    for i in body:
+        edits.append((toks[dot][0], head_end, f"._entries().{macro}({entry}, "))
+    nested = [binding for binding in bindings if open_index + 1 < binding[1] and binding[2] <= end]
+    for i in (i for part in bodies for i in part):
         text = toks[i][1]
-        if text in (key, value) and toks[i - 1][1] != ".":
-            edits.append((toks[i][0], toks[i][0] + len(text), f"{_ENTRY}[{0 if text == key else 1}]"))
+        if text in names and not _is_field_name(toks, i) and not any(
+                text in bound and start <= i < stop for bound, start, stop in nested):
+            edits.append((toks[i][0], toks[i][0] + len(text), f"{entry}[{0 if text == key else 1}]"))
     if name == "transformMap":
-        first, last = toks[bodies[-1][0]][0], close
-        edits += [(first, first, f"[{_ENTRY}[0], "), (last, last, "]")]
-    if finish:
-        edits.append((close + 1, close + 1, finish))
+        first = toks[bodies[-1][0]][0]
+        edits.append((first, first, f"[{entry}[0], "))
+    edits.append((close, close + 1, ("]" if name == "transformMap" else "") + ")" + finish))
     return edits
+
+
+def _optional_map_edits(source: str, toks: list[tuple[int, str]], dot: int) -> list[tuple[int, int, str]] | None:
+    """The edits of ``o.optMap(v, e)`` (``toks[dot]`` its ``.``): ``o._optionalValues().map(v,
+    e)._optMapResult()``, ``e`` evaluated with ``v`` bound to the optional's value if it has one
+    (cel-go's ``cel.bind`` of ``v``, which shadows an outer ``v`` as a comprehension's does);
+    ``optFlatMap`` ends in ``_optFlatMapResult()``. [] when the call is no macro's (the engine
+    then refuses ``optMap`` as the undeclared function cel-go refuses); None: not parseable.
+    Raises cel-go's ``CompileError`` when ``v`` is no name."""
+    name = toks[dot + 1][1]
+    open_index = dot + 2
+    end = _closing_index(toks, open_index)
+    if end is None:
+        return None
+    arguments = split_arguments(toks, open_index + 1, end)
+    if len(arguments) != 2 or not arguments[0]:
+        return []
+    variable = arguments[0]
+    if len(variable) != 1 or not toks[variable[0]][1][:1].isidentifier():
+        start, comma = toks[variable[0]][0], toks[arguments[1][0] - 1][0]
+        try:  # cel-go locates the argument where its syntax tree's root is (a selection at its '.')
+            offset = start + parse(source[start:comma]).offset
+        except (NotParsed, RecursionError):
+            offset = start
+        raise CompileError([issue(source, offset, f"{name}() variable name must be a simple identifier")])
+    close = toks[end][0]
+    return [(toks[dot][0], toks[open_index][0] + 1, "._optionalValues().map("), (close, close + 1, f")._{name}Result()")]
+
+
+def _literal_edits(toks: list[tuple[int, str]], open_index: int) -> list[tuple[int, int, str]] | None:
+    """The edits of the list or map literal opened at ``toks[open_index]`` whose entries some are
+    marked optional: ``[a, ?b]`` as ``_optionalElements([a, b], [1])``, ``{k: v, ?q: w}`` as
+    ``_optionalEntries([k, v, q, w], [1])`` (the keys and values in the order cel-go evaluates
+    them), the indexes of the marked entries last; [] when none is marked. None: not parseable
+    here."""
+    end = _closing_index(toks, open_index)
+    if end is None:
+        return None
+    entries = [entry for entry in split_arguments(toks, open_index + 1, end) if entry]
+    optional_indices = [index for index, entry in enumerate(entries) if toks[entry[0]][1] == "?"]
+    if not optional_indices:
+        return []
+    is_map = toks[open_index][1] == "{"
+    start, close = toks[open_index][0], toks[end][0]
+    edits = [(start, start + 1, "_optionalEntries([" if is_map else "_optionalElements(["),
+             (close, close + 1, f"], {optional_indices})")]
+    edits += [(toks[entries[index][0]][0], toks[entries[index][0]][0] + 1, "") for index in optional_indices]
+    if is_map:
+        for entry in entries:
+            colon = _key_value_separator(toks, entry)
+            if colon is None:
+                return None
+            edits.append((toks[colon][0], toks[colon][0] + 1, ","))
+    return edits
+
+
+def _key_value_separator(toks: list[tuple[int, str]], entry: list[int]) -> int | None:
+    """The index of the ``:`` between a map entry's key and value (``entry``: its tokens'
+    indexes, a ``?`` marking it optional first): the first at its top level that closes no
+    conditional (``{c ? 'a' : 'b': v}``)."""
+    depth = conditionals = 0
+    for position, index in enumerate(entry):
+        text = toks[index][1]
+        if text in ("(", "[", "{"):
+            depth += 1
+        elif text in (")", "]", "}"):
+            depth -= 1
+        elif depth == 0 and text == "?" and position > 0 and toks[index - 1][1] != ".":
+            conditionals += 1
+        elif depth == 0 and text == ":":
+            if not conditionals:
+                return index
+            conditionals -= 1
+    return None
 
 
 def split_arguments(toks: list[tuple[int, str]], start: int, end: int) -> list[list[int]]:
@@ -492,17 +646,24 @@ def split_arguments(toks: list[tuple[int, str]], start: int, end: int) -> list[l
     return arguments
 
 
-def closing(toks: list[tuple[int, str]], index: int) -> int | None:
-    """The offset of the bracket closing the one at ``toks[index]``."""
+def _closing_index(toks: list[tuple[int, str]], index: int) -> int | None:
+    """The index of the bracket closing the one at ``toks[index]``."""
     depth = 0
-    for offset, text in toks[index:]:
+    for position in range(index, len(toks)):
+        text = toks[position][1]
         if text in ("(", "[", "{"):
             depth += 1
         elif text in (")", "]", "}"):
             depth -= 1
             if depth == 0:
-                return offset
+                return position
     return None
+
+
+def closing(toks: list[tuple[int, str]], index: int) -> int | None:
+    """The offset of the bracket closing the one at ``toks[index]``."""
+    position = _closing_index(toks, index)
+    return None if position is None else toks[position][0]
 
 
 def _parse_error(source: str) -> CompileError:
@@ -520,19 +681,21 @@ def _parse_error(source: str) -> CompileError:
 
 def _build(source: str, variables: frozenset[str], context: _Context) -> Program:
     toks = list(tokens(source))
-    rewritten = _engine_source(source, toks)
-    if rewritten is None:
-        raise UnsupportedSyntax([(0, "comprehension variables rebound inside their comprehension")])
+    bindings = _bindings(toks)
+    engine_source = _engine_source(source, toks, bindings)
+    if engine_source is None:
+        raise _parse_error(source)
+    rewritten, entries = engine_source
     try:
         program = interpreter().compile(rewritten)
     except (ValueError, RuntimeError):
         raise _parse_error(source) from None
     used = set(program.variables())
-    bound = _comprehension_variables(toks) | {_ENTRY}
     issues = []
-    for name in sorted(used - variables - bound - _TYPE_NAMES - NAMESPACES):
-        offset = _reference_offset(toks, name)
-        issues.append(issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
+    for name in sorted(used - variables - entries - _TYPE_NAMES - NAMESPACES):
+        offset = _free_reference(toks, bindings, name)
+        if offset is not None:
+            issues.append(issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
     functions = context.functions
     for name in sorted(set(program.functions()) - _NATIVE_FUNCTIONS - functions.keys()):
         if name.startswith(("_", "@", "!", "-")):
@@ -546,24 +709,14 @@ def _build(source: str, variables: frozenset[str], context: _Context) -> Program
     return Program(source, program, frozenset(used & variables), context)
 
 
-def _comprehension_variables(toks: list[tuple[int, str]]) -> set[str]:
-    """The variables the macros bind: ``x`` of ``l.all(x, ...)``, ``k, v`` of ``m.all(k, v, ...)``."""
-    bound = set()
-    for index in range(1, len(toks) - 3):
-        if toks[index][1] in _MACROS and toks[index - 1][1] == "." and toks[index + 1][1] == "(":
-            if toks[index + 3][1] == ",":
-                bound.add(toks[index + 2][1])
-                if index + 5 < len(toks) and toks[index + 5][1] == ",":
-                    bound.add(toks[index + 4][1])
-    return bound
-
-
-def _reference_offset(toks: list[tuple[int, str]], name: str) -> int:
-    """Where cel-go reports an undeclared variable: its first use not selected by a ``.``."""
+def _free_reference(toks: list[tuple[int, str]], bindings: list[_Binding], name: str) -> int | None:
+    """Where cel-go reports the variable ``name`` undeclared: its first use outside the macros
+    binding it; None when a macro binds each."""
     for index, (offset, text) in enumerate(toks):
-        if text == name and (index == 0 or toks[index - 1][1] != "."):
+        if text == name and not _is_field_name(toks, index) and not any(
+                name in names and start <= index < end for names, start, end in bindings):
             return offset
-    return 0
+    return None
 
 
 def _call_offset(toks: list[tuple[int, str]], name: str) -> int:

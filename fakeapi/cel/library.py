@@ -3,7 +3,7 @@ those kube 1.35's base environment declares (``k8s.io/apiserver/pkg/cel/environm
 kube's lists, regex, quantity, ip, cidr, url, semver and format libraries
 (``k8s.io/apiserver/pkg/cel/library``), cel-go's strings (version 2), lists and sets extensions,
 and the functions the engine's rewrites call (``engine._engine_source``: the optional syntax,
-``size`` in code points, two-variable comprehensions).
+``optMap``/``optFlatMap``, ``size`` in code points, two-variable comprehensions).
 
 The engine calls ``x.f(a)`` as ``f(x, a)``, so one Python function serves a name for every
 receiver: ``indexOf`` is the strings extension's on a string and the lists library's on a list.
@@ -41,6 +41,10 @@ def _some(value: Any) -> Any:
 def _none() -> Any:
     """CEL's ``optional.none()``."""
     return interpreter().OptionalValue.none()
+
+
+def _is_optional(value: Any) -> bool:
+    return isinstance(value, interpreter().OptionalValue)
 
 
 class LibraryError(ValueError):
@@ -670,7 +674,7 @@ def _sign_of(value: Any) -> int:
 # --- optional field and index (what ``x.?f`` and ``x[?k]`` are rewritten to, see engine) -----
 
 def _optional_receiver(receiver: Any) -> tuple[bool, Any]:
-    if isinstance(receiver, interpreter().OptionalValue):
+    if _is_optional(receiver):
         return (True, receiver.value()) if receiver.has_value() else (False, None)
     return True, receiver
 
@@ -722,6 +726,75 @@ def _merge_maps(maps: list[dict[Any, Any]]) -> dict[Any, Any]:
     return merged
 
 
+# --- optional entries of list and map literals, optMap and optFlatMap (see engine) -----------
+
+def _go_text(value: Any) -> str:
+    """Go's ``%v`` of a CEL value, as cel-go's error texts show it (a double's shortest digits
+    as Python writes them, but for a whole one's ``.0``, which Go leaves out)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    if isinstance(value, list):
+        return "[" + ", ".join(_go_text(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_go_text(key)}: {_go_text(item)}" for key, item in value.items()) + "}"
+    return "0" if value is None else str(value)  # cel-go's null is a protobuf enum's zero value
+
+
+def _optional_elements(elements: list[Any], optional_indices: list[int]) -> list[Any]:
+    """``[a, ?b]``: the list literal's ``elements``, each at ``optional_indices`` (an optional)
+    its value, or left out when it has none (cel-go's ``evalList``)."""
+    kept = []
+    for index, element in enumerate(elements):
+        if index not in optional_indices:
+            kept.append(element)
+        elif not _is_optional(element):
+            raise LibraryError(f"cannot initialize optional list element from non-optional value {_go_text(element)}")
+        elif element.has_value():
+            kept.append(element.value())
+    return kept
+
+
+def _optional_entries(keys_and_values: list[Any], optional_indices: list[int]) -> dict[Any, Any]:
+    """``{k: v, ?q: w}``: the map of the literal's keys and values (``[k, v, q, w]``), each
+    entry at ``optional_indices`` (of an optional) set to its value, or removing its key when
+    it has none (cel-go's ``evalMap``: a later entry replaces an earlier one of the same key)."""
+    entries: dict[Any, Any] = {}
+    for index in range(len(keys_and_values) // 2):
+        key, value = keys_and_values[2 * index], keys_and_values[2 * index + 1]
+        _expect(isinstance(key, (str, int)))  # a key of another type is refused, as the engine's literals refuse it
+        if index not in optional_indices:
+            entries[key] = value
+        elif not _is_optional(value):
+            raise LibraryError(f"cannot initialize optional entry '{_go_text(key)}' from non-optional value {_go_text(value)}")
+        elif value.has_value():
+            entries[key] = value.value()
+        else:
+            entries.pop(key, None)
+    return entries
+
+
+def _optional_values(receiver: Any) -> list[Any]:
+    """An optional as the list ``optMap`` and ``optFlatMap`` map over: [its value], or []."""
+    _expect(_is_optional(receiver))
+    return [receiver.value()] if receiver.has_value() else []
+
+
+def _opt_map_result(mapped: list[Any]) -> Any:
+    """``optMap``'s result from its mapped ``_optional_values``: an optional of the value."""
+    return _some(mapped[0]) if mapped else _none()
+
+
+def _opt_flat_map_result(mapped: list[Any]) -> Any:
+    """``optFlatMap``'s: the optional mapped (cel-go's checker has found it one), or none. The
+    engine's ``map`` yields the value of an optional that has one, not the optional: a value
+    that is no optional is such a value, its optional made again."""
+    if not mapped:
+        return _none()
+    return mapped[0] if _is_optional(mapped[0]) else _some(mapped[0])
+
+
 def _size_in_code_points(value: Any) -> int:
     """CEL's ``size``: a string's code points, bytes', a list's elements, a map's entries."""
     _expect(isinstance(value, (str, bytes, list, dict)))
@@ -740,6 +813,8 @@ KUBE_LIBRARY: dict[str, Callable[..., Any]] = {
     # optional syntax
     "_optField": _opt_field, "_optIndex": _opt_index, "_sizeInCodePoints": _size_in_code_points,
     "_entries": _entries, "_pairsToMap": _pairs_to_map, "_mergeMaps": _merge_maps,
+    "_optionalElements": _optional_elements, "_optionalEntries": _optional_entries,
+    "_optionalValues": _optional_values, "_optMapResult": _opt_map_result, "_optFlatMapResult": _opt_flat_map_result,
     # conversions the engine lacks
     "string": _string_of_bool,
     # strings

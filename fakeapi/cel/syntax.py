@@ -11,10 +11,13 @@ macros are expanded as cel-go expands them (``has`` into a presence test; ``all`
 over the accumulator ``@result``; ``optMap``, ``optFlatMap`` and ``sortBy`` into comprehensions
 that bind a variable).
 
+List and map literals keep which of their entries are marked optional (``[?x]``, ``{?k: v}``:
+cel-go's ``OptionalIndices``).
+
 It parses expressions the engine has already accepted, so it does not reproduce cel-go's syntax
 errors: what it cannot read raises ``NotParsed`` (and ``cost`` then estimates nothing). Not
-read: optional entries of list and map literals (``[?x]``, ``{?k: v}``), message literals (``T{f: v}``),
-leading-dot names (``.x``) and ``cel.bind`` (not in kube's environment).
+read: message literals (``T{f: v}``), leading-dot names (``.x``) and ``cel.bind`` (not in
+kube's environment).
 """
 
 from __future__ import annotations
@@ -73,11 +76,17 @@ class Call(Expr):
 @dataclass(eq=False)
 class CreateList(Expr):
     elements: list[Expr]
+    #: the indexes of the elements marked optional (``[?x]``: included only when the optional
+    #: ``x`` has a value, as its value)
+    optional_indices: frozenset[int] = frozenset()
 
 
 @dataclass(eq=False)
 class CreateMap(Expr):
     entries: list[tuple[Expr, Expr]]
+    #: the indexes of the entries marked optional (``{?k: v}``: set only when the optional
+    #: ``v`` has a value, to its value)
+    optional_indices: frozenset[int] = frozenset()
 
 
 @dataclass(eq=False)
@@ -329,25 +338,44 @@ class _Parser:
             expr = self.expression()
             self.expect(")")
             return expr
-        if value == "[":
-            return CreateList(self.arguments("]"), offset=offset)
+        if value in ("[", "[?"):
+            return self.list_literal(offset, first_optional=value == "[?")
         if value == "{":
             return self.map_literal(offset)
         raise NotParsed(f"unexpected {value!r}")
 
+    def list_literal(self, offset: int, first_optional: bool) -> Expr:
+        """The list literal whose ``[`` was just read (``[?``, one token, when its first element
+        is marked optional)."""
+        elements: list[Expr] = []
+        optional_indices: set[int] = set()
+        if first_optional:
+            optional_indices.add(0)
+            elements.append(self.expression())
+        while not self.accept("]"):
+            if elements:
+                self.expect(",")
+                if self.accept("]"):
+                    break
+            if self.accept("?"):
+                optional_indices.add(len(elements))
+            elements.append(self.expression())
+        return CreateList(elements, frozenset(optional_indices), offset=offset)
+
     def map_literal(self, offset: int) -> Expr:
         entries: list[tuple[Expr, Expr]] = []
+        optional_indices: set[int] = set()
         while not self.accept("}"):
             if entries:
                 self.expect(",")
                 if self.accept("}"):
                     break
-            if self.peek() == ("op", "?"):
-                raise NotParsed("optional entry")
+            if self.accept("?"):
+                optional_indices.add(len(entries))
             key = self.expression()
             self.expect(":")
             entries.append((key, self.expression()))
-        return CreateMap(entries, offset=offset)
+        return CreateMap(entries, frozenset(optional_indices), offset=offset)
 
 
 def _global_call(function: str, args: list[Expr], offset: int) -> Expr:

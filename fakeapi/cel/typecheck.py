@@ -12,11 +12,15 @@ but got list(int)`` names it with ``output_type_name``).
 error's position, in source order, joined by newlines; "" when it finds none. The errors found
 are cel-go's ``undefined field 'f'``, ``type 't' does not support field selection``,
 ``expected type 'bool' but found 't'`` (an operand of ``&&`` or ``||``, an ``all`` or
-``exists`` predicate; ``expected type 'int' but found 'string'`` for an element of a list or
-map literal of another type than the first's, kube's literals being homogeneous) and ``found
-no matching overload for 'f' applied to '(t1, t2)'`` (``'t.(t1)'`` for a member call), on the
-operators, ``size``, the string predicates and the conversions. A keyword field (``namespace``, declared escaped) is selected by its name, as
-kube's type provider allows.
+``exists`` predicate; ``expected type 'optional_type(int)' but found 'int'`` for an entry of a
+list or map literal marked optional, ``[?x]``, ``{?k: x}``, that is no optional; ``expected
+type 'int' but found 'string'`` for an element of a list or map literal of another type than
+the first's, kube's literals being homogeneous: its validator's error, which cel-go reports
+only where its checker found none) and ``found no matching overload for 'f' applied to '(t1,
+t2)'`` (``'t.(t1)'`` for a member call), on the operators, ``size``, the string predicates and
+the conversions. The optional field and index (``x.?f``, ``x[?k]``) are optionals of their
+field's, element's or value's type (``optional_type(int)``). A keyword field (``namespace``,
+declared escaped) is selected by its name, as kube's type provider allows.
 
 A node that fails to check gets cel-go's error type, which any overload accepts, so an error
 does not cascade: ``object.foo.bar == 1`` reports ``foo`` only. Where an expression reaches
@@ -106,7 +110,9 @@ def type_name(value: CelType) -> str:
         return f"list({type_name(value.params[0])})"
     if value.kind == "map":
         return f"map({type_name(value.params[0])}, {type_name(value.params[1])})"
-    if value.kind in ("object", "optional", "error"):
+    if value.kind == "optional":
+        return f"optional_type({type_name(value.params[0])})"
+    if value.kind in ("object", "error"):
         raise NotChecked(f"the name of {value.kind}")  # kube names object types per check
     return value.kind
 
@@ -152,11 +158,14 @@ class _Checker:
         self.undeclared = undeclared
         self.locals: dict[str, list[CelType]] = {}
         self.issues: list[_Issue] = []
+        #: the errors of kube's homogeneous aggregate literal validator, which cel-go runs (and
+        #: reports) only on an expression its checker found no error in
+        self.validator_issues: list[_Issue] = []
 
-    def fail(self, expr: Expr, message: str) -> CelType:
+    def fail(self, expr: Expr, message: str, issues: list[_Issue] | None = None) -> CelType:
         if expr.offset < 0:
             raise NotChecked("an error in a macro's expansion")
-        self.issues.append(_Issue(expr.offset, message))
+        (self.issues if issues is None else issues).append(_Issue(expr.offset, message))
         return ERROR
 
     def no_overload(self, expr: Call, args: list[CelType], target: CelType | None = None) -> CelType:
@@ -181,35 +190,58 @@ class _Checker:
         if isinstance(expr, Call):
             return self.check_call(expr)
         if isinstance(expr, CreateList):
-            return CelType("list", (self.common(expr.elements),))
+            return CelType("list", (self.common(expr.elements, expr.optional_indices),))
         if isinstance(expr, CreateMap):
-            keys = self.common([key for key, _value in expr.entries])
-            return CelType("map", (keys, self.common([value for _key, value in expr.entries])))
+            keys = self.common([key for key, _value in expr.entries], every_mismatch=True)
+            values = self.common([value for _key, value in expr.entries], expr.optional_indices, every_mismatch=True)
+            return CelType("map", (keys, values))
         if isinstance(expr, Comprehension):
             return self.check_comprehension(expr)
         raise NotChecked(type(expr).__name__)
 
-    def common(self, elements: list[Expr]) -> CelType:
+    def common(self, elements: list[Expr], optional_indices: frozenset[int] = frozenset(),
+               every_mismatch: bool = False) -> CelType:
         """An aggregate literal's element type (its keys' or its values'): kube's literals are
         homogeneous, so the first element of another type than the first's (a dyn a type of its
-        own) is cel-go's error. Aggregates whose element types differ only where one has a dyn
-        are left unchecked: an empty literal's element type is free in cel-go, a dyn here."""
-        types = [self.check(element) for element in elements]
+        own) is the validator's error, and each such element of a map (``every_mismatch``).
+        Aggregates whose element types differ only where one has a dyn are left unchecked: an
+        empty literal's element type is free in cel-go, a dyn here. The elements at
+        ``optional_indices`` (``[?x]``, ``{?k: x}``) are optionals of their type."""
+        types = [self.entry_type(element, index in optional_indices) for index, element in enumerate(elements)]
         if not types or all(_loose(value.kind) for value in types):
             return DYN
         if any(value.kind == "error" for value in types) or _nested(types[0], ("object",)):
             raise NotChecked("a literal of an element that failed, or of objects")
         first = types[0]
+        common = first
         for element, value in zip(elements[1:], types[1:]):
             if value.kind == first.kind and (value == first or _nested(first, ("dyn",)) or _nested(value, ("dyn",))):
                 if value != first:
                     raise NotChecked("aggregate elements of element types an empty literal may bind")
                 continue
-            # the first element of another type: cel-go's one error (the literal's type is then
-            # cel-go's error type, which the elements after it all match); an object type's
-            # name is not known here (type_name declines it)
-            return self.fail(element, f"expected type '{type_name(first)}' but found '{type_name(value)}'")
-        return first
+            # an element of another type than the first's: the literal's type is then a dyn, as
+            # cel-go's checker joins the types of kube's literals; an object type's name is not
+            # known here (type_name declines it)
+            self.fail(element, f"expected type '{type_name(first)}' but found '{type_name(value)}'", self.validator_issues)
+            common = DYN
+            if not every_mismatch:
+                break
+        return common
+
+    def entry_type(self, element: Expr, optional: bool) -> CelType:
+        """The type an element of an aggregate literal is of: an optional one's value's; one
+        marked optional that is no optional is cel-go's error, and of its own type."""
+        value = self.check(element)
+        if not optional or value.kind == "error":
+            return value
+        if value.kind == "dyn":
+            # cel-go's checker passes it; kube's homogeneous aggregate literal validator then
+            # takes it for an optional and fails (a Go panic)
+            raise NotChecked("a dyn marked optional")
+        if value.kind == "optional":
+            return value.params[0]
+        self.fail(element, f"expected type '{type_name(CelType('optional', (value,)))}' but found '{type_name(value)}'")
+        return value
 
     def check_select(self, expr: Select) -> CelType:
         if isinstance(expr.operand, Ident) and expr.operand.name == VARIABLES and VARIABLES not in self.locals:
@@ -260,6 +292,8 @@ class _Checker:
             return DYN if _loose(kinds[0]) else self.no_overload(expr, args)
         if function == "_[_]":
             return self.check_index(expr, args)
+        if function in ("_?._", "_[?_]"):
+            return self.check_optional_access(expr, args)
         if function == "@in":
             container = args[1]
             if _loose(container.kind):
@@ -319,6 +353,34 @@ class _Checker:
         if container.kind in ("list", "map", "string", "bytes", "int", "uint", "double", "bool"):
             return self.no_overload(expr, args)
         raise NotChecked(f"an index of {container.kind}")
+
+    def check_optional_access(self, expr: Call, args: list[CelType]) -> CelType:
+        """``x.?f`` and ``x[?k]``: an optional of the field's, element's or value's type (of an
+        optional ``x``, of its value's), cel-go's ``select_optional_field`` and ``optindex``."""
+        container, key = args
+        of_optional = container.kind == "optional"
+        if of_optional:
+            container = container.params[0]
+        if _loose(container.kind):
+            if expr.function == "_?._":
+                return CelType("optional", (DYN,))
+            if of_optional:
+                # cel-go's is an optional of a type parameter that the expression around may
+                # bind (``{?'a': o[?'k'], 'b': 'x'}`` to string), which this module does not do
+                raise NotChecked("an optional index of an optional dyn")
+            return DYN  # every index overload matches a dyn: cel-go types their call a dyn
+        if expr.function == "_?._" and container.kind in ("object", "map"):
+            field = expr.args[1]
+            assert isinstance(field, Literal)
+            try:
+                return CelType("optional", (field_type(container, _declared_name(container, field.value)),))
+            except ValueError:
+                raise NotChecked("an optional selection of an undefined field") from None
+        if expr.function == "_[?_]" and container.kind == "list" and key.kind in ("int", "dyn"):
+            return CelType("optional", (container.params[0],))
+        if expr.function == "_[?_]" and container.kind == "map" and _same(key, container.params[0]):
+            return CelType("optional", (container.params[1],))
+        raise NotChecked(f"an optional access of {container.kind}")
 
     def check_size(self, expr: Call, args: list[CelType], target: CelType | None = None) -> CelType:
         sized = target if target is not None else args[0]
@@ -401,7 +463,7 @@ def _run(source: str, variables: Mapping[str, CelType], composited: Mapping[str,
          undeclared: frozenset[str]) -> tuple[CelType, list[_Issue]] | None:
     checker = _Checker(variables, composited, undeclared)
     try:
-        return checker.check(parse(source)), checker.issues
+        return checker.check(parse(source)), checker.issues or checker.validator_issues
     except (NotParsed, NotChecked, RecursionError):
         return None
 

@@ -126,6 +126,13 @@ NODE_RULES = [
     "self.l.sortBy(x, x.size()).size() < 3", "self.lo.sortBy(i, i.name)[0].n > 1", "self.ls.sortBy(x, dyn(x)) == self.ls",
     "'%s and %d'.format([self.s, self.n]) == self.short", "self.short.format([self.l]) == ''", "strings.quote(self.s) == self.short",
     "strings.quote(self.short).size() < 5",
+    # comprehension variables bound again inside a comprehension binding them
+    "self.lol.all(x, x.all(x, x == 'a'))", "self.l.all(x, self.l.all(x, x.size() > 1))",
+    "self.lo.all(x, self.l.exists(x, x == 'a') && x.name == 'b')", "self.lol.map(x, x.map(x, x + 'a')).all(x, x.all(x, x.size() < 4))",
+    "self.lol.all(x, x[0].size() < 3 && x.all(x, x.size() < 3))", "self.l.all(x, [x].all(x, x.size() < 3))",
+    "self.m.all(k, v, self.mo.exists(k, v, v.name == k))", "self.m.all(k, v, v.split(',').all(v, v.size() < k.size()))",
+    "self.l.all(i, x, self.ls.all(i, x, x.size() < i))", "self.lol.all(x, x.transformList(i, x, x + string(i)).all(x, x.size() < 5))",
+    "self.mo.all(x, self.mo[x].name == x && self.m.all(x, self.m[x] == x))",
     # old values
     "oldSelf.n <= self.n", "self.l.all(x, x in oldSelf.l)", "oldSelf.lo.all(i, self.lo.exists(j, j.name == i.name))",
 ]
@@ -157,6 +164,12 @@ OPTIONAL_RULES = [
     "oldSelf.?o.name.orValue('x').matches('^a')", "oldSelf.or(optional.of(self)).value().n == 1",
     "oldSelf.optMap(o, o.s).orValue('') == self.s", "oldSelf.optFlatMap(o, o.?short).orValue('') == self.short",
     "oldSelf.?l.optMap(l, l.all(x, x.matches('a'))).orValue(true)",
+    # optional entries of list and map literals
+    "[?self.?s].size() < 2", "[self.short, ?self.?s].exists(x, x.contains('a'))", "[?self.l[?0], 'a'].all(x, x.size() < 3)",
+    "[?oldSelf.?lo, ?self.?lo].all(l, l.all(i, i.name == 'a'))", "[?optional.of(self.n), ?optional.none()].all(x, x > 1)",
+    "{?'a': self.?s}.size() < 3", "{?'a': self.?s, 'b': self.short}.all(k, k.size() < 3)", "{'x': self.n, ?'y': oldSelf.?n}['x'] > 0",
+    "{?self.s: self.?short, self.short: self.s}.size() > 1", "[?self.?m].all(m, m.all(k, m[k] == k))",
+    "self.ls.all(x, [?self.?s, x].size() > 0)", "oldSelf.optMap(o, [?o.?s, o.short]).orValue([]).size() < 2",
 ]
 
 MESSAGE_EXPRESSIONS = ["self.s + ' is bad'", "self.l.join(', ')", "self.ls.map(x, x + '!').join(',')", "'n: ' + string(self.n)",

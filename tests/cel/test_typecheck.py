@@ -136,12 +136,53 @@ def test_an_expressions_type_is_named_as_kube_names_it() -> None:
 @pytest.mark.parametrize(("source", "column", "message"), [
     ("object.a in [1, 'a']", 17, "expected type 'int' but found 'string'"),
     ("[object.x, 1].size() == 2", 12, "expected type 'dyn' but found 'int'"),
-    ("[1, 'a', 'b'].size() == 3", 5, "expected type 'int' but found 'string'"),  # one error: then cel-go's error type
+    ("[1, 'a', 'b'].size() == 3", 5, "expected type 'int' but found 'string'"),  # the validator stops at a list's first
     ("[[1], ['a']].size() == 2", 7, "expected type 'list(int)' but found 'list(string)'"),
     ("[null, 1].size() == 2", 8, "expected type 'null' but found 'int'"),
 ])
 def test_aggregate_literals_are_homogeneous(source: str, column: int, message: str) -> None:
     assert check(source, {"object": DYN}, {}) == _display(column, message, source)
+
+
+def test_each_entry_of_another_type_than_a_maps_first_is_an_error() -> None:
+    source = "{'a': 1, 2: 'x', 'c': 'y'}.size() == 3"
+    assert check(source, {"object": DYN}, {}) == "\n".join((
+        _display(10, "expected type 'string' but found 'int'", source), _display(13, "expected type 'int' but found 'string'", source),
+        _display(23, "expected type 'int' but found 'string'", source)))
+
+
+def test_literals_are_found_heterogeneous_only_where_the_checker_finds_no_error() -> None:
+    """kube's homogeneous aggregate literal validator runs on what cel-go's checker passed."""
+    source = "[object.spec.size, object.spec.color].size() == 'x'"
+    assert check(source, OBJECT, {}) == _display(46, "found no matching overload for '_==_' applied to '(int, string)'", source)
+
+
+@pytest.mark.parametrize(("source", "column", "message"), [
+    ("[?object.spec.size].size() == 1", 14, "expected type 'optional_type(int)' but found 'int'"),
+    ("{?'k': object.spec.tags}.size() == 1", 19, "expected type 'optional_type(list(string))' but found 'list(string)'"),
+    # the optional error alone: the literal's types then differ, which the validator does not check
+    ("[object.spec.size, ?object.spec.color].size() == 2", 32, "expected type 'optional_type(string)' but found 'string'"),
+])
+def test_an_entry_marked_optional_must_be_an_optional(source: str, column: int, message: str) -> None:
+    assert check(source, OBJECT, {}) == _display(column, message, source)
+    # a dyn one: cel-go's checker passes it, then kube's validator fails on it (a Go panic);
+    # an optional index of a dyn is a dyn in cel-go, its optional field an optional
+    assert check("[?object.spec.port].size() == 1", OBJECT, {}) is None
+    assert check("[?object.spec.port[?0]].size() == 1", OBJECT, {}) is None
+    assert check("[?object.spec.port.?x, ?object.spec.?port.?y].size() == 1", OBJECT, {}) == ""
+    # an optional index of an optional dyn is an optional of what the literal binds it to
+    assert check("{?'a': object.spec.?port[?0], 'b': 'x'}.size() == 1", OBJECT, {}) is None
+
+
+@pytest.mark.parametrize(("source", "column", "message"), [
+    ("[?object.spec.?size, ?object.spec.tags[?0]].size() == 1", 39, "expected type 'int' but found 'string'"),
+    ("object.spec.?size == 1", 19, "found no matching overload for '_==_' applied to '(optional_type(int), int)'"),
+    ("[object.spec.?color, ?object.spec.?color].size() == 2", 34,
+     "expected type 'optional_type(string)' but found 'string'"),
+])
+def test_optional_selections_and_indexes_are_optionals(source: str, column: int, message: str) -> None:
+    assert check(source, OBJECT, {}) == _display(column, message, source)
+    assert check("{?'a': object.?spec.?labels[?'k'], 'b': 'x'}.size() == 1", OBJECT, {}) == ""
 
 
 def test_a_conditional_with_a_dyn_branch_is_a_dyn() -> None:

@@ -239,6 +239,35 @@ def test_variables(case: Case) -> None:
     case.send("create (marked, no)", "POST", "configmaps", config_map("v-no", {"mark": "1"}, {"mark": "no"}))
 
 
+def test_optional_entries_opt_map_and_variables_bound_again(case: Case) -> None:
+    """Expressions in syntax fakeapi's CEL engine rewrites before running it."""
+    case.policy("syntax", [
+        {"expression": "[?object.metadata.?labels[?'tier'], ?object.?data[?'tier']].all(t, t != 'lead')",
+         "message": "no lead tier"},
+        {"expression": "object.?data.optMap(d, d.all(k, v, [v].all(k, k.size() <= 5))).orValue(true)",
+         "message": "short values"},
+        {"expression": "{?'owner': object.metadata.?labels[?'owner']}.size() == 1",
+         "messageExpression": "'no owner for ' + object.metadata.name"},
+    ])
+    case.bind("syntax", "syntax")
+    # an optional entry's value is of its optional's type: a dyn, which kube's literals may not
+    # mix with a string; but a dyn's optional index is an optional of what the literal binds
+    mixed = case.send_config("create policy (literal of a dyn and a string)", POLICIES, case.policy_body("mixed", [
+        {"expression": "{?'owner': object.metadata.?owner, 'team': 'core'}.size() == 2"}]))
+    bound = case.send_config("create policy (literal binding an optional index)", POLICIES, case.policy_body("bound", [
+        {"expression": "{?'owner': object.metadata.?labels[?'owner'], 'team': 'core'}.size() == 2"}]))
+    assert (mixed.real.status, bound.real.status) == (422, 201)
+    case.activate()
+    owned = {"owner": "me"}
+    allowed = config_map("s-ok", {"tier": "gold"}, {"tier": "gold", **owned})
+    assert case.send("create allowed", "POST", "configmaps", allowed).real.status == 201
+    for refusal, refused in (("label", config_map("s-label", {"a": "b"}, {"tier": "lead", **owned})),
+                             ("data", config_map("s-data", {"tier": "lead"}, owned)),
+                             ("long value", config_map("s-long", {"a": "toolong"}, owned)),
+                             ("no owner", config_map("s-owner", {"a": "b"}))):
+        assert case.send(f"create refused ({refusal})", "POST", "configmaps", refused).real.status == 422
+
+
 def test_params(case: Case) -> None:
     case.param("limits", {"max": "3", "forbidden": "evil"}, {"params": "limits"})
     case.param("more-limits", {"max": "1", "forbidden": "worse"}, {"params": "limits-strict"})

@@ -107,6 +107,12 @@ CASES = [
     ("list-in-list-bounded", _spec(_list(_string(maxLength=10), ["self.all(x, x in self)"], maxItems=1000))),
     ("nested-lists-unbounded", _spec(_list(_list(_string()), ["self.all(l, l.all(x, x == 'a'))"]))),
     ("nested-lists-bounded", _spec(_list(_list(_string(maxLength=8), maxItems=16), ["self.all(l, l.all(x, x == 'a'))"], maxItems=16))),
+    ("nested-lists-variable-bound-again", _spec(_list(_list(_string()), ["self.all(l, l.all(l, l == 'a'))"]))),
+    ("map-of-lists-variables-bound-again", _spec(_map(_list(_string(maxLength=30), maxItems=20), [
+        "self.all(k, v, v.exists(k, x, x.startsWith(string(k))) && self.all(k, k.size() < 5))"]))),
+    ("list-literal-of-optional-entries", _spec(_list(_string(), ["[?self[?0], ?self[?1]].all(x, x.matches('^[a-z]+$'))"]))),
+    ("map-literal-of-optional-entries", _spec(_map(_string(), [
+        "{?'a': self[?'a'], 'b': 'x'}.all(k, self.exists(j, j.contains(k)))"]))),
     ("list-sorted-and-sum", _spec(_list({"type": "integer"}, ["self.isSorted() && self.sum() < 100 && self.indexOf(3) < 0"]))),
     # maps: maxProperties, or as many of the smallest entries as fit
     ("map-unbounded-values", _spec(_map(_string(), ["self.all(k, self[k].contains('x'))"]))),

@@ -290,6 +290,13 @@ SCHEMA_CASES = [
         "l": {"type": "array", "maxItems": 2, "items": _STRING}}, "x-kubernetes-validations": [{"rule": "self.l.contains('x')"}]})),
     ("strings-reverse-is-not-in-kubes-library", _spec_schema([{"rule": "self.s.reverse() == 'cba'"}])),
     ("optional-syntax-is-accepted", _spec_schema([{"rule": "self.?a.orValue(1) > 0"}])),
+    ("optional-literal-entries-and-variables-bound-again-are-accepted", _spec_schema([
+        {"rule": "[?self.?a, 1].size() > 0 && {?'s': self.?s}.size() < 2 && self.?a.optMap(a, a * 2).orValue(0) < 9"},
+        {"rule": "self.m.all(k, v, v.size() < 5 && self.m.exists(k, v, k == v)) && self.m.all(k, [k].all(k, k != ''))"}])),
+    ("optional-list-entry-of-no-optional", _spec_schema([{"rule": "[self.a, ?self.a].size() == 1"}])),
+    ("optional-map-entry-of-no-optional", _spec_schema([{"rule": "{?'k': self.s, 'j': self.?s}.size() == 1"}])),
+    ("opt-map-variable-of-no-name", _spec_schema([{"rule": "self.?a.optMap(self.a, 2).hasValue()"}])),
+    ("macro-variable-used-outside-it", _spec_schema([{"rule": "self.m.all(k, k != '') && k == ''"}])),
     # type errors of cel-go's checker over the node's declared type
     ("sum-compared-with-string", _spec_schema([{"rule": "self.a + 1 == 'x'"}])),
     ("size-compared-with-string", _spec_schema([{"rule": "self.s.size() == 'x'"}])),
@@ -432,4 +439,50 @@ def libraries(pair: Pair) -> str:
 def test_kube_libraries(pair: Pair, libraries: str, name: str, spec: dict[str, Any]) -> None:
     fake, real = _both(pair, "POST", libraries, {"apiVersion": f"{GROUP}/v1", "kind": "Library",
                                                  "metadata": {"name": name}, "spec": spec})
+    assert fake == real
+
+
+#: Rules in the syntax fakeapi's CEL engine rewrites before running it: a literal's optional
+#: entries, ``optMap``/``optFlatMap``, comprehension variables bound again inside.
+SYNTAX_SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+    "primary": {"type": "integer"}, "secondary": {"type": "integer"},
+    "groups": {"type": "array", "maxItems": 4, "items": {"type": "array", "maxItems": 4, "items": _STRING}},
+    "labels": {"type": "object", "maxProperties": 4, "additionalProperties": _STRING},
+}, "x-kubernetes-validations": [
+    {"rule": "[?self.?primary, ?self.?secondary].size() <= 1", "message": "primary or secondary, not both"},
+    {"rule": "{?'primary': self.?primary, 'none': 0}[?'primary'].orValue(0) < 100 && "
+             "{?'primary': self.?primary}.all(k, self.?labels[?k].orValue('') != 'off')", "message": "primary under 100, not off"},
+    {"rule": "self.?secondary.optMap(s, s * 2).orValue(0) <= 50", "message": "secondary at most 25"},
+    {"rule": "self.?labels.optFlatMap(l, l[?'tier']).orValue('gold') != 'lead'", "message": "no lead tier"},
+    {"rule": "!has(self.groups) || self.groups.all(g, g.all(g, g.size() <= 4))", "message": "short group members"},
+    {"rule": "!has(self.groups) || self.groups.all(i, g, g.exists(i, x, i == 0 && x == 'head'))", "message": "groups begin with head"},
+    {"rule": "!has(self.labels) || self.labels.all(k, v, [v].all(k, k.size() <= 5) && k.size() <= 5)", "message": "short labels"},
+    {"rule": "!has(self.groups) || self.groups.all(i, g, g.transformMap(i, x, x.size()).all(i, i < 3))",
+     "message": "at most 3 in a group"},
+]}}}
+
+SYNTAX_CASES = [
+    ("syntax-valid", {"primary": 5, "groups": [["head", "a"], ["head"]], "labels": {"tier": "gold", "a": "b"}}),
+    ("list-optional-entries", {"primary": 1, "secondary": 2}),
+    ("map-optional-entries-value", {"primary": 150}),
+    ("map-optional-entries-key", {"primary": 1, "labels": {"primary": "off"}}),
+    ("opt-map", {"secondary": 30}),
+    ("opt-flat-map", {"labels": {"tier": "lead"}}),
+    ("one-variable-bound-again", {"groups": [["head", "toolong"]]}),
+    ("two-variables-bound-again", {"groups": [["head"], ["tail", "head"]]}),
+    ("two-variables-then-one-bound-again", {"labels": {"a": "toolong"}}),
+    ("transform-variables-bound-again", {"groups": [["head"], ["head", "a", "b", "c"]]}),
+]
+
+
+@pytest.fixture(scope="module")
+def syntax_widgets(pair: Pair) -> str:
+    return _serve(pair, "syntaxes", "Syntax", SYNTAX_SCHEMA)
+
+
+@pytest.mark.parametrize(("name", "spec"), SYNTAX_CASES, ids=[name for name, _spec in SYNTAX_CASES])
+def test_rules_in_syntax_the_engine_rewrites(pair: Pair, syntax_widgets: str, name: str, spec: dict[str, Any]) -> None:
+    fake, real = _both(pair, "POST", syntax_widgets, {"apiVersion": f"{GROUP}/v1", "kind": "Syntax",
+                                                      "metadata": {"name": name}, "spec": spec})
+    assert real[0] == (201 if name == "syntax-valid" else 422), real  # each other case breaks one rule
     assert fake == real
