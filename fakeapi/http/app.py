@@ -53,6 +53,7 @@ from .responses import (
     served_by,
     status_response,
 )
+from .upgrades import UPGRADE, is_upgrade_request, uvicorn_hijack
 
 log = logging.getLogger("fakeapi")
 
@@ -62,7 +63,8 @@ class _App(Starlette):
     holds it), so that a watch that falls behind can be cut (``CacheWatcher.on_terminated``):
     ASGI has no other way to end a response its client has stopped reading. Over uvicorn's
     httptools protocol and HTTP/1.1 it marks the transport as one a watch may write its chunks
-    to directly (``CHUNKED_TRANSPORT``, ``CacheWatcher.write_directly``). That protocol is looked
+    to directly (``CHUNKED_TRANSPORT``, ``CacheWatcher.write_directly``), and lets a request
+    asking for an upgrade take the connection (``UPGRADE``). That protocol is looked
     for among the loaded modules, not imported: a TLS server runs no uvicorn, and importing it
     (its command line's click, its reloaders' watchfiles) cost a start 50-100 ms; a server that
     serves over it has loaded it before its first request, when Starlette builds this stack."""
@@ -76,8 +78,10 @@ class _App(Starlette):
             if scope["type"] == "http":
                 cycle = getattr(send, "__self__", None)
                 scope[TRANSPORT] = getattr(cycle, "transport", None)
-                scope[CHUNKED_TRANSPORT] = (httptools_cycle is not None and isinstance(cycle, httptools_cycle)
-                                            and scope["http_version"] == "1.1")
+                over_httptools = httptools_cycle is not None and isinstance(cycle, httptools_cycle)
+                scope[CHUNKED_TRANSPORT] = over_httptools and scope["http_version"] == "1.1"
+                if over_httptools and is_upgrade_request(scope["headers"]):
+                    scope[UPGRADE] = uvicorn_hijack(cycle)
             await stack(scope, receive, send)
 
         return with_transport
