@@ -41,9 +41,9 @@ GROUP = "wardle.aggregation.kasdiff.example.com"
 #: proxy's 5 s for a discovery request.
 SLOW_SECONDS = 6.0
 VERSION = "v1alpha1"
-#: Headers of every echo's answer: one of the server's own, and a CORS one (which kube's proxy
-#: removes).
-ANSWER_HEADERS = {"X-Flunder": "yes", "Access-Control-Allow-Origin": "*"}
+#: Headers of every echo's answer: one of the server's own, a CORS one (which kube's proxy
+#: removes), and a Cache-Control (which kube's adds to its own).
+ANSWER_HEADERS = {"X-Flunder": "yes", "Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=5"}
 #: Headers the echo leaves out: the connection's, and what the servers' HTTP clients add.
 _UNECHOED = frozenset({"host", "content-length", "connection", "accept-encoding", "transfer-encoding"})
 

@@ -7,6 +7,7 @@ import asyncio
 import functools
 import logging
 import sys
+import uuid
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
@@ -15,7 +16,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..auth.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
 from ..machinery.status import StatusError, bad_request, method_not_allowed_path, not_found_path
@@ -43,8 +44,10 @@ from .negotiation import (
 from .recovery import PanicRecovery
 from .request_info import RequestInfoFilter
 from .responses import (
+    AUDIT_ID,
     JSON,
     CHUNKED_TRANSPORT,
+    NO_CACHE,
     TRANSPORT,
     body_response,
     json_bytes,
@@ -82,9 +85,31 @@ class _App(Starlette):
                 scope[CHUNKED_TRANSPORT] = over_httptools and scope["http_version"] == "1.1"
                 if over_httptools and is_upgrade_request(scope["headers"]):
                     scope[UPGRADE] = uvicorn_hijack(cycle)
+                send = _with_filter_headers(scope, send)
             await stack(scope, receive, send)
 
         return with_transport
+
+
+def _with_filter_headers(scope: Scope, send: Send) -> Send:
+    """``send`` adding to a response's headers those kube-apiserver's filters add to every
+    answer: ``Audit-Id`` (``WithAuditInit``: the client's ``Audit-ID``, else a new UUID; kept
+    in the scope as ``AUDIT_ID``) and ``Cache-Control: no-cache, private`` unless the handler
+    set one (``WithCacheControl``)."""
+    audit_id = next((value for name, value in scope["headers"] if name == b"audit-id"), None) \
+        or str(uuid.uuid4()).encode("ascii")
+    scope[AUDIT_ID] = audit_id.decode("latin-1")
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", ()))
+            if not any(name.lower() == b"cache-control" for name, _ in headers):
+                headers.append(NO_CACHE)
+            headers.append((b"audit-id", audit_id))
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return sending
 
 
 def http_app(server: Any, lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]]) -> Starlette:

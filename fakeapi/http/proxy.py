@@ -73,7 +73,7 @@ from ..machinery.status import StatusError
 from ..registry.registry import Registry
 from .limits import DEFAULT_REQUEST_TIMEOUT, request_timeout, timeout_response
 from .request_info import CONNECT_SUBRESOURCES, RequestInfo, request_info_of
-from .responses import StreamResponse, status_response
+from .responses import AUDIT_ID, NO_CACHE, StreamResponse, status_response
 from .upgrades import UPGRADE, is_upgrade_request, splice
 
 if TYPE_CHECKING:
@@ -314,7 +314,7 @@ class APIServiceProxy:
         # request as it came); the reverse proxy of other requests drops them.
         headers = [(k, v) for k, v in request.headers.items() if not _dropped(k, keep_hop_by_hop=upgrade)]
         headers += auth_proxy_headers(user)
-        headers.append(("Audit-Id", request.headers.get("audit-id") or str(uuid.uuid4())))
+        headers.append(("Audit-Id", request.scope.get(AUDIT_ID) or str(uuid.uuid4())))
         client = request.scope.get("client")
         if client:  # Go's ReverseProxy: the client's address after those the request names
             prior = ", ".join(v for k, v in request.headers.items() if k.lower() == "x-forwarded-for")
@@ -351,6 +351,9 @@ class APIServiceProxy:
             return Response(_REDIRECT_REFUSED, status_code=502, media_type="text/plain; charset=utf-8")
         response = StreamResponse(answer.chunks(deadline), status_code=answer.status)
         response.raw_headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers]
+        if any(name == b"cache-control" for name, _ in response.raw_headers):
+            # kube's filters set theirs before the proxy adds the backend's: the answer has both.
+            response.raw_headers.insert(0, NO_CACHE)
         return response
 
 

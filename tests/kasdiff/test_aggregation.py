@@ -187,7 +187,7 @@ def _connection(url: str, kubeconfig: Path) -> socket.socket:
 
 #: Headers of an answer that vary by server or request (the date, kube's request ID and priority
 #: and fairness' UIDs, which fakeapi does not send).
-_PER_SERVER_HEADERS = frozenset((b"date", b"audit-id", b"cache-control", b"server", b"x-kubernetes-pf-flowschema-uid",
+_PER_SERVER_HEADERS = frozenset((b"date", b"audit-id", b"x-kubernetes-pf-flowschema-uid",
                                  b"x-kubernetes-pf-prioritylevel-uid"))
 
 
