@@ -25,6 +25,7 @@ _REQUESTS = [
     ("GET", "/api", None),
     ("GET", "/apis", None),
     ("GET", "/openapi/v3", None),
+    ("GET", "/openapi/v3/apis/apps/v1", None),
     ("GET", "/no/such/path", None),
 ]
 
