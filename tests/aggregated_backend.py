@@ -9,6 +9,11 @@
   query, the headers but those that vary by connection, the body, the common name of the
   client's certificate if it presented one), 201 for a POST, with ``ANSWER_HEADERS``.
 * Any request with ``slow=true`` in its query is answered after ``SLOW_SECONDS``.
+* An upgrade request (``Connection: Upgrade``): ``101 Switching Protocols`` with its ``Upgrade``,
+  then a line of JSON, the echo of the request, then every byte the client sends back to it
+  until the client ends; with ``refuse=true`` in its query a 403 (a JSON body), with
+  ``plain=true`` a 200 that does not switch.
+* Any request with ``redirect=true`` in its query: a 302 to ``/elsewhere``.
 * ``GET ...?watch=true``: a watch, one ADDED event, then (once ``release`` is set) a second one,
   and the end of the stream; ``watch_cut`` is set instead when the client closes the
   connection meanwhile.
@@ -36,9 +41,9 @@ GROUP = "wardle.aggregation.kasdiff.example.com"
 #: proxy's 5 s for a discovery request.
 SLOW_SECONDS = 6.0
 VERSION = "v1alpha1"
-#: Headers of every echo's answer: one of the server's own, and a CORS one (which kube's proxy
-#: removes).
-ANSWER_HEADERS = {"X-Flunder": "yes", "Access-Control-Allow-Origin": "*"}
+#: Headers of every echo's answer: one of the server's own, a CORS one (which kube's proxy
+#: removes), and a Cache-Control (which kube's adds to its own).
+ANSWER_HEADERS = {"X-Flunder": "yes", "Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=5"}
 #: Headers the echo leaves out: the connection's, and what the servers' HTTP clients add.
 _UNECHOED = frozenset({"host", "content-length", "connection", "accept-encoding", "transfer-encoding"})
 
@@ -100,6 +105,15 @@ class AggregatedBackend:
                                                "groupVersion": f"{group}/{VERSION}",
                                                "resources": _RESOURCES}).encode(), "application/json")
                     return
+                if "upgrade" in self.headers.get("Connection", "").lower():
+                    self._upgrade(query.split("&"))
+                    return
+                if "redirect=true" in query.split("&"):
+                    self.send_response(302)
+                    self.send_header("Location", "/elsewhere")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 if "watch=true" in self.path:
                     self._watch()
                     return
@@ -117,6 +131,18 @@ class AggregatedBackend:
                 # No connection kept alive: once stopped, the backend refuses the next request.
                 self.send_header("Connection", "close")
                 super().end_headers()
+
+            def _upgrade(self, query: list[str]) -> None:
+                if "refuse=true" in query or "plain=true" in query:
+                    self.send(403 if "refuse=true" in query else 200, b'{"refused":true}', "application/json")
+                    return
+                protocol = self.headers.get("Upgrade", "")
+                self.wfile.write(f"HTTP/1.1 101 Switching Protocols\r\nUpgrade: {protocol}\r\n"
+                                 f"Connection: Upgrade\r\n\r\n".encode())
+                self.wfile.write(json.dumps(self._echo()).encode() + b"\n")
+                while data := self.rfile.read1(65536):
+                    self.wfile.write(data)
+                self.close_connection = True
 
             def _watch(self) -> None:
                 self.send_response(200)

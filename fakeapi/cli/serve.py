@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import gc
 import ipaddress
+import logging
 import os
 import secrets
 import signal
@@ -25,6 +26,7 @@ from ..clients import DEFAULT_MAX_CLIENTS, ClientReportConfig, DetectorConfig
 from ..clients.detectors import parse_detector_spec
 from ..faults.engine import check_startup_spec, parse_cli_spec
 from ..http.limits import IDLE_TIMEOUT, Limits
+from ..http.upgrades import not_uvicorns_upgrade_warning
 from ..kubeconfig import write_kubeconfig
 from ..machinery.golang import go_quote, parse_duration
 from ..registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
@@ -299,13 +301,16 @@ async def _serve_plain(app: Any, args: argparse.Namespace,
     proxy passes it on in X-Forwarded-For): uvicorn's proxy_headers would take a loopback
     client's address and scheme from the X-Forwarded-For and -Proto it sends. No WebSocket
     protocol: the app serves none, and uvicorn's would load the websockets package at start (an
-    upgrade request is answered as the plain request it also is). Imported here: a TLS server
-    runs none of it."""
+    upgrade request is the app's: it takes the connection, ``fakeapi.http.upgrades``, or answers
+    the plain request it also is; uvicorn's warnings that it cannot upgrade are dropped).
+    Imported here: a TLS server runs none of it."""
     import uvicorn
+
+    logging.getLogger("uvicorn.error").addFilter(not_uvicorns_upgrade_warning)
 
     server = uvicorn.Server(uvicorn.Config(
         app, host=args.host, port=args.port, log_level=args.log_level, access_log=False, ws="none",
-        timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT, proxy_headers=False,
+        timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT, proxy_headers=False, server_header=False,
     ))
     if listener is None and args.worker_index is not None:
         listener = listening_socket(args.host, args.port, reuse_port=True)

@@ -7,6 +7,7 @@ import asyncio
 import functools
 import logging
 import sys
+import uuid
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
@@ -15,7 +16,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..auth.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
 from ..machinery.status import StatusError, bad_request, method_not_allowed_path, not_found_path
@@ -43,8 +44,10 @@ from .negotiation import (
 from .recovery import PanicRecovery
 from .request_info import RequestInfoFilter
 from .responses import (
+    AUDIT_ID,
     JSON,
     CHUNKED_TRANSPORT,
+    NO_CACHE,
     TRANSPORT,
     body_response,
     json_bytes,
@@ -53,6 +56,7 @@ from .responses import (
     served_by,
     status_response,
 )
+from .upgrades import UPGRADE, is_upgrade_request, uvicorn_hijack
 
 log = logging.getLogger("fakeapi")
 
@@ -62,7 +66,8 @@ class _App(Starlette):
     holds it), so that a watch that falls behind can be cut (``CacheWatcher.on_terminated``):
     ASGI has no other way to end a response its client has stopped reading. Over uvicorn's
     httptools protocol and HTTP/1.1 it marks the transport as one a watch may write its chunks
-    to directly (``CHUNKED_TRANSPORT``, ``CacheWatcher.write_directly``). That protocol is looked
+    to directly (``CHUNKED_TRANSPORT``, ``CacheWatcher.write_directly``), and lets a request
+    asking for an upgrade take the connection (``UPGRADE``). That protocol is looked
     for among the loaded modules, not imported: a TLS server runs no uvicorn, and importing it
     (its command line's click, its reloaders' watchfiles) cost a start 50-100 ms; a server that
     serves over it has loaded it before its first request, when Starlette builds this stack."""
@@ -76,11 +81,35 @@ class _App(Starlette):
             if scope["type"] == "http":
                 cycle = getattr(send, "__self__", None)
                 scope[TRANSPORT] = getattr(cycle, "transport", None)
-                scope[CHUNKED_TRANSPORT] = (httptools_cycle is not None and isinstance(cycle, httptools_cycle)
-                                            and scope["http_version"] == "1.1")
+                over_httptools = httptools_cycle is not None and isinstance(cycle, httptools_cycle)
+                scope[CHUNKED_TRANSPORT] = over_httptools and scope["http_version"] == "1.1"
+                if over_httptools and is_upgrade_request(scope["headers"]):
+                    scope[UPGRADE] = uvicorn_hijack(cycle)
+                send = _with_filter_headers(scope, send)
             await stack(scope, receive, send)
 
         return with_transport
+
+
+def _with_filter_headers(scope: Scope, send: Send) -> Send:
+    """``send`` adding to a response's headers those kube-apiserver's filters add to every
+    answer: ``Audit-Id`` (``WithAuditInit``: the client's ``Audit-ID``, else a new UUID; kept
+    in the scope as ``AUDIT_ID``) and ``Cache-Control: no-cache, private`` unless the handler
+    set one (``WithCacheControl``)."""
+    audit_id = next((value for name, value in scope["headers"] if name == b"audit-id"), None) \
+        or str(uuid.uuid4()).encode("ascii")
+    scope[AUDIT_ID] = audit_id.decode("latin-1")
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", ()))
+            if not any(name.lower() == b"cache-control" for name, _ in headers):
+                headers.append(NO_CACHE)
+            headers.append((b"audit-id", audit_id))
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return sending
 
 
 def http_app(server: Any, lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]]) -> Starlette:

@@ -12,7 +12,9 @@ handler runs, as the disconnect ASGI reports; ``Expect: 100-continue`` answered 
 reads the body; a response without a length sent chunked (to HTTP/1.0: until the close); a broken
 request line or header answered 400, headers over ``MAX_HEADER_BYTES`` 431, both closing the
 connection; a handler that sends no response answered 500, one that stops within a response ends
-the connection. What the app sees is the HTTP/2 connection's scope (``http_version`` "1.1" or
+the connection; an upgrade request (``Connection: Upgrade``) may take the connection
+(``fakeapi.http.upgrades``), else it is answered as a plain request and the connection goes on.
+What the app sees is the HTTP/2 connection's scope (``http_version`` "1.1" or
 "1.0"), with the connection's certificate user (``CERTIFICATE_USER``).
 """
 
@@ -30,6 +32,7 @@ import httptools
 from .connection_parts import ASGIApp, Connection, IdleTimeout, ReceivedBody
 from .date_header import DATE_HEADER
 from .limits import IDLE_TIMEOUT
+from .upgrades import UPGRADE, Tunnel
 
 #: A request's line and headers at most: Go's ``DefaultMaxHeaderBytes`` (kube-apiserver keeps
 #: it) and the 4 KiB its server reads beyond.
@@ -70,7 +73,7 @@ class _Request(ReceivedBody):
     response's state."""
 
     __slots__ = ("connection", "scope", "buffered", "keep_alive", "http11", "expect_continue", "head", "no_body",
-                 "started", "head_bytes", "chunked", "ended")
+                 "started", "head_bytes", "chunked", "ended", "hijacked", "upgrade_decided")
 
     def __init__(self, connection: HTTP1Connection, scope: dict[str, Any], keep_alive: bool, http11: bool,
                  expect_continue: bool) -> None:
@@ -86,6 +89,9 @@ class _Request(ReceivedBody):
         self.head_bytes: bytes | None = None  # the status line and headers, until the first body message
         self.chunked = False
         self.ended = False
+        self.hijacked = False  # the app took the connection (``UPGRADE``)
+        #: Of an upgrade request: whether the app took the connection, once it has or has answered.
+        self.upgrade_decided: asyncio.Future[bool] | None = None
 
     def taken(self, length: int) -> None:
         self.buffered -= length
@@ -170,7 +176,7 @@ class _Request(ReceivedBody):
         handler that wrote nothing but failed. Whether the connection may serve another request:
         not after a response cut short, a body the app left unread on the wire, or a close."""
         writer = self.connection.writer
-        if self.disconnected or writer.is_closing():
+        if self.disconnected or self.hijacked or writer.is_closing():
             return False
         if not self.started:
             self._start(500, ((b"content-length", b"0"),))
@@ -197,6 +203,7 @@ class HTTP1Connection(Connection):
         self.header_bytes = 0
         self.method: str | None = None  # a method llhttp does not know, parsed as a GET
         self.upgraded = False
+        self.after_upgrade = b""  # what the client sent after its upgrade request
         self.closed = False
         self.lingering = False
         self.runner: asyncio.Task[None] | None = None
@@ -216,27 +223,9 @@ class HTTP1Connection(Connection):
                     break
                 if self.lingering:
                     continue
-                if self.in_headers or not self.parsing:
-                    # Headers being read (or to come): their size is checked before they are
-                    # parsed, to within a read.
-                    self.header_bytes += len(data)
-                    if self.header_bytes > MAX_HEADER_BYTES:
-                        self._refuse(_HEADERS_TOO_LARGE)
-                        break
-                if not self.in_headers and self.parsing is None:  # a request line starts the data
-                    data = self._unknown_method_as_get(data)
-                try:
-                    self.parser.feed_data(data)
-                except httptools.HttpParserUpgrade:
-                    # What follows is another protocol (a WebSocket, h2c): the request is answered
-                    # as the plain request it also is, then the connection ends.
-                    self.upgraded = True
-                    if self.parsing is not None:
-                        self.on_message_complete()
-                    for request in self.requests:
-                        request.keep_alive = False
-                except httptools.HttpParserError:
-                    self._refuse(_BAD_REQUEST)
+                while data:
+                    data = await self._parse(data)
+                if data is None:
                     break
         except asyncio.CancelledError:  # the server stops: so do the requests
             if self.runner is not None:
@@ -252,6 +241,40 @@ class HTTP1Connection(Connection):
             if self.runner is not None:
                 await asyncio.gather(self.runner, return_exceptions=True)
             self.writer.close()
+
+    async def _parse(self, data: bytes) -> bytes | None:
+        """Feeds ``data`` to the parser. None: the connection ends (a request refused); else what
+        is left to parse: after an upgrade request the app answered without taking the
+        connection, what followed it, which Go's server reads as the next request (empty
+        otherwise)."""
+        if self.in_headers or not self.parsing:
+            # Headers being read (or to come): their size is checked before they are parsed, to
+            # within a read.
+            self.header_bytes += len(data)
+            if self.header_bytes > MAX_HEADER_BYTES:
+                self._refuse(_HEADERS_TOO_LARGE)
+                return None
+        if not self.in_headers and self.parsing is None:  # a request line starts the data
+            data = self._unknown_method_as_get(data)
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade as upgrade:
+            # What follows is another protocol (SPDY, a WebSocket) if the app takes the
+            # connection (``UPGRADE``), with what the client sent after the request; reading
+            # waits until it has, or has answered the request as the plain one it also is.
+            self.after_upgrade = data[upgrade.args[0]:]
+            if self.parsing is not None:
+                self.on_message_complete()
+            decided = self.requests[-1].upgrade_decided = self.loop.create_future()
+            if await decided:
+                self.upgraded = True
+                return b""
+            self.parser = httptools.HttpRequestParser(self)
+            return b"" if self.closed else self.after_upgrade
+        except httptools.HttpParserError:
+            self._refuse(_BAD_REQUEST)
+            return None
+        return b""
 
     def _unknown_method_as_get(self, data: bytes) -> bytes:
         """``data`` with the method of the request it starts replaced by GET when llhttp would
@@ -327,6 +350,8 @@ class HTTP1Connection(Connection):
         expect_continue = any(name == b"expect" and value.lower() == b"100-continue" for name, value in self.headers)
         self.method = None
         request = _Request(self, scope, parser.should_keep_alive(), http_version == "1.1", expect_continue)
+        if parser.should_upgrade():
+            scope[UPGRADE] = lambda head: self._hijack(request, head)
         self.parsing = request
         self.requests.append(request)
         if self.runner is None:
@@ -346,6 +371,16 @@ class HTTP1Connection(Connection):
             request.wake_receiver()
             self.parsing = None
 
+    async def _hijack(self, request: _Request, head: bytes) -> Tunnel:
+        """``UPGRADE``: ``request`` (the last this connection parses: the parser stopped at its
+        upgrade) writes ``head`` and takes the connection's streams; the connection ends when
+        its app returns."""
+        request.hijacked = True
+        self.writer.write(head)
+        if request.upgrade_decided is not None and not request.upgrade_decided.done():
+            request.upgrade_decided.set_result(True)
+        return Tunnel(self.after_upgrade, self.reader, self.writer)
+
     async def _answer(self) -> None:
         """Answers the parsed requests in order, then ends; the connection ends after a
         response that leaves it unusable."""
@@ -358,6 +393,8 @@ class HTTP1Connection(Connection):
                     _LOG.exception("HTTP/1.1 request %s %s failed", request.scope["method"], request.scope["path"])
                 go_on = request.finish()
                 self.requests.popleft()
+                if request.upgrade_decided is not None and not request.upgrade_decided.done():
+                    request.upgrade_decided.set_result(False)
                 self.resume_reading()
                 if not go_on:
                     self._end(linger=not request.body_ended)

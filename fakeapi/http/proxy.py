@@ -24,7 +24,21 @@ fakeapi authenticated and authorized it, as kube-apiserver passes it.
   server has one (``fakeapi serve --tls``).
 * Back to the client: the backend's status, headers (but the hop-by-hop and CORS ones) and
   body, streamed chunk by chunk as they come (a watch stays open as long as the backend's),
-  never read whole.
+  never read whole; but a redirect (a 3xx with a ``Location``), which kube-aggregator refuses
+  to pass on (``--aggregator-reject-forwarding-redirect``, on by default): 502 ``the backend
+  attempted to redirect this request, which is not permitted``. The ``Location`` of other
+  answers is passed as it came: apimachinery's proxy ``Transport`` would rewrite a URL of the
+  backend's host, but the aggregator gives it an empty scheme, host and path prefix, with
+  which the rewrite leaves every URL as it is.
+* An upgrade request (``Connection: Upgrade``: ``exec``, ``attach``, ``portforward`` over SPDY
+  or WebSocket, KubeVirt's consoles) goes as apimachinery's ``UpgradeAwareHandler`` sends it:
+  on a connection of its own (verified as above), as the client sent it (its hop-by-hop headers
+  too) with ``Host`` the backend's address and the same user headers, ``Audit-Id`` and
+  ``X-Forwarded-For``. A ``101`` takes the client's connection (``fakeapi.http.upgrades``) and
+  splices it to the backend's until either ends; a refusal (400 and above) is copied to the
+  client's connection as it came, which then ends; any other answer is 503 ``invalid upgrade
+  response: status code N``, a backend that cannot be dialed 503 ``error dialing backend:
+  ...``.
   A discovery request (``/apis/<group>/<version>``) has 5 s to be answered, as kube's
   ``NewRequestForProxy`` gives it. A request that is not long-running (not a watch) has the
   server's deadline, as every request in kube's filter chain: ``--request-timeout`` or its
@@ -39,6 +53,7 @@ import asyncio
 import math
 import posixpath
 import random
+import ssl
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
@@ -58,7 +73,8 @@ from ..machinery.status import StatusError
 from ..registry.registry import Registry
 from .limits import DEFAULT_REQUEST_TIMEOUT, request_timeout, timeout_response
 from .request_info import CONNECT_SUBRESOURCES, RequestInfo, request_info_of
-from .responses import StreamResponse, status_response
+from .responses import AUDIT_ID, NO_CACHE, StreamResponse, status_response
+from .upgrades import UPGRADE, is_upgrade_request, splice
 
 if TYPE_CHECKING:
     import aiohttp
@@ -78,6 +94,10 @@ _CONSUMED = frozenset({"authorization", "host"})
 _NOT_PASSED_BACK = frozenset({"access-control-allow-credentials", "access-control-allow-headers",
                               "access-control-allow-methods", "access-control-allow-origin", "date"})
 _UNAVAILABLE = "service unavailable"
+#: apimachinery's ``UpgradeAwareHandler`` answer (502) to a backend's redirect.
+_REDIRECT_REFUSED = b"the backend attempted to redirect this request, which is not permitted"
+#: How long a backend's refusal of an upgrade may take to be copied to the client.
+_REFUSAL_COPY_SECONDS = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +223,10 @@ class BackendAnswer:
             raise
         self._response.release()
 
+    def close(self) -> None:
+        """Drops the body unread (and the backend's connection with it)."""
+        self._response.close()
+
     async def read(self) -> bytes:
         try:
             body = await self._response.read()
@@ -227,6 +251,7 @@ class APIServiceProxy:
         #: long-running has, as every request in kube's filter chain.
         self.request_timeout = request_timeout
         self._sessions: dict[tuple[str, bool], aiohttp.ClientSession] = {}
+        self._contexts: dict[tuple[str, bool], ssl.SSLContext] = {}
 
     def start(self) -> None:
         self.backends.start()
@@ -242,7 +267,7 @@ class APIServiceProxy:
         if session is None:
             import aiohttp  # at the first call, as the webhooks' client: start-up without aggregation does not pay it
 
-            context = backend_tls_context(backend.ca_bundle, backend.insecure, self.client_files)
+            context = self._tls_context(backend)
             session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(ssl=context, limit=0), auto_decompress=False, trust_env=False,
                 skip_auto_headers=("Accept-Encoding", "User-Agent", "Content-Type"))
@@ -284,9 +309,12 @@ class APIServiceProxy:
     async def forward(self, request: Request, backend: Backend, user: UserInfo) -> Response:
         """``proxyHandler.ServeHTTP`` for an authorized request of ``backend``'s group version."""
         info = request_info_of(request.scope)
-        headers = [(k, v) for k, v in request.headers.items() if not _dropped(k)]
+        upgrade = is_upgrade_request(request.scope["headers"])
+        # An upgrade keeps the hop-by-hop headers that ask for it (Go's upgrade path sends the
+        # request as it came); the reverse proxy of other requests drops them.
+        headers = [(k, v) for k, v in request.headers.items() if not _dropped(k, keep_hop_by_hop=upgrade)]
         headers += auth_proxy_headers(user)
-        headers.append(("Audit-Id", request.headers.get("audit-id") or str(uuid.uuid4())))
+        headers.append(("Audit-Id", request.scope.get(AUDIT_ID) or str(uuid.uuid4())))
         client = request.scope.get("client")
         if client:  # Go's ReverseProxy: the client's address after those the request names
             prior = ", ".join(v for k, v in request.headers.items() if k.lower() == "x-forwarded-for")
@@ -305,18 +333,134 @@ class APIServiceProxy:
                 return status_response(err)
             if seconds != math.inf:
                 deadline = asyncio.get_running_loop().time() + seconds
+        query = go_query_encode(info.query.multi_items())
         try:
             async with asyncio.timeout_at(deadline):
-                answer = await self.call(backend, request.method, path, go_query_encode(info.query.multi_items()),
-                                         headers, request.stream() if has_body else None,
+                if upgrade:
+                    return await self.upgrade(backend, request.method, path, query, headers)
+                answer = await self.call(backend, request.method, path, query, headers,
+                                         request.stream() if has_body else None,
                                          DISCOVERY_TIMEOUT if discovery else None)
         except BackendUnavailable as err:
             return proxy_error(str(err), 503)
         except TimeoutError:  # the request's deadline, before the backend answered
             return timeout_response()
+        if 300 <= answer.status <= 399 and any(k.lower() == "location" for k, _ in answer.headers):
+            # kube-aggregator's --aggregator-reject-forwarding-redirect (on by default).
+            answer.close()
+            return Response(_REDIRECT_REFUSED, status_code=502, media_type="text/plain; charset=utf-8")
         response = StreamResponse(answer.chunks(deadline), status_code=answer.status)
         response.raw_headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers]
+        if any(name == b"cache-control" for name, _ in response.raw_headers):
+            # kube's filters set theirs before the proxy adds the backend's: the answer has both.
+            response.raw_headers.insert(0, NO_CACHE)
         return response
+
+
+    async def upgrade(self, backend: Backend, method: str, path: str, query: str,
+                      headers: list[tuple[str, str]]) -> Response:
+        """apimachinery's ``UpgradeAwareHandler.tryUpgrade``: the request written to a connection
+        of its own to the backend, then by the backend's answer: a ``101`` and the client's
+        connection taken (``UPGRADE``) and spliced to the backend's until either ends; a
+        refusal (400 and above) written to the client's connection as it came, which then ends;
+        anything else the proxy's 503 ``invalid upgrade response``. The caller's deadline covers
+        the call until the connection is taken, not the tunnel."""
+        if not backend.available:
+            raise BackendUnavailable(_UNAVAILABLE)
+        address = self.resolver.resolve(backend.namespace, backend.service, backend.port)
+        if address is None:
+            raise BackendUnavailable(_UNAVAILABLE)
+        host, _, port = address.rpartition(":")
+        try:
+            reader, writer = await asyncio.open_connection(
+                host.strip("[]"), int(port), ssl=self._tls_context(backend),
+                server_hostname=None if backend.insecure else f"{backend.service}.{backend.namespace}.svc")
+        except ConnectionRefusedError:
+            raise BackendUnavailable(f"error dialing backend: dial tcp {address}: connect: connection refused") from None
+        except (OSError, ssl.SSLError) as err:
+            raise BackendUnavailable(f"error dialing backend: {err.strerror or err}") from None
+        try:
+            writer.write(_request_head(method, path, query, address, headers))
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, OSError):
+                raise BackendUnavailable("unexpected EOF") from None  # Go's http.ReadResponse
+            status = _status_of(head)
+            if status is None:
+                raise BackendUnavailable("malformed HTTP response")
+            if status != 101 and status < 400:
+                raise BackendUnavailable(f"invalid upgrade response: status code {status}")
+        except BaseException:
+            writer.close()
+            raise
+        return _Spliced(reader, writer, head, status == 101)
+
+    def _tls_context(self, backend: Backend) -> ssl.SSLContext:
+        """How a backend is verified (and the front proxy's certificate presented), by its pooled
+        session and by an upgrade's own connection alike."""
+        key = (backend.ca_bundle, backend.insecure)
+        context = self._contexts.get(key)
+        if context is None:
+            context = self._contexts[key] = backend_tls_context(backend.ca_bundle, backend.insecure, self.client_files)
+        return context
+
+
+class _Spliced(Response):
+    """The answer to an upgrade request the backend took or refused: the client's connection
+    taken and given the backend's answer; spliced to the backend's connection after a 101,
+    closed after a refusal has been copied (within 10 s, as Go's proxy)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, head: bytes,
+                 switched: bool) -> None:
+        super().__init__(status_code=101 if switched else _status_of(head) or 502)
+        self.backend = (reader, writer)
+        self.head = head
+        self.switched = switched
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        reader, writer = self.backend
+        hijack = scope.get(UPGRADE)
+        if hijack is None:  # HTTP/2, or a server that cannot hand its connection over
+            writer.close()
+            await proxy_error("request connection cannot be hijacked", 503)(scope, receive, send)
+            return
+        tunnel = await hijack(self.head)
+        if self.switched:
+            await splice(tunnel, reader, writer)
+            return
+        try:
+            async with asyncio.timeout(_REFUSAL_COPY_SECONDS):
+                while data := await reader.read(65536):
+                    tunnel.writer.write(data)
+                    await tunnel.writer.drain()
+        except (TimeoutError, ConnectionError, OSError):
+            pass
+        finally:
+            writer.close()
+            tunnel.writer.close()
+
+
+def _request_head(method: str, path: str, query: str, address: str, headers: list[tuple[str, str]]) -> bytes:
+    """Go's ``Request.Write`` of the upgrade request: ``Host`` (the backend's address, as
+    ``NewRequestForProxy`` sets it), ``User-Agent`` (the client's, else Go's), the other headers
+    by name."""
+    user_agent = next((v for k, v in headers if k.lower() == "user-agent"), "Go-http-client/1.1")
+    lines = [f"{method} {path}{'?' + query if query else ''} HTTP/1.1", f"Host: {address}", f"User-Agent: {user_agent}"]
+    lines += [f"{_canonical(k)}: {v}" for k, v in sorted(headers, key=lambda kv: _canonical(kv[0]))
+              if k.lower() not in ("user-agent", "content-length")]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def _canonical(name: str) -> str:
+    """Go's ``textproto.CanonicalMIMEHeaderKey``: each dash-separated word capitalized."""
+    return "-".join(word[:1].upper() + word[1:].lower() for word in name.split("-"))
+
+
+def _status_of(head: bytes) -> int | None:
+    """The status code of an answer's head, None for one that is not HTTP's."""
+    version, _, rest = head.partition(b" ")
+    code = rest[:3]
+    return int(code) if version.startswith(b"HTTP/") and code.isdigit() else None
 
 
 def _long_running(info: RequestInfo) -> bool:
@@ -330,9 +474,9 @@ def _unreachable(reason: str) -> BackendUnavailable:
     return BackendUnavailable(f"error trying to reach service: {reason}")
 
 
-def _dropped(header: str) -> bool:
+def _dropped(header: str, keep_hop_by_hop: bool) -> bool:
     name = header.lower()
-    return (name in _HOP_BY_HOP or name in _CONSUMED or name.startswith("impersonate-")
+    return ((name in _HOP_BY_HOP and not keep_hop_by_hop) or name in _CONSUMED or name.startswith("impersonate-")
             or name.startswith("x-remote-") or name == "audit-id")
 
 

@@ -23,6 +23,12 @@ TRANSPORT = "fakeapi.transport"
 #: between ASGI messages (uvicorn's httptools protocol, HTTP/1.1: it frames a response without
 #: a length in chunks, each written as it comes).
 CHUNKED_TRANSPORT = "fakeapi.chunked_transport"
+#: The scope key of the request's audit ID (``app._App``): the client's ``Audit-ID`` header, else
+#: a new UUID, as kube's ``WithAuditInit`` takes it; answered in the response's ``Audit-Id`` and
+#: passed on to an aggregated server.
+AUDIT_ID = "fakeapi.audit_id"
+#: kube's ``WithCacheControl``: on every answer whose handler sets no Cache-Control of its own.
+NO_CACHE = (b"cache-control", b"no-cache, private")
 
 
 class _GoYAMLDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]

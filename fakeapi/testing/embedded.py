@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import gc
 import inspect
+import logging
 import socket
 import threading
 from collections.abc import Awaitable, Callable
@@ -32,6 +33,7 @@ from starlette.applications import Starlette
 from ..kubeconfig import write_kubeconfig
 from ..server import Server, ServerConfig, create_app
 from ..http.limits import IDLE_TIMEOUT
+from ..http.upgrades import not_uvicorns_upgrade_warning
 
 T = TypeVar("T")
 
@@ -147,8 +149,9 @@ class EmbeddedServer:
         # request's address is its connection's (``fakeapi serve``'s reason, ``_serve_plain``).
         self._uvicorn = uvicorn.Server(uvicorn.Config(
             self._slot, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=1,
-            timeout_keep_alive=IDLE_TIMEOUT, proxy_headers=False,
+            timeout_keep_alive=IDLE_TIMEOUT, proxy_headers=False, server_header=False,
         ))
+        logging.getLogger("uvicorn.error").addFilter(not_uvicorns_upgrade_warning)
         self._serving = asyncio.run_coroutine_threadsafe(self._uvicorn.serve(sockets=[self._socket]), self._loop)
         self.run_on_loop(self._until_started)
 

@@ -13,16 +13,21 @@ group versions."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+import socket
+import ssl
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
+import yaml
 from aggregated_backend import ANSWER_HEADERS, GROUP, VERSION, AggregatedBackend
 from differ import FAKE_API_SERVERS, NAMESPACE, Pair, differences
 
@@ -159,6 +164,75 @@ def test_a_watch_is_streamed_through(pair: Pair, backends: tuple[AggregatedBacke
     _same(pair, "watch", "GET", f"{_FLUNDERS}?watch=true")
 
 
+def test_a_redirect_is_kubes_502(pair: Pair, backends: Any) -> None:
+    """kube-aggregator refuses to pass a backend's redirect on."""
+    _same(pair, "redirect", "GET", f"{_FLUNDERS}/one?redirect=true")
+
+
+def _connection(url: str, kubeconfig: Path) -> socket.socket:
+    """A connection to a server (over TLS trusting its kubeconfig's CA for an https URL), as an
+    upgrading client opens it: HTTP/1.1 only."""
+    parts = urlsplit(url)
+    raw = socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 443), timeout=10)
+    if parts.scheme != "https":
+        return raw
+    cluster = yaml.safe_load(kubeconfig.read_text())["clusters"][0]["cluster"]
+    if "certificate-authority-data" in cluster:
+        context = ssl.create_default_context(cadata=base64.b64decode(cluster["certificate-authority-data"]).decode())
+    else:
+        context = ssl.create_default_context(cafile=cluster["certificate-authority"])
+    context.set_alpn_protocols(["http/1.1"])
+    return context.wrap_socket(raw, server_hostname=parts.hostname)
+
+
+#: Headers of an answer that vary by server or request (the date, kube's request ID and priority
+#: and fairness' UIDs, which fakeapi does not send).
+_PER_SERVER_HEADERS = frozenset((b"date", b"audit-id", b"x-kubernetes-pf-flowschema-uid",
+                                 b"x-kubernetes-pf-prioritylevel-uid"))
+
+
+def _upgraded(server: Any, query: str) -> tuple[bytes, list[bytes], Any, bytes]:
+    """An upgrade request (SPDY's, as kubectl exec's) of a flunder's ``exec`` on ``server``
+    (fakeapi's ServerProcess or kube's): the answer's status line, its headers' names and values
+    but the date and audit ID, then after a 101 the backend's echo of the request and what came
+    back of bytes sent through; else the answer's body."""
+    token = getattr(server, "token", "") or server.http.headers.get("Authorization", "").removeprefix("Bearer ")
+    with _connection(server.url, server.kubeconfig) as conn:
+        file = conn.makefile("rb")
+        auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        conn.sendall(f"GET {_FLUNDERS}/one/exec?command=ls&stdout=true{query} HTTP/1.1\r\nHost: kube\r\n{auth}"
+                     f"Connection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n"
+                     f"User-Agent: kasdiff\r\n\r\n".encode())
+        status = file.readline().rstrip(b"\r\n")
+        headers = []
+        while (line := file.readline()) not in (b"\r\n", b""):
+            name, _, value = line.rstrip(b"\r\n").partition(b":")
+            if name.lower() not in _PER_SERVER_HEADERS:
+                headers.append(name.lower() + b": " + value.strip())
+        if not status.startswith(b"HTTP/1.1 101"):
+            length = next((int(h.partition(b":")[2]) for h in headers if h.startswith(b"content-length:")), -1)
+            return status, sorted(headers), None, file.read(length) if length >= 0 else file.read()
+        echo = _random_ids_masked({"echo": json.loads(file.readline())}, False)["echo"]
+        conn.sendall(b"through the tunnel")
+        through = b""
+        while len(through) < len(b"through the tunnel"):
+            through += file.read1(1024)
+        return status, headers, echo, through
+
+
+def test_an_upgrade_is_spliced_to_the_backend(pair: Pair, backends: Any, fake_server: Any, real_server: Any) -> None:
+    """An upgrade request (kubectl exec's, to an aggregated server: KubeVirt's consoles are
+    these) is passed on as kube passes it, and the connection spliced to the backend's; the
+    backend's refusal reaches the client, and an answer that neither switches nor refuses is
+    kube's 503."""
+    for case, query in (("upgrade", ""), ("upgrade-refused", "&refuse=true"), ("upgrade-not-switched", "&plain=true")):
+        fake, real = (_upgraded(server, query) for server in (fake_server, real_server))
+        assert fake[:2] == real[:2], case
+        assert not list(differences(fake[2], real[2])), (case, list(differences(fake[2], real[2])))
+        assert fake[3] == real[3], case
+    assert real[0] == b"HTTP/1.1 503 Service Unavailable" and b"invalid upgrade response" in real[3]
+
+
 def test_discovery_merges_the_backends(pair: Pair, backends: Any) -> None:
     def ours(answer: Any, is_fake: bool) -> Any:
         return [group for group in answer["groups"] if group["name"].endswith(GROUP)]
@@ -290,11 +364,15 @@ def test_the_availability_metrics_are_kubes(pair: Pair, backends: Any) -> None:
                       f'reason="ServiceNotFound"}}'] == 1
 
 
-def test_a_backend_gone_is_kubes_503(pair: Pair, backends: tuple[AggregatedBackend, AggregatedBackend]) -> None:
-    """Last: stops the backend. The APIService is still Available until the next check."""
+def test_a_backend_gone_is_kubes_503(pair: Pair, backends: tuple[AggregatedBackend, AggregatedBackend],
+                                     fake_server: Any, real_server: Any) -> None:
+    """Last: stops the backend. The APIService is still Available until the next check. An
+    upgrade request then fails to dial it."""
     backends[0].stop()
 
     def port_free(answer: Any, is_fake: bool) -> Any:
         return answer.replace(str(backends[0].port), "<port>") if isinstance(answer, str) else answer
 
     _same(pair, "backend-gone", "GET", f"{_FLUNDERS}/one", rewrite=port_free)
+    fake, real = (_upgraded(server, "") for server in (fake_server, real_server))
+    assert fake == real and b"error dialing backend" in real[3], (fake, real)
