@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
+import orjson
 
 from .auth.authentication import ADMIN_TOKEN
 
@@ -19,9 +19,18 @@ if TYPE_CHECKING:  # the certificates' module loads cryptography's x509, which a
     from .http.pki import KeyPair
 
 
+class KubeconfigError(ValueError):
+    """A kubeconfig that is not YAML."""
+
+
 def client_settings(kubeconfig: Path) -> tuple[str, dict[str, Any]]:
     """(server URL, ``httpx.Client`` keyword arguments) of ``kubeconfig``'s current context."""
-    config = yaml.safe_load(kubeconfig.read_text())
+    import yaml  # a client's: a server's start writes its kubeconfig without PyYAML (~7 ms)
+
+    try:
+        config = yaml.safe_load(kubeconfig.read_text())
+    except yaml.YAMLError as err:
+        raise KubeconfigError(str(err)) from None
     context = next(c["context"] for c in config["contexts"] if c["name"] == config["current-context"])
     cluster = next(c["cluster"] for c in config["clusters"] if c["name"] == context["cluster"])
     user = next(u["user"] for u in config["users"] if u["name"] == context["user"])
@@ -81,5 +90,27 @@ def write_kubeconfig(path: Path, server_url: str, *, token: str | None = ADMIN_T
     tmp = path.with_suffix(path.suffix + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as file:
-        file.write(yaml.safe_dump(config, sort_keys=False))
+        file.write("".join(_yaml_lines(config, "")))
     os.replace(tmp, path)
+
+
+def _yaml_lines(value: dict[str, Any] | list[Any], indent: str) -> list[str]:
+    """A kubeconfig's YAML, block style, each string double-quoted as JSON writes it (a JSON
+    string is a YAML double-quoted scalar), so no text reads back as another type; written
+    without PyYAML, whose import would cost every start ~7 ms."""
+    lines: list[str] = []
+    items = value.items() if isinstance(value, dict) else ((None, item) for item in value)
+    for key, item in items:
+        lead = f"{indent}{key}:" if key is not None else f"{indent}-"
+        if isinstance(item, str):
+            lines.append(f"{lead} {orjson.dumps(item).decode()}\n")
+        elif not item:
+            lines.append(f"{lead} {'{}' if isinstance(item, dict) else '[]'}\n")
+        elif key is None:  # a list's mapping: its first key on the dash's line
+            nested = _yaml_lines(item, indent + "  ")
+            lines.append(f"{lead} {nested[0].lstrip()}")
+            lines.extend(nested[1:])
+        else:
+            lines.append(f"{lead}\n")
+            lines.extend(_yaml_lines(item, indent + "  "))
+    return lines

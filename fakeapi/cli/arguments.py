@@ -7,7 +7,6 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
 
 from ..kubeconfig import client_settings
 
@@ -71,6 +70,6 @@ def server_client(args: argparse.Namespace, timeout: float) -> httpx.Client:
         return httpx.Client(base_url=args.url, timeout=timeout)
     try:
         server, settings = client_settings(Path(args.kubeconfig))
-    except (OSError, ValueError, KeyError, StopIteration, yaml.YAMLError) as err:
+    except (OSError, ValueError, KeyError, StopIteration) as err:
         raise SystemExit(f"fakeapi: --kubeconfig {args.kubeconfig}: {err!r}") from None
     return httpx.Client(base_url=server, timeout=timeout, **settings)

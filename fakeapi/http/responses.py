@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import orjson
-import yaml
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
@@ -31,40 +30,12 @@ AUDIT_ID = "fakeapi.audit_id"
 NO_CACHE = (b"cache-control", b"no-cache, private")
 
 
-class _GoYAMLDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """Strings styled as go-yaml v2 (kube's ``sigs.k8s.io/yaml``) styles them: multi-line text as
-    a literal block, text that would read back as another type (``"123"``, ``"true"``, ``"n"``,
-    ``""``) double-quoted, the rest plain unless the emitter must quote it."""
-
-
-_RESOLVER = yaml.resolver.Resolver()
-#: go-yaml v2 also reads these plain scalars as booleans (YAML 1.1's short forms).
-_GO_YAML_BOOLEANS = frozenset(("y", "Y", "n", "N"))
-
-
-def _represent_string(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
-    tag = "tag:yaml.org,2002:str"
-    if "\n" in text:
-        return dumper.represent_scalar(tag, text, style="|")
-    if text in _GO_YAML_BOOLEANS or _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) != tag:
-        return dumper.represent_scalar(tag, text, style='"')
-    return dumper.represent_scalar(tag, text)
-
-
-_GoYAMLDumper.add_representer(str, _represent_string)
-
-
-def yaml_from_json(body: bytes) -> bytes:
-    """kube's YAML serializer (``sigs.k8s.io/yaml.JSONToYAML``): the JSON as YAML, map keys
-    sorted, block style, long lines kept whole."""
-    return yaml.dump(orjson.loads(body), Dumper=_GoYAMLDumper, default_flow_style=False, sort_keys=True,
-                     allow_unicode=True, width=1 << 30).encode()
-
-
 def body_response(body: bytes, media_type: str, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     """A JSON body in the negotiated media type (JSON or YAML; protobuf bodies are encoded by
     their views)."""
     if media_type == YAML:
+        from ..machinery.goyaml import yaml_from_json
+
         return Response(yaml_from_json(body), status_code=status, media_type=YAML, headers=headers)
     return Response(body, status_code=status, media_type=media_type, headers=headers)
 

@@ -5,7 +5,7 @@ their Go names (which gogo-protobuf's ``Unmarshal`` errors name).
 
 Both come from ``scripts/gen-protobuf-descriptors.py``: ``k8s_protobuf.desc.gz`` (a compiled
 ``FileDescriptorSet`` of k8s.io/api and friends) and ``k8s_gofields.json.gz``, package data beside
-this module, loaded on first use, not at import. What Go's ``encoding/json`` makes of a decoded
+this module, loaded on first use, not at import (nor protobuf's descriptor machinery). What Go's ``encoding/json`` makes of a decoded
 object (``gostruct``) and the protobuf wire form (``fakeapi.http.protobuf``) both read them.
 """
 
@@ -17,10 +17,13 @@ from functools import cache
 from importlib import resources
 
 import orjson
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-from google.protobuf.message import Message
+from typing import TYPE_CHECKING
 
 from .schema import definition_name
+
+if TYPE_CHECKING:
+    from google.protobuf import descriptor_pool
+    from google.protobuf.message import Message
 
 UNKNOWN = "k8s.io.apimachinery.pkg.runtime.Unknown"
 
@@ -42,6 +45,8 @@ class GoTypes:
     go_names: dict[str, dict[str, str]]
 
     def message_class(self, name: str) -> type[Message]:
+        from google.protobuf import message_factory
+
         return message_factory.GetMessageClass(self.pool.FindMessageTypeByName(name))
 
 
@@ -54,6 +59,9 @@ def _openapi_package(go_package: str) -> str:
 
 @cache
 def types() -> GoTypes:
+    # protobuf's descriptor machinery is imported here, at the first use: ~8 ms of every start.
+    from google.protobuf import descriptor_pb2, descriptor_pool
+
     data = resources.files(__package__)
     files = descriptor_pb2.FileDescriptorSet.FromString(
         gzip.decompress(data.joinpath("k8s_protobuf.desc.gz").read_bytes())).file

@@ -1,5 +1,7 @@
 """YAML bodies as kube-apiserver reads them: ``sigs.k8s.io/yaml``'s ``YAMLToJSON`` over its
-``goyaml.v2`` fork (a Go port of libyaml), with that parser's error messages.
+``goyaml.v2`` fork (a Go port of libyaml), with that parser's error messages; and YAML answers as
+it writes them (``yaml_from_json``). Imported at the first YAML body or answer: PyYAML costs a
+start ~7 ms.
 
 PyYAML's C loader runs libyaml itself, so a malformed document fails at the same place with the
 same problem as in Go; the message is then worded as goyaml's ``parser.fail`` words it: ``yaml:
@@ -339,3 +341,33 @@ def _marked_message(err: yaml.MarkedYAMLError) -> str:
     problem = err.problem or "unknown problem parsing YAML content"
     problem = _PROBLEMS.get(problem, problem)
     return f"yaml: line {line}: {problem}" if line else f"yaml: {problem}"
+
+
+class _GoYAMLDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Strings styled as go-yaml v2 (kube's ``sigs.k8s.io/yaml``) styles them: multi-line text as
+    a literal block, text that would read back as another type (``"123"``, ``"true"``, ``"n"``,
+    ``""``) double-quoted, the rest plain unless the emitter must quote it."""
+
+
+_RESOLVER = yaml.resolver.Resolver()
+#: go-yaml v2 also reads these plain scalars as booleans (YAML 1.1's short forms).
+_GO_YAML_BOOLEANS = frozenset(("y", "Y", "n", "N"))
+
+
+def _represent_string(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    tag = "tag:yaml.org,2002:str"
+    if "\n" in text:
+        return dumper.represent_scalar(tag, text, style="|")
+    if text in _GO_YAML_BOOLEANS or _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) != tag:
+        return dumper.represent_scalar(tag, text, style='"')
+    return dumper.represent_scalar(tag, text)
+
+
+_GoYAMLDumper.add_representer(str, _represent_string)
+
+
+def yaml_from_json(body: bytes) -> bytes:
+    """kube's YAML serializer (``sigs.k8s.io/yaml.JSONToYAML``): the JSON as YAML, map keys
+    sorted, block style, long lines kept whole."""
+    return yaml.dump(orjson.loads(body), Dumper=_GoYAMLDumper, default_flow_style=False, sort_keys=True,
+                     allow_unicode=True, width=1 << 30).encode()

@@ -18,7 +18,6 @@ from typing import Any
 from .gojson import GoJSONError, as_unstructured, decode, has_long_integer, literal_scalar, loads
 from . import gostruct
 from .golang import go_json, go_quote, go_string
-from .goyaml import GoYAMLError, yaml_to_json
 from .schema import release_kinds
 from .status import StatusError, bad_request
 
@@ -100,6 +99,8 @@ def decode_value(raw: bytes, media_type: str, kind: str | None) -> tuple[Any, li
     decoder's complaints (repeated keys); 400 as the create and update handlers of ``kind`` send
     it (None: the bare error, as the delete handler does)."""
     if media_type == YAML:
+        from .goyaml import GoYAMLError, yaml_to_json  # at the first YAML body: PyYAML costs a start ~7 ms
+
         try:
             return yaml_to_json(raw)
         except GoYAMLError as err:

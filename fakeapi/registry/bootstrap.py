@@ -1,6 +1,8 @@
 """The objects kube-apiserver creates on every cluster it starts, which controllers, admission
 and tools take for granted:
 
+* the default namespaces (``default``, ``kube-system``, ``kube-public``, ``kube-node-lease``);
+
 * the RBAC bootstrap policy (``cluster-admin``, ``admin``, ``edit``, ``view`` with their
   aggregation rules, the ``system:*`` roles and their bindings, the Roles of ``kube-system`` and
   ``kube-public``), the PriorityClasses ``system-node-critical`` and ``system-cluster-critical``
@@ -145,22 +147,57 @@ def _templates(advertise_port: int, authentication: tuple[tuple[str, str], ...]
             obj["spec"]["ports"][0]["targetPort"] = advertise_port
         group, _, _version = obj["apiVersion"].rpartition("/")
         meta = obj["metadata"]
-        template = orjson.dumps(_stamped(obj)).replace(b"%", b"%%")
-        for stand_in in (_UID, _NOW, _TODAY, _RESOURCE_VERSION):
-            template = template.replace(stand_in.encode(), b"%(" + stand_in.encode() + b")s")
-        templates.append((group, obj["kind"], meta.get("namespace"), meta["name"], template))
+        templates.append((group, obj["kind"], meta.get("namespace"), meta["name"], _template(_stamped(obj))))
+    return tuple(templates)
+
+
+def _template(obj: Json) -> bytes:
+    """``obj``'s stored bytes as a ``%`` format of the stand-ins."""
+    template = orjson.dumps(obj).replace(b"%", b"%%")
+    for stand_in in (_UID, _NOW, _TODAY, _RESOURCE_VERSION):
+        template = template.replace(stand_in.encode(), b"%(" + stand_in.encode() + b")s")
+    return template
+
+
+#: The namespaces kube-apiserver creates (``default`` by its bootstrap controller, the others by
+#: its system namespaces controller), in the order it creates them.
+DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+@cache
+def _namespace_templates() -> tuple[tuple[str, bytes], ...]:
+    """Each default namespace as (name, stored bytes as a ``%`` format of the stand-ins): what a
+    create of ``{"metadata": {"name": name}}`` stores (the namespace strategy's label and
+    finalizer, its Active phase), its metadata in kube's field order."""
+    templates = []
+    for name in DEFAULT_NAMESPACES:
+        namespace = {"kind": "Namespace", "apiVersion": "v1",
+                     "metadata": {"name": name, "uid": "", "resourceVersion": "", "creationTimestamp": "",
+                                  "labels": {"kubernetes.io/metadata.name": name}},
+                     "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}
+        templates.append((name, _template(_stamped(namespace))))
     return tuple(templates)
 
 
 def create_bootstrap_objects(store: Store, advertise_port: int,
                              resource_for_kind: Callable[[str, str], ResourceStore | ConvertingStore | None],
                              authentication: tuple[tuple[str, str], ...] = ()) -> None:
-    """Write the bootstrap objects that do not exist yet (before the watch caches start):
-    ``resource_for_kind`` is the registry's (an object's key is its resource store's),
-    ``advertise_port`` the ``kubernetes`` Service's target port, ``authentication`` the data of
-    ``extension-apiserver-authentication`` by key."""
+    """Write the default namespaces and the bootstrap objects that do not exist yet (before the
+    watch caches start): ``resource_for_kind`` is the registry's (an object's key is its resource
+    store's), ``advertise_port`` the ``kubernetes`` Service's target port, ``authentication`` the
+    data of ``extension-apiserver-authentication`` by key. Each namespace is written at its own
+    revision, as kube's controllers create them one by one; the other objects in bulk."""
     now = metadata.now_rfc3339().encode()
     stamps = {_NOW.encode(): now, _TODAY.encode(): now[:10]}
+    namespaces = resource_for_kind("", "Namespace")
+    assert namespaces is not None
+    for name, template in _namespace_templates():
+        key = namespaces.storage.key(None, name).encode()
+        stamps[_UID.encode()] = str(uuid.uuid4()).encode()
+        stamps[_RESOURCE_VERSION.encode()] = str(store.known_revision + 1).encode()
+        # Created, never overwritten: another API server on the same etcd may have been first.
+        store.txn(TxnRequest(compare=(Compare(key, CompareTarget.CREATE, CompareResult.EQUAL, 0),),
+                             success=(PutRequest(key, template % stamps),)))
     # All are written at once when none exists (a new store: no reads); a batch of which some
     # exist fails its compares, and is made again of those that do not.
     missing = []

@@ -22,7 +22,6 @@ from ..machinery.field_validation import (
     warning_header,
 )
 from ..machinery.golang import go_json
-from ..machinery.goyaml import GoYAMLError, yaml_to_json
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.status import StatusError, bad_request, invalid, invalid_error, not_found
 from . import scale
@@ -211,6 +210,8 @@ class FieldManagedWrites:
         merged into the stored object by field ownership, or creates it. Returns the object and
         whether it was created. The body is read as ``sigs.k8s.io/yaml.Unmarshal`` reads it into
         a map; repeated keys are warnings, or a 400 under ``Strict`` (``applyPatcher``)."""
+        from ..machinery.goyaml import GoYAMLError, yaml_to_json  # at the first apply: PyYAML costs a start ~7 ms
+
         try:
             applied, repeated = yaml_to_json(body)
         except GoYAMLError as err:

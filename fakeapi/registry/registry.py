@@ -64,7 +64,6 @@ ServedStore = ResourceStore | ConvertingStore
 #: kube-apiserver's ``--service-account-issuer`` as kubeadm, kind and minikube set it (kube
 #: itself has no default); also the API audience.
 DEFAULT_SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local"
-DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 #: kube-apiserver's --event-ttl: events are deleted an hour after their last write.
 DEFAULT_EVENT_TTL = 3600
 #: Resources whose storage has more semantics than the generic store's.
@@ -272,14 +271,7 @@ class Registry:
         """Create the default namespaces and kube-apiserver's bootstrap objects, start every cache
         (on the store's loop) and serve the custom resources of the CRDs already stored (a store
         loaded from disk or a snapshot)."""
-        for name in DEFAULT_NAMESPACES:
-            if self.namespace_phase(name) is None:
-                try:
-                    self.namespaces.create(None, {"metadata": {"name": name}})
-                except StatusError as err:  # another API server on the same etcd was first
-                    if err.reason != "AlreadyExists":
-                        raise
-        # the system PriorityClasses among them
+        # the default namespaces and the system PriorityClasses among them
         create_bootstrap_objects(self.store, self.advertise_port, self.resource_for_kind,
                                  tuple(sorted(self.extension_authentication.items())))
         for resource_store in self.stores():

@@ -6,7 +6,8 @@ from __future__ import annotations
 import orjson
 
 from fakeapi.registry.bootstrap import create_bootstrap_objects, recorded_objects
-from fakeapi.registry.registry import DEFAULT_NAMESPACES, Registry
+from fakeapi.registry.bootstrap import DEFAULT_NAMESPACES
+from fakeapi.registry.registry import Registry
 from fakeapi.store import RangeRequest, Store
 
 
