@@ -33,6 +33,7 @@ from ..machinery import gostruct, metadata
 from ..apis.conversion import Conversion, Convert
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.list_options import ListOptions
+from ..machinery.scale_handler import ReplicasPaths
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import parse_field_selector, parse_label_selector, selectable_fields
 from ..machinery.status import StatusError, qualified_resource
@@ -40,6 +41,7 @@ from ..runtime import wait_for
 from .delegator import WatchStart
 from .deletes import is_status
 from .lists import list_bytes, list_item
+from . import scale
 from .patch_apply import FieldManagedWrites
 from .rest import Json, ResourceStore
 from .views import JsonView, ResponseView
@@ -116,8 +118,10 @@ class ConvertingStore(FieldManagedWrites):
         self, storage: ResourceStore, resource_type: ResourceType, conversion: Conversion, *,
         list_kind: str | None = None, custom_schema: Schema | None = None,
         structural: StructuralSchema | None = None, printer_columns: Sequence[Mapping[str, Any]] | None = None,
+        scale_paths: scale.ScalePaths = scale.BUILT_IN,
     ) -> None:
         self.storage = storage
+        self.scale_paths = scale_paths
         self.resource_type = resource_type
         self.kind = resource_type.kind
         self.api_version = resource_type.group_version
@@ -148,6 +152,10 @@ class ConvertingStore(FieldManagedWrites):
     @property
     def cacher(self) -> Cacher:
         return self.storage.cacher
+
+    @property
+    def replicas_paths(self) -> ReplicasPaths:
+        return self.storage.replicas_paths
 
     @property
     def waits(self) -> bool:
@@ -351,19 +359,31 @@ class ConvertingStore(FieldManagedWrites):
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
         subresource: str | None = None, dry_run: bool = False, manager: str = "", go_decoded: bool = False,
+        scaled: scale.Scales | None = None,
     ) -> bytes:
         """``ResourceStore.rewrite`` with ``change`` made to the object in the served version
         (whose conversion to the storage version the storage's decoding reads: ``go_decoded``
-        does not carry over)."""
+        does not carry over). ``scaled`` makes Scales of objects in the served version: kube
+        validates a ``/scale`` write on the objects of the version it is sent in, before they
+        are encoded for storage."""
+        #: The served objects the last try of ``change`` saw and made.
+        tried: dict[str, Json] = {}
+
         def change_served(stored: Json) -> Json:
             live = self._served_live(stored)
             changed = self._typed(change(copy.deepcopy(live)))
+            tried.update(live=live, changed=changed)
             self._existing_encoded(live)
             return self._stored_object(self._managed(subresource, live, changed, manager))
 
+        def stored_scales(new: Json, old: Json) -> tuple[Json, Json]:
+            # the storage's strategy has prepared the metadata since, which every version shares
+            assert scaled is not None
+            return scaled({**tried["changed"], "metadata": new["metadata"]}, {**tried["live"], "metadata": old["metadata"]})
+
         with self._requested():
             return self._served(self.storage.rewrite(namespace, name, change_served, subresource=subresource,
-                                                     dry_run=dry_run))
+                                                     dry_run=dry_run, scaled=scaled and stored_scales))
 
     def delete(
         self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,
@@ -401,12 +421,9 @@ class ConvertingStore(FieldManagedWrites):
     # ----------------------------------------------------------------- scale
 
     def get_scale(self, namespace: str | None, name: str) -> bytes:
-        return self.storage.get_scale(namespace, name)
-
-    def update_scale(
-        self, namespace: str | None, name: str, change: Callable[[Json], Json], dry_run: bool = False,
-    ) -> bytes:
-        return self.storage.update_scale(namespace, name, change, dry_run)
+        """kube's ``ScaleREST.Get`` of this version: the object read in it (converted as a GET
+        converts it), its Scale by this version's ``scale_paths``."""
+        return orjson.dumps(scale.to_scale(orjson.loads(self.get(namespace, name)), self.scale_paths))
 
 
 def _encoded(convert: Convert) -> Callable[[bytes], bytes]:

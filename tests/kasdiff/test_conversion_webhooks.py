@@ -318,3 +318,74 @@ def test_selectable_fields_of_a_converted_version(conversions: Conversions) -> N
         for client in (pair.fake, pair.real):
             client.delete(f"{_CRDS}/sizers.{GROUP}")
     check(pair, start)
+
+
+def _scalers_crd(hooks: WebhookServer, server: str) -> Json:
+    """A CRD converted by the webhook whose versions scale by their own name of the size:
+    ``spec.size`` in v1 (stored), ``spec.replicas`` in v2 (which also has a label selector), both
+    with ``status.ready`` as their status replicas."""
+    crd = conversion_crd(GROUP, "scalers", "Scaler", {"url": hooks.url(f"/{server}/convert"), "caBundle": hooks.ca_bundle})
+    for version in crd["spec"]["versions"]:
+        if version["name"] == "v1":
+            version["subresources"]["scale"] = {"specReplicasPath": ".spec.size", "statusReplicasPath": ".status.ready"}
+        else:
+            version["subresources"]["scale"] = {"specReplicasPath": ".spec.replicas",
+                                                "statusReplicasPath": ".status.ready",
+                                                "labelSelectorPath": ".status.selector"}
+    return crd
+
+
+def test_scale_of_a_converted_version(conversions: Conversions) -> None:
+    """``/scale`` of v2 reads and writes the object as the webhook converts it to v2, at v2's
+    paths (``spec.replicas``, the stored object's ``spec.size``): a GET converts the object, a
+    write converts it to v1 and back as an update does; the ConversionReviews each server sends
+    are compared. A Scale of an object the webhook refuses to convert is the conversion's 500."""
+    pair, hooks = conversions.pair, conversions.hooks
+    start = len(pair.outcomes)
+    case = "conversion-scale"
+    for server, client in (("fake", pair.fake), ("kube", pair.real)):
+        response = client.post(_CRDS, json=_scalers_crd(hooks, server))
+        assert response.status_code == 201, response.text
+    for client in (pair.fake, pair.real):
+        deadline = time.monotonic() + 30
+        while any(client.get(f"/apis/{GROUP}/{version}/namespaces/{NAMESPACE}/scalers").status_code != 200
+                  for version in ("v1", "v2")):
+            assert time.monotonic() < deadline, "scalers never served"
+            time.sleep(0.2)
+    try:
+        send = conversions.send
+
+        def scaler(name: str, size: int, **labels: str) -> Json:
+            return {"apiVersion": f"{GROUP}/v1", "kind": "Scaler", "metadata": {"name": name, "labels": labels},
+                    "spec": {"size": size}}
+
+        def replicas(count: int) -> Json:
+            return {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "s"},
+                    "spec": {"replicas": count}}
+
+        send(case, "create", "POST", "v1", "scalers", scaler("s", 2))
+        send(case, "status", "PATCH", "v1", "scalers/s/status", {"status": {"ready": 1, "selector": "app=s"}},
+             "application/merge-patch+json")
+        send(case, "get scale", "GET", "v2", "scalers/s/scale")
+        send(case, "get scale", "GET", "v1", "scalers/s/scale")
+        send(case, "put scale", "PUT", "v2", "scalers/s/scale?fieldManager=putter", replicas(3))
+        send(case, "merge scale", "PATCH", "v2", "scalers/s/scale?fieldManager=merger", {"spec": {"replicas": 4}},
+             "application/merge-patch+json")
+        # kube applies a custom resource's Scale with the custom resource's converter: a 500
+        send(case, "apply scale", "PATCH", "v2", "scalers/s/scale?fieldManager=applier&force=true", replicas(5),
+             "application/apply-patch+yaml")
+        send(case, "get object", "GET", "v1", "scalers/s")
+        send(case, "get object", "GET", "v2", "scalers/s")
+        send(case, "delete", "DELETE", "v1", "scalers/s")
+        # refused: the v2 caches of both servers then cannot hold it (the answers only)
+        send(case, "create refused", "POST", "v1", "scalers", scaler("s", 2, conversion="failure"), reviews=False)
+        send(case, "get scale refused", "GET", "v2", "scalers/s/scale", reviews=False)
+        send(case, "put scale refused", "PUT", "v2", "scalers/s/scale", replicas(3), reviews=False)
+        send(case, "merge scale refused", "PATCH", "v2", "scalers/s/scale", {"spec": {"replicas": 4}},
+             "application/merge-patch+json", reviews=False)
+        send(case, "get scale refused", "GET", "v1", "scalers/s/scale", reviews=False)
+        send(case, "delete refused", "DELETE", "v1", "scalers/s", reviews=False)
+    finally:
+        for client in (pair.fake, pair.real):
+            client.delete(f"{_CRDS}/scalers.{GROUP}")
+    check(pair, start)
