@@ -28,15 +28,15 @@ import orjson
 from ..apiextensions.structural import StructuralSchema
 from ..apis.catalogue import ResourceType
 from ..apis.rules import NO_RULES, rules_for
-from ..cacher import CachedObject, Cacher
+from ..cacher import CachedObject, Cacher, TooOldResourceVersion
 from ..machinery import gostruct, metadata
 from ..apis.conversion import Conversion, Convert
 from ..machinery.delete_options import DeleteOptions
-from ..machinery.list_options import ListOptions
+from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
 from ..machinery.scale_handler import ReplicasPaths
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import parse_field_selector, parse_label_selector, selectable_fields
-from ..machinery.status import StatusError, qualified_resource
+from ..machinery.status import StatusError, qualified_resource, resource_expired, too_large_resource_version
 from ..runtime import wait_for
 from .delegator import WatchStart
 from .deletes import is_status
@@ -140,7 +140,9 @@ class ConvertingStore(FieldManagedWrites):
         #: watches, made as the events arrive.
         self._ingested: IngestedConversions | None = None
         if conversion.served_async is not None:
-            self._ingested = IngestedConversions(storage.cacher, storage.key, conversion.served_async)
+            self._ingested = IngestedConversions(  # described as GroupVersionKind.String() is
+                storage.cacher, storage.key, conversion.served_async,
+                f"{resource_type.group_version}, Kind={resource_type.kind}")
         self._field_managers = {}
         #: The served version's defaulting runs on bodies in that version, before conversion
         #: (kube defaults a body in the version it was decoded from); its validation, if it has
@@ -271,23 +273,52 @@ class ConvertingStore(FieldManagedWrites):
     async def list(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> bytes:
         if self._ingested is None or (view is not None and view.metadata_only):
             return await self.storage.list(namespace, opts, self._served_view(view), field_labels=self.resource_type)
-        listed = ListedConversions(self._ingested)
+        ingested = self._ingested
+        opts = await self._cache_list_options(opts, ingested)
+        listed = ListedConversions(ingested)
         converted = ConvertedView(self.resource_type, self.list_kind, listed.encode, shared=False)
         served_view = converted if view is None else ConvertedThen(converted, view)
         selection = self._converted_selection(opts)
         # an object not converted yet is selected as stored, and the list made again once it is
         selected = None if selection is None else (lambda o: selection(listed.encode(o.raw)))
         while True:
-            await self._ingested.caught_up()
             body = await self.storage.list(namespace, opts, served_view, field_labels=self.resource_type,
                                            selected=selected)
             if not listed.missing:
                 return body
             await listed.convert_missing()
 
+    async def _cache_list_options(self, opts: ListOptions, ingested: IngestedConversions) -> ListOptions:
+        """The storage version's list that answers a list of this version as kube's cache of
+        the version would (see ``webhook_converted``), once that is ready (else its 429). No
+        resourceVersion: once every event is converted, or the cacher's wait for a fresh cache
+        has passed (the objects it misses are then converted now, as kube reads etcd).
+        resourceVersion 0, or one not older than the version's cache has reached: the cache at
+        the revision it reached (one it does not reach within that wait: its 504). Exact
+        revisions and continued lists read their revision as they are (kube reads etcd)."""
+        rv_text, match = opts.resource_version, opts.resource_version_match
+        if opts.continue_token or rv_text not in ("", "0") and (
+                match == EXACT or match != NOT_OLDER_THAN and opts.limit > 0):
+            return opts
+        ingested.check_ready()
+        fresh_timeout = self.storage.cacher.config.fresh_timeout
+        if rv_text == "":
+            await ingested.caught_up(fresh_timeout)
+            return opts
+        at_least = opts.resource_version_number()
+        if not await ingested.reached(at_least, fresh_timeout):
+            raise too_large_resource_version(at_least, ingested.rv)
+        if await ingested.caught_up():
+            return opts
+        return dataclasses.replace(opts, resource_version=str(ingested.rv), resource_version_match=EXACT)
+
     async def watch(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> WatchStart:
         if self._ingested is None or (view is not None and view.metadata_only):
             return await self.storage.watch(namespace, opts, self._served_view(view), field_labels=self.resource_type)
+        ingested = self._ingested
+        refused = await self._cache_watch_refused(opts, ingested)
+        if refused is not None:
+            return WatchStart(None, refused)
         selection = self._converted_selection(opts)
         # selected as converted: the storage version's watch sends every object
         storage_opts = opts if selection is None else dataclasses.replace(opts, label_selector="", field_selector="")
@@ -297,8 +328,29 @@ class ConvertingStore(FieldManagedWrites):
         selected = None
         if selection is not None:
             selected = await self._selected_at(namespace, opts, start.watcher.last_rv, selection)
-        return WatchStart(ConvertingWatcher(start.watcher, self.storage.cacher, self._ingested, self.api_version,
+        return WatchStart(ConvertingWatcher(start.watcher, self.storage.cacher, ingested, self.api_version,
                                             view, selection, selected))  # type: ignore[arg-type]
+
+    async def _cache_watch_refused(self, opts: ListOptions, ingested: IngestedConversions) -> StatusError | None:
+        """What kube's cache of the version answers a watch it cannot start (see
+        ``webhook_converted``): raises its 429 while it lists again; a 410 for a resourceVersion
+        older than its last list (the in-stream error, as the storage's watch sends it); a
+        watch from now whose initial state the cache does not reach within the cacher's wait
+        for a fresh cache, the in-stream 504 of that wait (a resourceVersion it does not
+        reach: the 504 the storage's watch raises)."""
+        ingested.check_ready()
+        fresh_timeout = self.storage.cacher.config.fresh_timeout
+        if opts.resource_version not in ("", "0"):
+            since = opts.resource_version_number()
+            if since < ingested.relisted_at:
+                return resource_expired(str(TooOldResourceVersion(since, ingested.relisted_at)))
+            if not await ingested.reached(since, fresh_timeout):
+                raise too_large_resource_version(since, ingested.rv)
+        elif opts.resource_version == "" and opts.send_initial_events is not False:
+            current = self.storage.store.revision
+            if not await ingested.reached(current, fresh_timeout):
+                return too_large_resource_version(current, ingested.rv)
+        return None
 
     def _converted_selection(self, opts: ListOptions) -> Callable[[bytes], bool] | None:
         """The request's selectors as a test of objects in this version (their JSON), as kube's
