@@ -188,19 +188,34 @@ class ConvertingStore(FieldManagedWrites):
     def _served_object(self, obj: Json) -> Json:
         return self.conversion.to_served(obj)
 
-    def _served_live(self, stored: Json) -> Json:
-        """The stored object (as the store has it now) in the served version, as an update sees
-        it: kube's reads it from the version's watch cache, where a webhook's conversion of it
-        is already (``IngestedConversions``: no call of its own)."""
+    def _update_start(self, stored: Json) -> tuple[Json, bool]:
+        """The object an update of the served version starts from, as kube's
+        ``GuaranteedUpdate`` has it, and whether it is the version's watch cache's. Through a
+        webhook: the conversion the cache holds (``IngestedConversions``: no call of its own),
+        encoded for etcd as the update's ``origState`` (a call the webhook sees); else the
+        stored object converted now (kube reads etcd then: a call). A pure conversion has
+        nothing to show."""
         if self._ingested is None:
-            return self._served_object(stored)
-        return orjson.loads(wait_for(self._ingested.converted_now(orjson.dumps(stored))))
+            return self._served_object(stored), False
+        raw = orjson.dumps(stored)
+        cached = wait_for(self._ingested.cached(raw))
+        if cached is None:
+            return orjson.loads(wait_for(self._ingested.converted_now(raw))), False
+        live = orjson.loads(cached)
+        self._existing_encoded(live)
+        return live, True
+
+    def _after_failed_update(self, namespace: str | None, name: str, from_cache: bool) -> None:
+        """kube's ``GuaranteedUpdate`` once an update that started from the cache's object
+        failed: it reads etcd's (decoded: a call, whose own failure is then the answer), the
+        cache's may have been stale, before it answers the update's error."""
+        if from_cache:
+            self._served_object(orjson.loads(self.storage.get(namespace, name)))
 
     def _existing_encoded(self, live: Json) -> None:
-        """kube's ``GuaranteedUpdate`` starts from the existing object the version's watch cache
-        holds and encodes it to the storage version (``origState``, what the update is then
-        compared with): through a webhook, a call the webhook sees, made here as kube makes it.
-        A pure conversion has nothing to show."""
+        """kube's ``GuaranteedUpdate`` encodes the existing object it starts from to the storage
+        version (``origState``, what the update is then compared with): through a webhook, a
+        call the webhook sees, made here as kube makes it. A pure conversion has nothing to show."""
         if self._ingested is not None:
             self._stored_object(live)
 
@@ -400,13 +415,22 @@ class ConvertingStore(FieldManagedWrites):
         manager: str = "",
     ) -> bytes:
         obj = self._typed(body)
-        if manager or self._ingested is not None:
-            live = self._served_live(orjson.loads(self.storage.get(namespace, name)))
-            obj = self._managed(subresource, live, obj, manager)
-            self._existing_encoded(live)
-        with self._requested():
-            return self._served(self.storage.update(
-                namespace, name, self._stored_object(obj), subresource=subresource, dry_run=dry_run))
+        from_cache = False
+        try:
+            with self._requested():
+                if manager or self._ingested is not None:
+                    stored = orjson.loads(self.storage.get(namespace, name))
+                    live, from_cache = self._update_start(stored)
+                    obj = self._managed(subresource, live, obj, manager)
+                    # kube's store refuses a stale resourceVersion before it encodes the object
+                    self.storage.check_resource_version(name, obj["metadata"].get("resourceVersion"),
+                                                        int(stored["metadata"]["resourceVersion"]))
+                written = self.storage.update(
+                    namespace, name, self._stored_object(obj), subresource=subresource, dry_run=dry_run)
+        except StatusError:
+            self._after_failed_update(namespace, name, from_cache)
+            raise
+        return self._served(written)
 
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
@@ -418,14 +442,17 @@ class ConvertingStore(FieldManagedWrites):
         does not carry over). ``scaled`` makes Scales of objects in the served version: kube
         validates a ``/scale`` write on the objects of the version it is sent in, before they
         are encoded for storage."""
-        #: The served objects the last try of ``change`` saw and made.
-        tried: dict[str, Json] = {}
+        #: The last try of ``change``: the served objects it saw ("live") and made ("changed"),
+        #: and whether it started from the version's cache ("from_cache").
+        tried: dict[str, Any] = {}
 
         def change_served(stored: Json) -> Json:
-            live = self._served_live(stored)
+            live, tried["from_cache"] = self._update_start(stored)
             changed = self._typed(change(copy.deepcopy(live)))
             tried.update(live=live, changed=changed)
-            self._existing_encoded(live)
+            # kube's store refuses a stale resourceVersion before it encodes the object for etcd
+            self.storage.check_resource_version(name, changed["metadata"].get("resourceVersion"),
+                                                int(stored["metadata"]["resourceVersion"]))
             return self._stored_object(self._managed(subresource, live, changed, manager))
 
         def stored_scales(new: Json, old: Json) -> tuple[Json, Json]:
@@ -433,9 +460,14 @@ class ConvertingStore(FieldManagedWrites):
             assert scaled is not None
             return scaled({**tried["changed"], "metadata": new["metadata"]}, {**tried["live"], "metadata": old["metadata"]})
 
-        with self._requested():
-            return self._served(self.storage.rewrite(namespace, name, change_served, subresource=subresource,
-                                                     dry_run=dry_run, scaled=scaled and stored_scales))
+        try:
+            with self._requested():
+                written = self.storage.rewrite(namespace, name, change_served, subresource=subresource,
+                                               dry_run=dry_run, scaled=scaled and stored_scales)
+        except StatusError:
+            self._after_failed_update(namespace, name, tried.get("from_cache", False))
+            raise
+        return self._served(written)
 
     def delete(
         self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,

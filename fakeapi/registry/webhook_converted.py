@@ -264,6 +264,12 @@ class IngestedConversions:
             raise NotConverted(raw)
         return found
 
+    async def cached(self, raw: bytes) -> bytes | None:
+        """The conversion of one stored object the cache holds once it has converted what it
+        can (``caught_up``), or None."""
+        await self.caught_up()
+        return self._results.get(self._version_of(raw))
+
     async def converted_now(self, raw: bytes) -> bytes:
         """``converted``, converting the object now (and keeping it) if it was not; raises the
         error of a conversion that fails."""

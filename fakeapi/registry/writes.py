@@ -178,6 +178,15 @@ class StoreWrites:
         return dataclasses.replace(target, decode=scale.decode, resource_group=self.resource_type.group,
                                    kind_version="v1")
 
+    def check_resource_version(self, name: str, wanted: str | None, current: int) -> None:
+        """kube's store's update of an object whose resourceVersion (``wanted``, if any) is
+        not the stored one's (``current``): its 409; one that is no number, the storage
+        versioner's ParseUint error, which kube passes on unclassified."""
+        if wanted and not (wanted.isascii() and wanted.isdigit()):
+            raise unclassified_error(f"strconv.ParseUint: parsing {go_quote(wanted)}: invalid syntax")
+        if wanted and wanted != str(current):
+            raise conflict(self.resource_type.group, self.resource_type.plural, name, OPTIMISTIC_LOCK_MESSAGE)
+
     def admit_scale(self, new_scale: Json, current: Json, target: WebhookTarget | None) -> None:
         """The mutating admission of a ``/scale`` write: the new Scale and the current one."""
         if self._admission is not None:
@@ -340,12 +349,7 @@ class StoreWrites:
         check_name(obj, name, ns or "")
         if resource_type.namespaced:
             metadata.check_namespace(meta, ns)
-        wanted_rv = meta.get("resourceVersion")
-        if wanted_rv and not (wanted_rv.isascii() and wanted_rv.isdigit()):
-            # the storage versioner's ParseUint error, which kube passes on unclassified
-            raise unclassified_error(f"strconv.ParseUint: parsing {go_quote(wanted_rv)}: invalid syntax")
-        if wanted_rv and wanted_rv != str(kv.mod_revision):
-            raise conflict(resource_type.group, resource_type.plural, name, OPTIMISTIC_LOCK_MESSAGE)
+        self.check_resource_version(name, meta.get("resourceVersion"), kv.mod_revision)
         old_meta = old.get("metadata", {})
         # As on create: the field manager sees the request's object, then mutating admission
         # (webhooks get the body as sent: no uid or creationTimestamp a PUT left out), then

@@ -179,6 +179,8 @@ def test_reads_and_writes_in_either_version(conversions: Conversions) -> None:
     served = send(case, "get", "GET", "v2", "widgets/served")
     send(case, "update", "PUT", "v2", "widgets/served",
          ({**served.fake.raw, "spec": {"replicas": 5}}, {**served.real.raw, "spec": {"replicas": 5}}))
+    send(case, "update, stale", "PUT", "v2", "widgets/served",
+         ({**served.fake.raw, "spec": {"replicas": 6}}, {**served.real.raw, "spec": {"replicas": 6}}))
     send(case, "merge patch", "PATCH", "v2", "widgets/served", {"spec": {"replicas": 7}},
          "application/merge-patch+json")
     send(case, "apply", "PATCH", "v2", "widgets/applied?fieldManager=test",
@@ -381,6 +383,9 @@ def test_scale_of_a_converted_version(conversions: Conversions) -> None:
         send(case, "put scale", "PUT", "v2", "scalers/s/scale?fieldManager=putter", replicas(3))
         send(case, "merge scale", "PATCH", "v2", "scalers/s/scale?fieldManager=merger", {"spec": {"replicas": 4}},
              "application/merge-patch+json")
+        # an update that fails: kube reads etcd's object again before it answers its error
+        send(case, "put scale, stale", "PUT", "v2", "scalers/s/scale",
+             {**replicas(6), "metadata": {"name": "s", "resourceVersion": "1"}})
         # kube applies a custom resource's Scale with the custom resource's converter: a 500
         send(case, "apply scale", "PATCH", "v2", "scalers/s/scale?fieldManager=applier&force=true", replicas(5),
              "application/apply-patch+yaml")
