@@ -25,7 +25,8 @@ After 30 s kube's cache gives up: it is not ready (every list and watch of the v
 with a Retry-After growing with the time it has been down), ends its watchers (no error event:
 the stream ends) and lists again every second, converting every object, until a list converts
 them all; it is ready then at the listed revision, with no history before it (a watch from an
-older resourceVersion is 410 Expired).
+older resourceVersion is 410 Expired). A new cache (a version served anew, with objects stored)
+starts with that list.
 ``ConvertingWatcher`` re-frames a storage-version watch with them as its lines are written, and
 selects by the converted objects (the labels and selectable fields the webhook gave them) when
 the watch has selectors, as the version's own watch cache would."""
@@ -78,16 +79,17 @@ class IngestedConversions:
         self._results: OrderedDict[tuple[str, int], bytes] = OrderedDict()
         #: (key, revision, stored JSON) not yet converted, in the order the cache saw them; the
         #: first stays until its conversion succeeds (or the cache lists again).
-        self._pending: deque[tuple[str, int, bytes]] = deque(
-            (obj.key, obj.rv, obj.raw) for obj in cacher.cache.objects.values())
+        self._pending: deque[tuple[str, int, bytes]] = deque()
         #: The revision the version's cache has reached while events wait: the last converted.
         self._reached = cacher.cache.rv
         #: When the conversion of the first pending event first failed (None: it has not).
         self._failing_since: float | None = None
-        #: While the cache gives up and lists again: what its 429 adds to ``storage is
-        #: (re)initializing`` (the last list's error), and since when it has been down.
-        self._unready: str | None = None
-        self._unready_since = 0.0
+        #: While the cache lists (at first, and again once it gave up on an event): what its
+        #: 429 adds to ``storage is (re)initializing`` (the last list's error), and since when
+        #: it has been down. A cache with objects to convert lists them first, as kube's new
+        #: cache does; one with none is ready at once.
+        self._unready: str | None = "" if cacher.cache.objects else None
+        self._unready_since = time.monotonic()
         #: The oldest revision a watch may start from: the last list's (0: never listed again).
         self.relisted_at = 0
         #: How many times the cache listed again: a watcher waiting for a conversion across one
@@ -122,8 +124,9 @@ class IngestedConversions:
         return self._failing_since is not None
 
     def check_ready(self) -> None:
-        """kube's cacher's answer to a list or watch while it lists again: a 429 whose
-        Retry-After grows with the time it has been down (``calculateRetryAfterForUnreadyCache``)."""
+        """kube's cacher's answer to a list or watch while it lists: a 429 whose Retry-After
+        grows with the time it has been down (``calculateRetryAfterForUnreadyCache``)."""
+        self._start()
         if self._unready is not None:
             down_for = time.monotonic() - self._unready_since
             raise too_many_requests(f"storage is (re)initializing{self._unready}",
@@ -144,7 +147,7 @@ class IngestedConversions:
         self._start()
 
     def _start(self) -> None:
-        if self._worker is None and self._pending:
+        if self._worker is None and (self._pending or self._unready is not None):
             self._worker = asyncio.get_running_loop().create_task(self._run())
 
     def _note_change(self) -> None:
@@ -157,6 +160,8 @@ class IngestedConversions:
 
     async def _run(self) -> None:
         try:
+            if self._unready is not None:  # a new cache's first list
+                await self._list_until_converted()
             while self._pending:
                 key, rv, raw = self._pending[0]
                 result = await self._converted(raw)
@@ -181,18 +186,18 @@ class IngestedConversions:
             self._note_change()
         if now - self._failing_since < RETRY_FOR:
             await asyncio.sleep(RETRY_PAUSE)
-        else:
-            await self._list_again()
-
-    async def _list_again(self) -> None:
-        """kube's cacher once its watch gave up: not ready (``storage is (re)initializing``);
-        every ``RELIST_PERIOD`` its watchers are ended and every object converted again,
-        until all convert; ready then at the revision listed."""
-        self._failing_since = None
-        self._unready, self._unready_since = "", time.monotonic()
-        self._note_change()
-        while True:
+        else:  # kube's cacher once its watch gave up: not ready, and it lists a period later
+            self._failing_since = None
+            self._unready, self._unready_since = "", now
+            self._note_change()
             await asyncio.sleep(RELIST_PERIOD)
+            await self._list_until_converted()
+
+    async def _list_until_converted(self) -> None:
+        """kube's cacher (re)initializing (``storage is (re)initializing``): its watchers are
+        ended and every object converted, again every ``RELIST_PERIOD`` until all convert; it
+        is ready then at the revision listed."""
+        while True:
             self._relists += 1
             for watcher in list(self._watchers):
                 watcher.end()
@@ -212,6 +217,7 @@ class IngestedConversions:
                 self._unready, self.relisted_at, self._reached = None, rv, rv
                 self._note_change()
                 return
+            await asyncio.sleep(RELIST_PERIOD)
 
     async def _converted(self, raw: bytes) -> Converted:
         try:
