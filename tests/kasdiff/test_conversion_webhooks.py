@@ -505,17 +505,21 @@ def test_a_webhook_failing_mid_watch(conversions: Conversions) -> None:
             send("create refused", "POST", "v1", "failers", failer("long", 3))
             send("create after", "POST", "v1", "failers", failer("after", 4))
             time.sleep(1)
-            send("list at 0 while stopped", "GET", "v2", "failers?resourceVersion=0")
-            send("list while stopped", "GET", "v2", "failers")
+            stale = send("list at 0 while stopped", "GET", "v2", "failers?resourceVersion=0")
+            assert [item["metadata"]["name"] for item in stale.real.body["items"]] == ["a", "short"], stale.real.body
+            assert send("list while stopped", "GET", "v2", "failers").real.status == 500
             send("get while stopped", "GET", "v2", "failers/after")
-            pair.send(case, "Failer", "watch from now while stopped (v2)", "GET", f"{failers}?watch=1&timeoutSeconds=5",
-                      rewrite=_same_revisions)
+            from_now = pair.send(case, "Failer", "watch from now while stopped (v2)", "GET",
+                                 f"{failers}?watch=1&timeoutSeconds=5", rewrite=_same_revisions)
+            assert from_now.real.body["object"]["code"] == 504, from_now.real.body
             time.sleep(max(0.0, refused_at + 34 - time.monotonic()))  # kube gives up after 30 s, ends its watchers 1 s on
-            send("list while listing again", "GET", "v2", "failers")
-            send("watch while listing again", "GET", "v2", "failers?watch=1&timeoutSeconds=1")
+            assert send("list while listing again", "GET", "v2", "failers").real.status == 429
+            assert send("watch while listing again", "GET", "v2", "failers?watch=1&timeoutSeconds=1").real.status == 429
         finally:
             hooks.refused_conversions.discard("long")
         watch.join(15)
+        # kube's: the short refusal's event late, nothing of the long one's, the stream ended
+        assert watch.events["kube"] == [("ADDED", "short", {"replicas": 2})] and "kube" in watch.ended, watch.events
         outcome = Outcome(case, "Failer", "watch from before (v2)",
                           Answer(200, {"events": watch.events["fake"], "ended": "fake" in watch.ended}, []),
                           Answer(200, {"events": watch.events["kube"], "ended": "kube" in watch.ended}, []))
