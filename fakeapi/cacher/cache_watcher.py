@@ -217,6 +217,10 @@ class CacheWatcher:
     def stalled(self) -> bool:
         return self._stalls > 0
 
+    def remaining(self) -> float:
+        """Seconds until the watch's deadline."""
+        return self.deadline - self._clock()
+
     def set_deadline(self, deadline: float) -> None:
         """Move the end of the watch (a shorter watch-timeout cap); the writer wakes to see it."""
         self.deadline = deadline

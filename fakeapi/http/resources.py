@@ -430,7 +430,7 @@ async def _scale(registry: Registry, request: Request, served: ResourceStore, ns
     media_type = negotiate(request.headers.get("accept")).media_type
     out = Output(protobuf_views.object_view("autoscaling/v1", "Scale") if media_type == PROTOBUF else None, media_type)
     if method == "GET":
-        return out.object(served.get_scale(ns, name))
+        return out.object(await _read(served, served.get_scale, ns, name))
     if method == "PUT":
         body, warnings, dry = await read_object(request, _SCALE_TARGET, "UpdateOptions")
         for value in warnings:

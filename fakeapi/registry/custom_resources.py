@@ -38,7 +38,7 @@ from ..machinery.delete_options import DeleteOptions
 from ..machinery.status import FieldError, invalid, invalid_error
 from ..store import RangeRequest, prefix_range_end
 from .rest import Json, ResourceStore
-from .scale import ScalePaths
+from .scale import custom_scale_paths
 
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
 
@@ -103,9 +103,8 @@ class CustomResourceStore(ResourceStore):
         self._field_managers = {}
         self.list_kind = definition.list_kind
         self.printer_columns = tuple(definition.printer_columns)
-        scale = definition.scale
-        self.scale_paths = scale and ScalePaths(
-            scale.spec_replicas_path, scale.status_replicas_path, scale.label_selector_path) or self.scale_paths
+        if definition.scale is not None:
+            self.scale_paths = custom_scale_paths(definition.scale)
         # kube maps every version of the CRD; the unserved ones but the storage version are left
         # out here (no request writes them, but their entries are dropped by a /scale write)
         self.replicas_paths = {

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from ..apiextensions.structural import StructuralSchema
 from ..apis.catalogue import ResourceType
@@ -22,10 +24,14 @@ from ..machinery.field_validation import (
     warning_header,
 )
 from ..machinery.golang import go_json
+from ..machinery.scale_handler import ReplicasPaths, to_parent, to_subresource
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.status import StatusError, bad_request, invalid, invalid_error, not_found
 from . import scale
 from .writes import retry_without_managed_fields
+
+if TYPE_CHECKING:
+    from .rest import ResourceStore
 
 Json = dict[str, Any]
 
@@ -45,6 +51,12 @@ class FieldManagedWrites:
     #: A custom resource's structural schema, which its decoding prunes bodies by (None: a built-in kind).
     structural: StructuralSchema | None = None
     _field_managers: dict[str | None, FieldManager]
+    #: The store that holds the objects and admits their writes (the storage version's).
+    storage: ResourceStore
+    #: Where this version's objects keep their replicas (``/scale``), and where each version's
+    #: do, by group version (the managedFields a ``/scale`` write moves: ``to_parent``).
+    scale_paths: scale.ScalePaths
+    replicas_paths: ReplicasPaths
 
     def exists(self, namespace: str | None, name: str) -> bool:
         raise NotImplementedError
@@ -55,13 +67,57 @@ class FieldManagedWrites:
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
         subresource: str | None = None, dry_run: bool = False, manager: str = "", go_decoded: bool = False,
+        scaled: scale.Scales | None = None,
     ) -> bytes:
         raise NotImplementedError
 
     def update_scale(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], dry_run: bool = False,
     ) -> bytes:
-        raise NotImplementedError
+        """kube's ``ScaleREST.Update`` of this served version: ``change(current Scale)``'s
+        spec.replicas written into the object as this version has it, at this version's
+        ``scale_paths`` (kube serves each version's ``/scale`` from that version's store, whose
+        objects a conversion webhook converted); answers the new Scale, read off the object
+        the write stored, in this version.
+        The current Scale has the object's managers of its replicas as its managedFields, and
+        ``change`` answers the new one with the managedFields its field manager recorded, which
+        go back into the object's under this version (``ScaleHandler``: ``to_subresource``,
+        ``to_parent``). Admission sees Scales, as kube's ``ScaleREST`` admits them: the new Scale
+        and the stored object's before the replicas are copied into the object (mutating), then
+        the Scales of the object to store and of the stored one (validating, ``rewrite``'s
+        ``scaled``)."""
+        storage, paths = self.storage, self.scale_paths
+        target = storage.scale_target(storage.webhook_target("UPDATE", namespace, name))
+
+        def write_replicas(obj: Json) -> Json:
+            object_entries = obj["metadata"].get("managedFields")
+            current = scale.to_scale(obj, paths)
+            scale_entries = to_subresource(object_entries, self.replicas_paths)
+            if scale_entries is not None:
+                current["metadata"]["managedFields"] = scale_entries
+            new_scale = change(copy.deepcopy(current))
+            if not isinstance(new_scale, dict) or not isinstance(new_scale.get("metadata", {}), dict):
+                return scale.apply_scale(obj, new_scale, paths)  # its 400
+            if target is not None:
+                # as kube's handler decoded it (Go's zero status) in the request's namespace
+                new_scale = scale.decode(new_scale)
+                if namespace is not None:
+                    new_scale["metadata"].setdefault("namespace", namespace)
+            storage.admit_scale(new_scale, current, target)
+            updated = scale.apply_scale(obj, new_scale, paths)
+            entries = to_parent(object_entries, new_scale["metadata"].get("managedFields"), self.api_version,
+                                self.replicas_paths)
+            if entries is None:
+                updated["metadata"].pop("managedFields", None)
+            else:
+                updated["metadata"]["managedFields"] = entries
+            return updated
+
+        def scales(new: Json, old: Json) -> tuple[Json, Json]:
+            return scale.to_scale(new, paths), scale.to_scale(old, paths)
+
+        raw = self.rewrite(namespace, name, write_replicas, dry_run=dry_run, scaled=scales)
+        return orjson.dumps(scale.to_scale(orjson.loads(raw), paths))
 
     def update_scale_by(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *, manager: str, dry_run: bool = False,

@@ -34,6 +34,7 @@ from ..auth.authentication import Authenticator, UserInfo
 from .authentication_reviews import SelfSubjectReviews, TokenReviews
 from ..auth.authorization import ALWAYS_ALLOW, RBAC, AccessControl, AlwaysAllow, Attributes, Authorizer, Union
 from .binding import LegacyBindings, PodBindings
+from . import scale
 from .served_versions import ConvertingStore
 from .custom_resources import (
     CustomResourceDefinitionStore,
@@ -484,10 +485,13 @@ class Registry:
 
 def _custom_version(resource_store: CustomResourceStore, definition: CustomResourceType,
                     conversion: Conversion) -> ConvertingStore:
-    """A served version of a custom resource other than its storage version."""
+    """A served version of a custom resource other than its storage version, whose ``/scale``
+    (if it has one) reads and writes its objects at its own paths."""
+    scale_paths = scale.BUILT_IN if definition.scale is None else scale.custom_scale_paths(definition.scale)
     return ConvertingStore(resource_store, definition.resource_type(), conversion,
                            list_kind=definition.list_kind, custom_schema=definition.schema,
-                           structural=definition.structural, printer_columns=definition.printer_columns)
+                           structural=definition.structural, printer_columns=definition.printer_columns,
+                           scale_paths=scale_paths)
 
 
 def _same(obj: Json) -> Json:

@@ -9,7 +9,6 @@ nothing more than calls within one class.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -23,7 +22,6 @@ from ..apis.rules import NO_RULES, KindRules, SubresourceStrategy, rules_for
 from ..cacher import CachedObject, Cacher
 from ..machinery.field_manager import FieldManager
 from ..machinery.jsonvalue import stored_metadata
-from ..machinery.scale_handler import to_parent, to_subresource
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import SelectableKind, selectable_fields, selects_metadata_only
 from ..machinery.status import not_found
@@ -159,43 +157,3 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
     def get_scale(self, namespace: str | None, name: str) -> bytes:
         _kv, obj = self._current(namespace, name)
         return orjson.dumps(scale.to_scale(obj, self.scale_paths))
-
-    def update_scale(
-        self, namespace: str | None, name: str, change: Callable[[Json], Json], dry_run: bool = False,
-    ) -> bytes:
-        """Write ``change(current Scale)``'s spec.replicas into the object; answers the new Scale.
-        The current Scale has the object's managers of its replicas as its managedFields, and
-        ``change`` answers the new one with the managedFields its field manager recorded, which
-        go back into the object's (``ScaleHandler``: ``to_subresource``, ``to_parent``).
-        Admission sees Scales, as kube's ``ScaleREST`` admits them: the new Scale and the stored
-        object's before the replicas are copied into the object (mutating), then the Scales of
-        the object to store and of the stored one (validating, ``rewrite``'s ``scaled``)."""
-        target = self.scale_target(self.webhook_target("UPDATE", namespace, name))
-
-        def write_replicas(obj: Json) -> Json:
-            object_entries = obj["metadata"].get("managedFields")
-            current = scale.to_scale(obj, self.scale_paths)
-            scale_entries = to_subresource(object_entries, self.replicas_paths)
-            if scale_entries is not None:
-                current["metadata"]["managedFields"] = scale_entries
-            new_scale = change(copy.deepcopy(current))
-            if not isinstance(new_scale, dict) or not isinstance(new_scale.get("metadata", {}), dict):
-                return scale.apply_scale(obj, new_scale, self.scale_paths)  # its 400
-            if target is not None:
-                # as kube's handler decoded it (Go's zero status) in the request's namespace
-                new_scale = scale.decode(new_scale)
-                if namespace is not None:
-                    new_scale["metadata"].setdefault("namespace", namespace)
-            if self._admission is not None:
-                self._admission.admit(scale.GROUP, "Scale", new_scale, current, "scale", target)
-            updated = scale.apply_scale(obj, new_scale, self.scale_paths)
-            entries = to_parent(object_entries, new_scale["metadata"].get("managedFields"), self.api_version,
-                                self.replicas_paths)
-            if entries is None:
-                updated["metadata"].pop("managedFields", None)
-            else:
-                updated["metadata"]["managedFields"] = entries
-            return updated
-
-        raw = self.rewrite(namespace, name, write_replicas, dry_run=dry_run, scaled=True)
-        return orjson.dumps(scale.to_scale(orjson.loads(raw), self.scale_paths))

@@ -9,9 +9,11 @@ registry gives them as a ``ScalePaths``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..apiextensions.crd import ScaleSubresource
 from ..machinery import gostruct
 from ..machinery.scale_handler import ReplicasPaths, replicas_path
 from ..machinery.status import bad_request, invalid
@@ -33,6 +35,16 @@ class ScalePaths:
 
 
 BUILT_IN = ScalePaths(".spec.replicas", ".status.replicas")
+
+#: The Scales a ``/scale`` write's validating admission sees of (the object to store, the
+#: stored one).
+Scales = Callable[[Json, Json], tuple[Json, Json]]
+
+
+def custom_scale_paths(subresource: ScaleSubresource) -> ScalePaths:
+    """A CRD version's ``subresources.scale`` as the paths of its objects' scale fields."""
+    return ScalePaths(subresource.spec_replicas_path, subresource.status_replicas_path,
+                      subresource.label_selector_path)
 
 #: The group versions whose managedFields kube's storage of a built-in kind maps to its replicas
 #: (each storage package's ``ReplicasPathMappings``): a write of the Scale drops the entries of

@@ -28,18 +28,20 @@ import orjson
 from ..apiextensions.structural import StructuralSchema
 from ..apis.catalogue import ResourceType
 from ..apis.rules import NO_RULES, rules_for
-from ..cacher import CachedObject, Cacher
+from ..cacher import CachedObject, Cacher, TooOldResourceVersion
 from ..machinery import gostruct, metadata
 from ..apis.conversion import Conversion, Convert
 from ..machinery.delete_options import DeleteOptions
-from ..machinery.list_options import ListOptions
+from ..machinery.list_options import EXACT, NOT_OLDER_THAN, ListOptions
+from ..machinery.scale_handler import ReplicasPaths
 from ..machinery.schema import Schema, kind_schema
 from ..machinery.selectors import parse_field_selector, parse_label_selector, selectable_fields
-from ..machinery.status import StatusError, qualified_resource
+from ..machinery.status import StatusError, qualified_resource, resource_expired, too_large_resource_version
 from ..runtime import wait_for
 from .delegator import WatchStart
 from .deletes import is_status
 from .lists import list_bytes, list_item
+from . import scale
 from .patch_apply import FieldManagedWrites
 from .rest import Json, ResourceStore
 from .views import JsonView, ResponseView
@@ -116,8 +118,10 @@ class ConvertingStore(FieldManagedWrites):
         self, storage: ResourceStore, resource_type: ResourceType, conversion: Conversion, *,
         list_kind: str | None = None, custom_schema: Schema | None = None,
         structural: StructuralSchema | None = None, printer_columns: Sequence[Mapping[str, Any]] | None = None,
+        scale_paths: scale.ScalePaths = scale.BUILT_IN,
     ) -> None:
         self.storage = storage
+        self.scale_paths = scale_paths
         self.resource_type = resource_type
         self.kind = resource_type.kind
         self.api_version = resource_type.group_version
@@ -136,7 +140,9 @@ class ConvertingStore(FieldManagedWrites):
         #: watches, made as the events arrive.
         self._ingested: IngestedConversions | None = None
         if conversion.served_async is not None:
-            self._ingested = IngestedConversions(storage.cacher, storage.key, conversion.served_async)
+            self._ingested = IngestedConversions(  # described as GroupVersionKind.String() is
+                storage.cacher, storage.key, conversion.served_async,
+                f"{resource_type.group_version}, Kind={resource_type.kind}")
         self._field_managers = {}
         #: The served version's defaulting runs on bodies in that version, before conversion
         #: (kube defaults a body in the version it was decoded from); its validation, if it has
@@ -148,6 +154,10 @@ class ConvertingStore(FieldManagedWrites):
     @property
     def cacher(self) -> Cacher:
         return self.storage.cacher
+
+    @property
+    def replicas_paths(self) -> ReplicasPaths:
+        return self.storage.replicas_paths
 
     @property
     def waits(self) -> bool:
@@ -178,19 +188,34 @@ class ConvertingStore(FieldManagedWrites):
     def _served_object(self, obj: Json) -> Json:
         return self.conversion.to_served(obj)
 
-    def _served_live(self, stored: Json) -> Json:
-        """The stored object (as the store has it now) in the served version, as an update sees
-        it: kube's reads it from the version's watch cache, where a webhook's conversion of it
-        is already (``IngestedConversions``: no call of its own)."""
+    def _update_start(self, stored: Json) -> tuple[Json, bool]:
+        """The object an update of the served version starts from, as kube's
+        ``GuaranteedUpdate`` has it, and whether it is the version's watch cache's. Through a
+        webhook: the conversion the cache holds (``IngestedConversions``: no call of its own),
+        encoded for etcd as the update's ``origState`` (a call the webhook sees); else the
+        stored object converted now (kube reads etcd then: a call). A pure conversion has
+        nothing to show."""
         if self._ingested is None:
-            return self._served_object(stored)
-        return orjson.loads(wait_for(self._ingested.converted_now(orjson.dumps(stored))))
+            return self._served_object(stored), False
+        raw = orjson.dumps(stored)
+        cached = wait_for(self._ingested.cached(raw))
+        if cached is None:
+            return orjson.loads(wait_for(self._ingested.converted_now(raw))), False
+        live = orjson.loads(cached)
+        self._existing_encoded(live)
+        return live, True
+
+    def _after_failed_update(self, namespace: str | None, name: str, from_cache: bool) -> None:
+        """kube's ``GuaranteedUpdate`` once an update that started from the cache's object
+        failed: it reads etcd's (decoded: a call, whose own failure is then the answer), the
+        cache's may have been stale, before it answers the update's error."""
+        if from_cache:
+            self._served_object(orjson.loads(self.storage.get(namespace, name)))
 
     def _existing_encoded(self, live: Json) -> None:
-        """kube's ``GuaranteedUpdate`` starts from the existing object the version's watch cache
-        holds and encodes it to the storage version (``origState``, what the update is then
-        compared with): through a webhook, a call the webhook sees, made here as kube makes it.
-        A pure conversion has nothing to show."""
+        """kube's ``GuaranteedUpdate`` encodes the existing object it starts from to the storage
+        version (``origState``, what the update is then compared with): through a webhook, a
+        call the webhook sees, made here as kube makes it. A pure conversion has nothing to show."""
         if self._ingested is not None:
             self._stored_object(live)
 
@@ -263,23 +288,52 @@ class ConvertingStore(FieldManagedWrites):
     async def list(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> bytes:
         if self._ingested is None or (view is not None and view.metadata_only):
             return await self.storage.list(namespace, opts, self._served_view(view), field_labels=self.resource_type)
-        listed = ListedConversions(self._ingested)
+        ingested = self._ingested
+        opts = await self._cache_list_options(opts, ingested)
+        listed = ListedConversions(ingested)
         converted = ConvertedView(self.resource_type, self.list_kind, listed.encode, shared=False)
         served_view = converted if view is None else ConvertedThen(converted, view)
         selection = self._converted_selection(opts)
         # an object not converted yet is selected as stored, and the list made again once it is
         selected = None if selection is None else (lambda o: selection(listed.encode(o.raw)))
         while True:
-            await self._ingested.caught_up()
             body = await self.storage.list(namespace, opts, served_view, field_labels=self.resource_type,
                                            selected=selected)
             if not listed.missing:
                 return body
             await listed.convert_missing()
 
+    async def _cache_list_options(self, opts: ListOptions, ingested: IngestedConversions) -> ListOptions:
+        """The storage version's list that answers a list of this version as kube's cache of
+        the version would (see ``webhook_converted``), once that is ready (else its 429). No
+        resourceVersion: once every event is converted, or the cacher's wait for a fresh cache
+        has passed (the objects it misses are then converted now, as kube reads etcd).
+        resourceVersion 0, or one not older than the version's cache has reached: the cache at
+        the revision it reached (one it does not reach within that wait: its 504). Exact
+        revisions and continued lists read their revision as they are (kube reads etcd)."""
+        rv_text, match = opts.resource_version, opts.resource_version_match
+        if opts.continue_token or rv_text not in ("", "0") and (
+                match == EXACT or match != NOT_OLDER_THAN and opts.limit > 0):
+            return opts
+        ingested.check_ready()
+        fresh_timeout = self.storage.cacher.config.fresh_timeout
+        if rv_text == "":
+            await ingested.caught_up(fresh_timeout)
+            return opts
+        at_least = opts.resource_version_number()
+        if not await ingested.reached(at_least, fresh_timeout):
+            raise too_large_resource_version(at_least, ingested.rv)
+        if await ingested.caught_up():
+            return opts
+        return dataclasses.replace(opts, resource_version=str(ingested.rv), resource_version_match=EXACT)
+
     async def watch(self, namespace: str | None, opts: ListOptions, view: ResponseView | None = None) -> WatchStart:
         if self._ingested is None or (view is not None and view.metadata_only):
             return await self.storage.watch(namespace, opts, self._served_view(view), field_labels=self.resource_type)
+        ingested = self._ingested
+        refused = await self._cache_watch_refused(opts, ingested)
+        if refused is not None:
+            return WatchStart(None, refused)
         selection = self._converted_selection(opts)
         # selected as converted: the storage version's watch sends every object
         storage_opts = opts if selection is None else dataclasses.replace(opts, label_selector="", field_selector="")
@@ -289,8 +343,29 @@ class ConvertingStore(FieldManagedWrites):
         selected = None
         if selection is not None:
             selected = await self._selected_at(namespace, opts, start.watcher.last_rv, selection)
-        return WatchStart(ConvertingWatcher(start.watcher, self.storage.cacher, self._ingested, self.api_version,
+        return WatchStart(ConvertingWatcher(start.watcher, self.storage.cacher, ingested, self.api_version,
                                             view, selection, selected))  # type: ignore[arg-type]
+
+    async def _cache_watch_refused(self, opts: ListOptions, ingested: IngestedConversions) -> StatusError | None:
+        """What kube's cache of the version answers a watch it cannot start (see
+        ``webhook_converted``): raises its 429 while it lists again; a 410 for a resourceVersion
+        older than its last list (the in-stream error, as the storage's watch sends it); a
+        watch from now whose initial state the cache does not reach within the cacher's wait
+        for a fresh cache, the in-stream 504 of that wait (a resourceVersion it does not
+        reach: the 504 the storage's watch raises)."""
+        ingested.check_ready()
+        fresh_timeout = self.storage.cacher.config.fresh_timeout
+        if opts.resource_version not in ("", "0"):
+            since = opts.resource_version_number()
+            if since < ingested.relisted_at:
+                return resource_expired(str(TooOldResourceVersion(since, ingested.relisted_at)))
+            if not await ingested.reached(since, fresh_timeout):
+                raise too_large_resource_version(since, ingested.rv)
+        elif opts.resource_version == "" and opts.send_initial_events is not False:
+            current = self.storage.store.revision
+            if not await ingested.reached(current, fresh_timeout):
+                return too_large_resource_version(current, ingested.rv)
+        return None
 
     def _converted_selection(self, opts: ListOptions) -> Callable[[bytes], bool] | None:
         """The request's selectors as a test of objects in this version (their JSON), as kube's
@@ -340,30 +415,59 @@ class ConvertingStore(FieldManagedWrites):
         manager: str = "",
     ) -> bytes:
         obj = self._typed(body)
-        if manager or self._ingested is not None:
-            live = self._served_live(orjson.loads(self.storage.get(namespace, name)))
-            obj = self._managed(subresource, live, obj, manager)
-            self._existing_encoded(live)
-        with self._requested():
-            return self._served(self.storage.update(
-                namespace, name, self._stored_object(obj), subresource=subresource, dry_run=dry_run))
+        from_cache = False
+        try:
+            with self._requested():
+                if manager or self._ingested is not None:
+                    stored = orjson.loads(self.storage.get(namespace, name))
+                    live, from_cache = self._update_start(stored)
+                    obj = self._managed(subresource, live, obj, manager)
+                    # kube's store refuses a stale resourceVersion before it encodes the object
+                    self.storage.check_resource_version(name, obj["metadata"].get("resourceVersion"),
+                                                        int(stored["metadata"]["resourceVersion"]))
+                written = self.storage.update(
+                    namespace, name, self._stored_object(obj), subresource=subresource, dry_run=dry_run)
+        except StatusError:
+            self._after_failed_update(namespace, name, from_cache)
+            raise
+        return self._served(written)
 
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
         subresource: str | None = None, dry_run: bool = False, manager: str = "", go_decoded: bool = False,
+        scaled: scale.Scales | None = None,
     ) -> bytes:
         """``ResourceStore.rewrite`` with ``change`` made to the object in the served version
         (whose conversion to the storage version the storage's decoding reads: ``go_decoded``
-        does not carry over)."""
+        does not carry over). ``scaled`` makes Scales of objects in the served version: kube
+        validates a ``/scale`` write on the objects of the version it is sent in, before they
+        are encoded for storage."""
+        #: The last try of ``change``: the served objects it saw ("live") and made ("changed"),
+        #: and whether it started from the version's cache ("from_cache").
+        tried: dict[str, Any] = {}
+
         def change_served(stored: Json) -> Json:
-            live = self._served_live(stored)
+            live, tried["from_cache"] = self._update_start(stored)
             changed = self._typed(change(copy.deepcopy(live)))
-            self._existing_encoded(live)
+            tried.update(live=live, changed=changed)
+            # kube's store refuses a stale resourceVersion before it encodes the object for etcd
+            self.storage.check_resource_version(name, changed["metadata"].get("resourceVersion"),
+                                                int(stored["metadata"]["resourceVersion"]))
             return self._stored_object(self._managed(subresource, live, changed, manager))
 
-        with self._requested():
-            return self._served(self.storage.rewrite(namespace, name, change_served, subresource=subresource,
-                                                     dry_run=dry_run))
+        def stored_scales(new: Json, old: Json) -> tuple[Json, Json]:
+            # the storage's strategy has prepared the metadata since, which every version shares
+            assert scaled is not None
+            return scaled({**tried["changed"], "metadata": new["metadata"]}, {**tried["live"], "metadata": old["metadata"]})
+
+        try:
+            with self._requested():
+                written = self.storage.rewrite(namespace, name, change_served, subresource=subresource,
+                                               dry_run=dry_run, scaled=scaled and stored_scales)
+        except StatusError:
+            self._after_failed_update(namespace, name, tried.get("from_cache", False))
+            raise
+        return self._served(written)
 
     def delete(
         self, namespace: str | None, name: str, options: DeleteOptions = DeleteOptions(), *,
@@ -401,12 +505,9 @@ class ConvertingStore(FieldManagedWrites):
     # ----------------------------------------------------------------- scale
 
     def get_scale(self, namespace: str | None, name: str) -> bytes:
-        return self.storage.get_scale(namespace, name)
-
-    def update_scale(
-        self, namespace: str | None, name: str, change: Callable[[Json], Json], dry_run: bool = False,
-    ) -> bytes:
-        return self.storage.update_scale(namespace, name, change, dry_run)
+        """kube's ``ScaleREST.Get`` of this version: the object read in it (converted as a GET
+        converts it), its Scale by this version's ``scale_paths``."""
+        return orjson.dumps(scale.to_scale(orjson.loads(self.get(namespace, name)), self.scale_paths))
 
 
 def _encoded(convert: Convert) -> Callable[[bytes], bytes]:

@@ -178,6 +178,20 @@ class StoreWrites:
         return dataclasses.replace(target, decode=scale.decode, resource_group=self.resource_type.group,
                                    kind_version="v1")
 
+    def check_resource_version(self, name: str, wanted: str | None, current: int) -> None:
+        """kube's store's update of an object whose resourceVersion (``wanted``, if any) is
+        not the stored one's (``current``): its 409; one that is no number, the storage
+        versioner's ParseUint error, which kube passes on unclassified."""
+        if wanted and not (wanted.isascii() and wanted.isdigit()):
+            raise unclassified_error(f"strconv.ParseUint: parsing {go_quote(wanted)}: invalid syntax")
+        if wanted and wanted != str(current):
+            raise conflict(self.resource_type.group, self.resource_type.plural, name, OPTIMISTIC_LOCK_MESSAGE)
+
+    def admit_scale(self, new_scale: Json, current: Json, target: WebhookTarget | None) -> None:
+        """The mutating admission of a ``/scale`` write: the new Scale and the current one."""
+        if self._admission is not None:
+            self._admission.admit(scale.GROUP, "Scale", new_scale, current, "scale", target)
+
     def _validation_rules(self) -> KindRules:
         """The rules that validate this write: the request version's, if it has its own."""
         served = request_rules.get()
@@ -286,7 +300,7 @@ class StoreWrites:
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,
         subresource: str | None = None, dry_run: bool = False, manager: str = "", go_decoded: bool = False,
-        scaled: bool = False,
+        scaled: scale.Scales | None = None,
     ) -> bytes:
         """Update the stored object by ``change(copy of it)`` (PATCH, /scale, controllers).
         Reading and writing happen in one loop step unless a webhook is waited for (then a
@@ -295,7 +309,8 @@ class StoreWrites:
         ``go_decoded``: ``change`` answers the object already decoded into its Go type (a
         patch's result, decoded for the patch handler's errors), which is not decoded again.
         ``scaled``: a ``/scale`` write, which ``change`` admitted by its mutating admission; its
-        validating admission sees the Scales of the object (``_validate_scale``)."""
+        validating admission sees the Scales ``scaled`` makes of the object to store and the
+        stored one."""
         while True:
             kv, old = self._current(namespace, name)
             changed = change(orjson.loads(self._read(kv.value, kv.mod_revision)))
@@ -324,7 +339,7 @@ class StoreWrites:
 
     def _prepare_update(
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
-        dry_run: bool = False, go_decoded: bool = False, scaled: bool = False,
+        dry_run: bool = False, go_decoded: bool = False, scaled: scale.Scales | None = None,
     ) -> Json:
         resource_type = self.resource_type
         rules = self.rules
@@ -334,12 +349,7 @@ class StoreWrites:
         check_name(obj, name, ns or "")
         if resource_type.namespaced:
             metadata.check_namespace(meta, ns)
-        wanted_rv = meta.get("resourceVersion")
-        if wanted_rv and not (wanted_rv.isascii() and wanted_rv.isdigit()):
-            # the storage versioner's ParseUint error, which kube passes on unclassified
-            raise unclassified_error(f"strconv.ParseUint: parsing {go_quote(wanted_rv)}: invalid syntax")
-        if wanted_rv and wanted_rv != str(kv.mod_revision):
-            raise conflict(resource_type.group, resource_type.plural, name, OPTIMISTIC_LOCK_MESSAGE)
+        self.check_resource_version(name, meta.get("resourceVersion"), kv.mod_revision)
         old_meta = old.get("metadata", {})
         # As on create: the field manager sees the request's object, then mutating admission
         # (webhooks get the body as sent: no uid or creationTimestamp a PUT left out), then
@@ -348,7 +358,7 @@ class StoreWrites:
         if manager:
             obj = self._field_manager(subresource).update(old, obj, manager, now=metadata.now_rfc3339())
         target = self.webhook_target("UPDATE", ns, name)
-        if self._admission is not None and not scaled:
+        if self._admission is not None and scaled is None:
             self._admission.admit(resource_type.group, resource_type.kind, obj, old, subresource, target)
         meta = obj["metadata"]
         metadata.prepare_update(meta, old_meta, ns)
@@ -365,9 +375,8 @@ class StoreWrites:
         self._admit_update(obj, old, subresource)
         obj["metadata"]["resourceVersion"] = old_meta.get("resourceVersion")
         self._validate_update(obj, old, subresource)
-        if self._admission is not None and scaled:
-            self._admission.validate(scale.GROUP, "Scale", scale.to_scale(obj, self.scale_paths),
-                                     scale.to_scale(old, self.scale_paths), "scale", dry_run, self.scale_target(target))
+        if self._admission is not None and scaled is not None:
+            self._admission.validate(scale.GROUP, "Scale", *scaled(obj, old), "scale", dry_run, self.scale_target(target))
         elif self._admission is not None:
             self._admission.validate(resource_type.group, resource_type.kind, obj, old, subresource, dry_run, target)
         return obj

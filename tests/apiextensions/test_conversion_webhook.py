@@ -1,7 +1,8 @@
 """CRD conversion webhooks on fakeapi alone, where the differential suite
 (tests/kasdiff/test_conversion_webhooks.py) cannot put the real kube-apiserver beside it: a slow
 conversion webhook costs only the requests that read through it while the event loop serves the
-others, and a webhook reached through a Service's ready endpoint."""
+others, a webhook reached through a Service's ready endpoint, and a version's cache that gives
+up on a conversion sooner than kube's 30 s."""
 
 from __future__ import annotations
 
@@ -78,6 +79,46 @@ def test_a_slow_conversion_webhook_costs_only_the_reads_through_it(fakeapi: Fake
     assert answers[0].status_code == 200, answers[0].text
     assert answers[0].json()["spec"] == {"replicas": 3}
     assert answers[0].json()["apiVersion"] == f"{GROUP}/v2"
+
+
+def test_a_conversion_that_fails_stops_the_version_until_it_lists_again(
+        fakeapi: FakeAPI, hooks: WebhookServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The version's cache stops at an event it cannot convert (its watch gets nothing more, a
+    list at 0 answers it as it was); it gives up after ``RETRY_FOR`` (shortened here): its
+    watch ends, its lists are 429s naming the conversion's error, and once the webhook converts
+    again it lists again, at a revision a watch from before it cannot start from (410)."""
+    monkeypatch.setattr(webhook_converted, "RETRY_FOR", 1.0)
+    monkeypatch.setattr(webhook_converted, "RELIST_PERIOD", 0.2)
+    http = fakeapi.http
+    widgets = _served(http, hooks)
+    served = f"/apis/{GROUP}/v2/namespaces/{NAMESPACE}/widgets"
+    assert http.post(widgets, json=_widget("a")).status_code == 201
+    before = http.get(served).json()["metadata"]["resourceVersion"]
+    watched: list[httpx.Response] = []
+    watcher = threading.Thread(target=lambda: watched.append(http.get(
+        served, params={"watch": "1", "resourceVersion": before, "timeoutSeconds": "20"})))
+    watcher.start()
+    hooks.refused_conversions.add("b")
+    try:
+        assert http.post(widgets, json=_widget("b")).status_code == 201
+        assert http.post(widgets, json=_widget("c")).status_code == 201
+        stopped = http.get(served, params={"resourceVersion": "0"})
+        assert [item["metadata"]["name"] for item in stopped.json()["items"]] == ["a"]
+        assert stopped.json()["metadata"]["resourceVersion"] == before
+        eventually(lambda: http.get(served).status_code == 429, "the version listing again")
+        refused = http.get(served)
+        assert refused.json()["message"] == (
+            f"storage is (re)initializing: failed to list {GROUP}/v2, Kind=Widget: conversion webhook for "
+            f"{GROUP}/v1, Kind=Widget failed: the test refuses to convert"), refused.text
+        assert refused.headers["retry-after"] == "1"
+        watcher.join(5)
+        assert watched and watched[0].text == ""  # ended with nothing more
+    finally:
+        hooks.refused_conversions.discard("b")
+    eventually(lambda: http.get(served).status_code == 200, "the version listed again")
+    assert [item["metadata"]["name"] for item in http.get(served).json()["items"]] == ["a", "b", "c"]
+    resumed = http.get(served, params={"watch": "1", "resourceVersion": before, "timeoutSeconds": "1"})
+    assert orjson.loads(resumed.text)["object"]["reason"] == "Expired"
 
 
 def test_a_service_conversion_webhook_is_called_at_a_ready_endpoint(hooks: WebhookServer) -> None:
