@@ -47,9 +47,10 @@ from ..cel.cost import max_cost
 from ..cel.typecheck import checked
 from ..cel.types import CelType, DeclType, decl_type, max_cardinality, type_of_decl
 from ..cel.engine import Activation, CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional, tokens
+from ..cel.runtime_cost import LIMIT_EXCEEDED, OUT_OF_BUDGET, CostBudget, CostLimitExceeded, OutOfBudget
 from ..cel.values import to_cel
 from ..machinery import status
-from ..machinery.golang import go_json
+from ..machinery.golang import go_json, go_quote
 from ..machinery.status import FieldError
 from .go_values import invalid_go_value
 
@@ -386,6 +387,16 @@ def _unescape_quoted(text: str) -> str | None:
     return "".join(out)
 
 
+class _BudgetSpent(Exception):
+    """The object's cost budget ran out, or a rule passed its per-call limit: kube validates no
+    further rule (its error is already added)."""
+
+
+class _MessageBudgetSpent(Exception):
+    """A messageExpression whose cost ran the budget out or passed the per-call limit: the
+    detail of kube's error at the failed rule's field."""
+
+
 class _Rule:
     """One compiled ``x-kubernetes-validations`` entry (``program`` None: not evaluated here)."""
 
@@ -399,10 +410,18 @@ class _Rule:
         self.optional_old_self = bool(spec.get("optionalOldSelf"))
         self.field_path = normalized_field_path(spec.get("fieldPath") or "", schema) or ""
 
-    def message(self, bindings: Activation) -> str:
+    def message(self, bindings: Activation, variables: dict[str, Any], budget: CostBudget) -> str:
         """The error's detail: the messageExpression's value when it yields a usable one, else
-        the message, else ``failed rule: <rule>`` (``ruleMessageOrDefault``)."""
+        the message, else ``failed rule: <rule>`` (``ruleMessageOrDefault``). Its cost is taken
+        from ``budget`` (``_MessageBudgetSpent`` when that fails: kube's detail)."""
         if self.message_program is not None:
+            try:
+                budget.spend(self.message_program.source, variables, self.message_program.reads()[0])
+            except OutOfBudget:
+                raise _MessageBudgetSpent(f"messageExpression {OUT_OF_BUDGET}") from None
+            except CostLimitExceeded:
+                raise _MessageBudgetSpent("no further validation rules will be run due to call cost exceeds limit "
+                                          f"for messageExpression: {go_quote(self.message_program.source)}") from None
             try:
                 value = self.message_program.evaluate(bindings)
             except EvaluationError:
@@ -445,16 +464,18 @@ class _Node:
         self.additional = _node(additional) if isinstance(additional, Mapping) else None
 
     def validate(self, value: Any, old: Any, has_old: bool, ratchet: bool, path: str, errors: list[FieldError],
-                 ratcheted: list[FieldError]) -> None:
+                 ratcheted: list[FieldError], budget: CostBudget) -> None:
         """Append the errors of ``value`` (``old``: its correlated old value, if ``has_old``);
         ``ratchet``: an unchanged value, whose errors of rules without ``oldSelf`` go to
-        ``ratcheted`` instead."""
+        ``ratcheted`` instead. The rules' costs are taken from ``budget`` (``_BudgetSpent``:
+        kube stops validating)."""
         if value is None:
             return
         if self.rules:
-            self._evaluate(value, old, has_old, ratchet, path, errors, ratcheted)
+            self._evaluate(value, old, has_old, ratchet, path, errors, ratcheted, budget)
         if isinstance(value, dict):
-            self._validate_map(value, old if isinstance(old, dict) else None, has_old, ratchet, path, errors, ratcheted)
+            self._validate_map(value, old if isinstance(old, dict) else None, has_old, ratchet, path, errors, ratcheted,
+                               budget)
         elif isinstance(value, list) and self.items is not None:
             keys = self.schema.get("x-kubernetes-list-map-keys") if self.schema.get("x-kubernetes-list-type") == "map" else None
             old_items = {_map_key(item, keys): item for item in old} if keys and isinstance(old, list) else {}
@@ -463,10 +484,10 @@ class _Node:
                 correlated = key is not None and key in old_items
                 old_item = old_items.get(key) if correlated else None
                 self.items.validate(item, old_item, correlated, item == old_item if correlated else ratchet,
-                                    f"{path}[{index}]", errors, ratcheted)
+                                    f"{path}[{index}]", errors, ratcheted, budget)
 
     def _validate_map(self, value: dict[str, Any], old: dict[str, Any] | None, has_old: bool, ratchet: bool,
-                      path: str, errors: list[FieldError], ratcheted: list[FieldError]) -> None:
+                      path: str, errors: list[FieldError], ratcheted: list[FieldError], budget: CostBudget) -> None:
         correlatable = has_old and old is not None and self.schema.get("x-kubernetes-map-type") != "atomic"
         for key, item in value.items():
             child = self.additional if self.additional is not None else self.properties.get(key)
@@ -476,10 +497,15 @@ class _Node:
             old_item = old.get(key) if correlated else None  # type: ignore[union-attr]
             child_path = f"{path}[{key}]" if self.additional is not None else (f"{path}.{key}" if path else key)
             child.validate(item, old_item, correlated, item == old_item if correlated else ratchet, child_path, errors,
-                           ratcheted)
+                           ratcheted, budget)
 
     def _evaluate(self, value: Any, old: Any, has_old: bool, ratchet: bool, path: str, errors: list[FieldError],
-                  ratcheted: list[FieldError]) -> None:
+                  ratcheted: list[FieldError], budget: CostBudget) -> None:
+        # kube's errors of the budget name the schema's type, not the value
+        schema_type = self.schema.get("type", "")
+        if budget.exhausted():
+            errors.append(status.invalid_error(path or "<nil>", schema_type, OUT_OF_BUDGET))
+            raise _BudgetSpent()
         cel_value = to_cel(value, self.schema, self.resource_root)
         old_value = to_cel(old, self.schema, self.resource_root) if has_old else None
         # The node's rules (and message expressions) read the same values: each is converted
@@ -491,14 +517,25 @@ class _Node:
                 continue
             if rule.uses_old_self and not has_old and not rule.optional_old_self:
                 continue
+            variables = {SELF: cel_value, OLD_SELF: optional(old_value, has_old) if rule.optional_old_self else old_value}
             if rule.optional_old_self:
                 if with_optional is None:
-                    with_optional = Activation({SELF: cel_value, OLD_SELF: optional(old_value, has_old)})
+                    with_optional = Activation(variables)
                 rule_bindings = with_optional
             else:
                 if plain is None:
-                    plain = Activation({SELF: cel_value, OLD_SELF: old_value})
+                    plain = Activation(variables)
                 rule_bindings = plain
+            try:
+                budget.spend(rule.program.source, variables, rule.program.reads()[0])
+            except OutOfBudget:
+                errors.append(status.invalid_error(path or "<nil>", schema_type, OUT_OF_BUDGET))
+                raise _BudgetSpent() from None
+            except CostLimitExceeded:
+                errors.append(status.invalid_error(path or "<nil>", schema_type, (
+                    f"'{LIMIT_EXCEEDED}': no further validation rules will be run due to call cost exceeds limit for "
+                    f"rule: {rule.error_string()}")))
+                raise _BudgetSpent() from None
             try:
                 result = rule.program.evaluate(rule_bindings)
             except EvaluationError as error:
@@ -507,16 +544,20 @@ class _Node:
                     detail = f"'{text}': call arguments did not match a supported operator, function or macro signature for rule: {rule.error_string()}"
                 else:
                     detail = f"{text} evaluating rule: {rule.error_string()}"
-                # kube names the schema's type here, not the value
-                errors.append(status.invalid_error(path or "<nil>", self.schema.get("type", ""), detail))
+                errors.append(status.invalid_error(path or "<nil>", schema_type, detail))
                 continue
             if result is True:
                 continue
             field = path
             if rule.field_path:  # field.Path.Child of the normalized path
                 field = f"{path}.{rule.field_path}" if path else rule.field_path
-            error = _error_for_reason(field or "<nil>", value, rule.message(rule_bindings), rule.spec.get("reason"))
-            (ratcheted if ratchet and not rule.uses_old_self else errors).append(error)
+            found = ratcheted if ratchet and not rule.uses_old_self else errors
+            try:
+                message = rule.message(rule_bindings, variables, budget)
+            except _MessageBudgetSpent as spent:
+                found.append(status.invalid_error(field or "<nil>", schema_type, str(spent)))
+                raise _BudgetSpent() from None
+            found.append(_error_for_reason(field or "<nil>", value, message, rule.spec.get("reason")))
 
 
 def _map_key(item: Any, keys: list[str] | None) -> Any:
@@ -574,7 +615,10 @@ class RuleValidator:
             return [("<nil>", "FieldValueInvalid", f"Invalid value: null: {_NOT_CHECKED}")]
         found: list[FieldError] = []
         ratcheted: list[FieldError] = []
-        self._root.validate(obj, old, old is not None, old is not None and obj == old, "", found, ratcheted)
+        try:
+            self._root.validate(obj, old, old is not None, old is not None and obj == old, "", found, ratcheted, CostBudget())
+        except _BudgetSpent:
+            pass
         for field, _type, body in ratcheted:
             warn(f"{field}: {body}")
         return found
@@ -584,5 +628,8 @@ class RuleValidator:
         ``ValidateDefaults`` evaluates transition rules against the default itself)."""
         found: list[FieldError] = []
         if self._root is not None:
-            self._root.validate(value, value, True, False, path, found, [])
+            try:
+                self._root.validate(value, value, True, False, path, found, [], CostBudget())
+            except _BudgetSpent:
+                pass
         return found
