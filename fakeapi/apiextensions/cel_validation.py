@@ -38,6 +38,7 @@ under ``allOf`` kube refuses as not structural, as ``crd_schema_validation`` doe
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -46,6 +47,7 @@ from ..cel.checks import check
 from ..cel.cost import max_cost
 from ..cel.typecheck import checked
 from ..cel.types import CelType, DeclType, decl_type, max_cardinality, type_of_decl
+from ..cel.projection import WHOLE, Need, union
 from ..cel.engine import Activation, CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional, tokens
 from ..cel.runtime_cost import LIMIT_EXCEEDED, OUT_OF_BUDGET, CostBudget, CostLimitExceeded, OutOfBudget
 from ..cel.values import to_cel
@@ -400,15 +402,20 @@ class _MessageBudgetSpent(Exception):
 class _Rule:
     """One compiled ``x-kubernetes-validations`` entry (``program`` None: not evaluated here)."""
 
-    __slots__ = ("spec", "program", "message_program", "uses_old_self", "optional_old_self", "field_path")
+    __slots__ = ("spec", "program", "message_program", "uses_old_self", "optional_old_self", "field_path", "largest")
 
-    def __init__(self, spec: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
+    def __init__(self, spec: Mapping[str, Any], schema: Mapping[str, Any], resource_root: bool) -> None:
         self.spec = spec
         self.program = _compiled(spec.get("rule") or "")
         self.message_program = _compiled(spec.get("messageExpression") or "")
         self.uses_old_self = self.program is not None and self.program.references(OLD_SELF)
         self.optional_old_self = bool(spec.get("optionalOldSelf"))
         self.field_path = normalized_field_path(spec.get("fieldPath") or "", schema) or ""
+        #: The largest size of what the rule and its messageExpression may read, None if
+        #: unbounded (at a resource root, the metadata is not the schema's).
+        self.largest = None if resource_root else _declared_largest(schema, functools.reduce(union, (
+            need for program in (self.program, self.message_program) if program is not None
+            for need in program.reads()[0].values()), Need()))
 
     def message(self, bindings: Activation, variables: dict[str, Any], budget: CostBudget) -> str:
         """The error's detail: the messageExpression's value when it yields a usable one, else
@@ -416,7 +423,7 @@ class _Rule:
         from ``budget`` (``_MessageBudgetSpent`` when that fails: kube's detail)."""
         if self.message_program is not None:
             try:
-                budget.spend(self.message_program.source, variables, self.message_program.reads()[0])
+                budget.spend(self.message_program.source, variables, self.message_program.reads()[0], self.largest)
             except OutOfBudget:
                 raise _MessageBudgetSpent(f"messageExpression {OUT_OF_BUDGET}") from None
             except CostLimitExceeded:
@@ -456,7 +463,7 @@ class _Node:
     def __init__(self, schema: Mapping[str, Any], resource_root: bool) -> None:
         self.schema = schema
         self.resource_root = resource_root
-        self.rules = [_Rule(rule, schema) for rule in schema.get("x-kubernetes-validations") or ()]
+        self.rules = [_Rule(rule, schema, resource_root) for rule in schema.get("x-kubernetes-validations") or ()]
         self.properties = {name: node for name, child in (schema.get("properties") or {}).items()
                            if isinstance(child, Mapping) and (node := _node(child)) is not None}
         self.items = _node(schema["items"]) if isinstance(schema.get("items"), Mapping) else None
@@ -527,7 +534,7 @@ class _Node:
                     plain = Activation(variables)
                 rule_bindings = plain
             try:
-                budget.spend(rule.program.source, variables, rule.program.reads()[0])
+                budget.spend(rule.program.source, variables, rule.program.reads()[0], rule.largest)
             except OutOfBudget:
                 errors.append(status.invalid_error(path or "<nil>", schema_type, OUT_OF_BUDGET))
                 raise _BudgetSpent() from None
@@ -558,6 +565,37 @@ class _Node:
                 found.append(status.invalid_error(field or "<nil>", schema_type, str(spent)))
                 raise _BudgetSpent() from None
             found.append(_error_for_reason(field or "<nil>", value, message, rule.spec.get("reason")))
+
+
+def _declared_largest(schema: Mapping[str, Any], need: Need) -> int | None:
+    """The largest size (a string's length, a list's items, an object's properties or a
+    property's name) in what ``need`` reads of a value of ``schema``, from the bounds the schema
+    declares (values past them fail the schema, and kube runs no rule then); None where one is
+    not bounded (a string without ``maxLength``, a map's keys, unknown fields, an int-or-string)."""
+    if schema.get("x-kubernetes-preserve-unknown-fields") or schema.get("x-kubernetes-int-or-string"):
+        return None
+    kind = schema.get("type")
+    if kind == "string":
+        return schema.get("maxLength")
+    if kind == "array":
+        items = schema.get("items")
+        if schema.get("maxItems") is None or not isinstance(items, Mapping):
+            return None
+        # (a list read but not iterated is kept whole: an index reads any of its items)
+        inner = _declared_largest(items, need.items if need.items is not None and not need.whole else WHOLE)
+        return None if inner is None else max(inner, schema["maxItems"])
+    if kind == "object":
+        properties = schema.get("properties") or {}
+        if schema.get("additionalProperties") not in (None, False):
+            return None
+        read = properties.items() if need.whole or need.items is not None else (
+            (name, properties[name]) for name in need.fields if name in properties)
+        sizes = [_declared_largest(child, WHOLE if need.whole or need.items is not None else need.fields[name])
+                 if isinstance(child, Mapping) else None for name, child in read]
+        if None in sizes:
+            return None
+        return max([1, len(properties)] + [len(name) for name in properties] + sizes)  # type: ignore[operator]
+    return 1  # a number, a bool
 
 
 def _map_key(item: Any, keys: list[str] | None) -> Any:

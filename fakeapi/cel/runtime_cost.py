@@ -44,6 +44,7 @@ its checks), ``sortBy`` and what ``syntax`` does not parse.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -199,7 +200,7 @@ def _optional() -> Any:
 
 
 def _is_optional(value: Any) -> bool:
-    return type(value).__name__ == "OptionalValue"
+    return isinstance(value, interpreter().OptionalValue)
 
 
 class _Counter:
@@ -785,6 +786,15 @@ def evaluate_bound(bound: Polynomial, size: int) -> float:
     return sum(coefficient * size ** degree for degree, coefficient in enumerate(bound))
 
 
+@functools.lru_cache(maxsize=4096)
+def _bound_at(source: str, size: int) -> float:
+    """``cost_bound(source)`` at ``size`` (a size known beforehand: each evaluation of a CRD
+    rule is bounded by the same one)."""
+    bound = cost_bound(source)
+    assert bound is not None
+    return evaluate_bound(bound, size)
+
+
 def actual_cost(source: str, variables: Mapping[str, Any], limit: int = PER_CALL_LIMIT) -> int:
     """cel-go's actual cost of evaluating ``source`` with ``variables``; ``CostLimitExceeded``
     once past ``limit``, ``NotCounted`` for what this module does not count."""
@@ -836,12 +846,20 @@ class CostBudget:
             self._settle()
         return self.remaining <= 0
 
-    def spend(self, source: str, variables: Mapping[str, Any], needs: Mapping[str, Need]) -> None:
-        """Take the cost of evaluating ``source`` with ``variables`` (of which it reads ``needs``)."""
+    def spend(self, source: str, variables: Mapping[str, Any], needs: Mapping[str, Need],
+              largest: int | None = None) -> None:
+        """Take the cost of evaluating ``source`` with ``variables`` (of which it reads ``needs``);
+        ``largest``: a bound of the sizes it reads known beforehand (a schema's declared
+        bounds), else they are measured (only when its cost bound depends on them)."""
         bound = cost_bound(source)
         if bound is not None:
-            estimate = bound[0] if len(bound) == 1 else evaluate_bound(bound, max(
-                [1] + [largest_size(variables[name], need) for name, need in needs.items() if name in variables]))
+            if len(bound) == 1:
+                estimate = bound[0]
+            elif largest is not None:
+                estimate = _bound_at(source, largest)
+            else:
+                estimate = evaluate_bound(bound, max([1] + [largest_size(variables[name], need)
+                                                            for name, need in needs.items() if name in variables]))
             if estimate <= PER_CALL_LIMIT and self._kept_bound + estimate <= self.remaining:
                 self._kept.append((source, variables))
                 self._kept_bound += estimate
