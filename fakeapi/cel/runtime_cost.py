@@ -52,6 +52,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import orjson
+
 from .library import KUBE_LIBRARY, LibraryError
 from .projection import Need
 from .rust import interpreter
@@ -754,21 +756,35 @@ def cost_bound(source: str) -> Polynomial | None:
     return _BOUNDS[source]
 
 
-def largest_size(value: Any, need: Need) -> int:
-    """The largest size (a string's, a list's, a map's) in what ``need`` reads of ``value``."""
+def largest_size(value: Any, need: Need, measured: dict[int, int] | None = None) -> int:
+    """A bound of the largest size (a string's, a list's, a map's, a key's) in what ``need``
+    reads of ``value`` (a variable's value: an optional's is its value's): the selected fields
+    are followed, a value read whole or iterated is bounded by the length of its JSON (which
+    holds each of its strings, keys and items at least once: serialized in C, not walked).
+    ``measured``: those lengths by the value's id, kept while the values are (several
+    expressions read the same values)."""
     if _is_optional(value):
         value = value.value() if value.has_value() else None
+    return _largest_read(value, need, {} if measured is None else measured)
+
+
+def _largest_read(value: Any, need: Need, measured: dict[int, int]) -> int:
     if isinstance(value, (str, bytes)):
         return len(value)
-    if need.whole:
-        return _largest(value)
-    if isinstance(value, list):
-        items = need.items
-        return max([len(value)] + ([largest_size(item, items) for item in value] if items is not None else []))
-    if isinstance(value, dict):
-        if need.items is not None:
-            return _largest(value)
-        return max([len(value)] + [largest_size(value[name], child) for name, child in need.fields.items() if name in value])
+    if isinstance(value, dict) and not need.whole and need.items is None:
+        largest = len(value)
+        for name, child in need.fields.items():
+            if name in value:
+                largest = max(largest, _largest_read(value[name], child, measured))
+        return largest
+    if isinstance(value, (dict, list)):
+        found = measured.get(id(value))
+        if found is None:
+            try:
+                found = measured[id(value)] = len(orjson.dumps(value))
+            except TypeError:  # (bytes in it: a CRD's format: byte)
+                found = measured[id(value)] = _largest(value)
+        return found
     return 1
 
 
@@ -776,14 +792,17 @@ def _largest(value: Any) -> int:
     if isinstance(value, (str, bytes)):
         return len(value)
     if isinstance(value, list):
-        return max([len(value)] + [_largest(item) for item in value])
+        return max(len(value), max((_largest(item) for item in value), default=0))
     if isinstance(value, dict):
-        return max([len(value)] + [max(_largest(key), _largest(item)) for key, item in value.items()])
+        return max(len(value), max((max(_largest(key), _largest(item)) for key, item in value.items()), default=0))
     return 1
 
 
 def evaluate_bound(bound: Polynomial, size: int) -> float:
-    return sum(coefficient * size ** degree for degree, coefficient in enumerate(bound))
+    value = 0.0
+    for coefficient in reversed(bound):
+        value = value * size + coefficient
+    return value
 
 
 @functools.lru_cache(maxsize=4096)
@@ -833,12 +852,14 @@ class CostBudget:
     cost. Invariant: ``remaining`` minus the kept evaluations' actual costs is kube's remaining
     budget, and those costs sum to at most ``_kept_bound`` (<= ``remaining``)."""
 
-    __slots__ = ("remaining", "_kept", "_kept_bound")
+    __slots__ = ("remaining", "_kept", "_kept_bound", "_measured")
 
     def __init__(self, budget: int = RUNTIME_BUDGET) -> None:
         self.remaining = budget
         self._kept: list[tuple[str, Mapping[str, Any]]] = []
         self._kept_bound = 0.0
+        #: ``largest_size``'s lengths, by value (kept alive by ``_kept`` or the caller)
+        self._measured: dict[int, int] = {}
 
     def exhausted(self) -> bool:
         """Whether nothing is left (kube runs no further rule then: ``remainingBudget <= 0``)."""
@@ -858,8 +879,11 @@ class CostBudget:
             elif largest is not None:
                 estimate = _bound_at(source, largest)
             else:
-                estimate = evaluate_bound(bound, max([1] + [largest_size(variables[name], need)
-                                                            for name, need in needs.items() if name in variables]))
+                largest = 1
+                for name, need in needs.items():
+                    if name in variables:
+                        largest = max(largest, largest_size(variables[name], need, self._measured))
+                estimate = evaluate_bound(bound, largest)
             if estimate <= PER_CALL_LIMIT and self._kept_bound + estimate <= self.remaining:
                 self._kept.append((source, variables))
                 self._kept_bound += estimate

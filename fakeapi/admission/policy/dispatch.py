@@ -128,7 +128,8 @@ class _Evaluation:
                     values[name] = value
         if budget is not None:
             try:
-                budget.spend(program.source, {**self.values, cel_admission.VARIABLES: values}, program.reads()[0])
+                reading = {**self.values, cel_admission.VARIABLES: values} if values else self.values
+                budget.spend(program.source, reading, program.reads()[0])
             except CostLimitExceeded:
                 raise EvaluationError(LIMIT_EXCEEDED) from None
         self.principal.begin_expression()
