@@ -343,7 +343,7 @@ def _validate(hook: PolicyHook, attrs: Attributes, param: Json | None, namespace
     evaluation = _Evaluation(hook, bindings, principal)
     fail = hook.failure_policy != "Ignore"
     if hook.match_conditions:
-        holds, errors = evaluate_conditions(hook.match_conditions, evaluation.bindings, principal)
+        holds, errors = evaluate_conditions(hook.match_conditions, evaluation.bindings, principal, evaluation.values)
         if not holds or (errors and not fail):
             return [], []
         if errors:
