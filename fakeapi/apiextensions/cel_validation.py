@@ -23,14 +23,19 @@ as a request could hold), past 10 million is refused at its ``rule`` (a messageE
 multiplied, at its ``messageExpression``); when all of a schema's together pass 100 million, the
 costliest four (of those at least 1% of that) and the schema are refused too.
 
+When an object is validated, its rules' and messageExpressions' runtime costs (cel-go's actual
+costs, ``fakeapi.cel.runtime_cost``) are taken from one budget of 10 million, in the order kube
+evaluates them; past it, or past the per-call limit of 1 million in one evaluation, kube's error
+is added and no further rule runs. A rule's costs are bounded at the sizes its node's schema
+declares for what it reads (``_declared_largest``), so that an object of a schema with
+``maxLength``/``maxItems`` is not measured.
+
 Where kube differs from this (see ``fakeapi.cel.engine``, ``fakeapi.cel.checks`` and
 ``fakeapi.cel.cost``): rules are type-checked by ``fakeapi.cel.typecheck`` over ``self`` and
 ``oldSelf`` of the node's declared type (an optional ``oldSelf`` is not typed), and where it
 cannot type a rule exactly, only as far as ``checks`` tells from the schema; an expression the estimator does not cover costs nothing here; on an update that
 leaves a version's schema unchanged kube does not refuse its rules' own costs (only the
-total), which matters only for a CRD kube stored before its limits; rules are not
-cost-limited at runtime (cel-go's per-call limit counts the interpreter's actual steps, which
-the engine does not expose); rules in syntax the engine cannot parse
+total), which matters only for a CRD kube stored before its limits; rules in syntax the engine cannot parse
 (optional entries of list and map literals) are accepted and not evaluated. Kube visits an
 object's fields in Go map order (random); here they are visited in the object's order. (Rules
 under ``allOf`` kube refuses as not structural, as ``crd_schema_validation`` does.)
