@@ -43,11 +43,11 @@ Where the count may differ from cel-go's, and why: the order of cel-go's steps i
 the cost at which an evaluation is cancelled (past the per-call limit, which kube then takes
 from the budget) is cel-go's except within a step's own cost; a value computed here by Python
 (a regex's match, a function of kube's library) that differs from cel-go's changes what follows
-it, as it changes the engine's result. Not counted (``NotCounted``: the evaluation is then not limited, as before this
-module): ext lists' and sets' functions (cel-go prices them by their own trackers),
-``containsIP``/``containsCIDR``, the format library's ``validate``, the timestamp and duration
-accessors, the authorizer library (``admission`` counts its checks), ``sortBy`` and what
-``syntax`` does not parse.
+it, as it changes the engine's result. Not counted (``NotCounted``: the evaluation is then not
+limited, as before this module): ext lists' and sets' functions (cel-go prices them by their
+own trackers), ``containsIP``/``containsCIDR``, the format library's ``validate``, the
+timestamp and duration accessors, the authorizer library (``admission`` counts its checks),
+``sortBy`` and what ``syntax`` does not parse.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from typing import Any
 
 import orjson
 
-from .library import KUBE_LIBRARY, LibraryError
+from .library import KUBE_LIBRARY, NAMESPACES, LibraryError
 from .projection import Need
 from .rust import interpreter
 from .syntax import Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, NotParsed, Select, parse
@@ -99,7 +99,6 @@ _NOT_COUNTED = frozenset((
     "sets.contains", "sets.equivalent", "sets.intersects", "check", "serviceAccount", "path", "group", "resource",
     "subresource", "namespace", "name", "allowed", "reason", "error", "errored", "fieldSelector", "labelSelector",
     "@sortByAssociatedKeys", "validate"))
-_NAMESPACES = frozenset(("optional", "strings", "ip", "lists", "sets", "format"))
 
 
 #: kube's error when an evaluation's cost passes what is left of the budget.
@@ -324,7 +323,7 @@ class _Counter:
         if function == "@in" and (constants := _set_lookup(expr)) is not None:
             return bool(constants) and _apply(function, [self.value(expr.args[0]), constants])
         target = expr.target
-        if isinstance(target, Ident) and target.name in _NAMESPACES and not self.locals.get(target.name) \
+        if isinstance(target, Ident) and target.name in NAMESPACES and not self.locals.get(target.name) \
                 and target.name not in self.variables:
             function, target = f"{target.name}.{function}", None
         receiver = [] if target is None else [self.value(target)]
@@ -708,8 +707,9 @@ def _literal_size(expr: Expr) -> int:
     return 1
 
 
-#: Functions whose value is no larger than their largest operand (or a scalar).
-_GROWING = frozenset(("replace", "join", "format", "strings.quote", "_+_", "cel.@mapInsert", "string", "bytes"))
+#: Functions whose value may be larger than any of their operands, by how much the operands'
+#: sizes do not tell (any other's is no larger than its largest operand, or a scalar).
+_GROWING = frozenset(("replace", "join", "format", "strings.quote"))
 
 
 def _result_size(function: str, sizes: list[Polynomial | None]) -> Polynomial | None:
@@ -717,8 +717,10 @@ def _result_size(function: str, sizes: list[Polynomial | None]) -> Polynomial | 
         return None
     if function in ("_+_", "cel.@mapInsert"):
         return _plus(*sizes, _constant(1))  # type: ignore[arg-type]
-    if function in ("string", "bytes"):
+    if function == "string":  # a number's or a timestamp's digits, or a string's (bytes') own
         return _most(_constant(32), *sizes)  # type: ignore[arg-type]
+    if function == "bytes":  # a code point takes 4 bytes at most
+        return _most(_constant(32), *(_times(size, _constant(4)) for size in sizes))  # type: ignore[arg-type]
     if function in _GROWING:
         return None
     return _most(_constant(1), *sizes)  # type: ignore[arg-type]
@@ -826,10 +828,46 @@ def actual_cost(source: str, variables: Mapping[str, Any], limit: int = PER_CALL
     """cel-go's actual cost of evaluating ``source`` with ``variables``; ``CostLimitExceeded``
     once past ``limit``, ``NotCounted`` for what this module does not count."""
     counter = _Counter(variables, limit)
-    counter.value(_tree(source))
+    try:
+        counter.value(_tree(source))
+    except (CostLimitExceeded, NotCounted):
+        raise
+    except Exception as error:  # noqa: BLE001 - a value Python computes otherwise than cel-go: never the request's failure
+        raise NotCounted(f"{type(error).__name__}: {error}") from error
     return counter.cost
 
 
+@functools.lru_cache(maxsize=4096)
+def countable(source: str) -> bool:
+    """Whether ``source`` parses and calls only functions this module counts (those it does not
+    are known without evaluating: the expression is then never counted)."""
+    try:
+        tree = _tree(source)
+    except NotCounted:
+        return False
+    pending = [tree]
+    while pending:
+        expr = pending.pop()
+        if isinstance(expr, Call):
+            function = expr.function
+            if isinstance(expr.target, Ident) and expr.target.name in NAMESPACES:
+                function = f"{expr.target.name}.{function}"
+            if function in _NOT_COUNTED or not (function in _APPLY or function in KUBE_LIBRARY or function in _PLANNED):
+                return False
+            pending += expr.args + ([expr.target] if expr.target is not None else [])
+        elif isinstance(expr, Select):
+            pending.append(expr.operand)
+        elif isinstance(expr, CreateList):
+            pending += expr.elements
+        elif isinstance(expr, CreateMap):
+            pending += [part for entry in expr.entries for part in entry]
+        elif isinstance(expr, Comprehension):
+            pending += [expr.iter_range, expr.accu_init, expr.loop_condition, expr.loop_step, expr.result]
+    return True
+
+
+#: What cel-go plans as something else than a call of a function (``_Counter.call``).
+_PLANNED = frozenset(("_&&_", "_||_", "_?_:_", "_[_]", "_[?_]", "_?._", "or", "orValue"))
 _TREES: dict[str, Expr | NotParsed] = {}
 
 
@@ -880,6 +918,8 @@ class CostBudget:
         """Take the cost of evaluating ``source`` with ``variables`` (of which it reads ``needs``);
         ``largest``: a bound of the sizes it reads known beforehand (a schema's declared
         bounds), else they are measured (only when its cost bound depends on them)."""
+        if not countable(source):
+            return  # not limited (see the module's docstring)
         bound = cost_bound(source)
         if bound is not None:
             if len(bound) == 1:

@@ -115,8 +115,15 @@ def test_limit_cancels_at_cel_gos_count() -> None:
 
 
 def test_not_counted() -> None:
+    """What the counter does not cover, or cannot compute as cel-go does, is not counted (the
+    evaluation is then not limited) and never fails the request."""
     with pytest.raises(NotCounted):
-        actual_cost("self.l.sort() == self.l", {"self": ["b", "a"]})
+        actual_cost("self.sort() == self", {"self": ["b", "a"]})
+    with pytest.raises(NotCounted):
+        actual_cost("self.hasValue()", {"self": "not an optional"})
+    budget = CostBudget(budget=1)
+    budget.spend("self.sort() == self", {"self": ["b", "a"]}, reads("self.sort() == self", ["self"]))
+    assert budget.remaining == 1
 
 
 def test_budget_counts_only_near_its_end() -> None:
