@@ -55,7 +55,7 @@ from ..cel.types import CelType, DeclType, decl_type, max_cardinality, type_of_d
 from ..cel.projection import WHOLE, Need, union
 from ..cel.engine import Activation, CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional, tokens
 from ..cel.runtime_cost import LIMIT_EXCEEDED, OUT_OF_BUDGET, CostBudget, CostLimitExceeded, OutOfBudget
-from ..cel.values import to_cel
+from ..cel.values import escape, to_cel
 from ..machinery import status
 from ..machinery.golang import go_json, go_quote
 from ..machinery.status import FieldError
@@ -599,7 +599,8 @@ def _declared_largest(schema: Mapping[str, Any], need: Need) -> int | None:
                  if isinstance(child, Mapping) else None for name, child in read]
         if None in sizes:
             return None
-        return max([1, len(properties)] + [len(name) for name in properties] + sizes)  # type: ignore[operator]
+        # (a key is a property's name as CEL sees it: escaped)
+        return max([1, len(properties)] + [len(escape(name) or "") for name in properties] + sizes)  # type: ignore[operator]
     return 1  # a number, a bool
 
 
