@@ -24,8 +24,9 @@ How cel-go counts (v0.26, kube 1.35's), which ``_Counter`` follows step by step:
 
 - a variable, and each attribute of one (``self``, ``self.a.b``: the variable, then one per
   field or index selected): 1 each; a field of a computed value (``f(x).a``) one more (the
-  relative attribute); ``has(x.a)`` costs its selections, not the variable (kube's
-  ``PresenceTestHasCost(false)``); literals and the type names cost nothing;
+  relative attribute); an optional selection (``x.?a``, ``x[?k]``) only when present;
+  ``has(x.a)`` costs its selections, not the variable (kube's ``PresenceTestHasCost(false)``);
+  literals and the type names cost nothing;
 - constants are folded (``OptOptimize``): list and map literals of constants and conversions of
   a constant (``int('1')``, ``duration('1s')``) cost nothing, otherwise a list costs 10 and a
   map 30 besides their elements; ``x in [constants]`` is a set lookup that costs nothing but
@@ -240,10 +241,13 @@ class _Counter:
         if isinstance(expr, Call):
             return self.call(expr, observed)
         if isinstance(expr, CreateList):
-            return self.create(expr, [self.value(element) for element in expr.elements], _LIST_CREATE)
+            elements = [self.value(element) for element in expr.elements]
+            return self.create(expr, [element for index, element in enumerate(elements)
+                                      for element in _entry(element, index in expr.optional_indices)], _LIST_CREATE)
         if isinstance(expr, CreateMap):
             entries = [(self.value(key), self.value(value)) for key, value in expr.entries]
-            return self.create(expr, dict(entries), _MAP_CREATE)
+            return self.create(expr, {key: value for index, (key, entry) in enumerate(entries)
+                                      for value in _entry(entry, index in expr.optional_indices)}, _MAP_CREATE)
         if isinstance(expr, Comprehension):
             return self.comprehension(expr)
         raise NotCounted(type(expr).__name__)
@@ -307,8 +311,10 @@ class _Counter:
             key = self.value(expr.args[1], observed=False)
             if isinstance(container, _Error):
                 return container
-            self.charge(1)
-            return _index(container, key, optional=function != "_[_]")
+            found = _index(container, key, optional=function != "_[_]")
+            if function == "_[_]" or (_is_optional(found) and found.has_value()):
+                self.charge(1)  # (cel-go observes an optional selection only when present)
+            return found
         if function in ("or", "orValue") and expr.target is not None and len(expr.args) == 1:
             # cel-go's optional library plans these as short-circuits, not calls: they cost
             # their receiver, and their argument only when the receiver holds no value
@@ -377,6 +383,16 @@ class _Counter:
         finally:
             for name in names:
                 self.locals[name].pop()
+
+
+def _entry(value: Any, optional: bool) -> list[Any]:
+    """A literal's entry: ``value``, or for one marked optional (``[?x]``) its optional's value
+    if it has one (a value not optional: cel-go's error)."""
+    if not optional:
+        return [value]
+    if not _is_optional(value):
+        raise NotCounted("an optional entry that is no optional")
+    return [value.value()] if value.has_value() else []
 
 
 def _field(value: Any, name: str) -> Any:
@@ -550,7 +566,7 @@ def _constant(value: float) -> Polynomial:
 
 
 def _plus(*terms: Polynomial) -> Polynomial:
-    width = max(len(term) for term in terms)
+    width = max((len(term) for term in terms), default=1)
     return tuple(sum(term[index] for term in terms if index < len(term)) for index in range(width))
 
 

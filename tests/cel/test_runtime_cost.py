@@ -59,6 +59,9 @@ RULES = [
     "self.o.map(o, o.name).all(n, n.size() < 5)", "self.l.all(x, self.l.all(y, x == y || x != y))",
     "self.l.all(i, x, x.size() > i)", "self.m.exists(k, v, v == '333')", "self.l.transformList(i, x, x + 'a').size() == 5",
     "self.l.map(x, x.size() > 1, x).size() == 3", "self.m.map(k, self.m[k]).size() == 2",
+    # the optional entries of literals, optMap, a comprehension's variable bound again inside it
+    "[?self.m[?'a'], ?self.m[?'zz']].size() == 1", "{?'k': self.m[?'a'], ?'j': self.m[?'zz']}.size() == 1",
+    "self.m[?'a'].optMap(x, x + 'y').orValue('') == '1y'", "self.l.all(x, self.l.all(x, x != ''))",
 ]
 
 
