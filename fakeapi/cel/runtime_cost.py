@@ -831,13 +831,16 @@ def evaluate_bound(bound: Polynomial, size: int) -> float:
     return value
 
 
-@functools.lru_cache(maxsize=4096)
-def _bound_at(source: str, size: int) -> float:
-    """``cost_bound(source)`` at ``size`` (a size known beforehand: each evaluation of a CRD
-    rule is bounded by the same one)."""
-    bound = cost_bound(source)
-    assert bound is not None
-    return evaluate_bound(bound, size)
+@functools.lru_cache(maxsize=8192)
+def _known_bound(source: str, size: int | None) -> float | None:
+    """``cost_bound(source)`` where no size need be measured for it: a constant bound, or one
+    at a ``size`` known beforehand (each evaluation of a CRD rule is bounded by the same one);
+    None otherwise (not countable, unbounded, or to be taken at a measured size). One lookup
+    for what most evaluations need."""
+    bound = cost_bound(source) if countable(source) else None
+    if bound is None or (len(bound) > 1 and size is None):
+        return None
+    return evaluate_bound(bound, size or 1)
 
 
 def actual_cost(source: str, variables: Mapping[str, Any], limit: int = PER_CALL_LIMIT) -> int:
@@ -934,24 +937,21 @@ class CostBudget:
         """Take the cost of evaluating ``source`` with ``variables`` (of which it reads ``needs``);
         ``largest``: a bound of the sizes it reads known beforehand (a schema's declared
         bounds), else they are measured (only when its cost bound depends on them)."""
-        if not countable(source):
-            return  # not limited (see the module's docstring)
-        bound = cost_bound(source)
-        if bound is not None:
-            if len(bound) == 1:
-                estimate = bound[0]
-            elif largest is not None:
-                estimate = _bound_at(source, largest)
-            else:
+        estimate = _known_bound(source, largest)
+        if estimate is None:
+            if not countable(source):
+                return  # not limited (see the module's docstring)
+            bound = cost_bound(source)
+            if bound is not None:
                 largest = 1
                 for name, need in needs.items():
                     if name in variables:
                         largest = max(largest, largest_size(variables[name], need, self._measured))
                 estimate = evaluate_bound(bound, largest)
-            if estimate <= PER_CALL_LIMIT and self._kept_bound + estimate <= self.remaining:
-                self._kept.append((source, variables))
-                self._kept_bound += estimate
-                return
+        if estimate is not None and estimate <= PER_CALL_LIMIT and self._kept_bound + estimate <= self.remaining:
+            self._kept.append((source, variables))
+            self._kept_bound += estimate
+            return
         self._settle()
         try:
             cost = actual_cost(source, variables)
