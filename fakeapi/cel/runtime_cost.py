@@ -785,8 +785,9 @@ def cost_bound(source: str) -> Polynomial | None:
 def largest_size(value: Any, need: Need, measured: dict[int, int] | None = None) -> int:
     """A bound of the largest size (a string's, a list's, a map's, a key's) in what ``need``
     reads of ``value`` (a variable's value: an optional's is its value's): the selected fields
-    are followed, a value read whole or iterated is bounded by the length of its JSON (which
-    holds each of its strings, keys and items at least once: serialized in C, not walked).
+    and a list's iterated items are followed, a value read whole (or a map iterated) is bounded
+    by the length of its JSON (which holds each of its strings, keys and items at least once:
+    serialized in C, not walked).
     ``measured``: those lengths by the value's id, kept while the values are (several
     expressions read the same values)."""
     if _is_optional(value):
@@ -802,6 +803,13 @@ def _largest_read(value: Any, need: Need, measured: dict[int, int]) -> int:
         for name, child in need.fields.items():
             if name in value:
                 largest = max(largest, _largest_read(value[name], child, measured))
+        return largest
+    if isinstance(value, list) and not need.whole and need.items is not None:
+        # a list iterated: its length and what is read of each item (its JSON's length would
+        # bound an item's strings by the whole list's, and a comprehension's bound is a product)
+        largest = len(value)
+        for item in value:
+            largest = max(largest, _largest_read(item, need.items, measured))
         return largest
     if isinstance(value, (dict, list)):
         found = measured.get(id(value))

@@ -164,3 +164,13 @@ def test_crd_rules_share_the_objects_budget(kube_costs: dict[str, int], celcost:
     kube = _validated_by_kube(celcost, [{"schema": schema, "value": value, "root": True}])[0]
     ours = RuleValidator(schema).validate(value, None, [])
     assert [f"{field}: {body}" for field, _type, body in ours] == kube["errors"]
+
+
+def test_iterated_items_are_measured_by_what_is_read_of_them() -> None:
+    """A comprehension's bound is a product of sizes: the items of a list it iterates are
+    measured by what it reads of them (an image), not by the list's JSON (a long env would
+    make every pod's policy counted)."""
+    pod = {"spec": {"containers": [{"image": "registry.example/web:1", "env": [{"name": f"E{index}", "value": "v" * 30}
+                                                                             for index in range(60)]}]}}
+    rule = "object.spec.containers.all(c, c.image.startsWith('registry.example/'))"
+    assert largest_size(pod, reads(rule, ["object"])["object"]) == len("registry.example/web:1")
