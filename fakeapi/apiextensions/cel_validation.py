@@ -522,22 +522,24 @@ class _Node:
         old_value = to_cel(old, self.schema, self.resource_root) if has_old else None
         # The node's rules (and message expressions) read the same values: each is converted
         # for the engine once. Rules with optionalOldSelf see oldSelf as an optional.
-        plain: Activation | None = None
-        with_optional: Activation | None = None
+        # (each with the values it binds, what runtime costs are counted on)
+        plain: tuple[Activation, dict[str, Any]] | None = None
+        with_optional: tuple[Activation, dict[str, Any]] | None = None
         for rule in self.rules:
             if rule.program is None:
                 continue
             if rule.uses_old_self and not has_old and not rule.optional_old_self:
                 continue
-            variables = {SELF: cel_value, OLD_SELF: optional(old_value, has_old) if rule.optional_old_self else old_value}
             if rule.optional_old_self:
                 if with_optional is None:
-                    with_optional = Activation(variables)
-                rule_bindings = with_optional
+                    values = {SELF: cel_value, OLD_SELF: optional(old_value, has_old)}
+                    with_optional = Activation(values), values
+                rule_bindings, variables = with_optional
             else:
                 if plain is None:
-                    plain = Activation(variables)
-                rule_bindings = plain
+                    values = {SELF: cel_value, OLD_SELF: old_value}
+                    plain = Activation(values), values
+                rule_bindings, variables = plain
             try:
                 budget.spend(rule.program.source, variables, rule.program.reads()[0], rule.largest)
             except OutOfBudget:
