@@ -23,14 +23,19 @@ as a request could hold), past 10 million is refused at its ``rule`` (a messageE
 multiplied, at its ``messageExpression``); when all of a schema's together pass 100 million, the
 costliest four (of those at least 1% of that) and the schema are refused too.
 
+When an object is validated, its rules' and messageExpressions' runtime costs (cel-go's actual
+costs, ``fakeapi.cel.runtime_cost``) are taken from one budget of 10 million, in the order kube
+evaluates them; past it, or past the per-call limit of 1 million in one evaluation, kube's error
+is added and no further rule runs. A rule's costs are bounded at the sizes its node's schema
+declares for what it reads (``_declared_largest``), so that an object of a schema with
+``maxLength``/``maxItems`` is not measured.
+
 Where kube differs from this (see ``fakeapi.cel.engine``, ``fakeapi.cel.checks`` and
 ``fakeapi.cel.cost``): rules are type-checked by ``fakeapi.cel.typecheck`` over ``self`` and
 ``oldSelf`` of the node's declared type (an optional ``oldSelf`` is not typed), and where it
 cannot type a rule exactly, only as far as ``checks`` tells from the schema; an expression the estimator does not cover costs nothing here; on an update that
 leaves a version's schema unchanged kube does not refuse its rules' own costs (only the
-total), which matters only for a CRD kube stored before its limits; rules are not
-cost-limited at runtime (cel-go's per-call limit counts the interpreter's actual steps, which
-the engine does not expose); rules in syntax the engine cannot parse
+total), which matters only for a CRD kube stored before its limits; rules in syntax the engine cannot parse
 (optional entries of list and map literals) are accepted and not evaluated. Kube visits an
 object's fields in Go map order (random); here they are visited in the object's order. (Rules
 under ``allOf`` kube refuses as not structural, as ``crd_schema_validation`` does.)
@@ -38,6 +43,7 @@ under ``allOf`` kube refuses as not structural, as ``crd_schema_validation`` doe
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -46,10 +52,12 @@ from ..cel.checks import check
 from ..cel.cost import max_cost
 from ..cel.typecheck import checked
 from ..cel.types import CelType, DeclType, decl_type, max_cardinality, type_of_decl
+from ..cel.projection import WHOLE, Need, union
 from ..cel.engine import Activation, CompileError, Environment, EvaluationError, Program, UnsupportedSyntax, optional, tokens
-from ..cel.values import to_cel
+from ..cel.runtime_cost import LIMIT_EXCEEDED, OUT_OF_BUDGET, CostBudget, CostLimitExceeded, OutOfBudget
+from ..cel.values import escape, to_cel
 from ..machinery import status
-from ..machinery.golang import go_json
+from ..machinery.golang import go_json, go_quote
 from ..machinery.status import FieldError
 from .go_values import invalid_go_value
 
@@ -386,23 +394,46 @@ def _unescape_quoted(text: str) -> str | None:
     return "".join(out)
 
 
+class _BudgetSpent(Exception):
+    """The object's cost budget ran out, or a rule passed its per-call limit: kube validates no
+    further rule (its error is already added)."""
+
+
+class _MessageBudgetSpent(Exception):
+    """A messageExpression whose cost ran the budget out or passed the per-call limit: the
+    detail of kube's error at the failed rule's field."""
+
+
 class _Rule:
     """One compiled ``x-kubernetes-validations`` entry (``program`` None: not evaluated here)."""
 
-    __slots__ = ("spec", "program", "message_program", "uses_old_self", "optional_old_self", "field_path")
+    __slots__ = ("spec", "program", "message_program", "uses_old_self", "optional_old_self", "field_path", "largest")
 
-    def __init__(self, spec: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
+    def __init__(self, spec: Mapping[str, Any], schema: Mapping[str, Any], resource_root: bool) -> None:
         self.spec = spec
         self.program = _compiled(spec.get("rule") or "")
         self.message_program = _compiled(spec.get("messageExpression") or "")
         self.uses_old_self = self.program is not None and self.program.references(OLD_SELF)
         self.optional_old_self = bool(spec.get("optionalOldSelf"))
         self.field_path = normalized_field_path(spec.get("fieldPath") or "", schema) or ""
+        #: The largest size of what the rule and its messageExpression may read, None if
+        #: unbounded (at a resource root, the metadata is not the schema's).
+        self.largest = None if resource_root else _declared_largest(schema, functools.reduce(union, (
+            need for program in (self.program, self.message_program) if program is not None
+            for need in program.reads()[0].values()), Need()))
 
-    def message(self, bindings: Activation) -> str:
+    def message(self, bindings: Activation, variables: dict[str, Any], budget: CostBudget) -> str:
         """The error's detail: the messageExpression's value when it yields a usable one, else
-        the message, else ``failed rule: <rule>`` (``ruleMessageOrDefault``)."""
+        the message, else ``failed rule: <rule>`` (``ruleMessageOrDefault``). Its cost is taken
+        from ``budget`` (``_MessageBudgetSpent`` when that fails: kube's detail)."""
         if self.message_program is not None:
+            try:
+                budget.spend(self.message_program.source, variables, self.message_program.reads()[0], self.largest)
+            except OutOfBudget:
+                raise _MessageBudgetSpent(f"messageExpression {OUT_OF_BUDGET}") from None
+            except CostLimitExceeded:
+                raise _MessageBudgetSpent("no further validation rules will be run due to call cost exceeds limit "
+                                          f"for messageExpression: {go_quote(self.message_program.source)}") from None
             try:
                 value = self.message_program.evaluate(bindings)
             except EvaluationError:
@@ -437,7 +468,7 @@ class _Node:
     def __init__(self, schema: Mapping[str, Any], resource_root: bool) -> None:
         self.schema = schema
         self.resource_root = resource_root
-        self.rules = [_Rule(rule, schema) for rule in schema.get("x-kubernetes-validations") or ()]
+        self.rules = [_Rule(rule, schema, resource_root) for rule in schema.get("x-kubernetes-validations") or ()]
         self.properties = {name: node for name, child in (schema.get("properties") or {}).items()
                            if isinstance(child, Mapping) and (node := _node(child)) is not None}
         self.items = _node(schema["items"]) if isinstance(schema.get("items"), Mapping) else None
@@ -445,16 +476,18 @@ class _Node:
         self.additional = _node(additional) if isinstance(additional, Mapping) else None
 
     def validate(self, value: Any, old: Any, has_old: bool, ratchet: bool, path: str, errors: list[FieldError],
-                 ratcheted: list[FieldError]) -> None:
+                 ratcheted: list[FieldError], budget: CostBudget) -> None:
         """Append the errors of ``value`` (``old``: its correlated old value, if ``has_old``);
         ``ratchet``: an unchanged value, whose errors of rules without ``oldSelf`` go to
-        ``ratcheted`` instead."""
+        ``ratcheted`` instead. The rules' costs are taken from ``budget`` (``_BudgetSpent``:
+        kube stops validating)."""
         if value is None:
             return
         if self.rules:
-            self._evaluate(value, old, has_old, ratchet, path, errors, ratcheted)
+            self._evaluate(value, old, has_old, ratchet, path, errors, ratcheted, budget)
         if isinstance(value, dict):
-            self._validate_map(value, old if isinstance(old, dict) else None, has_old, ratchet, path, errors, ratcheted)
+            self._validate_map(value, old if isinstance(old, dict) else None, has_old, ratchet, path, errors, ratcheted,
+                               budget)
         elif isinstance(value, list) and self.items is not None:
             keys = self.schema.get("x-kubernetes-list-map-keys") if self.schema.get("x-kubernetes-list-type") == "map" else None
             old_items = {_map_key(item, keys): item for item in old} if keys and isinstance(old, list) else {}
@@ -463,10 +496,10 @@ class _Node:
                 correlated = key is not None and key in old_items
                 old_item = old_items.get(key) if correlated else None
                 self.items.validate(item, old_item, correlated, item == old_item if correlated else ratchet,
-                                    f"{path}[{index}]", errors, ratcheted)
+                                    f"{path}[{index}]", errors, ratcheted, budget)
 
     def _validate_map(self, value: dict[str, Any], old: dict[str, Any] | None, has_old: bool, ratchet: bool,
-                      path: str, errors: list[FieldError], ratcheted: list[FieldError]) -> None:
+                      path: str, errors: list[FieldError], ratcheted: list[FieldError], budget: CostBudget) -> None:
         correlatable = has_old and old is not None and self.schema.get("x-kubernetes-map-type") != "atomic"
         for key, item in value.items():
             child = self.additional if self.additional is not None else self.properties.get(key)
@@ -476,16 +509,22 @@ class _Node:
             old_item = old.get(key) if correlated else None  # type: ignore[union-attr]
             child_path = f"{path}[{key}]" if self.additional is not None else (f"{path}.{key}" if path else key)
             child.validate(item, old_item, correlated, item == old_item if correlated else ratchet, child_path, errors,
-                           ratcheted)
+                           ratcheted, budget)
 
     def _evaluate(self, value: Any, old: Any, has_old: bool, ratchet: bool, path: str, errors: list[FieldError],
-                  ratcheted: list[FieldError]) -> None:
+                  ratcheted: list[FieldError], budget: CostBudget) -> None:
+        # kube's errors of the budget name the schema's type, not the value
+        schema_type = self.schema.get("type", "")
+        if budget.exhausted():
+            errors.append(status.invalid_error(path or "<nil>", schema_type, OUT_OF_BUDGET))
+            raise _BudgetSpent()
         cel_value = to_cel(value, self.schema, self.resource_root)
         old_value = to_cel(old, self.schema, self.resource_root) if has_old else None
         # The node's rules (and message expressions) read the same values: each is converted
         # for the engine once. Rules with optionalOldSelf see oldSelf as an optional.
-        plain: Activation | None = None
-        with_optional: Activation | None = None
+        # (each with the values it binds, what runtime costs are counted on)
+        plain: tuple[Activation, dict[str, Any]] | None = None
+        with_optional: tuple[Activation, dict[str, Any]] | None = None
         for rule in self.rules:
             if rule.program is None:
                 continue
@@ -493,12 +532,24 @@ class _Node:
                 continue
             if rule.optional_old_self:
                 if with_optional is None:
-                    with_optional = Activation({SELF: cel_value, OLD_SELF: optional(old_value, has_old)})
-                rule_bindings = with_optional
+                    values = {SELF: cel_value, OLD_SELF: optional(old_value, has_old)}
+                    with_optional = Activation(values), values
+                rule_bindings, variables = with_optional
             else:
                 if plain is None:
-                    plain = Activation({SELF: cel_value, OLD_SELF: old_value})
-                rule_bindings = plain
+                    values = {SELF: cel_value, OLD_SELF: old_value}
+                    plain = Activation(values), values
+                rule_bindings, variables = plain
+            try:
+                budget.spend(rule.program.source, variables, rule.program.reads()[0], rule.largest)
+            except OutOfBudget:
+                errors.append(status.invalid_error(path or "<nil>", schema_type, OUT_OF_BUDGET))
+                raise _BudgetSpent() from None
+            except CostLimitExceeded:
+                errors.append(status.invalid_error(path or "<nil>", schema_type, (
+                    f"'{LIMIT_EXCEEDED}': no further validation rules will be run due to call cost exceeds limit for "
+                    f"rule: {rule.error_string()}")))
+                raise _BudgetSpent() from None
             try:
                 result = rule.program.evaluate(rule_bindings)
             except EvaluationError as error:
@@ -507,16 +558,52 @@ class _Node:
                     detail = f"'{text}': call arguments did not match a supported operator, function or macro signature for rule: {rule.error_string()}"
                 else:
                     detail = f"{text} evaluating rule: {rule.error_string()}"
-                # kube names the schema's type here, not the value
-                errors.append(status.invalid_error(path or "<nil>", self.schema.get("type", ""), detail))
+                errors.append(status.invalid_error(path or "<nil>", schema_type, detail))
                 continue
             if result is True:
                 continue
             field = path
             if rule.field_path:  # field.Path.Child of the normalized path
                 field = f"{path}.{rule.field_path}" if path else rule.field_path
-            error = _error_for_reason(field or "<nil>", value, rule.message(rule_bindings), rule.spec.get("reason"))
-            (ratcheted if ratchet and not rule.uses_old_self else errors).append(error)
+            found = ratcheted if ratchet and not rule.uses_old_self else errors
+            try:
+                message = rule.message(rule_bindings, variables, budget)
+            except _MessageBudgetSpent as spent:
+                found.append(status.invalid_error(field or "<nil>", schema_type, str(spent)))
+                raise _BudgetSpent() from None
+            found.append(_error_for_reason(field or "<nil>", value, message, rule.spec.get("reason")))
+
+
+def _declared_largest(schema: Mapping[str, Any], need: Need) -> int | None:
+    """The largest size (a string's length, a list's items, an object's properties or a
+    property's name) in what ``need`` reads of a value of ``schema``, from the bounds the schema
+    declares (values past them fail the schema, and kube runs no rule then); None where one is
+    not bounded (a string without ``maxLength``, a map's keys, unknown fields, an int-or-string)."""
+    if schema.get("x-kubernetes-preserve-unknown-fields") or schema.get("x-kubernetes-int-or-string"):
+        return None
+    kind = schema.get("type")
+    if kind == "string":
+        return schema.get("maxLength")
+    if kind == "array":
+        items = schema.get("items")
+        if schema.get("maxItems") is None or not isinstance(items, Mapping):
+            return None
+        # (a list read but not iterated is kept whole: an index reads any of its items)
+        inner = _declared_largest(items, need.items if need.items is not None and not need.whole else WHOLE)
+        return None if inner is None else max(inner, schema["maxItems"])
+    if kind == "object":
+        properties = schema.get("properties") or {}
+        if schema.get("additionalProperties") not in (None, False):
+            return None
+        read = properties.items() if need.whole or need.items is not None else (
+            (name, properties[name]) for name in need.fields if name in properties)
+        sizes = [_declared_largest(child, WHOLE if need.whole or need.items is not None else need.fields[name])
+                 if isinstance(child, Mapping) else None for name, child in read]
+        if None in sizes:
+            return None
+        # (a key is a property's name as CEL sees it: escaped)
+        return max([1, len(properties)] + [len(escape(name) or "") for name in properties] + sizes)  # type: ignore[operator]
+    return 1  # a number, a bool
 
 
 def _map_key(item: Any, keys: list[str] | None) -> Any:
@@ -574,7 +661,10 @@ class RuleValidator:
             return [("<nil>", "FieldValueInvalid", f"Invalid value: null: {_NOT_CHECKED}")]
         found: list[FieldError] = []
         ratcheted: list[FieldError] = []
-        self._root.validate(obj, old, old is not None, old is not None and obj == old, "", found, ratcheted)
+        try:
+            self._root.validate(obj, old, old is not None, old is not None and obj == old, "", found, ratcheted, CostBudget())
+        except _BudgetSpent:
+            pass
         for field, _type, body in ratcheted:
             warn(f"{field}: {body}")
         return found
@@ -584,5 +674,8 @@ class RuleValidator:
         ``ValidateDefaults`` evaluates transition rules against the default itself)."""
         found: list[FieldError] = []
         if self._root is not None:
-            self._root.validate(value, value, True, False, path, found, [])
+            try:
+                self._root.validate(value, value, True, False, path, found, [], CostBudget())
+            except _BudgetSpent:
+                pass
         return found

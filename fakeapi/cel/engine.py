@@ -21,9 +21,11 @@ Where this differs from cel-go, and why:
   matching overload for '_==_' applied to '(int, string)'``, ``undefined field 'b'``, ``cel
   expression must evaluate to a bool``); ``checks`` finds what variables' schemas tell of
   these, the others compile here and fail (or yield a non-bool) at evaluation;
-- no runtime cost accounting: cel-go stops an evaluation past a runtime cost limit; the
-  engine counts no cost, so that limit is not enforced (the static estimate cel-go makes at
-  compile time is ``cost``'s, on ``syntax``'s parse);
+- no runtime cost accounting: cel-go counts each evaluation's cost and stops it past a limit;
+  the engine counts none. ``runtime_cost`` counts cel-go's actual cost on ``syntax``'s parse
+  of the expression and the values it is evaluated with, beside the engine, where kube's
+  limits can matter (its callers enforce kube's per-call limit and budgets); the static
+  estimate cel-go makes at compile time is ``cost``'s;
 - the optional syntax does not parse in this engine (the optional field and index ``self.?x``,
   ``l[?0]``, the optional entries of list and map literals ``[?x]``, ``{?'k': v}``), nor do
   ``optMap``/``optFlatMap`` and two-variable comprehensions: they are rewritten into calls of

@@ -347,6 +347,47 @@ def test_failing_expressions(case: Case) -> None:
         case.send(f"create ({policy})", "POST", "configmaps", config_map(f"x-{policy}", labels={"policy": policy}))
 
 
+#: A regex of 400 characters every run of ``a`` matches (``matches`` costs a tenth of the
+#: string's length times a quarter of the pattern's: 100).
+_LONG_MATCH = "^a*" + "(b)?" * 99 + "$"
+
+
+def test_runtime_cost_limits(case: Case) -> None:
+    """Expressions past kube's runtime limits, under failurePolicy Fail and Ignore: one past the
+    per-call limit (a comprehension nested in one over 400 keys: 160,000 steps), and twelve
+    validations of 900,000 each (18 values of 5000 characters matched) past the binding's
+    budget of 10 million; the same for match conditions (one past the per-call limit, three
+    past their budget of 2.5 million); the same writes within the limits are admitted."""
+    nested = "object.data.all(k, object.data.all(j, size(object.data[k]) + size(object.data[j]) > 0))"
+    matched = [f"object.data.all(k, object.data[k].matches('{_LONG_MATCH}'))"] * 12
+    refused = [{"expression": "false", "message": "refused"}]
+    policies = {
+        "nested": {"validations": [{"expression": nested, "message": "not reached"}]},
+        "budget": {"validations": [{"expression": expression, "message": f"rule {index}"}
+                                   for index, expression in enumerate(matched)]},
+        "cond-nested": {"validations": refused, "matchConditions": [{"name": "nested", "expression": nested}]},
+        "cond-budget": {"validations": refused, "matchConditions": [
+            {"name": f"matched-{index}", "expression": expression} for index, expression in enumerate(matched[:3])]},
+    }
+    for name, spec in policies.items():
+        for failure in ("Fail", "Ignore"):
+            policy = f"{name}-{failure.lower()}"
+            case.policy(policy, spec["validations"], failurePolicy=failure,
+                        matchConstraints={"objectSelector": {"matchLabels": {"policy": policy}}},
+                        **{key: value for key, value in spec.items() if key != "validations"})
+            case.bind(policy, policy)
+    case.activate()
+    many_keys = {f"k{index}": "v" for index in range(400)}
+    long_values = {f"k{index}": "a" * 5000 for index in range(18)}
+    for name in policies:
+        data = many_keys if name.endswith("nested") else long_values
+        for failure in ("fail", "ignore"):
+            labels = {"policy": f"{name}-{failure}"}
+            case.send(f"create ({name}, {failure})", "POST", "configmaps", config_map(f"{name}-{failure}", data, labels))
+            case.send(f"create within the limits ({name}, {failure})", "POST", "configmaps",
+                      config_map(f"{name}-{failure}-small", dict(list(data.items())[:2]), labels))
+
+
 def test_resource_rules(case: Case) -> None:
     refuse = [{"expression": "false", "message": "refused"}]
     case.policy("all-but", refuse, matchConstraints={

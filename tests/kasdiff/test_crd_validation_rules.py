@@ -4,7 +4,8 @@ where it cannot be correlated; with bad fieldPaths, messages, reasons; with a de
 breaks a rule) and the same custom resources (valid; breaking
 rules with a message, a messageExpression, a reason and a fieldPath, on list items and map
 values, on an int-or-string and a number; a transition rule on update; a rule under status on a
-``/status`` write; schema errors that stop the rules), every answer's code and Status compared:
+``/status`` write; schema errors that stop the rules; rules that cost more at runtime than
+the object's budget or an evaluation's limit), every answer's code and Status compared:
 message, reason and causes.
 
 Kube visits an object's fields in Go map order: the objects here break rules on one field per
@@ -485,4 +486,50 @@ def test_rules_in_syntax_the_engine_rewrites(pair: Pair, syntax_widgets: str, na
     fake, real = _both(pair, "POST", syntax_widgets, {"apiVersion": f"{GROUP}/v1", "kind": "Syntax",
                                                       "metadata": {"name": name}, "spec": spec})
     assert real[0] == (201 if name == "syntax-valid" else 422), real  # each other case breaks one rule
+    assert fake == real
+
+
+#: Regexes every run of ``a`` matches: ``matches`` costs a tenth of the string's length times a
+#: quarter of the pattern's (12 and 100).
+_SHORT_MATCH, _LONG_MATCH = "^a*" + "(b)?" * 11 + "$", "^a*" + "(b)?" * 99 + "$"
+BUDGET_SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+    # each rule on an item is estimated at 9,613 (a string of 2000 code points, 8000 bytes), 9.6
+    # million for the list, 96 million for the ten: under the rule's and the CRD's budgets; at
+    # runtime the ten cost 24,130 an item of 2000 'a's, so that 415 of them spend the object's
+    # budget of 10 million
+    "items": {"type": "array", "maxItems": 1000, "items": {
+        "type": "string", "maxLength": 2000,
+        "x-kubernetes-validations": [{"rule": f"self.matches('{_SHORT_MATCH}')", "message": f"rule {index}"}
+                                     for index in range(10)]}},
+    # kube sizes an element of a computed list as the rule's node (a list of 2): the estimate
+    # does not see that x + x doubles a string of 100,000, whose match then costs 2 million
+    "pairs": {"type": "array", "maxItems": 2, "items": {"type": "string", "maxLength": 100000},
+              "x-kubernetes-validations": [{"rule": f"self.map(x, x + x).all(y, y.matches('{_LONG_MATCH}'))"}]},
+}}}}
+
+#: (name, spec, what kube's answer says: its code and a part of its message)
+BUDGET_CASES = [
+    # the failed rules of an item before the budget runs out, and the error of the item that runs it out
+    ("budget-runs-out", {"items": ["a" * 2000] * 5 + ["c" * 10] + ["a" * 2000] * 444},
+     (422, "Invalid value: \"string\": validation failed due to running out of cost budget")),
+    ("budget-suffices", {"items": ["a" * 2000] * 400}, (201, "")),
+    ("call-cost-limit-exceeded", {"pairs": ["a" * 100000] * 2},
+     (422, "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost")),
+    ("call-cost-within-limit", {"pairs": ["a" * 1000] * 2}, (201, "")),
+]
+
+
+@pytest.fixture(scope="module")
+def budgets(pair: Pair) -> str:
+    return _serve(pair, "budgets", "Budget", BUDGET_SCHEMA)
+
+
+@pytest.mark.parametrize(("name", "spec", "kube"), BUDGET_CASES, ids=[name for name, _spec, _kube in BUDGET_CASES])
+def test_runtime_cost_limits(pair: Pair, budgets: str, name: str, spec: dict[str, Any], kube: tuple[int, str]) -> None:
+    """Rules whose estimates kube accepts, over values that cost more at runtime: the object's
+    cost budget shared by every rule evaluation, and one evaluation's per-call limit."""
+    fake, real = _both(pair, "POST", budgets, {"apiVersion": f"{GROUP}/v1", "kind": "Budget", "metadata": {"name": name},
+                                               "spec": spec})
+    code, said = kube
+    assert real[0] == code and said in (real[1].get("message", "") if code >= 400 else "")  # the case tests what it says
     assert fake == real

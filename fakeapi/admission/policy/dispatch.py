@@ -9,8 +9,16 @@ The ``authorizer`` variable checks for the request's user through the server's a
 (``cel.admission.Principal``), its ``requestResource`` the request's resource in the version the
 policy matched.
 
-Where this differs from kube: no cost budget is kept; params of a custom resource are read in its storage version; the policies
-are walked by name where kube walks a Go map."""
+Each (policy, binding, param)'s validations spend one runtime cost budget, each expression under
+the per-call limit (``cel.runtime_cost``): past the limit, the expression fails with cel-go's
+``operation cancelled: actual cost limit exceeded``; past the budget, the whole evaluation is
+one failure (``validation failed due to running out of cost budget...``), both acted on as the
+failure policy says.
+
+Where this differs from kube: messageExpressions cost nothing (kube evaluates every
+validation's, under what the validations left of the budget; here only a failed one's is
+evaluated); params of a custom resource are read in its storage version; the policies are
+walked by name where kube walks a Go map."""
 
 from __future__ import annotations
 
@@ -23,6 +31,7 @@ from ...cel import authorizer_types
 from ...cel.access import Authorize, always_allow
 from ...cel.values import cel_type_name
 from ...cel.engine import Activation, CompileError, EvaluationError, Program
+from ...cel.runtime_cost import LIMIT_EXCEEDED, OUT_OF_BUDGET, CostBudget, CostLimitExceeded, OutOfBudget
 from ...machinery import warning
 from ...machinery.selectors import label_selector_as_selector
 from ...machinery.status import Cause, StatusError, forbidden, not_found
@@ -75,33 +84,36 @@ class _Evaluation:
         self._unauthorized: Activation | None = None
         self._variables = {variable.name: variable.program for variable in hook.variables}
         self._values: dict[str, Any] = {}
+        #: What the validations and the variables spend (its ``OutOfBudget`` escapes ``run``:
+        #: the evaluation fails as a whole).
+        self.budget = CostBudget()
 
-    def run(self, program: Compiled, authorized: bool = True) -> Any:
-        """The value of ``program`` (without the ``authorizer`` unless ``authorized``); raises
-        ``EvaluationError`` with kube's text."""
+    def run(self, program: Compiled, authorized: bool = True, budget: CostBudget | None = None) -> Any:
+        """The value of ``program`` (without the ``authorizer`` unless ``authorized``), its cost
+        taken from ``budget`` (none: not limited); raises ``EvaluationError`` with kube's text."""
         if isinstance(program, CompileError):
             raise EvaluationError(f"compilation error: compilation failed: {program}")
         try:
             if authorized or not program.references(cel_admission.AUTHORIZER):
-                return self._evaluate(program)
-            return self._evaluate_unauthorized(program)
+                return self._evaluate(program, budget=budget)
+            return self._evaluate_unauthorized(program, budget)
         except EvaluationError as err:
             raise EvaluationError(f"expression '{program.source}' resulted in error: {err}") from None
 
-    def _evaluate_unauthorized(self, program: Program) -> Any:
+    def _evaluate_unauthorized(self, program: Program, budget: CostBudget | None) -> Any:
         """``program`` with ``authorizer`` unbound: reaching it fails with cel-go's unresolved
         attribute, the qualified name its first use selects (``authorizer.requestResource``)."""
         if self._unauthorized is None:
             self._unauthorized = Activation({name: value for name, value in self.values.items()
                                              if name != cel_admission.AUTHORIZER})
         try:
-            return self._evaluate(program, self._unauthorized)
+            return self._evaluate(program, self._unauthorized, budget)
         except EvaluationError as err:
             if str(err) != f"no such attribute(s): {cel_admission.AUTHORIZER}":
                 raise
             raise EvaluationError(f"no such attribute(s): {authorizer_types.first_reference(program.source)}") from None
 
-    def _evaluate(self, program: Program, bindings: Activation | None = None) -> Any:
+    def _evaluate(self, program: Program, bindings: Activation | None = None, budget: CostBudget | None = None) -> Any:
         """``program`` evaluated with the variables it reads (and ``bindings``, default the
         evaluation's). A variable that failed is left out of ``variables``: an evaluation that
         needed it fails on its missing key, and then fails with the variable's error, as kube's
@@ -114,6 +126,12 @@ class _Evaluation:
                     failed[name] = value
                 else:
                     values[name] = value
+        if budget is not None:
+            try:
+                reading = {**self.values, cel_admission.VARIABLES: values} if values else self.values
+                budget.spend(program.source, reading, program.reads()[0])
+            except CostLimitExceeded:
+                raise EvaluationError(LIMIT_EXCEEDED) from None
         self.principal.begin_expression()
         try:
             return program.evaluate(bindings or self.bindings, {cel_admission.VARIABLES: values})
@@ -131,7 +149,7 @@ class _Evaluation:
                     f'composited variable "{name}" fails to compile: compilation failed: {program}')
             else:
                 try:
-                    self._values[name] = self._evaluate(program)
+                    self._values[name] = self._evaluate(program, budget=self.budget)
                 except EvaluationError as err:
                     self._values[name] = EvaluationError(f'composited variable "{name}" fails to evaluate: {err}')
         return self._values[name]
@@ -325,7 +343,7 @@ def _validate(hook: PolicyHook, attrs: Attributes, param: Json | None, namespace
     evaluation = _Evaluation(hook, bindings, principal)
     fail = hook.failure_policy != "Ignore"
     if hook.match_conditions:
-        holds, errors = evaluate_conditions(hook.match_conditions, evaluation.bindings, principal)
+        holds, errors = evaluate_conditions(hook.match_conditions, evaluation.bindings, principal, evaluation.values)
         if not holds or (errors and not fail):
             return [], []
         if errors:
@@ -333,10 +351,12 @@ def _validate(hook: PolicyHook, attrs: Attributes, param: Json | None, namespace
     decisions = []
     for validation in hook.validations:
         try:
-            value = evaluation.run(validation.expression)
+            value = evaluation.run(validation.expression, budget=evaluation.budget)
         except EvaluationError as err:
             decisions.append(_Decision(fail, str(err)))
             continue
+        except OutOfBudget:
+            return [_Decision(fail, OUT_OF_BUDGET)], []
         if value is not True:
             decisions.append(_Decision(True, _message(evaluation, validation), validation.reason or "Invalid"))
     return decisions, _annotation_errors(evaluation, fail)
@@ -346,13 +366,16 @@ def _annotation_errors(evaluation: _Evaluation, fail: bool) -> list[str]:
     """The audit annotations that failed: an evaluation error (but under ``Ignore``), or a
     value neither a string nor null."""
     errors = []
+    budget = CostBudget()  # kube's audit annotations have a budget of their own
     for program in evaluation.hook.audit_annotations:
         try:
-            value = evaluation.run(program, authorized=False)
+            value = evaluation.run(program, authorized=False, budget=budget)
         except EvaluationError as err:
             if fail:
                 errors.append(str(err))
             continue
+        except OutOfBudget:
+            return [OUT_OF_BUDGET] if fail else []
         if value is not None and not isinstance(value, str):
             errors.append(f"valueExpression '{getattr(program, 'source', '')}' resulted in unsupported return type: "
                           f"{cel_type_name(value)}. Return type must be either string or null.")

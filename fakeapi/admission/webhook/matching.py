@@ -19,6 +19,8 @@ from typing import Any
 from ...cel import admission as cel_admission
 from ...cel.access import Authorize, always_allow
 from ...cel.engine import Activation, CompileError, Environment, EvaluationError, Program
+from ...cel.runtime_cost import (
+    LIMIT_EXCEEDED, MATCH_CONDITIONS_BUDGET, OUT_OF_BUDGET, CostBudget, CostLimitExceeded, OutOfBudget)
 from ...machinery.selectors import LabelSelector, label_selector_as_selector
 from ...machinery.status import forbidden, internal_error, not_found
 from ...apis.webhook_client import Lookup
@@ -124,9 +126,9 @@ class Webhook:
         """A condition false skips the webhook; errors (with none false) fail the request under
         ``Fail`` (kube's 403 naming them) and skip the webhook under ``Ignore``."""
         principal = request_principal(attrs, authorize)
-        bindings = Activation({"object": attrs.object, "oldObject": attrs.old_object,
-                               "request": admission_request(attrs), cel_admission.AUTHORIZER: principal.value})
-        holds, errors = evaluate_conditions(self.match_conditions, bindings, principal)
+        values = {"object": attrs.object, "oldObject": attrs.old_object, "request": admission_request(attrs),
+                  cel_admission.AUTHORIZER: principal.value}
+        holds, errors = evaluate_conditions(self.match_conditions, Activation(values), principal, values)
         if not holds or not errors:
             return holds
         if self.failure_policy == "Ignore":
@@ -151,15 +153,31 @@ def matched_version(attrs: Attributes, exact: bool, rules: Sequence[Rule], equiv
 
 
 def evaluate_conditions(conditions: Sequence[tuple[str, Program | CompileError]],
-                        bindings: Mapping[str, Any] | Activation,
-                        principal: cel_admission.Principal) -> tuple[bool, list[str]]:
+                        bindings: Mapping[str, Any] | Activation, principal: cel_admission.Principal,
+                        values: Mapping[str, Any]) -> tuple[bool, list[str]]:
     """``matchconditions.Matcher.Match`` of compiled conditions: (False, []) when one is false,
     else (True, the errors of those that failed to compile or evaluate); ``bindings``'
-    authorizer is ``principal``'s."""
+    authorizer is ``principal``'s, ``values`` the variables bound (what costs are counted on).
+
+    The conditions spend a budget of their own (``RuntimeCELCostBudgetMatchConditions``), each
+    under the per-call limit; kube evaluates them all before it looks at their results, so a
+    false one does not spare the later ones' costs (they are counted, not evaluated), and a
+    budget run out is the one error, whatever the conditions said."""
     errors = []
+    budget = CostBudget(MATCH_CONDITIONS_BUDGET)
+    holds = True
     for _name, program in conditions:
         if isinstance(program, CompileError):
             errors.append(f"compilation failed: {program}")
+            continue
+        try:
+            budget.spend(program.source, values, program.reads()[0])
+        except CostLimitExceeded:
+            errors.append(f"expression '{program.source}' resulted in error: {LIMIT_EXCEEDED}")
+            continue
+        except OutOfBudget:
+            return True, [OUT_OF_BUDGET]
+        if not holds:
             continue
         principal.begin_expression()
         try:
@@ -168,10 +186,10 @@ def evaluate_conditions(conditions: Sequence[tuple[str, Program | CompileError]]
             errors.append(f"expression '{program.source}' resulted in error: {err}")
             continue
         if value is False:
-            return False, []
-        if value is not True:
+            holds = False
+        elif value is not True:
             errors.append(f"expression '{program.source}' resulted in error: no such overload")
-    return True, errors
+    return (True, errors) if holds else (False, [])
 
 
 def aggregate(errors: Sequence[str]) -> str:

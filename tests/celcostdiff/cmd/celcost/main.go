@@ -12,10 +12,20 @@
 // (CompilationResult.MaxCost, MessageExpressionMaxCost), maxCardinality how many times kube
 // assumes the rule runs when nothing above the node bounds it; error is a rule's compilation
 // error, if any. A line that cannot be processed yields {"error":"..."}.
+//
+// A case with a "value" also validates that value with the schema's rules as CRD validation
+// does (Validator.Validate, a create, with the given "budget", default RuntimeCELCostBudget):
+//
+//	{"schema":...,"root":<bool>,"value":<JSON>,"budget":N}
+//	  -> {"rules":[...],"actualCost":N,"errors":["<field error>",...]}
+//
+// actualCost is the budget spent (the rules' runtime costs, cel-go's CostTracker), errors the
+// field errors as kube prints them.
 package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 
@@ -24,6 +34,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 )
@@ -31,6 +42,8 @@ import (
 type request struct {
 	Schema apiextensionsv1.JSONSchemaProps `json:"schema"`
 	Root   bool                            `json:"root"`
+	Value  json.RawMessage                 `json:"value,omitempty"`
+	Budget int64                           `json:"budget,omitempty"`
 }
 
 type rule struct {
@@ -41,8 +54,10 @@ type rule struct {
 }
 
 type response struct {
-	Rules []rule `json:"rules,omitempty"`
-	Error string `json:"error,omitempty"`
+	Rules      []rule   `json:"rules,omitempty"`
+	ActualCost *int64   `json:"actualCost,omitempty"`
+	Errors     []string `json:"errors,omitempty"`
+	Error      string   `json:"error,omitempty"`
 }
 
 func compile(line []byte) response {
@@ -72,6 +87,23 @@ func compile(line []byte) response {
 			r.Error = result.Error.Detail
 		}
 		out.Rules = append(out.Rules, r)
+	}
+	if req.Value != nil {
+		var value interface{}
+		if err := utiljson.Unmarshal(req.Value, &value); err != nil {
+			return response{Error: err.Error()}
+		}
+		budget := req.Budget
+		if budget == 0 {
+			budget = celconfig.RuntimeCELCostBudget
+		}
+		validator := cel.NewValidator(structural, req.Root, celconfig.PerCallLimit)
+		errs, remaining := validator.Validate(context.Background(), nil, structural, value, nil, budget)
+		spent := budget - remaining
+		out.ActualCost = &spent
+		for _, fieldErr := range errs {
+			out.Errors = append(out.Errors, fieldErr.Error())
+		}
 	}
 	return out
 }
