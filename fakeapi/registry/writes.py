@@ -389,9 +389,7 @@ class StoreWrites:
             note_noop_write()
             return self._read(kv.value, kv.mod_revision)
         if dry_run:
-            # kube's DryRunnableStorage answers what the update made of the stored object, writing
-            # nothing: no storage versioner gives it a new revision, so it keeps the stored one.
-            return self._encode(new, kv.mod_revision)
+            return self._unversioned(kv, new)
         finished = self._finished(new, old)
         resp, raw = self._write(new, lambda encoded: TxnRequest(
             compare=(Compare(kv.key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
@@ -401,7 +399,15 @@ class StoreWrites:
             raise conflict(self.resource_type.group, self.resource_type.plural, new["metadata"]["name"],
                            OPTIMISTIC_LOCK_MESSAGE)
         self._committed(old, None if finished else new)
-        return raw
+        return self._unversioned(kv, new) if finished else raw
+
+    def _unversioned(self, kv: KeyValue, new: Json) -> bytes:
+        """The answer of an update whose object no storage versioner saw, so that it keeps the
+        resourceVersion of the stored object it was made from (``kv``'s): kube's dry run
+        (``DryRunnableStorage.GuaranteedUpdate`` answers what the update made of the stored
+        object, writing nothing), and an update that deleted the object (``deleteWithoutFinalizers``
+        answers the update's object, not what the delete removed)."""
+        return self._encode(new, kv.mod_revision)
 
     def _unchanged(self, kv: KeyValue, old: Json, new: Json) -> bool:
         """Whether ``new`` stores what ``kv`` holds: kube compares the encoding with etcd's bytes,
@@ -442,14 +448,12 @@ class StoreWrites:
                                           resp.header_revision, *self._selectors_of(obj))
         return resp, raw
 
-    def written(self, raw: bytes) -> Json:
-        """The object ``raw`` (a write's answer) encodes, to read only: the write's own object
-        when ``raw`` is what the last write stored (a response in another view need not decode
-        what was encoded a moment ago), else decoded."""
+    def stored_object(self, raw: bytes) -> Json | None:
+        """The object the last write stored when ``raw`` (a write's answer) is its encoding, to
+        read only; None for another answer (a no-op's, or the object of an update that deleted
+        it: ``_unversioned``), which need not be the object its resourceVersion names."""
         last = self._last_written
-        if last is not None and last[0] is raw:
-            return last[1]
-        return orjson.loads(raw)
+        return last[1] if last is not None and last[0] is raw else None
 
     def _first_update_writes(self, kv: KeyValue, old: Json) -> bool:
         """A no-op update writes all the same when kube's stored bytes of the created object

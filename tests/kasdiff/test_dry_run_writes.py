@@ -7,6 +7,8 @@ result without writing it: the answer keeps the stored object's resourceVersion 
 versioner gives it the next one), while managedFields, generation and the rest are what a real
 write would have stored. A dry-run create answers the object without a resourceVersion; a
 dry-run delete answers what it would have answered, the object unchanged or marked deleting.
+An update that deletes its object (a deleting object's last finalizer gone), dry run or not,
+answers the update's object the same way: the delete does not version it.
 
 The differ renumbers resourceVersions per case, which would hide an answer at the next version
 behind the first time it is seen: each answer's resourceVersion is compared as whether it is the
@@ -166,3 +168,17 @@ def test_dry_run_writes_answer_the_stored_version_and_store_nothing(pair: Pair) 
                 client.delete(path)
             client.delete(f"{CRDS}/gizmos.{GROUP}")
 
+
+def test_an_update_that_deletes_its_object_answers_the_stored_version(pair: Pair) -> None:
+    start = len(pair.outcomes)
+    case = "update-deleting-object"
+    finishing = f"{CMS}/finishing"
+    for client in (pair.fake, pair.real):
+        response = client.post(CMS, json={"metadata": {"name": "finishing", "finalizers": [HOLD]}})
+        assert response.status_code == 201, response.text
+        assert client.delete(finishing).status_code == 200
+    rewrite = _comparable(pair, finishing)
+    pair.send(case, "ConfigMap", "update removing the last finalizer", "PATCH", finishing,
+              body=b'{"metadata":{"finalizers":null}}', content_type=MERGE, rewrite=rewrite)
+    pair.send(case, "ConfigMap", "get after", "GET", finishing)
+    check(pair, start)
