@@ -226,7 +226,8 @@ class Output:
     def object(self, raw: bytes, status: int = 200, *, written_to: ResourceStore | None = None) -> Response:
         """An object a write returned as stored JSON (or the Status a DELETE answers with). A
         protobuf encoding of what ``written_to`` (the storage version's store; not given for a
-        dry run) just stored is handed to its cacher, for the LISTs and watches to come."""
+        dry run) just stored is handed to its cacher, for the LISTs and watches to come; an
+        answer that is not what it stored (``stored_object``) is not."""
         if self.error is not None:
             raise self.error
         view = self.view
@@ -236,11 +237,11 @@ class Output:
             return body_response(raw, self.media_type, status)
         if view is None:
             return self.respond(raw, status)
-        if not isinstance(view, ProtobufView) or written_to is None or written_to.storage is not written_to:
+        stored = written_to.stored_object(raw) if written_to is not None and written_to.storage is written_to else None
+        if not isinstance(view, ProtobufView) or stored is None:
             return self.respond(view.body(view.encode(raw)), status)
-        obj = written_to.written(raw)
-        encoded = view.encode_object(obj)
-        meta = obj["metadata"]
+        encoded = view.encode_object(stored)
+        meta = stored["metadata"]
         written_to.cacher.prepare(written_to.key(meta.get("namespace") or None, meta["name"]),
                                   int(meta["resourceVersion"]), view.name, encoded)
         return self.respond(view.body(encoded), status)

@@ -100,14 +100,13 @@ class StoreWrites:
     ``ResourceStore``, whose state they use (``store``, ``rules``, ``cacher``, ...), with the hooks
     resources of more semantics override (CRDs, custom resources)."""
 
-    def _encode(self, obj: Json) -> tuple[bytes, int]:
-        """The object's bytes at the revision the write is expected to get (``versioner``);
-        metadata in Go's order (the strategy set fields after decoding put them in place)."""
-        rev = self.store.known_revision + 1
+    def _encode(self, obj: Json, rev: int | None) -> bytes:
+        """The object's bytes at resourceVersion ``rev`` (None: without one, as an object never
+        stored); metadata in Go's order (the strategy set fields after decoding put them in place)."""
         meta = obj["metadata"]
-        meta["resourceVersion"] = str(rev)
+        meta["resourceVersion"] = None if rev is None else str(rev)
         obj["metadata"] = metadata.go_object_meta(meta)
-        return kept_json(obj), rev
+        return kept_json(obj)
 
     def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "") -> bytes:
         """POST: a new object; ``manager`` (the request's field manager) owns the fields it set."""
@@ -148,8 +147,7 @@ class StoreWrites:
             key = self.key(ns, meta["name"]).encode()
             if dry_run:  # never stored, so it has no resourceVersion (kube's dry-run create)
                 if self.store.get(key) is None:
-                    meta.pop("resourceVersion", None)
-                    return orjson.dumps(obj)
+                    return self._encode(obj, None)
                 continue
             resp, raw = self._write(obj, lambda encoded, key=key: TxnRequest(  # type: ignore[misc]
                 compare=(Compare(key, CompareTarget.MOD, CompareResult.EQUAL, 0),),
@@ -391,7 +389,7 @@ class StoreWrites:
             note_noop_write()
             return self._read(kv.value, kv.mod_revision)
         if dry_run:
-            return self._encode(new)[0]
+            return self._unversioned(kv, new)
         finished = self._finished(new, old)
         resp, raw = self._write(new, lambda encoded: TxnRequest(
             compare=(Compare(kv.key, CompareTarget.MOD, CompareResult.EQUAL, kv.mod_revision),),
@@ -401,7 +399,15 @@ class StoreWrites:
             raise conflict(self.resource_type.group, self.resource_type.plural, new["metadata"]["name"],
                            OPTIMISTIC_LOCK_MESSAGE)
         self._committed(old, None if finished else new)
-        return raw
+        return self._unversioned(kv, new) if finished else raw
+
+    def _unversioned(self, kv: KeyValue, new: Json) -> bytes:
+        """The answer of an update whose object no storage versioner saw, so that it keeps the
+        resourceVersion of the stored object it was made from (``kv``'s): kube's dry run
+        (``DryRunnableStorage.GuaranteedUpdate`` answers what the update made of the stored
+        object, writing nothing), and an update that deleted the object (``deleteWithoutFinalizers``
+        answers the update's object, not what the delete removed)."""
+        return self._encode(new, kv.mod_revision)
 
     def _unchanged(self, kv: KeyValue, old: Json, new: Json) -> bool:
         """Whether ``new`` stores what ``kv`` holds: kube compares the encoding with etcd's bytes,
@@ -418,7 +424,8 @@ class StoreWrites:
         managedFields, as kube's create, update and patch handlers retry it (not apply's: see
         ``apply``); past that it is kube's 500 (etcd's error, which kube-apiserver passes on
         unclassified)."""
-        raw, rev = self._encode(obj)
+        rev = self.store.known_revision + 1  # the revision the write is expected to get (``versioner``)
+        raw = self._encode(obj, rev)
         try:
             resp = self.store.txn(txn(raw))
         except ErrRequestTooLarge as err:
@@ -426,7 +433,7 @@ class StoreWrites:
             if not (meta.get("managedFields") and retry_without_managed_fields.get()):
                 raise unclassified_error(str(err)) from None
             del meta["managedFields"]
-            raw, rev = self._encode(obj)
+            raw = self._encode(obj, rev)
             try:
                 resp = self.store.txn(txn(raw))
             except ErrRequestTooLarge as err:
@@ -441,14 +448,12 @@ class StoreWrites:
                                           resp.header_revision, *self._selectors_of(obj))
         return resp, raw
 
-    def written(self, raw: bytes) -> Json:
-        """The object ``raw`` (a write's answer) encodes, to read only: the write's own object
-        when ``raw`` is what the last write stored (a response in another view need not decode
-        what was encoded a moment ago), else decoded."""
+    def stored_object(self, raw: bytes) -> Json | None:
+        """The object the last write stored when ``raw`` (a write's answer) is its encoding, to
+        read only; None for another answer (a no-op's, or the object of an update that deleted
+        it: ``_unversioned``), which need not be the object its resourceVersion names."""
         last = self._last_written
-        if last is not None and last[0] is raw:
-            return last[1]
-        return orjson.loads(raw)
+        return last[1] if last is not None and last[0] is raw else None
 
     def _first_update_writes(self, kv: KeyValue, old: Json) -> bool:
         """A no-op update writes all the same when kube's stored bytes of the created object

@@ -61,6 +61,33 @@ def test_a_dry_run_create_stores_nothing_and_has_no_resource_version(
     assert not configmaps.exists(NAMESPACE, "a") and registry.store.revision == revision
 
 
+def test_a_dry_run_update_stores_nothing_and_keeps_the_stored_resource_version(
+        registry: Registry, configmaps: ResourceStore) -> None:
+    """kube's ``DryRunnableStorage``: the update's object, versioned by no write."""
+    created = orjson.loads(configmaps.create(NAMESPACE, configmap("a", "1")))
+    revision = registry.store.revision
+    put = orjson.loads(configmaps.update(NAMESPACE, "a", {**created, "data": {"value": "2"}}, dry_run=True))
+    patched = orjson.loads(configmaps.patch(NAMESPACE, "a", MERGE_PATCH, b'{"data":{"value":"3"}}', dry_run=True))
+    assert (put["data"], patched["data"]) == ({"value": "2"}, {"value": "3"})
+    assert put["metadata"]["resourceVersion"] == patched["metadata"]["resourceVersion"] == \
+        created["metadata"]["resourceVersion"]
+    assert stored(configmaps, "a") == created and registry.store.revision == revision
+
+
+def test_an_update_that_deletes_its_object_answers_it_at_the_stored_resource_version(
+        registry: Registry, configmaps: ResourceStore) -> None:
+    """kube's ``deleteWithoutFinalizers`` answers the update's object, which is not what the
+    delete stored (so not an encoding the cacher may keep for a version)."""
+    configmaps.create(NAMESPACE, {**configmap("a"), "metadata": {"name": "a", "finalizers": ["example.com/hold"]}})
+    marked, _ = configmaps.delete(NAMESPACE, "a")
+    answer = configmaps.patch(NAMESPACE, "a", MERGE_PATCH, b'{"metadata":{"finalizers":null}}')
+    finished = orjson.loads(answer)
+    assert not configmaps.exists(NAMESPACE, "a") and "finalizers" not in finished["metadata"]
+    assert finished["metadata"]["resourceVersion"] == orjson.loads(marked)["metadata"]["resourceVersion"]
+    assert int(finished["metadata"]["resourceVersion"]) < registry.store.revision
+    assert configmaps.stored_object(answer) is None
+
+
 def test_an_update_holds_to_the_resource_version_it_names(registry: Registry, configmaps: ResourceStore) -> None:
     first = orjson.loads(configmaps.create(NAMESPACE, configmap("a", "1")))
     second = orjson.loads(configmaps.update(NAMESPACE, "a", {**first, "data": {"value": "2"}}))
