@@ -43,6 +43,14 @@ from .values import escape
 
 #: What a node that failed to check has: cel-go's error type, which every overload accepts.
 ERROR = CelType("error")
+#: The calls of a macro's expansion whose errors this module reports as cel-go does: a
+#: conditional's (``filter``'s, ``map``'s, ``exists_one``'s, a transform's filter that is no
+#: bool; an ``optFlatMap`` whose expression is no optional) and ``sortBy``'s sort (keys of a
+#: type that has no order, a receiver that is no list). Others are left unchecked.
+_EXPANSION_FAILURES = frozenset(("_?_:_", "@sortByAssociatedKeys"))
+#: The functions of the ``optional`` namespace, called as ``optional.of(x)``, by how many
+#: arguments they take.
+_OPTIONAL_FUNCTIONS = {"of": 1, "ofNonZeroValue": 1, "none": 0, "unwrap": 1}
 #: The variables of a policy's ``variables``: a select on it names one (``variables.name``).
 VARIABLES = "variables"
 
@@ -163,15 +171,18 @@ class _Checker:
         self.validator_issues: list[_Issue] = []
 
     def fail(self, expr: Expr, message: str, issues: list[_Issue] | None = None) -> CelType:
-        if expr.offset < 0:
+        if expr.expansion and not (isinstance(expr, Call) and expr.function in _EXPANSION_FAILURES):
             raise NotChecked("an error in a macro's expansion")
         (self.issues if issues is None else issues).append(_Issue(expr.offset, message))
         return ERROR
 
-    def no_overload(self, expr: Call, args: list[CelType], target: CelType | None = None) -> CelType:
+    def no_overload(self, expr: Call, args: list[CelType], target: CelType | None = None,
+                    function: str | None = None) -> CelType:
+        """cel-go's error for a call of ``function`` (the call's own by default) whose overloads
+        take none of its argument types."""
         names = ", ".join(type_name(arg) for arg in args)
         applied = f"{type_name(target)}.({names})" if target is not None else f"({names})"
-        return self.fail(expr, f"found no matching overload for '{expr.function}' applied to '{applied}'")
+        return self.fail(expr, f"found no matching overload for '{function or expr.function}' applied to '{applied}'")
 
     def check(self, expr: Expr) -> CelType:
         if isinstance(expr, Literal):
@@ -264,6 +275,16 @@ class _Checker:
 
     def check_call(self, expr: Call) -> CelType:
         function = expr.function
+        if self.names_optional(expr.target) or function.startswith("optional."):
+            # read as a call on the namespace, or built so by a macro's expansion
+            name = function.removeprefix("optional.")
+            args = [self.check(arg) for arg in expr.args]
+            if _OPTIONAL_FUNCTIONS.get(name) != len(args):
+                raise NotChecked(function)
+            if name == "unwrap":
+                return self.check_unwrap(expr, args, None, f"optional.{name}")
+            # optional.none()'s value is of a free type, which cel-go's messages name dyn
+            return CelType("optional", (args[0] if args else DYN,))
         target = self.check(expr.target) if expr.target is not None else None
         args = [self.check(arg) for arg in expr.args]
         if target is not None:
@@ -303,12 +324,16 @@ class _Checker:
             return self.no_overload(expr, args)
         if function == "_?_:_":
             if kinds[0] not in ("bool", "dyn", "error"):
+                if expr.expansion and kinds[1] == kinds[2] == "list":
+                    # filter's and map's accumulator, begun as an empty list of a free element
+                    # type, has the step's type in cel-go's message: the overload bound it
+                    args = [args[0], *[_bound(args[1], args[2])] * 2]
                 return self.no_overload(expr, args)
             if _loose(kinds[1]) or _loose(kinds[2]):
                 return DYN  # a dyn branch makes the conditional a dyn, whichever branch it is
             if not _same(args[1], args[2]):
                 return self.no_overload(expr, args)
-            if expr.offset < 0:
+            if expr.expansion:
                 # filter's and map's expansion: the accumulator, begun as an empty list whose
                 # element type is free, binds it to the step's
                 return _bound(args[1], args[2])
@@ -388,9 +413,24 @@ class _Checker:
             return INT
         return self.no_overload(expr, args, target)
 
+    def names_optional(self, target: Expr | None) -> bool:
+        """Whether a call's receiver is the ``optional`` namespace (``optional.of(x)``), not a
+        variable of that name."""
+        return isinstance(target, Ident) and target.name == "optional" and not self.locals.get("optional") \
+            and "optional" not in self.variables
+
     def check_member(self, expr: Call, target: CelType, args: list[CelType]) -> CelType:
         if expr.function == "size" and not args:
             return self.check_size(expr, args, target)
+        if expr.function in ("hasValue", "value"):
+            # only optionals have these members: a dyn receiver binds to them
+            if args or target.kind not in ("optional", "dyn", "error"):
+                return self.no_overload(expr, args, target)
+            return BOOL if expr.function == "hasValue" else _unwrapped(target)
+        if expr.function == "@sortByAssociatedKeys":
+            return self.check_sort_by(expr, target, args)
+        if expr.function == "unwrapOpt" and not args:
+            return self.check_unwrap(expr, [], target, "unwrapOpt")
         if expr.function in _STRING_MEMBERS:
             parameters, result = _STRING_MEMBERS[expr.function]
             if len(parameters) != len(args):
@@ -406,6 +446,27 @@ class _Checker:
         if signature in _EXTENSION_MEMBERS and (target.kind != "list" or target.params[0].kind == "string"):
             return _EXTENSION_MEMBERS[signature]
         raise NotChecked(f"member {expr.function}")
+
+    def check_unwrap(self, expr: Call, args: list[CelType], target: CelType | None, function: str) -> CelType:
+        """``optional.unwrap(l)`` and ``l.unwrapOpt()``: a list of optionals' values (a dyn
+        binds to the list, a list of dyns to its optionals)."""
+        unwrapped = target if target is not None else args[0]
+        if _loose(unwrapped.kind):
+            return CelType("list", (DYN,))
+        if unwrapped.kind == "list" and (unwrapped.params[0].kind == "optional" or _loose(unwrapped.params[0].kind)):
+            return CelType("list", (_unwrapped(unwrapped.params[0]),))
+        return self.no_overload(expr, args, target, function)
+
+    def check_sort_by(self, expr: Call, target: CelType, args: list[CelType]) -> CelType:
+        """``sortBy``'s sort of its receiver by the list of keys its expansion maps it to: cel-go's
+        overloads take a list (a dyn binds to one) and keys of a type that has an order, and
+        give the receiver's type."""
+        keys = args[0]
+        orderable = _loose(keys.kind) or keys.kind == "list" and (
+            keys.params[0].kind in _ORDERED or _loose(keys.params[0].kind))
+        if not orderable or target.kind not in ("list", "dyn", "error"):
+            return self.no_overload(expr, args, target)
+        return target if target.kind == "list" else DYN
 
     def check_comprehension(self, expr: Comprehension) -> CelType:
         range_type = self.check(expr.iter_range)
@@ -436,6 +497,11 @@ class _Checker:
             return self.check(expr.result)
         finally:
             self.locals[expr.accu_var].pop()
+
+
+def _unwrapped(value: CelType) -> CelType:
+    """An optional's value's type; a dyn's (or a failed node's) a dyn."""
+    return value.params[0] if value.kind == "optional" else DYN
 
 
 def _declared_name(operand: CelType, name: str) -> str:

@@ -42,6 +42,19 @@ def _display(column: int, message: str, source: str) -> str:
     ("!object.spec.size", 1, "found no matching overload for '!_' applied to '(int)'"),
     ("size(object.spec.size) == 1", 5, "found no matching overload for 'size' applied to '(int)'"),
     ("int(object.spec.tags) == 1", 4, "found no matching overload for 'int' applied to '(list(string))'"),
+    # errors cel-go finds in a macro's expansion, located at the macro's '('
+    ("object.spec.tags.exists_one(t, t.size())", 28, "found no matching overload for '_?_:_' applied to '(int, int, int)'"),
+    ("object.spec.tags.filter(t, t.size()) == []", 24,
+     "found no matching overload for '_?_:_' applied to '(int, list(string), list(string))'"),
+    ("object.spec.tags.map(t, t.size(), t) == []", 21,
+     "found no matching overload for '_?_:_' applied to '(int, list(string), list(string))'"),
+    ("object.spec.tags.sortBy(t, [t]) == []", 24,
+     "found no matching overload for '@sortByAssociatedKeys' applied to 'list(string).(list(list(string)))'"),
+    ("object.spec.labels.sortBy(k, k) == []", 26,
+     "found no matching overload for '@sortByAssociatedKeys' applied to 'map(string, string).(list(string))'"),
+    ("optional.of(object.spec.size).optFlatMap(s, s + 1).hasValue()", 41,
+     "found no matching overload for '_?_:_' applied to '(bool, int, optional_type(dyn))'"),
+    ("object.spec.tags.hasValue()", 26, "found no matching overload for 'hasValue' applied to 'list(string).()'"),
 ])
 def test_an_error_is_shown_as_cel_go_shows_it(source: str, column: int, message: str) -> None:
     assert check(source, OBJECT, {}) == _display(column, message, source)
@@ -88,11 +101,19 @@ def test_variables_have_their_expressions_types() -> None:
     assert check("variables.bad == 'a'", OBJECT, {"bad": DYN}) == ""
 
 
+def test_sort_by_and_the_optional_functions_are_typed() -> None:
+    assert infer("object.spec.tags.sortBy(t, t.size())", OBJECT, {}) == CelType("list", (STRING,))
+    assert infer("object.spec.port.sortBy(t, t)", OBJECT, {}) == DYN
+    assert infer("optional.of(object.spec.size).optMap(s, s + 1)", OBJECT, {}) == CelType("optional", (INT,))
+    assert infer("optional.of(object.spec.size).optFlatMap(s, optional.of(s)).value()", OBJECT, {}) == INT
+    assert infer("optional.none().hasValue()", OBJECT, {}) == CelType("bool")
+
+
 @pytest.mark.parametrize("source", [
     "request.nope == 1",  # a variable whose type is not known here
     "variables.unknown == 1",
     "object.spec == object.spec.labels",  # kube names object types per check
-    "object.spec.tags.exists_one(t, t.size())",  # cel-go's error is in the macro's expansion
+    "object.spec.tags.optMap(t, t)",  # cel-go's errors of hasValue and value in the macro's expansion
     "object.spec.color.lowerAscii().reverse() == 1",  # a function not known here
 ])
 def test_what_is_not_checked_as_cel_go_checks_it_gives_none(source: str) -> None:
