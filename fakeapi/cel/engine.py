@@ -26,12 +26,15 @@ Where this differs from cel-go, and why:
   compile time is ``cost``'s, on ``syntax``'s parse);
 - the optional syntax does not parse in this engine (the optional field and index ``self.?x``,
   ``l[?0]``, the optional entries of list and map literals ``[?x]``, ``{?'k': v}``), nor do
-  ``optMap``/``optFlatMap`` and two-variable comprehensions: they are rewritten into calls of
-  library functions before parsing (``_engine_source``, which also makes ``size`` count a
-  string's code points as cel-go does, not its bytes). A comprehension's variable bound again
+  ``optMap``/``optFlatMap``, cel-go's ``sortBy`` and two-variable comprehensions: they are
+  rewritten into calls of library functions before parsing (``_engine_source``, which also
+  makes ``size`` count a string's code points as cel-go does, not its bytes). A comprehension's variable bound again
   inside it (``l.all(x, x.all(x, x > 0))``) is the inner one there, as in cel-go. The values
   these functions handle cross into Python and back: a uint comes back an int (``type()`` tells
   them apart, ``==`` does not);
+- a ``sortBy`` whose key expression fails fails with that failure's text; cel-go's expansion
+  then panics, and kube reports ``internal error: interface conversion: *types.Err is not
+  traits.Lister: missing method Add`` (an error inside the engine's ``map`` cannot be caught);
 - an optional entry of a list or map literal that is a dyn and no optional fails at evaluation
   with cel-go's runtime error; kube's validator of homogeneous literals fails on it at compile
   time (a Go panic), which the engine does not reproduce.
@@ -91,8 +94,12 @@ _TYPE_NAMES = frozenset(("int", "uint", "double", "string", "bytes", "bool", "li
 _TWO_VARIABLE = {"all": ("all", ""), "exists": ("exists", ""), "existsOne": ("exists_one", ""),
                  "exists_one": ("exists_one", ""), "transformList": ("map", ""),
                  "transformMap": ("map", "._pairsToMap()"), "transformMapEntry": ("map", "._mergeMaps()")}
-#: The macros binding one variable, their first argument (``optMap``/``optFlatMap`` rewritten).
-_ONE_VARIABLE = frozenset(("all", "exists", "exists_one", "existsOne", "map", "filter", "optMap", "optFlatMap"))
+#: The macros binding one variable, their first argument (``optMap``/``optFlatMap`` and
+#: ``sortBy`` rewritten).
+_ONE_VARIABLE = frozenset(("all", "exists", "exists_one", "existsOne", "map", "filter", "optMap", "optFlatMap", "sortBy"))
+#: The macros whose call has exactly two arguments, a variable and an expression: a call with
+#: other arguments is no macro's, but a call of the undeclared function of that name.
+_TWO_ARGUMENTS = frozenset(("optMap", "optFlatMap", "sortBy"))
 _MACROS = _ONE_VARIABLE | _TWO_VARIABLE.keys()
 #: How the variable a rewritten two-variable comprehension binds to each [key, value] pair
 #: begins; it ends with the comprehension's token index, so one inside another has its own.
@@ -439,7 +446,8 @@ def _bound_names(macro: str, toks: list[tuple[int, str]], arguments: list[list[i
              for argument in arguments[:2]]
     if macro in _TWO_VARIABLE and len(arguments) >= 3 and names[0] and names[1]:
         return names[0], names[1]
-    if macro in _ONE_VARIABLE and len(arguments) >= 2 and names[0]:
+    if macro in _ONE_VARIABLE and len(arguments) >= 2 and names[0] and (
+            macro not in _TWO_ARGUMENTS or len(arguments) == 2):
         return (names[0],)
     return ()
 
@@ -457,7 +465,8 @@ def _engine_source(source: str, toks: list[tuple[int, str]], bindings: list[_Bin
     is ``x._optIndex(k)``, a list or map literal with entries marked optional is
     ``_optionalElements``/``_optionalEntries`` of its entries (``_literal_edits``), ``optMap``
     and ``optFlatMap`` are ``map`` over the optional's value (``_optional_map_edits``; the
-    engine parses none of these), ``size(x)`` and ``x.size()`` are ``_sizeInCodePoints`` (the
+    engine parses none of these), ``sortBy`` is a ``map`` to [element, key] pairs sorted by a
+    library function (``_sort_by_edits``), ``size(x)`` and ``x.size()`` are ``_sizeInCodePoints`` (the
     engine counts a string's bytes, cel-go its code points), two-variable comprehensions are
     one-variable ones over entries (``_TWO_VARIABLE``), ``existsOne`` is ``exists_one``. None:
     what this cannot rewrite (brackets that do not balance: a syntax error the engine reports).
@@ -477,6 +486,8 @@ def _engine_source(source: str, toks: list[tuple[int, str]], bindings: list[_Bin
             found = _comprehension_edits(toks, index, bindings, entry)
         elif text == "." and next_text in ("optMap", "optFlatMap") and is_call:
             found = _optional_map_edits(source, toks, index)
+        elif text == "." and next_text == "sortBy" and is_call:
+            found = _sort_by_edits(source, toks, index)
         elif text == "." and next_text == "?" and index + 2 < len(toks) and toks[index + 2][1][:1].isidentifier():
             name_offset, name = toks[index + 2]
             found = [(offset, name_offset + len(name), f"._optField('{name}')")]
@@ -555,21 +566,19 @@ def _comprehension_edits(toks: list[tuple[int, str]], dot: int, bindings: list[_
     return edits
 
 
-def _optional_map_edits(source: str, toks: list[tuple[int, str]], dot: int) -> list[tuple[int, int, str]] | None:
-    """The edits of ``o.optMap(v, e)`` (``toks[dot]`` its ``.``): ``o._optionalValues().map(v,
-    e)._optMapResult()``, ``e`` evaluated with ``v`` bound to the optional's value if it has one
-    (cel-go's ``cel.bind`` of ``v``, which shadows an outer ``v`` as a comprehension's does);
-    ``optFlatMap`` ends in ``_optFlatMapResult()``. [] when the call is no macro's (the engine
-    then refuses ``optMap`` as the undeclared function cel-go refuses); None: not parseable.
-    Raises cel-go's ``CompileError`` when ``v`` is no name."""
-    name = toks[dot + 1][1]
-    open_index = dot + 2
-    end = _closing_index(toks, open_index)
+def _variable_and_body(source: str, toks: list[tuple[int, str]], dot: int,
+                       message: str) -> tuple[list[list[int]], int] | None:
+    """The arguments of the two-argument macro call whose ``.`` is ``toks[dot]`` (``o.optMap(v,
+    e)``, ``l.sortBy(v, e)``: each argument's token indexes) and the index of its closing
+    parenthesis; [] for the arguments when the call is no macro's (the engine then refuses the
+    name as the undeclared function cel-go refuses); None: not parseable. Raises cel-go's
+    ``CompileError`` ``message`` when ``v`` is no name."""
+    end = _closing_index(toks, dot + 2)
     if end is None:
         return None
-    arguments = split_arguments(toks, open_index + 1, end)
+    arguments = split_arguments(toks, dot + 3, end)
     if len(arguments) != 2 or not arguments[0]:
-        return []
+        return [], end
     variable = arguments[0]
     if len(variable) != 1 or not toks[variable[0]][1][:1].isidentifier():
         start, comma = toks[variable[0]][0], toks[arguments[1][0] - 1][0]
@@ -577,9 +586,47 @@ def _optional_map_edits(source: str, toks: list[tuple[int, str]], dot: int) -> l
             offset = start + parse(source[start:comma]).offset
         except (NotParsed, RecursionError):
             offset = start
-        raise CompileError([issue(source, offset, f"{name}() variable name must be a simple identifier")])
-    close = toks[end][0]
-    return [(toks[dot][0], toks[open_index][0] + 1, "._optionalValues().map("), (close, close + 1, f")._{name}Result()")]
+        raise CompileError([issue(source, offset, message)])
+    return arguments, end
+
+
+def _optional_map_edits(source: str, toks: list[tuple[int, str]], dot: int) -> list[tuple[int, int, str]] | None:
+    """The edits of ``o.optMap(v, e)`` (``toks[dot]`` its ``.``): ``o._optionalValues().map(v,
+    e)._optMapResult()``, ``e`` evaluated with ``v`` bound to the optional's value if it has one
+    (cel-go's ``cel.bind`` of ``v``, which shadows an outer ``v`` as a comprehension's does);
+    ``optFlatMap`` ends in ``_optFlatMapResult()``. [] when the call is no macro's; None: not
+    parseable (``_variable_and_body``)."""
+    name = toks[dot + 1][1]
+    found = _variable_and_body(source, toks, dot, f"{name}() variable name must be a simple identifier")
+    if not found or not found[0]:
+        return None if found is None else []
+    close = toks[found[1]][0]
+    return [(toks[dot][0], toks[dot + 2][0] + 1, "._optionalValues().map("), (close, close + 1, f")._{name}Result()")]
+
+
+#: The tokens that end a receiver ``sortBy`` refuses (cel-go's macro takes a list, a name, a
+#: comprehension, a call or a selection): a literal other than a list's, or a map's ``}``.
+_NOT_SORTABLE_RECEIVER_ENDS = frozenset((STRING_LITERAL, NUMBER_LITERAL, "true", "false", "null", "}"))
+
+
+def _sort_by_edits(source: str, toks: list[tuple[int, str]], dot: int) -> list[tuple[int, int, str]] | None:
+    """The edits of ``l.sortBy(v, e)`` (``toks[dot]`` its ``.``): ``l._sortByReceiver().map(v, [v,
+    e])._sortByKeys()``, each element paired with its key, which cel-go's expansion computes as
+    ``l.map(v, e)`` over ``l`` bound once, then sorted by them (``library._sort_by_keys``).
+    [] when the call is no macro's; None: not parseable (``_variable_and_body``). Raises
+    cel-go's ``CompileError`` for a receiver that is a literal other than a list (at its
+    start; one in parentheses is not seen)."""
+    found = _variable_and_body(source, toks, dot, "argument is not an identifier")
+    if not found or not found[0]:
+        return None if found is None else []
+    (variable, body), end = found
+    if dot > 0 and toks[dot - 1][1] in _NOT_SORTABLE_RECEIVER_ENDS:
+        start = _opening_offset(toks, dot - 1) if toks[dot - 1][1] == "}" else toks[dot - 1][0]
+        raise CompileError([issue(source, start, "sortBy can only be applied to a list, identifier, comprehension, "
+                                                 "call or select expression")])
+    name, comma, close = toks[variable[0]][1], toks[body[0] - 1][0], toks[end][0]
+    return [(toks[dot + 1][0], toks[dot + 1][0] + len("sortBy"), "_sortByReceiver().map"), (comma, comma + 1, f", [{name}, "),
+            (close, close + 1, "])._sortByKeys()")]
 
 
 def _literal_edits(toks: list[tuple[int, str]], open_index: int) -> list[tuple[int, int, str]] | None:
@@ -666,6 +713,21 @@ def closing(toks: list[tuple[int, str]], index: int) -> int | None:
     return None if position is None else toks[position][0]
 
 
+def _opening_offset(toks: list[tuple[int, str]], index: int) -> int:
+    """The offset of the bracket that the one at ``toks[index]`` closes (balanced: the source
+    parsed)."""
+    depth = 0
+    for position in range(index, -1, -1):
+        text = toks[position][1]
+        if text in (")", "]", "}"):
+            depth += 1
+        elif text in ("(", "[", "{"):
+            depth -= 1
+            if depth == 0:
+                return toks[position][0]
+    return toks[index][0]
+
+
 def _parse_error(source: str) -> CompileError:
     """What cel-go says of ``source``, which does not parse (``UnsupportedSyntax`` for syntax
     kube parses and the engine cannot)."""
@@ -693,35 +755,31 @@ def _build(source: str, variables: frozenset[str], context: _Context) -> Program
     used = set(program.variables())
     issues = []
     for name in sorted(used - variables - entries - _TYPE_NAMES - NAMESPACES):
-        offset = _free_reference(toks, bindings, name)
-        if offset is not None:
-            issues.append(issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
+        issues += [issue(source, offset, f"undeclared reference to '{name}' (in container '')")
+                   for offset in _free_references(toks, bindings, name)]
     functions = context.functions
     for name in sorted(set(program.functions()) - _NATIVE_FUNCTIONS - functions.keys()):
         if name.startswith(("_", "@", "!", "-")):
             continue  # operators (``-_`` is negation)
         if any(f"{namespace}.{name}" in functions for namespace in used & NAMESPACES):
             continue
-        offset = _call_offset(toks, name)
-        issues.append(issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
+        issues += [issue(source, offset, f"undeclared reference to '{name}' (in container '')")
+                   for offset in _call_offsets(toks, name)]
     if issues:
         raise CompileError(sorted(issues))
     return Program(source, program, frozenset(used & variables), context)
 
 
-def _free_reference(toks: list[tuple[int, str]], bindings: list[_Binding], name: str) -> int | None:
-    """Where cel-go reports the variable ``name`` undeclared: its first use outside the macros
-    binding it; None when a macro binds each."""
-    for index, (offset, text) in enumerate(toks):
-        if text == name and not _is_field_name(toks, index) and not any(
-                name in names and start <= index < end for names, start, end in bindings):
-            return offset
-    return None
+def _free_references(toks: list[tuple[int, str]], bindings: list[_Binding], name: str) -> list[int]:
+    """Where cel-go reports the variable ``name`` undeclared: each use outside the macros
+    binding it."""
+    return [offset for index, (offset, text) in enumerate(toks)
+            if text == name and not _is_field_name(toks, index) and not any(
+                name in names and start <= index < end for names, start, end in bindings)]
 
 
-def _call_offset(toks: list[tuple[int, str]], name: str) -> int:
-    """Where cel-go reports an undeclared function: the ``(`` of its first call."""
-    for index, (_offset, text) in enumerate(toks[:-1]):
-        if text == name and toks[index + 1][1] == "(":
-            return toks[index + 1][0]
-    return 0
+def _call_offsets(toks: list[tuple[int, str]], name: str) -> list[int]:
+    """Where cel-go reports an undeclared function: the ``(`` of each call (the start when
+    none is seen, as a call the engine's rewriting made)."""
+    return [toks[index + 1][0] for index, (_offset, text) in enumerate(toks[:-1])
+            if text == name and toks[index + 1][1] == "("] or [0]

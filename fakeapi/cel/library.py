@@ -21,8 +21,10 @@ canonical strings (kube's ``Equal`` for these types); ``type()`` of one is ``map
 
 from __future__ import annotations
 
+import datetime
 import ipaddress
 import math
+import operator
 import re
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +32,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from ..machinery import quantity as quantities
 from ..machinery import strfmt, validation
+from .gosort import slice_order
 from .rust import interpreter
 
 
@@ -266,6 +269,38 @@ def _sort(items: list[Any]) -> list[Any]:
     return sorted(_comparable(items))
 
 
+#: The Python types of the values cel-go orders (its ``traits.Comparer``s: int, uint, double,
+#: bool, string, bytes, timestamp, duration); a key of another type is no sort key.
+_ORDERED_TYPES = (int, float, str, bytes, datetime.datetime, datetime.timedelta)
+
+
+def _sort_by_receiver(value: Any) -> list[Any]:
+    """``sortBy``'s receiver, which cel-go's sort takes only a list for (a map's keys are mapped
+    to keys but not sorted)."""
+    if not isinstance(value, list):
+        raise LibraryError(f"{_NO_OVERLOAD}: @sortByAssociatedKeys")
+    return value
+
+
+def _sort_by_keys(pairs: list[list[Any]]) -> list[Any]:
+    """``sortBy``'s result from the [element, key] pairs the engine's rewriting maps the list to
+    (cel-go's ``@sortByAssociatedKeys`` of the list and its keys): the elements in the order of
+    their keys, as Go's ``sort.Slice`` leaves them (``gosort``: elements of equal keys keep
+    their order up to 12 elements, not always past that). As cel-go's: the first key must be
+    orderable, every key then of its type (cel-go compares each key with another, failing on a
+    key of another type; a single key is never compared)."""
+    _expect(isinstance(pairs, list))
+    if not pairs:
+        return []
+    keys = [key for _element, key in pairs]
+    first = type(keys[0])
+    if not issubclass(first, _ORDERED_TYPES):
+        raise LibraryError("list elements must be comparable")
+    if any(type(key) is not first for key in keys):
+        raise LibraryError("list elements must have the same type")
+    return [pairs[index][0] for index in slice_order(keys, operator.lt)]
+
+
 def _distinct(items: list[Any]) -> list[Any]:
     _expect(isinstance(items, list))
     out: list[Any] = []
@@ -312,6 +347,22 @@ def _last(items: list[Any]) -> Any:
 def _range(count: int) -> list[int]:
     _expect(_is_int(count))
     return list(range(count))
+
+
+def _unwrap_optionals(function: str) -> Callable[[list[Any]], list[Any]]:
+    """cel-go's ``optional.unwrap(l)`` and ``l.unwrapOpt()`` (``function``): the values of the
+    optionals of ``l`` that have one. cel-go's runtime overload check takes a list whose first
+    element is an optional for a list of optionals (``no such overload`` otherwise); the
+    function then fails on any later element that is no optional."""
+    def unwrap(items: list[Any]) -> list[Any]:
+        _expect(isinstance(items, list))
+        if items and not _is_optional(items[0]):
+            raise LibraryError(f"{_NO_OVERLOAD}: {function}(list)")
+        for item in items:
+            if not _is_optional(item):
+                raise LibraryError(f"value {_go_text(item)} is not optional")
+        return [item.value() for item in items if item.has_value()]
+    return unwrap
 
 
 def _sets_contains(items: list[Any], wanted: list[Any]) -> bool:
@@ -826,7 +877,9 @@ KUBE_LIBRARY: dict[str, Callable[..., Any]] = {
     "isSorted": _is_sorted, "sum": _sum, "min": _extreme(min), "max": _extreme(max),
     # ext.Lists, ext.Sets
     "reverse": _reverse, "sort": _sort, "distinct": _distinct, "flatten": _flatten, "slice": _slice,
-    "first": _first, "last": _last, "lists.range": _range,
+    "first": _first, "last": _last, "lists.range": _range, "_sortByReceiver": _sort_by_receiver,
+    "_sortByKeys": _sort_by_keys,
+    "optional.unwrap": _unwrap_optionals("optional.unwrap"), "unwrapOpt": _unwrap_optionals("unwrapOpt"),
     "sets.contains": _sets_contains, "sets.equivalent": lambda a, b: _sets_contains(a, b) and _sets_contains(b, a),
     "sets.intersects": _sets_intersects,
     # regex
