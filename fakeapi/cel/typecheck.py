@@ -17,15 +17,19 @@ list or map literal marked optional, ``[?x]``, ``{?k: x}``, that is no optional;
 type 'int' but found 'string'`` for an element of a list or map literal of another type than
 the first's, kube's literals being homogeneous: its validator's error, which cel-go reports
 only where its checker found none) and ``found no matching overload for 'f' applied to '(t1,
-t2)'`` (``'t.(t1)'`` for a member call), on the operators, ``size``, the string predicates and
-the conversions. The optional field and index (``x.?f``, ``x[?k]``) are optionals of their
-field's, element's or value's type (``optional_type(int)``). A keyword field (``namespace``,
+t2)'`` (``'t.(t1)'`` for a member call), on the operators, ``size``, the string predicates,
+the conversions, ``optional.of``/``none``/``unwrap``, ``hasValue``, ``value``, ``unwrapOpt``
+and ``sortBy``'s sort (``@sortByAssociatedKeys``). The optional field and index (``x.?f``,
+``x[?k]``) are optionals of their field's, element's or value's type (``optional_type(int)``).
+Of the errors cel-go finds in a macro's expansion, located at the macro's ``(``, those of its
+conditional (a ``filter``, ``map``, ``exists_one`` or transform whose filter is no bool, an
+``optFlatMap`` whose expression is no optional) and of ``sortBy``'s sort are reported. A keyword field (``namespace``,
 declared escaped) is selected by its name, as kube's type provider allows.
 
 A node that fails to check gets cel-go's error type, which any overload accepts, so an error
 does not cascade: ``object.foo.bar == 1`` reports ``foo`` only. Where an expression reaches
 something this module does not type as cel-go would (another variable, a function it does not
-know, an object type's name in a message, an error cel-go would place in a macro's expansion),
+know, an object type's name in a message, another error in a macro's expansion),
 ``check`` answers None rather than risk a warning kube would not give.
 """
 
