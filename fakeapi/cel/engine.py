@@ -94,13 +94,13 @@ _TYPE_NAMES = frozenset(("int", "uint", "double", "string", "bytes", "bool", "li
 _TWO_VARIABLE = {"all": ("all", ""), "exists": ("exists", ""), "existsOne": ("exists_one", ""),
                  "exists_one": ("exists_one", ""), "transformList": ("map", ""),
                  "transformMap": ("map", "._pairsToMap()"), "transformMapEntry": ("map", "._mergeMaps()")}
-#: The macros binding one variable, their first argument (``optMap``/``optFlatMap`` and
-#: ``sortBy`` rewritten).
-_ONE_VARIABLE = frozenset(("all", "exists", "exists_one", "existsOne", "map", "filter", "optMap", "optFlatMap", "sortBy"))
-#: The macros whose call has exactly two arguments, a variable and an expression: a call with
-#: other arguments is no macro's, but a call of the undeclared function of that name.
-_TWO_ARGUMENTS = frozenset(("optMap", "optFlatMap", "sortBy"))
-_MACROS = _ONE_VARIABLE | _TWO_VARIABLE.keys()
+#: The macros kube's environment declares (cel-go's, ``ext.TwoVarComprehensions``, the optional
+#: library's, ``ext.Lists``'s ``sortBy``; no one-variable ``existsOne``): for each count of
+#: arguments a form of the macro takes, how many variables it binds, its first arguments. A
+#: call with another count is no macro's, but a call of the undeclared function of that name.
+_MACRO_FORMS = {"all": {2: 1, 3: 2}, "exists": {2: 1, 3: 2}, "exists_one": {2: 1, 3: 2}, "existsOne": {3: 2},
+                "map": {2: 1, 3: 1}, "filter": {2: 1}, "transformList": {3: 2, 4: 2}, "transformMap": {3: 2, 4: 2},
+                "transformMapEntry": {3: 2, 4: 2}, "optMap": {2: 1}, "optFlatMap": {2: 1}, "sortBy": {2: 1}}
 #: How the variable a rewritten two-variable comprehension binds to each [key, value] pair
 #: begins; it ends with the comprehension's token index, so one inside another has its own.
 _ENTRY_PREFIX = "__entry"
@@ -428,7 +428,7 @@ def _bindings(toks: list[tuple[int, str]]) -> list[_Binding]:
     call before the calls it encloses)."""
     found = []
     for dot in range(len(toks) - 2):
-        if toks[dot][1] == "." and toks[dot + 1][1] in _MACROS and toks[dot + 2][1] == "(":
+        if toks[dot][1] == "." and toks[dot + 1][1] in _MACRO_FORMS and toks[dot + 2][1] == "(":
             close = _closing_index(toks, dot + 2)
             if close is None:
                 continue
@@ -442,14 +442,11 @@ def _bound_names(macro: str, toks: list[tuple[int, str]], arguments: list[list[i
     """The variables a call of ``macro`` with ``arguments`` binds: the first two arguments of a
     two-variable comprehension, the first of a one-variable macro; none when the arguments are
     not a macro's."""
-    names = [toks[argument[0]][1] if len(argument) == 1 and toks[argument[0]][1][:1].isidentifier() else None
-             for argument in arguments[:2]]
-    if macro in _TWO_VARIABLE and len(arguments) >= 3 and names[0] and names[1]:
-        return names[0], names[1]
-    if macro in _ONE_VARIABLE and len(arguments) >= 2 and names[0] and (
-            macro not in _TWO_ARGUMENTS or len(arguments) == 2):
-        return (names[0],)
-    return ()
+    count = _MACRO_FORMS[macro].get(len(arguments), 0)
+    variables = arguments[:count]
+    if not all(_is_name(toks, variable) for variable in variables):
+        return ()
+    return tuple(toks[variable[0]][1] for variable in variables)
 
 
 def _ends_operand(text: str) -> bool:
@@ -483,11 +480,15 @@ def _engine_source(source: str, toks: list[tuple[int, str]], bindings: list[_Bin
         elif text == "." and next_text in _TWO_VARIABLE and is_call:
             entry = f"{_ENTRY_PREFIX}{index}__"
             entries.add(entry)
-            found = _comprehension_edits(toks, index, bindings, entry)
+            found = _comprehension_edits(source, toks, index, bindings, entry)
         elif text == "." and next_text in ("optMap", "optFlatMap") and is_call:
             found = _optional_map_edits(source, toks, index)
         elif text == "." and next_text == "sortBy" and is_call:
             found = _sort_by_edits(source, toks, index)
+        elif text == "." and next_text in ("map", "filter") and is_call:
+            # the engine's parser words cel-go's error of another macro for these
+            counts = (2, 3) if next_text == "map" else (2,)
+            found = None if _variable_and_body(source, toks, index, "argument is not an identifier", counts) is None else []
         elif text == "." and next_text == "?" and index + 2 < len(toks) and toks[index + 2][1][:1].isidentifier():
             name_offset, name = toks[index + 2]
             found = [(offset, name_offset + len(name), f"._optField('{name}')")]
@@ -518,15 +519,15 @@ def _is_field_name(toks: list[tuple[int, str]], index: int) -> bool:
         index + 1 < len(toks) and toks[index + 1][1] == "(")
 
 
-def _comprehension_edits(toks: list[tuple[int, str]], dot: int, bindings: list[_Binding],
+def _comprehension_edits(source: str, toks: list[tuple[int, str]], dot: int, bindings: list[_Binding],
                          entry: str) -> list[tuple[int, int, str]] | None:
-    """The edits of the comprehension whose ``.`` is ``toks[dot]``: ``existsOne(x, p)`` as
-    ``exists_one``; ``R.all(k, v, p)`` as ``R._entries().all(entry, p')`` where ``p'`` reads
-    ``entry[0]`` for ``k`` and ``entry[1]`` for ``v`` (``transformList``/``Map``/``MapEntry``
+    """The edits of the two-variable comprehension whose ``.`` is ``toks[dot]`` (none for a
+    one-variable macro's or no macro's call): ``R.all(k, v, p)`` as ``R._entries().all(entry,
+    p')`` where ``p'`` reads ``entry[0]`` for ``k`` and ``entry[1]`` for ``v`` (``transformList``/``Map``/``MapEntry``
     with a filter: ``.filter(entry, f').map(...)``) but where a macro inside ``p`` binds the name
     again (its own variable there). ``entry`` is this comprehension's alone: a comprehension
     inside ``p`` has its own, so ``p`` reads this one's pair there too. None: not parseable
-    here."""
+    here. Raises cel-go's ``CompileError`` for variables that are no names or one name twice."""
     name = toks[dot + 1][1]
     macro, finish = _TWO_VARIABLE[name]
     open_index = dot + 2
@@ -535,15 +536,14 @@ def _comprehension_edits(toks: list[tuple[int, str]], dot: int, bindings: list[_
         return None
     close = toks[end][0]
     arguments = split_arguments(toks, open_index + 1, end)
+    if _MACRO_FORMS[name].get(len(arguments)) != 2:
+        return []  # a one-variable macro's, or no macro's
+    _check_iteration_variables(source, toks, arguments[:2])
     names = _bound_names(name, toks, arguments)
     if len(names) != 2:
-        if name == "existsOne":
-            return [(toks[dot + 1][0], toks[dot + 1][0] + len(name), "exists_one")]
-        return [] if name in ("all", "exists", "exists_one") else None
+        return None  # an empty argument: a syntax error
     key, value = names
     bodies = arguments[2:]
-    if len(bodies) > (1 if name in ("all", "exists", "existsOne", "exists_one") else 2):
-        return None
     edits = []
     head_end = toks[bodies[0][0]][0] if bodies[0] else close
     if len(bodies) == 2:  # a filter, then the transform
@@ -566,27 +566,47 @@ def _comprehension_edits(toks: list[tuple[int, str]], dot: int, bindings: list[_
     return edits
 
 
-def _variable_and_body(source: str, toks: list[tuple[int, str]], dot: int,
-                       message: str) -> tuple[list[list[int]], int] | None:
-    """The arguments of the two-argument macro call whose ``.`` is ``toks[dot]`` (``o.optMap(v,
-    e)``, ``l.sortBy(v, e)``: each argument's token indexes) and the index of its closing
-    parenthesis; [] for the arguments when the call is no macro's (the engine then refuses the
-    name as the undeclared function cel-go refuses); None: not parseable. Raises cel-go's
-    ``CompileError`` ``message`` when ``v`` is no name."""
+def _is_name(toks: list[tuple[int, str]], argument: list[int]) -> bool:
+    return len(argument) == 1 and toks[argument[0]][1][:1].isidentifier()
+
+
+def _argument_error(source: str, toks: list[tuple[int, str]], argument: list[int], message: str) -> CompileError:
+    """cel-go's error ``message`` of a macro's argument (its tokens' indexes), located where the
+    argument's syntax tree's root is (a selection at its '.')."""
+    start, end = toks[argument[0]][0], toks[argument[-1] + 1][0]
+    try:
+        offset = start + parse(source[start:end]).offset
+    except (NotParsed, RecursionError):
+        offset = start
+    return CompileError([issue(source, offset, message)])
+
+
+def _check_iteration_variables(source: str, toks: list[tuple[int, str]], variables: list[list[int]]) -> None:
+    """Raises cel-go's ``CompileError`` for the two variables of a two-variable comprehension
+    (their tokens' indexes) when one is no name or both are one."""
+    for variable in variables:
+        if variable and not _is_name(toks, variable):
+            raise _argument_error(source, toks, variable, "argument must be a simple name")
+    first, second = variables
+    if first and second and toks[first[0]][1] == toks[second[0]][1]:
+        raise _argument_error(source, toks, second, f"duplicate variable name: {toks[first[0]][1]}")
+
+
+def _variable_and_body(source: str, toks: list[tuple[int, str]], dot: int, message: str,
+                       counts: tuple[int, ...] = (2,)) -> tuple[list[list[int]], int] | None:
+    """The arguments of the macro call whose ``.`` is ``toks[dot]`` and that takes ``counts``
+    arguments, a variable first (``o.optMap(v, e)``, ``l.sortBy(v, e)``: each argument's token
+    indexes) and the index of its closing parenthesis; [] for the arguments when the call is no
+    macro's (the engine then refuses the name as the undeclared function cel-go refuses); None:
+    not parseable. Raises cel-go's ``CompileError`` ``message`` when ``v`` is no name."""
     end = _closing_index(toks, dot + 2)
     if end is None:
         return None
     arguments = split_arguments(toks, dot + 3, end)
-    if len(arguments) != 2 or not arguments[0]:
+    if len(arguments) not in counts or not arguments[0]:
         return [], end
-    variable = arguments[0]
-    if len(variable) != 1 or not toks[variable[0]][1][:1].isidentifier():
-        start, comma = toks[variable[0]][0], toks[arguments[1][0] - 1][0]
-        try:  # cel-go locates the argument where its syntax tree's root is (a selection at its '.')
-            offset = start + parse(source[start:comma]).offset
-        except (NotParsed, RecursionError):
-            offset = start
-        raise CompileError([issue(source, offset, message)])
+    if not _is_name(toks, arguments[0]):
+        raise _argument_error(source, toks, arguments[0], message)
     return arguments, end
 
 
@@ -757,6 +777,7 @@ def _build(source: str, variables: frozenset[str], context: _Context) -> Program
     for name in sorted(used - variables - entries - _TYPE_NAMES - NAMESPACES):
         issues += [issue(source, offset, f"undeclared reference to '{name}' (in container '')")
                    for offset in _free_references(toks, bindings, name)]
+    issues += _not_macro_calls(source, toks)
     functions = context.functions
     for name in sorted(set(program.functions()) - _NATIVE_FUNCTIONS - functions.keys()):
         if name.startswith(("_", "@", "!", "-")):
@@ -766,8 +787,23 @@ def _build(source: str, variables: frozenset[str], context: _Context) -> Program
         issues += [issue(source, offset, f"undeclared reference to '{name}' (in container '')")
                    for offset in _call_offsets(toks, name)]
     if issues:
-        raise CompileError(sorted(issues))
+        raise CompileError(sorted(set(issues)))
     return Program(source, program, frozenset(used & variables), context)
+
+
+def _not_macro_calls(source: str, toks: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """cel-go's errors for the calls of a macro's name with a count of arguments no form of the
+    macro takes (``l.all(x)``, ``l.existsOne(x, p)``): an undeclared function (the engine
+    parses these as its macros, or as calls of functions it has)."""
+    found = []
+    for dot in range(len(toks) - 2):
+        name = toks[dot + 1][1]
+        if toks[dot][1] == "." and name in _MACRO_FORMS and toks[dot + 2][1] == "(":
+            close = _closing_index(toks, dot + 2)
+            arguments = [] if close is None else [argument for argument in split_arguments(toks, dot + 3, close) if argument]
+            if close is not None and len(arguments) not in _MACRO_FORMS[name]:
+                found.append(issue(source, toks[dot + 2][0], f"undeclared reference to '{name}' (in container '')"))
+    return found
 
 
 def _free_references(toks: list[tuple[int, str]], bindings: list[_Binding], name: str) -> list[int]:

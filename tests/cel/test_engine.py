@@ -112,6 +112,15 @@ def test_optional_entries_optional_maps_and_variables_bound_again(source: str) -
     # no macro: the undeclared function, each argument an undeclared variable as cel-go reports them all
     ("[1].sortBy(x)", "ERROR: <input>:1:11: undeclared reference to 'sortBy' (in container '')\n | [1].sortBy(x)\n | ..........^\n"
                       "ERROR: <input>:1:12: undeclared reference to 'x' (in container '')\n | [1].sortBy(x)\n | ...........^"),
+    ("[1].map(x.y, x)", "ERROR: <input>:1:10: argument is not an identifier\n | [1].map(x.y, x)\n | .........^"),
+    ("[1].all(i, 1, true)", "ERROR: <input>:1:12: argument must be a simple name\n | [1].all(i, 1, true)\n | ...........^"),
+    ("[1].all(x, x, true)", "ERROR: <input>:1:12: duplicate variable name: x\n | [1].all(x, x, true)\n | ...........^"),
+    ("[1].existsOne(x, x)", "ERROR: <input>:1:14: undeclared reference to 'existsOne' (in container '')\n"
+                            " | [1].existsOne(x, x)\n | .............^\n"
+                            "ERROR: <input>:1:15: undeclared reference to 'x' (in container '')\n"
+                            " | [1].existsOne(x, x)\n | ..............^\n"
+                            "ERROR: <input>:1:18: undeclared reference to 'x' (in container '')\n"
+                            " | [1].existsOne(x, x)\n | .................^"),
     ("y + y == 1", "ERROR: <input>:1:1: undeclared reference to 'y' (in container '')\n | y + y == 1\n | ^\n"
                    "ERROR: <input>:1:5: undeclared reference to 'y' (in container '')\n | y + y == 1\n | ....^"),
 ])

@@ -197,6 +197,11 @@ BAD_RULES = [
     ("unwrap-not-optionals", "optional.unwrap([1]).size() > 0"),
     ("unwrap-opt-not-optionals", "[self.a].unwrapOpt().size() > 0"),
     ("math-is-not-in-kubes-environment", "math.abs(self.a) > 0"),
+    ("map-variable-not-a-name", "[1].map(1, 2).size() > 0"),
+    ("two-variables-not-names", "[1].all(i, 1, true)"),
+    ("two-variables-one-name-twice", "{'a': 1}.transformMap(k, k, 1).size() > 0"),
+    ("exists-one-camel-case-of-one-variable", "[1].existsOne(x, x > 0)"),
+    ("macro-with-too-many-arguments", "[1].all(x, y, x, true)"),
 ]
 
 
