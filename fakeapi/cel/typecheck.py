@@ -23,7 +23,8 @@ and ``sortBy``'s sort (``@sortByAssociatedKeys``). The optional field and index 
 ``x[?k]``) are optionals of their field's, element's or value's type (``optional_type(int)``).
 Of the errors cel-go finds in a macro's expansion, located at the macro's ``(``, those of its
 conditional (a ``filter``, ``map``, ``exists_one`` or transform whose filter is no bool, an
-``optFlatMap`` whose expression is no optional) and of ``sortBy``'s sort are reported. A keyword field (``namespace``,
+``optFlatMap`` whose expression is no optional), of ``sortBy``'s sort and of
+``transformMapEntry``'s insertion (``cel.@mapInsert``) are reported. A keyword field (``namespace``,
 declared escaped) is selected by its name, as kube's type provider allows.
 
 A node that fails to check gets cel-go's error type, which any overload accepts, so an error
@@ -49,9 +50,10 @@ from .values import escape
 ERROR = CelType("error")
 #: The calls of a macro's expansion whose errors this module reports as cel-go does: a
 #: conditional's (``filter``'s, ``map``'s, ``exists_one``'s, a transform's filter that is no
-#: bool; an ``optFlatMap`` whose expression is no optional) and ``sortBy``'s sort (keys of a
-#: type that has no order, a receiver that is no list). Others are left unchecked.
-_EXPANSION_FAILURES = frozenset(("_?_:_", "@sortByAssociatedKeys"))
+#: bool; an ``optFlatMap`` whose expression is no optional), ``sortBy``'s sort (keys of a
+#: type that has no order, a receiver that is no list) and ``transformMapEntry``'s insertion
+#: of an entry that is no map. Others are left unchecked.
+_EXPANSION_FAILURES = frozenset(("_?_:_", "@sortByAssociatedKeys", "cel.@mapInsert"))
 #: The functions of the ``optional`` namespace, called as ``optional.of(x)``, by how many
 #: arguments they take.
 _OPTIONAL_FUNCTIONS = {"of": 1, "ofNonZeroValue": 1, "none": 0, "unwrap": 1}
@@ -157,8 +159,8 @@ def _bound(left: CelType, right: CelType) -> CelType:
     """The type two matching types bind (the more specific of a dyn and another)."""
     if _loose(left.kind):
         return right if not _loose(right.kind) else DYN
-    if left.kind == "list" and right.kind == "list":
-        return CelType("list", (_bound(left.params[0], right.params[0]),))
+    if left.kind == right.kind and left.kind in ("list", "map"):
+        return CelType(left.kind, tuple(_bound(a, b) for a, b in zip(left.params, right.params)))
     return left
 
 
@@ -328,9 +330,10 @@ class _Checker:
             return self.no_overload(expr, args)
         if function == "_?_:_":
             if kinds[0] not in ("bool", "dyn", "error"):
-                if expr.expansion and kinds[1] == kinds[2] == "list":
-                    # filter's and map's accumulator, begun as an empty list of a free element
-                    # type, has the step's type in cel-go's message: the overload bound it
+                if expr.expansion and kinds[1] == kinds[2] and kinds[1] in ("list", "map"):
+                    # filter's, map's and the transforms' accumulator, begun as an empty list
+                    # or map of free types, has the step's type in cel-go's message: the
+                    # overload bound it
                     args = [args[0], *[_bound(args[1], args[2])] * 2]
                 return self.no_overload(expr, args)
             if _loose(kinds[1]) or _loose(kinds[2]):
@@ -346,6 +349,8 @@ class _Checker:
                 # here may be an empty literal's free type, which the other branch binds
                 raise NotChecked("a conditional of aggregates of different element types")
             return args[1]
+        if function == "cel.@mapInsert":
+            return self.check_map_insert(expr, args)
         if function == "size" and len(args) == 1:
             return self.check_size(expr, args)
         if function == "matches" and len(args) == 2:
@@ -461,6 +466,20 @@ class _Checker:
             return CelType("list", (_unwrapped(unwrapped.params[0]),))
         return self.no_overload(expr, args, target, function)
 
+    def check_map_insert(self, expr: Call, args: list[CelType]) -> CelType:
+        """transformMap's and transformMapEntry's step: the accumulated map with an entry (a key
+        and a value) or a map's entries added (cel-go's ``@mapInsert`` overloads)."""
+        accumulator = args[0]
+        added = CelType("map", (args[1], args[2])) if len(args) == 3 else args[1]
+        if _loose(added.kind):
+            return accumulator
+        if added.kind != "map":
+            # the accumulator's types are still free: cel-go's message names them dyn
+            return self.no_overload(expr, args)
+        if not _same(accumulator, added):
+            raise NotChecked("entries of two types")
+        return _bound(accumulator, added)
+
     def check_sort_by(self, expr: Call, target: CelType, args: list[CelType]) -> CelType:
         """``sortBy``'s sort of its receiver by the list of keys its expansion maps it to: cel-go's
         overloads take a list (a dyn binds to one) and keys of a type that has an order, and
@@ -494,8 +513,9 @@ class _Checker:
         finally:
             for name, _value in scope:
                 self.locals[name].pop()
-        if expr.accu_var == ACCUMULATOR and accumulator.kind == "list" and step.kind == "list":
-            accumulator = _bound(accumulator, step)  # map's and filter's [] takes its items' type
+        if expr.accu_var == ACCUMULATOR and accumulator.kind == step.kind and step.kind in ("list", "map"):
+            # map's and filter's [] takes its items' type, transformMap's {} its entries'
+            accumulator = _bound(accumulator, step)
         self.locals.setdefault(expr.accu_var, []).append(accumulator)
         try:
             return self.check(expr.result)

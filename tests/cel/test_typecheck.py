@@ -55,6 +55,12 @@ def _display(column: int, message: str, source: str) -> str:
     ("optional.of(object.spec.size).optFlatMap(s, s + 1).hasValue()", 41,
      "found no matching overload for '_?_:_' applied to '(bool, int, optional_type(dyn))'"),
     ("object.spec.tags.hasValue()", 26, "found no matching overload for 'hasValue' applied to 'list(string).()'"),
+    ("object.spec.labels.transformMap(k, v, 1, v).size() > 0", 32,
+     "found no matching overload for '_?_:_' applied to '(int, map(string, string), map(string, string))'"),
+    ("object.spec.labels.transformMapEntry(k, v, v).size() > 0", 37,
+     "found no matching overload for 'cel.@mapInsert' applied to '(map(dyn, dyn), string)'"),
+    ("object.spec.labels.transformMap(k, v, v.size())['a'] == 'x'", 54,
+     "found no matching overload for '_==_' applied to '(int, string)'"),
 ])
 def test_an_error_is_shown_as_cel_go_shows_it(source: str, column: int, message: str) -> None:
     assert check(source, OBJECT, {}) == _display(column, message, source)

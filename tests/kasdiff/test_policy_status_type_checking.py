@@ -118,7 +118,10 @@ CASES: dict[str, dict[str, Any]] = {
         {"expression": "object.spec.tags.hasValue() || object.spec.size.value() == 1"},
         {"expression": "optional.unwrap(object.spec.tags).size() > 0 || object.spec.tags.unwrapOpt() == []"},
         {"expression": "optional.unwrap([optional.of(object.spec.size)])[0] == 'a'"},
-        {"expression": "optional.none().hasValue() || optional.none() == optional.of(object.spec.size)"}]},
+        {"expression": "optional.none().hasValue() || optional.none() == optional.of(object.spec.size)"},
+        {"expression": "object.spec.labels.transformMap(k, v, object.spec.size, v).size() > 0"},
+        {"expression": "object.spec.labels.transformMapEntry(k, v, object.spec.size).size() > 0"},
+        {"expression": "object.spec.labels.transformMap(k, v, v)['a'] == 1"}]},
     "everyday": {"matchConstraints": CONFIG_MAPS, "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"}, "validations": [
         {"expression": "!has(object.data) || object.data.all(k, size(object.data[k]) <= 5)"},
         {"expression": "object == null && !has(oldObject.data.keep)"},
