@@ -21,6 +21,9 @@ t2)'`` (``'t.(t1)'`` for a member call), on the operators, ``size``, the string 
 the conversions, ``optional.of``/``none``/``unwrap``, ``hasValue``, ``value``, ``unwrapOpt``
 and ``sortBy``'s sort (``@sortByAssociatedKeys``). The optional field and index (``x.?f``,
 ``x[?k]``) are optionals of their field's, element's or value's type (``optional_type(int)``).
+An empty list or map literal's element types are free, bound by what the literal is joined
+with (``c ? [] : [1]`` is a list(int), ``[[], [1]]`` a list(list(int))), and named dyn where
+none binds them (``list(dyn)``), as cel-go names them.
 Of the errors cel-go finds in a macro's expansion, located at the macro's ``(``, those of its
 conditional (a ``filter``, ``map``, ``exists_one`` or transform whose filter is no bool, an
 ``optFlatMap`` whose expression is no optional), of ``sortBy``'s sort and of
@@ -48,6 +51,9 @@ from .values import escape
 
 #: What a node that failed to check has: cel-go's error type, which every overload accepts.
 ERROR = CelType("error")
+#: The element type of an empty list literal, the key and value types of an empty map literal:
+#: a type parameter the expression around binds, which every overload accepts meanwhile.
+FREE = CelType("free")
 #: The calls of a macro's expansion whose errors this module reports as cel-go does: a
 #: conditional's (``filter``'s, ``map``'s, ``exists_one``'s, a transform's filter that is no
 #: bool; an ``optFlatMap`` whose expression is no optional), ``sortBy``'s sort (keys of a
@@ -114,8 +120,14 @@ class _Issue:
 
 
 def _loose(kind: str) -> bool:
-    """Whether a value of this kind is accepted by any overload (dyn, or a failed node's)."""
-    return kind in ("dyn", "error")
+    """Whether a value of this kind is accepted by any overload (dyn, a failed node's, or the
+    free element type of an empty literal, which binds to what the overload takes)."""
+    return kind in ("dyn", "error", "free")
+
+
+def _accepts(kind: str, wanted: str) -> bool:
+    """Whether a value of this kind is accepted where a ``wanted`` is."""
+    return kind == wanted or _loose(kind)
 
 
 def type_name(value: CelType) -> str:
@@ -128,6 +140,8 @@ def type_name(value: CelType) -> str:
         return f"optional_type({type_name(value.params[0])})"
     if value.kind in ("object", "error"):
         raise NotChecked(f"the name of {value.kind}")  # kube names object types per check
+    if value.kind == "free":
+        return "dyn"  # cel-go names a type parameter left free so
     return value.kind
 
 
@@ -150,13 +164,34 @@ def _same(left: CelType, right: CelType) -> bool:
     return all(_same(a, b) for a, b in zip(left.params, right.params))
 
 
+def _joined(left: CelType, right: CelType) -> CelType | None:
+    """The type of two branches or elements whose types differ at most where one has an empty
+    literal's free element type, which the other binds (``c ? [] : [1]`` is a list(int)); None
+    for types that differ otherwise."""
+    if left.kind == "free" or right.kind == "free":
+        return right if left.kind == "free" else left
+    if left.kind != right.kind or len(left.params) != len(right.params):
+        return None
+    if left.kind == "object":
+        return left if left.decl is right.decl else None
+    joined = [_joined(a, b) for a, b in zip(left.params, right.params)]
+    params = tuple(param for param in joined if param is not None)
+    if len(params) != len(joined):
+        return None
+    # the side that binds every parameter, as it is (a schema's type keeps its declaration)
+    return next((side for side in (left, right) if side.params == params), CelType(left.kind, params))
+
+
 def _nested(value: CelType, kinds: tuple[str, ...]) -> bool:
     """Whether the type is of one of ``kinds`` or has one among its parameters, at any depth."""
     return value.kind in kinds or any(_nested(param, kinds) for param in value.params)
 
 
 def _bound(left: CelType, right: CelType) -> CelType:
-    """The type two matching types bind (the more specific of a dyn and another)."""
+    """The type two matching types bind (the more specific of a dyn and another; a free type
+    the other)."""
+    if left.kind == "free":
+        return right
     if _loose(left.kind):
         return right if not _loose(right.kind) else DYN
     if left.kind == right.kind and left.kind in ("list", "map"):
@@ -222,25 +257,41 @@ class _Checker:
         homogeneous, so the first element of another type than the first's (a dyn a type of its
         own) is the validator's error, and each such element of a map (``every_mismatch``).
         Aggregates whose element types differ only where one has a dyn are left unchecked: an
-        empty literal's element type is free in cel-go, a dyn here. The elements at
-        ``optional_indices`` (``[?x]``, ``{?k: x}``) are optionals of their type."""
+        empty literal's element type is free, bound by the elements around it (``[[], [1]]`` is a
+        list(list(int))). The elements at ``optional_indices`` (``[?x]``, ``{?k: x}``) are
+        optionals of their type."""
         types = [self.entry_type(element, index in optional_indices) for index, element in enumerate(elements)]
-        if not types or all(_loose(value.kind) for value in types):
+        if not types:
+            return FREE
+        if all(_loose(value.kind) for value in types):
             return DYN
         if any(value.kind == "error" for value in types) or _nested(types[0], ("object",)):
             raise NotChecked("a literal of an element that failed, or of objects")
         first = types[0]
         common = first
+        failed = False
         for element, value in zip(elements[1:], types[1:]):
-            if value.kind == first.kind and (value == first or _nested(first, ("dyn",)) or _nested(value, ("dyn",))):
+            if _nested(first, ("free",)) or _nested(value, ("free",)):
+                # an empty literal's free types, bound by the elements after it: the validator
+                # expects the first's type as the elements before bound it
+                joined = None if failed else _joined(common, value)
+                if joined is not None:
+                    common = joined
+                    continue
+                if failed or value.kind == common.kind and (_nested(common, ("dyn",)) or _nested(value, ("dyn",))):
+                    raise NotChecked("aggregate elements of types an empty literal and a dyn may join")
+                expected = common
+            elif value.kind == first.kind and (value == first or _nested(first, ("dyn",)) or _nested(value, ("dyn",))):
                 if value != first:
-                    raise NotChecked("aggregate elements of element types an empty literal may bind")
+                    raise NotChecked("aggregate elements of element types a dyn may join")
                 continue
+            else:
+                expected = first
             # an element of another type than the first's: the literal's type is then a dyn, as
             # cel-go's checker joins the types of kube's literals; an object type's name is not
             # known here (type_name declines it)
-            self.fail(element, f"expected type '{type_name(first)}' but found '{type_name(value)}'", self.validator_issues)
-            common = DYN
+            self.fail(element, f"expected type '{type_name(expected)}' but found '{type_name(value)}'", self.validator_issues)
+            common, failed = DYN, True
             if not every_mismatch:
                 break
         return common
@@ -299,11 +350,11 @@ class _Checker:
         if function in ("_&&_", "_||_"):
             # cel-go checks each operand of a logical operator for a bool, not their overload
             for arg, arg_type in zip(expr.args, args):
-                if arg_type.kind not in ("bool", "dyn", "error"):
+                if not _accepts(arg_type.kind, "bool"):
                     self.fail(arg, f"expected type 'bool' but found '{type_name(arg_type)}'")
             return BOOL
         if function in ("!_", "@not_strictly_false"):
-            return BOOL if kinds[0] in ("bool", "dyn", "error") else self.no_overload(expr, args)
+            return BOOL if _accepts(kinds[0], "bool") else self.no_overload(expr, args)
         if function in ("_==_", "_!=_"):
             return BOOL if _same(*args) else self.no_overload(expr, args)
         if function in ("_<_", "_<=_", "_>_", "_>=_"):
@@ -329,7 +380,7 @@ class _Checker:
                 return BOOL
             return self.no_overload(expr, args)
         if function == "_?_:_":
-            if kinds[0] not in ("bool", "dyn", "error"):
+            if not _accepts(kinds[0], "bool"):
                 if expr.expansion and kinds[1] == kinds[2] and kinds[1] in ("list", "map"):
                     # filter's, map's and the transforms' accumulator, begun as an empty list
                     # or map of free types, has the step's type in cel-go's message: the
@@ -344,17 +395,17 @@ class _Checker:
                 # filter's and map's expansion: the accumulator, begun as an empty list whose
                 # element type is free, binds it to the step's
                 return _bound(args[1], args[2])
-            if args[1] != args[2] or _nested(args[1], ("object",)):
-                # cel-go's is the more general (list(dyn) of list(int) and list(dyn)), but a dyn
-                # here may be an empty literal's free type, which the other branch binds
+            joined = _joined(args[1], args[2])
+            if joined is None or _nested(joined, ("object",)):
+                # cel-go's is the more general (list(dyn) of list(int) and list(dyn))
                 raise NotChecked("a conditional of aggregates of different element types")
-            return args[1]
+            return joined
         if function == "cel.@mapInsert":
             return self.check_map_insert(expr, args)
         if function == "size" and len(args) == 1:
             return self.check_size(expr, args)
         if function == "matches" and len(args) == 2:
-            return BOOL if all(kind in ("string", "dyn", "error") for kind in kinds) else self.no_overload(expr, args)
+            return BOOL if all(_accepts(kind, "string") for kind in kinds) else self.no_overload(expr, args)
         if function in _CONVERSIONS and len(args) == 1:
             accepted, result = _CONVERSIONS[function]
             return result if kinds[0] in accepted or _loose(kinds[0]) else self.no_overload(expr, args)
@@ -380,7 +431,7 @@ class _Checker:
         container, index = args
         if _loose(container.kind):
             return DYN
-        if container.kind == "list" and index.kind in ("int", "dyn", "error"):
+        if container.kind == "list" and _accepts(index.kind, "int"):
             return container.params[0]
         if container.kind == "map" and _same(index, container.params[0]):
             return container.params[1]
@@ -410,7 +461,7 @@ class _Checker:
                 return CelType("optional", (field_type(container, _declared_name(container, field.value)),))
             except ValueError:
                 raise NotChecked("an optional selection of an undefined field") from None
-        if expr.function == "_[?_]" and container.kind == "list" and key.kind in ("int", "dyn"):
+        if expr.function == "_[?_]" and container.kind == "list" and _accepts(key.kind, "int"):
             return CelType("optional", (container.params[0],))
         if expr.function == "_[?_]" and container.kind == "map" and _same(key, container.params[0]):
             return CelType("optional", (container.params[1],))
@@ -433,7 +484,7 @@ class _Checker:
             return self.check_size(expr, args, target)
         if expr.function in ("hasValue", "value"):
             # only optionals have these members: a dyn receiver binds to them
-            if args or target.kind not in ("optional", "dyn", "error"):
+            if args or not _accepts(target.kind, "optional"):
                 return self.no_overload(expr, args, target)
             return BOOL if expr.function == "hasValue" else _unwrapped(target)
         if expr.function == "@sortByAssociatedKeys":
@@ -487,7 +538,7 @@ class _Checker:
         keys = args[0]
         orderable = _loose(keys.kind) or keys.kind == "list" and (
             keys.params[0].kind in _ORDERED or _loose(keys.params[0].kind))
-        if not orderable or target.kind not in ("list", "dyn", "error"):
+        if not orderable or not _accepts(target.kind, "list"):
             return self.no_overload(expr, args, target)
         return target if target.kind == "list" else DYN
 

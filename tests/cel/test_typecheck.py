@@ -59,6 +59,16 @@ def _display(column: int, message: str, source: str) -> str:
      "found no matching overload for '_?_:_' applied to '(int, map(string, string), map(string, string))'"),
     ("object.spec.labels.transformMapEntry(k, v, v).size() > 0", 37,
      "found no matching overload for 'cel.@mapInsert' applied to '(map(dyn, dyn), string)'"),
+    # an empty literal's element type is free: what it is joined with binds it
+    ("(object.spec.size > 1 ? [] : object.spec.tags) == [1]", 48,
+     "found no matching overload for '_==_' applied to '(list(string), list(int))'"),
+    ("[[], object.spec.tags] == [[1]]", 24,
+     "found no matching overload for '_==_' applied to '(list(list(string)), list(list(int)))'"),
+    ("(object.spec.size > 1 ? {} : object.spec.labels) == {1: 2}", 50,
+     "found no matching overload for '_==_' applied to '(map(string, string), map(int, int))'"),
+    ("[] == 1", 4, "found no matching overload for '_==_' applied to '(list(dyn), int)'"),
+    ("[[], [1], ['a']].size() > 0", 11, "expected type 'list(int)' but found 'list(string)'"),
+    ("[[], object.spec.size].size() > 0", 17, "expected type 'list(dyn)' but found 'int'"),
     ("object.spec.labels.transformMap(k, v, v.size())['a'] == 'x'", 54,
      "found no matching overload for '_==_' applied to '(int, string)'"),
 ])

@@ -202,6 +202,10 @@ BAD_RULES = [
     ("two-variables-one-name-twice", "{'a': 1}.transformMap(k, k, 1).size() > 0"),
     ("exists-one-camel-case-of-one-variable", "[1].existsOne(x, x > 0)"),
     ("macro-with-too-many-arguments", "[1].all(x, y, x, true)"),
+    # an empty literal's free element type, bound by what it is joined with
+    ("empty-literal-bound-by-its-neighbour", "[[], ['a']] == [[1]]"),
+    ("empty-literal-first-of-a-literal", "[[], self.a].size() > 0"),
+    ("empty-literal-branch", "(self.a > 0 ? {} : {'a': 1}) == {1: 'a'}"),
 ]
 
 
