@@ -461,6 +461,9 @@ class _Checker:
                 return CelType("optional", (field_type(container, _declared_name(container, field.value)),))
             except ValueError:
                 raise NotChecked("an optional selection of an undefined field") from None
+        if expr.function == "_?._":
+            # of an optional's value too, as cel-go's select_optional_field
+            return self.fail(expr, f"type '{type_name(container)}' does not support field selection")
         if expr.function == "_[?_]" and container.kind == "list" and _accepts(key.kind, "int"):
             return CelType("optional", (container.params[0],))
         if expr.function == "_[?_]" and container.kind == "map" and _same(key, container.params[0]):

@@ -205,6 +205,7 @@ BAD_RULES = [
     # an empty literal's free element type, bound by what it is joined with
     ("empty-literal-bound-by-its-neighbour", "[[], ['a']] == [[1]]"),
     ("empty-literal-first-of-a-literal", "[[], self.a].size() > 0"),
+    ("optional-field-of-an-int", "self.a.?b.hasValue()"),
     ("empty-literal-branch", "(self.a > 0 ? {} : {'a': 1}) == {1: 'a'}"),
 ]
 
