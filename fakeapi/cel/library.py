@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
-import math
 import operator
 import re
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from ..machinery import quantity as quantities
 from ..machinery import strfmt, validation
+from .formatting import FormatError, format_string
 from .gosort import slice_order
 from .rust import interpreter
 
@@ -159,63 +159,13 @@ def _quote(text: str) -> str:
     return '"' + "".join(escapes.get(c, c) for c in text) + '"'
 
 
-_FORMAT_VERB = re.compile(r"%(?:\.(\d+))?([sdfeboxX%])")
-
-
 def _format(template: str, arguments: list[Any]) -> str:
-    """``string.format(list)``: cel-go's verbs %s %d %f %e %b %o %x %X (and %%)."""
+    """``string.format(list)``, as cel-go's strings library version 2 (``formatting``)."""
     _expect(_is_string(template) and isinstance(arguments, list))
-    position = 0
-
-    def verb(match: re.Match[str]) -> str:
-        nonlocal position
-        precision, kind = match.group(1), match.group(2)
-        if kind == "%":
-            return "%"
-        if position >= len(arguments):
-            raise LibraryError(f"index {position} out of range")
-        value = arguments[position]
-        position += 1
-        if kind == "s":
-            return _format_string(value)
-        if kind == "d":
-            _expect(_is_int(value))
-            return str(value)
-        if kind in "fe":
-            _expect(isinstance(value, (int, float)) and not isinstance(value, bool))
-            digits = 6 if precision is None else int(precision)
-            return f"{float(value):.{digits}{kind}}"
-        _expect(_is_int(value) or (kind in "xX" and isinstance(value, (str, bytes))))
-        if isinstance(value, (str, bytes)):
-            data = value.encode() if isinstance(value, str) else value
-            text = data.hex()
-            return text.upper() if kind == "X" else text
-        spec = {"b": "b", "o": "o", "x": "x", "X": "X"}[kind]
-        return ("-" if value < 0 else "") + format(abs(value), spec)
-
-    return _FORMAT_VERB.sub(verb, template)
-
-
-def _format_string(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, float):
-        return _format_double(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_format_string(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_format_string(k)}: {_format_string(v)}" for k, v in value.items()) + "}"
-    return str(value)
-
-
-def _format_double(value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    return repr(value).removesuffix(".0") if value == int(value) and abs(value) < 1e21 else repr(value)
+    try:
+        return format_string(template, arguments)
+    except FormatError as error:
+        raise LibraryError(str(error)) from None
 
 
 # --- lists (k8s.io/apiserver/pkg/cel/library/lists.go) -----------------------------------------

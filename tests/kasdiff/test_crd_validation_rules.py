@@ -536,6 +536,10 @@ LISTS_SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "pro
              "self.words.slice(0, self.words.size()).reverse().reverse() == self.words && "
              "[self.words, ['x']].flatten().distinct().size() >= 1 && self.words.first().orValue('') != 'first' && "
              "self.words.sortBy(w, w.size()).sortBy(w, -w.size()).last().orValue('') != 'last'", "message": "words"},
+    # cel-go's string.format, in a message: literals, locale-formatted doubles, a list and a map
+    {"rule": "!has(self.words) || !self.words.exists(w, w == 'format')",
+     "messageExpression": "'%s at %.2f, %e, %x: %s %s'.format([self.words, 1234.5, 0.00015, 255, "
+                          "{'b': 1, 'a': [1.5, 'x']}, duration('90s')])"},
 ]}}}
 
 LISTS_CASES = [
@@ -554,6 +558,7 @@ LISTS_CASES = [
     ("unwrap-opt", {"secondary": 150}),
     ("first", {"words": ["first"]}),
     ("sort-by-stable-then-last", {"words": ["aa", "last", "bb"]}),
+    ("format", {"words": ["format", "é\"x"]}),
 ]
 
 
