@@ -79,12 +79,13 @@ class EvaluationError(RuntimeError):
 
 
 #: What the engine provides natively: CEL's standard functions and macros, the timestamp and
-#: duration accessors, and the optional type's functions.
+#: duration accessors, and the optional type's functions (its ``optional.ofNonZeroValue`` takes
+#: the Unix epoch for a timestamp's zero value, cel-go Go's zero time, year 1).
 _NATIVE_FUNCTIONS = frozenset((
     "size", "contains", "startsWith", "endsWith", "matches", "int", "uint", "double", "string", "bytes",
     "bool", "timestamp", "duration", "dyn", "type", "has", "all", "exists", "exists_one", "map", "filter",
     "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getHours",
-    "getMinutes", "getSeconds", "getMilliseconds", "of", "none", "hasValue", "value", "orValue", "or",
+    "getMinutes", "getSeconds", "getMilliseconds", "of", "ofNonZeroValue", "none", "hasValue", "value", "orValue", "or",
 ))
 #: Identifiers every expression may use: the type names (``type(x) == int``).
 _TYPE_NAMES = frozenset(("int", "uint", "double", "string", "bytes", "bool", "list", "map", "null_type", "type"))

@@ -210,6 +210,7 @@ def test_runtime_errors_are_worded_as_cel_go(source: str, bindings: dict[str, ob
     "{'a': 2, 'b': 1}.transformList(k, v, [k, v]).sortBy(e, e[1]).map(e, e[0]) == ['b', 'a']",
     # the optional library's unwrapping of a list of optionals
     "optional.unwrap([optional.of(1), optional.none(), optional.of(3)]) == [1, 3] && [optional.none()].unwrapOpt() == []",
+    "!optional.ofNonZeroValue(0).hasValue() && optional.ofNonZeroValue('a').value() == 'a' && !optional.ofNonZeroValue([]).hasValue()",
     # semver
     "isSemver('1.2.3') && !isSemver('v1.2.3') && isSemver('v1.2', true) && semver('1.2.3').major() == 1",
     "semver('1.0.0-alpha.1').isLessThan(semver('1.0.0-alpha.beta')) && semver('1.0.0-rc.1').isLessThan(semver('1.0.0'))",
