@@ -28,10 +28,10 @@ Where this differs from cel-go, and why:
   ``l[?0]``, the optional entries of list and map literals ``[?x]``, ``{?'k': v}``), nor do
   ``optMap``/``optFlatMap``, cel-go's ``sortBy`` and two-variable comprehensions: they are
   rewritten into calls of library functions before parsing (``_engine_source``, which also
-  makes ``size`` count a string's code points as cel-go does, not its bytes). A comprehension's variable bound again
-  inside it (``l.all(x, x.all(x, x > 0))``) is the inner one there, as in cel-go. The values
-  these functions handle cross into Python and back: a uint comes back an int (``type()`` tells
-  them apart, ``==`` does not);
+  makes ``size`` count a string's code points as cel-go does, not its bytes). A
+  comprehension's variable bound again inside it (``l.all(x, x.all(x, x > 0))``) is the inner
+  one there, as in cel-go. The values these functions handle cross into Python and back: a
+  uint comes back an int (``type()`` tells them apart, ``==`` does not);
 - a ``sortBy`` whose key expression fails fails with that failure's text; cel-go's expansion
   then panics, and kube reports ``internal error: interface conversion: *types.Err is not
   traits.Lister: missing method Add`` (an error inside the engine's ``map`` cannot be caught);
@@ -464,9 +464,10 @@ def _engine_source(source: str, toks: list[tuple[int, str]], bindings: list[_Bin
     ``_optionalElements``/``_optionalEntries`` of its entries (``_literal_edits``), ``optMap``
     and ``optFlatMap`` are ``map`` over the optional's value (``_optional_map_edits``; the
     engine parses none of these), ``sortBy`` is a ``map`` to [element, key] pairs sorted by a
-    library function (``_sort_by_edits``), ``size(x)`` and ``x.size()`` are ``_sizeInCodePoints`` (the
-    engine counts a string's bytes, cel-go its code points), two-variable comprehensions are
-    one-variable ones over entries (``_TWO_VARIABLE``), ``existsOne`` is ``exists_one``. None:
+    library function (``_sort_by_edits``), ``size(x)`` and ``x.size()`` are
+    ``_sizeInCodePoints`` (the engine counts a string's bytes, cel-go its code points),
+    two-variable comprehensions are one-variable ones over entries (``_TWO_VARIABLE``;
+    ``existsOne`` is ``exists_one``). None:
     what this cannot rewrite (brackets that do not balance: a syntax error the engine reports).
     ``bindings`` are the expression's (``_bindings``)."""
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
@@ -524,9 +525,9 @@ def _comprehension_edits(source: str, toks: list[tuple[int, str]], dot: int, bin
                          entry: str) -> list[tuple[int, int, str]] | None:
     """The edits of the two-variable comprehension whose ``.`` is ``toks[dot]`` (none for a
     one-variable macro's or no macro's call): ``R.all(k, v, p)`` as ``R._entries().all(entry,
-    p')`` where ``p'`` reads ``entry[0]`` for ``k`` and ``entry[1]`` for ``v`` (``transformList``/``Map``/``MapEntry``
-    with a filter: ``.filter(entry, f').map(...)``) but where a macro inside ``p`` binds the name
-    again (its own variable there). ``entry`` is this comprehension's alone: a comprehension
+    p')`` where ``p'`` reads ``entry[0]`` for ``k`` and ``entry[1]`` for ``v``
+    (``transformList``/``Map``/``MapEntry`` with a filter: ``.filter(entry, f').map(...)``) but
+    where a macro inside ``p`` binds the name again (its own variable there). ``entry`` is this comprehension's alone: a comprehension
     inside ``p`` has its own, so ``p`` reads this one's pair there too. None: not parseable
     here. Raises cel-go's ``CompileError`` for variables that are no names or one name twice."""
     name = toks[dot + 1][1]
@@ -646,7 +647,8 @@ def _sort_by_edits(source: str, toks: list[tuple[int, str]], dot: int) -> list[t
         raise CompileError([issue(source, start, "sortBy can only be applied to a list, identifier, comprehension, "
                                                  "call or select expression")])
     name, comma, close = toks[variable[0]][1], toks[body[0] - 1][0], toks[end][0]
-    return [(toks[dot + 1][0], toks[dot + 1][0] + len("sortBy"), "_sortByReceiver().map"), (comma, comma + 1, f", [{name}, "),
+    macro = toks[dot + 1][0]
+    return [(macro, macro + len("sortBy"), "_sortByReceiver().map"), (comma, comma + 1, f", [{name}, "),
             (close, close + 1, "])._sortByKeys()")]
 
 

@@ -21,14 +21,14 @@ t2)'`` (``'t.(t1)'`` for a member call), on the operators, ``size``, the string 
 the conversions, ``optional.of``/``none``/``unwrap``, ``hasValue``, ``value``, ``unwrapOpt``
 and ``sortBy``'s sort (``@sortByAssociatedKeys``). The optional field and index (``x.?f``,
 ``x[?k]``) are optionals of their field's, element's or value's type (``optional_type(int)``).
-An empty list or map literal's element types are free, bound by what the literal is joined
-with (``c ? [] : [1]`` is a list(int), ``[[], [1]]`` a list(list(int))), and named dyn where
-none binds them (``list(dyn)``), as cel-go names them.
+An empty list or map literal's element types and ``optional.none()``'s value type are free,
+bound by what they are joined with (``c ? [] : [1]`` is a list(int), ``[[], [1]]`` a
+list(list(int))), and named dyn where none binds them (``list(dyn)``), as cel-go names them.
 Of the errors cel-go finds in a macro's expansion, located at the macro's ``(``, those of its
 conditional (a ``filter``, ``map``, ``exists_one`` or transform whose filter is no bool, an
 ``optFlatMap`` whose expression is no optional), of ``sortBy``'s sort and of
-``transformMapEntry``'s insertion (``cel.@mapInsert``) are reported. A keyword field (``namespace``,
-declared escaped) is selected by its name, as kube's type provider allows.
+``transformMapEntry``'s insertion (``cel.@mapInsert``) are reported. A keyword field
+(``namespace``, declared escaped) is selected by its name, as kube's type provider allows.
 
 A node that fails to check gets cel-go's error type, which any overload accepts, so an error
 does not cascade: ``object.foo.bar == 1`` reports ``foo`` only. Where an expression reaches
@@ -51,8 +51,9 @@ from .values import escape
 
 #: What a node that failed to check has: cel-go's error type, which every overload accepts.
 ERROR = CelType("error")
-#: The element type of an empty list literal, the key and value types of an empty map literal:
-#: a type parameter the expression around binds, which every overload accepts meanwhile.
+#: The element type of an empty list literal, the key and value types of an empty map literal,
+#: the value type of ``optional.none()``: a type parameter the expression around binds, which
+#: every overload accepts meanwhile.
 FREE = CelType("free")
 #: The calls of a macro's expansion whose errors this module reports as cel-go does: a
 #: conditional's (``filter``'s, ``map``'s, ``exists_one``'s, a transform's filter that is no
@@ -340,8 +341,8 @@ class _Checker:
                 raise NotChecked(function)
             if name == "unwrap":
                 return self.check_unwrap(expr, args, None, f"optional.{name}")
-            # optional.none()'s value is of a free type, which cel-go's messages name dyn
-            return CelType("optional", (args[0] if args else DYN,))
+            # optional.none()'s value is of a free type
+            return CelType("optional", (args[0] if args else FREE,))
         target = self.check(expr.target) if expr.target is not None else None
         args = [self.check(arg) for arg in expr.args]
         if target is not None:

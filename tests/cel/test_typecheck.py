@@ -68,6 +68,8 @@ def _display(column: int, message: str, source: str) -> str:
      "found no matching overload for '_==_' applied to '(map(string, string), map(int, int))'"),
     ("object.spec.tags.?x.hasValue()", 17, "type 'list(string)' does not support field selection"),
     ("optional.of(object.spec.size).?x.hasValue()", 30, "type 'int' does not support field selection"),
+    ("(object.spec.size > 1 ? optional.of(object.spec.size) : optional.none()) == optional.of('a')", 74,
+     "found no matching overload for '_==_' applied to '(optional_type(int), optional_type(string))'"),
     ("[] == 1", 4, "found no matching overload for '_==_' applied to '(list(dyn), int)'"),
     ("[[], [1], ['a']].size() > 0", 11, "expected type 'list(int)' but found 'list(string)'"),
     ("[[], object.spec.size].size() > 0", 17, "expected type 'list(dyn)' but found 'int'"),
