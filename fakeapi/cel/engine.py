@@ -50,7 +50,8 @@ from typing import Any
 from .library import KUBE_LIBRARY, NAMESPACES
 from .projection import WHOLE, Need, project, reads, union
 from .rust import interpreter
-from .syntax import NotParsed, parse
+from .formatting import Shape, check_format
+from .syntax import Call, CreateList, CreateMap, Expr, Literal, NotParsed, children, parse
 
 
 # The engine logs each failing library call on the ``cel`` logger before raising it; the
@@ -789,9 +790,50 @@ def _build(source: str, variables: frozenset[str], context: _Context) -> Program
             continue
         issues += [issue(source, offset, f"undeclared reference to '{name}' (in container '')")
                    for offset in _call_offsets(toks, name)]
+    # cel-go's validators run on an expression its checker found no error in
+    issues = issues or _format_issues(source)
     if issues:
         raise CompileError(sorted(set(issues)))
     return Program(source, program, frozenset(used & variables), context)
+
+
+#: cel-go's type names of the literals a format's arguments may be.
+_LITERAL_KINDS = {"int": "int", "uint": "uint", "double": "double", "string": "string", "bytes": "bytes",
+                  "bool": "bool", "null": "null_type"}
+
+
+def _format_issues(source: str) -> list[tuple[int, str]]:
+    """cel-go's compile-time check of each ``'...'.format([...])``, a constant format string
+    and a list literal (``formatting.check_format``): a format that does not parse, more
+    arguments than clauses, a literal argument of a type its clause refuses (what is no literal
+    is taken for a dyn, which every clause takes, so only some of cel-go's errors are found)."""
+    try:
+        pending = [parse(source)]
+    except (NotParsed, RecursionError):
+        return []
+    found = []
+    while pending:
+        node = pending.pop()
+        pending += children(node)
+        if (isinstance(node, Call) and node.function == "format" and isinstance(node.target, Literal)
+                and node.target.kind == "string" and len(node.args) == 1 and isinstance(node.args[0], CreateList)
+                and not node.args[0].optional_indices):
+            checked = check_format(node.target.value, [_shape(element) for element in node.args[0].elements])
+            if checked is not None:
+                message, offset = checked
+                found.append(issue(source, node.offset if offset is None else offset, message))
+    return found
+
+
+def _shape(expr: Expr) -> Shape:
+    """A format argument as cel-go's check sees it: a literal's type, a dyn for what else."""
+    if isinstance(expr, Literal):
+        return Shape(_LITERAL_KINDS[expr.kind], expr.offset)
+    if isinstance(expr, CreateList):
+        return Shape("list", expr.offset, tuple(_shape(element) for element in expr.elements))
+    if isinstance(expr, CreateMap):
+        return Shape("map", expr.offset, tuple(_shape(part) for entry in expr.entries for part in entry))
+    return Shape("dyn", expr.offset)
 
 
 def _not_macro_calls(source: str, toks: list[tuple[int, str]]) -> list[tuple[int, str]]:

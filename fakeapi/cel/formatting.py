@@ -8,7 +8,8 @@ and bytes too); ``%f`` and ``%e`` take doubles (and the strings ``NaN``, ``Infin
 with thousands separators, ``%e`` as ``1.500000×10⁰⁰`` (cel-go makes its precision a width).
 Errors carry cel-go's runtime texts (``error during formatting: decimal clause can only be used
 on integers, was given double``). cel-go also checks a constant format string against a list
-literal when an expression is compiled; that is not done here.
+literal when an expression is compiled (``check_format``, which the engine runs on the
+arguments' literal types, taking what is no literal for a dyn).
 
 The engine hands a uint over as an int: one formats as the other does."""
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import datetime
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -30,11 +32,67 @@ _GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", 
 
 
 class FormatError(ValueError):
-    """A format that fails; ``str()`` is cel-go's text."""
+    """A format that fails; ``str()`` is cel-go's text, ``element`` the offset of the argument
+    it is about in a checked expression, if any."""
+
+    def __init__(self, message: str, element: int | None = None) -> None:
+        super().__init__(message)
+        self.element = element
 
 
 def format_string(template: str, arguments: list[Any]) -> str:
-    """``template.format(arguments)`` (cel-go's ``parseFormatString``)."""
+    """``template.format(arguments)`` (cel-go's ``parseFormatString`` with its
+    ``stringFormatter``)."""
+    def clause(verb: str, position: int, precision: int | None) -> str:
+        return _CLAUSES[verb](arguments[position], precision)
+    return _interpolate(template, len(arguments), clause)[0]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """An element of a format's list literal as cel-go's compile-time check sees it: its type's
+    name (``dyn`` for one not told, which every clause takes), its offset in the expression,
+    and, of a list or map literal, its elements' (a map's keys and values in turn)."""
+
+    kind: str
+    offset: int
+    parts: tuple[Shape, ...] = ()
+
+
+def check_format(template: str, arguments: list[Shape]) -> tuple[str, int | None] | None:
+    """What cel-go's compile-time check of ``template.format([...])`` (a constant string and a
+    list literal: ``stringFormatValidator``) finds: the error and the offset it is located at
+    (None: the call's); None for none. A ``%s`` checks the literals inside an argument too."""
+    def clause(verb: str, position: int, _precision: int | None) -> str:
+        argument = arguments[position]
+        bad = _unformattable(argument) if verb == "s" else None if _accepted(argument.kind, verb) else argument
+        if bad is not None:
+            raise FormatError(f"{_CLAUSE_ERRORS[verb]}, was given {bad.kind}", bad.offset)
+        return ""
+    try:
+        read = _interpolate(template, len(arguments), clause)[1]
+    except FormatError as error:
+        return str(error), error.element
+    if len(arguments) > read:
+        return f"too many arguments supplied to string.format (expected {read}, got {len(arguments)})", None
+    return None
+
+
+def _accepted(kind: str, verb: str) -> bool:
+    return kind == "dyn" or kind in _CLAUSE_KINDS[verb]
+
+
+def _unformattable(argument: Shape) -> Shape | None:
+    """The first part of an argument that ``%s`` refuses (cel-go's ``verifyString``)."""
+    if not _accepted(argument.kind, "s"):
+        return argument
+    return next((bad for part in argument.parts if (bad := _unformattable(part)) is not None), None)
+
+
+def _interpolate(template: str, count: int, clause: Callable[[str, int, int | None], str]) -> tuple[str, int]:
+    """``template`` with each clause (``%s``, ``%.2f``...) replaced by what ``clause`` makes of
+    its verb, its argument's position among ``count`` and its precision, and how many
+    arguments that read (cel-go's ``parseFormatString``)."""
     out: list[str] = []
     index = position = 0
     while index < len(template):
@@ -45,21 +103,21 @@ def format_string(template: str, arguments: list[Any]) -> str:
             out.append("%")
             index += 2
         else:
-            if position >= len(arguments):
+            if position >= count:
                 raise FormatError(f"index {position} out of range")
             if index + 1 >= len(template):
                 raise FormatError("unexpected end of string")
-            index, clause, precision = _clause(template, index + 1)
+            index, verb, precision = _clause(template, index + 1)
             try:
-                out.append(clause(arguments[position], precision))
+                out.append(clause(verb, position, precision))
             except FormatError as error:
-                raise FormatError(f"error during formatting: {error}") from None
+                raise FormatError(f"error during formatting: {error}", error.element) from None
             position += 1
-    return "".join(out)
+    return "".join(out), position
 
 
-def _clause(template: str, index: int) -> tuple[int, Callable[[Any, int | None], str], int | None]:
-    """The clause at ``template[index:]`` (past its ``%``): where it ends, its function and its
+def _clause(template: str, index: int) -> tuple[int, str, int | None]:
+    """The clause at ``template[index:]`` (past its ``%``): where it ends, its verb and its
     precision (``%.2f``)."""
     precision = None
     if template[index] == ".":
@@ -76,10 +134,9 @@ def _clause(template: str, index: int) -> tuple[int, Callable[[Any, int | None],
                               'converting precision to integer: strconv.Atoi: parsing "": invalid syntax')
         precision = int(template[start:index])
     verb = template[index]
-    clause = _CLAUSES.get(verb)
-    if clause is None:
+    if verb not in _CLAUSES:
         raise FormatError(f'could not parse formatting clause: unrecognized formatting clause "{verb}"')
-    return index + 1, clause, precision
+    return index + 1, verb, precision
 
 
 #: cel-go's names of the types of the values the engine hands over, in its messages (a bool
@@ -102,8 +159,8 @@ def _is_integer(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _clause_error(clause: str, value: Any) -> FormatError:
-    return FormatError(f"{clause}, was given {type_name(value)}")
+def _clause_error(verb: str, value: Any) -> FormatError:
+    return FormatError(f"{_CLAUSE_ERRORS[verb]}, was given {type_name(value)}")
 
 
 # --- %s -----------------------------------------------------------------------------------------
@@ -131,8 +188,7 @@ def _string(value: Any, _precision: int | None = None) -> str:
         return _rfc3339(value)
     if isinstance(value, datetime.timedelta):
         return _duration(value)
-    raise _clause_error("string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, "
-                        "types, durations, and timestamps", value)
+    raise _clause_error("s", value)
 
 
 def _literal(value: Any) -> str:
@@ -256,17 +312,17 @@ def _duration(value: datetime.timedelta) -> str:
 
 def _decimal(value: Any, _precision: int | None = None) -> str:
     if not _is_integer(value):
-        raise _clause_error("decimal clause can only be used on integers", value)
+        raise _clause_error("d", value)
     return str(value)
 
 
-def _double_of(value: Any, clause: str) -> float:
+def _double_of(value: Any, verb: str) -> float:
     """A double clause's value: a double, or the strings cel-go converts to one."""
     if isinstance(value, float):
         return value
     if isinstance(value, str) and value in _QUOTED_STRINGS:
         return float(value.replace("Infinity", "inf"))
-    raise _clause_error(f"{clause} clause can only be used on doubles", value)
+    raise _clause_error(verb, value)
 
 
 def _localized_special(value: float) -> str | None:
@@ -281,7 +337,7 @@ def _localized_special(value: float) -> str | None:
 def _fixed(value: Any, precision: int | None) -> str:
     """``%f``: ``x/text``'s ``%.{precision}f`` for ``en``, with thousands separators; zero is
     written without its sign."""
-    number = _double_of(value, "fixed-point")
+    number = _double_of(value, "f")
     special = _localized_special(number)
     if special is not None:
         return special
@@ -292,7 +348,7 @@ def _scientific(value: Any, precision: int | None) -> str:
     """``%e``: cel-go writes ``%{precision}e``, a width, and ``x/text`` then writes six digits
     of mantissa and a superscript exponent of at least two digits (``1.500000×10⁻⁰⁷``),
     right-aligned in that width."""
-    number = _double_of(value, "scientific")
+    number = _double_of(value, "e")
     text = _localized_special(number)
     if text is None:
         mantissa, exponent_text = f"{abs(number) if number == 0 else number:.{_DEFAULT_PRECISION}e}".split("e")
@@ -311,13 +367,13 @@ def _binary(value: Any, _precision: int | None = None) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     if not _is_integer(value):
-        raise _clause_error("only integers and bools can be formatted as binary", value)
+        raise _clause_error("b", value)
     return _go_integer(value, "b")
 
 
 def _octal(value: Any, _precision: int | None = None) -> str:
     if not _is_integer(value):
-        raise _clause_error("octal clause can only be used on integers", value)
+        raise _clause_error("o", value)
     return _go_integer(value, "o")
 
 
@@ -328,11 +384,30 @@ def _hex(upper: bool) -> Callable[[Any, int | None], str]:
         elif _is_integer(value):
             text = _go_integer(value, "x")
         else:
-            raise _clause_error("only integers, byte buffers, and strings can be formatted as hex", value)
+            raise _clause_error("x", value)
         return text.upper() if upper else text
     return hexadecimal
 
 
+#: What each clause refuses a value of another type with (after ``, was given <type>``).
+_CLAUSE_ERRORS = {
+    "s": "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, "
+         "and timestamps",
+    "d": "decimal clause can only be used on integers", "f": "fixed-point clause can only be used on doubles",
+    "e": "scientific clause can only be used on doubles", "b": "only integers and bools can be formatted as binary",
+    "o": "octal clause can only be used on integers",
+    "x": "only integers, byte buffers, and strings can be formatted as hex",
+    "X": "only integers, byte buffers, and strings can be formatted as hex",
+}
+#: The types cel-go's compile-time check lets each clause take (its ``stringFormatChecker``: a
+#: string for ``%f`` and ``%e``, whichever, as one of ``NaN``, ``Infinity``, ``-Infinity`` may).
+_CLAUSE_KINDS = {
+    "s": frozenset(("list", "map", "int", "uint", "double", "bool", "string", "google.protobuf.Timestamp", "bytes",
+                    "google.protobuf.Duration", "type", "null_type")),
+    "d": frozenset(("int", "uint")), "f": frozenset(("double", "string")), "e": frozenset(("double", "string")),
+    "b": frozenset(("int", "uint", "bool")), "o": frozenset(("int", "uint")),
+    "x": frozenset(("int", "uint", "string", "bytes")), "X": frozenset(("int", "uint", "string", "bytes")),
+}
 _CLAUSES: dict[str, Callable[[Any, int | None], str]] = {
     "s": _string, "d": _decimal, "f": _fixed, "e": _scientific, "b": _binary, "o": _octal,
     "x": _hex(False), "X": _hex(True),

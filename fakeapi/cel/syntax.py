@@ -422,7 +422,7 @@ def _member_call(target: Expr, function: str, args: list[Expr], offset: int) -> 
                          variables[1] if two_variables else None, offset=offset)
 
 
-def _children(expr: Expr) -> list[Expr]:
+def children(expr: Expr) -> list[Expr]:
     """The nodes directly under ``expr``, in a new list."""
     if isinstance(expr, Select):
         return [expr.operand]
@@ -444,12 +444,12 @@ def _located(expr: Expr, offset: int) -> Expr:
     are."""
     if expr.offset < 0:
         expr.offset, expr.expansion = offset, True
-    pending = _children(expr)
+    pending = children(expr)
     while pending:
         node = pending.pop()
         if node.offset < 0:
             node.offset, node.expansion = offset, True
-            pending += _children(node)
+            pending += children(node)
     return expr
 
 

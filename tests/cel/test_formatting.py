@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakeapi.cel.engine import Environment, EvaluationError
+from fakeapi.cel.engine import CompileError, Environment, EvaluationError
 
 ENV = Environment(("self",))
 
@@ -86,3 +86,26 @@ def test_format_fails_as_cel_go_fails(source: str, message: str) -> None:
     with pytest.raises(EvaluationError) as raised:
         ENV.compile(source).evaluate({"self": [3, 1, 2]})
     assert str(raised.value) == message
+
+
+#: (expression, cel-go's compile error: a constant format string checked against a list
+#: literal's arguments)
+COMPILE_ERRORS = [
+    ("'%f'.format([1])", 14, "error during formatting: fixed-point clause can only be used on doubles, was given int"),
+    ("'%s %s'.format([1])", 15, "index 1 out of range"),
+    ("'%5d'.format([1])", 13, 'could not parse formatting clause: unrecognized formatting clause "5"'),
+    ("'%s'.format([1, 2]) == 'x'", 12, "too many arguments supplied to string.format (expected 1, got 2)"),
+    ("'%d %s'.format([[1], [b'', {1: 1.5}]])", 17,
+     "error during formatting: decimal clause can only be used on integers, was given list"),
+]
+
+
+@pytest.mark.parametrize(("source", "column", "message"), COMPILE_ERRORS)
+def test_a_constant_format_is_checked_when_compiled(source: str, column: int, message: str) -> None:
+    with pytest.raises(CompileError) as raised:
+        ENV.compile(source)
+    assert str(raised.value).split("\n")[0] == f"ERROR: <input>:1:{column}: {message}"
+
+
+def test_a_format_of_what_is_no_literal_is_checked_when_evaluated() -> None:
+    assert ENV.compile("'%d'.format(self)").evaluate({"self": [1]}) == "1"

@@ -206,6 +206,10 @@ BAD_RULES = [
     ("empty-literal-bound-by-its-neighbour", "[[], ['a']] == [[1]]"),
     ("empty-literal-first-of-a-literal", "[[], self.a].size() > 0"),
     ("optional-field-of-an-int", "self.a.?b.hasValue()"),
+    # cel-go's compile-time check of a constant format string
+    ("format-clause-of-another-type", "'%d'.format([1.5]) == 'x'"),
+    ("format-too-many-arguments", "'%s'.format([1, 2]) == 'x'"),
+    ("format-unknown-clause", "'%q'.format([self.a]) == 'x'"),
     ("empty-literal-branch", "(self.a > 0 ? {} : {'a': 1}) == {1: 'a'}"),
 ]
 
