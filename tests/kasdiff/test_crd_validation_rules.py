@@ -540,6 +540,8 @@ LISTS_SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "pro
              "self.words.slice(0, self.words.size()).reverse().reverse() == self.words && "
              "[self.words, ['x']].flatten().distinct().size() >= 1 && self.words.first().orValue('') != 'first' && "
              "self.words.sortBy(w, w.size()).sortBy(w, -w.size()).last().orValue('') != 'last'", "message": "words"},
+    # a format's list literal may mix types (kube's homogeneous literals exempt it)
+    {"rule": "'%s %s'.format([1, 'a']) != ''"},
     # cel-go's string.format, in a message: literals, locale-formatted doubles, a list and a map
     {"rule": "!has(self.words) || !self.words.exists(w, w == 'format')",
      "messageExpression": "'%s at %.2f, %e, %x: %s %s'.format([self.words, 1234.5, 0.00015, 255, "
