@@ -216,7 +216,9 @@ def _reverse(items: list[Any]) -> list[Any]:
 
 
 def _sort(items: list[Any]) -> list[Any]:
-    return sorted(_comparable(items))
+    """cel-go's ``l.sort()``: ``l`` sorted by itself (``_sorted_by``)."""
+    _expect(isinstance(items, list))
+    return _sorted_by(items, items)
 
 
 #: The Python types of the values cel-go orders (its ``traits.Comparer``s: int, uint, double,
@@ -234,21 +236,25 @@ def _sort_by_receiver(value: Any) -> list[Any]:
 
 def _sort_by_keys(pairs: list[list[Any]]) -> list[Any]:
     """``sortBy``'s result from the [element, key] pairs the engine's rewriting maps the list to
-    (cel-go's ``@sortByAssociatedKeys`` of the list and its keys): the elements in the order of
-    their keys, as Go's ``sort.Slice`` leaves them (``gosort``: elements of equal keys keep
-    their order up to 12 elements, not always past that). As cel-go's: the first key must be
-    orderable, every key then of its type (cel-go compares each key with another, failing on a
-    key of another type; a single key is never compared)."""
+    (cel-go's ``@sortByAssociatedKeys`` of the list and its keys)."""
     _expect(isinstance(pairs, list))
-    if not pairs:
+    return _sorted_by([element for element, _key in pairs], [key for _element, key in pairs])
+
+
+def _sorted_by(elements: list[Any], keys: list[Any]) -> list[Any]:
+    """``elements`` in the order of their ``keys``, as Go's ``sort.Slice`` leaves them
+    (``gosort``: elements of equal keys keep their order up to 12 elements, not always past
+    that), cel-go's ``sortListByAssociatedKeys``: the first key must be orderable, every key
+    then of its type (cel-go compares each key with another, failing on a key of another type;
+    a single key is never compared)."""
+    if not keys:
         return []
-    keys = [key for _element, key in pairs]
     first = type(keys[0])
     if not issubclass(first, _ORDERED_TYPES):
         raise LibraryError("list elements must be comparable")
     if any(type(key) is not first for key in keys):
         raise LibraryError("list elements must have the same type")
-    return [pairs[index][0] for index in slice_order(keys, operator.lt)]
+    return [elements[index] for index in slice_order(keys, operator.lt)]
 
 
 def _distinct(items: list[Any]) -> list[Any]:

@@ -160,6 +160,8 @@ def test_programs_are_compiled_once_and_know_their_variables() -> None:
     ("self.sortBy(x, x) == []", {"self": [1, 1.5]}, "list elements must have the same type"),
     ("self.sortBy(x, x) == []", {"self": [True, 1]}, "list elements must have the same type"),
     ("self.sortBy(k, k) == []", {"self": {"b": 1}}, "no such overload: @sortByAssociatedKeys"),
+    ("self.sort() == []", {"self": [2, 1.5]}, "list elements must have the same type"),
+    ("self.sort() == []", {"self": [[1]]}, "list elements must be comparable"),
     ("optional.unwrap(self) == []", {"self": [1]}, "no such overload: optional.unwrap(list)"),
     ("self.unwrapOpt() == []", {"self": [1]}, "no such overload: unwrapOpt(list)"),
 ])

@@ -532,6 +532,7 @@ LISTS_SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "pro
     {"rule": "!has(self.items) || self.items.size() != 20 || self.items.sortBy(i, i.priority)[0].name != 'n10'",
      "message": "n10 first"},
     {"rule": "!has(self.values) || self.values.sortBy(v, v) == self.values", "message": "values sorted"},
+    {"rule": "!has(self.values) || self.values.sort() == self.values", "message": "values sorted by sort"},
     {"rule": "!has(self.blobs) || dyn(self.blobs).sortBy(b, b).size() >= 0", "message": "blobs"},
     {"rule": "!has(self.numbers) || self.numbers.sortBy(n, int(n)).size() >= 0", "message": "numbers"},
     {"rule": "optional.unwrap([self.?primary, self.?secondary]).size() <= 1", "message": "primary or secondary, not both"},
