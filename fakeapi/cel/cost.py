@@ -33,10 +33,11 @@ the type conversions, ``dyn``, the string functions (``matches``, ``contains``, 
 ``charAt``, ``indexOf``, ``lastIndexOf``), the list functions (``join``, ``isSorted``, ``sum``,
 ``min``, ``max``, ``indexOf``, ``lastIndexOf``), the regex library (``find``, ``findAll``), the
 timestamp and duration accessors, optionals (``.?f``, ``[?i]``, ``hasValue``, ``value``,
-``orValue``, ``or``, ``optional.of``/``none``), ``x-kubernetes-int-or-string`` values (dyn: a
+``orValue``, ``or``, ``optional.of``/``none``, a list's ``first``/``last``, ``optional.unwrap``
+and ``unwrapOpt``), ``x-kubernetes-int-or-string`` values (dyn: a
 call keeps every overload the argument types allow, its cost their union, as cel-go's),
-kube's quantity, URL, IP, CIDR, semver and format libraries, cel-go's ext lists and sets,
-``optMap``/``optFlatMap``, string ``format`` and ``strings.quote``.
+kube's quantity, URL, IP, CIDR, semver and format libraries, cel-go's ext lists (``sortBy``
+included) and sets, ``optMap``/``optFlatMap``, string ``format`` and ``strings.quote``.
 Not covered (None): indexing a dyn. cel-go's paths are Go slices that an ``append`` may share
 between sibling nodes; this module keeps them apart, which differs from kube only in an index
 whose key is a selection of the same comprehension variable (``x.a[x.b]``).
@@ -798,6 +799,8 @@ def _global_overloads(function: str, args: list[CelType], kinds: list[str]) -> t
         return (function,), CelType("optional", (args[0],))
     if function == "optional.none" and not args:
         return (function,), CelType("optional", (DYN,))
+    if function == "optional.unwrap" and len(args) == 1:
+        return ("optional_unwrap",), _unwrapped_list(args[0])
     raise NotEstimated(f"function {function}")
 
 
@@ -877,6 +880,14 @@ def _unwrapped(value: CelType) -> CelType:
     return value.params[0] if value.kind == "optional" else value
 
 
+def _unwrapped_list(value: CelType) -> CelType:
+    """The type of ``optional.unwrap`` of a list of optionals (of a dyn: a list of dyns)."""
+    if value.kind == "dyn":
+        return CelType("list", (DYN,))
+    _require(value.kind == "list" and value.params[0].kind in ("optional", "dyn"), f"optional.unwrap of {value.kind}")
+    return CelType("list", (_unwrapped(value.params[0]),))
+
+
 def _member_overloads(function: str, target: CelType, arguments: list[CelType]) -> tuple[tuple[str, ...], CelType]:
     kind = target.kind
     kinds = [argument.kind for argument in arguments]
@@ -898,6 +909,12 @@ def _member_overloads(function: str, target: CelType, arguments: list[CelType]) 
             return ("string_format",), STRING
     if kind == "list" and function in _LIST_FUNCTIONS:
         return _list_overloads(function, target, arguments)
+    # the optional library's list functions: cel-go estimates them at a call's cost, their
+    # result of an unknown size
+    if kind == "list" and function in ("first", "last") and not kinds:
+        return (f"list_{function}",), CelType("optional", (target.params[0],))
+    if kind == "list" and function == "unwrapOpt" and not kinds:
+        return ("optional_unwrapOpt",), _unwrapped_list(target)
     if kind == "list" and function in ("join", "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf"):
         element = target.params[0]
         results = {"join": STRING, "isSorted": BOOL, "indexOf": INT, "lastIndexOf": INT}

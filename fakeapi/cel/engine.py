@@ -28,12 +28,15 @@ Where this differs from cel-go, and why:
   estimate cel-go makes at compile time is ``cost``'s;
 - the optional syntax does not parse in this engine (the optional field and index ``self.?x``,
   ``l[?0]``, the optional entries of list and map literals ``[?x]``, ``{?'k': v}``), nor do
-  ``optMap``/``optFlatMap`` and two-variable comprehensions: they are rewritten into calls of
-  library functions before parsing (``_engine_source``, which also makes ``size`` count a
-  string's code points as cel-go does, not its bytes). A comprehension's variable bound again
-  inside it (``l.all(x, x.all(x, x > 0))``) is the inner one there, as in cel-go. The values
-  these functions handle cross into Python and back: a uint comes back an int (``type()`` tells
-  them apart, ``==`` does not);
+  ``optMap``/``optFlatMap``, cel-go's ``sortBy`` and two-variable comprehensions: they are
+  rewritten into calls of library functions before parsing (``_engine_source``, which also
+  makes ``size`` count a string's code points as cel-go does, not its bytes). A
+  comprehension's variable bound again inside it (``l.all(x, x.all(x, x > 0))``) is the inner
+  one there, as in cel-go. The values these functions handle cross into Python and back: a
+  uint comes back an int (``type()`` tells them apart, ``==`` does not);
+- a ``sortBy`` whose key expression fails fails with that failure's text; cel-go's expansion
+  then panics, and kube reports ``internal error: interface conversion: *types.Err is not
+  traits.Lister: missing method Add`` (an error inside the engine's ``map`` cannot be caught);
 - an optional entry of a list or map literal that is a dyn and no optional fails at evaluation
   with cel-go's runtime error; kube's validator of homogeneous literals fails on it at compile
   time (a Go panic), which the engine does not reproduce.
@@ -49,7 +52,8 @@ from typing import Any
 from .library import KUBE_LIBRARY, NAMESPACES
 from .projection import WHOLE, Need, project, reads, union
 from .rust import interpreter
-from .syntax import NotParsed, parse
+from .formatting import Shape, check_format
+from .syntax import Call, CreateList, CreateMap, Expr, Literal, NotParsed, children, parse
 
 
 # The engine logs each failing library call on the ``cel`` logger before raising it; the
@@ -78,12 +82,13 @@ class EvaluationError(RuntimeError):
 
 
 #: What the engine provides natively: CEL's standard functions and macros, the timestamp and
-#: duration accessors, and the optional type's functions.
+#: duration accessors, and the optional type's functions (its ``optional.ofNonZeroValue`` takes
+#: the Unix epoch for a timestamp's zero value, cel-go Go's zero time, year 1).
 _NATIVE_FUNCTIONS = frozenset((
     "size", "contains", "startsWith", "endsWith", "matches", "int", "uint", "double", "string", "bytes",
     "bool", "timestamp", "duration", "dyn", "type", "has", "all", "exists", "exists_one", "map", "filter",
     "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getHours",
-    "getMinutes", "getSeconds", "getMilliseconds", "of", "none", "hasValue", "value", "orValue", "or",
+    "getMinutes", "getSeconds", "getMilliseconds", "of", "ofNonZeroValue", "none", "hasValue", "value", "orValue", "or",
 ))
 #: Identifiers every expression may use: the type names (``type(x) == int``).
 _TYPE_NAMES = frozenset(("int", "uint", "double", "string", "bytes", "bool", "list", "map", "null_type", "type"))
@@ -93,9 +98,13 @@ _TYPE_NAMES = frozenset(("int", "uint", "double", "string", "bytes", "bool", "li
 _TWO_VARIABLE = {"all": ("all", ""), "exists": ("exists", ""), "existsOne": ("exists_one", ""),
                  "exists_one": ("exists_one", ""), "transformList": ("map", ""),
                  "transformMap": ("map", "._pairsToMap()"), "transformMapEntry": ("map", "._mergeMaps()")}
-#: The macros binding one variable, their first argument (``optMap``/``optFlatMap`` rewritten).
-_ONE_VARIABLE = frozenset(("all", "exists", "exists_one", "existsOne", "map", "filter", "optMap", "optFlatMap"))
-_MACROS = _ONE_VARIABLE | _TWO_VARIABLE.keys()
+#: The macros kube's environment declares (cel-go's, ``ext.TwoVarComprehensions``, the optional
+#: library's, ``ext.Lists``'s ``sortBy``; no one-variable ``existsOne``): for each count of
+#: arguments a form of the macro takes, how many variables it binds, its first arguments. A
+#: call with another count is no macro's, but a call of the undeclared function of that name.
+_MACRO_FORMS = {"all": {2: 1, 3: 2}, "exists": {2: 1, 3: 2}, "exists_one": {2: 1, 3: 2}, "existsOne": {3: 2},
+                "map": {2: 1, 3: 1}, "filter": {2: 1}, "transformList": {3: 2, 4: 2}, "transformMap": {3: 2, 4: 2},
+                "transformMapEntry": {3: 2, 4: 2}, "optMap": {2: 1}, "optFlatMap": {2: 1}, "sortBy": {2: 1}}
 #: How the variable a rewritten two-variable comprehension binds to each [key, value] pair
 #: begins; it ends with the comprehension's token index, so one inside another has its own.
 _ENTRY_PREFIX = "__entry"
@@ -423,7 +432,7 @@ def _bindings(toks: list[tuple[int, str]]) -> list[_Binding]:
     call before the calls it encloses)."""
     found = []
     for dot in range(len(toks) - 2):
-        if toks[dot][1] == "." and toks[dot + 1][1] in _MACROS and toks[dot + 2][1] == "(":
+        if toks[dot][1] == "." and toks[dot + 1][1] in _MACRO_FORMS and toks[dot + 2][1] == "(":
             close = _closing_index(toks, dot + 2)
             if close is None:
                 continue
@@ -437,13 +446,11 @@ def _bound_names(macro: str, toks: list[tuple[int, str]], arguments: list[list[i
     """The variables a call of ``macro`` with ``arguments`` binds: the first two arguments of a
     two-variable comprehension, the first of a one-variable macro; none when the arguments are
     not a macro's."""
-    names = [toks[argument[0]][1] if len(argument) == 1 and toks[argument[0]][1][:1].isidentifier() else None
-             for argument in arguments[:2]]
-    if macro in _TWO_VARIABLE and len(arguments) >= 3 and names[0] and names[1]:
-        return names[0], names[1]
-    if macro in _ONE_VARIABLE and len(arguments) >= 2 and names[0]:
-        return (names[0],)
-    return ()
+    count = _MACRO_FORMS[macro].get(len(arguments), 0)
+    variables = arguments[:count]
+    if not all(_is_name(toks, variable) for variable in variables):
+        return ()
+    return tuple(toks[variable[0]][1] for variable in variables)
 
 
 def _ends_operand(text: str) -> bool:
@@ -459,9 +466,11 @@ def _engine_source(source: str, toks: list[tuple[int, str]], bindings: list[_Bin
     is ``x._optIndex(k)``, a list or map literal with entries marked optional is
     ``_optionalElements``/``_optionalEntries`` of its entries (``_literal_edits``), ``optMap``
     and ``optFlatMap`` are ``map`` over the optional's value (``_optional_map_edits``; the
-    engine parses none of these), ``size(x)`` and ``x.size()`` are ``_sizeInCodePoints`` (the
-    engine counts a string's bytes, cel-go its code points), two-variable comprehensions are
-    one-variable ones over entries (``_TWO_VARIABLE``), ``existsOne`` is ``exists_one``. None:
+    engine parses none of these), ``sortBy`` is a ``map`` to [element, key] pairs sorted by a
+    library function (``_sort_by_edits``), ``size(x)`` and ``x.size()`` are
+    ``_sizeInCodePoints`` (the engine counts a string's bytes, cel-go its code points),
+    two-variable comprehensions are one-variable ones over entries (``_TWO_VARIABLE``;
+    ``existsOne`` is ``exists_one``). None:
     what this cannot rewrite (brackets that do not balance: a syntax error the engine reports).
     ``bindings`` are the expression's (``_bindings``)."""
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
@@ -476,9 +485,15 @@ def _engine_source(source: str, toks: list[tuple[int, str]], bindings: list[_Bin
         elif text == "." and next_text in _TWO_VARIABLE and is_call:
             entry = f"{_ENTRY_PREFIX}{index}__"
             entries.add(entry)
-            found = _comprehension_edits(toks, index, bindings, entry)
+            found = _comprehension_edits(source, toks, index, bindings, entry)
         elif text == "." and next_text in ("optMap", "optFlatMap") and is_call:
             found = _optional_map_edits(source, toks, index)
+        elif text == "." and next_text == "sortBy" and is_call:
+            found = _sort_by_edits(source, toks, index)
+        elif text == "." and next_text in ("map", "filter") and is_call:
+            # the engine's parser words cel-go's error of another macro for these
+            counts = (2, 3) if next_text == "map" else (2,)
+            found = None if _variable_and_body(source, toks, index, "argument is not an identifier", counts) is None else []
         elif text == "." and next_text == "?" and index + 2 < len(toks) and toks[index + 2][1][:1].isidentifier():
             name_offset, name = toks[index + 2]
             found = [(offset, name_offset + len(name), f"._optField('{name}')")]
@@ -509,15 +524,15 @@ def _is_field_name(toks: list[tuple[int, str]], index: int) -> bool:
         index + 1 < len(toks) and toks[index + 1][1] == "(")
 
 
-def _comprehension_edits(toks: list[tuple[int, str]], dot: int, bindings: list[_Binding],
+def _comprehension_edits(source: str, toks: list[tuple[int, str]], dot: int, bindings: list[_Binding],
                          entry: str) -> list[tuple[int, int, str]] | None:
-    """The edits of the comprehension whose ``.`` is ``toks[dot]``: ``existsOne(x, p)`` as
-    ``exists_one``; ``R.all(k, v, p)`` as ``R._entries().all(entry, p')`` where ``p'`` reads
-    ``entry[0]`` for ``k`` and ``entry[1]`` for ``v`` (``transformList``/``Map``/``MapEntry``
-    with a filter: ``.filter(entry, f').map(...)``) but where a macro inside ``p`` binds the name
-    again (its own variable there). ``entry`` is this comprehension's alone: a comprehension
+    """The edits of the two-variable comprehension whose ``.`` is ``toks[dot]`` (none for a
+    one-variable macro's or no macro's call): ``R.all(k, v, p)`` as ``R._entries().all(entry,
+    p')`` where ``p'`` reads ``entry[0]`` for ``k`` and ``entry[1]`` for ``v``
+    (``transformList``/``Map``/``MapEntry`` with a filter: ``.filter(entry, f').map(...)``) but
+    where a macro inside ``p`` binds the name again (its own variable there). ``entry`` is this comprehension's alone: a comprehension
     inside ``p`` has its own, so ``p`` reads this one's pair there too. None: not parseable
-    here."""
+    here. Raises cel-go's ``CompileError`` for variables that are no names or one name twice."""
     name = toks[dot + 1][1]
     macro, finish = _TWO_VARIABLE[name]
     open_index = dot + 2
@@ -526,15 +541,14 @@ def _comprehension_edits(toks: list[tuple[int, str]], dot: int, bindings: list[_
         return None
     close = toks[end][0]
     arguments = split_arguments(toks, open_index + 1, end)
+    if _MACRO_FORMS[name].get(len(arguments)) != 2:
+        return []  # a one-variable macro's, or no macro's
+    _check_iteration_variables(source, toks, arguments[:2])
     names = _bound_names(name, toks, arguments)
     if len(names) != 2:
-        if name == "existsOne":
-            return [(toks[dot + 1][0], toks[dot + 1][0] + len(name), "exists_one")]
-        return [] if name in ("all", "exists", "exists_one") else None
+        return None  # an empty argument: a syntax error
     key, value = names
     bodies = arguments[2:]
-    if len(bodies) > (1 if name in ("all", "exists", "existsOne", "exists_one") else 2):
-        return None
     edits = []
     head_end = toks[bodies[0][0]][0] if bodies[0] else close
     if len(bodies) == 2:  # a filter, then the transform
@@ -557,31 +571,88 @@ def _comprehension_edits(toks: list[tuple[int, str]], dot: int, bindings: list[_
     return edits
 
 
+def _is_name(toks: list[tuple[int, str]], argument: list[int]) -> bool:
+    return len(argument) == 1 and toks[argument[0]][1][:1].isidentifier()
+
+
+def _argument_error(source: str, toks: list[tuple[int, str]], argument: list[int], message: str) -> CompileError:
+    """cel-go's error ``message`` of a macro's argument (its tokens' indexes), located where the
+    argument's syntax tree's root is (a selection at its '.')."""
+    start, end = toks[argument[0]][0], toks[argument[-1] + 1][0]
+    try:
+        offset = start + parse(source[start:end]).offset
+    except (NotParsed, RecursionError):
+        offset = start
+    return CompileError([issue(source, offset, message)])
+
+
+def _check_iteration_variables(source: str, toks: list[tuple[int, str]], variables: list[list[int]]) -> None:
+    """Raises cel-go's ``CompileError`` for the two variables of a two-variable comprehension
+    (their tokens' indexes) when one is no name or both are one."""
+    for variable in variables:
+        if variable and not _is_name(toks, variable):
+            raise _argument_error(source, toks, variable, "argument must be a simple name")
+    first, second = variables
+    if first and second and toks[first[0]][1] == toks[second[0]][1]:
+        raise _argument_error(source, toks, second, f"duplicate variable name: {toks[first[0]][1]}")
+
+
+def _variable_and_body(source: str, toks: list[tuple[int, str]], dot: int, message: str,
+                       counts: tuple[int, ...] = (2,)) -> tuple[list[list[int]], int] | None:
+    """The arguments of the macro call whose ``.`` is ``toks[dot]`` and that takes ``counts``
+    arguments, a variable first (``o.optMap(v, e)``, ``l.sortBy(v, e)``: each argument's token
+    indexes) and the index of its closing parenthesis; [] for the arguments when the call is no
+    macro's (the engine then refuses the name as the undeclared function cel-go refuses); None:
+    not parseable. Raises cel-go's ``CompileError`` ``message`` when ``v`` is no name."""
+    end = _closing_index(toks, dot + 2)
+    if end is None:
+        return None
+    arguments = split_arguments(toks, dot + 3, end)
+    if len(arguments) not in counts or not arguments[0]:
+        return [], end
+    if not _is_name(toks, arguments[0]):
+        raise _argument_error(source, toks, arguments[0], message)
+    return arguments, end
+
+
 def _optional_map_edits(source: str, toks: list[tuple[int, str]], dot: int) -> list[tuple[int, int, str]] | None:
     """The edits of ``o.optMap(v, e)`` (``toks[dot]`` its ``.``): ``o._optionalValues().map(v,
     e)._optMapResult()``, ``e`` evaluated with ``v`` bound to the optional's value if it has one
     (cel-go's ``cel.bind`` of ``v``, which shadows an outer ``v`` as a comprehension's does);
-    ``optFlatMap`` ends in ``_optFlatMapResult()``. [] when the call is no macro's (the engine
-    then refuses ``optMap`` as the undeclared function cel-go refuses); None: not parseable.
-    Raises cel-go's ``CompileError`` when ``v`` is no name."""
+    ``optFlatMap`` ends in ``_optFlatMapResult()``. [] when the call is no macro's; None: not
+    parseable (``_variable_and_body``)."""
     name = toks[dot + 1][1]
-    open_index = dot + 2
-    end = _closing_index(toks, open_index)
-    if end is None:
-        return None
-    arguments = split_arguments(toks, open_index + 1, end)
-    if len(arguments) != 2 or not arguments[0]:
-        return []
-    variable = arguments[0]
-    if len(variable) != 1 or not toks[variable[0]][1][:1].isidentifier():
-        start, comma = toks[variable[0]][0], toks[arguments[1][0] - 1][0]
-        try:  # cel-go locates the argument where its syntax tree's root is (a selection at its '.')
-            offset = start + parse(source[start:comma]).offset
-        except (NotParsed, RecursionError):
-            offset = start
-        raise CompileError([issue(source, offset, f"{name}() variable name must be a simple identifier")])
-    close = toks[end][0]
-    return [(toks[dot][0], toks[open_index][0] + 1, "._optionalValues().map("), (close, close + 1, f")._{name}Result()")]
+    found = _variable_and_body(source, toks, dot, f"{name}() variable name must be a simple identifier")
+    if not found or not found[0]:
+        return None if found is None else []
+    close = toks[found[1]][0]
+    return [(toks[dot][0], toks[dot + 2][0] + 1, "._optionalValues().map("), (close, close + 1, f")._{name}Result()")]
+
+
+#: The tokens that end a receiver ``sortBy`` refuses (cel-go's macro takes a list, a name, a
+#: comprehension, a call or a selection): a literal other than a list's, or a map's ``}``.
+_NOT_SORTABLE_RECEIVER_ENDS = frozenset((STRING_LITERAL, NUMBER_LITERAL, "true", "false", "null", "}"))
+
+
+def _sort_by_edits(source: str, toks: list[tuple[int, str]], dot: int) -> list[tuple[int, int, str]] | None:
+    """The edits of ``l.sortBy(v, e)`` (``toks[dot]`` its ``.``): ``l._sortByReceiver().map(v, [v,
+    e])._sortByKeys()``, each element paired with its key, which cel-go's expansion computes as
+    ``l.map(v, e)`` over ``l`` bound once, then sorted by them (``library._sort_by_keys``).
+    [] when the call is no macro's; None: not parseable (``_variable_and_body``). Raises
+    cel-go's ``CompileError`` for a receiver that is a literal other than a list (at its
+    start; one in parentheses is not seen)."""
+    found = _variable_and_body(source, toks, dot, "argument is not an identifier")
+    if not found or not found[0]:
+        return None if found is None else []
+    (variable, body), end = found
+    if dot > 0 and toks[dot - 1][1] in _NOT_SORTABLE_RECEIVER_ENDS:
+        start = _opening_offset(toks, dot - 1) if toks[dot - 1][1] == "}" else toks[dot - 1][0]
+        raise CompileError([issue(source, start, "sortBy can only be applied to a list, identifier, comprehension, "
+                                                 "call or select expression")])
+    name, comma, close = toks[variable[0]][1], toks[body[0] - 1][0], toks[end][0]
+    macro = toks[dot + 1][0]
+    return [(macro, macro + len("sortBy"), "_sortByReceiver().map"), (comma, comma + 1, f", [{name}, "),
+            (close, close + 1, "])._sortByKeys()")]
 
 
 def _literal_edits(toks: list[tuple[int, str]], open_index: int) -> list[tuple[int, int, str]] | None:
@@ -668,6 +739,21 @@ def closing(toks: list[tuple[int, str]], index: int) -> int | None:
     return None if position is None else toks[position][0]
 
 
+def _opening_offset(toks: list[tuple[int, str]], index: int) -> int:
+    """The offset of the bracket that the one at ``toks[index]`` closes (balanced: the source
+    parsed)."""
+    depth = 0
+    for position in range(index, -1, -1):
+        text = toks[position][1]
+        if text in (")", "]", "}"):
+            depth += 1
+        elif text in ("(", "[", "{"):
+            depth -= 1
+            if depth == 0:
+                return toks[position][0]
+    return toks[index][0]
+
+
 def _parse_error(source: str) -> CompileError:
     """What cel-go says of ``source``, which does not parse (``UnsupportedSyntax`` for syntax
     kube parses and the engine cannot)."""
@@ -695,35 +781,88 @@ def _build(source: str, variables: frozenset[str], context: _Context) -> Program
     used = set(program.variables())
     issues = []
     for name in sorted(used - variables - entries - _TYPE_NAMES - NAMESPACES):
-        offset = _free_reference(toks, bindings, name)
-        if offset is not None:
-            issues.append(issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
+        issues += [issue(source, offset, f"undeclared reference to '{name}' (in container '')")
+                   for offset in _free_references(toks, bindings, name)]
+    issues += _not_macro_calls(source, toks)
     functions = context.functions
     for name in sorted(set(program.functions()) - _NATIVE_FUNCTIONS - functions.keys()):
         if name.startswith(("_", "@", "!", "-")):
             continue  # operators (``-_`` is negation)
         if any(f"{namespace}.{name}" in functions for namespace in used & NAMESPACES):
             continue
-        offset = _call_offset(toks, name)
-        issues.append(issue(source, offset, f"undeclared reference to '{name}' (in container '')"))
+        issues += [issue(source, offset, f"undeclared reference to '{name}' (in container '')")
+                   for offset in _call_offsets(toks, name)]
+    # cel-go's validators run on an expression its checker found no error in
+    issues = issues or _format_issues(source)
     if issues:
-        raise CompileError(sorted(issues))
+        raise CompileError(sorted(set(issues)))
     return Program(source, program, frozenset(used & variables), context)
 
 
-def _free_reference(toks: list[tuple[int, str]], bindings: list[_Binding], name: str) -> int | None:
-    """Where cel-go reports the variable ``name`` undeclared: its first use outside the macros
-    binding it; None when a macro binds each."""
-    for index, (offset, text) in enumerate(toks):
-        if text == name and not _is_field_name(toks, index) and not any(
-                name in names and start <= index < end for names, start, end in bindings):
-            return offset
-    return None
+#: cel-go's type names of the literals a format's arguments may be.
+_LITERAL_KINDS = {"int": "int", "uint": "uint", "double": "double", "string": "string", "bytes": "bytes",
+                  "bool": "bool", "null": "null_type"}
 
 
-def _call_offset(toks: list[tuple[int, str]], name: str) -> int:
-    """Where cel-go reports an undeclared function: the ``(`` of its first call."""
-    for index, (_offset, text) in enumerate(toks[:-1]):
-        if text == name and toks[index + 1][1] == "(":
-            return toks[index + 1][0]
-    return 0
+def _format_issues(source: str) -> list[tuple[int, str]]:
+    """cel-go's compile-time check of each ``'...'.format([...])``, a constant format string
+    and a list literal (``formatting.check_format``): a format that does not parse, more
+    arguments than clauses, a literal argument of a type its clause refuses (what is no literal
+    is taken for a dyn, which every clause takes, so only some of cel-go's errors are found)."""
+    try:
+        pending = [parse(source)]
+    except (NotParsed, RecursionError):
+        return []
+    found = []
+    while pending:
+        node = pending.pop()
+        pending += children(node)
+        if (isinstance(node, Call) and node.function == "format" and isinstance(node.target, Literal)
+                and node.target.kind == "string" and len(node.args) == 1 and isinstance(node.args[0], CreateList)
+                and not node.args[0].optional_indices):
+            checked = check_format(node.target.value, [_shape(element) for element in node.args[0].elements])
+            if checked is not None:
+                message, offset = checked
+                found.append(issue(source, node.offset if offset is None else offset, message))
+    return found
+
+
+def _shape(expr: Expr) -> Shape:
+    """A format argument as cel-go's check sees it: a literal's type, a dyn for what else."""
+    if isinstance(expr, Literal):
+        return Shape(_LITERAL_KINDS[expr.kind], expr.offset)
+    if isinstance(expr, CreateList):
+        return Shape("list", expr.offset, tuple(_shape(element) for element in expr.elements))
+    if isinstance(expr, CreateMap):
+        return Shape("map", expr.offset, tuple(_shape(part) for entry in expr.entries for part in entry))
+    return Shape("dyn", expr.offset)
+
+
+def _not_macro_calls(source: str, toks: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """cel-go's errors for the calls of a macro's name with a count of arguments no form of the
+    macro takes (``l.all(x)``, ``l.existsOne(x, p)``): an undeclared function (the engine
+    parses these as its macros, or as calls of functions it has)."""
+    found = []
+    for dot in range(len(toks) - 2):
+        name = toks[dot + 1][1]
+        if toks[dot][1] == "." and name in _MACRO_FORMS and toks[dot + 2][1] == "(":
+            close = _closing_index(toks, dot + 2)
+            arguments = [] if close is None else [argument for argument in split_arguments(toks, dot + 3, close) if argument]
+            if close is not None and len(arguments) not in _MACRO_FORMS[name]:
+                found.append(issue(source, toks[dot + 2][0], f"undeclared reference to '{name}' (in container '')"))
+    return found
+
+
+def _free_references(toks: list[tuple[int, str]], bindings: list[_Binding], name: str) -> list[int]:
+    """Where cel-go reports the variable ``name`` undeclared: each use outside the macros
+    binding it."""
+    return [offset for index, (offset, text) in enumerate(toks)
+            if text == name and not _is_field_name(toks, index) and not any(
+                name in names and start <= index < end for names, start, end in bindings)]
+
+
+def _call_offsets(toks: list[tuple[int, str]], name: str) -> list[int]:
+    """Where cel-go reports an undeclared function: the ``(`` of each call (the start when
+    none is seen, as a call the engine's rewriting made)."""
+    return [toks[index + 1][0] for index, (_offset, text) in enumerate(toks[:-1])
+            if text == name and toks[index + 1][1] == "("] or [0]

@@ -21,8 +21,9 @@ canonical strings (kube's ``Equal`` for these types); ``type()`` of one is ``map
 
 from __future__ import annotations
 
+import datetime
 import ipaddress
-import math
+import operator
 import re
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +31,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from ..machinery import quantity as quantities
 from ..machinery import strfmt, validation
+from .formatting import FormatError, format_string
+from .gosort import slice_order
 from .rust import interpreter
 
 
@@ -156,63 +159,13 @@ def _quote(text: str) -> str:
     return '"' + "".join(escapes.get(c, c) for c in text) + '"'
 
 
-_FORMAT_VERB = re.compile(r"%(?:\.(\d+))?([sdfeboxX%])")
-
-
 def _format(template: str, arguments: list[Any]) -> str:
-    """``string.format(list)``: cel-go's verbs %s %d %f %e %b %o %x %X (and %%)."""
+    """``string.format(list)``, as cel-go's strings library version 2 (``formatting``)."""
     _expect(_is_string(template) and isinstance(arguments, list))
-    position = 0
-
-    def verb(match: re.Match[str]) -> str:
-        nonlocal position
-        precision, kind = match.group(1), match.group(2)
-        if kind == "%":
-            return "%"
-        if position >= len(arguments):
-            raise LibraryError(f"index {position} out of range")
-        value = arguments[position]
-        position += 1
-        if kind == "s":
-            return _format_string(value)
-        if kind == "d":
-            _expect(_is_int(value))
-            return str(value)
-        if kind in "fe":
-            _expect(isinstance(value, (int, float)) and not isinstance(value, bool))
-            digits = 6 if precision is None else int(precision)
-            return f"{float(value):.{digits}{kind}}"
-        _expect(_is_int(value) or (kind in "xX" and isinstance(value, (str, bytes))))
-        if isinstance(value, (str, bytes)):
-            data = value.encode() if isinstance(value, str) else value
-            text = data.hex()
-            return text.upper() if kind == "X" else text
-        spec = {"b": "b", "o": "o", "x": "x", "X": "X"}[kind]
-        return ("-" if value < 0 else "") + format(abs(value), spec)
-
-    return _FORMAT_VERB.sub(verb, template)
-
-
-def _format_string(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, float):
-        return _format_double(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_format_string(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_format_string(k)}: {_format_string(v)}" for k, v in value.items()) + "}"
-    return str(value)
-
-
-def _format_double(value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    return repr(value).removesuffix(".0") if value == int(value) and abs(value) < 1e21 else repr(value)
+    try:
+        return format_string(template, arguments)
+    except FormatError as error:
+        raise LibraryError(str(error)) from None
 
 
 # --- lists (k8s.io/apiserver/pkg/cel/library/lists.go) -----------------------------------------
@@ -263,7 +216,45 @@ def _reverse(items: list[Any]) -> list[Any]:
 
 
 def _sort(items: list[Any]) -> list[Any]:
-    return sorted(_comparable(items))
+    """cel-go's ``l.sort()``: ``l`` sorted by itself (``_sorted_by``)."""
+    _expect(isinstance(items, list))
+    return _sorted_by(items, items)
+
+
+#: The Python types of the values cel-go orders (its ``traits.Comparer``s: int, uint, double,
+#: bool, string, bytes, timestamp, duration); a key of another type is no sort key.
+_ORDERED_TYPES = (int, float, str, bytes, datetime.datetime, datetime.timedelta)
+
+
+def _sort_by_receiver(value: Any) -> list[Any]:
+    """``sortBy``'s receiver, which cel-go's sort takes only a list for (a map's keys are mapped
+    to keys but not sorted)."""
+    if not isinstance(value, list):
+        raise LibraryError(f"{_NO_OVERLOAD}: @sortByAssociatedKeys")
+    return value
+
+
+def _sort_by_keys(pairs: list[list[Any]]) -> list[Any]:
+    """``sortBy``'s result from the [element, key] pairs the engine's rewriting maps the list to
+    (cel-go's ``@sortByAssociatedKeys`` of the list and its keys)."""
+    _expect(isinstance(pairs, list))
+    return _sorted_by([element for element, _key in pairs], [key for _element, key in pairs])
+
+
+def _sorted_by(elements: list[Any], keys: list[Any]) -> list[Any]:
+    """``elements`` in the order of their ``keys``, as Go's ``sort.Slice`` leaves them
+    (``gosort``: elements of equal keys keep their order up to 12 elements, not always past
+    that), cel-go's ``sortListByAssociatedKeys``: the first key must be orderable, every key
+    then of its type (cel-go compares each key with another, failing on a key of another type;
+    a single key is never compared)."""
+    if not keys:
+        return []
+    first = type(keys[0])
+    if not issubclass(first, _ORDERED_TYPES):
+        raise LibraryError("list elements must be comparable")
+    if any(type(key) is not first for key in keys):
+        raise LibraryError("list elements must have the same type")
+    return [elements[index] for index in slice_order(keys, operator.lt)]
 
 
 def _distinct(items: list[Any]) -> list[Any]:
@@ -312,6 +303,22 @@ def _last(items: list[Any]) -> Any:
 def _range(count: int) -> list[int]:
     _expect(_is_int(count))
     return list(range(count))
+
+
+def _unwrap_optionals(function: str) -> Callable[[list[Any]], list[Any]]:
+    """cel-go's ``optional.unwrap(l)`` and ``l.unwrapOpt()`` (``function``): the values of the
+    optionals of ``l`` that have one. cel-go's runtime overload check takes a list whose first
+    element is an optional for a list of optionals (``no such overload`` otherwise); the
+    function then fails on any later element that is no optional."""
+    def unwrap(items: list[Any]) -> list[Any]:
+        _expect(isinstance(items, list))
+        if items and not _is_optional(items[0]):
+            raise LibraryError(f"{_NO_OVERLOAD}: {function}(list)")
+        for item in items:
+            if not _is_optional(item):
+                raise LibraryError(f"value {_go_text(item)} is not optional")
+        return [item.value() for item in items if item.has_value()]
+    return unwrap
 
 
 def _sets_contains(items: list[Any], wanted: list[Any]) -> bool:
@@ -826,7 +833,9 @@ KUBE_LIBRARY: dict[str, Callable[..., Any]] = {
     "isSorted": _is_sorted, "sum": _sum, "min": _extreme(min), "max": _extreme(max),
     # ext.Lists, ext.Sets
     "reverse": _reverse, "sort": _sort, "distinct": _distinct, "flatten": _flatten, "slice": _slice,
-    "first": _first, "last": _last, "lists.range": _range,
+    "first": _first, "last": _last, "lists.range": _range, "_sortByReceiver": _sort_by_receiver,
+    "_sortByKeys": _sort_by_keys,
+    "optional.unwrap": _unwrap_optionals("optional.unwrap"), "unwrapOpt": _unwrap_optionals("unwrapOpt"),
     "sets.contains": _sets_contains, "sets.equivalent": lambda a, b: _sets_contains(a, b) and _sets_contains(b, a),
     "sets.intersects": _sets_intersects,
     # regex

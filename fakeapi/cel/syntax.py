@@ -39,12 +39,13 @@ class NotParsed(ValueError):
 class Expr:
     """One node; nodes compare by identity (the estimator keys its tables by node).
 
-    ``offset`` is where cel-go locates the node in the source (in characters; -1 where the node
-    was not built from source): an operator's token, a member call's or a macro's ``(``, a
-    selection's ``.``, an index's ``[``, a name's or a literal's first character. The nodes a
-    macro expands into are located at its ``(``, as cel-go locates them."""
+    ``offset`` is where cel-go locates the node in the source (in characters): an operator's
+    token, a member call's or a macro's ``(``, a selection's ``.``, an index's ``[``, a name's
+    or a literal's first character. The nodes a macro expands into are located at its ``(``,
+    as cel-go locates them, and marked ``expansion``."""
 
     offset: int = field(default=-1, kw_only=True)
+    expansion: bool = field(default=False, kw_only=True)
 
 
 @dataclass(eq=False)
@@ -282,7 +283,7 @@ class _Parser:
                 name = token[1]
                 if self.accept("("):
                     call_offset = self.last_offset()
-                    expr = _member_call(expr, name, self.arguments(")"), call_offset)
+                    expr = _located(_member_call(expr, name, self.arguments(")"), call_offset), call_offset)
                 else:
                     expr = Select(expr, name, offset=offset)
             elif self.accept("["):
@@ -421,12 +422,45 @@ def _member_call(target: Expr, function: str, args: list[Expr], offset: int) -> 
                          variables[1] if two_variables else None, offset=offset)
 
 
+def children(expr: Expr) -> list[Expr]:
+    """The nodes directly under ``expr``, in a new list."""
+    if isinstance(expr, Select):
+        return [expr.operand]
+    if isinstance(expr, Call):
+        return [*expr.args] if expr.target is None else [expr.target, *expr.args]
+    if isinstance(expr, CreateList):
+        return [*expr.elements]
+    if isinstance(expr, CreateMap):
+        return [part for entry in expr.entries for part in entry]
+    if isinstance(expr, Comprehension):
+        return [expr.iter_range, expr.accu_init, expr.loop_condition, expr.loop_step, expr.result]
+    return []
+
+
+def _located(expr: Expr, offset: int) -> Expr:
+    """A member call's node, the nodes a macro expanded it into (those built here, not read:
+    no offset yet; its root among them) located at the macro's ``(`` and marked ``expansion``;
+    the nodes read from the source (and a macro inside, already located) are left as they
+    are."""
+    if expr.offset < 0:
+        expr.offset, expr.expansion = offset, True
+    pending = children(expr)
+    while pending:
+        node = pending.pop()
+        if node.offset < 0:
+            node.offset, node.expansion = offset, True
+            pending += children(node)
+    return expr
+
+
 def _binding_macro(target: Expr, function: str, args: list[Expr], offset: int) -> Expr:
     """``optMap``, ``optFlatMap`` and ``sortBy``, which bind a variable (cel-go's comprehension
     over an empty list that only computes its result)."""
     if len(args) != 2:
         raise NotParsed(f"{function} with {len(args)} arguments")
     if function == "sortBy":
+        if isinstance(target, (Literal, CreateMap)):
+            raise NotParsed("sortBy can only be applied to a list, identifier, comprehension, call or select expression")
         keys = _member_call(Ident(_SORT_BY_INPUT), "map", args, offset)
         return _bind(_SORT_BY_INPUT, target, Call("@sortByAssociatedKeys", [keys], Ident(_SORT_BY_INPUT)))
     assert isinstance(args[0], Ident)

@@ -17,15 +17,23 @@ list or map literal marked optional, ``[?x]``, ``{?k: x}``, that is no optional;
 type 'int' but found 'string'`` for an element of a list or map literal of another type than
 the first's, kube's literals being homogeneous: its validator's error, which cel-go reports
 only where its checker found none) and ``found no matching overload for 'f' applied to '(t1,
-t2)'`` (``'t.(t1)'`` for a member call), on the operators, ``size``, the string predicates and
-the conversions. The optional field and index (``x.?f``, ``x[?k]``) are optionals of their
-field's, element's or value's type (``optional_type(int)``). A keyword field (``namespace``,
-declared escaped) is selected by its name, as kube's type provider allows.
+t2)'`` (``'t.(t1)'`` for a member call), on the operators, ``size``, the string predicates,
+the conversions, ``optional.of``/``none``/``unwrap``, ``hasValue``, ``value``, ``unwrapOpt``
+and ``sortBy``'s sort (``@sortByAssociatedKeys``). The optional field and index (``x.?f``,
+``x[?k]``) are optionals of their field's, element's or value's type (``optional_type(int)``).
+An empty list or map literal's element types and ``optional.none()``'s value type are free,
+bound by what they are joined with (``c ? [] : [1]`` is a list(int), ``[[], [1]]`` a
+list(list(int))), and named dyn where none binds them (``list(dyn)``), as cel-go names them.
+Of the errors cel-go finds in a macro's expansion, located at the macro's ``(``, those of its
+conditional (a ``filter``, ``map``, ``exists_one`` or transform whose filter is no bool, an
+``optFlatMap`` whose expression is no optional), of ``sortBy``'s sort and of
+``transformMapEntry``'s insertion (``cel.@mapInsert``) are reported. A keyword field
+(``namespace``, declared escaped) is selected by its name, as kube's type provider allows.
 
 A node that fails to check gets cel-go's error type, which any overload accepts, so an error
 does not cascade: ``object.foo.bar == 1`` reports ``foo`` only. Where an expression reaches
 something this module does not type as cel-go would (another variable, a function it does not
-know, an object type's name in a message, an error cel-go would place in a macro's expansion),
+know, an object type's name in a message, another error in a macro's expansion),
 ``check`` answers None rather than risk a warning kube would not give.
 """
 
@@ -43,6 +51,19 @@ from .values import escape
 
 #: What a node that failed to check has: cel-go's error type, which every overload accepts.
 ERROR = CelType("error")
+#: The element type of an empty list literal, the key and value types of an empty map literal,
+#: the value type of ``optional.none()``: a type parameter the expression around binds, which
+#: every overload accepts meanwhile.
+FREE = CelType("free")
+#: The calls of a macro's expansion whose errors this module reports as cel-go does: a
+#: conditional's (``filter``'s, ``map``'s, ``exists_one``'s, a transform's filter that is no
+#: bool; an ``optFlatMap`` whose expression is no optional), ``sortBy``'s sort (keys of a
+#: type that has no order, a receiver that is no list) and ``transformMapEntry``'s insertion
+#: of an entry that is no map. Others are left unchecked.
+_EXPANSION_FAILURES = frozenset(("_?_:_", "@sortByAssociatedKeys", "cel.@mapInsert"))
+#: The functions of the ``optional`` namespace, called as ``optional.of(x)``, by how many
+#: arguments they take.
+_OPTIONAL_FUNCTIONS = {"of": 1, "ofNonZeroValue": 1, "none": 0, "unwrap": 1}
 #: The variables of a policy's ``variables``: a select on it names one (``variables.name``).
 VARIABLES = "variables"
 
@@ -100,8 +121,14 @@ class _Issue:
 
 
 def _loose(kind: str) -> bool:
-    """Whether a value of this kind is accepted by any overload (dyn, or a failed node's)."""
-    return kind in ("dyn", "error")
+    """Whether a value of this kind is accepted by any overload (dyn, a failed node's, or the
+    free element type of an empty literal, which binds to what the overload takes)."""
+    return kind in ("dyn", "error", "free")
+
+
+def _accepts(kind: str, wanted: str) -> bool:
+    """Whether a value of this kind is accepted where a ``wanted`` is."""
+    return kind == wanted or _loose(kind)
 
 
 def type_name(value: CelType) -> str:
@@ -114,6 +141,8 @@ def type_name(value: CelType) -> str:
         return f"optional_type({type_name(value.params[0])})"
     if value.kind in ("object", "error"):
         raise NotChecked(f"the name of {value.kind}")  # kube names object types per check
+    if value.kind == "free":
+        return "dyn"  # cel-go names a type parameter left free so
     return value.kind
 
 
@@ -136,17 +165,38 @@ def _same(left: CelType, right: CelType) -> bool:
     return all(_same(a, b) for a, b in zip(left.params, right.params))
 
 
+def _joined(left: CelType, right: CelType) -> CelType | None:
+    """The type of two branches or elements whose types differ at most where one has an empty
+    literal's free element type, which the other binds (``c ? [] : [1]`` is a list(int)); None
+    for types that differ otherwise."""
+    if left.kind == "free" or right.kind == "free":
+        return right if left.kind == "free" else left
+    if left.kind != right.kind or len(left.params) != len(right.params):
+        return None
+    if left.kind == "object":
+        return left if left.decl is right.decl else None
+    joined = [_joined(a, b) for a, b in zip(left.params, right.params)]
+    params = tuple(param for param in joined if param is not None)
+    if len(params) != len(joined):
+        return None
+    # the side that binds every parameter, as it is (a schema's type keeps its declaration)
+    return next((side for side in (left, right) if side.params == params), CelType(left.kind, params))
+
+
 def _nested(value: CelType, kinds: tuple[str, ...]) -> bool:
     """Whether the type is of one of ``kinds`` or has one among its parameters, at any depth."""
     return value.kind in kinds or any(_nested(param, kinds) for param in value.params)
 
 
 def _bound(left: CelType, right: CelType) -> CelType:
-    """The type two matching types bind (the more specific of a dyn and another)."""
+    """The type two matching types bind (the more specific of a dyn and another; a free type
+    the other)."""
+    if left.kind == "free":
+        return right
     if _loose(left.kind):
         return right if not _loose(right.kind) else DYN
-    if left.kind == "list" and right.kind == "list":
-        return CelType("list", (_bound(left.params[0], right.params[0]),))
+    if left.kind == right.kind and left.kind in ("list", "map"):
+        return CelType(left.kind, tuple(_bound(a, b) for a, b in zip(left.params, right.params)))
     return left
 
 
@@ -163,15 +213,18 @@ class _Checker:
         self.validator_issues: list[_Issue] = []
 
     def fail(self, expr: Expr, message: str, issues: list[_Issue] | None = None) -> CelType:
-        if expr.offset < 0:
+        if expr.expansion and not (isinstance(expr, Call) and expr.function in _EXPANSION_FAILURES):
             raise NotChecked("an error in a macro's expansion")
         (self.issues if issues is None else issues).append(_Issue(expr.offset, message))
         return ERROR
 
-    def no_overload(self, expr: Call, args: list[CelType], target: CelType | None = None) -> CelType:
+    def no_overload(self, expr: Call, args: list[CelType], target: CelType | None = None,
+                    function: str | None = None) -> CelType:
+        """cel-go's error for a call of ``function`` (the call's own by default) whose overloads
+        take none of its argument types."""
         names = ", ".join(type_name(arg) for arg in args)
         applied = f"{type_name(target)}.({names})" if target is not None else f"({names})"
-        return self.fail(expr, f"found no matching overload for '{expr.function}' applied to '{applied}'")
+        return self.fail(expr, f"found no matching overload for '{function or expr.function}' applied to '{applied}'")
 
     def check(self, expr: Expr) -> CelType:
         if isinstance(expr, Literal):
@@ -205,25 +258,41 @@ class _Checker:
         homogeneous, so the first element of another type than the first's (a dyn a type of its
         own) is the validator's error, and each such element of a map (``every_mismatch``).
         Aggregates whose element types differ only where one has a dyn are left unchecked: an
-        empty literal's element type is free in cel-go, a dyn here. The elements at
-        ``optional_indices`` (``[?x]``, ``{?k: x}``) are optionals of their type."""
+        empty literal's element type is free, bound by the elements around it (``[[], [1]]`` is a
+        list(list(int))). The elements at ``optional_indices`` (``[?x]``, ``{?k: x}``) are
+        optionals of their type."""
         types = [self.entry_type(element, index in optional_indices) for index, element in enumerate(elements)]
-        if not types or all(_loose(value.kind) for value in types):
+        if not types:
+            return FREE
+        if all(_loose(value.kind) for value in types):
             return DYN
         if any(value.kind == "error" for value in types) or _nested(types[0], ("object",)):
             raise NotChecked("a literal of an element that failed, or of objects")
         first = types[0]
         common = first
+        failed = False
         for element, value in zip(elements[1:], types[1:]):
-            if value.kind == first.kind and (value == first or _nested(first, ("dyn",)) or _nested(value, ("dyn",))):
+            if _nested(first, ("free",)) or _nested(value, ("free",)):
+                # an empty literal's free types, bound by the elements after it: the validator
+                # expects the first's type as the elements before bound it
+                joined = None if failed else _joined(common, value)
+                if joined is not None:
+                    common = joined
+                    continue
+                if failed or value.kind == common.kind and (_nested(common, ("dyn",)) or _nested(value, ("dyn",))):
+                    raise NotChecked("aggregate elements of types an empty literal and a dyn may join")
+                expected = common
+            elif value.kind == first.kind and (value == first or _nested(first, ("dyn",)) or _nested(value, ("dyn",))):
                 if value != first:
-                    raise NotChecked("aggregate elements of element types an empty literal may bind")
+                    raise NotChecked("aggregate elements of element types a dyn may join")
                 continue
+            else:
+                expected = first
             # an element of another type than the first's: the literal's type is then a dyn, as
             # cel-go's checker joins the types of kube's literals; an object type's name is not
             # known here (type_name declines it)
-            self.fail(element, f"expected type '{type_name(first)}' but found '{type_name(value)}'", self.validator_issues)
-            common = DYN
+            self.fail(element, f"expected type '{type_name(expected)}' but found '{type_name(value)}'", self.validator_issues)
+            common, failed = DYN, True
             if not every_mismatch:
                 break
         return common
@@ -264,6 +333,16 @@ class _Checker:
 
     def check_call(self, expr: Call) -> CelType:
         function = expr.function
+        if self.names_optional(expr.target) or function.startswith("optional."):
+            # read as a call on the namespace, or built so by a macro's expansion
+            name = function.removeprefix("optional.")
+            args = [self.check(arg) for arg in expr.args]
+            if _OPTIONAL_FUNCTIONS.get(name) != len(args):
+                raise NotChecked(function)
+            if name == "unwrap":
+                return self.check_unwrap(expr, args, None, f"optional.{name}")
+            # optional.none()'s value is of a free type
+            return CelType("optional", (args[0] if args else FREE,))
         target = self.check(expr.target) if expr.target is not None else None
         args = [self.check(arg) for arg in expr.args]
         if target is not None:
@@ -272,11 +351,11 @@ class _Checker:
         if function in ("_&&_", "_||_"):
             # cel-go checks each operand of a logical operator for a bool, not their overload
             for arg, arg_type in zip(expr.args, args):
-                if arg_type.kind not in ("bool", "dyn", "error"):
+                if not _accepts(arg_type.kind, "bool"):
                     self.fail(arg, f"expected type 'bool' but found '{type_name(arg_type)}'")
             return BOOL
         if function in ("!_", "@not_strictly_false"):
-            return BOOL if kinds[0] in ("bool", "dyn", "error") else self.no_overload(expr, args)
+            return BOOL if _accepts(kinds[0], "bool") else self.no_overload(expr, args)
         if function in ("_==_", "_!=_"):
             return BOOL if _same(*args) else self.no_overload(expr, args)
         if function in ("_<_", "_<=_", "_>_", "_>=_"):
@@ -302,25 +381,32 @@ class _Checker:
                 return BOOL
             return self.no_overload(expr, args)
         if function == "_?_:_":
-            if kinds[0] not in ("bool", "dyn", "error"):
+            if not _accepts(kinds[0], "bool"):
+                if expr.expansion and kinds[1] == kinds[2] and kinds[1] in ("list", "map"):
+                    # filter's, map's and the transforms' accumulator, begun as an empty list
+                    # or map of free types, has the step's type in cel-go's message: the
+                    # overload bound it
+                    args = [args[0], *[_bound(args[1], args[2])] * 2]
                 return self.no_overload(expr, args)
             if _loose(kinds[1]) or _loose(kinds[2]):
                 return DYN  # a dyn branch makes the conditional a dyn, whichever branch it is
             if not _same(args[1], args[2]):
                 return self.no_overload(expr, args)
-            if expr.offset < 0:
+            if expr.expansion:
                 # filter's and map's expansion: the accumulator, begun as an empty list whose
                 # element type is free, binds it to the step's
                 return _bound(args[1], args[2])
-            if args[1] != args[2] or _nested(args[1], ("object",)):
-                # cel-go's is the more general (list(dyn) of list(int) and list(dyn)), but a dyn
-                # here may be an empty literal's free type, which the other branch binds
+            joined = _joined(args[1], args[2])
+            if joined is None or _nested(joined, ("object",)):
+                # cel-go's is the more general (list(dyn) of list(int) and list(dyn))
                 raise NotChecked("a conditional of aggregates of different element types")
-            return args[1]
+            return joined
+        if function == "cel.@mapInsert":
+            return self.check_map_insert(expr, args)
         if function == "size" and len(args) == 1:
             return self.check_size(expr, args)
         if function == "matches" and len(args) == 2:
-            return BOOL if all(kind in ("string", "dyn", "error") for kind in kinds) else self.no_overload(expr, args)
+            return BOOL if all(_accepts(kind, "string") for kind in kinds) else self.no_overload(expr, args)
         if function in _CONVERSIONS and len(args) == 1:
             accepted, result = _CONVERSIONS[function]
             return result if kinds[0] in accepted or _loose(kinds[0]) else self.no_overload(expr, args)
@@ -346,7 +432,7 @@ class _Checker:
         container, index = args
         if _loose(container.kind):
             return DYN
-        if container.kind == "list" and index.kind in ("int", "dyn", "error"):
+        if container.kind == "list" and _accepts(index.kind, "int"):
             return container.params[0]
         if container.kind == "map" and _same(index, container.params[0]):
             return container.params[1]
@@ -376,7 +462,10 @@ class _Checker:
                 return CelType("optional", (field_type(container, _declared_name(container, field.value)),))
             except ValueError:
                 raise NotChecked("an optional selection of an undefined field") from None
-        if expr.function == "_[?_]" and container.kind == "list" and key.kind in ("int", "dyn"):
+        if expr.function == "_?._":
+            # of an optional's value too, as cel-go's select_optional_field
+            return self.fail(expr, f"type '{type_name(container)}' does not support field selection")
+        if expr.function == "_[?_]" and container.kind == "list" and _accepts(key.kind, "int"):
             return CelType("optional", (container.params[0],))
         if expr.function == "_[?_]" and container.kind == "map" and _same(key, container.params[0]):
             return CelType("optional", (container.params[1],))
@@ -388,9 +477,24 @@ class _Checker:
             return INT
         return self.no_overload(expr, args, target)
 
+    def names_optional(self, target: Expr | None) -> bool:
+        """Whether a call's receiver is the ``optional`` namespace (``optional.of(x)``), not a
+        variable of that name."""
+        return isinstance(target, Ident) and target.name == "optional" and not self.locals.get("optional") \
+            and "optional" not in self.variables
+
     def check_member(self, expr: Call, target: CelType, args: list[CelType]) -> CelType:
         if expr.function == "size" and not args:
             return self.check_size(expr, args, target)
+        if expr.function in ("hasValue", "value"):
+            # only optionals have these members: a dyn receiver binds to them
+            if args or not _accepts(target.kind, "optional"):
+                return self.no_overload(expr, args, target)
+            return BOOL if expr.function == "hasValue" else _unwrapped(target)
+        if expr.function == "@sortByAssociatedKeys":
+            return self.check_sort_by(expr, target, args)
+        if expr.function == "unwrapOpt" and not args:
+            return self.check_unwrap(expr, [], target, "unwrapOpt")
         if expr.function in _STRING_MEMBERS:
             parameters, result = _STRING_MEMBERS[expr.function]
             if len(parameters) != len(args):
@@ -406,6 +510,41 @@ class _Checker:
         if signature in _EXTENSION_MEMBERS and (target.kind != "list" or target.params[0].kind == "string"):
             return _EXTENSION_MEMBERS[signature]
         raise NotChecked(f"member {expr.function}")
+
+    def check_unwrap(self, expr: Call, args: list[CelType], target: CelType | None, function: str) -> CelType:
+        """``optional.unwrap(l)`` and ``l.unwrapOpt()``: a list of optionals' values (a dyn
+        binds to the list, a list of dyns to its optionals)."""
+        unwrapped = target if target is not None else args[0]
+        if _loose(unwrapped.kind):
+            return CelType("list", (DYN,))
+        if unwrapped.kind == "list" and (unwrapped.params[0].kind == "optional" or _loose(unwrapped.params[0].kind)):
+            return CelType("list", (_unwrapped(unwrapped.params[0]),))
+        return self.no_overload(expr, args, target, function)
+
+    def check_map_insert(self, expr: Call, args: list[CelType]) -> CelType:
+        """transformMap's and transformMapEntry's step: the accumulated map with an entry (a key
+        and a value) or a map's entries added (cel-go's ``@mapInsert`` overloads)."""
+        accumulator = args[0]
+        added = CelType("map", (args[1], args[2])) if len(args) == 3 else args[1]
+        if _loose(added.kind):
+            return accumulator
+        if added.kind != "map":
+            # the accumulator's types are still free: cel-go's message names them dyn
+            return self.no_overload(expr, args)
+        if not _same(accumulator, added):
+            raise NotChecked("entries of two types")
+        return _bound(accumulator, added)
+
+    def check_sort_by(self, expr: Call, target: CelType, args: list[CelType]) -> CelType:
+        """``sortBy``'s sort of its receiver by the list of keys its expansion maps it to: cel-go's
+        overloads take a list (a dyn binds to one) and keys of a type that has an order, and
+        give the receiver's type."""
+        keys = args[0]
+        orderable = _loose(keys.kind) or keys.kind == "list" and (
+            keys.params[0].kind in _ORDERED or _loose(keys.params[0].kind))
+        if not orderable or not _accepts(target.kind, "list"):
+            return self.no_overload(expr, args, target)
+        return target if target.kind == "list" else DYN
 
     def check_comprehension(self, expr: Comprehension) -> CelType:
         range_type = self.check(expr.iter_range)
@@ -429,13 +568,19 @@ class _Checker:
         finally:
             for name, _value in scope:
                 self.locals[name].pop()
-        if expr.accu_var == ACCUMULATOR and accumulator.kind == "list" and step.kind == "list":
-            accumulator = _bound(accumulator, step)  # map's and filter's [] takes its items' type
+        if expr.accu_var == ACCUMULATOR and accumulator.kind == step.kind and step.kind in ("list", "map"):
+            # map's and filter's [] takes its items' type, transformMap's {} its entries'
+            accumulator = _bound(accumulator, step)
         self.locals.setdefault(expr.accu_var, []).append(accumulator)
         try:
             return self.check(expr.result)
         finally:
             self.locals[expr.accu_var].pop()
+
+
+def _unwrapped(value: CelType) -> CelType:
+    """An optional's value's type; a dyn's (or a failed node's) a dyn."""
+    return value.params[0] if value.kind == "optional" else DYN
 
 
 def _declared_name(operand: CelType, name: str) -> str:

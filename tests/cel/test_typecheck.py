@@ -42,6 +42,39 @@ def _display(column: int, message: str, source: str) -> str:
     ("!object.spec.size", 1, "found no matching overload for '!_' applied to '(int)'"),
     ("size(object.spec.size) == 1", 5, "found no matching overload for 'size' applied to '(int)'"),
     ("int(object.spec.tags) == 1", 4, "found no matching overload for 'int' applied to '(list(string))'"),
+    # errors cel-go finds in a macro's expansion, located at the macro's '('
+    ("object.spec.tags.exists_one(t, t.size())", 28, "found no matching overload for '_?_:_' applied to '(int, int, int)'"),
+    ("object.spec.tags.filter(t, t.size()) == []", 24,
+     "found no matching overload for '_?_:_' applied to '(int, list(string), list(string))'"),
+    ("object.spec.tags.map(t, t.size(), t) == []", 21,
+     "found no matching overload for '_?_:_' applied to '(int, list(string), list(string))'"),
+    ("object.spec.tags.sortBy(t, [t]) == []", 24,
+     "found no matching overload for '@sortByAssociatedKeys' applied to 'list(string).(list(list(string)))'"),
+    ("object.spec.labels.sortBy(k, k) == []", 26,
+     "found no matching overload for '@sortByAssociatedKeys' applied to 'map(string, string).(list(string))'"),
+    ("optional.of(object.spec.size).optFlatMap(s, s + 1).hasValue()", 41,
+     "found no matching overload for '_?_:_' applied to '(bool, int, optional_type(dyn))'"),
+    ("object.spec.tags.hasValue()", 26, "found no matching overload for 'hasValue' applied to 'list(string).()'"),
+    ("object.spec.labels.transformMap(k, v, 1, v).size() > 0", 32,
+     "found no matching overload for '_?_:_' applied to '(int, map(string, string), map(string, string))'"),
+    ("object.spec.labels.transformMapEntry(k, v, v).size() > 0", 37,
+     "found no matching overload for 'cel.@mapInsert' applied to '(map(dyn, dyn), string)'"),
+    # an empty literal's element type is free: what it is joined with binds it
+    ("(object.spec.size > 1 ? [] : object.spec.tags) == [1]", 48,
+     "found no matching overload for '_==_' applied to '(list(string), list(int))'"),
+    ("[[], object.spec.tags] == [[1]]", 24,
+     "found no matching overload for '_==_' applied to '(list(list(string)), list(list(int)))'"),
+    ("(object.spec.size > 1 ? {} : object.spec.labels) == {1: 2}", 50,
+     "found no matching overload for '_==_' applied to '(map(string, string), map(int, int))'"),
+    ("object.spec.tags.?x.hasValue()", 17, "type 'list(string)' does not support field selection"),
+    ("optional.of(object.spec.size).?x.hasValue()", 30, "type 'int' does not support field selection"),
+    ("(object.spec.size > 1 ? optional.of(object.spec.size) : optional.none()) == optional.of('a')", 74,
+     "found no matching overload for '_==_' applied to '(optional_type(int), optional_type(string))'"),
+    ("[] == 1", 4, "found no matching overload for '_==_' applied to '(list(dyn), int)'"),
+    ("[[], [1], ['a']].size() > 0", 11, "expected type 'list(int)' but found 'list(string)'"),
+    ("[[], object.spec.size].size() > 0", 17, "expected type 'list(dyn)' but found 'int'"),
+    ("object.spec.labels.transformMap(k, v, v.size())['a'] == 'x'", 54,
+     "found no matching overload for '_==_' applied to '(int, string)'"),
 ])
 def test_an_error_is_shown_as_cel_go_shows_it(source: str, column: int, message: str) -> None:
     assert check(source, OBJECT, {}) == _display(column, message, source)
@@ -88,11 +121,19 @@ def test_variables_have_their_expressions_types() -> None:
     assert check("variables.bad == 'a'", OBJECT, {"bad": DYN}) == ""
 
 
+def test_sort_by_and_the_optional_functions_are_typed() -> None:
+    assert infer("object.spec.tags.sortBy(t, t.size())", OBJECT, {}) == CelType("list", (STRING,))
+    assert infer("object.spec.port.sortBy(t, t)", OBJECT, {}) == DYN
+    assert infer("optional.of(object.spec.size).optMap(s, s + 1)", OBJECT, {}) == CelType("optional", (INT,))
+    assert infer("optional.of(object.spec.size).optFlatMap(s, optional.of(s)).value()", OBJECT, {}) == INT
+    assert infer("optional.none().hasValue()", OBJECT, {}) == CelType("bool")
+
+
 @pytest.mark.parametrize("source", [
     "request.nope == 1",  # a variable whose type is not known here
     "variables.unknown == 1",
     "object.spec == object.spec.labels",  # kube names object types per check
-    "object.spec.tags.exists_one(t, t.size())",  # cel-go's error is in the macro's expansion
+    "object.spec.tags.optMap(t, t)",  # cel-go's errors of hasValue and value in the macro's expansion
     "object.spec.color.lowerAscii().reverse() == 1",  # a function not known here
 ])
 def test_what_is_not_checked_as_cel_go_checks_it_gives_none(source: str) -> None:

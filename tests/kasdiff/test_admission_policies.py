@@ -268,6 +268,28 @@ def test_optional_entries_opt_map_and_variables_bound_again(case: Case) -> None:
         assert case.send(f"create refused ({refusal})", "POST", "configmaps", refused).real.status == 422
 
 
+def test_sort_by_and_unwrapped_optionals(case: Case) -> None:
+    """cel-go's ``sortBy`` (rewritten by fakeapi's engine) and the optional library's
+    ``optional.unwrap``, at runtime: values, a message naming the sorted list's first element,
+    and the sort of a map, which fails."""
+    longest = "object.data.map(k, k).sortBy(k, -object.data[k].size())[0]"
+    case.policy("lists", [
+        {"expression": f"!has(object.data) || {longest}.size() < 3",
+         "messageExpression": f"'the key of the longest value is long: ' + {longest}"},
+        {"expression": "optional.unwrap([object.metadata.?labels[?'a'], object.metadata.?labels[?'b']]).size() < 2",
+         "message": "label a or b, not both"},
+        {"expression": "!('sortmap' in object.metadata.labels) || dyn(object.data).sortBy(k, k).size() >= 0",
+         "message": "a map sorted"},
+    ])
+    case.bind("lists", "lists")
+    case.activate()
+    assert case.send("create allowed", "POST", "configmaps", config_map("l-ok", {"x": "1", "yy": "22"}, {"a": "1"})).real.status == 201
+    for refusal, refused in (("long key", config_map("l-long", {"abcd": "12345", "b": "1"}, {"a": "1"})),
+                             ("both labels", config_map("l-both", {"x": "1"}, {"a": "1", "b": "2"})),
+                             ("map sorted", config_map("l-map", {"x": "1"}, {"sortmap": "1"}))):
+        assert case.send(f"create refused ({refusal})", "POST", "configmaps", refused).real.status == 422
+
+
 def test_params(case: Case) -> None:
     case.param("limits", {"max": "3", "forbidden": "evil"}, {"params": "limits"})
     case.param("more-limits", {"max": "1", "forbidden": "worse"}, {"params": "limits-strict"})

@@ -113,6 +113,12 @@ CASES = [
     ("list-literal-of-optional-entries", _spec(_list(_string(), ["[?self[?0], ?self[?1]].all(x, x.matches('^[a-z]+$'))"]))),
     ("map-literal-of-optional-entries", _spec(_map(_string(), [
         "{?'a': self[?'a'], 'b': 'x'}.all(k, self.exists(j, j.contains(k)))"]))),
+    ("list-sort-by-unbounded", _spec(_list(_string(), ["self.sortBy(x, x.size()).size() < 3"]))),
+    ("list-sort-by-string-keys", _spec(_list(_string(maxLength=64), ["self.sortBy(x, x)[0] != 'a'"], maxItems=3000))),
+    ("list-sort-by-bounded", _spec(_list(_NAMED, ["self.sortBy(i, i.name).map(i, i.value).all(v, v != 'x')"], maxItems=500))),
+    ("list-of-unwrapped-optionals-unbounded", _spec(_rules({"type": "integer"}, "[optional.of(self), optional.none()].unwrapOpt().all(n, n < 100)"))),
+    ("lists-range-of-a-size-unbounded", _spec(_list(_string(maxLength=8), ["lists.range(self.size()).all(i, i < 8)"], maxItems=8))),
+    ("list-first-and-last", _spec(_list(_string(maxLength=8), ["self.first() == self.last()"], maxItems=8))),
     ("list-sorted-and-sum", _spec(_list({"type": "integer"}, ["self.isSorted() && self.sum() < 100 && self.indexOf(3) < 0"]))),
     # maps: maxProperties, or as many of the smallest entries as fit
     ("map-unbounded-values", _spec(_map(_string(), ["self.all(k, self[k].contains('x'))"]))),
