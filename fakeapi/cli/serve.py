@@ -327,10 +327,11 @@ async def _serve_plain(app: Any, args: argparse.Namespace,
 
 async def _serve_tls(app: Any, args: argparse.Namespace, certificates: ServerCertificates | None,
                      listener: socket.socket | None) -> tuple[asyncio.Task[None], int]:
-    """HTTPS with HTTP/2 (``fakeapi.http.tls``): the app's lifespan runs here, SIGINT and
+    """HTTPS with HTTP/2 (``fakeapi.http.serving``): the app's lifespan runs here, SIGINT and
     SIGTERM stop it as they stop uvicorn. Without ``certificates`` (``--own-ca=false``), the
     pair of ``--tls-cert-file`` and the CAs of ``--client-ca-file`` alone."""
-    from ..http.tls import TLSServer, server_context
+    from ..http.serving import HTTPServer
+    from ..http.tls import server_context
 
     try:
         sock = listener or listening_socket(args.host, args.port, reuse_port=args.worker_index is not None)
@@ -342,7 +343,7 @@ async def _serve_tls(app: Any, args: argparse.Namespace, certificates: ServerCer
                                      [certificates.ca_file, *args.client_ca_file])
     except (OSError, ssl.SSLError) as err:
         raise SystemExit(f"fakeapi: {err}") from None
-    server = TLSServer(app, sock, context)
+    server = HTTPServer(app, sock, context)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, server.stop)

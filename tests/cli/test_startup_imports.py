@@ -34,7 +34,7 @@ def test_a_start_loads_neither_the_deferred_modules_nor_uvicorn_for_tls() -> Non
     server = loaded_by("import fakeapi.cli.serve, fakeapi.server.server")
     assert not server & set(DEFERRED)
     assert "fakeapi.server" in server  # the check sees what was imported
-    tls = loaded_by("import fakeapi.cli.serve, fakeapi.server.server, fakeapi.http.tls, fakeapi.http.pki")
+    tls = loaded_by("import fakeapi.cli.serve, fakeapi.server.server, fakeapi.http.serving, fakeapi.http.tls, fakeapi.http.pki")
     assert not tls & set(NOT_FOR_TLS)
     assert "cryptography" in tls
 
