@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import gc
 import ipaddress
-import logging
 import os
 import secrets
 import signal
@@ -25,8 +24,7 @@ from ..cacher.watch_cache import DEFAULT_LOWER_BOUND, DEFAULT_UPPER_BOUND
 from ..clients import DEFAULT_MAX_CLIENTS, ClientReportConfig, DetectorConfig
 from ..clients.detectors import parse_detector_spec
 from ..faults.engine import check_startup_spec, parse_cli_spec
-from ..http.limits import IDLE_TIMEOUT, Limits
-from ..http.upgrades import not_uvicorns_upgrade_warning
+from ..http.limits import Limits
 from ..kubeconfig import write_kubeconfig
 from ..machinery.golang import go_quote, parse_duration
 from ..registry.registry import DEFAULT_SERVICE_ACCOUNT_ISSUER
@@ -268,10 +266,7 @@ async def serve(args: argparse.Namespace, listener: socket.socket | None = None)
         # any writes make, and a large seed would leave it all to be frozen with the rest.
         gc.enable()
         seeder.seed_at_startup(app, args.seed, report=report_seed)
-    if args.tls:
-        task, port = await _serve_tls(app, args, certificates, listener)
-    else:
-        task, port = await _serve_plain(app, args, listener)
+    task, port = await _serve(app, args, certificates, listener)
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"{'https' if args.tls else 'http'}://{host}:{port}"
     if not args.worker_index:  # one kubeconfig, worker 0's, when there are workers
@@ -294,55 +289,22 @@ async def serve(args: argparse.Namespace, listener: socket.socket | None = None)
             await etcd.stop(None)
 
 
-async def _serve_plain(app: Any, args: argparse.Namespace,
-                       listener: socket.socket | None) -> tuple[asyncio.Task[None], int]:
-    """uvicorn (httptools; uvloop, installed by ``main``): the fastest HTTP/1.1 server here, for
-    plain HTTP. A request's address is its connection's, as kube-apiserver's is (the aggregation
-    proxy passes it on in X-Forwarded-For): uvicorn's proxy_headers would take a loopback
-    client's address and scheme from the X-Forwarded-For and -Proto it sends. No WebSocket
-    protocol: the app serves none, and uvicorn's would load the websockets package at start (an
-    upgrade request is the app's: it takes the connection, ``fakeapi.http.upgrades``, or answers
-    the plain request it also is; uvicorn's warnings that it cannot upgrade are dropped).
-    Imported here: a TLS server runs none of it."""
-    import uvicorn
-
-    logging.getLogger("uvicorn.error").addFilter(not_uvicorns_upgrade_warning)
-
-    server = uvicorn.Server(uvicorn.Config(
-        app, host=args.host, port=args.port, log_level=args.log_level, access_log=False, ws="none",
-        timeout_graceful_shutdown=1, timeout_keep_alive=IDLE_TIMEOUT, proxy_headers=False, server_header=False,
-    ))
-    if listener is None and args.worker_index is not None:
-        listener = listening_socket(args.host, args.port, reuse_port=True)
-    listeners = None if listener is None else [listener]
-    task = asyncio.create_task(server.serve(sockets=listeners))
-    while not server.started:
-        if task.done():
-            await task
-            raise SystemExit("fakeapi: the server did not start")
-        await asyncio.sleep(0.01)
-    sockets = [s for srv in server.servers for s in srv.sockets]
-    return task, sockets[0].getsockname()[1] if sockets else args.port
-
-
-async def _serve_tls(app: Any, args: argparse.Namespace, certificates: ServerCertificates | None,
-                     listener: socket.socket | None) -> tuple[asyncio.Task[None], int]:
-    """HTTPS with HTTP/2 (``fakeapi.http.tls``): the app's lifespan runs here, SIGINT and
-    SIGTERM stop it as they stop uvicorn. Without ``certificates`` (``--own-ca=false``), the
-    pair of ``--tls-cert-file`` and the CAs of ``--client-ca-file`` alone."""
-    from ..http.tls import TLSServer, server_context
+async def _serve(app: Any, args: argparse.Namespace, certificates: ServerCertificates | None,
+                 listener: socket.socket | None) -> tuple[asyncio.Task[None], int]:
+    """The server of ``fakeapi.http.serving`` (uvloop, installed by ``main``): HTTPS with HTTP/2
+    and HTTP/1.1 with ``--tls`` (without ``certificates``, ``--own-ca=false``: the pair of
+    ``--tls-cert-file`` and the CAs of ``--client-ca-file`` alone), else plain HTTP/1.1. The
+    app's lifespan runs here; SIGINT and SIGTERM stop it. A request's address is its
+    connection's, as kube-apiserver's is (the aggregation proxy passes it on in
+    X-Forwarded-For)."""
+    from ..http.serving import HTTPServer
 
     try:
         sock = listener or listening_socket(args.host, args.port, reuse_port=args.worker_index is not None)
-        if certificates is None:
-            context = server_context(args.tls_cert_file, args.tls_private_key_file, args.client_ca_file)
-        else:
-            context = server_context(args.tls_cert_file or certificates.serving_cert_file,
-                                     args.tls_private_key_file or certificates.serving_key_file,
-                                     [certificates.ca_file, *args.client_ca_file])
+        context = _server_context(args, certificates) if args.tls else None
     except (OSError, ssl.SSLError) as err:
         raise SystemExit(f"fakeapi: {err}") from None
-    server = TLSServer(app, sock, context)
+    server = HTTPServer(app, sock, context)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, server.stop)
@@ -352,6 +314,16 @@ async def _serve_tls(app: Any, args: argparse.Namespace, certificates: ServerCer
             await server.serve()
 
     return asyncio.create_task(run()), server.port
+
+
+def _server_context(args: argparse.Namespace, certificates: ServerCertificates | None) -> ssl.SSLContext:
+    from ..http.tls import server_context
+
+    if certificates is None:
+        return server_context(args.tls_cert_file, args.tls_private_key_file, args.client_ca_file)
+    return server_context(args.tls_cert_file or certificates.serving_cert_file,
+                          args.tls_private_key_file or certificates.serving_key_file,
+                          [certificates.ca_file, *args.client_ca_file])
 
 
 def _serving_trust(certificates: ServerCertificates | None, args: argparse.Namespace) -> bytes:
@@ -547,9 +519,9 @@ def run(args: argparse.Namespace, argv: list[str], listener: socket.socket | Non
             # Each worker would make up its own admin token: they must share the kubeconfig's.
             serve_argv += ["--token", secrets.token_urlsafe(32)]
         sys.exit(workers.run(args, serve_argv))
-    import uvloop  # uvicorn[standard]'s: watch fan-out delivers twice the events/s on it
+    import uvloop  # watch fan-out delivers twice the events/s on it
 
-    uvloop.install()  # uvicorn.Server.serve, unlike uvicorn.run, runs on the caller's loop
+    uvloop.install()
     try:
         asyncio.run(serve(args, listener))
     except KeyboardInterrupt:

@@ -12,7 +12,7 @@ kept in the request's scope (``request_user``) and as the requester the strategi
 (``fakeapi.machinery.requester``).
 
 A connection whose TLS handshake verified a client certificate carries its user in the scope
-under ``CERTIFICATE_USER`` (set by the TLS server, ``fakeapi.http.tls``).
+under ``CERTIFICATE_USER`` (set by the server that accepts the connections, ``fakeapi.http.serving``).
 """
 
 from __future__ import annotations

@@ -62,15 +62,19 @@ log = logging.getLogger("fakeapi")
 
 class _App(Starlette):
     """fakeapi's app: its middleware stack behind a step that keeps the connection's transport
-    in the scope (``TRANSPORT``; uvicorn's ``send`` is a method of its request cycle, which
+    in the scope (``TRANSPORT``; the server's ``send`` is a method of its request's state, which
     holds it), so that a watch that falls behind can be cut (``CacheWatcher.on_terminated``):
-    ASGI has no other way to end a response its client has stopped reading. Over uvicorn's
-    httptools protocol and HTTP/1.1 it marks the transport as one a watch may write its chunks
-    to directly (``CHUNKED_TRANSPORT``, ``CacheWatcher.write_directly``), and lets a request
-    asking for an upgrade take the connection (``UPGRADE``). That protocol is looked
-    for among the loaded modules, not imported: a TLS server runs no uvicorn, and importing it
-    (its command line's click, its reloaders' watchfiles) cost a start 50-100 ms; a server that
-    serves over it has loaded it before its first request, when Starlette builds this stack."""
+    ASGI has no other way to end a response its client has stopped reading. Where the response
+    goes out as HTTP/1.1 chunks each written as it comes (fakeapi's own HTTP/1.1, which says so
+    by its ``direct_chunks``; uvicorn's httptools protocol, which serves the embedded server of
+    ``fakeapi.testing``) it marks the transport as one a watch may write its chunks to directly
+    (``CHUNKED_TRANSPORT``, ``CacheWatcher.write_directly``); over uvicorn it lets a request
+    asking for an upgrade take the connection (``UPGRADE``: fakeapi's own connection offers it
+    itself). That protocol is looked for among the loaded modules, not imported: ``fakeapi
+    serve`` runs no uvicorn, and importing it (its command line's click, its reloaders') costs a
+    start ~20 ms; a server that serves over it has loaded it before its first request, when
+    Starlette builds this stack. The step also adds the headers of kube's filters
+    (``_with_filter_headers``)."""
 
     def build_middleware_stack(self) -> ASGIApp:
         stack = super().build_middleware_stack()
@@ -82,7 +86,8 @@ class _App(Starlette):
                 cycle = getattr(send, "__self__", None)
                 scope[TRANSPORT] = getattr(cycle, "transport", None)
                 over_httptools = httptools_cycle is not None and isinstance(cycle, httptools_cycle)
-                scope[CHUNKED_TRANSPORT] = over_httptools and scope["http_version"] == "1.1"
+                scope[CHUNKED_TRANSPORT] = ((over_httptools and scope["http_version"] == "1.1")
+                                            or getattr(cycle, "direct_chunks", False))
                 if over_httptools and is_upgrade_request(scope["headers"]):
                     scope[UPGRADE] = uvicorn_hijack(cycle)
                 send = _with_filter_headers(scope, send)

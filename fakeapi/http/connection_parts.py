@@ -33,6 +33,7 @@ class Connection:
         sock = writer.get_extra_info("socket")
         self.client = tuple(sock.getpeername()[:2])
         self.server = tuple(sock.getsockname()[:2])
+        self.scheme = "https" if writer.get_extra_info("sslcontext") is not None else "http"
 
     async def read(self) -> bytes:
         """What the client sent next; empty at the connection's end (closed, reset)."""
@@ -47,7 +48,7 @@ class Connection:
         certificate user (``CERTIFICATE_USER``)."""
         return {
             "type": "http", "http_version": http_version, "asgi": {"spec_version": "2.1", "version": "3.0"},
-            "method": method, "scheme": "https", "path": unquote(raw_path.decode("latin-1")), "raw_path": raw_path,
+            "method": method, "scheme": self.scheme, "path": unquote(raw_path.decode("latin-1")), "raw_path": raw_path,
             "query_string": query_string, "root_path": "", "headers": headers, "client": self.client,
             "server": self.server, "state": {}, "extensions": {}, CERTIFICATE_USER: self.certificate_user,
         }

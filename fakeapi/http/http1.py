@@ -93,6 +93,18 @@ class _Request(ReceivedBody):
         #: Of an upgrade request: whether the app took the connection, once it has or has answered.
         self.upgrade_decided: asyncio.Future[bool] | None = None
 
+    @property
+    def transport(self) -> asyncio.Transport:
+        """The connection's (``TRANSPORT``: a watch that falls behind is cut through it)."""
+        return self.connection.writer.transport  # type: ignore[return-value]
+
+    @property
+    def direct_chunks(self) -> bool:
+        """Whether chunks may be written to ``transport`` between ASGI messages
+        (``CHUNKED_TRANSPORT``): an HTTP/1.1 response without a length, whose status line and
+        headers are written at its start."""
+        return self.http11
+
     def taken(self, length: int) -> None:
         self.buffered -= length
         self.connection.resume_reading()
@@ -170,6 +182,10 @@ class _Request(ReceivedBody):
         lines.append(b"\r\n")
         self.head_bytes = b"".join(lines)
         self.started = True
+        if self.chunked:
+            # A stream (a watch): its head at once, before chunks written directly may follow it.
+            self.connection.writer.write(self.head_bytes)
+            self.head_bytes = None
 
     def finish(self) -> bool:
         """After the app returned: a 500 when it sent no response, as Go's server answers a

@@ -1,12 +1,5 @@
-"""Serving the API over TLS, with HTTP/2 (``--tls``), on connections this module accepts itself:
-the protocol chosen by ALPN, ``h2`` first as Go's servers offer it; HTTP/2 served by
-``fakeapi.http.http2`` (on h2), HTTP/1.1 by ``fakeapi.http.http1`` (on httptools).
-
-Why not uvicorn: it speaks HTTP/1.1 only, and client-go multiplexes its watches over one HTTP/2
-connection to a real kube-apiserver; HTTP/1.1 would open a connection per watch. Why accept the
-connections here: kube authenticates by the client's certificate, and each connection puts the
-user its verified certificate names into every request's scope
-(``fakeapi.http.access.CERTIFICATE_USER``), worked out once per connection.
+"""The TLS of ``--tls``: the server's context (served by ``fakeapi.http.serving``), the protocol
+chosen by ALPN, ``h2`` first as Go's servers offer it.
 
 Client certificates are asked for, not required (kube's ``tls.RequestClientCert``), and verified
 by the TLS handshake against the client CA; a certificate that does not verify fails the
@@ -16,24 +9,9 @@ without verifying it).
 
 from __future__ import annotations
 
-import asyncio
-import socket
 import ssl
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from starlette.types import ASGIApp
-
-from ..auth.authentication import UserInfo, certificate_user
-from .http1 import HTTP1Connection
-from .http2 import HTTP2Connection
-
-#: How long a stop waits for its connections to close before it cuts them (``TLSServer.serve``).
-STOP_GRACE = 1.0
-#: How long a client may take over its TLS handshake.
-HANDSHAKE_TIMEOUT = 60.0
 
 
 def server_context(cert_file: Path, key_file: Path, client_ca_files: Sequence[Path]) -> ssl.SSLContext:
@@ -49,76 +27,3 @@ def server_context(cert_file: Path, key_file: Path, client_ca_files: Sequence[Pa
             context.load_verify_locations(ca_file)
         context.verify_mode = ssl.CERT_OPTIONAL
     return context
-
-
-@dataclass
-class TLSServer:
-    """An ASGI app served over TLS on ``sock`` (already bound and listening); ``serve`` runs
-    until ``stop()``, then closes every connection (watches end)."""
-
-    app: ASGIApp
-    sock: socket.socket
-    context: ssl.SSLContext
-    _connections: dict[asyncio.Task[None], asyncio.StreamWriter] = field(default_factory=dict)
-    _stopped: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def __post_init__(self) -> None:
-        # The users of certificates seen, by their DER: a client reconnecting costs no parsing.
-        self._users: dict[bytes, UserInfo | None] = {}
-
-    @property
-    def port(self) -> int:
-        return int(self.sock.getsockname()[1])
-
-    def stop(self) -> None:
-        self._stopped.set()
-
-    async def serve(self) -> None:
-        server = await asyncio.start_server(self._connection, sock=self.sock, ssl=self.context,
-                                            ssl_handshake_timeout=HANDSHAKE_TIMEOUT)
-        try:
-            await self._stopped.wait()
-        finally:
-            server.close()
-            for task in list(self._connections):
-                task.cancel()
-            # A TLS close waits for the peer's close_notify, up to 30 s (spinning uvloop's loop
-            # meanwhile): a client that keeps an idle connection open without reading would hold
-            # the stop that long. Connections still closing after a grace are cut, as Go's server
-            # closes idle connections without waiting for the peer.
-            if self._connections:
-                await asyncio.wait(list(self._connections), timeout=STOP_GRACE)
-            for writer in list(self._connections.values()):
-                writer.transport.abort()
-            await asyncio.gather(*self._connections, return_exceptions=True)
-            await server.wait_closed()
-
-    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._connections[task] = writer
-        try:
-            ssl_object = writer.get_extra_info("ssl_object")
-            user = self._certificate_user(ssl_object)
-            if ssl_object is not None and ssl_object.selected_alpn_protocol() == "h2":
-                await HTTP2Connection(self.app, reader, writer, user).serve()
-            else:
-                await HTTP1Connection(self.app, reader, writer, user).serve()
-        except asyncio.CancelledError:
-            # The server stops (``serve`` cancels every connection): the connection's end, not
-            # an error. Python 3.11's stream callback asks a cancelled task for its exception and
-            # logs the CancelledError with its traceback, 15 ms of a stop for the first alone.
-            pass
-        finally:
-            self._connections.pop(task, None)
-
-    def _certificate_user(self, ssl_object: Any) -> UserInfo | None:
-        """The user the verified client certificate names (None: no certificate)."""
-        der = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
-        if not der:
-            return None
-        if der not in self._users:
-            if len(self._users) >= 1024:
-                self._users.clear()
-            self._users[der] = certificate_user(der)
-        return self._users[der]

@@ -17,9 +17,9 @@ from fakeapi.testing import ServerProcess
 DEFERRED = ("cryptography", "fakeapi.printers", "fakeapi.seed", "fakeapi.cel.engine", "fakeapi.cel.admission",
             "fakeapi.admission.policy.dispatch", "fakeapi.admission.policy.typechecking",
             "fakeapi.admission.webhook.dispatch", "fakeapi.apis.webhook_client", "fakeapi.apiextensions.cel_validation")
-#: A TLS server's start loads cryptography (its certificates), never uvicorn; nor Hypercorn and
-#: h11, which served HTTP/1.1 over TLS until fakeapi.http.http1 (40 ms of a start).
-NOT_FOR_TLS = ("uvicorn", "hypercorn", "h11", "wsproto")
+#: No start loads uvicorn (which served plain HTTP until fakeapi.http.serving did, ~20 ms of a
+#: start), nor Hypercorn and h11, which served HTTP/1.1 over TLS until fakeapi.http.http1 (40 ms).
+NOT_SERVING = ("uvicorn", "hypercorn", "h11", "wsproto")
 
 
 def loaded_by(code: str) -> set[str]:
@@ -30,12 +30,12 @@ def loaded_by(code: str) -> set[str]:
     return {".".join(part[:length]) for part in parts for length in range(1, len(part) + 1)}
 
 
-def test_a_start_loads_neither_the_deferred_modules_nor_uvicorn_for_tls() -> None:
-    server = loaded_by("import fakeapi.cli.serve, fakeapi.server.server")
-    assert not server & set(DEFERRED)
+def test_a_start_loads_neither_the_deferred_modules_nor_uvicorn() -> None:
+    server = loaded_by("import fakeapi.cli.serve, fakeapi.server.server, fakeapi.http.serving")
+    assert not server & set(DEFERRED) and not server & set(NOT_SERVING)
     assert "fakeapi.server" in server  # the check sees what was imported
-    tls = loaded_by("import fakeapi.cli.serve, fakeapi.server.server, fakeapi.http.tls, fakeapi.http.pki")
-    assert not tls & set(NOT_FOR_TLS)
+    tls = loaded_by("import fakeapi.cli.serve, fakeapi.server.server, fakeapi.http.serving, fakeapi.http.tls, fakeapi.http.pki")
+    assert not tls & set(NOT_SERVING)
     assert "cryptography" in tls
 
 

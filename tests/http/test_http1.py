@@ -104,10 +104,10 @@ def test_the_scope_is_the_http2_connections() -> None:
             await response(reader)
 
     asyncio.run(test())
-    scope = seen[0]
+    scope = seen[0]  # of a plain connection: its scheme is http
     assert {k: scope[k] for k in ("type", "http_version", "method", "scheme", "path", "raw_path", "query_string",
                                    "root_path", CERTIFICATE_USER)} == {
-        "type": "http", "http_version": "1.1", "method": "GET", "scheme": "https", "path": "/api/v1/name/spaces",
+        "type": "http", "http_version": "1.1", "method": "GET", "scheme": "http", "path": "/api/v1/name/spaces",
         "raw_path": b"/api/v1/name%2Fspaces", "query_string": b"watch=1&x=%20", "root_path": "",
         CERTIFICATE_USER: "a user"}
     assert scope["headers"] == [(b"host", b"example"), (b"x-thing", b"A b")]

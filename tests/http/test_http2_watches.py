@@ -19,7 +19,8 @@ import h2.events
 
 from fakeapi.auth.authentication import ADMIN_TOKEN
 from fakeapi.http.pki import ServerCertificates
-from fakeapi.http.tls import TLSServer, server_context
+from fakeapi.http.serving import HTTPServer
+from fakeapi.http.tls import server_context
 from fakeapi.server.config import ServerConfig
 from fakeapi.server.server import create_app
 
@@ -36,13 +37,13 @@ class Served:
         self.watchers = self.app.state.server.registry.resources[("", "v1", "configmaps")].storage.cacher.watchers
 
     @asynccontextmanager
-    async def serving(self) -> AsyncIterator[TLSServer]:
+    async def serving(self) -> AsyncIterator[HTTPServer]:
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         sock.listen()
         certificates = self.certificates
         async with self.app.router.lifespan_context(self.app):
-            server = TLSServer(self.app, sock, server_context(certificates.serving_cert_file,
+            server = HTTPServer(self.app, sock, server_context(certificates.serving_cert_file,
                                                               certificates.serving_key_file, []))
             serve = asyncio.create_task(server.serve())
             try:

@@ -11,7 +11,8 @@ from typing import Any
 import uvloop
 
 from fakeapi.http.pki import ServerCertificates
-from fakeapi.http.tls import STOP_GRACE, TLSServer, server_context
+from fakeapi.http.serving import STOP_GRACE, HTTPServer
+from fakeapi.http.tls import server_context
 
 
 async def _ok(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -30,7 +31,7 @@ def test_stopping_ends_open_connections_without_an_error_logged(tmp_path: Path) 
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         sock.listen()
-        server = TLSServer(_ok, sock, server_context(certificates.serving_cert_file, certificates.serving_key_file, []))
+        server = HTTPServer(_ok, sock, server_context(certificates.serving_cert_file, certificates.serving_key_file, []))
         serving = asyncio.create_task(server.serve())
         held = []
         for protocols in (["h2"], ["http/1.1"]):
@@ -68,7 +69,7 @@ def test_a_stop_does_not_wait_on_a_client_that_keeps_its_connection_idle(tmp_pat
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         sock.listen()
-        server = TLSServer(_ok, sock, server_context(certificates.serving_cert_file, certificates.serving_key_file, []))
+        server = HTTPServer(_ok, sock, server_context(certificates.serving_cert_file, certificates.serving_key_file, []))
         serving = asyncio.create_task(server.serve())
         held = await asyncio.to_thread(request, server.port)
         loop = asyncio.get_running_loop()

@@ -52,21 +52,7 @@ def test_corpus_size() -> None:
     assert len(CASES) >= 300, len(CASES)
 
 
-#: Cases where fakeapi still differs from kube-apiserver (the robustness branch's unfinished
-#: work, listed rather than hidden): strict, so a case that comes to match fails until it is
-#: removed from here.
-NOT_YET_MATCHING = frozenset({
-    # uvicorn's httptools parser (llhttp: a fixed table of methods) answers an unknown method 400
-    # before the app sees it; kube answers 405. --tls already answers kube's 405, over HTTP/2 and
-    # over HTTP/1.1 (fakeapi.http.http1 hands llhttp such a method as a GET).
-    "method-unknown",
-})
-
-
-@pytest.mark.parametrize("case", [
-    pytest.param(case, marks=pytest.mark.xfail(strict=True, reason="differs from kube-apiserver: not yet ported"))
-    if case.case in NOT_YET_MATCHING else case for case in CASES
-], ids=[case.case for case in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[case.case for case in CASES])
 def test_bad_request(corpus_pair: Pair, case: BadRequest) -> None:
     pair = corpus_pair
     before = store_revision(pair.fake)
