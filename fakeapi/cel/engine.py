@@ -719,18 +719,27 @@ def split_arguments(toks: list[tuple[int, str]], start: int, end: int) -> list[l
     return arguments
 
 
-def _closing_index(toks: list[tuple[int, str]], index: int) -> int | None:
-    """The index of the bracket closing the one at ``toks[index]``."""
+def _matching_index(toks: list[tuple[int, str]], index: int, step: int) -> int | None:
+    """The index of the bracket matching the one at ``toks[index]``: scanning forward from an
+    opening one (``step`` 1), back from a closing one (-1)."""
+    deeper, shallower = ("(", "[", "{"), (")", "]", "}")
+    if step < 0:
+        deeper, shallower = shallower, deeper
     depth = 0
-    for position in range(index, len(toks)):
+    for position in range(index, len(toks) if step > 0 else -1, step):
         text = toks[position][1]
-        if text in ("(", "[", "{"):
+        if text in deeper:
             depth += 1
-        elif text in (")", "]", "}"):
+        elif text in shallower:
             depth -= 1
             if depth == 0:
                 return position
     return None
+
+
+def _closing_index(toks: list[tuple[int, str]], index: int) -> int | None:
+    """The index of the bracket closing the one at ``toks[index]``."""
+    return _matching_index(toks, index, 1)
 
 
 def closing(toks: list[tuple[int, str]], index: int) -> int | None:
@@ -742,16 +751,8 @@ def closing(toks: list[tuple[int, str]], index: int) -> int | None:
 def _opening_offset(toks: list[tuple[int, str]], index: int) -> int:
     """The offset of the bracket that the one at ``toks[index]`` closes (balanced: the source
     parsed)."""
-    depth = 0
-    for position in range(index, -1, -1):
-        text = toks[position][1]
-        if text in (")", "]", "}"):
-            depth += 1
-        elif text in ("(", "[", "{"):
-            depth -= 1
-            if depth == 0:
-                return toks[position][0]
-    return toks[index][0]
+    position = _matching_index(toks, index, -1)
+    return toks[index if position is None else position][0]
 
 
 def _parse_error(source: str) -> CompileError:
