@@ -13,7 +13,7 @@ fakeapi authenticated and authorized it, as kube-apiserver passes it.
   (``Authorization``, ``Impersonate-*``) and any ``X-Remote-*``; then the authenticating proxy's
   headers naming the user (``X-Remote-User``, ``X-Remote-Uid``, one ``X-Remote-Group`` per group,
   ``X-Remote-Extra-<key>`` per value: ``transport.SetAuthProxyHeaders``), the request's
-  ``Audit-ID`` (the client's, else a new one), ``X-Forwarded-For`` (Go's
+  audit ID (``AUDIT_ID``: the client's ``Audit-ID``, else a new one), ``X-Forwarded-For`` (Go's
   ``httputil.ReverseProxy``), and ``X-Forwarded-Uri`` (the path, cleaned), ``-Host`` (the
   backend's address) and ``-Proto`` (``https``), which apimachinery's proxy ``Transport`` adds.
 * Where the backend is (``BackendResolver``): an ExternalName Service's name, else one of the
@@ -54,7 +54,6 @@ import math
 import posixpath
 import random
 import ssl
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -314,7 +313,7 @@ class APIServiceProxy:
         # request as it came); the reverse proxy of other requests drops them.
         headers = [(k, v) for k, v in request.headers.items() if not _dropped(k, keep_hop_by_hop=upgrade)]
         headers += auth_proxy_headers(user)
-        headers.append(("Audit-Id", request.scope.get(AUDIT_ID) or str(uuid.uuid4())))
+        headers.append(("Audit-Id", request.scope[AUDIT_ID]))
         client = request.scope.get("client")
         if client:  # Go's ReverseProxy: the client's address after those the request names
             prior = ", ".join(v for k, v in request.headers.items() if k.lower() == "x-forwarded-for")
