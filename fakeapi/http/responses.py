@@ -10,7 +10,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..machinery.status import StatusError
 from .negotiation import JSON, PROTOBUF, YAML
@@ -93,7 +93,21 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 
 def route(routes: list[BaseRoute], path: str, endpoint: Endpoint, methods: Sequence[str]) -> None:
     """Add a route taking exactly ``methods``: Starlette gives a GET route HEAD too, which
-    kube's go-restful routes answer with 405."""
+    kube's go-restful routes answer with 405. Its app is ``_endpoint_app``'s."""
     added = Route(path, endpoint, methods=methods)
     added.methods = set(methods)
+    added.app = _endpoint_app(endpoint)
     routes.append(added)
+
+
+def _endpoint_app(endpoint: Endpoint) -> ASGIApp:
+    """``endpoint`` as an ASGI app: Starlette's ``request_response`` without its own handling of
+    the endpoint's exceptions, which only repeats the app's (its ``ExceptionMiddleware``, around
+    the router, finds the same handlers for what the endpoint raises) at the cost of another
+    wrapper of every message the response sends."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        response = await endpoint(Request(scope, receive, send))
+        await response(scope, receive, send)
+
+    return app
