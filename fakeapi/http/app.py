@@ -13,11 +13,11 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.websockets import WebSocketClose
 
 from ..auth.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
 from ..machinery.status import StatusError, bad_request, method_not_allowed_path, not_found_path
@@ -78,12 +78,14 @@ class _App(Starlette):
 
     The step also adds the headers of kube's filters (``_filter_headers``) and answers a failed
     handler (``recovery``): one wrapper of ``send`` does both, as every message of every answer
-    passes it. So Starlette's ``ServerErrorMiddleware``, which would be outermost, is left out:
-    an error it would answer is answered here, and one after the answer started it only raises
-    again."""
+    passes it. Starlette's own middleware is left out, and its wrappers of ``send`` with it:
+    its ``ServerErrorMiddleware``, outermost, as an error it would answer is answered here, and
+    one after the answer started it only raises again; its ``ExceptionMiddleware``, around the
+    router, as the routes (``responses.route``) and the router (``_no_route``) answer what they
+    would raise to it."""
 
     def build_middleware_stack(self) -> ASGIApp:
-        stack: ASGIApp = ExceptionMiddleware(self.router, handlers=self.exception_handlers, debug=self.debug)
+        stack: ASGIApp = self.router
         for cls, args, kwargs in reversed(self.user_middleware):
             stack = cls(stack, *args, **kwargs)
         httptools_impl = sys.modules.get("uvicorn.protocols.http.httptools_impl")
@@ -165,8 +167,7 @@ def http_app(server: Any, lifespan: Callable[[Starlette], AbstractAsyncContextMa
     app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
                        clients=server.clients, limits=server.config.limits)
     app.add_middleware(RequestInfoFilter, registry=server.registry)
-    app.add_exception_handler(404, _no_route)
-    app.add_exception_handler(405, _method_not_allowed)
+    app.router.default = _no_route
     return app
 
 
@@ -208,13 +209,13 @@ def _routes() -> tuple[BaseRoute, ...]:
 _PROXIED_ONLY = ("HEAD", "OPTIONS")
 
 
-async def _no_route(_request: Request, _exc: Exception) -> Response:
-    return page_not_found()
-
-
-async def _method_not_allowed(_request: Request, _exc: Exception) -> Response:
-    """A method a route does not take: go-restful's 405, as kube's Status."""
-    return status_response(method_not_allowed_path())
+async def _no_route(scope: Scope, receive: Receive, send: Send) -> None:
+    """The router's answer where no route serves the path: ``page_not_found`` (a websocket is
+    closed, as Starlette's router does)."""
+    if scope["type"] == "websocket":
+        await WebSocketClose()(scope, receive, send)
+        return
+    await page_not_found()(scope, receive, send)
 
 
 def page_not_found() -> Response:

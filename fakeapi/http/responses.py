@@ -10,9 +10,9 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
-from ..machinery.status import StatusError
+from ..machinery.status import StatusError, method_not_allowed_path
 from .negotiation import JSON, PROTOBUF, YAML
 from .protobuf_views import status_body
 
@@ -93,21 +93,22 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 
 def route(routes: list[BaseRoute], path: str, endpoint: Endpoint, methods: Sequence[str]) -> None:
     """Add a route taking exactly ``methods``: Starlette gives a GET route HEAD too, which
-    kube's go-restful routes answer with 405. Its app is ``_endpoint_app``'s."""
-    added = Route(path, endpoint, methods=methods)
+    kube's go-restful routes answer with 405."""
+    added = _Route(path, endpoint, methods=methods)
     added.methods = set(methods)
-    added.app = _endpoint_app(endpoint)
     routes.append(added)
 
 
-def _endpoint_app(endpoint: Endpoint) -> ASGIApp:
-    """``endpoint`` as an ASGI app: Starlette's ``request_response`` without its own handling of
-    the endpoint's exceptions, which only repeats the app's (its ``ExceptionMiddleware``, around
-    the router, finds the same handlers for what the endpoint raises) at the cost of another
-    wrapper of every message the response sends."""
+class _Route(Route):
+    """A route that answers a method it does not take itself, with go-restful's 405 as kube's
+    Status, where Starlette's raises an ``HTTPException`` for its ``ExceptionMiddleware`` to
+    answer; and calls its endpoint without ``request_response``'s wrapper of every message the
+    response sends, there to hand what the endpoint raises to that middleware's handlers. The
+    app runs without that middleware (``app._App``): nothing it routes raises to it."""
 
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        response = await endpoint(Request(scope, receive, send))
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] in self.methods:
+            response = await self.endpoint(Request(scope, receive, send))
+        else:
+            response = status_response(method_not_allowed_path())
         await response(scope, receive, send)
-
-    return app
