@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import random
 import sys
-import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.websockets import WebSocketClose
 
 from ..auth.serviceaccount_tokens import METADATA_MAX_AGE_SECONDS
 from ..machinery.status import StatusError, bad_request, method_not_allowed_path, not_found_path
@@ -41,7 +42,7 @@ from .negotiation import (
     negotiate_discovery,
     negotiate_plain,
 )
-from .recovery import PanicRecovery
+from .recovery import answer_panic
 from .request_info import RequestInfoFilter
 from .responses import (
     AUDIT_ID,
@@ -61,60 +62,97 @@ from .upgrades import UPGRADE, is_upgrade_request, uvicorn_hijack
 log = logging.getLogger("fakeapi")
 
 class _App(Starlette):
-    """fakeapi's app: its middleware stack behind a step that keeps the connection's transport
-    in the scope (``TRANSPORT``; the server's ``send`` is a method of its request's state, which
-    holds it), so that a watch that falls behind can be cut (``CacheWatcher.on_terminated``):
-    ASGI has no other way to end a response its client has stopped reading. Where the response
-    goes out as HTTP/1.1 chunks each written as it comes (fakeapi's own HTTP/1.1, which says so
-    by its ``direct_chunks``; uvicorn's httptools protocol, which serves the embedded server of
-    ``fakeapi.testing``) it marks the transport as one a watch may write its chunks to directly
-    (``CHUNKED_TRANSPORT``, ``CacheWatcher.write_directly``); over uvicorn it lets a request
-    asking for an upgrade take the connection (``UPGRADE``: fakeapi's own connection offers it
-    itself). That protocol is looked for among the loaded modules, not imported: ``fakeapi
-    serve`` runs no uvicorn, and importing it (its command line's click, its reloaders') costs a
-    start ~20 ms; a server that serves over it has loaded it before its first request, when
-    Starlette builds this stack. The step also adds the headers of kube's filters
-    (``_with_filter_headers``)."""
+    """fakeapi's app: its middleware stack behind a first step that keeps the connection's
+    transport in the scope (``TRANSPORT``; the server's ``send`` is a method of its request's
+    state, which holds it), so that a watch that falls behind can be cut
+    (``CacheWatcher.on_terminated``): ASGI has no other way to end a response its client has
+    stopped reading. Where the response goes out as HTTP/1.1 chunks each written as it comes
+    (fakeapi's own HTTP/1.1, which says so by its ``direct_chunks``; uvicorn's httptools
+    protocol, which serves the embedded server of ``fakeapi.testing``) it marks the transport as
+    one a watch may write its chunks to directly (``CHUNKED_TRANSPORT``,
+    ``CacheWatcher.write_directly``); over uvicorn it lets a request asking for an upgrade take
+    the connection (``UPGRADE``: fakeapi's own connection offers it itself). That protocol is
+    looked for among the loaded modules, not imported: ``fakeapi serve`` runs no uvicorn, and
+    importing it (its command line's click, its reloaders') costs a start ~20 ms; a server that
+    serves over it has loaded it before its first request, when Starlette builds this stack.
+
+    The step also adds the headers of kube's filters (``_filter_headers``) and answers a failed
+    handler (``recovery``): one wrapper of ``send`` does both, as every message of every answer
+    passes it. Starlette's own middleware is left out, and its wrappers of ``send`` with it:
+    its ``ServerErrorMiddleware``, outermost, as an error it would answer is answered here, and
+    one after the answer started it only raises again; its ``ExceptionMiddleware``, around the
+    router, as the routes (``responses.route``) and the router (``_no_route``) answer what they
+    would raise to it."""
 
     def build_middleware_stack(self) -> ASGIApp:
-        stack = super().build_middleware_stack()
+        stack: ASGIApp = self.router
+        for cls, args, kwargs in reversed(self.user_middleware):
+            stack = cls(stack, *args, **kwargs)
         httptools_impl = sys.modules.get("uvicorn.protocols.http.httptools_impl")
         httptools_cycle = httptools_impl.RequestResponseCycle if httptools_impl is not None else None
 
-        async def with_transport(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] == "http":
-                cycle = getattr(send, "__self__", None)
-                scope[TRANSPORT] = getattr(cycle, "transport", None)
-                over_httptools = httptools_cycle is not None and isinstance(cycle, httptools_cycle)
-                scope[CHUNKED_TRANSPORT] = ((over_httptools and scope["http_version"] == "1.1")
-                                            or getattr(cycle, "direct_chunks", False))
-                if over_httptools and is_upgrade_request(scope["headers"]):
-                    scope[UPGRADE] = uvicorn_hijack(cycle)
-                send = _with_filter_headers(scope, send)
-            await stack(scope, receive, send)
+        async def serving(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] != "http":
+                await stack(scope, receive, send)
+                return
+            cycle = getattr(send, "__self__", None)
+            scope[TRANSPORT] = getattr(cycle, "transport", None)
+            over_httptools = httptools_cycle is not None and isinstance(cycle, httptools_cycle)
+            scope[CHUNKED_TRANSPORT] = ((over_httptools and scope["http_version"] == "1.1")
+                                        or getattr(cycle, "direct_chunks", False))
+            if over_httptools and is_upgrade_request(scope["headers"]):
+                scope[UPGRADE] = uvicorn_hijack(cycle)
+            audit_id = _audit_id(scope["headers"])
+            scope[AUDIT_ID] = audit_id.decode("latin-1")
+            started = False
 
-        return with_transport
+            async def sending(message: Message) -> None:
+                nonlocal started
+                if message["type"] == "http.response.start":
+                    started = True
+                    message = {**message, "headers": _filter_headers(message.get("headers", ()), audit_id)}
+                await send(message)
+
+            try:
+                await stack(scope, receive, sending)
+            except Exception:
+                if started:
+                    raise
+                await answer_panic(scope, sending)
+
+        return serving
 
 
-def _with_filter_headers(scope: Scope, send: Send) -> Send:
-    """``send`` adding to a response's headers those kube-apiserver's filters add to every
-    answer: ``Audit-Id`` (``WithAuditInit``: the client's ``Audit-ID``, else a new UUID; kept
-    in the scope as ``AUDIT_ID``) and ``Cache-Control: no-cache, private`` unless the handler
-    set one (``WithCacheControl``)."""
-    audit_id = next((value for name, value in scope["headers"] if name == b"audit-id"), None) \
-        or str(uuid.uuid4()).encode("ascii")
-    scope[AUDIT_ID] = audit_id.decode("latin-1")
+def _audit_id(headers: list[tuple[bytes, bytes]]) -> bytes:
+    """The request's audit ID, as kube's ``WithAuditInit`` takes it: the client's ``Audit-ID``,
+    else a new version-4 UUID. Its random bits are ``random``'s (reseeded in a forked worker),
+    not ``uuid.uuid4``'s ``os.urandom`` (a system call per request): an audit ID guards nothing."""
+    for name, value in headers:
+        if name == b"audit-id":
+            if value:
+                return value
+            break
+    digits = b"%032x" % (random.getrandbits(128) & _UUID4_CLEARED | _UUID4_SET)
+    return b"%s-%s-%s-%s-%s" % (digits[:8], digits[8:12], digits[12:16], digits[16:20], digits[20:])
 
-    async def sending(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            headers = list(message.get("headers", ()))
-            if not any(name.lower() == b"cache-control" for name, _ in headers):
-                headers.append(NO_CACHE)
-            headers.append((b"audit-id", audit_id))
-            message = {**message, "headers": headers}
-        await send(message)
 
-    return sending
+#: A version-4 UUID's fixed bits (RFC 9562): the version nibble 0100, the variant bits 10.
+_UUID4_CLEARED = ~(0xF << 76 | 0x3 << 62)
+_UUID4_SET = 0x4 << 76 | 0x2 << 62
+
+
+def _filter_headers(headers: Iterable[tuple[bytes, bytes]], audit_id: bytes) -> list[tuple[bytes, bytes]]:
+    """A response's ``headers`` with those kube-apiserver's filters add to every answer:
+    ``Cache-Control: no-cache, private`` unless the handler set one (``WithCacheControl``), and
+    ``Audit-Id`` (``WithAuditInit``)."""
+    headers = list(headers)
+    for name, _ in headers:
+        if name.lower() == b"cache-control":
+            break
+    else:
+        headers.append(NO_CACHE)
+    headers.append((b"audit-id", audit_id))
+    return headers
 
 
 def http_app(server: Any, lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]]) -> Starlette:
@@ -122,16 +160,14 @@ def http_app(server: Any, lifespan: Callable[[Starlette], AbstractAsyncContextMa
     each request passes through. Starlette runs the last added outermost: the request's
     ``RequestInfo`` is made first, as kube's ``WithRequestInfo`` does, for every filter after it;
     requests refused with 401 or 403 are measured too, and a failed handler is answered (and
-    measured) like any request."""
+    measured) like any request (``_App``)."""
     app = _App(routes=_routes(), lifespan=lifespan)
     app.state.server = server
     app.add_middleware(AccessMiddleware, registry=server.registry)
     app.add_middleware(metric_routes.MetricsMiddleware, registry=server.registry, metrics=server.metrics,
                        clients=server.clients, limits=server.config.limits)
     app.add_middleware(RequestInfoFilter, registry=server.registry)
-    app.add_middleware(PanicRecovery)
-    app.add_exception_handler(404, _no_route)
-    app.add_exception_handler(405, _method_not_allowed)
+    app.router.default = _no_route
     return app
 
 
@@ -140,6 +176,12 @@ def _routes() -> tuple[BaseRoute, ...]:
     """Every route of an app. Their handlers find the server in ``request.app.state``, so one
     set serves every app of the process (a fresh server per pytest test builds none)."""
     routes: list[BaseRoute] = []
+    # The resources' routes first: Starlette's router tries each route in turn, and nearly every
+    # request is for a resource. No other route matches a path of theirs.
+    methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
+    route(routes, "/api/{version}/{rest:path}", _core, methods)
+    # An aggregated group version's server has every method; fakeapi's own routes refuse these.
+    route(routes, "/apis/{group}/{version}/{rest:path}", _grouped, [*methods, *_PROXIED_ONLY])
     openapi.add_routes(routes)
     for path in ("/healthz", "/livez", "/readyz"):
         route(routes, path, _ok, ["GET"])
@@ -152,11 +194,7 @@ def _routes() -> tuple[BaseRoute, ...]:
     route(routes, "/api/{version}", _core_resources, ["GET"])
     route(routes, "/apis/{group}", _api_group, ["GET"])
     route(routes, "/apis/{group}/", _api_group, ["GET"])
-    methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
-    route(routes, "/api/{version}/{rest:path}", _core, methods)
-    # An aggregated group version's server has every method; fakeapi's own routes refuse these.
     route(routes, "/apis/{group}/{version}", _group_resources, [*methods, *_PROXIED_ONLY])
-    route(routes, "/apis/{group}/{version}/{rest:path}", _grouped, [*methods, *_PROXIED_ONLY])
     route(routes, "/.well-known/openid-configuration", _openid_configuration, ["GET"])
     route(routes, "/openid/v1/jwks", _openid_keys, ["GET"])
     route(routes, "/fakeapi/v1/compact", _compact, ["POST"])
@@ -171,13 +209,13 @@ def _routes() -> tuple[BaseRoute, ...]:
 _PROXIED_ONLY = ("HEAD", "OPTIONS")
 
 
-async def _no_route(_request: Request, _exc: Exception) -> Response:
-    return page_not_found()
-
-
-async def _method_not_allowed(_request: Request, _exc: Exception) -> Response:
-    """A method a route does not take: go-restful's 405, as kube's Status."""
-    return status_response(method_not_allowed_path())
+async def _no_route(scope: Scope, receive: Receive, send: Send) -> None:
+    """The router's answer where no route serves the path: ``page_not_found`` (a websocket is
+    closed, as Starlette's router does)."""
+    if scope["type"] == "websocket":
+        await WebSocketClose()(scope, receive, send)
+        return
+    await page_not_found()(scope, receive, send)
 
 
 def page_not_found() -> Response:

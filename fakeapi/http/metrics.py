@@ -13,7 +13,6 @@ its answer finds it in the report.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 
@@ -29,7 +28,7 @@ from ..metrics.collector import ServerMetrics
 from ..registry import request_cost
 from ..registry.registry import Registry
 from .access import acting_user
-from .limits import PRIVILEGED_GROUP, Limits, request_timeout, send_timeout, send_too_many_requests
+from .limits import PRIVILEGED_GROUP, Deadlines, Limits, request_timeout, send_timeout, send_too_many_requests
 from .request_info import request_info_of
 from .responses import route, served_by, status_response
 
@@ -46,6 +45,7 @@ class MetricsMiddleware:
         self.metrics = metrics
         self.clients = clients
         self.limits = limits or Limits()
+        self.deadlines = Deadlines()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         info = request_info_of(scope) if scope["type"] == "http" else None
@@ -111,9 +111,14 @@ class MetricsMiddleware:
             elif (remaining := start + timeout - time.perf_counter()) <= 0:
                 await send_timeout(measured_send)
             else:
+                waiting = self.deadlines.wait(timeout, remaining)
                 try:
-                    async with asyncio.timeout(remaining):
+                    try:
                         await self.app(scope, receive, measured_send)
+                    except BaseException as error:
+                        self.deadlines.ended(waiting, error)
+                        raise
+                    self.deadlines.ended(waiting, None)
                 except TimeoutError:
                     if started:
                         raise  # the answer is under way: the connection is cut, as kube's handler panics

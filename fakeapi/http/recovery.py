@@ -7,15 +7,16 @@ buffer: a client there sees a reset. Here the answer is whole and the connection
 Starlette's ``ServerErrorMiddleware`` answers such a request too, but raises the error again for
 the server to log, and uvicorn then closes the connection, although the answer was complete and
 did not say ``Connection: close``: a client that keeps connections alive has its next request
-on that one reset. Here the error is logged and ends with the answer. Only an error after the
-answer started still goes up, so that the server cuts the connection: that is all that tells a
-client its answer is incomplete (as kube's ``http.ErrAbortHandler`` does)."""
+on that one reset. Here the error is logged and ends with the answer (``answer_panic``), and the
+app runs without that middleware. Only an error after the answer started still goes up, so that
+the server cuts the connection: that is all that tells a client its answer is incomplete (as
+kube's ``http.ErrAbortHandler`` does)."""
 
 from __future__ import annotations
 
 import logging
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Scope, Send
 
 log = logging.getLogger("fakeapi")
 
@@ -29,29 +30,9 @@ _PANIC_START: Message = {
 }
 
 
-class PanicRecovery:
-    """The ASGI middleware of the module doc, outermost but for Starlette's own."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-
-        async def send_tracked(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_tracked)
-        except Exception:
-            if started:
-                raise
-            log.exception("%s %s: the handler failed", scope["method"], scope["path"])
-            await send(_PANIC_START)
-            await send({"type": "http.response.body", "body": PANIC_MESSAGE})
+async def answer_panic(scope: Scope, send: Send) -> None:
+    """Answers the request ``scope`` whose handler failed before its answer started, as the
+    module doc tells (the app's first step, ``app._App``, calls it from its ``except``)."""
+    log.exception("%s %s: the handler failed", scope["method"], scope["path"])
+    await send(_PANIC_START)
+    await send({"type": "http.response.body", "body": PANIC_MESSAGE})

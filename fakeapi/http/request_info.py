@@ -137,7 +137,8 @@ def request_info(registry: Registry, scope: Scope) -> RequestInfo:
     """What the request ``scope`` is (see the module doc)."""
     method: str = scope["method"]
     path: str = scope["path"]
-    info = RequestInfo(method, path, QueryParams(scope["query_string"]))
+    query_string = scope["query_string"]
+    info = RequestInfo(method, path, QueryParams(query_string) if query_string else _NO_QUERY)
     segments = path.split("/")
     if not _resource_fields(info, _trimmed(segments)):
         return info
@@ -285,6 +286,9 @@ def parse_path(registry: Registry, group: str, version: str, parts: list[str]) -
     return ResourceRequest(group, parts[0], served, namespace, name, sub)
 
 
+#: The query of every request without one: parsing nothing costs as much as a short query, and
+#: a ``QueryParams`` is immutable.
+_NO_QUERY = QueryParams()
 _BAD_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 
 

@@ -12,7 +12,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
-from ..machinery.status import StatusError
+from ..machinery.status import StatusError, method_not_allowed_path
 from .negotiation import JSON, PROTOBUF, YAML
 from .protobuf_views import status_body
 
@@ -94,6 +94,21 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 def route(routes: list[BaseRoute], path: str, endpoint: Endpoint, methods: Sequence[str]) -> None:
     """Add a route taking exactly ``methods``: Starlette gives a GET route HEAD too, which
     kube's go-restful routes answer with 405."""
-    added = Route(path, endpoint, methods=methods)
+    added = _Route(path, endpoint, methods=methods)
     added.methods = set(methods)
     routes.append(added)
+
+
+class _Route(Route):
+    """A route that answers a method it does not take itself, with go-restful's 405 as kube's
+    Status, where Starlette's raises an ``HTTPException`` for its ``ExceptionMiddleware`` to
+    answer; and calls its endpoint without ``request_response``'s wrapper of every message the
+    response sends, there to hand what the endpoint raises to that middleware's handlers. The
+    app runs without that middleware (``app._App``): nothing it routes raises to it."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] in self.methods:
+            response = await self.endpoint(Request(scope, receive, send))
+        else:
+            response = status_response(method_not_allowed_path())
+        await response(scope, receive, send)

@@ -5,9 +5,7 @@ recorder without every layer passing a list along. The HTTP layer opens a record
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
-from collections.abc import Iterator
 
 _recorder: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("warnings", default=None)
 
@@ -30,12 +28,22 @@ def header(text: str) -> str:
     return '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-@contextlib.contextmanager
-def recording() -> Iterator[list[str]]:
-    """The ``Warning`` header values recorded while the block runs, in order."""
-    recorded: list[str] = []
-    token = _recorder.set(recorded)
-    try:
-        yield recorded
-    finally:
-        _recorder.reset(token)
+def recording() -> _Recording:
+    """The ``Warning`` header values recorded while the block runs, in order
+    (``with recording() as warnings``)."""
+    return _Recording()
+
+
+class _Recording:
+    """``recording``'s context manager: a class, as every request opens one or two, and a
+    generator's ``contextlib.contextmanager`` costs three times as much."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> list[str]:
+        recorded: list[str] = []
+        self._token = _recorder.set(recorded)
+        return recorded
+
+    def __exit__(self, *_exc: object) -> None:
+        _recorder.reset(self._token)
