@@ -11,8 +11,9 @@ is found through the release's OpenAPI (``schema.definition_name``: group, versi
 The message becomes JSON as Go would print it after gogo-protobuf unmarshals it into the Go
 struct: keys are the Go ``json`` names in struct order, ``inline`` structs are flattened,
 ``omitempty`` drops zero scalars and empty lists and maps but never a struct, a pointer prints
-when it was on the wire (zero or not), a field without ``omitempty`` prints its zero value
-(``null`` for a list or map). Types with their own ``MarshalJSON`` (``metav1.Time``,
+when it was on the wire (zero or not: see ``_struct_source`` for one that prints ``null``), a
+field without ``omitempty`` prints its zero value (``null`` for a list, map or pointer), a map
+prints its keys sorted. Types with their own ``MarshalJSON`` (``metav1.Time``,
 ``resource.Quantity``, ``intstr.IntOrString``, ``runtime.RawExtension``, ...) print as theirs
 do. Which Go fields are pointers, ``omitempty``, ``omitzero`` or ``inline`` is not in the proto
 files: ``scripts/gen-protobuf-descriptors.py`` reads it from the Go structs into
@@ -156,7 +157,7 @@ class _GoField:
     map_value: FieldDescriptor | None
     message: bool
     bytes: bool
-    #: Go prints nothing for it when it is not on the wire: a pointer, an omitempty scalar, list,
+    #: Go prints nothing for it when it is not on the wire: an omitempty pointer, scalar, list,
     #: map or []byte, an omitzero struct (an omitempty struct is printed, zero or not).
     absent_is_omitted: bool
 
@@ -164,7 +165,7 @@ class _GoField:
     def of(cls, field: FieldDescriptor, json_name: str, flags: str) -> _GoField:
         pointer, omit_zero, omit_empty = "p" in flags, "z" in flags, "o" in flags or "z" in flags
         message = field.type == FieldDescriptor.TYPE_MESSAGE
-        omitted = pointer or (omit_zero if message and not field.is_repeated else omit_empty)
+        omitted = omit_zero if message and not field.is_repeated and not pointer else omit_empty
         return cls(field, field.name, json_name, "i" in flags, pointer, omit_zero, omit_empty,
                    field.is_repeated, field.message_type.fields_by_name["value"] if _is_map(field) else None,
                    message, field.type == FieldDescriptor.TYPE_BYTES, omitted and "i" not in flags)
@@ -278,11 +279,15 @@ class _Converter:
             if not value:
                 return not go_field.omit_empty, None  # a nil slice or map
             if go_field.map_value is not None:
-                return True, {key: self._value(item, go_field.map_value, convert) for key, item in value.items()}
+                return True, {key: self._value(item, go_field.map_value, convert)
+                              for key, item in sorted(value.items())}
             return True, [self._value(item, field, convert) for item in value]
-        if go_field.pointer:  # printed when on the wire; an absent message may recurse (JSONSchemaProps.not)
-            present = message.HasField(go_field.name)
-            return present, self._value(value, field, convert) if present else None
+        if go_field.pointer:  # an absent message is not converted: it may recurse (JSONSchemaProps.not)
+            if not message.HasField(go_field.name):
+                return not go_field.omit_empty, None  # a nil pointer
+            json_value = self._value(value, field, convert)
+            # omitempty drops a pointer printing null: decoding that JSON leaves it nil
+            return not (go_field.omit_empty and json_value is None), json_value
         if go_field.message:
             json_value = convert(value)
             # omitempty never drops a struct; omitzero drops the zero value (its IsZero()).
@@ -335,8 +340,14 @@ def _struct_source(plan: tuple[_GoField, ...]) -> str:
     The fields on the wire are read at C speed, once (``ListFields``, by descriptor ``F<i>``):
     most of a message's fields are absent and omitted (a pod's 500 Go fields, 60 present). A
     field ``absent_is_omitted`` is printed only when on the wire; a field absent from it and
-    printed anyway is Go's zero value: ``null`` for a nil slice, map or ``[]byte``, the proto
-    default for a scalar, the conversion of the empty message for a struct."""
+    printed anyway is Go's zero value: ``null`` for a nil slice, map, pointer or ``[]byte``, the
+    proto default for a scalar, the conversion of the empty message for a struct.
+
+    The object printed is a fixed point of ``gostruct.decode`` (what kube makes of a JSON body),
+    so a protobuf body is not decoded through it again (``StoreWrites._decode_body``'s
+    ``go_decoded``): maps are printed with their keys sorted, as ``encoding/json`` writes them
+    (not in the wire's order), and an ``omitempty`` pointer whose value prints ``null`` (a zero
+    ``Time``, a nil ``RawExtension``) is dropped, as Go's decoding of that JSON leaves it nil."""
     lines = ["def read(m, convert):", "    p = dict(m.ListFields())", "    out = {}"]
     for index, go_field in enumerate(plan):
         attribute = f"m.{go_field.name}" if go_field.name.isidentifier() and not keyword.iskeyword(go_field.name) \
@@ -350,7 +361,7 @@ def _struct_source(plan: tuple[_GoField, ...]) -> str:
         if go_field.repeated:
             if go_field.map_value is not None:
                 item = _item_source(go_field.map_value, "x")
-                converted = f"{{k: {item} for k, x in v.items()}}"
+                converted = f"{{k: {item} for k, x in sorted(v.items())}}"
             else:
                 item = _item_source(go_field.field, "x")
                 converted = "list(v)" if item == "x" else f"[{item} for x in v]"
@@ -358,7 +369,13 @@ def _struct_source(plan: tuple[_GoField, ...]) -> str:
             if printed_when_absent and not go_field.omit_empty:
                 lines.append(f"    else: out[{key}] = None")
         elif go_field.pointer:
-            lines.append(f"    if v is not None: out[{key}] = {_item_source(go_field.field, 'v')}")
+            item = _item_source(go_field.field, "v")
+            if go_field.omit_empty and go_field.message:
+                lines += ["    if v is not None:", f"        j = {item}", f"        if j is not None: out[{key}] = j"]
+            else:
+                lines.append(f"    if v is not None: out[{key}] = {item}")
+                if printed_when_absent:
+                    lines.append(f"    else: out[{key}] = None")
         elif go_field.message:
             if go_field.omit_zero:  # omitzero drops the zero value (its IsZero())
                 lines += ["    if v is not None:", "        j = convert(v)",
