@@ -184,8 +184,11 @@ class _Converter:
         #: a client writes over and over repeat them (the pods of one template carry the same
         #: spec, a load test writes one pod shape). A value here is handed out as a new copy.
         self._converted: Repeated[tuple[str, bytes], bytes] = Repeated(1024)
-        #: Per message: its conversion (``_reader``).
-        self._readers: dict[str, Callable[[Message, Callable[[Message], Any]], Any]] = {}
+        #: Per message: its conversion (``_reader``), ``read(message, convert=self.message)``.
+        self._readers: dict[str, Callable[..., Any]] = {}
+        #: Per message class met: its reader or its type's own ``MarshalJSON`` (``message``). The
+        #: class is the cheapest key a message has: its descriptor's name is a new string each read.
+        self._conversions: dict[type[Message], Callable[[Message], Any]] = {}
         self._zeros: dict[type[Message], Any] = {}
         self._custom: dict[str, Callable[[Message], Any]] = {
             _META + "Time": _time,
@@ -209,25 +212,26 @@ class _Converter:
 
     def message(self, message: Message) -> Any:
         """The JSON of a Go struct, or of a type with its own ``MarshalJSON``."""
-        descriptor = message.DESCRIPTOR
-        read = self._readers.get(descriptor.full_name)
-        if read is None:  # a type with a MarshalJSON, or a struct met for the first time
-            custom = self._custom.get(descriptor.full_name)
-            if custom is not None:
-                return custom(message)
-            read = self._reader(descriptor)
-        return read(message, self.message)
+        convert = self._conversions.get(message.__class__)
+        if convert is None:  # a message class met for the first time
+            descriptor = message.DESCRIPTOR
+            convert = self._conversions[message.__class__] = (
+                self._custom.get(descriptor.full_name) or self._readers.get(descriptor.full_name)
+                or self._reader(descriptor))
+        return convert(message)
 
     def _shared(self, message: Message) -> Any:
         """``message``, through ``_converted`` for a struct of ``_SHARED_MIN_BYTES`` to
-        ``_SHARED_MAX_BYTES`` (a part seen for the first time costs one encoding more). The
-        key is the message's own encoding: ``_unmarshal`` kept no byte it would not write back
-        the same."""
+        ``_SHARED_MAX_BYTES`` (a part costs one encoding more, which is its size too: protobuf's
+        ``ByteSize`` encodes it as well). The key is the message's own encoding: ``_unmarshal``
+        kept no byte it would not write back the same."""
         name = message.DESCRIPTOR.full_name
-        if (name in self._custom or name == _OBJECT_META
-                or not _SHARED_MIN_BYTES <= message.ByteSize() <= _SHARED_MAX_BYTES):
+        if name in self._custom or name == _OBJECT_META:
             return self.message(message)
-        key = (name, message.SerializeToString())
+        encoded = message.SerializeToString()
+        if not _SHARED_MIN_BYTES <= len(encoded) <= _SHARED_MAX_BYTES:
+            return self.message(message)
+        key = (name, encoded)
         converted = self._converted.get(key)
         if converted is not None:
             return orjson.loads(converted)
@@ -241,7 +245,7 @@ class _Converter:
         read = self._readers.get(descriptor.full_name) or self._reader(descriptor)
         return read(message, convert)
 
-    def _reader(self, descriptor: Descriptor) -> Callable[[Message, Callable[[Message], Any]], Any]:
+    def _reader(self, descriptor: Descriptor) -> Callable[..., Any]:
         """The conversion of message ``descriptor``, made once per message: for a Go struct a
         function written for its fields (``_struct_source``), for a Go slice type (e.g. ``type
         ExtraValue []string``) its one field's."""
@@ -250,7 +254,7 @@ class _Converter:
         if go_fields == "items":
             items = _GoField.of(descriptor.fields_by_name["items"], "", "")
 
-            def read(message: Message, convert: Callable[[Message], Any]) -> Any:
+            def read(message: Message, convert: Callable[[Message], Any] = self.message) -> Any:
                 return self._field(message, items, convert)[1]
         else:
             plan = tuple(_GoField.of(descriptor.fields_by_name[proto_name], json_name, flags)
@@ -264,7 +268,7 @@ class _Converter:
                 held = go_field.map_value if go_field.map_value is not None else go_field.field
                 if held.message_type is not None:
                     message_class(held.message_type.full_name)
-            namespace: dict[str, Any] = {"b64": _bytes_json, "zero_of": self._zero}
+            namespace: dict[str, Any] = {"b64": _bytes_json, "zero_of": self._zero, "message": self.message}
             namespace.update((f"F{index}", go_field.field) for index, go_field in enumerate(plan))
             exec(compile(_struct_source(plan), f"<protobuf reader {name}>", "exec"), namespace)  # noqa: S102
             read = namespace["read"]
@@ -335,8 +339,9 @@ def _bytes_json(value: bytes) -> str:
 
 
 def _struct_source(plan: tuple[_GoField, ...]) -> str:
-    """``read(m, convert)``: the JSON of a message of ``plan``'s Go fields, as ``_field`` prints
-    each, written out per field so that a message costs one call, not one per field and branch.
+    """``read(m, convert=message)``: the JSON of a message of ``plan``'s Go fields, as ``_field``
+    prints each, written out per field so that a message costs one call, not one per field and
+    branch; the messages among them converted by ``convert``, ``_Converter.message`` unless told.
     The fields on the wire are read at C speed, once (``ListFields``, by descriptor ``F<i>``):
     most of a message's fields are absent and omitted (a pod's 500 Go fields, 60 present). A
     field ``absent_is_omitted`` is printed only when on the wire; a field absent from it and
@@ -348,7 +353,7 @@ def _struct_source(plan: tuple[_GoField, ...]) -> str:
     ``go_decoded``): maps are printed with their keys sorted, as ``encoding/json`` writes them
     (not in the wire's order), and an ``omitempty`` pointer whose value prints ``null`` (a zero
     ``Time``, a nil ``RawExtension``) is dropped, as Go's decoding of that JSON leaves it nil."""
-    lines = ["def read(m, convert):", "    p = dict(m.ListFields())", "    out = {}"]
+    lines = ["def read(m, convert=message):", "    p = dict(m.ListFields())", "    out = {}"]
     for index, go_field in enumerate(plan):
         attribute = f"m.{go_field.name}" if go_field.name.isidentifier() and not keyword.iskeyword(go_field.name) \
             else f"getattr(m, {go_field.name!r})"
