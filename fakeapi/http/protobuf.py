@@ -11,8 +11,9 @@ is found through the release's OpenAPI (``schema.definition_name``: group, versi
 The message becomes JSON as Go would print it after gogo-protobuf unmarshals it into the Go
 struct: keys are the Go ``json`` names in struct order, ``inline`` structs are flattened,
 ``omitempty`` drops zero scalars and empty lists and maps but never a struct, a pointer prints
-when it was on the wire (zero or not), a field without ``omitempty`` prints its zero value
-(``null`` for a list or map). Types with their own ``MarshalJSON`` (``metav1.Time``,
+when it was on the wire (zero or not: see ``_struct_source`` for one that prints ``null``), a
+field without ``omitempty`` prints its zero value (``null`` for a list, map or pointer), a map
+prints its keys sorted. Types with their own ``MarshalJSON`` (``metav1.Time``,
 ``resource.Quantity``, ``intstr.IntOrString``, ``runtime.RawExtension``, ...) print as theirs
 do. Which Go fields are pointers, ``omitempty``, ``omitzero`` or ``inline`` is not in the proto
 files: ``scripts/gen-protobuf-descriptors.py`` reads it from the Go structs into
@@ -156,7 +157,7 @@ class _GoField:
     map_value: FieldDescriptor | None
     message: bool
     bytes: bool
-    #: Go prints nothing for it when it is not on the wire: a pointer, an omitempty scalar, list,
+    #: Go prints nothing for it when it is not on the wire: an omitempty pointer, scalar, list,
     #: map or []byte, an omitzero struct (an omitempty struct is printed, zero or not).
     absent_is_omitted: bool
 
@@ -164,7 +165,7 @@ class _GoField:
     def of(cls, field: FieldDescriptor, json_name: str, flags: str) -> _GoField:
         pointer, omit_zero, omit_empty = "p" in flags, "z" in flags, "o" in flags or "z" in flags
         message = field.type == FieldDescriptor.TYPE_MESSAGE
-        omitted = pointer or (omit_zero if message and not field.is_repeated else omit_empty)
+        omitted = omit_zero if message and not field.is_repeated and not pointer else omit_empty
         return cls(field, field.name, json_name, "i" in flags, pointer, omit_zero, omit_empty,
                    field.is_repeated, field.message_type.fields_by_name["value"] if _is_map(field) else None,
                    message, field.type == FieldDescriptor.TYPE_BYTES, omitted and "i" not in flags)
@@ -183,8 +184,11 @@ class _Converter:
         #: a client writes over and over repeat them (the pods of one template carry the same
         #: spec, a load test writes one pod shape). A value here is handed out as a new copy.
         self._converted: Repeated[tuple[str, bytes], bytes] = Repeated(1024)
-        #: Per message: its conversion (``_reader``).
-        self._readers: dict[str, Callable[[Message, Callable[[Message], Any]], Any]] = {}
+        #: Per message: its conversion (``_reader``), ``read(message, convert=self.message)``.
+        self._readers: dict[str, Callable[..., Any]] = {}
+        #: Per message class met: its reader or its type's own ``MarshalJSON`` (``message``). The
+        #: class is the cheapest key a message has: its descriptor's name is a new string each read.
+        self._conversions: dict[type[Message], Callable[[Message], Any]] = {}
         self._zeros: dict[type[Message], Any] = {}
         self._custom: dict[str, Callable[[Message], Any]] = {
             _META + "Time": _time,
@@ -208,25 +212,26 @@ class _Converter:
 
     def message(self, message: Message) -> Any:
         """The JSON of a Go struct, or of a type with its own ``MarshalJSON``."""
-        descriptor = message.DESCRIPTOR
-        read = self._readers.get(descriptor.full_name)
-        if read is None:  # a type with a MarshalJSON, or a struct met for the first time
-            custom = self._custom.get(descriptor.full_name)
-            if custom is not None:
-                return custom(message)
-            read = self._reader(descriptor)
-        return read(message, self.message)
+        convert = self._conversions.get(message.__class__)
+        if convert is None:  # a message class met for the first time
+            descriptor = message.DESCRIPTOR
+            convert = self._conversions[message.__class__] = (
+                self._custom.get(descriptor.full_name) or self._readers.get(descriptor.full_name)
+                or self._reader(descriptor))
+        return convert(message)
 
     def _shared(self, message: Message) -> Any:
         """``message``, through ``_converted`` for a struct of ``_SHARED_MIN_BYTES`` to
-        ``_SHARED_MAX_BYTES`` (a part seen for the first time costs one encoding more). The
-        key is the message's own encoding: ``_unmarshal`` kept no byte it would not write back
-        the same."""
+        ``_SHARED_MAX_BYTES`` (a part costs one encoding more, which is its size too: protobuf's
+        ``ByteSize`` encodes it as well). The key is the message's own encoding: ``_unmarshal``
+        kept no byte it would not write back the same."""
         name = message.DESCRIPTOR.full_name
-        if (name in self._custom or name == _OBJECT_META
-                or not _SHARED_MIN_BYTES <= message.ByteSize() <= _SHARED_MAX_BYTES):
+        if name in self._custom or name == _OBJECT_META:
             return self.message(message)
-        key = (name, message.SerializeToString())
+        encoded = message.SerializeToString()
+        if not _SHARED_MIN_BYTES <= len(encoded) <= _SHARED_MAX_BYTES:
+            return self.message(message)
+        key = (name, encoded)
         converted = self._converted.get(key)
         if converted is not None:
             return orjson.loads(converted)
@@ -240,7 +245,7 @@ class _Converter:
         read = self._readers.get(descriptor.full_name) or self._reader(descriptor)
         return read(message, convert)
 
-    def _reader(self, descriptor: Descriptor) -> Callable[[Message, Callable[[Message], Any]], Any]:
+    def _reader(self, descriptor: Descriptor) -> Callable[..., Any]:
         """The conversion of message ``descriptor``, made once per message: for a Go struct a
         function written for its fields (``_struct_source``), for a Go slice type (e.g. ``type
         ExtraValue []string``) its one field's."""
@@ -249,7 +254,7 @@ class _Converter:
         if go_fields == "items":
             items = _GoField.of(descriptor.fields_by_name["items"], "", "")
 
-            def read(message: Message, convert: Callable[[Message], Any]) -> Any:
+            def read(message: Message, convert: Callable[[Message], Any] = self.message) -> Any:
                 return self._field(message, items, convert)[1]
         else:
             plan = tuple(_GoField.of(descriptor.fields_by_name[proto_name], json_name, flags)
@@ -263,7 +268,7 @@ class _Converter:
                 held = go_field.map_value if go_field.map_value is not None else go_field.field
                 if held.message_type is not None:
                     message_class(held.message_type.full_name)
-            namespace: dict[str, Any] = {"b64": _bytes_json, "zero_of": self._zero}
+            namespace: dict[str, Any] = {"b64": _bytes_json, "zero_of": self._zero, "message": self.message}
             namespace.update((f"F{index}", go_field.field) for index, go_field in enumerate(plan))
             exec(compile(_struct_source(plan), f"<protobuf reader {name}>", "exec"), namespace)  # noqa: S102
             read = namespace["read"]
@@ -278,11 +283,15 @@ class _Converter:
             if not value:
                 return not go_field.omit_empty, None  # a nil slice or map
             if go_field.map_value is not None:
-                return True, {key: self._value(item, go_field.map_value, convert) for key, item in value.items()}
+                return True, {key: self._value(item, go_field.map_value, convert)
+                              for key, item in sorted(value.items())}
             return True, [self._value(item, field, convert) for item in value]
-        if go_field.pointer:  # printed when on the wire; an absent message may recurse (JSONSchemaProps.not)
-            present = message.HasField(go_field.name)
-            return present, self._value(value, field, convert) if present else None
+        if go_field.pointer:  # an absent message is not converted: it may recurse (JSONSchemaProps.not)
+            if not message.HasField(go_field.name):
+                return not go_field.omit_empty, None  # a nil pointer
+            json_value = self._value(value, field, convert)
+            # omitempty drops a pointer printing null: decoding that JSON leaves it nil
+            return not (go_field.omit_empty and json_value is None), json_value
         if go_field.message:
             json_value = convert(value)
             # omitempty never drops a struct; omitzero drops the zero value (its IsZero()).
@@ -330,14 +339,21 @@ def _bytes_json(value: bytes) -> str:
 
 
 def _struct_source(plan: tuple[_GoField, ...]) -> str:
-    """``read(m, convert)``: the JSON of a message of ``plan``'s Go fields, as ``_field`` prints
-    each, written out per field so that a message costs one call, not one per field and branch.
+    """``read(m, convert=message)``: the JSON of a message of ``plan``'s Go fields, as ``_field``
+    prints each, written out per field so that a message costs one call, not one per field and
+    branch; the messages among them converted by ``convert``, ``_Converter.message`` unless told.
     The fields on the wire are read at C speed, once (``ListFields``, by descriptor ``F<i>``):
     most of a message's fields are absent and omitted (a pod's 500 Go fields, 60 present). A
     field ``absent_is_omitted`` is printed only when on the wire; a field absent from it and
-    printed anyway is Go's zero value: ``null`` for a nil slice, map or ``[]byte``, the proto
-    default for a scalar, the conversion of the empty message for a struct."""
-    lines = ["def read(m, convert):", "    p = dict(m.ListFields())", "    out = {}"]
+    printed anyway is Go's zero value: ``null`` for a nil slice, map, pointer or ``[]byte``, the
+    proto default for a scalar, the conversion of the empty message for a struct.
+
+    The object printed is a fixed point of ``gostruct.decode`` (what kube makes of a JSON body),
+    so a protobuf body is not decoded through it again (``StoreWrites._decode_body``'s
+    ``go_decoded``): maps are printed with their keys sorted, as ``encoding/json`` writes them
+    (not in the wire's order), and an ``omitempty`` pointer whose value prints ``null`` (a zero
+    ``Time``, a nil ``RawExtension``) is dropped, as Go's decoding of that JSON leaves it nil."""
+    lines = ["def read(m, convert=message):", "    p = dict(m.ListFields())", "    out = {}"]
     for index, go_field in enumerate(plan):
         attribute = f"m.{go_field.name}" if go_field.name.isidentifier() and not keyword.iskeyword(go_field.name) \
             else f"getattr(m, {go_field.name!r})"
@@ -350,7 +366,7 @@ def _struct_source(plan: tuple[_GoField, ...]) -> str:
         if go_field.repeated:
             if go_field.map_value is not None:
                 item = _item_source(go_field.map_value, "x")
-                converted = f"{{k: {item} for k, x in v.items()}}"
+                converted = f"{{k: {item} for k, x in sorted(v.items())}}"
             else:
                 item = _item_source(go_field.field, "x")
                 converted = "list(v)" if item == "x" else f"[{item} for x in v]"
@@ -358,7 +374,13 @@ def _struct_source(plan: tuple[_GoField, ...]) -> str:
             if printed_when_absent and not go_field.omit_empty:
                 lines.append(f"    else: out[{key}] = None")
         elif go_field.pointer:
-            lines.append(f"    if v is not None: out[{key}] = {_item_source(go_field.field, 'v')}")
+            item = _item_source(go_field.field, "v")
+            if go_field.omit_empty and go_field.message:
+                lines += ["    if v is not None:", f"        j = {item}", f"        if j is not None: out[{key}] = j"]
+            else:
+                lines.append(f"    if v is not None: out[{key}] = {item}")
+                if printed_when_absent:
+                    lines.append(f"    else: out[{key}] = None")
         elif go_field.message:
             if go_field.omit_zero:  # omitzero drops the zero value (its IsZero())
                 lines += ["    if v is not None:", "        j = convert(v)",

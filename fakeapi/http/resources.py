@@ -146,13 +146,16 @@ def _target(served: ResourceStore) -> _ResourceTarget:
                            served.resource_type.kind, served.schema, served.resource_type.custom, served.structural)
 
 
-async def read_object(request: Request, target: BodyTarget, options: OptionsKind) -> tuple[Any, list[str], bool]:
+async def read_object(request: Request, target: BodyTarget,
+                      options: OptionsKind) -> tuple[Any, list[str], bool, bool]:
     """A create or update body of ``target``, decoded as kube's handlers decode it, the
     ``Warning`` headers its unknown or duplicate fields earn under the request's
-    ``fieldValidation`` (``Strict`` makes them a 400), and whether the write is a dry run. The
-    options are checked once the body is read, before it is decoded, as kube does. The body is
-    decoded once; its strict errors are found in the decoded object, or in a JSON body's members
-    where it may repeat a key (``field_validation``)."""
+    ``fieldValidation`` (``Strict`` makes them a 400), whether the write is a dry run, and
+    whether the object is already as its Go type prints it (a protobuf body: the stores' decoding
+    need not walk it again, their ``go_decoded``). The options are checked once the body is read,
+    before it is decoded, as kube does. The body is decoded once; its strict errors are found in
+    the decoded object, or in a JSON body's members where it may repeat a key
+    (``field_validation``)."""
     media_type, raw = await read_body(request, OBJECT_MEDIA_TYPES)
     policy, dry = validate_write_options(options, request_query(request))
     kind = target.kind
@@ -178,7 +181,7 @@ async def read_object(request: Request, target: BodyTarget, options: OptionsKind
             serializer.check_number_literals(raw, obj)
         warnings = check_fields(policy, obj, target.schema, kind, version, duplicates, repeating)
     serializer.check_group_version(obj, target.group, target.versions)
-    return obj, warnings, dry
+    return obj, warnings, dry, media_type == protobuf.MEDIA_TYPE
 
 
 def _pruned_fields(obj: dict[str, Any], target: BodyTarget) -> list[str]:
@@ -349,19 +352,21 @@ async def _handle(registry: Registry, request: Request, faults: Faults) -> Respo
             return out.respond(listed)
         if method == "POST" and name is None:
             out = output(request, served, "object")
-            body, warnings, dry = await read_object(request, _target(served), "CreateOptions")
+            body, warnings, dry, go_decoded = await read_object(request, _target(served), "CreateOptions")
             for value in warnings:
                 warning.add_header(value)
             created = await _admitted(registry, request, served, _write_options("CreateOptions", request, dry), dry,
-                                      served.create, ns, body, dry, manager=field_manager(request))
+                                      served.create, ns, body, dry, manager=field_manager(request),
+                                      go_decoded=go_decoded)
             return out.object(created, 201, written_to=None if dry else served)
         if method == "PUT" and name is not None:
             out = output(request, served, "object")
-            body, warnings, dry = await read_object(request, _target(served), "UpdateOptions")
+            body, warnings, dry, go_decoded = await read_object(request, _target(served), "UpdateOptions")
             for value in warnings:
                 warning.add_header(value)
             updated = await _admitted(registry, request, served, _write_options("UpdateOptions", request, dry), dry,
-                                      served.update, ns, name, body, dry_run=dry, manager=field_manager(request))
+                                      served.update, ns, name, body, dry_run=dry, manager=field_manager(request),
+                                      go_decoded=go_decoded)
             return out.object(updated, written_to=None if dry else served)
         if method == "PATCH" and name is not None:
             return await _patch(registry, request, served, ns, name, None)
@@ -412,12 +417,12 @@ async def _subresource(registry: Registry, request: Request, req: ResourceReques
     if method == "PUT":
         # decoded as the object's own PUT decodes it (kube's one UpdateResource handler):
         # fieldValidation's unknown and repeated fields included
-        body, warnings, dry = await read_object(request, _target(served), "UpdateOptions")
+        body, warnings, dry, go_decoded = await read_object(request, _target(served), "UpdateOptions")
         for value in warnings:
             warning.add_header(value)
         updated = await _admitted(registry, request, served, _write_options("UpdateOptions", request, dry), dry,
                                   served.update, ns, name, body, subresource=sub, dry_run=dry,
-                                  manager=field_manager(request))
+                                  manager=field_manager(request), go_decoded=go_decoded)
         return out.object(updated, written_to=None if dry else served)
     if method == "PATCH":
         return await _patch(registry, request, served, ns, name, sub)
@@ -433,7 +438,7 @@ async def _scale(registry: Registry, request: Request, served: ResourceStore, ns
     if method == "GET":
         return out.object(await _read(served, served.get_scale, ns, name))
     if method == "PUT":
-        body, warnings, dry = await read_object(request, _SCALE_TARGET, "UpdateOptions")
+        body, warnings, dry, _go_decoded = await read_object(request, _SCALE_TARGET, "UpdateOptions")
         for value in warnings:
             warning.add_header(value)
         return out.object(await _admitted(registry, request, served, _write_options("UpdateOptions", request, dry), dry,
@@ -451,7 +456,7 @@ async def _create_only(registry: Registry, request: Request, creater: CreateOnly
         raise method_not_allowed_path()
     media_type = negotiate(request.headers.get("accept"), tables=False).media_type
     body_type = creater.body_type
-    body, warnings, dry = await read_object(request, body_type, "CreateOptions")
+    body, warnings, dry, _go_decoded = await read_object(request, body_type, "CreateOptions")
     user = request_user(request)
     answer = await _admitted(
         registry, request, None, _write_options("CreateOptions", request, dry), dry, creater.handle,

@@ -61,7 +61,8 @@ class FieldManagedWrites:
     def exists(self, namespace: str | None, name: str) -> bool:
         raise NotImplementedError
 
-    def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "") -> bytes:
+    def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "",
+               go_decoded: bool = False) -> bytes:
         raise NotImplementedError
 
     def rewrite(

@@ -260,12 +260,14 @@ class ConvertingStore(FieldManagedWrites):
                            dataclasses.replace(details, group=self.resource_type.group, kind=self.resource_type.plural),
                            error.continue_token)
 
-    def _typed(self, body: Any) -> Json:
-        """The request body, checked to be of the served kind and version, and defaulted."""
+    def _typed(self, body: Any, go_decoded: bool = False) -> Json:
+        """The request body, checked to be of the served kind and version, and defaulted (as
+        ``StoreWrites._decode_body``, ``go_decoded`` included)."""
         obj = metadata.check_type(body, self.kind, self.api_version)
         if self.resource_type.custom:
             return obj
-        obj = gostruct.decode_body(obj, self.api_version, self.kind)
+        if not go_decoded:
+            obj = gostruct.decode_body(obj, self.api_version, self.kind)
         if self._default is not None:
             self._default(obj)
         return obj
@@ -405,16 +407,17 @@ class ConvertingStore(FieldManagedWrites):
 
     # ----------------------------------------------------------------- writes
 
-    def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "") -> bytes:
-        obj = self._managed(None, None, self._typed(body), manager)
+    def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "",
+               go_decoded: bool = False) -> bytes:
+        obj = self._managed(None, None, self._typed(body, go_decoded), manager)
         with self._requested():
             return self._served(self.storage.create(namespace, self._stored_object(obj), dry_run))
 
     def update(
         self, namespace: str | None, name: str, body: Any, *, subresource: str | None = None, dry_run: bool = False,
-        manager: str = "",
+        manager: str = "", go_decoded: bool = False,
     ) -> bytes:
-        obj = self._typed(body)
+        obj = self._typed(body, go_decoded)
         from_cache = False
         try:
             with self._requested():

@@ -108,11 +108,13 @@ class StoreWrites:
         obj["metadata"] = metadata.go_object_meta(meta)
         return kept_json(obj)
 
-    def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "") -> bytes:
-        """POST: a new object; ``manager`` (the request's field manager) owns the fields it set."""
+    def create(self, namespace: str | None, body: Any, dry_run: bool = False, *, manager: str = "",
+               go_decoded: bool = False) -> bytes:
+        """POST: a new object; ``manager`` (the request's field manager) owns the fields it set;
+        ``go_decoded``: the body is already as its Go type prints it (``_decode_body``)."""
         resource_type = self.resource_type
         rules = self.rules
-        obj = self._decode_body(body)
+        obj = self._decode_body(body, go_decoded)
         meta = obj["metadata"]
         ns = namespace if resource_type.namespaced else None
         if resource_type.namespaced:
@@ -198,7 +200,8 @@ class StoreWrites:
     def _decode_body(self, body: Any, go_decoded: bool = False) -> Json:
         """A request body (or a patch's result) as kube decodes it: of this kind and version,
         through the Go type (``gostruct``: unknown fields dropped, zero values and Go's field
-        order; ``go_decoded``: it went through it already), then defaulted."""
+        order; ``go_decoded``: it went through it already, or is a protobuf body, which
+        ``fakeapi.http.protobuf`` prints as that decoding would leave it), then defaulted."""
         obj = metadata.check_type(body, self.resource_type.kind, self.api_version, custom=self.resource_type.custom)
         if self.resource_type.custom:
             # kube coerces a custom resource's metadata through ObjectMeta, whose empty
@@ -270,10 +273,11 @@ class StoreWrites:
 
     def update(
         self, namespace: str | None, name: str, body: Any, *, subresource: str | None = None, dry_run: bool = False,
-        manager: str = "",
+        manager: str = "", go_decoded: bool = False,
     ) -> bytes:
         """PUT of the object or its ``status``: the body replaces the stored object (as the
-        strategy allows); a resourceVersion in it must be the stored one."""
+        strategy allows); a resourceVersion in it must be the stored one. ``go_decoded``: the
+        body is already as its Go type prints it (``_decode_body``)."""
         kv, old = self._current(namespace, name)
         body_meta = body.get("metadata") if isinstance(body, dict) else None
         uid = body_meta.get("uid") if isinstance(body_meta, dict) else None
@@ -290,7 +294,7 @@ class StoreWrites:
             raise invalid(self.resource_type.group, self.resource_type.plural, name, [(
                 "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0: must be specified for an update")])
         while True:
-            prepared = self._prepare_update(name, body, old, kv, subresource, manager, dry_run)
+            prepared = self._prepare_update(name, body, old, kv, subresource, manager, dry_run, go_decoded)
             if self._still_current(kv):
                 return self._commit_update(kv, old, prepared, dry_run)
             kv, old = self._current(namespace, name)

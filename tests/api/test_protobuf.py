@@ -6,11 +6,15 @@ from __future__ import annotations
 import base64
 import gc
 import json
+import random
 import subprocess
 import weakref
 from typing import Any
 
+import orjson
 import pytest
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
 
 from fakeapi.http.protobuf import (
     MAGIC,
@@ -21,7 +25,12 @@ from fakeapi.http.protobuf import (
     message_class,
 )
 from fakeapi.http.protobuf_unmarshal import unmarshal_error
+from fakeapi.http.protobuf_views import object_view
+from fakeapi.machinery import gostruct
+from fakeapi.machinery.gotypes import message_name
+from fakeapi.machinery.schema import release_kinds
 from fakeapi.machinery.status import StatusError
+from fakeapi.registry.bootstrap import recorded_objects
 
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 
@@ -193,7 +202,7 @@ def decode(api_version: str, kind: str, message: Any) -> dict[str, Any]:
     return decode_body(unknown(api_version, kind, message.SerializeToString()))
 
 
-def test_pointer_zero_prints_and_struct_fields_always_print():
+def test_pointer_zero_prints_nil_pointer_without_omitempty_is_null_and_struct_fields_always_print():
     deployment = message_class("k8s.io.api.apps.v1.Deployment")()
     deployment.metadata.name = "web"
     deployment.metadata.namespace = ""  # gogo writes every non-pointer field, zero or not
@@ -203,8 +212,9 @@ def test_pointer_zero_prints_and_struct_fields_always_print():
     assert decode("apps/v1", "Deployment", deployment) == {
         "kind": "Deployment", "apiVersion": "apps/v1",
         "metadata": {"name": "web"},  # creationTimestamp is omitzero
-        "spec": {"replicas": 0, "template": {"metadata": {}, "spec": {"containers": [
-            {"name": "c", "image": "nginx", "resources": {}}]}}, "strategy": {}},
+        "spec": {"replicas": 0, "selector": None,  # `json:"selector"`: a nil pointer
+                 "template": {"metadata": {}, "spec": {"containers": [
+                     {"name": "c", "image": "nginx", "resources": {}}]}}, "strategy": {}},
         "status": {},
     }
 
@@ -355,3 +365,105 @@ def test_json_schema_props_or_bool_and_array():
     assert props["additionalProperties"] is True
     assert props["properties"]["list"]["items"] == {"type": "string"}
     assert props["properties"]["list"]["default"] == ["x"]
+
+
+# ------------------------------------------------------------------ the object is as Go decoding leaves it
+
+
+_META = "k8s.io.apimachinery.pkg.apis.meta.v1."
+_STRINGS = ("", "a", "zz", "B", "é", "Ä", "x/y", "10", "\u4e2d")
+_RAW_JSON = (b'{"b":1,"a":[1,{"z":null,"c":"x"}]}', b"[3,2]", b'"s"', b"1.5", b"null", b"{}")
+#: A value of each type with its own JSON form, one the converter prints (not one it refuses).
+_OWN_JSON: dict[str, Any] = {
+    _META + "Time": lambda m, rng: setattr(m, "seconds", rng.randrange(4_000_000_000)),
+    _META + "MicroTime": lambda m, rng: m.MergeFrom(
+        type(m)(seconds=rng.randrange(4_000_000_000), nanos=rng.randrange(10**9))),
+    _META + "FieldsV1": lambda m, rng: setattr(m, "Raw", b'{"f:b":{},"f:a":{".":{}}}'),
+    "k8s.io.apimachinery.pkg.runtime.RawExtension": lambda m, rng: setattr(m, "raw", rng.choice(_RAW_JSON)),
+    "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSON":
+        lambda m, rng: setattr(m, "raw", rng.choice(_RAW_JSON)),
+    "k8s.io.apimachinery.pkg.api.resource.Quantity":
+        lambda m, rng: setattr(m, "string", rng.choice(("0", "1", "1000m", "0.5", "1Gi", "2e3"))),
+    "k8s.io.apimachinery.pkg.util.intstr.IntOrString": lambda m, rng: m.MergeFrom(
+        type(m)(type=0, intVal=rng.randrange(-5, 70000)) if rng.random() < 0.5
+        else type(m)(type=1, strVal=rng.choice(_STRINGS))),
+}
+_SCALARS = {
+    FieldDescriptor.TYPE_STRING: _STRINGS, FieldDescriptor.TYPE_BOOL: (False, True),
+    FieldDescriptor.TYPE_INT32: (0, 1, -3, 2**31 - 1), FieldDescriptor.TYPE_INT64: (0, 1, -3, 2**40),
+    FieldDescriptor.TYPE_DOUBLE: (0.0, 1.5, -2.25, 3.0), FieldDescriptor.TYPE_BYTES: (b"", b"\x00\xff", b"abc"),
+}
+
+
+def _filled(message: Message, rng: random.Random, depth: int = 0) -> Message:
+    """``message`` with fields set at random, fewer the deeper: maps of several keys in no order,
+    empty messages, zero scalars, zero and nil values of the types with their own JSON form."""
+    own_json = _OWN_JSON.get(message.DESCRIPTOR.full_name)
+    if own_json is not None:
+        if rng.random() < 0.8:  # else left empty: the zero value (a zero Time, a nil RawExtension)
+            own_json(message, rng)
+        return message
+    for field in message.DESCRIPTOR.fields:
+        if rng.random() > (0.7, 0.7, 0.7, 0.35, 0.35, 0.35, 0)[min(depth, 6)]:
+            continue
+        held = field.message_type
+        if field.is_repeated and held is not None and held.GetOptions().map_entry:
+            entries, value = getattr(message, field.name), held.fields_by_name["value"]
+            for key in rng.sample(_STRINGS, rng.randrange(4)):
+                if value.message_type is not None:
+                    _filled(entries[key], rng, depth + 1)
+                else:
+                    entries[key] = rng.choice(_SCALARS[value.type])
+        elif field.is_repeated:
+            items = getattr(message, field.name)
+            for _ in range(rng.randrange(4)):
+                if held is not None:
+                    _filled(items.add(), rng, depth + 1)
+                else:
+                    items.append(rng.choice(_SCALARS[field.type]))
+        elif held is not None:
+            getattr(message, field.name).SetInParent()
+            _filled(getattr(message, field.name), rng, depth + 1)
+        else:
+            setattr(message, field.name, rng.choice(_SCALARS[field.type]))
+    return message
+
+
+def _assert_go_decoding_keeps(body: bytes) -> None:
+    """The object of a protobuf body is what ``gostruct`` makes of it, byte for byte: so the
+    stores do not decode it again (``StoreWrites._decode_body``'s ``go_decoded``)."""
+    obj = decode_body(body)
+    assert orjson.dumps(gostruct.decode(obj, obj["apiVersion"], obj["kind"])) == orjson.dumps(obj)
+
+
+def _kinds() -> list[tuple[str, str]]:
+    """The release's (apiVersion, kind) pairs that have a message."""
+    pairs = ((f"{group}/{version}" if group else version, kind) for group, version, kind in release_kinds())
+    return sorted(pair for pair in pairs if message_name(*pair) is not None)
+
+
+@pytest.mark.parametrize(("api_version", "kind"), _kinds(), ids=lambda value: value)
+def test_random_messages_of_every_kind_decode_as_go_decoding_leaves_them(api_version, kind):
+    rng = random.Random(f"{api_version} {kind}")
+    for _ in range(8):
+        message = _filled(message_class(message_name(api_version, kind))(), rng)
+        _assert_go_decoding_keeps(unknown(api_version, kind, message.SerializeToString()))
+
+
+def test_the_bootstrap_objects_decode_as_go_decoding_leaves_them():
+    for obj in recorded_objects():
+        view = object_view(obj["apiVersion"], obj["kind"])
+        assert view is not None, obj["kind"]
+        _assert_go_decoding_keeps(view.body(view.encode_object(obj)))
+
+
+def test_maps_are_sorted_and_omitempty_pointers_printing_null_dropped():
+    """Go's ``encoding/json`` sorts a map's keys, whatever the wire's order; an omitempty
+    pointer to a zero Time prints null, which Go decodes as nil and so drops."""
+    pod = message_class("k8s.io.api.core.v1.Pod")()
+    for key in ("b", "a", "c"):
+        pod.metadata.labels[key] = key
+    pod.status.startTime.SetInParent()
+    obj = decode("v1", "Pod", pod)
+    assert list(obj["metadata"]["labels"]) == ["a", "b", "c"]
+    assert obj["status"] == {}
