@@ -23,7 +23,7 @@ from ..apis.rules import KindRules
 from ..machinery import gostruct, metadata, warning
 from ..machinery.golang import go_quote
 from ..machinery.field_manager import check_name
-from ..machinery.jsonvalue import kept_json
+from ..machinery.jsonvalue import json_copy, kept_json
 from ..machinery.path import validate_path_segment_name
 from ..machinery.validation import validate_object_meta, validate_object_meta_update
 from ..machinery.managed_fields import equal_but_managed_fields_times
@@ -293,11 +293,16 @@ class StoreWrites:
             # kube's generic store names the resource, not the kind, and the version as a number.
             raise invalid(self.resource_type.group, self.resource_type.plural, name, [(
                 "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0: must be specified for an update")])
+        # A body already as its Go type prints it is not copied by its decoding, so an attempt
+        # changes it: an update that may start again (one that can wait for a webhook:
+        # ``_still_current``) starts each attempt from a copy of the body as it was sent.
+        sent = json_copy(body) if go_decoded and can_wait() else body
         while True:
             prepared = self._prepare_update(name, body, old, kv, subresource, manager, dry_run, go_decoded)
             if self._still_current(kv):
                 return self._commit_update(kv, old, prepared, dry_run)
             kv, old = self._current(namespace, name)
+            body = json_copy(sent)
 
     def rewrite(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *,

@@ -19,6 +19,7 @@ from https_server import QuietHandler, https_server
 from webhook_server import WebhookServer
 
 from fakeapi.apis.webhook_client import WebhookCallFailed, WebhookClients
+from fakeapi.http.protobuf import MAGIC, MEDIA_TYPE, UNKNOWN, message_class
 from fakeapi.testing import FakeAPI
 from fakeapi.testing.eventually import eventually
 
@@ -32,12 +33,13 @@ def hooks() -> Iterator[WebhookServer]:
         yield server
 
 
-def _configure(http: httpx.Client, client_config: dict, behaviour_label: str, timeout: int = 10) -> None:
+def _configure(http: httpx.Client, client_config: dict, behaviour_label: str, timeout: int = 10,
+               operations: tuple[str, ...] = ("CREATE",)) -> None:
     response = http.post("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", json={
         "metadata": {"name": f"hooks-{behaviour_label}"},
         "webhooks": [{
             "name": f"{behaviour_label}.test.dev", "clientConfig": client_config,
-            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+            "rules": [{"operations": list(operations), "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
             "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": NAMESPACE}},
             "objectSelector": {"matchLabels": {"hook": behaviour_label}},
             "sideEffects": "None", "admissionReviewVersions": ["v1"], "timeoutSeconds": timeout,
@@ -161,6 +163,40 @@ def test_an_update_that_waited_starts_again_after_a_write_that_came_between(fake
     thread.join()
     assert answers[-1].status_code == 409 and answers[-1].json()["reason"] == "Conflict"
     assert created.status_code == 201
+
+
+def test_a_protobuf_update_that_waited_starts_again_from_the_body_as_sent(fakeapi: FakeAPI,
+                                                                         hooks: WebhookServer) -> None:
+    """A protobuf body is decoded without a copy (it is already as its Go type prints it), so
+    its first attempt changes it: an update that waited for a webhook while another write came
+    in starts again from a copy of the body as sent, and the PUT, which names no
+    resourceVersion, replaces the object as it is now with what was sent."""
+    http = fakeapi.http
+    assert http.post("/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}}).status_code == 201
+    _configure(http, {"url": hooks.url("/fake/update/slow-if-annotated"), "caBundle": hooks.ca_bundle},
+               "slow-if-annotated", operations=("UPDATE",))
+    assert _create(http, "replaced", hook="slow-if-annotated").status_code == 201
+    path = f"/api/v1/namespaces/{NAMESPACE}/configmaps/replaced"
+    config_map = message_class("k8s.io.api.core.v1.ConfigMap")()
+    config_map.metadata.name = "replaced"
+    config_map.metadata.annotations["slow"] = "yes"
+    config_map.data["sent"] = "1"
+    envelope = message_class(UNKNOWN)(raw=config_map.SerializeToString())
+    envelope.typeMeta.apiVersion, envelope.typeMeta.kind = "v1", "ConfigMap"
+    answers: list[httpx.Response] = []
+    thread = threading.Thread(target=lambda: answers.append(http.put(
+        path, content=MAGIC + envelope.SerializeToString(), headers={"Content-Type": MEDIA_TYPE})))
+    thread.start()
+    eventually(lambda: any((review["request"].get("object") or {}).get("metadata", {}).get("annotations")
+                           for _, review in hooks.records[-1:]), "the slow call")
+    between = http.patch(path, content=b'{"data":{"between":"1"}}',
+                         headers={"content-type": "application/merge-patch+json"})
+    assert between.status_code == 200, between.text
+    thread.join()
+    assert answers[-1].status_code == 200, answers[-1].text
+    replaced = answers[-1].json()
+    assert replaced["data"] == {"sent": "1"}
+    assert int(replaced["metadata"]["resourceVersion"]) > int(between.json()["metadata"]["resourceVersion"])
 
 
 def test_webhook_calls_are_counted_as_kube_counts_them(fakeapi: FakeAPI, hooks: WebhookServer) -> None:
