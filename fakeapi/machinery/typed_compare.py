@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from .fieldpath import FieldSet, Path, PathElement, field_element
+from .fieldpath import FieldSet, Path, PathElement, element_order, field_element
 from .jsonvalue import Repeated
 from .schemaconv import Atom, ListType, MapType, TypeRef, deduce, resolve
 from .typed import MISSING, kept_walk, try_item_key, zip_keys
@@ -178,7 +178,9 @@ def _walk_subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
     """The set recorded below ``value``: None for a scalar, an atomic or empty value, or a list
     of items without keys (no set is empty). Below compare's own subtrees nothing is shared, and
     this walk is most of a new object's fields: a scalar or empty child records its path alone,
-    without a call or a type lookup (only maps and lists have paths below them)."""
+    without a call or a type lookup (only maps and lists have paths below them). Each node's
+    FieldsV1 is made with it (``FieldSet.of_members``), all its paths being members: the
+    managedFields of a create show these sets next."""
     if not value or not (isinstance(value, dict) or isinstance(value, list)):
         return None
     atom = deduce(resolve(type_ref), value)
@@ -186,33 +188,29 @@ def _walk_subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
         map_type = atom.map
         if map_type.atomic or not isinstance(value, dict):
             return None
-        node = FieldSet()
-        members, children = node.members, node.children
+        children = {}
         for key, item in value.items():
-            element = field_element(key)
-            members.add(element)
             if item and (isinstance(item, dict) or isinstance(item, list)):
                 below = _walk_subtree(item, map_type.field_type(key))
                 if below is not None:
-                    children[element] = below
-        return node
+                    children[field_element(key)] = below
+        # every field a member; a field's element order is its name's
+        return FieldSet.of_members(list(map(field_element, sorted(value))), children)
     if atom.scalar is None and atom.list is not None:
         if atom.list.atomic or not isinstance(value, list):
             return None
         grouped = _group_by_key(atom.list, value)
         if not grouped:
             return None
-        node = FieldSet()
-        members, children = node.members, node.children
+        children = {}
         element_type = atom.list.element
         for key, items in grouped.items():
-            members.add(key)
             # an item whose key repeats is owned as a whole, nothing below it
             if len(items) == 1 and (item := items[0]) and (isinstance(item, dict) or isinstance(item, list)):
                 below = _walk_subtree(item, element_type)
                 if below is not None:
                     children[key] = below
-        return node
+        return FieldSet.of_members(element_order(grouped), children)
     return None
 
 
