@@ -224,16 +224,22 @@ class FieldSet:
     derived: tuple[Any, FieldSet] | None = field(default=None, init=False, compare=False, repr=False)
 
     @classmethod
-    def of_members(cls, members: Sequence[PathElement], children: dict[PathElement, FieldSet]) -> FieldSet:
-        """The set whose members are ``members``, given in element order (``element_order``),
-        and whose children are ``children``, each under one of them: a node of a value recorded
-        whole (every map field, every list item a member). Its FieldsV1 is made here, in the
-        order it is given, without the sort and the lookups ``to_fields`` would make."""
+    def of_members(cls, entries: Sequence[tuple[PathElement, FieldSet | None]]) -> FieldSet:
+        """The set whose members are the elements of ``entries``, given in element order
+        (``element_order``), each with the set below it (None: nothing): a node of a value
+        recorded whole (every map field, every list item a member). Its FieldsV1 is made here,
+        in the order given, without the sort and the lookups ``to_fields`` would make."""
         fields: dict[str, Any] = {}
-        for element in members:
-            child = children.get(element)
-            fields[element.serialize()] = {} if child is None else {".": {}, **child.to_fields()}
-        out = cls(set(members), children)
+        children: dict[PathElement, FieldSet] = {}
+        for element, child in entries:
+            # most are shared field elements, serialized before: their text without a call
+            key = element._serialized or element.serialize()
+            if child is None:
+                fields[key] = {}
+            else:
+                fields[key] = {".": {}, **child.to_fields()}
+                children[element] = child
+        out = cls({element for element, _ in entries}, children)
         out._fields = fields
         return out
 

@@ -188,29 +188,29 @@ def _walk_subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
         map_type = atom.map
         if map_type.atomic or not isinstance(value, dict):
             return None
-        children = {}
-        for key, item in value.items():
-            if item and (isinstance(item, dict) or isinstance(item, list)):
-                below = _walk_subtree(item, map_type.field_type(key))
-                if below is not None:
-                    children[field_element(key)] = below
-        # every field a member; a field's element order is its name's
-        return FieldSet.of_members(list(map(field_element, sorted(value))), children)
+        entries = []
+        for name in sorted(value):  # a field's element order is its name's
+            item = value[name]
+            below = _walk_subtree(item, map_type.field_type(name)) \
+                if item and (isinstance(item, dict) or isinstance(item, list)) else None
+            entries.append((field_element(name), below))
+        return FieldSet.of_members(entries)
     if atom.scalar is None and atom.list is not None:
         if atom.list.atomic or not isinstance(value, list):
             return None
         grouped = _group_by_key(atom.list, value)
         if not grouped:
             return None
-        children = {}
         element_type = atom.list.element
-        for key, items in grouped.items():
+        entries = []
+        for key in element_order(grouped):
+            items = grouped[key]
+            item = items[0]
             # an item whose key repeats is owned as a whole, nothing below it
-            if len(items) == 1 and (item := items[0]) and (isinstance(item, dict) or isinstance(item, list)):
-                below = _walk_subtree(item, element_type)
-                if below is not None:
-                    children[key] = below
-        return FieldSet.of_members(element_order(grouped), children)
+            below = _walk_subtree(item, element_type) \
+                if len(items) == 1 and item and (isinstance(item, dict) or isinstance(item, list)) else None
+            entries.append((key, below))
+        return FieldSet.of_members(entries)
     return None
 
 
