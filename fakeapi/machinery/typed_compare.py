@@ -181,12 +181,12 @@ def _walk_subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
     without a call or a type lookup (only maps and lists have paths below them). Each node's
     FieldsV1 is made with it (``FieldSet.of_members``), all its paths being members: the
     managedFields of a create show these sets next."""
-    if not value or not (isinstance(value, dict) or isinstance(value, list)):
+    if not value:
         return None
-    atom = deduce(resolve(type_ref), value)
-    if atom.map is not None:
-        map_type = atom.map
-        if map_type.atomic or not isinstance(value, dict):
+    # the type's part for the value's kind (``deduce``): a map's for a map, a list's for a list
+    if isinstance(value, dict):
+        map_type = resolve(type_ref).map
+        if map_type is None or map_type.atomic:
             return None
         entries = []
         for name in sorted(value):  # a field's element order is its name's
@@ -195,13 +195,14 @@ def _walk_subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
                 if item and (isinstance(item, dict) or isinstance(item, list)) else None
             entries.append((field_element(name), below))
         return FieldSet.of_members(entries)
-    if atom.scalar is None and atom.list is not None:
-        if atom.list.atomic or not isinstance(value, list):
+    if isinstance(value, list):
+        list_type = resolve(type_ref).list
+        if list_type is None or list_type.atomic:
             return None
-        grouped = _group_by_key(atom.list, value)
+        grouped = _group_by_key(list_type, value)
         if not grouped:
             return None
-        element_type = atom.list.element
+        element_type = list_type.element
         entries = []
         for key in element_order(grouped):
             items = grouped[key]
