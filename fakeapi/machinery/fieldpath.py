@@ -6,6 +6,7 @@
 * ``FieldSet.to_fields``/``from_fields`` are ``fieldpath/serialize.go``'s FieldsV1 format:
   ``f:<field>``, ``k:<json of key fields>`` (associative list item), ``v:<json>`` (set item),
   ``i:<index>``, and ``"."`` for "this node itself is a member" when it also has children.
+  A node whose every path is a member (``FieldSet.of_members``) has it made as it is built.
 * ``VersionedSet`` is ``fieldpath/managers.go``'s: what one manager owns.
 """
 
