@@ -38,12 +38,12 @@ class PathElement:
         self.kind = kind
         self.payload = payload
         self._serialized: str | None = None
-        #: ``sort_key`` sorts elements in ``compare``'s order with Python's tuple comparison:
-        #: fields and indexes by their payload directly (a field's string order is Go's byte
-        #: order, as UTF-8 keeps code point order), a key's fields by name then value and a set
-        #: item by value (``order_key``: ``compare_values``' order), as ``_compare_keys`` zips
-        #: them. Python compares these natively where a comparison function would be called per
-        #: pair.
+        # ``sort_key`` sorts elements in ``compare``'s order with Python's tuple comparison:
+        # fields and indexes by their payload directly (a field's string order is Go's byte
+        # order, as UTF-8 keeps code point order), a key's fields by name then value and a set
+        # item by value (``order_key``: ``compare_values``' order), as ``_compare_keys`` zips
+        # them. Python compares these natively where a comparison function would be called per
+        # pair. ``_identity`` is what ``Equals`` compares (``canonical`` values).
         if kind == _KEY:
             identity, order = [], []
             for name, item in payload:
