@@ -6,13 +6,14 @@
 * ``FieldSet.to_fields``/``from_fields`` are ``fieldpath/serialize.go``'s FieldsV1 format:
   ``f:<field>``, ``k:<json of key fields>`` (associative list item), ``v:<json>`` (set item),
   ``i:<index>``, and ``"."`` for "this node itself is a member" when it also has children.
+  A node whose every path is a member (``FieldSet.of_members``) has it made as it is built.
 * ``VersionedSet`` is ``fieldpath/managers.go``'s: what one manager owns.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter, itemgetter
@@ -36,25 +37,26 @@ class PathElement:
     def __init__(self, kind: int, payload: Any) -> None:
         self.kind = kind
         self.payload = payload
+        self._serialized: str | None = None
+        # ``sort_key`` sorts elements in ``compare``'s order with Python's tuple comparison:
+        # fields and indexes by their payload directly (a field's string order is Go's byte
+        # order, as UTF-8 keeps code point order), a key's fields by name then value and a set
+        # item by value (``order_key``: ``compare_values``' order), as ``_compare_keys`` zips
+        # them. Python compares these natively where a comparison function would be called per
+        # pair. ``_identity`` is what ``Equals`` compares (``canonical`` values).
         if kind == _KEY:
-            self._identity = (kind, tuple((name, canonical(item)) for name, item in payload))
+            identity, order = [], []
+            for name, item in payload:
+                identity.append((name, canonical(item)))
+                order.append((name, order_key(item)))
+            self._identity = (kind, tuple(identity))
+            self.sort_key: tuple[Any, ...] = (kind, tuple(order))
         elif kind == _VALUE:
             self._identity = (kind, canonical(payload))
-        else:
-            self._identity = (kind, payload)
-        self._hash = hash(self._identity)
-        self._serialized: str | None = None
-        #: Sorts elements in ``compare``'s order with Python's tuple comparison: fields and
-        #: indexes by their payload directly (a field's string order is Go's byte order, as UTF-8
-        #: keeps code point order), a key's fields by name then value and a set item by value
-        #: (``order_key``: ``compare_values``' order), as ``_compare_keys`` zips them. Python
-        #: compares these natively where a comparison function would be called per pair.
-        if kind == _KEY:
-            self.sort_key: tuple[Any, ...] = (kind, tuple((name, order_key(item)) for name, item in payload))
-        elif kind == _VALUE:
             self.sort_key = (kind, order_key(payload))
         else:
-            self.sort_key = (kind, payload)
+            self._identity = self.sort_key = (kind, payload)
+        self._hash = hash(self._identity)
 
     @classmethod
     def field(cls, name: str) -> PathElement:
@@ -120,7 +122,7 @@ class PathElement:
         if self.kind == _FIELD:
             return "f:" + self.payload
         if self.kind == _KEY:
-            return "k:{" + ",".join(f"{go_json(name)}:{go_json(item)}" for name, item in self.payload) + "}"
+            return "k:{" + ",".join([go_json(name) + ":" + go_json(item) for name, item in self.payload]) + "}"
         if self.kind == _VALUE:
             return "v:" + go_json(self.payload)
         return f"i:{self.payload}"
@@ -198,6 +200,11 @@ _SORT_KEY = attrgetter("sort_key")
 _NAME = itemgetter(0)
 
 
+def element_order(elements: Iterable[PathElement]) -> list[PathElement]:
+    """``elements`` in Go's element order (``PathElement.Compare``)."""
+    return sorted(elements, key=_SORT_KEY)
+
+
 # --- field sets (fieldpath/set.go, serialize.go) -----------------------------------------------
 
 
@@ -216,6 +223,26 @@ class FieldSet:
     #: A set derived from this one once, with what it was derived for (``merge``'s
     #: ``ensure_named_fields_are_members`` and its type): shared sets are derived once.
     derived: tuple[Any, FieldSet] | None = field(default=None, init=False, compare=False, repr=False)
+
+    @classmethod
+    def of_members(cls, entries: Sequence[tuple[PathElement, FieldSet | None]]) -> FieldSet:
+        """The set whose members are the elements of ``entries``, given in element order
+        (``element_order``), each with the set below it (None: nothing): a node of a value
+        recorded whole (every map field, every list item a member). Its FieldsV1 is made here,
+        in the order given, without the sort and the lookups ``to_fields`` would make."""
+        fields: dict[str, Any] = {}
+        children: dict[PathElement, FieldSet] = {}
+        for element, child in entries:
+            # most are shared field elements, serialized before: their text without a call
+            key = element._serialized or element.serialize()
+            if child is None:
+                fields[key] = {}
+            else:
+                fields[key] = {".": {}, **child.to_fields()}
+                children[element] = child
+        out = cls({element for element, _ in entries}, children)
+        out._fields = fields
+        return out
 
     @classmethod
     def of(cls, *paths: Path) -> FieldSet:

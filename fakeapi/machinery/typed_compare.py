@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from .fieldpath import FieldSet, Path, PathElement, field_element
+from .fieldpath import FieldSet, Path, PathElement, element_order, field_element
 from .jsonvalue import Repeated
 from .schemaconv import Atom, ListType, MapType, TypeRef, deduce, resolve
 from .typed import MISSING, kept_walk, try_item_key, zip_keys
@@ -178,41 +178,40 @@ def _walk_subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
     """The set recorded below ``value``: None for a scalar, an atomic or empty value, or a list
     of items without keys (no set is empty). Below compare's own subtrees nothing is shared, and
     this walk is most of a new object's fields: a scalar or empty child records its path alone,
-    without a call or a type lookup (only maps and lists have paths below them)."""
-    if not value or not (isinstance(value, dict) or isinstance(value, list)):
+    without a call or a type lookup (only maps and lists have paths below them). Each node's
+    FieldsV1 is made with it (``FieldSet.of_members``), all its paths being members: the
+    managedFields of a create show these sets next."""
+    if not value:
         return None
-    atom = deduce(resolve(type_ref), value)
-    if atom.map is not None:
-        map_type = atom.map
-        if map_type.atomic or not isinstance(value, dict):
+    # the type's part for the value's kind (``deduce``): a map's for a map, a list's for a list
+    if isinstance(value, dict):
+        map_type = resolve(type_ref).map
+        if map_type is None or map_type.atomic:
             return None
-        node = FieldSet()
-        members, children = node.members, node.children
-        for key, item in value.items():
-            element = field_element(key)
-            members.add(element)
-            if item and (isinstance(item, dict) or isinstance(item, list)):
-                below = _walk_subtree(item, map_type.field_type(key))
-                if below is not None:
-                    children[element] = below
-        return node
-    if atom.scalar is None and atom.list is not None:
-        if atom.list.atomic or not isinstance(value, list):
+        entries = []
+        for name in sorted(value):  # a field's element order is its name's
+            item = value[name]
+            below = _walk_subtree(item, map_type.field_type(name)) \
+                if item and (isinstance(item, dict) or isinstance(item, list)) else None
+            entries.append((field_element(name), below))
+        return FieldSet.of_members(entries)
+    if isinstance(value, list):
+        list_type = resolve(type_ref).list
+        if list_type is None or list_type.atomic:
             return None
-        grouped = _group_by_key(atom.list, value)
+        grouped = _group_by_key(list_type, value)
         if not grouped:
             return None
-        node = FieldSet()
-        members, children = node.members, node.children
-        element_type = atom.list.element
-        for key, items in grouped.items():
-            members.add(key)
+        element_type = list_type.element
+        entries = []
+        for key in element_order(grouped):
+            items = grouped[key]
+            item = items[0]
             # an item whose key repeats is owned as a whole, nothing below it
-            if len(items) == 1 and (item := items[0]) and (isinstance(item, dict) or isinstance(item, list)):
-                below = _walk_subtree(item, element_type)
-                if below is not None:
-                    children[key] = below
-        return node
+            below = _walk_subtree(item, element_type) \
+                if len(items) == 1 and item and (isinstance(item, dict) or isinstance(item, list)) else None
+            entries.append((key, below))
+        return FieldSet.of_members(entries)
     return None
 
 
