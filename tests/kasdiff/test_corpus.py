@@ -48,10 +48,12 @@ from differ import NAMESPACE, Outcome, Pair, known_differences
 from fakeapi.apis.catalogue import default_catalogue
 
 CORPUS = Path(__file__).parent / "corpus"
-#: Kinds that kube reads from informers: ResourceQuota, DefaultIngressClass's IngressClasses,
-#: PersistentVolumeClaimResize's StorageClasses (admission plugins), the Services and
-#: EndpointSlices behind APIServices (the aggregator's availability controller).
-_READ_FROM_INFORMERS = frozenset({"ResourceQuota", "IngressClass", "StorageClass", "Service", "EndpointSlice"})
+#: Kinds that kube reads from informers: ResourceQuota, LimitRanger's LimitRanges (a namespace
+#: whose lister shows none is looked up live and kept so for 30 s), DefaultIngressClass's
+#: IngressClasses, PersistentVolumeClaimResize's StorageClasses (admission plugins), the Services
+#: and EndpointSlices behind APIServices (the aggregator's availability controller).
+_READ_FROM_INFORMERS = frozenset({"ResourceQuota", "LimitRange", "IngressClass", "StorageClass", "Service",
+                                  "EndpointSlice"})
 #: How long a case's ``await_condition`` may take to appear.
 _CONDITION_TIMEOUT = 10.0
 _PATCH_TYPES = {
