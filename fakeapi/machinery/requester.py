@@ -8,31 +8,17 @@ import contextvars
 from collections.abc import Callable
 from typing import Any
 
+from .context_binding import Binding
+
 #: ``user.Info`` as authentication/v1's ``UserInfo`` JSON: username, uid, groups, extra.
 User = dict[str, Any]
 
 _finder: contextvars.ContextVar[Callable[[], User] | None] = contextvars.ContextVar("requester", default=None)
 
 
-def requesting(find: Callable[[], User]) -> _Requesting:
+def requesting(find: Callable[[], User]) -> Binding[Callable[[], User]]:
     """Serve a request whose user ``find`` returns (``with requesting(find)``)."""
-    return _Requesting(find)
-
-
-class _Requesting:
-    """``requesting``'s context manager: a class, as every request opens one, and a generator's
-    ``contextlib.contextmanager`` costs three times as much."""
-
-    __slots__ = ("_find", "_token")
-
-    def __init__(self, find: Callable[[], User]) -> None:
-        self._find = find
-
-    def __enter__(self) -> None:
-        self._token = _finder.set(self._find)
-
-    def __exit__(self, *_exc: object) -> None:
-        _finder.reset(self._token)
+    return Binding(_finder, find)
 
 
 def current_user() -> User | None:

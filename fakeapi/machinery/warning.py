@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextvars
 
+from .context_binding import Binding
+
 _recorder: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("warnings", default=None)
 
 
@@ -28,22 +30,7 @@ def header(text: str) -> str:
     return '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def recording() -> _Recording:
+def recording() -> Binding[list[str]]:
     """The ``Warning`` header values recorded while the block runs, in order
     (``with recording() as warnings``)."""
-    return _Recording()
-
-
-class _Recording:
-    """``recording``'s context manager: a class, as every request opens one or two, and a
-    generator's ``contextlib.contextmanager`` costs three times as much."""
-
-    __slots__ = ("_token",)
-
-    def __enter__(self) -> list[str]:
-        recorded: list[str] = []
-        self._token = _recorder.set(recorded)
-        return recorded
-
-    def __exit__(self, *_exc: object) -> None:
-        _recorder.reset(self._token)
+    return Binding(_recorder, [])
