@@ -45,6 +45,9 @@ class Conversions:
         self.definitions = [("widgets", "Widget", "convert", ("v1",)),
                             ("gadgets", "Gadget", "convert-v1beta1", ("v1beta1", "v1")),
                             ("gizmos", "Gizmo", dead, ("v1",))]
+        #: plural -> kind of every definition: a request's reviews are those of its own kind
+        #: (kube's watch cache of another definition converts whenever its events come)
+        self.kinds = {plural: kind for plural, kind, *_ in self.definitions}
         for server, client in (("fake", pair.fake), ("kube", pair.real)):
             response = client.post("/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}})
             assert response.status_code in (201, 409), response.text
@@ -87,16 +90,24 @@ class Conversions:
         if not reviews:
             return outcome
         time.sleep(0.2)  # the conversions of the events a write made come just after its answer
-        fake, kube = self.hooks.reviews("/fake/", start), self.hooks.reviews("/kube/", start)
+        kind = self.kinds[path.partition("/")[0].partition("?")[0]]
+        fake, kube = (self._reviews_of(kind, self.hooks.reviews(prefix, start)) for prefix in ("/fake/", "/kube/"))
         self.pair.outcomes.append(compared_reviews(case, "ConversionReview", f"{verb} ({version})", fake, kube,
                                                    per_server=True))
         return outcome
+
+    @staticmethod
+    def _reviews_of(kind: str, reviews: list[tuple[str, Json]]) -> list[tuple[str, Json]]:
+        return [(path, review) for path, review in reviews
+                if all(o.get("kind") == kind for o in review["request"].get("objects", ()))]
 
     def define(self, plural: str, crd_for: Callable[[WebhookServer, str], Json]) -> None:
         """A test's own definition, ``crd_for(webhook server, server's path prefix)``, on both
         servers once each serves both versions (a test deletes it with ``undefine``)."""
         for server, client in (("fake", self.pair.fake), ("kube", self.pair.real)):
-            response = client.post(_CRDS, json=crd_for(self.hooks, server))
+            crd = crd_for(self.hooks, server)
+            self.kinds[plural] = crd["spec"]["names"]["kind"]
+            response = client.post(_CRDS, json=crd)
             assert response.status_code == 201, response.text
         for client in (self.pair.fake, self.pair.real):
             self._wait_served(client, plural)
