@@ -137,21 +137,27 @@ def plan(quick: bool, selective_sizes: tuple[int, ...] | None = None) -> list[St
         """Writes of objects whose content differs per object, in a namespace of their own: a
         server cannot answer their defaulting, validation and field tracking from caches kept by
         content, as it may for the benchmark pods above (alike but for name and shard label).
-        Creates of pods and ConfigMaps, then PUTs, merge patches and applies of those pods."""
-        counts = {1: 300, 16: 900} if quick else {1: 1000, 16: 3000}
+        Creates of pods, ConfigMaps, ControllerRevisions and custom resources (a CRD with a
+        structural schema, defaults and CEL rules: JSON, as custom resources have no protobuf),
+        then PUTs, merge and strategic merge patches and applies of those pods."""
+        counts = {1: 300, 16: 900, 64: 900} if quick else {1: 1000, 16: 3000, 64: 3000}
         for kind, title, extra in (("pod", "varied pod creates (per-pod env, annotations)", ("--varied",)),
-                                   ("configmap", "varied ConfigMap creates (distinct 1-4 KiB data)", ())):
+                                   ("configmap", "varied ConfigMap creates (distinct 1-4 KiB data)", ()),
+                                   ("controllerrevision", "ControllerRevision creates (distinct templates)", ()),
+                                   ("customresource", "custom resource creates (distinct specs, CEL rules)", ())):
             first = 0
             for clients, count in counts.items():
                 steps.append(Step(f"varied-{kind}-create-{clients}", f"{title}, {clients} client{'s' if clients > 1 else ''}",
                                   "create", ("--kind", kind, *extra, "--clients", str(clients), "--count", str(count),
-                                             "--first", str(first)), namespace="varied", timeout=3600.0))
+                                             "--first", str(first)), namespace="varied", timeout=3600.0,
+                                  content_type="json" if kind == "customresource" else "protobuf"))
                 first += count
         # Each varied pod written about once: its own spec comes back no sooner than a round later.
         for verb, title in (("update", "varied pod updates (PUT)"), ("merge", "varied pod merge patches"),
+                            ("strategic", "varied pod strategic merge patches"),
                             ("apply", "varied pod server-side applies")):
             steps.append(Step(f"varied-mutate-{verb}", f"{title}, 16 clients", "mutate",
-                              ("--verb", verb, "--clients", "16", "--pods", str(counts[1] + counts[16]),
+                              ("--verb", verb, "--clients", "16", "--pods", str(sum(counts.values())),
                                "--duration", mutate_seconds), namespace="varied"))
 
     # The quick mode fills half the store and shortens every run: fakeapi creates ~100-200 pods/s

@@ -5,10 +5,13 @@ import (
 	"math/rand/v2"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -221,4 +224,133 @@ func fanoutConfigMap(i int) *corev1.ConfigMap {
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("fanout-%04d", i), Labels: map[string]string{"app": "fanout"}},
 		Data:       data,
 	}
+}
+
+// variedRevision is the i-th of a StatefulSet's ControllerRevisions as its controller writes them
+// (one per template change, seed 000's revisions): the template patch in data, its image and env
+// carrying the index, the revision number, the hash label, and the StatefulSet as owner (one
+// StatefulSet per 10 revisions).
+func variedRevision(i int) *appsv1.ControllerRevision {
+	set := fmt.Sprintf("db-%04d", i/10)
+	hash := fmt.Sprintf("%010x", uint64(i)*0x9e3779b97f4a7c15>>24)
+	template := map[string]any{"spec": map[string]any{"template": map[string]any{
+		"$patch":   "replace",
+		"metadata": map[string]any{"labels": map[string]string{"app.kubernetes.io/name": "db", "app.kubernetes.io/instance": set}},
+		"spec": map[string]any{
+			"containers": []map[string]any{{
+				"name": "postgres", "image": fmt.Sprintf("registry.example/postgres:16.%d", i),
+				"env": []map[string]string{
+					{"name": "PGDATA", "value": "/var/lib/postgresql/data/pgdata"},
+					{"name": "REVISION", "value": fmt.Sprint(i)},
+					{"name": "CONFIG_CHECKSUM", "value": fmt.Sprintf("%016x", uint64(i)*0x2545f4914f6cdd1d)},
+				},
+				"ports":     []map[string]any{{"containerPort": 5432, "name": "postgres", "protocol": "TCP"}},
+				"resources": map[string]any{"requests": map[string]string{"cpu": fmt.Sprintf("%dm", 250+i%500), "memory": "1Gi"}},
+				"volumeMounts": []map[string]string{{"mountPath": "/var/lib/postgresql/data", "name": "data"}},
+				"terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+				"imagePullPolicy": "IfNotPresent",
+			}},
+			"dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "schedulerName": "default-scheduler",
+			"securityContext": map[string]any{}, "terminationGracePeriodSeconds": 30,
+		},
+	}}}
+	return &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: set + "-" + hash,
+			Labels: map[string]string{"app.kubernetes.io/name": "db", "app.kubernetes.io/instance": set,
+				"controller.kubernetes.io/hash": hash},
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "apps/v1", Kind: "StatefulSet", Name: set, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+				UID: types.UID(fmt.Sprintf("0b7c2d9e-5f1a-4c3b-8e6d-%012x", i/10)),
+			}},
+		},
+		Data:     runtime.RawExtension{Raw: mustJSON(template)},
+		Revision: int64(i%10 + 1),
+	}
+}
+
+// Custom resources: benchResourceGroup's BenchApp, an operator's application resource (a
+// structural schema with defaults, a map list, an embedded quantity map, and two CEL rules), whose
+// spec differs per object.
+const (
+	benchResourceGroup  = "bench.fakeapi.dev"
+	benchResourcePlural = "benchapps"
+)
+
+// benchAppDefinition is the CustomResourceDefinition of the BenchApps.
+func benchAppDefinition() *unstructured.Unstructured {
+	str := map[string]any{"type": "string"}
+	bounded := map[string]any{"type": "string", "maxLength": 256}
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"spec": map[string]any{
+				"type": "object", "required": []any{"image", "replicas"},
+				"x-kubernetes-validations": []any{
+					map[string]any{"rule": "self.replicas <= self.maxReplicas", "message": "replicas must not exceed maxReplicas"},
+					map[string]any{"rule": "!has(self.env) || self.env.all(e, e.name.size() <= 64)"},
+				},
+				"properties": map[string]any{
+					"image":       str,
+					"replicas":    map[string]any{"type": "integer", "minimum": 0},
+					"maxReplicas": map[string]any{"type": "integer", "default": 100},
+					"paused":      map[string]any{"type": "boolean", "default": false},
+					"env": map[string]any{
+						"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"name"},
+						"maxItems": 32,
+						"items": map[string]any{"type": "object", "required": []any{"name"},
+							"properties": map[string]any{"name": bounded, "value": bounded}},
+					},
+					"resources": map[string]any{"type": "object", "additionalProperties": map[string]any{
+						"anyOf": []any{map[string]any{"type": "integer"}, map[string]any{"type": "string"}},
+						"x-kubernetes-int-or-string": true, "pattern": `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`,
+					}},
+					"selector": map[string]any{"type": "object", "additionalProperties": str},
+					"ingress": map[string]any{"type": "object", "properties": map[string]any{
+						"host": str, "path": map[string]any{"type": "string", "default": "/"},
+						"tls": map[string]any{"type": "boolean"},
+					}},
+				},
+			},
+			"status": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+		},
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": benchResourcePlural + "." + benchResourceGroup},
+		"spec": map[string]any{
+			"group": benchResourceGroup, "scope": "Namespaced",
+			"names": map[string]any{"plural": benchResourcePlural, "singular": "benchapp", "kind": "BenchApp", "listKind": "BenchAppList"},
+			"versions": []any{map[string]any{
+				"name": "v1", "served": true, "storage": true,
+				"schema":       map[string]any{"openAPIV3Schema": schema},
+				"subresources": map[string]any{"status": map[string]any{}},
+			}},
+		},
+	}}
+}
+
+// variedBenchApp is the i-th BenchApp: its image, env, resources, selector and host carry the index.
+func variedBenchApp(i int) *unstructured.Unstructured {
+	name := fmt.Sprintf("app-%06d", i)
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": benchResourceGroup + "/v1", "kind": "BenchApp",
+		"metadata": map[string]any{
+			"name":        name,
+			"labels":      map[string]any{"app.kubernetes.io/name": name, shardLabel: fmt.Sprint(i % shardCount)},
+			"annotations": map[string]any{"ci.example/build": fmt.Sprint(100000 + i)},
+		},
+		"spec": map[string]any{
+			"image":    fmt.Sprintf("registry.example/app:2.%d.%d", i/100, i%100),
+			"replicas": int64(1 + i%5),
+			"env": []any{
+				map[string]any{"name": "APP_INDEX", "value": fmt.Sprint(i)},
+				map[string]any{"name": "APP_SHARD", "value": fmt.Sprintf("shard-%d", i%shardCount)},
+				map[string]any{"name": "APP_SECRET_REF", "value": fmt.Sprintf("secret-%06d", i)},
+			},
+			"resources": map[string]any{"cpu": fmt.Sprintf("%dm", 100+i%900), "memory": fmt.Sprintf("%dMi", 128+i%896)},
+			"selector":  map[string]any{"app.kubernetes.io/name": name},
+			"ingress":   map[string]any{"host": name + ".apps.example", "tls": i%2 == 0},
+		},
+	}}
 }

@@ -13,7 +13,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/utils/ptr"
 )
@@ -23,12 +27,14 @@ import (
 // successive runs grow the same store. --kind pod creates realisticPod(i), alike but for name and
 // shard label (what a server may answer from caches keyed by content); with --varied, variedPod(i),
 // whose env values and annotations differ per pod. --kind configmap creates variedConfigMap(i),
-// each with distinct data of 1-4 KiB.
+// each with distinct data of 1-4 KiB; controllerrevision variedRevision(i), a StatefulSet's
+// revisions; customresource variedBenchApp(i), after defining their CustomResourceDefinition
+// (JSON: custom resources have no protobuf encoding).
 func createPods(flags *flag.FlagSet) func(r *run) (map[string]any, error) {
 	clients := flags.Int("clients", 16, "concurrent clients")
 	count := flags.Int("count", 1000, "objects to create")
 	first := flags.Int("first", 0, "index of the first object")
-	kind := flags.String("kind", "pod", "pod or configmap")
+	kind := flags.String("kind", "pod", "pod, configmap, controllerrevision or customresource")
 	varied := flags.Bool("varied", false, "pods whose env values and annotations differ per pod (--kind pod)")
 	return func(r *run) (map[string]any, error) {
 		ctx := context.Background()
@@ -36,9 +42,18 @@ func createPods(flags *flag.FlagSet) func(r *run) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		cores := newClients(*clients, r.core)
+		writers := newClients(*clients, r.writer)
+		cores := make([]corev1client.CoreV1Interface, len(writers))
+		for j, w := range writers {
+			cores[j] = w.kube.CoreV1()
+		}
 		if err := ensureNamespace(ctx, cores[0], r.namespace); err != nil {
 			return nil, err
+		}
+		if *kind == "customresource" {
+			if err := defineBenchApps(ctx, writers[0].dynamic, r.namespace); err != nil {
+				return nil, err
+			}
 		}
 		if err := connect(ctx, cores, r.namespace); err != nil {
 			return nil, err
@@ -48,7 +63,7 @@ func createPods(flags *flag.FlagSet) func(r *run) (map[string]any, error) {
 		var errs errorLog
 		var wg sync.WaitGroup
 		r.begin()
-		for _, core := range cores {
+		for _, w := range writers {
 			wg.Go(func() {
 				var samples []time.Duration
 				for {
@@ -58,7 +73,7 @@ func createPods(flags *flag.FlagSet) func(r *run) (map[string]any, error) {
 					}
 					object := *first + i
 					start := time.Now()
-					err := create(ctx, core, object)
+					err := create(ctx, w, object)
 					samples = append(samples, time.Since(start))
 					if err != nil {
 						errs.record(err)
@@ -78,31 +93,88 @@ func createPods(flags *flag.FlagSet) func(r *run) (map[string]any, error) {
 	}
 }
 
+// A writer is one client's typed clientset and dynamic client (for custom resources), sharing
+// one connection pool (connect's request opens the connection both use).
+type writer struct {
+	kube    kubernetes.Interface
+	dynamic dynamic.Interface
+}
+
+func (r *run) writer() writer {
+	cfg := r.config()
+	pool, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		panic(err)
+	}
+	kube, err := kubernetes.NewForConfigAndClient(cfg, pool)
+	if err != nil {
+		panic(err)
+	}
+	custom, err := dynamic.NewForConfigAndClient(cfg, pool)
+	if err != nil {
+		panic(err)
+	}
+	return writer{kube, custom}
+}
+
 // A creation creates the i-th object of a create workload.
-type creation func(ctx context.Context, core corev1client.CoreV1Interface, i int) error
+type creation func(ctx context.Context, w writer, i int) error
+
+var benchApps = schema.GroupVersionResource{Group: benchResourceGroup, Version: "v1", Resource: benchResourcePlural}
 
 // creator is the creation of --kind (and --varied) in namespace.
 func creator(namespace, kind string, varied bool) (creation, error) {
+	if varied && kind != "pod" {
+		return nil, errors.New("--varied is for pods: every other kind's objects differ already")
+	}
 	switch kind {
 	case "pod":
 		pod := realisticPod
 		if varied {
 			pod = variedPod
 		}
-		return func(ctx context.Context, core corev1client.CoreV1Interface, i int) error {
-			_, err := core.Pods(namespace).Create(ctx, pod(i), metav1.CreateOptions{})
+		return func(ctx context.Context, w writer, i int) error {
+			_, err := w.kube.CoreV1().Pods(namespace).Create(ctx, pod(i), metav1.CreateOptions{})
 			return err
 		}, nil
 	case "configmap":
-		if varied {
-			return nil, errors.New("--varied is for pods: every ConfigMap's data differs already")
-		}
-		return func(ctx context.Context, core corev1client.CoreV1Interface, i int) error {
-			_, err := core.ConfigMaps(namespace).Create(ctx, variedConfigMap(i), metav1.CreateOptions{})
+		return func(ctx context.Context, w writer, i int) error {
+			_, err := w.kube.CoreV1().ConfigMaps(namespace).Create(ctx, variedConfigMap(i), metav1.CreateOptions{})
+			return err
+		}, nil
+	case "controllerrevision":
+		return func(ctx context.Context, w writer, i int) error {
+			_, err := w.kube.AppsV1().ControllerRevisions(namespace).Create(ctx, variedRevision(i), metav1.CreateOptions{})
+			return err
+		}, nil
+	case "customresource":
+		return func(ctx context.Context, w writer, i int) error {
+			_, err := w.dynamic.Resource(benchApps).Namespace(namespace).Create(ctx, variedBenchApp(i), metav1.CreateOptions{})
 			return err
 		}, nil
 	}
-	return nil, fmt.Errorf("--kind: pod or configmap, not %q", kind)
+	return nil, fmt.Errorf("--kind: pod, configmap, controllerrevision or customresource, not %q", kind)
+}
+
+// defineBenchApps creates the BenchApps' CustomResourceDefinition unless it exists, and waits
+// until namespace's BenchApps are served.
+func defineBenchApps(ctx context.Context, client dynamic.Interface, namespace string) error {
+	definitions := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	_, err := client.Resource(definitions).Create(ctx, benchAppDefinition(), metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := client.Resource(benchApps).Namespace(namespace).List(ctx, metav1.ListOptions{Limit: 1})
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("BenchApps never served: %w", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // mutatePods: --clients clients change --pods existing pods for --duration, each client going round

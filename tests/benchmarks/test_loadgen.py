@@ -106,6 +106,29 @@ def test_varied_creates_differ_per_object(run: Callable[..., dict[str, Any]], se
     assert all(1000 <= size <= 4096 for size in sizes) and len(set(sizes)) == 12
 
 
+def test_revisions_and_custom_resources_differ_per_object(run: Callable[..., dict[str, Any]],
+                                                          server: ServerProcess) -> None:
+    """ControllerRevisions (protobuf) and custom resources (JSON, their definition made by the
+    generator): every object its own content, the custom resources defaulted and checked by
+    their CEL rules as the server stored them."""
+    revisions = run("create", "--kind", "controllerrevision", "--clients", "4", "--count", "12", namespace="kinds")
+    apps = run("create", "--kind", "customresource", "--clients", "4", "--count", "12", namespace="kinds",
+               content_type="json")
+    assert (revisions["ops"], revisions["errors"], apps["ops"], apps["errors"]) == (12, 0, 12, 0)
+    stored = server.http.get("/apis/apps/v1/namespaces/kinds/controllerrevisions").raise_for_status().json()["items"]
+    assert len({json.dumps(item["data"], sort_keys=True) for item in stored}) == 12
+    assert {item["metadata"]["ownerReferences"][0]["kind"] for item in stored} == {"StatefulSet"}
+    stored = server.http.get("/apis/bench.fakeapi.dev/v1/namespaces/kinds/benchapps").raise_for_status().json()["items"]
+    assert len({json.dumps(item["spec"], sort_keys=True) for item in stored}) == 12
+    assert {(item["spec"]["maxReplicas"], item["spec"]["paused"], item["spec"]["ingress"]["path"])
+            for item in stored} == {(100, False, "/")}  # the schema's defaults
+    # the definition's rules hold: a BenchApp past its maxReplicas is refused
+    refused = server.http.post("/apis/bench.fakeapi.dev/v1/namespaces/kinds/benchapps", json={
+        "apiVersion": "bench.fakeapi.dev/v1", "kind": "BenchApp", "metadata": {"name": "too-many"},
+        "spec": {"image": "x", "replicas": 5, "maxReplicas": 2}})
+    assert refused.status_code == 422 and "replicas must not exceed maxReplicas" in refused.text
+
+
 def test_each_mutation_changes_the_pods(run: Callable[..., dict[str, Any]], server: ServerProcess) -> None:
     run("create", "--clients", "4", "--count", "8", namespace="mutations")
     for verb in ("update", "merge", "strategic", "apply"):
