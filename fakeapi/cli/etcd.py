@@ -49,7 +49,9 @@ async def serve_etcd(args: argparse.Namespace) -> None:
         server.faults.apply(spec)
     try:
         urls = await server.start(args.listen_client_urls.split(","))
-    except (ValueError, RuntimeError) as err:
+        if args.listen_socket:
+            await server.serve_framed(args.listen_socket)
+    except (ValueError, RuntimeError, OSError) as err:
         raise SystemExit(f"fakeapi etcd: {err}") from None
     settle_heap()
     print(f"fakeapi etcd: serving etcd v3 gRPC on {', '.join(urls)}", flush=True)
@@ -71,6 +73,9 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--watch-progress-notify-interval", default="10m",
                    help="progress notifications to watches that asked for them (default 10m, as etcd)")
     e.add_argument("--name", default="default", help="the member's name (default 'default')")
+    e.add_argument("--listen-socket", metavar="PATH",
+                   help="also answer the KV and Lease unary calls of fakeapi's API workers on this machine on a "
+                        "Unix socket, framed as fakeapi frames them (not an etcd API; `serve --workers` uses it)")
     e.add_argument("--fault", action="append", type=_etcd_fault, default=[], metavar="TYPE:KEY=VALUE,...",
                    help="an etcd-level fault in force from the start, repeatable: etcd-error:error=timeout|"
                         "leader-changed|no-leader|too-many-requests or etcd-latency:seconds=S, with "

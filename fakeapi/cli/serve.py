@@ -237,6 +237,7 @@ async def serve(args: argparse.Namespace, listener: socket.socket | None = None)
         ),
         faults=tuple(args.fault),
         etcd_servers=args.etcd_servers or (),
+        etcd_socket=args.etcd_socket if args.etcd_servers else None,
         data_dir=None if args.etcd_servers else args.data_dir,
         fsync=FsyncPolicy(args.fsync),
         fsync_interval=parse_duration(args.fsync_interval),
@@ -482,6 +483,8 @@ def add_parser(sub: Any) -> None:
                         "over one store process (`fakeapi etcd`, with --data-dir if given) or --etcd-servers; "
                         "'auto' = the number of cores (default 1: one process, the store in it)")
     p.add_argument("--worker-index", type=int, default=None, help=argparse.SUPPRESS)
+    # the store process's framed socket (``fakeapi etcd --listen-socket``): --workers' own
+    p.add_argument("--etcd-socket", default=None, help=argparse.SUPPRESS)
     p.add_argument("--max-request-bytes", type=positive_int, default=1536 * 1024,
                    help="etcd's write request limit: a write whose object would make a larger etcd request is "
                         "refused as kube-apiserver refuses it then (500), also over --etcd-listen-client-urls "

@@ -68,9 +68,11 @@ class _Child:
         return self.ready_line
 
 
-def _store_argv(args: argparse.Namespace) -> list[str]:
-    """``fakeapi etcd`` with the store's share of ``serve``'s arguments."""
-    argv = [sys.executable, "-m", "fakeapi.cli", "etcd",
+def _store_argv(args: argparse.Namespace, socket_path: str) -> list[str]:
+    """``fakeapi etcd`` with the store's share of ``serve``'s arguments, answering the workers'
+    unary calls on ``socket_path`` too (``fakeapi.etcd.framed``: gRPC in Python costs more than
+    the store's work)."""
+    argv = [sys.executable, "-m", "fakeapi.cli", "etcd", "--listen-socket", socket_path,
             "--listen-client-urls", args.etcd_listen_client_urls or "http://127.0.0.1:0",
             "--max-request-bytes", str(args.max_request_bytes),
             "--watch-progress-notify-interval", args.progress_interval]
@@ -79,11 +81,14 @@ def _store_argv(args: argparse.Namespace) -> list[str]:
     return argv
 
 
-def _worker_argv(serve_argv: Sequence[str], index: int, port: int, etcd_servers: str) -> list[str]:
+def _worker_argv(serve_argv: Sequence[str], index: int, port: int, etcd_servers: str,
+                 socket_path: str | None) -> list[str]:
     """``serve``'s own arguments, then what makes it worker ``index`` (argparse keeps the last
-    of a repeated option)."""
+    of a repeated option); over the store process, its framed socket too."""
     argv = [sys.executable, "-m", "fakeapi.cli", "serve", *serve_argv,
             "--workers", "1", "--worker-index", str(index), "--port", str(port), "--etcd-servers", etcd_servers]
+    if socket_path is not None:
+        argv += ["--etcd-socket", socket_path]
     if index > 0:
         argv += ["--controllers=", "--compaction-interval", "0"]
     return argv
@@ -98,10 +103,10 @@ def run(args: argparse.Namespace, serve_argv: Sequence[str]) -> int:
         if args.service_account_signing_key_file is None:
             # One key for every worker: a token one worker issues is one any other accepts.
             serve_argv = [*serve_argv, "--service-account-signing-key-file", str(write_signing_key(Path(private)))]
-        return _supervise(args, serve_argv)
+        return _supervise(args, serve_argv, str(Path(private) / "store.sock"))
 
 
-def _supervise(args: argparse.Namespace, serve_argv: Sequence[str]) -> int:
+def _supervise(args: argparse.Namespace, serve_argv: Sequence[str], socket_path: str) -> int:
     holder = bound_socket(args.host, args.port, reuse_port=True)
     port = holder.getsockname()[1]
     store: _Child | None = None
@@ -116,16 +121,17 @@ def _supervise(args: argparse.Namespace, serve_argv: Sequence[str]) -> int:
     try:
         etcd_servers = args.etcd_servers
         store_url = ""
+        store_socket = None
         if not etcd_servers:
-            store = _Child("store", _store_argv(args), "serving etcd v3 gRPC on ")
+            store = _Child("store", _store_argv(args, socket_path), "serving etcd v3 gRPC on ")
             children.append(store)
             store_url = store.wait_ready().split("serving etcd v3 gRPC on ")[1].split(",")[0].strip()
-            etcd_servers = store_url
-        first = _Child("worker 0", _worker_argv(serve_argv, 0, port, etcd_servers), "listening on ")
+            etcd_servers, store_socket = store_url, socket_path
+        first = _Child("worker 0", _worker_argv(serve_argv, 0, port, etcd_servers, store_socket), "listening on ")
         children.append(first)
         line = first.wait_ready()
-        others = [_Child(f"worker {i}", _worker_argv(serve_argv, i, port, etcd_servers), "listening on ")
-                  for i in range(1, args.workers)]
+        others = [_Child(f"worker {i}", _worker_argv(serve_argv, i, port, etcd_servers, store_socket),
+                         "listening on ") for i in range(1, args.workers)]
         children += others
         for worker in others:
             worker.wait_ready()

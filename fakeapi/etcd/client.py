@@ -5,12 +5,17 @@ kube-apiserver's etcd3 storage runs over etcd (``k8s.io/apiserver/pkg/storage/et
 What the registry and the watch caches call on a store, this answers with one gRPC call:
 ``range``/``get`` are etcd Ranges, ``txn`` a Txn, ``lease_grant`` a LeaseGrant, ``compact`` a
 Compact, ``revision`` a one-key Range whose header carries the store's current revision (kube's
-``GetCurrentResourceVersion``). Those calls are synchronous, as the in-process store's are: the
-registry's write path runs to completion in one step of the event loop, and the loop waits the
-round trip (~0.1-0.3 ms on loopback) rather than interleave another request's read-modify-write
-with this one. Watches are not: each ``new_stream`` is a bidirectional Watch call on an asyncio
-channel, whose responses are queued for the cacher's ``poll`` exactly as the in-process
-``WatchStream`` queues them.
+``GetCurrentResourceVersion``). Those calls are synchronous, as the in-process store's are, and
+block the event loop for their round trip (~0.1-0.3 ms on loopback). Watches are not: each
+``new_stream`` is a bidirectional Watch call on an asyncio channel, whose responses are queued
+for the cacher's ``poll`` exactly as the in-process ``WatchStream`` queues them.
+
+Over ``fakeapi serve --workers``' own store process the calls go to its framed socket instead
+(``framed``: gRPC in Python costs more than the store's work), watches included, and a call
+made where it can wait (a request's, under ``runtime.run_awaiting``: ``calls_wait``) waits on
+the event loop while other requests are served. Their writes then interleave as two API
+processes' do: each is a compare-and-swap, which tells when another came between its read and
+its write.
 
 Several API processes write to one etcd, so a writer cannot know the revision its write will get
 (the in-process registry, the only writer of its store, does). The registry encodes an object
@@ -48,8 +53,11 @@ from ..store import (
 )
 from ..store import errors as store_errors
 from ..store.kvstore import DEFAULT_MAX_TXN_OPS
+from ..runtime import can_wait, wait_for
 from ..store.watcher import STREAM_PROGRESS_ID
 from . import convert
+from . import framed
+from .framed import METHODS, FramedChannel
 from .pb import rpc_pb2, rpc_pb2_grpc
 
 #: (value, mod_revision) -> the value as readers must see it.
@@ -120,6 +128,10 @@ def _raise(err: grpc.RpcError) -> NoReturn:
     raise (cls() if cls is not None else EtcdError(message)) from None
 
 
+#: The response message of each unary call, by name.
+_RESPONSES = {"Range": rpc_pb2.RangeResponse, "Txn": rpc_pb2.TxnResponse, "Compact": rpc_pb2.CompactionResponse,
+              "LeaseGrant": rpc_pb2.LeaseGrantResponse}
+
 _OPTIONS = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)]
 
@@ -130,13 +142,19 @@ class RemoteStore:
     journal = None
     max_txn_ops = DEFAULT_MAX_TXN_OPS
 
-    def __init__(self, urls: Sequence[str], value_transform: ValueTransform | None = None) -> None:
+    def __init__(self, urls: Sequence[str], value_transform: ValueTransform | None = None,
+                 socket_path: str | None = None) -> None:
         self.target = grpc_target(urls)
         self._transform = value_transform
         self._channel = grpc.insecure_channel(self.target, options=_OPTIONS)
-        self._kv = rpc_pb2_grpc.KVStub(self._channel)
-        self._lease = rpc_pb2_grpc.LeaseStub(self._channel)
+        kv, lease = rpc_pb2_grpc.KVStub(self._channel), rpc_pb2_grpc.LeaseStub(self._channel)
+        #: The unary calls on the gRPC channel, by their names in ``framed.METHODS``.
+        self._unary = {"Range": kv.Range, "Txn": kv.Txn, "Compact": kv.Compact, "LeaseGrant": lease.LeaseGrant}
         self._async_channel: grpc.aio.Channel | None = None
+        #: The store process's framed socket (``fakeapi serve --workers``' own store): the calls
+        #: made where they can wait go there and wait on the event loop (``calls_wait``).
+        self._framed = FramedChannel(socket_path) if socket_path else None
+        self.calls_wait = self._framed is not None
         self._streams: set[RemoteWatchStream] = set()
         #: The newest revision any answer carried: what this process knows without asking.
         self.known_revision = 0
@@ -148,6 +166,8 @@ class RemoteStore:
         for stream in list(self._streams):
             self.close_stream(stream)
         self._channel.close()
+        if self._framed is not None:
+            self._framed.close()
         if self._async_channel is not None:
             await self._async_channel.close()
             self._async_channel = None
@@ -159,11 +179,19 @@ class RemoteStore:
             self.known_revision = revision
         return revision
 
-    def _call(self, method: Any, request: Any) -> Any:
-        """``method``'s answer to ``request``, its header's revision noted; etcd's error raised
-        as the store's."""
+    def _call(self, method: str, request: Any) -> Any:
+        """The answer of the unary call ``method`` (its name in ``framed.METHODS``) to ``request``, its header's revision noted; etcd's error raised
+        as the store's. With a framed socket, a call made where it can wait (a request's, under
+        ``run_awaiting``) goes there and waits on the event loop, which serves other requests
+        meanwhile (the registry's writes are compare-and-swaps: one finds when another came
+        between its read and its write); any other call blocks the loop for its round trip
+        (~0.1-0.3 ms on loopback)."""
         try:
-            response = method(request, timeout=CALL_TIMEOUT)
+            if self._framed is not None and can_wait():
+                response = _RESPONSES[method].FromString(wait_for(self._framed.call(
+                    METHODS.index(method), request.SerializeToString(), CALL_TIMEOUT)))
+            else:
+                response = self._unary[method](request, timeout=CALL_TIMEOUT)
         except grpc.RpcError as err:
             _raise(err)
         self._seen(response.header.revision)
@@ -172,10 +200,10 @@ class RemoteStore:
     @property
     def revision(self) -> int:
         """The store's current revision, asked now (a linearizable one-key Range)."""
-        return self._call(self._kv.Range, rpc_pb2.RangeRequest(key=_REVISION_PROBE, count_only=True)).header.revision
+        return self._call("Range", rpc_pb2.RangeRequest(key=_REVISION_PROBE, count_only=True)).header.revision
 
     def range(self, req: RangeRequest) -> RangeResponse:
-        resp = self._call(self._kv.Range, convert.range_message(req))
+        resp = self._call("Range", convert.range_message(req))
         return RangeResponse(resp.header.revision, self._kvs(resp.kvs), resp.count, resp.more)
 
     def get(self, key: bytes, rev: int = 0) -> KeyValue | None:
@@ -183,7 +211,7 @@ class RemoteStore:
         return kvs[0] if kvs else None
 
     def txn(self, req: TxnRequest) -> TxnResponse:
-        txn = convert.txn_response_of(self._call(self._kv.Txn, convert.txn_message(req)))
+        txn = convert.txn_response_of(self._call("Txn", convert.txn_message(req)))
         if self._transform is None:
             return txn
         return txn._replace(responses=[
@@ -191,12 +219,12 @@ class RemoteStore:
         ])
 
     def compact(self, rev: int) -> int:
-        self._call(self._kv.Compact, rpc_pb2.CompactionRequest(revision=rev))
+        self._call("Compact", rpc_pb2.CompactionRequest(revision=rev))
         self.compact_revision = max(self.compact_revision, rev)
         return rev
 
     def lease_grant(self, ttl: int, lease_id: int = 0) -> LeaseGrantResponse:
-        resp = self._call(self._lease.LeaseGrant, rpc_pb2.LeaseGrantRequest(TTL=ttl, ID=lease_id))
+        resp = self._call("LeaseGrant", rpc_pb2.LeaseGrantRequest(TTL=ttl, ID=lease_id))
         if resp.error:
             raise EtcdError(resp.error)
         return LeaseGrantResponse(resp.header.revision, resp.ID, resp.TTL)
@@ -235,15 +263,29 @@ class RemoteStore:
     def new_stream(self, capacity: int = 0, on_ready: Callable[[], None] | None = None) -> RemoteWatchStream:
         """A Watch call of its own (the caller's loop must be running); ``capacity`` is unused:
         gRPC's flow control is what holds a slow consumer's events back."""
-        if self._async_channel is None:
-            self._async_channel = grpc.aio.insecure_channel(self.target, options=_OPTIONS)
-        stream = RemoteWatchStream(self, rpc_pb2_grpc.WatchStub(self._async_channel), on_ready)
+        if self._framed is not None:
+            stub: Any = _FramedWatch(self._framed)
+        else:
+            if self._async_channel is None:
+                self._async_channel = grpc.aio.insecure_channel(self.target, options=_OPTIONS)
+            stub = rpc_pb2_grpc.WatchStub(self._async_channel)
+        stream = RemoteWatchStream(self, stub, on_ready)
         self._streams.add(stream)
         return stream
 
     def close_stream(self, stream: RemoteWatchStream) -> None:
         stream.close()
         self._streams.discard(stream)
+
+
+class _FramedWatch:
+    """The Watch stub of a framed socket (``framed.FramedChannel``): a call as gRPC's."""
+
+    def __init__(self, channel: FramedChannel) -> None:
+        self._channel = channel
+
+    def Watch(self, requests: Any) -> framed.FramedStream:  # noqa: N802 - the stub's name
+        return self._channel.stream(METHODS.index("Watch"), requests, rpc_pb2.WatchResponse)
 
 
 class RemoteWatchStream:

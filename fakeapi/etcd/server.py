@@ -28,7 +28,7 @@ from google.protobuf import message_factory
 from ..store import EtcdError, Store
 from ..store.errors import ErrRequestTooLarge
 from ..store.request_size import DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MEMBER_ID, raft_entry_size, raft_header_size
-from . import convert
+from . import convert, framed
 from .faults import EtcdFaults
 from .pb import rpc_pb2
 from .watch import WatchSession
@@ -117,6 +117,7 @@ class EtcdServer:
         self.faults = EtcdFaults(store, self.drop_watches)
         self.watch_sessions: set[WatchSession] = set()
         self._server: grpc.aio.Server | None = None
+        self._framed: framed.FramedServer | None = None
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -158,7 +159,30 @@ class EtcdServer:
         log.info("etcd gRPC API serving on %s", ", ".join(bound))
         return bound
 
+    async def serve_framed(self, path: str) -> None:
+        """Also answer the unary KV and Lease calls and the Watch streams framed on the Unix
+        socket ``path`` (``framed``: the API workers of this machine), with gRPC's handlers."""
+        kv, lease, context = KVService(self), LeaseService(self), framed.AbortingContext()
+
+        def handler(method: Any, request_class: Any) -> framed.Handler:
+            async def handle(payload: bytes) -> bytes:
+                return _serialize(await method(request_class.FromString(payload), context))
+            return handle
+
+        def watch(context: framed.StreamContext) -> Any:
+            return WatchSession(self, context).run()  # type: ignore[arg-type]
+
+        self._framed = await framed.serve(path, {
+            "Range": handler(kv.Range, rpc_pb2.RangeRequest),
+            "Txn": handler(kv.Txn, rpc_pb2.TxnRequest),
+            "Compact": handler(kv.Compact, rpc_pb2.CompactionRequest),
+            "LeaseGrant": handler(lease.LeaseGrant, rpc_pb2.LeaseGrantRequest),
+        }, {"Watch": (watch, rpc_pb2.WatchRequest)}, _serialize, self.max_receive_bytes, lambda: not self.faults.active)
+
     async def stop(self, grace: float | None = 1.0) -> None:
+        if self._framed is not None:
+            self._framed.close()
+            self._framed = None
         server, self._server = self._server, None
         if server is not None:
             await server.stop(grace)

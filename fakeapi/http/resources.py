@@ -509,10 +509,10 @@ async def _admitted(registry: Registry, request: Request, served: ResourceStore 
                     dry: bool, write: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """``write(*args, **kwargs)`` to ``served``, admitted by the webhooks and policies it
     matches: with any configured (or a plugin enabled that may wait: ``Admission.may_wait``, or
-    a version of ``served`` converted by a webhook), the write runs where it can wait without
-    blocking the event loop, and knows the request's user and ``options`` (kube's admission
-    attributes); else it runs as it is."""
-    if (not registry.admission.configured() and not registry.admission.may_wait
+    a version of ``served`` converted by a webhook, or a store whose calls wait: ``calls_wait``),
+    the write runs where it can wait without blocking the event loop, and knows the request's
+    user and ``options`` (kube's admission attributes); else it runs as it is."""
+    if (not registry.admission.configured() and not registry.admission.may_wait and not registry.store.calls_wait
             and (served is None or not served.waits)):
         return write(*args, **kwargs)
     info = request_info_of(request.scope)
@@ -541,7 +541,7 @@ async def _delete_options(request: Request) -> DeleteOptions:
 
 async def _read(served: ResourceStore, read: Callable[..., T], *args: Any) -> T:
     """``read(*args)`` of ``served``; where it can wait on the event loop if its version is
-    converted by a webhook (``ResourceStore.waits``)."""
+    converted by a webhook or its store's calls wait (``ResourceStore.waits``)."""
     if served.waits:
         return await run_awaiting(read, *args)
     return read(*args)

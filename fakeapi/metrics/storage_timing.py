@@ -6,11 +6,18 @@ as what it wraps, a ``StoreInterface``."""
 from __future__ import annotations
 
 import time
+from contextvars import ContextVar
 from typing import Any
 
 from ..cacher.cache_watcher import BucketCounts
 from ..store import DeleteRangeRequest, KeyValue, RangeRequest, RangeResponse, Store, TxnRequest, TxnResponse
 from .buckets import LATENCY_EDGES
+
+
+#: Whether a timed call is under way in this context: a call made inside it (a remote store's
+#: get is a range) is part of it. Per context, not per store: a request whose call waits on the
+#: event loop (``RemoteStore.calls_wait``) lets another request's calls run meanwhile.
+_timing: ContextVar[bool] = ContextVar("store_call_timed", default=False)
 
 
 class Timing:
@@ -24,40 +31,39 @@ class Timing:
         #: Key prefix -> (group, resource), kept current by ``ServerMetrics``.
         self.resource_prefixes: dict[bytes, tuple[str, str]] = {}
         self.timings: dict[tuple[str, str, str], BucketCounts] = {}
-        self._depth = 0
 
     def get(self, key: bytes, rev: int = 0) -> KeyValue | None:
-        if self._depth:
+        if _timing.get():
             return super().get(key, rev)
         start = time.perf_counter()
-        self._depth += 1
+        token = _timing.set(True)
         try:
             return super().get(key, rev)
         finally:
-            self._depth -= 1
+            _timing.reset(token)
             self._observe("get", key, start)
 
     def range(self, req: RangeRequest) -> RangeResponse:
-        if self._depth:
+        if _timing.get():
             return super().range(req)
         start = time.perf_counter()
-        self._depth += 1
+        token = _timing.set(True)
         try:
             return super().range(req)
         finally:
-            self._depth -= 1
+            _timing.reset(token)
             operation = "listWithCount" if req.count_only else "list" if req.range_end else "get"
             self._observe(operation, req.key, start)
 
     def txn(self, req: TxnRequest) -> TxnResponse:
-        if self._depth or not req.success:
+        if _timing.get() or not req.success:
             return super().txn(req)
         start = time.perf_counter()
-        self._depth += 1
+        token = _timing.set(True)
         try:
             return super().txn(req)
         finally:
-            self._depth -= 1
+            _timing.reset(token)
             op = req.success[0]
             creates = any(c.operand == 0 for c in req.compare)
             operation = "delete" if isinstance(op, DeleteRangeRequest) else "create" if creates else "update"

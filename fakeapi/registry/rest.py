@@ -56,6 +56,9 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
     ) -> None:
         self.resource_type = resource_type
         self.store = store
+        #: Whether its reads and writes wait on the event loop (``runtime.run_awaiting``): a
+        #: store's calls may (``calls_wait``; a ``ConvertingStore``'s when its conversion calls out).
+        self.waits = store.calls_wait
         #: The kind's defaulting, strategy and validation (built-in kinds; custom resources' stores set their own).
         self.rules: KindRules = NO_RULES if resource_type.custom else rules_for(
             resource_type.group, resource_type.version, resource_type.kind)
@@ -142,10 +145,6 @@ class ResourceStore(StoreWrites, StoreDeletes, CacheDelegator, FieldManagedWrite
 
     #: A custom resource's ``additionalPrinterColumns`` (built-in kinds have printers).
     printer_columns: tuple[Json, ...] | None = None
-    #: Whether reads wait on the event loop (``runtime.run_awaiting``): a storage version's
-    #: never do (a ``ConvertingStore``'s do when its conversion calls out).
-    waits = False
-
     @cached_property
     def schema(self) -> Schema | None:
         """The built-in kind's schema (patch strategies, list types); None for custom resources."""

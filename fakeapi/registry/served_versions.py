@@ -162,8 +162,8 @@ class ConvertingStore(FieldManagedWrites):
     @property
     def waits(self) -> bool:
         """Whether its reads and writes wait on the event loop (``runtime.run_awaiting``): its
-        conversion calls out."""
-        return self.conversion.waits
+        conversion calls out, or its storage's store calls wait."""
+        return self.conversion.waits or self.storage.waits
 
     def close(self) -> None:
         """The version is no longer served so: stop converting what the storage cache sees."""

@@ -9,6 +9,7 @@ checked after it). Those bytes are what GET, LIST and every watcher serve.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import dataclasses
 from collections.abc import Callable
@@ -93,6 +94,12 @@ def note_noop_write() -> None:
     cost = request_cost.current.get()
     if cost is not None:
         cost.noop_write = True
+
+
+class _Superseded(Exception):
+    """An update's compare-and-swap failed: another write came between its read and its write
+    (while it waited, for a webhook or for its store), and the update starts again from the
+    object that write stored."""
 
 
 class StoreWrites:
@@ -294,13 +301,13 @@ class StoreWrites:
             raise invalid(self.resource_type.group, self.resource_type.plural, name, [(
                 "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0: must be specified for an update")])
         # A body already as its Go type prints it is not copied by its decoding, so an attempt
-        # changes it: an update that may start again (one that can wait for a webhook:
-        # ``_still_current``) starts each attempt from a copy of the body as it was sent.
+        # changes it: an update that may start again (one that waits, for a webhook or for its
+        # store: ``_Superseded``) starts each attempt from a copy of the body as it was sent.
         sent = json_copy(body) if go_decoded and can_wait() else body
         while True:
             prepared = self._prepare_update(name, body, old, kv, subresource, manager, dry_run, go_decoded)
-            if self._still_current(kv):
-                return self._commit_update(kv, old, prepared, dry_run)
+            with contextlib.suppress(_Superseded):
+                return self._commit_update(kv, old, prepared, dry_run, retried=True)
             kv, old = self._current(namespace, name)
             body = json_copy(sent)
 
@@ -310,9 +317,9 @@ class StoreWrites:
         scaled: scale.Scales | None = None,
     ) -> bytes:
         """Update the stored object by ``change(copy of it)`` (PATCH, /scale, controllers).
-        Reading and writing happen in one loop step unless a webhook is waited for (then a
-        write that came between starts it again: ``_still_current``), so the compare-and-swap
-        can only fail on a stale resourceVersion the change put in.
+        Reading and writing happen in one loop step unless the write waits (for a webhook, or
+        for a store in another process); then a write that came between starts it again from
+        the object that write stored (``_Superseded``), admission included.
         ``go_decoded``: ``change`` answers the object already decoded into its Go type (a
         patch's result, decoded for the patch handler's errors), which is not decoded again.
         ``scaled``: a ``/scale`` write, which ``change`` admitted by its mutating admission; its
@@ -322,17 +329,8 @@ class StoreWrites:
             kv, old = self._current(namespace, name)
             changed = change(orjson.loads(self._read(kv.value, kv.mod_revision)))
             prepared = self._prepare_update(name, changed, old, kv, subresource, manager, dry_run, go_decoded, scaled)
-            if self._still_current(kv):
-                return self._commit_update(kv, old, prepared, dry_run)
-
-    def _still_current(self, kv: KeyValue) -> bool:
-        """Whether ``kv`` is still the stored object. Only a write that waited for a webhook
-        can find it changed: another write came in meanwhile, and the update starts again
-        from the new object (admission included), as kube's ``GuaranteedUpdate`` retries."""
-        if not can_wait():
-            return True
-        current = self.store.get(kv.key)
-        return current is not None and current.mod_revision == kv.mod_revision
+            with contextlib.suppress(_Superseded):
+                return self._commit_update(kv, old, prepared, dry_run, retried=True)
 
     def guaranteed_update(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *, dry_run: bool = False,
@@ -341,8 +339,11 @@ class StoreWrites:
         storages use it (``pods/binding``): ``change`` gets a copy of the stored object and returns
         it changed (or raises), and that is written as it is — no strategy, validation, admission
         or managedFields, no generation bump."""
-        kv, old = self._current(namespace, name)
-        return self._commit_update(kv, old, change(orjson.loads(self._read(kv.value, kv.mod_revision))), dry_run)
+        while True:
+            kv, old = self._current(namespace, name)
+            changed = change(orjson.loads(self._read(kv.value, kv.mod_revision)))
+            with contextlib.suppress(_Superseded):
+                return self._commit_update(kv, old, changed, dry_run, retried=True)
 
     def _prepare_update(
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
@@ -388,12 +389,16 @@ class StoreWrites:
             self._admission.validate(resource_type.group, resource_type.kind, obj, old, subresource, dry_run, target)
         return obj
 
-    def _commit_update(self, kv: KeyValue, old: Json, new: Json, dry_run: bool) -> bytes:
+    def _commit_update(self, kv: KeyValue, old: Json, new: Json, dry_run: bool, *, retried: bool = False) -> bytes:
         """Write ``new`` over ``kv`` unless nothing changed; a deleting object whose last
         finalizer went is deleted by the same write (``ShouldDeleteDuringUpdate``).
         As kube's GuaranteedUpdate, a write that would store the same object again writes
         nothing (same resourceVersion, no event), and so does one that changes nothing but
-        managedFields timestamps (``IgnoreManagedFieldsTimestampsTransformer``)."""
+        managedFields timestamps (``IgnoreManagedFieldsTimestampsTransformer``): decided against
+        the object read, however long admission took, as kube decides it. Another write that
+        came first (the compare-and-swap failed: the update waited, for a webhook or for its
+        store, between its read and its write) is a 409, or with ``retried`` ``_Superseded``:
+        the caller starts again from the object that write stored, as GuaranteedUpdate does."""
         if self._unchanged(kv, old, new) and not self._first_update_writes(kv, old):
             note_noop_write()
             return self._read(kv.value, kv.mod_revision)
@@ -405,6 +410,8 @@ class StoreWrites:
             success=(DeleteRangeRequest(kv.key) if finished else PutRequest(kv.key, encoded, lease=self._lease()),),
         ))
         if not resp.succeeded:
+            if retried:
+                raise _Superseded()
             raise conflict(self.resource_type.group, self.resource_type.plural, new["metadata"]["name"],
                            OPTIMISTIC_LOCK_MESSAGE)
         self._committed(old, None if finished else new)

@@ -69,6 +69,9 @@ class ServerConfig:
     #: cluster, or the store process of ``--workers``) reached over its v3 API, not in-process.
     #: ``data_dir``, ``fsync`` and ``from_snapshot`` are then the etcd's business.
     etcd_servers: tuple[str, ...] = ()
+    #: The Unix socket on which that etcd, ``--workers``' own store process, also answers the
+    #: unary calls framed (``fakeapi.etcd.framed``); None: every call goes over gRPC.
+    etcd_socket: str | None = None
     #: The admission plugins fakeapi runs only when enabled (``fakeapi.admission.OFF_BY_DEFAULT``)
     #: that run: kube-apiserver's --enable-admission-plugins less its --disable-admission-plugins.
     admission_plugins: frozenset[str] = frozenset()

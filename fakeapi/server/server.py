@@ -57,7 +57,8 @@ class Server:
         if config.etcd_servers:
             from ..metrics import remote_store_timing  # gRPC: loaded only for an etcd
 
-            self.store = remote_store_timing.TimedRemoteStore(config.etcd_servers, versioner.with_resource_version)
+            self.store = remote_store_timing.TimedRemoteStore(config.etcd_servers, versioner.with_resource_version,
+                                                              socket_path=config.etcd_socket)
         else:
             self.store = TimedStore()
             self.store.max_request_bytes = config.max_request_bytes

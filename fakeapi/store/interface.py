@@ -78,10 +78,17 @@ StreamT = TypeVar("StreamT", bound=WatchStreamInterface)
 
 
 class StoreInterface(Protocol[StreamT]):
-    """The calls the API layer makes on its store. Reads and writes are synchronous and run to
-    completion on the store's event loop (the in-process store's concurrency model, which the
-    remote one keeps by blocking the loop for its round trip); watches are streams polled from
-    a task."""
+    """The calls the API layer makes on its store. Reads and writes are synchronous: the
+    in-process store's run to completion in the caller's step of the event loop; a remote
+    store's block the loop for their round trip, or, where the caller can wait
+    (``fakeapi.runtime.run_awaiting``) and the store says so (``calls_wait``), wait on it while
+    other requests are served. Watches are streams polled from a task."""
+
+    @property
+    def calls_wait(self) -> bool:
+        """Whether reads and writes made where they can wait (``run_awaiting``) wait on the
+        event loop: a request's should run there."""
+        ...
 
     @property
     def revision(self) -> int:

@@ -15,6 +15,9 @@ from .watchable_store import WatchableStore
 class Store(WatchableStore):
     """The whole etcd emulator. Not thread-safe by design: see the package docstring."""
 
+    #: Its reads and writes run to completion in the caller's step of the event loop.
+    calls_wait = False
+
     def __init__(
         self,
         *,

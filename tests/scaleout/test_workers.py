@@ -137,6 +137,31 @@ def test_concurrent_writes_through_both_workers(workers: ServerProcess) -> None:
         assert seen_revisions == sorted(revisions), "every event once, in revision order"
 
 
+def test_concurrent_patches_of_one_object_all_land(workers: ServerProcess) -> None:
+    """Patches without a resourceVersion, many at once through both workers, of one ConfigMap:
+    each worker's requests interleave at their store calls as the two workers' do, and a patch
+    whose compare-and-swap found another write first starts again from it (kube's
+    GuaranteedUpdate): every patch answers 200 and every key it added is kept."""
+    workers.http.post("/api/v1/namespaces", json={"metadata": {"name": "patches"}})
+    path = "/api/v1/namespaces/patches/configmaps"
+    workers.http.post(path, json=_configmap("shared", "0")).raise_for_status()
+
+    def patch(writer: int) -> list[int]:
+        codes = []
+        with _client(workers) as http:
+            for i in range(WRITES_PER_WRITER):
+                resp = http.patch(f"{path}/shared", json={"data": {f"w{writer}-{i}": "x"}},
+                                  headers={"content-type": "application/merge-patch+json"})
+                codes.append(resp.status_code)
+        return codes
+
+    with concurrent.futures.ThreadPoolExecutor(WRITERS) as pool:
+        codes = [c for batch in pool.map(patch, range(WRITERS)) for c in batch]
+    assert codes == [200] * WRITERS * WRITES_PER_WRITER
+    data = workers.http.get(f"{path}/shared").json()["data"]
+    assert set(data) == {"value"} | {f"w{w}-{i}" for w in range(WRITERS) for i in range(WRITES_PER_WRITER)}
+
+
 def test_a_crd_created_through_one_worker_is_served_by_all(workers: ServerProcess) -> None:
     workers.http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=CRD).raise_for_status()
     workers.http.post("/api/v1/namespaces", json={"metadata": {"name": "gadgets"}}).raise_for_status()
