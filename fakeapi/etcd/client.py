@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 
 import grpc
 
+from ..runtime import can_wait, wait_for
 from ..store import (
     EtcdError,
     Event,
@@ -53,10 +54,8 @@ from ..store import (
 )
 from ..store import errors as store_errors
 from ..store.kvstore import DEFAULT_MAX_TXN_OPS
-from ..runtime import can_wait, wait_for
 from ..store.watcher import STREAM_PROGRESS_ID
-from . import convert
-from . import framed
+from . import convert, framed
 from .framed import METHODS, FramedChannel
 from .pb import rpc_pb2, rpc_pb2_grpc
 
@@ -180,8 +179,9 @@ class RemoteStore:
         return revision
 
     def _call(self, method: str, request: Any) -> Any:
-        """The answer of the unary call ``method`` (its name in ``framed.METHODS``) to ``request``, its header's revision noted; etcd's error raised
-        as the store's. With a framed socket, a call made where it can wait (a request's, under
+        """The answer of the unary call ``method`` (its name in ``framed.METHODS``) to
+        ``request``, its header's revision noted; etcd's error raised as the store's. With a
+        framed socket, a call made where it can wait (a request's, under
         ``run_awaiting``) goes there and waits on the event loop, which serves other requests
         meanwhile (the registry's writes are compare-and-swaps: one finds when another came
         between its read and its write); any other call blocks the loop for its round trip
@@ -262,7 +262,7 @@ class RemoteStore:
 
     def new_stream(self, capacity: int = 0, on_ready: Callable[[], None] | None = None) -> RemoteWatchStream:
         """A Watch call of its own (the caller's loop must be running); ``capacity`` is unused:
-        gRPC's flow control is what holds a slow consumer's events back."""
+        gRPC's flow control (or the framed socket's) is what holds a slow consumer's events back."""
         if self._framed is not None:
             stub: Any = _FramedWatch(self._framed)
         else:

@@ -65,11 +65,16 @@ class AbortingContext:
 
 class StreamContext(AbortingContext):
     """What a streaming gRPC handler uses of its ``ServicerContext`` (``read``, ``write``,
-    ``abort``), for one framed stream."""
+    ``abort``), for one framed stream. A write waits while the connection's peer reads too
+    slowly (``writable``: the transport's buffer past its high-water mark), as gRPC's flow
+    control holds a stream's writer: a slow worker's events stay in the store's watch stream,
+    which bounds them, not in this process's socket buffer."""
 
-    def __init__(self, request_class: Any, send: Callable[[bytes], None], serialize: Callable[[Any], bytes]) -> None:
+    def __init__(self, request_class: Any, send: Callable[[bytes], None], serialize: Callable[[Any], bytes],
+                 writable: asyncio.Event) -> None:
         self._requests: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._request_class, self._send, self._serialize = request_class, send, serialize
+        self._writable = writable
 
     def feed(self, payload: bytes | None) -> None:
         """The stream's next request (None: the client will send no more)."""
@@ -80,6 +85,8 @@ class StreamContext(AbortingContext):
         return grpc.aio.EOF if payload is None else self._request_class.FromString(payload)
 
     async def write(self, message: Any) -> None:
+        if not self._writable.is_set():
+            await self._writable.wait()
         self._send(self._serialize(message))
 
 
@@ -159,6 +166,9 @@ class _ServerConnection(_Frames):
         self._tasks: set[asyncio.Task[None]] = set()
         #: The open streams by call id: their contexts and tasks.
         self._streams: dict[int, tuple[StreamContext, asyncio.Task[None]]] = {}
+        #: Set while the transport takes writes without buffering past its high-water mark.
+        self._writable = asyncio.Event()
+        self._writable.set()
 
     def on_frame(self, call: int, code: int, payload: bytes) -> None:
         stream = self._streams.get(call)
@@ -216,7 +226,8 @@ class _ServerConnection(_Frames):
             self.transport.write(_HEADER.pack(len(payload), call, status) + payload)
 
     def _open(self, call: int, handler: StreamHandler, request_class: Any) -> StreamContext:
-        context = StreamContext(request_class, lambda payload: self._send(call, _OK, payload), self._serialize)
+        context = StreamContext(request_class, lambda payload: self._send(call, _OK, payload), self._serialize,
+                                self._writable)
         task = asyncio.get_running_loop().create_task(self._run_stream(call, handler, context))
         self._streams[call] = (context, task)
         return context
@@ -239,6 +250,12 @@ class _ServerConnection(_Frames):
         super().connection_made(transport)
         self._connections.add(self)
 
+    def pause_writing(self) -> None:
+        self._writable.clear()
+
+    def resume_writing(self) -> None:
+        self._writable.set()
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._connections.discard(self)
         for task in self._tasks:
@@ -253,6 +270,11 @@ class FramedServer:
 
     def __init__(self, listener: asyncio.AbstractServer, connections: set[_ServerConnection]) -> None:
         self._listener, self._connections = listener, connections
+
+    def unsent_bytes(self) -> int:
+        """What the connections' transports hold written and not yet sent: kept near their
+        high-water marks by the streams' flow control (``StreamContext``)."""
+        return sum(c.transport.get_write_buffer_size() for c in self._connections if c.transport is not None)
 
     def close(self) -> None:
         self._listener.close()
