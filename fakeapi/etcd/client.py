@@ -56,7 +56,7 @@ from ..store import errors as store_errors
 from ..store.kvstore import DEFAULT_MAX_TXN_OPS
 from ..store.watcher import STREAM_PROGRESS_ID
 from . import convert, framed
-from .framed import METHODS, FramedChannel
+from .framed import FramedChannel
 from .pb import rpc_pb2, rpc_pb2_grpc
 
 #: (value, mod_revision) -> the value as readers must see it.
@@ -189,7 +189,7 @@ class RemoteStore:
         try:
             if self._framed is not None and can_wait():
                 response = _RESPONSES[method].FromString(wait_for(self._framed.call(
-                    METHODS.index(method), request.SerializeToString(), CALL_TIMEOUT)))
+                    method, request.SerializeToString(), CALL_TIMEOUT)))
             else:
                 response = self._unary[method](request, timeout=CALL_TIMEOUT)
         except grpc.RpcError as err:
@@ -285,7 +285,7 @@ class _FramedWatch:
         self._channel = channel
 
     def Watch(self, requests: Any) -> framed.FramedStream:  # noqa: N802 - the stub's name
-        return self._channel.stream(METHODS.index("Watch"), requests, rpc_pb2.WatchResponse)
+        return self._channel.stream("Watch", requests, rpc_pb2.WatchResponse)
 
 
 class RemoteWatchStream:

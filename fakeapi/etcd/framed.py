@@ -32,6 +32,7 @@ _HEADER = struct.Struct("!IIB")
 #: The calls framed here, numbered by their place: the store's unary calls a worker makes, and
 #: its Watch streams.
 METHODS = ("Range", "Txn", "Compact", "LeaseGrant", "Watch")
+_CODES = {name: code for code, name in enumerate(METHODS)}
 _OK = 0
 #: A stream's end without an error (a status no gRPC code has), and the client's cancel.
 _END = 255
@@ -155,6 +156,14 @@ class _Frames(asyncio.Protocol):
 
 # --- the store's side --------------------------------------------------------------------------
 
+def _failure(err: Exception) -> tuple[int, bytes]:
+    """The status and details a handler's exception answers, as gRPC's server answers it: an
+    abort's own, UNKNOWN with the exception for any other (a bad request's bytes, a bug)."""
+    if isinstance(err, Aborted):
+        return err.code.value[0], err.details.encode()
+    return grpc.StatusCode.UNKNOWN.value[0], f"Unexpected {type(err)}: {err}".encode()
+
+
 class _ServerConnection(_Frames):
     def __init__(self, handlers: dict[int, Handler], streams: dict[int, tuple[StreamHandler, Any]],
                  serialize: Callable[[Any], bytes], max_bytes: int, inline: Callable[[], bool],
@@ -214,10 +223,8 @@ class _ServerConnection(_Frames):
             return
         try:
             response = await handler(payload)
-        except Aborted as err:
-            self._send(call, err.code.value[0], err.details.encode())
-        except Exception as err:  # noqa: BLE001 - a bad request's bytes, a bug: gRPC's UNKNOWN
-            self._send(call, grpc.StatusCode.UNKNOWN.value[0], f"Unexpected {type(err)}: {err}".encode())
+        except Exception as err:  # noqa: BLE001 - an abort, a bad request's bytes, a bug
+            self._send(call, *_failure(err))
         else:
             self._send(call, _OK, response)
 
@@ -235,12 +242,10 @@ class _ServerConnection(_Frames):
     async def _run_stream(self, call: int, handler: StreamHandler, context: StreamContext) -> None:
         try:
             await handler(context)
-        except Aborted as err:
-            self._send(call, err.code.value[0], err.details.encode())
         except asyncio.CancelledError:
             return  # the client canceled it, or went
-        except Exception as err:  # noqa: BLE001 - gRPC's UNKNOWN
-            self._send(call, grpc.StatusCode.UNKNOWN.value[0], f"Unexpected {type(err)}: {err}".encode())
+        except Exception as err:  # noqa: BLE001 - an abort, a bug
+            self._send(call, *_failure(err))
         else:
             self._send(call, _END, b"")
         finally:
@@ -288,8 +293,8 @@ async def serve(path: str, handlers: dict[str, Handler], streams: dict[str, tupl
     """Serve ``handlers`` and ``streams`` (by name in ``METHODS``; a stream's with its request
     message class, its responses written through ``serialize``) on the Unix socket ``path``;
     ``inline()`` says whether a unary call may run to its end as it arrives (none will suspend)."""
-    numbered = {METHODS.index(name): handler for name, handler in handlers.items()}
-    numbered_streams = {METHODS.index(name): stream for name, stream in streams.items()}
+    numbered = {_CODES[name]: handler for name, handler in handlers.items()}
+    numbered_streams = {_CODES[name]: stream for name, stream in streams.items()}
     connections: set[_ServerConnection] = set()
     listener = await asyncio.get_running_loop().create_unix_server(
         lambda: _ServerConnection(numbered, numbered_streams, serialize, max_bytes, inline, connections), path)
@@ -347,8 +352,8 @@ class FramedChannel:
         self._next_call = (self._next_call + 1) & 0xFFFFFFFF
         return self._next_call
 
-    async def call(self, method: int, request: bytes, timeout: float) -> bytes:
-        """The response's bytes to ``request`` of ``METHODS[method]``; a status other than OK
+    async def call(self, method: str, request: bytes, timeout: float) -> bytes:
+        """The response's bytes to ``request`` of ``method`` (in ``METHODS``); a status other than OK
         (or the connection lost, or ``timeout`` seconds passed) raises ``FramedError``."""
         connection = self._connection or await self._connect()
         call = self._call_id()
@@ -356,7 +361,7 @@ class FramedChannel:
         future: asyncio.Future[bytes] = loop.create_future()
         connection.pending[call] = future
         assert connection.transport is not None
-        connection.transport.write(_HEADER.pack(len(request), call, method) + request)
+        connection.transport.write(_HEADER.pack(len(request), call, _CODES[method]) + request)
         timer = loop.call_later(timeout, _expire, future)
         try:
             return await future
@@ -374,8 +379,8 @@ class FramedChannel:
                     raise FramedError(grpc.StatusCode.UNAVAILABLE, f"store socket {self.path}: {err}") from None
             return self._connection
 
-    def stream(self, method: int, requests: AsyncIterator[Any], response_class: Any) -> FramedStream:
-        """A stream of ``METHODS[method]``: ``requests`` sent as they come, the responses (of
+    def stream(self, method: str, requests: AsyncIterator[Any], response_class: Any) -> FramedStream:
+        """A stream of ``method`` (in ``METHODS``): ``requests`` sent as they come, the responses (of
         ``response_class``) iterated, as a gRPC stream-stream call."""
         return FramedStream(self, method, requests, response_class)
 
@@ -393,8 +398,8 @@ class FramedStream:
     """One stream of a ``FramedChannel``, as gRPC's asyncio stream-stream call is used: iterated
     for its responses (a status other than OK raises ``FramedError``), ``cancel``ed to end it."""
 
-    def __init__(self, channel: FramedChannel, method: int, requests: AsyncIterator[Any], response_class: Any) -> None:
-        self._channel, self._method, self._response_class = channel, method, response_class
+    def __init__(self, channel: FramedChannel, method: str, requests: AsyncIterator[Any], response_class: Any) -> None:
+        self._channel, self._method, self._response_class = channel, _CODES[method], response_class
         self._responses: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
         self._call = channel._call_id()
         self._connection: _ClientConnection | None = None

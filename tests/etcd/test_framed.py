@@ -184,6 +184,12 @@ def test_a_watcher_that_does_not_read_holds_its_events_back(tmp_path: Path) -> N
         payload = watch.SerializeToString()
         writer.write(struct.pack("!IIB", len(payload), 1, framed.METHODS.index("Watch")) + payload)
         await writer.drain()
+
+        async def response() -> Any:
+            length, call, status = struct.unpack("!IIB", await asyncio.wait_for(reader.readexactly(9), 10))
+            assert (call, status) == (1, 0)
+            return rpc_pb2.WatchResponse.FromString(await reader.readexactly(length))
+        assert (await response()).created  # the watch starts after the revision it was created at
         value = b"x" * 10_000
         for i in range(200):  # 2 MB of events the watcher does not read
             await served.framed(lambda i=i: store.txn(_put(f"/big/{i:04d}".encode(), value)))
@@ -191,10 +197,7 @@ def test_a_watcher_that_does_not_read_holds_its_events_back(tmp_path: Path) -> N
         assert unsent < 512 * 1024, unsent
         keys = []
         while len(keys) < 200:
-            length, call, status = struct.unpack("!IIB", await asyncio.wait_for(reader.readexactly(9), 10))
-            response = rpc_pb2.WatchResponse.FromString(await reader.readexactly(length))
-            assert (call, status) == (1, 0)
-            keys += [event.kv.key for event in response.events]
+            keys += [event.kv.key for event in (await response()).events]
         assert keys == [f"/big/{i:04d}".encode() for i in range(200)]
         writer.close()
     _run(tmp_path, test)
