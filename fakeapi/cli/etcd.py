@@ -74,8 +74,9 @@ def add_parser(sub: Any) -> None:
                    help="progress notifications to watches that asked for them (default 10m, as etcd)")
     e.add_argument("--name", default="default", help="the member's name (default 'default')")
     e.add_argument("--listen-socket", metavar="PATH",
-                   help="also answer the KV and Lease unary calls of fakeapi's API workers on this machine on a "
-                        "Unix socket, framed as fakeapi frames them (not an etcd API; `serve --workers` uses it)")
+                   help="also answer the KV and Lease calls and the Watch streams of fakeapi's API workers on this "
+                        "machine on a Unix socket, framed as fakeapi frames them (not an etcd API; `serve --workers` "
+                        "uses it)")
     e.add_argument("--fault", action="append", type=_etcd_fault, default=[], metavar="TYPE:KEY=VALUE,...",
                    help="an etcd-level fault in force from the start, repeatable: etcd-error:error=timeout|"
                         "leader-changed|no-leader|too-many-requests or etcd-latency:seconds=S, with "

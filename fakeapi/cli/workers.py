@@ -70,8 +70,8 @@ class _Child:
 
 def _store_argv(args: argparse.Namespace, socket_path: str) -> list[str]:
     """``fakeapi etcd`` with the store's share of ``serve``'s arguments, answering the workers'
-    unary calls on ``socket_path`` too (``fakeapi.etcd.framed``: gRPC in Python costs more than
-    the store's work)."""
+    calls and watches on ``socket_path`` too (``fakeapi.etcd.framed``: gRPC in Python costs more
+    than the store's work)."""
     argv = [sys.executable, "-m", "fakeapi.cli", "etcd", "--listen-socket", socket_path,
             "--listen-client-urls", args.etcd_listen_client_urls or "http://127.0.0.1:0",
             "--max-request-bytes", str(args.max_request_bytes),

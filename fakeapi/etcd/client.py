@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 
 import grpc
 
+from ..runtime import can_wait, wait_for
 from ..store import (
     EtcdError,
     Event,
@@ -53,11 +54,9 @@ from ..store import (
 )
 from ..store import errors as store_errors
 from ..store.kvstore import DEFAULT_MAX_TXN_OPS
-from ..runtime import can_wait, wait_for
 from ..store.watcher import STREAM_PROGRESS_ID
-from . import convert
-from . import framed
-from .framed import METHODS, FramedChannel
+from . import convert, framed
+from .framed import FramedChannel
 from .pb import rpc_pb2, rpc_pb2_grpc
 
 #: (value, mod_revision) -> the value as readers must see it.
@@ -180,8 +179,9 @@ class RemoteStore:
         return revision
 
     def _call(self, method: str, request: Any) -> Any:
-        """The answer of the unary call ``method`` (its name in ``framed.METHODS``) to ``request``, its header's revision noted; etcd's error raised
-        as the store's. With a framed socket, a call made where it can wait (a request's, under
+        """The answer of the unary call ``method`` (its name in ``framed.METHODS``) to
+        ``request``, its header's revision noted; etcd's error raised as the store's. With a
+        framed socket, a call made where it can wait (a request's, under
         ``run_awaiting``) goes there and waits on the event loop, which serves other requests
         meanwhile (the registry's writes are compare-and-swaps: one finds when another came
         between its read and its write); any other call blocks the loop for its round trip
@@ -189,7 +189,7 @@ class RemoteStore:
         try:
             if self._framed is not None and can_wait():
                 response = _RESPONSES[method].FromString(wait_for(self._framed.call(
-                    METHODS.index(method), request.SerializeToString(), CALL_TIMEOUT)))
+                    method, request.SerializeToString(), CALL_TIMEOUT)))
             else:
                 response = self._unary[method](request, timeout=CALL_TIMEOUT)
         except grpc.RpcError as err:
@@ -262,7 +262,7 @@ class RemoteStore:
 
     def new_stream(self, capacity: int = 0, on_ready: Callable[[], None] | None = None) -> RemoteWatchStream:
         """A Watch call of its own (the caller's loop must be running); ``capacity`` is unused:
-        gRPC's flow control is what holds a slow consumer's events back."""
+        gRPC's flow control (or the framed socket's) is what holds a slow consumer's events back."""
         if self._framed is not None:
             stub: Any = _FramedWatch(self._framed)
         else:
@@ -285,7 +285,7 @@ class _FramedWatch:
         self._channel = channel
 
     def Watch(self, requests: Any) -> framed.FramedStream:  # noqa: N802 - the stub's name
-        return self._channel.stream(METHODS.index("Watch"), requests, rpc_pb2.WatchResponse)
+        return self._channel.stream("Watch", requests, rpc_pb2.WatchResponse)
 
 
 class RemoteWatchStream:

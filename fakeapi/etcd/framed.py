@@ -32,6 +32,7 @@ _HEADER = struct.Struct("!IIB")
 #: The calls framed here, numbered by their place: the store's unary calls a worker makes, and
 #: its Watch streams.
 METHODS = ("Range", "Txn", "Compact", "LeaseGrant", "Watch")
+_CODES = {name: code for code, name in enumerate(METHODS)}
 _OK = 0
 #: A stream's end without an error (a status no gRPC code has), and the client's cancel.
 _END = 255
@@ -65,11 +66,16 @@ class AbortingContext:
 
 class StreamContext(AbortingContext):
     """What a streaming gRPC handler uses of its ``ServicerContext`` (``read``, ``write``,
-    ``abort``), for one framed stream."""
+    ``abort``), for one framed stream. A write waits while the connection's peer reads too
+    slowly (``writable``: the transport's buffer past its high-water mark), as gRPC's flow
+    control holds a stream's writer: a slow worker's events stay in the store's watch stream,
+    which bounds them, not in this process's socket buffer."""
 
-    def __init__(self, request_class: Any, send: Callable[[bytes], None], serialize: Callable[[Any], bytes]) -> None:
+    def __init__(self, request_class: Any, send: Callable[[bytes], None], serialize: Callable[[Any], bytes],
+                 writable: asyncio.Event) -> None:
         self._requests: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._request_class, self._send, self._serialize = request_class, send, serialize
+        self._writable = writable
 
     def feed(self, payload: bytes | None) -> None:
         """The stream's next request (None: the client will send no more)."""
@@ -80,6 +86,8 @@ class StreamContext(AbortingContext):
         return grpc.aio.EOF if payload is None else self._request_class.FromString(payload)
 
     async def write(self, message: Any) -> None:
+        if not self._writable.is_set():
+            await self._writable.wait()
         self._send(self._serialize(message))
 
 
@@ -148,6 +156,14 @@ class _Frames(asyncio.Protocol):
 
 # --- the store's side --------------------------------------------------------------------------
 
+def _failure(err: Exception) -> tuple[int, bytes]:
+    """The status and details a handler's exception answers, as gRPC's server answers it: an
+    abort's own, UNKNOWN with the exception for any other (a bad request's bytes, a bug)."""
+    if isinstance(err, Aborted):
+        return err.code.value[0], err.details.encode()
+    return grpc.StatusCode.UNKNOWN.value[0], f"Unexpected {type(err)}: {err}".encode()
+
+
 class _ServerConnection(_Frames):
     def __init__(self, handlers: dict[int, Handler], streams: dict[int, tuple[StreamHandler, Any]],
                  serialize: Callable[[Any], bytes], max_bytes: int, inline: Callable[[], bool],
@@ -159,6 +175,9 @@ class _ServerConnection(_Frames):
         self._tasks: set[asyncio.Task[None]] = set()
         #: The open streams by call id: their contexts and tasks.
         self._streams: dict[int, tuple[StreamContext, asyncio.Task[None]]] = {}
+        #: Set while the transport takes writes without buffering past its high-water mark.
+        self._writable = asyncio.Event()
+        self._writable.set()
 
     def on_frame(self, call: int, code: int, payload: bytes) -> None:
         stream = self._streams.get(call)
@@ -204,10 +223,8 @@ class _ServerConnection(_Frames):
             return
         try:
             response = await handler(payload)
-        except Aborted as err:
-            self._send(call, err.code.value[0], err.details.encode())
-        except Exception as err:  # noqa: BLE001 - a bad request's bytes, a bug: gRPC's UNKNOWN
-            self._send(call, grpc.StatusCode.UNKNOWN.value[0], f"Unexpected {type(err)}: {err}".encode())
+        except Exception as err:  # noqa: BLE001 - an abort, a bad request's bytes, a bug
+            self._send(call, *_failure(err))
         else:
             self._send(call, _OK, response)
 
@@ -216,7 +233,8 @@ class _ServerConnection(_Frames):
             self.transport.write(_HEADER.pack(len(payload), call, status) + payload)
 
     def _open(self, call: int, handler: StreamHandler, request_class: Any) -> StreamContext:
-        context = StreamContext(request_class, lambda payload: self._send(call, _OK, payload), self._serialize)
+        context = StreamContext(request_class, lambda payload: self._send(call, _OK, payload), self._serialize,
+                                self._writable)
         task = asyncio.get_running_loop().create_task(self._run_stream(call, handler, context))
         self._streams[call] = (context, task)
         return context
@@ -224,12 +242,10 @@ class _ServerConnection(_Frames):
     async def _run_stream(self, call: int, handler: StreamHandler, context: StreamContext) -> None:
         try:
             await handler(context)
-        except Aborted as err:
-            self._send(call, err.code.value[0], err.details.encode())
         except asyncio.CancelledError:
             return  # the client canceled it, or went
-        except Exception as err:  # noqa: BLE001 - gRPC's UNKNOWN
-            self._send(call, grpc.StatusCode.UNKNOWN.value[0], f"Unexpected {type(err)}: {err}".encode())
+        except Exception as err:  # noqa: BLE001 - an abort, a bug
+            self._send(call, *_failure(err))
         else:
             self._send(call, _END, b"")
         finally:
@@ -238,6 +254,12 @@ class _ServerConnection(_Frames):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
         self._connections.add(self)
+
+    def pause_writing(self) -> None:
+        self._writable.clear()
+
+    def resume_writing(self) -> None:
+        self._writable.set()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._connections.discard(self)
@@ -254,6 +276,11 @@ class FramedServer:
     def __init__(self, listener: asyncio.AbstractServer, connections: set[_ServerConnection]) -> None:
         self._listener, self._connections = listener, connections
 
+    def unsent_bytes(self) -> int:
+        """What the connections' transports hold written and not yet sent: kept near their
+        high-water marks by the streams' flow control (``StreamContext``)."""
+        return sum(c.transport.get_write_buffer_size() for c in self._connections if c.transport is not None)
+
     def close(self) -> None:
         self._listener.close()
         for connection in list(self._connections):
@@ -266,8 +293,8 @@ async def serve(path: str, handlers: dict[str, Handler], streams: dict[str, tupl
     """Serve ``handlers`` and ``streams`` (by name in ``METHODS``; a stream's with its request
     message class, its responses written through ``serialize``) on the Unix socket ``path``;
     ``inline()`` says whether a unary call may run to its end as it arrives (none will suspend)."""
-    numbered = {METHODS.index(name): handler for name, handler in handlers.items()}
-    numbered_streams = {METHODS.index(name): stream for name, stream in streams.items()}
+    numbered = {_CODES[name]: handler for name, handler in handlers.items()}
+    numbered_streams = {_CODES[name]: stream for name, stream in streams.items()}
     connections: set[_ServerConnection] = set()
     listener = await asyncio.get_running_loop().create_unix_server(
         lambda: _ServerConnection(numbered, numbered_streams, serialize, max_bytes, inline, connections), path)
@@ -325,8 +352,8 @@ class FramedChannel:
         self._next_call = (self._next_call + 1) & 0xFFFFFFFF
         return self._next_call
 
-    async def call(self, method: int, request: bytes, timeout: float) -> bytes:
-        """The response's bytes to ``request`` of ``METHODS[method]``; a status other than OK
+    async def call(self, method: str, request: bytes, timeout: float) -> bytes:
+        """The response's bytes to ``request`` of ``method`` (in ``METHODS``); a status other than OK
         (or the connection lost, or ``timeout`` seconds passed) raises ``FramedError``."""
         connection = self._connection or await self._connect()
         call = self._call_id()
@@ -334,7 +361,7 @@ class FramedChannel:
         future: asyncio.Future[bytes] = loop.create_future()
         connection.pending[call] = future
         assert connection.transport is not None
-        connection.transport.write(_HEADER.pack(len(request), call, method) + request)
+        connection.transport.write(_HEADER.pack(len(request), call, _CODES[method]) + request)
         timer = loop.call_later(timeout, _expire, future)
         try:
             return await future
@@ -352,8 +379,8 @@ class FramedChannel:
                     raise FramedError(grpc.StatusCode.UNAVAILABLE, f"store socket {self.path}: {err}") from None
             return self._connection
 
-    def stream(self, method: int, requests: AsyncIterator[Any], response_class: Any) -> FramedStream:
-        """A stream of ``METHODS[method]``: ``requests`` sent as they come, the responses (of
+    def stream(self, method: str, requests: AsyncIterator[Any], response_class: Any) -> FramedStream:
+        """A stream of ``method`` (in ``METHODS``): ``requests`` sent as they come, the responses (of
         ``response_class``) iterated, as a gRPC stream-stream call."""
         return FramedStream(self, method, requests, response_class)
 
@@ -371,8 +398,8 @@ class FramedStream:
     """One stream of a ``FramedChannel``, as gRPC's asyncio stream-stream call is used: iterated
     for its responses (a status other than OK raises ``FramedError``), ``cancel``ed to end it."""
 
-    def __init__(self, channel: FramedChannel, method: int, requests: AsyncIterator[Any], response_class: Any) -> None:
-        self._channel, self._method, self._response_class = channel, method, response_class
+    def __init__(self, channel: FramedChannel, method: str, requests: AsyncIterator[Any], response_class: Any) -> None:
+        self._channel, self._method, self._response_class = channel, _CODES[method], response_class
         self._responses: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
         self._call = channel._call_id()
         self._connection: _ClientConnection | None = None

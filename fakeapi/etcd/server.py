@@ -172,12 +172,19 @@ class EtcdServer:
         def watch(context: framed.StreamContext) -> Any:
             return WatchSession(self, context).run()  # type: ignore[arg-type]
 
-        self._framed = await framed.serve(path, {
+        unary = {
             "Range": handler(kv.Range, rpc_pb2.RangeRequest),
             "Txn": handler(kv.Txn, rpc_pb2.TxnRequest),
             "Compact": handler(kv.Compact, rpc_pb2.CompactionRequest),
             "LeaseGrant": handler(lease.LeaseGrant, rpc_pb2.LeaseGrantRequest),
-        }, {"Watch": (watch, rpc_pb2.WatchRequest)}, _serialize, self.max_receive_bytes, lambda: not self.faults.active)
+        }
+        self._framed = await framed.serve(path, unary, {"Watch": (watch, rpc_pb2.WatchRequest)}, _serialize,
+                                          self.max_receive_bytes, lambda: not self.faults.active)
+
+    @property
+    def framed(self) -> framed.FramedServer | None:
+        """The framed socket's server, once ``serve_framed`` started it."""
+        return self._framed
 
     async def stop(self, grace: float | None = 1.0) -> None:
         if self._framed is not None:

@@ -83,6 +83,10 @@ class WatchSession:
                 self._take_stream()
                 while self.control:
                     await self.context.write(self.control.popleft())
+                if self.stream.has_pending:
+                    # Watchers that fell behind while the client read slowly catch up a batch
+                    # per poll, and nothing else wakes this loop for the rest.
+                    self.ready.set()
         finally:
             self.server.watch_sessions.discard(self)
             reader.cancel()

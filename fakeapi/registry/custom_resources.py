@@ -39,6 +39,7 @@ from ..machinery.status import FieldError, invalid, invalid_error
 from ..store import RangeRequest, prefix_range_end
 from .rest import Json, ResourceStore
 from .scale import custom_scale_paths
+from .writes import until_current
 
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
 
@@ -217,21 +218,25 @@ class CustomResourceDefinitionStore(ResourceStore):
         gc_finalizers: bool = False,
     ) -> tuple[bytes, bool]:
         """kube's CRD ``Delete``: never at once; mark it terminating with the cleanup finalizer."""
-        kv, old = self._current(None, name)
-        self._check_preconditions(name, options, old.get("metadata", {}), kv)
-        if old["metadata"].get("deletionTimestamp"):
-            return kv.value, False
-        marked = orjson.loads(kv.value)
-        meta = marked["metadata"]
-        meta["deletionTimestamp"] = metadata.now_rfc3339()
-        if CLEANUP_FINALIZER not in (meta.get("finalizers") or ()):
-            meta["finalizers"] = [*(meta.get("finalizers") or ()), CLEANUP_FINALIZER]
-        conditions = [c for c in (marked.get("status") or {}).get("conditions") or () if c.get("type") != "Terminating"]
-        conditions.append({"type": "Terminating", "status": "True", "lastTransitionTime": meta["deletionTimestamp"],
-                           "reason": "InstanceDeletionPending",
-                           "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"})
-        marked.setdefault("status", {})["conditions"] = conditions
-        return self._commit_update(kv, old, marked, options.dry_run), False
+        def attempt() -> tuple[bytes, bool]:
+            kv, old = self._current(None, name)
+            self._check_preconditions(name, options, old.get("metadata", {}), kv)
+            if old["metadata"].get("deletionTimestamp"):
+                return kv.value, False
+            marked = orjson.loads(kv.value)
+            meta = marked["metadata"]
+            meta["deletionTimestamp"] = metadata.now_rfc3339()
+            if CLEANUP_FINALIZER not in (meta.get("finalizers") or ()):
+                meta["finalizers"] = [*(meta.get("finalizers") or ()), CLEANUP_FINALIZER]
+            conditions = [c for c in (marked.get("status") or {}).get("conditions") or ()
+                          if c.get("type") != "Terminating"]
+            conditions.append({
+                "type": "Terminating", "status": "True", "lastTransitionTime": meta["deletionTimestamp"],
+                "reason": "InstanceDeletionPending",
+                "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"})
+            marked.setdefault("status", {})["conditions"] = conditions
+            return self._commit_update(kv, old, marked, options.dry_run), False
+        return until_current(attempt)
 
 
 def selectable_union(served: list[CustomResourceType]) -> tuple[str, ...]:

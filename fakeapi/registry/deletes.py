@@ -12,12 +12,13 @@ from typing import Any
 
 import orjson
 
+from ..admission import WebhookTarget
 from ..cacher import CachedObject
 from ..machinery import metadata, warning
 from ..machinery.delete_options import FOREGROUND, ORPHAN, DeleteOptions
 from ..machinery.list_options import ListOptions
 from ..machinery.selectors import SelectableKind
-from ..machinery.status import OPTIMISTIC_LOCK_MESSAGE, StatusError, conflict
+from ..machinery.status import StatusError, conflict
 from ..store import (
     Compare,
     CompareResult,
@@ -29,7 +30,7 @@ from ..store import (
 )
 from . import versioner
 from .views import ResponseView
-from .writes import note_noop_write
+from .writes import Superseded, note_noop_write, until_current
 
 Json = dict[str, Any]
 
@@ -68,6 +69,12 @@ class StoreDeletes:
         collector's, when ``gc_finalizers``) is marked deleting with period 0 and stays until its
         finalizers go."""
         target = self.webhook_target("DELETE", namespace, "" if _collection_items.get() else name)
+        return until_current(lambda: self._delete_attempt(namespace, name, options, gc_finalizers, target))
+
+    def _delete_attempt(self, namespace: str | None, name: str, options: DeleteOptions, gc_finalizers: bool,
+                        target: WebhookTarget | None) -> tuple[bytes, bool]:
+        """One attempt of ``delete`` from the object as stored now (``Superseded`` when another
+        write comes between its read and its write)."""
         kv, old = self._current(namespace, name)
         old_meta = old.get("metadata", {})
         self._check_preconditions(name, options, old_meta, kv)
@@ -146,7 +153,7 @@ class StoreDeletes:
                 success=(DeleteRangeRequest(kv.key),),
             ))
             if not resp.succeeded:
-                raise conflict(resource_type.group, resource_type.plural, name, OPTIMISTIC_LOCK_MESSAGE)
+                raise Superseded()
             self._committed(old, None)
             if resource_type.returns_deleted_object:
                 # etcd3's store decodes the deleted object at the delete's revision

@@ -17,6 +17,7 @@ from ..machinery import metadata
 from ..machinery.delete_options import DeleteOptions
 from ..machinery.status import forbidden
 from .rest import Json, ResourceStore
+from .writes import until_current
 
 TERMINATING = "Terminating"
 #: The namespaces kube-apiserver's NamespaceLifecycle admission never lets a request delete.
@@ -42,17 +43,19 @@ class NamespaceStore(ResourceStore):
     ) -> tuple[bytes, bool]:
         if name in IMMORTAL:  # NamespaceLifecycle admission, before the storage reads anything
             raise forbidden("", "namespaces", name, "this namespace may not be deleted")
-        kv, old = self._current(None, name)
-        if not (old.get("spec") or {}).get("finalizers"):
-            return super().delete(None, name, options, gc_finalizers=gc_finalizers)
-        self._check_preconditions(name, options, old.get("metadata", {}), kv)
-        if old["metadata"].get("deletionTimestamp"):
-            return kv.value, False
 
-        marked = orjson.loads(kv.value)  # server-owned fields: written as they are, no strategy
-        marked["metadata"]["deletionTimestamp"] = metadata.now_rfc3339()
-        marked.setdefault("status", {})["phase"] = TERMINATING
-        return self._commit_update(kv, old, marked, options.dry_run), False
+        def attempt() -> tuple[bytes, bool]:
+            kv, old = self._current(None, name)
+            if not (old.get("spec") or {}).get("finalizers"):
+                return super(NamespaceStore, self).delete(None, name, options, gc_finalizers=gc_finalizers)
+            self._check_preconditions(name, options, old.get("metadata", {}), kv)
+            if old["metadata"].get("deletionTimestamp"):
+                return kv.value, False
+            marked = orjson.loads(kv.value)  # server-owned fields: written as they are, no strategy
+            marked["metadata"]["deletionTimestamp"] = metadata.now_rfc3339()
+            marked.setdefault("status", {})["phase"] = TERMINATING
+            return self._commit_update(kv, old, marked, options.dry_run), False
+        return until_current(attempt)
 
     def finalize(self, name: str, body: Any, dry_run: bool = False) -> bytes:
         """PUT ``/finalize``: only ``spec.finalizers`` is taken from the body."""

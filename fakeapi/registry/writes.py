@@ -13,7 +13,7 @@ import contextlib
 import contextvars
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -89,6 +89,8 @@ def precondition_failed(key: str, field: str, wanted: Any, actual: Any) -> str:
             f"Precondition failed: {field} in precondition: {wanted}, {field} in object meta: {actual}")
 
 
+T = TypeVar("T")
+
 def note_noop_write() -> None:
     """Count the request as a write that stored nothing (``request_cost``)."""
     cost = request_cost.current.get()
@@ -96,10 +98,18 @@ def note_noop_write() -> None:
         cost.noop_write = True
 
 
-class _Superseded(Exception):
-    """An update's compare-and-swap failed: another write came between its read and its write
-    (while it waited, for a webhook or for its store), and the update starts again from the
-    object that write stored."""
+class Superseded(Exception):
+    """A write's compare-and-swap failed: another write came between its read and its write
+    (while it waited, for a webhook or for its store). kube's storage starts such a write again
+    from the object the other write stored (``GuaranteedUpdate``, ``conditionalDelete``), never
+    answering a 409 for it: ``until_current`` does."""
+
+
+def until_current(attempt: Callable[[], T]) -> T:
+    """``attempt()``, made again while it is ``Superseded`` (each attempt reads the object)."""
+    while True:
+        with contextlib.suppress(Superseded):
+            return attempt()
 
 
 class StoreWrites:
@@ -302,12 +312,12 @@ class StoreWrites:
                 "metadata.resourceVersion", "FieldValueInvalid", "Invalid value: 0: must be specified for an update")])
         # A body already as its Go type prints it is not copied by its decoding, so an attempt
         # changes it: an update that may start again (one that waits, for a webhook or for its
-        # store: ``_Superseded``) starts each attempt from a copy of the body as it was sent.
+        # store: ``Superseded``) starts each attempt from a copy of the body as it was sent.
         sent = json_copy(body) if go_decoded and can_wait() else body
         while True:
             prepared = self._prepare_update(name, body, old, kv, subresource, manager, dry_run, go_decoded)
-            with contextlib.suppress(_Superseded):
-                return self._commit_update(kv, old, prepared, dry_run, retried=True)
+            with contextlib.suppress(Superseded):
+                return self._commit_update(kv, old, prepared, dry_run)
             kv, old = self._current(namespace, name)
             body = json_copy(sent)
 
@@ -319,18 +329,18 @@ class StoreWrites:
         """Update the stored object by ``change(copy of it)`` (PATCH, /scale, controllers).
         Reading and writing happen in one loop step unless the write waits (for a webhook, or
         for a store in another process); then a write that came between starts it again from
-        the object that write stored (``_Superseded``), admission included.
+        the object that write stored (``Superseded``), admission included.
         ``go_decoded``: ``change`` answers the object already decoded into its Go type (a
         patch's result, decoded for the patch handler's errors), which is not decoded again.
         ``scaled``: a ``/scale`` write, which ``change`` admitted by its mutating admission; its
         validating admission sees the Scales ``scaled`` makes of the object to store and the
         stored one."""
-        while True:
+        def attempt() -> bytes:
             kv, old = self._current(namespace, name)
             changed = change(orjson.loads(self._read(kv.value, kv.mod_revision)))
             prepared = self._prepare_update(name, changed, old, kv, subresource, manager, dry_run, go_decoded, scaled)
-            with contextlib.suppress(_Superseded):
-                return self._commit_update(kv, old, prepared, dry_run, retried=True)
+            return self._commit_update(kv, old, prepared, dry_run)
+        return until_current(attempt)
 
     def guaranteed_update(
         self, namespace: str | None, name: str, change: Callable[[Json], Json], *, dry_run: bool = False,
@@ -339,11 +349,10 @@ class StoreWrites:
         storages use it (``pods/binding``): ``change`` gets a copy of the stored object and returns
         it changed (or raises), and that is written as it is — no strategy, validation, admission
         or managedFields, no generation bump."""
-        while True:
+        def attempt() -> bytes:
             kv, old = self._current(namespace, name)
-            changed = change(orjson.loads(self._read(kv.value, kv.mod_revision)))
-            with contextlib.suppress(_Superseded):
-                return self._commit_update(kv, old, changed, dry_run, retried=True)
+            return self._commit_update(kv, old, change(orjson.loads(self._read(kv.value, kv.mod_revision))), dry_run)
+        return until_current(attempt)
 
     def _prepare_update(
         self, name: str, body: Any, old: Json, kv: KeyValue, subresource: str | None, manager: str = "",
@@ -389,7 +398,7 @@ class StoreWrites:
             self._admission.validate(resource_type.group, resource_type.kind, obj, old, subresource, dry_run, target)
         return obj
 
-    def _commit_update(self, kv: KeyValue, old: Json, new: Json, dry_run: bool, *, retried: bool = False) -> bytes:
+    def _commit_update(self, kv: KeyValue, old: Json, new: Json, dry_run: bool) -> bytes:
         """Write ``new`` over ``kv`` unless nothing changed; a deleting object whose last
         finalizer went is deleted by the same write (``ShouldDeleteDuringUpdate``).
         As kube's GuaranteedUpdate, a write that would store the same object again writes
@@ -397,8 +406,8 @@ class StoreWrites:
         managedFields timestamps (``IgnoreManagedFieldsTimestampsTransformer``): decided against
         the object read, however long admission took, as kube decides it. Another write that
         came first (the compare-and-swap failed: the update waited, for a webhook or for its
-        store, between its read and its write) is a 409, or with ``retried`` ``_Superseded``:
-        the caller starts again from the object that write stored, as GuaranteedUpdate does."""
+        store, between its read and its write) raises ``Superseded``: the caller starts again
+        from the object that write stored."""
         if self._unchanged(kv, old, new) and not self._first_update_writes(kv, old):
             note_noop_write()
             return self._read(kv.value, kv.mod_revision)
@@ -410,10 +419,7 @@ class StoreWrites:
             success=(DeleteRangeRequest(kv.key) if finished else PutRequest(kv.key, encoded, lease=self._lease()),),
         ))
         if not resp.succeeded:
-            if retried:
-                raise _Superseded()
-            raise conflict(self.resource_type.group, self.resource_type.plural, new["metadata"]["name"],
-                           OPTIMISTIC_LOCK_MESSAGE)
+            raise Superseded()
         self._committed(old, None if finished else new)
         return self._unversioned(kv, new) if finished else raw
 

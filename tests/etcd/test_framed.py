@@ -7,6 +7,7 @@ together, and a store that goes away."""
 from __future__ import annotations
 
 import asyncio
+import struct
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -14,8 +15,9 @@ from typing import Any, TypeVar
 
 import pytest
 
-from fakeapi.etcd import EtcdServer
+from fakeapi.etcd import EtcdServer, framed
 from fakeapi.etcd.client import RemoteStore
+from fakeapi.etcd.pb import rpc_pb2
 from fakeapi.runtime import can_wait, run_awaiting
 from fakeapi.store import (Compare, CompareResult, CompareTarget, EtcdError, EventType, PutRequest, RangeRequest,
                            Store, TxnRequest)
@@ -169,6 +171,35 @@ def test_a_watch_over_the_socket_follows_and_resumes_after_a_lost_leader(tmp_pat
             await asyncio.sleep(0.01)
         else:
             raise AssertionError("the canceled stream's session never ended")
+    _run(tmp_path, test)
+
+
+def test_a_watcher_that_does_not_read_holds_its_events_back(tmp_path: Path) -> None:
+    """A worker that stops reading its watch stream: the store's writes to it wait (flow
+    control, as gRPC's), so the store process does not buffer what the worker has not read;
+    once it reads, every event comes, in order."""
+    async def test(served: Served, store: RemoteStore) -> None:
+        reader, writer = await asyncio.open_unix_connection(served.path)
+        watch = rpc_pb2.WatchRequest(create_request=rpc_pb2.WatchCreateRequest(key=b"/big/", range_end=b"/big0"))
+        payload = watch.SerializeToString()
+        writer.write(struct.pack("!IIB", len(payload), 1, framed.METHODS.index("Watch")) + payload)
+        await writer.drain()
+
+        async def response() -> Any:
+            length, call, status = struct.unpack("!IIB", await asyncio.wait_for(reader.readexactly(9), 10))
+            assert (call, status) == (1, 0)
+            return rpc_pb2.WatchResponse.FromString(await reader.readexactly(length))
+        assert (await response()).created  # the watch starts after the revision it was created at
+        value = b"x" * 10_000
+        for i in range(200):  # 2 MB of events the watcher does not read
+            await served.framed(lambda i=i: store.txn(_put(f"/big/{i:04d}".encode(), value)))
+        unsent = served.on_server(lambda: served.server.framed.unsent_bytes())
+        assert unsent < 512 * 1024, unsent
+        keys = []
+        while len(keys) < 200:
+            keys += [event.kv.key for event in (await response()).events]
+        assert keys == [f"/big/{i:04d}".encode() for i in range(200)]
+        writer.close()
     _run(tmp_path, test)
 
 

@@ -162,6 +162,44 @@ def test_concurrent_patches_of_one_object_all_land(workers: ServerProcess) -> No
     assert set(data) == {"value"} | {f"w{w}-{i}" for w in range(WRITERS) for i in range(WRITES_PER_WRITER)}
 
 
+def test_concurrent_deletes_and_patches_of_held_objects_all_land(workers: ServerProcess) -> None:
+    """Deletes and patches at once, through both workers, of ConfigMaps a finalizer holds: a
+    delete marks its object deleting with the same compare-and-swap as an update, and one that
+    found another write first starts again from it (kube's ``conditionalDelete`` and
+    ``GuaranteedUpdate``), as a namespace's or a CRD's does: every request answers 200, every
+    object ends deleting with every label a patch added."""
+    workers.http.post("/api/v1/namespaces", json={"metadata": {"name": "held"}})
+    path = "/api/v1/namespaces/held/configmaps"
+    names = [f"held-{k}" for k in range(4)]
+    for name in names:
+        body = _configmap(name, "0")
+        body["metadata"]["finalizers"] = ["example.com/hold"]
+        workers.http.post(path, json=body).raise_for_status()
+
+    def write(writer: int) -> list[int]:
+        codes = []
+        with _client(workers) as http:
+            for i, name in enumerate(names * WRITES_PER_WRITER):
+                if writer % 2:
+                    resp = http.delete(f"{path}/{name}")
+                else:
+                    resp = http.patch(f"{path}/{name}", json={"metadata": {"labels": {f"w{writer}-{i}": "x"}}},
+                                      headers={"content-type": "application/merge-patch+json"})
+                codes.append(resp.status_code)
+        return codes
+
+    with concurrent.futures.ThreadPoolExecutor(WRITERS) as pool:
+        codes = [c for batch in pool.map(write, range(WRITERS)) for c in batch]
+    assert codes == [200] * len(codes)
+    for k, name in enumerate(names):
+        meta = workers.http.get(f"{path}/{name}").json()["metadata"]
+        assert meta.get("deletionTimestamp") and meta["finalizers"] == ["example.com/hold"]
+        assert set(meta["labels"]) == {f"w{w}-{i}" for w in range(0, WRITERS, 2)
+                                       for i in range(k, len(names) * WRITES_PER_WRITER, len(names))}
+        workers.http.patch(f"{path}/{name}", json={"metadata": {"finalizers": None}},
+                           headers={"content-type": "application/merge-patch+json"}).raise_for_status()
+
+
 def test_a_crd_created_through_one_worker_is_served_by_all(workers: ServerProcess) -> None:
     workers.http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=CRD).raise_for_status()
     workers.http.post("/api/v1/namespaces", json={"metadata": {"name": "gadgets"}}).raise_for_status()
