@@ -38,6 +38,8 @@ _OK = 0
 _END = 255
 _CANCEL = 255
 _STATUS_CODES = {code.value[0]: code for code in grpc.StatusCode}
+#: Queued frames past this many payload bytes are written at once rather than at the turn's end.
+_FLUSH_BYTES = 64 * 1024
 #: A request frame larger than the store's receive limit is refused as gRPC refuses it
 #: (``RESOURCE_EXHAUSTED``), which the client reports as etcd's request too large; its payload
 #: is skipped as it arrives, never held.
@@ -107,7 +109,10 @@ class FramedError(grpc.RpcError):
 
 class _Frames(asyncio.Protocol):
     """Splits a stream into frames for ``on_frame(call id, method or status, payload)``; a frame
-    whose payload passes ``max_payload`` goes to ``on_too_large`` and its bytes are skipped."""
+    whose payload passes ``max_payload`` goes to ``on_too_large`` and its bytes are skipped.
+    Frames ``send`` queues in one turn of the event loop go out in one write at its end: a
+    worker's requests call in bursts and the store answers a burst as it reads it, and each
+    write is a system call."""
 
     max_payload: int | None = None
 
@@ -115,9 +120,32 @@ class _Frames(asyncio.Protocol):
         self._buffer = bytearray()
         self._skipping = 0  # bytes still to drop of a frame too large
         self.transport: asyncio.Transport | None = None
+        self._outgoing: list[bytes] = []
+        self._queued = 0  # payload bytes in _outgoing
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+
+    def send(self, call: int, code: int, payload: bytes) -> None:
+        """Queue a frame (call id, method or status, payload) for this turn's write, or write
+        what is queued now once it is ``_FLUSH_BYTES`` (the transport's flow control, which a
+        watch stream's writer waits on, sees large writes as they come)."""
+        outgoing = self._outgoing
+        if not outgoing:
+            asyncio.get_running_loop().call_soon(self._flush)
+        outgoing.append(_HEADER.pack(len(payload), call, code))
+        outgoing.append(payload)
+        self._queued += len(payload)
+        if self._queued >= _FLUSH_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._outgoing:
+            return  # written when it grew past _FLUSH_BYTES
+        outgoing, self._outgoing, self._queued = self._outgoing, [], 0
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            transport.write(b"".join(outgoing))
 
     def data_received(self, data: bytes) -> None:
         if self._skipping:
@@ -202,7 +230,7 @@ class _ServerConnection(_Frames):
             except StopIteration:
                 return
             answer.close()
-            self._send(call, grpc.StatusCode.INTERNAL.value[0], b"a framed etcd call waited with no fault active")
+            self.send(call, grpc.StatusCode.INTERNAL.value[0], b"a framed etcd call waited with no fault active")
             return
         task = asyncio.get_running_loop().create_task(answer)  # a fault's delay: the others go on
         self._tasks.add(task)
@@ -210,7 +238,7 @@ class _ServerConnection(_Frames):
 
     def on_too_large(self, call: int, length: int) -> None:
         assert self.max_payload is not None
-        self._send(call, grpc.StatusCode.RESOURCE_EXHAUSTED.value[0],
+        self.send(call, grpc.StatusCode.RESOURCE_EXHAUSTED.value[0],
                    _TOO_LARGE_DETAILS.format(length, self.max_payload).encode())
         stream = self._streams.pop(call, None)
         if stream is not None:  # a stream's request too large ends the stream, as on gRPC
@@ -219,21 +247,17 @@ class _ServerConnection(_Frames):
     async def _answer(self, call: int, method: int, payload: bytes) -> None:
         handler = self._handlers.get(method)
         if handler is None:
-            self._send(call, grpc.StatusCode.UNIMPLEMENTED.value[0], b"unknown method")
+            self.send(call, grpc.StatusCode.UNIMPLEMENTED.value[0], b"unknown method")
             return
         try:
             response = await handler(payload)
         except Exception as err:  # noqa: BLE001 - an abort, a bad request's bytes, a bug
-            self._send(call, *_failure(err))
+            self.send(call, *_failure(err))
         else:
-            self._send(call, _OK, response)
-
-    def _send(self, call: int, status: int, payload: bytes) -> None:
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(_HEADER.pack(len(payload), call, status) + payload)
+            self.send(call, _OK, response)
 
     def _open(self, call: int, handler: StreamHandler, request_class: Any) -> StreamContext:
-        context = StreamContext(request_class, lambda payload: self._send(call, _OK, payload), self._serialize,
+        context = StreamContext(request_class, lambda payload: self.send(call, _OK, payload), self._serialize,
                                 self._writable)
         task = asyncio.get_running_loop().create_task(self._run_stream(call, handler, context))
         self._streams[call] = (context, task)
@@ -245,9 +269,9 @@ class _ServerConnection(_Frames):
         except asyncio.CancelledError:
             return  # the client canceled it, or went
         except Exception as err:  # noqa: BLE001 - an abort, a bug
-            self._send(call, *_failure(err))
+            self.send(call, *_failure(err))
         else:
-            self._send(call, _END, b"")
+            self.send(call, _END, b"")
         finally:
             self._streams.pop(call, None)
 
@@ -361,7 +385,7 @@ class FramedChannel:
         future: asyncio.Future[bytes] = loop.create_future()
         connection.pending[call] = future
         assert connection.transport is not None
-        connection.transport.write(_HEADER.pack(len(request), call, _CODES[method]) + request)
+        connection.send(call, _CODES[method], request)
         timer = loop.call_later(timeout, _expire, future)
         try:
             return await future
@@ -416,8 +440,7 @@ class FramedStream:
         async for request in requests:
             if connection.transport is None or connection.transport.is_closing():
                 return
-            payload = request.SerializeToString()
-            connection.transport.write(_HEADER.pack(len(payload), self._call, self._method) + payload)
+            connection.send(self._call, self._method, request.SerializeToString())
 
     def __aiter__(self) -> FramedStream:
         return self
@@ -434,8 +457,7 @@ class FramedStream:
         self._sender.cancel()
         connection = self._connection
         if connection is not None and connection.streams.pop(self._call, None) is not None:
-            if connection.transport is not None and not connection.transport.is_closing():
-                connection.transport.write(_HEADER.pack(0, self._call, _CANCEL))
+            connection.send(self._call, _CANCEL, b"")
 
 
 def _expire(future: asyncio.Future[bytes]) -> None:
