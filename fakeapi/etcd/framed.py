@@ -239,7 +239,7 @@ class _ServerConnection(_Frames):
     def on_too_large(self, call: int, length: int) -> None:
         assert self.max_payload is not None
         self.send(call, grpc.StatusCode.RESOURCE_EXHAUSTED.value[0],
-                   _TOO_LARGE_DETAILS.format(length, self.max_payload).encode())
+                  _TOO_LARGE_DETAILS.format(length, self.max_payload).encode())
         stream = self._streams.pop(call, None)
         if stream is not None:  # a stream's request too large ends the stream, as on gRPC
             stream[1].cancel()

@@ -182,7 +182,7 @@ class EtcdServer:
                                           self.max_receive_bytes, lambda: not self.faults.active)
 
     @property
-    def framed(self) -> framed.FramedServer | None:
+    def framed_server(self) -> framed.FramedServer | None:
         """The framed socket's server, once ``serve_framed`` started it."""
         return self._framed
 

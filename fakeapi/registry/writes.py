@@ -54,6 +54,8 @@ from ..store import (
 from ..store.errors import ErrRequestTooLarge
 from . import request_cost, scale, strategy, versioner
 
+T = TypeVar("T")
+
 #: The rules of the version a write was sent in, when it is not the storage version's: kube's
 #: strategies read the request's version from the request context (events.k8s.io Events are
 #: validated more strictly than core ones). Set by ``ConvertingStore`` around its writes.
@@ -88,8 +90,6 @@ def precondition_failed(key: str, field: str, wanted: Any, actual: Any) -> str:
     return (f"StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: "
             f"Precondition failed: {field} in precondition: {wanted}, {field} in object meta: {actual}")
 
-
-T = TypeVar("T")
 
 def note_noop_write() -> None:
     """Count the request as a write that stored nothing (``request_cost``)."""

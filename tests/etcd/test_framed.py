@@ -193,7 +193,7 @@ def test_a_watcher_that_does_not_read_holds_its_events_back(tmp_path: Path) -> N
         value = b"x" * 10_000
         for i in range(200):  # 2 MB of events the watcher does not read
             await served.framed(lambda i=i: store.txn(_put(f"/big/{i:04d}".encode(), value)))
-        unsent = served.on_server(lambda: served.server.framed.unsent_bytes())
+        unsent = served.on_server(lambda: served.server.framed_server.unsent_bytes())
         assert unsent < 512 * 1024, unsent
         keys = []
         while len(keys) < 200:
