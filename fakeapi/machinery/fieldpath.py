@@ -6,7 +6,7 @@
 * ``FieldSet.to_fields``/``from_fields`` are ``fieldpath/serialize.go``'s FieldsV1 format:
   ``f:<field>``, ``k:<json of key fields>`` (associative list item), ``v:<json>`` (set item),
   ``i:<index>``, and ``"."`` for "this node itself is a member" when it also has children.
-  A node whose every path is a member (``FieldSet.of_members``) has it made as it is built.
+  A set may be made from its FieldsV1 alone (``FieldSet.of_fields``), its paths read when asked for.
 * ``VersionedSet`` is ``fieldpath/managers.go``'s: what one manager owns.
 """
 
@@ -17,9 +17,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter, itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
-from .value import Value, canonical, compare_values, go_json, order_key, sign, value_to_string
+from .value import EXACT_FLOAT_INT, Value, canonical, compare_values, go_json, order_key, sign, value_to_string
 
 # --- path elements and paths (fieldpath/element.go, path.go, serialize-pe.go) ------------------
 
@@ -171,6 +171,61 @@ def _compare_keys(lhs: Sequence[tuple[str, Value]], rhs: Sequence[tuple[str, Val
 Path = tuple[PathElement, ...]
 
 
+class ElementParts(NamedTuple):
+    """What an element is made of: what equality compares, ``sort_key`` and ``serialize()``."""
+
+    identity: tuple[Any, ...]
+    sort_key: tuple[Any, ...]
+    text: str
+
+
+def element_parts(element: PathElement) -> ElementParts:
+    return ElementParts(element._identity, element.sort_key, element.serialize())
+
+
+def item_parts(names: tuple[str, ...], item: Value) -> ElementParts | None:
+    """The parts of the element ``typed.item_key`` gives an associative list's item (``names``:
+    the list's keys; none: a set, whose item is its own key), made without the element when the
+    key holds strings and integers alone (names, ports: nearly every key); None otherwise, or
+    when a key field is missing (its default is the schema's)."""
+    if not names:
+        kind = _plain_kind(item)
+        if kind is None:
+            return None
+        value = (kind, item)
+        return ElementParts((_VALUE, (_CANONICAL_TAGS[kind], item)), (_VALUE, value), "v:" + go_json(item))
+    if not isinstance(item, dict):
+        return None
+    if len(names) > 1:
+        names = tuple(sorted(names))
+    identity, order, text = [], [], []
+    for name in names:
+        if name not in item:
+            return None
+        value = item[name]
+        kind = _plain_kind(value)
+        if kind is None:
+            return None
+        identity.append((name, (_CANONICAL_TAGS[kind], value)))
+        order.append((name, (kind, value)))
+        text.append(go_json(name) + ":" + go_json(value))
+    return ElementParts((_KEY, tuple(identity)), (_KEY, tuple(order)), "k:{" + ",".join(text) + "}")
+
+
+#: ``canonical``'s tag by ``_plain_kind``.
+_CANONICAL_TAGS = ("n", "s")
+
+
+def _plain_kind(value: Value) -> int | None:
+    """``order_key``'s rank of a string or of an integer it orders as itself; None otherwise."""
+    cls = value.__class__
+    if cls is str:
+        return 1
+    if cls is int and -EXACT_FLOAT_INT <= value <= EXACT_FLOAT_INT:
+        return 0
+    return None
+
+
 @lru_cache(maxsize=16384)
 def field_element(name: str) -> PathElement:
     """The element of a field name, shared: objects of one kind name the same fields on every
@@ -200,15 +255,10 @@ _SORT_KEY = attrgetter("sort_key")
 _NAME = itemgetter(0)
 
 
-def element_order(elements: Iterable[PathElement]) -> list[PathElement]:
-    """``elements`` in Go's element order (``PathElement.Compare``)."""
-    return sorted(elements, key=_SORT_KEY)
-
-
 # --- field sets (fieldpath/set.go, serialize.go) -----------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class FieldSet:
     """``fieldpath.Set``. Invariants: no child set is empty (every operation drops empty
     children, as upstream's do), so ``empty`` need not recurse; and a set is not changed once
@@ -224,24 +274,21 @@ class FieldSet:
     #: ``ensure_named_fields_are_members`` and its type): shared sets are derived once.
     derived: tuple[Any, FieldSet] | None = field(default=None, init=False, compare=False, repr=False)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal paths, however either set was made (``of_fields``' is of a subclass)."""
+        return isinstance(other, FieldSet) and self.members == other.members and self.children == other.children
+
+    __hash__ = None  # type: ignore[assignment]  # (a set is built in place: not hashable)
+
     @classmethod
-    def of_members(cls, entries: Sequence[tuple[PathElement, FieldSet | None]]) -> FieldSet:
-        """The set whose members are the elements of ``entries``, given in element order
-        (``element_order``), each with the set below it (None: nothing): a node of a value
-        recorded whole (every map field, every list item a member). Its FieldsV1 is made here,
-        in the order given, without the sort and the lookups ``to_fields`` would make."""
-        fields: dict[str, Any] = {}
-        children: dict[PathElement, FieldSet] = {}
-        for element, child in entries:
-            # most are shared field elements, serialized before: their text without a call
-            key = element._serialized or element.serialize()
-            if child is None:
-                fields[key] = {}
-            else:
-                fields[key] = {".": {}, **child.to_fields()}
-                children[element] = child
-        out = cls({element for element, _ in entries}, children)
+    def of_fields(cls, fields: dict[str, Any]) -> FieldSet:
+        """The set whose FieldsV1 is ``fields`` (a node's, without ``"."``, not empty), its
+        members and children read from them the first time they are asked for: a new object's
+        subtrees are walked into FieldsV1 alone (``typed_compare``), and most are only ever
+        shown as such in its managedFields."""
+        out = _FieldsSet.__new__(_FieldsSet)
         out._fields = fields
+        out.derived = None
         return out
 
     @classmethod
@@ -380,6 +427,36 @@ class FieldSet:
             if grandchildren is not None:
                 out.children[element] = out.children[element].union(grandchildren) if element in out.children else grandchildren
         return out, is_member or out is None
+
+
+class _FieldsSet(FieldSet):
+    """``FieldSet.of_fields``' set: ``members`` and ``children`` are unset slots until first
+    read (``__getattr__`` runs only then), when this node's level of its FieldsV1 is read as
+    ``from_fields`` reads it, each child again a set of its own FieldsV1."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "members" and name != "children":
+            raise AttributeError(name)
+        members: set[PathElement] = set()
+        children: dict[PathElement, FieldSet] = {}
+        assert self._fields is not None
+        for key, below in self._fields.items():
+            element = PathElement.deserialize(key)
+            if element is None:
+                continue
+            # a member has "." or nothing else; anything else is the child's own FieldsV1
+            if not below or "." in below:
+                members.add(element)
+            if below and (len(below) > 1 or "." not in below):
+                children[element] = FieldSet.of_fields({k: v for k, v in below.items() if k != "."})
+        self.members, self.children = members, children
+        return members if name == "members" else children
+
+    @property
+    def empty(self) -> bool:
+        return not self._fields
 
 
 # --- what a manager owns (fieldpath/managers.go) --------------------------------------------------

@@ -5,10 +5,11 @@ v4.4.2 ``typed/compare.go``): what the updater gives to a writer and takes from 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
-from .fieldpath import FieldSet, Path, PathElement, element_order, field_element
+from .fieldpath import ElementParts, FieldSet, Path, PathElement, element_parts, field_element, item_parts
 from .jsonvalue import Repeated
 from .schemaconv import Atom, ListType, MapType, TypeRef, deduce, resolve
 from .typed import MISSING, kept_walk, try_item_key, zip_keys
@@ -177,42 +178,86 @@ def _subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
 def _walk_subtree(value: Value, type_ref: TypeRef | None) -> FieldSet | None:
     """The set recorded below ``value``: None for a scalar, an atomic or empty value, or a list
     of items without keys (no set is empty). Below compare's own subtrees nothing is shared, and
-    this walk is most of a new object's fields: a scalar or empty child records its path alone,
-    without a call or a type lookup (only maps and lists have paths below them). Each node's
-    FieldsV1 is made with it (``FieldSet.of_members``), all its paths being members: the
-    managedFields of a create show these sets next."""
-    if not value:
-        return None
+    this walk is most of a new object's fields, which its managedFields show next: it writes
+    their FieldsV1 alone (``_fill``), the set reading its paths from them if ever asked."""
+    fields: dict[str, Any] = {}
+    return FieldSet.of_fields(fields) if value and _fill(value, type_ref, fields) else None
+
+
+def _fill(value: Value, type_ref: TypeRef | None, out: dict[str, Any]) -> bool:
+    """Write into ``out`` the FieldsV1 of every path below the non-empty ``value`` (each one a
+    member: every map field, every list item by its key, an item whose key repeats as a whole
+    and nothing below it); whether there was any. A scalar or empty child is its key alone,
+    without a call or a type lookup (only maps and lists have paths below them); a child with
+    paths below is a member that has children, so its FieldsV1 starts with ``"."``."""
     # the type's part for the value's kind (``deduce``): a map's for a map, a list's for a list
     if isinstance(value, dict):
         map_type = resolve(type_ref).map
         if map_type is None or map_type.atomic:
-            return None
-        entries = []
+            return False
+        field_type = map_type.field_type
         for name in sorted(value):  # a field's element order is its name's
             item = value[name]
-            below = _walk_subtree(item, map_type.field_type(name)) \
-                if item and (isinstance(item, dict) or isinstance(item, list)) else None
-            entries.append((field_element(name), below))
-        return FieldSet.of_members(entries)
+            if item and (isinstance(item, dict) or isinstance(item, list)):
+                below: dict[str, Any] = {".": {}}
+                out["f:" + name] = below if _fill(item, field_type(name), below) else {}
+            else:
+                out["f:" + name] = {}
+        return True
     if isinstance(value, list):
         list_type = resolve(type_ref).list
-        if list_type is None or list_type.atomic:
-            return None
-        grouped = _group_by_key(list_type, value)
-        if not grouped:
-            return None
+        if list_type is None or list_type.atomic or not list_type.associative:
+            return False  # (a list that is neither: no item has a key, nothing is recorded)
+        groups = _items_by_key(list_type, value)
+        if not groups:
+            return False
         element_type = list_type.element
-        entries = []
-        for key in element_order(grouped):
-            items = grouped[key]
-            item = items[0]
+        for group in sorted(groups.values(), key=_group_order):  # element order
+            item, text = group.item, group.parts.text
             # an item whose key repeats is owned as a whole, nothing below it
-            below = _walk_subtree(item, element_type) \
-                if len(items) == 1 and item and (isinstance(item, dict) or isinstance(item, list)) else None
-            entries.append((key, below))
-        return FieldSet.of_members(entries)
-    return None
+            if not group.repeated and item and (isinstance(item, dict) or isinstance(item, list)):
+                below = {".": {}}
+                out[text] = below if _fill(item, element_type, below) else {}
+            else:
+                out[text] = {}
+        return True
+    return False
+
+
+def _items_by_key(type_: ListType, items: list[Value]) -> dict[tuple[Any, ...], _Group]:
+    """The items of an associative list grouped by key as ``_group_by_key`` groups them (items
+    without one are left out), each group its key's ``ElementParts`` (most made without the
+    element: ``item_parts``), its first item and whether another item has the same key."""
+    groups: dict[tuple[Any, ...], _Group] = {}
+    names = type_.keys
+    for item in items:
+        parts = item_parts(names, item)
+        if parts is None:
+            key = try_item_key(type_, item)
+            if key is None:
+                continue
+            parts = element_parts(key)
+        group = groups.get(parts.identity)
+        if group is None:
+            groups[parts.identity] = _Group(parts, item)
+        else:
+            group.repeated = True
+    return groups
+
+
+class _Group:
+    """The items of one key in ``_items_by_key``."""
+
+    __slots__ = ("parts", "item", "repeated")
+
+    def __init__(self, parts: ElementParts, item: Value) -> None:
+        self.parts = parts
+        self.item = item  # the first
+        self.repeated = False
+
+
+def _group_order(group: _Group) -> tuple[Any, ...]:
+    return group.parts.sort_key
 
 
 def _group_by_key(type_: ListType, items: list[Value]) -> dict[PathElement, list[Value]]:

@@ -94,7 +94,7 @@ def _compare_maps(lhs: dict[str, Value], rhs: dict[str, Value]) -> int:
 
 #: Integers up to this magnitude are floats exactly: among them, and against any float, Python's
 #: order of numbers is Go's (``value.Compare`` compares an int and a float as float64).
-_EXACT_FLOAT_INT = 2**53
+EXACT_FLOAT_INT = 2**53
 
 
 class _GoOrdered:
@@ -133,7 +133,7 @@ def order_key(value: Value) -> tuple[Any, ...]:
     if cls is bool:
         return (2, value)
     if cls is int:
-        return (0, value if -_EXACT_FLOAT_INT <= value <= _EXACT_FLOAT_INT else _GoOrdered(value))
+        return (0, value if -EXACT_FLOAT_INT <= value <= EXACT_FLOAT_INT else _GoOrdered(value))
     if cls is float:
         return (0, value)
     if cls is list:

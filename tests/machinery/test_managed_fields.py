@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fakeapi.machinery.fieldpath import FieldSet, PathElement, VersionedSet, path_string
+from fakeapi.machinery.fieldpath import FieldSet, PathElement, VersionedSet, element_parts, item_parts, path_string
 from fakeapi.machinery.managed_fields import (
     Managed,
     ManagedFieldsError,
@@ -98,6 +98,35 @@ def test_path_elements_sort_as_go_compares_them(keys: list[dict[str, object]], v
     elements = [K(key) for key in keys] + [V(value) for value in values] + [F("a"), I(0)]
     ordered = sorted(elements, key=lambda element: element.sort_key)
     assert all(a.compare(b) <= 0 for a, b in zip(ordered, ordered[1:]))
+
+
+@given(st.lists(st.dictionaries(st.sampled_from(["name", "port", "zone"]), _SCALARS), max_size=6),
+       st.sampled_from([(), ("name",), ("port", "name"), ("zone", "port", "name")]))
+def test_item_parts_are_the_item_keys_parts(items: list[dict[str, object]], names: tuple[str, ...]) -> None:
+    # The parts made without an element are the element's whenever they are made at all, and
+    # identities are equal exactly when the elements are.
+    made = {}
+    for item in [*items, *(value for item in items for value in item.values())]:
+        parts = item_parts(names, item)
+        if parts is not None:
+            element = K({name: item[name] for name in names}) if names else V(item)  # type: ignore[index]
+            assert parts == element_parts(element)
+            made[element] = parts
+    for element, parts in made.items():
+        assert all((parts.identity == other.identity) == (element == other_element)
+                   for other_element, other in made.items())
+
+
+@given(st.recursive(st.just({}), lambda inner: st.dictionaries(
+    st.sampled_from(["f:a", "f:b", 'k:{"name":"x"}', "v:1", "i:0"]), inner, min_size=1), max_leaves=10))
+def test_a_set_made_from_its_fields_reads_them_as_from_fields(fields: dict[str, object]) -> None:
+    decoded = FieldSet.from_fields(fields)
+    if decoded.empty:
+        return
+    made = FieldSet.of_fields(decoded.to_fields())
+    assert not made.empty and made.to_fields() == decoded.to_fields()
+    assert made == decoded and list(made.iterate()) == list(decoded.iterate())
+    assert str(made.union(FieldSet.of((F("c"),)))) == str(decoded.union(FieldSet.of((F("c"),))))
 
 
 @pytest.mark.parametrize(("value", "text"), [
