@@ -432,7 +432,8 @@ class FieldSet:
 class _FieldsSet(FieldSet):
     """``FieldSet.of_fields``' set: ``members`` and ``children`` are unset slots until first
     read (``__getattr__`` runs only then), when this node's level of its FieldsV1 is read as
-    ``from_fields`` reads it, each child again a set of its own FieldsV1."""
+    ``from_fields`` reads FieldsV1 that ``to_fields`` wrote (every key of a known kind, no
+    child empty), each child again a set of its own FieldsV1."""
 
     __slots__ = ()
 
