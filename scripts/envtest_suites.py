@@ -66,10 +66,15 @@ class Spec:
     #: suite may have the same (controller-runtime's pkg/client has such a pair).
     name: str
     state: str
-    #: The first line of the failure.
-    message: str = ""
+    #: ginkgo's failure message, whole.
+    failure: str = ""
     #: How long it ran (ginkgo's RunTime, its BeforeEach and AfterEach included).
     seconds: float = 0.0
+
+    @property
+    def message(self) -> str:
+        """The first line of the failure."""
+        return self.failure.splitlines()[0] if self.failure else ""
 
 
 @dataclass
@@ -153,8 +158,7 @@ def read_specs(report: Path) -> list[Spec]:
             if spec["LeafNodeType"] != "It" or spec["State"] == "skipped" and not message:
                 continue
             name = " ".join(text for text in (*(spec.get("ContainerHierarchyTexts") or ()), spec["LeafNodeText"]) if text)
-            specs.append(Spec(name, spec["State"], message.splitlines()[0] if message else "",
-                              (spec.get("RunTime") or 0) / 1e9))
+            specs.append(Spec(name, spec["State"], message, (spec.get("RunTime") or 0) / 1e9))
     return specs
 
 
